@@ -1,0 +1,264 @@
+"""Benchmark items and their loading: JSONL in, validated :class:`Item` records out.
+
+A dataset is a directory ``datasets/<name>/`` holding ``items.jsonl`` and ``fixtures/<fixture>.json``
+(or any ``.jsonl`` file; fixtures may also be inline in a line). Loading is all-or-nothing: every
+bad line is reported as ``file:line: reason`` in one :class:`DatasetError`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from parrot import dialects
+from parrot.fixtures import Fixture, FixtureError, fixture_from_json
+
+# PARROT's seven translation types (paper §3): syntax rule, keyword, data type,
+# operator & built-in function, stored procedure, UDF, other.
+TRANSLATION_TYPES = ("syntax", "keyword", "data_type", "function", "procedure", "udf", "other")
+ANNOTATION_SOURCES = ("tool", "llm", "reflection", "rule", "human")
+DEFAULT_DATASET = "starter"
+
+
+class DatasetError(ValueError):
+    """A dataset that failed validation; ``problems`` lists every ``file:line: reason``."""
+
+    def __init__(self, problems: list[str]):
+        self.problems = problems
+        shown = "\n  ".join(problems[:20])
+        more = f"\n  ... and {len(problems) - 20} more" if len(problems) > 20 else ""
+        super().__init__(f"{len(problems)} problem(s) in dataset:\n  {shown}{more}")
+
+
+@dataclass(frozen=True)
+class Item:
+    """One benchmark pair: translate ``source_sql`` from ``source_dialect`` to ``target_dialect``."""
+
+    id: str
+    source_dialect: str
+    target_dialect: str
+    source_sql: str
+    reference_sql: tuple[str, ...] = ()  # acceptable target translations (first is canonical)
+    fixture: Fixture | None = None
+    translation_types: tuple[str, ...] = ()
+    tokens: int | None = None  # tiktoken count of source_sql (filled in by the loader if absent)
+    origin: str = ""
+    annotation_source: str = "human"
+    order_sensitive: bool | None = None  # None: derived from the source's top-level ORDER BY
+    tolerance: float | None = None  # relative float tolerance override for the comparator
+    difficulty: str | None = None
+    tags: tuple[str, ...] = ()
+    question: str | None = None  # text-to-SQL items
+    evidence: str | None = None
+    extra: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
+
+    @property
+    def pair(self) -> str:
+        return f"{self.source_dialect}→{self.target_dialect}"
+
+
+@dataclass(frozen=True)
+class Dataset:
+    """A loaded dataset: items in file order, the fixtures they use, and a content hash."""
+
+    name: str
+    path: Path
+    items: tuple[Item, ...]
+    sha256: str
+
+    def by_id(self) -> dict[str, Item]:
+        return {i.id: i for i in self.items}
+
+
+def datasets_root() -> Path:
+    """Where named datasets live: ``$PARROT_DATASETS`` or the project's ``datasets/``."""
+    env = os.environ.get("PARROT_DATASETS")
+    if env:
+        return Path(env)
+    return Path(__file__).resolve().parent.parent / "datasets"
+
+
+def resolve_dataset(name_or_path: str) -> Path:
+    """The ``.jsonl`` file for a dataset name, a directory, or a file path."""
+    p = Path(name_or_path)
+    if not p.exists():
+        p = datasets_root() / name_or_path
+    if p.is_dir():
+        p = p / "items.jsonl"
+    if not p.is_file():
+        available = sorted(d.name for d in datasets_root().glob("*") if (d / "items.jsonl").is_file())
+        raise DatasetError([f"{name_or_path}: no such dataset file or directory "
+                            f"(named datasets: {', '.join(available) or 'none'})"])
+    return p
+
+
+def load_dataset(name_or_path: str = DEFAULT_DATASET, *, count_tokens: bool = True) -> Dataset:
+    """Load and validate a dataset; raises :class:`DatasetError` listing every bad line."""
+    path = resolve_dataset(name_or_path)
+    raw = path.read_bytes()
+    items = parse_items(raw.decode("utf-8").splitlines(), path)
+    if count_tokens and any(i.tokens is None for i in items):
+        from parrot.tokens import count_tokens as _count
+
+        items = [i if i.tokens is not None else _replace(i, tokens=_count(i.source_sql))
+                 for i in items]
+    digest = hashlib.sha256(raw)
+    for fx in sorted((path.parent / "fixtures").glob("*.json")):
+        digest.update(fx.read_bytes())
+    name = path.parent.name if path.name == "items.jsonl" else path.stem
+    return Dataset(name=name, path=path, items=tuple(items), sha256=digest.hexdigest())
+
+
+def _replace(item: Item, **changes: Any) -> Item:
+    from dataclasses import replace
+
+    return replace(item, **changes)
+
+
+class _FixtureStore:
+    """Named fixtures of one dataset, loaded once each from ``fixtures/<name>.json``."""
+
+    def __init__(self, folder: Path):
+        self.folder = folder
+        self._cache: dict[str, Fixture] = {}
+
+    def get(self, name: str) -> Fixture:
+        if name not in self._cache:
+            path = self.folder / f"{name}.json"
+            if not path.is_file():
+                raise FixtureError(f"named fixture {name!r} not found at {path}")
+            try:
+                data = json.loads(path.read_text(encoding="utf-8"))
+            except json.JSONDecodeError as exc:
+                raise FixtureError(f"{path}: invalid JSON: {exc}") from None
+            fixture = fixture_from_json(data)
+            if fixture.name != name:
+                raise FixtureError(f"{path}: fixture is named {fixture.name!r}, expected {name!r}")
+            self._cache[name] = fixture
+        return self._cache[name]
+
+
+def parse_items(lines: Iterable[str], path: Path) -> list[Item]:
+    """Validate JSONL lines into items; all problems are collected before raising."""
+    store = _FixtureStore(path.parent / "fixtures")
+    items: list[Item] = []
+    problems: list[str] = []
+    seen: dict[str, int] = {}
+    for lineno, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        where = f"{path}:{lineno}"
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError as exc:
+            problems.append(f"{where}: invalid JSON ({exc.msg} at column {exc.colno})")
+            continue
+        try:
+            item = item_from_record(record, store)
+        except (ValueError, TypeError) as exc:
+            problems.append(f"{where}: {exc}")
+            continue
+        if item.id in seen:
+            problems.append(f"{where}: duplicate id {item.id!r} (first on line {seen[item.id]})")
+            continue
+        seen[item.id] = lineno
+        items.append(item)
+    if not items and not problems:
+        problems.append(f"{path}: no items")
+    if problems:
+        raise DatasetError(problems)
+    return items
+
+
+def _str_tuple(record: dict[str, Any], key: str) -> tuple[str, ...]:
+    value = record.get(key)
+    if value is None:
+        return ()
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise ValueError(f"{key!r} must be a string or a list of strings")
+    return tuple(value)
+
+
+def item_from_record(record: Any, store: _FixtureStore | None = None) -> Item:
+    """Build an :class:`Item` from one JSON object, raising ValueError with a clear reason."""
+    if not isinstance(record, dict):
+        raise ValueError("each line must be a JSON object")
+    for key in ("id", "source_dialect", "target_dialect", "source_sql"):
+        if key not in record:
+            raise ValueError(f"missing required field {key!r}")
+    item_id = record["id"]
+    if isinstance(item_id, int) and not isinstance(item_id, bool):
+        item_id = str(item_id)
+    if not isinstance(item_id, str) or not item_id.strip():
+        raise ValueError("'id' must be a non-empty string")
+    source_sql = record["source_sql"]
+    if not isinstance(source_sql, str) or not source_sql.strip():
+        raise ValueError(f"item {item_id!r}: 'source_sql' is empty")
+    src = dialects.resolve(record["source_dialect"])
+    tgt = dialects.resolve(record["target_dialect"])
+    refs = _str_tuple(record, "reference_sql")
+    if any(not r.strip() for r in refs):
+        raise ValueError(f"item {item_id!r}: a 'reference_sql' is empty")
+    types = _str_tuple(record, "translation_types")
+    bad = [t for t in types if t not in TRANSLATION_TYPES]
+    if bad:
+        raise ValueError(f"item {item_id!r}: unknown translation type(s) {bad} "
+                         f"(known: {', '.join(TRANSLATION_TYPES)})")
+    annotation = record.get("annotation_source", "human")
+    if annotation not in ANNOTATION_SOURCES:
+        raise ValueError(f"item {item_id!r}: unknown annotation_source {annotation!r} "
+                         f"(known: {', '.join(ANNOTATION_SOURCES)})")
+    fixture = _fixture_of(record.get("fixture"), store)
+    order = record.get("order_sensitive")
+    if order is not None and not isinstance(order, bool):
+        raise ValueError(f"item {item_id!r}: 'order_sensitive' must be true, false or null")
+    tolerance = record.get("tolerance")
+    if tolerance is not None and (not isinstance(tolerance, int | float) or tolerance < 0):
+        raise ValueError(f"item {item_id!r}: 'tolerance' must be a non-negative number")
+    tokens = record.get("tokens")
+    if tokens is not None and (not isinstance(tokens, int) or tokens < 0):
+        raise ValueError(f"item {item_id!r}: 'tokens' must be a non-negative integer")
+    known = {"id", "source_dialect", "target_dialect", "source_sql", "reference_sql", "fixture",
+             "translation_types", "tokens", "origin", "annotation_source", "order_sensitive",
+             "tolerance", "difficulty", "tags", "question", "evidence"}
+    return Item(
+        id=item_id,
+        source_dialect=src,
+        target_dialect=tgt,
+        source_sql=source_sql,
+        reference_sql=refs,
+        fixture=fixture,
+        translation_types=types,
+        tokens=tokens,
+        origin=str(record.get("origin", "")),
+        annotation_source=annotation,
+        order_sensitive=order,
+        tolerance=float(tolerance) if tolerance is not None else None,
+        difficulty=record.get("difficulty"),
+        tags=_str_tuple(record, "tags"),
+        question=record.get("question"),
+        evidence=record.get("evidence"),
+        extra={k: v for k, v in record.items() if k not in known},
+    )
+
+
+def _fixture_of(value: Any, store: _FixtureStore | None) -> Fixture | None:
+    if value is None:
+        return None
+    if isinstance(value, str):
+        value = {"name": value}
+    if not isinstance(value, dict):
+        raise ValueError("'fixture' must be a name or an object")
+    if "tables" in value:
+        return fixture_from_json(value)
+    name = value.get("name")
+    if not isinstance(name, str) or store is None:
+        raise ValueError(f"fixture reference {value!r} cannot be resolved")
+    return store.get(name)

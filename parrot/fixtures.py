@@ -1,0 +1,288 @@
+"""Portable fixtures: a schema of portable types plus rows, and the canonical checksum of its content.
+
+A fixture is engine-neutral. Engine adapters map the portable types below to their own types,
+load the rows, read them back and compare :func:`table_checksum` of what they read with the
+checksum of the declared rows, so a lossy load (dropped microseconds, NULL turned into 0, rounded
+decimals) is caught before any query runs.
+
+Portable types: ``integer``, ``bigint``, ``double``, ``decimal(p,s)``, ``text``, ``boolean``,
+``date``, ``timestamp`` (microsecond precision, no time zone).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import json
+import math
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from decimal import Decimal, InvalidOperation
+from functools import cached_property
+from typing import Any
+
+from parrot.values import Temporal, Value, temporal
+
+_DECIMAL = re.compile(r"^decimal\(\s*(\d+)\s*,\s*(\d+)\s*\)$")
+SIMPLE_TYPES = ("integer", "bigint", "double", "text", "boolean", "date", "timestamp")
+_IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+
+class FixtureError(ValueError):
+    """A fixture that is malformed or whose rows do not fit its schema."""
+
+
+def parse_type(text: str) -> str:
+    """Validate and normalise a portable type name (``DECIMAL(10, 2)`` → ``decimal(10,2)``)."""
+    t = " ".join(str(text).lower().split())
+    if t in SIMPLE_TYPES:
+        return t
+    m = _DECIMAL.match(t)
+    if m:
+        p, s = int(m[1]), int(m[2])
+        if not 1 <= p <= 38 or s > p:
+            raise FixtureError(f"decimal precision/scale out of range: {text!r}")
+        return f"decimal({p},{s})"
+    raise FixtureError(f"unknown portable type {text!r} (use one of {', '.join(SIMPLE_TYPES)}, "
+                       "decimal(p,s))")
+
+
+def decimal_scale(ptype: str) -> int | None:
+    m = _DECIMAL.match(ptype)
+    return int(m[2]) if m else None
+
+
+def decimal_precision(ptype: str) -> int | None:
+    m = _DECIMAL.match(ptype)
+    return int(m[1]) if m else None
+
+
+@dataclass(frozen=True)
+class Column:
+    name: str
+    type: str  # portable type
+    nullable: bool = True
+
+
+@dataclass(frozen=True)
+class Table:
+    name: str
+    columns: tuple[Column, ...]
+    rows: tuple[tuple[Any, ...], ...]  # typed Python values (see coerce)
+    primary_key: tuple[str, ...] = ()
+
+    @property
+    def column_names(self) -> tuple[str, ...]:
+        return tuple(c.name for c in self.columns)
+
+
+@dataclass(frozen=True)
+class Fixture:
+    """A named portable database: tables with typed rows."""
+
+    name: str
+    tables: tuple[Table, ...]
+
+    @cached_property
+    def content_hash(self) -> str:
+        """Stable hash of schema and rows; engines cache materialisations under it."""
+        payload = json.dumps(fixture_to_json(self), sort_keys=True, separators=(",", ":"))
+        return hashlib.sha256(payload.encode()).hexdigest()[:16]
+
+    @cached_property
+    def checksums(self) -> dict[str, str]:
+        """Canonical checksum of every table's declared rows."""
+        return {t.name: table_checksum(t, t.rows) for t in self.tables}
+
+    def table(self, name: str) -> Table:
+        for t in self.tables:
+            if t.name == name:
+                return t
+        raise KeyError(name)
+
+
+# --- typed values -------------------------------------------------------------------------------
+
+def coerce(value: Any, ptype: str) -> Any:
+    """Turn a JSON value into the typed Python value a column of ``ptype`` holds."""
+    if value is None:
+        return None
+    try:
+        if ptype in ("integer", "bigint"):
+            if isinstance(value, bool) or not isinstance(value, int):
+                raise FixtureError(f"expected an integer, got {value!r}")
+            return value
+        if ptype == "double":
+            if isinstance(value, str) and value.lower() in ("nan", "inf", "-inf", "infinity",
+                                                             "-infinity"):
+                return float(value)
+            if isinstance(value, bool) or not isinstance(value, int | float):
+                raise FixtureError(f"expected a number, got {value!r}")
+            return float(value)
+        if ptype.startswith("decimal"):
+            if isinstance(value, bool) or not isinstance(value, int | float | str):
+                raise FixtureError(f"expected a decimal (number or string), got {value!r}")
+            scale = decimal_scale(ptype)
+            d = Decimal(str(value))
+            q = d.quantize(Decimal(1).scaleb(-(scale or 0)))
+            if q != d:
+                raise FixtureError(f"{value!r} has more than {scale} decimal places")
+            return q
+        if ptype == "text":
+            if not isinstance(value, str):
+                raise FixtureError(f"expected a string, got {value!r}")
+            return value
+        if ptype == "boolean":
+            if not isinstance(value, bool):
+                raise FixtureError(f"expected true/false, got {value!r}")
+            return value
+        if ptype == "date":
+            return dt.date.fromisoformat(value)
+        if ptype == "timestamp":
+            ts = dt.datetime.fromisoformat(value)
+            if ts.tzinfo is not None:
+                raise FixtureError(f"timestamps carry no time zone: {value!r}")
+            return ts
+    except (ValueError, TypeError, InvalidOperation) as exc:
+        if isinstance(exc, FixtureError):
+            raise
+        raise FixtureError(f"{value!r} is not a valid {ptype}: {exc}") from None
+    raise FixtureError(f"unknown portable type {ptype!r}")
+
+
+def storage_text(value: Any, ptype: str) -> Any:
+    """The JSON-safe form of a typed value (inverse of :func:`coerce`)."""
+    if value is None:
+        return None
+    if ptype.startswith("decimal"):
+        return str(value)
+    if ptype == "double" and (math.isnan(value) or math.isinf(value)):
+        return str(value)
+    if ptype in ("date", "timestamp"):
+        return temporal(value).iso
+    return value
+
+
+# --- checksums ----------------------------------------------------------------------------------
+
+def cell_text(value: Value | Any, ptype: str) -> str:
+    """Canonical text of one stored value, read back from any engine, given its portable type.
+
+    Engines without a native type return a stand-in (SQLite: floats for decimals, 0/1 for
+    booleans, ISO text for dates); this maps every stand-in of the same value to the same text.
+    """
+    if value is None:
+        return "\x00NULL"
+    if ptype in ("integer", "bigint"):
+        return str(int(value))
+    if ptype == "double":
+        return repr(float(value))
+    if ptype.startswith("decimal"):
+        scale = decimal_scale(ptype) or 0
+        d = Decimal(repr(value)) if isinstance(value, float) else Decimal(str(value))
+        return str(d.quantize(Decimal(1).scaleb(-scale)))
+    if ptype == "boolean":
+        return "true" if bool(value) else "false"
+    if ptype in ("date", "timestamp"):
+        if isinstance(value, Temporal):
+            return value.iso
+        if isinstance(value, str):
+            parsed = (dt.date.fromisoformat(value) if ptype == "date"
+                      else dt.datetime.fromisoformat(value))
+            return temporal(parsed).iso
+        return temporal(value).iso
+    return str(value)
+
+
+def table_checksum(table: Table, rows: Iterable[Sequence[Any]]) -> str:
+    """Order-independent checksum of ``rows`` interpreted with ``table``'s column types."""
+    types = [c.type for c in table.columns]
+    lines = sorted(
+        json.dumps([cell_text(v, t) for v, t in zip(row, types, strict=True)],
+                   ensure_ascii=False)
+        for row in rows
+    )
+    h = hashlib.sha256()
+    h.update(f"{len(lines)}\n".encode())
+    for line in lines:
+        h.update(line.encode())
+        h.update(b"\n")
+    return h.hexdigest()[:16]
+
+
+# --- JSON form ----------------------------------------------------------------------------------
+
+def fixture_from_json(data: Any) -> Fixture:
+    """Build a :class:`Fixture` from its JSON object form, validating everything."""
+    if not isinstance(data, dict):
+        raise FixtureError("a fixture is an object with 'name' and 'tables'")
+    name = data.get("name")
+    if not isinstance(name, str) or not name:
+        raise FixtureError("fixture needs a non-empty 'name'")
+    raw_tables = data.get("tables")
+    if not isinstance(raw_tables, list) or not raw_tables:
+        raise FixtureError(f"fixture {name!r} needs a non-empty list 'tables'")
+    tables = []
+    seen: set[str] = set()
+    for rt in raw_tables:
+        table = _table_from_json(rt, name)
+        if table.name.lower() in seen:
+            raise FixtureError(f"fixture {name!r}: duplicate table {table.name!r}")
+        seen.add(table.name.lower())
+        tables.append(table)
+    return Fixture(name=name, tables=tuple(tables))
+
+
+def _table_from_json(rt: Any, fixture: str) -> Table:
+    if not isinstance(rt, dict):
+        raise FixtureError(f"fixture {fixture!r}: each table is an object")
+    tname = rt.get("name")
+    if not isinstance(tname, str) or not _IDENTIFIER.match(tname):
+        raise FixtureError(f"fixture {fixture!r}: table name {tname!r} is not a plain identifier")
+    cols = []
+    for rc in rt.get("columns") or []:
+        if not isinstance(rc, dict) or not isinstance(rc.get("name"), str):
+            raise FixtureError(f"table {tname!r}: each column is an object with a 'name'")
+        if not _IDENTIFIER.match(rc["name"]):
+            raise FixtureError(f"table {tname!r}: column {rc['name']!r} is not a plain identifier")
+        cols.append(Column(rc["name"], parse_type(rc.get("type", "")),
+                           bool(rc.get("nullable", True))))
+    if not cols:
+        raise FixtureError(f"table {tname!r} has no columns")
+    if len({c.name.lower() for c in cols}) != len(cols):
+        raise FixtureError(f"table {tname!r} has duplicate column names")
+    rows = []
+    for i, rr in enumerate(rt.get("rows") or []):
+        if not isinstance(rr, list) or len(rr) != len(cols):
+            raise FixtureError(f"table {tname!r} row {i}: expected a list of {len(cols)} values")
+        try:
+            row = tuple(coerce(v, c.type) for v, c in zip(rr, cols, strict=True))
+        except FixtureError as exc:
+            raise FixtureError(f"table {tname!r} row {i}: {exc}") from None
+        for v, c in zip(row, cols, strict=True):
+            if v is None and not c.nullable:
+                raise FixtureError(f"table {tname!r} row {i}: NULL in NOT NULL column {c.name!r}")
+        rows.append(row)
+    pk = tuple(rt.get("primary_key") or ())
+    unknown = set(pk) - {c.name for c in cols}
+    if unknown:
+        raise FixtureError(f"table {tname!r}: primary key names unknown columns {sorted(unknown)}")
+    return Table(tname, tuple(cols), tuple(rows), pk)
+
+
+def fixture_to_json(fixture: Fixture) -> dict[str, Any]:
+    return {
+        "name": fixture.name,
+        "tables": [
+            {
+                "name": t.name,
+                "columns": [{"name": c.name, "type": c.type, "nullable": c.nullable}
+                            for c in t.columns],
+                "primary_key": list(t.primary_key),
+                "rows": [[storage_text(v, c.type) for v, c in zip(r, t.columns, strict=True)]
+                         for r in t.rows],
+            }
+            for t in fixture.tables
+        ],
+    }
