@@ -1,7 +1,7 @@
 """Benchmark items and their loading: JSONL in, validated :class:`Item` records out.
 
-A dataset is a directory ``datasets/<name>/`` holding ``items.jsonl`` and ``fixtures/<fixture>.json``
-(or any ``.jsonl`` file; fixtures may also be inline in a line). Loading is all-or-nothing: every
+A dataset is a directory ``datasets/<name>/`` holding ``items.jsonl`` and
+``fixtures/<fixture>.json`` (or any ``.jsonl`` file; fixtures may also be inline in a line). Loading is all-or-nothing: every
 bad line is reported as ``file:line: reason`` in one :class:`DatasetError`.
 """
 
@@ -37,7 +37,7 @@ class DatasetError(ValueError):
 
 @dataclass(frozen=True)
 class Item:
-    """One benchmark pair: translate ``source_sql`` from ``source_dialect`` to ``target_dialect``."""
+    """One benchmark pair: translate ``source_sql`` from the source to the target dialect."""
 
     id: str
     source_dialect: str
@@ -91,7 +91,8 @@ def resolve_dataset(name_or_path: str) -> Path:
     if p.is_dir():
         p = p / "items.jsonl"
     if not p.is_file():
-        available = sorted(d.name for d in datasets_root().glob("*") if (d / "items.jsonl").is_file())
+        available = sorted(d.name for d in datasets_root().glob("*")
+                           if (d / "items.jsonl").is_file())
         raise DatasetError([f"{name_or_path}: no such dataset file or directory "
                             f"(named datasets: {', '.join(available) or 'none'})"])
     return p

@@ -1,4 +1,4 @@
-"""Portable fixtures: a schema of portable types plus rows, and the canonical checksum of its content.
+"""Portable fixtures: a schema of portable types plus rows, and canonical checksums of content.
 
 A fixture is engine-neutral. Engine adapters map the portable types below to their own types,
 load the rows, read them back and compare :func:`table_checksum` of what they read with the

@@ -10,8 +10,8 @@ from parrot.engines.base import (
     DEFAULT_TIMEOUT,
     Capabilities,
     Engine,
-    Execution,
     ExecStatus,
+    Execution,
     FixtureLoadError,
     LoadReport,
 )

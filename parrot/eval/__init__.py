@@ -1,0 +1,1 @@
+"""Evaluation: python -m parrot.eval --model M (see parrot.eval.cli)."""

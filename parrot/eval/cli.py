@@ -1,0 +1,155 @@
+"""``python -m parrot.eval --model M``: evaluate a translator on real engines.
+
+Exit codes: 0 finished, 2 bad input (dataset, dialect, model, run directory), 130 interrupted
+(resume with ``--resume``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import re
+import sys
+from pathlib import Path
+from typing import Any
+
+from parrot import dialects
+from parrot.datasets import DEFAULT_DATASET, DatasetError, load_dataset
+from parrot.engines import DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT
+from parrot.eval.results import RunDirError
+from parrot.eval.runner import RunConfig, run, select_items
+from parrot.report.metrics import summarize
+from parrot.report.render import print_rich, summary_tables
+from parrot.translators import UnknownTranslatorError, available, create_translator
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m parrot.eval",
+        description="Translate every benchmark item with a model, run the translation on a real "
+                    "engine of the target dialect and compare its result with the source query's "
+                    "result on the source engine (Acc_EX, Acc_RES strict/normalized/multiset).")
+    parser.add_argument("--model", required=True,
+                        help=f"translator: {', '.join(available())}; file:<path> scores a "
+                             "predictions file (PARROT submission JSON or parrot JSONL)")
+    parser.add_argument("--dataset", default=DEFAULT_DATASET,
+                        help="dataset name under datasets/, a directory, or a .jsonl file "
+                             f"(default: {DEFAULT_DATASET})")
+    parser.add_argument("--pairs", default="",
+                        help="comma-separated SOURCE:TARGET dialect pairs to keep, e.g. "
+                             "sqlite:duckdb,duckdb:clickhouse (aliases like pg, ch accepted)")
+    parser.add_argument("--limit", type=int, default=None,
+                        help="evaluate only the first N selected items")
+    parser.add_argument("--output-dir", type=Path, default=None,
+                        help="run directory (default: runs/<model>-<dataset>-<UTC time>)")
+    parser.add_argument("--resume", action="store_true",
+                        help="continue the run in --output-dir, skipping items already done")
+    parser.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT,
+                        help=f"seconds per SQL execution (default: {DEFAULT_TIMEOUT:g})")
+    parser.add_argument("--max-rows", type=int, default=DEFAULT_MAX_ROWS,
+                        help=f"result-size cap per execution (default: {DEFAULT_MAX_ROWS})")
+    parser.add_argument("--jobs", type=int, default=1,
+                        help="worker processes executing queries (default: 1)")
+    parser.add_argument("--quiet", action="store_true", help="no progress bar and no tables")
+    return parser
+
+
+def parse_pairs(text: str) -> list[tuple[str, str]]:
+    pairs = []
+    for part in filter(None, (p.strip() for p in text.split(","))):
+        source, sep, target = part.partition(":")
+        if not sep or not source or not target:
+            raise ValueError(f"bad pair {part!r}: expected SOURCE:TARGET, e.g. sqlite:duckdb")
+        pairs.append((dialects.resolve(source), dialects.resolve(target)))
+    return pairs
+
+
+def _default_dir(model: str, dataset: str) -> Path:
+    slug = re.sub(r"[^A-Za-z0-9_.-]+", "_", f"{model}-{dataset}").strip("_")[:80]
+    stamp = dt.datetime.now(dt.UTC).strftime("%Y%m%dT%H%M%SZ")
+    return Path("runs") / f"{slug}-{stamp}"
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    from rich.console import Console
+
+    console = Console(stderr=True)
+    out = Console()
+    if args.resume and args.output_dir is None:
+        console.print("[red]error:[/] --resume needs --output-dir")
+        return 2
+    if args.jobs < 1 or args.timeout <= 0 or args.max_rows < 1 or (
+            args.limit is not None and args.limit < 0):
+        console.print("[red]error:[/] --jobs, --timeout and --max-rows must be positive, "
+                      "--limit non-negative")
+        return 2
+    try:
+        pairs = parse_pairs(args.pairs)
+        dataset = load_dataset(args.dataset)
+        translator = create_translator(args.model)
+    except (ValueError, UnknownTranslatorError, OSError) as exc:
+        console.print(f"[red]error:[/] {exc}", highlight=False)
+        return 2
+    items = select_items(dataset, pairs, args.limit)
+    if not items:
+        console.print("[red]error:[/] no items selected (check --pairs and --limit)")
+        return 2
+    for warning in translator.check_items(items):
+        console.print(f"[yellow]warning:[/] {warning}", highlight=False)
+    config = RunConfig(
+        output_dir=args.output_dir or _default_dir(args.model, dataset.name),
+        timeout=args.timeout, max_rows=args.max_rows, jobs=args.jobs, resume=args.resume,
+        pairs=[f"{s}:{t}" for s, t in pairs], limit=args.limit,
+        command=["python", "-m", "parrot.eval", *(argv if argv is not None else sys.argv[1:])])
+    try:
+        records = _run_with_progress(dataset, items, translator, config, console, args.quiet)
+    except (RunDirError, DatasetError) as exc:
+        console.print(f"[red]error:[/] {exc}", highlight=False)
+        return 2
+    except KeyboardInterrupt:
+        console.print(f"\ninterrupted; finished items are saved in {config.output_dir}. "
+                      f"Continue with: --output-dir {config.output_dir} --resume")
+        return 130
+    finally:
+        translator.close()
+    if not args.quiet:
+        print_rich(summary_tables(summarize(records)), out)
+        console.print(f"results: {config.output_dir}/results.jsonl  "
+                      f"(re-render: python -m parrot.report {config.output_dir})",
+                      highlight=False)
+    return 0
+
+
+def _run_with_progress(dataset: Any, items: list[Any], translator: Any, config: RunConfig,
+                       console: Any, quiet: bool) -> list[dict[str, Any]]:
+    if quiet:
+        return run(dataset, items, translator, config)
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
+
+    stats = {"strict": 0, "done": 0}
+    with Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
+                  TextColumn("strict {task.fields[acc]}"), TimeElapsedColumn(),
+                  TimeRemainingColumn(), console=console, transient=False) as progress:
+        task = progress.add_task(f"{translator.name} on {dataset.name}", total=len(items),
+                                 acc="–")
+
+        def on_start(total: int, done: int) -> None:
+            if done:
+                console.print(f"resuming: {done} of {total} items already done")
+            progress.update(task, completed=done)
+
+        def on_result(record: dict[str, Any]) -> None:
+            stats["done"] += 1
+            stats["strict"] += bool(record["verdicts"]["strict"]["match"])
+            progress.update(task, advance=1,
+                            acc=f"{100.0 * stats['strict'] / stats['done']:.1f}%")
+
+        return run(dataset, items, translator, config, on_result=on_result, on_start=on_start)

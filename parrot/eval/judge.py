@@ -1,0 +1,169 @@
+"""Dual execution of one item: the source on the source engine, the translation on the target.
+
+A :class:`Judge` owns one engine adapter per dialect (created on first use) and a cache of gold
+results, so an item's source runs once however many translations are judged against it. Each
+worker process has its own judge.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Any
+
+from parrot.compare import CompareFacts, Mode, Reason, Verdict, compare_all, failure
+from parrot.datasets import Item
+from parrot.engines import (
+    DEFAULT_MAX_ROWS,
+    DEFAULT_TIMEOUT,
+    Engine,
+    ExecStatus,
+    Execution,
+    FixtureLoadError,
+    UnknownEngineError,
+    create_engine,
+)
+from parrot.fixtures import Fixture
+from parrot.sqlfacts import order_facts, sort_key_columns, with_sort_key_columns
+from parrot.translators.base import Translation
+from parrot.values import ResultSet, to_json
+
+EMPTY_FIXTURE = Fixture(name="empty", tables=())
+PREVIEW_ROWS = 5
+
+
+@dataclass(frozen=True)
+class Gold:
+    """The source query's result and the comparison facts derived from it."""
+
+    execution: Execution
+    facts: CompareFacts
+    engine: str
+
+
+class Judge:
+    """Runs sources and translations on real engines and compares the results."""
+
+    def __init__(self, timeout: float = DEFAULT_TIMEOUT, max_rows: int = DEFAULT_MAX_ROWS):
+        self.timeout = timeout
+        self.max_rows = max_rows
+        self._engines: dict[str, Engine | None] = {}
+        self._missing: dict[str, str] = {}
+        self._gold: dict[tuple[str, str, str, bool | None], Gold] = {}
+
+    def engine(self, dialect: str) -> Engine | None:
+        if dialect not in self._engines:
+            try:
+                self._engines[dialect] = create_engine(dialect)
+            except UnknownEngineError as exc:
+                self._engines[dialect] = None
+                self._missing[dialect] = str(exc)
+        return self._engines[dialect]
+
+    def engine_labels(self) -> dict[str, str]:
+        return {d: (e.label if e else "none") for d, e in self._engines.items()}
+
+    def _run(self, dialect: str, sql: str, fixture: Fixture) -> tuple[Execution, str]:
+        engine = self.engine(dialect)
+        if engine is None:
+            return Execution(ExecStatus.NO_ENGINE, error=self._missing[dialect]), "none"
+        try:
+            engine.load(fixture)
+        except FixtureLoadError as exc:
+            return Execution(ExecStatus.ENGINE_ERROR, error=f"fixture load: {exc}"), engine.label
+        return engine.execute(sql, fixture, timeout=self.timeout,
+                              max_rows=self.max_rows), engine.label
+
+    def gold(self, item: Item) -> Gold:
+        fixture = item.fixture or EMPTY_FIXTURE
+        key = (item.source_dialect, fixture.content_hash, item.source_sql, item.order_sensitive)
+        # tolerance is applied per item in judge(); the cached facts carry the default
+        if key not in self._gold:
+            execution, label = self._run(item.source_dialect, item.source_sql, fixture)
+            facts = self._facts(item, execution, fixture)
+            self._gold[key] = Gold(execution, facts, label)
+        return self._gold[key]
+
+    def _facts(self, item: Item, execution: Execution, fixture: Fixture) -> CompareFacts:
+        order = order_facts(item.source_sql, item.source_dialect)
+        ordered = item.order_sensitive if item.order_sensitive is not None else order.ordered
+        if not ordered or not order.ordered or execution.result is None:
+            return CompareFacts(order_sensitive=ordered)
+        result = execution.result
+        columns = sort_key_columns(order, result.columns)
+        if columns is not None:
+            keys = tuple(tuple(row[i] for i in columns) for row in result.rows)
+            return CompareFacts(order_sensitive=True, sort_keys=keys)
+        keys_from_rewrite = self._sort_keys_by_rewrite(item, fixture, result)
+        return CompareFacts(order_sensitive=True, sort_keys=keys_from_rewrite)
+
+    def _sort_keys_by_rewrite(self, item: Item, fixture: Fixture,
+                              result: ResultSet) -> tuple[tuple[Any, ...], ...] | None:
+        """Sort-key values for keys that are not output columns, from a rewritten source."""
+        rewritten = with_sort_key_columns(item.source_sql, item.source_dialect)
+        if rewritten is None:
+            return None
+        execution, _ = self._run(item.source_dialect, rewritten, fixture)
+        width = len(result.columns)
+        if (execution.result is None
+                or [row[:width] for row in execution.result.rows] != list(result.rows)):
+            return None  # not the same rows in the same order: keep strict positions
+        return tuple(tuple(row[width:]) for row in execution.result.rows)
+
+    def judge(self, item: Item, translation: Translation) -> dict[str, Any]:
+        """The full outcome record of one item, as written to results.jsonl."""
+        gold = self.gold(item)
+        record: dict[str, Any] = {
+            "id": item.id,
+            "source_dialect": item.source_dialect,
+            "target_dialect": item.target_dialect,
+            "tokens": item.tokens,
+            "translation_types": list(item.translation_types),
+            "tags": list(item.tags),
+            "difficulty": item.difficulty,
+            "order_sensitive": gold.facts.order_sensitive,
+            "translation": translation.to_json(),
+            "gold": execution_json(gold.execution, gold.engine),
+            "pred": None,
+        }
+        verdicts: dict[Mode, Verdict]
+        if not gold.execution.ok:
+            detail = f"source failed on {gold.engine}: {gold.execution.status}"
+            verdicts = {m: failure(m, Reason.GOLD_ERROR, detail) for m in Mode}
+        elif not translation.ok or translation.sql is None:
+            detail = f"no translation ({translation.status}): {translation.error or ''}".strip()
+            verdicts = {m: failure(m, Reason.PRED_ERROR, detail) for m in Mode}
+        else:
+            fixture = item.fixture or EMPTY_FIXTURE
+            pred, label = self._run(item.target_dialect, translation.sql, fixture)
+            record["pred"] = execution_json(pred, label)
+            if pred.ok and pred.result is not None and gold.execution.result is not None:
+                facts = gold.facts
+                if item.tolerance is not None:
+                    facts = replace(facts, rel_tol=item.tolerance)
+                verdicts = compare_all(gold.execution.result, pred.result, facts)
+            else:
+                reason = Reason.TIMEOUT if pred.status is ExecStatus.TIMEOUT else Reason.PRED_ERROR
+                detail = f"translation {pred.status} on {label}: {pred.error or ''}".strip()
+                verdicts = {m: failure(m, reason, detail) for m in Mode}
+        record["verdicts"] = {m.value: v.to_json() for m, v in verdicts.items()}
+        return record
+
+    def close(self) -> None:
+        for engine in self._engines.values():
+            if engine is not None:
+                engine.close()
+        self._engines.clear()
+
+
+def execution_json(execution: Execution, engine: str) -> dict[str, Any]:
+    """A compact JSON record of an execution (status, error, size and a short preview)."""
+    out: dict[str, Any] = {"status": execution.status.value, "engine": engine,
+                           "elapsed": round(execution.elapsed, 6)}
+    if execution.error:
+        out["error"] = execution.error
+    if execution.result is not None:
+        out["columns"] = list(execution.result.columns)
+        out["rows"] = len(execution.result.rows)
+        out["preview"] = [[to_json(v) for v in row]
+                          for row in execution.result.rows[:PREVIEW_ROWS]]
+    return out

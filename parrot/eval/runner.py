@@ -1,0 +1,179 @@
+"""The evaluation runner: translate → execute on real engines → compare → append results.
+
+Concurrency lives here and only here: with ``jobs > 1`` judging runs in worker processes (one
+:class:`~parrot.eval.judge.Judge`, i.e. one set of engines, per worker) while the main process
+translates and is the only writer of ``results.jsonl``.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import multiprocessing
+import platform
+import sys
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from parrot import __version__
+from parrot.datasets import Dataset, Item
+from parrot.engines import DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT
+from parrot.eval.judge import Judge
+from parrot.eval.results import (
+    MANIFEST,
+    RESULTS,
+    SUMMARY,
+    ResultsLog,
+    RunDirError,
+    read_json,
+    read_results,
+    write_json,
+)
+from parrot.translators.base import Translation, Translator
+
+Progress = Callable[[dict[str, Any]], None]
+
+
+@dataclass
+class RunConfig:
+    """Settings of one run (recorded in the manifest)."""
+
+    output_dir: Path
+    timeout: float = DEFAULT_TIMEOUT
+    max_rows: int = DEFAULT_MAX_ROWS
+    jobs: int = 1
+    resume: bool = False
+    pairs: list[str] = field(default_factory=list)
+    limit: int | None = None
+    command: list[str] = field(default_factory=list)
+
+
+def select_items(dataset: Dataset, pairs: Sequence[tuple[str, str]] = (),
+                 limit: int | None = None) -> list[Item]:
+    """Items of the requested dialect pairs (all when empty), the first ``limit`` of them."""
+    wanted = set(pairs)
+    items = [i for i in dataset.items
+             if not wanted or (i.source_dialect, i.target_dialect) in wanted]
+    return items[:limit] if limit is not None else items
+
+
+def _manifest(dataset: Dataset, items: list[Item], translator: Translator,
+              config: RunConfig) -> dict[str, Any]:
+    return {
+        "parrot": __version__,
+        "started": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+        "finished": None,
+        "command": config.command,
+        "python": sys.version.split()[0],
+        "platform": platform.platform(),
+        "dataset": {"name": dataset.name, "path": str(dataset.path), "sha256": dataset.sha256,
+                    "items": len(items)},
+        "translator": translator.params(),
+        "settings": {"timeout": config.timeout, "max_rows": config.max_rows, "jobs": config.jobs,
+                     "pairs": config.pairs, "limit": config.limit},
+        "engines": {},
+    }
+
+
+def prepare_run_dir(config: RunConfig, manifest: dict[str, Any]) -> dict[str, Any]:
+    """Create or reopen the run directory; on resume the dataset and translator must match."""
+    out = config.output_dir
+    existing = out / MANIFEST
+    if (out / RESULTS).exists() or existing.exists():
+        if not config.resume:
+            raise RunDirError(f"{out} already holds a run; pass --resume to continue it or "
+                              "choose another --output-dir")
+        if existing.exists():
+            old = read_json(existing)
+            for key in ("dataset", "translator"):
+                if old.get(key) != manifest[key]:
+                    raise RunDirError(f"cannot resume {out}: its {key} differs "
+                                      f"({old.get(key)} vs {manifest[key]})")
+            manifest["started"] = old.get("started", manifest["started"])
+            manifest["resumed"] = [*old.get("resumed", []),
+                                   dt.datetime.now(dt.UTC).isoformat(timespec="seconds")]
+    out.mkdir(parents=True, exist_ok=True)
+    write_json(out / MANIFEST, manifest)
+    return manifest
+
+
+# --- worker processes -------------------------------------------------------------------------
+
+_WORKER_JUDGE: Judge | None = None
+
+
+def _init_worker(timeout: float, max_rows: int) -> None:
+    global _WORKER_JUDGE
+    _WORKER_JUDGE = Judge(timeout=timeout, max_rows=max_rows)
+
+
+def _judge_in_worker(item: Item, translation: Translation) -> dict[str, Any]:
+    assert _WORKER_JUDGE is not None
+    return _WORKER_JUDGE.judge(item, translation)
+
+
+def _judged(pending: list[Item], translator: Translator,
+            config: RunConfig) -> Iterator[dict[str, Any]]:
+    """Outcome records for ``pending`` as they finish (order not guaranteed when jobs > 1)."""
+    translations = translator.translate_all(pending)
+    if config.jobs <= 1:
+        judge = Judge(timeout=config.timeout, max_rows=config.max_rows)
+        try:
+            for item, translation in translations:
+                yield judge.judge(item, translation)
+        finally:
+            judge.close()
+        return
+    context = multiprocessing.get_context("spawn")  # engines must not be forked mid-flight
+    with ProcessPoolExecutor(config.jobs, mp_context=context, initializer=_init_worker,
+                             initargs=(config.timeout, config.max_rows)) as pool:
+        window: set[Future[dict[str, Any]]] = set()
+        for item, translation in translations:
+            window.add(pool.submit(_judge_in_worker, item, translation))
+            if len(window) >= 2 * config.jobs:
+                done, window = wait(window, return_when=FIRST_COMPLETED)
+                for future in done:
+                    yield future.result()
+        for future in wait(window).done:
+            yield future.result()
+
+
+def run(dataset: Dataset, items: list[Item], translator: Translator, config: RunConfig,
+        on_result: Progress | None = None,
+        on_start: Callable[[int, int], None] | None = None) -> list[dict[str, Any]]:
+    """Evaluate ``items``; returns every outcome record of the run (resumed ones included)."""
+    manifest = prepare_run_dir(config, _manifest(dataset, items, translator, config))
+    log = ResultsLog(config.output_dir)
+    try:
+        pending = [i for i in items if i.id not in log.done]
+        if on_start:
+            on_start(len(items), len(items) - len(pending))
+        for record in _judged(pending, translator, config):
+            log.append(record)
+            if on_result:
+                on_result(record)
+    finally:
+        log.close()
+    records = read_results(config.output_dir)
+    wanted = {i.id for i in items}
+    records = [r for r in records if r["id"] in wanted]
+    manifest["engines"] = engines_of(records)
+    manifest["finished"] = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
+    write_json(config.output_dir / MANIFEST, manifest)
+    from parrot.report.metrics import summarize
+
+    write_json(config.output_dir / SUMMARY, summarize(records))
+    return records
+
+
+def engines_of(records: list[dict[str, Any]]) -> dict[str, str]:
+    """dialect → engine label, as recorded in the outcome lines."""
+    labels: dict[str, str] = {}
+    for r in records:
+        for side, dialect in (("gold", r["source_dialect"]), ("pred", r["target_dialect"])):
+            execution = r.get(side)
+            if execution and execution.get("engine") not in (None, "none"):
+                labels.setdefault(dialect, execution["engine"])
+    return dict(sorted(labels.items()))

@@ -1,0 +1,1 @@
+"""Reports: metrics over outcome records and their tables (Markdown, CSV, JSON, terminal)."""

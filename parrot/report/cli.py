@@ -1,0 +1,42 @@
+"""``python -m parrot.report RUN_DIR [RUN_DIR ...] [--format md|csv|json]``.
+
+One run directory: its tables (overall, by dialect pair, translation type, token length, failure
+reasons). Several: a leaderboard, one row per run. Summaries are recomputed from results.jsonl, so
+a report never disagrees with the per-item outcomes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from parrot.eval.results import MANIFEST, RunDirError, read_json, read_results
+from parrot.report.metrics import summarize
+from parrot.report.render import leaderboard_table, render, summary_tables
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m parrot.report",
+        description="Re-render the tables of finished parrot runs, or a leaderboard of several.")
+    parser.add_argument("run_dirs", nargs="+", type=Path, metavar="RUN_DIR",
+                        help="run directories written by python -m parrot.eval")
+    parser.add_argument("--format", choices=("md", "csv", "json"), default="md",
+                        help="output format (default: md)")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        runs = []
+        for run_dir in args.run_dirs:
+            manifest = read_json(run_dir / MANIFEST) if (run_dir / MANIFEST).is_file() else {}
+            runs.append((str(run_dir), manifest, summarize(read_results(run_dir))))
+    except (RunDirError, OSError, ValueError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    tables = summary_tables(runs[0][2]) if len(runs) == 1 else [leaderboard_table(runs)]
+    sys.stdout.write(render(tables, args.format))
+    return 0

@@ -1,0 +1,114 @@
+"""Metrics over outcome records: Acc_EX, Acc_RES (strict, normalized, multiset) and breakdowns.
+
+Denominators are explicit: items whose *source* failed (``gold_error``) are excluded from every
+accuracy and counted; ``strict_nonempty`` restricts Acc_RES to items whose source returned rows.
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections import Counter
+from collections.abc import Callable, Iterable
+from typing import Any
+
+MODES = ("strict", "normalized", "multiset")
+# Fixed token-length ranges (tiktoken cl100k), comparable across datasets and runs.
+TOKEN_RANGES = ((0, 50), (50, 100), (100, 200), (200, 500), (500, 1000), (1000, None))
+
+Record = dict[str, Any]
+
+
+def _gold_ok(r: Record) -> bool:
+    return bool(r["gold"]["status"] == "ok")
+
+
+def _pct(n: int, d: int) -> float | None:
+    return round(100.0 * n / d, 2) if d else None
+
+
+def score(records: Iterable[Record]) -> dict[str, Any]:
+    """Counts and accuracies (percent) of one group of outcome records."""
+    records = list(records)
+    evaluated = [r for r in records if _gold_ok(r)]
+    nonempty = [r for r in evaluated if (r["gold"].get("rows") or 0) > 0]
+    ex = sum(1 for r in evaluated if r.get("pred") and r["pred"]["status"] == "ok")
+    out: dict[str, Any] = {
+        "items": len(records),
+        "gold_error": len(records) - len(evaluated),
+        "evaluated": len(evaluated),
+        "nonempty": len(nonempty),
+        "ex": ex,
+        "acc_ex": _pct(ex, len(evaluated)),
+    }
+    for mode in MODES:
+        n = sum(1 for r in evaluated if r["verdicts"][mode]["match"])
+        out[mode] = n
+        out[f"acc_{mode}"] = _pct(n, len(evaluated))
+    n = sum(1 for r in nonempty if r["verdicts"]["strict"]["match"])
+    out["strict_nonempty"] = n
+    out["acc_strict_nonempty"] = _pct(n, len(nonempty))
+    return out
+
+
+def _group(records: list[Record], key: Callable[[Record], Iterable[str]],
+           order: list[str] | None = None) -> dict[str, dict[str, Any]]:
+    groups: dict[str, list[Record]] = {}
+    for r in records:
+        for k in key(r):
+            groups.setdefault(k, []).append(r)
+    keys = order if order is not None else sorted(groups)
+    return {k: score(groups[k]) for k in keys if k in groups}
+
+
+def token_quartiles(records: list[Record]) -> list[float]:
+    tokens = [r["tokens"] for r in records if r.get("tokens") is not None]
+    if len(tokens) < 2:
+        return []
+    return [float(q) for q in statistics.quantiles(tokens, n=4, method="inclusive")]
+
+
+def _quartile_label(tokens: int | None, cuts: list[float]) -> str:
+    if tokens is None or not cuts:
+        return "unknown"
+    bounds = [0.0, *cuts]
+    for i, upper in enumerate(cuts):
+        if tokens <= upper:
+            return f"Q{i + 1} ({bounds[i]:g}–{upper:g}]" if i else f"Q1 (≤{upper:g})"
+    return f"Q4 (>{cuts[-1]:g})"
+
+
+def _range_label(tokens: int | None) -> str:
+    if tokens is None:
+        return "unknown"
+    for low, high in TOKEN_RANGES:
+        if high is None or tokens < high:
+            return f"{low}–{high - 1}" if high is not None else f"{low}+"
+    raise AssertionError("unreachable")
+
+
+def summarize(records: list[Record]) -> dict[str, Any]:
+    """The whole summary of a run, as written to summary.json."""
+    cuts = token_quartiles(records)
+    quartile_order = sorted({_quartile_label(r.get("tokens"), cuts) for r in records},
+                            key=lambda s: (s == "unknown", s))
+    range_order = [f"{lo}–{hi - 1}" if hi else f"{lo}+" for lo, hi in TOKEN_RANGES] + ["unknown"]
+    evaluated = [r for r in records if _gold_ok(r)]
+    translation = Counter(r["translation"]["status"] for r in records)
+    execution = Counter(r["pred"]["status"] if r.get("pred") else "not_run" for r in evaluated)
+    usage = {k: sum(r["translation"].get(k) or 0 for r in records)
+             for k in ("tokens_in", "tokens_out", "cost")}
+    return {
+        "overall": score(records),
+        "reasons": {m: dict(Counter(r["verdicts"][m]["reason"] for r in evaluated).most_common())
+                    for m in MODES},
+        "translation_status": dict(translation.most_common()),
+        "execution_status": dict(execution.most_common()),
+        "usage": usage,
+        "token_quartiles": cuts,
+        "by_pair": _group(records, lambda r: [f"{r['source_dialect']}→{r['target_dialect']}"]),
+        "by_type": _group(records, lambda r: r.get("translation_types") or ["(none)"]),
+        "by_tokens_quartile": _group(
+            records, lambda r: [_quartile_label(r.get("tokens"), cuts)], quartile_order),
+        "by_tokens_range": _group(records, lambda r: [_range_label(r.get("tokens"))],
+                                  range_order),
+    }

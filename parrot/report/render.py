@@ -1,0 +1,115 @@
+"""Render summaries as tables: Markdown, CSV, JSON, or rich tables on a terminal."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from dataclasses import dataclass
+from typing import Any
+
+SCORE_HEADERS = ("group", "items", "gold err", "evaluated", "Acc_EX", "Acc_RES strict",
+                 "normalized", "multiset", "strict (non-empty)")
+
+
+@dataclass(frozen=True)
+class Table:
+    title: str
+    headers: tuple[str, ...]
+    rows: list[tuple[Any, ...]]
+
+
+def _fmt(pct: float | None) -> str:
+    return "–" if pct is None else f"{pct:.1f}"
+
+
+def _score_row(label: str, s: dict[str, Any]) -> tuple[Any, ...]:
+    return (label, s["items"], s["gold_error"], s["evaluated"], _fmt(s["acc_ex"]),
+            _fmt(s["acc_strict"]), _fmt(s["acc_normalized"]), _fmt(s["acc_multiset"]),
+            f"{_fmt(s['acc_strict_nonempty'])} (n={s['nonempty']})")
+
+
+def summary_tables(summary: dict[str, Any]) -> list[Table]:
+    """The tables of one run's summary, in reading order."""
+    tables = [Table("Overall", SCORE_HEADERS, [_score_row("all", summary["overall"])])]
+    for key, title in (("by_pair", "By dialect pair"),
+                       ("by_type", "By translation type"),
+                       ("by_tokens_quartile", "By token length (quartiles of this run's items)"),
+                       ("by_tokens_range", "By token length (fixed ranges, tiktoken cl100k)")):
+        tables.append(Table(title, SCORE_HEADERS,
+                            [_score_row(k, v) for k, v in summary[key].items()]))
+    evaluated = summary["overall"]["evaluated"]
+    reasons = summary["reasons"]["strict"]
+    tables.append(Table("Strict verdicts by reason", ("reason", "items", "% of evaluated"),
+                        [(k, v, _fmt(100.0 * v / evaluated if evaluated else None))
+                         for k, v in reasons.items()]))
+    tables.append(Table("Translation status", ("status", "items"),
+                        list(summary["translation_status"].items())))
+    tables.append(Table("Execution of translations", ("status", "items"),
+                        list(summary["execution_status"].items())))
+    return tables
+
+
+LEADERBOARD_HEADERS = ("rank", "model", "dataset", "items", "evaluated", "Acc_EX",
+                       "Acc_RES strict", "normalized", "multiset", "run")
+
+
+def leaderboard_table(runs: list[tuple[str, dict[str, Any], dict[str, Any]]]) -> Table:
+    """One row per run (run dir, manifest, summary), best strict Acc_RES first."""
+    def model(manifest: dict[str, Any]) -> str:
+        t = manifest.get("translator", {})
+        extra = {k: v for k, v in t.items() if k != "name"}
+        return t.get("name", "?") + (f" {extra}" if extra else "")
+
+    ranked = sorted(runs, key=lambda r: -(r[2]["overall"]["acc_strict"] or 0.0))
+    rows = []
+    for rank, (path, manifest, summary) in enumerate(ranked, 1):
+        s = summary["overall"]
+        rows.append((rank, model(manifest), manifest.get("dataset", {}).get("name", "?"),
+                     s["items"], s["evaluated"], _fmt(s["acc_ex"]), _fmt(s["acc_strict"]),
+                     _fmt(s["acc_normalized"]), _fmt(s["acc_multiset"]), path))
+    return Table("Leaderboard", LEADERBOARD_HEADERS, rows)
+
+
+def to_markdown(tables: list[Table]) -> str:
+    out = []
+    for t in tables:
+        out.append(f"### {t.title}\n")
+        out.append("| " + " | ".join(t.headers) + " |")
+        out.append("|" + "|".join("---" for _ in t.headers) + "|")
+        out.extend("| " + " | ".join(str(c) for c in row) + " |" for row in t.rows)
+        out.append("")
+    return "\n".join(out)
+
+
+def to_csv(tables: list[Table]) -> str:
+    """Long CSV: each table starts with a header row; every row starts with its table title."""
+    buf = io.StringIO()
+    writer = csv.writer(buf)
+    for t in tables:
+        writer.writerow((t.title, *t.headers))
+        for row in t.rows:
+            writer.writerow((t.title, *row))
+    return buf.getvalue()
+
+
+def to_json(tables: list[Table]) -> str:
+    return json.dumps([{"title": t.title, "rows": [dict(zip(t.headers, r, strict=True))
+                                                   for r in t.rows]} for t in tables],
+                      indent=2, ensure_ascii=False)
+
+
+def print_rich(tables: list[Table], console: Any) -> None:
+    from rich.table import Table as RichTable
+
+    for t in tables:
+        rt = RichTable(title=t.title, title_justify="left", show_lines=False)
+        for i, h in enumerate(t.headers):
+            rt.add_column(h, justify="left" if i == 0 else "right")
+        for row in t.rows:
+            rt.add_row(*(str(c) for c in row))
+        console.print(rt)
+
+
+def render(tables: list[Table], fmt: str) -> str:
+    return {"md": to_markdown, "csv": to_csv, "json": to_json}[fmt](tables)

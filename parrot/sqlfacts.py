@@ -1,0 +1,130 @@
+"""Facts about a SQL text read from its AST (never from searching the text).
+
+The comparator needs to know whether the source query orders its result at the top level and, if
+so, which values rows are sorted on, so that rows tied on the sort keys can be compared as a
+multiset. ``ORDER BY`` inside window functions, subqueries or CTEs does not count.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import sqlglot
+from sqlglot import exp
+from sqlglot.errors import SqlglotError
+
+SORT_KEY_PREFIX = "__parrot_sort_key_"
+
+
+@dataclass(frozen=True)
+class OrderFacts:
+    """Top-level ordering of a query's result."""
+
+    ordered: bool  # the last statement has a top-level ORDER BY
+    keys: tuple[exp.Expression, ...] = ()  # its sort expressions, in order
+    projections: tuple[exp.Expression, ...] = ()  # the select list (empty for set operations)
+    has_star: bool = False
+    limited: bool = False  # LIMIT / FETCH / TOP on the ordered query
+
+
+def _last_statement(sql: str, dialect: str) -> exp.Expression | None:
+    try:
+        statements = [s for s in sqlglot.parse(sql, read=dialect) if s is not None]
+    except SqlglotError:
+        return None
+    if not statements:
+        return None
+    node = statements[-1]
+    while isinstance(node, exp.Subquery | exp.Paren) and not node.args.get("order"):
+        node = node.this
+    return node
+
+
+def order_facts(sql: str, dialect: str) -> OrderFacts:
+    """Whether ``sql`` (its last statement) orders its result at the top level, and by what."""
+    node = _last_statement(sql, dialect)
+    if node is None:
+        return OrderFacts(ordered=False)
+    order = node.args.get("order")
+    if not isinstance(order, exp.Order) or not order.expressions:
+        return OrderFacts(ordered=False)
+    keys = tuple(o.this if isinstance(o, exp.Ordered) else o for o in order.expressions)
+    projections: tuple[exp.Expression, ...] = ()
+    if isinstance(node, exp.Select):
+        projections = tuple(node.expressions)
+    limited = bool(node.args.get("limit") or node.args.get("fetch"))
+    has_star = any(isinstance(p, exp.Star) or (isinstance(p, exp.Column) and p.is_star)
+                   for p in projections)
+    return OrderFacts(True, keys, projections, has_star, limited)
+
+
+def sort_key_columns(facts: OrderFacts, result_columns: tuple[str, ...]) -> tuple[int, ...] | None:
+    """Indexes of the result columns holding each sort key, or None if some key is not output.
+
+    A key maps to a column when it is an ordinal (``ORDER BY 2``), names an output alias or
+    column, or is the same expression as a projection.
+    """
+    lowered = [c.lower() for c in result_columns]
+    indexes: list[int] = []
+    for key in facts.keys:
+        index = _key_index(key, facts, lowered)
+        if index is None:
+            return None
+        indexes.append(index)
+    return tuple(indexes)
+
+
+def _key_index(key: exp.Expression, facts: OrderFacts, lowered: list[str]) -> int | None:
+    if isinstance(key, exp.Literal) and not key.is_string:
+        n = int(key.this) if str(key.this).isdigit() else 0
+        return n - 1 if 1 <= n <= len(lowered) else None
+    if not facts.has_star:
+        for i, projection in enumerate(facts.projections):
+            inner = projection.this if isinstance(projection, exp.Alias) else projection
+            if inner == key:
+                return i
+            if (isinstance(key, exp.Column) and not key.table
+                    and projection.alias_or_name.lower() == key.name.lower()):
+                return i
+    if isinstance(key, exp.Column):
+        name = key.name.lower()
+        if lowered.count(name) == 1:
+            return lowered.index(name)
+    return None
+
+
+def with_sort_key_columns(sql: str, dialect: str) -> str | None:
+    """``sql`` with its sort keys appended to the select list as extra named columns.
+
+    Used when a sort key is not among the output columns: running the rewritten query yields the
+    key values needed to find ties. Returns None when the rewrite would change the result (DISTINCT,
+    set operations) or cannot be expressed.
+    """
+    try:
+        statements = [s for s in sqlglot.parse(sql, read=dialect) if s is not None]
+    except SqlglotError:
+        return None
+    if not statements:
+        return None
+    node = statements[-1]
+    if not isinstance(node, exp.Select) or node.args.get("distinct"):
+        return None
+    order = node.args.get("order")
+    if not isinstance(order, exp.Order):
+        return None
+    rewritten = node.copy()
+    for i, ordered in enumerate(order.expressions):
+        key = ordered.this if isinstance(ordered, exp.Ordered) else ordered
+        if isinstance(key, exp.Literal) and not key.is_string:  # ORDER BY <ordinal>
+            n = int(key.this) if str(key.this).isdigit() else 0
+            if not 1 <= n <= len(node.expressions) or node.expressions[n - 1].is_star:
+                return None
+            target = node.expressions[n - 1]
+            key = target.this if isinstance(target, exp.Alias) else target
+        rewritten = rewritten.select(exp.alias_(key.copy(), f"{SORT_KEY_PREFIX}{i}"), copy=False)
+    try:
+        parts = [s.sql(dialect=dialect) for s in statements[:-1]]
+        parts.append(rewritten.sql(dialect=dialect))
+    except SqlglotError:
+        return None
+    return ";\n".join(parts)

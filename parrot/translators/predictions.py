@@ -1,0 +1,117 @@
+"""Score someone's predictions: ``--model file:<path>``.
+
+Accepted files, matched to items strictly by ``id`` (never by position):
+
+* PARROT's submission format: a JSON array (or JSONL) of
+  ``{id, source_dialect, source_sql, target_dialect, translated_sql}``;
+* parrot JSONL: ``{id, translated_sql}`` lines, or a previous run's ``results.jsonl``
+  (``{id, translation: {status, sql}}``).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from parrot import dialects
+from parrot.datasets import Item
+from parrot.translators.base import Translation, TranslationStatus, Translator
+from parrot.translators.registry import register
+
+
+class PredictionsFileError(ValueError):
+    """A predictions file that cannot be scored (unreadable, duplicate ids, no SQL field)."""
+
+
+@register("file")
+class FileTranslator(Translator):
+    """Looks up each item's translation by id in a predictions file."""
+
+    name = "file"
+
+    def __init__(self, path: str):
+        self.path = Path(path)
+        self.records = load_predictions(self.path)
+
+    def params(self) -> dict[str, Any]:
+        return {"name": self.name, "path": str(self.path), "predictions": len(self.records)}
+
+    def check_items(self, items: Iterable[Item]) -> list[str]:
+        ids = {item.id for item in items}
+        missing = sorted(ids - self.records.keys())
+        unknown = sorted(self.records.keys() - ids)
+        warnings = []
+        if missing:
+            warnings.append(f"{len(missing)} item(s) have no prediction in {self.path} "
+                            f"(scored as missing): {_preview(missing)}")
+        if unknown:
+            warnings.append(f"{len(unknown)} prediction id(s) in {self.path} match no item "
+                            f"(ignored): {_preview(unknown)}")
+        return warnings
+
+    def translate(self, item: Item) -> Translation:
+        record = self.records.get(item.id)
+        if record is None:
+            return Translation(TranslationStatus.MISSING,
+                               error=f"no prediction with id {item.id!r} in {self.path}")
+        for key, expected in (("source_dialect", item.source_dialect),
+                              ("target_dialect", item.target_dialect)):
+            given = record.get(key)
+            if given is not None and _dialect(given) != expected:
+                return Translation(TranslationStatus.ERROR,
+                                   error=f"prediction {item.id!r} is for {key}={given!r}, "
+                                         f"the item has {expected!r}")
+        translation = record.get("translation")
+        if isinstance(translation, dict):  # a parrot results.jsonl line
+            status = TranslationStatus(translation.get("status", "ok"))
+            if status is not TranslationStatus.OK:
+                return Translation(status, error=translation.get("error"))
+            return Translation.from_sql(translation.get("sql"))
+        return Translation.from_sql(record.get("translated_sql"))
+
+
+def _dialect(name: Any) -> str | None:
+    try:
+        return dialects.resolve(str(name))
+    except dialects.UnknownDialectError:
+        return None
+
+
+def _preview(ids: list[str], n: int = 5) -> str:
+    return ", ".join(ids[:n]) + (" ..." if len(ids) > n else "")
+
+
+def load_predictions(path: Path) -> dict[str, dict[str, Any]]:
+    """Prediction records keyed by id; raises PredictionsFileError with file:line reasons."""
+    if not path.is_file():
+        raise PredictionsFileError(f"predictions file not found: {path}")
+    text = path.read_text(encoding="utf-8")
+    stripped = text.lstrip()
+    records: list[tuple[str, Any]] = []
+    if stripped.startswith("["):
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise PredictionsFileError(f"{path}:{exc.lineno}: invalid JSON ({exc.msg})") from None
+        records = [(f"{path}[{i}]", r) for i, r in enumerate(data)]
+    else:
+        for lineno, line in enumerate(text.splitlines(), 1):
+            if not line.strip():
+                continue
+            try:
+                records.append((f"{path}:{lineno}", json.loads(line)))
+            except json.JSONDecodeError as exc:
+                raise PredictionsFileError(f"{path}:{lineno}: invalid JSON ({exc.msg})") from None
+    by_id: dict[str, dict[str, Any]] = {}
+    for where, record in records:
+        if not isinstance(record, dict) or "id" not in record:
+            raise PredictionsFileError(f"{where}: each prediction is an object with an 'id'")
+        if "translated_sql" not in record and not isinstance(record.get("translation"), dict):
+            raise PredictionsFileError(f"{where}: no 'translated_sql' field")
+        key = str(record["id"])
+        if key in by_id:
+            raise PredictionsFileError(f"{where}: duplicate prediction id {key!r}")
+        by_id[key] = record
+    return by_id

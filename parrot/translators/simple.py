@@ -1,0 +1,30 @@
+"""The floor and the ceiling: ``identity`` returns the source, ``reference`` the target."""
+
+from __future__ import annotations
+
+from parrot.datasets import Item
+from parrot.translators.base import Translation, TranslationStatus, Translator
+from parrot.translators.registry import register
+
+
+@register("identity")
+class IdentityTranslator(Translator):
+    """Returns the source SQL unchanged: what an item scores without any translation."""
+
+    name = "identity"
+
+    def translate(self, item: Item) -> Translation:
+        return Translation.from_sql(item.source_sql, annotation_source="tool")
+
+
+@register("reference")
+class ReferenceTranslator(Translator):
+    """Returns the item's reference target SQL: must score 100% on a sound dataset."""
+
+    name = "reference"
+
+    def translate(self, item: Item) -> Translation:
+        if not item.reference_sql:
+            return Translation(TranslationStatus.MISSING, error="item has no reference_sql")
+        return Translation.from_sql(item.reference_sql[0],
+                                    annotation_source=item.annotation_source)
