@@ -1,8 +1,9 @@
 """Benchmark items and their loading: JSONL in, validated :class:`Item` records out.
 
 A dataset is a directory ``datasets/<name>/`` holding ``items.jsonl`` and
-``fixtures/<fixture>.json`` (or any ``.jsonl`` file; fixtures may also be inline in a line). Loading is all-or-nothing: every
-bad line is reported as ``file:line: reason`` in one :class:`DatasetError`.
+``fixtures/<fixture>.json`` (or any ``.jsonl`` file; fixtures may also be inline in a line).
+Loading is all-or-nothing: every bad line is reported as ``file:line: reason`` in one
+:class:`DatasetError`.
 """
 
 from __future__ import annotations
