@@ -22,7 +22,7 @@ from decimal import Decimal, InvalidOperation
 from functools import cached_property
 from typing import Any
 
-from parrot.values import Temporal, Value, temporal
+from parrot.values import Temporal, temporal
 
 _DECIMAL = re.compile(r"^decimal\(\s*(\d+)\s*,\s*(\d+)\s*\)$")
 SIMPLE_TYPES = ("integer", "bigint", "double", "text", "boolean", "date", "timestamp")
@@ -166,7 +166,7 @@ def storage_text(value: Any, ptype: str) -> Any:
 
 # --- checksums ----------------------------------------------------------------------------------
 
-def cell_text(value: Value | Any, ptype: str) -> str:
+def cell_text(value: Any, ptype: str) -> str:
     """Canonical text of one stored value, read back from any engine, given its portable type.
 
     Engines without a native type return a stand-in (SQLite: floats for decimals, 0/1 for

@@ -21,13 +21,13 @@ class OrderFacts:
     """Top-level ordering of a query's result."""
 
     ordered: bool  # the last statement has a top-level ORDER BY
-    keys: tuple[exp.Expression, ...] = ()  # its sort expressions, in order
-    projections: tuple[exp.Expression, ...] = ()  # the select list (empty for set operations)
+    keys: tuple[exp.Expr, ...] = ()  # its sort expressions, in order
+    projections: tuple[exp.Expr, ...] = ()  # the select list (empty for set operations)
     has_star: bool = False
     limited: bool = False  # LIMIT / FETCH / TOP on the ordered query
 
 
-def _last_statement(sql: str, dialect: str) -> exp.Expression | None:
+def _last_statement(sql: str, dialect: str) -> exp.Expr | None:
     try:
         statements = [s for s in sqlglot.parse(sql, read=dialect) if s is not None]
     except SqlglotError:
@@ -49,7 +49,7 @@ def order_facts(sql: str, dialect: str) -> OrderFacts:
     if not isinstance(order, exp.Order) or not order.expressions:
         return OrderFacts(ordered=False)
     keys = tuple(o.this if isinstance(o, exp.Ordered) else o for o in order.expressions)
-    projections: tuple[exp.Expression, ...] = ()
+    projections: tuple[exp.Expr, ...] = ()
     if isinstance(node, exp.Select):
         projections = tuple(node.expressions)
     limited = bool(node.args.get("limit") or node.args.get("fetch"))
@@ -74,7 +74,7 @@ def sort_key_columns(facts: OrderFacts, result_columns: tuple[str, ...]) -> tupl
     return tuple(indexes)
 
 
-def _key_index(key: exp.Expression, facts: OrderFacts, lowered: list[str]) -> int | None:
+def _key_index(key: exp.Expr, facts: OrderFacts, lowered: list[str]) -> int | None:
     if isinstance(key, exp.Literal) and not key.is_string:
         n = int(key.this) if str(key.this).isdigit() else 0
         return n - 1 if 1 <= n <= len(lowered) else None

@@ -11,6 +11,7 @@ import importlib.util
 import os
 from functools import lru_cache
 from pathlib import Path
+from typing import Any
 
 ENCODING = "cl100k_base"  # what PARROT's length buckets were measured with (GPT-4 tokenizer)
 
@@ -24,7 +25,7 @@ def _bundled_bpe_dir() -> Path | None:
 
 
 @lru_cache(maxsize=1)
-def _encoder():  # type: ignore[no-untyped-def]
+def _encoder() -> Any:
     if "TIKTOKEN_CACHE_DIR" not in os.environ and "DATA_GYM_CACHE_DIR" not in os.environ:
         folder = _bundled_bpe_dir()
         if folder is not None:

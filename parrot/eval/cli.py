@@ -74,7 +74,7 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     from rich.console import Console
 
-    console = Console(stderr=True)
+    console = Console(stderr=True, soft_wrap=True)
     out = Console()
     if args.resume and args.output_dir is None:
         console.print("[red]error:[/] --resume needs --output-dir")
