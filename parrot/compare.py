@@ -1,0 +1,587 @@
+"""Result comparison: does the translation's result equal the source query's? (docs/semantics.md)
+
+A pure function of two :class:`~parrot.values.ResultSet` objects and the item's
+:class:`CompareFacts`. Three modes share one matcher and differ only in how cells are keyed and
+compared (a :class:`_Profile`):
+
+* ``strict`` (Acc_RES): columns by position, exact values bridged across type families, float noise
+  within a relative tolerance;
+* ``normalized`` (PolySQL's Algorithm 1): lower-cased names with extra prediction columns allowed,
+  stripped strings, numbers within 1e-5;
+* ``multiset`` (UniQL's protocol, bugs fixed): numbers rounded to 3 decimals.
+
+Rows are a multiset in every mode; when the gold orders at top level, order counts except inside
+runs of rows tied on the sort keys. Rows pair up by hashing, and rows equal only within a tolerance
+by a sorted merge, so 100k-row results cost O(n·k + n log n); only the few rows left over are
+compared cell by cell to explain a mismatch with a :class:`Reason`.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import math
+import re
+from collections import Counter, defaultdict
+from collections.abc import Callable, Hashable, Sequence
+from contextlib import suppress
+from dataclasses import dataclass
+from decimal import ROUND_HALF_UP, Context, Decimal
+from enum import StrEnum
+from typing import Any, TypeGuard
+
+from parrot.values import Nested, ResultSet, Temporal, Value, family, to_json
+
+Row = tuple[Value, ...]
+Rows = Sequence[Row]
+
+
+class Mode(StrEnum):
+    STRICT = "strict"
+    NORMALIZED = "normalized"
+    MULTISET = "multiset"
+
+
+class Reason(StrEnum):
+    MATCH = "match"
+    EMPTY_MATCH = "empty_match"
+    COLUMN_COUNT = "column_count"
+    ROW_COUNT = "row_count"
+    ROWS = "rows"
+    ORDER = "order"
+    VALUE = "value"
+    PRECISION = "precision"
+    WHITESPACE = "whitespace"
+    CASE = "case"
+    NULL_VS_EMPTY = "null_vs_empty"
+    TEMPORAL_FORMAT = "temporal_format"
+    TYPE_FAMILY = "type_family"
+    PRED_ERROR = "pred_error"
+    GOLD_ERROR = "gold_error"
+    TIMEOUT = "timeout"
+
+
+_FAILURES = frozenset({Reason.PRED_ERROR, Reason.GOLD_ERROR, Reason.TIMEOUT})
+
+_WHY = {
+    Reason.VALUE: "the values differ",
+    Reason.PRECISION: "the numbers agree only to the decimals the shorter one shows",
+    Reason.WHITESPACE: "the strings differ only in whitespace",
+    Reason.CASE: "the strings differ only in letter case",
+    Reason.NULL_VS_EMPTY: "NULL on one side, an empty string on the other",
+    Reason.TEMPORAL_FORMAT: "the same date/time in a different format or temporal type",
+    Reason.TYPE_FAMILY: "the values belong to different type families",
+}
+
+
+@dataclass(frozen=True)
+class CompareFacts:
+    """What the comparator must know about the gold (source) query, decided from its AST."""
+
+    order_sensitive: bool = False  # the gold query has a top-level ORDER BY
+    # one tuple per gold row: its ORDER BY key values; consecutive equal keys are ties. None with
+    # order_sensitive: every row is its own group (strict positions)
+    sort_keys: tuple[tuple[Value, ...], ...] | None = None
+    rel_tol: float = 1e-9  # strict-mode float noise tolerance (relative)
+
+
+@dataclass(frozen=True)
+class Cell:
+    """The first differing cell: gold row index and gold column index (0-based)."""
+
+    row: int | None
+    column: int | None
+    gold: Value
+    pred: Value
+
+
+@dataclass(frozen=True)
+class Verdict:
+    mode: Mode
+    match: bool
+    reason: Reason
+    detail: str  # one human sentence explaining why
+    cell: Cell | None = None
+    notes: tuple[str, ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        """A JSON-safe rendering for results files."""
+        cell = self.cell and {
+            "row": self.cell.row,
+            "column": self.cell.column,
+            "gold": to_json(self.cell.gold),
+            "pred": to_json(self.cell.pred),
+        }
+        return {
+            "mode": self.mode.value,
+            "match": self.match,
+            "reason": self.reason.value,
+            "detail": self.detail,
+            "cell": cell,
+            "notes": list(self.notes),
+        }
+
+
+def failure(mode: Mode, reason: Reason, detail: str) -> Verdict:
+    """The verdict for an execution that produced no result (never a match, never a data row)."""
+    if reason not in _FAILURES:
+        raise ValueError(f"failure() takes pred_error, gold_error or timeout, not {reason}")
+    return Verdict(Mode(mode), False, Reason(reason), detail)
+
+
+def compare(
+    gold: ResultSet, pred: ResultSet, facts: CompareFacts = CompareFacts(), mode: Mode = Mode.STRICT
+) -> Verdict:
+    """Compare the prediction's result with the gold result in one mode."""
+    mode = Mode(mode)
+    aligned = _align(gold.columns, pred.columns, mode)
+    if aligned is None:
+        return Verdict(
+            mode,
+            False,
+            Reason.COLUMN_COUNT,
+            f"gold has {len(gold.columns)} columns ({', '.join(gold.columns)}), "
+            f"prediction {len(pred.columns)} ({', '.join(pred.columns)})",
+        )
+    cols, notes = aligned
+    pred_rows: Rows = pred.rows
+    if cols != list(range(len(pred.columns))):
+        pred_rows = [tuple(row[c] for c in cols) for row in pred.rows]
+    reason, detail, cell = _compare_rows(gold.rows, pred_rows, gold.columns, mode, facts)
+    matched = reason in (Reason.MATCH, Reason.EMPTY_MATCH)
+    return Verdict(mode, matched, reason, detail, cell, notes)
+
+
+def compare_all(
+    gold: ResultSet, pred: ResultSet, facts: CompareFacts = CompareFacts()
+) -> dict[Mode, Verdict]:
+    """Verdicts in all three modes."""
+    return {mode: compare(gold, pred, facts, mode) for mode in Mode}
+
+
+# --- columns -----------------------------------------------------------------------------------
+
+
+def _align(
+    gold: Sequence[str], pred: Sequence[str], mode: Mode
+) -> tuple[list[int], tuple[str, ...]] | None:
+    """The prediction column compared with each gold column, plus notes; None: column_count.
+
+    Strict and multiset pair columns by position. Normalized lower-cases the names and projects the
+    prediction onto the gold's names when it has them all (extra columns allowed), else falls back
+    to positions.
+    """
+    if mode is Mode.NORMALIZED:
+        gold, pred = [c.lower() for c in gold], [c.lower() for c in pred]
+        if len(set(gold)) == len(gold) and set(gold) <= set(pred):
+            extra = [c for c in pred if c not in gold]
+            notes: tuple[str, ...] = ()
+            if extra:
+                notes = (f"prediction's extra columns ignored: {', '.join(extra)}",)
+            return [pred.index(c) for c in gold], notes
+    if len(gold) != len(pred):
+        return None
+    pairs = zip(gold, pred, strict=True)
+    notes = tuple(f"column names differ: {g} vs {p}" for g, p in pairs if g != p)
+    return list(range(len(gold))), notes
+
+
+# --- cell semantics per mode -------------------------------------------------------------------
+
+_NAN = ("nan",)  # the key every NaN shares: NaN equals NaN
+
+
+def _is_num(v: Value) -> TypeGuard[int | float | Decimal]:
+    """A number; booleans count, which bridges engines that return 0/1 for true/false."""
+    return isinstance(v, int | float | Decimal)
+
+
+def _is_nan(v: Value) -> bool:
+    return (isinstance(v, float) and math.isnan(v)) or (isinstance(v, Decimal) and v.is_nan())
+
+
+def _real(v: Value) -> TypeGuard[int | float | Decimal]:
+    """A number that is not NaN."""
+    return _is_num(v) and not _is_nan(v)
+
+
+def _key(v: Value) -> Hashable:
+    """The strict canonical key: equal keys exactly when the values are equal (before tolerance).
+
+    Python already compares bool, int, float and Decimal by exact value with consistent hashes; a
+    Temporal keys as its ISO text, so it equals the same text from an engine without date types.
+    """
+    if _is_nan(v):
+        return _NAN
+    if isinstance(v, Temporal):
+        return v.iso
+    if isinstance(v, Nested):
+        return ("nested", v.json)
+    return v
+
+
+def _decimal(v: int | float | Decimal) -> Decimal:
+    """The decimal a number shows (a float as its shortest repr, so 2.675 is 2.675)."""
+    return Decimal(repr(v)) if isinstance(v, float) else Decimal(v)
+
+
+def _round(d: Decimal, places: int) -> Decimal:
+    """Round half away from zero to `places` decimals, exactly at any magnitude."""
+    context = Context(prec=max(28, d.adjusted() + places + 2))
+    return d.quantize(Decimal(1).scaleb(-places), rounding=ROUND_HALF_UP, context=context)
+
+
+def _grid(x: float, digits: int) -> float:
+    """`x` rounded to `digits` significant digits."""
+    return float(f"{x:.{digits}g}")
+
+
+@dataclass(frozen=True)
+class _Profile:
+    """How one mode keys and compares cells."""
+
+    key: Callable[[Value], Hashable]  # equal keys imply equal cells
+    same: Callable[[Value, Value], bool]  # the mode's cell equality
+    grid: Callable[[float], float]  # coarse rounding: numbers the mode calls equal mostly coincide
+
+    def row_key(self, row: Row) -> Hashable:
+        return tuple(map(self.key, row))
+
+    def row_order(self, row: Row) -> tuple[Any, ...]:
+        """A total order in which rows equal in the mode (almost always) sit side by side.
+
+        Numbers compare on the coarse grid first, so a near-tie yields to the next column, and
+        exactly last; other values by family, then key.
+        """
+        coarse = tuple(
+            (1, self.grid(float(v))) if _real(v) else (2, type(k).__name__, k)
+            for v, k in zip(row, map(self.key, row), strict=True)
+        )
+        return coarse, tuple(float(v) if _real(v) else 0.0 for v in row)
+
+    def rows_same(self, gold: Row, pred: Row) -> bool:
+        return all(map(self.same, gold, pred))
+
+
+def _strict(rel_tol: float) -> _Profile:
+    """Exact values; when either side is a float, equal within relative `rel_tol`."""
+    digits = 17 if rel_tol <= 0 else min(17, max(1, math.floor(-math.log10(rel_tol)) - 3))
+
+    def same(a: Value, b: Value) -> bool:
+        if (isinstance(a, float) or isinstance(b, float)) and _real(a) and _real(b):
+            return math.isclose(float(a), float(b), rel_tol=rel_tol)
+        return _key(a) == _key(b)
+
+    return _Profile(_key, same, lambda x: _grid(x, digits))
+
+
+def _normalized_key(v: Value) -> Hashable:
+    return v.strip() if isinstance(v, str) else _key(v)
+
+
+def _normalized_same(a: Value, b: Value) -> bool:
+    if _real(a) and _real(b):
+        return math.isclose(float(a), float(b), rel_tol=1e-5, abs_tol=1e-5)
+    return _normalized_key(a) == _normalized_key(b)
+
+
+def _rounded_key(v: Value) -> Hashable:
+    """Numbers rounded to 3 decimals; everything else strict."""
+    if _real(v) and (d := _decimal(v)).is_finite():
+        return _round(d, 3)
+    return _key(v)
+
+
+_NORMALIZED = _Profile(
+    _normalized_key, _normalized_same, lambda x: round(x, 3) if abs(x) < 1 else _grid(x, 3)
+)
+_MULTISET = _Profile(
+    _rounded_key, lambda a, b: _rounded_key(a) == _rounded_key(b), lambda x: round(x, 3)
+)
+
+
+def _profile(mode: Mode, facts: CompareFacts) -> _Profile:
+    if mode is Mode.STRICT:
+        return _strict(facts.rel_tol)
+    return _NORMALIZED if mode is Mode.NORMALIZED else _MULTISET
+
+
+# --- rows --------------------------------------------------------------------------------------
+
+
+def _compare_rows(
+    gold: Rows, pred: Rows, names: Sequence[str], mode: Mode, facts: CompareFacts
+) -> tuple[Reason, str, Cell | None]:
+    """Reason, detail and first differing cell for column-aligned rows."""
+    prof = _profile(mode, facts)
+    if len(gold) != len(pred):
+        return Reason.ROW_COUNT, _row_count_detail(gold, pred, prof), None
+    if not gold:
+        return Reason.EMPTY_MATCH, "both results are empty: a match, flagged as empty", None
+    groups = _groups(facts, len(gold))
+    if groups is None:
+        miss = _unpaired(gold, pred, prof)
+    else:
+        bad = next((g for g in groups if not _group_equal(gold, pred, g, prof)), None)
+        if bad is None:
+            return Reason.MATCH, f"equal in the gold's order: {_rows(len(gold))}", None
+        miss = _unpaired(gold, pred, prof, positional=True)
+        if miss is None:
+            return _order(gold, pred, bad, names, prof)
+    if miss is None:
+        return Reason.MATCH, f"equal as multisets: {_rows(len(gold))}", None
+    return _mismatch(gold, pred, *miss, names, prof)
+
+
+def _rows(n: int) -> str:
+    return f"{n} row" if n == 1 else f"{n} rows"
+
+
+def _row_count_detail(gold: Rows, pred: Rows, prof: _Profile) -> str:
+    if not pred:
+        return f"the prediction is empty but gold has {_rows(len(gold))}"
+    if not gold:
+        return f"gold is empty but the prediction has {_rows(len(pred))}"
+    detail = f"gold has {_rows(len(gold))}, the prediction {len(pred)}"
+    if set(map(prof.row_key, gold)) == set(map(prof.row_key, pred)):
+        detail += "; the distinct rows agree, so only duplicates differ (DISTINCT added or lost?)"
+    return detail
+
+
+def _groups(facts: CompareFacts, n: int) -> list[tuple[int, int]] | None:
+    """Runs [start, end) of gold rows that must come in this order; None when order is free."""
+    if not facts.order_sensitive:
+        return None
+    if facts.sort_keys is None:
+        return [(i, i + 1) for i in range(n)]
+    if len(facts.sort_keys) != n:
+        raise ValueError(f"{len(facts.sort_keys)} sort keys for {_rows(n)} of gold")
+    keys = [tuple(map(_key, k)) for k in facts.sort_keys]
+    starts = [i for i in range(n) if i == 0 or keys[i] != keys[i - 1]]
+    return list(zip(starts, [*starts[1:], n], strict=True))
+
+
+def _group_equal(gold: Rows, pred: Rows, group: tuple[int, int], prof: _Profile) -> bool:
+    """Whether the prediction's segment at a tie group's positions is that group as a multiset."""
+    start, end = group
+    if end - start == 1:
+        return prof.rows_same(gold[start], pred[start])
+    return _unpaired(gold[start:end], pred[start:end], prof) is None
+
+
+def _unpaired(
+    gold: Rows, pred: Rows, prof: _Profile, positional: bool = False
+) -> tuple[int, int] | None:
+    """The first gold row without an equal prediction row, and the prediction row explaining it.
+
+    Equal-length inputs. Rows pair by hashing exact keys, then the rest (equal only within the
+    mode's tolerance) by a sorted merge; None when every gold row finds a partner.
+    """
+    left_gold, left_pred = _pair(gold, pred, prof.row_key)
+    if left_gold:
+        left_gold, left_pred = _merge(gold, pred, left_gold, left_pred, prof)
+    return _closest(gold, pred, left_gold, left_pred, prof, positional) if left_gold else None
+
+
+def _pair(gold: Rows, pred: Rows, key: Callable[[Row], Hashable]) -> tuple[list[int], list[int]]:
+    """Pair rows with equal keys; the gold and prediction indices left over, ascending."""
+    buckets: dict[Hashable, list[int]] = defaultdict(list)
+    for j, row in enumerate(pred):
+        buckets[key(row)].append(j)
+    left = []
+    for i, row in enumerate(gold):
+        bucket = buckets.get(key(row))
+        if bucket:
+            bucket.pop()
+        else:
+            left.append(i)
+    return left, sorted(j for bucket in buckets.values() for j in bucket)
+
+
+def _merge(
+    gold: Rows, pred: Rows, left_gold: list[int], left_pred: list[int], prof: _Profile
+) -> tuple[list[int], list[int]]:
+    """Pair rows equal within tolerance by walking both sides in :meth:`_Profile.row_order`."""
+    g_order = {i: prof.row_order(gold[i]) for i in left_gold}
+    p_order = {j: prof.row_order(pred[j]) for j in left_pred}
+    gs, ps = sorted(left_gold, key=g_order.__getitem__), sorted(left_pred, key=p_order.__getitem__)
+    rest_gold, rest_pred = [], []
+    a = b = 0
+    while a < len(gs) and b < len(ps):
+        i, j = gs[a], ps[b]
+        if prof.rows_same(gold[i], pred[j]):
+            a, b = a + 1, b + 1
+        elif g_order[i] <= p_order[j]:
+            rest_gold.append(i)
+            a += 1
+        else:
+            rest_pred.append(j)
+            b += 1
+    return sorted(rest_gold + gs[a:]), sorted(rest_pred + ps[b:])
+
+
+def _closest(
+    gold: Rows,
+    pred: Rows,
+    left_gold: list[int],
+    left_pred: list[int],
+    prof: _Profile,
+    positional: bool,
+) -> tuple[int, int] | None:
+    """Walk the leftover gold rows in order, pairing each with an equal leftover prediction row.
+
+    (Rows the merge could not line up land here.) The first gold row with no equal row is
+    returned with its most alike prediction row (most cells alike by :func:`_likeness`), or with
+    the prediction row at its own position when order matters.
+    """
+    free = set(left_pred)
+    index: dict[tuple[int, Hashable], list[int]] = defaultdict(list)
+    for j in left_pred:
+        for c, v in enumerate(pred[j]):
+            index[c, _likeness(v)].append(j)
+    for i in left_gold:
+        votes = Counter(
+            j for c, v in enumerate(gold[i]) for j in index.get((c, _likeness(v)), ()) if j in free
+        )
+        ranked = sorted(votes, key=lambda j: (-votes[j], j)) or sorted(free)
+        if positional and i in free:
+            ranked.insert(0, i)
+        twin = next((j for j in ranked if prof.rows_same(gold[i], pred[j])), None)
+        if twin is None:
+            return i, ranked[0]
+        free.remove(twin)
+    return None
+
+
+def _order(
+    gold: Rows, pred: Rows, group: tuple[int, int], names: Sequence[str], prof: _Profile
+) -> tuple[Reason, str, Cell]:
+    """The verdict for equal multisets in the wrong order, at the first misplaced row."""
+    start, end = group
+    r = next((r for r in range(start, end) if not prof.rows_same(gold[r], pred[r])), start)
+    c = next(iter(_differing(gold[r], pred[r], prof)), 0)
+    g, p = gold[r][c], pred[r][c]
+    detail = (
+        f"the same rows in a different order: first out of place at row {r}, column {c} "
+        f"({names[c]}): gold {_show(g)} vs prediction {_show(p)}"
+    )
+    return Reason.ORDER, detail, Cell(r, c, g, p)
+
+
+def _mismatch(
+    gold: Rows, pred: Rows, i: int, j: int, names: Sequence[str], prof: _Profile
+) -> tuple[Reason, str, Cell]:
+    """Explain gold row `i` by its first cell differing from prediction row `j`.
+
+    When every cell differs by value (and there are several), no single cell explains the row:
+    ``rows``.
+    """
+    g, p = gold[i], pred[j]
+    diffs = _differing(g, p, prof)
+    reasons = [_classify(g[c], p[c]) for c in diffs]
+    c = diffs[0]
+    where = f"gold row {i}" if i == j else f"gold row {i} (closest prediction row {j})"
+    if len(g) > 1 and len(diffs) == len(g) and set(reasons) == {Reason.VALUE}:
+        detail = f"{where} has no counterpart in the prediction: every value differs"
+        return Reason.ROWS, detail, Cell(i, c, g[c], p[c])
+    detail = (
+        f"{where}, column {c} ({names[c]}): gold {_show(g[c])} vs prediction {_show(p[c])}: "
+        f"{_WHY[reasons[0]]}"
+    )
+    return reasons[0], detail, Cell(i, c, g[c], p[c])
+
+
+def _differing(gold: Row, pred: Row, prof: _Profile) -> list[int]:
+    """The columns where two rows differ in the mode."""
+    return [c for c, (g, p) in enumerate(zip(gold, pred, strict=True)) if not prof.same(g, p)]
+
+
+def _show(v: Value) -> str:
+    """A short rendering of a value for details."""
+    if v is None:
+        return "NULL"
+    text = f"{v.kind} {v.iso!r}" if isinstance(v, Temporal) else repr(v)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+# --- explaining a differing cell ---------------------------------------------------------------
+
+
+def _classify(g: Value, p: Value) -> Reason:
+    """Why two cells the mode calls different differ."""
+    if g is None or p is None:
+        other = p if g is None else g
+        empty = isinstance(other, str) and not other.strip()
+        return Reason.NULL_VS_EMPTY if empty else Reason.VALUE
+    if _is_num(g) and _is_num(p):
+        return Reason.PRECISION if _precision(g, p) else Reason.VALUE
+    g_text, p_text = _text(g), _text(p)
+    if g_text is not None and p_text is not None:
+        if _collapse(g_text) == _collapse(p_text):
+            return Reason.WHITESPACE
+        if _collapse(g_text).casefold() == _collapse(p_text).casefold():
+            return Reason.CASE
+        g_when, p_when = _instant(g_text), _instant(p_text)
+        if g_when is not None and p_when is not None:
+            return Reason.TEMPORAL_FORMAT if g_when == p_when else Reason.VALUE
+    return Reason.TYPE_FAMILY if family(g) != family(p) else Reason.VALUE
+
+
+def _precision(g: int | float | Decimal, p: int | float | Decimal) -> bool:
+    """Whether two numbers agree when rounded to the decimals the shorter one shows (at least 1).
+
+    3.3333 vs 3.3333333 and 0.33 vs 0.3333 agree; 3 vs 3.5 (integer division) does not.
+    """
+    a, b = _decimal(g), _decimal(p)
+    if not (a.is_finite() and b.is_finite()):
+        return False
+    places = min(max(0, -int(d.as_tuple().exponent)) for d in (a, b))
+    return places > 0 and _round(a, places) == _round(b, places)
+
+
+def _text(v: Value) -> str | None:
+    """The text of a string or temporal value."""
+    if isinstance(v, Temporal):
+        return v.iso
+    return v if isinstance(v, str) else None
+
+
+def _collapse(text: str) -> str:
+    return " ".join(text.split())
+
+
+_ISO = re.compile(r"\d{4}-\d\d-\d\d(?:[ T]\d\d:\d\d(?::\d\d(?:\.\d+)?)?)?(?:Z|[+-]\d\d:?\d\d)?")
+_CLOCK = re.compile(r"\d\d:\d\d(?::\d\d(?:\.\d+)?)?")
+_DATE_FORMATS = ("%m/%d/%Y", "%m/%d/%Y %H:%M:%S", "%Y/%m/%d", "%Y/%m/%d %H:%M:%S", "%d.%m.%Y")
+
+
+def _instant(text: str) -> dt.datetime | dt.time | None:
+    """The moment a date/time text denotes (a date is its midnight, UTC when zoned), else None."""
+    with suppress(ValueError):
+        if _ISO.fullmatch(text):
+            moment = dt.datetime.fromisoformat(text)
+            return moment.astimezone(dt.UTC).replace(tzinfo=None) if moment.tzinfo else moment
+        if _CLOCK.fullmatch(text):
+            return dt.time.fromisoformat(text)
+    for fmt in _DATE_FORMATS:
+        with suppress(ValueError):
+            return dt.datetime.strptime(text, fmt)
+    return None
+
+
+def _likeness(v: Value) -> Hashable:
+    """A coarse key for choosing which prediction row best explains a gold row.
+
+    Folds case and whitespace, reads date-like and numeric text, keeps 2 significant digits, so
+    a gold row pairs with the row its cells are near-misses of.
+    """
+    text = _text(v)
+    if text is not None:
+        when = _instant(text)
+        if when is not None:
+            return when
+        text = _collapse(text).casefold()
+        try:
+            v = float(text)
+        except ValueError:
+            return text
+    return _grid(float(v), 2) if _real(v) else _key(v)
