@@ -128,3 +128,24 @@ def with_sort_key_columns(sql: str, dialect: str) -> str | None:
     except SqlglotError:
         return None
     return ";\n".join(parts)
+
+
+def without_limit(sql: str, dialect: str) -> str | None:
+    """``sql`` with the last statement's top-level LIMIT/FETCH removed (OFFSET kept), or None
+    when it has none."""
+    try:
+        statements = [s for s in sqlglot.parse(sql, read=dialect) if s is not None]
+    except SqlglotError:
+        return None
+    if not statements:
+        return None
+    node = statements[-1].copy()
+    if not (node.args.get("limit") or node.args.get("fetch")):
+        return None
+    node.set("limit", None)
+    node.set("fetch", None)
+    try:
+        return ";\n".join([*(s.sql(dialect=dialect) for s in statements[:-1]),
+                           node.sql(dialect=dialect)])
+    except SqlglotError:
+        return None

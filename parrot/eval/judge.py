@@ -23,7 +23,7 @@ from parrot.engines import (
     create_engine,
 )
 from parrot.fixtures import Fixture
-from parrot.sqlfacts import order_facts, sort_key_columns, with_sort_key_columns
+from parrot.sqlfacts import order_facts, sort_key_columns, with_sort_key_columns, without_limit
 from parrot.translators.base import Translation
 from parrot.values import ResultSet, to_json
 
@@ -108,6 +108,38 @@ class Judge:
                 or [row[:width] for row in execution.result.rows] != list(result.rows)):
             return None  # not the same rows in the same order: keep strict positions
         return tuple(tuple(row[width:]) for row in execution.result.rows)
+
+    def limit_cuts_ties(self, item: Item) -> str | None:
+        """Why the source's result is not deterministic (a LIMIT cutting through rows tied on
+        the sort keys, or a LIMIT without ORDER BY), or None. Datasets must not contain such
+        items: no translation can be judged against an arbitrary choice of rows."""
+        gold = self.gold(item).execution
+        unlimited = without_limit(item.source_sql, item.source_dialect)
+        if not gold.ok or gold.result is None or unlimited is None:
+            return None
+        fixture = item.fixture or EMPTY_FIXTURE
+        full, _ = self._run(item.source_dialect, unlimited, fixture)
+        if not full.ok or full.result is None:
+            return f"the source without its LIMIT failed: {full.error}"
+        kept = len(gold.result.rows)
+        if len(full.result.rows) <= kept or kept == 0:
+            return None
+        order = order_facts(unlimited, item.source_dialect)
+        if not order.ordered:
+            return f"LIMIT {kept} without a top-level ORDER BY over {len(full.result.rows)} rows"
+        columns = sort_key_columns(order, full.result.columns)
+        if columns is not None:
+            keys = [tuple(row[i] for i in columns) for row in full.result.rows]
+        else:
+            rewritten = with_sort_key_columns(unlimited, item.source_dialect)
+            keyed = self._run(item.source_dialect, rewritten, fixture)[0] if rewritten else None
+            if keyed is None or keyed.result is None:
+                return "cannot read the sort keys to check the LIMIT for ties"
+            width = len(full.result.columns)
+            keys = [tuple(row[width:]) for row in keyed.result.rows]
+        if keys[kept - 1] == keys[kept]:
+            return f"LIMIT {kept} cuts through rows tied on the sort keys {keys[kept]}"
+        return None
 
     def judge(self, item: Item, translation: Translation) -> dict[str, Any]:
         """The full outcome record of one item, as written to results.jsonl."""

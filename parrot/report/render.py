@@ -8,8 +8,8 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-SCORE_HEADERS = ("group", "items", "gold err", "evaluated", "Acc_EX", "Acc_RES strict",
-                 "normalized", "multiset", "strict (non-empty)")
+SCORE_HEADERS = ("group", "items", "gold err", "EX %", "strict %", "norm %", "multiset %",
+                 "strict≠∅ %", "≠∅ n")
 
 
 @dataclass(frozen=True)
@@ -24,9 +24,9 @@ def _fmt(pct: float | None) -> str:
 
 
 def _score_row(label: str, s: dict[str, Any]) -> tuple[Any, ...]:
-    return (label, s["items"], s["gold_error"], s["evaluated"], _fmt(s["acc_ex"]),
-            _fmt(s["acc_strict"]), _fmt(s["acc_normalized"]), _fmt(s["acc_multiset"]),
-            f"{_fmt(s['acc_strict_nonempty'])} (n={s['nonempty']})")
+    return (label, s["items"], s["gold_error"], _fmt(s["acc_ex"]), _fmt(s["acc_strict"]),
+            _fmt(s["acc_normalized"]), _fmt(s["acc_multiset"]),
+            _fmt(s["acc_strict_nonempty"]), s["nonempty"])
 
 
 def summary_tables(summary: dict[str, Any]) -> list[Table]:
@@ -50,8 +50,8 @@ def summary_tables(summary: dict[str, Any]) -> list[Table]:
     return tables
 
 
-LEADERBOARD_HEADERS = ("rank", "model", "dataset", "items", "evaluated", "Acc_EX",
-                       "Acc_RES strict", "normalized", "multiset", "run")
+LEADERBOARD_HEADERS = ("rank", "model", "dataset", "items", "gold err", "EX %", "strict %",
+                       "norm %", "multiset %", "run")
 
 
 def leaderboard_table(runs: list[tuple[str, dict[str, Any], dict[str, Any]]]) -> Table:
@@ -66,7 +66,7 @@ def leaderboard_table(runs: list[tuple[str, dict[str, Any], dict[str, Any]]]) ->
     for rank, (path, manifest, summary) in enumerate(ranked, 1):
         s = summary["overall"]
         rows.append((rank, model(manifest), manifest.get("dataset", {}).get("name", "?"),
-                     s["items"], s["evaluated"], _fmt(s["acc_ex"]), _fmt(s["acc_strict"]),
+                     s["items"], s["gold_error"], _fmt(s["acc_ex"]), _fmt(s["acc_strict"]),
                      _fmt(s["acc_normalized"]), _fmt(s["acc_multiset"]), path))
     return Table("Leaderboard", LEADERBOARD_HEADERS, rows)
 

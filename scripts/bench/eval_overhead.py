@@ -3,7 +3,8 @@
 Runs the sqlglot translator over a whole dataset through the real runner (fresh run directory,
 one process) and prints, side by side from that one run: wall time, the time spent inside engine
 adapters (fixture loads and executions, each timed around the adapter call), their ratio
-(target ≤ 1.3) and items/s.
+(target ≤ 1.3), the translator's own time, what is left for the harness (comparison, results
+I/O, AST facts, start-up) and items/s.
 
     python scripts/bench/eval_overhead.py [--dataset starter] [--model sqlglot] [--jobs 1]
 """
@@ -57,10 +58,13 @@ def main() -> None:
     dataset = load_dataset(args.dataset)
     items = select_items(dataset)
     translator = create_translator(args.model)
+    translator.translate = _timed("translator", translator.translate)  # type: ignore[method-assign]
     with tempfile.TemporaryDirectory() as tmp:
         start = time.perf_counter()
         run(dataset, items, translator, RunConfig(output_dir=Path(tmp) / "run"))
         wall = time.perf_counter() - start
+    translating = ENGINE_SECONDS.pop("translator")
+    CALLS.pop("translator")
     engine = sum(ENGINE_SECONDS.values())
     print(f"dataset {dataset.name}: {len(items)} items, translator {args.model}, 1 process\n")
     print(f"{'engine call':<24}{'calls':>8}{'seconds':>10}")
@@ -70,6 +74,8 @@ def main() -> None:
     print(f"{'wall time (s)':<32}{wall:>10.3f}")
     print(f"{'Σ engine time (s)':<32}{engine:>10.3f}")
     print(f"{'wall / engine (target ≤ 1.3)':<32}{wall / engine:>10.3f}")
+    print(f"{'translator time (s)':<32}{translating:>10.3f}")
+    print(f"{'harness (wall - both) (s)':<32}{wall - engine - translating:>10.3f}")
     print(f"{'items/s':<32}{len(items) / wall:>10.1f}")
 
 

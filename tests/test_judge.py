@@ -1,0 +1,75 @@
+"""Dual execution details: ties, sort keys outside the select list, nondeterministic LIMITs."""
+
+import pytest
+
+from parrot.datasets import item_from_record
+from parrot.eval.judge import Judge
+from parrot.translators import Translation
+
+FIXTURE = {"name": "scores", "tables": [{
+    "name": "s", "columns": [{"name": "who", "type": "text"}, {"name": "pts", "type": "integer"},
+                             {"name": "team", "type": "text"}],
+    "rows": [["ann", 3, "x"], ["bob", 3, "y"], ["cy", 1, "x"], ["dee", 2, "y"], ["eve", 2, "x"]]}]}
+
+
+def item(sql, src="sqlite", tgt="duckdb", **extra):
+    return item_from_record({"id": "i", "source_dialect": src, "target_dialect": tgt,
+                             "source_sql": sql, "fixture": FIXTURE, **extra})
+
+
+@pytest.fixture(scope="module")
+def judge():
+    j = Judge(timeout=10)
+    yield j
+    j.close()
+
+
+def strict(judge, it, sql):
+    return judge.judge(it, Translation.from_sql(sql))["verdicts"]["strict"]
+
+
+def test_ties_on_an_output_key_may_permute(judge):
+    it = item("SELECT who, pts FROM s ORDER BY pts DESC")
+    assert strict(judge, it, "SELECT who, pts FROM s ORDER BY pts DESC, who DESC")["match"]
+    wrong = strict(judge, it, "SELECT who, pts FROM s ORDER BY pts ASC")
+    assert wrong["reason"] == "order"
+
+
+def test_ties_on_a_key_outside_the_select_list(judge):
+    it = item("SELECT who FROM s ORDER BY pts DESC")
+    assert strict(judge, it, "SELECT who FROM s ORDER BY pts DESC, who DESC")["match"]
+    assert strict(judge, it, "SELECT who FROM s ORDER BY who")["reason"] == "order"
+
+
+def test_without_top_level_order_rows_are_a_multiset(judge):
+    it = item("SELECT who FROM (SELECT who FROM s ORDER BY who) t")
+    assert strict(judge, it, "SELECT who FROM s ORDER BY who DESC")["match"]
+    assert strict(judge, it, "SELECT DISTINCT team FROM s")["reason"] == "row_count"
+
+
+def test_order_sensitive_override(judge):
+    it = item("SELECT who FROM s", order_sensitive=True)
+    record = judge.judge(it, Translation.from_sql("SELECT who FROM s"))
+    assert record["order_sensitive"] is True and record["verdicts"]["strict"]["match"]
+
+
+@pytest.mark.parametrize(("sql", "cut"), [
+    ("SELECT who FROM s ORDER BY pts DESC LIMIT 1", True),  # ann and bob tie on 3
+    ("SELECT who FROM s ORDER BY pts DESC LIMIT 2", False),
+    ("SELECT who, pts FROM s ORDER BY pts LIMIT 2", True),  # dee and eve tie on 2
+    ("SELECT who FROM s ORDER BY pts, who LIMIT 2", False),
+    ("SELECT who FROM s LIMIT 2", True),  # no ORDER BY at all
+    ("SELECT who FROM s ORDER BY pts LIMIT 10", False),
+])
+def test_limit_cutting_ties_is_detected(judge, sql, cut):
+    assert (judge.limit_cuts_ties(item(sql)) is not None) is cut
+
+
+def test_failures_are_typed(judge):
+    it = item("SELECT who FROM s")
+    assert strict(judge, it, "SELEC who FROM s")["reason"] == "pred_error"
+    gold_fails = judge.judge(item("SELECT nope FROM s"), Translation.from_sql("SELECT 1"))
+    assert gold_fails["verdicts"]["strict"]["reason"] == "gold_error"
+    assert gold_fails["pred"] is None
+    unsupported = judge.judge(it, Translation.from_sql(None))
+    assert unsupported["verdicts"]["strict"]["reason"] == "pred_error"
