@@ -18,7 +18,7 @@ import math
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from decimal import Decimal, InvalidOperation
+from decimal import Context, Decimal, InvalidOperation
 from functools import cached_property
 from typing import Any
 
@@ -27,6 +27,7 @@ from parrot.values import Temporal, temporal
 _DECIMAL = re.compile(r"^decimal\(\s*(\d+)\s*,\s*(\d+)\s*\)$")
 SIMPLE_TYPES = ("integer", "bigint", "double", "text", "boolean", "date", "timestamp")
 _IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+_WIDE = Context(prec=80)  # decimal(38,s) values exceed Python's default 28 digits
 
 
 class FixtureError(ValueError):
@@ -125,7 +126,7 @@ def coerce(value: Any, ptype: str) -> Any:
                 raise FixtureError(f"expected a decimal (number or string), got {value!r}")
             scale = decimal_scale(ptype)
             d = Decimal(str(value))
-            q = d.quantize(Decimal(1).scaleb(-(scale or 0)))
+            q = d.quantize(Decimal(1).scaleb(-(scale or 0)), context=_WIDE)
             if q != d:
                 raise FixtureError(f"{value!r} has more than {scale} decimal places")
             return q
@@ -181,7 +182,7 @@ def cell_text(value: Any, ptype: str) -> str:
     if ptype.startswith("decimal"):
         scale = decimal_scale(ptype) or 0
         d = Decimal(repr(value)) if isinstance(value, float) else Decimal(str(value))
-        return str(d.quantize(Decimal(1).scaleb(-scale)))
+        return str(d.quantize(Decimal(1).scaleb(-scale), context=_WIDE))
     if ptype == "boolean":
         return "true" if bool(value) else "false"
     if ptype in ("date", "timestamp"):

@@ -95,3 +95,11 @@ def test_fixture_checksum_is_order_independent_and_content_sensitive():
     assert fixture_from_json(swapped).checksums == a.checksums
     assert fixture_from_json(changed).checksums != a.checksums
     assert fixture_from_json(changed).content_hash != a.content_hash
+
+
+def test_wide_decimals_keep_all_38_digits():
+    value = "1234567890123456789012345678901234.5678"
+    fx = fixture_from_json({"name": "w", "tables": [{
+        "name": "t", "columns": [{"name": "d", "type": "decimal(38,4)"}], "rows": [[value]]}]})
+    assert str(fx.tables[0].rows[0][0]) == value
+    assert fx.checksums["t"]
