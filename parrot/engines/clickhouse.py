@@ -1,0 +1,782 @@
+"""ClickHouse adapter, running ClickHouse in-process through chdb.
+
+**One server per process.** chdb embeds a single ClickHouse server per process (a second
+session with another data path is refused, and every session sees the same databases), so all
+adapter instances share it: each instance owns the databases named ``parrot_<random token>_...``
+and never touches others. Connections (``chdb.connect``) are cheap and carry their own current
+database and settings; every execution gets a fresh one.
+
+**Isolation.** ClickHouse has no rollback, so each execution is classified from its statements'
+leading keywords:
+
+* *read-only* (every statement is SELECT/WITH/SHOW/DESCRIBE/EXPLAIN/EXISTS/SET): runs directly
+  on the fixture database with ``readonly = 2`` (reads and settings only; the engine refuses any
+  write, and ``readonly`` cannot be lowered again);
+* *writing* (anything else: views, ``CREATE FUNCTION`` lambdas, temporary tables, INSERT, DROP,
+  ALTER, ...): runs on a scratch database holding ``CLONE AS`` copies of the fixture tables
+  (MergeTree parts are immutable and shared by hard links, so this is cheap and mutations of a
+  copy never reach the original), dropped afterwards together with SQL functions the execution
+  created and tables it created in other non-parrot databases. Executions that create functions
+  (process-global in ClickHouse) are serialised across adapter instances.
+
+Refused before anything runs (``ExecStatus.UNSUPPORTED``): ATTACH/DETACH, SYSTEM, KILL,
+BACKUP/RESTORE, GRANT/REVOKE, USE, transactions, access entities, databases and dictionaries;
+table functions, engines and functions that reach files, URLs, other servers or the Python
+process (``file()``, ``url()``, ``s3()``, ``remote()``, ``mysql()``, ``Python()``, ... — no
+setting disables these short of ``readonly = 1``, which also forbids SET/SETTINGS, so this is a
+token-level guard), ``INTO OUTFILE``/``FROM INFILE``, a query's own ``FORMAT`` clause, any mention
+of a ``parrot_`` database, and changes to the settings this adapter relies on (``readonly``,
+``max_execution_time``, ``timeout_overflow_mode``, ``log_comment``, ``session_timezone``,
+output-format settings).
+
+**Timeouts.** ``max_execution_time`` is set to the remaining budget before each statement; a
+watchdog thread also issues ``KILL QUERY`` (matched on this execution's ``log_comment``) shortly
+after the deadline in case the engine's own check is late. ``sleep()``/``sleepEachRow()`` only
+notice either between one-second slices, so they overrun the deadline by up to ~0.9 s.
+
+**Settings changed** (per connection): ``session_timezone = 'UTC'`` (DateTime values load, print
+and canonicalise deterministically), ``format_custom_escaping_rule = 'Quoted'`` (only affects the
+``CustomSeparatedWithNamesAndTypes`` output this adapter reads), ``log_comment`` (watchdog tag),
+``max_execution_time`` (timeout), and ``readonly = 2`` for read-only executions. NULL ordering,
+``join_use_nulls``, division and every other semantics-affecting setting keep ClickHouse's
+defaults.
+
+**Type map**: integer → Int32, bigint → Int64, double → Float64, decimal(p,s) → Decimal(p,s),
+text → String, boolean → Bool, date → Date32 (Date stops at 1970-01-01 and 2149-06-06),
+timestamp → DateTime64(6) (DateTime would drop sub-seconds); nullable columns are
+``Nullable(...)`` (NULL into a non-Nullable column silently becomes 0/''). Tables use
+``MergeTree ORDER BY tuple()`` in an Atomic database, as real ClickHouse tables do (lightweight
+DELETE and CREATE OR REPLACE work). In ClickHouse 26.9 Date32 and DateTime64 span
+0001-01-01 … 9999-12-31.
+
+**Results** are read as ``CustomSeparatedWithNamesAndTypes`` with Quoted escaping, which carries
+the exact ClickHouse type of every column and prints every value exactly; values are converted
+by type: Decimal → Decimal (at the type's scale), Float64 → float (NaN/inf kept), Float32 →
+float widened exactly, Bool → bool, UInt8 and every (U)Int up to 256 bits → int, Date/Date32 and
+DateTime/DateTime64 → Temporal (UTC), Array/Tuple/Map → Nested (named tuples as objects),
+Nullable/LowCardinality unwrapped, Enum/UUID/IP/FixedString → str, Interval → Nested
+``{"interval_seconds": ...}`` (a month counts 30 days, as DuckDB's Python conversion does), JSON →
+Nested. (The JSON formats were not used: telling NaN from NULL there needs
+``output_format_json_quote_denormals``, which also changes what ``toJSONString()`` returns.)
+SELECT-like statements are streamed through chdb's native connection (``conn._conn``), fetching
+at most ``max_rows + 1`` rows: chdb's public ``StreamingResult`` ends a stream at a chunk that
+read no rows, which loses the column header of empty results.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import datetime as dt
+import decimal
+import itertools
+import json
+import re
+import secrets
+import struct
+import threading
+import time
+from collections.abc import Callable, Sequence
+from typing import Any, ClassVar
+from zoneinfo import ZoneInfo
+
+import chdb
+
+from parrot import values
+from parrot.engines import statements as st
+from parrot.engines.base import (
+    DEFAULT_MAX_ROWS,
+    DEFAULT_TIMEOUT,
+    Capabilities,
+    Engine,
+    ExecStatus,
+    Execution,
+    LoadReport,
+)
+from parrot.fixtures import Column, Fixture, decimal_precision, decimal_scale
+
+OUTPUT_FORMAT = "CustomSeparatedWithNamesAndTypes"
+DB_PREFIX = "parrot_"
+KILL_GRACE = 0.3  # seconds after the deadline before the watchdog kills a query
+INSERT_BATCH = 10_000  # rows per INSERT while loading
+TABLE_ENGINE = "MergeTree ORDER BY tuple()"  # what real ClickHouse tables use (DELETE works)
+_OUR_DATABASE = re.compile(DB_PREFIX + r"[0-9a-f]{12}_[fs][0-9a-f]+")
+
+# process-wide: executions that create SQL functions (global objects) run one at a time
+_UDF_LOCK = threading.Lock()
+
+# --- statement guard ------------------------------------------------------------------------------
+
+_READ_FIRST = frozenset({"SELECT", "WITH", "SHOW", "DESC", "DESCRIBE", "EXPLAIN", "EXISTS",
+                         "SET", "FROM", "VALUES"})
+_QUERY_FIRST = frozenset({"SELECT", "WITH", "FROM", "VALUES", "EXPLAIN"})  # streamable
+_REFUSED_FIRST = frozenset({"ATTACH", "DETACH", "SYSTEM", "KILL", "BACKUP", "RESTORE", "GRANT",
+                            "REVOKE", "USE", "BEGIN", "COMMIT", "ROLLBACK", "START", "UNDROP",
+                            "MOVE", "WATCH", "EXECUTE", "SAVEPOINT", "RELEASE"})
+_REFUSED_OBJECTS = frozenset({"USER", "ROLE", "QUOTA", "POLICY", "ROW", "SETTINGS", "PROFILE",
+                              "NAMED", "DATABASE", "DICTIONARY", "WORKLOAD", "RESOURCE",
+                              "MASKING"})
+_OBJECT_MODIFIERS = frozenset({"OR", "REPLACE", "IF", "NOT", "EXISTS", "TEMPORARY"})
+_DENIED_CALLS = frozenset({  # table functions, engines and functions reaching files/network/host
+    "file", "filecluster", "filelog", "url", "urlcluster", "input", "cluster",
+    "clusterallreplicas", "gcs", "oss", "cosn", "hive", "redis", "kafka", "nats", "rabbitmq",
+    "odbc", "jdbc", "sqlite", "zookeeper", "keepermap", "ytsaurus", "arrowflight", "python",
+    "pandas", "dictionary", "buffer",
+})
+_DENIED_CALL_PREFIXES = ("s3", "hdfs", "azure", "iceberg", "deltalake", "hudi", "paimon",
+                         "remote", "executable", "mysql", "postgresql", "materializedpostgresql",
+                         "materializedmysql", "mongo")
+_DENIED_WORDS = frozenset({"outfile", "infile"})
+_PROTECTED_SETTINGS = frozenset({
+    "readonly", "max_execution_time", "max_execution_time_leaf", "timeout_overflow_mode",
+    "timeout_overflow_mode_leaf", "log_comment", "session_timezone", "date_time_output_format",
+    "interval_output_format", "allow_introspection_functions", "allow_ddl",
+    "max_estimated_execution_time", "timeout_before_checking_execution_speed",
+})
+_PROTECTED_PREFIXES = ("output_format_", "format_custom_", DB_PREFIX)
+
+
+@dataclasses.dataclass(frozen=True)
+class _Plan:
+    text: str
+    words: tuple[str, ...]
+    writes: bool
+    creates_function: str | None  # name of a function the statement creates
+
+
+def _plan(text: str) -> _Plan | str:
+    """How to run one statement, or why it is refused."""
+    tokens = st.tokenize(text, st.CLICKHOUSE)
+    words = st.leading_words(tokens, 8)
+    first = words[0] if words else ""
+    if first in _REFUSED_FIRST:
+        return f"{first} statements are not allowed"
+    if first in ("CREATE", "ALTER", "DROP", "RENAME", "EXCHANGE", "SET"):
+        obj = next((w for w in words[1:] if w not in _OBJECT_MODIFIERS), "")
+        if obj in _REFUSED_OBJECTS or (first == "SET" and obj in ("ROLE", "DEFAULT",
+                                                                  "TRANSACTION")):
+            return f"{first} {obj} is not allowed"
+    for i, tok in enumerate(tokens):
+        if tok.kind is st.TokenKind.STRING and DB_PREFIX in tok.text.lower():
+            return f"{DB_PREFIX}* databases are reserved by the parrot sandbox"
+        name = tok.name
+        if not name:
+            continue
+        nxt = tokens[i + 1] if i + 1 < len(tokens) else None
+        if nxt is not None and nxt.text == "(" and (
+                name in _DENIED_CALLS or name.startswith(_DENIED_CALL_PREFIXES)):
+            return f"{tok.text}(...) reaches outside the database and is not allowed"
+        if tok.kind is st.TokenKind.WORD and name in _DENIED_WORDS:
+            return f"{tok.text.upper()} is not allowed"
+        if name in _PROTECTED_SETTINGS or name.startswith(_PROTECTED_PREFIXES):
+            return f"{tok.text} is reserved by the parrot sandbox"
+        if (name == "format" and tok.kind is st.TokenKind.WORD and first in _READ_FIRST
+                and nxt is not None and nxt.kind in (st.TokenKind.WORD, st.TokenKind.QUOTED)):
+            after = tokens[i + 2] if i + 2 < len(tokens) else None
+            if after is None or after.name == "settings":
+                return "a FORMAT clause would change the output format parrot reads"
+    function = None
+    if first == "CREATE" and "FUNCTION" in words:
+        at = next(i for i, t in enumerate(tokens) if t.name == "function")
+        rest = [t for t in tokens[at + 1:] if t.name not in ("if", "not", "exists")]
+        function = rest[0].text if rest else None
+    writes = bool(words) and first not in _READ_FIRST
+    return _Plan(text, words, writes, function)
+
+
+# --- ClickHouse types -----------------------------------------------------------------------------
+
+@dataclasses.dataclass(frozen=True)
+class CHType:
+    """A parsed ClickHouse type: ``name(args)``; ``fields`` holds named-tuple element names."""
+
+    name: str
+    args: tuple[CHType | str, ...] = ()
+    fields: tuple[str | None, ...] = ()
+
+    def arg_types(self) -> list[CHType]:
+        return [a for a in self.args if isinstance(a, CHType)]
+
+    def arg_texts(self) -> list[str]:
+        return [a for a in self.args if isinstance(a, str)]
+
+
+_TYPE_TOKEN = re.compile(r"\s*(`(?:[^`\\]|\\.)*`|'(?:[^'\\]|\\.)*'|[A-Za-z_][A-Za-z0-9_]*|"
+                         r"-?[0-9][0-9.eE+-]*|[(),=])")
+
+
+def parse_type(text: str) -> CHType:
+    """Parse a ClickHouse type name such as ``Map(String, Array(Nullable(Decimal(10, 2))))``."""
+    tokens = _TYPE_TOKEN.findall(text)
+    pos = 0
+
+    def peek() -> str:
+        return tokens[pos] if pos < len(tokens) else ""
+
+    def take() -> str:
+        nonlocal pos
+        pos += 1
+        return tokens[pos - 1] if pos <= len(tokens) else ""
+
+    def parse() -> CHType:
+        name = take()
+        args: list[CHType | str] = []
+        fields: list[str | None] = []
+        if peek() == "(":
+            take()
+            while peek() not in (")", ""):
+                args_item, field = parse_arg()
+                args.append(args_item)
+                fields.append(field)
+                if peek() == ",":
+                    take()
+            take()
+        return CHType(name, tuple(args), tuple(fields) if any(fields) else ())
+
+    def parse_arg() -> tuple[CHType | str, str | None]:
+        tok = peek()
+        if tok.startswith("'") or tok[:1].isdigit() or tok.startswith("-"):
+            parts = [take()]
+            while peek() not in (",", ")", ""):  # enum values: 'a' = 1
+                parts.append(take())
+            return " ".join(parts), None
+        nxt = tokens[pos + 1] if pos + 1 < len(tokens) else ""
+        if tok.startswith("`") or (nxt not in ("(", ",", ")", "") and nxt[:1].isalpha()):
+            field = take()
+            if field.startswith("`"):
+                field = field[1:-1].replace("\\`", "`")
+            return parse(), field
+        return parse(), None
+
+    return parse()
+
+
+class _Bare(str):
+    """An unquoted literal in the output (number, nan, inf, true, false)."""
+
+
+class _Pairs(list[tuple[Any, Any]]):
+    """A map literal's (key, value) pairs, in output order."""
+
+
+_ESCAPES = {ord("n"): b"\n", ord("t"): b"\t", ord("r"): b"\r", ord("0"): b"\0", ord("b"): b"\b",
+            ord("f"): b"\f", ord("a"): b"\a", ord("v"): b"\v", ord("e"): b"\x1b"}
+
+
+def parse_literal(data: bytes, pos: int = 0) -> tuple[Any, int]:
+    """Parse one value written with ClickHouse's Quoted escaping; returns (value, next index)."""
+    c = data[pos:pos + 1]
+    if c == b"'":
+        out = bytearray()
+        i = pos + 1
+        while True:
+            quote = data.find(b"'", i)
+            if quote < 0:
+                raise ValueError(f"unterminated string in output at {pos}")
+            backslash = data.find(b"\\", i, quote)
+            if backslash < 0:
+                out += data[i:quote]
+                return out.decode("utf-8", "replace"), quote + 1
+            out += data[i:backslash]
+            esc = data[backslash + 1]
+            if esc == ord("x"):
+                out.append(int(data[backslash + 2:backslash + 4], 16))
+                i = backslash + 4
+            else:
+                out += _ESCAPES.get(esc, bytes([esc]))
+                i = backslash + 2
+    if c in (b"[", b"(", b"{"):
+        close = {b"[": b"]", b"(": b")", b"{": b"}"}[c]
+        items: list[Any] = []
+        i = pos + 1
+        while data[i:i + 1] != close:
+            item, i = parse_literal(data, i)
+            if c == b"{":  # key:value
+                value, i = parse_literal(data, i + 1)
+                item = (item, value)
+            items.append(item)
+            if data[i:i + 1] == b",":
+                i += 1
+        if c == b"[":
+            return items, i + 1
+        if c == b"(":
+            return tuple(items), i + 1
+        return _Pairs(items), i + 1
+    end = pos
+    while end < len(data) and data[end:end + 1] not in (b",", b"]", b")", b"}", b":", b"\t",
+                                                         b"\n"):
+        end += 1
+    text = data[pos:end].decode()
+    return (None if text == "NULL" else _Bare(text)), end
+
+
+def parse_output(data: bytes) -> tuple[list[str], list[str], list[list[Any]]]:
+    """Names, type names and raw rows of one ``CustomSeparatedWithNamesAndTypes`` chunk."""
+    lines = data.split(b"\n")
+    if lines and lines[-1] == b"":
+        lines.pop()
+    if len(lines) < 2:
+        raise ValueError(f"unexpected output: {data[:200]!r}")
+    names = [parse_literal(f)[0] for f in lines[0].split(b"\t")]
+    types = [parse_literal(f)[0] for f in lines[1].split(b"\t")]
+    rows = []
+    for line in lines[2:]:
+        fields = line.split(b"\t")
+        if len(fields) != len(names):
+            raise ValueError(f"row with {len(fields)} fields, expected {len(names)}")
+        rows.append([parse_literal(f)[0] for f in fields])
+    return names, types, rows
+
+
+# --- typed conversion of raw literals -------------------------------------------------------------
+
+_DEC_CONTEXT = decimal.Context(prec=200)
+_INTERVAL_SECONDS = {"Nanosecond": 1e-9, "Microsecond": 1e-6, "Millisecond": 1e-3, "Second": 1,
+                     "Minute": 60, "Hour": 3600, "Day": 86400, "Week": 7 * 86400,
+                     "Month": 30 * 86400, "Quarter": 90 * 86400, "Year": 360 * 86400}
+_INT = re.compile(r"^[+-]?\d+$")
+_WRAPPERS = ("Nullable", "LowCardinality", "SimpleAggregateFunction")
+_STRINGS = ("String", "FixedString", "UUID", "IPv4", "IPv6", "Enum8", "Enum16", "Enum")
+_UTC = dt.UTC
+
+
+def converter(t: CHType, session_tz: str = "UTC") -> Callable[[Any], Any]:
+    """A function turning a raw literal of type ``t`` into a plain Python value."""
+    name = t.name
+    inner = t.arg_types()
+    if name in _WRAPPERS and inner:
+        return converter(inner[-1], session_tz)
+    if name == "Nothing":
+        return lambda raw: None
+    if re.fullmatch(r"U?Int\d+", name):
+        return _nullable(int)
+    if name in ("Float64", "BFloat16"):
+        return _nullable(float)
+    if name == "Float32":
+        return _nullable(lambda r: struct.unpack("<f", struct.pack("<f", float(r)))[0])
+    if name.startswith("Decimal"):
+        scale = int(t.arg_texts()[-1]) if t.arg_texts() else 0
+        quantum = decimal.Decimal(1).scaleb(-scale)
+        return _nullable(lambda r: decimal.Decimal(r).quantize(quantum, context=_DEC_CONTEXT))
+    if name == "Bool":
+        return _nullable(lambda r: r == "true")
+    if name.startswith(_STRINGS):
+        return _nullable(str)
+    if name in ("Date", "Date32"):
+        return _nullable(dt.date.fromisoformat)
+    if name in ("DateTime", "DateTime64"):
+        zones = [a.strip("'") for a in t.arg_texts() if a.startswith("'")]
+        zone = zones[0] if zones else session_tz
+        return _nullable(lambda r: _datetime(r, zone))
+    if name in ("Time", "Time64"):
+        return _nullable(_time)
+    if name.startswith("Interval"):
+        unit = _INTERVAL_SECONDS.get(name[len("Interval"):])
+        if unit is not None:
+            return _nullable(lambda r: dt.timedelta(seconds=float(r) * unit))
+    if name == "Array" and inner:
+        item = converter(inner[0], session_tz)
+        return _nullable(lambda r: [item(x) for x in r])
+    if name == "Tuple" and inner:
+        items = [converter(a, session_tz) for a in inner]
+        if t.fields and all(t.fields):
+            keys = [str(f) for f in t.fields]
+            return _nullable(lambda r: {k: f(x) for k, f, x in zip(keys, items, r, strict=True)})
+        return _nullable(lambda r: [f(x) for f, x in zip(items, r, strict=True)])
+    if name == "Map" and len(inner) == 2:
+        key, value = converter(inner[0], session_tz), converter(inner[1], session_tz)
+        return _nullable(lambda r: {_hashable(key(k)): value(v) for k, v in r})
+    if name in ("JSON", "Object"):
+        return _nullable(lambda r: json.loads(r) if isinstance(r, str) else _generic(r))
+    return _generic
+
+
+def _nullable(f: Callable[[Any], Any]) -> Callable[[Any], Any]:
+    return lambda raw: None if raw is None else f(raw)
+
+
+def _generic(raw: Any) -> Any:
+    """Best-effort conversion without a usable type (Dynamic, Variant, geo types, ...)."""
+    if raw is None or (isinstance(raw, str) and not isinstance(raw, _Bare)):
+        return raw
+    if isinstance(raw, _Bare):
+        if raw in ("true", "false"):
+            return raw == "true"
+        if _INT.match(raw):
+            return int(raw)
+        try:
+            return float(raw)
+        except ValueError:
+            return str(raw)
+    if isinstance(raw, _Pairs):
+        return {_hashable(_generic(k)): _generic(v) for k, v in raw}
+    return [_generic(x) for x in raw]
+
+
+def _hashable(key: Any) -> Any:
+    return key if isinstance(key, str | int | float | bool | decimal.Decimal | dt.date | None) \
+        else json.dumps(values.to_json(values.canonical(key)), sort_keys=True)
+
+
+def _datetime(text: str, zone: str) -> dt.datetime:
+    date_part, _, frac = text.partition(".")
+    value = dt.datetime.fromisoformat(date_part)
+    if frac:
+        value = value.replace(microsecond=int(frac[:6].ljust(6, "0")))
+    if zone not in ("UTC", "Etc/UTC", "GMT", "Etc/GMT"):
+        value = value.replace(tzinfo=ZoneInfo(zone)).astimezone(_UTC).replace(tzinfo=None)
+    return value
+
+
+def _time(text: str) -> Any:
+    try:
+        return dt.time.fromisoformat(text)
+    except ValueError:
+        return str(text)
+
+
+def canonical_rows(type_names: Sequence[str], rows: Sequence[Sequence[Any]]
+                   ) -> tuple[tuple[values.Value, ...], ...]:
+    """Canonical values of raw output rows, converted by their ClickHouse types."""
+    convs = [converter(parse_type(t)) for t in type_names]
+    return tuple(tuple(values.canonical(f(v)) for f, v in zip(convs, row, strict=True))
+                 for row in rows)
+
+
+# --- fixtures -------------------------------------------------------------------------------------
+
+_TYPE_MAP = {"integer": "Int32", "bigint": "Int64", "double": "Float64", "text": "String",
+             "boolean": "Bool", "date": "Date32", "timestamp": "DateTime64(6)"}
+
+
+def clickhouse_type(column: Column) -> str:
+    """The ClickHouse type of a portable column (``Nullable(...)`` when nullable)."""
+    t = column.type
+    base = (f"Decimal({decimal_precision(t)}, {decimal_scale(t)})" if t.startswith("decimal")
+            else _TYPE_MAP[t])
+    return f"Nullable({base})" if column.nullable else base
+
+
+def _ident(name: str) -> str:
+    return "`" + name.replace("\\", "\\\\").replace("`", "\\`") + "`"
+
+
+def _string(text: str) -> str:
+    return "'" + text.replace("\\", "\\\\").replace("'", "\\'") + "'"
+
+
+def _literal(value: Any) -> str:
+    if value is None:
+        return "NULL"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        return repr(value)
+    if isinstance(value, decimal.Decimal):
+        return format(value, "f")
+    if isinstance(value, dt.datetime | dt.date):
+        return _string(values.temporal(value).iso)
+    return _string(str(value))
+
+
+@dataclasses.dataclass
+class _Materialised:
+    database: str
+    report: LoadReport
+
+
+# --- errors ---------------------------------------------------------------------------------------
+
+_CODE = re.compile(r"Code:\s*(\d+)")
+_SYNTAX_CODES = {62}  # SYNTAX_ERROR
+_TIMEOUT_CODES = {159, 394}  # TIMEOUT_EXCEEDED, QUERY_WAS_CANCELLED
+_NOT_STREAMABLE = "Streaming query is not supported"
+
+
+def _error_code(exc: BaseException) -> int | None:
+    m = _CODE.search(str(exc))
+    return int(m.group(1)) if m else None
+
+
+def _classify(exc: BaseException, killed: bool) -> ExecStatus:
+    code = _error_code(exc)
+    if code in _TIMEOUT_CODES and (code == 159 or killed):
+        return ExecStatus.TIMEOUT
+    if code in _SYNTAX_CODES:
+        return ExecStatus.SYNTAX_ERROR
+    if code is None and not isinstance(exc, RuntimeError):
+        return ExecStatus.ENGINE_ERROR
+    return ExecStatus.RUNTIME_ERROR
+
+
+def _clean_message(exc: BaseException) -> str:
+    text = _OUR_DATABASE.sub("parrot_db", str(exc))  # stable across runs; hides the token
+    text = re.sub(r"^Streaming query failed:\s*", "", text)
+    text = re.sub(r"\s*\(version [0-9.]+\)", "", text)
+    return st.trim_message(text)
+
+
+# --- the adapter ----------------------------------------------------------------------------------
+
+class ClickHouseEngine(Engine):
+    name: ClassVar[str] = "clickhouse"
+    dialect: ClassVar[str] = "clickhouse"
+    capabilities: ClassVar[Capabilities] = Capabilities(
+        booleans=False,  # there is a Bool type, but comparisons return UInt8
+        transactional_ddl=False,
+        udfs=True,  # CREATE FUNCTION f AS (x) -> ...
+        procedures=False,
+        decimals=True,
+        timestamps_us=True,  # DateTime64(6)
+        in_process=True,
+    )
+
+    def __init__(self) -> None:
+        self._token = secrets.token_hex(6)
+        self._prefix = f"{DB_PREFIX}{self._token}_"
+        self._admin = self._connect()
+        self._fixtures: dict[str, _Materialised] = {}
+        self._counter = itertools.count()
+        self._server_version: str | None = None
+        self._closed = False
+
+    @staticmethod
+    def _connect() -> Any:
+        conn = chdb.connect(":memory:")
+        conn.query("SET session_timezone = 'UTC', format_custom_escaping_rule = 'Quoted'")
+        return conn
+
+    # --- identity -----------------------------------------------------------------------------
+
+    def version(self) -> str:
+        if self._server_version is None:
+            out = self._admin.query("SELECT version()", "CSV").bytes().decode().strip()
+            self._server_version = out.strip('"')
+        return f"chdb {chdb.__version__}, ClickHouse {self._server_version}"
+
+    @property
+    def label(self) -> str:
+        return f"{self.name} ({self.version()})"
+
+    # --- fixtures -----------------------------------------------------------------------------
+
+    def load(self, fixture: Fixture) -> LoadReport:
+        mat = self._fixtures.get(fixture.content_hash)
+        if mat is not None:
+            return dataclasses.replace(mat.report, cached=True, seconds=0.0)
+        started = time.perf_counter()
+        database = f"{self._prefix}f{fixture.content_hash}"
+        admin = self._admin
+        admin.query(f"DROP DATABASE IF EXISTS {_ident(database)} SYNC")
+        admin.query(f"CREATE DATABASE {_ident(database)} ENGINE = Atomic")
+        try:
+            for table in fixture.tables:
+                cols = ", ".join(f"{_ident(c.name)} {clickhouse_type(c)}" for c in table.columns)
+                target = f"{_ident(database)}.{_ident(table.name)}"
+                admin.query(f"CREATE TABLE {target} ({cols}) ENGINE = {TABLE_ENGINE}")
+                for i in range(0, len(table.rows), INSERT_BATCH):
+                    rows = table.rows[i:i + INSERT_BATCH]
+                    admin.query(f"INSERT INTO {target} VALUES "
+                                + ", ".join("(" + ", ".join(_literal(v) for v in row) + ")"
+                                            for row in rows))
+            report = st.verify_load(fixture, self._read_all(database, fixture),
+                                    seconds=time.perf_counter() - started)
+        except BaseException as exc:
+            admin.query(f"DROP DATABASE IF EXISTS {_ident(database)} SYNC")
+            st.raise_load_error(fixture, self.name, exc)
+        self._fixtures[fixture.content_hash] = _Materialised(database, report)
+        return report
+
+    def checksums(self, fixture: Fixture) -> dict[str, str]:
+        return st.stored_checksums(fixture, self._read_all(self._fixture(fixture).database,
+                                                           fixture))
+
+    def _fixture(self, fixture: Fixture) -> _Materialised:
+        if fixture.content_hash not in self._fixtures:
+            self.load(fixture)
+        return self._fixtures[fixture.content_hash]
+
+    def _read_all(self, database: str, fixture: Fixture) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for table in fixture.tables:
+            cols = ", ".join(_ident(c) for c in table.column_names)
+            try:
+                data = self._admin.query(
+                    f"SELECT {cols} FROM {_ident(database)}.{_ident(table.name)}",
+                    OUTPUT_FORMAT).bytes()
+                _, types, rows = parse_output(data)
+                out[table.name] = canonical_rows(types, rows)
+            except (RuntimeError, ValueError):
+                out[table.name] = []
+        return out
+
+    # --- execution ----------------------------------------------------------------------------
+
+    def execute(self, sql: str, fixture: Fixture, *, timeout: float = DEFAULT_TIMEOUT,
+                max_rows: int = DEFAULT_MAX_ROWS) -> Execution:
+        mat = self._fixture(fixture)
+        texts = st.split_statements(sql, st.CLICKHOUSE)
+        if not texts:
+            return Execution(ExecStatus.SYNTAX_ERROR, error=st.NO_STATEMENT)
+        plans: list[_Plan] = []
+        for text in texts:
+            plan = _plan(text)
+            if isinstance(plan, str):
+                return Execution(ExecStatus.UNSUPPORTED, error=_OUR_DATABASE.sub("parrot_db", plan))
+            plans.append(plan)
+        deadline = st.Deadline(timeout)
+        tag = f"parrot-{self._token}-{next(self._counter)}"
+        try:
+            if not any(p.writes for p in plans):
+                return self._run_direct(mat, plans, deadline, max_rows, tag)
+            functions = [p.creates_function for p in plans if p.creates_function]
+            if functions:
+                with _UDF_LOCK:
+                    return self._run_scratch(mat, fixture, plans, deadline, max_rows, tag,
+                                             functions)
+            return self._run_scratch(mat, fixture, plans, deadline, max_rows, tag, functions)
+        except RuntimeError as exc:  # the sandbox itself failed (e.g. fixture database gone)
+            self._fixtures.pop(fixture.content_hash, None)  # reload on next use
+            return Execution(ExecStatus.ENGINE_ERROR, error=_clean_message(exc))
+
+    def _run_direct(self, mat: _Materialised, plans: list[_Plan],
+                    deadline: st.Deadline, max_rows: int, tag: str) -> Execution:
+        conn = self._connect()
+        try:
+            conn.query(f"USE {_ident(mat.database)}")
+            conn.query(f"SET log_comment = {_string(tag)}")
+            conn.query("SET readonly = 2")
+            return self._run(conn, plans, deadline, max_rows, tag)
+        finally:
+            conn.close()
+
+    def _run_scratch(self, mat: _Materialised, fixture: Fixture, plans: list[_Plan],
+                     deadline: st.Deadline, max_rows: int, tag: str,
+                     functions: list[str]) -> Execution:
+        scratch = f"{self._prefix}s{next(self._counter)}"
+        conn = self._connect()
+        before = self._foreign_tables()
+        try:
+            conn.query(f"CREATE DATABASE {_ident(scratch)} ENGINE = Atomic")
+            for table in fixture.tables:  # CLONE AS shares the immutable parts: cheap, and
+                src = f"{_ident(mat.database)}.{_ident(table.name)}"  # mutations make new ones
+                conn.query(f"CREATE TABLE {_ident(scratch)}.{_ident(table.name)} CLONE AS {src}")
+            conn.query(f"USE {_ident(scratch)}")
+            conn.query(f"SET log_comment = {_string(tag)}")
+            return self._run(conn, plans, deadline, max_rows, tag)
+        finally:
+            conn.close()
+            cleanup = [f"DROP DATABASE IF EXISTS {_ident(scratch)} SYNC"]
+            cleanup += [f"DROP FUNCTION IF EXISTS {f}" for f in functions]
+            with contextlib.suppress(RuntimeError, ValueError):
+                cleanup += [f"DROP TABLE IF EXISTS {_ident(db)}.{_ident(t)} SYNC"
+                            for db, t in self._foreign_tables() - before]
+            for statement in cleanup:
+                with contextlib.suppress(RuntimeError):
+                    self._admin.query(statement)
+
+    def _foreign_tables(self) -> set[tuple[str, str]]:
+        """Tables outside system and parrot databases (to drop what an execution leaks)."""
+        data = self._admin.query(
+            "SELECT database, name FROM system.tables WHERE database NOT IN "
+            "('system', 'INFORMATION_SCHEMA', 'information_schema') "
+            f"AND NOT startsWith(database, {_string(DB_PREFIX)}) AND NOT is_temporary",
+            OUTPUT_FORMAT).bytes()
+        _, _, rows = parse_output(data)
+        return {(str(db), str(t)) for db, t in rows}
+
+    def _run(self, conn: Any, plans: list[_Plan], deadline: st.Deadline, max_rows: int,
+             tag: str) -> Execution:
+        elapsed = 0.0
+        result: values.ResultSet | None = None
+        too_large = False
+        for plan in plans:
+            remaining = deadline.remaining()
+            if remaining <= 0:
+                return Execution(ExecStatus.TIMEOUT, error="timed out", elapsed=elapsed)
+            conn.query(f"SET max_execution_time = {max(remaining, 0.001):.3f}")
+            started = time.perf_counter()
+            with st.Watchdog(remaining + KILL_GRACE, lambda: self._kill(tag)) as dog:
+                try:
+                    fetched = self._statement(conn, plan, max_rows)
+                except Exception as exc:  # chdb raises ChdbError/RuntimeError; parse errors
+                    elapsed += time.perf_counter() - started
+                    status = _classify(exc, dog.fired)
+                    if status is ExecStatus.ENGINE_ERROR:
+                        message = f"{type(exc).__name__}: {exc}"
+                    else:
+                        message = _clean_message(exc)
+                    return Execution(status, error=st.trim_message(message), elapsed=elapsed)
+            elapsed += time.perf_counter() - started
+            if fetched is not None:
+                result, too_large = fetched
+        if too_large:
+            return Execution(ExecStatus.TOO_LARGE, error=f"more than {max_rows} rows",
+                             elapsed=elapsed)
+        return Execution(ExecStatus.OK, result=result or values.ResultSet((), ()),
+                         elapsed=elapsed)
+
+    @staticmethod
+    def _statement(conn: Any, plan: _Plan, max_rows: int
+                   ) -> tuple[values.ResultSet, bool] | None:
+        """Run one statement; its (capped) result and whether it overflowed, or None."""
+        if plan.words[:1] and plan.words[0] in _QUERY_FIRST:
+            raw = conn._conn  # chdb's native connection: its streaming API keeps header chunks
+            try:
+                handle = raw.send_query(plan.text, OUTPUT_FORMAT, params={})
+            except RuntimeError as exc:
+                if _NOT_STREAMABLE not in str(exc):
+                    raise
+            else:
+                names: list[str] = []
+                types: list[str] = []
+                rows: list[list[Any]] = []
+                while True:
+                    chunk = raw.streaming_fetch_result(handle)
+                    if chunk is None:
+                        break
+                    if chunk.has_error():
+                        raise RuntimeError(chunk.error_message())
+                    data = chunk.bytes()
+                    if not data:
+                        break
+                    names, types, part = parse_output(data)
+                    rows.extend(part)
+                    if len(rows) > max_rows:
+                        raw.streaming_cancel_query(handle)
+                        break
+                return _result(names, types, rows, max_rows)
+        data = conn.query(plan.text, OUTPUT_FORMAT).bytes()
+        if not data:
+            return None
+        names, types, rows = parse_output(data)
+        return _result(names, types, rows, max_rows)
+
+    def _kill(self, tag: str) -> None:
+        conn = chdb.connect(":memory:")
+        try:
+            conn.query(f"KILL QUERY WHERE Settings['log_comment'] = {_string(tag)} ASYNC")
+        finally:
+            conn.close()
+
+    def close(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        for mat in self._fixtures.values():
+            with contextlib.suppress(RuntimeError):
+                self._admin.query(f"DROP DATABASE IF EXISTS {_ident(mat.database)} SYNC")
+        self._fixtures.clear()
+        self._admin.close()
+
+
+def _result(names: list[str], types: list[str], rows: list[list[Any]],
+            max_rows: int) -> tuple[values.ResultSet, bool]:
+    canon = canonical_rows(types, rows[:max_rows])
+    return values.ResultSet(tuple(names), canon, tuple(types)), len(rows) > max_rows
+
+
+__all__ = ["CHType", "ClickHouseEngine", "canonical_rows", "clickhouse_type", "converter",
+           "parse_literal", "parse_output", "parse_type"]

@@ -1,0 +1,383 @@
+"""DuckDB adapter.
+
+Isolation: every fixture lives in its own in-memory DuckDB database. Each
+:meth:`DuckDBEngine.execute` opens a fresh connection to it (``cursor()``: temp objects, prepared
+statements, ``USE`` and session settings die with it), runs all statements inside one transaction
+and rolls it back — DuckDB's DDL is transactional, so tables, views and macros a translation
+creates work within the execution and are gone afterwards, and DROP/DELETE/UPDATE/ALTER/
+CREATE OR REPLACE on fixture tables are undone.
+
+Refused before anything runs (``ExecStatus.UNSUPPORTED``), by the statement types the
+connection's ``extract_statements`` reports (and IMPORT DATABASE by its leading keyword, since
+parsing it already reads files): transaction control (BEGIN/COMMIT/ROLLBACK would end the
+guarding transaction), ATTACH/DETACH, COPY, EXPORT/IMPORT DATABASE, LOAD/INSTALL/extension
+updates, CREATE SECRET, and SET/PRAGMA/CALL texts that touch file, extension, logging or
+configuration-lock settings. External access is also disabled engine-side
+(``enable_external_access=false``, which cannot be switched back on). Global settings a
+translation changes (e.g. ``SET default_null_order``) are restored after the execution.
+
+Timeouts: a watchdog thread calls ``interrupt()`` on the execution's connection at the deadline.
+
+Settings changed from DuckDB's defaults: ``TimeZone='UTC'`` (TIMESTAMPTZ values print and
+convert deterministically) and ``enable_external_access=false`` (safety). Nothing that changes
+query semantics (NULL ordering, integer division, ...) is touched.
+
+Type map: integer → INTEGER, bigint → BIGINT, double → DOUBLE, decimal(p,s) → DECIMAL(p,s),
+text → VARCHAR, boolean → BOOLEAN, date → DATE, timestamp → TIMESTAMP.
+
+Result values: DECIMAL → Decimal, DATE/TIMESTAMP/TIME → Temporal, TIMESTAMPTZ → Temporal in UTC
+(DuckDB's Python conversion of time-zone types needs pytz, so they are converted in SQL: top-level
+columns with ``timezone('UTC', ...)``; inside LIST/STRUCT/MAP by a cast to TIMESTAMP, i.e. in the
+session TimeZone — UTC unless the SQL itself changes it),
+LIST/STRUCT/MAP/ARRAY/UNION → Nested, HUGEINT/UBIGINT → int, INTERVAL → Nested
+``{"interval_seconds": ...}`` (DuckDB's Python conversion: a month counts 30 days), UUID → str,
+BLOB → bytes, REAL → float (widened, e.g. 0.10000000149011612).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import re
+import time
+from collections.abc import Sequence
+from typing import Any, ClassVar
+
+import duckdb
+
+from parrot import values
+from parrot.engines import statements as st
+from parrot.engines.base import (
+    DEFAULT_MAX_ROWS,
+    DEFAULT_TIMEOUT,
+    Capabilities,
+    Engine,
+    ExecStatus,
+    Execution,
+    LoadReport,
+)
+from parrot.fixtures import Column, Fixture, Table, decimal_precision, decimal_scale
+
+ST = duckdb.StatementType
+INSERT_BATCH = 500  # rows per INSERT while loading
+
+_REFUSED_TYPES = {
+    ST.TRANSACTION: "transaction control (BEGIN/COMMIT/ROLLBACK)",
+    ST.ATTACH: "ATTACH",
+    ST.DETACH: "DETACH",
+    ST.COPY: "COPY",
+    ST.COPY_DATABASE: "COPY FROM DATABASE",
+    ST.EXPORT: "EXPORT/IMPORT DATABASE",
+    ST.LOAD: "LOAD/INSTALL",
+    ST.EXTENSION: "extension statements",
+    ST.LOGICAL_PLAN: "logical plans",
+    ST.INVALID: "statements DuckDB cannot classify (e.g. UPDATE EXTENSIONS)",
+}
+# statement types after which global settings are compared with their baseline
+_SETTING_TYPES = {ST.SET, ST.PRAGMA, ST.CALL, ST.VARIABLE_SET, ST.EXECUTE}
+# DML/DDL types whose single "Count"/"Success" column is a status, not rows
+_ROWLESS_TYPES = {ST.INSERT, ST.UPDATE, ST.DELETE, ST.CREATE, ST.DROP, ST.ALTER, ST.MERGE_INTO,
+                  ST.SET, ST.VARIABLE_SET, ST.PREPARE, ST.CALL, ST.VACUUM, ST.ANALYZE,
+                  ST.CREATE_FUNC, ST.PRAGMA, ST.EXECUTE}
+_PROTECTED_SETTINGS = re.compile(
+    r"\b(enable_external_access|lock_configuration|allow_\w+|allowed_\w+|\w*autoinstall\w*|"
+    r"\w*autoload\w*|\w*extension\w*|home_directory|temp_directory|secret_directory|"
+    r"max_temp_directory_size|enable_profiling|profiling_\w+|profile_output|enable_logging|"
+    r"logging_\w+|log_query_path|disabled_filesystems|enable_http\w*|http_\w+|\w*secret\w*|"
+    r"checkpoint\w*|wal_\w+|storage_compatibility_version|external_threads|"
+    r"enable_progress_bar\w*|progress_bar\w*)\b",
+    re.IGNORECASE,
+)
+_SECRET = re.compile(r"^\s*CREATE\s+(OR\s+REPLACE\s+)?((PERSISTENT|TEMPORARY|TEMP)\s+)?SECRET\b",
+                     re.IGNORECASE)
+_TZ = re.compile(r"(TIMESTAMP|TIME) WITH TIME ZONE")
+
+_TYPE_MAP = {"integer": "INTEGER", "bigint": "BIGINT", "double": "DOUBLE", "text": "VARCHAR",
+             "boolean": "BOOLEAN", "date": "DATE", "timestamp": "TIMESTAMP"}
+
+
+def duckdb_type(column: Column) -> str:
+    """The DuckDB type of a portable column."""
+    t = column.type
+    if t.startswith("decimal"):
+        return f"DECIMAL({decimal_precision(t)},{decimal_scale(t)})"
+    return _TYPE_MAP[t]
+
+
+def _quote(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
+
+
+def _bind(value: Any, ptype: str) -> Any:
+    return str(value) if ptype.startswith("decimal") and value is not None else value
+
+
+@dataclasses.dataclass
+class _Database:
+    con: duckdb.DuckDBPyConnection
+    report: LoadReport
+    settings: dict[str, Any]  # global settings right after setup (restored after executions)
+
+
+class DuckDBEngine(Engine):
+    name: ClassVar[str] = "duckdb"
+    dialect: ClassVar[str] = "duckdb"
+    capabilities: ClassVar[Capabilities] = Capabilities(
+        booleans=True,
+        transactional_ddl=True,
+        udfs=True,  # CREATE MACRO / CREATE FUNCTION (macros)
+        procedures=False,
+        decimals=True,
+        timestamps_us=True,
+        in_process=True,
+    )
+
+    def __init__(self) -> None:
+        self._dbs: dict[str, _Database] = {}
+
+    def version(self) -> str:
+        return str(duckdb.__version__)
+
+    # --- fixtures -----------------------------------------------------------------------------
+
+    def load(self, fixture: Fixture) -> LoadReport:
+        db = self._dbs.get(fixture.content_hash)
+        if db is not None:
+            return dataclasses.replace(db.report, cached=True, seconds=0.0)
+        started = time.perf_counter()
+        con = duckdb.connect(":memory:")
+        try:
+            con.execute("SET TimeZone = 'UTC'")
+            con.execute("SET enable_external_access = false")
+            for table in fixture.tables:
+                self._create(con, table)
+            report = st.verify_load(fixture, self._read_all(con, fixture),
+                                    seconds=time.perf_counter() - started)
+            settings = self._settings(con)
+        except BaseException as exc:
+            con.close()
+            st.raise_load_error(fixture, self.name, exc)
+        self._dbs[fixture.content_hash] = _Database(con, report, settings)
+        return report
+
+    @staticmethod
+    def _create(con: duckdb.DuckDBPyConnection, table: Table) -> None:
+        cols = ", ".join(f"{_quote(c.name)} {duckdb_type(c)}" + ("" if c.nullable else " NOT NULL")
+                         for c in table.columns)
+        con.execute(f"CREATE TABLE {_quote(table.name)} ({cols})")
+        row_marks = "(" + ", ".join(f"CAST(? AS {duckdb_type(c)})" for c in table.columns) + ")"
+        types = [c.type for c in table.columns]
+        for i in range(0, len(table.rows), INSERT_BATCH):
+            batch = table.rows[i:i + INSERT_BATCH]
+            params = [_bind(v, t) for row in batch for v, t in zip(row, types, strict=True)]
+            con.execute(f"INSERT INTO {_quote(table.name)} VALUES "
+                        + ", ".join([row_marks] * len(batch)), params)
+
+    def checksums(self, fixture: Fixture) -> dict[str, str]:
+        return st.stored_checksums(fixture, self._read_all(self._db(fixture).con, fixture))
+
+    @staticmethod
+    def _read_all(con: duckdb.DuckDBPyConnection,
+                  fixture: Fixture) -> dict[str, list[tuple[Any, ...]]]:
+        out: dict[str, list[tuple[Any, ...]]] = {}
+        for table in fixture.tables:
+            cols = ", ".join(_quote(c) for c in table.column_names)
+            try:
+                out[table.name] = con.execute(f"SELECT {cols} FROM {_quote(table.name)}").fetchall()
+            except duckdb.Error:
+                out[table.name] = []
+        return out
+
+    def _db(self, fixture: Fixture) -> _Database:
+        if fixture.content_hash not in self._dbs:
+            self.load(fixture)
+        return self._dbs[fixture.content_hash]
+
+    @staticmethod
+    def _settings(con: duckdb.DuckDBPyConnection) -> dict[str, Any]:
+        return dict(con.execute("SELECT name, value FROM duckdb_settings()").fetchall())
+
+    # --- execution ----------------------------------------------------------------------------
+
+    def execute(self, sql: str, fixture: Fixture, *, timeout: float = DEFAULT_TIMEOUT,
+                max_rows: int = DEFAULT_MAX_ROWS) -> Execution:
+        db = self._db(fixture)
+        if any(st.leading_words(text, 1, st.DUCKDB) == ("IMPORT",)
+               for text in st.split_statements(sql, st.DUCKDB)):
+            return Execution(ExecStatus.UNSUPPORTED, error="IMPORT DATABASE is not allowed")
+        try:  # the connection's parser: IMPORT/COPY expansion cannot read files through it
+            statements = db.con.extract_statements(sql)
+        except duckdb.PermissionException as exc:
+            return Execution(ExecStatus.UNSUPPORTED, error=st.trim_message(exc))
+        except duckdb.Error as exc:
+            return Execution(_classify(exc, False), error=st.trim_message(exc))
+        if not statements:
+            return Execution(ExecStatus.SYNTAX_ERROR, error=st.NO_STATEMENT)
+        refusal = _refusal(statements)
+        if refusal:
+            return Execution(ExecStatus.UNSUPPORTED, error=refusal)
+
+        deadline = st.Deadline(timeout)
+        cur = db.con.cursor()
+        execution = Execution(ExecStatus.ENGINE_ERROR, error="execution did not finish")
+        try:
+            try:
+                cur.execute("BEGIN TRANSACTION")
+            except duckdb.Error as exc:
+                return Execution(ExecStatus.ENGINE_ERROR, error=st.trim_message(exc))
+            execution = self._run(cur, statements, deadline, max_rows)
+            return execution
+        finally:
+            with contextlib.suppress(duckdb.Error):
+                cur.execute("ROLLBACK")
+            cur.close()
+            if execution.status is ExecStatus.ENGINE_ERROR:  # e.g. a FatalException
+                self._discard(fixture)  # invalidates the database: reload on next use
+            elif any(s.type in _SETTING_TYPES for s in statements):
+                self._restore_settings(fixture, db)
+
+    def _run(self, cur: duckdb.DuckDBPyConnection, statements: Sequence[Any],
+             deadline: st.Deadline, max_rows: int) -> Execution:
+        elapsed = 0.0
+        result: values.ResultSet | None = None
+        too_large = False
+        for stmt in statements:
+            if deadline.expired:
+                return Execution(ExecStatus.TIMEOUT, error="timed out", elapsed=elapsed)
+            started = time.perf_counter()
+            with st.Watchdog(deadline.remaining(), cur.interrupt) as dog:
+                try:
+                    fetched = _run_statement(cur, stmt, max_rows)
+                except Exception as exc:  # duckdb errors, value conversions, missing pyarrow
+                    elapsed += time.perf_counter() - started
+                    status = _classify(exc, dog.fired)
+                    message = exc if status is not ExecStatus.ENGINE_ERROR \
+                        else f"{type(exc).__name__}: {exc}"
+                    return Execution(status, error=st.trim_message(message), elapsed=elapsed)
+            elapsed += time.perf_counter() - started
+            if fetched is not None:
+                result, too_large = fetched
+        if too_large:
+            return Execution(ExecStatus.TOO_LARGE, error=f"more than {max_rows} rows",
+                             elapsed=elapsed)
+        return Execution(ExecStatus.OK, result=result or values.ResultSet((), ()),
+                         elapsed=elapsed)
+
+    def _restore_settings(self, fixture: Fixture, db: _Database) -> None:
+        """Put back global settings a translation changed; drop the database if that fails."""
+        try:
+            current = self._settings(db.con)
+            for name, value in db.settings.items():
+                if current.get(name) == value:
+                    continue
+                if value is None:
+                    db.con.execute(f"RESET GLOBAL {_quote(name)}")
+                else:
+                    db.con.execute(f"SET GLOBAL {_quote(name)} = "
+                                   + "'" + str(value).replace("'", "''") + "'")
+            if self._settings(db.con) != db.settings:
+                raise RuntimeError("settings differ after restore")
+        except (duckdb.Error, RuntimeError):
+            self._discard(fixture)
+
+    def _discard(self, fixture: Fixture) -> None:
+        db = self._dbs.pop(fixture.content_hash, None)
+        if db is not None:
+            with contextlib.suppress(duckdb.Error):
+                db.con.close()
+
+    def close(self) -> None:
+        for db in self._dbs.values():
+            db.con.close()
+        self._dbs.clear()
+
+
+def _statement_text(stmt: Any) -> str:
+    try:
+        return str(stmt.query)
+    except Exception:  # DuckDB cannot always slice the text of expanded statements (PIVOT)
+        return ""
+
+
+def _refusal(statements: Sequence[Any]) -> str | None:
+    for stmt in statements:
+        if stmt.type in _REFUSED_TYPES:
+            return f"{_REFUSED_TYPES[stmt.type]} is not allowed"
+        text = _statement_text(stmt)
+        if stmt.type == ST.CREATE and _SECRET.match(text):
+            return "CREATE SECRET is not allowed"
+        if stmt.type in (ST.SET, ST.PRAGMA, ST.CALL) and (m := _PROTECTED_SETTINGS.search(text)):
+            return (f"{stmt.type.name} touching {m.group(0)!r} is not allowed (files, "
+                    "extensions, logging, checkpoints and configuration locks are off limits)")
+    return None
+
+
+def _run_statement(cur: duckdb.DuckDBPyConnection, stmt: Any,
+                   max_rows: int) -> tuple[values.ResultSet, bool] | None:
+    """Run one statement; its (capped) result and whether it overflowed, or None if rowless."""
+    if stmt.type == ST.SELECT:
+        rel = cur.sql(stmt)
+        if rel is None:
+            return None
+        types = [str(t) for t in rel.types]
+        if any(_TZ.search(t) for t in types):
+            rel = rel.project(", ".join(_utc_projection(i, t, name) for i, (t, name)
+                                        in enumerate(zip(types, rel.columns, strict=True))))
+        rows = rel.fetchmany(max_rows + 1)
+        return _result_set(rel.columns, types, rows, max_rows), len(rows) > max_rows
+    cur.execute(stmt)
+    desc = cur.description
+    if desc is None or (stmt.type in _ROWLESS_TYPES and len(desc) == 1
+                        and desc[0][0] in ("Count", "Success")):
+        return None
+    names = [d[0] for d in desc]
+    types = [str(d[1]) for d in desc]
+    if any(_TZ.search(t) for t in types):
+        rows = _fetch_arrow(cur, max_rows + 1)
+    else:
+        rows = cur.fetchmany(max_rows + 1)
+    return _result_set(names, types, rows, max_rows), len(rows) > max_rows
+
+
+def _utc_projection(index: int, type_name: str, name: str) -> str:
+    ref = f"#{index + 1}"
+    if type_name == "TIMESTAMP WITH TIME ZONE":
+        expr = f"timezone('UTC', {ref})"
+    elif _TZ.search(type_name):
+        expr = f"CAST({ref} AS {_TZ.sub(lambda m: m.group(1), type_name)})"
+    else:
+        expr = ref
+    return f"{expr} AS {_quote(name)}"
+
+
+def _fetch_arrow(cur: duckdb.DuckDBPyConnection, limit: int) -> list[tuple[Any, ...]]:
+    """Rows of a result with time-zone types (Python conversion of those needs pytz)."""
+    rows: list[tuple[Any, ...]] = []
+    for batch in cur.to_arrow_reader(min(limit, 10_000)):
+        columns = [col.to_pylist() for col in batch.columns]
+        rows.extend(zip(*columns, strict=True))
+        if len(rows) >= limit:
+            break
+    return rows[:limit]
+
+
+def _result_set(names: Sequence[str], types: Sequence[str], rows: list[tuple[Any, ...]],
+                max_rows: int) -> values.ResultSet:
+    canon = tuple(tuple(values.canonical(v) for v in row) for row in rows[:max_rows])
+    return values.ResultSet(tuple(names), canon, tuple(types))
+
+
+def _classify(exc: BaseException, interrupted: bool) -> ExecStatus:
+    if not isinstance(exc, duckdb.Error | ValueError | OverflowError | TypeError):
+        return ExecStatus.ENGINE_ERROR
+    if isinstance(exc, duckdb.InterruptException) or (
+            interrupted and "interrupt" in str(exc).lower()):
+        return ExecStatus.TIMEOUT
+    if isinstance(exc, duckdb.ParserException):
+        return ExecStatus.SYNTAX_ERROR
+    if isinstance(exc, duckdb.FatalException | duckdb.InternalException):
+        return ExecStatus.ENGINE_ERROR
+    return ExecStatus.RUNTIME_ERROR
+
+
+__all__ = ["DuckDBEngine", "duckdb_type"]

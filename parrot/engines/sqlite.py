@@ -1,0 +1,260 @@
+"""SQLite adapter (stdlib ``sqlite3``).
+
+Isolation: every fixture is materialised once in a private in-memory database (the *master*).
+Each :meth:`SQLiteEngine.execute` copies the master with ``Connection.backup`` into a fresh
+in-memory database and runs the SQL there, so whatever the SQL does (DROP, DELETE, PRAGMA,
+BEGIN/COMMIT, views, temp tables, triggers) dies with the copy. An authorizer refuses ATTACH and
+DETACH (they would open files) and ``load_extension``; ``VACUUM INTO`` (writes a file) is refused
+before running. A progress handler stops statements at the deadline.
+
+Type map (declared types give SQLite's usual affinities): integer → INTEGER, bigint → BIGINT,
+double → REAL, decimal(p,s) → DECIMAL(p,s) (NUMERIC affinity: stored as integer or float, lossy
+beyond 15 significant digits — a load of such a value fails verification), text → TEXT,
+boolean → BOOLEAN (0/1), date → DATE (ISO text ``YYYY-MM-DD``), timestamp → TIMESTAMP (ISO text
+as :func:`parrot.values.temporal` writes it, e.g. ``2024-01-05 10:00:00.5``). SQLite has no NaN:
+a NaN double becomes NULL, which load verification reports.
+
+Results are returned as SQLite stores them: 0/1 stay ints, dates stay strings.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+import sqlite3
+import time
+from decimal import Decimal
+from typing import Any, ClassVar
+
+from parrot import values
+from parrot.engines import statements as st
+from parrot.engines.base import (
+    DEFAULT_MAX_ROWS,
+    DEFAULT_TIMEOUT,
+    Capabilities,
+    Engine,
+    ExecStatus,
+    Execution,
+    LoadReport,
+)
+from parrot.fixtures import Column, Fixture, Table, decimal_precision, decimal_scale
+
+PROGRESS_STEPS = 2_000  # SQLite VM instructions between deadline checks
+
+_SYNTAX_MARKERS = ("syntax error", "incomplete input", "unrecognized token")
+_DENIED_FUNCTIONS = frozenset({"load_extension"})
+
+
+def sqlite_type(column: Column) -> str:
+    """The declared SQLite type of a portable column."""
+    t = column.type
+    if t.startswith("decimal"):
+        return f"DECIMAL({decimal_precision(t)},{decimal_scale(t)})"
+    return {"integer": "INTEGER", "bigint": "BIGINT", "double": "REAL", "text": "TEXT",
+            "boolean": "BOOLEAN", "date": "DATE", "timestamp": "TIMESTAMP"}[t]
+
+
+def _bind(value: Any) -> Any:
+    """The Python value sqlite3 binds for a typed fixture value."""
+    if isinstance(value, bool):
+        return int(value)
+    if isinstance(value, Decimal):
+        if value == value.to_integral_value() and abs(value) < 2**63:
+            return int(value)
+        return float(value)
+    if isinstance(value, dt.date | dt.datetime):
+        return values.temporal(value).iso
+    return value
+
+
+def _quote(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
+
+
+def _storage_class(column: list[Any]) -> str:
+    for v in column:
+        if v is not None:
+            return {int: "INTEGER", float: "REAL", str: "TEXT", bytes: "BLOB"}.get(
+                type(v), type(v).__name__.upper())
+    return "NULL"
+
+
+@dataclasses.dataclass
+class _Master:
+    con: sqlite3.Connection
+    report: LoadReport
+
+
+class SQLiteEngine(Engine):
+    name: ClassVar[str] = "sqlite"
+    dialect: ClassVar[str] = "sqlite"
+    capabilities: ClassVar[Capabilities] = Capabilities(
+        booleans=False,  # comparisons return 0/1 integers
+        transactional_ddl=True,
+        udfs=False,  # no CREATE FUNCTION in SQL
+        procedures=False,
+        decimals=False,  # DECIMAL has NUMERIC affinity: integers or doubles
+        timestamps_us=False,  # timestamps are text; date functions keep milliseconds at most
+        in_process=True,
+    )
+
+    def __init__(self) -> None:
+        self._masters: dict[str, _Master] = {}
+
+    # --- identity -----------------------------------------------------------------------------
+
+    def version(self) -> str:
+        return sqlite3.sqlite_version
+
+    # --- fixtures -----------------------------------------------------------------------------
+
+    def load(self, fixture: Fixture) -> LoadReport:
+        master = self._masters.get(fixture.content_hash)
+        if master is not None:
+            return dataclasses.replace(master.report, cached=True, seconds=0.0)
+        started = time.perf_counter()
+        con = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
+        try:
+            con.execute("BEGIN")
+            for table in fixture.tables:
+                cols = ", ".join(f"{_quote(c.name)} {sqlite_type(c)}"
+                                 + ("" if c.nullable else " NOT NULL") for c in table.columns)
+                con.execute(f"CREATE TABLE {_quote(table.name)} ({cols})")
+                marks = ", ".join("?" * len(table.columns))
+                con.executemany(f"INSERT INTO {_quote(table.name)} VALUES ({marks})",
+                                ([_bind(v) for v in row] for row in table.rows))
+            con.execute("COMMIT")
+            report = st.verify_load(fixture, self._read_all(con, fixture),
+                                    seconds=time.perf_counter() - started)
+        except BaseException as exc:
+            con.close()
+            st.raise_load_error(fixture, self.name, exc)
+        self._masters[fixture.content_hash] = _Master(con, report)
+        return report
+
+    def checksums(self, fixture: Fixture) -> dict[str, str]:
+        return st.stored_checksums(fixture, self._read_all(self._master(fixture).con, fixture))
+
+    def _master(self, fixture: Fixture) -> _Master:
+        if fixture.content_hash not in self._masters:
+            self.load(fixture)
+        return self._masters[fixture.content_hash]
+
+    @staticmethod
+    def _read_all(con: sqlite3.Connection, fixture: Fixture) -> dict[str, list[tuple[Any, ...]]]:
+        out: dict[str, list[tuple[Any, ...]]] = {}
+        for table in fixture.tables:
+            try:
+                out[table.name] = con.execute(_select_all(table)).fetchall()
+            except sqlite3.Error:
+                out[table.name] = []
+        return out
+
+    # --- execution ----------------------------------------------------------------------------
+
+    def execute(self, sql: str, fixture: Fixture, *, timeout: float = DEFAULT_TIMEOUT,
+                max_rows: int = DEFAULT_MAX_ROWS) -> Execution:
+        master = self._master(fixture)
+        statements = _split(sql)
+        if not statements:
+            return Execution(ExecStatus.SYNTAX_ERROR, error=st.NO_STATEMENT)
+        for text in statements:  # VACUUM INTO 'file' (the authorizer's ATTACH check agrees)
+            words = st.leading_words(text, 3, st.SQLITE)
+            if words[:1] == ("VACUUM",) and "INTO" in words:
+                return Execution(ExecStatus.UNSUPPORTED, error="VACUUM INTO writes a file")
+
+        work = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
+        try:
+            master.con.backup(work)
+            return self._run(work, statements, st.Deadline(timeout), max_rows)
+        finally:
+            work.close()
+
+    def _run(self, con: sqlite3.Connection, statements: list[str], deadline: st.Deadline,
+             max_rows: int) -> Execution:
+        denied: list[str] = []
+
+        def authorizer(action: int, arg1: str | None, arg2: str | None, *_: object) -> int:
+            if action in (sqlite3.SQLITE_ATTACH, sqlite3.SQLITE_DETACH):
+                denied.append("ATTACH/DETACH")
+                return sqlite3.SQLITE_DENY
+            if action == sqlite3.SQLITE_FUNCTION and (arg2 or "").lower() in _DENIED_FUNCTIONS:
+                denied.append(f"function {arg2}")
+                return sqlite3.SQLITE_DENY
+            return sqlite3.SQLITE_OK
+
+        con.set_authorizer(authorizer)
+        con.set_progress_handler(lambda: deadline.expired, PROGRESS_STEPS)
+        elapsed = 0.0
+        result: values.ResultSet | None = None
+        too_large = False
+        for text in statements:
+            if deadline.expired:
+                return Execution(ExecStatus.TIMEOUT, error="timed out", elapsed=elapsed)
+            started = time.perf_counter()
+            try:
+                cur = con.execute(text)
+                if cur.description is not None:
+                    rows = cur.fetchmany(max_rows + 1)
+                    too_large = len(rows) > max_rows
+                    result = _result_set(cur.description, rows[:max_rows])
+            except (sqlite3.Error, sqlite3.Warning, ValueError, OverflowError,
+                    MemoryError) as exc:
+                elapsed += time.perf_counter() - started
+                return Execution(_classify(exc, deadline, denied), error=st.trim_message(exc),
+                                 elapsed=elapsed)
+            elapsed += time.perf_counter() - started
+        if too_large:
+            return Execution(ExecStatus.TOO_LARGE, error=f"more than {max_rows} rows",
+                             elapsed=elapsed)
+        return Execution(ExecStatus.OK, result=result or values.ResultSet((), ()),
+                         elapsed=elapsed)
+
+    def close(self) -> None:
+        for master in self._masters.values():
+            master.con.close()
+        self._masters.clear()
+
+
+def _select_all(table: Table) -> str:
+    return f"SELECT {', '.join(_quote(c) for c in table.column_names)} FROM {_quote(table.name)}"
+
+
+def _split(sql: str) -> list[str]:
+    """Statements of ``sql``; pieces are re-joined until SQLite calls them complete, so the
+    ``;`` inside ``CREATE TRIGGER ... BEGIN ...; END`` does not split the trigger."""
+    spans = st.statement_spans(sql, st.SQLITE)
+    out: list[str] = []
+    start: int | None = None
+    for a, b in spans:
+        start = a if start is None else start
+        if sqlite3.complete_statement(sql[start:b] + ";"):
+            out.append(sql[start:b])
+            start = None
+    if start is not None:
+        out.append(sql[start:spans[-1][1]])
+    return out
+
+
+def _result_set(description: Any, rows: list[tuple[Any, ...]]) -> values.ResultSet:
+    columns = tuple(d[0] for d in description)
+    canon = tuple(tuple(values.canonical(v) for v in row) for row in rows)
+    types = tuple(_storage_class([r[i] for r in rows]) for i in range(len(columns)))
+    return values.ResultSet(columns, canon, types)
+
+
+def _classify(exc: BaseException, deadline: st.Deadline, denied: list[str]) -> ExecStatus:
+    message = str(exc).lower()
+    if denied and "not authorized" in message:
+        return ExecStatus.UNSUPPORTED
+    if isinstance(exc, sqlite3.OperationalError):
+        if "interrupted" in message and deadline.expired:
+            return ExecStatus.TIMEOUT
+        if any(m in message for m in _SYNTAX_MARKERS):
+            return ExecStatus.SYNTAX_ERROR
+    if isinstance(exc, sqlite3.InternalError | MemoryError):
+        return ExecStatus.ENGINE_ERROR
+    return ExecStatus.RUNTIME_ERROR
+
+
+__all__ = ["SQLiteEngine", "sqlite_type"]

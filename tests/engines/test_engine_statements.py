@@ -1,0 +1,144 @@
+"""Shared helpers: lexing, splitting, leading keywords, watchdog, load verification."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import pytest
+from engine_fixtures import SHOP
+
+from parrot.engines import FixtureLoadError
+from parrot.engines import statements as st
+from parrot.engines.sqlite import _split as sqlite_split
+
+
+@pytest.mark.parametrize(("sql", "expected"), [
+    ("SELECT 1", ["SELECT 1"]),
+    ("SELECT 1;", ["SELECT 1"]),
+    ("  SELECT 1 ;; SELECT 2 ;  ", ["SELECT 1", "SELECT 2"]),
+    ("SELECT ';' AS x; SELECT 2", ["SELECT ';' AS x", "SELECT 2"]),
+    ("SELECT 'it''s;' AS x", ["SELECT 'it''s;' AS x"]),
+    ('SELECT 1 AS "a;b"; SELECT 2', ['SELECT 1 AS "a;b"', "SELECT 2"]),
+    ("SELECT 1 AS `a;b`", ["SELECT 1 AS `a;b`"]),
+    ("-- c;\nSELECT 1 -- x;\n; /* y; */", ["SELECT 1"]),
+    ("/* only */ -- comments", []),
+    ("", []),
+    ("SELECT 1 /* unterminated ;", ["SELECT 1"]),
+    ("SELECT 'unterminated ;", ["SELECT 'unterminated ;"]),
+])
+def test_split_ansi(sql: str, expected: list[str]) -> None:
+    assert st.split_statements(sql) == expected
+
+
+def test_split_clickhouse_lexicon() -> None:
+    ch = st.CLICKHOUSE
+    assert st.split_statements(r"SELECT 'a\';b'; SELECT 2", ch) == [r"SELECT 'a\';b'", "SELECT 2"]
+    assert st.split_statements("SELECT $$a;b$$; SELECT $t$;$t$", ch) == \
+        ["SELECT $$a;b$$", "SELECT $t$;$t$"]
+    assert st.split_statements("SELECT 1 # c;\n; SELECT 2", ch) == ["SELECT 1", "SELECT 2"]
+    assert st.split_statements("SELECT 1 /* a /* b; */ c; */; SELECT 2", ch) == \
+        ["SELECT 1", "SELECT 2"]
+    # backslashes are plain characters in ANSI strings
+    assert st.split_statements(r"SELECT 'a\'; SELECT 2") == [r"SELECT 'a\'", "SELECT 2"]
+
+
+def test_sqlite_split_keeps_triggers_whole() -> None:
+    sql = ("CREATE TRIGGER t AFTER INSERT ON x BEGIN UPDATE x SET a = 1; DELETE FROM y; END; "
+           "SELECT [a;b] FROM x")
+    assert sqlite_split(sql) == [
+        "CREATE TRIGGER t AFTER INSERT ON x BEGIN UPDATE x SET a = 1; DELETE FROM y; END",
+        "SELECT [a;b] FROM x"]
+
+
+def test_tokens_and_leading_words() -> None:
+    tokens = st.tokenize("((SELECT \"Col\", 'str', x1 FROM `t`))")
+    kinds = [t.kind for t in tokens]
+    assert st.TokenKind.QUOTED in kinds and st.TokenKind.STRING in kinds
+    assert [t.name for t in tokens if t.kind is st.TokenKind.QUOTED] == ["col", "t"]
+    assert st.leading_words("((SELECT a FROM t))", 2) == ("SELECT", "A")
+    assert st.leading_words("  create or replace view v as select 1", 3) == \
+        ("CREATE", "OR", "REPLACE")
+    assert st.leading_words("-- c\n/* d */ WITH x AS (SELECT 1) SELECT 1", 1) == ("WITH",)
+    assert st.leading_words("", 3) == ()
+
+
+def test_trim_message() -> None:
+    assert st.trim_message("  short \n") == "short"
+    long = st.trim_message("x" * 5000)
+    assert len(long) == st.MESSAGE_LIMIT and long.endswith("…")
+
+
+def test_watchdog_fires_once_after_the_delay() -> None:
+    hits: list[float] = []
+    started = time.monotonic()
+    with st.Watchdog(0.1, lambda: hits.append(time.monotonic())) as dog:
+        time.sleep(0.3)
+    assert dog.fired and len(hits) == 1 and hits[0] - started >= 0.1
+
+
+def test_watchdog_disarmed_on_exit() -> None:
+    hits: list[int] = []
+    with st.Watchdog(0.2, lambda: hits.append(1)) as dog:
+        pass
+    time.sleep(0.3)
+    assert not dog.fired and hits == []
+
+
+def test_watchdog_exit_waits_for_a_running_action() -> None:
+    done = threading.Event()
+
+    def slow() -> None:
+        time.sleep(0.2)
+        done.set()
+
+    with st.Watchdog(0.0, slow):
+        time.sleep(0.05)
+    assert done.is_set()
+
+
+def test_watchdog_swallows_action_errors() -> None:
+    def boom() -> None:
+        raise RuntimeError("engine gone")
+
+    with st.Watchdog(0.0, boom) as dog:
+        time.sleep(0.05)
+    assert dog.fired
+
+
+def test_deadline() -> None:
+    deadline = st.Deadline(0.05)
+    assert not deadline.expired and deadline.remaining() > 0
+    time.sleep(0.06)
+    assert deadline.expired
+    assert st.Deadline(-1).expired
+
+
+def test_verify_load_accepts_stand_ins() -> None:
+    stored = {t.name: [tuple(r) for r in t.rows] for t in SHOP.tables}
+    report = st.verify_load(SHOP, stored, seconds=0.5)
+    assert report.verified and report.checksums == SHOP.checksums and report.seconds == 0.5
+    # SQLite-style stand-ins: floats for decimals, 0/1 for booleans, ISO text for temporals
+    items = SHOP.table("items")
+    stand_ins = [(r[0], r[1], r[2], int(r[3]), None if r[4] is None else r[4].isoformat())
+                 for r in items.rows]
+    assert st.stored_checksums(SHOP, {**stored, "items": stand_ins}) == SHOP.checksums
+
+
+def test_verify_load_names_every_mismatch() -> None:
+    stored = {t.name: [tuple(r) for r in t.rows] for t in SHOP.tables}
+    stored["customers"] = stored["customers"][:-1]
+    stored["items"] = [(*stored["items"][0][:2], 99, *stored["items"][0][3:])]
+    with pytest.raises(FixtureLoadError) as info:
+        st.verify_load(SHOP, stored)
+    message = str(info.value)
+    assert "customers: 3 rows stored, 4 declared" in message
+    assert "items: checksum" in message and '"99"' in message
+    assert "orders" not in message
+
+
+def test_raise_load_error_wraps_engine_errors() -> None:
+    with pytest.raises(FixtureLoadError, match="could not be stored on duckdb: boom"):
+        st.raise_load_error(SHOP, "duckdb", RuntimeError("boom"))
+    with pytest.raises(KeyboardInterrupt):
+        st.raise_load_error(SHOP, "duckdb", KeyboardInterrupt())
