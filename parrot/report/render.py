@@ -58,8 +58,8 @@ def leaderboard_table(runs: list[tuple[str, dict[str, Any], dict[str, Any]]]) ->
     """One row per run (run dir, manifest, summary), best strict Acc_RES first."""
     def model(manifest: dict[str, Any]) -> str:
         t = manifest.get("translator", {})
-        extra = {k: v for k, v in t.items() if k != "name"}
-        return t.get("name", "?") + (f" {extra}" if extra else "")
+        extra = ", ".join(f"{k}={v}" for k, v in t.items() if k != "name")
+        return str(t.get("name", "?")) + (f" ({extra})" if extra else "")
 
     ranked = sorted(runs, key=lambda r: -(r[2]["overall"]["acc_strict"] or 0.0))
     rows = []
