@@ -27,11 +27,25 @@ class OrderFacts:
     limited: bool = False  # LIMIT / FETCH / TOP on the ordered query
 
 
-def _last_statement(sql: str, dialect: str) -> exp.Expr | None:
+def _statements(sql: str, dialect: str) -> list[exp.Expr]:
+    """The parsed statements of ``sql`` (empty when sqlglot cannot parse it)."""
     try:
-        statements = [s for s in sqlglot.parse(sql, read=dialect) if s is not None]
+        return [s for s in sqlglot.parse(sql, read=dialect) if s is not None]
+    except SqlglotError:
+        return []
+
+
+def _render(statements: list[exp.Expr], last: exp.Expr, dialect: str) -> str | None:
+    """``statements`` with the last one replaced by ``last``, as SQL text (None on failure)."""
+    try:
+        return ";\n".join([*(s.sql(dialect=dialect) for s in statements[:-1]),
+                           last.sql(dialect=dialect)])
     except SqlglotError:
         return None
+
+
+def _last_statement(sql: str, dialect: str) -> exp.Expr | None:
+    statements = _statements(sql, dialect)
     if not statements:
         return None
     node = statements[-1]
@@ -100,10 +114,7 @@ def with_sort_key_columns(sql: str, dialect: str) -> str | None:
     key values needed to find ties. Returns None when the rewrite would change the result (DISTINCT,
     set operations) or cannot be expressed.
     """
-    try:
-        statements = [s for s in sqlglot.parse(sql, read=dialect) if s is not None]
-    except SqlglotError:
-        return None
+    statements = _statements(sql, dialect)
     if not statements:
         return None
     node = statements[-1]
@@ -122,21 +133,13 @@ def with_sort_key_columns(sql: str, dialect: str) -> str | None:
             target = node.expressions[n - 1]
             key = target.this if isinstance(target, exp.Alias) else target
         rewritten = rewritten.select(exp.alias_(key.copy(), f"{SORT_KEY_PREFIX}{i}"), copy=False)
-    try:
-        parts = [s.sql(dialect=dialect) for s in statements[:-1]]
-        parts.append(rewritten.sql(dialect=dialect))
-    except SqlglotError:
-        return None
-    return ";\n".join(parts)
+    return _render(statements, rewritten, dialect)
 
 
 def without_limit(sql: str, dialect: str) -> str | None:
     """``sql`` with the last statement's top-level LIMIT/FETCH removed (OFFSET kept), or None
     when it has none."""
-    try:
-        statements = [s for s in sqlglot.parse(sql, read=dialect) if s is not None]
-    except SqlglotError:
-        return None
+    statements = _statements(sql, dialect)
     if not statements:
         return None
     node = statements[-1].copy()
@@ -144,8 +147,4 @@ def without_limit(sql: str, dialect: str) -> str | None:
         return None
     node.set("limit", None)
     node.set("fetch", None)
-    try:
-        return ";\n".join([*(s.sql(dialect=dialect) for s in statements[:-1]),
-                           node.sql(dialect=dialect)])
-    except SqlglotError:
-        return None
+    return _render(statements, node, dialect)
