@@ -87,6 +87,9 @@ class Engine(abc.ABC):
     name: ClassVar[str]  # registry key, e.g. "sqlite"
     dialect: ClassVar[str]  # sqlglot dialect key it executes
     capabilities: ClassVar[Capabilities]
+    # None: embedded, constructed with no arguments. Otherwise the engine is a server reached
+    # through a URL and constructed as ``cls(url)``; these are the URL schemes it accepts.
+    url_schemes: ClassVar[tuple[str, ...] | None] = None
 
     @abc.abstractmethod
     def version(self) -> str:

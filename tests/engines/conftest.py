@@ -19,8 +19,9 @@ from collections.abc import Iterator
 import pytest
 from engine_fixtures import ENGINES, SHOP
 
-from parrot.engines import Engine, engine_class
+from parrot.engines import Engine, engine_class, url_from_env
 from parrot.fixtures import Fixture
+from parrot.servers import ServerError, server_for
 
 DIFFERENCE_MARKERS = ("notyet", "notimpl", "broken")
 
@@ -38,6 +39,8 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         name = callspec.params.get("engine_name") if callspec is not None else None
         if name is None:
             continue
+        if engine_class(name).url_schemes is not None:
+            item.add_marker(pytest.mark.server)
         for kind in DIFFERENCE_MARKERS:
             for mark in item.iter_markers(kind):
                 only = mark.kwargs.get("params", {})  # e.g. {"bomb": ["sleep"]}
@@ -50,8 +53,51 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 # --- engines --------------------------------------------------------------------------------------
 
+class _Servers:
+    """URLs of server engines for this test session: ``PARROT_<DIALECT>_URL``, a managed server
+    already running, or one this session starts (and stops at its end). Skips when none can run."""
+
+    def __init__(self) -> None:
+        self.started: list[str] = []
+
+    def url(self, dialect: str) -> str:
+        url = url_from_env(dialect)
+        if url:
+            return url
+        server = server_for(dialect)
+        state = server.state()
+        if state is None:
+            hint = server.available()
+            if hint is not None:
+                pytest.skip(f"no {dialect} server: {hint}")
+            try:
+                state = server.start()
+            except ServerError as exc:
+                pytest.fail(f"{dialect} server failed to start: {exc}")
+            self.started.append(dialect)
+        return state.url
+
+    def stop(self) -> None:
+        for dialect in self.started:
+            server_for(dialect).stop()
+
+
 @pytest.fixture(scope="session")
-def _engine_pool() -> Iterator[dict[str, Engine]]:
+def servers() -> Iterator[_Servers]:
+    managed = _Servers()
+    yield managed
+    managed.stop()
+
+
+def make_engine(name: str, servers: _Servers) -> Engine:
+    cls = engine_class(name)
+    if cls.url_schemes is None:
+        return cls()
+    return cls(servers.url(cls.dialect))  # type: ignore[call-arg]
+
+
+@pytest.fixture(scope="session")
+def _engine_pool(servers: _Servers) -> Iterator[dict[str, Engine]]:
     pool: dict[str, Engine] = {}
     yield pool
     for engine in pool.values():
@@ -64,17 +110,17 @@ def engine_name(request: pytest.FixtureRequest) -> str:
 
 
 @pytest.fixture
-def engine(engine_name: str, _engine_pool: dict[str, Engine]) -> Engine:
+def engine(engine_name: str, _engine_pool: dict[str, Engine], servers: _Servers) -> Engine:
     """A shared adapter instance per engine (loads are cached across tests)."""
     if engine_name not in _engine_pool:
-        _engine_pool[engine_name] = engine_class(engine_name)()
+        _engine_pool[engine_name] = make_engine(engine_name, servers)
     return _engine_pool[engine_name]
 
 
 @pytest.fixture
-def fresh_engine(engine_name: str) -> Iterator[Engine]:
+def fresh_engine(engine_name: str, servers: _Servers) -> Iterator[Engine]:
     """A private adapter instance, closed after the test (for tests that damage state)."""
-    engine = engine_class(engine_name)()
+    engine = make_engine(engine_name, servers)
     yield engine
     engine.close()
 

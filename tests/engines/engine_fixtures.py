@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import importlib.util
 from typing import Any
 
+import parrot.engines
 from parrot.fixtures import Fixture, fixture_from_json
 
-ENGINES = ("sqlite", "duckdb", "clickhouse")
+# Every registered engine whose adapter module exists; server engines skip when unreachable.
+ENGINES = tuple(name for name, target in parrot.engines.ENGINES.items()
+                if importlib.util.find_spec(target.split(":")[0]) is not None)
 
 
 def make_fixture(name: str, tables: list[dict[str, Any]]) -> Fixture:

@@ -1,0 +1,172 @@
+"""Local database servers that parrot starts, checks and stops itself.
+
+Each server lives in a throwaway data directory under ``<cache>/servers/<name>/`` with a
+``state.json`` that any parrot process can read, so ``python -m parrot.engines status`` in one
+shell sees the server ``up`` started in another, and engine adapters find its URL. Ports are
+chosen free at start; servers listen on 127.0.0.1 only.
+"""
+
+from __future__ import annotations
+
+import abc
+import contextlib
+import datetime as dt
+import json
+import os
+import shutil
+import signal
+import socket
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import ClassVar
+
+
+class ServerError(RuntimeError):
+    """A server could not be installed, started, reached or stopped."""
+
+
+def cache_dir() -> Path:
+    """The cache root: ``$PARROT_CACHE``, ``$XDG_CACHE_HOME/parrot`` or ``~/.cache/parrot``."""
+    env = os.environ.get("PARROT_CACHE")
+    if env:
+        return Path(env)
+    xdg = os.environ.get("XDG_CACHE_HOME")
+    return (Path(xdg) if xdg else Path.home() / ".cache") / "parrot"
+
+
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 that nothing listens on right now."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def port_open(port: int, host: str = "127.0.0.1", timeout: float = 0.2) -> bool:
+    with contextlib.suppress(OSError), socket.create_connection((host, port), timeout=timeout):
+        return True
+    return False
+
+
+def pid_alive(pid: int | None) -> bool:
+    if not pid:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    # a zombie child still answers kill(0); treat it as dead
+    with contextlib.suppress(OSError):
+        stat = Path(f"/proc/{pid}/stat").read_text()
+        if stat.rsplit(")", 1)[-1].split()[0] == "Z":
+            return False
+    return True
+
+
+def stop_pid(pid: int, timeout: float = 20.0) -> None:
+    """SIGTERM, wait, then SIGKILL."""
+    for sig, wait in ((signal.SIGTERM, timeout), (signal.SIGKILL, 5.0)):
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, sig)
+        deadline = time.monotonic() + wait
+        while time.monotonic() < deadline:
+            if not pid_alive(pid):
+                return
+            time.sleep(0.05)
+    raise ServerError(f"process {pid} did not stop")
+
+
+@dataclass(frozen=True)
+class ServerState:
+    """What ``state.json`` records about a running server."""
+
+    name: str
+    version: str
+    host: str
+    port: int
+    pid: int
+    data_dir: str
+    url: str  # a connection URL adapters accept (no secrets: local trust/socket auth)
+    started: str  # ISO time
+    label: str  # what reports print, e.g. "mysql (MariaDB 10.11.18)"
+
+    @property
+    def uptime(self) -> float:
+        return (dt.datetime.now(dt.UTC) - dt.datetime.fromisoformat(self.started)).total_seconds()
+
+
+class Server(abc.ABC):
+    """Lifecycle of one local server kind (PostgreSQL, MariaDB, ...)."""
+
+    name: ClassVar[str]  # registry key, e.g. "postgres"
+    dialect: ClassVar[str]  # the dialect it serves
+
+    def __init__(self, root: Path | None = None):
+        self.root = (root or cache_dir() / "servers") / self.name
+        self.state_path = self.root / "state.json"
+
+    # -- to implement ------------------------------------------------------------------------
+    @abc.abstractmethod
+    def available(self) -> str | None:
+        """None when this machine can run the server, else how to make it able (install hint)."""
+
+    @abc.abstractmethod
+    def _start(self, data_dir: Path, port: int) -> ServerState:
+        """Initialise ``data_dir``, start the server on ``port``, wait until it answers."""
+
+    @abc.abstractmethod
+    def _ping(self, state: ServerState) -> bool:
+        """True when the server answers a trivial query."""
+
+    # -- shared ------------------------------------------------------------------------------
+    def state(self) -> ServerState | None:
+        """The recorded state if the server is running and answering, else None."""
+        if not self.state_path.is_file():
+            return None
+        try:
+            state = ServerState(**json.loads(self.state_path.read_text()))
+        except (ValueError, TypeError):
+            return None
+        if not pid_alive(state.pid) or not self._ping(state):
+            return None
+        return state
+
+    def start(self) -> ServerState:
+        """Start the server unless it already runs; returns its state."""
+        running = self.state()
+        if running is not None:
+            return running
+        hint = self.available()
+        if hint is not None:
+            raise ServerError(f"{self.name} cannot run here: {hint}")
+        self._discard()
+        data_dir = self.root / "data"
+        data_dir.mkdir(parents=True, exist_ok=True)
+        state = self._start(data_dir, free_port())
+        self.root.mkdir(parents=True, exist_ok=True)
+        tmp = self.state_path.with_suffix(".tmp")
+        tmp.write_text(json.dumps(asdict(state), indent=2))
+        os.replace(tmp, self.state_path)
+        return state
+
+    def stop(self) -> bool:
+        """Stop the server and delete its data directory; False if it was not running."""
+        was_running = False
+        if self.state_path.is_file():
+            with contextlib.suppress(ValueError, TypeError):
+                state = ServerState(**json.loads(self.state_path.read_text()))
+                if pid_alive(state.pid):
+                    stop_pid(state.pid)
+                    was_running = True
+        self._discard()
+        return was_running
+
+    def _discard(self) -> None:
+        if self.root.exists():
+            shutil.rmtree(self.root, ignore_errors=True)
+
+    @staticmethod
+    def now() -> str:
+        return dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
