@@ -17,7 +17,7 @@ from parrot import dialects
 from parrot.datasets import DEFAULT_DATASET, DatasetError, load_dataset
 from parrot.engines import DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT
 from parrot.eval.results import RunDirError
-from parrot.eval.runner import RunConfig, run, select_items
+from parrot.eval.runner import RunConfig, run, select_items, servers_needed
 from parrot.report.metrics import summarize
 from parrot.report.render import print_rich, summary_tables
 from parrot.translators import UnknownTranslatorError, available, create_translator
@@ -50,6 +50,12 @@ def build_parser() -> argparse.ArgumentParser:
                         help=f"result-size cap per execution (default: {DEFAULT_MAX_ROWS})")
     parser.add_argument("--jobs", type=int, default=1,
                         help="worker processes executing queries (default: 1)")
+    parser.add_argument("--engine", action="append", default=[], metavar="DIALECT=URL",
+                        help="run DIALECT on the server at URL, e.g. mysql=mysql://u@host:3306/ "
+                             "(repeatable; also read from $PARROT_<DIALECT>_URL)")
+    parser.add_argument("--no-start", action="store_true",
+                        help="do not start local servers; dialects without a running server or "
+                             "URL are scored as no_engine")
     parser.add_argument("--quiet", action="store_true", help="no progress bar and no tables")
     return parser
 
@@ -62,6 +68,43 @@ def parse_pairs(text: str) -> list[tuple[str, str]]:
             raise ValueError(f"bad pair {part!r}: expected SOURCE:TARGET, e.g. sqlite:duckdb")
         pairs.append((dialects.resolve(source), dialects.resolve(target)))
     return pairs
+
+
+def parse_engine_urls(values: list[str]) -> dict[str, str]:
+    urls = {}
+    for value in values:
+        dialect, sep, url = value.partition("=")
+        if not sep or not url.strip():
+            raise ValueError(f"bad --engine {value!r}: expected DIALECT=URL")
+        urls[dialects.resolve(dialect)] = url.strip()
+    return urls
+
+
+def start_servers(needed: list[str], console: Any) -> list[str]:
+    """Start the managed servers a run needs; returns those this call started."""
+    from parrot.servers import ServerError, server_for
+
+    started = []
+    for dialect in needed:
+        server = server_for(dialect)
+        if server.state() is not None:
+            continue
+        hint = server.available()
+        if hint is not None:
+            console.print(f"[yellow]warning:[/] no {dialect} engine here ({hint}); its items "
+                          "are scored as no_engine", highlight=False)
+            continue
+        console.print(f"starting a local {dialect} server for this run…", highlight=False)
+        try:
+            state = server.start()
+        except ServerError as exc:
+            console.print(f"[yellow]warning:[/] {dialect} server failed to start: {exc}",
+                          highlight=False)
+            continue
+        console.print(f"  {state.label} on 127.0.0.1:{state.port} (stopped after the run)",
+                      highlight=False)
+        started.append(dialect)
+    return started
 
 
 def _default_dir(model: str, dataset: str) -> Path:
@@ -86,6 +129,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     try:
         pairs = parse_pairs(args.pairs)
+        urls = parse_engine_urls(args.engine)
         dataset = load_dataset(args.dataset)
         translator = create_translator(args.model)
     except (ValueError, UnknownTranslatorError, OSError) as exc:
@@ -101,7 +145,10 @@ def main(argv: list[str] | None = None) -> int:
         output_dir=args.output_dir or _default_dir(args.model, dataset.name),
         timeout=args.timeout, max_rows=args.max_rows, jobs=args.jobs, resume=args.resume,
         pairs=[f"{s}:{t}" for s, t in pairs], limit=args.limit,
-        command=["python", "-m", "parrot.eval", *(argv if argv is not None else sys.argv[1:])])
+        command=["python", "-m", "parrot.eval", *(argv if argv is not None else sys.argv[1:])],
+        urls=urls)
+    needed = servers_needed(items, urls)
+    started = [] if args.no_start else start_servers(needed, console)
     try:
         records = _run_with_progress(dataset, items, translator, config, console, args.quiet)
     except (RunDirError, DatasetError) as exc:
@@ -113,6 +160,11 @@ def main(argv: list[str] | None = None) -> int:
         return 130
     finally:
         translator.close()
+        if started:
+            from parrot.servers import server_for
+
+            for dialect in started:
+                server_for(dialect).stop()
     if not args.quiet:
         print_rich(summary_tables(summarize(records)), out)
         console.print(f"results: {config.output_dir}/results.jsonl  "

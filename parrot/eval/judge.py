@@ -43,9 +43,12 @@ class Gold:
 class Judge:
     """Runs sources and translations on real engines and compares the results."""
 
-    def __init__(self, timeout: float = DEFAULT_TIMEOUT, max_rows: int = DEFAULT_MAX_ROWS):
+    def __init__(self, timeout: float = DEFAULT_TIMEOUT, max_rows: int = DEFAULT_MAX_ROWS,
+                 urls: dict[str, str] | None = None, start: bool = False):
         self.timeout = timeout
         self.max_rows = max_rows
+        self.urls = dict(urls or {})  # dialect -> server URL (--engine DIALECT=URL)
+        self.start = start  # start managed servers on demand
         self._engines: dict[str, Engine | None] = {}
         self._missing: dict[str, str] = {}
         self._gold: dict[tuple[str, str, str, bool | None], Gold] = {}
@@ -53,7 +56,8 @@ class Judge:
     def engine(self, dialect: str) -> Engine | None:
         if dialect not in self._engines:
             try:
-                self._engines[dialect] = create_engine(dialect)
+                self._engines[dialect] = create_engine(dialect, url=self.urls.get(dialect),
+                                                       start=self.start)
             except UnknownEngineError as exc:
                 self._engines[dialect] = None
                 self._missing[dialect] = str(exc)

@@ -16,10 +16,11 @@ from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wai
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit, urlunsplit
 
 from parrot import __version__
 from parrot.datasets import Dataset, Item
-from parrot.engines import DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT
+from parrot.engines import DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT, needs_server, url_from_env
 from parrot.eval.judge import Judge
 from parrot.eval.results import (
     MANIFEST,
@@ -48,6 +49,23 @@ class RunConfig:
     pairs: list[str] = field(default_factory=list)
     limit: int | None = None
     command: list[str] = field(default_factory=list)
+    urls: dict[str, str] = field(default_factory=dict)  # dialect -> server URL
+
+
+def redact_url(url: str) -> str:
+    """``url`` with any password replaced by ``***`` (manifests never hold secrets)."""
+    parts = urlsplit(url)
+    if parts.password is None:
+        return url
+    netloc = parts.netloc.replace(f":{parts.password}@", ":***@", 1)
+    return urlunsplit(parts._replace(netloc=netloc))
+
+
+def servers_needed(items: Sequence[Item], urls: dict[str, str]) -> list[str]:
+    """Dialects of ``items`` that run on a managed server (no URL given or in the environment)."""
+    wanted = {d for i in items for d in (i.source_dialect, i.target_dialect)}
+    return sorted(d for d in wanted
+                  if d not in urls and needs_server(d) and url_from_env(d) is None)
 
 
 def select_items(dataset: Dataset, pairs: Sequence[tuple[str, str]] = (),
@@ -72,7 +90,8 @@ def _manifest(dataset: Dataset, items: list[Item], translator: Translator,
                     "items": len(items)},
         "translator": translator.params(),
         "settings": {"timeout": config.timeout, "max_rows": config.max_rows, "jobs": config.jobs,
-                     "pairs": config.pairs, "limit": config.limit},
+                     "pairs": config.pairs, "limit": config.limit,
+                     "engine_urls": {d: redact_url(u) for d, u in config.urls.items()}},
         "engines": {},
     }
 
@@ -104,9 +123,9 @@ def prepare_run_dir(config: RunConfig, manifest: dict[str, Any]) -> dict[str, An
 _WORKER_JUDGE: Judge | None = None
 
 
-def _init_worker(timeout: float, max_rows: int) -> None:
+def _init_worker(timeout: float, max_rows: int, urls: dict[str, str]) -> None:
     global _WORKER_JUDGE
-    _WORKER_JUDGE = Judge(timeout=timeout, max_rows=max_rows)
+    _WORKER_JUDGE = Judge(timeout=timeout, max_rows=max_rows, urls=urls)
 
 
 def _judge_in_worker(item: Item, translation: Translation) -> dict[str, Any]:
@@ -119,7 +138,7 @@ def _judged(pending: list[Item], translator: Translator,
     """Outcome records for ``pending`` as they finish (order not guaranteed when jobs > 1)."""
     translations = translator.translate_all(pending)
     if config.jobs <= 1:
-        judge = Judge(timeout=config.timeout, max_rows=config.max_rows)
+        judge = Judge(timeout=config.timeout, max_rows=config.max_rows, urls=config.urls)
         try:
             for item, translation in translations:
                 yield judge.judge(item, translation)
@@ -128,7 +147,7 @@ def _judged(pending: list[Item], translator: Translator,
         return
     context = multiprocessing.get_context("spawn")  # engines must not be forked mid-flight
     with ProcessPoolExecutor(config.jobs, mp_context=context, initializer=_init_worker,
-                             initargs=(config.timeout, config.max_rows)) as pool:
+                             initargs=(config.timeout, config.max_rows, config.urls)) as pool:
         window: set[Future[dict[str, Any]]] = set()
         for item, translation in translations:
             window.add(pool.submit(_judge_in_worker, item, translation))

@@ -1,0 +1,25 @@
+import pytest
+
+from parrot.datasets import item_from_record
+from parrot.eval.cli import parse_engine_urls, parse_pairs
+from parrot.eval.runner import redact_url, servers_needed
+
+
+def test_pairs_and_engine_urls_accept_aliases():
+    assert parse_pairs("pg:ch, sqlite:duckdb") == [("postgres", "clickhouse"),
+                                                   ("sqlite", "duckdb")]
+    assert parse_engine_urls(["PostgreSQL=postgresql://u@db:5432/x"]) == {
+        "postgres": "postgresql://u@db:5432/x"}
+    with pytest.raises(ValueError, match="expected DIALECT=URL"):
+        parse_engine_urls(["mysql"])
+
+
+def test_manifest_urls_never_hold_passwords():
+    assert redact_url("mysql://user:s3cret@host:3306/db") == "mysql://user:***@host:3306/db"
+    assert redact_url("postgresql://user@host/db") == "postgresql://user@host/db"
+
+
+def test_embedded_dialects_need_no_server(monkeypatch):
+    items = [item_from_record({"id": "a", "source_dialect": "sqlite", "target_dialect": "ch",
+                               "source_sql": "SELECT 1"})]
+    assert servers_needed(items, {}) == []
