@@ -146,7 +146,7 @@ def main(argv: list[str] | None = None) -> int:
         timeout=args.timeout, max_rows=args.max_rows, jobs=args.jobs, resume=args.resume,
         pairs=[f"{s}:{t}" for s, t in pairs], limit=args.limit,
         command=["python", "-m", "parrot.eval", *(argv if argv is not None else sys.argv[1:])],
-        urls=urls)
+        urls=urls, start=not args.no_start)
     needed = servers_needed(items, urls)
     started = [] if args.no_start else start_servers(needed, console)
     try:

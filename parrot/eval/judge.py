@@ -48,8 +48,9 @@ class Judge:
         self.timeout = timeout
         self.max_rows = max_rows
         self.urls = dict(urls or {})  # dialect -> server URL (--engine DIALECT=URL)
-        self.start = start  # start managed servers on demand
+        self.start = start  # start (and restart) managed servers on demand
         self._engines: dict[str, Engine | None] = {}
+        self._engine_errors: list[str] = []  # engine failures retried during the current item
         self._missing: dict[str, str] = {}
         self._gold: dict[tuple[str, str, str, bool | None], Gold] = {}
 
@@ -63,10 +64,20 @@ class Judge:
                 self._missing[dialect] = str(exc)
         return self._engines[dialect]
 
-    def engine_labels(self) -> dict[str, str]:
-        return {d: (e.label if e else "none") for d, e in self._engines.items()}
-
     def _run(self, dialect: str, sql: str, fixture: Fixture) -> tuple[Execution, str]:
+        """Execute once; after an engine failure (a server died, a connection broke) reconnect
+        — restarting a managed server when allowed — and retry once."""
+        execution, label = self._run_once(dialect, sql, fixture)
+        engine = self._engines.get(dialect)
+        if (execution.status is ExecStatus.ENGINE_ERROR and engine is not None
+                and engine.url_schemes is not None):
+            self._engine_errors.append(f"{dialect}: {execution.error}")
+            engine.close()
+            del self._engines[dialect]
+            execution, label = self._run_once(dialect, sql, fixture)
+        return execution, label
+
+    def _run_once(self, dialect: str, sql: str, fixture: Fixture) -> tuple[Execution, str]:
         engine = self.engine(dialect)
         if engine is None:
             return Execution(ExecStatus.NO_ENGINE, error=self._missing[dialect]), "none"
@@ -81,11 +92,13 @@ class Judge:
         fixture = item.fixture or EMPTY_FIXTURE
         key = (item.source_dialect, fixture.content_hash, item.source_sql, item.order_sensitive)
         # tolerance is applied per item in judge(); the cached facts carry the default
-        if key not in self._gold:
-            execution, label = self._run(item.source_dialect, item.source_sql, fixture)
-            facts = self._facts(item, execution, fixture)
-            self._gold[key] = Gold(execution, facts, label)
-        return self._gold[key]
+        if key in self._gold:
+            return self._gold[key]
+        execution, label = self._run(item.source_dialect, item.source_sql, fixture)
+        gold = Gold(execution, self._facts(item, execution, fixture), label)
+        if execution.status is not ExecStatus.ENGINE_ERROR:  # an engine failure is not the gold
+            self._gold[key] = gold
+        return gold
 
     def _facts(self, item: Item, execution: Execution, fixture: Fixture) -> CompareFacts:
         order = order_facts(item.source_sql, item.source_dialect)
@@ -147,6 +160,7 @@ class Judge:
 
     def judge(self, item: Item, translation: Translation) -> dict[str, Any]:
         """The full outcome record of one item, as written to results.jsonl."""
+        self._engine_errors = []
         gold = self.gold(item)
         record: dict[str, Any] = {
             "id": item.id,
@@ -182,6 +196,8 @@ class Judge:
                 detail = f"translation {pred.status} on {label}: {pred.error or ''}".strip()
                 verdicts = {m: failure(m, reason, detail) for m in Mode}
         record["verdicts"] = {m.value: v.to_json() for m, v in verdicts.items()}
+        if self._engine_errors:
+            record["engine_errors_retried"] = list(self._engine_errors)
         return record
 
     def close(self) -> None:

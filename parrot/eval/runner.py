@@ -50,6 +50,7 @@ class RunConfig:
     limit: int | None = None
     command: list[str] = field(default_factory=list)
     urls: dict[str, str] = field(default_factory=dict)  # dialect -> server URL
+    start: bool = True  # (re)start managed servers when needed
 
 
 def redact_url(url: str) -> str:
@@ -123,9 +124,9 @@ def prepare_run_dir(config: RunConfig, manifest: dict[str, Any]) -> dict[str, An
 _WORKER_JUDGE: Judge | None = None
 
 
-def _init_worker(timeout: float, max_rows: int, urls: dict[str, str]) -> None:
+def _init_worker(timeout: float, max_rows: int, urls: dict[str, str], start: bool) -> None:
     global _WORKER_JUDGE
-    _WORKER_JUDGE = Judge(timeout=timeout, max_rows=max_rows, urls=urls)
+    _WORKER_JUDGE = Judge(timeout=timeout, max_rows=max_rows, urls=urls, start=start)
 
 
 def _judge_in_worker(item: Item, translation: Translation) -> dict[str, Any]:
@@ -138,7 +139,8 @@ def _judged(pending: list[Item], translator: Translator,
     """Outcome records for ``pending`` as they finish (order not guaranteed when jobs > 1)."""
     translations = translator.translate_all(pending)
     if config.jobs <= 1:
-        judge = Judge(timeout=config.timeout, max_rows=config.max_rows, urls=config.urls)
+        judge = Judge(timeout=config.timeout, max_rows=config.max_rows, urls=config.urls,
+                      start=config.start)
         try:
             for item, translation in translations:
                 yield judge.judge(item, translation)
@@ -147,7 +149,8 @@ def _judged(pending: list[Item], translator: Translator,
         return
     context = multiprocessing.get_context("spawn")  # engines must not be forked mid-flight
     with ProcessPoolExecutor(config.jobs, mp_context=context, initializer=_init_worker,
-                             initargs=(config.timeout, config.max_rows, config.urls)) as pool:
+                             initargs=(config.timeout, config.max_rows, config.urls,
+                                       config.start)) as pool:
         window: set[Future[dict[str, Any]]] = set()
         for item, translation in translations:
             window.add(pool.submit(_judge_in_worker, item, translation))

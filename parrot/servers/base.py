@@ -11,12 +11,14 @@ from __future__ import annotations
 import abc
 import contextlib
 import datetime as dt
+import fcntl
 import json
 import os
 import shutil
 import signal
 import socket
 import time
+from collections.abc import Iterator
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import ClassVar
@@ -133,8 +135,24 @@ class Server(abc.ABC):
             return None
         return state
 
+    @contextlib.contextmanager
+    def _locked(self) -> Iterator[None]:
+        """Serialise start/stop across processes (parallel eval workers may restart a server)."""
+        lock_path = self.root.parent / f"{self.name}.lock"
+        lock_path.parent.mkdir(parents=True, exist_ok=True)
+        with lock_path.open("a") as fh:
+            fcntl.flock(fh, fcntl.LOCK_EX)
+            try:
+                yield
+            finally:
+                fcntl.flock(fh, fcntl.LOCK_UN)
+
     def start(self) -> ServerState:
         """Start the server unless it already runs; returns its state."""
+        with self._locked():
+            return self._start_unlocked()
+
+    def _start_unlocked(self) -> ServerState:
         running = self.state()
         if running is not None:
             return running
@@ -153,6 +171,10 @@ class Server(abc.ABC):
 
     def stop(self) -> bool:
         """Stop the server and delete its data directory; False if it was not running."""
+        with self._locked():
+            return self._stop_unlocked()
+
+    def _stop_unlocked(self) -> bool:
         was_running = False
         if self.state_path.is_file():
             with contextlib.suppress(ValueError, TypeError):
