@@ -123,7 +123,8 @@ def _replace(item: Item, **changes: Any) -> Item:
 
 
 class _FixtureStore:
-    """Named fixtures of one dataset, loaded once each from ``fixtures/<name>.json``."""
+    """Fixtures by name: the dataset's own ``fixtures/<name>.json`` first, then parrot's named
+    fixtures (``tpch``, ``spider/<db_id>``, see :mod:`parrot.migrate.named`); each loaded once."""
 
     def __init__(self, folder: Path):
         self.folder = folder
@@ -133,7 +134,14 @@ class _FixtureStore:
         if name not in self._cache:
             path = self.folder / f"{name}.json"
             if not path.is_file():
-                raise FixtureError(f"named fixture {name!r} not found at {path}")
+                from parrot.migrate.named import named_fixture
+
+                try:
+                    self._cache[name] = named_fixture(name)
+                except FixtureError as exc:
+                    raise FixtureError(f"fixture {name!r} is neither in {self.folder} nor a "
+                                       f"named fixture: {exc}") from None
+                return self._cache[name]
             try:
                 data = json.loads(path.read_text(encoding="utf-8"))
             except json.JSONDecodeError as exc:

@@ -44,7 +44,7 @@ def test_valid_items_load_with_canonical_dialects_and_tokens(tmp_path):
     ({**GOOD, "source_sql": "   "}, "'source_sql' is empty"),
     ({k: v for k, v in GOOD.items() if k != "target_dialect"}, "missing required field"),
     ({**GOOD, "translation_types": ["magic"]}, "unknown translation type"),
-    ({**GOOD, "fixture": "nowhere"}, "named fixture 'nowhere' not found"),
+    ({**GOOD, "fixture": "nowhere"}, "fixture 'nowhere' is neither in"),
     ({**GOOD, "reference_sql": ""}, "a 'reference_sql' is empty"),
     ([1, 2], "each line must be a JSON object"),
 ])
@@ -103,3 +103,9 @@ def test_wide_decimals_keep_all_38_digits():
         "name": "t", "columns": [{"name": "d", "type": "decimal(38,4)"}], "rows": [[value]]}]})
     assert str(fx.tables[0].rows[0][0]) == value
     assert fx.checksums["t"]
+
+
+def test_items_can_use_parrot_named_fixtures(tmp_path):
+    ds = load_dataset(str(write(tmp_path, [{**GOOD, "fixture": {"name": "tpch"}}])))
+    fixture = ds.items[0].fixture
+    assert {t.name for t in fixture.tables} >= {"lineitem", "orders", "customer", "nation"}

@@ -1,0 +1,3 @@
+from parrot.migrate.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,134 @@
+"""``python -m parrot.migrate``: read databases into fixtures, write them, load them on engines.
+
+Examples::
+
+    python -m parrot.migrate path/to/db.sqlite --name shop --out shop.json
+    python -m parrot.migrate postgresql://u@127.0.0.1:5432/db --tables a,b --out db.json.gz
+    python -m parrot.migrate spider/concert_singer --report          # type decisions
+    python -m parrot.migrate --all --load sqlite,duckdb,clickhouse   # time every named fixture
+    python -m parrot.migrate --list
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from parrot.fixtures import FixtureError
+from parrot.migrate.introspect import Introspection
+from parrot.migrate.transfer import read_source
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="python -m parrot.migrate", description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("sources", nargs="*", metavar="SOURCE",
+                   help="SQLite/DuckDB file, duckdb:/// or SQLAlchemy URL, or a named fixture "
+                        "(spider/<db_id>, tpch)")
+    p.add_argument("--name", help="fixture name (default: the file's stem)")
+    p.add_argument("--out", help="write the fixture JSON here ('-' for stdout, .gz to compress)")
+    p.add_argument("--tables", help="comma-separated tables to read (default: all)")
+    p.add_argument("--blank-as-null", action="store_true",
+                   help="read '' as NULL in non-text columns (changes values; reported)")
+    p.add_argument("--report", action="store_true", help="print every column's type decision")
+    p.add_argument("--load", help="comma-separated engines (dialects) to load and verify on")
+    p.add_argument("--all", action="store_true", help="every available named fixture")
+    p.add_argument("--list", action="store_true", help="list named fixtures and exit")
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    from parrot.migrate import named
+
+    if args.list:
+        for n in named.available_named():
+            print(n)
+        for n, why in named.unavailable_named().items():
+            print(f"{n}\tunavailable: {why}", file=sys.stderr)
+        return 0
+    sources: list[str] = list(args.sources)
+    if args.all:
+        sources += named.available_named()
+    if not sources:
+        _parser().error("give a SOURCE, --all or --list")
+    if args.out and len(sources) != 1:
+        _parser().error("--out takes exactly one SOURCE")
+    tables = args.tables.split(",") if args.tables else None
+    engines = _engines(args.load)
+    totals = {"read": 0.0, **{d: 0.0 for d in engines}}
+    failures = 0
+    try:
+        for source in sources:
+            started = time.perf_counter()
+            try:
+                result = read_source(source, name=args.name, tables=tables,
+                                     blank_as_null=args.blank_as_null)
+            except (FixtureError, ValueError) as exc:
+                print(f"{source}: {exc}", file=sys.stderr)
+                failures += 1
+                continue
+            read = time.perf_counter() - started
+            totals["read"] += read
+            line = [_summary(result), f"read {read:.2f}s"]
+            for dialect, engine in engines.items():
+                started = time.perf_counter()
+                try:
+                    engine.load(result.fixture)
+                    took = time.perf_counter() - started
+                    totals[dialect] += took
+                    line.append(f"{dialect} {took:.2f}s")
+                except Exception as exc:
+                    failures += 1
+                    line.append(f"{dialect} FAILED: {exc}")
+            print("  ".join(line))
+            if args.report:
+                for c in result.columns:
+                    why = f"  — {c.reason}" if c.reason else ""
+                    print(f"    {c.table}.{c.column}: {c.declared or '(none)'} → {c.type}{why}")
+            elif result.dirty:
+                for c in result.dirty:
+                    print(f"    {c.table}.{c.column}: {c.reason}")
+            if args.out:
+                _write(result, args.out)
+    finally:
+        for engine in engines.values():
+            engine.close()
+    if len(sources) > 1:
+        print("total: " + ", ".join(f"{k} {v:.2f}s" for k, v in totals.items())
+              + f"; {failures} failure(s)")
+    return 1 if failures else 0
+
+
+def _engines(spec: str | None) -> dict[str, Any]:
+    if not spec:
+        return {}
+    from parrot.engines import create_engine
+
+    return {d: create_engine(d) for d in spec.split(",") if d}
+
+
+def _summary(result: Introspection) -> str:
+    rows = sum(len(t.rows) for t in result.fixture.tables)
+    return (f"{result.fixture.name}: {len(result.fixture.tables)} tables, {rows} rows, "
+            f"{len(result.dirty)} retyped column(s)")
+
+
+def _write(result: Introspection, out: str) -> None:
+    text = json.dumps(result.to_json(), ensure_ascii=False, indent=None, separators=(",", ":"))
+    if out == "-":
+        sys.stdout.write(text + "\n")
+    elif out.endswith(".gz"):
+        with gzip.open(out, "wt", encoding="utf-8") as fh:
+            fh.write(text)
+    else:
+        Path(out).write_text(text + "\n", encoding="utf-8")
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,78 @@
+"""Engine-to-engine migration (PolySQL's Φ): source database → portable fixture → target engine.
+
+The portable :class:`~parrot.fixtures.Fixture` is the only intermediate: :func:`migrate` reads
+the source with :func:`parrot.migrate.introspect.introspect` (or resolves a named fixture), then
+the target adapter's :meth:`~parrot.engines.Engine.load` materialises it and verifies row counts
+and checksums, raising :class:`~parrot.engines.FixtureLoadError` when the target cannot store it
+faithfully.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from parrot.engines import Engine, LoadReport, create_engine
+from parrot.fixtures import Fixture
+from parrot.migrate.introspect import Introspection, introspect
+
+
+@dataclass(frozen=True)
+class Migration:
+    introspection: Introspection
+    report: LoadReport  # what the target verified
+    engine: Engine  # the target (created by migrate() when given by name: close it)
+    introspect_seconds: float
+    load_seconds: float
+
+    @property
+    def fixture(self) -> Fixture:
+        return self.introspection.fixture
+
+
+def is_named(source: Any) -> bool:
+    """True for names of the named-fixture catalogue (``spider/<db>``, ``tpch``, ``tpch-sfN``)."""
+    return (isinstance(source, str) and not Path(source).exists()
+            and (source.startswith("spider/") or source == "tpch"
+                 or source.startswith("tpch-sf")))
+
+
+def read_source(source: Any, *, name: str | None = None, tables: Sequence[str] | None = None,
+                blank_as_null: bool = False) -> Introspection:
+    """A named fixture, a database file, a URL or an open connection, read as a fixture."""
+    if is_named(source):
+        from parrot.migrate.named import named_introspection
+
+        result = named_introspection(source)
+        if tables is not None or blank_as_null or (name and name != source):
+            raise ValueError("named fixtures take no name, tables or blank_as_null options")
+        return result
+    return introspect(source, name=name, tables=tables, blank_as_null=blank_as_null)
+
+
+def migrate(source: Any, target: Engine | str, *, name: str | None = None,
+            tables: Sequence[str] | None = None, blank_as_null: bool = False) -> Migration:
+    """Copy ``source`` onto ``target`` (an engine, or a dialect name to create one) and verify.
+
+    ``source``: a named fixture, a SQLite/DuckDB file, a ``duckdb:///`` or SQLAlchemy URL, an open
+    ``sqlite3``/``duckdb`` connection or a ``sqlalchemy.Engine``; ``name`` names the fixture
+    (default: the file's stem).
+    """
+    started = time.perf_counter()
+    result = read_source(source, name=name, tables=tables, blank_as_null=blank_as_null)
+    read = time.perf_counter() - started
+    engine = create_engine(target) if isinstance(target, str) else target
+    started = time.perf_counter()
+    try:
+        report = engine.load(result.fixture)
+    except BaseException:
+        if isinstance(target, str):
+            engine.close()
+        raise
+    return Migration(result, report, engine, read, time.perf_counter() - started)
+
+
+__all__ = ["Migration", "is_named", "migrate", "read_source"]

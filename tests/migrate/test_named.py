@@ -1,0 +1,91 @@
+"""The named-fixture catalogue on a small corpus built here: names, errors, the disk cache."""
+
+from __future__ import annotations
+
+import gzip
+from pathlib import Path
+
+import pytest
+from migrate_helpers import DIRTY_ROWS, DIRTY_SCRIPT, make_sqlite
+
+from parrot.fixtures import FixtureError
+from parrot.migrate import named
+
+
+@pytest.fixture
+def corpus(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    root = tmp_path / "corpora"
+    for db_id in ("shop", "zoo"):
+        folder = root / "sqlite" / "spider" / db_id
+        folder.mkdir(parents=True)
+        make_sqlite(folder / f"{db_id}.sqlite", DIRTY_SCRIPT, DIRTY_ROWS)
+    odd = root / "sqlite" / "spider" / "odd"
+    odd.mkdir()
+    make_sqlite(odd / "odd.sqlite", 'CREATE TABLE people ("Home Town" TEXT);', {})
+    (root / "sqlite" / "spider" / "notes.json").write_text("{}")  # not a database folder
+    monkeypatch.setenv("PARROT_CORPORA", str(root))
+    named.clear_memo()
+    return root
+
+
+def test_available_and_unavailable_names(corpus: Path) -> None:
+    names = named.available_named()
+    assert [n for n in names if n.startswith("spider/")] == ["spider/shop", "spider/zoo"]
+    assert ("tpch" in names) == named.tpch_available()
+    assert "Home Town" in named.unavailable_named()["spider/odd"]
+
+
+def test_named_fixture_resolves_and_is_memoised(corpus: Path) -> None:
+    fx = named.named_fixture("spider/shop")
+    assert fx.name == "spider/shop"
+    assert [t.name for t in fx.tables] == ["station", "weather"]
+    assert named.named_fixture("spider/shop") is fx
+    result = named.named_introspection("spider/shop")
+    assert result.foreign_keys["weather"][0].ref_table == "station"
+    assert result.dirty
+
+
+def test_disk_cache_is_written_read_and_repaired(corpus: Path) -> None:
+    first = named.named_fixture("spider/zoo")
+    files = list(named.fixtures_cache_dir().glob("spider_zoo-*.json.gz"))
+    assert len(files) == 1
+    named.clear_memo()
+    again = named.named_fixture("spider/zoo")
+    assert again is not first and again.content_hash == first.content_hash
+    files[0].write_bytes(gzip.compress(b'{"name": "spider/zoo", "tables": []}'))  # corrupt
+    named.clear_memo()
+    assert named.named_fixture("spider/zoo").content_hash == first.content_hash
+    assert named.named_fixture("spider/zoo", refresh=True).content_hash == first.content_hash
+
+
+def test_a_changed_source_misses_the_cache(corpus: Path) -> None:
+    before = named.named_fixture("spider/shop")
+    path = named.spider_path("shop")
+    make_sqlite(path, "", {"weather": [("9/2/2013", 1, 1, 1, None)]})
+    after = named.named_fixture("spider/shop")
+    assert len(after.table("weather").rows) == len(before.table("weather").rows) + 1
+
+
+def test_unknown_names_list_available_ones(corpus: Path) -> None:
+    with pytest.raises(FixtureError, match=r"unknown named fixture 'spider/nope'.*spider/shop"):
+        named.named_fixture("spider/nope")
+    with pytest.raises(FixtureError, match="unknown named fixture 'whatever'"):
+        named.named_fixture("whatever")
+    with pytest.raises(FixtureError, match="not plain identifiers"):
+        named.named_fixture("spider/odd")
+    with pytest.raises(FixtureError, match="scale factor"):
+        named.named_fixture("tpch-sf100")
+
+
+def test_without_corpora_there_are_no_spider_names(tmp_path: Path,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PARROT_CORPORA", str(tmp_path / "absent"))
+    assert not [n for n in named.available_named() if n.startswith("spider/")]
+    with pytest.raises(FixtureError, match=r"no Spider corpus at .*PARROT_CORPORA"):
+        named.named_fixture("spider/concert_singer")
+
+
+def test_default_corpora_root_is_beside_the_repository(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("PARROT_CORPORA", raising=False)
+    repo = Path(named.__file__).resolve().parents[2]
+    assert named.corpora_root() == repo.parent / "shared" / "corpora"
