@@ -36,6 +36,14 @@ class Lexicon:
     dollar_quotes: bool = False  # $tag$ ... $tag$ strings (PostgreSQL, DuckDB, ClickHouse)
     bracket_identifiers: bool = False  # [name] identifiers (SQLite, SQL Server)
     nested_comments: bool = False  # /* /* */ */ nests (PostgreSQL, DuckDB, ClickHouse)
+    escape_strings: bool = False  # E'it\'s': backslash escapes after an E prefix (PostgreSQL)
+    dollar_identifiers: bool = False  # '$' inside identifiers: a$b$c is one name (PostgreSQL)
+    hash_comments_always: bool = False  # with hash_comments: '#' starts a comment whatever
+    #                                     follows (MySQL; ClickHouse wants '# ' or '#!')
+    dash_comments_need_space: bool = False  # '--' is a comment only before whitespace, a
+    #                                         control character or the end (MySQL: 1--1 is 2)
+    plain_backticks: bool = False  # backslashes are plain characters in `identifiers` (MySQL)
+    executable_comments: bool = False  # /*! ... */ and /*M! ... */ hold code (MySQL, MariaDB)
 
 
 ANSI = Lexicon()
@@ -43,6 +51,12 @@ SQLITE = Lexicon(bracket_identifiers=True)
 DUCKDB = Lexicon(dollar_quotes=True, nested_comments=True)
 CLICKHOUSE = Lexicon(backslash_escapes=True, hash_comments=True, dollar_quotes=True,
                      nested_comments=True)
+POSTGRES = Lexicon(dollar_quotes=True, nested_comments=True, escape_strings=True,
+                   dollar_identifiers=True)
+MYSQL = Lexicon(backslash_escapes=True, hash_comments=True, hash_comments_always=True,
+                dash_comments_need_space=True, plain_backticks=True, executable_comments=True)
+# Spark SQL: '...' and "..." are both strings with backslash escapes, `name` doubles its backtick
+SPARK = Lexicon(backslash_escapes=True, nested_comments=True, plain_backticks=True)
 
 
 class TokenKind(StrEnum):
@@ -70,7 +84,9 @@ class Token:
 
 
 _WORD = re.compile(r"[^\W]+|\$[0-9]+", re.UNICODE)  # letters, digits, '_', and $1 parameters
+_DOLLAR_WORD = re.compile(r"[^\W]+[\w$]*|\$[0-9]+", re.UNICODE)  # ... and a$b identifiers
 _DOLLAR_TAG = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)?\$")
+_EXECUTABLE_COMMENT = re.compile(r"/\*M?!\d*")  # /*!50100 ... */, /*M!100301 ... */
 
 
 def tokenize(sql: str, lexicon: Lexicon = ANSI) -> list[Token]:
@@ -78,22 +94,33 @@ def tokenize(sql: str, lexicon: Lexicon = ANSI) -> list[Token]:
     identifier or comment simply runs to the end of the text (the engine reports the error)."""
     tokens: list[Token] = []
     i, n = 0, len(sql)
+    executable = 0  # open /*! ... */ comments whose content is being tokenized as code
     while i < n:
         c = sql[i]
         if c.isspace():
             i += 1
-        elif sql.startswith("--", i) or (c == "#" and lexicon.hash_comments
-                                          and sql[i + 1:i + 2] in ("", "!", " ", "\t", "\n", "\r")):
+        elif _line_comment(sql, i, lexicon):
             j = sql.find("\n", i)
             i = n if j < 0 else j + 1
+        elif lexicon.executable_comments and (m := _EXECUTABLE_COMMENT.match(sql, i)):
+            executable += 1
+            i = m.end()
+        elif executable and sql.startswith("*/", i):
+            executable -= 1
+            i += 2
         elif sql.startswith("/*", i):
             i = _skip_block_comment(sql, i, lexicon.nested_comments)
         elif c == "'":
-            j = _skip_quoted(sql, i, "'", lexicon.backslash_escapes)
-            tokens.append(Token(TokenKind.STRING, sql[i:j], i, j))
+            start, escaped = i, lexicon.backslash_escapes
+            if (lexicon.escape_strings and tokens and tokens[-1].end == i
+                    and tokens[-1].kind is TokenKind.WORD and tokens[-1].text in ("E", "e")):
+                start, escaped = tokens.pop().start, True  # E'...' is one string token
+            j = _skip_quoted(sql, i, "'", escaped)
+            tokens.append(Token(TokenKind.STRING, sql[start:j], start, j))
             i = j
         elif c in "\"`":
-            j = _skip_quoted(sql, i, c, lexicon.backslash_escapes)
+            j = _skip_quoted(sql, i, c, lexicon.backslash_escapes
+                             and not (c == "`" and lexicon.plain_backticks))
             tokens.append(Token(TokenKind.QUOTED, sql[i:j], i, j))
             i = j
         elif c == "[" and lexicon.bracket_identifiers:
@@ -106,13 +133,25 @@ def tokenize(sql: str, lexicon: Lexicon = ANSI) -> list[Token]:
             j = n if close < 0 else close + len(m.group(0))
             tokens.append(Token(TokenKind.STRING, sql[i:j], i, j))
             i = j
-        elif m := _WORD.match(sql, i):
+        elif m := (_DOLLAR_WORD if lexicon.dollar_identifiers else _WORD).match(sql, i):
             tokens.append(Token(TokenKind.WORD, m.group(0), i, m.end()))
             i = m.end()
         else:
             tokens.append(Token(TokenKind.PUNCT, c, i, i + 1))
             i += 1
     return tokens
+
+
+def _line_comment(sql: str, i: int, lexicon: Lexicon) -> bool:
+    """Whether a ``--`` or ``#`` comment running to the end of the line starts at ``i``."""
+    if sql.startswith("--", i):
+        after = sql[i + 2:i + 3]
+        return (not lexicon.dash_comments_need_space or after == "" or after.isspace()
+                or ord(after) < 32)
+    if sql[i] == "#" and lexicon.hash_comments:
+        return lexicon.hash_comments_always or sql[i + 1:i + 2] in ("", "!", " ", "\t", "\n",
+                                                                    "\r")
+    return False
 
 
 def _skip_block_comment(sql: str, i: int, nested: bool) -> int:

@@ -26,19 +26,29 @@ EXPRESSIONS: dict[str, tuple[dict[str, str], Any]] = {
     # name: ({engine: sql} ("*" for all), expected first value)
     "decimal_keeps_scale": ({"sqlite": "SELECT CAST('1.50' AS DECIMAL(10,2))",
                              "duckdb": "SELECT CAST(1.50 AS DECIMAL(10,2))",
-                             "clickhouse": "SELECT toDecimal64(1.5, 2)"}, Decimal("1.50")),
+                             "postgres": "SELECT CAST(1.50 AS DECIMAL(10,2))",
+                             "clickhouse": "SELECT toDecimal64(1.5, 2)",
+                             "mysql": "SELECT CAST(1.50 AS DECIMAL(10,2))",
+                             "spark": "SELECT CAST(1.50 AS DECIMAL(10,2))"}, Decimal("1.50")),
     "date_is_temporal": ({"sqlite": "SELECT date('2024-01-05')",
                           "duckdb": "SELECT DATE '2024-01-05'",
-                          "clickhouse": "SELECT toDate32('2024-01-05')"},
+                          "postgres": "SELECT DATE '2024-01-05'",
+                          "clickhouse": "SELECT toDate32('2024-01-05')",
+                          "mysql": "SELECT DATE '2024-01-05'",
+                          "spark": "SELECT DATE '2024-01-05'"},
                          Temporal("date", "2024-01-05")),
     "timestamp_keeps_microseconds": (
         {"sqlite": "SELECT '2024-01-05 10:00:00.123456'",
          "duckdb": "SELECT TIMESTAMP '2024-01-05 10:00:00.123456'",
-         "clickhouse": "SELECT toDateTime64('2024-01-05 10:00:00.123456', 6)"},
+         "postgres": "SELECT TIMESTAMP '2024-01-05 10:00:00.123456'",
+         "clickhouse": "SELECT toDateTime64('2024-01-05 10:00:00.123456', 6)",
+         "mysql": "SELECT TIMESTAMP '2024-01-05 10:00:00.123456'",
+         "spark": "SELECT TIMESTAMP '2024-01-05 10:00:00.123456'"},
         Temporal("timestamp", "2024-01-05 10:00:00.123456")),
     "comparison_is_boolean": ({"*": "SELECT 1 = 1"}, True),
     "division_is_true_division": ({"*": "SELECT 7 / 2"}, 3.5),
-    "array_is_nested": ({"sqlite": "SELECT json_array(1, 2)", "*": "SELECT [1, 2]"},
+    "array_is_nested": ({"sqlite": "SELECT json_array(1, 2)", "*": "SELECT [1, 2]",
+                         "postgres": "SELECT ARRAY[1, 2]", "spark": "SELECT array(1, 2)"},
                         Nested("[1,2]")),
     "unicode_string": ({"*": "SELECT 'ünï ✓ 🦜'"}, "ünï ✓ 🦜"),
     "null": ({"*": "SELECT NULL"}, None),
@@ -53,8 +63,14 @@ EXPRESSIONS: dict[str, tuple[dict[str, str], Any]] = {
                                       "array_is_nested"]})
 @pytest.mark.notimpl(["clickhouse"], raises=AssertionError,
                      reason="comparisons return UInt8", params={"name": ["comparison_is_boolean"]})
-@pytest.mark.notimpl(["sqlite"], raises=AssertionError, reason="SQLite divides integers: 7/2 = 3",
+@pytest.mark.notimpl(["sqlite", "postgres"], raises=AssertionError,
+                     reason="SQLite and PostgreSQL divide integers: 7/2 = 3",
                     params={"name": ["division_is_true_division"]})
+@pytest.mark.notimpl(["mysql"], raises=AssertionError,
+                     reason="MySQL has no boolean or array types (1 = 1 is 1); 7/2 is "
+                            "Decimal('3.5000')",
+                     params={"name": ["comparison_is_boolean", "array_is_nested",
+                                      "division_is_true_division"]})
 def test_expression(engine_name: str, engine: Engine, shop: Fixture, name: str) -> None:
     sqls, expected = EXPRESSIONS[name]
     row, _ = one_row(engine, shop, sqls.get(engine_name, sqls.get("*", "")))
@@ -66,9 +82,12 @@ def test_expression(engine_name: str, engine: Engine, shop: Fixture, name: str) 
 
 
 @pytest.mark.notimpl(["sqlite"], raises=AssertionError, reason="SQLite has no NaN (0/0 is NULL)")
+@pytest.mark.notimpl(["mysql"], raises=AssertionError, reason="MySQL has no NaN (0e0/0e0 is NULL)")
 def test_nan_is_kept(engine_name: str, engine: Engine, shop: Fixture) -> None:
     sql = {"sqlite": "SELECT 0.0 / 0.0", "duckdb": "SELECT 'nan'::DOUBLE",
-           "clickhouse": "SELECT nan"}[engine_name]
+           "postgres": "SELECT 'NaN'::float8",
+           "clickhouse": "SELECT nan", "mysql": "SELECT 0e0 / 0e0",
+           "spark": "SELECT double('NaN')"}[engine_name]
     row, _ = one_row(engine, shop, sql)
     assert isinstance(row[0], float) and math.isnan(row[0])
 

@@ -1,0 +1,901 @@
+"""MySQL adapter: MariaDB 10.11 serves the ``mysql`` dialect locally; a real MySQL by URL.
+
+Reached through a URL (``mysql://user:password@host:port/``, also ``mariadb://``; a
+``?unix_socket=/path`` query uses a socket, ``?ssl=preferred|required`` asks for TLS, which is off
+by default for loopback hosts). The label says which server answers: ``mysql (MariaDB 10.11.19)``
+when ``VERSION()`` says MariaDB, ``mysql (MySQL 8.0.36)`` otherwise. Driver: PyMySQL.
+
+**Fixtures.** One database per fixture content hash, ``parrot_fx_<hash>``, created once per
+server and shared by every adapter instance and process (a cross-process ``GET_LOCK`` serialises
+loading): an instance that finds it already there reads it back and verifies row counts and
+checksums instead of reloading, and reloads it when they differ. Type map: integer → INT,
+bigint → BIGINT, double → DOUBLE, decimal(p,s) → DECIMAL(p,s), text → TEXT (VARCHAR in a primary
+key), boolean → BOOLEAN (TINYINT(1)), date → DATE, timestamp → DATETIME(6); NOT NULL where the
+fixture says so, the declared primary key, InnoDB, utf8mb4 with the server's default collation
+for it (MariaDB 10.11: utf8mb4_general_ci, case- and accent-insensitive; MySQL 8:
+utf8mb4_0900_ai_ci). Table names are created as the fixture spells them (case-sensitive on
+Linux; column names are not). MariaDB cannot store NaN or infinities: such fixtures fail to load.
+Rows are bulk-inserted with multi-row INSERTs and ``FOREIGN_KEY_CHECKS = 0``. When an instance
+closes it compares ``CHECKSUM TABLE`` of the fixtures it used with the values seen at load and
+drops a database that changed, so the next user reloads it; a fixture database that vanished is
+reloaded transparently by the next execution.
+
+**Isolation.** MySQL DDL is not transactional (CREATE VIEW commits), so every execution gets a
+fresh connection and each script is classified from its statements' tokens:
+
+* *read-only* (every statement starts with SELECT/WITH/SHOW/DESCRIBE/EXPLAIN/VALUES/TABLE/DO/
+  SET or transaction control, and no INSERT/UPDATE/DELETE/REPLACE/CREATE/DROP/ALTER/TRUNCATE/
+  RENAME/CALL word appears, the ``REPLACE()`` and ``INSERT()`` functions aside) runs directly on
+  the fixture database as ``parrot_ro``, a user with only SELECT, SHOW VIEW and EXECUTE (no
+  routines exist there; it makes an unknown function "does not exist", not "denied") on
+  ``parrot\\_fx\\_%`` databases;
+* *writing* scripts (views, temporary tables, functions, procedures, triggers, DML, DDL) run as
+  ``parrot_rw`` — all rights on ``parrot\\_sx\\_%`` databases, none elsewhere — in a throwaway
+  scratch database ``parrot_sx_<instance>_<n>`` holding ``CREATE TABLE ... LIKE`` + ``INSERT ...
+  SELECT`` copies of the fixture tables, dropped afterwards with its views, routines, triggers
+  and sequences. Only tables the script names get their rows copied (the others exist, empty):
+  SQL cannot reach a table without naming it (dynamic SQL is refused), and a write to a big
+  fixture then costs what the tables it touches cost. Temporary tables and user variables die
+  with the connection.
+
+The sandbox users are created (``IF NOT EXISTS``) by the URL's user with a password derived from
+the server's identity and the URL's password; if that fails (the user may not create users, a
+password policy objects, ...), executions run as the URL's user itself (``sandboxed`` is False,
+``sandbox_error`` says why), read-only scripts inside ``SET SESSION TRANSACTION READ ONLY``.
+
+Refused before anything runs (``ExecStatus.UNSUPPORTED``), also as statements inside routine
+bodies: USE, LOAD DATA/XML, ``INTO OUTFILE/DUMPFILE``, ``LOAD_FILE()``, SHUTDOWN, KILL, GRANT,
+REVOKE, FLUSH, INSTALL/UNINSTALL, HANDLER, RESET, PURGE, CHANGE/START/STOP replication, XA,
+BINLOG, BACKUP, CACHE INDEX, PREPARE/EXECUTE/DEALLOCATE (dynamic SQL would hide from this guard),
+CREATE/ALTER/DROP/RENAME of users, roles, servers, databases, events, tablespaces; ``SET GLOBAL``/
+``PERSIST``/``PASSWORD``/``ROLE``/``NAMES``/``CHARACTER SET``/``TRANSACTION``; assignments to the
+settings this adapter relies on (``max_statement_time``, ``max_execution_time``, ``time_zone``,
+``character_set_*``, ``transaction_read_only``); ``DATA/INDEX DIRECTORY``; UDF ``SONAME``; and
+any mention of a ``parrot_`` name. Statements the sandbox users lack privileges for fail with
+the server's access-denied error, also reported as UNSUPPORTED. ``/*! ... */`` comments are read
+as the code MySQL runs.
+
+**Scripts** are split at ``;`` outside strings, comments and ``BEGIN ... END`` blocks (so
+``CREATE PROCEDURE p() BEGIN ...; END`` stays whole); mysql-client ``DELIMITER`` lines are
+honoured. The result is the last statement's last result set (``CALL`` may return several).
+
+**Timeouts.** Before each statement ``SET SESSION max_statement_time`` (MariaDB; MySQL:
+``max_execution_time``, which covers SELECT only) gets the remaining budget, and a watchdog
+issues ``KILL QUERY`` from a second connection shortly after the deadline. MariaDB stops a
+recursive CTE silently after ``max_recursive_iterations`` (default 1000) iterations and returns
+the rows so far: that is its semantics, left as is.
+
+**Result cap.** Rows are streamed (unbuffered cursor) and at most ``max_rows + 1`` fetched; a
+longer result kills its connection and reports TOO_LARGE.
+
+**Settings** per connection: ``SET NAMES utf8mb4`` (the server's default utf8mb4 collation),
+``time_zone = '+00:00'`` (TIMESTAMP values come back in UTC) and the statement time limit.
+``sql_mode`` and every other semantics-affecting setting keep the server defaults — MariaDB
+10.11: ``STRICT_TRANS_TABLES,ERROR_FOR_DIVISION_BY_ZERO,NO_AUTO_CREATE_USER,
+NO_ENGINE_SUBSTITUTION`` (no ONLY_FULL_GROUP_BY, unlike MySQL 8), ``div_precision_increment``
+4 (``7/2`` is ``Decimal('3.5000')``).
+
+**Values**: DECIMAL → Decimal (scale kept), DOUBLE/FLOAT → float, integers (TINYINT(1) and
+comparisons included: MySQL has no boolean type) → int, BIT → int, DATE/DATETIME/TIMESTAMP →
+Temporal (zero dates keep their text), TIME → Temporal time (outside 00:00–24:00 an interval
+Nested ``{"interval_seconds": ...}``), YEAR → int, text types, ENUM, SET and JSON (a LONGTEXT in
+MariaDB) → str, binary types and GEOMETRY → bytes.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import datetime as dt
+import decimal
+import hashlib
+import itertools
+import re
+import secrets
+import time
+from collections.abc import Iterator, Sequence
+from typing import Any, ClassVar
+from urllib.parse import parse_qs, unquote, urlsplit
+
+import pymysql
+import pymysql.cursors
+from pymysql.constants import CLIENT, FIELD_TYPE
+
+from parrot import values
+from parrot.engines import statements as st
+from parrot.engines.base import (
+    DEFAULT_MAX_ROWS,
+    DEFAULT_TIMEOUT,
+    Capabilities,
+    Engine,
+    ExecStatus,
+    Execution,
+    FixtureLoadError,
+    LoadReport,
+)
+from parrot.fixtures import Column, Fixture, Table, decimal_precision, decimal_scale
+
+URL_SCHEMES = ("mysql", "mariadb")
+FIXTURE_PREFIX = "parrot_fx_"
+SCRATCH_PREFIX = "parrot_sx_"
+RESERVED_PREFIX = "parrot_"
+READ_USER = "parrot_ro"
+WRITE_USER = "parrot_rw"
+KILL_GRACE = 0.3  # seconds after the deadline before the watchdog kills a query
+LOAD_LOCK_TIMEOUT = 600  # seconds to wait for another process loading the same fixture
+CONNECT_TIMEOUT = 10
+ADMIN_LOCK_WAIT = 60  # seconds the admin connection waits for a metadata lock
+INSERT_BATCH = 2_000  # rows per multi-row INSERT while loading
+KEY_BYTES = 3072  # InnoDB's index key limit (DYNAMIC rows); utf8mb4 takes 4 bytes a character
+_SANDBOX_NAME = re.compile(r"parrot_[fs]x_[0-9a-z_]+")
+_LOOPBACK = ("127.0.0.1", "localhost", "::1", "")
+
+# --- statement guard ------------------------------------------------------------------------------
+
+_READ_FIRST = frozenset({"SELECT", "WITH", "SHOW", "DESC", "DESCRIBE", "EXPLAIN", "VALUES",
+                         "TABLE", "DO", "SET", "HELP", "BEGIN", "COMMIT", "ROLLBACK",
+                         "SAVEPOINT", "RELEASE", "START"})
+_WRITE_WORDS = frozenset({"insert", "update", "delete", "replace", "create", "drop", "alter",
+                          "truncate", "rename", "call"})
+_REFUSED_FIRST = frozenset({"USE", "LOAD", "GRANT", "REVOKE", "SHUTDOWN", "KILL", "FLUSH",
+                            "INSTALL", "UNINSTALL", "HANDLER", "RESET", "PURGE", "CHANGE", "STOP",
+                            "XA", "BINLOG", "BACKUP", "CACHE", "PREPARE", "EXECUTE", "DEALLOCATE",
+                            "RESTART", "CLONE", "IMPORT", "DELIMITER"})
+_REFUSED_OBJECTS = frozenset({"USER", "ROLE", "SERVER", "DATABASE", "SCHEMA", "EVENT",
+                              "TABLESPACE", "LOGFILE", "INSTANCE", "RESOURCE"})
+_OBJECT_WORDS = _REFUSED_OBJECTS | {"TABLE", "TABLES", "VIEW", "FUNCTION", "PROCEDURE", "TRIGGER",
+                                    "INDEX", "SEQUENCE", "PACKAGE"}
+_INNER_STATEMENT_AFTER = frozenset({"begin", "then", "else", "do", "loop", "repeat", "atomic"})
+_DENIED_CALLS = frozenset({"load_file", "sys_exec", "sys_eval", "master_pos_wait",
+                           "source_pos_wait", "master_gtid_wait"})
+_DENIED_WORDS = frozenset({"outfile", "dumpfile", "soname", "prepare", "execute", "deallocate"})
+_SET_DENIED = frozenset({"global", "persist", "persist_only", "password", "role", "names",
+                         "charset", "transaction"})
+_PROTECTED_SETTINGS = frozenset({
+    "max_statement_time", "max_execution_time", "time_zone", "character_set_results",
+    "character_set_client", "character_set_connection", "transaction_read_only", "tx_read_only",
+})
+
+
+@dataclasses.dataclass(frozen=True)
+class _Plan:
+    text: str
+    writes: bool
+    names: frozenset[str] = frozenset()  # lower-cased words and quoted names it mentions
+
+
+def _plan(text: str) -> _Plan | str:
+    """How to run one statement, or why it is refused."""
+    tokens = st.tokenize(text, st.MYSQL)
+    words = st.leading_words(tokens, 8)
+    first = words[0] if words else ""
+    if first in _REFUSED_FIRST:
+        return f"{first} statements are not allowed"
+    if first == "START" and words[1:2] != ("TRANSACTION",):
+        return f"START {words[1] if len(words) > 1 else ''} is not allowed".rstrip()
+    if first in ("CREATE", "ALTER", "DROP", "RENAME"):
+        kind = next((t.text.upper() for t in tokens[1:] if t.kind is st.TokenKind.WORD
+                     and t.text.upper() in _OBJECT_WORDS), "")
+        if kind in _REFUSED_OBJECTS:
+            return f"{first} {kind} is not allowed"
+    writes = first not in _READ_FIRST
+    in_set = False  # inside a SET statement (top level or in a routine body)
+    for i, tok in enumerate(tokens):
+        prev = tokens[i - 1] if i else None
+        nxt = tokens[i + 1] if i + 1 < len(tokens) else None
+        if tok.text == ";":
+            in_set = False
+        elif tok.kind is st.TokenKind.WORD and tok.name == "set" and (
+                i == 0 or _starts_inner_statement(prev)):
+            in_set = True
+            continue
+        if tok.kind in (st.TokenKind.STRING, st.TokenKind.QUOTED):
+            if RESERVED_PREFIX in tok.text.lower():
+                return f"{RESERVED_PREFIX}* names are reserved by the parrot sandbox"
+            continue
+        name = tok.name if tok.kind is st.TokenKind.WORD else tok.text
+        if name.startswith(RESERVED_PREFIX):
+            return f"{RESERVED_PREFIX}* names are reserved by the parrot sandbox"
+        if tok.kind is not st.TokenKind.WORD:
+            continue
+        called = nxt is not None and nxt.text == "("
+        if i and _starts_inner_statement(prev) and name.upper() in _REFUSED_FIRST:
+            return f"{tok.text.upper()} statements are not allowed"
+        if name in _DENIED_CALLS and called:
+            return f"{tok.text}() is not allowed"
+        if name in _DENIED_WORDS:
+            return f"{tok.text.upper()} is not allowed"
+        if name == "directory" and prev is not None and prev.name in ("data", "index"):
+            return f"{prev.text.upper()} DIRECTORY is not allowed"
+        if in_set and name in _PROTECTED_SETTINGS:
+            return f"{tok.text} is reserved by the parrot sandbox"
+        if in_set and prev is not None and (
+                (name in _SET_DENIED and (prev.name in ("set", "session") or prev.text in ",@"))
+                or (name == "character" and nxt is not None and nxt.name == "set")):
+            return f"SET {tok.text.upper()} is not allowed"
+        if name in _WRITE_WORDS and not called and first != "SHOW":
+            writes = True
+    names = frozenset(t.name for t in tokens if t.kind in (st.TokenKind.WORD,
+                                                           st.TokenKind.QUOTED))
+    return _Plan(text, writes, names)
+
+
+def _starts_inner_statement(prev: st.Token | None) -> bool:
+    """Whether the token after ``prev`` starts a statement inside a routine body."""
+    if prev is None:
+        return False
+    return prev.text in (";", ":") or (prev.kind is st.TokenKind.WORD
+                                       and prev.name in _INNER_STATEMENT_AFTER)
+
+
+# --- splitting scripts ----------------------------------------------------------------------------
+
+_DELIMITER_LINE = re.compile(r"^[ \t]*delimiter[ \t]+(\S+)[ \t]*(?:\r?\n|$)",
+                             re.IGNORECASE | re.MULTILINE)
+_END_OF = frozenset({"if", "loop", "while", "repeat"})  # END IF etc. close unnumbered blocks
+
+
+def split_script(sql: str) -> list[str]:
+    """The statements of a MySQL script.
+
+    Splits at ``;`` outside strings, identifiers, comments and ``BEGIN ... END`` / ``CASE ...
+    END`` blocks, so routine and trigger bodies stay whole; mysql-client ``DELIMITER x`` lines
+    switch the delimiter as the mysql client does (the text is rewritten to use ``;``).
+    """
+    sql = _apply_delimiters(sql)
+    spans = st.statement_spans(sql, st.MYSQL)
+    out: list[str] = []
+    start: int | None = None
+    for a, b in spans:
+        start = a if start is None else start
+        if _block_depth(st.tokenize(sql[start:b], st.MYSQL)) <= 0:
+            out.append(sql[start:b])
+            start = None
+    if start is not None:
+        out.append(sql[start:spans[-1][1]])
+    return out
+
+
+def _block_depth(tokens: Sequence[st.Token]) -> int:
+    """Open BEGIN/CASE blocks at the end of ``tokens`` (one statement or a prefix of one)."""
+    depth = 0
+    for i, tok in enumerate(tokens):
+        if tok.kind is not st.TokenKind.WORD:
+            continue
+        name = tok.name
+        nxt = tokens[i + 1] if i + 1 < len(tokens) else None
+        if name == "begin":
+            transaction = i == 0 and (nxt is None or nxt.name == "work")
+            if not transaction:
+                depth += 1
+        elif name == "case":
+            prev = tokens[i - 1] if i else None
+            if prev is None or prev.name != "end":
+                depth += 1
+        elif name == "end" and not (nxt is not None and nxt.kind is st.TokenKind.WORD
+                                    and nxt.name in _END_OF):
+            depth = max(depth - 1, 0)
+    return depth
+
+
+def _apply_delimiters(sql: str) -> str:
+    """Rewrite a script using mysql-client ``DELIMITER`` lines into one separated by ``;``."""
+    if not _DELIMITER_LINE.search(sql):
+        return sql
+    out: list[str] = []
+    delimiter = ";"
+    pos = 0
+    for m in _DELIMITER_LINE.finditer(sql):
+        if _inside_literal(sql, m.start()):
+            continue
+        out.append(_replace_delimiter(sql[pos:m.start()], delimiter))
+        out.append("\n")
+        delimiter = m.group(1)
+        pos = m.end()
+    out.append(_replace_delimiter(sql[pos:], delimiter))
+    return "".join(out)
+
+
+def _inside_literal(sql: str, index: int) -> bool:
+    return any(t.start < index < t.end for t in st.tokenize(sql[:index + 1], st.MYSQL)
+               if t.kind in (st.TokenKind.STRING, st.TokenKind.QUOTED))
+
+
+def _replace_delimiter(chunk: str, delimiter: str) -> str:
+    if delimiter == ";":
+        return chunk
+    code = [(t.start, t.end) for t in st.tokenize(chunk, st.MYSQL)
+            if t.kind in (st.TokenKind.WORD, st.TokenKind.PUNCT)]
+
+    def in_code(a: int, b: int) -> bool:
+        return all(any(s <= k < e for s, e in code) for k in range(a, b))
+
+    parts: list[str] = []
+    pos = 0
+    at = chunk.find(delimiter)
+    while at >= 0:
+        if in_code(at, at + len(delimiter)):
+            parts.append(chunk[pos:at])
+            parts.append(";")
+            pos = at + len(delimiter)
+            at = chunk.find(delimiter, pos)
+        else:
+            at = chunk.find(delimiter, at + 1)
+    parts.append(chunk[pos:])
+    return "".join(parts)
+
+
+# --- values ---------------------------------------------------------------------------------------
+
+def _fraction(text: str) -> str:
+    """``10:00:00.500000`` → ``10:00:00.5``; a zero fraction disappears."""
+    if "." not in text:
+        return text
+    whole, frac = text.split(".", 1)
+    frac = frac.rstrip("0")
+    return f"{whole}.{frac}" if frac else whole
+
+
+def _date(text: str) -> values.Temporal:
+    return values.Temporal("date", text)
+
+
+def _timestamp(text: str) -> values.Temporal:
+    return values.Temporal("timestamp", _fraction(text))
+
+
+def _time(text: str) -> values.Value:
+    negative = text.startswith("-")
+    hours, minutes, seconds = text.lstrip("-").split(":")
+    if not negative and int(hours) < 24:
+        return values.Temporal("time", _fraction(f"{int(hours):02d}:{minutes}:{seconds}"))
+    span = dt.timedelta(hours=int(hours), minutes=int(minutes),
+                        seconds=float(decimal.Decimal(seconds)))
+    return values.canonical(-span if negative else span)
+
+
+def _bit(data: bytes) -> int:
+    return int.from_bytes(data, "big")
+
+
+def _conversions() -> dict[Any, Any]:
+    conv: dict[Any, Any] = dict(pymysql.converters.conversions)
+    conv.update({FIELD_TYPE.DATE: _date, FIELD_TYPE.NEWDATE: _date,
+                 FIELD_TYPE.DATETIME: _timestamp, FIELD_TYPE.TIMESTAMP: _timestamp,
+                 FIELD_TYPE.TIME: _time, FIELD_TYPE.BIT: _bit, FIELD_TYPE.SET: None,
+                 FIELD_TYPE.ENUM: None,
+                 FIELD_TYPE.DECIMAL: decimal.Decimal, FIELD_TYPE.NEWDECIMAL: decimal.Decimal})
+    return conv
+
+
+_CONVERSIONS = _conversions()
+_TYPE_NAMES = {
+    FIELD_TYPE.DECIMAL: "DECIMAL", FIELD_TYPE.NEWDECIMAL: "DECIMAL", FIELD_TYPE.TINY: "TINYINT",
+    FIELD_TYPE.SHORT: "SMALLINT", FIELD_TYPE.INT24: "MEDIUMINT", FIELD_TYPE.LONG: "INT",
+    FIELD_TYPE.LONGLONG: "BIGINT", FIELD_TYPE.FLOAT: "FLOAT", FIELD_TYPE.DOUBLE: "DOUBLE",
+    FIELD_TYPE.NULL: "NULL", FIELD_TYPE.TIMESTAMP: "TIMESTAMP", FIELD_TYPE.DATE: "DATE",
+    FIELD_TYPE.NEWDATE: "DATE", FIELD_TYPE.TIME: "TIME", FIELD_TYPE.DATETIME: "DATETIME",
+    FIELD_TYPE.YEAR: "YEAR", FIELD_TYPE.BIT: "BIT", FIELD_TYPE.JSON: "JSON",
+    FIELD_TYPE.ENUM: "ENUM", FIELD_TYPE.SET: "SET", FIELD_TYPE.GEOMETRY: "GEOMETRY",
+    FIELD_TYPE.VARCHAR: "VARCHAR", FIELD_TYPE.VAR_STRING: "VARCHAR", FIELD_TYPE.STRING: "CHAR",
+    FIELD_TYPE.TINY_BLOB: "TEXT", FIELD_TYPE.BLOB: "TEXT", FIELD_TYPE.MEDIUM_BLOB: "TEXT",
+    FIELD_TYPE.LONG_BLOB: "TEXT",
+}
+_BINARY_NAMES = {"VARCHAR": "VARBINARY", "CHAR": "BINARY", "TEXT": "BLOB"}
+_BINARY_CHARSET = 63
+
+
+def _type_name(field: Any) -> str:
+    name = _TYPE_NAMES.get(field.type_code, f"TYPE{field.type_code}")
+    if getattr(field, "charsetnr", None) == _BINARY_CHARSET and name in _BINARY_NAMES:
+        return _BINARY_NAMES[name]
+    return name
+
+
+def _result_set(cursor: Any, rows: Sequence[Sequence[Any]]) -> values.ResultSet:
+    fields = getattr(getattr(cursor, "_result", None), "fields", None) or []
+    names = tuple(d[0] for d in cursor.description)
+    types = (tuple(_type_name(f) for f in fields) if len(fields) == len(names)
+             else tuple(_TYPE_NAMES.get(d[1], str(d[1])) for d in cursor.description))
+    canon = tuple(tuple(values.canonical(v) for v in row) for row in rows)
+    return values.ResultSet(names, canon, types)
+
+
+# --- fixtures -------------------------------------------------------------------------------------
+
+_TYPE_MAP = {"integer": "INT", "bigint": "BIGINT", "double": "DOUBLE", "text": "TEXT",
+             "boolean": "BOOLEAN", "date": "DATE", "timestamp": "DATETIME(6)"}
+
+
+def mysql_type(column: Column, key_chars: int | None = None) -> str:
+    """The MySQL type of a portable column; ``key_chars`` sizes a text column in a key."""
+    t = column.type
+    if t.startswith("decimal"):
+        base = f"DECIMAL({decimal_precision(t)},{decimal_scale(t)})"
+    elif t == "text" and key_chars is not None:
+        base = f"VARCHAR({key_chars})"
+    else:
+        base = _TYPE_MAP[t]
+    return base if column.nullable else f"{base} NOT NULL"
+
+
+def create_table_sql(database: str, table: Table) -> str:
+    key = set(table.primary_key)
+    text_keys = [c for c in table.columns if c.name in key and c.type == "text"]
+    key_chars = max(1, (KEY_BYTES - 8 * (len(key) - len(text_keys))) // 4
+                    // max(len(text_keys), 1)) if text_keys else None
+    cols = [f"{_ident(c.name)} {mysql_type(c, key_chars if c.name in key else None)}"
+            for c in table.columns]
+    if table.primary_key:
+        cols.append(f"PRIMARY KEY ({', '.join(_ident(k) for k in table.primary_key)})")
+    return (f"CREATE TABLE {_ident(database)}.{_ident(table.name)} ({', '.join(cols)}) "
+            "ENGINE = InnoDB")
+
+
+def _ident(name: str) -> str:
+    return "`" + name.replace("`", "``") + "`"
+
+
+def _bind(value: Any) -> Any:
+    if isinstance(value, bool):
+        return int(value)
+    if isinstance(value, dt.datetime):
+        return value.isoformat(sep=" ", timespec="microseconds")
+    if isinstance(value, dt.date):
+        return value.isoformat()
+    return value
+
+
+@dataclasses.dataclass
+class _Materialised:
+    database: str
+    report: LoadReport
+    server_checksums: dict[str, int | None]  # CHECKSUM TABLE when loaded or verified
+
+
+# --- errors ---------------------------------------------------------------------------------------
+
+_SYNTAX_CODES = {1064, 1149, 1065}  # ER_PARSE_ERROR, ER_SYNTAX_ERROR, ER_EMPTY_QUERY
+_TIMEOUT_CODES = {1969, 3024}  # max_statement_time (MariaDB), max_execution_time (MySQL)
+_INTERRUPTED = 1317  # ER_QUERY_INTERRUPTED (KILL QUERY)
+_DENIED_CODES = {1044, 1142, 1143, 1227, 1370, 1045, 1211, 1410, 3118}
+_LOST_CODES = {2003, 2006, 2013, 2014, 2055, 1053, 1927}
+_UNKNOWN_DATABASE = 1049
+
+
+def _code(exc: BaseException) -> int | None:
+    args = getattr(exc, "args", ())
+    return args[0] if args and isinstance(args[0], int) else None
+
+
+def _classify(exc: BaseException, timed_out: bool) -> ExecStatus:
+    code = _code(exc)
+    if code in _TIMEOUT_CODES or (code == _INTERRUPTED and timed_out):
+        return ExecStatus.TIMEOUT
+    if code in _SYNTAX_CODES:
+        return ExecStatus.SYNTAX_ERROR
+    if code in _DENIED_CODES:
+        return ExecStatus.UNSUPPORTED
+    if code in _LOST_CODES or isinstance(exc, pymysql.err.InterfaceError) or not isinstance(
+            exc, pymysql.Error):
+        return ExecStatus.ENGINE_ERROR
+    return ExecStatus.RUNTIME_ERROR
+
+
+def _message(exc: BaseException) -> str:
+    args: tuple[Any, ...] = tuple(getattr(exc, "args", ()))
+    text = (str(args[1]) if len(args) >= 2 and isinstance(args[0], int)
+            else f"{type(exc).__name__}: {exc}")
+    return st.trim_message(_SANDBOX_NAME.sub("parrot_db", text))
+
+
+class _Overflow(Exception):
+    """More rows than the cap."""
+
+
+# --- connections ----------------------------------------------------------------------------------
+
+@dataclasses.dataclass(frozen=True)
+class _Target:
+    host: str
+    port: int
+    user: str
+    password: str
+    unix_socket: str | None
+    ssl: str  # "disabled", "preferred" or "required"
+
+    @classmethod
+    def parse(cls, url: str) -> _Target:
+        parts = urlsplit(url)
+        if parts.scheme not in URL_SCHEMES:
+            raise ValueError(f"not a MySQL URL: {url!r} (use mysql://user@host:port/)")
+        query = {k: v[-1] for k, v in parse_qs(parts.query).items()}
+        host = parts.hostname or "127.0.0.1"
+        ssl = query.get("ssl", "disabled" if host in _LOOPBACK else "preferred")
+        if ssl not in ("disabled", "preferred", "required"):
+            raise ValueError(f"ssl must be disabled, preferred or required, not {ssl!r}")
+        return cls(host=host, port=parts.port or 3306, user=unquote(parts.username or "root"),
+                   password=unquote(parts.password or ""), unix_socket=query.get("unix_socket"),
+                   ssl=ssl)
+
+    def connect(self, user: str | None = None, password: str | None = None,
+                database: str | None = None, streaming: bool = False) -> Any:
+        kwargs: dict[str, Any] = {}
+        if self.ssl == "disabled":
+            kwargs["ssl_disabled"] = True
+        elif self.ssl == "required":
+            kwargs["ssl_verify_cert"] = False  # any TLS: parrot has no CA to check against
+        return pymysql.connect(
+            host=self.host, port=self.port, unix_socket=self.unix_socket,
+            user=self.user if user is None else user,
+            password=self.password if password is None else password,
+            database=database, charset="utf8mb4", conv=_CONVERSIONS, autocommit=True,
+            connect_timeout=CONNECT_TIMEOUT, client_flag=CLIENT.MULTI_RESULTS,
+            init_command="SET NAMES utf8mb4, time_zone = '+00:00'",
+            cursorclass=pymysql.cursors.SSCursor if streaming else pymysql.cursors.Cursor,
+            **kwargs)
+
+
+@dataclasses.dataclass(frozen=True)
+class _Credentials:
+    user: str
+    password: str
+
+
+def _default_url() -> str:
+    from parrot.engines import UnknownEngineError, url_from_env
+    from parrot.servers import server_for
+
+    url = url_from_env("mysql")
+    if url:
+        return url
+    state = server_for("mysql").state()
+    if state is None:
+        raise UnknownEngineError("no mysql server: start one with `python -m parrot.engines up "
+                                 "mysql` or set PARROT_MYSQL_URL")
+    return state.url
+
+
+# --- the adapter ----------------------------------------------------------------------------------
+
+class MySQLEngine(Engine):
+    name: ClassVar[str] = "mysql"
+    dialect: ClassVar[str] = "mysql"
+    url_schemes: ClassVar[tuple[str, ...] | None] = URL_SCHEMES
+    capabilities: ClassVar[Capabilities] = Capabilities(
+        booleans=False,  # BOOLEAN is TINYINT(1); comparisons return 0/1
+        transactional_ddl=False,  # DDL commits implicitly
+        udfs=True,  # CREATE FUNCTION f(x INT) RETURNS INT RETURN ...
+        procedures=True,
+        decimals=True,
+        timestamps_us=True,  # DATETIME(6)
+        in_process=False,
+    )
+
+    def __init__(self, url: str | None = None) -> None:
+        self._target = _Target.parse(url or _default_url())
+        self._token = secrets.token_hex(4)
+        self._counter = itertools.count()
+        self._fixtures: dict[str, _Materialised] = {}
+        self._closed = False
+        self.sandbox_error: str | None = None  # why the restricted users could not be set up
+        self._admin = self._connect_admin()
+        self._server_version = str(self._admin_rows("SELECT VERSION()")[0][0])
+        self.mariadb = "mariadb" in self._server_version.lower()
+        self._reader, self._writer, self.sandboxed = self._sandbox_users()
+
+    # --- identity -----------------------------------------------------------------------------
+
+    def version(self) -> str:
+        number = self._server_version.split("-", 1)[0]
+        return f"{'MariaDB' if self.mariadb else 'MySQL'} {number}"
+
+    @property
+    def label(self) -> str:
+        return f"{self.name} ({self.version()})"
+
+    # --- admin connection ---------------------------------------------------------------------
+
+    def _connect_admin(self) -> Any:
+        conn = self._target.connect()
+        with conn.cursor() as cur:  # never wait a day for a metadata lock
+            cur.execute(f"SET SESSION lock_wait_timeout = {ADMIN_LOCK_WAIT}")
+        return conn
+
+    def _admin_cursor(self) -> Any:
+        try:
+            self._admin.ping(reconnect=False)
+        except pymysql.Error:
+            _close(self._admin)
+            self._admin = self._connect_admin()
+        return self._admin.cursor()
+
+    def _admin_rows(self, sql: str, args: Any = None) -> list[tuple[Any, ...]]:
+        with self._admin_cursor() as cur:
+            cur.execute(sql, args)
+            return list(cur.fetchall()) if cur.description else []
+
+    def _admin_sql(self, sql: str, args: Any = None) -> None:
+        """Run one statement with the URL's credentials (tests use it to damage fixtures)."""
+        self._admin_rows(sql, args)
+
+    def _sandbox_users(self) -> tuple[_Credentials, _Credentials, bool]:
+        """Create or refresh the restricted users; fall back to the URL's user if not allowed."""
+        try:
+            ident = self._admin_rows("SELECT @@server_uid" if self.mariadb
+                                     else "SELECT @@server_uuid")[0][0]
+        except pymysql.err.MySQLError:
+            ident = self._server_version
+        secret = hashlib.sha256(f"parrot:{ident}:{self._target.password}".encode()).hexdigest()
+        password = "Pp#" + secret[:29]  # mixed case, digit, symbol: MySQL password policies
+        fixtures = FIXTURE_PREFIX.replace("_", "\\_") + "%"
+        scratch = SCRATCH_PREFIX.replace("_", "\\_") + "%"
+        try:
+            for user, grant in ((READ_USER, f"SELECT, SHOW VIEW, EXECUTE ON `{fixtures}`.*"),
+                                (WRITE_USER, f"ALL PRIVILEGES ON `{scratch}`.*")):
+                self._admin_sql(f"CREATE USER IF NOT EXISTS '{user}'@'%%' IDENTIFIED BY %s",
+                                (password,))
+                self._admin_sql(f"ALTER USER '{user}'@'%%' IDENTIFIED BY %s", (password,))
+                self._admin_sql(f"GRANT {grant} TO '{user}'@'%'")
+        except pymysql.err.MySQLError as exc:
+            self.sandbox_error = _message(exc)
+            own = _Credentials(self._target.user, self._target.password)
+            return own, own, False
+        return _Credentials(READ_USER, password), _Credentials(WRITE_USER, password), True
+
+    # --- fixtures -----------------------------------------------------------------------------
+
+    def load(self, fixture: Fixture) -> LoadReport:
+        mat = self._fixtures.get(fixture.content_hash)
+        if mat is not None:
+            return dataclasses.replace(mat.report, cached=True, seconds=0.0)
+        started = time.perf_counter()
+        database = f"{FIXTURE_PREFIX}{fixture.content_hash}"
+        with self._named_lock(database):
+            report: LoadReport | None = None
+            if self._admin_rows("SELECT 1 FROM information_schema.SCHEMATA "
+                                "WHERE SCHEMA_NAME = %s", (database,)):
+                with contextlib.suppress(FixtureLoadError):
+                    report = st.verify_load(fixture, self._read_all(database, fixture),
+                                            seconds=time.perf_counter() - started)
+                if report is None:  # partial or damaged: load afresh
+                    self._admin_sql(f"DROP DATABASE IF EXISTS {_ident(database)}")
+            if report is None:
+                report = self._create(fixture, database, started)
+            mat = _Materialised(database, report, self._server_checksums(database, fixture))
+        self._fixtures[fixture.content_hash] = mat
+        return report
+
+    def _create(self, fixture: Fixture, database: str, started: float) -> LoadReport:
+        try:
+            self._admin_sql(f"CREATE DATABASE {_ident(database)} CHARACTER SET utf8mb4")
+            with self._admin_cursor() as cur:
+                cur.execute("SET SESSION FOREIGN_KEY_CHECKS = 0")
+                for table in fixture.tables:
+                    cur.execute(create_table_sql(database, table))
+                    marks = ", ".join(["%s"] * len(table.columns))
+                    insert = (f"INSERT INTO {_ident(database)}.{_ident(table.name)} "
+                              f"({', '.join(_ident(c) for c in table.column_names)}) "
+                              f"VALUES ({marks})")
+                    for i in range(0, len(table.rows), INSERT_BATCH):
+                        cur.executemany(insert, [tuple(_bind(v) for v in row)
+                                                 for row in table.rows[i:i + INSERT_BATCH]])
+                cur.execute("SET SESSION FOREIGN_KEY_CHECKS = 1")
+            return st.verify_load(fixture, self._read_all(database, fixture),
+                                  seconds=time.perf_counter() - started)
+        except BaseException as exc:
+            with contextlib.suppress(Exception):
+                self._admin_sql(f"DROP DATABASE IF EXISTS {_ident(database)}")
+            st.raise_load_error(fixture, self.name, exc)
+
+    @contextlib.contextmanager
+    def _named_lock(self, name: str) -> Iterator[None]:
+        got = self._admin_rows("SELECT GET_LOCK(%s, %s)", (name, LOAD_LOCK_TIMEOUT))
+        if not got or got[0][0] != 1:
+            raise FixtureLoadError(f"another process holds the load lock {name!r}")
+        try:
+            yield
+        finally:
+            with contextlib.suppress(pymysql.Error):
+                self._admin_rows("SELECT RELEASE_LOCK(%s)", (name,))
+
+    def _read_all(self, database: str, fixture: Fixture) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for table in fixture.tables:
+            cols = ", ".join(_ident(c) for c in table.column_names)
+            try:
+                out[table.name] = self._admin_rows(
+                    f"SELECT {cols} FROM {_ident(database)}.{_ident(table.name)}")
+            except pymysql.err.MySQLError:
+                out[table.name] = []
+        return out
+
+    def _server_checksums(self, database: str, fixture: Fixture) -> dict[str, int | None]:
+        tables = ", ".join(f"{_ident(database)}.{_ident(t.name)}" for t in fixture.tables)
+        try:
+            rows = self._admin_rows(f"CHECKSUM TABLE {tables}")
+        except pymysql.err.MySQLError:
+            return {}
+        return {str(name).split(".", 1)[-1]: value for name, value in rows}
+
+    def checksums(self, fixture: Fixture) -> dict[str, str]:
+        return st.stored_checksums(fixture, self._read_all(self._fixture(fixture).database,
+                                                           fixture))
+
+    def _fixture(self, fixture: Fixture) -> _Materialised:
+        if fixture.content_hash not in self._fixtures:
+            self.load(fixture)
+        return self._fixtures[fixture.content_hash]
+
+    # --- execution ----------------------------------------------------------------------------
+
+    def execute(self, sql: str, fixture: Fixture, *, timeout: float = DEFAULT_TIMEOUT,
+                max_rows: int = DEFAULT_MAX_ROWS) -> Execution:
+        texts = split_script(sql)
+        if not texts:
+            return Execution(ExecStatus.SYNTAX_ERROR, error=st.NO_STATEMENT)
+        plans: list[_Plan] = []
+        for text in texts:
+            plan = _plan(text)
+            if isinstance(plan, str):
+                return Execution(ExecStatus.UNSUPPORTED, error=plan)
+            plans.append(plan)
+        deadline = st.Deadline(timeout)
+        writes = any(p.writes for p in plans)
+        for attempt in range(2):
+            try:
+                mat = self._fixture(fixture)
+            except pymysql.Error as exc:  # the server is gone or refuses us
+                return Execution(ExecStatus.ENGINE_ERROR, error=_message(exc))
+            try:
+                if writes:
+                    return self._run_scratch(mat, fixture, plans, deadline, max_rows)
+                return self._run_direct(mat, plans, deadline, max_rows)
+            except pymysql.Error as exc:  # the sandbox itself failed before the script ran
+                if attempt == 0 and _code(exc) in (_UNKNOWN_DATABASE, 1146):
+                    self._fixtures.pop(fixture.content_hash, None)  # fixture database gone
+                    continue
+                return Execution(ExecStatus.ENGINE_ERROR, error=_message(exc))
+        raise AssertionError("unreachable")
+
+    def _run_direct(self, mat: _Materialised, plans: list[_Plan], deadline: st.Deadline,
+                    max_rows: int) -> Execution:
+        creds = self._reader
+        conn = self._target.connect(creds.user, creds.password, mat.database, streaming=True)
+        try:
+            if not self.sandboxed:
+                with conn.cursor() as cur:
+                    cur.execute("SET SESSION TRANSACTION READ ONLY")
+            return self._run(conn, creds, plans, deadline, max_rows)
+        finally:
+            _close(conn)
+
+    def _run_scratch(self, mat: _Materialised, fixture: Fixture, plans: list[_Plan],
+                     deadline: st.Deadline, max_rows: int) -> Execution:
+        scratch = f"{SCRATCH_PREFIX}{self._token}_{next(self._counter)}"
+        try:
+            mentioned = frozenset().union(*(p.names for p in plans))
+            with self._admin_cursor() as cur:
+                cur.execute(f"CREATE DATABASE {_ident(scratch)} CHARACTER SET utf8mb4")
+                for table in fixture.tables:
+                    src = f"{_ident(mat.database)}.{_ident(table.name)}"
+                    dst = f"{_ident(scratch)}.{_ident(table.name)}"
+                    cur.execute(f"CREATE TABLE {dst} LIKE {src}")
+                    if table.name.lower() in mentioned:  # SQL cannot reach an unnamed table
+                        cur.execute(f"INSERT INTO {dst} SELECT * FROM {src}")
+            creds = self._writer
+            conn = self._target.connect(creds.user, creds.password, scratch, streaming=True)
+            try:
+                return self._run(conn, creds, plans, deadline, max_rows)
+            finally:
+                _close(conn)
+        finally:
+            with contextlib.suppress(pymysql.Error):
+                self._admin_sql(f"DROP DATABASE IF EXISTS {_ident(scratch)}")
+
+    def _run(self, conn: Any, creds: _Credentials, plans: list[_Plan], deadline: st.Deadline,
+             max_rows: int) -> Execution:
+        elapsed = 0.0
+        result: values.ResultSet | None = None
+        thread = conn.thread_id()
+        limit = "max_statement_time" if self.mariadb else "max_execution_time"
+        cursor = conn.cursor()
+        for plan in plans:
+            remaining = deadline.remaining()
+            if remaining <= 0:
+                return Execution(ExecStatus.TIMEOUT, error="timed out", elapsed=elapsed)
+            budget = max(remaining, 0.001)
+            try:
+                cursor.execute(f"SET SESSION {limit} = "
+                               + (f"{budget:.3f}" if self.mariadb else str(int(budget * 1000)
+                                                                          or 1)))
+            except pymysql.Error as exc:
+                return Execution(_classify(exc, False), error=_message(exc), elapsed=elapsed)
+            started = time.perf_counter()
+            with st.Watchdog(remaining + KILL_GRACE,
+                             lambda: self._kill(creds, thread, query=True)) as dog:
+                try:
+                    fetched = _statement(cursor, plan, max_rows)
+                except _Overflow:
+                    elapsed += time.perf_counter() - started
+                    self._kill(creds, thread, query=False)  # stop streaming the rest
+                    _abandon(cursor)
+                    return Execution(ExecStatus.TOO_LARGE, error=f"more than {max_rows} rows",
+                                     elapsed=elapsed)
+                except Exception as exc:  # PyMySQL errors, broken connections
+                    elapsed += time.perf_counter() - started
+                    _abandon(cursor)
+                    status = _classify(exc, dog.fired or deadline.expired)
+                    return Execution(status, error=_message(exc), elapsed=elapsed)
+            elapsed += time.perf_counter() - started
+            if fetched is not None:
+                result = fetched
+        return Execution(ExecStatus.OK, result=result or values.ResultSet((), ()),
+                         elapsed=elapsed)
+
+    def _kill(self, creds: _Credentials, thread: int, query: bool) -> None:
+        """``KILL [QUERY]`` an execution's connection, as the user that owns it."""
+        conn = self._target.connect(creds.user, creds.password)
+        try:
+            with conn.cursor() as cur:
+                cur.execute(f"KILL {'QUERY ' if query else ''}{int(thread)}")
+        finally:
+            _close(conn)
+
+    def close(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        with contextlib.suppress(pymysql.Error):
+            for mat in self._fixtures.values():  # drop a fixture database that was changed
+                fixture_tables = list(mat.server_checksums)
+                if not fixture_tables:
+                    continue
+                tables = ", ".join(f"{_ident(mat.database)}.{_ident(t)}" for t in fixture_tables)
+                now = {str(n).split(".", 1)[-1]: v
+                       for n, v in self._admin_rows(f"CHECKSUM TABLE {tables}")}
+                if now != mat.server_checksums:
+                    with self._named_lock(mat.database):
+                        self._admin_sql(f"DROP DATABASE IF EXISTS {_ident(mat.database)}")
+            pattern = f"{SCRATCH_PREFIX}{self._token}_%".replace("_", "\\_")
+            for (leftover,) in self._admin_rows("SELECT SCHEMA_NAME FROM information_schema."
+                                                "SCHEMATA WHERE SCHEMA_NAME LIKE %s",
+                                                (pattern,)):
+                self._admin_sql(f"DROP DATABASE IF EXISTS {_ident(leftover)}")
+        self._fixtures.clear()
+        _close(self._admin)
+
+
+def _statement(cursor: Any, plan: _Plan, max_rows: int) -> values.ResultSet | None:
+    """Run one statement; its last result set (capped), or None when it returns no rows."""
+    cursor.execute(plan.text)
+    last: values.ResultSet | None = None
+    while True:
+        if cursor.description is not None:
+            rows = cursor.fetchmany(max_rows + 1)
+            if len(rows) > max_rows:
+                raise _Overflow
+            last = _result_set(cursor, rows)
+        if not cursor.nextset():
+            return last
+
+
+def _abandon(cursor: Any) -> None:
+    """Forget an unbuffered result without reading the rest of it (the connection is dropped)."""
+    result = getattr(cursor, "_result", None)
+    if result is not None:
+        result.unbuffered_active = False
+    cursor._result = None
+    with contextlib.suppress(AttributeError):
+        cursor.connection._result = None
+
+
+def _close(conn: Any) -> None:
+    try:
+        conn.close()
+    except Exception:
+        with contextlib.suppress(Exception):
+            conn._force_close()
+
+
+__all__ = ["MySQLEngine", "create_table_sql", "mysql_type", "split_script"]

@@ -1,0 +1,544 @@
+"""MySQL adapter (MariaDB serving the dialect): lexicon, splitter, guard, values, sandbox."""
+
+from __future__ import annotations
+
+import threading
+import time
+from decimal import Decimal
+from pathlib import Path
+
+import pymysql
+import pytest
+from engine_fixtures import ALLTYPES, SHOP, col, make_fixture
+
+from parrot.engines import Engine, ExecStatus, FixtureLoadError
+from parrot.engines import statements as st
+from parrot.engines.mysql import (
+    MySQLEngine,
+    _Plan,
+    _plan,
+    _Target,
+    _time,
+    create_table_sql,
+    split_script,
+)
+from parrot.fixtures import Fixture
+from parrot.values import Nested, Temporal
+
+# --- lexicon and splitting (no server) ------------------------------------------------------------
+
+
+def test_mysql_lexicon() -> None:
+    m = st.MYSQL
+    assert st.split_statements("SELECT 1--1; SELECT 2", m) == ["SELECT 1--1", "SELECT 2"]
+    assert st.split_statements("SELECT 1 -- c;\n; SELECT 2", m) == ["SELECT 1", "SELECT 2"]
+    assert st.split_statements("SELECT 1 #c;\n; SELECT 2", m) == ["SELECT 1", "SELECT 2"]
+    assert st.split_statements(r"SELECT 'a\';b'; SELECT 2", m) == [r"SELECT 'a\';b'", "SELECT 2"]
+    assert st.split_statements(r'SELECT "a\";b"; SELECT 2', m) == [r'SELECT "a\";b"', "SELECT 2"]
+    # backslashes are plain characters inside backtick identifiers
+    assert st.split_statements("SELECT 1 AS `a\\`; SELECT 2", m) == ["SELECT 1 AS `a\\`",
+                                                                    "SELECT 2"]
+    # /*! ... */ is code MySQL runs, so the guard must see it
+    words = [t.name for t in st.tokenize("SELECT 1 /*!50000 INTO OUTFILE 'x' */", m)]
+    assert "outfile" in words
+    assert [t.name for t in st.tokenize("SELECT /*M!100100 2, */ 1", m)] == ["select", "2", "",
+                                                                             "1"]
+    assert [t.name for t in st.tokenize("SELECT /* plain */ 1", m)] == ["select", "1"]
+    # the ClickHouse rule is unchanged: '#' needs a space or '!'
+    assert st.split_statements("SELECT 1 #c;\n; SELECT 2", st.CLICKHOUSE) == ["SELECT 1 #c",
+                                                                           "SELECT 2"]
+
+
+@pytest.mark.parametrize(("sql", "expected"), [
+    ("SELECT 1; SELECT 2", ["SELECT 1", "SELECT 2"]),
+    ("CREATE PROCEDURE p() BEGIN SELECT 1; SELECT 2; END; CALL p()",
+     ["CREATE PROCEDURE p() BEGIN SELECT 1; SELECT 2; END", "CALL p()"]),
+    ("CREATE FUNCTION f(x INT) RETURNS INT BEGIN IF x > 0 THEN RETURN 1; END IF; "
+     "CASE x WHEN 1 THEN SET x = 2; ELSE SET x = 3; END CASE; "
+     "WHILE x < 9 DO SET x = x + 1; END WHILE; RETURN x; END; SELECT f(1)",
+     ["CREATE FUNCTION f(x INT) RETURNS INT BEGIN IF x > 0 THEN RETURN 1; END IF; "
+      "CASE x WHEN 1 THEN SET x = 2; ELSE SET x = 3; END CASE; "
+      "WHILE x < 9 DO SET x = x + 1; END WHILE; RETURN x; END", "SELECT f(1)"]),
+    ("BEGIN; DELETE FROM t; COMMIT", ["BEGIN", "DELETE FROM t", "COMMIT"]),
+    ("BEGIN WORK; SELECT 1", ["BEGIN WORK", "SELECT 1"]),
+    ("BEGIN NOT ATOMIC SELECT 1; SELECT 2; END; SELECT 3",
+     ["BEGIN NOT ATOMIC SELECT 1; SELECT 2; END", "SELECT 3"]),
+    ("SELECT CASE WHEN 1 THEN 2 END; SELECT 3", ["SELECT CASE WHEN 1 THEN 2 END", "SELECT 3"]),
+    ("CREATE TRIGGER t BEFORE INSERT ON x FOR EACH ROW BEGIN SET NEW.a = 1; END; SELECT 1",
+     ["CREATE TRIGGER t BEFORE INSERT ON x FOR EACH ROW BEGIN SET NEW.a = 1; END", "SELECT 1"]),
+    ("END; DROP TABLE x", ["END", "DROP TABLE x"]),
+    ("DELIMITER //\nCREATE PROCEDURE p() BEGIN SELECT '//'; END //\nDELIMITER ;\nCALL p();",
+     ["CREATE PROCEDURE p() BEGIN SELECT '//'; END", "CALL p()"]),
+    ("DELIMITER $$\nSELECT 1 $$ SELECT 2$$", ["SELECT 1", "SELECT 2"]),
+    ("-- only a comment", []),
+])
+def test_split_script(sql: str, expected: list[str]) -> None:
+    assert split_script(sql) == expected
+
+
+# --- the guard (no server) ------------------------------------------------------------------------
+
+@pytest.mark.parametrize("sql", [
+    "SELECT * FROM t", "WITH x AS (SELECT 1) SELECT * FROM x", "SHOW TABLES", "DESCRIBE t",
+    "EXPLAIN SELECT 1", "SET @x = 1", "SET SESSION sql_mode = 'ANSI_QUOTES'", "DO sleep(1)",
+    "SELECT REPLACE(name, 'a', 'b'), INSERT('abc', 1, 1, 'x') FROM t", "VALUES (1, 2)",
+    "SHOW CREATE TABLE t", "START TRANSACTION", "COMMIT", "SELECT @names",
+])
+def test_guard_reads(sql: str) -> None:
+    plan = _plan(sql)
+    assert isinstance(plan, _Plan) and not plan.writes, plan
+
+
+@pytest.mark.parametrize("sql", [
+    "INSERT INTO t VALUES (1)", "CREATE VIEW v AS SELECT 1", "DROP TABLE t", "CALL p()",
+    "SELECT * FROM t FOR UPDATE", "SET STATEMENT sql_mode = '' FOR DELETE FROM t",
+    "LOCK TABLES t WRITE", "UPDATE t SET password = 'x', names = 1", "ANALYZE TABLE t",
+    "REPLACE INTO t VALUES (1)",
+])
+def test_guard_writes(sql: str) -> None:
+    plan = _plan(sql)
+    assert isinstance(plan, _Plan) and plan.writes, plan
+
+
+REFUSED_SQL = [
+    "USE mysql", "LOAD DATA INFILE '/etc/passwd' INTO TABLE customers",
+    "LOAD XML INFILE '/etc/passwd' INTO TABLE customers",
+    "SELECT 1 INTO OUTFILE '/tmp/parrot-never'", "SELECT 1 INTO DUMPFILE '/tmp/parrot-never'",
+    "SELECT 1 /*!50000 INTO OUTFILE '/tmp/parrot-never' */", "SELECT LOAD_FILE('/etc/passwd')",
+    "SHUTDOWN", "KILL QUERY 1", "KILL 1", "GRANT ALL ON *.* TO parrot_ro",
+    "REVOKE ALL ON *.* FROM x", "CREATE USER x", "DROP USER x", "RENAME USER a TO b",
+    "CREATE ROLE r", "SET GLOBAL max_connections = 1", "SET @@global.max_connections = 1",
+    "SET @x = 1, GLOBAL max_connections = 1", "SET PERSIST max_connections = 1",
+    "INSTALL PLUGIN x SONAME 'x.so'", "UNINSTALL PLUGIN x", "FLUSH PRIVILEGES",
+    "FLUSH TABLES WITH READ LOCK", "CREATE DATABASE x", "CREATE SCHEMA x", "DROP DATABASE x",
+    "CREATE OR REPLACE DATABASE x", "ALTER DATABASE x CHARACTER SET latin1",
+    "HANDLER customers OPEN", "SET SESSION max_statement_time = 0",
+    "SET max_statement_time = 0", "SET STATEMENT max_statement_time = 0 FOR SELECT sleep(5)",
+    "SET @@session.max_statement_time = 0", "SET NAMES latin1", "SET CHARACTER SET latin1",
+    "SET character_set_results = latin1", "SET time_zone = '+02:00'", "SET PASSWORD = 'x'",
+    "SET ROLE r", "SET SESSION TRANSACTION READ WRITE", "PREPARE s FROM 'SELECT 1'",
+    "EXECUTE s", "EXECUTE IMMEDIATE 'SELECT 1'", "DEALLOCATE PREPARE s", "XA START 'x'",
+    "SELECT * FROM parrot_x.t", "SELECT * FROM `parrot_fx_0123`.t",
+    "SELECT 1; DROP DATABASE parrot_x", "SELECT 'parrot_fx_0123'",
+    "CREATE EVENT e ON SCHEDULE EVERY 1 SECOND DO SELECT 1",
+    "CREATE TABLE x (a INT) DATA DIRECTORY = '/tmp'", "CREATE SERVER s FOREIGN DATA WRAPPER m",
+    "CREATE FUNCTION f RETURNS STRING SONAME 'x.so'", "RESET MASTER", "PURGE BINARY LOGS",
+    "CHANGE MASTER TO MASTER_HOST = 'x'", "START SLAVE", "STOP SLAVE", "BACKUP STAGE START",
+    "BINLOG 'x'", "CACHE INDEX t IN c",
+    "CREATE PROCEDURE p() BEGIN KILL 1; END",
+    "CREATE PROCEDURE p() BEGIN SET GLOBAL max_connections = 1; END",
+    "CREATE PROCEDURE p() BEGIN SET max_statement_time = 0; SELECT sleep(9); END",
+    "CREATE PROCEDURE p() BEGIN PREPARE s FROM @q; EXECUTE s; END",
+    "CREATE PROCEDURE p() lbl: BEGIN USE mysql; END",
+    "DELIMITER //\nCREATE PROCEDURE p() BEGIN FLUSH LOGS; END //",
+]
+
+
+@pytest.mark.parametrize("sql", REFUSED_SQL)
+def test_guard_refuses(sql: str) -> None:
+    refused = [p for p in map(_plan, split_script(sql)) if isinstance(p, str)]
+    assert refused, sql
+
+
+def test_guard_allows_lookalikes() -> None:
+    for sql in ["SELECT name AS kill_count FROM t", "SELECT x FROM t USE INDEX (i)",
+                "SELECT 'kill', 'use' FROM t", "SELECT @@time_zone_x",
+                "DECLARE CONTINUE HANDLER FOR NOT FOUND SET done = 1",
+                "SELECT * FROM t WHERE `global` = 1"]:
+        assert isinstance(_plan(sql), _Plan), sql
+
+
+# --- values and types (no server) -----------------------------------------------------------------
+
+def test_time_values() -> None:
+    assert _time("10:00:01.500000") == Temporal("time", "10:00:01.5")
+    assert _time("00:00:00") == Temporal("time", "00:00:00")
+    assert _time("100:00:00") == Nested('{"interval_seconds": 360000.0}')
+    assert _time("-01:00:00") == Nested('{"interval_seconds": -3600.0}')
+
+
+def test_create_table_sql() -> None:
+    fixture = make_fixture("keys", [{
+        "name": "Mixed", "primary_key": ["k", "n"],
+        "columns": [col("k", "text", False), col("n", "integer", False), col("d", "decimal(38,10)"),
+                    col("b", "boolean"), col("t", "timestamp"), col("s", "text")],
+        "rows": []}])
+    sql = create_table_sql("db", fixture.tables[0])
+    assert sql == ("CREATE TABLE `db`.`Mixed` (`k` VARCHAR(766) NOT NULL, `n` INT NOT NULL, "
+                   "`d` DECIMAL(38,10), `b` BOOLEAN, `t` DATETIME(6), `s` TEXT, "
+                   "PRIMARY KEY (`k`, `n`)) ENGINE = InnoDB")
+
+
+def test_url_parsing() -> None:
+    t = _Target.parse("mysql://u%40x:p%3Aw@db.example:3307/any?ssl=required")
+    assert (t.host, t.port, t.user, t.password, t.ssl) == ("db.example", 3307, "u@x", "p:w",
+                                                           "required")
+    local = _Target.parse("mariadb://root@127.0.0.1:3306/")
+    assert local.ssl == "disabled" and local.password == ""
+    assert _Target.parse("mysql://h/?unix_socket=/run/s.sock").unix_socket == "/run/s.sock"
+    with pytest.raises(ValueError):
+        _Target.parse("postgres://h/")
+
+
+# --- against the server ---------------------------------------------------------------------------
+
+MYSQL = pytest.mark.parametrize("engine_name", ["mysql"], indirect=True)
+
+
+def run(engine: Engine, sql: str, fixture: Fixture = SHOP, **kw: float) -> tuple:
+    ex = engine.execute(sql, fixture, **kw)  # type: ignore[arg-type]
+    assert ex.status is ExecStatus.OK, f"{ex.status}: {ex.error}"
+    assert ex.result is not None
+    return ex.result.rows
+
+
+def assert_intact(engine: Engine) -> None:
+    assert engine.checksums(SHOP) == SHOP.checksums
+    assert run(engine, "SELECT count(*) FROM customers") == ((4,),)
+
+
+@MYSQL
+def test_label_and_users(engine: MySQLEngine) -> None:
+    assert engine.label.startswith("mysql (MariaDB 10.") and engine.mariadb
+    assert engine.sandboxed
+    assert run(engine, "SELECT CURRENT_USER()")[0][0] == "parrot_ro@%"
+    assert run(engine, "CREATE VIEW v AS SELECT 1; SELECT CURRENT_USER()")[0][0] == "parrot_rw@%"
+
+
+@MYSQL
+def test_mysql_values(engine: Engine, shop: Fixture) -> None:
+    ex = engine.execute("""
+        SELECT 7 / 2 AS d, 1 = 1 AS cmp, TIME '10:00:01.5' AS t, TIME '-01:00:00' AS nt,
+               b'101' AS bits_literal, CAST(b'101' AS UNSIGNED) AS u, X'00ff' AS x,
+               JSON_OBJECT('a', 1) AS j, 18446744073709551615 AS u64, 0.1e0 AS f,
+               DATE '2024-01-05' AS dt, TIMESTAMP '2024-01-05 10:00:00.5' AS ts,
+               CAST('2024-01-05 10:00:00' AS DATETIME) AS ts0, NULL AS n,
+               CONVERT_TZ('2024-01-05 10:00:00', '+00:00', '+00:00') AS tz,
+               'ünï 🦜' AS s, CAST(1.5 AS DECIMAL(10, 3)) AS d3""", shop)
+    assert ex.ok and ex.result is not None, ex.error
+    row = ex.result.rows[0]
+    assert row[0] == Decimal("3.5000") and str(row[0]) == "3.5000"
+    assert row[1] == 1 and type(row[1]) is int
+    assert row[2] == Temporal("time", "10:00:01.5")
+    assert row[3] == Nested('{"interval_seconds": -3600.0}')
+    assert row[4] == b"\x05" and row[5] == 5
+    assert row[6] == b"\x00\xff"
+    assert row[7] == '{"a": 1}'
+    assert row[8] == 18446744073709551615
+    assert row[9] == 0.1 and type(row[9]) is float
+    assert row[10] == Temporal("date", "2024-01-05")
+    assert row[11] == Temporal("timestamp", "2024-01-05 10:00:00.5")
+    assert row[12] == Temporal("timestamp", "2024-01-05 10:00:00")
+    assert row[13] is None
+    assert row[15] == "ünï 🦜"
+    assert str(row[16]) == "1.500"
+    types = ex.result.types
+    assert types[0] == "DECIMAL" and types[6] == "VARBINARY" and types[10] == "DATE"
+
+
+@MYSQL
+def test_mysql_column_values(engine: Engine, shop: Fixture) -> None:
+    rows = run(engine, """
+        CREATE TABLE z (b BIT(3), y YEAR, e ENUM('a', 'b'), st SET('x', 'y'), bl BLOB,
+                        tx TEXT, ts TIMESTAMP(6), j JSON, fl FLOAT);
+        INSERT INTO z VALUES (b'101', 2024, 'b', 'x,y', X'0001', 'text',
+                              '2024-01-05 10:00:00.000001', '[1, 2]', 0.5);
+        SELECT * FROM z""")
+    assert rows == ((5, 2024, "b", "x,y", b"\x00\x01", "text",
+                     Temporal("timestamp", "2024-01-05 10:00:00.000001"), "[1, 2]", 0.5),)
+
+
+@MYSQL
+def test_alltypes_values(engine: Engine) -> None:
+    ex = engine.execute("SELECT id, i, big, f, `dec`, wide, s, b, d, ts FROM t ORDER BY id",
+                        ALLTYPES)
+    assert ex.ok and ex.result is not None, ex.error
+    rows = ex.result.rows
+    assert rows[0][7] == 1 and rows[1][7] == 0  # BOOLEAN is TINYINT(1)
+    assert rows[3][4] == Decimal("-0.50") and str(rows[3][4]) == "-0.50"
+    assert rows[1][9] == Temporal("timestamp", "1900-01-01 00:00:00.000001")
+    assert rows[3][6] == "trailing  "
+    assert rows[2][5] == Decimal("0.0000000001")
+
+
+@MYSQL
+def test_collation_is_the_server_default(engine: Engine, shop: Fixture) -> None:
+    # utf8mb4_general_ci: case- and accent-insensitive, trailing spaces ignored
+    assert run(engine, "SELECT 'a' = 'A', 'é' = 'e', 'a ' = 'a'") == ((1, 1, 1),)
+    assert run(engine, "SELECT count(*) FROM customers WHERE name = 'ADA'") == ((2,),)
+    assert run(engine, "SELECT @@collation_connection, @@time_zone") == \
+        (("utf8mb4_general_ci", "+00:00"),)
+
+
+@MYSQL
+def test_sql_mode_is_the_server_default(engine: Engine, shop: Fixture) -> None:
+    mode = run(engine, "SELECT @@SESSION.sql_mode")[0][0]
+    assert mode == run(engine, "SELECT @@GLOBAL.sql_mode")[0][0]
+    assert "STRICT_TRANS_TABLES" in mode
+
+
+MYSQL_HOSTILE = [
+    "SELECT * FROM customers INTO OUTFILE '{tmp}/leak.tsv'",
+    "SELECT LOAD_FILE('/etc/passwd')",
+    "LOAD DATA LOCAL INFILE '/etc/passwd' INTO TABLE customers",
+    "USE mysql; DROP TABLE customers",
+    "DROP DATABASE {fixture_db}",
+    "DROP TABLE {fixture_db}.customers",
+    "RENAME TABLE customers TO gone",
+    "CREATE TRIGGER t BEFORE INSERT ON orders FOR EACH ROW DELETE FROM customers; "
+    "INSERT INTO orders (id) VALUES (1)",
+    "CREATE PROCEDURE p() BEGIN DELETE FROM customers; END; CALL p()",
+    "/*!50000 DELETE FROM customers */",
+    "SELECT 1; /*! DROP TABLE customers */",
+    "PREPARE s FROM 'DELETE FROM customers'; EXECUTE s",
+    "LOCK TABLES customers WRITE; DELETE FROM customers; UNLOCK TABLES",
+    "START TRANSACTION; DELETE FROM customers; COMMIT",
+    "SET autocommit = 0; DELETE FROM customers; COMMIT",
+    "SELECT * FROM customers FOR UPDATE; DELETE FROM customers",
+    "CREATE TABLE t2 (a INT) DATA DIRECTORY = '{tmp}'",
+    "CREATE DEFINER = root@localhost VIEW v AS SELECT * FROM mysql.user",
+    "CREATE DEFINER = root@localhost PROCEDURE p() DELETE FROM customers; CALL p()",
+    "SET @@global.event_scheduler = ON",
+    "FLUSH TABLES WITH READ LOCK",
+    "GRANT ALL ON *.* TO parrot_rw",
+    "ALTER TABLE customers ENGINE = MEMORY",
+    "CREATE SEQUENCE s; SELECT NEXTVAL(s)",
+    "SELECT * FROM information_schema.USER_PRIVILEGES",
+    "KILL CONNECTION_ID()",
+]
+
+
+@MYSQL
+@pytest.mark.parametrize("sql", MYSQL_HOSTILE)
+def test_mysql_hostile_sql(engine: MySQLEngine, shop: Fixture, sql: str, tmp_path: Path) -> None:
+    text = sql.format(tmp=tmp_path, fixture_db=engine._fixture(shop).database)
+    ex = engine.execute(text, shop, timeout=5)
+    assert ex.status is not ExecStatus.ENGINE_ERROR, ex.error
+    assert ex.error is None or "parrot_fx_" not in ex.error  # sandbox names are hidden
+    assert_intact(engine)
+    assert list(tmp_path.iterdir()) == []
+
+
+@MYSQL
+@pytest.mark.parametrize("sql", ["USE mysql", "SELECT LOAD_FILE('/etc/passwd')",
+                                 "SELECT 1 INTO OUTFILE '/tmp/parrot-never'",
+                                 "SET GLOBAL max_connections = 1", "SHUTDOWN",
+                                 "SELECT * FROM mysql.user",
+                                 "SET SESSION max_statement_time = 0",
+                                 "CREATE VIEW v AS SELECT 1; SELECT * FROM mysql.user"])
+def test_mysql_refused(engine: Engine, shop: Fixture, sql: str) -> None:
+    ex = engine.execute(sql, shop)
+    assert ex.status is ExecStatus.UNSUPPORTED, (ex.status, ex.error)
+    assert ex.error
+
+
+@MYSQL
+def test_user_variables_and_temporary_tables_vanish(engine: Engine, shop: Fixture) -> None:
+    assert run(engine, "SET @leak = 5; SELECT @leak") == ((5,),)
+    assert run(engine, "SELECT @leak") == ((None,),)
+    assert run(engine, "CREATE TEMPORARY TABLE tt (a INT); INSERT INTO tt VALUES (1); "
+                       "SELECT count(*) FROM tt") == ((1,),)
+    assert engine.execute("SELECT * FROM tt", shop).status is ExecStatus.RUNTIME_ERROR
+
+
+@MYSQL
+def test_procedures_return_their_last_result(engine: Engine, shop: Fixture) -> None:
+    script = ("DELIMITER $$\nCREATE PROCEDURE two() BEGIN SELECT 1 AS one; "
+              "SELECT name FROM customers WHERE id = 3; END$$\nDELIMITER ;\nCALL two();")
+    assert run(engine, script) == (("Linus",),)
+    assert engine.execute("CALL two()", shop).status is ExecStatus.RUNTIME_ERROR
+
+
+@MYSQL
+def test_scratch_databases_are_dropped(engine: MySQLEngine, shop: Fixture) -> None:
+    def scratch() -> list:
+        return engine._admin_rows("SELECT SCHEMA_NAME FROM information_schema.SCHEMATA "
+                                  "WHERE SCHEMA_NAME LIKE 'parrot\\_sx\\_%'")
+
+    before = scratch()
+    assert run(engine, "CREATE VIEW v AS SELECT 1 AS x; SELECT x FROM v") == ((1,),)
+    ex = engine.execute("CREATE VIEW v AS SELECT 1; SELECT sleep(3)", shop, timeout=0.3)
+    assert ex.status is ExecStatus.TIMEOUT
+    assert scratch() == before
+
+
+@MYSQL
+def test_timeout_inside_a_procedure(engine: Engine, shop: Fixture) -> None:
+    started = time.monotonic()
+    ex = engine.execute("CREATE PROCEDURE p() BEGIN DECLARE i INT DEFAULT 0; "
+                        "WHILE 1 DO SET i = i + 1; END WHILE; END; CALL p()", shop, timeout=0.5)
+    assert ex.status is ExecStatus.TIMEOUT, (ex.status, ex.error)
+    assert time.monotonic() - started < 1.5
+
+
+@MYSQL
+def test_result_cap_stops_streaming(engine: Engine, shop: Fixture) -> None:
+    started = time.monotonic()
+    ex = engine.execute("SELECT a.seq FROM seq_1_to_1000000 a, seq_1_to_1000000 b", shop,
+                        max_rows=10, timeout=20)
+    assert ex.status is ExecStatus.TOO_LARGE
+    assert time.monotonic() - started < 2
+    assert run(engine, "SELECT 1") == ((1,),)
+
+
+@MYSQL
+def test_fixture_database_shared_and_verified(engine: MySQLEngine) -> None:
+    other = MySQLEngine()
+    try:
+        report = other.load(SHOP)  # found on the server: verified, not reloaded
+        assert report.verified and not report.cached
+        assert other._fixture(SHOP).database == engine._fixture(SHOP).database
+    finally:
+        other.close()
+    assert run(engine, "SELECT count(*) FROM orders") == ((4,),)
+
+
+@MYSQL
+def test_changed_fixture_database_is_dropped_and_reloaded(engine: MySQLEngine) -> None:
+    fixture = make_fixture("mutable", [{"name": "m", "columns": [col("a", "integer")],
+                                        "rows": [[1], [2]]}])
+    damaged = MySQLEngine()
+    damaged.load(fixture)
+    db = damaged._fixture(fixture).database
+    damaged._admin_sql(f"UPDATE `{db}`.m SET a = 3 WHERE a = 2")
+    assert damaged.checksums(fixture) != fixture.checksums
+    damaged.close()  # notices the change and drops the database
+    assert not engine._admin_rows("SELECT 1 FROM information_schema.SCHEMATA "
+                                  "WHERE SCHEMA_NAME = %s", (db,))
+    fresh = MySQLEngine()
+    try:
+        assert fresh.load(fixture).verified
+        assert run(fresh, "SELECT sum(a) FROM m", fixture) == ((Decimal(3),),)
+    finally:
+        fresh.close()
+
+
+@MYSQL
+def test_vanished_fixture_database_is_reloaded(fresh_engine: MySQLEngine) -> None:
+    fixture = make_fixture("vanishing", [{"name": "v", "columns": [col("a", "integer")],
+                                          "rows": [[7]]}])
+    fresh_engine.load(fixture)
+    fresh_engine._admin_sql(f"DROP DATABASE `{fresh_engine._fixture(fixture).database}`")
+    assert run(fresh_engine, "SELECT a FROM v", fixture) == ((7,),)
+    assert run(fresh_engine, "CREATE VIEW w AS SELECT a FROM v; SELECT a FROM w",
+               fixture) == ((7,),)
+
+
+@MYSQL
+@pytest.mark.parametrize(("ptype", "value"), [
+    ("integer", 2**40), ("double", "nan"), ("double", "-inf"), ("text", "x" * 70_000),
+])
+def test_unstorable_values_are_load_errors(fresh_engine: Engine, ptype: str,
+                                           value: object) -> None:
+    fixture = make_fixture(f"bad_{ptype}", [{"name": "x", "columns": [col("v", ptype)],
+                                             "rows": [[value]]}])
+    with pytest.raises(FixtureLoadError):
+        fresh_engine.load(fixture)
+    with pytest.raises(FixtureLoadError):  # a failed load is not cached
+        fresh_engine.load(fixture)
+
+
+@MYSQL
+def test_case_sensitive_table_names(fresh_engine: Engine) -> None:
+    fixture = make_fixture("cased", [{"name": "Items", "columns": [col("Qty", "integer")],
+                                      "rows": [[1]]}])
+    assert fresh_engine.load(fixture).verified
+    assert run(fresh_engine, "SELECT qty FROM Items", fixture) == ((1,),)  # columns fold
+    ex = fresh_engine.execute("SELECT qty FROM items", fixture)  # table names do not
+    assert ex.status is ExecStatus.RUNTIME_ERROR
+
+
+@MYSQL
+def test_without_user_privileges_falls_back_to_the_url_user(engine: MySQLEngine,
+                                                            shop: Fixture) -> None:
+    engine._admin_sql("CREATE USER IF NOT EXISTS 'parrot_test_limited'@'%%' "
+                      "IDENTIFIED BY %s", ("pw-Limited-1",))
+    engine._admin_sql("GRANT ALL PRIVILEGES ON `parrot\\_%`.* TO 'parrot_test_limited'@'%'")
+    target = engine._target
+    url = f"mysql://parrot_test_limited:pw-Limited-1@{target.host}:{target.port}/"
+    limited = MySQLEngine(url)
+    try:
+        assert not limited.sandboxed
+        assert run(limited, "SELECT CURRENT_USER()")[0][0] == "parrot_test_limited@%"
+        assert run(limited, "SELECT count(*) FROM customers") == ((4,),)
+        assert run(limited, "INSERT INTO customers (id) VALUES (9); "
+                            "SELECT count(*) FROM customers") == ((5,),)
+        assert_intact(limited)
+    finally:
+        limited.close()
+        engine._admin_sql("DROP USER IF EXISTS 'parrot_test_limited'@'%'")
+
+
+@MYSQL
+def test_execution_overhead(engine: Engine, shop: Fixture) -> None:
+    def median_ms(sql: str) -> float:
+        times = []
+        for _ in range(15):
+            started = time.perf_counter()
+            assert engine.execute(sql, shop).ok
+            times.append(time.perf_counter() - started)
+        return sorted(times)[len(times) // 2] * 1000
+
+    assert median_ms("SELECT 1") < 50
+    assert median_ms("CREATE VIEW v AS SELECT name FROM customers; SELECT count(*) FROM v") < 500
+
+
+@MYSQL
+def test_lost_connection_is_an_engine_error(engine: MySQLEngine, shop: Fixture) -> None:
+    def killer() -> None:
+        conn = engine._target.connect()
+        try:
+            with conn.cursor() as cur:
+                for _ in range(100):
+                    cur.execute("SELECT ID FROM information_schema.PROCESSLIST "
+                                "WHERE INFO LIKE 'SELECT sleep(4)%%'")
+                    found = cur.fetchall()
+                    if found:
+                        cur.execute(f"KILL CONNECTION {int(found[0][0])}")
+                        return
+                    time.sleep(0.02)
+        finally:
+            conn.close()
+
+    thread = threading.Thread(target=killer)
+    thread.start()
+    ex = engine.execute("SELECT sleep(4)", shop, timeout=10)
+    thread.join()
+    assert ex.status is ExecStatus.ENGINE_ERROR, (ex.status, ex.error)
+    assert run(engine, "SELECT count(*) FROM customers") == ((4,),)  # the next call works
+
+
+@MYSQL
+def test_watchdog_kill_query(engine: MySQLEngine, shop: Fixture) -> None:
+    creds = engine._reader
+    conn = engine._target.connect(creds.user, creds.password, engine._fixture(shop).database)
+    outcome: list[object] = []
+
+    def slow() -> None:
+        try:
+            with conn.cursor() as cur:
+                cur.execute("SELECT sleep(3)")
+                outcome.append(cur.fetchall())
+        except pymysql.Error as exc:
+            outcome.append(exc.args[0])
+
+    thread = threading.Thread(target=slow)
+    started = time.monotonic()
+    thread.start()
+    time.sleep(0.3)
+    engine._kill(creds, conn.thread_id(), query=True)  # as the same restricted user
+    thread.join()
+    conn.close()
+    assert time.monotonic() - started < 2
+    assert outcome in ([((1,),)], [1317])  # sleep() returns 1 when interrupted, or 1317
+
+
+@MYSQL
+def test_scratch_copies_what_the_script_names(engine: Engine, shop: Fixture) -> None:
+    assert run(engine, "CREATE VIEW v AS SELECT * FROM `orders`; "
+                       "SELECT (SELECT count(*) FROM v), (SELECT count(*) FROM items)") == \
+        ((4, 3),)  # quoted names count as mentions
+    rows = run(engine, "CREATE TEMPORARY TABLE x (a INT); SELECT TABLE_NAME FROM "
+                       "information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() "
+                       "ORDER BY TABLE_NAME")
+    assert rows == (("customers",), ("items",), ("orders",))  # every table exists
