@@ -7,7 +7,7 @@ import time
 from pathlib import Path
 
 import pytest
-from engine_fixtures import SHOP
+from engine_fixtures import ENGINES, SHOP
 
 from parrot.engines import Engine, ExecStatus, engine_class
 from parrot.engines.statements import MESSAGE_LIMIT
@@ -320,8 +320,7 @@ HOSTILE_ENGINE = {
 
 
 def _hostile_cases() -> list[tuple[str, str]]:
-    cases = [(e, sql) for e in ("sqlite", "duckdb", "clickhouse", "mysql", "postgres", "spark")
-             for sql in HOSTILE_COMMON]
+    cases = [(e, sql) for e in ENGINES for sql in HOSTILE_COMMON]
     cases += [(e, sql) for e, sqls in HOSTILE_ENGINE.items() for sql in sqls]
     return cases
 
