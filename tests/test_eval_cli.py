@@ -23,3 +23,22 @@ def test_embedded_dialects_need_no_server(monkeypatch):
     items = [item_from_record({"id": "a", "source_dialect": "sqlite", "target_dialect": "ch",
                                "source_sql": "SELECT 1"})]
     assert servers_needed(items, {}) == []
+
+
+def test_urls_choose_the_adapter_by_scheme():
+    from parrot.engines import (
+        ENGINES,
+        URL_SCHEMES,
+        UnknownEngineError,
+        engine_class,
+        engine_for_url,
+    )
+
+    assert engine_for_url("pg", "postgresql+psycopg://u@h/db").name == "postgres"
+    assert engine_for_url("mysql", "mariadb://u@h/").name == "mysql"
+    with pytest.raises(UnknownEngineError, match="serves dialect 'postgres', not 'mysql'"):
+        engine_for_url("mysql", "postgresql://u@h/db")
+    with pytest.raises(UnknownEngineError, match="no engine adapter for URLs of scheme 'gopher'"):
+        engine_for_url("mysql", "gopher://h/")
+    for scheme, name in URL_SCHEMES.items():  # the table agrees with each adapter's own list
+        assert name in ENGINES and scheme in engine_class(name).url_schemes

@@ -1,15 +1,17 @@
-"""Engine adapters, one module per engine, looked up lazily by name or dialect.
+"""Engine adapters, one module per engine, looked up lazily by name, dialect or URL scheme.
 
 Embedded engines (SQLite, DuckDB, chdb) run in-process. Server engines are reached by URL, found
 in this order: an explicit URL (``--engine DIALECT=URL``), the environment variable
 ``PARROT_<DIALECT>_URL``, then the local server parrot manages (``python -m parrot.engines up``),
-started on demand when the caller allows it.
+started on demand when the caller allows it. A URL picks its adapter by scheme, so
+``--engine clickhouse=clickhouse://host:8123`` uses a ClickHouse server instead of chdb.
 """
 
 from __future__ import annotations
 
 import importlib
 import os
+from urllib.parse import urlsplit
 
 from parrot import dialects
 from parrot.engines.base import (
@@ -30,6 +32,14 @@ ENGINES: dict[str, str] = {
     "clickhouse": "parrot.engines.clickhouse:ClickHouseEngine",
     "postgres": "parrot.engines.postgres:PostgresEngine",
     "mysql": "parrot.engines.mysql:MySQLEngine",
+}
+
+# URL scheme (before any "+driver") -> engine name; each adapter's ``url_schemes`` lists its own
+URL_SCHEMES: dict[str, str] = {
+    "postgresql": "postgres",
+    "postgres": "postgres",
+    "mysql": "mysql",
+    "mariadb": "mysql",
 }
 
 
@@ -53,15 +63,32 @@ def engine_name_for(dialect: str) -> str | None:
     return dialects.get(dialect).engine
 
 
+def engine_for_url(dialect: str, url: str) -> type[Engine]:
+    """The adapter class for a server URL of ``dialect`` (chosen by the URL's scheme)."""
+    scheme = urlsplit(url).scheme.split("+")[0].lower()
+    name = URL_SCHEMES.get(scheme)
+    if name is None:
+        raise UnknownEngineError(f"no engine adapter for URLs of scheme {scheme!r} "
+                                 f"(known: {', '.join(sorted(URL_SCHEMES))})")
+    cls = engine_class(name)
+    if cls.dialect != dialects.resolve(dialect):
+        raise UnknownEngineError(f"a {scheme}:// URL serves dialect {cls.dialect!r}, "
+                                 f"not {dialect!r}")
+    return cls
+
+
 def url_from_env(dialect: str) -> str | None:
     """``$PARROT_<DIALECT>_URL`` for a dialect, if set."""
     return os.environ.get(f"PARROT_{dialects.resolve(dialect).upper()}_URL") or None
 
 
 def needs_server(dialect: str) -> bool:
-    """True when ``dialect`` runs on a server (reached by URL) rather than in-process."""
+    """True when ``dialect`` runs here on a server parrot manages rather than in-process."""
+    from parrot.servers import SERVERS
+
     name = engine_name_for(dialect)
-    return name is not None and engine_class(name).url_schemes is not None
+    return (name is not None and dialect in SERVERS
+            and engine_class(name).url_schemes is not None)
 
 
 def create_engine(dialect: str, url: str | None = None, start: bool = False) -> Engine:
@@ -71,33 +98,36 @@ def create_engine(dialect: str, url: str | None = None, start: bool = False) -> 
     URL is given, none is in the environment and no managed server runs (``start=True`` starts
     the managed server instead).
     """
+    url = url or url_from_env(dialect)
+    if url is not None:
+        return engine_for_url(dialect, url)(url)  # type: ignore[call-arg]
     name = engine_name_for(dialect)
     if name is None or name not in ENGINES:
-        raise UnknownEngineError(f"no engine runs dialect {dialect!r} on this machine")
+        raise UnknownEngineError(
+            f"no engine runs dialect {dialect!r} on this machine; pass --engine {dialect}=URL "
+            f"or set PARROT_{dialect.upper()}_URL to use a server")
     cls = engine_class(name)
     if cls.url_schemes is None:
         return cls()
-    url = url or url_from_env(dialect)
-    if url is None:
-        from parrot.servers import ServerError, server_for
+    from parrot.servers import ServerError, server_for
 
-        server = server_for(dialect)
-        try:
-            state = server.state() or (server.start() if start else None)
-        except ServerError as exc:
-            raise UnknownEngineError(str(exc)) from None
-        if state is None:
-            raise UnknownEngineError(
-                f"no {dialect} server: start one with `python -m parrot.engines up {dialect}`, "
-                f"pass --engine {dialect}=URL or set PARROT_{dialect.upper()}_URL")
-        url = state.url
-    return cls(url)  # type: ignore[call-arg]
+    server = server_for(dialect)
+    try:
+        state = server.state() or (server.start() if start else None)
+    except ServerError as exc:
+        raise UnknownEngineError(str(exc)) from None
+    if state is None:
+        raise UnknownEngineError(
+            f"no {dialect} server: start one with `python -m parrot.engines up {dialect}`, "
+            f"pass --engine {dialect}=URL or set PARROT_{dialect.upper()}_URL")
+    return cls(state.url)  # type: ignore[call-arg]
 
 
 __all__ = [
     "DEFAULT_MAX_ROWS",
     "DEFAULT_TIMEOUT",
     "ENGINES",
+    "URL_SCHEMES",
     "Capabilities",
     "Engine",
     "ExecStatus",
@@ -107,6 +137,7 @@ __all__ = [
     "UnknownEngineError",
     "create_engine",
     "engine_class",
+    "engine_for_url",
     "engine_name_for",
     "needs_server",
     "url_from_env",
