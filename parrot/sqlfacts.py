@@ -136,15 +136,32 @@ def with_sort_key_columns(sql: str, dialect: str) -> str | None:
     return _render(statements, rewritten, dialect)
 
 
-def without_limit(sql: str, dialect: str) -> str | None:
-    """``sql`` with the last statement's top-level LIMIT/FETCH removed (OFFSET kept), or None
-    when it has none."""
+@dataclass(frozen=True)
+class Unlimited:
+    """A query with its top-level LIMIT and OFFSET removed, and the rows the OFFSET skipped."""
+
+    sql: str
+    offset: int
+
+
+def without_limit(sql: str, dialect: str) -> Unlimited | None:
+    """``sql`` with the last statement's top-level LIMIT/FETCH/TOP and OFFSET removed, or None
+    when it has no limit or its OFFSET is not a plain number. The caller slices the full result
+    itself, so both edges of the kept window can be checked for ties."""
     statements = _statements(sql, dialect)
     if not statements:
         return None
     node = statements[-1].copy()
-    if not (node.args.get("limit") or node.args.get("fetch")):
+    if not isinstance(node.args.get("limit"), exp.Limit | exp.Fetch):
         return None
+    offset = 0
+    skip = node.args.get("offset")
+    if isinstance(skip, exp.Offset):
+        value = skip.expression
+        if not (isinstance(value, exp.Literal) and value.is_int):
+            return None
+        offset = int(value.this)
     node.set("limit", None)
-    node.set("fetch", None)
-    return _render(statements, node, dialect)
+    node.set("offset", None)
+    rendered = _render(statements, node, dialect)
+    return Unlimited(rendered, offset) if rendered is not None else None

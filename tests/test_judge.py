@@ -60,6 +60,8 @@ def test_order_sensitive_override(judge):
     ("SELECT who FROM s ORDER BY pts, who LIMIT 2", False),
     ("SELECT who FROM s LIMIT 2", True),  # no ORDER BY at all
     ("SELECT who FROM s ORDER BY pts LIMIT 10", False),
+    ("SELECT who FROM s ORDER BY pts DESC LIMIT 1 OFFSET 1", True),  # bob/ann tie at the start
+    ("SELECT who FROM s ORDER BY pts DESC LIMIT 2 OFFSET 2", False),  # exactly dee and eve
 ])
 def test_limit_cutting_ties_is_detected(judge, sql, cut):
     assert (judge.limit_cuts_ties(item(sql)) is not None) is cut

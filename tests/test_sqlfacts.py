@@ -1,6 +1,6 @@
 import pytest
 
-from parrot.sqlfacts import order_facts, sort_key_columns, with_sort_key_columns
+from parrot.sqlfacts import order_facts, sort_key_columns, with_sort_key_columns, without_limit
 
 
 @pytest.mark.parametrize(("sql", "dialect", "ordered"), [
@@ -37,3 +37,18 @@ def test_rewrite_appends_sort_keys_unless_it_would_change_rows():
     assert with_sort_key_columns("SELECT DISTINCT a FROM t ORDER BY c", "duckdb") is None
     assert with_sort_key_columns("SELECT a FROM t UNION SELECT b FROM u ORDER BY 1",
                                  "duckdb") is None
+
+
+@pytest.mark.parametrize(("sql", "dialect", "expected"), [
+    ("SELECT a FROM t ORDER BY a LIMIT 3", "duckdb", ("SELECT a FROM t ORDER BY a", 0)),
+    ("SELECT a FROM t ORDER BY a LIMIT 3 OFFSET 2", "postgres", ("SELECT a FROM t ORDER BY a", 2)),
+    ("SELECT a FROM t ORDER BY a LIMIT 2, 3", "mysql", ("SELECT a FROM t ORDER BY a", 2)),
+    ("SELECT TOP 3 a FROM t ORDER BY a", "tsql", ("SELECT a FROM t ORDER BY a", 0)),
+    ("SELECT a FROM t ORDER BY a OFFSET 4 ROWS FETCH NEXT 2 ROWS ONLY", "postgres",
+     ("SELECT a FROM t ORDER BY a", 4)),
+    ("SELECT a FROM t ORDER BY a", "sqlite", None),
+    ("SELECT a FROM t ORDER BY a OFFSET 2", "postgres", None),  # no limit: nothing cut
+])
+def test_without_limit(sql, dialect, expected):
+    got = without_limit(sql, dialect)
+    assert (got.sql, got.offset) == expected if expected else got is None

@@ -105,58 +105,57 @@ class Judge:
         ordered = item.order_sensitive if item.order_sensitive is not None else order.ordered
         if not ordered or not order.ordered or execution.result is None:
             return CompareFacts(order_sensitive=ordered)
-        result = execution.result
-        columns = sort_key_columns(order, result.columns)
-        if columns is not None:
-            keys = tuple(tuple(row[i] for i in columns) for row in result.rows)
-            return CompareFacts(order_sensitive=True, sort_keys=keys)
-        keys_from_rewrite = self._sort_keys_by_rewrite(item, fixture, result)
-        return CompareFacts(order_sensitive=True, sort_keys=keys_from_rewrite)
-
-    def _sort_keys_by_rewrite(self, item: Item, fixture: Fixture,
-                              result: ResultSet) -> tuple[tuple[Any, ...], ...] | None:
-        """Sort-key values for keys that are not output columns, from a rewritten source."""
-        rewritten = with_sort_key_columns(item.source_sql, item.source_dialect)
-        if rewritten is None:
-            return None
-        execution, _ = self._run(item.source_dialect, rewritten, fixture)
-        width = len(result.columns)
-        if (execution.result is None
-                or [row[:width] for row in execution.result.rows] != list(result.rows)):
-            return None  # not the same rows in the same order: keep strict positions
-        return tuple(tuple(row[width:]) for row in execution.result.rows)
+        keys = self._sort_key_values(item.source_sql, item.source_dialect, fixture,
+                                     execution.result)
+        return CompareFacts(order_sensitive=True,
+                            sort_keys=tuple(keys) if keys is not None else None)
 
     def limit_cuts_ties(self, item: Item) -> str | None:
-        """Why the source's result is not deterministic (a LIMIT cutting through rows tied on
-        the sort keys, or a LIMIT without ORDER BY), or None. Datasets must not contain such
-        items: no translation can be judged against an arbitrary choice of rows."""
+        """Why the source's result is not deterministic (its LIMIT/OFFSET window cuts through
+        rows tied on the sort keys, or it limits without ORDER BY), or None. Datasets must not
+        contain such items: no translation can be judged against an arbitrary choice of rows."""
         gold = self.gold(item).execution
         unlimited = without_limit(item.source_sql, item.source_dialect)
         if not gold.ok or gold.result is None or unlimited is None:
             return None
         fixture = item.fixture or EMPTY_FIXTURE
-        full, _ = self._run(item.source_dialect, unlimited, fixture)
+        full, _ = self._run(item.source_dialect, unlimited.sql, fixture)
         if not full.ok or full.result is None:
             return f"the source without its LIMIT failed: {full.error}"
-        kept = len(gold.result.rows)
-        if len(full.result.rows) <= kept or kept == 0:
+        rows = full.result.rows
+        start, end = unlimited.offset, unlimited.offset + len(gold.result.rows)
+        edges = [i for i in (start, end) if 0 < i < len(rows)]  # window edges inside the result
+        if not edges or not gold.result.rows:
             return None
-        order = order_facts(unlimited, item.source_dialect)
+        order = order_facts(unlimited.sql, item.source_dialect)
         if not order.ordered:
-            return f"LIMIT {kept} without a top-level ORDER BY over {len(full.result.rows)} rows"
-        columns = sort_key_columns(order, full.result.columns)
-        if columns is not None:
-            keys = [tuple(row[i] for i in columns) for row in full.result.rows]
-        else:
-            rewritten = with_sort_key_columns(unlimited, item.source_dialect)
-            keyed = self._run(item.source_dialect, rewritten, fixture)[0] if rewritten else None
-            if keyed is None or keyed.result is None:
-                return "cannot read the sort keys to check the LIMIT for ties"
-            width = len(full.result.columns)
-            keys = [tuple(row[width:]) for row in keyed.result.rows]
-        if keys[kept - 1] == keys[kept]:
-            return f"LIMIT {kept} cuts through rows tied on the sort keys {keys[kept]}"
+            return (f"LIMIT/OFFSET keeps rows {start}–{end - 1} of {len(rows)} without a "
+                    "top-level ORDER BY")
+        keys = self._sort_key_values(unlimited.sql, item.source_dialect, fixture, full.result)
+        if keys is None:
+            return "cannot read the sort keys to check the LIMIT for ties"
+        for edge in edges:
+            if keys[edge - 1] == keys[edge]:
+                return (f"the LIMIT/OFFSET window [{start}, {end}) cuts through rows tied on "
+                        f"the sort keys {keys[edge]}")
         return None
+
+    def _sort_key_values(self, sql: str, dialect: str, fixture: Fixture,
+                         result: ResultSet) -> list[tuple[Any, ...]] | None:
+        """The sort-key values of every row of ``result`` (the result of ``sql``): read from
+        its columns, or from ``sql`` rewritten to output keys that are not among them. None
+        when neither works (the comparator then holds every row to its position)."""
+        order = order_facts(sql, dialect)
+        columns = sort_key_columns(order, result.columns)
+        if columns is not None:
+            return [tuple(row[i] for i in columns) for row in result.rows]
+        rewritten = with_sort_key_columns(sql, dialect)
+        keyed = self._run(dialect, rewritten, fixture)[0] if rewritten else None
+        width = len(result.columns)
+        if (keyed is None or keyed.result is None
+                or [row[:width] for row in keyed.result.rows] != list(result.rows)):
+            return None  # not the same rows in the same order
+        return [tuple(row[width:]) for row in keyed.result.rows]
 
     def judge(self, item: Item, translation: Translation) -> dict[str, Any]:
         """The full outcome record of one item, as written to results.jsonl."""

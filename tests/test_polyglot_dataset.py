@@ -1,0 +1,112 @@
+"""The polyglot benchmark is sound: 30 directed pairs among six dialects, every source runs and
+every reference matches it strictly on real engines.
+
+The counts are read from ``datasets/polyglot/items.jsonl`` directly, so they are checked even
+where the named fixtures (``tpch``, ``spider/<db_id>``) cannot be resolved. The server-marked
+test starts what it needs through the judge (managed PostgreSQL and MariaDB servers under the
+session's cache, a local Spark session) and skips an item whose engines are not available here.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections import Counter
+from functools import cache
+from pathlib import Path
+
+import pytest
+
+from parrot.datasets import Dataset, DatasetError, load_dataset
+from parrot.eval.judge import Judge
+from parrot.translators import create_translator
+
+ROOT = Path(__file__).resolve().parent.parent
+ITEMS = ROOT / "datasets" / "polyglot" / "items.jsonl"
+DIALECTS = ("sqlite", "duckdb", "clickhouse", "postgres", "mysql", "spark")
+PAIRS = {(s, t) for s in DIALECTS for t in DIALECTS if s != t}
+EMPHASISED_TARGETS = ("postgres", "mysql", "duckdb")  # PARROT's paper weighs these most
+RECORDS = [json.loads(line) for line in ITEMS.read_text(encoding="utf-8").splitlines()
+           if line.strip()]
+
+
+@cache
+def dataset() -> Dataset:
+    """The loaded dataset; skips when a named fixture cannot be resolved on this machine."""
+    try:
+        return load_dataset("polyglot")
+    except DatasetError as exc:
+        named = [p for p in exc.problems if "named fixture" in p]
+        if named and len(named) == len(exc.problems):
+            pytest.skip(f"a named fixture is not available here: {named[0]}")
+        raise
+
+
+def test_every_pair_has_enough_items():
+    per_pair = Counter((r["source_dialect"], r["target_dialect"]) for r in RECORDS)
+    assert set(per_pair) == PAIRS
+    assert min(per_pair.values()) >= 10, per_pair
+    for (src, tgt), n in per_pair.items():
+        if tgt in EMPHASISED_TARGETS:
+            assert n >= 16, f"{src}→{tgt}: {n} items"
+
+
+def test_items_are_well_formed():
+    ids = [r["id"] for r in RECORDS]
+    assert len(ids) == len(set(ids))
+    concepts = Counter(r["concept"] for r in RECORDS)
+    assert all(n == len(PAIRS) for n in concepts.values()), concepts
+    for r in RECORDS:
+        assert r["id"] == f"polyglot-{r['concept']}-{r['source_dialect']}-{r['target_dialect']}"
+        assert r["origin"] == "parrot-polyglot" and r["annotation_source"] == "human"
+        assert r["source_sql"].strip() and r["reference_sql"].strip()
+        assert r["translation_types"] and r["tags"]
+    named = {r["fixture"]["name"] for r in RECORDS} - {
+        p.stem for p in (ITEMS.parent / "fixtures").glob("*.json")}
+    assert "tpch" in named and any(n.startswith("spider/") for n in named)
+    identical = sum(r["source_sql"].strip() == r["reference_sql"].strip() for r in RECORDS)
+    assert identical <= 0.1 * len(RECORDS)
+
+
+def test_dataset_loads_with_its_fixtures():
+    items = dataset().items
+    assert len(items) == len(RECORDS)
+    assert all(i.fixture is not None and i.reference_sql for i in items)
+
+
+def test_committed_files_match_the_build_script():
+    proc = subprocess.run([sys.executable, str(ROOT / "scripts" / "build_starter.py"), "--check"],
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+@pytest.fixture(scope="module")
+def judge():
+    """A judge that starts the managed servers it needs and stops, afterwards, those that were
+    not running before (the session's cache is deleted at its end: none may outlive it)."""
+    from parrot.servers import SERVERS, server_for
+
+    idle = [d for d in SERVERS if server_for(d).state() is None]
+    j = Judge(timeout=60, start=True)
+    yield j
+    j.close()
+    for dialect in idle:
+        if server_for(dialect).state() is not None:
+            server_for(dialect).stop()
+
+
+@pytest.mark.server
+@pytest.mark.parametrize("item_id", [r["id"] for r in RECORDS])
+def test_source_runs_and_reference_matches_strictly(judge, item_id):
+    item = dataset().by_id()[item_id]
+    record = judge.judge(item, create_translator("reference").translate(item))
+    gold, pred = record["gold"], record["pred"] or {}
+    for side, dialect in ((gold, item.source_dialect), (pred, item.target_dialect)):
+        if side.get("status") == "no_engine":
+            pytest.skip(f"no {dialect} engine here: {side.get('error')}")
+    assert gold["status"] == "ok", gold.get("error")
+    assert pred["status"] == "ok", pred.get("error")
+    verdict = record["verdicts"]["strict"]
+    assert verdict["match"], verdict
+    assert judge.limit_cuts_ties(item) is None
