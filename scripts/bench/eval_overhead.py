@@ -2,7 +2,7 @@
 
 Runs the sqlglot translator over a whole dataset through the real runner (fresh run directory,
 one process) and prints, side by side from that one run: wall time, the time spent inside engine
-adapters (fixture loads and executions, each timed around the adapter call), their ratio
+adapters (start-up, fixture loads, executions and close, each timed around the call), their ratio
 (target ≤ 1.3), the translator's own time, what is left for the harness (comparison, results
 I/O, AST facts, start-up) and items/s.
 
@@ -42,10 +42,12 @@ def _timed(name: str, method: Any) -> Any:
 
 
 def instrument() -> None:
-    """Wrap every engine adapter's load/execute with a wall-clock timer (this process only)."""
+    """Wrap every embedded engine adapter's methods with a wall-clock timer (this process)."""
     for name in ENGINES:
         cls = engine_class(name)
-        for method in ("load", "execute"):
+        if cls.url_schemes is not None:  # servers: not used by the embedded-engine datasets
+            continue
+        for method in ("__init__", "load", "execute", "close"):
             setattr(cls, method, _timed(f"{name}.{method}", getattr(cls, method)))
 
 
