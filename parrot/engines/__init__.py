@@ -32,6 +32,12 @@ ENGINES: dict[str, str] = {
     "clickhouse": "parrot.engines.clickhouse:ClickHouseEngine",
     "postgres": "parrot.engines.postgres:PostgresEngine",
     "mysql": "parrot.engines.mysql:MySQLEngine",
+    # reached by URL only (drivers are optional extras, imported when an adapter is created)
+    "oracle": "parrot.engines.oracle:OracleEngine",
+    "tsql": "parrot.engines.tsql:SQLServerEngine",
+    "trino": "parrot.engines.trino:TrinoEngine",
+    "snowflake": "parrot.engines.snowflake:SnowflakeEngine",
+    "clickhouse_server": "parrot.engines.clickhouse_server:ClickHouseServerEngine",
 }
 
 # URL scheme (before any "+driver") -> engine name; each adapter's ``url_schemes`` lists its own
@@ -40,6 +46,12 @@ URL_SCHEMES: dict[str, str] = {
     "postgres": "postgres",
     "mysql": "mysql",
     "mariadb": "mysql",
+    "oracle": "oracle",
+    "mssql": "tsql",
+    "trino": "trino",
+    "snowflake": "snowflake",
+    "clickhouse": "clickhouse_server",
+    "clickhouses": "clickhouse_server",
 }
 
 

@@ -44,6 +44,11 @@ class Lexicon:
     #                                         control character or the end (MySQL: 1--1 is 2)
     plain_backticks: bool = False  # backslashes are plain characters in `identifiers` (MySQL)
     executable_comments: bool = False  # /*! ... */ and /*M! ... */ hold code (MySQL, MariaDB)
+    q_quotes: bool = False  # q'[...]', q'{...}', q'!...!' alternative string quoting (Oracle)
+    slash_comments: bool = False  # '// comment' to end of line (Snowflake)
+    plain_double_quotes: bool = False  # backslashes are plain characters in "identifiers"
+    #                                    even where strings have backslash escapes (Snowflake)
+    bracket_escapes: bool = False  # ']]' inside [identifier] is one ']' (SQL Server)
 
 
 ANSI = Lexicon()
@@ -57,6 +62,13 @@ MYSQL = Lexicon(backslash_escapes=True, hash_comments=True, hash_comments_always
                 dash_comments_need_space=True, plain_backticks=True, executable_comments=True)
 # Spark SQL: '...' and "..." are both strings with backslash escapes, `name` doubles its backtick
 SPARK = Lexicon(backslash_escapes=True, nested_comments=True, plain_backticks=True)
+ORACLE = Lexicon(q_quotes=True)
+TSQL = Lexicon(bracket_identifiers=True, nested_comments=True,  # T-SQL block comments nest
+               bracket_escapes=True)
+TRINO = ANSI
+SNOWFLAKE = Lexicon(backslash_escapes=True, dollar_quotes=True, slash_comments=True,
+                    dollar_identifiers=True,  # SYSTEM$WAIT is one name
+                    plain_double_quotes=True)
 
 
 class TokenKind(StrEnum):
@@ -110,6 +122,9 @@ def tokenize(sql: str, lexicon: Lexicon = ANSI) -> list[Token]:
             i += 2
         elif sql.startswith("/*", i):
             i = _skip_block_comment(sql, i, lexicon.nested_comments)
+        elif lexicon.q_quotes and (j := _q_quote_end(sql, i)) > i:
+            tokens.append(Token(TokenKind.STRING, sql[i:j], i, j))
+            i = j
         elif c == "'":
             start, escaped = i, lexicon.backslash_escapes
             if (lexicon.escape_strings and tokens and tokens[-1].end == i
@@ -120,11 +135,14 @@ def tokenize(sql: str, lexicon: Lexicon = ANSI) -> list[Token]:
             i = j
         elif c in "\"`":
             j = _skip_quoted(sql, i, c, lexicon.backslash_escapes
-                             and not (c == "`" and lexicon.plain_backticks))
+                             and not (c == "`" and lexicon.plain_backticks)
+                             and not (c == '"' and lexicon.plain_double_quotes))
             tokens.append(Token(TokenKind.QUOTED, sql[i:j], i, j))
             i = j
         elif c == "[" and lexicon.bracket_identifiers:
             j = sql.find("]", i + 1)
+            while lexicon.bracket_escapes and j >= 0 and sql.startswith("]]", j):
+                j = sql.find("]", j + 2)
             j = n if j < 0 else j + 1
             tokens.append(Token(TokenKind.QUOTED, sql[i:j], i, j))
             i = j
@@ -148,10 +166,29 @@ def _line_comment(sql: str, i: int, lexicon: Lexicon) -> bool:
         after = sql[i + 2:i + 3]
         return (not lexicon.dash_comments_need_space or after == "" or after.isspace()
                 or ord(after) < 32)
+    if lexicon.slash_comments and sql.startswith("//", i):
+        return True
     if sql[i] == "#" and lexicon.hash_comments:
         return lexicon.hash_comments_always or sql[i + 1:i + 2] in ("", "!", " ", "\t", "\n",
                                                                     "\r")
     return False
+
+
+_Q_CLOSERS = {"[": "]", "{": "}", "(": ")", "<": ">"}
+
+
+def _q_quote_end(sql: str, i: int) -> int:
+    """End of an Oracle ``q'Xtext X'`` (or ``nq'...'``) literal starting at ``i``, else ``i``."""
+    j = i + 1 if sql[i] in "nN" else i
+    if sql[j:j + 1] not in ("q", "Q") or sql[j + 1:j + 2] != "'" or j + 2 >= len(sql):
+        return i
+    if i and (sql[i - 1].isalnum() or sql[i - 1] in "_$#"):
+        return i  # part of a longer word (e.g. the identifier abq'...)
+    opener = sql[j + 2]
+    if opener.isspace():
+        return i
+    close = sql.find(_Q_CLOSERS.get(opener, opener) + "'", j + 3)
+    return len(sql) if close < 0 else close + 2
 
 
 def _skip_block_comment(sql: str, i: int, nested: bool) -> int:

@@ -1,0 +1,911 @@
+"""What the adapters of servers reached by URL share: URLs, a table-driven statement guard,
+error classification by driver codes, a DB-API execution loop and a verifying fixture loader.
+
+Each adapter (``oracle``, ``tsql``, ``trino``, ``snowflake``, ``clickhouse_server``) is mostly
+class-level facts — URL schemes, identifier quoting and case folding, the portable type map, a
+:class:`Guard`, an :class:`ErrorTable`, value converters — plus a few hooks: how to connect, how
+to arm a statement timeout, how to cancel, how to isolate one execution. Its driver is imported
+lazily (:func:`import_driver`), when an adapter is constructed, never when parrot is imported;
+a missing driver is an :class:`~parrot.engines.UnknownEngineError` naming the pip extra.
+
+API
+---
+* :class:`ServerURL` — ``scheme://user:password@host:port/path?k=v`` parsed once. Its ``str``
+  and ``repr`` never show the password or secret query parameters (``redacted()``), and
+  :meth:`ServerURL.scrub` removes them from any message.
+* :class:`Guard` — what a dialect refuses (leading words, CREATE/ALTER/DROP objects, word
+  sequences and bare words anywhere, function calls, package qualifiers, settings, parrot's own
+  names) and which statements only read. ``guard.plan(texts)`` gives :class:`Plan` objects or a
+  refusal (``ExecStatus.UNSUPPORTED``).
+* :class:`ErrorTable` — driver error code → :class:`ExecStatus` (syntax, timeout, cancel,
+  denied, lost connection); everything else a driver raises is a runtime error, anything that
+  is not a driver error an engine error.
+* :class:`ServerEngine` — an :class:`~parrot.engines.base.Engine` whose ``load`` creates one
+  container (schema or database) per fixture content hash, ``<prefix><hash>``, fills it,
+  reads it back and verifies it (:func:`statements.verify_load`), shared by every adapter
+  instance and process (an existing container is verified instead of reloaded, and rebuilt when
+  it fails), and whose ``execute`` splits a script, runs the guard, then hands the plans to the
+  adapter's ``_execute_plans`` (isolation), which usually calls :meth:`ServerEngine._run`: per
+  statement the adapter's timeout is armed, a :class:`~parrot.engines.statements.Watchdog`
+  cancels at the deadline, at most ``max_rows + 1`` rows are fetched (``fetchmany``) and errors
+  are classified by the :class:`ErrorTable`.
+* Helpers: :func:`fetch_capped`, :func:`create_table_sql`, :func:`insert_chunks`,
+  :func:`interval`, :func:`json_value`, :func:`safe_canonical`.
+"""
+
+from __future__ import annotations
+
+import abc
+import contextlib
+import dataclasses
+import datetime as dt
+import importlib
+import json
+import math
+import re
+import secrets
+import time
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any, ClassVar
+from urllib.parse import parse_qsl, quote, unquote, urlsplit
+
+from parrot import values
+from parrot.engines import statements as st
+from parrot.engines.base import (
+    DEFAULT_MAX_ROWS,
+    DEFAULT_TIMEOUT,
+    Engine,
+    ExecStatus,
+    Execution,
+    FixtureLoadError,
+    LoadReport,
+)
+from parrot.fixtures import Column, Fixture, Table
+
+FIXTURE_PREFIX = "parrot_fx_"
+SCRATCH_PREFIX = "parrot_sx_"
+RESERVED_PREFIX = "parrot_"
+CONNECT_TIMEOUT = 10  # seconds
+LOAD_WAIT = 120.0  # seconds to wait for another process building the same fixture
+FETCH_CHUNK = 1000  # rows per fetchmany call
+INSERT_CHARS = 400_000  # characters of one INSERT ... VALUES statement with literals
+LABEL_RETRY = 60.0  # seconds before an unreachable server is asked for its version again
+
+
+# --- drivers --------------------------------------------------------------------------------------
+
+def import_driver(module: str, *, engine: str, extra: str, package: str, note: str = "") -> Any:
+    """Import an adapter's driver, or raise an UnknownEngineError saying how to install it."""
+    from parrot.engines import UnknownEngineError
+
+    try:
+        return importlib.import_module(module)
+    except ImportError as exc:
+        raise UnknownEngineError(
+            f"the {engine} engine needs the Python package {package!r}: "
+            f"pip install 'parrot-sql[{extra}]'{note} ({type(exc).__name__}: {exc})") from None
+
+
+# --- URLs -----------------------------------------------------------------------------------------
+
+SECRET_PARAMS = frozenset({"password", "pwd", "passwd", "token", "access_token", "secret",
+                           "client_secret", "passcode", "private_key_file_pwd",
+                           "private_key_passphrase", "private_key_password",
+                           "wallet_password", "oauth_token", "oauth_client_secret"})
+_USERINFO = re.compile(r"(//[^/@:?#]*):[^/@?#]*@")
+_SECRET_QUERY = re.compile(r"([?&;](?:" + "|".join(sorted(SECRET_PARAMS)) + r")=)[^&;#]*",
+                           re.IGNORECASE)
+_TRUE = ("1", "true", "yes", "on")
+_FALSE = ("0", "false", "no", "off")
+
+
+def redact_url(text: str) -> str:
+    """``text`` with URL passwords and secret query parameters replaced by ``***``."""
+    return _SECRET_QUERY.sub(r"\1***", _USERINFO.sub(r"\1:***@", text))
+
+
+@dataclasses.dataclass(frozen=True)
+class ServerURL:
+    """A server URL split into parts; printing it never shows a secret."""
+
+    scheme: str  # without any "+driver" suffix
+    host: str
+    port: int | None
+    user: str | None
+    password: str | None = dataclasses.field(repr=False, compare=False)
+    path: tuple[str, ...] = ()  # non-empty path segments, unquoted
+    params: tuple[tuple[str, str], ...] = ()  # query parameters in order (keys lower-cased)
+    driver: str | None = None  # "oracledb" in oracle+oracledb://
+
+    @classmethod
+    def parse(cls, url: str, schemes: Sequence[str], example: str) -> ServerURL:
+        parts = urlsplit(url.strip())
+        scheme, _, driver = parts.scheme.lower().partition("+")
+        if scheme not in schemes:
+            raise ValueError(f"not a {'/'.join(schemes)} URL: {redact_url(url)!r} "
+                             f"(expected {example})")
+        try:
+            port = parts.port
+        except ValueError:
+            raise ValueError(f"bad port in {redact_url(url)!r}") from None
+        if not parts.hostname:
+            raise ValueError(f"no host in {redact_url(url)!r} (expected {example})")
+        return cls(scheme=scheme, host=parts.hostname, port=port,
+                   user=unquote(parts.username) if parts.username else None,
+                   password=unquote(parts.password) if parts.password is not None else None,
+                   path=tuple(unquote(p) for p in parts.path.split("/") if p),
+                   params=tuple((k.lower(), v) for k, v in
+                                parse_qsl(parts.query, keep_blank_values=True)),
+                   driver=driver or None)
+
+    def param(self, name: str, default: str | None = None) -> str | None:
+        """The last value of query parameter ``name`` (case-insensitive), or ``default``."""
+        found = [v for k, v in self.params if k == name.lower()]
+        return found[-1] if found else default
+
+    def flag(self, name: str, default: bool) -> bool:
+        raw = self.param(name)
+        if raw is None or raw == "":
+            return default
+        if raw.lower() in _TRUE:
+            return True
+        if raw.lower() in _FALSE:
+            return False
+        raise ValueError(f"URL parameter {name}={raw!r} is not a yes/no value")
+
+    @property
+    def secrets(self) -> tuple[str, ...]:
+        out = [v for k, v in self.params if k in SECRET_PARAMS and v]
+        if self.password:
+            out.append(self.password)
+        return tuple(sorted(set(out), key=len, reverse=True))
+
+    def address(self, default_port: int | None = None) -> str:
+        port = self.port or default_port
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        return f"{host}:{port}" if port else host
+
+    def redacted(self) -> str:
+        auth = ""
+        if self.user is not None:
+            auth = quote(self.user, safe="") + (":***" if self.password is not None else "") + "@"
+        path = "/" + "/".join(quote(p, safe="") for p in self.path) if self.path else ""
+        query = "&".join(f"{k}={'***' if k in SECRET_PARAMS else quote(v, safe='')}"
+                         for k, v in self.params)
+        scheme = f"{self.scheme}+{self.driver}" if self.driver else self.scheme
+        return f"{scheme}://{auth}{self.address()}{path}" + (f"?{query}" if query else "")
+
+    def scrub(self, text: object) -> str:
+        """``text`` without any of this URL's secrets (also URL-quoted forms)."""
+        out = redact_url(str(text))
+        for secret in self.secrets:
+            out = out.replace(secret, "***").replace(quote(secret, safe=""), "***")
+        return out
+
+    def __str__(self) -> str:
+        return self.redacted()
+
+    def __repr__(self) -> str:
+        return f"ServerURL({self.redacted()!r})"
+
+
+def default_url(dialect: str) -> str:
+    """``$PARROT_<DIALECT>_URL``, or an UnknownEngineError saying how to name a server."""
+    from parrot.engines import UnknownEngineError, url_from_env
+
+    url = url_from_env(dialect)
+    if url is None:
+        raise UnknownEngineError(f"no {dialect} server: pass --engine {dialect}=URL or set "
+                                 f"PARROT_{dialect.upper()}_URL")
+    return url
+
+
+# --- statement guard ------------------------------------------------------------------------------
+
+@dataclasses.dataclass(frozen=True)
+class Plan:
+    """One statement as the guard saw it."""
+
+    text: str
+    tokens: tuple[st.Token, ...]
+    words: tuple[str, ...]  # leading bare words, upper-cased
+    writes: bool
+
+    @property
+    def first(self) -> str:
+        return self.words[0] if self.words else ""
+
+
+_DEFAULT_MODIFIERS = frozenset({"OR", "REPLACE", "IF", "NOT", "EXISTS", "TEMP", "TEMPORARY",
+                                "GLOBAL", "LOCAL", "PRIVATE", "SECURE", "TRANSIENT", "VOLATILE",
+                                "EDITIONABLE", "NONEDITIONABLE", "PUBLIC", "UNIQUE", "MATERIALIZED",
+                                "RECURSIVE", "FORCE", "NOFORCE", "ALTER"})
+
+
+@dataclasses.dataclass(frozen=True)
+class Guard:
+    """Table-driven statement guard of one dialect (everything upper-case is a leading word or
+    an object kind; everything lower-case is a name found anywhere in the statement).
+
+    A statement is refused when its first word is in ``refused_first`` (or not in ``reads`` when
+    ``read_only``), when CREATE/ALTER/DROP names an object kind in ``refused_objects``, when a
+    sequence of bare words in ``refused_sequences`` or a word in ``refused_words`` appears
+    anywhere, when a name in ``refused_calls`` (or starting with ``refused_call_prefixes``) is
+    called, when a name in ``refused_qualifiers`` qualifies another (``utl_file.fopen``), when a
+    setting statement names a ``protected_settings`` entry, or when any word, identifier or
+    string mentions ``reserved_prefix``. A statement writes unless its first word is in
+    ``reads`` and none of ``write_words`` appears as a bare word (not called as a function).
+    """
+
+    lexicon: st.Lexicon
+    reads: frozenset[str]
+    refused_first: frozenset[str] = frozenset()
+    refused_objects: frozenset[str] = frozenset()
+    object_modifiers: frozenset[str] = _DEFAULT_MODIFIERS
+    refused_sequences: tuple[tuple[str, ...], ...] = ()
+    refused_words: frozenset[str] = frozenset()
+    refused_calls: frozenset[str] = frozenset()
+    refused_call_prefixes: tuple[str, ...] = ()
+    refused_qualifiers: frozenset[str] = frozenset()
+    protected_settings: frozenset[str] = frozenset()
+    setting_statements: tuple[tuple[str, ...], ...] = (("SET",),)
+    write_words: frozenset[str] = frozenset()
+    reserved_prefix: str | None = RESERVED_PREFIX
+    read_only: bool = False
+    read_only_reason: str = "only statements that read are allowed"
+    extra: Callable[[Plan], str | None] | None = None  # a dialect's own check, after the tables
+
+    def plan(self, texts: Sequence[str]) -> list[Plan] | str:
+        """Plans of every statement, or why the first refused one is refused."""
+        plans: list[Plan] = []
+        for text in texts:
+            plan = self.check(text)
+            if isinstance(plan, str):
+                return plan
+            plans.append(plan)
+        return plans
+
+    def check(self, text: str) -> Plan | str:
+        tokens = tuple(st.tokenize(text, self.lexicon))
+        words = st.leading_words(tokens, 8)
+        first = words[0] if words else ""
+        if first in self.refused_first:
+            return f"{first} statements are not allowed"
+        if first in ("CREATE", "ALTER", "DROP"):
+            kind = next((w for w in words[1:] if w not in self.object_modifiers), "")
+            if kind in self.refused_objects:
+                return f"{first} {kind} is not allowed"
+        bare = [(i, t.text.upper()) for i, t in enumerate(tokens) if t.kind is st.TokenKind.WORD]
+        for seq in self.refused_sequences:
+            for pos, (i, word) in enumerate(bare):
+                if word == seq[0] and tuple(w for _, w in bare[pos:pos + len(seq)]) == seq and \
+                        bare[pos + len(seq) - 1][0] == i + len(seq) - 1:  # consecutive tokens
+                    return f"{' '.join(seq)} is not allowed"
+        setting = any(words[:len(s)] == s for s in self.setting_statements)
+        writes = first not in self.reads
+        writer = first  # the word that makes the statement write
+        for i, tok in enumerate(tokens):
+            name = tok.name
+            if self.reserved_prefix and tok.kind is not st.TokenKind.PUNCT and \
+                    self.reserved_prefix in tok.text.lower():
+                return f"{self.reserved_prefix}* names are reserved by the parrot sandbox"
+            if tok.kind is st.TokenKind.STRING or not name:
+                continue
+            nxt = tokens[i + 1] if i + 1 < len(tokens) else None
+            called = nxt is not None and nxt.text == "("
+            if called and (name in self.refused_calls
+                           or name.startswith(self.refused_call_prefixes)):
+                return f"{tok.text}() is not allowed"
+            if nxt is not None and nxt.text == "." and name in self.refused_qualifiers:
+                return f"{tok.text} is not allowed"
+            if tok.kind is st.TokenKind.WORD and name in self.refused_words:
+                return f"{tok.text.upper()} is not allowed"
+            if setting and name in self.protected_settings:
+                return f"{tok.text} is reserved by the parrot sandbox"
+            if tok.kind is st.TokenKind.WORD and name in self.write_words and not called \
+                    and not writes:
+                writes, writer = True, f"{first} ... {tok.text.upper()}"
+        if self.read_only and (writes or not words):
+            return f"{writer or 'this statement'}: {self.read_only_reason}"
+        plan = Plan(text, tokens, words, writes)
+        if self.extra is not None and (why := self.extra(plan)):
+            return why
+        return plan
+
+
+_UNCOUNTED_BLOCKS = frozenset({"if", "loop", "while", "repeat", "for"})
+
+
+def block_depth(tokens: Sequence[st.Token]) -> int:
+    """Open ``BEGIN``/``CASE`` blocks at the end of ``tokens``: ``END`` and ``END CASE`` close
+    one, ``END IF``/``END LOOP``/... close nothing (IF and LOOP open none), a leading ``BEGIN``
+    that starts a transaction opens nothing."""
+    depth = 0
+    for i, tok in enumerate(tokens):
+        if tok.kind is not st.TokenKind.WORD:
+            continue
+        nxt = tokens[i + 1] if i + 1 < len(tokens) else None
+        if tok.name == "begin":
+            if not (i == 0 and (nxt is None or nxt.name in ("work", "transaction", "tran"))):
+                depth += 1
+        elif tok.name == "case":
+            prev = tokens[i - 1] if i else None
+            if prev is None or prev.name != "end":
+                depth += 1
+        elif tok.name == "end" and not (nxt is not None and nxt.kind is st.TokenKind.WORD
+                                        and nxt.name in _UNCOUNTED_BLOCKS):
+            depth = max(depth - 1, 0)
+    return depth
+
+
+def split_blocks(sql: str, lexicon: st.Lexicon) -> list[str]:
+    """Statements split at ``;`` outside strings, comments and ``BEGIN ... END`` blocks."""
+    spans = st.statement_spans(sql, lexicon)
+    out: list[str] = []
+    start: int | None = None
+    for a, b in spans:
+        start = a if start is None else start
+        if block_depth(st.tokenize(sql[start:b], lexicon)) == 0:
+            out.append(sql[start:b])
+            start = None
+    if start is not None:
+        out.append(sql[start:spans[-1][1]])
+    return out
+
+
+# --- errors ---------------------------------------------------------------------------------------
+
+@dataclasses.dataclass(frozen=True)
+class ErrorTable:
+    """Which driver error codes mean what. ``code`` extracts a code from an exception (an ORA
+    number, a SQLSTATE, a Trino error name, ...); codes absent from every set are runtime
+    errors."""
+
+    code: Callable[[BaseException], int | str | None]
+    syntax: frozenset[int | str] = frozenset()
+    timeout: frozenset[int | str] = frozenset()  # the engine's own time limit fired
+    cancelled: frozenset[int | str] = frozenset()  # a cancel: TIMEOUT when parrot sent it
+    denied: frozenset[int | str] = frozenset()  # privileges or read-only mode: UNSUPPORTED
+    lost: frozenset[int | str] = frozenset()  # connection or server failure: ENGINE_ERROR
+
+    def classify(self, exc: BaseException, *, cancelled: bool,
+                 driver_errors: tuple[type[BaseException], ...] = ()) -> ExecStatus:
+        code = self.code(exc)
+        if code is not None:
+            if code in self.timeout:
+                return ExecStatus.TIMEOUT
+            if code in self.cancelled:
+                return ExecStatus.TIMEOUT if cancelled else ExecStatus.RUNTIME_ERROR
+            if code in self.syntax:
+                return ExecStatus.SYNTAX_ERROR
+            if code in self.denied:
+                return ExecStatus.UNSUPPORTED
+            if code in self.lost:
+                return ExecStatus.ENGINE_ERROR
+        if cancelled and code is None:
+            return ExecStatus.TIMEOUT  # parrot cancelled it; the driver reported that its way
+        if not isinstance(exc, driver_errors):
+            return ExecStatus.ENGINE_ERROR  # a broken connection, a bug, anything not SQL
+        return ExecStatus.RUNTIME_ERROR
+
+
+class Overflow(Exception):
+    """More rows than the cap."""
+
+
+# --- rows -----------------------------------------------------------------------------------------
+
+def fetch_capped(cursor: Any, max_rows: int, chunk: int = FETCH_CHUNK) -> list[Sequence[Any]]:
+    """At most ``max_rows`` rows of the current result; raises :class:`Overflow` when there are
+    more (the caller cancels the rest)."""
+    rows: list[Sequence[Any]] = []
+    while True:
+        batch = cursor.fetchmany(max(1, min(chunk, max_rows + 1 - len(rows))))
+        if not batch:
+            return rows
+        rows.extend(batch)
+        if len(rows) > max_rows:
+            raise Overflow
+
+
+def safe_canonical(value: Any) -> values.Value:
+    """:func:`values.canonical`, falling back to the value's text for unknown types."""
+    try:
+        return values.canonical(value)
+    except TypeError:
+        return str(value)
+
+
+def interval(seconds: float) -> values.Nested:
+    """An interval as the other adapters render it (a month counts 30 days, a year 360)."""
+    return values.Nested(json.dumps({"interval_seconds": seconds}))
+
+
+def months_interval(years: int, months: int, days: float = 0.0) -> values.Nested:
+    return interval(((years * 12 + months) * 30 + days) * 86400.0)
+
+
+def json_value(text: Any) -> values.Value:
+    """JSON text (VARIANT, JSON columns) → Nested; invalid JSON stays text."""
+    if not isinstance(text, str | bytes):
+        return safe_canonical(text)
+    try:
+        parsed = json.loads(text)
+    except ValueError:
+        return text if isinstance(text, str) else bytes(text)
+    if isinstance(parsed, dict | list):
+        return values.canonical(parsed)
+    return values.Nested(json.dumps(parsed, sort_keys=True, separators=(",", ":")))
+
+
+def utc_naive(value: dt.datetime) -> dt.datetime:
+    if value.tzinfo is None:
+        return value
+    return value.astimezone(dt.UTC).replace(tzinfo=None)
+
+
+# --- DDL and bulk loading -------------------------------------------------------------------------
+
+def create_table_sql(qualified: str, table: Table, quote_name: Callable[[str], str],
+                     type_of: Callable[[Column], str], *, primary_key: bool = True,
+                     not_null: bool = True, suffix: str = "") -> str:
+    """``CREATE TABLE qualified (col type [NOT NULL], ..., PRIMARY KEY (...))suffix``."""
+    cols = [f"{quote_name(c.name)} {type_of(c)}" + ("" if c.nullable or not not_null
+                                                    else " NOT NULL")
+            for c in table.columns]
+    if primary_key and table.primary_key:
+        cols.append(f"PRIMARY KEY ({', '.join(quote_name(k) for k in table.primary_key)})")
+    return f"CREATE TABLE {qualified} ({', '.join(cols)}){suffix}"
+
+
+def insert_chunks(table: Table, *, max_rows: int, max_params: int | None = None
+                  ) -> Iterator[tuple[tuple[Any, ...], ...]]:
+    """The table's rows in chunks of at most ``max_rows`` rows and ``max_params`` values."""
+    per = max_rows
+    if max_params is not None:
+        per = max(1, min(per, max_params // max(len(table.columns), 1)))
+    for i in range(0, len(table.rows), per):
+        yield table.rows[i:i + per]
+
+
+def values_inserts(table: Table, head: str, literal: Callable[[Any, Column], str],
+                   max_chars: int = INSERT_CHARS, max_rows: int = 10_000) -> list[str]:
+    """``head VALUES (...), (...)`` statements holding the table's rows as literals, each at
+    most about ``max_chars`` long and ``max_rows`` rows (servers limit both)."""
+    out: list[str] = []
+    rows: list[str] = []
+    size = 0
+    for row in table.rows:
+        text = "(" + ", ".join(literal(v, c) for v, c in zip(row, table.columns,
+                                                              strict=True)) + ")"
+        if rows and (size + len(text) > max_chars or len(rows) >= max_rows):
+            out.append(f"{head} VALUES " + ", ".join(rows))
+            rows, size = [], 0
+        rows.append(text)
+        size += len(text) + 2
+    if rows:
+        out.append(f"{head} VALUES " + ", ".join(rows))
+    return out
+
+
+def text_bytes(table: Table, column: Column) -> int:
+    """The longest UTF-8 encoding of a text column's values (0 for an empty table)."""
+    at = table.columns.index(column)
+    return max((len(str(r[at]).encode()) for r in table.rows if r[at] is not None), default=0)
+
+
+def float_specials(fixture: Fixture) -> list[str]:
+    """``table.column`` of every double column holding NaN or an infinity."""
+    out = []
+    for table in fixture.tables:
+        for at, column in enumerate(table.columns):
+            if column.type == "double" and any(
+                    isinstance(r[at], float) and (math.isnan(r[at]) or math.isinf(r[at]))
+                    for r in table.rows):
+                out.append(f"{table.name}.{column.name}")
+    return out
+
+
+# --- the adapter base -----------------------------------------------------------------------------
+
+@dataclasses.dataclass
+class Loaded:
+    container: str
+    report: LoadReport
+
+
+class ContainerExists(Exception):
+    """Another process created the fixture's container first."""
+
+
+class ServerEngine(Engine):
+    """Base of the adapters for servers reached by URL (see the module docstring)."""
+
+    # --- class-level facts (set by each adapter) ---
+    url_example: ClassVar[str]
+    default_port: ClassVar[int | None] = None
+    driver_module: ClassVar[str]
+    driver_package: ClassVar[str]
+    driver_extra: ClassVar[str]
+    driver_note: ClassVar[str] = ""
+    lexicon: ClassVar[st.Lexicon] = st.ANSI
+    guard: ClassVar[Guard]
+    errors: ClassVar[ErrorTable]
+    quote_chars: ClassVar[tuple[str, str]] = ('"', '"')
+    fold: ClassVar[str | None] = None  # "upper"/"lower": how unquoted identifiers are stored
+    multiple_results: ClassVar[bool] = False  # a statement may return several result sets
+    rename_builds: ClassVar[bool] = False  # build a fixture under a temporary name, then rename
+    cancel_grace: ClassVar[float] = 0.3  # seconds past the deadline before the watchdog fires
+
+    def __init__(self, url: str | None = None) -> None:
+        self.url = ServerURL.parse(url or default_url(self.dialect), self.url_schemes or (),
+                                   self.url_example)
+        self._driver: Any = None
+        self.driver  # noqa: B018 - fail at construction when the driver is missing
+        self._token = secrets.token_hex(4)
+        self._counter = 0
+        self._loaded: dict[str, Loaded] = {}
+        self._version: str | None = None
+        self._label_retry = 0.0  # monotonic time before which an unreachable label is reused
+        self._closed = False
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.url.redacted()!r})"
+
+    # --- identity -----------------------------------------------------------------------------
+
+    @property
+    def driver(self) -> Any:
+        if self._driver is None:
+            self._driver = import_driver(self.driver_module, engine=self.name,
+                                         extra=self.driver_extra, package=self.driver_package,
+                                         note=self.driver_note)
+        return self._driver
+
+    @property
+    def label(self) -> str:
+        """``name (version)``; when the server cannot be reached, says so (and asks again at
+        most once a minute: reports ask for the label after every execution)."""
+        if self._version is None and time.monotonic() < self._label_retry:
+            return self._unreachable
+        try:
+            return f"{self.name} ({self.version()})"
+        except Exception:
+            self._label_retry = time.monotonic() + LABEL_RETRY
+            return self._unreachable
+
+    @property
+    def _unreachable(self) -> str:
+        return f"{self.name} (unreachable at {self.url.address(self.default_port)})"
+
+    @classmethod
+    def quote(cls, name: str) -> str:
+        """``name`` as a quoted identifier (the closing quote doubled inside)."""
+        opener, closer = cls.quote_chars
+        return opener + name.replace(closer, closer * 2) + closer
+
+    @classmethod
+    def folded(cls, name: str) -> str:
+        """``name`` as the server stores it when written unquoted."""
+        if cls.fold == "upper":
+            return name.upper()
+        if cls.fold == "lower":
+            return name.lower()
+        return name
+
+    @classmethod
+    def ident(cls, name: str) -> str:
+        """A fixture name, quoted, as unquoted SQL naming it finds it."""
+        return cls.quote(cls.folded(name))
+
+    def container(self, fixture: Fixture) -> str:
+        return self.folded(FIXTURE_PREFIX + fixture.content_hash)
+
+    def scratch_name(self) -> str:
+        self._counter += 1
+        return self.folded(f"{SCRATCH_PREFIX}{self._token}_{self._counter}")
+
+    def message(self, exc: BaseException) -> str:
+        """An error message fit for a report: no secrets, parrot's own names made stable."""
+        text = self.url.scrub(self._raw_message(exc))
+        text = re.sub(r"(?i)parrot_(?:fx|sx)_[0-9a-z_]+", "parrot_db", text)
+        return st.trim_message(text)
+
+    def _raw_message(self, exc: BaseException) -> str:
+        return str(exc) or type(exc).__name__
+
+    def driver_errors(self) -> tuple[type[BaseException], ...]:
+        """The driver's exception base classes."""
+        return (self.driver.Error,)
+
+    # --- fixtures -----------------------------------------------------------------------------
+
+    def check_fixture(self, fixture: Fixture) -> None:
+        """Raise FixtureLoadError for data this engine cannot store faithfully (before any
+        work on the server)."""
+
+    def load(self, fixture: Fixture) -> LoadReport:
+        hit = self._loaded.get(fixture.content_hash)
+        if hit is not None:
+            return dataclasses.replace(hit.report, cached=True, seconds=0.0)
+        started = time.perf_counter()
+        container = self.container(fixture)
+        try:
+            self.check_fixture(fixture)
+            report = self._materialise(fixture, container, started)
+        except BaseException as exc:
+            if isinstance(exc, FixtureLoadError) or not isinstance(exc, Exception):
+                raise
+            self._reset()
+            raise FixtureLoadError(f"fixture {fixture.name!r} could not be stored on "
+                                   f"{self.name}: {self.message(exc)}") from exc
+        self._loaded[fixture.content_hash] = Loaded(container, report)
+        return report
+
+    def _materialise(self, fixture: Fixture, container: str, started: float) -> LoadReport:
+        """Verify an existing container or build it; under the engine's load lock if it has
+        one, else racing builders are detected by ContainerExists and waited for."""
+        wait_until = time.monotonic() + LOAD_WAIT
+        raced = False
+        with self._load_lock(container):
+            while True:
+                if time.monotonic() > wait_until + 30:
+                    raise FixtureLoadError(f"gave up waiting for another process to load "
+                                           f"{fixture.name!r} on {self.name}")
+                if self._container_exists(container):
+                    try:
+                        report = self._verify(fixture, container, started)
+                    except FixtureLoadError:
+                        if (raced or self._maybe_loading(container)) and \
+                                time.monotonic() < wait_until:
+                            time.sleep(1.0)  # probably still being filled by another process
+                            continue
+                        self._drop_container(container)  # partial or damaged: rebuild
+                    else:
+                        self._after_load(container, fixture)
+                        return report
+                try:
+                    self._build(fixture, container)
+                except ContainerExists:
+                    raced = True
+                    time.sleep(0.5)
+                    continue
+                try:
+                    report = self._verify(fixture, container, started)
+                except FixtureLoadError:  # stored unfaithfully: leave nothing behind
+                    with contextlib.suppress(Exception):
+                        self._drop_container(container)
+                    raise
+                self._after_load(container, fixture)
+                return report
+
+    def _verify(self, fixture: Fixture, container: str, started: float) -> LoadReport:
+        return st.verify_load(fixture, self._read_all(container, fixture),
+                              seconds=time.perf_counter() - started)
+
+    def _load_lock(self, container: str) -> contextlib.AbstractContextManager[object]:
+        """A server-side lock serialising loaders of one container (default: none)."""
+        return contextlib.nullcontext()
+
+    def _maybe_loading(self, container: str) -> bool:
+        """Whether a container that fails verification may still be filled by another process
+        (True: wait up to LOAD_WAIT seconds for it before dropping it)."""
+        return False
+
+    def _build(self, fixture: Fixture, container: str) -> None:
+        """Create ``container`` (raise ContainerExists when it appeared meanwhile) and fill it;
+        drop it again when filling fails. With ``rename_builds`` it is built under a name of
+        its own and renamed into place, so it never exists half-filled."""
+        target = (self.folded(f"{container}_b{self._token}") if self.rename_builds
+                  else container)
+        self._create_container(target)
+        try:
+            for table in fixture.tables:
+                self._create_table(target, table)
+                self._insert(target, table)
+            if target != container:
+                self._rename_container(target, container)
+        except BaseException:
+            with contextlib.suppress(Exception):
+                self._drop_container(target)
+            raise
+
+    def _rename_container(self, built: str, container: str) -> None:
+        """Rename a container built under another name (raise ContainerExists when
+        ``container`` exists already)."""
+        raise NotImplementedError
+
+    def _after_load(self, container: str, fixture: Fixture) -> None:
+        """Grants or other set-up once the container is verified."""
+
+    def _read_all(self, container: str, fixture: Fixture) -> dict[str, list[Sequence[Any]]]:
+        out: dict[str, list[Sequence[Any]]] = {}
+        for table in fixture.tables:
+            try:
+                out[table.name] = self._read_table(container, table)
+            except self.driver_errors():
+                out[table.name] = []
+        return out
+
+    def checksums(self, fixture: Fixture) -> dict[str, str]:
+        if fixture.content_hash not in self._loaded:
+            self.load(fixture)
+        container = self._loaded[fixture.content_hash].container
+        return st.stored_checksums(fixture, self._read_all(container, fixture))
+
+    @abc.abstractmethod
+    def _container_exists(self, container: str) -> bool: ...
+
+    @abc.abstractmethod
+    def _create_container(self, container: str) -> None: ...
+
+    @abc.abstractmethod
+    def _drop_container(self, container: str) -> None: ...
+
+    @abc.abstractmethod
+    def _create_table(self, container: str, table: Table) -> None: ...
+
+    @abc.abstractmethod
+    def _insert(self, container: str, table: Table) -> None: ...
+
+    @abc.abstractmethod
+    def _read_table(self, container: str, table: Table) -> list[Sequence[Any]]:
+        """The table's rows as stored, converted so that :func:`fixtures.cell_text` reads them
+        as the portable types (e.g. an Oracle DATE at midnight → date)."""
+
+    # --- execution ----------------------------------------------------------------------------
+
+    def split(self, sql: str) -> list[str]:
+        """The statements of a script (dialects with blocks or batches override this)."""
+        return st.split_statements(sql, self.lexicon)
+
+    def plan(self, texts: Sequence[str]) -> list[Plan] | str:
+        """The guard's plans of the statements, or why one is refused."""
+        return self.guard.plan(texts)
+
+    def execute(self, sql: str, fixture: Fixture, *, timeout: float = DEFAULT_TIMEOUT,
+                max_rows: int = DEFAULT_MAX_ROWS) -> Execution:
+        texts = self.split(sql)
+        if not texts:
+            return Execution(ExecStatus.SYNTAX_ERROR, error=st.NO_STATEMENT)
+        plans = self.plan(texts)
+        if isinstance(plans, str):
+            return Execution(ExecStatus.UNSUPPORTED, error=self.url.scrub(plans))
+        try:
+            self.load(fixture)
+        except FixtureLoadError as exc:
+            if exc.__cause__ is None:
+                raise  # the fixture itself cannot be stored faithfully
+            return Execution(ExecStatus.ENGINE_ERROR, error=st.trim_message(exc))
+        container = self._loaded[fixture.content_hash].container
+        deadline = st.Deadline(timeout)
+        try:
+            return self._execute_plans(plans, fixture, container, deadline, max_rows)
+        except Exception as exc:  # the sandbox itself failed (connection, set-up, clean-up)
+            self._reset()
+            text = self.message(exc)
+            if not isinstance(exc, self.driver_errors()):
+                text = st.trim_message(f"{type(exc).__name__}: {text}")
+            return Execution(ExecStatus.ENGINE_ERROR, error=text)
+
+    @abc.abstractmethod
+    def _execute_plans(self, plans: list[Plan], fixture: Fixture, container: str,
+                       deadline: st.Deadline, max_rows: int) -> Execution:
+        """Isolate one execution (connection, transaction, scratch copy) and run it, usually
+        through :meth:`_run`."""
+
+    def _run(self, cursor: Any, plans: Sequence[Plan], deadline: st.Deadline, max_rows: int,
+             *, between: Callable[[], str | None] | None = None) -> Execution:
+        """The generic DB-API loop: per statement arm the timeout, watch the deadline, fetch at
+        most ``max_rows + 1`` rows, classify failures; ``between`` may stop the script after a
+        statement (e.g. "a statement ended parrot's transaction")."""
+        elapsed = 0.0
+        result: values.ResultSet | None = None
+        for plan in plans:
+            remaining = deadline.remaining()
+            if remaining <= 0:
+                return Execution(ExecStatus.TIMEOUT, error="timed out", elapsed=elapsed)
+            started = time.perf_counter()
+            with st.Watchdog(remaining + self.cancel_grace, lambda: self._cancel(cursor)) as dog:
+                try:
+                    self._arm_timeout(cursor, remaining)
+                    fetched = self._statement(cursor, plan, max_rows)
+                except Overflow:
+                    elapsed += time.perf_counter() - started
+                    self._cancel(cursor)
+                    return Execution(ExecStatus.TOO_LARGE, error=f"more than {max_rows} rows",
+                                     elapsed=elapsed)
+                except Exception as exc:
+                    elapsed += time.perf_counter() - started
+                    status = self.errors.classify(exc, cancelled=dog.fired or deadline.expired,
+                                                  driver_errors=self.driver_errors())
+                    if status is ExecStatus.ENGINE_ERROR:
+                        self._reset()
+                    return Execution(status, error=self.message(exc), elapsed=elapsed)
+            elapsed += time.perf_counter() - started
+            if fetched is not None:
+                result = fetched
+            if between is not None and (why := between()):
+                return Execution(ExecStatus.UNSUPPORTED, error=why, elapsed=elapsed)
+        return Execution(ExecStatus.OK, result=result or values.ResultSet((), ()),
+                         elapsed=elapsed)
+
+    def _statement(self, cursor: Any, plan: Plan, max_rows: int) -> values.ResultSet | None:
+        """Run one statement; its last result set (capped), or None when it returns no rows."""
+        cursor.execute(self._statement_text(plan))
+        last: values.ResultSet | None = None
+        while True:
+            if cursor.description:
+                last = self._result(cursor.description, fetch_capped(cursor, max_rows))
+            if not self.multiple_results or not cursor.nextset():
+                return last
+
+    def _statement_text(self, plan: Plan) -> str:
+        return plan.text
+
+    def _result(self, description: Sequence[Sequence[Any]],
+                rows: Sequence[Sequence[Any]]) -> values.ResultSet:
+        convert = [self._converter(d) for d in description]
+        canon = tuple(tuple(safe_canonical(f(v)) if v is not None else None
+                            for f, v in zip(convert, row, strict=True)) for row in rows)
+        return values.ResultSet(tuple(str(d[0]) for d in description), canon,
+                                tuple(self._type_name(d) for d in description))
+
+    def _converter(self, column: Sequence[Any]) -> Callable[[Any], Any]:
+        """How to turn one column's driver values into plain Python values."""
+        return _identity
+
+    def _type_name(self, column: Sequence[Any]) -> str:
+        code = column[1]
+        return str(getattr(code, "name", None) or getattr(code, "__name__", None) or code)
+
+    @abc.abstractmethod
+    def _arm_timeout(self, cursor: Any, seconds: float) -> None:
+        """Make the engine itself stop the next statement after ``seconds``."""
+
+    @abc.abstractmethod
+    def _cancel(self, cursor: Any) -> None:
+        """Cancel what ``cursor`` runs (called from the watchdog thread)."""
+
+    def _reset(self) -> None:
+        """Forget connections after a failure (the next call reconnects)."""
+
+    def close(self) -> None:
+        self._closed = True
+        self._reset()
+        self._loaded.clear()
+
+
+def _identity(value: Any) -> Any:
+    return value
+
+
+__all__ = [
+    "FIXTURE_PREFIX",
+    "RESERVED_PREFIX",
+    "SCRATCH_PREFIX",
+    "ContainerExists",
+    "ErrorTable",
+    "Guard",
+    "Loaded",
+    "Overflow",
+    "Plan",
+    "ServerEngine",
+    "ServerURL",
+    "block_depth",
+    "create_table_sql",
+    "default_url",
+    "fetch_capped",
+    "float_specials",
+    "import_driver",
+    "insert_chunks",
+    "interval",
+    "json_value",
+    "months_interval",
+    "redact_url",
+    "safe_canonical",
+    "split_blocks",
+    "text_bytes",
+    "utc_naive",
+    "values_inserts",
+]
