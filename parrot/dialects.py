@@ -43,7 +43,7 @@ _DIALECTS: tuple[Dialect, ...] = (
             "last", "first", "integer", True, "lower"),
     Dialect("mysql", "MySQL", "mysql", ("mariadb",), "first", "last", "decimal", False,
             "insensitive"),
-    Dialect("spark", "Spark SQL", None, ("sparksql", "spark_sql", "spark2"), "first", "last",
+    Dialect("spark", "Spark SQL", "spark", ("sparksql", "spark_sql", "spark2"), "first", "last",
             "float", True, "insensitive"),
     Dialect("hive", "Hive", None, ("hiveql",)),
     Dialect("databricks", "Databricks", None),

@@ -32,6 +32,7 @@ ENGINES: dict[str, str] = {
     "clickhouse": "parrot.engines.clickhouse:ClickHouseEngine",
     "postgres": "parrot.engines.postgres:PostgresEngine",
     "mysql": "parrot.engines.mysql:MySQLEngine",
+    "spark": "parrot.engines.spark:SparkEngine",
     # reached by URL only (drivers are optional extras, imported when an adapter is created)
     "oracle": "parrot.engines.oracle:OracleEngine",
     "tsql": "parrot.engines.tsql:SQLServerEngine",

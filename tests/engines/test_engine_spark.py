@@ -1,0 +1,392 @@
+"""Spark-specific checks: statement splitting and guards (no JVM needed), isolation of the shared
+session's catalog, value conversions, timeouts that outlive cancellation, recovery after the JVM
+dies. The cross-engine suite covers the rest of the contract."""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+import pytest
+from engine_fixtures import SHOP
+
+from parrot.engines import Engine, ExecStatus
+from parrot.engines import spark as sp
+from parrot.fixtures import Fixture
+from parrot.values import Nested, Temporal
+
+pytestmark = pytest.mark.spark
+needs_spark = pytest.mark.skipif(sp.SparkEngine.available() is not None,
+                                 reason=f"Spark is not available: {sp.INSTALL_HINT}")
+on_spark = pytest.mark.parametrize("engine_name", ["spark"], indirect=True)
+
+
+def rows(engine: Engine, sql: str, **kw: Any) -> tuple:
+    ex = engine.execute(sql, SHOP, **kw)
+    assert ex.status is ExecStatus.OK, f"{ex.status}: {ex.error}"
+    assert ex.result is not None
+    return ex.result.rows
+
+
+def status(engine: Engine, sql: str, **kw: Any) -> ExecStatus:
+    return engine.execute(sql, SHOP, **kw).status
+
+
+# --- splitting (no JVM) ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize(("sql", "expected"), [
+    ("SELECT 1; SELECT 2", ["SELECT 1", "SELECT 2"]),
+    (r"SELECT 'a\';b'; SELECT 2", [r"SELECT 'a\';b'", "SELECT 2"]),
+    ('SELECT "x;y" AS s; SELECT 2', ['SELECT "x;y" AS s', "SELECT 2"]),
+    ("SELECT 1 AS `a``;b`; SELECT 2", ["SELECT 1 AS `a``;b`", "SELECT 2"]),
+    ("SELECT 1 /* a /* b; */ c; */; SELECT 2", ["SELECT 1", "SELECT 2"]),
+    ("SELECT CASE WHEN 1 = 1 THEN 'a' END; SELECT 2",
+     ["SELECT CASE WHEN 1 = 1 THEN 'a' END", "SELECT 2"]),
+    ("BEGIN DECLARE x INT DEFAULT 1; IF x = 1 THEN SELECT 1; END IF; SELECT 2; END; SELECT 3",
+     ["BEGIN DECLARE x INT DEFAULT 1; IF x = 1 THEN SELECT 1; END IF; SELECT 2; END",
+      "SELECT 3"]),
+    ("BEGIN BEGIN SELECT 1; END; lbl: BEGIN SELECT 2; END; END",
+     ["BEGIN BEGIN SELECT 1; END; lbl: BEGIN SELECT 2; END; END"]),
+    ("BEGIN; DELETE FROM t; COMMIT", ["BEGIN", "DELETE FROM t", "COMMIT"]),
+    ("END; DROP TABLE t", ["END", "DROP TABLE t"]),
+    ("SELECT begin FROM t; SELECT 2", ["SELECT begin FROM t", "SELECT 2"]),
+])
+def test_split(sql: str, expected: list[str]) -> None:
+    assert [s.text for s in sp.split_statements(sql)] == expected
+
+
+# --- guards (no JVM) ------------------------------------------------------------------------------
+
+REFUSED = [
+    "ADD JARS '/x.jar'", "add archive '/x.zip'", "LOAD DATA INPATH '/x' INTO TABLE t",
+    "FROM customers INSERT OVERWRITE LOCAL DIRECTORY '/x' SELECT *",
+    "ALTER TABLE t SET LOCATION '/x'", 'CREATE SCHEMA s LOCATION "/x"',
+    "CREATE TABLE t (a INT) LOCATION r'/x'", "ALTER TABLE t ADD PARTITION (p=1) LOCATION '/x'",
+    "CREATE TABLE t USING jdbc OPTIONS (url 'jdbc:x')",
+    "SELECT MAP(id) USING 'sh -c x' FROM t", "SELECT REDUCE(id) USING 'x' AS y FROM t",
+    "CREATE FUNCTION f AS 'a.B' USING JAR '/x.jar'",
+    "CREATE OR REPLACE TEMPORARY FUNCTION f AS 'a.B'",
+    "CREATE FUNCTION f(x INT) RETURNS INT LANGUAGE PYTHON RETURN x",
+    "SELECT `reflect`('java.lang.String', 'valueOf', 1)",
+    "SELECT system.builtin.java_method('a', 'b')", "SELECT try_reflect('a', 'b')",
+    "SELECT IDENTIFIER('system.builtin.reflect')('a', 'b')",
+    "SELECT IDENTIFIER(v)(1)", "SELECT * FROM IDENTIFIER(concat('t', ''))",
+    "CREATE TEMPORARY FUNCTION f() RETURN reflect('a', 'b')",
+    "BEGIN DECLARE q STRING DEFAULT 'SELECT 1'; EXECUTE IMMEDIATE q; END",
+    "SET `spark.sql.runSQLOnFiles`=true", "RESET spark.sql.variable.substitute",
+    "SET spark.sql.catalog.evil.url = jdbc:x", "SET spark.sql.defaultCatalog = evil",
+    "SET spark.sql.sources.commitProtocolClass = a.B", "SET spark.hadoop.fs.x = y",
+    "SET spark.sql.legacy.notReserveProperties = true",
+]
+ALLOWED = [
+    "SELECT transform(array(1, 2), x -> x + 1)", "SELECT location FROM t",
+    "SELECT location, 'x' FROM t WHERE location LIKE 'x%'", "SELECT options FROM t",
+    "UPDATE t SET name = 'x'", "SET spark.sql.ansi.enabled = false",
+    "SET spark.sql.legacy.timeParserPolicy = LEGACY", "SET TIME ZONE 'Asia/Tokyo'",
+    "SET x = 1", "RESET", "SELECT * FROM a JOIN b USING (id)",
+    "MERGE INTO t USING s ON t.id = s.id WHEN MATCHED THEN UPDATE SET *",
+    "CREATE TABLE t (a INT) USING parquet", "CREATE TABLE t USING csv AS SELECT 1 AS a",
+    "CREATE FUNCTION f(x INT) RETURNS INT LANGUAGE SQL RETURN x * 2",
+    "CREATE TEMPORARY FUNCTION f(x STRING) RETURNS STRING RETURN x || 'as'",
+    "SELECT * FROM IDENTIFIER('customers')", "SELECT 'reflect(' AS s",
+    "SELECT 'ADD JAR x', 'LOCATION ''x''' AS location",
+]
+
+
+@pytest.mark.parametrize("sql", REFUSED)
+def test_guard_refuses(sql: str) -> None:
+    assert sp._refusal(sp.split_statements(sql)), sql
+
+
+@pytest.mark.parametrize("sql", ALLOWED)
+def test_guard_allows(sql: str) -> None:
+    assert sp._refusal(sp.split_statements(sql)) is None, sql
+
+
+def test_fixture_tables_are_copied_only_for_writes() -> None:
+    tables = {"customers", "orders", "items"}
+
+    def copies(sql: str) -> set[str]:
+        return sp._tables_to_copy(sp.split_statements(sql), tables)
+
+    assert copies("SELECT * FROM customers JOIN orders ON 1 = 1; DROP TABLE items") == set()
+    assert copies("CREATE TEMPORARY VIEW v AS SELECT * FROM customers") == set()
+    assert copies("CREATE VIEW v AS SELECT * FROM `customers`; SELECT * FROM v") == \
+        {"customers"}
+    assert copies("INSERT INTO customers SELECT * FROM orders") == {"customers", "orders"}
+    assert copies("FROM items INSERT INTO x SELECT *") == {"items"}
+    assert copies("TRUNCATE TABLE IDENTIFIER('Orders')") == {"orders"}
+
+
+# --- the shared session ---------------------------------------------------------------------------
+
+@needs_spark
+@on_spark
+def test_catalog_objects_never_outlive_an_execution(engine: Engine, shop: Fixture) -> None:
+    assert rows(engine, "CREATE DATABASE evil; USE evil; CREATE TABLE t AS SELECT 1 AS x; "
+                        "CREATE VIEW default.v AS SELECT 2 AS y; "
+                        "CREATE FUNCTION default.f() RETURNS INT RETURN 3; "
+                        "CREATE GLOBAL TEMPORARY VIEW g AS SELECT 4 AS z; "
+                        "CACHE TABLE c AS SELECT 5 AS w; "
+                        "SELECT (SELECT x FROM evil.t) + (SELECT y FROM default.v) + "
+                        "default.f() + (SELECT z FROM global_temp.g) + (SELECT w FROM c)") == \
+        ((15,),)
+    assert rows(engine, "SHOW DATABASES") == (("default",),)
+    assert rows(engine, "SHOW TABLES IN default") == ()
+    assert rows(engine, "SHOW TABLES IN global_temp") == ()
+    assert rows(engine, "SHOW USER FUNCTIONS") == ()
+    for probe in ("SELECT * FROM evil.t", "SELECT * FROM default.v", "SELECT default.f()",
+                  "SELECT * FROM global_temp.g", "SELECT * FROM c"):
+        assert status(engine, probe) is ExecStatus.RUNTIME_ERROR, probe
+    spark = sp._RUNTIME.spark
+    assert spark._jsparkSession.sharedState().cacheManager().isEmpty()
+
+
+@needs_spark
+@on_spark
+def test_session_state_never_outlives_an_execution(engine: Engine, shop: Fixture) -> None:
+    assert rows(engine, "CREATE TEMPORARY FUNCTION twice(x INT) RETURNS INT RETURN x * 2; "
+                        "DECLARE VARIABLE k INT DEFAULT 20; SET spark.sql.ansi.enabled = false; "
+                        "CREATE DATABASE d2; USE d2; SELECT twice(k) + 2") == ((42,),)
+    assert status(engine, "SELECT twice(1)") is ExecStatus.RUNTIME_ERROR
+    assert status(engine, "SELECT k") is ExecStatus.RUNTIME_ERROR
+    assert rows(engine, "SELECT current_database()") == (("default",),)
+    assert status(engine, "SELECT CAST('a' AS INT)") is ExecStatus.RUNTIME_ERROR  # ANSI again
+    assert rows(engine, "SET spark.sql.runSQLOnFiles") == (("spark.sql.runSQLOnFiles",
+                                                            "false"),)
+
+
+@needs_spark
+@on_spark
+def test_writes_go_to_scratch_copies(engine: Engine, shop: Fixture) -> None:
+    assert rows(engine, "INSERT INTO customers VALUES (5, 'Eve', NULL); TRUNCATE TABLE orders; "
+                        "ALTER TABLE items RENAME TO gone; "
+                        "SELECT (SELECT count(*) FROM customers), (SELECT count(*) FROM orders), "
+                        "(SELECT count(*) FROM gone)") == ((5, 0, 3),)
+    assert rows(engine, "CREATE VIEW big AS SELECT * FROM orders WHERE amount > 10; "
+                        "SELECT id FROM big ORDER BY id") == ((10,), (12,))
+    ex = engine.execute("DELETE FROM customers WHERE id = 1", shop)  # v1 tables: Spark says no
+    assert ex.status is ExecStatus.RUNTIME_ERROR and ex.error
+    assert engine.checksums(shop) == shop.checksums
+    assert rows(engine, "SELECT count(*) FROM customers") == ((4,),)
+
+
+@needs_spark
+@on_spark
+def test_sql_scripts_and_multiple_statements(engine: Engine, shop: Fixture) -> None:
+    assert rows(engine, "BEGIN DECLARE n INT DEFAULT 0; WHILE n < 3 DO SET n = n + 1; "
+                        "END WHILE; SELECT n * 14; END") == ((42,),)
+    assert rows(engine, "SET x = 1; SELECT 2 AS y; SET z = 3") == ((2,),)
+    assert rows(engine, "SET spark.sql.ansi.enabled") == (("spark.sql.ansi.enabled", "true"),)
+
+
+@needs_spark
+@on_spark
+def test_spark_values(engine: Engine, shop: Fixture) -> None:
+    ex = engine.execute("""
+        SELECT map('k', 2, 'j', NULL) AS m, named_struct('b', 1, 'a', array(DATE '2024-01-05'))
+               AS s, array(named_struct('t', TIMESTAMP_NTZ '2024-01-05 10:00:00.5')) AS ats,
+               X'00ff' AS bin, CAST(0.1 AS FLOAT) AS f32, INTERVAL '1 02:00:00' DAY TO SECOND
+               AS dts, INTERVAL '1-2' YEAR TO MONTH AS ym, DATE '2024-01-05' - DATE '2024-01-01'
+               AS diff, parse_json('{"b": [1, 2.5], "a": null}') AS v,
+               CAST(-0.5 AS DECIMAL(10, 2)) AS dec, 9223372036854775807 AS big,
+               CAST('a' AS CHAR(3)) AS ch, map(1, array(2)) AS im,
+               make_interval(0, 1, 0, 2) AS cal, TIMESTAMP_NTZ '1900-01-01 00:00:00.000001' AS old
+        """, shop)
+    assert ex.ok and ex.result is not None, ex.error
+    row = dict(zip(ex.result.columns, ex.result.rows[0], strict=True))
+    types = dict(zip(ex.result.columns, ex.result.types, strict=True))
+    assert row["m"] == Nested('{"j":null,"k":2}')
+    assert row["s"] == Nested('{"a":["2024-01-05"],"b":1}')
+    assert row["ats"] == Nested('[{"t":"2024-01-05 10:00:00.5"}]')
+    assert row["bin"] == b"\x00\xff"
+    assert row["f32"] == 0.10000000149011612
+    assert row["dts"] == Nested('{"interval_seconds": 93600.0}')
+    assert row["ym"] == Nested('{"interval_seconds": 36288000.0}')  # 14 months of 30 days
+    assert row["diff"] == Nested('{"interval_seconds": 345600.0}')
+    assert row["v"] == Nested('{"a":null,"b":[1,2.5]}')
+    assert row["dec"] == Decimal("-0.50") and str(row["dec"]) == "-0.50"
+    assert row["big"] == 9223372036854775807
+    assert row["ch"] == "a"  # CAST to CHAR(n) does not pad
+    assert row["im"] == Nested('{"1":[2]}')
+    assert row["cal"] == "1 months 2 days"
+    assert row["old"] == Temporal("timestamp", "1900-01-01 00:00:00.000001")
+    assert types["dec"] == "decimal(10,2)" and types["ym"] == "interval year to month"
+
+
+@needs_spark
+@on_spark
+def test_instants_come_back_in_utc_whatever_the_local_time_zone(engine: Engine,
+                                                                 shop: Fixture) -> None:
+    sql = ("SELECT TIMESTAMP '2024-01-05 10:00:00.25', array(TIMESTAMP '2024-03-31 02:30:00'), "
+           "TIMESTAMP_NTZ '2024-01-05 10:00:00'")
+    expected = (Temporal("timestamp", "2024-01-05 10:00:00.25"),
+                Nested('["2024-03-31 02:30:00"]'), Temporal("timestamp", "2024-01-05 10:00:00"))
+    saved = os.environ.get("TZ")
+    try:
+        for tz in ("UTC", "Asia/Tokyo", "Europe/Berlin"):  # pyspark converts in the local zone
+            os.environ["TZ"] = tz
+            time.tzset()
+            assert rows(engine, sql) == (expected,), tz
+    finally:
+        if saved is None:
+            os.environ.pop("TZ", None)
+        else:
+            os.environ["TZ"] = saved
+        time.tzset()
+    # the session time zone is the translation's to change, for its own execution
+    assert rows(engine, "SET TIME ZONE 'Asia/Tokyo'; SELECT TIMESTAMP '2024-01-05 10:00:00', "
+                        "TIMESTAMP_NTZ '2024-01-05 10:00:00'") == \
+        ((Temporal("timestamp", "2024-01-05 01:00:00"),
+          Temporal("timestamp", "2024-01-05 10:00:00")),)
+
+
+@needs_spark
+@on_spark
+def test_ansi_mode_is_spark_4s_default(engine: Engine, shop: Fixture) -> None:
+    assert rows(engine, "SET spark.sql.ansi.enabled") == (("spark.sql.ansi.enabled", "true"),)
+    assert status(engine, "SELECT 2147483647 + 1") is ExecStatus.RUNTIME_ERROR
+    assert rows(engine, "SET spark.sql.ansi.enabled = false; SELECT 2147483647 + 1") == \
+        ((-2147483648,),)
+    assert rows(engine, "SELECT NULL AS n UNION ALL SELECT 1 ORDER BY n") == ((None,), (1,))
+
+
+@needs_spark
+@on_spark
+def test_messages_are_short_and_plan_free(engine: Engine, shop: Fixture) -> None:
+    ex = engine.execute("SELECT nosuch FROM customers", shop)
+    assert ex.error is not None and ex.error.startswith("[UNRESOLVED_COLUMN")
+    assert "Project" not in ex.error and "LogicalRDD" not in ex.error
+    ex = engine.execute("SELECT id, CAST(name AS INT) FROM customers", shop)  # fails in a task
+    assert ex.status is ExecStatus.RUNTIME_ERROR
+    assert ex.error is not None and ex.error.startswith("[CAST_INVALID_INPUT]")
+    assert "\tat " not in ex.error
+
+
+@needs_spark
+@on_spark
+@pytest.mark.parametrize("sql", [
+    # driver-side loops: stopped by interrupting the JVM thread, not by cancelling jobs
+    "WITH RECURSIVE r(n) MAX RECURSION LEVEL 1000000 AS (SELECT 1 UNION ALL SELECT n + 1 "
+    "FROM r) SELECT count(*) FROM r",
+    "WITH RECURSIVE r(n) MAX RECURSION LEVEL 1000000 AS (SELECT id FROM range(1) UNION ALL "
+    "SELECT n + 1 FROM r) SELECT count(*) FROM r",
+    # millions of rows unpickled and converted in Python: stopped by the worker's stop flag
+    "SELECT id, id * 2, CAST(id AS STRING) FROM range(3000000)",
+])
+def test_timeouts_stop_work_that_is_not_a_job(engine: Engine, shop: Fixture, sql: str) -> None:
+    started = time.monotonic()
+    ex = engine.execute(sql, shop, timeout=0.5, max_rows=10**7)
+    assert ex.status is ExecStatus.TIMEOUT, (ex.status, ex.error)
+    assert time.monotonic() - started < 0.5 + 1.5  # the contract: timeout + 1 s (+ load here)
+    until = time.monotonic() + 5  # the work itself stopped (unbounded if it had not)
+    while any(w.busy for w, _ in sp._RUNTIME._abandoned) and time.monotonic() < until:
+        time.sleep(0.1)
+    assert not any(w.busy for w, _ in sp._RUNTIME._abandoned)
+    assert rows(engine, "SELECT count(*) FROM customers") == ((4,),)
+
+
+@needs_spark
+@on_spark
+def test_a_write_cut_short_leaves_nothing_behind(engine: Engine, shop: Fixture) -> None:
+    ex = engine.execute("CREATE TABLE big AS SELECT a.id FROM range(100000000) a, range(10) b",
+                        shop, timeout=0.5)
+    assert ex.status is ExecStatus.TIMEOUT, (ex.status, ex.error)
+    stray = Path(sp._RUNTIME.root or "") / "warehouse" / "big"
+    stray.mkdir(exist_ok=True)  # as a write killed between its files and its metadata leaves it
+    (stray / "part-0").write_text("x")
+    assert rows(engine, "CREATE TABLE big AS SELECT 1 AS x; SELECT x FROM big") == ((1,),)
+    assert not stray.exists()
+
+
+@needs_spark
+@on_spark
+def test_steps_that_ignore_every_stop_are_abandoned(engine: Engine, shop: Fixture) -> None:
+    runtime = sp._RUNTIME
+    with runtime.lock:
+        started = time.monotonic()
+        outcome = runtime.call(lambda stop: time.sleep(2), sp.st.Deadline(0.2), "parrot-test")
+        assert outcome.fired and time.monotonic() - started < 0.2 + 1.5
+        worker, group = runtime._abandoned[-1]
+        assert worker.busy and group == "parrot-test" and runtime._worker is None
+    assert rows(engine, "SELECT count(*) FROM customers") == ((4,),)  # a new worker thread
+    time.sleep(2)
+    runtime.session()
+    assert worker not in [w for w, _ in runtime._abandoned]
+
+
+@needs_spark
+@on_spark
+def test_instances_share_the_session_safely(engine_name: str) -> None:
+    engines = [sp.SparkEngine() for _ in range(2)]
+    outcomes: list[Any] = []
+
+    def work(e: Engine) -> None:
+        for i in range(3):
+            outcomes.append(rows(e, f"CREATE FUNCTION twice(x INT) RETURNS INT RETURN x * 2; "
+                                    f"CREATE TABLE t AS SELECT {i} AS v; "
+                                    "SELECT twice(v) FROM t"))
+
+    try:
+        threads = [threading.Thread(target=work, args=(e,)) for e in engines]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert sorted(outcomes) == [((0,),), ((0,),), ((2,),), ((2,),), ((4,),), ((4,),)]
+    finally:
+        for e in engines:
+            e.close()
+
+
+@needs_spark
+@on_spark
+def test_no_files_outside_the_temporary_directory(engine: Engine, shop: Fixture) -> None:
+    rows(engine, "CREATE TABLE t AS SELECT * FROM customers; INSERT INTO customers "
+                 "VALUES (9, 'x', 'y'); SELECT count(*) FROM t")
+    root = Path(sp._RUNTIME.root or "")
+    assert root.is_dir() and (root / "warehouse").is_dir()
+    assert list((root / "warehouse").iterdir()) == []  # scratch tables dropped with their files
+    for leftover in ("spark-warehouse", "metastore_db", "derby.log"):
+        assert not Path(leftover).exists()
+    jvm: Any = sp._RUNTIME.spark._jvm
+    assert str(jvm.java.lang.System.getProperty("java.io.tmpdir")).startswith(str(root))
+
+
+@needs_spark
+@pytest.mark.slow
+@on_spark
+def test_a_dead_jvm_is_an_engine_error_then_restarts(engine: Engine, shop: Fixture) -> None:
+    runtime = sp._RUNTIME
+    old_root, old_generation = runtime.root, runtime.generation
+    jvm: Any = runtime.spark._jvm
+    pid = int(jvm.java.lang.ProcessHandle.current().pid())
+    os.kill(pid, 9)  # the JVM this process started
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and Path(f"/proc/{pid}").exists():
+        time.sleep(0.1)
+    ex = engine.execute("SELECT count(*) FROM customers", shop)
+    assert ex.status is ExecStatus.ENGINE_ERROR and ex.error
+    assert rows(engine, "SELECT count(*) FROM customers") == ((4,),)  # new session, reloaded
+    assert runtime.generation == old_generation + 1
+    assert old_root is not None and not Path(old_root).exists()
+    assert engine.checksums(shop) == shop.checksums
+
+
+@needs_spark
+@pytest.mark.slow
+@on_spark
+def test_a_long_runaway_restarts_the_session(engine: Engine, shop: Fixture,
+                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    runtime = sp._RUNTIME
+    monkeypatch.setattr(sp, "RUNAWAY_LIMIT", 0.5)
+    generation = runtime.generation
+    with runtime.lock:
+        runtime.call(lambda stop: time.sleep(3), sp.st.Deadline(0.1), "parrot-test")
+    time.sleep(0.6)
+    assert rows(engine, "SELECT count(*) FROM customers") == ((4,),)
+    assert runtime.generation == generation + 1 and runtime._abandoned == []
