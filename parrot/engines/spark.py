@@ -795,7 +795,8 @@ def _refusal(statements: Sequence[_Statement]) -> str | None:
 def _statement_refusal(stmt: _Statement) -> str | None:
     tokens = stmt.tokens
     words = stmt.words
-    if words[:1] == ("CREATE",) and "FUNCTION" in words:
+    creates_function = words[:1] == ("CREATE",) and "FUNCTION" in words
+    if creates_function:
         body = [t.name for t in tokens]
         first = next((i for i, t in enumerate(tokens)
                       if t.kind is st.TokenKind.WORD and t.name in ("as", "return")), None)
@@ -823,7 +824,7 @@ def _statement_refusal(stmt: _Statement) -> str | None:
             return "ADD JAR/FILE/ARCHIVE is not allowed (changes the shared Spark context)"
         if word == "load" and after_word == "data":
             return "LOAD DATA is not allowed (reads files)"
-        if word == "language" and after_word != "sql":
+        if creates_function and word == "language" and after_word != "sql":
             return "functions in languages other than SQL are not allowed"
         if word in ("set", "reset"):
             key, end = _setting_key(tokens, i + 1)

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from engine_fixtures import SHOP
+from engine_fixtures import SHOP, col, make_fixture
 
 from parrot.engines import Engine, ExecStatus
 from parrot.engines import spark as sp
@@ -390,3 +390,17 @@ def test_a_long_runaway_restarts_the_session(engine: Engine, shop: Fixture,
     time.sleep(0.6)
     assert rows(engine, "SELECT count(*) FROM customers") == ((4,),)
     assert runtime.generation == generation + 1 and runtime._abandoned == []
+
+
+@needs_spark
+@on_spark
+def test_a_column_named_language_is_not_refused(engine: Engine) -> None:
+    fixture = make_fixture("langs", [{"name": "countrylanguage",
+                                       "columns": [col("Language", "text")],
+                                       "rows": [["Dutch"], ["Frisian"]]}])
+    engine.load(fixture)
+    ex = engine.execute("SELECT Language FROM countrylanguage ORDER BY Language", fixture)
+    assert ex.status is ExecStatus.OK, ex.error
+    refused = engine.execute("CREATE OR REPLACE TEMPORARY FUNCTION f(x INT) RETURNS INT "
+                             "LANGUAGE PYTHON RETURN x", fixture)
+    assert refused.status is ExecStatus.UNSUPPORTED
