@@ -94,6 +94,7 @@ ALLOWED = [
     "CREATE TEMPORARY FUNCTION f(x STRING) RETURNS STRING RETURN x || 'as'",
     "SELECT * FROM IDENTIFIER('customers')", "SELECT 'reflect(' AS s",
     "SELECT 'ADD JAR x', 'LOCATION ''x''' AS location",
+    "UPDATE t SET classname = 'x'", "SELECT add AS file, load AS data FROM t",
 ]
 
 
@@ -299,7 +300,9 @@ def test_a_write_cut_short_leaves_nothing_behind(engine: Engine, shop: Fixture) 
     stray = Path(sp._RUNTIME.root or "") / "warehouse" / "big"
     stray.mkdir(exist_ok=True)  # as a write killed between its files and its metadata leaves it
     (stray / "part-0").write_text("x")
-    assert rows(engine, "CREATE TABLE big AS SELECT 1 AS x; SELECT x FROM big") == ((1,),)
+    # generous: on a loaded 2-core machine the cancelled tasks may still hold the executor
+    assert rows(engine, "CREATE TABLE big AS SELECT 1 AS x; SELECT x FROM big",
+                timeout=120) == ((1,),)
     assert not stray.exists()
 
 
@@ -313,7 +316,7 @@ def test_steps_that_ignore_every_stop_are_abandoned(engine: Engine, shop: Fixtur
         assert outcome.fired and time.monotonic() - started < 0.2 + 1.5
         worker, group = runtime._abandoned[-1]
         assert worker.busy and group == "parrot-test" and runtime._worker is None
-    assert rows(engine, "SELECT count(*) FROM customers") == ((4,),)  # a new worker thread
+    assert rows(engine, "SELECT count(*) FROM customers", timeout=120) == ((4,),)  # new worker
     time.sleep(2)
     runtime.session()
     assert worker not in [w for w, _ in runtime._abandoned]
