@@ -107,6 +107,7 @@ from parrot.engines.base import (
     Engine,
     ExecStatus,
     Execution,
+    FixtureLoadError,
     LoadReport,
 )
 from parrot.fixtures import Column, Fixture, Table, decimal_precision, decimal_scale
@@ -540,7 +541,11 @@ class SparkEngine(Engine):
 
     def load(self, fixture: Fixture) -> LoadReport:
         with _RUNTIME.lock:
-            spark = _RUNTIME.session()
+            try:
+                spark = _RUNTIME.session()
+            except Exception as exc:  # no usable Java, a port or memory problem, ...
+                raise FixtureLoadError(f"fixture {fixture.name!r}: Spark could not start: "
+                                       f"{st.trim_message(exc)}") from exc
             stored = self._dbs.get(fixture.content_hash)
             if stored is not None and stored.generation == _RUNTIME.generation:
                 return dataclasses.replace(stored.report, cached=True, seconds=0.0)
@@ -781,7 +786,7 @@ _DENIED_FUNCTIONS = {"reflect", "java_method", "try_reflect"}
 _PROTECTED_SETTING = re.compile(
     r"^spark\.(?!sql\.)|^spark\.sql\.(catalog|defaultcatalog|runsqlonfiles|variable\.substitute|"
     r"legacy\.notreserveproperties|sources\.|extensions|warehouse|globaltempdatabase|hive\.)"
-    r"|class", re.IGNORECASE)
+    r"|^spark\..*class", re.IGNORECASE)
 
 
 def _refusal(statements: Sequence[_Statement]) -> str | None:
@@ -819,10 +824,11 @@ def _statement_refusal(stmt: _Statement) -> str | None:
                     "allowed")
         if word == "execute" and after_word == "immediate":
             return "EXECUTE IMMEDIATE is not allowed (dynamic SQL)"
-        if word == "add" and after_word in ("jar", "jars", "file", "files", "archive",
-                                            "archives"):
+        starts = before is None or _is_punct(before, ";") or before.name in _BLOCK_STARTS
+        if starts and word == "add" and after_word in ("jar", "jars", "file", "files", "archive",
+                                                       "archives"):
             return "ADD JAR/FILE/ARCHIVE is not allowed (changes the shared Spark context)"
-        if word == "load" and after_word == "data":
+        if starts and word == "load" and after_word == "data":
             return "LOAD DATA is not allowed (reads files)"
         if creates_function and word == "language" and after_word != "sql":
             return "functions in languages other than SQL are not allowed"

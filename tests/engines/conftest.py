@@ -45,6 +45,10 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         cls = engine_class(name)
         if name == "spark":
             item.add_marker(pytest.mark.spark)
+        hint = getattr(cls, "available", lambda: None)()  # optional embedded engines (Spark)
+        if hint is not None:
+            item.add_marker(pytest.mark.skip(reason=f"{name} is not available here: {hint}"))
+            continue
         if cls.url_schemes is not None:
             item.add_marker(pytest.mark.server)
             if cls.dialect not in SERVERS and not url_from_env(cls.dialect):  # URL-only engines
