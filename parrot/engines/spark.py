@@ -253,6 +253,9 @@ class _Runtime:
             "spark.ui.showConsoleProgress": "false",
             "spark.driver.bindAddress": "127.0.0.1",
             "spark.driver.host": "127.0.0.1",
+            # local mode runs everything in the driver JVM; the 1g default ran out of heap with
+            # many fixtures (TPC-H, Spider) loaded in one process. Override: PARROT_SPARK_MEMORY
+            "spark.driver.memory": os.environ.get("PARROT_SPARK_MEMORY", "4g"),
             "spark.default.parallelism": "2",
             "spark.sql.catalogImplementation": "in-memory",
             "spark.sql.warehouse.dir": os.path.join(root, "warehouse"),
