@@ -122,6 +122,15 @@ def create_engine(dialect: str, url: str | None = None, start: bool = False) -> 
     cls = engine_class(name)
     if cls.url_schemes is None:
         return cls()
+    return cls(default_url(dialect, start=start))  # type: ignore[call-arg]
+
+
+def default_url(dialect: str, start: bool = False) -> str:
+    """``$PARROT_<DIALECT>_URL``, else the URL of the local server parrot manages for
+    ``dialect`` (started first when ``start``); UnknownEngineError when there is neither."""
+    url = url_from_env(dialect)
+    if url is not None:
+        return url
     from parrot.servers import ServerError, server_for
 
     server = server_for(dialect)
@@ -133,7 +142,7 @@ def create_engine(dialect: str, url: str | None = None, start: bool = False) -> 
         raise UnknownEngineError(
             f"no {dialect} server: start one with `python -m parrot.engines up {dialect}`, "
             f"pass --engine {dialect}=URL or set PARROT_{dialect.upper()}_URL")
-    return cls(state.url)  # type: ignore[call-arg]
+    return state.url
 
 
 __all__ = [
@@ -149,6 +158,7 @@ __all__ = [
     "LoadReport",
     "UnknownEngineError",
     "create_engine",
+    "default_url",
     "engine_class",
     "engine_for_url",
     "engine_name_for",

@@ -102,6 +102,7 @@ import pymysql.cursors
 from pymysql.constants import CLIENT, FIELD_TYPE
 
 from parrot import values
+from parrot.engines import default_url
 from parrot.engines import statements as st
 from parrot.engines.base import (
     DEFAULT_MAX_ROWS,
@@ -542,20 +543,6 @@ class _Credentials:
     password: str
 
 
-def _default_url() -> str:
-    from parrot.engines import UnknownEngineError, url_from_env
-    from parrot.servers import server_for
-
-    url = url_from_env("mysql")
-    if url:
-        return url
-    state = server_for("mysql").state()
-    if state is None:
-        raise UnknownEngineError("no mysql server: start one with `python -m parrot.engines up "
-                                 "mysql` or set PARROT_MYSQL_URL")
-    return state.url
-
-
 # --- the adapter ----------------------------------------------------------------------------------
 
 class MySQLEngine(Engine):
@@ -573,7 +560,7 @@ class MySQLEngine(Engine):
     )
 
     def __init__(self, url: str | None = None) -> None:
-        self._target = _Target.parse(url or _default_url())
+        self._target = _Target.parse(url or default_url("mysql"))
         self._token = secrets.token_hex(4)
         self._counter = itertools.count()
         self._fixtures: dict[str, _Materialised] = {}

@@ -89,6 +89,7 @@ from psycopg.types.multirange import MultirangeInfo
 from psycopg.types.range import RangeInfo
 
 from parrot import values
+from parrot.engines import default_url
 from parrot.engines import statements as st
 from parrot.engines.base import (
     DEFAULT_MAX_ROWS,
@@ -484,7 +485,7 @@ class PostgresEngine(Engine):
     )
 
     def __init__(self, url: str | None = None) -> None:
-        self.url = url or _default_url()
+        self.url = url or default_url("postgres")
         self._admin: psycopg.Connection[Any] | None = None
         self._runner: psycopg.Connection[Any] | None = None
         self._scratch: str | None = None
@@ -929,21 +930,6 @@ def _wait(pg: pq.abc.PGconn, *, write: bool, hard_deadline: float) -> None:
     ready = select.select([], [sock], [], min(remaining, 1.0)) if write else \
         select.select([sock], [], [], min(remaining, 1.0))
     del ready
-
-
-def _default_url() -> str:
-    """``$PARROT_POSTGRES_URL`` or the managed server's URL (not started here)."""
-    from parrot.engines import UnknownEngineError, url_from_env
-    from parrot.servers import server_for
-
-    url = url_from_env("postgres")
-    if url:
-        return url
-    state = server_for("postgres").state()
-    if state is None:
-        raise UnknownEngineError("no postgres server: start one with `python -m parrot.engines "
-                                 "up postgres` or set PARROT_POSTGRES_URL")
-    return state.url
 
 
 __all__ = ["PostgresEngine", "interval_seconds", "postgres_type"]
