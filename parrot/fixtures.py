@@ -26,12 +26,43 @@ from parrot.values import Temporal, temporal
 
 _DECIMAL = re.compile(r"^decimal\(\s*(\d+)\s*,\s*(\d+)\s*\)$")
 SIMPLE_TYPES = ("integer", "bigint", "double", "text", "boolean", "date", "timestamp")
-_IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+_PLAIN = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+_UNSAFE = re.compile(r'[\x00-\x1f\x7f"`\[\]\\.;]')
+MAX_NAME_BYTES = 63  # PostgreSQL's limit (NAMEDATALEN - 1), the tightest of the local engines
 _WIDE = Context(prec=80)  # decimal(38,s) values exceed Python's default 28 digits
 
 
 class FixtureError(ValueError):
     """A fixture that is malformed or whose rows do not fit its schema."""
+
+
+def is_plain(name: str) -> bool:
+    """Whether ``name`` can be written unquoted (``^[A-Za-z_][A-Za-z0-9_]*$``).
+
+    Adapters of engines that fold unquoted names (PostgreSQL to lower case, Oracle and Snowflake to
+    upper case) store plain names folded, so unquoted SQL finds them, and other names exactly as
+    written, since SQL can only reach those quoted.
+    """
+    return bool(_PLAIN.match(name))
+
+
+def name_problem(name: str) -> str | None:
+    """Why ``name`` cannot be a fixture table or column name, or None.
+
+    Any name every engine can store quoted is allowed (``Home Town``, ``%_Change_2007``): non-empty,
+    at most 63 UTF-8 bytes, no leading or trailing space, and none of the characters that quoting or
+    qualification treats specially somewhere (control characters, ``" ` [ ] \\ . ;``).
+    """
+    if not name:
+        return "is empty"
+    if len(name.encode()) > MAX_NAME_BYTES:
+        return f"is longer than {MAX_NAME_BYTES} bytes"
+    if name != name.strip():
+        return "has leading or trailing space"
+    bad = _UNSAFE.search(name)
+    if bad:
+        return f"contains {bad.group()!r}"
+    return None
 
 
 def parse_type(text: str) -> str:
@@ -76,6 +107,25 @@ class Table:
     @property
     def column_names(self) -> tuple[str, ...]:
         return tuple(c.name for c in self.columns)
+
+    def primary_key_problem(self) -> str | None:
+        """Why :attr:`primary_key` does not hold for the rows (engines that enforce keys would
+        refuse them), or None."""
+        unknown = sorted(set(self.primary_key) - set(self.column_names))
+        if unknown:
+            return f"primary key names unknown columns {unknown}"
+        if not self.primary_key:
+            return None
+        index = [self.column_names.index(k) for k in self.primary_key]
+        seen: set[tuple[Any, ...]] = set()
+        for i, row in enumerate(self.rows):
+            key = tuple(row[j] for j in index)
+            if None in key:
+                return f"row {i}: NULL in primary key {self.primary_key}"
+            if key in seen:
+                return f"row {i}: duplicate primary key {key}"
+            seen.add(key)
+        return None
 
 
 @dataclass(frozen=True)
@@ -239,14 +289,16 @@ def _table_from_json(rt: Any, fixture: str) -> Table:
     if not isinstance(rt, dict):
         raise FixtureError(f"fixture {fixture!r}: each table is an object")
     tname = rt.get("name")
-    if not isinstance(tname, str) or not _IDENTIFIER.match(tname):
-        raise FixtureError(f"fixture {fixture!r}: table name {tname!r} is not a plain identifier")
+    if not isinstance(tname, str):
+        raise FixtureError(f"fixture {fixture!r}: each table needs a string 'name'")
+    if problem := name_problem(tname):
+        raise FixtureError(f"fixture {fixture!r}: table name {tname!r} {problem}")
     cols = []
     for rc in rt.get("columns") or []:
         if not isinstance(rc, dict) or not isinstance(rc.get("name"), str):
             raise FixtureError(f"table {tname!r}: each column is an object with a 'name'")
-        if not _IDENTIFIER.match(rc["name"]):
-            raise FixtureError(f"table {tname!r}: column {rc['name']!r} is not a plain identifier")
+        if problem := name_problem(rc["name"]):
+            raise FixtureError(f"table {tname!r}: column name {rc['name']!r} {problem}")
         cols.append(Column(rc["name"], parse_type(rc.get("type", "")),
                            bool(rc.get("nullable", True))))
     if not cols:
@@ -265,11 +317,10 @@ def _table_from_json(rt: Any, fixture: str) -> Table:
             if v is None and not c.nullable:
                 raise FixtureError(f"table {tname!r} row {i}: NULL in NOT NULL column {c.name!r}")
         rows.append(row)
-    pk = tuple(rt.get("primary_key") or ())
-    unknown = set(pk) - {c.name for c in cols}
-    if unknown:
-        raise FixtureError(f"table {tname!r}: primary key names unknown columns {sorted(unknown)}")
-    return Table(tname, tuple(cols), tuple(rows), pk)
+    table = Table(tname, tuple(cols), tuple(rows), tuple(rt.get("primary_key") or ()))
+    if problem := table.primary_key_problem():
+        raise FixtureError(f"table {tname!r}: {problem}")
+    return table
 
 
 def fixture_to_json(fixture: Fixture) -> dict[str, Any]:

@@ -77,7 +77,12 @@ def test_unknown_dataset_name_lists_the_named_ones():
      "time zone"),
     (lambda f: f["tables"][0]["columns"][1].update(type="money"), "unknown portable type"),
     (lambda f: f["tables"][0]["rows"].append([5, None]), "expected a list of 3 values"),
-    (lambda f: f["tables"][0].update(name="bad name"), "not a plain identifier"),
+    (lambda f: f["tables"][0].update(name="bad.name"), r"table name 'bad.name' contains '\.'"),
+    (lambda f: f["tables"][0]["columns"][0].update(name="x" * 64), "longer than 63 bytes"),
+    (lambda f: f["tables"][0]["columns"][0].update(name='a"b'), "contains '\"'"),
+    (lambda f: f["tables"][0]["rows"].append(f["tables"][0]["rows"][0]), "duplicate primary key"),
+    (lambda f: f["tables"][0].update(primary_key=["price"]), "NULL in primary key"),
+    (lambda f: f["tables"][0].update(primary_key=["nope"]), "unknown columns"),
 ])
 def test_fixture_validation(mutate, reason):
     data = json.loads(json.dumps(FIXTURE))

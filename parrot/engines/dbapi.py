@@ -60,7 +60,7 @@ from parrot.engines.base import (
     FixtureLoadError,
     LoadReport,
 )
-from parrot.fixtures import Column, Fixture, Table
+from parrot.fixtures import Column, Fixture, Table, is_plain
 
 FIXTURE_PREFIX = "parrot_fx_"
 SCRATCH_PREFIX = "parrot_sx_"
@@ -586,7 +586,9 @@ class ServerEngine(Engine):
 
     @classmethod
     def folded(cls, name: str) -> str:
-        """``name`` as the server stores it when written unquoted."""
+        """``name`` as SQL finds it: a plain name as the server stores it unquoted, others exact."""
+        if not is_plain(name):
+            return name
         if cls.fold == "upper":
             return name.upper()
         if cls.fold == "lower":

@@ -661,9 +661,9 @@ class MySQLEngine(Engine):
                 for table in fixture.tables:
                     cur.execute(create_table_sql(database, table))
                     marks = ", ".join(["%s"] * len(table.columns))
+                    names = ", ".join(_ident(c) for c in table.column_names)
                     insert = (f"INSERT INTO {_ident(database)}.{_ident(table.name)} "
-                              f"({', '.join(_ident(c) for c in table.column_names)}) "
-                              f"VALUES ({marks})")
+                              f"({names})".replace("%", "%%") + f" VALUES ({marks})")
                     for i in range(0, len(table.rows), INSERT_BATCH):
                         cur.executemany(insert, [tuple(_bind(v) for v in row)
                                                  for row in table.rows[i:i + INSERT_BATCH]])

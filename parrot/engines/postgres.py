@@ -101,7 +101,7 @@ from parrot.engines.base import (
     FixtureLoadError,
     LoadReport,
 )
-from parrot.fixtures import Column, Fixture, Table, decimal_precision, decimal_scale
+from parrot.fixtures import Column, Fixture, Table, decimal_precision, decimal_scale, is_plain
 
 RUNNER = "parrot_runner"
 GUARD_SCHEMA = "parrot_guard"
@@ -125,8 +125,8 @@ def postgres_type(column: Column) -> str:
 
 
 def _ident(name: str) -> sql.Identifier:
-    """A fixture name as PostgreSQL stores it when written unquoted (lower case)."""
-    return sql.Identifier(name.lower())
+    """A fixture name as unquoted SQL finds it: plain names folded to lower case, others exact."""
+    return sql.Identifier(name.lower() if is_plain(name) else name)
 
 
 # --- statement guard ------------------------------------------------------------------------------

@@ -12,8 +12,9 @@ recorded in :class:`Introspection` and in the fixture's JSON form (``"foreign_ke
 table, which :func:`parrot.fixtures.fixture_from_json` ignores) but not enforced: dirty sources
 break them, and a benchmark fixture must load whatever rows the source has.
 
-Identifiers must be plain (``^[A-Za-z_][A-Za-z0-9_]*$``, the fixture format's rule): a source with
-other table or column names raises :class:`IdentifierError` naming all of them.
+Table and column names follow the fixture format's rule (:func:`parrot.fixtures.name_problem`: any
+name every engine can store quoted); a source with other names raises :class:`IdentifierError`
+naming all of them.
 """
 
 from __future__ import annotations
@@ -25,10 +26,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from parrot.fixtures import Fixture, fixture_from_json
+from parrot.fixtures import Fixture, fixture_from_json, name_problem
 from parrot.migrate.infer import IntrospectionError, infer_column
 
-_PLAIN = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")  # parrot.fixtures' identifier rule
 SQLITE_MAGIC = b"SQLite format 3\x00"
 DUCKDB_MAGIC = b"DUCK"  # at offset 8 of a DuckDB database file
 
@@ -36,12 +36,20 @@ DUCKDB_MAGIC = b"DUCK"  # at offset 8 of a DuckDB database file
 class IdentifierError(IntrospectionError):
     """Table or column names the portable fixture format does not accept (yet)."""
 
-    def __init__(self, source: str, names: list[str]):
-        self.names = names
-        super().__init__(
-            f"{source}: {len(names)} table/column name(s) are not plain identifiers "
-            f"(^[A-Za-z_][A-Za-z0-9_]*$), which the fixture format requires: "
-            + ", ".join(names))
+    def __init__(self, source: str, problems: list[str]):
+        self.names = problems
+        super().__init__(f"{source}: {len(problems)} table/column name(s) the fixture format "
+                         "cannot hold: " + "; ".join(problems))
+
+
+def name_problems(tables: Iterable[tuple[str, Iterable[str]]]) -> list[str]:
+    """``'name' problem`` for each unusable name among ``(table, columns)`` pairs."""
+    out = []
+    for table, columns in tables:
+        if problem := name_problem(table):
+            out.append(f"{table!r} {problem}")
+        out += [f"{table + '.' + c!r} {p}" for c in columns if (p := name_problem(c))]
+    return out
 
 
 # --- what every reader produces -------------------------------------------------------------------
@@ -135,10 +143,9 @@ class Introspection:
 def build(name: str, tables: Sequence[RawTable], source: str, *,
           blank_as_null: bool = False) -> Introspection:
     """Infer portable types for raw tables and validate the result as a fixture."""
-    bad = [t.name for t in tables if not _PLAIN.match(t.name)]
-    bad += [f"{t.name}.{c.name}" for t in tables for c in t.columns if not _PLAIN.match(c.name)]
+    bad = name_problems((t.name, (c.name for c in t.columns)) for t in tables)
     if bad:
-        raise IdentifierError(source, [repr(b) for b in bad])
+        raise IdentifierError(source, bad)
     if not tables:
         raise IntrospectionError(f"{source}: no tables to read")
     json_tables = []

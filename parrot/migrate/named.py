@@ -7,7 +7,8 @@ Names:
   :func:`parrot.migrate.introspect.introspect_sqlite` (types inferred by the rule in
   :mod:`parrot.migrate.infer`). ``<corpora>`` is ``$PARROT_CORPORA``, else ``shared/corpora``
   beside the repository (``<repo>/../shared/corpora``). Without that folder there are no Spider
-  names. Databases whose table or column names are not plain identifiers are listed by
+  names. Databases with table or column names the fixture format cannot hold
+  (:func:`parrot.fixtures.name_problem`) are listed by
   :func:`unavailable_named` with the reason and raise :class:`~parrot.fixtures.FixtureError`.
 * ``tpch`` — TPC-H at scale factor 0.01 (8 tables, 86,805 rows; money as decimal(15,2), dates as
   date), generated offline by DuckDB's ``tpch`` extension from the PyPI wheel
@@ -47,13 +48,13 @@ from parrot.migrate.introspect import (
     Introspection,
     introspect_duckdb,
     introspect_sqlite,
+    name_problems,
 )
 
-INFERENCE_VERSION = "1"  # bump when the inference rule changes what a fixture holds
+INFERENCE_VERSION = "2"  # bump when the inference rule changes what a fixture holds
 TPCH_DEFAULT_SF = 0.01
 TPCH_MAX_SF = 1.0
 _TPCH_NAME = re.compile(r"^tpch-sf(\d+(?:\.\d+)?)$")
-_PLAIN = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 # TPC-H's keys (spec §1.4); dbgen creates the tables without constraints
 TPCH_PRIMARY_KEYS: dict[str, tuple[str, ...]] = {
@@ -121,20 +122,16 @@ def _identifier_problem(path: str, mtime_ns: int) -> str | None:
     """Why a SQLite file cannot become a fixture because of its names (schema only: cheap)."""
     con = sqlite3.connect(f"{Path(path).resolve().as_uri()}?mode=ro&immutable=1", uri=True)
     try:
-        bad: list[str] = []
-        for (table,) in con.execute("SELECT name FROM sqlite_master WHERE type = 'table' "
-                                    "AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\'"):
-            if not _PLAIN.match(table):
-                bad.append(repr(table))
-            bad += [repr(f"{table}.{r[1]}") for r in
-                    con.execute('PRAGMA table_info("' + table.replace('"', '""') + '")')
-                    if not _PLAIN.match(r[1])]
+        tables = [t for (t,) in con.execute("SELECT name FROM sqlite_master WHERE type = 'table' "
+                                            "AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\'")]
+        bad = name_problems(
+            (t, [r[1] for r in con.execute('PRAGMA table_info("' + t.replace('"', '""') + '")')])
+            for t in tables)
     finally:
         con.close()
     if not bad:
         return None
-    return (f"{len(bad)} table/column name(s) are not plain identifiers "
-            f"(^[A-Za-z_][A-Za-z0-9_]*$), which the fixture format requires: {', '.join(bad)}")
+    return f"{len(bad)} table/column name(s) the fixture format cannot hold: {'; '.join(bad)}"
 
 
 def _spider_problem(db_id: str) -> str | None:
@@ -276,8 +273,11 @@ def tpch_introspection(sf: float = TPCH_DEFAULT_SF, *, name: str = "tpch") -> In
         result = introspect_duckdb(con, name=name)
     finally:
         con.close()
-    tables = tuple(dataclasses.replace(t, primary_key=TPCH_PRIMARY_KEYS.get(t.name, ()))
-                   for t in result.fixture.tables)
+    keyed = (dataclasses.replace(t, primary_key=TPCH_PRIMARY_KEYS.get(t.name, ()))
+             for t in result.fixture.tables)
+    # dbgen repeats partsupp keys below sf 0.01: declare a key only where the rows keep it
+    tables = tuple(t if t.primary_key_problem() is None else dataclasses.replace(t, primary_key=())
+                   for t in keyed)
     return dataclasses.replace(result, fixture=Fixture(name, tables),
                                source=f"duckdb dbgen(sf={sf})",
                                foreign_keys={t.name: TPCH_FOREIGN_KEYS.get(t.name, ())

@@ -147,12 +147,22 @@ def test_sqlite_blobs_are_refused(tmp_path: Path) -> None:
         introspect_sqlite(path)
 
 
-def test_non_plain_identifiers_are_named(tmp_path: Path) -> None:
+def test_names_that_need_quoting_are_kept_exactly(tmp_path: Path) -> None:
+    path = make_sqlite(tmp_path / "quoted.sqlite",
+                       'CREATE TABLE "Odd Table" ("Home Town" TEXT, "18_49" REAL, "%x(y)" INT);',
+                       {"Odd Table": [("Paris", 1.5, 3)]})
+    fx = introspect_sqlite(path).fixture
+    assert fx.table("Odd Table").column_names == ("Home Town", "18_49", "%x(y)")
+    assert fx.table("Odd Table").rows == (("Paris", 1.5, 3),)
+
+
+def test_unusable_names_are_all_named(tmp_path: Path) -> None:
     path = make_sqlite(tmp_path / "odd.sqlite",
-                       'CREATE TABLE people ("Home Town" TEXT, "18_49" REAL, ok INT);', {})
+                       'CREATE TABLE "a.b" ("x;y" TEXT, " pad" REAL, ok INT);', {})
     with pytest.raises(IdentifierError) as err:
         introspect_sqlite(path)
-    assert err.value.names == ["'people.Home Town'", "'people.18_49'"]
+    assert err.value.names == ["'a.b' contains '.'", "'a.b.x;y' contains ';'",
+                               "'a.b. pad' has leading or trailing space"]
 
 
 def test_errors_for_missing_or_foreign_files(tmp_path: Path) -> None:
