@@ -59,7 +59,7 @@ from parrot.engines.base import (
 from parrot.fixtures import Column, Fixture, Table, decimal_precision, decimal_scale
 
 ST = duckdb.StatementType
-INSERT_BATCH = 500  # rows per INSERT while loading
+_LOAD_VIEW = "__parrot_load"  # the Arrow table being inserted, registered only during a load
 
 _REFUSED_TYPES = {
     ST.TRANSACTION: "transaction control (BEGIN/COMMIT/ROLLBACK)",
@@ -108,8 +108,16 @@ def _quote(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
 
 
-def _bind(value: Any, ptype: str) -> Any:
-    return str(value) if ptype.startswith("decimal") and value is not None else value
+def arrow_type(column: Column) -> Any:
+    """The Arrow type that carries a portable column's values into DuckDB unchanged."""
+    import pyarrow as pa
+
+    t = column.type
+    if t.startswith("decimal"):
+        return pa.decimal128(decimal_precision(t), decimal_scale(t))
+    return {"integer": pa.int32(), "bigint": pa.int64(), "double": pa.float64(),
+            "text": pa.string(), "boolean": pa.bool_(), "date": pa.date32(),
+            "timestamp": pa.timestamp("us")}[t]
 
 
 @dataclasses.dataclass
@@ -162,16 +170,20 @@ class DuckDBEngine(Engine):
 
     @staticmethod
     def _create(con: duckdb.DuckDBPyConnection, table: Table) -> None:
+        """Create ``table`` and bulk-insert its rows through an Arrow table of the exact types."""
+        import pyarrow as pa
+
         cols = ", ".join(f"{_quote(c.name)} {duckdb_type(c)}" + ("" if c.nullable else " NOT NULL")
                          for c in table.columns)
         con.execute(f"CREATE TABLE {_quote(table.name)} ({cols})")
-        row_marks = "(" + ", ".join(f"CAST(? AS {duckdb_type(c)})" for c in table.columns) + ")"
-        types = [c.type for c in table.columns]
-        for i in range(0, len(table.rows), INSERT_BATCH):
-            batch = table.rows[i:i + INSERT_BATCH]
-            params = [_bind(v, t) for row in batch for v, t in zip(row, types, strict=True)]
-            con.execute(f"INSERT INTO {_quote(table.name)} VALUES "
-                        + ", ".join([row_marks] * len(batch)), params)
+        arrays = [pa.array([row[i] for row in table.rows], type=arrow_type(c))
+                  for i, c in enumerate(table.columns)]
+        con.register(_LOAD_VIEW, pa.Table.from_arrays(
+            arrays, names=[f"c{i}" for i in range(len(arrays))]))
+        try:
+            con.execute(f"INSERT INTO {_quote(table.name)} SELECT * FROM {_LOAD_VIEW}")
+        finally:
+            con.unregister(_LOAD_VIEW)
 
     def checksums(self, fixture: Fixture) -> dict[str, str]:
         return st.stored_checksums(fixture, self._read_all(self._db(fixture).con, fixture))
