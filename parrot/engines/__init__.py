@@ -33,6 +33,8 @@ ENGINES: dict[str, str] = {
     "postgres": "parrot.engines.postgres:PostgresEngine",
     "mysql": "parrot.engines.mysql:MySQLEngine",
     "spark": "parrot.engines.spark:SparkEngine",
+    "hive": "parrot.engines.spark:HiveOnSparkEngine",  # local Spark, ANSI off
+    "databricks": "parrot.engines.spark:DatabricksOnSparkEngine",  # local Spark
     # reached by URL only (drivers are optional extras, imported when an adapter is created)
     "oracle": "parrot.engines.oracle:OracleEngine",
     "tsql": "parrot.engines.tsql:SQLServerEngine",

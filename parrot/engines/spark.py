@@ -502,6 +502,8 @@ class _Stored:
 class SparkEngine(Engine):
     name: ClassVar[str] = "spark"
     dialect: ClassVar[str] = "spark"
+    dialect_conf: ClassVar[dict[str, str]] = {}  # SQL settings of every execution's session
+    label_note: ClassVar[str] = ""
     capabilities: ClassVar[Capabilities] = Capabilities(
         booleans=True,
         transactional_ddl=False,  # no rollback; isolation comes from sessions and scratch copies
@@ -538,7 +540,7 @@ class SparkEngine(Engine):
 
     @property
     def label(self) -> str:
-        return f"spark (Spark {self.version()} local)"
+        return f"{self.dialect} (Spark {self.version()} local{self.label_note})"
 
     # --- fixtures -----------------------------------------------------------------------------
 
@@ -628,7 +630,8 @@ class SparkEngine(Engine):
         copies = _tables_to_copy(statements, set(stored.frames))
 
         outcome = runtime.call(
-            lambda stop: _prepare(spark, stored, referenced, copies, group), deadline, group)
+            lambda stop: _prepare(spark, stored, referenced, copies, group, self.dialect_conf),
+            deadline, group)
         elapsed = outcome.seconds
         if outcome.error is not None or outcome.fired:
             return self._failure(outcome, elapsed)
@@ -904,12 +907,12 @@ def _tables_to_copy(statements: Sequence[_Statement], tables: set[str]) -> set[s
 # --- running --------------------------------------------------------------------------------------
 
 def _prepare(spark: Any, stored: _Stored, referenced: Sequence[str], copies: set[str],
-             group: str) -> Any:
+             group: str, dialect_conf: dict[str, str]) -> Any:
     """The execution's session, with the fixture tables as temporary views or scratch copies."""
     spark.sparkContext.setJobGroup(group, "parrot execution", True)
     session = spark.newSession()
     jsession = session._jsparkSession
-    _configure(jsession)
+    _configure(jsession, dialect_conf)
     for name in sorted(set(referenced) | copies):
         declared = stored.names[name]
         frame = _of_rows(spark, jsession, stored.frames[name]._jdf.logicalPlan())
@@ -921,9 +924,9 @@ def _prepare(spark: Any, stored: _Stored, referenced: Sequence[str], copies: set
     return session
 
 
-def _configure(jsession: Any) -> None:
+def _configure(jsession: Any, dialect_conf: dict[str, str]) -> None:
     conf = jsession.conf()
-    for key, value in SESSION_CONF.items():
+    for key, value in {**SESSION_CONF, **dialect_conf}.items():
         conf.set(key, value)
 
 
@@ -1135,4 +1138,24 @@ def _classify_java(exc: Any) -> tuple[ExecStatus, str]:
     return ExecStatus.RUNTIME_ERROR, _clean(message)
 
 
-__all__ = ["SESSION_CONF", "SparkEngine", "shutdown", "spark_type", "split_statements"]
+class HiveOnSparkEngine(SparkEngine):
+    """The ``hive`` dialect on local Spark with ANSI mode off: Spark's Hive-compatible semantics
+    (division by zero, overflow and failed casts give NULL instead of errors). Not a Hive server:
+    HiveQL that Spark does not parse fails here; the label says what answered."""
+
+    name: ClassVar[str] = "hive"
+    dialect: ClassVar[str] = "hive"
+    dialect_conf: ClassVar[dict[str, str]] = {"spark.sql.ansi.enabled": "false"}
+    label_note: ClassVar[str] = ", ANSI off"
+
+
+class DatabricksOnSparkEngine(SparkEngine):
+    """The ``databricks`` dialect on local Spark (ANSI mode on, as in Databricks SQL). Not
+    Databricks: its proprietary extensions (Delta-only statements, Unity Catalog) fail here."""
+
+    name: ClassVar[str] = "databricks"
+    dialect: ClassVar[str] = "databricks"
+
+
+__all__ = ["SESSION_CONF", "DatabricksOnSparkEngine", "HiveOnSparkEngine", "SparkEngine",
+           "shutdown", "spark_type", "split_statements"]
