@@ -689,34 +689,12 @@ class ClickHouseEngine(Engine):
 
     def _run(self, conn: Any, plans: list[_Plan], deadline: st.Deadline, max_rows: int,
              tag: str) -> Execution:
-        elapsed = 0.0
-        result: values.ResultSet | None = None
-        too_large = False
-        for plan in plans:
-            remaining = deadline.remaining()
-            if remaining <= 0:
-                return Execution(ExecStatus.TIMEOUT, error="timed out", elapsed=elapsed)
+        def run(plan: _Plan, remaining: float) -> tuple[values.ResultSet, bool] | None:
             conn.query(f"SET max_execution_time = {max(remaining, 0.001):.3f}")
-            started = time.perf_counter()
-            with st.Watchdog(remaining + KILL_GRACE, lambda: self._kill(tag)) as dog:
-                try:
-                    fetched = self._statement(conn, plan, max_rows)
-                except Exception as exc:  # chdb raises ChdbError/RuntimeError; parse errors
-                    elapsed += time.perf_counter() - started
-                    status = _classify(exc, dog.fired)
-                    if status is ExecStatus.ENGINE_ERROR:
-                        message = f"{type(exc).__name__}: {exc}"
-                    else:
-                        message = _clean_message(exc)
-                    return Execution(status, error=st.trim_message(message), elapsed=elapsed)
-            elapsed += time.perf_counter() - started
-            if fetched is not None:
-                result, too_large = fetched
-        if too_large:
-            return Execution(ExecStatus.TOO_LARGE, error=f"more than {max_rows} rows",
-                             elapsed=elapsed)
-        return Execution(ExecStatus.OK, result=result or values.ResultSet((), ()),
-                         elapsed=elapsed)
+            return self._statement(conn, plan, max_rows)
+
+        return st.run_in_order(plans, deadline, max_rows, run, lambda: self._kill(tag),
+                               _classify, _clean_message, grace=KILL_GRACE)
 
     @staticmethod
     def _statement(conn: Any, plan: _Plan, max_rows: int

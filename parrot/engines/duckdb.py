@@ -237,7 +237,10 @@ class DuckDBEngine(Engine):
                 cur.execute("BEGIN TRANSACTION")
             except duckdb.Error as exc:
                 return Execution(ExecStatus.ENGINE_ERROR, error=st.trim_message(exc))
-            execution = self._run(cur, statements, deadline, max_rows)
+            execution = st.run_in_order(
+                statements, deadline, max_rows,
+                lambda stmt, _remaining: _run_statement(cur, stmt, max_rows),
+                cur.interrupt, _classify, str)
             return execution
         finally:
             with contextlib.suppress(duckdb.Error):
@@ -247,33 +250,6 @@ class DuckDBEngine(Engine):
                 self._discard(fixture)  # invalidates the database: reload on next use
             elif any(s.type in _SETTING_TYPES for s in statements):
                 self._restore_settings(fixture, db)
-
-    def _run(self, cur: duckdb.DuckDBPyConnection, statements: Sequence[Any],
-             deadline: st.Deadline, max_rows: int) -> Execution:
-        elapsed = 0.0
-        result: values.ResultSet | None = None
-        too_large = False
-        for stmt in statements:
-            if deadline.expired:
-                return Execution(ExecStatus.TIMEOUT, error="timed out", elapsed=elapsed)
-            started = time.perf_counter()
-            with st.Watchdog(deadline.remaining(), cur.interrupt) as dog:
-                try:
-                    fetched = _run_statement(cur, stmt, max_rows)
-                except Exception as exc:  # duckdb errors, value conversions, missing pyarrow
-                    elapsed += time.perf_counter() - started
-                    status = _classify(exc, dog.fired)
-                    message = exc if status is not ExecStatus.ENGINE_ERROR \
-                        else f"{type(exc).__name__}: {exc}"
-                    return Execution(status, error=st.trim_message(message), elapsed=elapsed)
-            elapsed += time.perf_counter() - started
-            if fetched is not None:
-                result, too_large = fetched
-        if too_large:
-            return Execution(ExecStatus.TOO_LARGE, error=f"more than {max_rows} rows",
-                             elapsed=elapsed)
-        return Execution(ExecStatus.OK, result=result or values.ResultSet((), ()),
-                         elapsed=elapsed)
 
     def _restore_settings(self, fixture: Fixture, db: _Database) -> None:
         """Put back global settings a translation changed; drop the database if that fails."""

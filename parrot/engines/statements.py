@@ -18,8 +18,9 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, NoReturn
 
-from parrot.engines.base import FixtureLoadError, LoadReport
+from parrot.engines.base import ExecStatus, Execution, FixtureLoadError, LoadReport
 from parrot.fixtures import Fixture, cell_text, table_checksum
+from parrot.values import ResultSet
 
 MESSAGE_LIMIT = 1000  # characters of an engine message kept in Execution.error
 NO_STATEMENT = "no SQL statement to execute (empty text or only comments)"
@@ -286,6 +287,45 @@ class Deadline:
     @property
     def expired(self) -> bool:
         return self.remaining() <= 0
+
+
+def run_in_order(steps: Sequence[Any], deadline: Deadline, max_rows: int,
+                 run: Callable[[Any, float], tuple[ResultSet, bool] | None],
+                 interrupt: Callable[[], object],
+                 classify: Callable[[BaseException, bool], ExecStatus],
+                 message: Callable[[BaseException], str], grace: float = 0.0) -> Execution:
+    """Run an execution's statements one after another under one deadline.
+
+    ``run(step, remaining)`` runs a statement and returns its (capped) result with an overflow
+    flag, or None when it returns no rows; a :class:`Watchdog` calls ``interrupt`` ``grace``
+    seconds after the budget runs out. The first failure ends the execution, classified by
+    ``classify(exc, interrupted)``; an engine error keeps the exception's type in the message.
+    The last statement's rows are the execution's result.
+    """
+    elapsed = 0.0
+    result: ResultSet | None = None
+    too_large = False
+    for step in steps:
+        remaining = deadline.remaining()
+        if remaining <= 0:
+            return Execution(ExecStatus.TIMEOUT, error="timed out", elapsed=elapsed)
+        started = time.perf_counter()
+        with Watchdog(remaining + grace, interrupt) as dog:
+            try:
+                fetched = run(step, remaining)
+            except Exception as exc:
+                elapsed += time.perf_counter() - started
+                status = classify(exc, dog.fired)
+                text = (f"{type(exc).__name__}: {exc}" if status is ExecStatus.ENGINE_ERROR
+                        else message(exc))
+                return Execution(status, error=trim_message(text), elapsed=elapsed)
+        elapsed += time.perf_counter() - started
+        if fetched is not None:
+            result, too_large = fetched
+    if too_large:
+        return Execution(ExecStatus.TOO_LARGE, error=f"more than {max_rows} rows",
+                         elapsed=elapsed)
+    return Execution(ExecStatus.OK, result=result or ResultSet((), ()), elapsed=elapsed)
 
 
 class Watchdog:
