@@ -642,7 +642,8 @@ class SparkEngine(Engine):
             if deadline.expired:
                 return Execution(ExecStatus.TIMEOUT, error="timed out", elapsed=elapsed)
             outcome = runtime.call(
-                functools.partial(_run_statement, spark, session, stmt, max_rows, group),
+                functools.partial(_run_statement, spark, session, stmt, max_rows, group,
+                                  self.dialect_conf),
                 deadline, group)
             elapsed += outcome.seconds
             if outcome.error is not None or outcome.fired:
@@ -931,13 +932,14 @@ def _configure(jsession: Any, dialect_conf: dict[str, str]) -> None:
 
 
 def _run_statement(spark: Any, session: Any, stmt: _Statement, max_rows: int, group: str,
+                   dialect_conf: dict[str, str],
                    stop: threading.Event) -> tuple[values.ResultSet, bool] | None:
     """Run one statement; its (capped) rows and whether there were more, or None if rowless."""
     spark.sparkContext.setJobGroup(group, "parrot execution", True)
     frame = session.sql(stmt.text)
     words = stmt.words
     if words[:1] == ("RESET",):
-        _configure(session._jsparkSession)
+        _configure(session._jsparkSession, dialect_conf)
     fields = frame.schema.fields
     assignment = words[:1] in (("SET",), ("RESET",)) and (
         any(_is_punct(t, "=") for t in stmt.tokens) or words[1:2] == ("TIME",))

@@ -47,3 +47,11 @@ def test_labels_say_spark_answered(variant: Engine) -> None:
 def test_fixtures_answer_the_same_under_every_variant(variant: Engine) -> None:
     run = variant.execute("SELECT count(*) FROM customers", SHOP)
     assert run.ok and run.result.rows == ((len(SHOP.table("customers").rows),),)
+
+
+def test_reset_keeps_the_dialect_settings(variant: Engine) -> None:
+    run = variant.execute("RESET; SELECT 1 / 0", SHOP)
+    if variant.dialect == "hive":
+        assert run.ok and run.result.rows == ((None,),), run.error
+    else:
+        assert run.status is ExecStatus.RUNTIME_ERROR
