@@ -21,6 +21,7 @@ from parrot.eval.runner import RunConfig, run, select_items, servers_needed
 from parrot.report.metrics import summarize
 from parrot.report.render import print_rich, summary_tables
 from parrot.translators import UnknownTranslatorError, available, create_translator
+from parrot.translators.llm import options as llm_options
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -31,7 +32,10 @@ def build_parser() -> argparse.ArgumentParser:
                     "result on the source engine (Acc_EX, Acc_RES strict/normalized/multiset).")
     parser.add_argument("--model", required=True,
                         help=f"translator: {', '.join(available())}; file:<path> scores a "
-                             "predictions file (PARROT submission JSON or parrot JSONL)")
+                             "predictions file (PARROT submission JSON or parrot JSONL); "
+                             "PROVIDER/MODEL (e.g. openai/gpt-4o) calls any litellm model; "
+                             "local runs SmolLM2-135M offline (extra: local); "
+                             "ensemble:A,B tries A, then B where A fails or the target rejects it")
     parser.add_argument("--dataset", default=DEFAULT_DATASET,
                         help="dataset name under datasets/, a directory, or a .jsonl file "
                              f"(default: {DEFAULT_DATASET})")
@@ -57,6 +61,7 @@ def build_parser() -> argparse.ArgumentParser:
                         help="do not start local servers; dialects without a running server or "
                              "URL are scored as no_engine")
     parser.add_argument("--quiet", action="store_true", help="no progress bar and no tables")
+    llm_options.add_arguments(parser)
     return parser
 
 
@@ -131,7 +136,7 @@ def main(argv: list[str] | None = None) -> int:
         pairs = parse_pairs(args.pairs)
         urls = parse_engine_urls(args.engine)
         dataset = load_dataset(args.dataset)
-        translator = create_translator(args.model)
+        translator = create_translator(args.model, llm=llm_options.from_args(args))
     except (ValueError, UnknownTranslatorError, OSError) as exc:
         console.print(f"[red]error:[/] {exc}", highlight=False)
         return 2
@@ -139,6 +144,9 @@ def main(argv: list[str] | None = None) -> int:
     if not items:
         console.print("[red]error:[/] no items selected (check --pairs and --limit)")
         return 2
+    if not translator.takes_llm_options and (args.api_base or args.reflection):
+        console.print(f"[yellow]warning:[/] {args.model} calls no model: --api-base and "
+                      "--reflection are ignored", highlight=False)
     for warning in translator.check_items(items):
         console.print(f"[yellow]warning:[/] {warning}", highlight=False)
     config = RunConfig(

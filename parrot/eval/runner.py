@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit, urlunsplit
 
 from parrot import __version__
@@ -33,6 +33,9 @@ from parrot.eval.results import (
     write_json,
 )
 from parrot.translators.base import Translation, Translator
+
+if TYPE_CHECKING:
+    from parrot.eval.feedback import EngineFeedback
 
 Progress = Callable[[dict[str, Any]], None]
 
@@ -162,6 +165,19 @@ def _judged(pending: list[Item], translator: Translator,
             yield future.result()
 
 
+def _feedback_for(translator: Translator, config: RunConfig) -> EngineFeedback | None:
+    """Execution feedback for a translator that asks for it (reflection, ensembles), attached;
+    it runs candidates on the target engine in its own process. None for the others."""
+    if translator.feedback_mode is None:
+        return None
+    from parrot.eval.feedback import EngineFeedback
+
+    feedback = EngineFeedback(translator.feedback_mode, timeout=config.timeout,
+                              max_rows=config.max_rows, urls=config.urls, start=config.start)
+    translator.attach_feedback(feedback)
+    return feedback
+
+
 def run(dataset: Dataset, items: list[Item], translator: Translator, config: RunConfig,
         on_result: Progress | None = None,
         on_start: Callable[[int, int], None] | None = None) -> list[dict[str, Any]]:
@@ -172,10 +188,15 @@ def run(dataset: Dataset, items: list[Item], translator: Translator, config: Run
         pending = [i for i in items if i.id not in log.done]
         if on_start:
             on_start(len(items), len(items) - len(pending))
-        for record in _judged(pending, translator, config):
-            log.append(record)
-            if on_result:
-                on_result(record)
+        feedback = _feedback_for(translator, config) if pending else None
+        try:
+            for record in _judged(pending, translator, config):
+                log.append(record)
+                if on_result:
+                    on_result(record)
+        finally:
+            if feedback is not None:
+                feedback.close()
     finally:
         log.close()
     records = read_results(config.output_dir)

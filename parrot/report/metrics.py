@@ -96,7 +96,10 @@ def summarize(records: list[Record]) -> dict[str, Any]:
     translation = Counter(r["translation"]["status"] for r in records)
     execution = Counter(r["pred"]["status"] if r.get("pred") else "not_run" for r in evaluated)
     usage = {k: sum(r["translation"].get(k) or 0 for r in records)
-             for k in ("tokens_in", "tokens_out", "cost")}
+             for k in ("tokens_in", "tokens_out", "cost", "calls", "cache_hits")}
+    usage["cost"] = round(usage["cost"], 10)
+    usage["unpriced"] = sum(1 for r in records if r["translation"].get("calls")
+                            and r["translation"].get("cost") is None)
     return {
         "overall": score(records),
         "reasons": {m: dict(Counter(r["verdicts"][m]["reason"] for r in evaluated).most_common())

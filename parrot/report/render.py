@@ -47,6 +47,16 @@ def summary_tables(summary: dict[str, Any]) -> list[Table]:
                         list(summary["translation_status"].items())))
     tables.append(Table("Execution of translations", ("status", "items"),
                         list(summary["execution_status"].items())))
+    usage = summary.get("usage", {})
+    if usage.get("calls"):
+        cost = f"{usage['cost']:.6f}"
+        if usage.get("unpriced"):
+            known = cost if usage["cost"] else "unknown"
+            cost = f"{known} ({usage['unpriced']} items without a price; --price IN,OUT)"
+        tables.append(Table("Model usage (cost in USD at the provider's prices; cache hits were "
+                            "free)", ("calls", "cache hits", "tokens in", "tokens out", "cost"),
+                            [(usage["calls"], usage["cache_hits"], usage["tokens_in"],
+                              usage["tokens_out"], cost)]))
     return tables
 
 

@@ -10,7 +10,7 @@ import abc
 from collections.abc import Iterable, Iterator
 from dataclasses import asdict, dataclass
 from enum import StrEnum
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Protocol
 
 from parrot.datasets import Item
 
@@ -21,6 +21,7 @@ class TranslationStatus(StrEnum):
     ERROR = "error"  # the translator failed (parse error, API error, ...)
     MISSING = "missing"  # no translation exists (e.g. an id absent from a predictions file)
     EMPTY = "empty"  # the translator answered with no SQL
+    UNPARSEABLE = "unparseable"  # an answer with no recognisable SQL (raw text kept in ``raw``)
 
 
 @dataclass(frozen=True)
@@ -38,6 +39,10 @@ class Translation:
     cost: float | None = None
     latency: float | None = None  # seconds
     annotation_source: str | None = None  # which member/tool produced it (tool, llm, rule, ...)
+    member: str | None = None  # the ensemble member that produced it (its --model spec)
+    calls: int | None = None  # model requests behind this answer (cache hits included)
+    cache_hits: int | None = None  # of ``calls``, answered by the response cache
+    rounds: int | None = None  # reflection rounds used (0: the first answer was kept)
 
     @property
     def ok(self) -> bool:
@@ -54,10 +59,22 @@ class Translation:
         return cls(TranslationStatus.OK, sql=sql, **kwargs)
 
 
+class Feedback(Protocol):
+    """What the runner tells a translator about a candidate: the reflection and ensemble
+    translators run nothing themselves. ``mode`` is ``errors`` (the target engine's error only:
+    fair for evaluation) or ``results`` (also a mismatch with the expected result: curation)."""
+
+    mode: str
+
+    def check(self, item: Item, sql: str) -> str | None:
+        """None when the candidate is accepted, else the message to show the model."""
+
+
 class Translator(abc.ABC):
     """Translate benchmark items. Subclasses register themselves in ``parrot.translators``."""
 
     name: ClassVar[str]
+    takes_llm_options: ClassVar[bool] = False  # accepts ``options=LLMOptions`` (--model flags)
 
     @abc.abstractmethod
     def translate(self, item: Item) -> Translation:
@@ -71,6 +88,15 @@ class Translator(abc.ABC):
     def params(self) -> dict[str, Any]:
         """Everything that determines this translator's output, for the run manifest."""
         return {"name": self.name}
+
+    @property
+    def feedback_mode(self) -> str | None:
+        """The execution feedback to :meth:`attach_feedback` before translating (``errors`` or
+        ``results``), or None."""
+        return None
+
+    def attach_feedback(self, feedback: Feedback) -> None:  # noqa: B027 - optional hook
+        """Receive the runner's execution feedback (translators never execute SQL)."""
 
     def check_items(self, items: Iterable[Item]) -> list[str]:
         """Warnings about the items before a run (e.g. ids a predictions file lacks)."""

@@ -1,4 +1,5 @@
-"""Translator registry: ``@register(name)`` on a class; specs ``sqlglot``, ``file:preds.json``.
+"""Translator registry: ``@register(name)`` on a class; specs ``sqlglot``, ``file:preds.json``,
+``openai/gpt-4o`` (a ``PROVIDER/MODEL`` spec names a litellm model).
 
 Built-in translators live in modules imported only when asked for, so a run with the sqlglot
 baseline never imports an LLM client.
@@ -22,6 +23,9 @@ BUILTIN: dict[str, str] = {
     "reference": "parrot.translators.simple",
     "sqlglot": "parrot.translators.sqlglot_baseline",
     "file": "parrot.translators.predictions",
+    "litellm": "parrot.translators.llm.translator",
+    "local": "parrot.translators.llm.local",
+    "ensemble": "parrot.translators.ensemble",
 }
 
 
@@ -53,13 +57,19 @@ def translator_class(name: str) -> type[Translator]:
     except KeyError:
         raise UnknownTranslatorError(
             f"unknown model/translator {name!r}; available: {', '.join(available())} "
-            "(file:<path> scores a predictions file)") from None
+            "(file:<path> scores a predictions file; PROVIDER/MODEL, e.g. openai/gpt-4o, "
+            "calls a model through litellm)") from None
 
 
-def create_translator(spec: str, **kwargs: Any) -> Translator:
-    """Build the translator a ``--model`` spec names: ``NAME`` or ``NAME:ARGUMENT``."""
+def create_translator(spec: str, llm: Any = None, **kwargs: Any) -> Translator:
+    """Build the translator a ``--model`` spec names: ``NAME``, ``NAME:ARGUMENT`` or
+    ``PROVIDER/MODEL``; ``llm`` (LLMOptions) reaches the translators that take it."""
     name, sep, argument = spec.partition(":")
+    if "/" in name:  # provider/model, e.g. openai/gpt-4o, ollama/llama3:8b
+        name, sep, argument = "litellm", ":", spec
     cls = translator_class(name.strip())
+    if llm is not None and cls.takes_llm_options:
+        kwargs["options"] = llm
     if sep:
         return cls(argument, **kwargs)  # type: ignore[call-arg]
     return cls(**kwargs)

@@ -1,0 +1,111 @@
+"""Settings of the LLM translators and their ``python -m parrot.eval`` flags (no litellm here)."""
+
+from __future__ import annotations
+
+import argparse
+from dataclasses import dataclass
+from pathlib import Path
+
+DEFAULT_PROMPT = "parrot-v1"
+FEEDBACK_MODES = ("errors", "results")
+
+
+@dataclass(frozen=True)
+class LLMOptions:
+    """How to call the model and what to put in its prompt."""
+
+    api_base: str | None = None  # an OpenAI-compatible server (vLLM, llama.cpp, a proxy, ...)
+    concurrency: int = 8  # requests in flight
+    temperature: float = 0.0
+    max_tokens: int = 1024
+    request_timeout: float = 120.0  # seconds per request
+    retries: int = 4  # extra attempts after a 429, a 5xx, a timeout or a broken connection
+    backoff: float = 1.0  # the first retry waits up to this many seconds; doubles each time
+    prompt: str = DEFAULT_PROMPT  # a template in parrot/translators/llm/templates/
+    hints: bool = True  # verified facts about the target dialect
+    shots: int = 1  # worked examples
+    schema: bool = True  # the fixture's tables as DDL
+    cache: bool = True
+    cache_path: Path | None = None  # None: <parrot cache>/llm/responses.sqlite
+    reflection: int = 0  # rounds in which the model sees the target engine's error
+    feedback: str = "errors"  # "results": also result mismatches (curation, never evaluation)
+    price: tuple[float, float] | None = None  # USD per million tokens in/out (else litellm's)
+
+    def resolved_cache_path(self) -> Path | None:
+        if not self.cache:
+            return None
+        if self.cache_path is not None:
+            return self.cache_path
+        from parrot.servers.base import cache_dir
+
+        return cache_dir() / "llm" / "responses.sqlite"
+
+
+def feedback_label(mode: str) -> str:
+    """How a feedback mode is recorded in manifests: curation mode is labelled as such."""
+    return "errors" if mode == "errors" else "results (curation: sees the expected result)"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The LLM flags of ``python -m parrot.eval``."""
+    d = LLMOptions()
+    g = parser.add_argument_group(
+        "LLM translators", "for --model PROVIDER/MODEL (any litellm model, e.g. openai/gpt-4o, "
+        "anthropic/claude-..., ollama/..., hosted_vllm/...), local and ensemble:...; API keys "
+        "come from the provider's usual environment variables and are never recorded")
+    g.add_argument("--api-base", default=None, metavar="URL",
+                   help="an OpenAI-compatible endpoint, e.g. http://127.0.0.1:8000/v1")
+    g.add_argument("--concurrency", type=int, default=d.concurrency,
+                   help=f"requests in flight (default: {d.concurrency})")
+    g.add_argument("--temperature", type=float, default=d.temperature,
+                   help=f"sampling temperature (default: {d.temperature:g})")
+    g.add_argument("--max-tokens", type=int, default=d.max_tokens,
+                   help=f"answer length cap in tokens (default: {d.max_tokens})")
+    g.add_argument("--request-timeout", type=float, default=d.request_timeout,
+                   help=f"seconds per request (default: {d.request_timeout:g})")
+    g.add_argument("--retries", type=int, default=d.retries,
+                   help="retries after 429/5xx/timeouts, exponential backoff with jitter "
+                        f"(default: {d.retries})")
+    g.add_argument("--prompt", default=d.prompt,
+                   help=f"prompt template NAME-vVERSION (default: {d.prompt})")
+    g.add_argument("--hints", action=argparse.BooleanOptionalAction, default=d.hints,
+                   help="include verified facts about the target dialect (default: on)")
+    g.add_argument("--shots", type=int, default=d.shots,
+                   help=f"worked examples in the prompt (default: {d.shots})")
+    g.add_argument("--schema", action=argparse.BooleanOptionalAction, default=d.schema,
+                   help="include the fixture's tables as DDL (default: on)")
+    g.add_argument("--cache", type=Path, default=None, metavar="PATH",
+                   help="SQLite response cache (default: $PARROT_CACHE/llm/responses.sqlite, "
+                        "~/.cache/parrot/llm/... without it)")
+    g.add_argument("--no-cache", action="store_true", help="neither read nor write the cache")
+    g.add_argument("--reflection", type=int, default=d.reflection, metavar="K",
+                   help="up to K rounds in which the model sees the target engine's error for "
+                        "its previous answer and tries again (default: 0)")
+    g.add_argument("--feedback", choices=FEEDBACK_MODES, default=d.feedback,
+                   help="what reflection and ensembles see: the target engine's errors "
+                        "(evaluation), or also result mismatches with the expected result "
+                        "(results: curation only, labelled in the manifest)")
+    g.add_argument("--price", default=None, metavar="IN,OUT",
+                   help="USD per million input,output tokens (default: litellm's price list; "
+                        "unknown models have no cost)")
+
+
+def from_args(args: argparse.Namespace) -> LLMOptions:
+    """LLMOptions from parsed flags; ValueError on nonsense values."""
+    if args.concurrency < 1 or args.max_tokens < 1 or args.request_timeout <= 0:
+        raise ValueError("--concurrency, --max-tokens and --request-timeout must be positive")
+    if args.retries < 0 or args.shots < 0 or args.reflection < 0:
+        raise ValueError("--retries, --shots and --reflection must not be negative")
+    price = None
+    if args.price is not None:
+        try:
+            low, high = (float(p) for p in args.price.split(","))
+        except ValueError:
+            raise ValueError(f"bad --price {args.price!r}: expected IN,OUT, e.g. 2.5,10") from None
+        price = (low, high)
+    return LLMOptions(
+        api_base=args.api_base, concurrency=args.concurrency, temperature=args.temperature,
+        max_tokens=args.max_tokens, request_timeout=args.request_timeout, retries=args.retries,
+        prompt=args.prompt, hints=args.hints, shots=args.shots, schema=args.schema,
+        cache=not args.no_cache, cache_path=args.cache, reflection=args.reflection,
+        feedback=args.feedback, price=price)
