@@ -155,6 +155,9 @@ class SQLiteEngine(Engine):
     def execute(self, sql: str, fixture: Fixture, *, timeout: float = DEFAULT_TIMEOUT,
                 max_rows: int = DEFAULT_MAX_ROWS) -> Execution:
         master = self._master(fixture)
+        if "\x00" in sql:  # the C API reads statements up to a NUL; Python's module refuses them
+            return Execution(ExecStatus.SYNTAX_ERROR,
+                             error="the SQL contains a NUL character, which SQLite cannot take")
         statements = _split(sql)
         if not statements:
             return Execution(ExecStatus.SYNTAX_ERROR, error=st.NO_STATEMENT)

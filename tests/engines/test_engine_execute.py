@@ -78,6 +78,14 @@ def test_empty_text_is_a_syntax_error(engine: Engine, shop: Fixture, sql: str) -
     assert ex.error
 
 
+@pytest.mark.parametrize("sql", ["SELECT 'a\x00b'", "SELECT 1\x00", "\x00"])
+def test_nul_characters_are_an_outcome_not_an_exception(engine: Engine, shop: Fixture,
+                                                        sql: str) -> None:
+    ex = engine.execute(sql, shop)  # engines differ (accept, reject, cut there); none may raise
+    assert ex.status in (ExecStatus.OK, ExecStatus.SYNTAX_ERROR, ExecStatus.RUNTIME_ERROR)
+    assert ex.ok or ex.error
+
+
 def test_error_stops_the_script(engine: Engine, shop: Fixture) -> None:
     ex = engine.execute("SELECT 1; SELECT nosuch FROM customers; SELECT 3", shop)
     assert ex.status is ExecStatus.RUNTIME_ERROR
