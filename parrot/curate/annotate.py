@@ -1,0 +1,96 @@
+"""Stages 3½ and 4: form pairs (statement × target dialect), then ensemble annotation.
+
+:class:`Pairs` turns each statement into one record per target dialect (the corpus's own target,
+such as the expected output of a sqlglot test, rides along as a candidate). :class:`Annotate`
+asks every annotator — any ``--model`` spec :func:`parrot.translators.create_translator`
+understands: ``sqlglot``, ``openai/gpt-4o``, ``ensemble:…`` — for a candidate, each labelled with
+its ``annotation_source``. Translators are created once per worker process.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+from typing import Any
+
+from parrot.curate.stages import Batch, Candidate, Record, Stage
+from parrot.datasets import ANNOTATION_SOURCES, Item
+from parrot.translators import Translator, create_translator
+
+CORPUS_ANNOTATOR = "corpus"  # a target the input corpus itself recorded
+
+
+class Pairs(Stage):
+    """One record per (statement, target); ids become ``<statement id>~<target>``."""
+
+    name = "pairs"
+
+    def __init__(self, targets: Sequence[str], corpus_targets_only: bool = False):
+        self.targets = tuple(targets)
+        self.corpus_targets_only = corpus_targets_only
+
+    def params(self) -> dict[str, Any]:
+        return {"targets": list(self.targets), "corpus_targets_only": self.corpus_targets_only}
+
+    def map(self, chunk: list[Record]) -> Batch:
+        out = Batch([])
+        for r in chunk:
+            known: dict[str, str] = r.info.get("references", {})
+            targets = [t for t in self.targets if t != r.dialect
+                       and (not self.corpus_targets_only or t in known)]
+            if not targets:
+                out.dropped["no target dialect"] += 1
+                continue
+            for t in targets:
+                candidates = ((Candidate(known[t], CORPUS_ANNOTATOR, "tool"),) if t in known
+                              else ())
+                info = {k: v for k, v in r.info.items() if k != "references"}
+                out.records.append(replace(r, id=f"{r.id}~{t}", target=t,
+                                           candidates=candidates, info=info))
+        return out
+
+
+_TRANSLATORS: dict[str, Translator] = {}
+
+
+def translator(spec: str) -> Translator:
+    if spec not in _TRANSLATORS:
+        _TRANSLATORS[spec] = create_translator(spec)
+    return _TRANSLATORS[spec]
+
+
+class Annotate(Stage):
+    """Candidates from every annotator, in the order given (the first verified one wins)."""
+
+    name = "annotate"
+
+    def __init__(self, annotators: Sequence[str]):
+        if not annotators:
+            raise ValueError("at least one annotator is needed (e.g. --annotator sqlglot)")
+        self.annotators = tuple(annotators)
+        for spec in self.annotators:  # fail fast on an unknown spec, in the parent process
+            translator(spec)
+
+    def params(self) -> dict[str, Any]:
+        return {"annotators": [translator(s).params() for s in self.annotators]}
+
+    def map(self, chunk: list[Record]) -> Batch:
+        out = Batch([])
+        items = [Item(id=r.id, source_dialect=r.dialect, target_dialect=r.target or r.dialect,
+                      source_sql=r.sql) for r in chunk]
+        found: dict[str, list[Candidate]] = {r.id: [] for r in chunk}
+        for spec in self.annotators:
+            for item, t in translator(spec).translate_all(items):
+                if t.ok and t.sql:
+                    source = t.annotation_source if t.annotation_source in ANNOTATION_SOURCES \
+                        else "tool"
+                    found[item.id].append(Candidate(t.sql, t.member or spec, source))
+                else:
+                    out.notes[f"{spec}: {t.status}"] += 1
+        for r in chunk:
+            candidates = (*found[r.id], *r.candidates)  # annotators first, the corpus's last
+            if not candidates:
+                out.dropped["no annotator produced SQL"] += 1
+                continue
+            out.records.append(replace(r, candidates=candidates))
+        return out

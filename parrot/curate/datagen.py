@@ -1,0 +1,471 @@
+"""Query-aware test data: small fixtures built to make a query's result say something, and to
+separate it from plausible wrong translations.
+
+:func:`infer_schema` reads the query's AST: the tables it reads, the columns it uses (resolved
+through aliases; an unqualified column goes to the table of its own SELECT that has it), a type
+for each column from how it is used (compared with a number, a date-like string or a string;
+inside arithmetic, string or date functions; used as a condition; else from its name), the
+literals it is compared with, and which columns are joined to each other. With a ``base`` fixture
+(a real database) tables, columns and types come from it instead, and its rows seed the values.
+
+:func:`generate` writes ``rounds`` fixtures, deterministic under ``seed``. Round 0 is friendly:
+values mostly from the query's literals, so filters select rows and joins match. Later rounds are
+adversarial: NULLs, duplicated rows, ties, empty strings, mixed case and trailing spaces, zero
+(divisors), negative numbers and boundary dates (leap day, year end).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import random
+import re
+from dataclasses import dataclass, field
+from decimal import Decimal
+from typing import Any
+
+import sqlglot
+from sqlglot import exp
+from sqlglot.errors import SqlglotError
+
+from parrot.fixtures import Fixture, decimal_scale, name_problem, storage_text
+
+_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+_TIMESTAMP = re.compile(r"^\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?$")
+_TEXT_FUNCS = (exp.Upper, exp.Lower, exp.Length, exp.Substring, exp.Trim, exp.Concat, exp.DPipe,
+               exp.Initcap, exp.Left, exp.Right, exp.StrPosition, exp.Like, exp.ILike,
+               exp.RegexpLike, exp.GroupConcat)
+_NUM_FUNCS = (exp.Add, exp.Sub, exp.Mul, exp.Div, exp.Mod, exp.IntDiv, exp.Sum, exp.Avg,
+              exp.Round, exp.Abs, exp.Floor, exp.Ceil, exp.Sqrt, exp.Pow, exp.Ln, exp.Stddev,
+              exp.Variance, exp.Neg)
+_COMPARE = (exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE, exp.NullSafeEQ, exp.Is)
+_VOLATILE = (exp.Rand, exp.CurrentDate, exp.CurrentTimestamp, exp.CurrentTime, exp.Uuid,
+             exp.CurrentDatetime)
+_VOLATILE_NAMES = frozenset({"NOW", "RANDOM", "RAND", "UUID", "NEWID", "SYSDATE", "GETDATE",
+                             "RANDOMBLOB", "GEN_RANDOM_UUID", "RANDCANONICAL"})
+_TEXT_NAMES = re.compile(r"name|title|desc|city|country|email|type|code|status|address|text|"
+                         r"comment|label|street|state|gender|sex|nationality|color|role|model",
+                         re.IGNORECASE)
+_DATE_NAMES = re.compile(r"date|_at$|time|year_month|day$", re.IGNORECASE)
+
+EDGES: dict[str, list[Any]] = {
+    "integer": [0, 1, 2, 3, 5, 7, -1, -4, 10, 100],
+    "double": [0.0, 0.5, 1.25, -2.5, 3.0, 100.0],
+    "text": ["", "a", "A", "b", "abc", "abc ", " Zeta", "x"],
+    "date": ["2024-02-29", "2023-12-31", "2024-01-01", "2000-01-01", "2024-03-01"],
+    "timestamp": ["2024-02-29 12:00:00", "2023-12-31 23:59:59", "2024-01-01 00:00:00",
+                  "2024-01-01 08:30:00.5"],
+    "boolean": [True, False],
+}
+JOIN_POOL: dict[str, list[Any]] = {"integer": [1, 2, 3, 4], "text": ["a", "b", "c", "d"]}
+
+
+class SchemaError(ValueError):
+    """A query whose tables and columns cannot be turned into a fixture."""
+
+
+@dataclass
+class ColumnInfo:
+    name: str
+    type: str = ""  # portable type; empty until evidence or the default decides
+    literals: list[Any] = field(default_factory=list)
+    group: int | None = None  # join group: columns compared with each other share values
+    nullable: bool = True
+
+
+@dataclass
+class QuerySchema:
+    """The tables a query reads, with the columns it uses, in first-use order."""
+
+    tables: dict[str, dict[str, ColumnInfo]] = field(default_factory=dict)
+
+    def column(self, table: str, name: str) -> ColumnInfo:
+        cols = self.tables[table]
+        for key, info in cols.items():
+            if key.lower() == name.lower():
+                return info
+        cols[name] = ColumnInfo(name)
+        return cols[name]
+
+
+def parse_query(sql: str, dialect: str) -> exp.Expr:
+    """The query's AST (its last statement), or SchemaError when it is not a single query."""
+    try:
+        trees = [t for t in sqlglot.parse(sql, read=dialect) if t is not None]
+    except (SqlglotError, RecursionError, ValueError) as exc:
+        raise SchemaError(f"unparseable: {str(exc).splitlines()[0][:200]}") from None
+    if len(trees) != 1 or not isinstance(trees[0], exp.Query):
+        raise SchemaError("not a single query")
+    return trees[0]
+
+
+def volatile(tree: exp.Expr) -> bool:
+    """Whether the query calls a function whose value changes between runs."""
+    for node in tree.walk():
+        if isinstance(node, _VOLATILE):
+            return True
+        if isinstance(node, exp.Anonymous) and node.name.upper() in _VOLATILE_NAMES:
+            return True
+    return False
+
+
+def _literal_value(node: exp.Expr) -> Any:
+    """The Python value of a (possibly negated) literal, else None."""
+    negative = False
+    if isinstance(node, exp.Neg):
+        node, negative = node.this, True
+    if not isinstance(node, exp.Literal):
+        return None
+    if node.is_string:
+        return None if negative else node.this
+    text = node.this
+    try:
+        value: Any = int(text) if re.fullmatch(r"\d+", text) else float(text)
+    except ValueError:
+        return None
+    return -value if negative else value
+
+
+def _type_of_value(value: Any) -> str:
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int):
+        return "integer"
+    if isinstance(value, float):
+        return "double"
+    if _DATE.match(value):
+        return "date"
+    if _TIMESTAMP.match(value):
+        return "timestamp"
+    return "text"
+
+
+def _like_values(pattern: str) -> list[str]:
+    """Strings matching a LIKE pattern (and one that almost does)."""
+    base = pattern.replace("_", "x")
+    return [base.replace("%", ""), base.replace("%", "z"), base.replace("%", "").upper()]
+
+
+class _Groups:
+    """Union-find over (table, column) pairs compared with each other."""
+
+    def __init__(self) -> None:
+        self.parent: dict[tuple[str, str], tuple[str, str]] = {}
+
+    def find(self, x: tuple[str, str]) -> tuple[str, str]:
+        self.parent.setdefault(x, x)
+        while self.parent[x] != x:
+            self.parent[x] = self.parent[self.parent[x]]
+            x = self.parent[x]
+        return x
+
+    def union(self, a: tuple[str, str], b: tuple[str, str]) -> None:
+        self.parent[self.find(a)] = self.find(b)
+
+
+def _scope_tables(select: exp.Expr | None, alias_of: dict[str, str]) -> list[str]:
+    """Tables read directly by one SELECT (its FROM and JOINs, not subqueries)."""
+    if not isinstance(select, exp.Select):
+        return []
+    nodes: list[exp.Expr] = []
+    source = select.args.get("from") or select.args.get("from_")
+    if isinstance(source, exp.From):
+        nodes.append(source.this)
+    nodes.extend(j.this for j in select.args.get("joins") or [])
+    return [alias_of[n.alias_or_name.lower()] for n in nodes
+            if isinstance(n, exp.Table) and n.alias_or_name.lower() in alias_of]
+
+
+def infer_schema(tree: exp.Expr, base: Fixture | None = None) -> QuerySchema:
+    """Tables and columns ``tree`` reads, with types, literals and join groups."""
+    ctes = {c.alias_or_name.lower() for c in tree.find_all(exp.CTE)}
+    derived = {s.alias_or_name.lower() for s in tree.find_all(exp.Subquery) if s.alias}
+    base_tables = {t.name.lower(): t for t in base.tables} if base is not None else {}
+    schema = QuerySchema()
+    alias_of: dict[str, str] = {}
+    for t in tree.find_all(exp.Table):
+        if not isinstance(t.this, exp.Identifier) or t.name.lower() in ctes:
+            continue
+        if t.args.get("db") or t.args.get("catalog"):
+            raise SchemaError(f"qualified table name {t.sql()!r}")
+        name = t.name
+        if base is not None:
+            if name.lower() not in base_tables:
+                raise SchemaError(f"table {name!r} is not in fixture {base.name!r}")
+            name = base_tables[name.lower()].name
+        existing = next((k for k in schema.tables if k.lower() == name.lower()), None)
+        if existing is None:
+            if problem := name_problem(name):
+                raise SchemaError(f"table name {name!r} {problem}")
+            schema.tables[name] = {}
+            existing = name
+        alias_of[t.alias_or_name.lower()] = existing
+        alias_of.setdefault(name.lower(), existing)
+    if not schema.tables:
+        return schema
+    lambdas = {p.name.lower() for lam in tree.find_all(exp.Lambda) for p in lam.expressions}
+    groups = _Groups()
+    resolved: dict[int, tuple[str, str]] = {}
+    for col in tree.find_all(exp.Column):
+        if isinstance(col.this, exp.Star) or not col.name or col.name.lower() in lambdas:
+            continue
+        table = _owner(col, schema, alias_of, ctes | derived, base_tables)
+        if table is None:
+            continue
+        info = schema.column(table, col.name)
+        if problem := name_problem(info.name):
+            raise SchemaError(f"column name {info.name!r} {problem}")
+        resolved[id(col)] = (table, info.name)
+        _evidence(col, info)
+    for node in tree.find_all(exp.EQ, exp.NullSafeEQ):
+        left, right = resolved.get(id(node.this)), resolved.get(id(node.expression))
+        if left and right:
+            groups.union(left, right)
+    _finish(schema, groups, base_tables)
+    return schema
+
+
+def _owner(col: exp.Column, schema: QuerySchema, alias_of: dict[str, str], other: set[str],
+           base_tables: dict[str, Any]) -> str | None:
+    """The table a column belongs to, or None when it names something else (an alias of an
+    output column, a CTE's or subquery's column, a struct field)."""
+    qualifier = col.table.lower()
+    if qualifier:
+        return alias_of.get(qualifier) if qualifier not in other or qualifier in alias_of \
+            else None
+    select = col.find_ancestor(exp.Select)
+    scope = _scope_tables(select, alias_of)
+    if isinstance(select, exp.Select):
+        aliases = {e.alias.lower() for e in select.expressions if isinstance(e, exp.Alias)}
+        in_projection = any(col is e or col in e.find_all(exp.Column)
+                            for e in select.expressions)
+        if col.name.lower() in aliases and not in_projection:
+            return None  # ORDER BY / HAVING naming an output column
+    if not scope:
+        return None if select is not None and select.args.get("from") else \
+            next(iter(schema.tables))
+    if base_tables:  # a real schema: the first table of the scope that has the column
+        return next((table for table in scope
+                     if any(c.name.lower() == col.name.lower()
+                            for c in base_tables[table.lower()].columns)), None)
+    for table in scope:  # a column the query already placed
+        if any(k.lower() == col.name.lower() for k in schema.tables[table]):
+            return table
+    return scope[0]
+
+
+def _evidence(col: exp.Column, info: ColumnInfo) -> None:
+    """Learn a type and literals from the expression around one column reference."""
+    parent = col.parent
+    while isinstance(parent, exp.Paren):
+        parent = parent.parent
+    found: str | None = None
+    if isinstance(parent, (*_COMPARE, exp.In, exp.Between)):
+        others: list[exp.Expr] = []
+        if isinstance(parent, exp.In):
+            others = list(parent.expressions)
+        elif isinstance(parent, exp.Between):
+            others = [parent.args["low"], parent.args["high"]]
+        else:
+            others = [parent.expression if parent.this is col else parent.this]
+        for other in others:
+            value = _literal_value(other)
+            if value is not None:
+                info.literals.append(value)
+                found = found or _type_of_value(value)
+    elif isinstance(parent, exp.Like | exp.ILike) and parent.this is col:
+        pattern = _literal_value(parent.expression)
+        if isinstance(pattern, str):
+            info.literals.extend(_like_values(pattern))
+        found = "text"
+    elif isinstance(parent, _TEXT_FUNCS):
+        found = "text"
+    elif isinstance(parent, _NUM_FUNCS):
+        found = "integer"
+    elif parent is not None and type(parent).__module__.endswith("temporal"):
+        found = "timestamp" if "Time" in type(parent).__name__ else "date"
+    elif isinstance(parent, exp.Where | exp.And | exp.Or | exp.Not | exp.Having):
+        found = "boolean"
+    if found and (not info.type or (info.type == "integer" and found == "double")):
+        info.type = found
+
+
+def _finish(schema: QuerySchema, groups: _Groups, base_tables: dict[str, Any]) -> None:
+    """Default types, join groups, and at least one column per table."""
+    roots: dict[tuple[str, str], int] = {}
+    for table, cols in schema.tables.items():
+        if base_tables:  # the whole real table, in its column order
+            used = {k.lower(): v for k, v in cols.items()}
+            cols.clear()
+            for c in base_tables[table.lower()].columns:
+                info = used.get(c.name.lower(), ColumnInfo(c.name))
+                info.name, info.type, info.nullable = c.name, c.type, c.nullable
+                cols[c.name] = info
+        if not cols:
+            cols["id"] = ColumnInfo("id", "integer")
+        for info in cols.values():
+            if not info.type:
+                info.type = ("text" if _TEXT_NAMES.search(info.name) else
+                             "date" if _DATE_NAMES.search(info.name) else "integer")
+            if (table, info.name) in groups.parent:
+                root = groups.find((table, info.name))
+                info.group = roots.setdefault(root, len(roots))
+
+
+# --- generation -----------------------------------------------------------------------------------
+
+def _pool(info: ColumnInfo, sample: list[Any]) -> list[Any]:
+    kind = ("double" if info.type.startswith("decimal") else
+            "integer" if info.type == "bigint" else info.type)
+    values: list[Any] = []
+    for lit in info.literals:
+        value = _coerce_literal(lit, kind)
+        if value is not None:
+            values.append(value)
+            if kind == "integer" and isinstance(value, int):
+                values.extend([value - 1, value + 1])
+    values.extend(sample)
+    values.extend(EDGES.get(kind, EDGES["text"]))
+    return values
+
+
+def _coerce_literal(value: Any, kind: str) -> Any:
+    if kind == "integer":
+        return value if isinstance(value, int) and not isinstance(value, bool) else None
+    if kind == "double":
+        return float(value) if isinstance(value, int | float) else None
+    if kind == "text":
+        return value if isinstance(value, str) else str(value)
+    if kind == "date":
+        return value if isinstance(value, str) and _DATE.match(value) else None
+    if kind == "timestamp":
+        if isinstance(value, str) and _TIMESTAMP.match(value):
+            return value.replace("T", " ")
+        if isinstance(value, str) and _DATE.match(value):
+            return value + " 00:00:00"
+    return None
+
+
+def _json_value(value: Any, ptype: str) -> Any:
+    """``value`` in the JSON form a fixture column of ``ptype`` takes."""
+    if value is None:
+        return None
+    if ptype.startswith("decimal"):
+        scale = decimal_scale(ptype) or 0
+        return str(Decimal(str(value)).quantize(Decimal(1).scaleb(-scale)))
+    if ptype in ("integer", "bigint"):
+        return int(value)
+    if ptype == "double":
+        return float(value)
+    if ptype in ("date", "timestamp") and not isinstance(value, str):
+        return storage_text(value, ptype)
+    return value
+
+
+def generate(schema: QuerySchema, *, rounds: int, seed: str, name: str,
+             base: Fixture | None = None) -> list[dict[str, Any]]:
+    """``rounds`` fixtures (JSON form) for ``schema``; see the module docstring."""
+    samples = _samples(schema, base, seed)
+    out = []
+    for r in range(rounds):
+        rng = random.Random(f"{seed}:{r}")
+        tables = []
+        for table, cols in schema.tables.items():
+            infos = list(cols.values())
+            n = 8 if r == 0 else rng.randint(6, 12)
+            rows = []
+            for _ in range(n):
+                row = []
+                for info in infos:
+                    row.append(_json_value(
+                        _value(info, samples[(table, info.name)], rng, r),
+                        info.type))
+                rows.append(row)
+            if r > 0 and rows:
+                for _ in range(rng.randint(1, 2)):  # duplicate rows
+                    rows.insert(rng.randrange(len(rows) + 1), list(rng.choice(rows)))
+            tables.append({"name": table,
+                           "columns": [{"name": i.name, "type": i.type, "nullable": i.nullable}
+                                       for i in infos],
+                           "rows": rows})
+        out.append({"name": f"{name}-r{r}", "tables": tables})
+    return out
+
+
+def _value(info: ColumnInfo, pool: list[Any], rng: random.Random, round_: int) -> Any:
+    if round_ > 0 and info.nullable and rng.random() < 0.2:
+        return None
+    if info.group is not None and info.type in JOIN_POOL:
+        values = [v for v in JOIN_POOL[info.type] + pool[:len(info.literals) * 3]
+                  if v is not None and _fits(v, info.type)]
+        return rng.choice(values)
+    if round_ == 0 and info.literals and rng.random() < 0.6:
+        return rng.choice(pool[:max(1, 3 * len(info.literals))])  # literals, neighbours
+    return rng.choice(pool)
+
+
+def _samples(schema: QuerySchema, base: Fixture | None, seed: str
+             ) -> dict[tuple[str, str], list[Any]]:
+    """Per column, the value pool: literals, a sample of the base fixture's values, edges."""
+    out = {}
+    rng = random.Random(seed)
+    for table, cols in schema.tables.items():
+        real = base.table(table) if base is not None else None
+        for info in cols.values():
+            sample: list[Any] = []
+            if real is not None:
+                index = real.column_names.index(info.name)
+                distinct = list(dict.fromkeys(row[index] for row in real.rows
+                                              if row[index] is not None))
+                sample = rng.sample(distinct, min(6, len(distinct)))
+                sample = [storage_text(v, info.type) for v in sample]
+            pool = _pool(info, sample)
+            out[(table, info.name)] = [v for v in pool if _fits(v, info.type)]
+    return out
+
+
+def _fits(value: Any, ptype: str) -> bool:
+    """Whether ``value`` can be stored in a column of ``ptype`` (decimals: within precision)."""
+    if ptype.startswith("decimal"):
+        try:
+            d = Decimal(str(value))
+        except ArithmeticError:
+            return False
+        return d.is_finite() and abs(d) < Decimal(10) ** 15
+    if ptype in ("integer", "bigint"):
+        return isinstance(value, int) and not isinstance(value, bool) and abs(value) < 2 ** 31
+    if ptype == "date":
+        return isinstance(value, str) and _valid(value, dt.date.fromisoformat)
+    if ptype == "timestamp":
+        return isinstance(value, str) and _valid(value, dt.datetime.fromisoformat)
+    if ptype == "boolean":
+        return isinstance(value, bool)
+    if ptype == "double":
+        return isinstance(value, int | float) and not isinstance(value, bool)
+    return isinstance(value, str)
+
+
+def _valid(text: str, parse: Any) -> bool:
+    try:
+        parse(text)
+    except ValueError:
+        return False
+    return True
+
+
+def fixture_name(key: str) -> str:
+    """A short stable fixture name for a record."""
+    return "gen-" + hashlib.sha256(key.encode()).hexdigest()[:12]
+
+
+def query_test_data(sql: str, dialect: str, *, rounds: int, seed: str, name: str,
+              base: Fixture | None = None) -> list[dict[str, Any]]:
+    """Infer the query's schema and generate ``rounds`` fixtures (see :func:`generate`)."""
+    tree = parse_query(sql, dialect)
+    if volatile(tree):
+        raise SchemaError("volatile function (result changes between runs)")
+    schema = infer_schema(tree, base)
+    if not schema.tables:
+        return []
+    return generate(schema, rounds=rounds, seed=seed, name=name, base=base)
+

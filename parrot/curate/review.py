@@ -1,0 +1,97 @@
+"""The review queue: a human fixes pairs no candidate survived; fixes are verified again.
+
+``python -m parrot.curate review DIR/review.csv --out DIR`` (or the ``.jsonl``): every entry with
+a non-empty ``fixed_sql`` is re-verified on the same rounds of test data (the JSONL keeps them;
+a CSV is joined to the JSONL beside it by id). Fixes that agree become items with
+``annotation_source: human`` in ``DIR/items.jsonl`` (replacing an item with the same id); fixes
+that do not stay in the queue with the new failure.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+from pathlib import Path
+from typing import Any
+
+from parrot.curate.classify import Classify
+from parrot.curate.serialise import (
+    ITEMS,
+    REVIEW,
+    attached_fixture,
+    item_json,
+    write_fixture,
+    write_review,
+)
+from parrot.curate.stages import Candidate, Record
+from parrot.curate.verify import DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT, Verify, checker
+
+
+def read_review(path: Path) -> list[dict[str, Any]]:
+    """Review entries from the JSONL, or from a CSV joined to the JSONL next to it."""
+    if path.suffix == ".jsonl":
+        return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()
+                if line.strip()]
+    full = {e["id"]: e for e in read_review(path.with_name(REVIEW))}
+    out = []
+    with path.open(encoding="utf-8", newline="") as fh:
+        for row in csv.DictReader(fh):
+            entry = dict(full[row["id"]])
+            entry["fixed_sql"] = row.get("fixed_sql", "")
+            out.append(entry)
+    return out
+
+
+def record_of(entry: dict[str, Any]) -> Record:
+    """The pair of a review entry, with the fix as its only candidate."""
+    return Record(id=entry["id"], dialect=entry["source_dialect"], sql=entry["source_sql"],
+                  origin=entry.get("origin", ""), fixture=entry.get("fixture"),
+                  target=entry["target_dialect"],
+                  candidates=(Candidate(entry["fixed_sql"].strip(), "review", "human"),),
+                  info={"rounds": entry.get("rounds", []), "attach": entry.get("attach", 0)})
+
+
+def import_fixes(entries: list[dict[str, Any]], out: Path, variant: str,
+                 timeout: float = DEFAULT_TIMEOUT) -> tuple[int, list[dict[str, Any]]]:
+    """Verify the fixed entries; add the agreeing ones to ``out/items.jsonl``. Returns how many
+    were added and the entries still waiting (unfixed, or fixed and still disagreeing)."""
+    fixed = [e for e in entries if str(e.get("fixed_sql", "")).strip()]
+    waiting = [e for e in entries if not str(e.get("fixed_sql", "")).strip()]
+    verify = Verify(timeout, DEFAULT_MAX_ROWS, review=True)
+    batch = verify.map([record_of(e) for e in fixed])
+    for entry in batch.routed:
+        entry["fixed_sql"] = ""
+    waiting.extend(batch.routed)
+    accepted = Classify().map(batch.records).records
+    lines = {}
+    items_path = out / ITEMS
+    if items_path.is_file():
+        for line in items_path.read_text(encoding="utf-8").splitlines():
+            if line.strip():
+                lines[json.loads(line)["id"]] = line
+    for r in accepted:
+        fixture = attached_fixture(r)
+        if fixture is not None:
+            write_fixture(out / "fixtures", fixture)
+        record = item_json(variant, r)
+        lines[record["id"]] = json.dumps(record, ensure_ascii=False)
+    items_path.write_text("".join(f"{line}\n" for line in lines.values()), encoding="utf-8")
+    checker(timeout, DEFAULT_MAX_ROWS).judge.close()
+    return len(accepted), waiting
+
+
+def main(argv: list[str]) -> int:
+    p = argparse.ArgumentParser(prog="python -m parrot.curate review",
+                                description="re-verify reviewed fixes and add them")
+    p.add_argument("file", type=Path, help="review.jsonl or review.csv with fixed_sql filled")
+    p.add_argument("--out", type=Path, required=True, help="the dataset folder to add to")
+    p.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT)
+    args = p.parse_args(argv)
+    manifest = json.loads((args.out / "manifest.json").read_text(encoding="utf-8"))
+    added, waiting = import_fixes(read_review(args.file), args.out, manifest["variant"],
+                                  args.timeout)
+    write_review(args.out, waiting)
+    print(f"{added} fix(es) verified and added to {args.out / ITEMS}; "
+          f"{len(waiting)} entr(ies) left in the review queue")
+    return 0

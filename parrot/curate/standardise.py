@@ -1,0 +1,125 @@
+"""Stage 1, standardise: split multi-statement inputs, format canonically, deduplicate.
+
+Canonical formatting is lexical and never changes what a statement means: comments are removed
+(and counted), runs of whitespace outside string literals and quoted identifiers become one
+space, trailing semicolons go. Procedural inputs (``CREATE PROCEDURE``, ``BEGIN … END``) are kept
+whole instead of being split at their inner semicolons.
+
+Two records are exact duplicates when their canonical text (and dialect) is equal, normalised
+duplicates when they are equal after case-folding keywords and unquoted identifiers. String
+literals and quoted identifiers keep their case in both keys.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import replace
+from typing import Any
+
+from parrot.curate.stages import Batch, Record, Stage
+
+# one lexical piece: a quoted thing, a comment, whitespace, a semicolon, or anything else
+_REST = (
+    r"""|(?P<qid>"(?:[^"]|"")*"?|`(?:[^`]|``)*`?|\[[^\]\n]*\])"""
+    r"""|(?P<line>--[^\n]*|\#[^\n]*)"""
+    r"""|(?P<block>/\*.*?(?:\*/|\Z))"""
+    r"""|(?P<ws>\s+)"""
+    r"""|(?P<semi>;)"""
+    r"""|(?P<word>[A-Za-z_][A-Za-z0-9_$]*)"""
+    r"""|(?P<other>[^'"`\[\s;A-Za-z_#/-]+|[/#\[-])""")
+_PIECE = re.compile(r"""(?P<str>'(?:[^']|'')*'?)""" + _REST, re.DOTALL)
+# dialects whose string literals take backslash escapes ('it\'s')
+BACKSLASH_ESCAPES = frozenset({"mysql", "bigquery", "spark", "hive", "databricks", "clickhouse",
+                               "singlestore", "starrocks", "doris"})
+_PIECE_BACKSLASH = re.compile(r"""(?P<str>'(?:[^'\\]|''|\\.)*'?)""" + _REST, re.DOTALL)
+_PROCEDURAL = re.compile(
+    r"\b(?:BEGIN|CREATE\s+(?:OR\s+REPLACE\s+)?(?:PROCEDURE|PROC|FUNCTION|TRIGGER)|DECLARE)\b",
+    re.IGNORECASE)
+# MySQL-family dialects and ClickHouse treat '#' as a comment; elsewhere it is an operator
+HASH_COMMENTS = frozenset({"mysql", "singlestore", "starrocks", "doris", "clickhouse"})
+
+
+def split_and_format(sql: str, dialect: str) -> tuple[list[str], int]:
+    """Canonical statements of one input, and how many comments were removed."""
+    procedural = bool(_PROCEDURAL.search(sql))
+    hash_comments = dialect in HASH_COMMENTS
+    statements: list[str] = []
+    current: list[str] = []
+    comments = 0
+    space = False
+    pieces = _PIECE_BACKSLASH if dialect in BACKSLASH_ESCAPES else _PIECE
+    for m in pieces.finditer(sql):
+        kind, text = m.lastgroup, m.group()
+        if kind == "line" and text.startswith("#") and not hash_comments:
+            kind = "other"
+        if kind in ("line", "block"):
+            comments += 1
+            space = True
+        elif kind == "ws":
+            space = True
+        elif kind == "semi" and not procedural:
+            statements.append("".join(current).strip())
+            current, space = [], False
+        else:
+            if space and current:
+                current.append(" ")
+            current.append(text)
+            space = False
+    statements.append("".join(current).strip())
+    out = [s.rstrip(";").rstrip() for s in statements]
+    return [s for s in out if s], comments
+
+
+def normalised_key(sql: str) -> str:
+    """``sql`` (canonical) with keywords and unquoted identifiers case-folded."""
+    return "".join(m.group().lower() if m.lastgroup == "word" else m.group()
+                   for m in _PIECE.finditer(sql))
+
+
+class Standardise(Stage):
+    """Split, format canonically and drop exact and normalised duplicates (first one wins)."""
+
+    name = "standardise"
+
+    def map(self, chunk: list[Record]) -> Batch:
+        out = Batch([])
+        for record in chunk:
+            if "\x00" in record.sql:  # no engine driver accepts it in a statement
+                out.dropped["NUL character"] += 1
+                continue
+            statements, comments = split_and_format(record.sql, record.dialect)
+            if comments:
+                out.notes["comments removed"] += comments
+            if not statements:
+                out.dropped["empty"] += 1
+                continue
+            if len(statements) > 1:
+                out.notes["inputs split"] += 1
+            for i, sql in enumerate(statements):
+                rid = record.id if len(statements) == 1 else f"{record.id}#{i + 1}"
+                out.records.append(replace(record, id=rid, sql=sql))
+        return out
+
+    def reduce(self, batch: Batch) -> Batch:
+        exact: set[tuple[str, str, str | None]] = set()
+        normal: set[tuple[str, str, str | None]] = set()
+        kept: list[Record] = []
+        dropped: Counter[str] = Counter(batch.dropped)
+        for r in batch.records:
+            key = (r.dialect, r.sql, r.fixture)
+            if key in exact:
+                dropped["exact duplicate"] += 1
+                continue
+            exact.add(key)
+            nkey = (r.dialect, normalised_key(r.sql), r.fixture)
+            if nkey in normal:
+                dropped["normalised duplicate"] += 1
+                continue
+            normal.add(nkey)
+            kept.append(r)
+        return Batch(kept, dropped, batch.notes, batch.routed)
+
+    def params(self) -> dict[str, Any]:
+        return {"comments": "removed", "dedup": ["exact", "normalised"],
+                "dedup_scope": "dialect + fixture"}

@@ -1,0 +1,222 @@
+"""The benchmark variants: which corpus each reads, its default targets and its selection.
+
+* ``simple`` — unit-style pairs from sqlglot's own tests (``<corpora>/sqlglot/``): their source
+  statements in dialects with an engine here, paired with every target; the test's expected
+  output rides along as a candidate. Verified by execution on generated data.
+* ``diverse`` — real benchmark queries of the Spider family (``<corpora>/parrot/*.jsonl``) whose
+  Spider database is present, run on that database (``spider/<db_id>``) and on generated data.
+* ``main`` — the hard set: long (top token-length quartile) statements with several constructs
+  (joins, subqueries, grouping, set operations, windows, CTEs, CASE), from every SQLite-dialect
+  benchmark; Spider databases where they exist, generated data otherwise.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from parrot.curate.stages import Batch, Record, Stage
+from parrot.migrate.named import corpora_root
+
+EMBEDDED = ("sqlite", "duckdb", "clickhouse")
+SPIDER_FAMILY = ("Spider", "Spider-Syn", "Spider-DK", "Spider-Realistic", "Dr.Spider", "sparc",
+                 "CoSQL", "CSpider", "PortugueseSpider", "Archer", "AmbiQT", "PAUQ")
+
+
+class CorpusMissing(FileNotFoundError):
+    """The shared corpora folder (or a file in it) is absent."""
+
+
+@dataclass(frozen=True)
+class Variant:
+    name: str
+    load: Callable[[tuple[str, ...]], tuple[list[Record], list[Path]]]  # sources -> records
+    sources: tuple[str, ...]  # source dialects read by default
+    targets: tuple[str, ...]  # target dialects by default
+    limit: int | None  # statements kept by coverage selection, by default
+    corpus_targets_only: bool = False
+
+
+def _jsonl(path: Path) -> Iterator[dict[str, Any]]:
+    if not path.is_file():
+        raise CorpusMissing(f"{path} not found: set PARROT_CORPORA to the folder holding the "
+                            "shared corpora (parrot/, sqlglot/, sqlite/)")
+    with path.open(encoding="utf-8") as fh:
+        for line in fh:
+            if line.strip():
+                yield json.loads(line)
+
+
+def load_simple(sources: tuple[str, ...]) -> tuple[list[Record], list[Path]]:
+    """Source statements of sqlglot's tests, with the tests' expected targets attached."""
+    root = corpora_root() / "sqlglot"
+    paths = [root / "sqlglot_cross_dialect_pairs.jsonl", root / "sqlglot_same_dialect_pairs.jsonl"]
+    records: dict[tuple[str, str], Record] = {}
+    for path in paths:
+        for row in _jsonl(path):
+            dialect = row["source_dialect"]
+            if dialect not in sources:
+                continue
+            key = (dialect, row["source_sql"])
+            if key not in records:
+                records[key] = Record(id=row["id"], dialect=dialect, sql=row["source_sql"],
+                                      origin=f"sqlglot:{row['test_file']}",
+                                      info={"references": {}})
+            target = row["target_dialect"]
+            if target != dialect:
+                records[key].info["references"].setdefault(target, row["target_sql"])
+    return list(records.values()), paths
+
+
+def _benchmark_records(files: list[Path], sources: tuple[str, ...],
+                       spider_only: bool) -> list[Record]:
+    from parrot.migrate.named import available_named
+
+    named = set(available_named())
+    out = []
+    for path in files:
+        for row in _jsonl(path):
+            if row["dialect"] not in sources:
+                continue
+            fixture = f"spider/{row['db_id']}" if row.get("db_id") else None
+            if fixture not in named:
+                if spider_only:
+                    continue
+                fixture = None
+            out.append(Record(id=row["id"], dialect=row["dialect"], sql=row["sql"],
+                              origin=row.get("benchmark", path.stem), fixture=fixture))
+    return out
+
+
+def load_diverse(sources: tuple[str, ...]) -> tuple[list[Record], list[Path]]:
+    files = [corpora_root() / "parrot" / f"{name}.jsonl" for name in SPIDER_FAMILY]
+    files = [f for f in files if f.is_file()] or files[:1]
+    return _benchmark_records(files, sources, spider_only=True), files
+
+
+def load_main(sources: tuple[str, ...]) -> tuple[list[Record], list[Path]]:
+    root = corpora_root() / "parrot"
+    if not root.is_dir():
+        raise CorpusMissing(f"{root} not found: set PARROT_CORPORA")
+    files = sorted(root.glob("*.jsonl"))
+    return _benchmark_records(files, sources, spider_only=False), files
+
+
+VARIANTS: dict[str, Variant] = {
+    "simple": Variant("simple", load_simple, EMBEDDED, EMBEDDED, None),
+    "diverse": Variant("diverse", load_diverse, ("sqlite",), ("duckdb", "clickhouse"), 400),
+    "main": Variant("main", load_main, ("sqlite",), ("duckdb", "clickhouse"), 100),
+}
+
+
+# --- the simple variant's grounding -------------------------------------------------------------
+
+GROUND_TABLE = "t"
+
+
+def ground(sql: str, dialect: str) -> str | None:
+    """A test statement that uses columns but reads no table (``SELECT x BETWEEN 2 AND 10``)
+    made runnable by reading them from table ``t``; None when it needs nothing or cannot be."""
+    import sqlglot
+    from sqlglot import exp
+    from sqlglot.errors import SqlglotError
+
+    try:
+        trees = sqlglot.parse(sql, read=dialect)
+    except (SqlglotError, RecursionError, ValueError):
+        return None
+    if len(trees) != 1 or not isinstance(trees[0], exp.Select):
+        return None
+    tree = trees[0]
+    if tree.args.get("from") or tree.args.get("from_") or tree.find(exp.Table, exp.Subquery):
+        return None
+    if tree.find(exp.Column) is None:
+        return None
+    try:
+        return tree.from_(GROUND_TABLE).sql(dialect=dialect)
+    except SqlglotError:
+        return None
+
+
+class Ground(Stage):
+    """Give sqlglot-test statements with free columns a table to read (see :func:`ground`);
+    the test's expected targets are grounded the same way."""
+
+    name = "ground"
+
+    def map(self, chunk: list[Record]) -> Batch:
+        out = Batch([])
+        for r in chunk:
+            grounded = ground(r.sql, r.dialect)
+            if grounded is None:
+                out.records.append(r)
+                continue
+            refs = {t: g for t, sql in r.info.get("references", {}).items()
+                    if (g := ground(sql, t)) is not None}
+            out.notes["grounded on table t"] += 1
+            out.records.append(replace(r, sql=grounded, tags=(*r.tags, "grounded"),
+                                       info={**r.info, "references": refs}))
+        return out
+
+
+# --- the main variant's hardness filter -----------------------------------------------------------
+
+_CONSTRUCTS: dict[str, tuple[str, ...]] = {
+    "join": ("Join",), "subquery": ("Subquery",), "group": ("Group",), "having": ("Having",),
+    "set_operation": ("Union", "Except", "Intersect"), "window": ("Window",), "cte": ("CTE",),
+    "case": ("Case",), "order": ("Order",), "limit": ("Limit",), "distinct": ("Distinct",),
+}
+
+
+def constructs(sql: str, dialect: str) -> set[str]:
+    """The constructs (join, subquery, window, …) a statement uses."""
+    import sqlglot
+    from sqlglot.errors import SqlglotError
+
+    try:
+        trees = [t for t in sqlglot.parse(sql, read=dialect) if t is not None]
+    except (SqlglotError, RecursionError, ValueError):
+        return set()
+    kinds = {type(n).__name__ for t in trees for n in t.walk()}
+    return {name for name, classes in _CONSTRUCTS.items() if kinds & set(classes)}
+
+
+class Hard(Stage):
+    """Keep statements in the top token-length buckets that use several constructs."""
+
+    name = "hard"
+
+    def __init__(self, quantile: float = 0.75, min_constructs: int = 3):
+        self.quantile = quantile
+        self.min_constructs = min_constructs
+
+    def params(self) -> dict[str, Any]:
+        return {"length_quantile": self.quantile, "min_constructs": self.min_constructs}
+
+    def map(self, chunk: list[Record]) -> Batch:
+        from parrot.tokens import count_tokens
+
+        out = Batch([])
+        for r in chunk:
+            found = constructs(r.sql, r.dialect)
+            if len(found) < self.min_constructs:
+                out.dropped[f"fewer than {self.min_constructs} constructs"] += 1
+                continue
+            out.records.append(replace(r, tokens=count_tokens(r.sql),
+                                       tags=(*r.tags, *(f"construct:{c}" for c in
+                                                         sorted(found)))))
+        return out
+
+    def reduce(self, batch: Batch) -> Batch:
+        lengths = sorted(r.tokens or 0 for r in batch.records)
+        if not lengths:
+            return batch
+        cut = lengths[min(len(lengths) - 1, math.floor(self.quantile * len(lengths)))]
+        kept = [r for r in batch.records if (r.tokens or 0) >= cut]
+        batch.dropped["below the length quantile"] += len(batch.records) - len(kept)
+        batch.notes[f"token cut-off: {cut}"] = 1
+        return Batch(kept, batch.dropped, batch.notes, batch.routed)

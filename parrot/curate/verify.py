@@ -1,0 +1,292 @@
+"""Stage 5, error-guided selection: test data, then syntax and semantic checks of candidates.
+
+* :class:`TestData` builds ``rounds`` fixtures per pair with the query-aware generator
+  (:mod:`parrot.curate.datagen`); a pair with a named fixture (a Spider database) uses it as
+  round 0 and generated data over the same schema for the other rounds.
+* :class:`Verify` runs every candidate through the same :class:`~parrot.eval.judge.Judge` that
+  ``python -m parrot.eval`` uses: the source on the source engine, the candidate on the target
+  engine, strict comparison, on every round. A candidate the engine rejects fails the syntax
+  check; one that ever disagrees fails the semantic check. The pair keeps the agreeing candidates
+  as its references (first is canonical); a pair with none is dropped or routed to review.
+  Pairs with no engine on one side get a grammar-only verdict and are kept, labelled
+  ``unverified``, only when asked.
+
+The attached fixture is the one eval will use: the named database, else the first round whose
+source result is non-empty. A source whose LIMIT cuts through ties there is rejected.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Any
+
+from parrot.curate.datagen import SchemaError, fixture_name, query_test_data
+from parrot.curate.stages import Batch, Candidate, Record, Stage
+from parrot.datasets import Item
+from parrot.fixtures import Fixture, FixtureError, fixture_from_json
+from parrot.translators.base import Translation, TranslationStatus
+
+DEFAULT_ROUNDS = 5
+DEFAULT_TIMEOUT = 5.0
+DEFAULT_MAX_ROWS = 10_000
+
+
+@dataclass(frozen=True)
+class Agreement:
+    """The outcome of checking one SQL text against a pair's source on every round."""
+
+    ok: bool
+    reason: str = ""  # the strict verdict's reason code, or a stage-level reason
+    detail: str = ""
+    round: int | None = None  # the round that exposed the difference
+    rounds_compared: int = 0
+
+
+class Checker:
+    """One judge (one set of engines) per process, and the fixtures of the current pairs."""
+
+    def __init__(self, timeout: float, max_rows: int):
+        from parrot.eval.judge import Judge
+
+        self.judge = Judge(timeout=timeout, max_rows=max_rows, start=False)
+        self._fixtures: dict[str, Fixture] = {}
+
+    def runnable(self, r: Record) -> bool:
+        return (r.target is not None and self.judge.engine(r.dialect) is not None
+                and self.judge.engine(r.target) is not None)
+
+    def fixture(self, data: dict[str, Any] | str) -> Fixture:
+        if isinstance(data, str):
+            from parrot.curate.anonymise import resolve_fixture
+            from parrot.migrate.named import named_fixture
+
+            key = data
+            if key not in self._fixtures:
+                self._fixtures[key] = resolve_fixture(data) or named_fixture(data)
+        else:
+            key = data["name"]
+            if key not in self._fixtures:
+                if len(self._fixtures) > 2000:
+                    self._fixtures.clear()
+                self._fixtures[key] = fixture_from_json(data)
+        return self._fixtures[key]
+
+    def rounds(self, r: Record) -> list[Fixture]:
+        """The fixtures of every round (a query that reads no table: the empty fixture)."""
+        from parrot.eval.judge import EMPTY_FIXTURE
+
+        out = [self.fixture(r.fixture)] if r.fixture else []
+        out.extend(self.fixture(f) for f in r.info.get("rounds", ()))
+        return out or [EMPTY_FIXTURE]
+
+    def item(self, r: Record, fixture: Fixture) -> Item:
+        assert r.target is not None
+        return Item(id=r.id, source_dialect=r.dialect, target_dialect=r.target, source_sql=r.sql,
+                    fixture=fixture)
+
+    def attach(self, r: Record) -> tuple[int, str | None]:
+        """The round eval will use, and why the source cannot be judged on it (or None)."""
+        fixtures = self.rounds(r)
+        first_ok = None
+        for i, fx in enumerate(fixtures):
+            gold = self.judge.gold(self.item(r, fx)).execution
+            if not gold.ok:
+                if r.fixture and i == 0:
+                    return 0, f"source fails on {r.fixture}: {gold.status}"
+                continue
+            if first_ok is None:
+                first_ok = i
+            if (gold.result is not None and gold.result.rows) or r.fixture:
+                break
+        else:
+            i = first_ok if first_ok is not None else -1
+        if i < 0:
+            return 0, "source fails on every round of test data"
+        reason = self.judge.limit_cuts_ties(self.item(r, fixtures[i]))
+        return i, (f"nondeterministic source: {reason}" if reason else None)
+
+    def agrees(self, r: Record, sql: str) -> Agreement:
+        """Whether ``sql`` on the target gives the source's result on every round."""
+        if "\x00" in sql:  # engine drivers refuse it outright
+            return Agreement(False, "nul_character", "the candidate contains a NUL character")
+        compared = 0
+        attached = r.info.get("attach", 0)
+        for i, fx in enumerate(self.rounds(r)):
+            item = self.item(r, fx)
+            record = self.judge.judge(item, Translation(TranslationStatus.OK, sql=sql))
+            strict = record["verdicts"]["strict"]
+            if strict["reason"] == "gold_error":
+                continue  # the source itself fails on this round's data
+            if i != attached and self.judge.limit_cuts_ties(item):
+                continue  # ties cut by LIMIT: any choice of rows is right
+            compared += 1
+            if not strict["match"]:
+                pred = record.get("pred") or {}
+                reason = ("syntax_error" if pred.get("status") == "syntax_error"
+                          else strict["reason"])
+                return Agreement(False, reason, strict.get("detail", ""), i, compared)
+        if not compared:
+            return Agreement(False, "gold_error", "the source ran on no round")
+        return Agreement(True, "match", rounds_compared=compared)
+
+
+_CHECKER: dict[tuple[float, int], Checker] = {}
+
+
+def checker(timeout: float, max_rows: int) -> Checker:
+    """This process's checker (created on first use; engines stay open for the process)."""
+    key = (timeout, max_rows)
+    if key not in _CHECKER:
+        _CHECKER[key] = Checker(timeout, max_rows)
+    return _CHECKER[key]
+
+
+class TestData(Stage):
+    """Generate the rounds of test data of every pair and pick the round eval will use."""
+
+    name = "testdata"
+    __test__ = False  # not a pytest class, despite its name
+
+    def __init__(self, rounds: int = DEFAULT_ROUNDS, seed: int = 0,
+                 timeout: float = DEFAULT_TIMEOUT, max_rows: int = DEFAULT_MAX_ROWS):
+        self.rounds = rounds
+        self.seed = seed
+        self.timeout = timeout
+        self.max_rows = max_rows
+
+    def params(self) -> dict[str, Any]:
+        return {"rounds": self.rounds, "seed": self.seed, "generator": "parrot.curate.datagen"}
+
+    def map(self, chunk: list[Record]) -> Batch:
+        check = checker(self.timeout, self.max_rows)
+        out = Batch([])
+        for r in chunk:
+            base = None
+            try:
+                if r.fixture:
+                    base = check.fixture(r.fixture)
+                generated = self.rounds - (1 if base is not None else 0)
+                rounds = query_test_data(r.sql, r.dialect, rounds=generated,
+                                   seed=f"{self.seed}:{r.id}", name=fixture_name(r.id),
+                                   base=base)
+            except (SchemaError, FixtureError) as exc:
+                out.dropped[f"no test data: {_reason(exc)}"] += 1
+                continue
+            r.info["rounds"] = rounds
+            if not check.runnable(r):
+                out.records.append(r)
+                continue
+            try:
+                attach, problem = check.attach(r)
+            except FixtureError as exc:
+                out.dropped[f"no test data: {_reason(exc)}"] += 1
+                continue
+            if problem:
+                out.dropped[_reason(problem)] += 1
+                continue
+            r.info["attach"] = attach
+            out.records.append(r)
+        return out
+
+
+def _reason(exc: BaseException | str) -> str:
+    """A short funnel reason (the first clause of a message)."""
+    text = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+    for sep in (": ", " ("):
+        if sep in text and not text.startswith("source fails"):
+            text = text.split(sep)[0]
+    return text[:80]
+
+
+class Verify(Stage):
+    """Syntax and semantic check of every candidate; see the module docstring."""
+
+    name = "verify"
+
+    def __init__(self, timeout: float = DEFAULT_TIMEOUT, max_rows: int = DEFAULT_MAX_ROWS,
+                 review: bool = True, keep_unverified: bool = False):
+        self.timeout = timeout
+        self.max_rows = max_rows
+        self.review = review
+        self.keep_unverified = keep_unverified
+
+    def params(self) -> dict[str, Any]:
+        return {"timeout": self.timeout, "max_rows": self.max_rows, "review": self.review,
+                "keep_unverified": self.keep_unverified, "comparison": "strict"}
+
+    def map(self, chunk: list[Record]) -> Batch:
+        check = checker(self.timeout, self.max_rows)
+        out = Batch([])
+        for r in chunk:
+            if not r.candidates:
+                out.dropped["no candidate"] += 1
+                continue
+            if not check.runnable(r):
+                self._unverified(r, out)
+                continue
+            verified: list[Candidate] = []
+            failures: list[dict[str, Any]] = []
+            seen: set[str] = set()
+            for c in r.candidates:
+                if c.sql in seen:
+                    continue
+                seen.add(c.sql)
+                agreement = check.agrees(r, c.sql)
+                if agreement.ok:
+                    verified.append(c)
+                else:
+                    failures.append({"candidate": c.sql, "annotator": c.annotator,
+                                     "reason": agreement.reason, "detail": agreement.detail,
+                                     "round": agreement.round})
+            for f in failures:
+                out.notes[f"candidate failed: {f['reason']}"] += 1
+            if verified:
+                out.records.append(replace(r, references=tuple(verified),
+                                           tags=(*r.tags, "verified:execution"),
+                                           info={**r.info, "rejected": failures}))
+            elif self.review:
+                out.routed.append(review_entry(r, failures))
+                out.dropped["no candidate agrees (routed to review)"] += 1
+            else:
+                out.dropped["no candidate agrees"] += 1
+        return out
+
+    def _unverified(self, r: Record, out: Batch) -> None:
+        if not self.keep_unverified or r.target is None:
+            out.dropped["no engine for the pair"] += 1
+            return
+        good = [c for c in r.candidates if grammar_accepts(c.sql, r.target)]
+        if not good:
+            out.dropped["no engine; candidates fail the grammar check"] += 1
+            return
+        out.records.append(replace(r, references=tuple(good),
+                                   tags=(*r.tags, "unverified", "verified:grammar-only")))
+
+
+def grammar_accepts(sql: str, dialect: str) -> bool:
+    """Grammar-only syntax verdict: parrot's ANTLR grammar when it covers the dialect, else
+    sqlglot's parser."""
+    try:
+        from parrot.check import UnsupportedDialectError, accepts
+
+        try:
+            return accepts(sql, dialect)
+        except UnsupportedDialectError:
+            pass
+    except ImportError:
+        pass
+    import sqlglot
+    from sqlglot.errors import SqlglotError
+
+    try:
+        return bool(sqlglot.parse(sql, read=dialect))
+    except (SqlglotError, RecursionError, ValueError):
+        return False
+
+
+def review_entry(r: Record, failures: list[dict[str, Any]]) -> dict[str, Any]:
+    """Everything a reviewer needs to fix one pair (see :mod:`parrot.curate.review`)."""
+    return {"id": r.id, "source_dialect": r.dialect, "target_dialect": r.target,
+            "source_sql": r.sql, "origin": r.origin, "fixture": r.fixture,
+            "rounds": r.info.get("rounds", []), "attach": r.info.get("attach", 0),
+            "candidates": failures, "fixed_sql": ""}

@@ -1,0 +1,87 @@
+"""Stage 3: normalisation, prefix clustering, coverage-guided selection."""
+
+from __future__ import annotations
+
+import pytest
+
+from parrot.curate import select
+from parrot.curate.select import Cluster, Coverage, Features, Normalise, normalise
+from parrot.curate.stages import LocalExecutor, Record, run_pipeline
+
+
+@pytest.mark.parametrize(("sql", "tokens"), [
+    ("SELECT a, b, c FROM t WHERE x = 1",
+     "SELECT column FROM table WHERE column = value"),
+    ("SELECT T1.name FROM singer AS T1 JOIN concert AS T2 ON T1.id = T2.sid",
+     "SELECT column FROM table AS table JOIN table AS table ON column = column"),
+    ("select count(*) from t where n in ('a', 'b', 'c')",
+     "SELECT COUNT (*) FROM table WHERE column IN ( value )"),
+])
+def test_normalise(sql: str, tokens: str) -> None:
+    assert " ".join(normalise(sql)) == tokens
+
+
+class CountingCoverage:
+    """Features are the words of the statement; counts how often it is asked."""
+
+    name = "words"
+    calls = 0
+
+    def features(self, sql: str, dialect: str) -> frozenset[str] | None:
+        CountingCoverage.calls += 1
+        return frozenset(sql.split())
+
+
+@pytest.fixture
+def words(monkeypatch: pytest.MonkeyPatch) -> type[CountingCoverage]:
+    monkeypatch.setitem(select.COVERAGE_SOURCES, "words", CountingCoverage)
+    CountingCoverage.calls = 0
+    return CountingCoverage
+
+
+def _select(sqls: list[str], patience: int, ratio: float = 0.25) -> list[str]:
+    records = [Record(f"r{i}", "sqlite", s) for i, s in enumerate(sqls)]
+    stages = [Normalise(), Cluster(ratio), Features("words", patience + 1),
+              Coverage("words", patience)]
+    kept, _funnel, _ = run_pipeline(records, stages, LocalExecutor(1))
+    return [r.sql for r in kept]
+
+
+def test_cluster_longest_first_and_prefix_proportional_to_length() -> None:
+    # 7 and 8 normalised tokens: both prefixes are 2 tokens long, "SELECT column"
+    records = [Record("a", "sqlite", "SELECT a FROM t WHERE y = 2"),
+               Record("b", "sqlite", "SELECT a FROM t WHERE xx IS NULL"),
+               Record("c", "sqlite", "DELETE FROM t")]
+    kept, _, _ = run_pipeline(records, [Normalise(), Cluster(0.25)], LocalExecutor(1))
+    by_id = {r.id: r for r in kept}
+    assert by_id["a"].cluster == by_id["b"].cluster != by_id["c"].cluster
+    assert (by_id["b"].rank, by_id["a"].rank) == (0, 1)  # longest first
+
+
+def test_coverage_keeps_only_improving_statements(words: type[CountingCoverage]) -> None:
+    sqls = ["SELECT a FROM t WHERE x = 1", "SELECT a FROM t", "SELECT b FROM t"]
+    assert _select(sqls, patience=5) == ["SELECT a FROM t WHERE x = 1", "SELECT b FROM t"]
+
+
+def test_patience_leaves_a_cluster_after_non_improving_samples(
+        words: type[CountingCoverage]) -> None:
+    # one cluster (prefix of one token); longest first: three add nothing, then z would
+    sqls = ["SELECT a b c d e FROM t WHERE x", "SELECT a b c d FROM t", "SELECT a b c FROM t",
+            "SELECT a b FROM t", "SELECT z FROM t"]
+    assert "SELECT z FROM t" not in _select(sqls, patience=3, ratio=0.1)
+    assert "SELECT z FROM t" in _select(sqls, patience=5, ratio=0.1)
+
+
+def test_coverage_limit_and_unparseable(monkeypatch: pytest.MonkeyPatch) -> None:
+    records = [Record(f"r{i}", "sqlite", s) for i, s in enumerate(
+        ["SELECT a FROM t", "SELEC oops FROM", "SELECT SUM(b) FROM u GROUP BY c"])]
+    stages = [Normalise(), Cluster(1.0), Features("sqlglot"), Coverage("sqlglot", limit=1)]
+    kept, funnel, _ = run_pipeline(records, stages, LocalExecutor(1))
+    assert len(kept) == 1
+    assert funnel[-1].dropped.get("over --limit", 0) + \
+        funnel[-1].dropped.get("unparseable", 0) == 2
+
+
+def test_unknown_coverage_source() -> None:
+    with pytest.raises(ValueError, match="unknown coverage source"):
+        select.coverage_source("nope")

@@ -1,0 +1,103 @@
+"""Type filter, semantic verification on generated data, the review queue, serialisation."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+import pytest
+
+from parrot.curate.classify import Classify
+from parrot.curate.review import import_fixes, read_review
+from parrot.curate.select import TypeFilter
+from parrot.curate.serialise import write_dataset, write_review
+from parrot.curate.stages import Candidate, LocalExecutor, Record, run_pipeline
+from parrot.curate.verify import TestData, Verify
+from parrot.datasets import load_dataset
+from parrot.eval.judge import Judge
+from parrot.translators.base import Translation, TranslationStatus
+
+SQLGLOT = "sqlglot"
+# SQLite divides integers as integers; DuckDB's "/" is a float division
+DIVISION = "SELECT a / b AS q FROM t WHERE a > 3"
+
+
+def _pair(sql: str, *candidates: str, target: str = "duckdb") -> Record:
+    key = hashlib.sha256(f"{sql}|{target}".encode()).hexdigest()[:8]
+    return Record(id=f"p{key}", dialect="sqlite", sql=sql,
+                  target=target,
+                  candidates=tuple(Candidate(c, SQLGLOT, "tool") for c in candidates))
+
+
+def _verify(*records: Record, review: bool = True) -> tuple[list[Record], list[dict]]:
+    stages = [TestData(rounds=5, seed=1), Verify(review=review)]
+    kept, _, routed = run_pipeline(list(records), stages, LocalExecutor(1))
+    return kept, routed
+
+
+def test_a_wrong_candidate_is_exposed_and_routed_to_review() -> None:
+    kept, routed = _verify(_pair(DIVISION, "SELECT a / b AS q FROM t WHERE a > 3"))
+    assert kept == []
+    assert len(routed) == 1 and routed[0]["candidates"][0]["reason"] in ("value", "precision")
+
+
+def test_right_candidates_are_kept_as_references_in_order() -> None:
+    right = "SELECT a // b AS q FROM t WHERE a > 3"
+    also_right = "SELECT CAST(TRUNC(a / b) AS BIGINT) AS q FROM t WHERE a > 3"
+    wrong = "SELECT a / b AS q FROM t WHERE a > 3"
+    kept, routed = _verify(_pair(DIVISION, wrong, right, also_right))
+    assert not routed
+    assert [c.sql for c in kept[0].references] == [right, also_right]
+    assert kept[0].info["rejected"][0]["candidate"] == wrong
+
+
+def test_type_filter_drops_what_needs_no_translation() -> None:
+    same = _pair("SELECT name, n + 1 AS m FROM t WHERE n > 2")
+    different = _pair(DIVISION)
+    stages = [TestData(rounds=3, seed=0), TypeFilter(5.0, 1000)]
+    kept, funnel, _ = run_pipeline([same, different], stages, LocalExecutor(1))
+    assert [r.id for r in kept] == [different.id]
+    assert funnel[-1].dropped == {"already valid and same-behaving in the target": 1}
+
+
+def test_dataset_written_scores_100_with_the_reference(tmp_path: Path) -> None:
+    right = "SELECT a // b AS q FROM t WHERE a > 3"
+    kept, _ = _verify(_pair(DIVISION, right), _pair("SELECT 7 / 2 AS x", "SELECT 7 // 2 AS x"))
+    kept = Classify().map(kept).records
+    assert write_dataset(tmp_path, "t", kept) == (2, 1)
+    dataset = load_dataset(str(tmp_path))
+    judge = Judge()
+    for item in dataset.items:
+        assert item.annotation_source == "tool" and item.translation_types
+        record = judge.judge(item, Translation(TranslationStatus.OK, sql=item.reference_sql[0]))
+        assert record["verdicts"]["strict"]["match"], record
+    judge.close()
+
+
+def test_review_round_trip(tmp_path: Path) -> None:
+    (tmp_path / "items.jsonl").write_text("")
+    _, routed = _verify(_pair(DIVISION, "SELECT a / b AS q FROM t WHERE a > 3"))
+    write_review(tmp_path, routed)
+    entries = read_review(tmp_path / "review.csv")
+    assert entries[0]["fixed_sql"] == ""
+    entries[0]["fixed_sql"] = "SELECT a / b + 1 AS q FROM t WHERE a > 3"  # still wrong
+    added, waiting = import_fixes(entries, tmp_path, "t")
+    assert (added, len(waiting)) == (0, 1)
+    waiting[0]["fixed_sql"] = "SELECT a // b AS q FROM t WHERE a > 3"
+    added, waiting = import_fixes(waiting, tmp_path, "t")
+    assert (added, waiting) == (1, [])
+    line = json.loads((tmp_path / "items.jsonl").read_text())
+    assert line["annotation_source"] == "human"
+    assert load_dataset(str(tmp_path)).items[0].fixture is not None
+
+
+@pytest.mark.parametrize(("sql", "reason"), [
+    ("SELECT a FROM t ORDER BY b LIMIT 1", None),  # ties on b are possible: checked, not fatal
+    ("SELECT random() AS r", "no test data: volatile function"),
+    ("CREATE TABLE x (a INT)", "no test data: not a single query"),
+])
+def test_testdata_reasons(sql: str, reason: str | None) -> None:
+    _, funnel, _ = run_pipeline([_pair(sql)], [TestData(rounds=2)], LocalExecutor(1))
+    if reason is not None:
+        assert funnel[0].dropped == {reason: 1}
