@@ -127,6 +127,16 @@ SESSION_CONF = {
     "spark.sql.variable.substitute": "false",
 }
 
+LOG4J_CONF = """\
+rootLogger.level = error
+rootLogger.appenderRef.stderr.ref = console
+appender.console.type = Console
+appender.console.name = console
+appender.console.target = SYSTEM_ERR
+appender.console.layout.type = PatternLayout
+appender.console.layout.pattern = %d{HH:mm:ss} %p %c{1}: %m%n
+"""
+
 _TYPE_MAP = {"integer": "INT", "bigint": "BIGINT", "double": "DOUBLE", "text": "STRING",
              "boolean": "BOOLEAN", "date": "DATE", "timestamp": "TIMESTAMP_NTZ"}
 
@@ -246,6 +256,9 @@ class _Runtime:
         root = tempfile.mkdtemp(prefix="parrot-spark-")
         for sub in ("warehouse", "local", "tmp", "derby"):
             os.makedirs(os.path.join(root, sub))
+        log_conf = os.path.join(root, "log4j2.properties")
+        with open(log_conf, "w") as f:  # the JVM's own logs: errors only (parrot reports the rest)
+            f.write(LOG4J_CONF)
         conf = {
             "spark.master": MASTER,
             "spark.app.name": "parrot",
@@ -262,7 +275,8 @@ class _Runtime:
             "spark.local.dir": os.path.join(root, "local"),
             "spark.driver.extraJavaOptions": (
                 f"-Djava.io.tmpdir={os.path.join(root, 'tmp')} "
-                f"-Dderby.system.home={os.path.join(root, 'derby')} -XX:-UsePerfData"),
+                f"-Dderby.system.home={os.path.join(root, 'derby')} -XX:-UsePerfData "
+                f"-Dlog4j2.configurationFile=file:{log_conf}"),
             **SESSION_CONF,
         }
         os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")  # no "resolves to a loopback" probe
