@@ -1,0 +1,1 @@
+"""Generated from grammars/Sqlite.g4."""

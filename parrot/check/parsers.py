@@ -1,0 +1,224 @@
+"""Load the generated ANTLR parsers (lazily, one dialect at a time) and run two-stage parses.
+
+A :class:`DialectChecker` is built once per dialect per process (:func:`checker`) and reused: the
+ANTLR runtime's prediction cache (DFA) lives in the generated module, so warm parses are fast.
+Each statement is parsed with SLL prediction and a bail-out error strategy first; only when that
+fails is it parsed again with full LL prediction, which also yields the error position.
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass
+from functools import cache
+from typing import Any
+
+from antlr4 import CommonTokenStream, InputStream, Token  # type: ignore[import-untyped]
+from antlr4.atn.PredictionMode import PredictionMode  # type: ignore[import-untyped]
+from antlr4.error.ErrorListener import ErrorListener  # type: ignore[import-untyped]
+from antlr4.error.Errors import ParseCancellationException  # type: ignore[import-untyped]
+from antlr4.error.ErrorStrategy import (  # type: ignore[import-untyped]
+    BailErrorStrategy,
+    DefaultErrorStrategy,
+)
+from antlr4.ListTokenSource import ListTokenSource  # type: ignore[import-untyped]
+
+from parrot.dialects import resolve
+
+# canonical dialect key -> grammar (grammars/<Name>.g4, generated into generated/<name>/)
+GRAMMAR_OF: dict[str, str] = {
+    "sqlite": "Sqlite",
+    "duckdb": "Duckdb",
+    "clickhouse": "Clickhouse",
+    "postgres": "Postgres",
+    "mysql": "Mysql",
+    "oracle": "Oracle",
+    "tsql": "Tsql",
+    "spark": "Spark",
+    "hive": "Spark",
+    "databricks": "Spark",
+    "snowflake": "Snowflake",
+    "bigquery": "Bigquery",
+    "trino": "Trino",
+    "presto": "Trino",
+    "athena": "Trino",
+}
+
+# token texts that open/close a nesting level the statement splitter must not split inside
+_OPEN = {"(", "[", "{"}
+_CLOSE = {")", "]", "}"}
+# after BEGIN, these words mean a transaction statement rather than a BEGIN … END block
+_BEGIN_TXN = {";", "TRANSACTION", "TRAN", "WORK", "DEFERRED", "IMMEDIATE", "EXCLUSIVE"}
+
+
+class UnsupportedDialectError(ValueError):
+    """A dialect parrot has no grammar for."""
+
+
+@dataclass(frozen=True)
+class SyntaxProblem:
+    """Where and why a statement failed to parse."""
+
+    line: int  # 1-based
+    column: int  # 1-based
+    token: str  # the offending token's text ('<EOF>' at the end of input)
+    message: str
+
+
+@dataclass(frozen=True)
+class Statement:
+    """One statement of an input: its tokens (default channel) and its span in the input."""
+
+    tokens: list[Any]
+    start: int  # character offsets into the input, end exclusive
+    end: int
+    lexer_problem: SyntaxProblem | None
+
+
+class _Collect(ErrorListener):
+    """Keeps the first syntax error reported."""
+
+    def __init__(self) -> None:
+        self.first: SyntaxProblem | None = None
+
+    def syntaxError(self, recognizer: Any, offendingSymbol: Any, line: int, column: int,
+                    msg: str, e: Any) -> None:
+        if self.first is None:
+            if offendingSymbol is None:  # the lexer: "token recognition error at: '…'"
+                text = msg.partition("at: ")[2][1:2]  # ANTLR quotes a look-ahead char too
+            elif offendingSymbol.type == Token.EOF:
+                text = "<EOF>"
+            else:
+                text = offendingSymbol.text
+            self.first = SyntaxProblem(line, column + 1, text, _shorten(msg))
+
+
+def _shorten(msg: str, keep: int = 8) -> str:
+    """ANTLR's message with a long "expecting {…}" set cut to its first ``keep`` items."""
+    head, sep, rest = msg.partition("expecting {")
+    items = rest.rstrip("}").split(", ")
+    if not sep or len(items) <= keep:
+        return msg
+    return f"{head}expecting one of {', '.join(items[:keep])}, … ({len(items)} in all)"
+
+
+class DialectChecker:
+    """A warm lexer + parser pair for one grammar; not thread-safe (use one per thread/process)."""
+
+    def __init__(self, grammar: str) -> None:
+        package = f"parrot.check.generated.{grammar.lower()}"
+        self.grammar = grammar
+        self._lexer_cls = getattr(importlib.import_module(f"{package}.{grammar}Lexer"),
+                                  f"{grammar}Lexer")
+        self._parser_cls = getattr(importlib.import_module(f"{package}.{grammar}Parser"),
+                                   f"{grammar}Parser")
+        self._lexer = self._lexer_cls(InputStream(""))
+        self._lexer.removeErrorListeners()
+        self._parser = self._parser_cls(CommonTokenStream(ListTokenSource([])))
+        self._parser.removeErrorListeners()
+        self._parser.buildParseTrees = False
+        names = list(self._parser_cls.literalNames)
+        self._semi = names.index("';'")
+        self._open = {names.index(f"'{c}'") for c in _OPEN if f"'{c}'" in names}
+        self._close = {names.index(f"'{c}'") for c in _CLOSE if f"'{c}'" in names}
+
+    def split(self, sql: str) -> list[Statement]:
+        """Lex ``sql`` once and cut it into statements at top-level semicolons."""
+        listener = _Collect()
+        lexer = self._lexer
+        lexer.removeErrorListeners()
+        lexer.addErrorListener(listener)
+        lexer.inputStream = InputStream(sql)
+        statements: list[Statement] = []
+        current: list[Any] = []
+        problem: SyntaxProblem | None = None
+        depth = 0
+        blocks: list[str] = []  # open CASE / BEGIN keywords awaiting END
+        previous_upper = ""
+        last_semi: Any = None  # the ';' that ended the last statement, until the next token
+        while True:
+            if listener.first is not None and problem is None:
+                problem = listener.first
+            tok = lexer.nextToken()
+            if tok.type == Token.EOF:
+                break
+            if tok.channel != Token.DEFAULT_CHANNEL:
+                continue
+            if tok.type == self._semi and depth <= 0 and not blocks:
+                if current or problem:
+                    statements.append(self._statement(current, problem, tok.start))
+                    last_semi = tok
+                current, problem, listener.first = [], None, None
+                previous_upper = ";"
+                continue
+            upper = tok.text.upper()
+            if upper == "ELSE" and last_semi is not None and not current:
+                # IF … ; ELSE …: one statement (T-SQL, PL/SQL)
+                merged = statements.pop()
+                current, problem = [*merged.tokens, last_semi], merged.lexer_problem
+            last_semi = None
+            if tok.type in self._open:
+                depth += 1
+            elif tok.type in self._close:
+                depth -= 1
+            elif upper == "CASE":
+                blocks.append("CASE")
+            elif upper == "END" and blocks:
+                blocks.pop()
+            if previous_upper == "BEGIN" and upper not in _BEGIN_TXN and upper != "END":
+                blocks.append("BEGIN")
+            previous_upper = upper
+            current.append(tok)
+        if listener.first is not None and problem is None:
+            problem = listener.first
+        if current or problem:
+            statements.append(self._statement(current, problem, len(sql)))
+        return statements
+
+    @staticmethod
+    def _statement(tokens: list[Any], problem: SyntaxProblem | None, end: int) -> Statement:
+        start = tokens[0].start if tokens else end
+        stop = tokens[-1].stop + 1 if tokens else end
+        return Statement(tokens, start, stop, problem)
+
+    def parse(self, tokens: list[Any]) -> SyntaxProblem | None:
+        """None if the tokens form one statement of the grammar, else the first problem."""
+        parser = self._parser
+        parser._errHandler = BailErrorStrategy()  # stop at the first error: no recovery
+        for mode in (PredictionMode.SLL, PredictionMode.LL):
+            listener = _Collect()
+            if mode == PredictionMode.LL:  # only the full-LL verdict is reported
+                parser.addErrorListener(listener)
+            parser.setTokenStream(CommonTokenStream(ListTokenSource(tokens)))
+            parser._interp.predictionMode = mode
+            try:
+                parser.statementList()
+                return None
+            except ParseCancellationException as stop:
+                if mode == PredictionMode.LL and listener.first is None and stop.args:
+                    # a mismatch raised by match() bypasses reportError: report it here
+                    parser.removeErrorListeners()
+                    parser.addErrorListener(listener)
+                    DefaultErrorStrategy().reportError(parser, stop.args[0])
+            finally:
+                parser.removeErrorListeners()
+        return listener.first or SyntaxProblem(0, 0, "", "syntax error")
+
+
+def grammar_for(dialect: str) -> str:
+    """The grammar name for a dialect (any accepted spelling)."""
+    key = resolve(dialect)
+    if key not in GRAMMAR_OF:
+        known = ", ".join(sorted(GRAMMAR_OF))
+        raise UnsupportedDialectError(f"no grammar for dialect {key!r} (grammars: {known})")
+    return GRAMMAR_OF[key]
+
+
+@cache
+def _checker(grammar: str) -> DialectChecker:
+    return DialectChecker(grammar)
+
+
+def checker(dialect: str) -> DialectChecker:
+    """The process-wide warm checker for ``dialect``."""
+    return _checker(grammar_for(dialect))

@@ -1,0 +1,241 @@
+"""The engines' own parsers, used as the reference when measuring the grammars' fidelity.
+
+Each reference answers ``accepts(sql) -> bool``: False only for a *syntax* error (a missing
+table or function means the syntax was fine). :func:`available_references` says which can run here.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import sqlite3
+from collections.abc import Callable
+from typing import Any
+
+_SQLITE_SYNTAX = ("syntax error", "incomplete input", "unrecognized token")
+
+
+def split_naive(sql: str) -> list[str]:
+    """Split at semicolons outside quotes and comments (no dialect grammar involved)."""
+    out, buf, i, n = [], [], 0, len(sql)
+    while i < n:
+        c = sql[i]
+        if c in "'\"`":
+            j = i + 1
+            while j < n and not (sql[j] == c and (j + 1 >= n or sql[j + 1] != c)):
+                j += 2 if sql[j] == c or sql[j] == "\\" else 1
+            buf.append(sql[i:j + 1])
+            i = j + 1
+        elif sql.startswith("--", i):
+            j = sql.find("\n", i)
+            j = n if j < 0 else j
+            buf.append(sql[i:j])
+            i = j
+        elif sql.startswith("/*", i):
+            j = sql.find("*/", i + 2)
+            j = n if j < 0 else j + 2
+            buf.append(sql[i:j])
+            i = j
+        elif c == ";":
+            out.append("".join(buf))
+            buf = []
+            i += 1
+        else:
+            buf.append(c)
+            i += 1
+    out.append("".join(buf))
+    return [s for s in out if s.strip() and not _only_comments(s)]
+
+
+def _only_comments(s: str) -> bool:
+    return not re.sub(r"--[^\n]*|/\*.*?\*/", "", s, flags=re.S).strip()
+
+
+class Reference:
+    """A real parser: ``name`` for reports, ``accepts`` for verdicts, ``close`` when done."""
+
+    name = ""
+
+    def accepts(self, sql: str) -> bool:
+        raise NotImplementedError
+
+    def close(self) -> None:
+        """Release what the reference holds (connections, sessions)."""
+
+
+class SqliteReference(Reference):
+    """SQLite: ``EXPLAIN <stmt>`` on an empty in-memory database."""
+
+    def __init__(self) -> None:
+        self.conn = sqlite3.connect(":memory:")
+        self.name = f"sqlite {sqlite3.sqlite_version} EXPLAIN"
+
+    def accepts(self, sql: str) -> bool:
+        statements, buf = [], ""
+        for part in sql.split(";"):
+            buf += part + ";"
+            if sqlite3.complete_statement(buf):
+                statements.append(buf)
+                buf = ""
+        if buf.strip(" \t\r\n;"):
+            statements.append(buf)
+        for stmt in statements:
+            body = stmt.strip().rstrip(";").strip()
+            if not body:  # the empty statement after a final ';'
+                continue
+            try:
+                self.conn.execute("EXPLAIN " + body)
+            except sqlite3.Warning:
+                continue  # an empty statement (only a comment)
+            except sqlite3.Error as exc:
+                if any(m in str(exc) for m in _SQLITE_SYNTAX):
+                    return False
+        return True
+
+    def close(self) -> None:
+        self.conn.close()
+
+
+class DuckdbReference(Reference):
+    """DuckDB's own parser: ``duckdb.extract_statements``."""
+
+    def __init__(self) -> None:
+        import duckdb
+
+        self._duckdb = duckdb
+        self.name = f"duckdb {duckdb.__version__} extract_statements"
+
+    def accepts(self, sql: str) -> bool:
+        try:
+            self._duckdb.extract_statements(sql)
+        except self._duckdb.ParserException:
+            return False
+        except self._duckdb.Error:  # e.g. NotImplementedException: parsed, not supported
+            return True
+        return True
+
+
+class PostgresReference(Reference):
+    """PostgreSQL's parser (libpg_query) through ``pglast``."""
+
+    def __init__(self) -> None:
+        import pglast
+
+        self._pglast = pglast
+        self.name = f"pglast {pglast.__version__} (PostgreSQL parser)"
+
+    def accepts(self, sql: str) -> bool:
+        try:
+            self._pglast.parser.parse_sql(sql)
+        except self._pglast.parser.ParseError:
+            return False
+        return True
+
+
+class ClickhouseReference(Reference):
+    """ClickHouse's parser: ``EXPLAIN AST`` through chdb, one statement at a time."""
+
+    def __init__(self) -> None:
+        import chdb
+
+        self._chdb = chdb
+        version = str(chdb.query("SELECT version()", "CSV")).strip().strip('"')
+        self.name = f"clickhouse {version} (chdb) EXPLAIN AST"
+
+    def accepts(self, sql: str) -> bool:
+        for stmt in split_naive(sql):
+            try:
+                self._chdb.query("EXPLAIN AST " + stmt, "CSV")
+            except Exception as exc:  # chdb raises RuntimeError with the server's message
+                if "Syntax error" in str(exc) or "SYNTAX_ERROR" in str(exc):
+                    return False
+        return True
+
+
+class MariadbReference(Reference):
+    """MariaDB's parser: ``PREPARE`` on a server parrot manages (error 1064 = syntax error)."""
+
+    def __init__(self) -> None:
+        import pymysql
+
+        from parrot.servers import server_for
+
+        server = server_for("mysql")
+        state = server.state()
+        self._started = state is None
+        self._server = server
+        state = state or server.start()
+        # PREPARE needs a current database (else error 1046) it may write to (else 1044); it
+        # only parses and resolves, it executes nothing
+        self.conn = pymysql.connect(host=state.host, port=state.port, user="root",
+                                    database="mysql", autocommit=True)
+        self._pymysql = pymysql
+        self.name = f"{state.label} PREPARE"
+
+    def accepts(self, sql: str) -> bool:
+        with self.conn.cursor() as cur:
+            for stmt in split_naive(sql):
+                try:
+                    cur.execute("PREPARE parrot_check FROM %s", (stmt,))
+                except self._pymysql.err.MySQLError as exc:
+                    code = exc.args[0] if exc.args else 0
+                    if code == 1064:
+                        return False
+                    if 2000 <= code < 3000:  # client/connection errors say nothing about syntax
+                        raise
+        return True
+
+    def close(self) -> None:
+        self.conn.close()
+        if self._started:
+            self._server.stop()
+
+
+class SparkReference(Reference):
+    """Spark SQL's parser (``sessionState.sqlParser.parsePlan``) in a small local session."""
+
+    def __init__(self) -> None:
+        from pyspark.sql import SparkSession
+
+        logging.getLogger("SQLQueryContextLogger").setLevel(logging.CRITICAL)  # expected rejects
+
+        self.spark = (SparkSession.builder.master("local[1]").appName("parrot-check-fidelity")
+                      .config("spark.driver.memory", "1g").config("spark.ui.enabled", "false")
+                      .getOrCreate())
+        self.spark.sparkContext.setLogLevel("OFF")  # rejected statements are expected here
+        self._parser = self.spark._jsparkSession.sessionState().sqlParser()
+        self.name = f"spark {self.spark.version} parsePlan"
+
+    def accepts(self, sql: str) -> bool:
+        for stmt in split_naive(sql):
+            try:
+                self._parser.parsePlan(stmt)
+            except Exception as exc:  # py4j wraps ParseException
+                if "ParseException" in str(exc) or "PARSE_SYNTAX_ERROR" in str(exc):
+                    return False
+        return True
+
+    def close(self) -> None:
+        self.spark.stop()
+
+
+REFERENCES: dict[str, Callable[[], Reference]] = {
+    "sqlite": SqliteReference,
+    "duckdb": DuckdbReference,
+    "postgres": PostgresReference,
+    "clickhouse": ClickhouseReference,
+    "mysql": MariadbReference,
+    "spark": SparkReference,
+}
+
+
+def open_reference(dialect: str) -> tuple[Reference | None, str]:
+    """The reference parser for ``dialect`` and "" — or None and why it cannot run here."""
+    factory = REFERENCES.get(dialect)
+    if factory is None:
+        return None, "no reference parser for this dialect on PyPI or this machine"
+    try:
+        return factory(), ""
+    except Exception as exc:  # missing package, server that cannot start, no Java, …
+        reason: Any = exc
+        return None, f"reference parser unavailable: {type(reason).__name__}: {reason}"

@@ -1,0 +1,162 @@
+"""Table-driven grammar checks: per dialect, statements that must parse and ones that must not."""
+
+from __future__ import annotations
+
+import pytest
+
+from parrot.check import (
+    GRAMMAR_OF,
+    UnsupportedDialectError,
+    accepts,
+    check_many,
+    check_sql,
+    grammar_for,
+)
+
+ACCEPT: dict[str, list[str]] = {
+    "sqlite": [
+        "SELECT [a], \"b\", `c` FROM t WHERE a GLOB 'x*' AND b == 1 LIMIT 5 OFFSET 2",
+        "INSERT OR REPLACE INTO t (a) VALUES (1), (2)",
+        "SELECT a FROM t1 JOIN t2 WHERE t1.id = t2.id",
+        "WITH c AS (SELECT 1 AS x) SELECT x, COUNT(*) OVER (PARTITION BY x) FROM c",
+        "CREATE TABLE t (id INTEGER PRIMARY KEY AUTOINCREMENT, name TEXT NOT NULL) WITHOUT ROWID",
+        "SELECT CAST(a AS REAL) / b, strftime('%Y', d) FROM t WHERE a IS NOT b",
+    ],
+    "postgres": [
+        "SELECT DISTINCT ON (a) a::text, b->>'x' FROM t WHERE c ~* 'x' LIMIT 5 OFFSET 1",
+        "INSERT INTO t VALUES (1) ON CONFLICT (a) DO NOTHING RETURNING *",
+        "SELECT EXTRACT(YEAR FROM d), SUBSTRING(s FROM 2 FOR 3), ARRAY[1, 2][1] FROM t",
+        "CREATE FUNCTION f(x int) RETURNS int LANGUAGE sql AS $$ SELECT x + 1 $$",
+        "SELECT a FROM t FETCH FIRST 3 ROWS ONLY",
+        "SELECT FROM t",
+    ],
+    "mysql": [
+        "SELECT `a`, \"str\", GROUP_CONCAT(DISTINCT b ORDER BY b SEPARATOR ',') FROM t LIMIT 5, 10",
+        "SELECT DATE_ADD(d, INTERVAL 1 DAY), a DIV 2, @v FROM t USE INDEX (i) # comment",
+        "INSERT INTO t (a) VALUES (1) ON DUPLICATE KEY UPDATE a = a + 1",
+        "SELECT a FROM t1 JOIN t2 WHERE t1.id = t2.id",
+    ],
+    "duckdb": [
+        "SELECT * EXCLUDE (a), [1, 2, 3][1:2], {'a': 1}, x -> x + 1 FROM t QUALIFY y = 1",
+        "FROM t SELECT a",
+        "SELECT a, b, FROM t GROUP BY ALL ORDER BY ALL",
+        "SELECT list_transform([1, 2], lambda x: x * 2), 7 // 2, TRY_CAST(a AS INT) FROM t",
+    ],
+    "clickhouse": [
+        "SELECT arrayMap(x -> x + 1, [1, 2]) AS a, b, FROM t ARRAY JOIN arr AS x LIMIT 1 BY b",
+        "SELECT quantile(0.5)(x) FROM t FINAL PREWHERE a == 1 SETTINGS max_threads = 1",
+        "SELECT TOP 3 a FROM t GLOBAL ANY LEFT JOIN u USING (id)",
+        "CREATE TABLE t (a UInt32, b Nullable(String)) ENGINE = MergeTree ORDER BY a",
+    ],
+    "oracle": [
+        "SELECT a FROM t WHERE b = c(+) START WITH x = 1 CONNECT BY PRIOR id = pid",
+        "SELECT * FROM t FETCH FIRST 5 ROWS ONLY",
+        "SELECT a FROM t MINUS SELECT a FROM u",
+        "SELECT DATE '2020-01-01', INTERVAL '1' DAY, a || b FROM dual",
+    ],
+    "tsql": [
+        "SELECT TOP 5 [a], b FROM dbo.t WITH (NOLOCK) CROSS APPLY f(x) AS y WHERE c = N'x'",
+        "DECLARE @x INT = 5 SELECT @x",
+        "SELECT a FROM t ORDER BY a OFFSET 10 ROWS FETCH NEXT 5 ROWS ONLY",
+        "SELECT CONVERT(VARCHAR(10), d, 120), ISNULL(a, 0) + b FROM #tmp",
+        "IF EXISTS (SELECT 1 FROM t) BEGIN SELECT 1; SELECT 2; END ELSE PRINT 'no'",
+    ],
+    "spark": [
+        "SELECT a, explode(b) FROM t LATERAL VIEW explode(c) tt AS cc WHERE a RLIKE 'x'",
+        "SELECT CAST(x AS ARRAY<INT>), transform(a, x -> x + 1) FROM t LIMIT 3",
+        "SELECT `a`, \"s\" FROM db.t LEFT SEMI JOIN u ON t.id = u.id",
+    ],
+    "snowflake": [
+        "SELECT v:a.b::string FROM t QUALIFY ROW_NUMBER() OVER (PARTITION BY a ORDER BY b) = 1",
+        "SELECT * FROM TABLE(FLATTEN(input => x)) f",
+        "SELECT TOP 5 a FROM t SAMPLE (10) START WITH x = 1 CONNECT BY PRIOR id = pid",
+    ],
+    "bigquery": [
+        "SELECT * EXCEPT (a) FROM `p.d.t`, UNNEST(arr) AS x WITH OFFSET WHERE d > DATE '2020-1-1'",
+        "SELECT a FROM t UNION ALL SELECT b FROM u",
+        "SELECT DATE_ADD(d, INTERVAL 1 DAY), arr[OFFSET(0)], STRUCT(1 AS a) FROM t",
+    ],
+    "trino": [
+        "SELECT transform(arr, x -> x * 2), ARRAY[1, 2][1] FROM t CROSS JOIN UNNEST(a) AS u(x)",
+        "SELECT CAST(x AS ROW(a INTEGER, b VARCHAR)) FROM t OFFSET 2 LIMIT 3",
+        "SELECT DATE '2020-01-01' + INTERVAL '1' DAY, TRY_CAST(a AS BIGINT) FROM t",
+    ],
+}
+
+# (dialect, statement, why it is not valid there)
+REJECT: list[tuple[str, str, str]] = [
+    # Spark's default mode lets WHERE be an alias (its own parser accepts this)
+    *[(d, "SELECT * FROM t WHERE", "WHERE is reserved, not an alias")
+      for d in GRAMMAR_OF if grammar_for(d) != "Spark"],
+    *[(d, "SELECT a FROM t1 JOIN t2 ON", "ON needs a condition") for d in GRAMMAR_OF],
+    *[(d, "SELECT (a FROM t", "unbalanced parenthesis") for d in GRAMMAR_OF],
+    *[(d, "SELCT a FROM t", "typo") for d in GRAMMAR_OF],
+    *[(d, "SELECT a FROM t; DROP TABLE", "trailing junk") for d in GRAMMAR_OF],
+    ("sqlite", "SELECT a FROM t, FROM u", "trailing comma before FROM"),
+    ("postgres", "SELECT a, FROM t", "trailing comma"),
+    ("postgres", "SELECT TOP 5 a FROM t", "TOP is T-SQL"),
+    ("postgres", "SELECT `a` FROM t", "backticks are MySQL"),
+    ("mysql", "SELECT a::int FROM t", ":: is PostgreSQL"),
+    ("mysql", "SELECT a FROM t QUALIFY b = 1 LIMIT 1", "no QUALIFY"),
+    ("tsql", "SELECT a FROM t LIMIT 5", "T-SQL has TOP / OFFSET FETCH"),
+    ("tsql", "SELECT a || b FROM t", "T-SQL concatenates with +"),
+    ("oracle", "SELECT a FROM t LIMIT 5", "Oracle has FETCH FIRST"),
+    ("oracle", "SELECT a FROM t AS x", "Oracle forbids AS before a table alias"),
+    ("sqlite", "SELECT EXTRACT(YEAR FROM d) FROM t", "no EXTRACT in SQLite"),
+    ("duckdb", "SELECT TOP 5 a FROM t", "TOP is T-SQL"),
+    ("bigquery", "SELECT a FROM t UNION SELECT b FROM u", "UNION needs ALL or DISTINCT"),
+    ("trino", "SELECT x::int FROM t", ":: is not Trino"),
+    ("spark", "SELECT TOP 5 a FROM t", "TOP is T-SQL"),
+    ("spark", "SELECT a FROM t LEFT", "LEFT is a strict keyword: never an alias"),
+]
+
+
+@pytest.mark.parametrize(("dialect", "sql"), [(d, q) for d, qs in ACCEPT.items() for q in qs])
+def test_accepts(dialect: str, sql: str) -> None:
+    verdicts = check_sql(sql, dialect)
+    assert verdicts and all(v.ok for v in verdicts), verdicts
+
+
+@pytest.mark.parametrize(("dialect", "sql", "why"), REJECT)
+def test_rejects(dialect: str, sql: str, why: str) -> None:
+    assert not accepts(sql, dialect), why
+
+
+def test_every_grammar_has_cases() -> None:
+    assert {grammar_for(d) for d in ACCEPT} == set(GRAMMAR_OF.values())
+
+
+def test_verdict_positions_and_statements() -> None:
+    verdicts = check_sql("SELECT 1;\n\nSELECT a FROM t WHERE;\nSELECT 2", "postgres")
+    assert [v.ok for v in verdicts] == [True, False, True]
+    bad = verdicts[1]
+    assert (bad.index, bad.line, bad.column, bad.token) == (2, 3, 22, "<EOF>")
+    assert (bad.start, bad.end) == (11, 32)
+    assert bad.message and "input" in bad.message
+
+
+def test_aliases_and_unknown_dialects() -> None:
+    assert accepts("SELECT TOP 1 a FROM t", "mssql")
+    assert accepts("SELECT a FROM t", "pg")
+    with pytest.raises(UnsupportedDialectError):
+        check_sql("SELECT 1", "teradata")
+
+
+def test_lexer_error_is_reported_with_its_text() -> None:
+    (v,) = check_sql("SELECT a ! b FROM t", "sqlite")
+    assert (v.ok, v.line, v.column, v.token) == (False, 1, 10, "!")
+    assert v.message and "token recognition error" in v.message
+
+
+def test_block_statements_are_not_split() -> None:
+    sql = "BEGIN SELECT CASE WHEN a THEN 1 END FROM t; SELECT 2; END"
+    assert [v.ok for v in check_sql(sql, "tsql")] == [True]
+    assert len(check_sql("BEGIN; SELECT 1; COMMIT", "postgres")) == 3
+
+
+def test_check_many_in_order_with_workers() -> None:
+    sqls = ["SELECT 1", "SELECT FROM WHERE", "SELECT a FROM t", "SELECT (1"]
+    expected = [[True], [False], [True], [False]]
+    assert [[v.ok for v in vs] for vs in check_many(sqls, "duckdb")] == expected
+    parallel = check_many(sqls, "duckdb", workers=2, chunk=2)
+    assert [[v.ok for v in vs] for vs in parallel] == expected
