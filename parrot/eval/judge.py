@@ -22,6 +22,7 @@ from parrot.engines import (
     UnknownEngineError,
     create_engine,
 )
+from parrot.eval.syntax import syntax_json
 from parrot.fixtures import Fixture
 from parrot.sqlfacts import order_facts, sort_key_columns, with_sort_key_columns, without_limit
 from parrot.translators.base import Translation
@@ -195,6 +196,9 @@ class Judge:
                 detail = f"translation {pred.status} on {label}: {pred.error or ''}".strip()
                 verdicts = {m: failure(m, reason, detail) for m in Mode}
         record["verdicts"] = {m.value: v.to_json() for m, v in verdicts.items()}
+        syntax = syntax_json(item.target_dialect, translation)
+        if syntax is not None:
+            record["syntax"] = syntax
         if self._engine_errors:
             record["engine_errors_retried"] = list(self._engine_errors)
         return record

@@ -1,7 +1,10 @@
-"""Metrics over outcome records: Acc_EX, Acc_RES (strict, normalized, multiset) and breakdowns.
+"""Metrics over outcome records: Acc_EX, Acc_RES (strict, normalized, multiset), Acc_SYN and
+breakdowns.
 
 Denominators are explicit: items whose *source* failed (``gold_error``) are excluded from every
-accuracy and counted; ``strict_nonempty`` restricts Acc_RES to items whose source returned rows.
+execution accuracy and counted; ``strict_nonempty`` restricts Acc_RES to items whose source
+returned rows. Acc_SYN (the translation parses under parrot's grammar of the target dialect) needs
+no engine: its denominator is every item whose target has a grammar (``syn_checked``).
 """
 
 from __future__ import annotations
@@ -47,6 +50,10 @@ def score(records: Iterable[Record]) -> dict[str, Any]:
     n = sum(1 for r in nonempty if r["verdicts"]["strict"]["match"])
     out["strict_nonempty"] = n
     out["acc_strict_nonempty"] = _pct(n, len(nonempty))
+    checked = [r for r in records if r.get("syntax") is not None]
+    out["syn_checked"] = len(checked)
+    out["syn"] = sum(1 for r in checked if r["syntax"]["ok"])
+    out["acc_syn"] = _pct(out["syn"], len(checked))
     return out
 
 

@@ -8,8 +8,9 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
+TERMINAL_HIDDEN = ("strict≠∅ %", "≠∅ n")  # in summary.json and the report's md/csv/json
 SCORE_HEADERS = ("group", "items", "gold err", "EX %", "strict %", "norm %", "multiset %",
-                 "strict≠∅ %", "≠∅ n")
+                 "strict≠∅ %", "≠∅ n", "SYN %")
 
 
 @dataclass(frozen=True)
@@ -26,7 +27,7 @@ def _fmt(pct: float | None) -> str:
 def _score_row(label: str, s: dict[str, Any]) -> tuple[Any, ...]:
     return (label, s["items"], s["gold_error"], _fmt(s["acc_ex"]), _fmt(s["acc_strict"]),
             _fmt(s["acc_normalized"]), _fmt(s["acc_multiset"]),
-            _fmt(s["acc_strict_nonempty"]), s["nonempty"])
+            _fmt(s["acc_strict_nonempty"]), s["nonempty"], _fmt(s.get("acc_syn")))
 
 
 def summary_tables(summary: dict[str, Any]) -> list[Table]:
@@ -61,7 +62,7 @@ def summary_tables(summary: dict[str, Any]) -> list[Table]:
 
 
 LEADERBOARD_HEADERS = ("rank", "model", "dataset", "items", "gold err", "EX %", "strict %",
-                       "norm %", "multiset %", "run")
+                       "norm %", "multiset %", "SYN %", "run")
 
 
 def leaderboard_table(runs: list[tuple[str, dict[str, Any], dict[str, Any]]]) -> Table:
@@ -77,7 +78,8 @@ def leaderboard_table(runs: list[tuple[str, dict[str, Any], dict[str, Any]]]) ->
         s = summary["overall"]
         rows.append((rank, model(manifest), manifest.get("dataset", {}).get("name", "?"),
                      s["items"], s["gold_error"], _fmt(s["acc_ex"]), _fmt(s["acc_strict"]),
-                     _fmt(s["acc_normalized"]), _fmt(s["acc_multiset"]), path))
+                     _fmt(s["acc_normalized"]), _fmt(s["acc_multiset"]),
+                     _fmt(s.get("acc_syn")), path))
     return Table("Leaderboard", LEADERBOARD_HEADERS, rows)
 
 
@@ -110,14 +112,25 @@ def to_json(tables: list[Table]) -> str:
 
 
 def print_rich(tables: list[Table], console: Any) -> None:
+    """Rich tables for a terminal: the group column (a dialect pair, a type) is never cut,
+    percentages are said once in the title, and the non-empty columns are left to
+    ``python -m parrot.report``, so 80 columns suffice."""
     from rich.table import Table as RichTable
 
     for t in tables:
-        rt = RichTable(title=t.title, title_justify="left", show_lines=False)
-        for i, h in enumerate(t.headers):
-            rt.add_column(h, justify="left" if i == 0 else "right")
+        keep = [i for i, h in enumerate(t.headers) if h not in TERMINAL_HIDDEN]
+        percent = any(t.headers[i].endswith(" %") for i in keep[1:])
+        rt = RichTable(title=t.title + (" (%)" if percent else ""), title_justify="left",
+                       box=None, pad_edge=False, header_style="bold underline")
+        for i in keep:
+            h = t.headers[i].removesuffix(" %")
+            if i == 0:
+                width = max([len(h), *(len(str(row[0])) for row in t.rows)])
+                rt.add_column(h, justify="left", no_wrap=True, min_width=min(width, 32))
+            else:
+                rt.add_column(h, justify="right", no_wrap=True)
         for row in t.rows:
-            rt.add_row(*(str(c) for c in row))
+            rt.add_row(*(str(row[i]) for i in keep))
         console.print(rt)
 
 

@@ -1,0 +1,43 @@
+"""Acc_SYN: each translation checked by parrot's own grammar of the target dialect.
+
+The check needs no engine, so it scores targets that have none here (Oracle, T-SQL, ...) and is
+reported beside Acc_EX for every target that has a grammar (:mod:`parrot.check`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from parrot.translators.base import Translation
+
+
+def has_grammar(dialect: str) -> bool:
+    from parrot.check import UnsupportedDialectError, grammar_for
+
+    try:
+        grammar_for(dialect)
+    except UnsupportedDialectError:
+        return False
+    return True
+
+
+def syntax_json(dialect: str, translation: Translation) -> dict[str, Any] | None:
+    """The grammar verdict on a translation, or None when ``dialect`` has no grammar.
+
+    A missing or empty translation fails the check; otherwise every statement must parse, and the
+    first failing one is described (statement number, line:column, offending token, message).
+    """
+    if not has_grammar(dialect):
+        return None
+    if not translation.ok or not translation.sql:
+        return {"ok": False, "error": f"no translation ({translation.status})"}
+    from parrot.check import check_sql
+
+    verdicts = check_sql(translation.sql, dialect)
+    bad = next((v for v in verdicts if not v.ok), None)
+    if not verdicts:
+        return {"ok": False, "error": "no statement"}
+    if bad is None:
+        return {"ok": True}
+    return {"ok": False, "error": f"statement {bad.index}, {bad.line}:{bad.column} near "
+                                  f"{bad.token!r}: {bad.message}"}
