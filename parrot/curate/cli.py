@@ -1,8 +1,9 @@
 """``python -m parrot.curate``: build a benchmark variant from raw SQL corpora.
 
-Stages, in order (each prints and records its funnel line): standardise → anonymise (optional) →
-[hard: main only] → normalise → cluster → features → coverage → pairs → testdata → type_filter →
-annotate → verify → classify, then the dataset, review queue and build manifest are written.
+Stages, in order (each prints and records its funnel line): standardise → canonicalise →
+anonymise (optional) → [hard: main only] → normalise → cluster → features → coverage → pairs →
+testdata → type_filter → annotate → verify → classify, then the dataset, review queue and build
+manifest are written.
 ``python -m parrot.curate review FILE --out DIR`` re-verifies a reviewer's fixes.
 """
 
@@ -19,6 +20,7 @@ from typing import Any
 from parrot import __version__, dialects
 from parrot.curate.annotate import Annotate, Pairs
 from parrot.curate.anonymise import LEVELS, Anonymise
+from parrot.curate.canonicalise import Canonicalise
 from parrot.curate.classify import Classify
 from parrot.curate.select import (
     DEFAULT_PATIENCE,
@@ -61,7 +63,9 @@ def _dialect_list(text: str) -> tuple[str, ...]:
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m parrot.curate", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--variant", choices=sorted(VARIANTS), default="simple")
+    p.add_argument("--variant", choices=sorted(VARIANTS), default="simple",
+                   help="simple: sqlglot's test statements; diverse: Spider-family queries on "
+                        "their databases; main: long multi-construct statements (default: simple)")
     p.add_argument("--out", type=Path, help="output folder (default build/curated-<variant>)")
     p.add_argument("--sources", type=_dialect_list, help="source dialects (comma-separated)")
     p.add_argument("--targets", type=_dialect_list,
@@ -71,10 +75,13 @@ def build_parser() -> argparse.ArgumentParser:
                    help="a translator spec producing candidates (repeatable; default sqlglot): "
                         "sqlglot, openai/gpt-4o, ensemble:sqlglot,openai/gpt-4o, ...")
     p.add_argument("--anonymise", default="", help=f"levels to apply: {','.join(LEVELS)}")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--seed", type=int, default=0,
+                   help="seed of anonymisation and generated test data (default: 0)")
     p.add_argument("--rounds", type=int, default=DEFAULT_ROUNDS,
                    help="rounds of test data per pair (k)")
-    p.add_argument("--prefix-ratio", type=float, default=DEFAULT_PREFIX_RATIO)
+    p.add_argument("--prefix-ratio", type=float, default=DEFAULT_PREFIX_RATIO,
+                   help="cluster prefix length as a share of the normalised statement's length "
+                        f"(default: {DEFAULT_PREFIX_RATIO})")
     p.add_argument("--patience", type=int, default=DEFAULT_PATIENCE,
                    help="non-improving statements before leaving a cluster")
     p.add_argument("--coverage", default="sqlglot", help="coverage source")
@@ -82,19 +89,21 @@ def build_parser() -> argparse.ArgumentParser:
                    "(variant default; 0 for no limit)")
     p.add_argument("--input-limit", type=int, help="read only the first N input statements")
     p.add_argument("--jobs", type=int, default=1, help="worker processes")
-    p.add_argument("--chunk-size", type=int, default=DEFAULT_CHUNK)
-    p.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT)
+    p.add_argument("--chunk-size", type=int, default=DEFAULT_CHUNK,
+                   help=f"statements per worker task (default: {DEFAULT_CHUNK})")
+    p.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT,
+                   help=f"seconds per execution on an engine (default: {DEFAULT_TIMEOUT})")
     p.add_argument("--keep-unverified", action="store_true",
                    help="keep pairs with no engine here, labelled grammar-only")
     p.add_argument("--no-review", action="store_true",
                    help="drop disagreeing pairs instead of routing them to review")
-    p.add_argument("--quiet", action="store_true")
+    p.add_argument("--quiet", action="store_true", help="no progress bars and no funnel table")
     return p
 
 
 def build_stages(args: argparse.Namespace, targets: tuple[str, ...], limit: int | None,
                  corpus_targets_only: bool) -> list[Stage]:
-    stages: list[Stage] = [Standardise()]
+    stages: list[Stage] = [Standardise(), Canonicalise(args.timeout, DEFAULT_MAX_ROWS)]
     levels = tuple(x.strip() for x in args.anonymise.split(",") if x.strip())
     if levels:
         stages.append(Anonymise(levels, args.seed))

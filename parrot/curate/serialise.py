@@ -65,6 +65,8 @@ def item_json(variant: str, r: Record) -> dict[str, Any]:
     }
     if r.info.get("rejected"):
         line["rejected_candidates"] = len(r.info["rejected"])
+    if r.info.get("original_sql"):  # the corpus's text before canonicalisation
+        line["original_source_sql"] = r.info["original_sql"]
     return line
 
 

@@ -77,6 +77,28 @@ def normalised_key(sql: str) -> str:
                    for m in _PIECE.finditer(sql))
 
 
+def deduplicate(batch: Batch, suffix: str = "") -> Batch:
+    """``batch`` without exact and normalised duplicates (per dialect and fixture; the first one
+    wins); ``suffix`` is appended to the funnel reasons."""
+    exact: set[tuple[str, str, str | None]] = set()
+    normal: set[tuple[str, str, str | None]] = set()
+    kept: list[Record] = []
+    dropped: Counter[str] = Counter(batch.dropped)
+    for r in batch.records:
+        key = (r.dialect, r.sql, r.fixture)
+        if key in exact:
+            dropped["exact duplicate" + suffix] += 1
+            continue
+        exact.add(key)
+        nkey = (r.dialect, normalised_key(r.sql), r.fixture)
+        if nkey in normal:
+            dropped["normalised duplicate" + suffix] += 1
+            continue
+        normal.add(nkey)
+        kept.append(r)
+    return Batch(kept, dropped, batch.notes, batch.routed)
+
+
 class Standardise(Stage):
     """Split, format canonically and drop exact and normalised duplicates (first one wins)."""
 
@@ -102,23 +124,7 @@ class Standardise(Stage):
         return out
 
     def reduce(self, batch: Batch) -> Batch:
-        exact: set[tuple[str, str, str | None]] = set()
-        normal: set[tuple[str, str, str | None]] = set()
-        kept: list[Record] = []
-        dropped: Counter[str] = Counter(batch.dropped)
-        for r in batch.records:
-            key = (r.dialect, r.sql, r.fixture)
-            if key in exact:
-                dropped["exact duplicate"] += 1
-                continue
-            exact.add(key)
-            nkey = (r.dialect, normalised_key(r.sql), r.fixture)
-            if nkey in normal:
-                dropped["normalised duplicate"] += 1
-                continue
-            normal.add(nkey)
-            kept.append(r)
-        return Batch(kept, dropped, batch.notes, batch.routed)
+        return deduplicate(batch)
 
     def params(self) -> dict[str, Any]:
         return {"comments": "removed", "dedup": ["exact", "normalised"],

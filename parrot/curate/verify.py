@@ -266,14 +266,11 @@ class Verify(Stage):
 def grammar_accepts(sql: str, dialect: str) -> bool:
     """Grammar-only syntax verdict: parrot's ANTLR grammar when it covers the dialect, else
     sqlglot's parser."""
-    try:
-        from parrot.check import UnsupportedDialectError, accepts
+    from parrot.check import UnsupportedDialectError, accepts
 
-        try:
-            return accepts(sql, dialect)
-        except UnsupportedDialectError:
-            pass
-    except ImportError:
+    try:
+        return accepts(sql, dialect)
+    except UnsupportedDialectError:
         pass
     import sqlglot
     from sqlglot.errors import SqlglotError
