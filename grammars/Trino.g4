@@ -10,6 +10,68 @@ statementExt
     | ('SET' | 'RESET') 'SESSION' ~';'+
     | ('GRANT' | 'REVOKE' | 'CALL' | 'PREPARE' | 'EXECUTE' | 'DEALLOCATE' | 'ANALYZE' | 'COMMENT') ~';'+
     | 'CREATE' ('SCHEMA' | 'ROLE' | orReplace? 'FUNCTION') ~';'+
+    | 'ALTER' ('VIEW' | 'MATERIALIZED' 'VIEW' | 'SCHEMA') ifExists? qualifiedName ('RENAME' 'TO' qualifiedName | setAuthorization)
+    | 'REFRESH' 'MATERIALIZED' 'VIEW' qualifiedName
+    ;
+property : (identifier | STRING) '=' (expr | 'DEFAULT') ;
+setAuthorization : 'SET' 'AUTHORIZATION' ('ROLE' | 'USER')? identifier ;
+alterAction
+    : 'ADD' 'COLUMN'? ifNotExists? columnDefinition
+    | 'DROP' 'COLUMN'? ifExists? qualifiedName
+    | 'RENAME' 'COLUMN'? ifExists? qualifiedName 'TO' identifier
+    | 'RENAME' 'TO' qualifiedName
+    | 'ALTER' 'COLUMN'? qualifiedName ('SET' 'DATA' 'TYPE' dataType | 'DROP' 'NOT' 'NULL')
+    | setAuthorization
+    | 'SET' 'PROPERTIES' property (',' property)*
+    | 'EXECUTE' identifier ('(' (functionArg (',' functionArg)*)? ')')? whereClause?
+    ;
+transactionStatement
+    : 'START' 'TRANSACTION' (transactionMode (',' transactionMode)*)?
+    | ('COMMIT' | 'ROLLBACK') 'WORK'?
+    ;
+transactionMode
+    : 'ISOLATION' 'LEVEL' ('SERIALIZABLE' | 'REPEATABLE' 'READ' | 'READ' ('COMMITTED' | 'UNCOMMITTED'))
+    | 'READ' ('ONLY' | 'WRITE')
+    ;
+
+// ---------------------------------------------------------------- SQL routines: WITH FUNCTION …
+// (the statement splitter keeps the ';' inside BEGIN … END, END IF, END LOOP, … in the statement)
+query : inlineFunctions? withClause? queryExpression ;
+inlineFunctions : 'WITH' 'FUNCTION' routine (',' 'FUNCTION' routine)* ;
+routine
+    : qualifiedName '(' (identifier dataType (',' identifier dataType)*)? ')' 'RETURNS' returnType
+      routineCharacteristic* ('RETURN' expr | routineBlock)
+    ;
+// one-word type names only: `RETURNS INT BEGIN …` must not read BEGIN as part of the type
+returnType
+    : ('ARRAY' | 'MAP') '(' dataType (',' dataType)? ')'
+    | 'ROW' '(' identifier? dataType (',' identifier? dataType)* ')'
+    | 'DOUBLE' 'PRECISION'
+    | identifier ('(' typeParameter (',' typeParameter)* ')')? (('WITH' | 'WITHOUT') 'TIME' 'ZONE')?
+    ;
+routineCharacteristic
+    : 'LANGUAGE' identifier
+    | 'NOT'? 'DETERMINISTIC'
+    | ('CALLED' | 'RETURNS' 'NULL') 'ON' 'NULL' 'INPUT'
+    | 'SECURITY' ('DEFINER' | 'INVOKER')
+    | 'COMMENT' STRING
+    | 'WITH' '(' identifier '=' expr (',' identifier '=' expr)* ')'
+    ;
+routineBlock
+    : 'BEGIN' ('DECLARE' identifier (',' identifier)* dataType ('DEFAULT' expr)? ';')* routineStatement* 'END'
+    ;
+routineStatement
+    : routineBlock ';'
+    | 'SET' identifier '=' expr ';'
+    | 'RETURN' expr ';'
+    | 'IF' expr 'THEN' routineStatement+ ('ELSEIF' expr 'THEN' routineStatement+)* ('ELSE' routineStatement+)? 'END' 'IF' ';'
+    | 'CASE' expr? ('WHEN' expr 'THEN' routineStatement+)+ ('ELSE' routineStatement+)? 'END' 'CASE' ';'
+    | ((identifier | 'SET') ':')?
+      ( 'LOOP' routineStatement+ 'END' 'LOOP'
+      | 'WHILE' expr 'DO' routineStatement+ 'END' 'WHILE'
+      | 'REPEAT' routineStatement+ 'UNTIL' expr 'END' 'REPEAT'
+      ) ';'
+    | ('ITERATE' | 'LEAVE') (identifier | 'SET') ';'
     ;
 explainStatement : 'EXPLAIN' 'ANALYZE'? 'VERBOSE'? ('(' ~')'* ')')? statement ;
 limitClause
@@ -48,6 +110,8 @@ specialFunction
     | ('CURRENT_DATE' | 'CURRENT_TIME' | 'CURRENT_TIMESTAMP' | 'LOCALTIME' | 'LOCALTIMESTAMP' | 'CURRENT_USER' | 'CURRENT_CATALOG' | 'CURRENT_SCHEMA') ('(' NUMBER ')')?
     | 'NORMALIZE' '(' expr (',' identifier)? ')'
     | 'JSON_EXISTS' '(' ~')'* ')'
+    | 'LISTAGG' '(' ('DISTINCT' | 'ALL')? expr (',' expr)?
+      ('ON' 'OVERFLOW' ('ERROR' | 'TRUNCATE' STRING? ('WITH' | 'WITHOUT') 'COUNT'))? ')' withinGroup? filterClause?
     ;
 castFunction : 'CAST' | 'TRY_CAST' ;
 literal
@@ -71,6 +135,10 @@ nonReserved
     | 'POSITION' | 'LOCALTIME' | 'LOCALTIMESTAMP' | 'CURRENT_CATALOG' | 'CURRENT_SCHEMA' | 'NORMALIZE'
     | 'JSON_EXISTS' | 'TRY_CAST' | 'DECIMAL' | 'REAL' | 'DOUBLE' | 'JSON' | 'CHAR' | 'VARCHAR' | 'INTEGER'
     | 'BIGINT' | 'PRECISION' | 'ZONE' | 'AT' | 'COMMENT' | 'ANALYZE' | 'TABLE' | 'VIEW' | 'KEY' | 'OUTER'
+    | 'AUTHORIZATION' | 'USER' | 'PROPERTIES' | 'REFRESH' | 'ISOLATION' | 'LEVEL' | 'SERIALIZABLE'
+    | 'REPEATABLE' | 'READ' | 'COMMITTED' | 'UNCOMMITTED' | 'ONLY' | 'WRITE' | 'RETURNS' | 'RETURN'
+    | 'LANGUAGE' | 'DETERMINISTIC' | 'CALLED' | 'SECURITY' | 'DEFINER' | 'INVOKER' | 'DECLARE' | 'ELSEIF'
+    | 'LOOP' | 'WHILE' | 'REPEAT' | 'UNTIL' | 'ITERATE' | 'LEAVE' | 'OVERFLOW' | 'ERROR' | 'COUNT'
     ;
 
 UNICODE_STRING : 'U&' '\'' (~'\'' | '\'\'')* '\'' ;

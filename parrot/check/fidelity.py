@@ -1,7 +1,7 @@
 """Fidelity of parrot's grammars, measured against the engines' real parsers.
 
-    python -m parrot.check.fidelity [--dialects sqlite,postgres] [--per-source 400]
-                                    [--broken 300] [--out grammars/fidelity.md]
+    python -m parrot.check.fidelity [--dialects sqlite,postgres] [--per-source 1000]
+                                    [--broken 500] [--out grammars/fidelity.md]
 
 For each dialect: real queries from the shared corpora (``$PARROT_CORPORA`` or
 ``<repo>/../shared/corpora``; read in place, never copied) and the project's datasets, plus a
@@ -308,9 +308,10 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description="Measure grammar fidelity against real parsers.")
     ap.add_argument("--dialects", default=",".join(DIALECTS),
                     help="comma-separated dialects (default: all with a grammar)")
-    ap.add_argument("--per-source", type=int, default=400,
-                    help="at most this many real queries per corpus file (default 400)")
-    ap.add_argument("--broken", type=int, default=300, help="broken queries per dialect")
+    ap.add_argument("--per-source", type=int, default=1000,
+                    help="at most this many real queries per corpus file (default 1000)")
+    ap.add_argument("--broken", type=int, default=500,
+                    help="broken queries per dialect (default 500)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--out", type=Path, default=ROOT / "grammars" / "fidelity.md")
     ap.add_argument("--no-reference", default="",

@@ -49,6 +49,15 @@ _OPEN = {"(", "[", "{"}
 _CLOSE = {")", "]", "}"}
 # after BEGIN, these words mean a transaction statement rather than a BEGIN … END block
 _BEGIN_TXN = {";", "TRANSACTION", "TRAN", "WORK", "DEFERRED", "IMMEDIATE", "EXCLUSIVE"}
+# grammars whose CREATE FUNCTION/PROCEDURE/TRIGGER and DECLARE open a PL/SQL unit: its
+# declarations (before BEGIN) and END IF / END LOOP / END CASE do not end the statement
+_PLSQL_GRAMMARS = {"Oracle"}
+_PLSQL_UNITS = {"FUNCTION", "PROCEDURE", "TRIGGER"}
+_CREATE_PREFIX = {"CREATE", "OR", "REPLACE", "EDITIONABLE", "NONEDITIONABLE"}
+# grammars with procedural blocks where END IF / END LOOP / END WHILE / END REPEAT end a compound
+# statement (not the enclosing BEGIN) and END CASE ends a CASE statement
+_COMPOUND_END_GRAMMARS = {"Oracle", "Trino"}
+_COMPOUND_ENDS = {"IF", "LOOP", "WHILE", "REPEAT"}
 
 
 class UnsupportedDialectError(ValueError):
@@ -121,6 +130,8 @@ class DialectChecker:
         self._semi = names.index("';'")
         self._open = {names.index(f"'{c}'") for c in _OPEN if f"'{c}'" in names}
         self._close = {names.index(f"'{c}'") for c in _CLOSE if f"'{c}'" in names}
+        self._plsql = grammar in _PLSQL_GRAMMARS
+        self._compound_end = grammar in _COMPOUND_END_GRAMMARS
 
     def split(self, sql: str) -> list[Statement]:
         """Lex ``sql`` once and cut it into statements at top-level semicolons."""
@@ -136,6 +147,9 @@ class DialectChecker:
         blocks: list[str] = []  # open CASE / BEGIN keywords awaiting END
         previous_upper = ""
         last_semi: Any = None  # the ';' that ended the last statement, until the next token
+        # PL/SQL: in a unit's declarations until its BEGIN; nested subprograms awaiting theirs
+        declaring, nested = False, 0
+        popped = ""  # the block the last END closed (END IF / END LOOP reopen it)
         while True:
             if listener.first is not None and problem is None:
                 problem = listener.first
@@ -144,14 +158,36 @@ class DialectChecker:
                 break
             if tok.channel != Token.DEFAULT_CHANNEL:
                 continue
-            if tok.type == self._semi and depth <= 0 and not blocks:
+            if tok.type == self._semi and depth <= 0 and not blocks and not declaring:
                 if current or problem:
                     statements.append(self._statement(current, problem, tok.start))
                     last_semi = tok
                 current, problem, listener.first = [], None, None
                 previous_upper = ";"
+                nested = 0
                 continue
             upper = tok.text.upper()
+            if self._plsql:
+                if upper == "/" and not current:  # SQL*Plus: '/' alone ends a unit
+                    continue
+                if (not current and upper == "DECLARE") or (
+                        upper in _PLSQL_UNITS and current and current[0].text.upper() == "CREATE"
+                        and all(t.text.upper() in _CREATE_PREFIX for t in current)):
+                    declaring = True
+                elif declaring and upper in {"FUNCTION", "PROCEDURE"}:
+                    nested += 1
+                elif declaring and upper in {"LANGUAGE", "EXTERNAL"} and previous_upper in {
+                        "IS", "AS"}:
+                    declaring = False
+                elif declaring and upper == "BEGIN" and depth <= 0 and not blocks:
+                    if nested:
+                        nested -= 1
+                    else:
+                        declaring = False
+            if self._compound_end:
+                if previous_upper == "END" and popped and upper in _COMPOUND_ENDS:
+                    blocks.append(popped)  # END IF / END LOOP / … closed no BEGIN or CASE
+                popped = ""
             if upper == "ELSE" and last_semi is not None and not current:
                 # IF … ; ELSE …: one statement (T-SQL, PL/SQL)
                 merged = statements.pop()
@@ -161,10 +197,10 @@ class DialectChecker:
                 depth += 1
             elif tok.type in self._close:
                 depth -= 1
-            elif upper == "CASE":
-                blocks.append("CASE")
+            elif upper == "CASE" and not (self._compound_end and previous_upper == "END"):
+                blocks.append("CASE")  # (END CASE closes a CASE statement)
             elif upper == "END" and blocks:
-                blocks.pop()
+                popped = blocks.pop()
             if previous_upper == "BEGIN" and upper not in _BEGIN_TXN and upper != "END":
                 blocks.append("BEGIN")
             previous_upper = upper

@@ -53,6 +53,34 @@ ACCEPT: dict[str, list[str]] = {
         "SELECT * FROM t FETCH FIRST 5 ROWS ONLY",
         "SELECT a FROM t MINUS SELECT a FROM u",
         "SELECT DATE '2020-01-01', INTERVAL '1' DAY, a || b FROM dual",
+        # PL/SQL units: one statement each (the splitter keeps their inner ';')
+        "CREATE OR REPLACE FUNCTION f(a IN t.c%TYPE, b IN OUT NUMBER := 1) RETURN VARCHAR2 IS "
+        "PRAGMA UDF; x NUMBER(5, 2) := 0; r t%ROWTYPE; CURSOR c1 IS SELECT a FROM t; "
+        "BEGIN SELECT COUNT(*) INTO x FROM t WHERE c = a; "
+        "IF x > 0 THEN x := x + 1; ELSIF x IS NULL THEN NULL; ELSE RETURN 'n'; END IF; "
+        "OPEN c1; LOOP FETCH c1 INTO x; EXIT WHEN c1%NOTFOUND; END LOOP; CLOSE c1; "
+        "FOR i IN 1..10 LOOP dbms_output.put_line(i); END LOOP; WHILE x < 3 LOOP x := x + 1; END "
+        "LOOP; "
+        "CASE x WHEN 1 THEN x := 2; ELSE NULL; END CASE; RETURN 'y'; "
+        "EXCEPTION WHEN NO_DATA_FOUND OR TOO_MANY_ROWS THEN RETURN NULL; "
+        "WHEN OTHERS THEN RAISE; END f;",
+        "CREATE PROCEDURE p (n INT) AS c sys_refcursor; BEGIN OPEN c FOR SELECT a FROM t; "
+        "dbms_sql.return_result(c); EXECUTE IMMEDIATE 'DROP TABLE x'; COMMIT; END;",
+        "CREATE OR REPLACE TRIGGER tr AFTER DELETE OR UPDATE OF a ON t FOR EACH ROW DECLARE v INT; "
+        "BEGIN v := :old.a; INSERT INTO log VALUES (:new.a, DEFAULT); END;",
+        "DECLARE x INT := 1; BEGIN BEGIN x := 2; END; UPDATE t SET a = x; END;",
+        "CALL p(1)",
+        "SELECT JSON_OBJECT(KEY 'a' VALUE b, 'c' VALUE d FORMAT JSON ABSENT ON NULL RETURNING "
+        "CLOB), "
+        "JSON_ARRAYAGG(x ORDER BY x RETURNING CLOB) FROM t",
+        "SELECT * FROM t MATCH_RECOGNIZE (PARTITION BY a ORDER BY b MEASURES FIRST(b) AS s "
+        "ONE ROW PER MATCH PATTERN (x y+) DEFINE y AS y.b > PREV(y.b)) m",
+        "WITH r (n) AS (SELECT 1 FROM dual UNION ALL SELECT n + 1 FROM r WHERE n < 3) "
+        "SEARCH DEPTH FIRST BY n SET o CYCLE n SET c TO 'Y' DEFAULT 'N' SELECT n FROM r",
+        "SELECT * FROM (SELECT a, b FROM t) PIVOT (SUM(a) FOR b IN (1 AS one, 2 AS two))",
+        "INSERT ALL WHEN a > 1 THEN INTO t1 (a) VALUES (a) ELSE INTO t2 SELECT a FROM t",
+        "GRANT SELECT, UPDATE (a) ON t TO u, r WITH GRANT OPTION",
+        "ANALYZE TABLE t PARTITION (p1) VALIDATE STRUCTURE CASCADE",
     ],
     "tsql": [
         "SELECT TOP 5 [a], b FROM dbo.t WITH (NOLOCK) CROSS APPLY f(x) AS y WHERE c = N'x'",
@@ -80,6 +108,19 @@ ACCEPT: dict[str, list[str]] = {
         "SELECT transform(arr, x -> x * 2), ARRAY[1, 2][1] FROM t CROSS JOIN UNNEST(a) AS u(x)",
         "SELECT CAST(x AS ROW(a INTEGER, b VARCHAR)) FROM t OFFSET 2 LIMIT 3",
         "SELECT DATE '2020-01-01' + INTERVAL '1' DAY, TRY_CAST(a AS BIGINT) FROM t",
+        "WITH FUNCTION f(x INTEGER) RETURNS INTEGER RETURN x * 2 WITH t AS (SELECT 3 AS v) "
+        "SELECT f(v) FROM t",
+        "WITH FUNCTION f(n BIGINT) RETURNS ARRAY(BIGINT) LANGUAGE SQL NOT DETERMINISTIC BEGIN "
+        "DECLARE i, j BIGINT DEFAULT 0; top: LOOP IF i >= n THEN LEAVE top; ELSEIF i = 1 THEN "
+        "SET j = 1; ELSE ITERATE top; END IF; SET i = i + 1; END LOOP; WHILE i > 0 DO SET i = i "
+        "- 1; "
+        "END WHILE; REPEAT SET i = i + 1; UNTIL i > 3 END REPEAT; CASE i WHEN 4 THEN RETURN "
+        "ARRAY[i]; "
+        "END CASE; RETURN ARRAY[j]; END SELECT f(3)",
+        "SELECT LISTAGG(a, ',' ON OVERFLOW TRUNCATE '...' WITH COUNT) WITHIN GROUP (ORDER BY a) "
+        "FROM t",
+        "ALTER TABLE t SET PROPERTIES x = 'y', 'a b' = DEFAULT",
+        "START TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ WRITE",
     ],
 }
 
@@ -102,10 +143,23 @@ REJECT: list[tuple[str, str, str]] = [
     ("tsql", "SELECT a || b FROM t", "T-SQL concatenates with +"),
     ("oracle", "SELECT a FROM t LIMIT 5", "Oracle has FETCH FIRST"),
     ("oracle", "SELECT a FROM t AS x", "Oracle forbids AS before a table alias"),
+    ("oracle", "CREATE FUNCTION f RETURN INT IS x INT; BEGIN x := 1; END IF;",
+     "END IF ends no block"),
+    ("oracle", "CREATE PROCEDURE p IS BEGIN IF a THEN NULL; END; END;", "IF needs END IF"),
+    ("oracle", "CREATE PROCEDURE p IS x INT BEGIN NULL; END;", "declaration without ';'"),
+    ("oracle", "CREATE PROCEDURE p IS BEGIN END;", "a block needs a statement"),
+    ("oracle", "CREATE PROCEDURE p IS BEGIN x = 1; END;", "assignment is :="),
+    ("oracle", "BEGIN LOOP NULL; END; END;", "LOOP needs END LOOP"),
+    ("oracle", "GRANT SELECT ON t TO u AND", "dangling AND"),
+    ("oracle", "SELECT JSON_OBJECT(KEY 'a' VALUE) FROM t", "KEY … VALUE needs a value"),
     ("sqlite", "SELECT EXTRACT(YEAR FROM d) FROM t", "no EXTRACT in SQLite"),
     ("duckdb", "SELECT TOP 5 a FROM t", "TOP is T-SQL"),
     ("bigquery", "SELECT a FROM t UNION SELECT b FROM u", "UNION needs ALL or DISTINCT"),
     ("trino", "SELECT x::int FROM t", ":: is not Trino"),
+    ("trino", "WITH FUNCTION f() RETURNS INT BEGIN IF 1 THEN RETURN 1; END; END SELECT f()",
+     "IF needs END IF"),
+    ("trino", "WITH FUNCTION f() RETURNS INT BEGIN SET x := 1; END SELECT f()", "SET uses ="),
+    ("trino", "WITH FUNCTION f() RETURNS INT SELECT f()", "a routine needs a body"),
     ("spark", "SELECT TOP 5 a FROM t", "TOP is T-SQL"),
     ("spark", "SELECT a FROM t LEFT", "LEFT is a strict keyword: never an alias"),
 ]
@@ -152,6 +206,27 @@ def test_block_statements_are_not_split() -> None:
     sql = "BEGIN SELECT CASE WHEN a THEN 1 END FROM t; SELECT 2; END"
     assert [v.ok for v in check_sql(sql, "tsql")] == [True]
     assert len(check_sql("BEGIN; SELECT 1; COMMIT", "postgres")) == 3
+
+
+@pytest.mark.parametrize(("sql", "oks"), [
+    # declarations before BEGIN, END IF / END LOOP / END CASE: still one statement
+    ("CREATE OR REPLACE FUNCTION f RETURN INT IS x INT; y INT; BEGIN IF x > 0 THEN y := 1; "
+     "END IF; LOOP EXIT; END LOOP; CASE WHEN y = 1 THEN NULL; END CASE; RETURN y; END;\n"
+     "SELECT f FROM dual", [True, True]),
+    ("CREATE PROCEDURE p IS x INT; BEGIN NULL; END p;\n/\nSELECT 1 FROM dual;", [True, True]),
+    ("CREATE OR REPLACE TRIGGER t AFTER INSERT ON a FOR EACH ROW DECLARE v INT; BEGIN v := 1; "
+     "END;\nINSERT INTO a VALUES (1)", [True, True]),
+    ("DECLARE PROCEDURE q IS BEGIN NULL; END; BEGIN q; END; SELECT 1 FROM dual", [True, True]),
+    ("SELECT CASE WHEN a THEN 1 END FROM t; SELECT 2 FROM dual", [True, True]),
+])
+def test_plsql_units_are_one_statement(sql: str, oks: list[bool]) -> None:
+    assert [v.ok for v in check_sql(sql, "oracle")] == oks
+
+
+def test_trino_routine_blocks_are_one_statement() -> None:
+    sql = ("WITH FUNCTION f() RETURNS INT BEGIN DECLARE i INT DEFAULT 0; WHILE i < 3 DO "
+           "IF i = 1 THEN SET i = 5; END IF; END WHILE; RETURN i; END SELECT f(); SELECT 1")
+    assert [v.ok for v in check_sql(sql, "trino")] == [True, True]
 
 
 def test_check_many_in_order_with_workers() -> None:
