@@ -22,6 +22,7 @@ from antlr4.error.ErrorStrategy import (  # type: ignore[import-untyped]
     DefaultErrorStrategy,
 )
 from antlr4.ListTokenSource import ListTokenSource  # type: ignore[import-untyped]
+from antlr4.tree.Tree import TerminalNode  # type: ignore[import-untyped]
 
 from parrot.dialects import resolve
 
@@ -239,6 +240,51 @@ class DialectChecker:
             finally:
                 parser.removeErrorListeners()
         return listener.first or SyntaxProblem(0, 0, "", "syntax error")
+
+    def rules_used(self, tokens: list[Any]) -> frozenset[str] | None:
+        """The grammar rules and alternatives a statement exercises, or None if it does not parse.
+
+        An alternative is named by its rule and the kinds of its first two children (rule names,
+        or token names for terminals): ``joinPart>JOIN,tablePrimary``.
+        """
+        parser = self._parser
+        parser._errHandler = BailErrorStrategy()
+        parser.buildParseTrees = True
+        try:
+            for mode in (PredictionMode.SLL, PredictionMode.LL):
+                parser.setTokenStream(CommonTokenStream(ListTokenSource(tokens)))
+                parser._interp.predictionMode = mode
+                try:
+                    tree = parser.statementList()
+                    break
+                except ParseCancellationException:
+                    continue
+            else:
+                return None
+        finally:
+            parser.buildParseTrees = False
+        rule_names = parser.ruleNames
+        literals = list(parser.literalNames)
+        symbols = [literals[i] if sym == "<INVALID>" and i < len(literals) else sym
+                   for i, sym in enumerate(parser.symbolicNames)]  # keywords: literal tokens
+        found: set[str] = set()
+        stack = [tree]
+        while stack:
+            node = stack.pop()
+            children = list(node.getChildren())
+            kinds = []
+            for child in children[:2]:
+                if isinstance(child, TerminalNode):
+                    kind = child.getSymbol().type
+                    kinds.append(symbols[kind] if 0 < kind < len(symbols) else "EOF")
+                else:
+                    kinds.append(rule_names[child.getRuleIndex()])
+            rule = rule_names[node.getRuleIndex()]
+            found.add(rule)
+            found.add(f"{rule}>{','.join(kinds)}")
+            stack.extend(c for c in children if not isinstance(c, TerminalNode))
+        return frozenset(found)
+
 
 
 def grammar_for(dialect: str) -> str:

@@ -23,6 +23,7 @@ from parrot.curate.anonymise import LEVELS, Anonymise
 from parrot.curate.canonicalise import Canonicalise
 from parrot.curate.classify import Classify
 from parrot.curate.select import (
+    COVERAGE_SOURCES,
     DEFAULT_PATIENCE,
     DEFAULT_PREFIX_RATIO,
     Cluster,
@@ -84,7 +85,10 @@ def build_parser() -> argparse.ArgumentParser:
                         f"(default: {DEFAULT_PREFIX_RATIO})")
     p.add_argument("--patience", type=int, default=DEFAULT_PATIENCE,
                    help="non-improving statements before leaving a cluster")
-    p.add_argument("--coverage", default="sqlglot", help="coverage source")
+    p.add_argument("--coverage", default="sqlglot", choices=sorted(COVERAGE_SOURCES),
+                   help="parser coverage that selection maximises: sqlglot (expression nodes and "
+                        "slots) or grammar (parrot's own grammar rules and alternatives; sqlglot "
+                        "for dialects without one) (default: sqlglot)")
     p.add_argument("--limit", type=int, help="statements kept by coverage selection "
                    "(variant default; 0 for no limit)")
     p.add_argument("--input-limit", type=int, help="read only the first N input statements")

@@ -161,7 +161,35 @@ class SqlglotCoverage:
         return frozenset(f"{dialect}:{f}" for f in found)
 
 
-COVERAGE_SOURCES: dict[str, type[CoverageSource]] = {"sqlglot": SqlglotCoverage}
+class GrammarCoverage:
+    """parrot's own grammar of the dialect (:mod:`parrot.check`): the rules and alternatives a
+    statement's parse tree exercises; sqlglot's features for dialects without a grammar."""
+
+    name = "grammar"
+
+    def __init__(self) -> None:
+        self._fallback = SqlglotCoverage()
+
+    def features(self, sql: str, dialect: str) -> frozenset[str] | None:
+        from parrot.check import UnsupportedDialectError
+        from parrot.check.parsers import checker
+
+        try:
+            chk = checker(dialect)
+        except UnsupportedDialectError:
+            return self._fallback.features(sql, dialect)
+        found: set[str] = set()
+        statements = chk.split(sql)
+        for stmt in statements:
+            rules = None if stmt.lexer_problem else chk.rules_used(stmt.tokens)
+            if rules is None:
+                return None
+            found |= rules
+        return frozenset(f"{dialect}:{f}" for f in found) if statements else None
+
+
+COVERAGE_SOURCES: dict[str, type[CoverageSource]] = {"sqlglot": SqlglotCoverage,
+                                                     "grammar": GrammarCoverage}
 
 
 def coverage_source(name: str) -> CoverageSource:

@@ -85,3 +85,33 @@ def test_coverage_limit_and_unparseable(monkeypatch: pytest.MonkeyPatch) -> None
 def test_unknown_coverage_source() -> None:
     with pytest.raises(ValueError, match="unknown coverage source"):
         select.coverage_source("nope")
+
+
+@pytest.mark.parametrize(("dialect", "richer", "poorer"), [
+    ("sqlite", "SELECT a FROM t JOIN u ON t.id = u.id WHERE b > 1", "SELECT a FROM t"),
+    ("tsql", "SELECT TOP 5 a FROM t CROSS APPLY f(t.id) x", "SELECT a FROM t"),
+    ("oracle", "SELECT a FROM t CONNECT BY PRIOR id = parent_id", "SELECT a FROM t"),
+])
+def test_grammar_coverage_counts_rules_and_alternatives(dialect: str, richer: str,
+                                                        poorer: str) -> None:
+    source = select.coverage_source("grammar")
+    rich, poor = source.features(richer, dialect), source.features(poorer, dialect)
+    assert rich is not None and poor is not None
+    rules = [{f for f in found if ">" not in f} for found in (poor, rich)]
+    assert rules[0] < rules[1]  # the richer statement exercises every rule of the other, and more
+    assert any(">" in f for f in rich)  # alternatives, not only rule names
+    assert source.features("SELECT FROM WHERE", dialect) is None
+
+
+def test_grammar_coverage_falls_back_to_sqlglot_without_a_grammar() -> None:
+    found = select.coverage_source("grammar").features("SELECT a FROM t", "teradata")
+    assert found == select.coverage_source("sqlglot").features("SELECT a FROM t", "teradata")
+
+
+def test_grammar_coverage_drives_selection() -> None:
+    records = [Record(f"r{i}", "postgres", s) for i, s in enumerate(
+        ["SELECT a FROM t", "SELECT a FROM t WHERE b = 1", "SELEC oops FROM"])]
+    stages = [Normalise(), Cluster(1.0), Features("grammar"), Coverage("grammar")]
+    kept, funnel, _ = run_pipeline(records, stages, LocalExecutor(1))
+    assert {r.id for r in kept} == {"r0", "r1"}
+    assert funnel[-1].dropped.get("unparseable", 0) == 1
