@@ -35,12 +35,15 @@ class DefaultsHelpFormatter(argparse.HelpFormatter):
 
     def _get_help_string(self, action: argparse.Action) -> str:
         text = action.help or ""
-        if "default" in text or action.default is argparse.SUPPRESS or not action.option_strings:
+        if ("default" in text or action.default is argparse.SUPPRESS or action.required
+                or not action.option_strings):
             return text
         if action.nargs == 0:  # a switch
             if isinstance(action, argparse.BooleanOptionalAction):
                 return f"{text} (default: {'on' if action.default else 'off'})"
             return f"{text} (default: off)" if action.default in (False, None) else text
+        if action.default in (None, "", []):
+            return f"{text} (default: none)"
         return text + " (default: %(default)s)"
 
 
@@ -50,10 +53,11 @@ class RawDescriptionDefaultsHelpFormatter(argparse.RawDescriptionHelpFormatter,
 
 
 def table_console(**kwargs: Any) -> Any:
-    """A rich console on stdout: the terminal's full width, or uncut when piped."""
+    """A rich console (stdout, or stderr with ``stderr=True``) at the terminal's full width,
+    or uncut when piped."""
     from rich.console import Console
 
-    stream = kwargs.get("file") or sys.stdout
+    stream = kwargs.get("file") or (sys.stderr if kwargs.get("stderr") else sys.stdout)
     return Console(width=None if stream.isatty() else PIPED_WIDTH, **kwargs)
 
 

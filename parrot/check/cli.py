@@ -13,11 +13,13 @@ import sys
 from pathlib import Path
 
 from parrot.check import GRAMMAR_OF, UnsupportedDialectError, Verdict, check_sql
+from parrot.cli import DefaultsHelpFormatter
 from parrot.dialects import UnknownDialectError
 
 
 def build_parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog="python -m parrot.check",
+                                 formatter_class=DefaultsHelpFormatter,
                                  description="Check SQL syntax with parrot's own grammars "
                                              "(no engine, no Java).")
     ap.add_argument("--dialect", "-d", required=True,

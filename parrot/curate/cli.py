@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from parrot import __version__, dialects
+from parrot.cli import RawDescriptionDefaultsHelpFormatter, table_console
 from parrot.curate.annotate import Annotate, Pairs
 from parrot.curate.anonymise import LEVELS, Anonymise
 from parrot.curate.canonicalise import Canonicalise
@@ -63,11 +64,12 @@ def _dialect_list(text: str) -> tuple[str, ...]:
 
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m parrot.curate", description=__doc__,
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
+                                formatter_class=RawDescriptionDefaultsHelpFormatter)
     p.add_argument("--variant", choices=sorted(VARIANTS), default="simple",
                    help="simple: sqlglot's test statements; diverse: Spider-family queries on "
                         "their databases; main: long multi-construct statements (default: simple)")
-    p.add_argument("--out", type=Path, help="output folder (default build/curated-<variant>)")
+    p.add_argument("--output-dir", "--out", dest="out", type=Path,
+                   help="output folder (default build/curated-<variant>)")
     p.add_argument("--sources", type=_dialect_list, help="source dialects (comma-separated)")
     p.add_argument("--targets", type=_dialect_list,
                    help="target dialects (default: the embedded engines; postgres and mysql "
@@ -89,9 +91,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="parser coverage that selection maximises: sqlglot (expression nodes and "
                         "slots) or grammar (parrot's own grammar rules and alternatives; sqlglot "
                         "for dialects without one) (default: sqlglot)")
-    p.add_argument("--limit", type=int, help="statements kept by coverage selection "
-                   "(variant default; 0 for no limit)")
-    p.add_argument("--input-limit", type=int, help="read only the first N input statements")
+    p.add_argument("--keep", dest="limit", type=int, help="statements kept by coverage "
+                   "selection (variant default; 0 for no limit)")
+    p.add_argument("--limit", "--input-limit", dest="input_limit", type=int,
+                   help="read only the first N input statements")
     p.add_argument("--jobs", type=int, default=1, help="worker processes")
     p.add_argument("--chunk-size", type=int, default=DEFAULT_CHUNK,
                    help=f"statements per worker task (default: {DEFAULT_CHUNK})")
@@ -153,10 +156,8 @@ def main(argv: list[str] | None = None) -> int:
 
         return review_main(argv[1:])
     args = build_parser().parse_args(argv)
-    from rich.console import Console
-
     logging.getLogger("sqlglot").setLevel(logging.ERROR)  # "falling back to Command" noise
-    console = Console(stderr=True, quiet=args.quiet)
+    console = table_console(stderr=True, quiet=args.quiet)
     variant = VARIANTS[args.variant]
     sources = args.sources or variant.sources
     targets = args.targets or variant.targets

@@ -15,6 +15,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from parrot.cli import DefaultsHelpFormatter
 from parrot.curate.classify import Classify
 from parrot.curate.serialise import (
     ITEMS,
@@ -81,13 +82,20 @@ def import_fixes(entries: list[dict[str, Any]], out: Path, variant: str,
     return len(accepted), waiting
 
 
-def main(argv: list[str]) -> int:
+def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m parrot.curate review",
-                                description="re-verify reviewed fixes and add them")
+                                description="re-verify reviewed fixes and add them",
+                                formatter_class=DefaultsHelpFormatter)
     p.add_argument("file", type=Path, help="review.jsonl or review.csv with fixed_sql filled")
-    p.add_argument("--out", type=Path, required=True, help="the dataset folder to add to")
-    p.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT)
-    args = p.parse_args(argv)
+    p.add_argument("--output-dir", "--out", dest="out", type=Path, required=True,
+                   help="the dataset folder to add to")
+    p.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT,
+                   help="seconds per execution on an engine")
+    return p
+
+
+def main(argv: list[str]) -> int:
+    args = build_parser().parse_args(argv)
     manifest = json.loads((args.out / "manifest.json").read_text(encoding="utf-8"))
     added, waiting = import_fixes(read_review(args.file), args.out, manifest["variant"],
                                   args.timeout)

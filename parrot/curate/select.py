@@ -257,7 +257,7 @@ class Coverage(Stage):
                 if misses >= self.patience or (self.limit is not None
                                                and len(kept) >= self.limit):
                     out.dropped["not reached (patience)" if misses >= self.patience
-                                else "over --limit"] += len(members) - position
+                                else "over --keep"] += len(members) - position
                     break
                 feats = r.features
                 if feats is None:

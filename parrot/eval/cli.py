@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from parrot import dialects
+from parrot.cli import DefaultsHelpFormatter, add_model_args, parse_with_model_args, table_console
 from parrot.datasets import DEFAULT_DATASET, DatasetError, load_dataset
 from parrot.engines import DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT
 from parrot.eval.results import RunDirError
@@ -26,7 +27,7 @@ from parrot.translators.llm import options as llm_options
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="python -m parrot.eval",
+        prog="python -m parrot.eval", formatter_class=DefaultsHelpFormatter,
         description="Translate every benchmark item with a model, run the translation on a real "
                     "engine of the target dialect and compare its result with the source query's "
                     "result on the source engine (Acc_EX, Acc_RES strict/normalized/multiset).")
@@ -36,6 +37,7 @@ def build_parser() -> argparse.ArgumentParser:
                              "PROVIDER/MODEL (e.g. openai/gpt-4o) calls any litellm model; "
                              "local runs SmolLM2-135M offline (extra: local); "
                              "ensemble:A,B tries A, then B where A fails or the target rejects it")
+    add_model_args(parser)
     parser.add_argument("--dataset", default=DEFAULT_DATASET,
                         help="dataset name under datasets/, a directory, or a .jsonl file "
                              f"(default: {DEFAULT_DATASET})")
@@ -119,11 +121,11 @@ def _default_dir(model: str, dataset: str) -> Path:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    args = parse_with_model_args(build_parser(), argv)
     from rich.console import Console
 
     console = Console(stderr=True, soft_wrap=True)
-    out = Console()
+    out = table_console()
     if args.resume and args.output_dir is None:
         console.print("[red]error:[/] --resume needs --output-dir")
         return 2

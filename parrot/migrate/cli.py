@@ -19,6 +19,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from parrot.cli import RawDescriptionDefaultsHelpFormatter
 from parrot.fixtures import FixtureError
 from parrot.migrate.introspect import Introspection
 from parrot.migrate.transfer import read_source
@@ -26,7 +27,7 @@ from parrot.migrate.transfer import read_source
 
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m parrot.migrate", description=__doc__,
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
+                                formatter_class=RawDescriptionDefaultsHelpFormatter)
     p.add_argument("sources", nargs="*", metavar="SOURCE",
                    help="SQLite/DuckDB file, duckdb:/// or SQLAlchemy URL, or a named fixture "
                         "(spider/<db_id>, tpch)")

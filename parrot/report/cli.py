@@ -11,6 +11,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from parrot.cli import DefaultsHelpFormatter
 from parrot.eval.results import MANIFEST, RunDirError, read_json, read_results
 from parrot.report.metrics import summarize
 from parrot.report.render import leaderboard_table, render, summary_tables
@@ -18,7 +19,7 @@ from parrot.report.render import leaderboard_table, render, summary_tables
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="python -m parrot.report",
+        prog="python -m parrot.report", formatter_class=DefaultsHelpFormatter,
         description="Re-render the tables of finished parrot runs, or a leaderboard of several.")
     parser.add_argument("run_dirs", nargs="+", type=Path, metavar="RUN_DIR",
                         help="run directories written by python -m parrot.eval")

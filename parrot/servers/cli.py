@@ -10,13 +10,14 @@ from __future__ import annotations
 import argparse
 import sys
 
+from parrot.cli import DefaultsHelpFormatter
 from parrot.engines import ENGINES, engine_class
 from parrot.servers import SERVERS, ServerError, server_for
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="python -m parrot.engines",
+        prog="python -m parrot.engines", formatter_class=DefaultsHelpFormatter,
         description="Start, stop and list the database servers parrot runs locally.")
     parser.add_argument("action", choices=("up", "down", "status"))
     parser.add_argument("names", nargs="*", metavar="NAME",

@@ -1,0 +1,154 @@
+"""The ``parrot`` command: dispatch to the tools, --version, shared flag names, help defaults."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import io
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from parrot import __version__, cli
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.mark.parametrize(("command", "module"), [
+    ("eval", "parrot.eval.cli"),
+    ("report", "parrot.report.cli"),
+    ("curate", "parrot.curate.cli"),
+    ("check", "parrot.check.cli"),
+    ("migrate", "parrot.migrate.cli"),
+    ("engines", "parrot.servers.cli"),
+    ("translate", "parrot.translate"),
+])
+def test_subcommand_runs_the_tools_main_with_the_rest_of_argv(monkeypatch, command, module):
+    seen = []
+    monkeypatch.setattr(importlib.import_module(module), "main",
+                        lambda argv: seen.append(argv) or 7)
+    assert cli.main([command, "--flag", "x", "-"]) == 7
+    assert seen == [["--flag", "x", "-"]]
+
+
+def test_unknown_subcommand_is_a_usage_error(capsys):
+    with pytest.raises(SystemExit) as exc:
+        cli.main(["evaluate"])
+    assert exc.value.code == 2
+    assert "invalid choice" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("entry", [["parrot", "check"], ["parrot.check"]])
+def test_python_dash_m_parrot_and_the_old_entry_points_agree(entry):
+    run = subprocess.run([sys.executable, "-m", *entry, "-d", "sqlite", "-"],
+                         input="SELECT 1", capture_output=True, text=True, cwd=ROOT,
+                         timeout=120)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout == "1/1 statements parse as sqlite; 0 failed\n"
+
+
+def test_version_prints_package_version_and_git_commit():
+    run = subprocess.run([sys.executable, "-m", "parrot", "--version"], capture_output=True,
+                         text=True, cwd=ROOT, timeout=120)
+    assert run.returncode == 0
+    match = re.fullmatch(rf"parrot {re.escape(__version__)} \(commit (\S+)\)\n", run.stdout)
+    assert match, run.stdout
+    if (ROOT / ".git").exists() and shutil.which("git"):
+        head = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "HEAD"],
+                              capture_output=True, text=True, check=True).stdout.strip()
+        assert head.startswith(match.group(1).removesuffix("-dirty"))
+
+
+def test_version_outside_a_checkout_is_unknown(tmp_path):
+    assert cli.git_commit(tmp_path) == "unknown"
+
+
+def _parsers() -> dict[str, argparse.ArgumentParser]:
+    from parrot.check.cli import build_parser as check
+    from parrot.curate.cli import build_parser as curate
+    from parrot.curate.review import build_parser as review
+    from parrot.eval.cli import build_parser as eval_
+    from parrot.migrate.cli import _parser as migrate
+    from parrot.report.cli import build_parser as report
+    from parrot.servers.cli import build_parser as engines
+    from parrot.translate import build_parser as translate
+
+    return {"eval": eval_(), "report": report(), "curate": curate(), "review": review(),
+            "check": check(), "migrate": migrate(), "engines": engines(),
+            "translate": translate(), "parrot": cli.build_parser()}
+
+
+@pytest.mark.parametrize(("parser", "argv", "dest", "value"), [
+    ("eval", ["--model", "x", "--output-dir", "d"], "output_dir", Path("d")),
+    ("eval", ["--model", "x", "--limit", "3"], "limit", 3),
+    ("curate", ["--output-dir", "d"], "out", Path("d")),
+    ("curate", ["--out", "d"], "out", Path("d")),
+    ("curate", ["--limit", "5"], "input_limit", 5),  # first N inputs, as everywhere
+    ("curate", ["--input-limit", "5"], "input_limit", 5),
+    ("curate", ["--keep", "40"], "limit", 40),  # coverage selection's size
+    ("review", ["f.jsonl", "--output-dir", "d"], "out", Path("d")),
+    ("review", ["f.jsonl", "--out", "d"], "out", Path("d")),
+    ("translate", ["--from", "mysql", "--to", "duckdb", "-", "-o", "x.sql"], "output", "x.sql"),
+    ("translate", ["--from", "mysql", "--to", "duckdb", "-"], "model", "sqlglot"),
+])
+def test_shared_flag_names_and_their_old_spellings(parser, argv, dest, value):
+    assert getattr(_parsers()[parser].parse_args(argv), dest) == value
+
+
+@pytest.mark.parametrize("name", ["eval", "report", "curate", "review", "check", "migrate",
+                                  "engines", "translate"])
+def test_every_flag_help_states_its_default(name):
+    parser = _parsers()[name]
+    formatter = parser._get_formatter()
+    for action in parser._actions:
+        if (not action.option_strings or action.required
+                or action.default is argparse.SUPPRESS):
+            continue
+        text = formatter._get_help_string(action)  # type: ignore[attr-defined]
+        assert "default" in text, (name, action.option_strings, text)
+
+
+@pytest.mark.parametrize(("model_args", "flags"), [
+    ("temperature=0.2", ["--temperature", "0.2"]),
+    ("max_tokens=512,hints=false", ["--max-tokens", "512", "--no-hints"]),
+    ("schema=true,no_cache=1", ["--schema", "--no-cache"]),
+    ("price=2.5,10,shots=0", ["--price", "2.5,10", "--shots", "0"]),
+    ("api-base=http://h:1/v1", ["--api-base", "http://h:1/v1"]),
+])
+def test_model_args_become_the_translator_flags(model_args, flags):
+    from parrot.eval.cli import build_parser
+
+    assert cli.model_args_flags(model_args, build_parser()) == flags
+
+
+@pytest.mark.parametrize("model_args", ["color=red", "hints=maybe", "dataset=x"])
+def test_model_args_reject_what_is_no_translator_parameter(model_args):
+    from parrot.eval.cli import build_parser
+
+    with pytest.raises(ValueError, match="--model-args"):
+        cli.model_args_flags(model_args, build_parser())
+
+
+def test_explicit_flags_win_over_model_args():
+    from parrot.eval.cli import build_parser
+
+    args = cli.parse_with_model_args(build_parser(), [
+        "--model", "m", "--model-args", "temperature=0.5,shots=3", "--temperature", "0.1"])
+    assert (args.temperature, args.shots) == (0.1, 3)
+
+
+def test_tables_are_not_cut_when_piped():
+    from rich.table import Table
+
+    buf = io.StringIO()
+    console = cli.table_console(file=buf)
+    table = Table("pair", *(f"column {i}" for i in range(12)))
+    table.add_row("sqlite→duckdb", *(f"{i}.00" for i in range(12)))
+    console.print(table)
+    assert console.width == cli.PIPED_WIDTH
+    assert "column 11" in buf.getvalue() and "11.00" in buf.getvalue()
+    assert max(len(line) for line in buf.getvalue().splitlines()) > 80
