@@ -72,11 +72,13 @@ def render_sql(translations: list[Translation]) -> str:
 
 
 def verdict_line(index: int, record: dict[str, Any]) -> str:
+    """One line: each comparator mode's verdict, then why the strict one failed."""
     verdicts = record["verdicts"]
     marks = ", ".join(f"{mode} {'match' if v['match'] else v['reason']}"
                       for mode, v in verdicts.items())
     strict = verdicts["strict"]
-    detail = "" if strict["match"] or not strict.get("detail") else f" — {strict['detail']}"
+    detail = ("" if strict["match"] or not strict.get("detail")
+              else " — " + statements.trim_message(" ".join(strict["detail"].split()), 300))
     return f"statement {index}: {marks}{detail}"
 
 
