@@ -62,10 +62,12 @@ def table_console(**kwargs: Any) -> Any:
 
 
 def git_commit(root: Path | None = None) -> str:
-    """The checkout's commit (``-dirty`` with local changes), or ``unknown`` outside one."""
+    """The checkout's commit (``-dirty`` with local changes); outside a checkout the commit
+    setup.py baked into the built package, else ``unknown``."""
     root = root or Path(__file__).resolve().parent.parent
     if not (root / ".git").exists():
-        return "unknown"
+        baked = root / "parrot" / "_commit.txt"
+        return baked.read_text(encoding="utf-8").strip() if baked.is_file() else "unknown"
     try:
         out = subprocess.run(["git", "-C", str(root), "describe", "--always", "--dirty",
                               "--abbrev=12", "--exclude=*"],

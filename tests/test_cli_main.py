@@ -67,6 +67,12 @@ def test_version_outside_a_checkout_is_unknown(tmp_path):
     assert cli.git_commit(tmp_path) == "unknown"
 
 
+def test_version_of_a_built_package_is_the_commit_baked_by_setup_py(tmp_path):
+    (tmp_path / "parrot").mkdir()
+    (tmp_path / "parrot" / "_commit.txt").write_text("0123456789ab\n", encoding="utf-8")
+    assert cli.git_commit(tmp_path) == "0123456789ab"
+
+
 def _parsers() -> dict[str, argparse.ArgumentParser]:
     from parrot.check.cli import build_parser as check
     from parrot.curate.cli import build_parser as curate
