@@ -72,7 +72,13 @@ def render_sql(translations: list[Translation]) -> str:
 
 
 def verdict_line(index: int, record: dict[str, Any]) -> str:
-    """One line: each comparator mode's verdict, then why the strict one failed."""
+    """One line: each comparator mode's verdict, then why the strict one failed; a statement
+    whose source or target has no engine here is said to be unjudged, not a mismatch."""
+    for side, dialect in (("gold", "source_dialect"), ("pred", "target_dialect")):
+        execution = record.get(side) or {}
+        if execution.get("status") == "no_engine":
+            why = statements.trim_message(" ".join(str(execution.get("error", "")).split()), 300)
+            return f"statement {index}: not judged: no {record[dialect]} engine here ({why})"
     verdicts = record["verdicts"]
     marks = ", ".join(f"{mode} {'match' if v['match'] else v['reason']}"
                       for mode, v in verdicts.items())

@@ -68,6 +68,16 @@ def test_a_translation_the_target_rejects_is_reported_and_exits_1(monkeypatch, a
     assert "1/2 statements match" in err
 
 
+def test_a_target_without_an_engine_is_not_judged_not_a_mismatch(monkeypatch, app_db, capsys):
+    monkeypatch.delenv("PARROT_TSQL_URL", raising=False)
+    monkeypatch.setattr("sys.stdin", io.StringIO("SELECT name FROM t WHERE id = 1"))
+    assert main(["--from", "sqlite", "--to", "tsql", "--no-start", "--db", str(app_db),
+                 "-"]) == 1
+    err = capsys.readouterr().err
+    assert "statement 1: not judged: no tsql engine here (" in err
+    assert "pred_error" not in err
+
+
 @pytest.mark.parametrize(("argv", "message"), [
     (["--from", "sqlite", "--to", "duckdb", "--model", "nope", "-"], "unknown model"),
     (["--from", "sqlite", "--to", "nodialect", "-"], "unknown dialect"),
