@@ -103,6 +103,9 @@ def main(argv: list[str] | None = None) -> int:
     except (ValueError, UnknownTranslatorError, OSError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    if args.model_args and not translator.takes_llm_options:
+        print(f"warning: {args.model} calls no model: --model-args are ignored",
+              file=sys.stderr)
     sources = split(sql, source)
     if not sources:
         print("error: no SQL statement in the input", file=sys.stderr)

@@ -158,3 +158,11 @@ def test_tables_are_not_cut_when_piped():
     assert console.width == cli.PIPED_WIDTH
     assert "column 11" in buf.getvalue() and "11.00" in buf.getvalue()
     assert max(len(line) for line in buf.getvalue().splitlines()) > 80
+
+
+def test_eval_says_model_args_are_ignored_by_a_translator_that_calls_no_model(tmp_path, capsys):
+    from parrot.eval.cli import main
+
+    assert main(["--quiet", "--model", "sqlglot", "--limit", "1", "--pairs", "sqlite:duckdb",
+                 "--model-args", "temperature=0.3", "--output-dir", str(tmp_path / "run")]) == 0
+    assert "--model-args are ignored" in " ".join(capsys.readouterr().err.split())

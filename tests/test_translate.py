@@ -125,3 +125,11 @@ def test_model_args_reach_the_translator(monkeypatch, capsys):
     assert main(["--from", "sqlite", "--to", "duckdb", "--model", "openai/x",
                  "--model-args", "temperature=0.3,hints=false", "-"]) == 2
     assert seen == {"spec": "openai/x", "temperature": 0.3, "hints": False}
+
+
+def test_model_args_for_a_translator_that_calls_no_model_are_said_to_be_ignored(
+        monkeypatch, capsys):
+    monkeypatch.setattr("sys.stdin", io.StringIO("SELECT 1"))
+    assert main(["--from", "sqlite", "--to", "duckdb", "--model-args", "temperature=0.3",
+                 "-"]) == 0
+    assert "warning: sqlglot calls no model: --model-args are ignored" in capsys.readouterr().err

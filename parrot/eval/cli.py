@@ -146,9 +146,10 @@ def main(argv: list[str] | None = None) -> int:
     if not items:
         console.print("[red]error:[/] no items selected (check --pairs and --limit)")
         return 2
-    if not translator.takes_llm_options and (args.api_base or args.reflection):
-        console.print(f"[yellow]warning:[/] {args.model} calls no model: --api-base and "
-                      "--reflection are ignored", highlight=False)
+    if not translator.takes_llm_options and (args.api_base or args.reflection
+                                             or args.model_args):
+        console.print(f"[yellow]warning:[/] {args.model} calls no model: --api-base, "
+                      "--reflection and --model-args are ignored", highlight=False)
     for warning in translator.check_items(items):
         console.print(f"[yellow]warning:[/] {warning}", highlight=False)
     config = RunConfig(
