@@ -789,13 +789,13 @@ def _is_punct(tok: st.Token | None, text: str) -> bool:
 
 
 def _is_string(tok: st.Token | None) -> bool:
-    """A string literal: '...' or, in Spark, "..." (a raw string r'...' lexes as r + string)."""
+    """A string literal: '...', "..." or a raw string r'...'."""
     return tok is not None and (tok.kind is st.TokenKind.STRING or (
         tok.kind is st.TokenKind.QUOTED and tok.text.startswith('"')))
 
 
 def _string_value(tok: st.Token) -> str:
-    return tok.text[1:-1]
+    return tok.text[2:-1] if tok.text[:1] in ("r", "R") else tok.text[1:-1]
 
 
 def _is_name(tok: st.Token | None) -> bool:
@@ -833,8 +833,7 @@ def _statement_refusal(stmt: _Statement) -> str | None:
         before = tokens[i - 1] if i > 0 else None
         word = tok.name if tok.kind is st.TokenKind.WORD else ""
         after_word = after.name if after is not None and after.kind is st.TokenKind.WORD else ""
-        if word == "location" and (_is_string(after) or (
-                after_word == "r" and _is_string(_at(tokens, i + 2)))):
+        if word == "location" and _is_string(after):
             return "LOCATION clauses are not allowed (files outside parrot's scratch warehouse)"
         if word == "options" and _is_punct(after, "("):
             return "OPTIONS (...) clauses are not allowed (data source paths and connections)"

@@ -50,19 +50,23 @@ class Lexicon:
     plain_double_quotes: bool = False  # backslashes are plain characters in "identifiers"
     #                                    even where strings have backslash escapes (Snowflake)
     bracket_escapes: bool = False  # ']]' inside [identifier] is one ']' (SQL Server)
+    raw_strings: bool = False  # r'...' / R"...": no escapes, ends at the next quote (Spark)
 
 
 ANSI = Lexicon()
 SQLITE = Lexicon(bracket_identifiers=True)
 DUCKDB = Lexicon(dollar_quotes=True, nested_comments=True)
+# ClickHouse: x$$ is one identifier ('$' continues a word); $$ or $tag$ opens a heredoc only
+# where a token starts
 CLICKHOUSE = Lexicon(backslash_escapes=True, hash_comments=True, dollar_quotes=True,
-                     nested_comments=True)
+                     nested_comments=True, dollar_identifiers=True)
 POSTGRES = Lexicon(dollar_quotes=True, nested_comments=True, escape_strings=True,
                    dollar_identifiers=True)
 MYSQL = Lexicon(backslash_escapes=True, hash_comments=True, hash_comments_always=True,
                 dash_comments_need_space=True, plain_backticks=True, executable_comments=True)
 # Spark SQL: '...' and "..." are both strings with backslash escapes, `name` doubles its backtick
-SPARK = Lexicon(backslash_escapes=True, nested_comments=True, plain_backticks=True)
+SPARK = Lexicon(backslash_escapes=True, nested_comments=True, plain_backticks=True,
+                raw_strings=True)
 ORACLE = Lexicon(q_quotes=True)
 TSQL = Lexicon(bracket_identifiers=True, nested_comments=True,  # T-SQL block comments nest
                bracket_escapes=True)
@@ -75,7 +79,7 @@ SNOWFLAKE = Lexicon(backslash_escapes=True, dollar_quotes=True, slash_comments=T
 class TokenKind(StrEnum):
     WORD = "word"  # keyword, bare identifier or number
     QUOTED = "quoted"  # "identifier", `identifier` or [identifier]
-    STRING = "string"  # 'literal' or $$literal$$
+    STRING = "string"  # 'literal', $$literal$$ or r'raw literal'
     PUNCT = "punct"  # one character of punctuation (';' included)
 
 
@@ -125,6 +129,13 @@ def tokenize(sql: str, lexicon: Lexicon = ANSI) -> list[Token]:
             i = _skip_block_comment(sql, i, lexicon.nested_comments)
         elif lexicon.q_quotes and (j := _q_quote_end(sql, i)) > i:
             tokens.append(Token(TokenKind.STRING, sql[i:j], i, j))
+            i = j
+        elif (c in "'\"" and lexicon.raw_strings and tokens and tokens[-1].end == i
+              and tokens[-1].kind is TokenKind.WORD and tokens[-1].text in ("r", "R")):
+            start = tokens.pop().start  # r'...' is one string token; a backslash is plain
+            close = sql.find(c, i + 1)
+            j = n if close < 0 else close + 1
+            tokens.append(Token(TokenKind.STRING, sql[start:j], start, j))
             i = j
         elif c == "'":
             start, escaped = i, lexicon.backslash_escapes

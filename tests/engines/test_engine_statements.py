@@ -43,6 +43,22 @@ def test_split_clickhouse_lexicon() -> None:
     assert st.split_statements(r"SELECT 'a\'; SELECT 2") == [r"SELECT 'a\'", "SELECT 2"]
 
 
+def test_clickhouse_dollar_continues_an_identifier() -> None:
+    # ClickHouse reads x$$ as one name: no heredoc hides the file() call from the guard
+    words = [t.text for t in st.tokenize("SELECT 1 AS x$$, f() AS y$$", st.CLICKHOUSE)]
+    assert words == ["SELECT", "1", "AS", "x$$", ",", "f", "(", ")", "AS", "y$$"]
+    assert [t.kind for t in st.tokenize("SELECT $$a$$", st.CLICKHOUSE)][1] is st.TokenKind.STRING
+
+
+def test_spark_raw_strings_end_at_the_next_quote() -> None:
+    tokens = st.tokenize("SELECT r'\\', f() -- '", st.SPARK)
+    assert [t.text for t in tokens] == ["SELECT", "r'\\'", ",", "f", "(", ")"]
+    assert [t.text for t in st.tokenize('SELECT R"a\\", 2', st.SPARK)] == \
+        ["SELECT", 'R"a\\"', ",", "2"]
+    assert st.split_statements(r"SELECT r'\'; SELECT 2", st.SPARK) == [r"SELECT r'\'",
+                                                                       "SELECT 2"]
+
+
 def test_sqlite_split_keeps_triggers_whole() -> None:
     sql = ("CREATE TRIGGER t AFTER INSERT ON x BEGIN UPDATE x SET a = 1; DELETE FROM y; END; "
            "SELECT [a;b] FROM x")

@@ -1,0 +1,79 @@
+"""Hostile SQL: texts an LLM might write to get out of the engine (our own cases).
+
+Each case runs on one engine against the shared ``shop`` fixture and asserts containment: the
+canary file's secret never reaches a result, the canary file is unchanged, no file is written
+outside the engine, the fixture's checksums are unchanged and a normal query afterwards is
+unaffected.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from engine_fixtures import SHOP
+
+from parrot.engines import Engine, ExecStatus
+from parrot.fixtures import Fixture
+
+SECRET = "parrot-hostile-canary-7f3a"
+NORMAL = "SELECT count(*) FROM orders"
+
+# (engine, case id, SQL with {canary} = a host file holding SECRET, {out} = a path to not write)
+CASES: list[tuple[str, str, str]] = [
+    # ClickHouse reads x$$ as an identifier; a $$-heredoc lexer hid what follows from the guard
+    ("clickhouse", "dollar-ident-file-read",
+     "SELECT 1 AS x$$, * FROM file('{canary}', 'LineAsString') AS y$$"),
+    ("clickhouse", "dollar-ident-outfile",
+     "SELECT 1 AS x$$, 2 INTO OUTFILE '{out}' AS y$$"),
+    ("clickhouse", "file-read", "SELECT * FROM file('{canary}', 'LineAsString')"),
+    ("clickhouse", "file-engine-write",
+     "CREATE TABLE t (s String) ENGINE = File(LineAsString, '{out}'); "
+     "INSERT INTO t VALUES ('x')"),
+    ("clickhouse", "buffer-into-fixture",
+     "CREATE TABLE b AS orders ENGINE = Buffer(currentDatabase(), orders, 1, 0, 0, 1, 1, 1, 1); "
+     "INSERT INTO b SELECT * FROM orders"),
+    # Spark ends the raw string r'\' at its second quote: the rest is code, not string
+    ("spark", "raw-string-reflect",
+     "SELECT r'\\', reflect('java.lang.System', 'getProperty', 'user.home') -- '"),
+    ("spark", "raw-string-java-method",
+     "SELECT R\"\\\", java_method('java.lang.System', 'getProperty', 'user.home') -- \""),
+    ("spark", "reflect-exit", "SELECT reflect('java.lang.System', 'exit', 0)"),
+    # DuckDB: external access is off at the source
+    ("duckdb", "read-text", "SELECT * FROM read_text('{canary}')"),
+    ("duckdb", "copy-out", "COPY (SELECT 1) TO '{out}'"),
+    ("duckdb", "external-access-on", "SET enable_external_access = true"),
+    # SQLite
+    ("sqlite", "attach-file", "ATTACH DATABASE '{out}' AS x"),
+]
+
+
+@pytest.fixture
+def canary(tmp_path: Path) -> Path:
+    path = tmp_path / "canary.txt"
+    path.write_text(SECRET + "\n")
+    return path
+
+
+def _cases() -> list[pytest.param]:  # type: ignore[valid-type]
+    return [pytest.param(e, sql, id=f"{e}-{case}") for e, case, sql in CASES]
+
+
+@pytest.mark.parametrize(("engine_name", "sql"), _cases())
+def test_hostile_sql_is_contained(engine: Engine, engine_name: str, sql: str, canary: Path,
+                                  tmp_path: Path) -> None:
+    engine.load(SHOP)
+    out = tmp_path / "written.out"
+    execution = engine.execute(sql.format(canary=canary, out=out), SHOP, timeout=30)
+    assert execution.status is not ExecStatus.OK, execution.result
+    assert canary.read_text() == SECRET + "\n"
+    assert not out.exists(), f"{engine_name} wrote {out}"
+    _assert_unaffected(engine, SHOP)
+
+
+def _assert_unaffected(engine: Engine, fixture: Fixture) -> None:
+    """The fixture is unchanged and a normal query still answers correctly."""
+    assert engine.checksums(fixture) == dict(fixture.checksums)
+    normal = engine.execute(NORMAL, fixture, timeout=60)
+    assert normal.status is ExecStatus.OK, normal.error
+    assert normal.result is not None and [list(r) for r in normal.result.rows] == [[4]]
