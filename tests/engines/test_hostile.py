@@ -1,7 +1,7 @@
 """Hostile SQL: texts an LLM might write to get out of the engine (our own cases).
 
 Each case runs on one engine against the shared ``shop`` fixture and asserts containment: the
-canary file's secret never reaches a result, the canary file is unchanged, no file is written
+text is refused or fails (never ``ok``), the canary file is unchanged, no file is written
 outside the engine, the fixture's checksums are unchanged and a normal query afterwards is
 unaffected.
 """
@@ -14,6 +14,7 @@ import pytest
 from engine_fixtures import SHOP
 
 from parrot.engines import Engine, ExecStatus
+from parrot.engines import statements as st
 from parrot.fixtures import Fixture
 
 SECRET = "parrot-hostile-canary-7f3a"
@@ -43,6 +44,11 @@ CASES: list[tuple[str, str, str]] = [
     ("duckdb", "read-text", "SELECT * FROM read_text('{canary}')"),
     ("duckdb", "copy-out", "COPY (SELECT 1) TO '{out}'"),
     ("duckdb", "external-access-on", "SET enable_external_access = true"),
+    # MariaDB: a backtick-quoted name still calls the function; NO_BACKSLASH_ESCAPES ends 'a\'
+    ("mysql", "backtick-load-file", "SELECT `LOAD_FILE`('{canary}')"),
+    ("mysql", "no-backslash-escapes",
+     "SET sql_mode = 'NO_BACKSLASH_ESCAPES'; SELECT 'a\\', LOAD_FILE('{canary}') -- '"),
+    ("mysql", "outfile", "SELECT 1 INTO OUTFILE '{out}'"),
     # SQLite
     ("sqlite", "attach-file", "ATTACH DATABASE '{out}' AS x"),
 ]
@@ -77,3 +83,13 @@ def _assert_unaffected(engine: Engine, fixture: Fixture) -> None:
     normal = engine.execute(NORMAL, fixture, timeout=60)
     assert normal.status is ExecStatus.OK, normal.error
     assert normal.result is not None and [list(r) for r in normal.result.rows] == [[4]]
+
+
+@pytest.mark.parametrize("sql", [
+    "SELECT `LOAD_FILE`('/etc/passwd')",
+    "SELECT `load_file` ('/etc/passwd')",
+    "SET sql_mode = 'NO_BACKSLASH_ESCAPES'; SELECT 'a\\', LOAD_FILE('/etc/passwd') -- '",
+])
+def test_mysql_guard_refuses_without_a_server(sql: str) -> None:
+    from parrot.engines.mysql import _plan
+    assert any(isinstance(_plan(text), str) for text in st.split_statements(sql, st.MYSQL))
