@@ -311,6 +311,7 @@ def run_in_order(steps: Sequence[Any], deadline: Deadline, max_rows: int,
     flag, or None when it returns no rows; a :class:`Watchdog` calls ``interrupt`` ``grace``
     seconds after the budget runs out. The first failure ends the execution, classified by
     ``classify(exc, interrupted)``; an engine error keeps the exception's type in the message.
+    A statement that returns at or after the deadline is a timeout, never ``ok``.
     The last statement's rows are the execution's result.
     """
     elapsed = 0.0
@@ -331,6 +332,8 @@ def run_in_order(steps: Sequence[Any], deadline: Deadline, max_rows: int,
                         else message(exc))
                 return Execution(status, error=trim_message(text), elapsed=elapsed)
         elapsed += time.perf_counter() - started
+        if dog.fired or deadline.expired:  # stopped at the deadline yet returned: no answer
+            return Execution(ExecStatus.TIMEOUT, error="timed out (the query was killed at the deadline)", elapsed=elapsed)
         if fetched is not None:
             result, too_large = fetched
     if too_large:

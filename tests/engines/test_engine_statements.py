@@ -8,7 +8,7 @@ import time
 import pytest
 from engine_fixtures import SHOP
 
-from parrot.engines import FixtureLoadError
+from parrot.engines import ExecStatus, FixtureLoadError
 from parrot.engines import statements as st
 from parrot.engines.sqlite import _split as sqlite_split
 
@@ -158,3 +158,11 @@ def test_raise_load_error_wraps_engine_errors() -> None:
         st.raise_load_error(SHOP, "duckdb", RuntimeError("boom"))
     with pytest.raises(KeyboardInterrupt):
         st.raise_load_error(SHOP, "duckdb", KeyboardInterrupt())
+
+
+def test_run_in_order_a_statement_returning_after_the_interrupt_is_a_timeout() -> None:
+    # BENCHMARK() under KILL QUERY, DuckDB's repeat(): the engine returns instead of failing
+    execution = st.run_in_order(
+        ["slow"], st.Deadline(0.05), 10, lambda _step, _left: (time.sleep(0.4), None)[1],
+        lambda: None, lambda _exc, _fired: ExecStatus.ENGINE_ERROR, str)
+    assert execution.status is ExecStatus.TIMEOUT

@@ -8,6 +8,7 @@ unaffected.
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import pytest
@@ -18,6 +19,7 @@ from parrot.engines import statements as st
 from parrot.fixtures import Fixture
 
 SECRET = "parrot-hostile-canary-7f3a"
+SLACK = 20.0  # seconds past the timeout a bomb may take to stop (loaded CI machines)
 NORMAL = "SELECT count(*) FROM orders"
 
 # (engine, case id, SQL with {canary} = a host file holding SECRET, {out} = a path to not write)
@@ -93,3 +95,22 @@ def _assert_unaffected(engine: Engine, fixture: Fixture) -> None:
 def test_mysql_guard_refuses_without_a_server(sql: str) -> None:
     from parrot.engines.mysql import _plan
     assert any(isinstance(_plan(text), str) for text in st.split_statements(sql, st.MYSQL))
+
+
+# (engine, case id, SQL that keeps the engine busy far past a 2 s budget)
+BOMBS: list[tuple[str, str, str]] = [
+    ("mysql", "benchmark", "SELECT BENCHMARK(2000000000, MD5('x'))"),
+    ("clickhouse", "numbers",
+     "SELECT count() FROM numbers(100000000000) WHERE sipHash64(number) = 1"),
+]
+
+
+@pytest.mark.parametrize(("engine_name", "sql"),
+                         [pytest.param(e, sql, id=f"{e}-{case}") for e, case, sql in BOMBS])
+def test_resource_bomb_is_a_timeout(engine: Engine, engine_name: str, sql: str) -> None:
+    engine.load(SHOP)
+    started = time.monotonic()
+    execution = engine.execute(sql, SHOP, timeout=2)
+    assert execution.status is ExecStatus.TIMEOUT, execution
+    assert time.monotonic() - started < 2 + SLACK
+    _assert_unaffected(engine, SHOP)
