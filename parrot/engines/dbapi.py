@@ -826,7 +826,8 @@ class ServerEngine(Engine):
                     return Execution(status, error=self.message(exc), elapsed=elapsed)
             elapsed += time.perf_counter() - started
             if dog.fired or deadline.expired:  # stopped at the deadline yet returned
-                return Execution(ExecStatus.TIMEOUT, error="timed out (the query was killed at the deadline)", elapsed=elapsed)
+                return Execution(ExecStatus.TIMEOUT, elapsed=elapsed,
+                             error="timed out (stopped at the deadline)")
             if fetched is not None:
                 result = fetched
             if between is not None and (why := between()):

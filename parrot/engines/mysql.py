@@ -828,7 +828,8 @@ class MySQLEngine(Engine):
                     return Execution(status, error=_message(exc), elapsed=elapsed)
             elapsed += time.perf_counter() - started
             if dog.fired or deadline.expired:  # a killed BENCHMARK() returns 0, not fails
-                return Execution(ExecStatus.TIMEOUT, error="timed out (the query was killed at the deadline)", elapsed=elapsed)
+                return Execution(ExecStatus.TIMEOUT, elapsed=elapsed,
+                             error="timed out (stopped at the deadline)")
             if fetched is not None:
                 result = fetched
         return Execution(ExecStatus.OK, result=result or values.ResultSet((), ()),

@@ -833,7 +833,8 @@ class PostgresEngine(Engine):
                 return Execution(_classify(outcome.sqlstate, dog.fired), error=outcome.error,
                                  elapsed=elapsed)
             if dog.fired or deadline.expired:  # stopped at the deadline yet returned
-                return Execution(ExecStatus.TIMEOUT, error="timed out (the query was killed at the deadline)", elapsed=elapsed)
+                return Execution(ExecStatus.TIMEOUT, elapsed=elapsed,
+                             error="timed out (stopped at the deadline)")
             if outcome.too_large:
                 return Execution(ExecStatus.TOO_LARGE, error=f"more than {max_rows} rows",
                                  elapsed=elapsed)

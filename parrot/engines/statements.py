@@ -333,7 +333,8 @@ def run_in_order(steps: Sequence[Any], deadline: Deadline, max_rows: int,
                 return Execution(status, error=trim_message(text), elapsed=elapsed)
         elapsed += time.perf_counter() - started
         if dog.fired or deadline.expired:  # stopped at the deadline yet returned: no answer
-            return Execution(ExecStatus.TIMEOUT, error="timed out (the query was killed at the deadline)", elapsed=elapsed)
+            return Execution(ExecStatus.TIMEOUT, elapsed=elapsed,
+                             error="timed out (stopped at the deadline)")
         if fetched is not None:
             result, too_large = fetched
     if too_large:
