@@ -114,3 +114,28 @@ def test_resource_bomb_is_a_timeout(engine: Engine, engine_name: str, sql: str) 
     assert execution.status is ExecStatus.TIMEOUT, execution
     assert time.monotonic() - started < 2 + SLACK
     _assert_unaffected(engine, SHOP)
+
+
+# (engine, case id, SQL that changes session or global state, probe, the probe's answer)
+STATE: list[tuple[str, str, str, str, list[list[object]]]] = [
+    ("duckdb", "global-timezone", "SET GLOBAL TimeZone = 'America/New_York'",
+     "SELECT current_setting('TimeZone')", [["UTC"]]),
+    ("duckdb", "timezone", "SET TimeZone = 'Asia/Tokyo'",
+     "SELECT current_setting('TimeZone')", [["UTC"]]),
+]
+
+
+@pytest.mark.parametrize(("engine_name", "sql", "probe", "expected"),
+                         [pytest.param(e, sql, probe, want, id=f"{e}-{case}")
+                          for e, case, sql, probe, want in STATE])
+def test_state_does_not_leak_into_later_executions(engine: Engine, engine_name: str, sql: str,
+                                                   probe: str,
+                                                   expected: list[list[object]]) -> None:
+    engine.load(SHOP)
+    first = engine.execute(probe, SHOP, timeout=30)
+    assert first.result is not None and [list(r) for r in first.result.rows] == expected
+    engine.execute(sql, SHOP, timeout=30)
+    after = engine.execute(probe, SHOP, timeout=30)
+    assert after.status is ExecStatus.OK, after.error
+    assert after.result is not None and [list(r) for r in after.result.rows] == expected
+    _assert_unaffected(engine, SHOP)
