@@ -122,6 +122,17 @@ STATE: list[tuple[str, str, str, str, list[list[object]]]] = [
      "SELECT current_setting('TimeZone')", [["UTC"]]),
     ("duckdb", "timezone", "SET TimeZone = 'Asia/Tokyo'",
      "SELECT current_setting('TimeZone')", [["UTC"]]),
+    # PostgreSQL: state a DO block leaves on the runner connection survives ROLLBACK
+    ("postgres", "do-advisory-lock",
+     "DO $$ BEGIN PERFORM pg_advisory_lock(4242); END $$",
+     "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND pid = pg_backend_pid()",
+     [[0]]),
+    ("postgres", "do-prepare",
+     "DO $$ BEGIN EXECUTE 'PREPARE parrot_hostile AS SELECT 1'; END $$",
+     "SELECT count(*) FROM pg_prepared_statements", [[0]]),
+    ("postgres", "do-set-timezone",
+     "DO $$ BEGIN PERFORM set_config('TimeZone', 'Asia/Tokyo', false); END $$",
+     "SELECT current_setting('TimeZone')", [["UTC"]]),
 ]
 
 
