@@ -8,6 +8,7 @@ unaffected.
 
 from __future__ import annotations
 
+import os
 import time
 from pathlib import Path
 
@@ -150,3 +151,45 @@ def test_state_does_not_leak_into_later_executions(engine: Engine, engine_name: 
     assert after.status is ExecStatus.OK, after.error
     assert after.result is not None and [list(r) for r in after.result.rows] == expected
     _assert_unaffected(engine, SHOP)
+
+
+@pytest.mark.spark
+@pytest.mark.parametrize(("sql", "refused"), [
+    ("SELECT reflect('java.lang.System', 'exit', 0)", True),
+    ("SELECT `java_method`('java.lang.System', 'exit', 0)", True),
+    ("SELECT system.builtin.try_reflect('java.lang.System', 'exit', 0)", True),
+    ("SELECT TRANSFORM(a) USING 'cat' FROM VALUES (1) t(a)", True),
+    ("BEGIN SELECT reflect('a', 'b'); END", True),
+    ("CREATE TEMPORARY FUNCTION f() RETURNS STRING RETURN reflect('a', 'b')", True),
+    ("SELECT IDENTIFIER('reflect')('a', 'b')", True),
+    ("SELECT transform(array(1), x -> x + 1)", False),
+    ("SELEC 1", False),  # left to fail as Spark's own syntax error
+])
+def test_spark_plan_guard(sql: str, refused: bool) -> None:
+    from parrot.engines import spark
+    if spark.SparkEngine.available() is not None:
+        pytest.skip(f"spark is not available here: {spark.SparkEngine.available()}")
+    session = spark._RUNTIME.session()
+    assert (spark._plan_refusal(session, spark.split_statements(sql)) is not None) is refused
+
+
+def test_clean_environ_drops_secrets() -> None:
+    from parrot.engines.sandbox import clean_environ
+    env = {"OPENAI_API_KEY": "k", "GITHUB_TOKEN": "t", "MY_SECRET": "s", "PGPASSWORD": "p",
+           "PARROT_POSTGRES_URL": "postgresql://u:pw@h/db", "PATH": "/bin", "HOME": "/root"}
+    assert clean_environ(env) == {"PATH": "/bin", "HOME": "/root"}
+
+
+@pytest.mark.spark
+def test_spark_jvm_environment_has_no_secrets(monkeypatch: pytest.MonkeyPatch) -> None:
+    from parrot.engines import spark
+    if spark.SparkEngine.available() is not None:
+        pytest.skip(f"spark is not available here: {spark.SparkEngine.available()}")
+    monkeypatch.setenv("PARROT_HOSTILE_API_KEY", SECRET)
+    with spark._RUNTIME.lock:
+        spark._RUNTIME.stop()  # the next session starts a JVM from this environment
+        session = spark._RUNTIME.session()
+        pid = session._jvm.java.lang.ProcessHandle.current().pid()
+    environ = Path(f"/proc/{pid}/environ").read_bytes()
+    assert SECRET.encode() not in environ
+    assert os.environ["PARROT_HOSTILE_API_KEY"] == SECRET  # put back for parrot itself
