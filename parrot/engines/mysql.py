@@ -53,7 +53,9 @@ settings this adapter relies on (``max_statement_time``, ``max_execution_time``,
 ``character_set_*``, ``transaction_read_only``); ``DATA/INDEX DIRECTORY``; UDF ``SONAME``; and
 any mention of a ``parrot_`` name. Statements the sandbox users lack privileges for fail with
 the server's access-denied error, also reported as UNSUPPORTED. ``/*! ... */`` comments are read
-as the code MySQL runs.
+as the code MySQL runs; a backtick-quoted ```LOAD_FILE``` is still the function; each text is
+checked with and without backslash escapes in strings (``NO_BACKSLASH_ESCAPES`` ends ``'a\\'``
+at its second quote).
 
 **Scripts** are split at ``;`` outside strings, comments and ``BEGIN ... END`` blocks (so
 ``CREATE PROCEDURE p() BEGIN ...; END`` stays whole); mysql-client ``DELIMITER`` lines are
@@ -61,7 +63,8 @@ honoured. The result is the last statement's last result set (``CALL`` may retur
 
 **Timeouts.** Before each statement ``SET SESSION max_statement_time`` (MariaDB; MySQL:
 ``max_execution_time``, which covers SELECT only) gets the remaining budget, and a watchdog
-issues ``KILL QUERY`` from a second connection shortly after the deadline. MariaDB stops a
+issues ``KILL QUERY`` from a second connection shortly after the deadline. A statement that
+returns at or after the deadline (a killed ``BENCHMARK()`` returns 0) is a timeout. MariaDB stops a
 recursive CTE silently after ``max_recursive_iterations`` (default 1000) iterations and returns
 the rows so far: that is its semantics, left as is.
 
