@@ -195,3 +195,18 @@ def test_spark_jvm_environment_has_no_secrets(monkeypatch: pytest.MonkeyPatch) -
     environ = Path(f"/proc/{pid}/environ").read_bytes()
     assert SECRET.encode() not in environ
     assert os.environ["PARROT_HOSTILE_API_KEY"] == SECRET  # put back for parrot itself
+
+
+@pytest.mark.parametrize(("engine_name", "sql", "status"), [
+    pytest.param("clickhouse", "SELECT length(groupArray(number)) FROM numbers(400000000)",
+                 ExecStatus.RUNTIME_ERROR, id="clickhouse-3gb"),
+    pytest.param("clickhouse", "SELECT length(groupArray(number)) FROM numbers(400000000) "
+                 "SETTINGS max_memory_usage = 0", ExecStatus.UNSUPPORTED,
+                 id="clickhouse-3gb-limit-off"),
+])
+def test_memory_bomb_fails_at_the_memory_limit(engine: Engine, engine_name: str, sql: str,
+                                               status: ExecStatus) -> None:
+    engine.load(SHOP)
+    execution = engine.execute(sql, SHOP, timeout=120)
+    assert execution.status is status, execution
+    _assert_unaffected(engine, SHOP)
