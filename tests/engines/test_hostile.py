@@ -8,8 +8,11 @@ unaffected.
 
 from __future__ import annotations
 
+import http.server
 import os
+import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -23,8 +26,19 @@ SECRET = "parrot-hostile-canary-7f3a"
 SLACK = 20.0  # seconds past the timeout a bomb may take to stop (loaded CI machines)
 NORMAL = "SELECT count(*) FROM orders"
 
-# (engine, case id, SQL with {canary} = a host file holding SECRET, {out} = a path to not write)
+# (engine, case id, SQL with {canary} = a host file holding SECRET, {out} = a path to not write,
+# {sink} = the URL of an HTTP server on 127.0.0.1 that counts the requests it gets)
 CASES: list[tuple[str, str, str]] = [
+    ("clickhouse", "url", "SELECT * FROM url('{sink}/x', 'LineAsString')"),
+    ("clickhouse", "dollar-ident-url", "SELECT 1 AS x$$, * FROM url('{sink}/x', 'CSV') AS y$$"),
+    ("duckdb", "http-read", "SELECT * FROM read_csv('{sink}/x.csv')"),
+    ("postgres", "read-file", "SELECT pg_read_file('{canary}')"),
+    ("postgres", "copy-program", "COPY (SELECT 1) TO PROGRAM 'touch {out}'"),
+    ("postgres", "do-copy-program",
+     "DO $$ BEGIN EXECUTE 'COPY (SELECT 1) TO PROGRAM ''touch {out}'''; END $$"),
+    ("mysql", "load-data-local", "LOAD DATA LOCAL INFILE '{canary}' INTO TABLE orders"),
+    ("spark", "csv-file", "SELECT * FROM csv.`{canary}`"),
+    ("sqlite", "load-extension", "SELECT load_extension('{out}')"),
     # ClickHouse reads x$$ as an identifier; a $$-heredoc lexer hid what follows from the guard
     ("clickhouse", "dollar-ident-file-read",
      "SELECT 1 AS x$$, * FROM file('{canary}', 'LineAsString') AS y$$"),
@@ -64,17 +78,43 @@ def canary(tmp_path: Path) -> Path:
     return path
 
 
+@pytest.fixture
+def sink() -> Iterator[list[str]]:
+    """[the sink's URL, then one entry per request it got]."""
+    seen: list[str] = []
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            seen.append(self.path)
+            self.send_response(200)
+            self.end_headers()
+            self.wfile.write(b"a,b\n1,2\n")
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    seen.append(f"http://127.0.0.1:{server.server_address[1]}")
+    yield seen
+    server.shutdown()
+    server.server_close()
+
+
 def _cases() -> list[pytest.param]:  # type: ignore[valid-type]
     return [pytest.param(e, sql, id=f"{e}-{case}") for e, case, sql in CASES]
 
 
 @pytest.mark.parametrize(("engine_name", "sql"), _cases())
 def test_hostile_sql_is_contained(engine: Engine, engine_name: str, sql: str, canary: Path,
-                                  tmp_path: Path) -> None:
+                                  tmp_path: Path, sink: list[str]) -> None:
     engine.load(SHOP)
     out = tmp_path / "written.out"
-    execution = engine.execute(sql.format(canary=canary, out=out), SHOP, timeout=30)
+    execution = engine.execute(sql.format(canary=canary, out=out, sink=sink[0]), SHOP,
+                               timeout=30)
     assert execution.status is not ExecStatus.OK, execution.result
+    assert sink[1:] == [], f"{engine_name} made HTTP requests: {sink[1:]}"
     assert canary.read_text() == SECRET + "\n"
     assert not out.exists(), f"{engine_name} wrote {out}"
     _assert_unaffected(engine, SHOP)
@@ -210,3 +250,10 @@ def test_memory_bomb_fails_at_the_memory_limit(engine: Engine, engine_name: str,
     execution = engine.execute(sql, SHOP, timeout=120)
     assert execution.status is status, execution
     _assert_unaffected(engine, SHOP)
+
+
+def test_sink_counts_requests(sink: list[str]) -> None:
+    import urllib.request
+    with urllib.request.urlopen(sink[0] + "/probe", timeout=10) as response:
+        assert response.status == 200
+    assert sink[1:] == ["/probe"]
