@@ -27,7 +27,7 @@ setting disables these short of ``readonly = 1``, which also forbids SET/SETTING
 token-level guard), ``INTO OUTFILE``/``FROM INFILE``, a query's own ``FORMAT`` clause, any mention
 of a ``parrot_`` database, and changes to the settings this adapter relies on (``readonly``,
 ``max_execution_time``, ``timeout_overflow_mode``, ``log_comment``, ``session_timezone``,
-output-format settings).
+``max_memory_usage``, output-format settings).
 
 **Timeouts.** ``max_execution_time`` is set to the remaining budget before each statement; a
 watchdog thread also issues ``KILL QUERY`` (matched on this execution's ``log_comment``) shortly
@@ -37,7 +37,8 @@ notice either between one-second slices, so they overrun the deadline by up to ~
 **Settings changed** (per connection): ``session_timezone = 'UTC'`` (DateTime values load, print
 and canonicalise deterministically), ``format_custom_escaping_rule = 'Quoted'`` (only affects the
 ``CustomSeparatedWithNamesAndTypes`` output this adapter reads), ``log_comment`` (watchdog tag),
-``max_execution_time`` (timeout), and ``readonly = 2`` for read-only executions. NULL ordering,
+``max_execution_time`` (timeout), ``max_memory_usage`` (``MEMORY_LIMIT``, 2 GB: memory bombs
+fail at once) and ``readonly = 2`` for read-only executions. NULL ordering,
 ``join_use_nulls``, division and every other semantics-affecting setting keep ClickHouse's
 defaults.
 
@@ -98,6 +99,7 @@ from parrot.fixtures import Column, Fixture, decimal_precision, decimal_scale
 OUTPUT_FORMAT = "CustomSeparatedWithNamesAndTypes"
 DB_PREFIX = "parrot_"
 KILL_GRACE = 0.3  # seconds after the deadline before the watchdog kills a query
+MEMORY_LIMIT = 2_000_000_000  # max_memory_usage (bytes) of an execution's queries
 INSERT_BATCH = 10_000  # rows per INSERT while loading
 TABLE_ENGINE = "MergeTree ORDER BY tuple()"  # what real ClickHouse tables use (DELETE works)
 _OUR_DATABASE = re.compile(DB_PREFIX + r"[0-9a-f]{12}_[fs][0-9a-f]+")
@@ -132,6 +134,7 @@ _PROTECTED_SETTINGS = frozenset({
     "timeout_overflow_mode_leaf", "log_comment", "session_timezone", "date_time_output_format",
     "interval_output_format", "allow_introspection_functions", "allow_ddl",
     "max_estimated_execution_time", "timeout_before_checking_execution_speed",
+    "max_memory_usage", "max_memory_usage_for_user", "max_guaranteed_memory_usage",
 })
 _PROTECTED_PREFIXES = ("output_format_", "format_custom_", DB_PREFIX)
 
@@ -646,7 +649,7 @@ class ClickHouseEngine(Engine):
         conn = self._connect()
         try:
             conn.query(f"USE {_ident(mat.database)}")
-            conn.query(f"SET log_comment = {_string(tag)}")
+            conn.query(f"SET log_comment = {_string(tag)}, max_memory_usage = {MEMORY_LIMIT}")
             conn.query("SET readonly = 2")
             return self._run(conn, plans, deadline, max_rows, tag)
         finally:
@@ -664,7 +667,7 @@ class ClickHouseEngine(Engine):
                 src = f"{_ident(mat.database)}.{_ident(table.name)}"  # mutations make new ones
                 conn.query(f"CREATE TABLE {_ident(scratch)}.{_ident(table.name)} CLONE AS {src}")
             conn.query(f"USE {_ident(scratch)}")
-            conn.query(f"SET log_comment = {_string(tag)}")
+            conn.query(f"SET log_comment = {_string(tag)}, max_memory_usage = {MEMORY_LIMIT}")
             return self._run(conn, plans, deadline, max_rows, tag)
         finally:
             conn.close()

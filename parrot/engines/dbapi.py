@@ -825,6 +825,9 @@ class ServerEngine(Engine):
                         self._reset()
                     return Execution(status, error=self.message(exc), elapsed=elapsed)
             elapsed += time.perf_counter() - started
+            if dog.fired or deadline.expired:  # stopped at the deadline yet returned
+                return Execution(ExecStatus.TIMEOUT, elapsed=elapsed,
+                             error="timed out (stopped at the deadline)")
             if fetched is not None:
                 result = fetched
             if between is not None and (why := between()):

@@ -14,11 +14,12 @@ guarding transaction), ATTACH/DETACH, COPY, EXPORT/IMPORT DATABASE, LOAD/INSTALL
 updates, CREATE SECRET, and SET/PRAGMA/CALL texts that touch file, extension, logging or
 configuration-lock settings. External access is also disabled engine-side
 (``enable_external_access=false``, which cannot be switched back on). Global settings a
-translation changes (e.g. ``SET default_null_order``) are restored after the execution.
+translation changes (e.g. ``SET default_null_order``, ``SET GLOBAL TimeZone``) are restored after
+every execution, compared as a new cursor sees them.
 
 Timeouts: a watchdog thread calls ``interrupt()`` on the execution's connection at the deadline.
 
-Settings changed from DuckDB's defaults: ``TimeZone='UTC'`` (TIMESTAMPTZ values print and
+Settings changed from DuckDB's defaults: global ``TimeZone='UTC'`` (TIMESTAMPTZ values print and
 convert deterministically) and ``enable_external_access=false`` (safety). Nothing that changes
 query semantics (NULL ordering, integer division, ...) is touched.
 
@@ -74,7 +75,6 @@ _REFUSED_TYPES = {
     ST.INVALID: "statements DuckDB cannot classify (e.g. UPDATE EXTENSIONS)",
 }
 # statement types after which global settings are compared with their baseline
-_SETTING_TYPES = {ST.SET, ST.PRAGMA, ST.CALL, ST.VARIABLE_SET, ST.EXECUTE}
 # DML/DDL types whose single "Count"/"Success" column is a status, not rows
 _ROWLESS_TYPES = {ST.INSERT, ST.UPDATE, ST.DELETE, ST.CREATE, ST.DROP, ST.ALTER, ST.MERGE_INTO,
                   ST.SET, ST.VARIABLE_SET, ST.PREPARE, ST.CALL, ST.VACUUM, ST.ANALYZE,
@@ -155,7 +155,7 @@ class DuckDBEngine(Engine):
         started = time.perf_counter()
         con = duckdb.connect(":memory:")
         try:
-            con.execute("SET TimeZone = 'UTC'")
+            con.execute("SET GLOBAL TimeZone = 'UTC'")  # executions run on cursors: global
             con.execute("SET enable_external_access = false")
             for table in fixture.tables:
                 self._create(con, table)
@@ -207,7 +207,10 @@ class DuckDBEngine(Engine):
 
     @staticmethod
     def _settings(con: duckdb.DuckDBPyConnection) -> dict[str, Any]:
-        return dict(con.execute("SELECT name, value FROM duckdb_settings()").fetchall())
+        """Global settings, as a new cursor sees them (the master's own session values can
+        differ from what SET GLOBAL left behind)."""
+        with con.cursor() as cur:
+            return dict(cur.execute("SELECT name, value FROM duckdb_settings()").fetchall())
 
     # --- execution ----------------------------------------------------------------------------
 
@@ -248,7 +251,7 @@ class DuckDBEngine(Engine):
             cur.close()
             if execution.status is ExecStatus.ENGINE_ERROR:  # e.g. a FatalException
                 self._discard(fixture)  # invalidates the database: reload on next use
-            elif any(s.type in _SETTING_TYPES for s in statements):
+            else:  # after every execution: a SET can hide in a macro or prepared statement
                 self._restore_settings(fixture, db)
 
     def _restore_settings(self, fixture: Fixture, db: _Database) -> None:

@@ -53,7 +53,9 @@ settings this adapter relies on (``max_statement_time``, ``max_execution_time``,
 ``character_set_*``, ``transaction_read_only``); ``DATA/INDEX DIRECTORY``; UDF ``SONAME``; and
 any mention of a ``parrot_`` name. Statements the sandbox users lack privileges for fail with
 the server's access-denied error, also reported as UNSUPPORTED. ``/*! ... */`` comments are read
-as the code MySQL runs.
+as the code MySQL runs; a backtick-quoted ```LOAD_FILE``` is still the function; each text is
+checked with and without backslash escapes in strings (``NO_BACKSLASH_ESCAPES`` ends ``'a\\'``
+at its second quote).
 
 **Scripts** are split at ``;`` outside strings, comments and ``BEGIN ... END`` blocks (so
 ``CREATE PROCEDURE p() BEGIN ...; END`` stays whole); mysql-client ``DELIMITER`` lines are
@@ -61,7 +63,8 @@ honoured. The result is the last statement's last result set (``CALL`` may retur
 
 **Timeouts.** Before each statement ``SET SESSION max_statement_time`` (MariaDB; MySQL:
 ``max_execution_time``, which covers SELECT only) gets the remaining budget, and a watchdog
-issues ``KILL QUERY`` from a second connection shortly after the deadline. MariaDB stops a
+issues ``KILL QUERY`` from a second connection shortly after the deadline. A statement that
+returns at or after the deadline (a killed ``BENCHMARK()`` returns 0) is a timeout. MariaDB stops a
 recursive CTE silently after ``max_recursive_iterations`` (default 1000) iterations and returns
 the rows so far: that is its semantics, left as is.
 
@@ -165,9 +168,19 @@ class _Plan:
     names: frozenset[str] = frozenset()  # lower-cased words and quoted names it mentions
 
 
+# sql_mode NO_BACKSLASH_ESCAPES makes a backslash a plain character: a text is checked under both
+# readings, so a string that ends early in one of them cannot hide a call from the guard
+_MYSQL_PLAIN = dataclasses.replace(st.MYSQL, backslash_escapes=False)
+
+
 def _plan(text: str) -> _Plan | str:
     """How to run one statement, or why it is refused."""
-    tokens = st.tokenize(text, st.MYSQL)
+    plain = _plan_lexed(text, _MYSQL_PLAIN)
+    return plain if isinstance(plain, str) else _plan_lexed(text, st.MYSQL)
+
+
+def _plan_lexed(text: str, lexicon: st.Lexicon) -> _Plan | str:
+    tokens = st.tokenize(text, lexicon)
     words = st.leading_words(tokens, 8)
     first = words[0] if words else ""
     if first in _REFUSED_FIRST:
@@ -193,6 +206,8 @@ def _plan(text: str) -> _Plan | str:
         if tok.kind in (st.TokenKind.STRING, st.TokenKind.QUOTED):
             if RESERVED_PREFIX in tok.text.lower():
                 return f"{RESERVED_PREFIX}* names are reserved by the parrot sandbox"
+            if tok.kind is st.TokenKind.QUOTED and tok.name in _DENIED_CALLS:
+                return f"{tok.text}() is not allowed"  # `LOAD_FILE`(...) calls the function
             continue
         name = tok.name if tok.kind is st.TokenKind.WORD else tok.text
         if name.startswith(RESERVED_PREFIX):
@@ -815,6 +830,9 @@ class MySQLEngine(Engine):
                     status = _classify(exc, dog.fired or deadline.expired)
                     return Execution(status, error=_message(exc), elapsed=elapsed)
             elapsed += time.perf_counter() - started
+            if dog.fired or deadline.expired:  # a killed BENCHMARK() returns 0, not fails
+                return Execution(ExecStatus.TIMEOUT, elapsed=elapsed,
+                             error="timed out (stopped at the deadline)")
             if fetched is not None:
                 result = fetched
         return Execution(ExecStatus.OK, result=result or values.ResultSet((), ()),

@@ -41,7 +41,8 @@ drop them with ``DROP SCHEMA parrot_fx_<hash> CASCADE``).
    DO blocks and CALL are allowed: inside parrot's transaction block PostgreSQL itself refuses
    the COMMIT/ROLLBACK a procedure or DO block attempts ("invalid transaction termination").
    Session state that survives a rollback (prepared statements, LISTEN, session advisory
-   locks) is cleared with ``DISCARD ALL`` after executions that may have created it.
+   locks) is cleared with ``DISCARD ALL`` after every execution (``DO $$ ... $$`` bodies and
+   functions can create it where no guard looks).
 
 When the URL's user may not create the runner role (a user-supplied server), executions fall
 back to ``SET ROLE parrot_runner`` on the URL's login, or to the URL's user itself; layers 2-4
@@ -151,9 +152,6 @@ _REFUSED_FUNCTIONS = {
     "pg_promote", "pg_switch_wal", "pg_create_restore_point", "pg_log_backend_memory_contexts",
     "pg_signal_backend",
 }
-_SESSION_STATE_WORDS = {"PREPARE", "LISTEN"}  # leave state behind that ROLLBACK keeps
-_SESSION_LOCKS = {"pg_advisory_lock", "pg_advisory_lock_shared", "pg_try_advisory_lock",
-                  "pg_try_advisory_lock_shared"}
 
 
 def _refusal(tokens: Sequence[st.Token]) -> str | None:
@@ -177,12 +175,6 @@ def _refusal(tokens: Sequence[st.Token]) -> str | None:
         if name in _REFUSED_FUNCTIONS or name.startswith("dblink"):
             return f"{name}() (server files, other connections and server control)"
     return None
-
-
-def _leaves_session_state(tokens: Sequence[st.Token]) -> bool:
-    words = st.leading_words(tokens, 1)
-    return bool(words and words[0] in _SESSION_STATE_WORDS) or any(
-        tok.name in _SESSION_LOCKS for tok in tokens)
 
 
 # --- values ---------------------------------------------------------------------------------------
@@ -776,7 +768,7 @@ class PostgresEngine(Engine):
             execution = Execution(ExecStatus.ENGINE_ERROR,
                                   error=st.trim_message(f"{type(exc).__name__}: {exc}"))
         finally:
-            self._end(conn, any(_leaves_session_state(t) for t in statements))
+            self._end(conn)
         return execution
 
     def _begin(self, conn: psycopg.Connection[Any], schema: str, deadline: st.Deadline) -> None:
@@ -795,8 +787,9 @@ class PostgresEngine(Engine):
                 if attempt:
                     raise
 
-    def _end(self, conn: psycopg.Connection[Any], discard: bool) -> None:
-        """Roll back; clear session state if needed; drop the connection if anything fails."""
+    def _end(self, conn: psycopg.Connection[Any]) -> None:
+        """Roll back; clear session state (after every execution: a DO block or function can
+        create it out of any guard's sight); drop the connection if anything fails."""
         try:
             for attempt in range(2):
                 try:
@@ -806,10 +799,9 @@ class PostgresEngine(Engine):
                 except psycopg.errors.QueryCanceled:
                     if attempt:
                         raise
-            if discard:
-                conn.execute("DISCARD ALL")
-                if self._mode == "set_role":
-                    conn.execute(sql.SQL("SET ROLE {}").format(sql.Identifier(RUNNER)))
+            conn.execute("DISCARD ALL")
+            if self._mode == "set_role":
+                conn.execute(sql.SQL("SET ROLE {}").format(sql.Identifier(RUNNER)))
             if conn.info.transaction_status != pq.TransactionStatus.IDLE:
                 raise _LostConnection("transaction still open after ROLLBACK")
         except (psycopg.Error, OSError, _LostConnection):
@@ -832,6 +824,9 @@ class PostgresEngine(Engine):
             if outcome.error is not None:
                 return Execution(_classify(outcome.sqlstate, dog.fired), error=outcome.error,
                                  elapsed=elapsed)
+            if dog.fired or deadline.expired:  # stopped at the deadline yet returned
+                return Execution(ExecStatus.TIMEOUT, elapsed=elapsed,
+                             error="timed out (stopped at the deadline)")
             if outcome.too_large:
                 return Execution(ExecStatus.TOO_LARGE, error=f"more than {max_rows} rows",
                                  elapsed=elapsed)

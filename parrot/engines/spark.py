@@ -41,7 +41,11 @@ compute a function name), ``EXECUTE IMMEDIATE`` (dynamic SQL would bypass these 
 ``SET``/``RESET`` of Spark core settings (``spark.*`` outside ``spark.sql.*``), catalogs,
 class-valued settings, ``spark.sql.sources.*`` and the safety settings below. Every other
 ``SET`` (ANSI mode, time zone, legacy parser policies, ...) is allowed: it lives and dies with
-the execution's session.
+the execution's session. Then, in the execution's session, Spark's own
+parser (``sqlParser().parsePlan``) parses every statement and the plan is searched for calls of
+``reflect``/``java_method``/``try_reflect`` (SQL function bodies and ``IDENTIFIER(...)``
+included) and ``ScriptTransformation`` nodes; a statement the parser rejects is left to fail as
+Spark's own syntax error, any other failure of this check refuses the text.
 
 **Timeouts.** Each step (session set-up, then every statement) runs in a daemon worker thread
 under the execution's job group. From the deadline on, the main thread every 0.1 s cancels the
@@ -110,6 +114,7 @@ from parrot.engines.base import (
     FixtureLoadError,
     LoadReport,
 )
+from parrot.engines.sandbox import scrubbed_environ
 from parrot.fixtures import Column, Fixture, Table, decimal_precision, decimal_scale
 
 MASTER = "local[2]"
@@ -284,8 +289,8 @@ class _Runtime:
         for key, value in conf.items():
             builder = builder.config(key, value)
         try:
-            with warnings.catch_warnings():  # pyspark 4.3 warns about pandas 3 on import paths
-                warnings.simplefilter("ignore", FutureWarning)
+            with warnings.catch_warnings(), scrubbed_environ():  # no secrets in the JVM
+                warnings.simplefilter("ignore", FutureWarning)  # pyspark 4.3 about pandas 3
                 spark = builder.getOrCreate()
             spark.sparkContext.setLogLevel("ERROR")
         except BaseException:
@@ -650,6 +655,9 @@ class SparkEngine(Engine):
         if outcome.error is not None or outcome.fired:
             return self._failure(outcome, elapsed)
         session = outcome.value
+        refusal = _plan_refusal(session, statements)
+        if refusal:
+            return Execution(ExecStatus.UNSUPPORTED, error=refusal, elapsed=elapsed)
         result: values.ResultSet | None = None
         too_large = False
         for stmt in statements:
@@ -789,13 +797,13 @@ def _is_punct(tok: st.Token | None, text: str) -> bool:
 
 
 def _is_string(tok: st.Token | None) -> bool:
-    """A string literal: '...' or, in Spark, "..." (a raw string r'...' lexes as r + string)."""
+    """A string literal: '...', "..." or a raw string r'...'."""
     return tok is not None and (tok.kind is st.TokenKind.STRING or (
         tok.kind is st.TokenKind.QUOTED and tok.text.startswith('"')))
 
 
 def _string_value(tok: st.Token) -> str:
-    return tok.text[1:-1]
+    return tok.text[2:-1] if tok.text[:1] in ("r", "R") else tok.text[1:-1]
 
 
 def _is_name(tok: st.Token | None) -> bool:
@@ -833,8 +841,7 @@ def _statement_refusal(stmt: _Statement) -> str | None:
         before = tokens[i - 1] if i > 0 else None
         word = tok.name if tok.kind is st.TokenKind.WORD else ""
         after_word = after.name if after is not None and after.kind is st.TokenKind.WORD else ""
-        if word == "location" and (_is_string(after) or (
-                after_word == "r" and _is_string(_at(tokens, i + 2)))):
+        if word == "location" and _is_string(after):
             return "LOCATION clauses are not allowed (files outside parrot's scratch warehouse)"
         if word == "options" and _is_punct(after, "("):
             return "OPTIONS (...) clauses are not allowed (data source paths and connections)"
@@ -869,6 +876,32 @@ def _statement_refusal(stmt: _Statement) -> str | None:
             target = _string_value(literal).replace("`", "").split(".")[-1].strip().lower()
             if target in _DENIED_FUNCTIONS:
                 return f"{target}() is not allowed (calls Java methods)"
+    return None
+
+
+_DENIED_IN_PLAN = re.compile(  # in Spark's own parsed plan (lower-cased tree string)
+    r"(?<![\w$])(reflect|java_method|try_reflect)\s*\(|scripttransformation"
+    r"|expressionwithunresolvedidentifier\((reflect|java_method|try_reflect)\b")
+
+
+def _plan_refusal(session: Any, statements: Sequence[_Statement]) -> str | None:
+    """Why Spark's own parser says a statement must not run (Java calls, script transforms),
+    or None. A text the parser rejects is left to fail as Spark reports it (it cannot run);
+    anything else the parser check cannot do refuses the text (fail closed)."""
+    from pyspark.errors import ParseException
+
+    parser = session._jsparkSession.sessionState().sqlParser()
+    for stmt in statements:
+        try:
+            plan = str(parser.parsePlan(stmt.text).toString()).lower()
+        except ParseException:
+            continue
+        except Exception as exc:
+            return f"the statement could not be checked by Spark's parser: {type(exc).__name__}"
+        if (m := _DENIED_IN_PLAN.search(plan)) is not None:
+            what = "TRANSFORM ... USING" if m.group(0) == "scripttransformation" else \
+                (m.group(1) or m.group(2)) + "()"
+            return f"{what} is not allowed (Java calls and shell commands, per Spark's parser)"
     return None
 
 

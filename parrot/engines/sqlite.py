@@ -5,7 +5,9 @@ Each :meth:`SQLiteEngine.execute` copies the master with ``Connection.backup`` i
 in-memory database and runs the SQL there, so whatever the SQL does (DROP, DELETE, PRAGMA,
 BEGIN/COMMIT, views, temp tables, triggers) dies with the copy. An authorizer refuses ATTACH and
 DETACH (they would open files) and ``load_extension``; ``VACUUM INTO`` (writes a file) is refused
-before running. A progress handler stops statements at the deadline.
+before running. A progress handler stops statements at the deadline; a string or blob longer
+than ``MAX_VALUE_BYTES`` (100 MB) fails at once ("string or blob too big": one function call
+such as ``hex(randomblob(499999999))`` never reaches the progress handler).
 
 Type map (declared types give SQLite's usual affinities): integer → INTEGER, bigint → BIGINT,
 double → REAL, decimal(p,s) → DECIMAL(p,s) (NUMERIC affinity: stored as integer or float, lossy
@@ -39,6 +41,7 @@ from parrot.engines.base import (
 )
 from parrot.fixtures import Column, Fixture, Table, decimal_precision, decimal_scale
 
+MAX_VALUE_BYTES = 100_000_000  # SQLITE_LIMIT_LENGTH of an execution's connection
 PROGRESS_STEPS = 2_000  # SQLite VM instructions between deadline checks
 
 _SYNTAX_MARKERS = ("syntax error", "incomplete input", "unrecognized token")
@@ -167,6 +170,7 @@ class SQLiteEngine(Engine):
                 return Execution(ExecStatus.UNSUPPORTED, error="VACUUM INTO writes a file")
 
         work = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
+        work.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, MAX_VALUE_BYTES)  # bombs fail at once
         try:
             master.con.backup(work)
             return self._run(work, statements, st.Deadline(timeout), max_rows)

@@ -50,19 +50,23 @@ class Lexicon:
     plain_double_quotes: bool = False  # backslashes are plain characters in "identifiers"
     #                                    even where strings have backslash escapes (Snowflake)
     bracket_escapes: bool = False  # ']]' inside [identifier] is one ']' (SQL Server)
+    raw_strings: bool = False  # r'...' / R"...": no escapes, ends at the next quote (Spark)
 
 
 ANSI = Lexicon()
 SQLITE = Lexicon(bracket_identifiers=True)
 DUCKDB = Lexicon(dollar_quotes=True, nested_comments=True)
+# ClickHouse: x$$ is one identifier ('$' continues a word); $$ or $tag$ opens a heredoc only
+# where a token starts
 CLICKHOUSE = Lexicon(backslash_escapes=True, hash_comments=True, dollar_quotes=True,
-                     nested_comments=True)
+                     nested_comments=True, dollar_identifiers=True)
 POSTGRES = Lexicon(dollar_quotes=True, nested_comments=True, escape_strings=True,
                    dollar_identifiers=True)
 MYSQL = Lexicon(backslash_escapes=True, hash_comments=True, hash_comments_always=True,
                 dash_comments_need_space=True, plain_backticks=True, executable_comments=True)
 # Spark SQL: '...' and "..." are both strings with backslash escapes, `name` doubles its backtick
-SPARK = Lexicon(backslash_escapes=True, nested_comments=True, plain_backticks=True)
+SPARK = Lexicon(backslash_escapes=True, nested_comments=True, plain_backticks=True,
+                raw_strings=True)
 ORACLE = Lexicon(q_quotes=True)
 TSQL = Lexicon(bracket_identifiers=True, nested_comments=True,  # T-SQL block comments nest
                bracket_escapes=True)
@@ -75,7 +79,7 @@ SNOWFLAKE = Lexicon(backslash_escapes=True, dollar_quotes=True, slash_comments=T
 class TokenKind(StrEnum):
     WORD = "word"  # keyword, bare identifier or number
     QUOTED = "quoted"  # "identifier", `identifier` or [identifier]
-    STRING = "string"  # 'literal' or $$literal$$
+    STRING = "string"  # 'literal', $$literal$$ or r'raw literal'
     PUNCT = "punct"  # one character of punctuation (';' included)
 
 
@@ -125,6 +129,13 @@ def tokenize(sql: str, lexicon: Lexicon = ANSI) -> list[Token]:
             i = _skip_block_comment(sql, i, lexicon.nested_comments)
         elif lexicon.q_quotes and (j := _q_quote_end(sql, i)) > i:
             tokens.append(Token(TokenKind.STRING, sql[i:j], i, j))
+            i = j
+        elif (c in "'\"" and lexicon.raw_strings and tokens and tokens[-1].end == i
+              and tokens[-1].kind is TokenKind.WORD and tokens[-1].text in ("r", "R")):
+            start = tokens.pop().start  # r'...' is one string token; a backslash is plain
+            close = sql.find(c, i + 1)
+            j = n if close < 0 else close + 1
+            tokens.append(Token(TokenKind.STRING, sql[start:j], start, j))
             i = j
         elif c == "'":
             start, escaped = i, lexicon.backslash_escapes
@@ -300,6 +311,7 @@ def run_in_order(steps: Sequence[Any], deadline: Deadline, max_rows: int,
     flag, or None when it returns no rows; a :class:`Watchdog` calls ``interrupt`` ``grace``
     seconds after the budget runs out. The first failure ends the execution, classified by
     ``classify(exc, interrupted)``; an engine error keeps the exception's type in the message.
+    A statement that returns at or after the deadline is a timeout, never ``ok``.
     The last statement's rows are the execution's result.
     """
     elapsed = 0.0
@@ -320,6 +332,9 @@ def run_in_order(steps: Sequence[Any], deadline: Deadline, max_rows: int,
                         else message(exc))
                 return Execution(status, error=trim_message(text), elapsed=elapsed)
         elapsed += time.perf_counter() - started
+        if dog.fired or deadline.expired:  # stopped at the deadline yet returned: no answer
+            return Execution(ExecStatus.TIMEOUT, elapsed=elapsed,
+                             error="timed out (stopped at the deadline)")
         if fetched is not None:
             result, too_large = fetched
     if too_large:

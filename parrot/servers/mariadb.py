@@ -33,6 +33,7 @@ import time
 from pathlib import Path
 from typing import ClassVar
 
+from parrot.engines.sandbox import clean_environ
 from parrot.servers.base import Server, ServerError, ServerState, pid_alive, stop_pid
 
 INSTALL_HINT = "apt-get install -y mariadb-server"
@@ -105,7 +106,7 @@ class MariaDBServer(Server):
                      "--auth-root-authentication-method=normal", "--skip-test-db",
                      "--skip-name-resolve", *innodb],
                     stdout=out, stderr=subprocess.STDOUT, timeout=INSTALL_TIMEOUT,
-                    cwd=data_dir, check=False)
+                    cwd=data_dir, check=False, env=clean_environ())
             except subprocess.TimeoutExpired:
                 raise ServerError(f"mariadb-install-db did not finish in {INSTALL_TIMEOUT:.0f} s"
                                   f" (log {log})") from None
@@ -127,7 +128,8 @@ class MariaDBServer(Server):
                 *innodb]
         started = time.monotonic()
         proc = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                stderr=subprocess.DEVNULL, cwd=data_dir, start_new_session=True)
+                                stderr=subprocess.DEVNULL, cwd=data_dir, start_new_session=True,
+                                env=clean_environ())
         # reap the child when it exits, so a dead server never lingers as a zombie of this process
         threading.Thread(target=proc.wait, name=f"reap-mariadbd-{proc.pid}", daemon=True).start()
         version = None

@@ -52,6 +52,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
 
+from parrot.engines.sandbox import clean_environ
 from parrot.servers.base import (
     Server,
     ServerError,
@@ -303,7 +304,7 @@ class PostgresServer(Server):
         kwargs: dict[str, Any] = {}
         if user is not None:
             kwargs.update(user=user.pw_uid, group=user.pw_gid, extra_groups=[])
-        env = {k: v for k, v in os.environ.items() if not k.startswith("PG")}
+        env = {k: v for k, v in clean_environ().items() if not k.startswith("PG")}
         env.update(LC_ALL="C", HOME=user.pw_dir if user else os.environ.get("HOME", "/"))
         # temporary files, not pipes: the postmaster pg_ctl starts must not hold our pipes
         with tempfile.TemporaryFile("w+") as out:

@@ -8,7 +8,7 @@ import time
 import pytest
 from engine_fixtures import SHOP
 
-from parrot.engines import FixtureLoadError
+from parrot.engines import ExecStatus, FixtureLoadError
 from parrot.engines import statements as st
 from parrot.engines.sqlite import _split as sqlite_split
 
@@ -41,6 +41,22 @@ def test_split_clickhouse_lexicon() -> None:
         ["SELECT 1", "SELECT 2"]
     # backslashes are plain characters in ANSI strings
     assert st.split_statements(r"SELECT 'a\'; SELECT 2") == [r"SELECT 'a\'", "SELECT 2"]
+
+
+def test_clickhouse_dollar_continues_an_identifier() -> None:
+    # ClickHouse reads x$$ as one name: no heredoc hides the file() call from the guard
+    words = [t.text for t in st.tokenize("SELECT 1 AS x$$, f() AS y$$", st.CLICKHOUSE)]
+    assert words == ["SELECT", "1", "AS", "x$$", ",", "f", "(", ")", "AS", "y$$"]
+    assert [t.kind for t in st.tokenize("SELECT $$a$$", st.CLICKHOUSE)][1] is st.TokenKind.STRING
+
+
+def test_spark_raw_strings_end_at_the_next_quote() -> None:
+    tokens = st.tokenize("SELECT r'\\', f() -- '", st.SPARK)
+    assert [t.text for t in tokens] == ["SELECT", "r'\\'", ",", "f", "(", ")"]
+    assert [t.text for t in st.tokenize('SELECT R"a\\", 2', st.SPARK)] == \
+        ["SELECT", 'R"a\\"', ",", "2"]
+    assert st.split_statements(r"SELECT r'\'; SELECT 2", st.SPARK) == [r"SELECT r'\'",
+                                                                       "SELECT 2"]
 
 
 def test_sqlite_split_keeps_triggers_whole() -> None:
@@ -142,3 +158,11 @@ def test_raise_load_error_wraps_engine_errors() -> None:
         st.raise_load_error(SHOP, "duckdb", RuntimeError("boom"))
     with pytest.raises(KeyboardInterrupt):
         st.raise_load_error(SHOP, "duckdb", KeyboardInterrupt())
+
+
+def test_run_in_order_a_statement_returning_after_the_interrupt_is_a_timeout() -> None:
+    # BENCHMARK() under KILL QUERY, DuckDB's repeat(): the engine returns instead of failing
+    execution = st.run_in_order(
+        ["slow"], st.Deadline(0.05), 10, lambda _step, _left: (time.sleep(0.4), None)[1],
+        lambda: None, lambda _exc, _fired: ExecStatus.ENGINE_ERROR, str)
+    assert execution.status is ExecStatus.TIMEOUT
