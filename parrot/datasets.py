@@ -77,11 +77,14 @@ class Dataset:
 
 
 def datasets_root() -> Path:
-    """Where named datasets live: ``$PARROT_DATASETS`` or the project's ``datasets/``."""
+    """Where named datasets live: ``$PARROT_DATASETS``, the checkout's ``datasets/``, else the
+    copy an installed wheel carries (``parrot/_datasets/``)."""
     env = os.environ.get("PARROT_DATASETS")
     if env:
         return Path(env)
-    return Path(__file__).resolve().parent.parent / "datasets"
+    here = Path(__file__).resolve().parent
+    checkout = here.parent / "datasets"
+    return checkout if checkout.is_dir() else here / "_datasets"
 
 
 def resolve_dataset(name_or_path: str) -> Path:
