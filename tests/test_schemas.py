@@ -47,3 +47,14 @@ def test_schema_rejects_a_malformed_item():
     assert not validator.is_valid({"id": "x", "source_dialect": "sqlite",
                                    "target_dialect": "duckdb", "source_sql": "SELECT 1",
                                    "translation_types": ["nope"]})
+
+
+def test_curated_items_use_the_shipped_fixture_form():
+    from parrot.curate.serialise import item_json
+    from parrot.curate.stages import Candidate, Record
+
+    ref = Candidate("SELECT 1", "sqlglot", "tool")
+    line = item_json("main", Record(id="a", dialect="sqlite", sql="SELECT 1", target="duckdb",
+                                    fixture="spider/concert_singer", references=(ref,)))
+    assert line["fixture"] == {"name": "spider/concert_singer"}
+    assert _validator("item.schema.json").is_valid(line)
