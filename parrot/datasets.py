@@ -26,6 +26,15 @@ ANNOTATION_SOURCES = ("tool", "llm", "reflection", "rule", "human")
 DEFAULT_DATASET = "starter"
 
 
+class FixtureUnavailable(FixtureError):
+    """A named fixture whose source is absent on this machine (the Spider corpus, DuckDB's TPC-H
+    extension), as opposed to a wrong one."""
+
+    def __init__(self, name: str, reason: str):
+        self.reason = reason
+        super().__init__(f"fixture {name!r} is not available here: {reason}")
+
+
 class DatasetError(ValueError):
     """A dataset that failed validation; ``problems`` lists every ``file:line: reason``."""
 
@@ -71,17 +80,21 @@ class Dataset:
     path: Path
     items: tuple[Item, ...]
     sha256: str
+    skipped: tuple[tuple[str, str], ...] = ()  # (item id, reason): fixture unavailable here
 
     def by_id(self) -> dict[str, Item]:
         return {i.id: i for i in self.items}
 
 
 def datasets_root() -> Path:
-    """Where named datasets live: ``$PARROT_DATASETS`` or the project's ``datasets/``."""
+    """Where named datasets live: ``$PARROT_DATASETS``, the checkout's ``datasets/``, else the
+    copy an installed wheel carries (``parrot/_datasets/``)."""
     env = os.environ.get("PARROT_DATASETS")
     if env:
         return Path(env)
-    return Path(__file__).resolve().parent.parent / "datasets"
+    here = Path(__file__).resolve().parent
+    checkout = here.parent / "datasets"
+    return checkout if checkout.is_dir() else here / "_datasets"
 
 
 def resolve_dataset(name_or_path: str) -> Path:
@@ -99,11 +112,16 @@ def resolve_dataset(name_or_path: str) -> Path:
     return p
 
 
-def load_dataset(name_or_path: str = DEFAULT_DATASET, *, count_tokens: bool = True) -> Dataset:
-    """Load and validate a dataset; raises :class:`DatasetError` listing every bad line."""
+def load_dataset(name_or_path: str = DEFAULT_DATASET, *, count_tokens: bool = True,
+                 strict: bool = True) -> Dataset:
+    """Load and validate a dataset; raises :class:`DatasetError` listing every bad line.
+
+    With ``strict=False`` items whose fixture is unavailable here (:class:`FixtureUnavailable`)
+    are left out and listed in ``Dataset.skipped`` instead of failing the load."""
     path = resolve_dataset(name_or_path)
     raw = path.read_bytes()
-    items = parse_items(raw.decode("utf-8").splitlines(), path)
+    skipped: list[tuple[str, str]] | None = None if strict else []
+    items = parse_items(raw.decode("utf-8").splitlines(), path, skipped=skipped)
     if count_tokens and any(i.tokens is None for i in items):
         from parrot.tokens import count_tokens as _count
 
@@ -113,7 +131,8 @@ def load_dataset(name_or_path: str = DEFAULT_DATASET, *, count_tokens: bool = Tr
     for fx in sorted((path.parent / "fixtures").glob("*.json")):
         digest.update(fx.read_bytes())
     name = path.parent.name if path.name == "items.jsonl" else path.stem
-    return Dataset(name=name, path=path, items=tuple(items), sha256=digest.hexdigest())
+    return Dataset(name=name, path=path, items=tuple(items), sha256=digest.hexdigest(),
+                   skipped=tuple(skipped or ()))
 
 
 def _replace(item: Item, **changes: Any) -> Item:
@@ -139,6 +158,9 @@ class _FixtureStore:
                 try:
                     self._cache[name] = named_fixture(name)
                 except FixtureError as exc:
+                    absent = _source_absent(name)
+                    if absent:
+                        raise FixtureUnavailable(name, absent) from None
                     raise FixtureError(f"fixture {name!r} is neither in {self.folder} nor a "
                                        f"named fixture: {exc}") from None
                 return self._cache[name]
@@ -153,8 +175,21 @@ class _FixtureStore:
         return self._cache[name]
 
 
-def parse_items(lines: Iterable[str], path: Path) -> list[Item]:
-    """Validate JSONL lines into items; all problems are collected before raising."""
+def _source_absent(name: str) -> str | None:
+    """Why the named fixture ``name`` cannot exist on this machine, or None."""
+    from parrot.migrate.named import spider_root, tpch_available
+
+    if name.startswith("spider/") and not spider_root().is_dir():
+        return f"no Spider corpus at {spider_root()} (set PARROT_CORPORA)"
+    if (name == "tpch" or name.startswith("tpch-sf")) and not tpch_available():
+        return "DuckDB's TPC-H extension is not installed"
+    return None
+
+
+def parse_items(lines: Iterable[str], path: Path, *,
+                skipped: list[tuple[str, str]] | None = None) -> list[Item]:
+    """Validate JSONL lines into items; all problems are collected before raising. Given a
+    ``skipped`` list, items whose fixture is unavailable go there as (id, reason) instead."""
     store = _FixtureStore(path.parent / "fixtures")
     items: list[Item] = []
     problems: list[str] = []
@@ -170,6 +205,12 @@ def parse_items(lines: Iterable[str], path: Path) -> list[Item]:
             continue
         try:
             item = item_from_record(record, store)
+        except FixtureUnavailable as exc:
+            if skipped is None:
+                problems.append(f"{where}: {exc}")
+            else:
+                skipped.append((str(record.get("id", where)), exc.reason))
+            continue
         except (ValueError, TypeError) as exc:
             problems.append(f"{where}: {exc}")
             continue
@@ -178,7 +219,7 @@ def parse_items(lines: Iterable[str], path: Path) -> list[Item]:
             continue
         seen[item.id] = lineno
         items.append(item)
-    if not items and not problems:
+    if not items and not problems and not skipped:
         problems.append(f"{path}: no items")
     if problems:
         raise DatasetError(problems)

@@ -45,6 +45,11 @@ def attached_fixture(r: Record) -> dict[str, Any] | None:
     return fixture
 
 
+def _fixture_ref(name: str | None) -> dict[str, str] | None:
+    """A fixture reference in the one form every shipped dataset uses: ``{"name": …}``."""
+    return {"name": name} if name else None
+
+
 def item_json(variant: str, r: Record) -> dict[str, Any]:
     """The dataset line of one verified pair."""
     fixture = attached_fixture(r)
@@ -55,7 +60,7 @@ def item_json(variant: str, r: Record) -> dict[str, Any]:
         "target_dialect": r.target,
         "source_sql": r.sql,
         "reference_sql": [c.sql for c in r.references],
-        "fixture": r.fixture or (fixture["name"] if fixture else None),
+        "fixture": _fixture_ref(r.fixture or (fixture["name"] if fixture else None)),
         "translation_types": list(r.translation_types),
         "tokens": r.tokens,
         "origin": r.origin,

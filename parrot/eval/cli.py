@@ -10,6 +10,7 @@ import argparse
 import datetime as dt
 import re
 import sys
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -41,6 +42,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--dataset", default=DEFAULT_DATASET,
                         help="dataset name under datasets/, a directory, or a .jsonl file "
                              f"(default: {DEFAULT_DATASET})")
+    parser.add_argument("--strict-dataset", action="store_true",
+                        help="fail when any item's fixture is unavailable here (default: run "
+                             "the items that can run and report how many were skipped and why)")
     parser.add_argument("--pairs", default="",
                         help="comma-separated SOURCE:TARGET dialect pairs to keep, e.g. "
                              "sqlite:duckdb,duckdb:clickhouse (aliases like pg, ch accepted)")
@@ -137,11 +141,14 @@ def main(argv: list[str] | None = None) -> int:
     try:
         pairs = parse_pairs(args.pairs)
         urls = parse_engine_urls(args.engine)
-        dataset = load_dataset(args.dataset)
+        dataset = load_dataset(args.dataset, strict=args.strict_dataset)
         translator = create_translator(args.model, llm=llm_options.from_args(args))
     except (ValueError, UnknownTranslatorError, OSError) as exc:
         console.print(f"[red]error:[/] {exc}", highlight=False)
         return 2
+    for reason, count in Counter(reason for _, reason in dataset.skipped).most_common():
+        console.print(f"[yellow]skipped[/] {count} of {len(dataset.items) + len(dataset.skipped)} "
+                      f"items (fixture unavailable): {reason}", highlight=False)
     items = select_items(dataset, pairs, args.limit)
     if not items:
         console.print("[red]error:[/] no items selected (check --pairs and --limit)")
