@@ -16,7 +16,7 @@ from typing import Any
 from parrot import dialects
 from parrot.datasets import DEFAULT_DATASET, DatasetError, load_dataset
 from parrot.engines import DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT
-from parrot.eval.results import RunDirError
+from parrot.eval.results import DAMAGED, MANIFEST, RunDirError, read_json
 from parrot.eval.runner import RunConfig, run, select_items, servers_needed
 from parrot.report.metrics import summarize
 from parrot.report.render import print_rich, summary_tables
@@ -173,6 +173,11 @@ def main(argv: list[str] | None = None) -> int:
 
             for dialect in started:
                 server_for(dialect).stop()
+    repaired = read_json(config.output_dir / MANIFEST).get("repaired_lines")
+    if repaired:
+        console.print(f"[yellow]repaired:[/] {len(repaired)} damaged line(s) of results.jsonl "
+                      f"(line number(s) {', '.join(map(str, repaired))}) moved to "
+                      f"{config.output_dir / DAMAGED}; their items were re-run", highlight=False)
     if not args.quiet:
         print_rich(summary_tables(summarize(records)), out)
         console.print(f"results: {config.output_dir}/results.jsonl  "
