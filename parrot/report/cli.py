@@ -20,7 +20,7 @@ from parrot.eval.results import (
     scan_results,
 )
 from parrot.report.metrics import summarize
-from parrot.report.render import leaderboard_table, render, summary_tables
+from parrot.report.render import leaderboards, render, summary_tables
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -49,10 +49,11 @@ def main(argv: list[str] | None = None) -> int:
             if bad:
                 print(f"warning: {run_dir}: skipped {len(bad)} damaged line(s), line number(s) "
                       f"{', '.join(str(n) for n, _ in bad)}", file=sys.stderr)
-            runs.append((str(run_dir), manifest, summarize(records)))
+            runs.append((str(run_dir), manifest, records))
     except (RunDirError, OSError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    tables = summary_tables(runs[0][2]) if len(runs) == 1 else [leaderboard_table(runs)]
+    tables = (summary_tables(summarize(runs[0][2])) if len(runs) == 1
+              else leaderboards(runs))
     sys.stdout.write(render(tables, args.format))
     return 0
