@@ -147,6 +147,11 @@ def main(argv: list[str] | None = None) -> int:
     if not translator.takes_llm_options and (args.api_base or args.reflection):
         console.print(f"[yellow]warning:[/] {args.model} calls no model: --api-base and "
                       "--reflection are ignored", highlight=False)
+    problem = translator.probe()
+    if problem:
+        console.print(f"[red]error:[/] {problem}", highlight=False)
+        translator.close()
+        return 2
     for warning in translator.check_items(items):
         console.print(f"[yellow]warning:[/] {warning}", highlight=False)
     config = RunConfig(
