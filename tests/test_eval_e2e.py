@@ -72,7 +72,7 @@ def test_report_rerenders_and_builds_a_leaderboard(runs, capsys):
     assert "By dialect pair" in text and "sqlite→duckdb" in text
     assert report_main([str(d) for d in runs.values()] + ["--format", "csv"]) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert lines[0].startswith("Leaderboard,rank,model")
+    assert lines[0].startswith("Leaderboard — dataset sha256 ") and ",rank,model," in lines[0]
     assert lines[1].split(",")[2] == "reference"  # ranked first
 
 

@@ -18,7 +18,7 @@ from parrot import dialects
 from parrot.cli import DefaultsHelpFormatter, add_model_args, parse_with_model_args, table_console
 from parrot.datasets import DEFAULT_DATASET, DatasetError, load_dataset
 from parrot.engines import DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT
-from parrot.eval.results import RunDirError
+from parrot.eval.results import DAMAGED, MANIFEST, RunDirError, read_json
 from parrot.eval.runner import RunConfig, run, select_items, servers_needed
 from parrot.report.metrics import summarize
 from parrot.report.render import print_rich, summary_tables
@@ -157,6 +157,11 @@ def main(argv: list[str] | None = None) -> int:
                                              or args.model_args):
         console.print(f"[yellow]warning:[/] {args.model} calls no model: --api-base, "
                       "--reflection and --model-args are ignored", highlight=False)
+    problem = translator.probe()
+    if problem:
+        console.print(f"[red]error:[/] {problem}", highlight=False)
+        translator.close()
+        return 2
     for warning in translator.check_items(items):
         console.print(f"[yellow]warning:[/] {warning}", highlight=False)
     config = RunConfig(
@@ -183,6 +188,11 @@ def main(argv: list[str] | None = None) -> int:
 
             for dialect in started:
                 server_for(dialect).stop()
+    repaired = read_json(config.output_dir / MANIFEST).get("repaired_lines")
+    if repaired:
+        console.print(f"[yellow]repaired:[/] {len(repaired)} damaged line(s) of results.jsonl "
+                      f"(line number(s) {', '.join(map(str, repaired))}) moved to "
+                      f"{config.output_dir / DAMAGED}; their items were re-run", highlight=False)
     if not args.quiet:
         print_rich(summary_tables(summarize(records)), out)
         console.print(f"results: {config.output_dir}/results.jsonl  "

@@ -2,8 +2,10 @@
 
 Each finished item is one line, written to the OS before the next item starts, so a crashed or
 killed process loses at most the items in flight; the file is also fsynced at least once a second
-(and at the end), so a machine crash loses at most the last second. A torn last line (the process
-died mid-write) is cut off on resume.
+(and at the end), so a machine crash loses at most the last second. A damaged line anywhere (torn
+by a crash, or edited) is reported by line number; ``--resume`` moves damaged lines, verbatim with
+their line numbers, to ``results.damaged.jsonl``, keeps every valid line and re-runs the ids that
+have no valid line.
 """
 
 from __future__ import annotations
@@ -11,7 +13,6 @@ from __future__ import annotations
 import json
 import os
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -19,33 +20,56 @@ FSYNC_INTERVAL = 1.0  # seconds between fsyncs of results.jsonl
 RESULTS = "results.jsonl"
 MANIFEST = "manifest.json"
 SUMMARY = "summary.json"
+DAMAGED = "results.damaged.jsonl"
 
 
 class RunDirError(RuntimeError):
     """A run directory that cannot be used as asked (exists without --resume, mismatched resume)."""
 
 
-def read_results(run_dir: Path) -> list[dict[str, Any]]:
-    """Every complete outcome line of a run (a torn last line is ignored)."""
+class DamagedResultsError(RunDirError):
+    """results.jsonl holds lines that are not complete JSON outcome records."""
+
+    def __init__(self, path: Path, bad: list[int]):
+        self.bad = bad
+        shown = ", ".join(map(str, bad[:10])) + (" …" if len(bad) > 10 else "")
+        super().__init__(f"{path}: {len(bad)} damaged line(s), line number(s) {shown}")
+
+
+def read_results(run_dir: Path, skip_bad: bool = False) -> list[dict[str, Any]]:
+    """Every valid outcome record; damaged lines raise DamagedResultsError unless skip_bad."""
+    records, bad = scan_results(run_dir)
+    if bad and not skip_bad:
+        raise DamagedResultsError(run_dir / RESULTS, [n for n, _ in bad])
+    return records
+
+
+def scan_results(run_dir: Path) -> tuple[list[dict[str, Any]], list[tuple[int, bytes]]]:
+    """(valid records, [(1-based line number, raw bytes)] of damaged lines)."""
     path = run_dir / RESULTS
     if not path.is_file():
         raise RunDirError(f"{run_dir} holds no {RESULTS}: not a parrot run directory")
-    return [record for _, record in _complete_lines(path)]
-
-
-def _complete_lines(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
-    """(byte offset after the line, record) for each complete, valid line."""
-    offset = 0
+    records: list[dict[str, Any]] = []
+    bad: list[tuple[int, bytes]] = []
     with path.open("rb") as fh:
-        for line in fh:
-            if not line.endswith(b"\n"):
-                return
-            try:
-                record = json.loads(line)
-            except json.JSONDecodeError:
-                return
-            offset += len(line)
-            yield offset, record
+        for number, line in enumerate(fh, 1):
+            record = _parse(line)
+            if record is None:
+                bad.append((number, line))
+            else:
+                records.append(record)
+    return records, bad
+
+
+def _parse(line: bytes) -> dict[str, Any] | None:
+    """The outcome record on a complete line, or None when the line is damaged."""
+    if not line.endswith(b"\n"):
+        return None
+    try:
+        record = json.loads(line)
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        return None
+    return record if isinstance(record, dict) and "id" in record else None
 
 
 class ResultsLog:
@@ -54,24 +78,36 @@ class ResultsLog:
     def __init__(self, run_dir: Path):
         self.path = run_dir / RESULTS
         self.done: set[str] = set()
-        self.repaired_bytes = 0
+        self.repaired: list[int] = []  # line numbers of damaged lines moved to DAMAGED
         if self.path.exists():
-            end = 0
-            for offset, record in _complete_lines(self.path):
-                self.done.add(str(record["id"]))
-                end = offset
-            size = self.path.stat().st_size
-            if size > end:  # torn or corrupt tail from a crash: cut it off
-                self.repaired_bytes = size - end
-                with self.path.open("r+b") as fh:
-                    fh.truncate(end)
+            records, bad = scan_results(run_dir)
+            self.done = {str(r["id"]) for r in records}
+            if bad:
+                self._set_aside(run_dir, bad)
         self._fh = self.path.open("a", encoding="utf-8")
         self._synced = time.monotonic()
+
+    def _set_aside(self, run_dir: Path, bad: list[tuple[int, bytes]]) -> None:
+        """Append the damaged lines, verbatim, to DAMAGED; rewrite RESULTS with the valid lines."""
+        with (run_dir / DAMAGED).open("a", encoding="utf-8") as fh:
+            for number, raw in bad:
+                fh.write(json.dumps({"line": number, "text": raw.decode("utf-8", "replace")},
+                                    ensure_ascii=False) + "\n")
+            fh.flush()
+            os.fsync(fh.fileno())
+        damaged = {n for n, _ in bad}
+        tmp = self.path.with_suffix(".jsonl.tmp")
+        with self.path.open("rb") as src, tmp.open("wb") as fh:
+            fh.writelines(line for n, line in enumerate(src, 1) if n not in damaged)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, self.path)
+        self.repaired = [n for n, _ in bad]
 
     def append(self, record: dict[str, Any]) -> None:
         if record["id"] in self.done:
             raise RunDirError(f"item {record['id']!r} already has a result")
-        self._fh.write(json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n")
+        self._fh.write(_line(record))
         self._fh.flush()
         if time.monotonic() - self._synced >= FSYNC_INTERVAL:
             self._sync()
@@ -84,6 +120,10 @@ class ResultsLog:
     def close(self) -> None:
         self._sync()
         self._fh.close()
+
+
+def _line(record: dict[str, Any]) -> str:
+    return json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n"
 
 
 def write_json(path: Path, data: Any) -> None:

@@ -184,6 +184,8 @@ def run(dataset: Dataset, items: list[Item], translator: Translator, config: Run
     """Evaluate ``items``; returns every outcome record of the run (resumed ones included)."""
     manifest = prepare_run_dir(config, _manifest(dataset, items, translator, config))
     log = ResultsLog(config.output_dir)
+    if log.repaired:
+        manifest["repaired_lines"] = log.repaired
     try:
         pending = [i for i in items if i.id not in log.done]
         if on_start:

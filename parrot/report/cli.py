@@ -12,9 +12,16 @@ import sys
 from pathlib import Path
 
 from parrot.cli import DefaultsHelpFormatter
-from parrot.eval.results import MANIFEST, RunDirError, read_json, read_results
+from parrot.eval.results import (
+    MANIFEST,
+    RESULTS,
+    DamagedResultsError,
+    RunDirError,
+    read_json,
+    scan_results,
+)
 from parrot.report.metrics import summarize
-from parrot.report.render import leaderboard_table, render, summary_tables
+from parrot.report.render import leaderboards, render, summary_tables
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -25,6 +32,9 @@ def build_parser() -> argparse.ArgumentParser:
                         help="run directories written by python -m parrot.eval")
     parser.add_argument("--format", choices=("md", "csv", "json"), default="md",
                         help="output format (default: md)")
+    parser.add_argument("--skip-bad", action="store_true",
+                        help="skip damaged lines of results.jsonl (counted on stderr) instead of "
+                             "failing (default: fail, naming their line numbers)")
     return parser
 
 
@@ -34,10 +44,17 @@ def main(argv: list[str] | None = None) -> int:
         runs = []
         for run_dir in args.run_dirs:
             manifest = read_json(run_dir / MANIFEST) if (run_dir / MANIFEST).is_file() else {}
-            runs.append((str(run_dir), manifest, summarize(read_results(run_dir))))
+            records, bad = scan_results(run_dir)
+            if bad and not args.skip_bad:
+                raise DamagedResultsError(run_dir / RESULTS, [n for n, _ in bad])
+            if bad:
+                print(f"warning: {run_dir}: skipped {len(bad)} damaged line(s), line number(s) "
+                      f"{', '.join(str(n) for n, _ in bad)}", file=sys.stderr)
+            runs.append((str(run_dir), manifest, records))
     except (RunDirError, OSError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    tables = summary_tables(runs[0][2]) if len(runs) == 1 else [leaderboard_table(runs)]
+    tables = (summary_tables(summarize(runs[0][2])) if len(runs) == 1
+              else leaderboards(runs))
     sys.stdout.write(render(tables, args.format))
     return 0

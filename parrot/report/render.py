@@ -8,6 +8,8 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
+from parrot.report.metrics import summarize
+
 TERMINAL_HIDDEN = ("strict≠∅ %", "≠∅ n")  # in summary.json and the report's md/csv/json
 SCORE_HEADERS = ("group", "items", "gold err", "EX %", "strict %", "norm %", "multiset %",
                  "strict≠∅ %", "≠∅ n", "SYN %")
@@ -62,10 +64,40 @@ def summary_tables(summary: dict[str, Any]) -> list[Table]:
 
 
 LEADERBOARD_HEADERS = ("rank", "model", "dataset", "items", "gold err", "EX %", "strict %",
-                       "norm %", "multiset %", "SYN %", "run")
+                       "norm %", "multiset %", "SYN %", "run", "flag")
 
 
-def leaderboard_table(runs: list[tuple[str, dict[str, Any], dict[str, Any]]]) -> Table:
+def leaderboards(runs: list[tuple[str, dict[str, Any], list[dict[str, Any]]]]) -> list[Table]:
+    """One leaderboard per (dataset SHA-256, item set) of (run dir, manifest, records) runs.
+
+    Runs are ranked only against runs of the same dataset file and the same item ids; a run made
+    with ``--limit``/``--pairs`` is titled a subset, and one whose every item failed to translate
+    with one error message is flagged as a configuration error.
+    """
+    groups: dict[tuple[str, frozenset[str]], list[tuple[str, dict[str, Any], dict[str, Any]]]] = {}
+    flags: dict[str, str] = {}
+    for path, manifest, records in runs:
+        key = (str(manifest.get("dataset", {}).get("sha256", "?")),
+               frozenset(str(r["id"]) for r in records))
+        groups.setdefault(key, []).append((path, manifest, summarize(records)))
+        errors = {r["translation"].get("error") for r in records
+                  if r["translation"]["status"] == "error"}
+        failed = sum(1 for r in records if r["translation"]["status"] == "error")
+        if records and failed == len(records) and len(errors) == 1:
+            flags[path] = f"config error: {str(next(iter(errors)))[:60]}"
+    tables = []
+    for (sha, ids), members in groups.items():
+        settings = members[0][1].get("settings", {})
+        subset = [f"--{k} {settings[k]}" for k in ("limit", "pairs") if settings.get(k)]
+        title = (f"Leaderboard — dataset sha256 {sha[:12]} — {len(ids)} items"
+                 + (f" — subset: {' '.join(subset)}" if subset else ""))
+        table = leaderboard_table(members, flags)
+        tables.append(Table(title, table.headers, table.rows))
+    return tables
+
+
+def leaderboard_table(runs: list[tuple[str, dict[str, Any], dict[str, Any]]],
+                      flags: dict[str, str] | None = None) -> Table:
     """One row per run (run dir, manifest, summary), best strict Acc_RES first."""
     def model(manifest: dict[str, Any]) -> str:
         t = manifest.get("translator", {})
@@ -79,7 +111,7 @@ def leaderboard_table(runs: list[tuple[str, dict[str, Any], dict[str, Any]]]) ->
         rows.append((rank, model(manifest), manifest.get("dataset", {}).get("name", "?"),
                      s["items"], s["gold_error"], _fmt(s["acc_ex"]), _fmt(s["acc_strict"]),
                      _fmt(s["acc_normalized"]), _fmt(s["acc_multiset"]),
-                     _fmt(s.get("acc_syn")), path))
+                     _fmt(s.get("acc_syn")), path, (flags or {}).get(path, "")))
     return Table("Leaderboard", LEADERBOARD_HEADERS, rows)
 
 

@@ -102,5 +102,10 @@ class Translator(abc.ABC):
         """Warnings about the items before a run (e.g. ids a predictions file lacks)."""
         return []
 
+    def probe(self) -> str | None:
+        """Why the translator cannot work at all (bad credentials, unknown model, unreachable
+        endpoint), found with one request before a run; None when it can."""
+        return None
+
     def close(self) -> None:  # noqa: B027 - optional hook
         """Release clients, servers and caches."""

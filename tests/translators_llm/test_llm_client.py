@@ -77,6 +77,16 @@ def test_client_errors_are_not_retried(server: ScriptedServer, options: LLMOptio
     assert result.status is TranslationStatus.ERROR and server.count == 1
 
 
+def test_a_5xx_naming_missing_credentials_is_not_retried(server: ScriptedServer,
+                                                         options: LLMOptions) -> None:
+    server.enqueue(Reply(status=500, content="Missing credentials. Please pass an apiKey"))
+    t = translator(options)
+    result = t.translate(make_item("a"))
+    t.close()
+    assert result.status is TranslationStatus.ERROR and server.count == 1
+    assert "Missing credentials" in (result.error or "")
+
+
 def test_a_slow_request_times_out_and_is_retried(server: ScriptedServer,
                                                  options: LLMOptions) -> None:
     t = translator(replace(options, request_timeout=0.5))

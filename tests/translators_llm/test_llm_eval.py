@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -11,7 +12,7 @@ import pytest
 
 from parrot.eval.cli import main as eval_main
 from parrot.eval.results import read_results
-from parrot.translators.llm.scripted_server import ScriptedServer
+from parrot.translators.llm.scripted_server import Reply, ScriptedServer
 
 SECRET = "sk-parrot-fake-0123456789abcdefXYZ"
 
@@ -26,7 +27,7 @@ def test_a_run_accounts_tokens_and_cost_and_a_rerun_costs_nothing(
         server: ScriptedServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("OPENAI_API_KEY", SECRET)
     assert run(server, tmp_path / "first", "--limit", "6") == 0
-    assert server.count == 6 and server.headers[0]["authorization"] == f"Bearer {SECRET}"
+    assert server.count == 1 + 6 and server.headers[0]["authorization"] == f"Bearer {SECRET}"
     records = read_results(tmp_path / "first")
     assert len(records) == 6
     for r in records:
@@ -42,7 +43,7 @@ def test_a_run_accounts_tokens_and_cost_and_a_rerun_costs_nothing(
     assert any(r["verdicts"]["strict"]["match"] for r in records)
 
     assert run(server, tmp_path / "second", "--limit", "6") == 0
-    assert server.count == 6  # zero HTTP requests
+    assert server.count == 1 + 6  # zero HTTP requests: the probe and the items are cached
     usage2 = json.loads((tmp_path / "second" / "summary.json").read_text())["usage"]
     assert usage2["cache_hits"] == 6 and usage2["tokens_in"] == usage["tokens_in"]
 
@@ -61,7 +62,7 @@ def test_resume_translates_only_the_missing_items(server: ScriptedServer, tmp_pa
     lines = results.read_text().splitlines(keepends=True)
     results.write_text("".join(lines[:3]) + lines[3][:40])  # killed while writing item 4
     assert run(server, out, "--limit", "7", "--no-cache", "--resume") == 0
-    assert server.count == 7 + 4
+    assert server.count == (1 + 7) + (1 + 4)  # a probe, then the items, per run
     ids = [r["id"] for r in read_results(out)]
     assert len(ids) == len(set(ids)) == 7
 
@@ -94,3 +95,24 @@ def test_a_sqlglot_run_never_imports_litellm(tmp_path: Path) -> None:
         "assert 'litellm' not in sys.modules, 'litellm imported'\n"
         "assert 'parrot.translators.llm.client' not in sys.modules\n")
     subprocess.run([sys.executable, "-c", code], check=True, timeout=120)
+
+
+def test_rejected_credentials_stop_the_run_before_it_starts(
+        server: ScriptedServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    server.enqueue(Reply(status=401, content="Incorrect API key provided"))
+    assert run(server, tmp_path / "run", "--limit", "6") == 2
+    assert server.count == 1 and not (tmp_path / "run" / "results.jsonl").exists()
+    assert "cannot be used" in capsys.readouterr().err
+
+
+def test_an_unreachable_endpoint_stops_the_run_before_it_starts(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]  # closed once the block ends: nothing listens there
+    assert eval_main(["--quiet", "--model", "openai/gpt-4o-mini", "--api-base",
+                      f"http://127.0.0.1:{port}/v1", "--output-dir", str(tmp_path / "run"),
+                      "--pairs", "sqlite:duckdb", "--limit", "2", "--retries", "4",
+                      "--cache", str(tmp_path / "cache.sqlite")]) == 2
+    assert not (tmp_path / "run" / "results.jsonl").exists()
+    assert "cannot be used" in capsys.readouterr().err

@@ -58,7 +58,7 @@ def test_the_model_sees_the_engine_error_and_fixes_its_answer(tmp_path: Path) ->
 def test_errors_mode_never_reveals_the_expected_result(tmp_path: Path) -> None:
     with ScriptedServer(first_try("SELECT 1 AS wrong")) as server:
         assert run(server, tmp_path / "eval", "--model", "openai/m", "--reflection", "2") == 0
-        assert server.count == 2  # it ran fine: nothing to reflect on
+        assert server.count == 1 + 2  # the probe; it ran fine: nothing to reflect on
         assert run(server, tmp_path / "curation", "--model", "openai/m", "--reflection", "2",
                    "--feedback", "results") == 0
         follow_ups = [feedback_turn(r) for r in server.requests if feedback_turn(r)]

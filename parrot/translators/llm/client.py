@@ -22,6 +22,8 @@ from parrot.translators.llm.cache import CachedResponse, ResponseCache, cache_ke
 RETRY_STATUS = frozenset({408, 409, 429})  # and every 5xx
 RETRY_NAMES = frozenset({"Timeout", "APIConnectionError", "RateLimitError",
                          "InternalServerError", "ServiceUnavailableError", "BadGatewayError"})
+_CONFIG_ERROR = re.compile(r"(?i)missing credentials|api[ _-]?key|unauthori[sz]ed|"
+                           r"authentication|invalid model|model not found|does not exist")
 _SECRET_NAME = re.compile(r"(API_KEY|_KEY|TOKEN|SECRET|PASSWORD)$", re.I)
 _SECRET_SHAPES = ((re.compile(r"\b(sk|pk|rk|gsk|xai)-[A-Za-z0-9_*\-]{6,}"), r"\1-***"),
                   (re.compile(r"(?i)\b(bearer)\s+\S+"), r"\1 ***"))
@@ -92,9 +94,13 @@ def redact(text: str) -> str:
 
 
 def retryable(exc: BaseException) -> bool:
-    """429, 408, 409, any 5xx, timeouts and broken connections are worth another try."""
+    """429, 408, 409, any 5xx, timeouts and broken connections are worth another try, unless the
+    message names a configuration error (credentials, API key, unknown model), which no retry fixes.
+    """
     if isinstance(exc, TimeoutError):
         return True
+    if _CONFIG_ERROR.search(str(exc)):
+        return False
     status = getattr(exc, "status_code", None)
     if isinstance(status, int) and (status in RETRY_STATUS or status >= 500):
         return True

@@ -146,6 +146,16 @@ class LLMTranslator(Translator):
     def translate(self, item: Item) -> Translation:
         return shared_loop().run(self.translate_async(item))
 
+    def probe(self) -> str | None:
+        """One request, without retries (a cached answer counts): None, or why it failed."""
+        probe = LLMClient(replace(self.client_settings(), retries=0), self.client.cache)
+        try:
+            shared_loop().run(probe.complete([{"role": "user", "content": "Reply: SELECT 1"}]))
+        except LLMError as exc:
+            where = f" at {public_url(self.options.api_base)}" if self.options.api_base else ""
+            return f"model {self.model}{where} cannot be used: {exc}"
+        return None
+
     def translate_all(self, items: Iterable[Item]) -> Iterator[tuple[Item, Translation]]:
         """Every item at once on the loop, at most ``concurrency`` requests in flight;
         answers come back as they complete."""

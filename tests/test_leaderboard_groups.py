@@ -1,0 +1,45 @@
+from parrot.report.metrics import MODES
+from parrot.report.render import leaderboards
+
+
+def _record(item_id, ok=True, error=None):
+    return {"id": item_id, "source_dialect": "sqlite", "target_dialect": "duckdb",
+            "gold": {"status": "ok", "rows": 1},
+            "pred": {"status": "ok", "rows": 1} if ok else None,
+            "translation": {"status": "ok" if ok else "error", "error": error}, "tokens": 5,
+            "verdicts": {m: {"match": ok, "reason": "match" if ok else "translation_error"}
+                         for m in MODES}}
+
+
+def _manifest(name, sha="a" * 64, limit=None):
+    return {"translator": {"name": name}, "dataset": {"name": "starter", "sha256": sha},
+            "settings": {"limit": limit, "pairs": []}}
+
+
+def test_a_limit_subset_is_never_ranked_against_the_full_set():
+    full = [_record(f"i{n}", ok=n % 2 == 0) for n in range(10)]
+    subset = [_record(f"i{n}") for n in range(0, 10, 2)]
+    tables = leaderboards([("full", _manifest("sqlglot"), full),
+                           ("sub", _manifest("llm", limit=5), subset)])
+    assert len(tables) == 2
+    by_run = {t.rows[0][10]: t for t in tables}
+    assert all(len(t.rows) == 1 and t.rows[0][0] == 1 for t in tables)
+    assert "subset: --limit 5" in by_run["sub"].title
+    assert "subset" not in by_run["full"].title and "10 items" in by_run["full"].title
+
+
+def test_runs_of_different_dataset_files_are_grouped_apart():
+    records = [_record("i0")]
+    tables = leaderboards([("one", _manifest("a"), records),
+                           ("two", _manifest("b", sha="b" * 64), records),
+                           ("three", _manifest("c"), records)])
+    assert sorted(len(t.rows) for t in tables) == [1, 2]
+
+
+def test_a_run_failed_by_one_configuration_error_is_flagged():
+    broken = [_record(f"i{n}", ok=False, error="HTTP 500: Missing credentials") for n in range(3)]
+    fine = [_record(f"i{n}") for n in range(3)]
+    [table] = leaderboards([("broken", _manifest("llm"), broken), ("fine", _manifest("x"), fine)])
+    flags = {row[10]: row[11] for row in table.rows}
+    assert flags["broken"].startswith("config error: HTTP 500: Missing credentials")
+    assert flags["fine"] == ""
