@@ -58,6 +58,9 @@ def build_parser() -> argparse.ArgumentParser:
                         help=f"seconds per SQL execution (default: {DEFAULT_TIMEOUT:g})")
     parser.add_argument("--max-rows", type=int, default=DEFAULT_MAX_ROWS,
                         help=f"result-size cap per execution (default: {DEFAULT_MAX_ROWS})")
+    parser.add_argument("--syntax", action=argparse.BooleanOptionalAction, default=False,
+                        help="Acc_SYN grammar check on every translation; default: only where "
+                             "no engine ran it (no target engine, or the engine rejected it)")
     parser.add_argument("--jobs", type=int, default=1,
                         help="worker processes executing queries (default: 1)")
     parser.add_argument("--engine", action="append", default=[], metavar="DIALECT=URL",
@@ -166,7 +169,8 @@ def main(argv: list[str] | None = None) -> int:
         console.print(f"[yellow]warning:[/] {warning}", highlight=False)
     config = RunConfig(
         output_dir=args.output_dir or _default_dir(args.model, dataset.name),
-        timeout=args.timeout, max_rows=args.max_rows, jobs=args.jobs, resume=args.resume,
+        timeout=args.timeout, max_rows=args.max_rows, syntax=args.syntax, jobs=args.jobs,
+        resume=args.resume,
         pairs=[f"{s}:{t}" for s, t in pairs], limit=args.limit,
         command=["python", "-m", "parrot.eval", *(argv if argv is not None else sys.argv[1:])],
         urls=urls, start=not args.no_start)

@@ -45,8 +45,9 @@ class Judge:
     """Runs sources and translations on real engines and compares the results."""
 
     def __init__(self, timeout: float = DEFAULT_TIMEOUT, max_rows: int = DEFAULT_MAX_ROWS,
-                 urls: dict[str, str] | None = None, start: bool = False):
+                 urls: dict[str, str] | None = None, start: bool = False, syntax: bool = False):
         self.timeout = timeout
+        self.syntax = syntax  # Acc_SYN on every translation, not only where no engine accepted it
         self.max_rows = max_rows
         self.urls = dict(urls or {})  # dialect -> server URL (--engine DIALECT=URL)
         self.start = start  # start (and restart) managed servers on demand
@@ -196,7 +197,9 @@ class Judge:
                 detail = f"translation {pred.status} on {label}: {pred.error or ''}".strip()
                 verdicts = {m: failure(m, reason, detail) for m in Mode}
         record["verdicts"] = {m.value: v.to_json() for m, v in verdicts.items()}
-        syntax = syntax_json(item.target_dialect, translation)
+        ran = record["pred"] is not None and record["pred"]["status"] == ExecStatus.OK.value
+        syntax = syntax_json(item.target_dialect, translation) if self.syntax or not ran else None
+        record["syntax_checked"] = syntax is not None
         if syntax is not None:
             record["syntax"] = syntax
         if self._engine_errors:

@@ -47,6 +47,7 @@ class RunConfig:
     output_dir: Path
     timeout: float = DEFAULT_TIMEOUT
     max_rows: int = DEFAULT_MAX_ROWS
+    syntax: bool = False  # Acc_SYN on every translation (default: only where no engine ran it)
     jobs: int = 1
     resume: bool = False
     pairs: list[str] = field(default_factory=list)
@@ -93,7 +94,8 @@ def _manifest(dataset: Dataset, items: list[Item], translator: Translator,
         "dataset": {"name": dataset.name, "path": str(dataset.path), "sha256": dataset.sha256,
                     "items": len(items)},
         "translator": translator.params(),
-        "settings": {"timeout": config.timeout, "max_rows": config.max_rows, "jobs": config.jobs,
+        "settings": {"timeout": config.timeout, "max_rows": config.max_rows,
+                     "syntax": config.syntax, "jobs": config.jobs,
                      "pairs": config.pairs, "limit": config.limit,
                      "engine_urls": {d: redact_url(u) for d, u in config.urls.items()}},
         "engines": {},
@@ -127,9 +129,11 @@ def prepare_run_dir(config: RunConfig, manifest: dict[str, Any]) -> dict[str, An
 _WORKER_JUDGE: Judge | None = None
 
 
-def _init_worker(timeout: float, max_rows: int, urls: dict[str, str], start: bool) -> None:
+def _init_worker(timeout: float, max_rows: int, urls: dict[str, str], start: bool,
+                 syntax: bool) -> None:
     global _WORKER_JUDGE
-    _WORKER_JUDGE = Judge(timeout=timeout, max_rows=max_rows, urls=urls, start=start)
+    _WORKER_JUDGE = Judge(timeout=timeout, max_rows=max_rows, urls=urls, start=start,
+                          syntax=syntax)
 
 
 def _judge_in_worker(item: Item, translation: Translation) -> dict[str, Any]:
@@ -143,7 +147,7 @@ def _judged(pending: list[Item], translator: Translator,
     translations = translator.translate_all(pending)
     if config.jobs <= 1:
         judge = Judge(timeout=config.timeout, max_rows=config.max_rows, urls=config.urls,
-                      start=config.start)
+                      start=config.start, syntax=config.syntax)
         try:
             for item, translation in translations:
                 yield judge.judge(item, translation)
@@ -153,7 +157,7 @@ def _judged(pending: list[Item], translator: Translator,
     context = multiprocessing.get_context("spawn")  # engines must not be forked mid-flight
     with ProcessPoolExecutor(config.jobs, mp_context=context, initializer=_init_worker,
                              initargs=(config.timeout, config.max_rows, config.urls,
-                                       config.start)) as pool:
+                                       config.start, config.syntax)) as pool:
         window: set[Future[dict[str, Any]]] = set()
         for item, translation in translations:
             window.add(pool.submit(_judge_in_worker, item, translation))

@@ -131,6 +131,9 @@ def test_killed_server_is_detected_and_replaced(server: MariaDBServer) -> None:
 def test_long_data_directory_puts_the_socket_in_tmp(tmp_path: Path) -> None:
     root = tmp_path / ("d" * 60) / ("e" * 40)
     server = MariaDBServer(root=root)
+    hint = server.available()
+    if hint is not None:
+        pytest.skip(f"no mysql server: {hint}")
     state = server.start()
     try:
         socket = Path(f"/tmp/parrot-mariadb-{state.port}.sock")

@@ -43,5 +43,30 @@ def test_no_sql_is_unparseable(text: str) -> None:
         parse_answer(text)
 
 
+# Replies of the kind SmolLM2-135M gives when it explains instead of translating (issue 10 item 9).
+PROSE_REPLIES = [
+    '{"Answer": "The query selects the names of all singers who are older than 30.", '
+    '"Reasoning": "The query is already valid.", "Confidence": 0.9}',
+    '{"Answer": "Select the name and the country of each singer, ordered by age.", '
+    '"Reasoning": "", "Confidence": "80"}',
+    "With the given tables, we can find the number of concerts in each stadium.\n\n"
+    "This will return the result you want.",
+    "Show the stadium name and the number of concerts held there.\nThe result is a table.",
+    '{"Answer": "This is the same query in the target dialect, "it works" as it is.", '
+    '"Reasoning": "no change"}',
+]
+
+
+@pytest.mark.parametrize("text", PROSE_REPLIES)
+def test_prose_is_unparseable_not_sql(text: str) -> None:
+    with pytest.raises(Unparseable):
+        parse_answer(text)
+
+
+def test_keyword_led_sql_is_still_sql() -> None:
+    assert parse_answer('{"Answer": "select a from t"}').sql == "select a from t"
+    assert parse_answer("WITH x AS (SELECT 1) SELECT * FROM x").form == "bare-sql"
+
+
 def test_empty_answer_is_not_mistaken_for_sql() -> None:
     assert parse_answer('{"Answer": "", "Reasoning": "none"}').sql == ""

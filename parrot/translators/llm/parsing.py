@@ -1,8 +1,10 @@
 """Read a model's answer: the JSON object asked for, or whatever real models send instead.
 
 Tried in order: a JSON object (in a code fence or in prose, raw newlines allowed), the same
-object with unescaped quotes repaired, a fenced SQL block, SQL starting a line. Anything else is
-:class:`Unparseable`.
+object with unescaped quotes repaired, a fenced SQL block, SQL starting a line. An answer value
+that is an English sentence with no line starting like SQL is prose, not SQL; a keyword opening
+a sentence ("Select the rows ...", "With this query ...") does not count as SQL.
+Anything else is :class:`Unparseable`.
 """
 
 from __future__ import annotations
@@ -16,7 +18,10 @@ ANSWER_KEYS = ("answer", "sql", "translated_sql", "translation", "query")
 _FENCE = re.compile(r"```[ \t]*([A-Za-z0-9_+-]*)[ \t]*\n(.*?)(?:```|\Z)", re.S)
 _SQL_START = re.compile(
     r"^[ \t]*(?:SELECT|WITH|INSERT|UPDATE|DELETE|CREATE|DROP|ALTER|VALUES|PRAGMA|SET|EXPLAIN|"
-    r"SHOW|DESCRIBE|MERGE|REPLACE|BEGIN|DECLARE|\()\b", re.I | re.M)
+    r"SHOW|DESCRIBE|MERGE|REPLACE|BEGIN|DECLARE|\()\b"
+    r"(?![ \t]+(?:the|this|these|that|those|your|my|our|me|us|you|it|is|are|of|to|for|an|we|i)\b)",
+    re.I | re.M)
+_PROSE = re.compile(r"[A-Za-z]+(?:[ \t]+[a-z]+){3,}")
 _NEXT_KEY = re.compile(r'"\s*,\s*"(?:Reasoning|Confidence)"\s*:', re.I)
 
 
@@ -39,6 +44,15 @@ def parse_answer(text: str) -> Answer:
         if answer is not None:
             return answer
     raise Unparseable("no JSON answer and no SQL in the reply")
+
+
+def _sql_or_none(sql: str, form: str, reasoning: str | None = None,
+                 conf: float | None = None) -> Answer | None:
+    """An Answer unless ``sql`` is prose: a sentence with no line that starts like SQL."""
+    sql = _clean_sql(sql)
+    if _PROSE.search(sql) and not _SQL_START.search(sql):
+        return None
+    return Answer(sql, reasoning, conf, form=form)
 
 
 def _from_json(text: str) -> Answer | None:
@@ -66,8 +80,8 @@ def _from_object(obj: dict[str, Any]) -> Answer | None:
             if not isinstance(value, str):
                 return None
             reasoning = lowered.get("reasoning")
-            return Answer(_clean_sql(value), reasoning if isinstance(reasoning, str) else None,
-                          confidence(lowered.get("confidence")))
+            return _sql_or_none(value, "json", reasoning if isinstance(reasoning, str) else None,
+                                confidence(lowered.get("confidence")))
     return None
 
 
@@ -88,8 +102,8 @@ def _from_repaired_json(text: str) -> Answer | None:
     sql = raw.replace('\\"', '"').replace("\\n", "\n").replace("\\t", "\t").replace("\\\\", "\\")
     reasoning = re.search(r'"Reasoning"\s*:\s*"(.*?)"\s*(?:,\s*"Confidence"|})', rest, re.I | re.S)
     conf = re.search(r'"Confidence"\s*:\s*"?([0-9.]+)', rest, re.I)
-    return Answer(_clean_sql(sql), reasoning.group(1) if reasoning else None,
-                  confidence(conf.group(1)) if conf else None, form="repaired-json")
+    return _sql_or_none(sql, "repaired-json", reasoning.group(1) if reasoning else None,
+                        confidence(conf.group(1)) if conf else None)
 
 
 _SQL_FENCES = frozenset({"", "sql", "sqlite", "duckdb", "clickhouse", "postgres", "postgresql",
