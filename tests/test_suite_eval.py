@@ -91,3 +91,23 @@ def test_cli_suite_switch(dataset_dir: Path, tmp_path: Path) -> None:
         assert ("suite" in record) is expect
         summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
         assert summary["overall"]["acc_ts"] == (100.0 if expect else None)
+
+
+# (source, translation, expected substring of the strict verdict's detail or notes)
+VERDICT_CASES = [
+    ("SELECT id FROM no_such_table", "SELECT 1", "no such table"),  # gold error says why
+    ("SELECT id FROM customers ORDER BY id", "SELECT id FROM customers",
+     "no top-level ORDER BY"),
+]
+
+
+@pytest.mark.parametrize(("source", "sql", "expected"), VERDICT_CASES)
+def test_verdict_explains(dataset_dir: Path, source: str, sql: str, expected: str) -> None:
+    item = dataclasses.replace(load_dataset(str(dataset_dir), count_tokens=False).items[0],
+                               source_sql=source)
+    judge = Judge()
+    try:
+        strict = judge.judge(item, Translation(TranslationStatus.OK, sql=sql))["verdicts"]["strict"]
+    finally:
+        judge.close()
+    assert expected in strict["detail"] + " ".join(strict["notes"])

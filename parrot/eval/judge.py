@@ -33,6 +33,8 @@ from parrot.values import ResultSet, to_json
 
 EMPTY_FIXTURE = Fixture(name="empty", tables=())
 PREVIEW_ROWS = 5
+UNORDERED_NOTE = ("the source orders at top level but the translation has no top-level ORDER BY: "
+                  "its row order is the engine's choice, not guaranteed")
 
 
 @dataclass(frozen=True)
@@ -184,7 +186,8 @@ class Judge:
         }
         verdicts: dict[Mode, Verdict]
         if not gold.execution.ok:
-            detail = f"source failed on {gold.engine}: {gold.execution.status}"
+            detail = (f"source failed on {gold.engine}: {gold.execution.status}: "
+                      f"{gold.execution.error or ''}").strip()
             verdicts = {m: failure(m, Reason.GOLD_ERROR, detail) for m in Mode}
         elif not translation.ok or translation.sql is None:
             detail = f"no translation ({translation.status}): {translation.error or ''}".strip()
@@ -198,6 +201,10 @@ class Judge:
                 if item.tolerance is not None:
                     facts = replace(facts, rel_tol=item.tolerance)
                 verdicts = compare_all(gold.execution.result, pred.result, facts)
+                if facts.order_sensitive and not order_facts(translation.sql,
+                                                             item.target_dialect).ordered:
+                    verdicts = {m: replace(v, notes=(*v.notes, UNORDERED_NOTE))
+                                for m, v in verdicts.items()}
             else:
                 reason = Reason.TIMEOUT if pred.status is ExecStatus.TIMEOUT else Reason.PRED_ERROR
                 detail = f"translation {pred.status} on {label}: {pred.error or ''}".strip()
