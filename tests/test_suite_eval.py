@@ -98,6 +98,8 @@ VERDICT_CASES = [
     ("SELECT id FROM no_such_table", "SELECT 1", "no such table"),  # gold error says why
     ("SELECT id FROM customers ORDER BY id", "SELECT id FROM customers",
      "no top-level ORDER BY"),
+    ("SELECT DISTINCT name FROM customers ORDER BY upper(name)",  # keys not computable
+     "SELECT DISTINCT name FROM customers ORDER BY upper(name)", "could not be computed"),
 ]
 
 

@@ -33,6 +33,8 @@ from parrot.values import ResultSet, to_json
 
 EMPTY_FIXTURE = Fixture(name="empty", tables=())
 PREVIEW_ROWS = 5
+NO_TIE_KEYS_NOTE = ("the source's sort-key values could not be computed: every row was held to "
+                    "its position, ties included")
 UNORDERED_NOTE = ("the source orders at top level but the translation has no top-level ORDER BY: "
                   "its row order is the engine's choice, not guaranteed")
 
@@ -201,10 +203,13 @@ class Judge:
                 if item.tolerance is not None:
                     facts = replace(facts, rel_tol=item.tolerance)
                 verdicts = compare_all(gold.execution.result, pred.result, facts)
+                notes: tuple[str, ...] = ()
+                if facts.order_sensitive and facts.sort_keys is None:
+                    notes += (NO_TIE_KEYS_NOTE,)
                 if facts.order_sensitive and not order_facts(translation.sql,
                                                              item.target_dialect).ordered:
-                    verdicts = {m: replace(v, notes=(*v.notes, UNORDERED_NOTE))
-                                for m, v in verdicts.items()}
+                    notes += (UNORDERED_NOTE,)
+                verdicts = {m: replace(v, notes=(*v.notes, *notes)) for m, v in verdicts.items()}
             else:
                 reason = Reason.TIMEOUT if pred.status is ExecStatus.TIMEOUT else Reason.PRED_ERROR
                 detail = f"translation {pred.status} on {label}: {pred.error or ''}".strip()
