@@ -132,8 +132,27 @@ def with_sort_key_columns(sql: str, dialect: str) -> str | None:
                 return None
             target = node.expressions[n - 1]
             key = target.this if isinstance(target, exp.Alias) else target
-        rewritten = rewritten.select(exp.alias_(key.copy(), f"{SORT_KEY_PREFIX}{i}"), copy=False)
+        key = _expand_aliases(key, node.expressions)
+        rewritten = rewritten.select(exp.alias_(key, f"{SORT_KEY_PREFIX}{i}"), copy=False)
     return _render(statements, rewritten, dialect)
+
+
+def _expand_aliases(key: exp.Expr, projections: list[exp.Expr]) -> exp.Expr:
+    """A copy of ``key`` with unqualified references to select aliases replaced by the aliased
+    expressions (``CASE WHEN ratio IS NULL ...`` where ``ratio`` is ``a / b AS ratio``): a select
+    list cannot refer to its own aliases."""
+    aliases = {p.alias.lower(): p.this for p in projections
+               if isinstance(p, exp.Alias) and p.alias}
+
+    def expand(node: exp.Expr) -> exp.Expr:
+        if isinstance(node, exp.Column) and not node.table:
+            inner = aliases.get(node.name.lower())
+            if inner is not None and not (isinstance(inner, exp.Column)
+                                          and inner.name.lower() == node.name.lower()):
+                return exp.paren(inner.copy(), copy=False)
+        return node
+
+    return key.copy().transform(expand, copy=False)
 
 
 @dataclass(frozen=True)

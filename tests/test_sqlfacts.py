@@ -52,3 +52,17 @@ def test_rewrite_appends_sort_keys_unless_it_would_change_rows():
 def test_without_limit(sql, dialect, expected):
     got = without_limit(sql, dialect)
     assert (got.sql, got.offset) == expected if expected else got is None
+
+
+@pytest.mark.parametrize(("sql", "expected"), [
+    ("SELECT a / b AS ratio FROM t ORDER BY CASE WHEN ratio IS NULL THEN 1 ELSE 0 END, ratio",
+     "SELECT a / b AS ratio, CASE WHEN (a / b) IS NULL THEN 1 ELSE 0 END AS __parrot_sort_key_0, "
+     "(a / b) AS __parrot_sort_key_1 FROM t ORDER BY CASE WHEN ratio IS NULL THEN 1 ELSE 0 END, "
+     "ratio"),
+    ("SELECT a AS a, b FROM t ORDER BY a + 1",  # an alias of its own column stays
+     "SELECT a AS a, b, a + 1 AS __parrot_sort_key_0 FROM t ORDER BY a + 1"),
+    ("SELECT t.a AS x FROM t ORDER BY t.x + 1",  # qualified: a column, not the alias
+     "SELECT t.a AS x, t.x + 1 AS __parrot_sort_key_0 FROM t ORDER BY t.x + 1"),
+])
+def test_rewrite_expands_select_aliases_in_sort_keys(sql: str, expected: str) -> None:
+    assert with_sort_key_columns(sql, "postgres") == expected

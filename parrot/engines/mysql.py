@@ -52,7 +52,8 @@ CREATE/ALTER/DROP/RENAME of users, roles, servers, databases, events, tablespace
 settings this adapter relies on (``max_statement_time``, ``max_execution_time``, ``time_zone``,
 ``character_set_*``, ``transaction_read_only``); ``DATA/INDEX DIRECTORY``; UDF ``SONAME``; and
 any mention of a ``parrot_`` name. Statements the sandbox users lack privileges for fail with
-the server's access-denied error, also reported as UNSUPPORTED. ``/*! ... */`` comments are read
+the server's access-denied error, a runtime error of the query (``RUNTIME_ERROR``: the server
+ran it and refused, as a server with any other grants could). ``/*! ... */`` comments are read
 as the code MySQL runs; a backtick-quoted ```LOAD_FILE``` is still the function; each text is
 checked with and without backslash escapes in strings (``NO_BACKSLASH_ESCAPES`` ends ``'a\\'``
 at its second quote).
@@ -474,7 +475,6 @@ class _Materialised:
 _SYNTAX_CODES = {1064, 1149, 1065}  # ER_PARSE_ERROR, ER_SYNTAX_ERROR, ER_EMPTY_QUERY
 _TIMEOUT_CODES = {1969, 3024}  # max_statement_time (MariaDB), max_execution_time (MySQL)
 _INTERRUPTED = 1317  # ER_QUERY_INTERRUPTED (KILL QUERY)
-_DENIED_CODES = {1044, 1142, 1143, 1227, 1370, 1045, 1211, 1410, 3118}
 _LOST_CODES = {2003, 2006, 2013, 2014, 2055, 1053, 1927}
 _UNKNOWN_DATABASE = 1049
 
@@ -490,8 +490,6 @@ def _classify(exc: BaseException, timed_out: bool) -> ExecStatus:
         return ExecStatus.TIMEOUT
     if code in _SYNTAX_CODES:
         return ExecStatus.SYNTAX_ERROR
-    if code in _DENIED_CODES:
-        return ExecStatus.UNSUPPORTED
     if code in _LOST_CODES or isinstance(exc, pymysql.err.InterfaceError) or not isinstance(
             exc, pymysql.Error):
         return ExecStatus.ENGINE_ERROR

@@ -22,6 +22,7 @@ from parrot.eval.results import DAMAGED, MANIFEST, RunDirError, read_json
 from parrot.eval.runner import RunConfig, run, select_items, servers_needed
 from parrot.report.metrics import summarize
 from parrot.report.render import print_rich, summary_tables
+from parrot.testsuite.store import SUITES_DIR
 from parrot.translators import UnknownTranslatorError, available, create_translator
 from parrot.translators.llm import options as llm_options
 
@@ -69,6 +70,10 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--no-start", action="store_true",
                         help="do not start local servers; dialects without a running server or "
                              "URL are scored as no_engine")
+    parser.add_argument("--suite", action=argparse.BooleanOptionalAction, default=None,
+                        help="also judge each translation on every database of its item's test "
+                             "suite (DATASET/suites/; Acc_TS beside Acc_RES). Default: on when "
+                             "the dataset has suites")
     parser.add_argument("--quiet", action="store_true", help="no progress bar and no tables")
     llm_options.add_arguments(parser)
     return parser
@@ -127,6 +132,14 @@ def _default_dir(model: str, dataset: str) -> Path:
     return Path("runs") / f"{slug}-{stamp}"
 
 
+def _suite_dir(dataset_path: Path, wanted: bool | None) -> Path | None:
+    """The dataset directory whose suites are judged, or None (off, or no suites there)."""
+    directory = dataset_path.parent
+    if wanted is False or not (directory / SUITES_DIR).is_dir():
+        return None
+    return directory
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parse_with_model_args(build_parser(), argv)
     from rich.console import Console
@@ -173,7 +186,7 @@ def main(argv: list[str] | None = None) -> int:
         resume=args.resume,
         pairs=[f"{s}:{t}" for s, t in pairs], limit=args.limit,
         command=["python", "-m", "parrot.eval", *(argv if argv is not None else sys.argv[1:])],
-        urls=urls, start=not args.no_start)
+        urls=urls, start=not args.no_start, suite_dir=_suite_dir(dataset.path, args.suite))
     needed = servers_needed(items, urls)
     started = [] if args.no_start else start_servers(needed, console)
     try:

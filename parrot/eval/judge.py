@@ -7,7 +7,9 @@ worker process has its own judge.
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import Any
 
 from parrot.compare import CompareFacts, Mode, Reason, Verdict, compare_all, failure
@@ -25,11 +27,16 @@ from parrot.engines import (
 from parrot.eval.syntax import syntax_json
 from parrot.fixtures import Fixture
 from parrot.sqlfacts import order_facts, sort_key_columns, with_sort_key_columns, without_limit
+from parrot.testsuite.store import Suite, load_suite
 from parrot.translators.base import Translation
 from parrot.values import ResultSet, to_json
 
 EMPTY_FIXTURE = Fixture(name="empty", tables=())
 PREVIEW_ROWS = 5
+NO_TIE_KEYS_NOTE = ("the source's sort-key values could not be computed: every row was held to "
+                    "its position, ties included")
+UNORDERED_NOTE = ("the source orders at top level but the translation has no top-level ORDER BY: "
+                  "its row order is the engine's choice, not guaranteed")
 
 
 @dataclass(frozen=True)
@@ -45,7 +52,8 @@ class Judge:
     """Runs sources and translations on real engines and compares the results."""
 
     def __init__(self, timeout: float = DEFAULT_TIMEOUT, max_rows: int = DEFAULT_MAX_ROWS,
-                 urls: dict[str, str] | None = None, start: bool = False, syntax: bool = False):
+                 urls: dict[str, str] | None = None, start: bool = False, syntax: bool = False,
+                 suite_dir: Path | None = None):
         self.timeout = timeout
         self.syntax = syntax  # Acc_SYN on every translation, not only where no engine accepted it
         self.max_rows = max_rows
@@ -55,6 +63,8 @@ class Judge:
         self._engine_errors: list[str] = []  # engine failures retried during the current item
         self._missing: dict[str, str] = {}
         self._gold: dict[tuple[str, str, str, bool | None], Gold] = {}
+        self.suite_dir = suite_dir  # the dataset directory whose suites/ judge every item
+        self._suites: dict[tuple[str, str, str], Suite | None] = {}
 
     def engine(self, dialect: str) -> Engine | None:
         if dialect not in self._engines:
@@ -90,8 +100,9 @@ class Judge:
         return engine.execute(sql, fixture, timeout=self.timeout,
                               max_rows=self.max_rows), engine.label
 
-    def gold(self, item: Item) -> Gold:
-        fixture = item.fixture or EMPTY_FIXTURE
+    def gold(self, item: Item, fixture: Fixture | None = None) -> Gold:
+        """The source's result on ``fixture`` (default: the item's fixture), cached."""
+        fixture = fixture or item.fixture or EMPTY_FIXTURE
         key = (item.source_dialect, fixture.content_hash, item.source_sql, item.order_sensitive)
         # tolerance is applied per item in judge(); the cached facts carry the default
         if key in self._gold:
@@ -178,7 +189,8 @@ class Judge:
         }
         verdicts: dict[Mode, Verdict]
         if not gold.execution.ok:
-            detail = f"source failed on {gold.engine}: {gold.execution.status}"
+            detail = (f"source failed on {gold.engine}: {gold.execution.status}: "
+                      f"{gold.execution.error or ''}").strip()
             verdicts = {m: failure(m, Reason.GOLD_ERROR, detail) for m in Mode}
         elif not translation.ok or translation.sql is None:
             detail = f"no translation ({translation.status}): {translation.error or ''}".strip()
@@ -192,6 +204,13 @@ class Judge:
                 if item.tolerance is not None:
                     facts = replace(facts, rel_tol=item.tolerance)
                 verdicts = compare_all(gold.execution.result, pred.result, facts)
+                notes: tuple[str, ...] = ()
+                if facts.order_sensitive and facts.sort_keys is None:
+                    notes += (NO_TIE_KEYS_NOTE,)
+                if facts.order_sensitive and not order_facts(translation.sql,
+                                                             item.target_dialect).ordered:
+                    notes += (UNORDERED_NOTE,)
+                verdicts = {m: replace(v, notes=(*v.notes, *notes)) for m, v in verdicts.items()}
             else:
                 reason = Reason.TIMEOUT if pred.status is ExecStatus.TIMEOUT else Reason.PRED_ERROR
                 detail = f"translation {pred.status} on {label}: {pred.error or ''}".strip()
@@ -202,9 +221,62 @@ class Judge:
         record["syntax_checked"] = syntax is not None
         if syntax is not None:
             record["syntax"] = syntax
+        if (self.suite_dir is not None and gold.execution.ok and translation.ok
+                and translation.sql is not None):
+            suite = self._suite(item)
+            if suite is not None:
+                record["suite"] = self._judge_suite(item, translation.sql, suite,
+                                                    record["verdicts"]["strict"]["match"])
         if self._engine_errors:
             record["engine_errors_retried"] = list(self._engine_errors)
         return record
+
+    def _suite(self, item: Item) -> Suite | None:
+        assert self.suite_dir is not None
+        fixture = item.fixture or EMPTY_FIXTURE
+        key = (item.source_dialect, item.source_sql, fixture.content_hash)
+        if key not in self._suites:
+            self._suites[key] = load_suite(self.suite_dir, item.source_dialect, item.source_sql,
+                                           item.fixture)
+        return self._suites[key]
+
+    def _judge_suite(self, item: Item, sql: str, suite: Suite,
+                     fixture_match: bool) -> dict[str, Any]:
+        """Dual execution on every suite database: one compact strict verdict per database.
+        The test-suite verdict matches when the fixture and every judged database match; a
+        database on which the source itself fails judges nothing (``match`` null)."""
+        started = time.perf_counter()
+        databases: list[dict[str, Any]] = []
+        for index, db in enumerate(suite.databases):
+            out: dict[str, Any] = {"index": index, "seed": db.seed}
+            gold = self.gold(item, db.fixture)
+            if not gold.execution.ok or gold.execution.result is None:
+                out.update(match=None, reason=Reason.GOLD_ERROR.value,
+                           detail=f"source {gold.execution.status} on {gold.engine}: "
+                                  f"{gold.execution.error or ''}".strip())
+                databases.append(out)
+                continue
+            pred, label = self._run(item.target_dialect, sql, db.fixture)
+            if pred.ok and pred.result is not None:
+                facts = gold.facts
+                if item.tolerance is not None:
+                    facts = replace(facts, rel_tol=item.tolerance)
+                verdict = compare_all(gold.execution.result, pred.result, facts)[Mode.STRICT]
+            else:
+                reason = Reason.TIMEOUT if pred.status is ExecStatus.TIMEOUT else Reason.PRED_ERROR
+                detail = f"translation {pred.status} on {label}: {pred.error or ''}".strip()
+                verdict = failure(Mode.STRICT, reason, detail)
+            full = verdict.to_json()
+            out.update(match=verdict.match, reason=full["reason"])
+            if not verdict.match:
+                out.update(detail=full["detail"], cell=full["cell"])
+            databases.append(out)
+        judged = [d for d in databases if d["match"] is not None]
+        failed = next((d for d in judged if not d["match"]), None)
+        return {"key": suite.key, "databases": databases, "judged": len(judged),
+                "match": fixture_match and failed is None,
+                "first_failure": failed["index"] if failed is not None else None,
+                "elapsed": round(time.perf_counter() - started, 6)}
 
     def close(self) -> None:
         for engine in self._engines.values():

@@ -55,6 +55,7 @@ class RunConfig:
     command: list[str] = field(default_factory=list)
     urls: dict[str, str] = field(default_factory=dict)  # dialect -> server URL
     start: bool = True  # (re)start managed servers when needed
+    suite_dir: Path | None = None  # judge on the suites of this dataset directory too
 
 
 def redact_url(url: str) -> str:
@@ -97,6 +98,7 @@ def _manifest(dataset: Dataset, items: list[Item], translator: Translator,
         "settings": {"timeout": config.timeout, "max_rows": config.max_rows,
                      "syntax": config.syntax, "jobs": config.jobs,
                      "pairs": config.pairs, "limit": config.limit,
+                     "suite": config.suite_dir is not None,
                      "engine_urls": {d: redact_url(u) for d, u in config.urls.items()}},
         "engines": {},
     }
@@ -130,10 +132,10 @@ _WORKER_JUDGE: Judge | None = None
 
 
 def _init_worker(timeout: float, max_rows: int, urls: dict[str, str], start: bool,
-                 syntax: bool) -> None:
+                 syntax: bool, suite_dir: Path | None) -> None:
     global _WORKER_JUDGE
     _WORKER_JUDGE = Judge(timeout=timeout, max_rows=max_rows, urls=urls, start=start,
-                          syntax=syntax)
+                          syntax=syntax, suite_dir=suite_dir)
 
 
 def _judge_in_worker(item: Item, translation: Translation) -> dict[str, Any]:
@@ -147,7 +149,8 @@ def _judged(pending: list[Item], translator: Translator,
     translations = translator.translate_all(pending)
     if config.jobs <= 1:
         judge = Judge(timeout=config.timeout, max_rows=config.max_rows, urls=config.urls,
-                      start=config.start, syntax=config.syntax)
+                      start=config.start, syntax=config.syntax,
+                      suite_dir=config.suite_dir)
         try:
             for item, translation in translations:
                 yield judge.judge(item, translation)
@@ -157,7 +160,7 @@ def _judged(pending: list[Item], translator: Translator,
     context = multiprocessing.get_context("spawn")  # engines must not be forked mid-flight
     with ProcessPoolExecutor(config.jobs, mp_context=context, initializer=_init_worker,
                              initargs=(config.timeout, config.max_rows, config.urls,
-                                       config.start, config.syntax)) as pool:
+                                       config.start, config.syntax, config.suite_dir)) as pool:
         window: set[Future[dict[str, Any]]] = set()
         for item, translation in translations:
             window.add(pool.submit(_judge_in_worker, item, translation))

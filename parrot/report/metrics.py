@@ -4,7 +4,9 @@ breakdowns.
 Denominators are explicit: items whose *source* failed (``gold_error``) are excluded from every
 execution accuracy and counted; ``strict_nonempty`` restricts Acc_RES to items whose source
 returned rows. Acc_SYN (the translation parses under parrot's grammar of the target dialect) needs
-no engine: its denominator is every item whose target has a grammar (``syn_checked``).
+no engine: its denominator is every item whose target has a grammar (``syn_checked``). Acc_TS
+(strict on the fixture and on every database of the item's test suite) counts only items with a
+suite (``ts_items``).
 """
 
 from __future__ import annotations
@@ -50,6 +52,10 @@ def score(records: Iterable[Record]) -> dict[str, Any]:
     n = sum(1 for r in nonempty if r["verdicts"]["strict"]["match"])
     out["strict_nonempty"] = n
     out["acc_strict_nonempty"] = _pct(n, len(nonempty))
+    suited = [r for r in evaluated if r.get("suite") is not None]
+    out["ts_items"] = len(suited)
+    out["ts"] = sum(1 for r in suited if r["suite"]["match"])
+    out["acc_ts"] = _pct(out["ts"], len(suited))
     checked = [r for r in records if r.get("syntax") is not None]
     out["syn_checked"] = len(checked)
     out["syn"] = sum(1 for r in checked if r["syntax"]["ok"])
@@ -100,6 +106,7 @@ def summarize(records: list[Record]) -> dict[str, Any]:
                             key=lambda s: (s == "unknown", s))
     range_order = [f"{lo}–{hi - 1}" if hi else f"{lo}+" for lo, hi in TOKEN_RANGES] + ["unknown"]
     evaluated = [r for r in records if _gold_ok(r)]
+    suited = [r for r in evaluated if r.get("suite") is not None]
     translation = Counter(r["translation"]["status"] for r in records)
     execution = Counter(r["pred"]["status"] if r.get("pred") else "not_run" for r in evaluated)
     usage = {k: sum(r["translation"].get(k) or 0 for r in records)
@@ -114,6 +121,8 @@ def summarize(records: list[Record]) -> dict[str, Any]:
         "translation_status": dict(translation.most_common()),
         "execution_status": dict(execution.most_common()),
         "usage": usage,
+        "suite_cost": {"databases": sum(len(r["suite"]["databases"]) for r in suited),
+                       "seconds": round(sum(r["suite"]["elapsed"] for r in suited), 3)},
         "token_quartiles": cuts,
         "by_pair": _group(records, lambda r: [f"{r['source_dialect']}→{r['target_dialect']}"]),
         "by_type": _group(records, lambda r: r.get("translation_types") or ["(none)"]),

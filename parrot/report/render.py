@@ -10,9 +10,9 @@ from typing import Any
 
 from parrot.report.metrics import summarize
 
-TERMINAL_HIDDEN = ("strict≠∅ %", "≠∅ n")  # in summary.json and the report's md/csv/json
-SCORE_HEADERS = ("group", "items", "gold err", "EX %", "strict %", "norm %", "multiset %",
-                 "strict≠∅ %", "≠∅ n", "SYN %")
+TERMINAL_HIDDEN = ("strict≠∅ %", "≠∅ n", "TS n")  # in summary.json and the report's md/csv/json
+SCORE_HEADERS = ("group", "items", "gold err", "EX %", "strict %", "TS %", "TS n", "norm %",
+                 "multiset %", "strict≠∅ %", "≠∅ n", "SYN %")
 
 
 @dataclass(frozen=True)
@@ -28,6 +28,7 @@ def _fmt(pct: float | None) -> str:
 
 def _score_row(label: str, s: dict[str, Any]) -> tuple[Any, ...]:
     return (label, s["items"], s["gold_error"], _fmt(s["acc_ex"]), _fmt(s["acc_strict"]),
+            _fmt(s.get("acc_ts")), s.get("ts_items", 0),
             _fmt(s["acc_normalized"]), _fmt(s["acc_multiset"]),
             _fmt(s["acc_strict_nonempty"]), s["nonempty"], _fmt(s.get("acc_syn")))
 
@@ -50,6 +51,10 @@ def summary_tables(summary: dict[str, Any]) -> list[Table]:
                         list(summary["translation_status"].items())))
     tables.append(Table("Execution of translations", ("status", "items"),
                         list(summary["execution_status"].items())))
+    cost = summary.get("suite_cost", {})
+    if cost.get("databases"):
+        tables.append(Table("Test suites (extra engine time)", ("databases judged", "seconds"),
+                            [(cost["databases"], cost["seconds"])]))
     usage = summary.get("usage", {})
     if usage.get("calls"):
         cost = f"{usage['cost']:.6f}"
@@ -64,7 +69,7 @@ def summary_tables(summary: dict[str, Any]) -> list[Table]:
 
 
 LEADERBOARD_HEADERS = ("rank", "model", "dataset", "items", "gold err", "EX %", "strict %",
-                       "norm %", "multiset %", "SYN %", "run", "flag")
+                       "TS %", "TS n", "norm %", "multiset %", "SYN %", "run", "flag")
 
 
 def leaderboards(runs: list[tuple[str, dict[str, Any], list[dict[str, Any]]]]) -> list[Table]:
@@ -110,6 +115,7 @@ def leaderboard_table(runs: list[tuple[str, dict[str, Any], dict[str, Any]]],
         s = summary["overall"]
         rows.append((rank, model(manifest), manifest.get("dataset", {}).get("name", "?"),
                      s["items"], s["gold_error"], _fmt(s["acc_ex"]), _fmt(s["acc_strict"]),
+                     _fmt(s.get("acc_ts")), s.get("ts_items", 0),
                      _fmt(s["acc_normalized"]), _fmt(s["acc_multiset"]),
                      _fmt(s.get("acc_syn")), path, (flags or {}).get(path, "")))
     return Table("Leaderboard", LEADERBOARD_HEADERS, rows)

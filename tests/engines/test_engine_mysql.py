@@ -323,13 +323,36 @@ def test_mysql_hostile_sql(engine: MySQLEngine, shop: Fixture, sql: str, tmp_pat
 @pytest.mark.parametrize("sql", ["USE mysql", "SELECT LOAD_FILE('/etc/passwd')",
                                  "SELECT 1 INTO OUTFILE '/tmp/parrot-never'",
                                  "SET GLOBAL max_connections = 1", "SHUTDOWN",
-                                 "SELECT * FROM mysql.user",
-                                 "SET SESSION max_statement_time = 0",
-                                 "CREATE VIEW v AS SELECT 1; SELECT * FROM mysql.user"])
+                                 "SET SESSION max_statement_time = 0"])
 def test_mysql_refused(engine: Engine, shop: Fixture, sql: str) -> None:
     ex = engine.execute(sql, shop)
     assert ex.status is ExecStatus.UNSUPPORTED, (ex.status, ex.error)
     assert ex.error
+
+
+@MYSQL
+@pytest.mark.parametrize("sql", ["SELECT * FROM mysql.user",
+                                 "CREATE VIEW v AS SELECT 1; SELECT * FROM mysql.user"])
+def test_mysql_access_denied_is_a_runtime_error(engine: Engine, shop: Fixture, sql: str) -> None:
+    ex = engine.execute(sql, shop)
+    assert ex.status is ExecStatus.RUNTIME_ERROR, (ex.status, ex.error)
+    assert ex.error and "denied" in ex.error
+
+
+@pytest.mark.parametrize(("code", "status"), [
+    (1142, ExecStatus.RUNTIME_ERROR),  # SELECT command denied to user for table
+    (1044, ExecStatus.RUNTIME_ERROR),  # access denied to database
+    (1370, ExecStatus.RUNTIME_ERROR),  # EXECUTE command denied for routine
+    (1146, ExecStatus.RUNTIME_ERROR),  # table doesn't exist
+    (1064, ExecStatus.SYNTAX_ERROR),
+    (1969, ExecStatus.TIMEOUT),
+    (2013, ExecStatus.ENGINE_ERROR),
+])
+def test_error_classification(code: int, status: ExecStatus) -> None:
+    from parrot.engines.mysql import _classify
+
+    exc = pymysql.err.OperationalError(code, "server message")
+    assert _classify(exc, timed_out=False) is status
 
 
 @MYSQL

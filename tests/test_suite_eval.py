@@ -1,0 +1,115 @@
+"""Eval on test suites: per-database verdicts, Acc_TS beside Acc_RES (issue 12, item 5)."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from parrot.datasets import load_dataset
+from parrot.eval.cli import main
+from parrot.eval.judge import Judge
+from parrot.eval.results import read_results
+from parrot.fixtures import Fixture, Table
+from parrot.report.metrics import summarize
+from parrot.testsuite.store import Suite, SuiteDatabase, suite_key, write_suite
+from parrot.translators.base import Translation, TranslationStatus
+
+STARTER = Path(__file__).resolve().parents[1] / "datasets" / "starter"
+SOURCE = "SELECT id, name FROM customers WHERE id > 0 ORDER BY id"
+# (translation, matches on the fixture, matches on the suite)
+CASES = [
+    ("SELECT id, name FROM customers WHERE id > 0 ORDER BY id", True, True),
+    ("SELECT id, name FROM customers WHERE id > 0 AND id < 1000 ORDER BY id", True, False),
+    ("SELECT id, name FROM customers WHERE id > 1 ORDER BY id", False, False),
+]
+
+
+def _with_customer(fixture: Fixture, cid: int) -> Fixture:
+    """``fixture`` with one more customer (a copy of the first, under a new id)."""
+    tables = []
+    for t in fixture.tables:
+        if t.name == "customers":
+            extra = (cid, *t.rows[0][1:])
+            t = Table(t.name, t.columns, (*t.rows, extra), t.primary_key)
+        tables.append(t)
+    return dataclasses.replace(fixture, tables=tuple(tables))
+
+
+@pytest.fixture
+def dataset_dir(tmp_path: Path) -> Path:
+    """A one-item slice of the starter dataset (sqlite → sqlite on ``shop``) with a suite."""
+    shutil.copytree(STARTER / "fixtures", tmp_path / "fixtures")
+    item = {"id": "t-customers", "source_dialect": "sqlite", "target_dialect": "sqlite",
+            "source_sql": SOURCE, "reference_sql": SOURCE, "fixture": {"name": "shop"}}
+    (tmp_path / "items.jsonl").write_text(json.dumps(item) + "\n", encoding="utf-8")
+    fixture = load_dataset(str(tmp_path), count_tokens=False).items[0].fixture
+    assert fixture is not None
+    dbs = (SuiteDatabase(fixture=_with_customer(fixture, 500), seed=1, size=1),
+           SuiteDatabase(fixture=_with_customer(fixture, 5000), seed=2, size=1))
+    write_suite(tmp_path, Suite(key=suite_key("sqlite", SOURCE, fixture), source_dialect="sqlite",
+                                source_sql=SOURCE, fixture_sha256=fixture.content_hash,
+                                databases=dbs))
+    return tmp_path
+
+
+@pytest.mark.parametrize(("sql", "fixture_match", "suite_match"), CASES)
+def test_suite_verdicts(dataset_dir: Path, sql: str, fixture_match: bool,
+                        suite_match: bool) -> None:
+    item = load_dataset(str(dataset_dir), count_tokens=False).items[0]
+    judge = Judge(suite_dir=dataset_dir)
+    try:
+        record = judge.judge(item, Translation(TranslationStatus.OK, sql=sql))
+    finally:
+        judge.close()
+    assert record["verdicts"]["strict"]["match"] is fixture_match
+    suite = record["suite"]
+    assert suite["match"] is suite_match
+    assert [d["seed"] for d in suite["databases"]] == [1, 2]
+    if fixture_match and not suite_match:  # differs only on generated data: database 1 shows it
+        first, second = suite["databases"]
+        assert first["match"] is True
+        assert second["match"] is False and second["reason"] == "row_count"
+        assert suite["first_failure"] == 1
+    summary = summarize([record])
+    assert summary["overall"]["ts_items"] == 1
+    assert summary["overall"]["acc_ts"] == (100.0 if suite_match else 0.0)
+    assert summary["suite_cost"]["databases"] == 2
+
+
+def test_cli_suite_switch(dataset_dir: Path, tmp_path: Path) -> None:
+    """On by default when the dataset has suites; --no-suite leaves records without one."""
+    for flag, expect in (([], True), (["--no-suite"], False)):
+        out = tmp_path / f"run{len(flag)}"
+        code = main(["--model", "reference", "--dataset", str(dataset_dir), "--quiet",
+                     "--output-dir", str(out), *flag])
+        assert code == 0
+        (record,) = read_results(out)
+        assert ("suite" in record) is expect
+        summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
+        assert summary["overall"]["acc_ts"] == (100.0 if expect else None)
+
+
+# (source, translation, expected substring of the strict verdict's detail or notes)
+VERDICT_CASES = [
+    ("SELECT id FROM no_such_table", "SELECT 1", "no such table"),  # gold error says why
+    ("SELECT id FROM customers ORDER BY id", "SELECT id FROM customers",
+     "no top-level ORDER BY"),
+    ("SELECT DISTINCT name FROM customers ORDER BY upper(name)",  # keys not computable
+     "SELECT DISTINCT name FROM customers ORDER BY upper(name)", "could not be computed"),
+]
+
+
+@pytest.mark.parametrize(("source", "sql", "expected"), VERDICT_CASES)
+def test_verdict_explains(dataset_dir: Path, source: str, sql: str, expected: str) -> None:
+    item = dataclasses.replace(load_dataset(str(dataset_dir), count_tokens=False).items[0],
+                               source_sql=source)
+    judge = Judge()
+    try:
+        strict = judge.judge(item, Translation(TranslationStatus.OK, sql=sql))["verdicts"]["strict"]
+    finally:
+        judge.close()
+    assert expected in strict["detail"] + " ".join(strict["notes"])
