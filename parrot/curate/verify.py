@@ -20,10 +20,10 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any
 
-from parrot.testsuite.datagen import SchemaError, fixture_name, query_test_data
 from parrot.curate.stages import Batch, Candidate, Record, Stage
 from parrot.datasets import Item
 from parrot.fixtures import Fixture, FixtureError, fixture_from_json
+from parrot.testsuite.datagen import SchemaError, fixture_name, query_test_data
 from parrot.translators.base import Translation, TranslationStatus
 
 DEFAULT_ROUNDS = 5

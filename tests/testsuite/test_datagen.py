@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from parrot.testsuite.datagen import SchemaError, infer_schema, parse_query, query_test_data
 from parrot.engines import create_engine
 from parrot.fixtures import fixture_from_json
+from parrot.testsuite.datagen import SchemaError, infer_schema, parse_query, query_test_data
 
 
 def _schema(sql: str, dialect: str = "sqlite") -> dict[str, dict[str, str]]:
