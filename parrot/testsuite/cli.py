@@ -28,6 +28,8 @@ def _parser() -> argparse.ArgumentParser:
     b.add_argument("--seed", type=int, default=0)
     b.add_argument("--max-rows", type=int, default=12, help="rows per generated table")
     b.add_argument("--limit", type=int, default=None, help="build at most N suites")
+    b.add_argument("--source", action="append", default=None, metavar="DIALECT",
+                   help="only source queries in DIALECT (repeatable)")
     b.add_argument("--jobs", type=int, default=1, help="worker processes")
     b.add_argument("--force", action="store_true", help="rebuild suites that exist")
     return p
@@ -71,7 +73,8 @@ def build(args: argparse.Namespace) -> int:
     root = Path(dataset.path).parent
     groups = _groups(dataset.items)
     todo = [(k, g) for k, g in groups.items()
-            if args.force or not suite_path(root, k).is_file()]
+            if (args.force or not suite_path(root, k).is_file())
+            and (not args.source or g[0].source_dialect in args.source)]
     if args.limit is not None:
         todo = todo[:args.limit]
     print(f"{dataset.name}: {len(dataset.items)} items, {len(groups)} source queries, "
