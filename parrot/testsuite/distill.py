@@ -4,7 +4,8 @@ For one source query and fixture: build the neighbours (:mod:`parrot.testsuite.n
 generate ``candidates`` databases (:mod:`parrot.testsuite.datagen`, seeded), run the source and
 every neighbour on each database on the source engine through :class:`parrot.eval.judge.Judge`,
 and call a neighbour *killed* on a database when the strict comparison says its result differs.
-Neighbours that error or time out on the fixture are not counted. A greedy set cover then keeps
+Neighbours that error or time out on the fixture are not counted; a database on which the source
+fails or its LIMIT cuts through tied rows is not used. A greedy set cover then keeps
 at most ``max_dbs`` databases. Deterministic under ``seed``.
 """
 
@@ -85,8 +86,8 @@ def distill(item: Item, judge: Judge, *, dialects: tuple[str, ...] = (),
         probe = Item(id=item.id, source_dialect=item.source_dialect,
                      target_dialect=item.source_dialect, source_sql=item.source_sql,
                      fixture=db, order_sensitive=item.order_sensitive)
-        if not judge.gold(probe).execution.ok:
-            continue  # the source itself fails on this database: not a test of it
+        if not judge.gold(probe).execution.ok or judge.limit_cuts_ties(probe) is not None:
+            continue  # the source fails, or its LIMIT picks arbitrary rows: not a test of it
         usable.append((r, db))
         kills.append({i for i, n in enumerate(counted)
                       if _outcome(judge, item, db, n.sql) == "kill"})

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -72,3 +73,20 @@ def test_build_cli_writes_suites_and_is_idempotent(tmp_path: Path,
         assert suite is not None and len(suite.databases) <= 2
     assert main(["build", str(root), "--candidates", "4"]) == 0
     assert "suites built: 0" in capsys.readouterr().out
+
+
+def test_suite_databases_never_cut_ties_under_limit(tmp_path: Path) -> None:
+    _engines_or_skip()
+    root = _dataset(tmp_path)
+    data = {**ITEMS[0], "id": "lim",
+            "source_sql": "SELECT grp, v FROM t ORDER BY grp LIMIT 1"}
+    (root / "items.jsonl").write_text(json.dumps(data) + "\n")
+    item = load_dataset(str(root), count_tokens=False).items[0]
+    judge = Judge()
+    try:
+        suite = distill(item, judge, candidates=8, seed=1).suite
+        assert suite is not None
+        for db in suite.databases:
+            assert judge.limit_cuts_ties(replace(item, fixture=db.fixture)) is None
+    finally:
+        judge.close()

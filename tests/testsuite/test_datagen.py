@@ -99,3 +99,14 @@ def test_constraints_and_domains(dialects: tuple[str, ...]) -> None:
 def test_collation_fact() -> None:
     from parrot.testsuite.datagen import folds_text
     assert folds_text(("mysql",)) and not folds_text(("sqlite", "duckdb", "postgres"))
+
+
+def test_real_text_keeps_its_format() -> None:
+    base = fixture_from_json({"name": "p", "tables": [{
+        "name": "people", "columns": [{"name": "phone", "type": "text"}],
+        "rows": [[f"+1 555 01{i:02d}"] for i in range(12)]}]})
+    real = {r[0] for r in base.table("people").rows}
+    out = query_test_data("SELECT phone FROM people WHERE phone <> '+1 555 0100'", "sqlite",
+                          rounds=5, seed="s", name="t", base=base)
+    for data in out:
+        assert {r[0] for r in fixture_from_json(data).table("people").rows} <= real | {None}
