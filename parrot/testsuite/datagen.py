@@ -16,9 +16,8 @@ adversarial: NULLs, duplicated rows, ties, empty strings, mixed case and trailin
 Constraints and domains come from the base fixture: primary-key and observed-unique columns stay
 unique (and whole rows are duplicated only in tables without such a column), NOT NULL columns get
 no NULLs, a text column with real values draws only from them and the query's literals (no
-synthetic 'abc' in a phone or JSON column), numeric columns whose real values are all non-negative get no negatives, and a text
-column with few distinct real values (an enumeration) draws only from them and the query's
-literals. ``dialects`` names every engine of the item: text values that only differ by case or
+synthetic 'abc' in a phone or JSON column), and numeric columns whose real values are all
+non-negative get no negatives. ``dialects`` names every engine of the item: text values that only differ by case or
 trailing spaces are kept only when none of them folds those together (:mod:`parrot.dialects`).
 """
 
