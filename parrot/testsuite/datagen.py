@@ -17,8 +17,9 @@ Constraints and domains come from the base fixture: primary-key and observed-uni
 unique (and whole rows are duplicated only in tables without such a column), NOT NULL columns get
 no NULLs, a text column with real values draws only from them and the query's literals (no
 synthetic 'abc' in a phone or JSON column), and numeric columns whose real values are all
-non-negative get no negatives. ``dialects`` names every engine of the item: text values that only differ by case or
-trailing spaces are kept only when none of them folds those together (:mod:`parrot.dialects`).
+non-negative get no negatives. ``dialects`` names every engine of the item: text values that
+only differ by case or trailing spaces are kept only when none of them folds those together
+(:mod:`parrot.dialects`).
 """
 
 from __future__ import annotations
