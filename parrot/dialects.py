@@ -30,6 +30,8 @@ class Dialect:
     integer_division: Literal["integer", "decimal", "float"] | None = None
     case_sensitive_strings: bool | None = None
     unquoted_identifiers: Literal["lower", "upper", "sensitive", "insensitive"] | None = None
+    # Default collation ignores trailing spaces in comparisons, GROUP BY and DISTINCT.
+    pad_space: bool | None = None
 
 
 _DIALECTS: tuple[Dialect, ...] = (
@@ -42,7 +44,7 @@ _DIALECTS: tuple[Dialect, ...] = (
     Dialect("postgres", "PostgreSQL", "postgres", ("pg", "postgresql", "pgsql", "psql"),
             "last", "first", "integer", True, "lower"),
     Dialect("mysql", "MySQL", "mysql", ("mariadb",), "first", "last", "decimal", False,
-            "insensitive"),
+            "insensitive", True),
     Dialect("spark", "Spark SQL", "spark", ("sparksql", "spark_sql", "spark2"), "first", "last",
             "float", True, "insensitive"),
     Dialect("hive", "Hive", "hive", ("hiveql",), "first", "last", "float", True, "insensitive"),

@@ -1,7 +1,7 @@
 """Stage 5, error-guided selection: test data, then syntax and semantic checks of candidates.
 
 * :class:`TestData` builds ``rounds`` fixtures per pair with the query-aware generator
-  (:mod:`parrot.curate.datagen`); a pair with a named fixture (a Spider database) uses it as
+  (:mod:`parrot.testsuite.datagen`); a pair with a named fixture (a Spider database) uses it as
   round 0 and generated data over the same schema for the other rounds.
 * :class:`Verify` runs every candidate through the same :class:`~parrot.eval.judge.Judge` that
   ``python -m parrot.eval`` uses: the source on the source engine, the candidate on the target
@@ -20,10 +20,10 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any
 
-from parrot.curate.datagen import SchemaError, fixture_name, query_test_data
 from parrot.curate.stages import Batch, Candidate, Record, Stage
 from parrot.datasets import Item
 from parrot.fixtures import Fixture, FixtureError, fixture_from_json
+from parrot.testsuite.datagen import SchemaError, fixture_name, query_test_data
 from parrot.translators.base import Translation, TranslationStatus
 
 DEFAULT_ROUNDS = 5
@@ -155,7 +155,7 @@ class TestData(Stage):
         self.max_rows = max_rows
 
     def params(self) -> dict[str, Any]:
-        return {"rounds": self.rounds, "seed": self.seed, "generator": "parrot.curate.datagen"}
+        return {"rounds": self.rounds, "seed": self.seed, "generator": "parrot.testsuite.datagen"}
 
     def map(self, chunk: list[Record]) -> Batch:
         check = checker(self.timeout, self.max_rows)

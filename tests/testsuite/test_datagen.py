@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from parrot.curate.datagen import SchemaError, infer_schema, parse_query, query_test_data
 from parrot.engines import create_engine
 from parrot.fixtures import fixture_from_json
+from parrot.testsuite.datagen import SchemaError, infer_schema, parse_query, query_test_data
 
 
 def _schema(sql: str, dialect: str = "sqlite") -> dict[str, dict[str, str]]:
@@ -66,3 +66,47 @@ def test_round_zero_makes_filters_select_rows(sql: str) -> None:
         engine.load(fixture)
         result = engine.execute(sql, fixture)
     assert result.ok and result.result is not None and result.result.rows
+
+
+_BASE = {"name": "shop", "tables": [{
+    "name": "orders", "primary_key": ["id"],
+    "columns": [{"name": "id", "type": "integer", "nullable": False},
+                {"name": "status", "type": "text", "nullable": False},
+                {"name": "created", "type": "integer", "nullable": True},
+                {"name": "note", "type": "text", "nullable": True}],
+    "rows": [[i, ["open", "paid", "shipped"][i % 3], 1_600_000_000 + i, f"n{i}"]
+             for i in range(1, 10)]}]}
+
+
+@pytest.mark.parametrize("dialects", [(), ("mysql",)])
+def test_constraints_and_domains(dialects: tuple[str, ...]) -> None:
+    base = fixture_from_json(_BASE)
+    sql = "SELECT status, count(*) FROM orders WHERE created > 5 AND note <> 'x' GROUP BY status"
+    out = query_test_data(sql, "sqlite", rounds=6, seed="s", name="t", base=base,
+                          dialects=dialects)
+    for data in out:
+        table = fixture_from_json(data).table("orders")  # loads: the primary key holds
+        ids = [r[0] for r in table.rows]
+        assert len(ids) == len(set(ids)) and None not in ids
+        assert all(r[1] in ("open", "paid", "shipped") for r in table.rows)
+        assert all(r[2] is None or r[2] >= 0 for r in table.rows)
+        if dialects:
+            notes = [r[3] for r in table.rows if r[3] is not None]
+            folded = {n.rstrip(" ").lower() for n in notes}
+            assert len(folded) == len(set(notes))
+
+
+def test_collation_fact() -> None:
+    from parrot.testsuite.datagen import folds_text
+    assert folds_text(("mysql",)) and not folds_text(("sqlite", "duckdb", "postgres"))
+
+
+def test_real_text_keeps_its_format() -> None:
+    base = fixture_from_json({"name": "p", "tables": [{
+        "name": "people", "columns": [{"name": "phone", "type": "text"}],
+        "rows": [[f"+1 555 01{i:02d}"] for i in range(12)]}]})
+    real = {r[0] for r in base.table("people").rows}
+    out = query_test_data("SELECT phone FROM people WHERE phone <> '+1 555 0100'", "sqlite",
+                          rounds=5, seed="s", name="t", base=base)
+    for data in out:
+        assert {r[0] for r in fixture_from_json(data).table("people").rows} <= real | {None}

@@ -12,6 +12,14 @@ literals it is compared with, and which columns are joined to each other. With a
 values mostly from the query's literals, so filters select rows and joins match. Later rounds are
 adversarial: NULLs, duplicated rows, ties, empty strings, mixed case and trailing spaces, zero
 (divisors), negative numbers and boundary dates (leap day, year end).
+
+Constraints and domains come from the base fixture: primary-key and observed-unique columns stay
+unique (and whole rows are duplicated only in tables without such a column), NOT NULL columns get
+no NULLs, a text column with real values draws only from them and the query's literals (no
+synthetic 'abc' in a phone or JSON column), and numeric columns whose real values are all
+non-negative get no negatives. ``dialects`` names every engine of the item: text values that
+only differ by case or trailing spaces are kept only when none of them folds those together
+(:mod:`parrot.dialects`).
 """
 
 from __future__ import annotations
@@ -28,6 +36,7 @@ import sqlglot
 from sqlglot import exp
 from sqlglot.errors import SqlglotError
 
+from parrot.dialects import DIALECTS
 from parrot.fixtures import Fixture, decimal_scale, name_problem, storage_text
 
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
@@ -71,6 +80,9 @@ class ColumnInfo:
     literals: list[Any] = field(default_factory=list)
     group: int | None = None  # join group: columns compared with each other share values
     nullable: bool = True
+    unique: bool = False  # a primary-key or observed-unique column of the base fixture
+    non_negative: bool = False  # numeric, and every real value is >= 0
+    enumeration: tuple[Any, ...] = ()  # the few distinct real values of a text column
 
 
 @dataclass
@@ -78,6 +90,7 @@ class QuerySchema:
     """The tables a query reads, with the columns it uses, in first-use order."""
 
     tables: dict[str, dict[str, ColumnInfo]] = field(default_factory=dict)
+    primary_keys: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
     def column(self, table: str, name: str) -> ColumnInfo:
         cols = self.tables[table]
@@ -297,9 +310,12 @@ def _finish(schema: QuerySchema, groups: _Groups, base_tables: dict[str, Any]) -
         if base_tables:  # the whole real table, in its column order
             used = {k.lower(): v for k, v in cols.items()}
             cols.clear()
-            for c in base_tables[table.lower()].columns:
+            real = base_tables[table.lower()]
+            schema.primary_keys[table] = real.primary_key
+            for i, c in enumerate(real.columns):
                 info = used.get(c.name.lower(), ColumnInfo(c.name))
                 info.name, info.type, info.nullable = c.name, c.type, c.nullable
+                _domain(info, [row[i] for row in real.rows], real.primary_key)
                 cols[c.name] = info
         if not cols:
             cols["id"] = ColumnInfo("id", "integer")
@@ -310,6 +326,42 @@ def _finish(schema: QuerySchema, groups: _Groups, base_tables: dict[str, Any]) -
             if (table, info.name) in groups.parent:
                 root = groups.find((table, info.name))
                 info.group = roots.setdefault(root, len(roots))
+
+
+def _domain(info: ColumnInfo, values: list[Any], primary_key: tuple[str, ...]) -> None:
+    """Learn uniqueness, sign and enumeration of one column from its real values."""
+    present = [v for v in values if v is not None]
+    info.unique = (primary_key == (info.name,)) or (
+        len(present) >= 2 and len(present) == len(values) and len(set(present)) == len(present)
+        and info.type in ("integer", "bigint", "text"))
+    numeric = info.type in ("integer", "bigint", "double") or info.type.startswith("decimal")
+    if numeric and present:
+        info.non_negative = all(float(v) >= 0 for v in present)
+    distinct = set(present)
+    if info.type == "text" and 0 < len(distinct) <= 8 and len(present) >= 2 * len(distinct):
+        info.enumeration = tuple(sorted(distinct))
+
+
+def folds_text(dialects: tuple[str, ...]) -> bool:
+    """Whether some dialect's default collation folds case or trailing spaces."""
+    for key in dialects:
+        d = DIALECTS.get(key)
+        if d is not None and (d.case_sensitive_strings is False or d.pad_space):
+            return True
+    return False
+
+
+def _fold_distinct(values: list[Any]) -> list[Any]:
+    """``values`` without those equal to an earlier one under case and trailing-space folding."""
+    seen: set[str] = set()
+    out = []
+    for v in values:
+        key = v.rstrip(" ").lower() if isinstance(v, str) else v
+        if key in seen:
+            continue
+        seen.add(key)
+        out.append(v)
+    return out
 
 
 # --- generation -----------------------------------------------------------------------------------
@@ -325,7 +377,8 @@ def _pool(info: ColumnInfo, sample: list[Any]) -> list[Any]:
             if kind == "integer" and isinstance(value, int):
                 values.extend([value - 1, value + 1])
     values.extend(sample)
-    values.extend(EDGES.get(kind, EDGES["text"]))
+    if not (kind == "text" and sample):  # real text keeps its format (digits, JSON, names)
+        values.extend(EDGES.get(kind, EDGES["text"]))
     return values
 
 
@@ -363,32 +416,54 @@ def _json_value(value: Any, ptype: str) -> Any:
 
 
 def generate(schema: QuerySchema, *, rounds: int, seed: str, name: str,
-             base: Fixture | None = None) -> list[dict[str, Any]]:
-    """``rounds`` fixtures (JSON form) for ``schema``; see the module docstring."""
-    samples = _samples(schema, base, seed)
+             base: Fixture | None = None, dialects: tuple[str, ...] = (),
+             first_round: int = 0, max_rows: int = 12) -> list[dict[str, Any]]:
+    """Fixtures (JSON form) for ``schema``, rounds ``first_round`` .. ``first_round + rounds -
+    1``, at most ``max_rows`` rows per table; see the module docstring."""
+    samples = _samples(schema, base, seed, folds_text(dialects))
     out = []
-    for r in range(rounds):
+    for r in range(first_round, first_round + rounds):
         rng = random.Random(f"{seed}:{r}")
         tables = []
         for table, cols in schema.tables.items():
             infos = list(cols.values())
-            n = 8 if r == 0 else rng.randint(6, 12)
-            rows = []
-            for _ in range(n):
-                row = []
-                for info in infos:
-                    row.append(_json_value(
-                        _value(info, samples[(table, info.name)], rng, r),
-                        info.type))
-                rows.append(row)
-            if r > 0 and rows:
+            n = min(max_rows, 8 if r == 0 else rng.randint(6, 12))
+            rows = [[_json_value(_value(info, samples[(table, info.name)], rng, r), info.type)
+                     for info in infos] for _ in range(n)]
+            keys = schema.primary_keys.get(table, ())
+            rows = _unique_rows(rows, infos, keys)
+            if r > 0 and rows and not any(i.unique for i in infos) and not keys:
                 for _ in range(rng.randint(1, 2)):  # duplicate rows
                     rows.insert(rng.randrange(len(rows) + 1), list(rng.choice(rows)))
             tables.append({"name": table,
                            "columns": [{"name": i.name, "type": i.type, "nullable": i.nullable}
                                        for i in infos],
+                           "primary_key": list(keys),
                            "rows": rows})
         out.append({"name": f"{name}-r{r}", "tables": tables})
+    return out
+
+
+def _unique_rows(rows: list[list[Any]], infos: list[ColumnInfo],
+                 keys: tuple[str, ...]) -> list[list[Any]]:
+    """``rows`` without those repeating a unique column's value or the primary key (or with a
+    NULL in the key)."""
+    names = [i.name for i in infos]
+    key_index = [names.index(k) for k in keys if k in names]
+    unique_index = [j for j, i in enumerate(infos) if i.unique]
+    seen_keys: set[tuple[Any, ...]] = set()
+    seen: dict[int, set[Any]] = {j: set() for j in unique_index}
+    out = []
+    for row in rows:
+        key = tuple(row[j] for j in key_index)
+        if key_index and (None in key or key in seen_keys):
+            continue
+        if any(row[j] is not None and row[j] in seen[j] for j in unique_index):
+            continue
+        seen_keys.add(key)
+        for j in unique_index:
+            seen[j].add(row[j])
+        out.append(row)
     return out
 
 
@@ -404,7 +479,7 @@ def _value(info: ColumnInfo, pool: list[Any], rng: random.Random, round_: int) -
     return rng.choice(pool)
 
 
-def _samples(schema: QuerySchema, base: Fixture | None, seed: str
+def _samples(schema: QuerySchema, base: Fixture | None, seed: str, fold: bool = False
              ) -> dict[tuple[str, str], list[Any]]:
     """Per column, the value pool: literals, a sample of the base fixture's values, edges."""
     out = {}
@@ -419,8 +494,15 @@ def _samples(schema: QuerySchema, base: Fixture | None, seed: str
                                               if row[index] is not None))
                 sample = rng.sample(distinct, min(6, len(distinct)))
                 sample = [storage_text(v, info.type) for v in sample]
-            pool = _pool(info, sample)
-            out[(table, info.name)] = [v for v in pool if _fits(v, info.type)]
+            pool = [v for v in _pool(info, sample) if _fits(v, info.type)]
+            if info.non_negative:
+                pool = [v for v in pool if float(v) >= 0]
+            if info.enumeration:
+                allowed = set(info.enumeration) | {v for v in info.literals if isinstance(v, str)}
+                pool = [v for v in pool if v in allowed] or list(info.enumeration)
+            if fold:
+                pool = _fold_distinct(pool)
+            out[(table, info.name)] = pool
     return out
 
 
@@ -459,7 +541,8 @@ def fixture_name(key: str) -> str:
 
 
 def query_test_data(sql: str, dialect: str, *, rounds: int, seed: str, name: str,
-              base: Fixture | None = None) -> list[dict[str, Any]]:
+                    base: Fixture | None = None, dialects: tuple[str, ...] = (),
+                    first_round: int = 0, max_rows: int = 12) -> list[dict[str, Any]]:
     """Infer the query's schema and generate ``rounds`` fixtures (see :func:`generate`)."""
     tree = parse_query(sql, dialect)
     if volatile(tree):
@@ -467,5 +550,6 @@ def query_test_data(sql: str, dialect: str, *, rounds: int, seed: str, name: str
     schema = infer_schema(tree, base)
     if not schema.tables:
         return []
-    return generate(schema, rounds=rounds, seed=seed, name=name, base=base)
+    return generate(schema, rounds=rounds, seed=seed, name=name, base=base,
+                    dialects=(dialect, *dialects), first_round=first_round, max_rows=max_rows)
 

@@ -1,0 +1,121 @@
+"""Distillation: from many generated candidate databases keep the few that kill most neighbours.
+
+For one source query and fixture: build the neighbours (:mod:`parrot.testsuite.neighbours`),
+generate ``candidates`` databases (:mod:`parrot.testsuite.datagen`, seeded), run the source and
+every neighbour on each database on the source engine through :class:`parrot.eval.judge.Judge`,
+and call a neighbour *killed* on a database when the strict comparison says its result differs.
+Neighbours that error or time out on the fixture are not counted; a database on which the source
+fails or its LIMIT cuts through tied rows is not used. A greedy set cover then keeps
+at most ``max_dbs`` databases. Deterministic under ``seed``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from parrot.compare import Reason
+from parrot.datasets import Item
+from parrot.eval.judge import EMPTY_FIXTURE, Judge
+from parrot.fixtures import Fixture, FixtureError, fixture_from_json
+from parrot.testsuite.datagen import SchemaError, query_test_data
+from parrot.testsuite.neighbours import Neighbour, neighbours
+from parrot.testsuite.store import Suite, SuiteDatabase, suite_key
+from parrot.translators.base import Translation, TranslationStatus
+
+GENERATOR = "rules-v1"
+DEFAULT_MAX_DBS = 8
+DEFAULT_CANDIDATES = 24
+_NOT_COUNTED = frozenset({Reason.PRED_ERROR.value, Reason.TIMEOUT.value})
+
+
+@dataclass
+class Distilled:
+    """A suite and the per-operator counts behind it (for summaries and the bench)."""
+
+    suite: Suite | None
+    why_none: str = ""
+    operators: dict[str, list[int]] = field(default_factory=dict)  # op -> [n, fixture, suite]
+
+
+def _outcome(judge: Judge, item: Item, fixture: Fixture, sql: str) -> str:
+    """'kill', 'same' or 'error' for neighbour ``sql`` of ``item`` on ``fixture``."""
+    probe = Item(id=item.id, source_dialect=item.source_dialect,
+                 target_dialect=item.source_dialect, source_sql=item.source_sql,
+                 fixture=fixture, order_sensitive=item.order_sensitive,
+                 tolerance=item.tolerance)
+    record = judge.judge(probe, Translation(TranslationStatus.OK, sql=sql))
+    strict = record["verdicts"]["strict"]
+    if strict["match"]:
+        return "same"
+    return "error" if strict["reason"] in _NOT_COUNTED else "kill"
+
+
+def distill(item: Item, judge: Judge, *, dialects: tuple[str, ...] = (),
+            max_dbs: int = DEFAULT_MAX_DBS, candidates: int = DEFAULT_CANDIDATES,
+            seed: int = 0, max_rows: int = 12) -> Distilled:
+    """The suite of ``item``'s source query (None, with a reason, when none can be built)."""
+    fixture = item.fixture or EMPTY_FIXTURE
+    gold = judge.gold(item).execution
+    if not gold.ok:
+        return Distilled(None, f"source fails on its fixture: {gold.status}")
+    try:
+        generated = query_test_data(item.source_sql, item.source_dialect, rounds=candidates,
+                                    seed=str(seed), name=f"ts{seed}", base=item.fixture,
+                                    dialects=dialects, max_rows=max_rows)
+    except SchemaError as exc:
+        return Distilled(None, str(exc))
+    dbs: list[tuple[int, Fixture]] = []
+    for r, data in enumerate(generated):
+        try:
+            dbs.append((r, fixture_from_json(data)))
+        except FixtureError:
+            continue
+    counted: list[Neighbour] = []
+    on_fixture: set[int] = set()
+    for n in neighbours(item.source_sql, item.source_dialect):
+        outcome = _outcome(judge, item, fixture, n.sql)
+        if outcome == "error":
+            continue
+        if outcome == "kill":
+            on_fixture.add(len(counted))
+        counted.append(n)
+    kills: list[set[int]] = []
+    usable: list[tuple[int, Fixture]] = []
+    for r, db in dbs:
+        probe = Item(id=item.id, source_dialect=item.source_dialect,
+                     target_dialect=item.source_dialect, source_sql=item.source_sql,
+                     fixture=db, order_sensitive=item.order_sensitive)
+        if not judge.gold(probe).execution.ok or judge.limit_cuts_ties(probe) is not None:
+            continue  # the source fails, or its LIMIT picks arbitrary rows: not a test of it
+        usable.append((r, db))
+        kills.append({i for i, n in enumerate(counted)
+                      if _outcome(judge, item, db, n.sql) == "kill"})
+    chosen: list[int] = []
+    covered: set[int] = set()
+    while len(chosen) < max_dbs:
+        gains = [(len(k - covered), -j) for j, k in enumerate(kills) if j not in chosen]
+        if not gains or max(gains)[0] == 0:
+            break
+        j = -max(gains)[1]
+        chosen.append(j)
+        covered |= kills[j]
+    if not chosen and usable:  # nothing to kill: still keep one database beyond the fixture
+        chosen.append(0)
+    operators: dict[str, list[int]] = {}
+    for i, n in enumerate(counted):
+        row = operators.setdefault(n.operator, [0, 0, 0])
+        row[0] += 1
+        row[1] += i in on_fixture
+        row[2] += i in covered or i in on_fixture
+    databases = tuple(SuiteDatabase(fixture=usable[j][1], seed=usable[j][0],
+                                    size=sum(len(t.rows) for t in usable[j][1].tables),
+                                    kills=len(kills[j])) for j in chosen)
+    extra: dict[str, Any] = {"seed": seed, "candidates": len(usable),
+                             "killed_by_fixture": len(on_fixture), "operators": operators}
+    suite = Suite(key=suite_key(item.source_dialect, item.source_sql, item.fixture),
+                  source_dialect=item.source_dialect, source_sql=item.source_sql,
+                  fixture_sha256=item.fixture.content_hash if item.fixture else "",
+                  databases=databases, generator=GENERATOR, neighbours=len(counted),
+                  killed=len(covered | on_fixture), extra=extra)
+    return Distilled(suite, operators=operators)

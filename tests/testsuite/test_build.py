@@ -1,0 +1,92 @@
+"""Distillation and the build CLI, end to end on SQLite and DuckDB."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from parrot.datasets import load_dataset
+from parrot.engines import create_engine
+from parrot.eval.judge import Judge
+from parrot.testsuite.cli import main
+from parrot.testsuite.distill import distill
+from parrot.testsuite.store import load_suite, suite_to_json
+
+FIXTURE = {"name": "tiny", "tables": [{
+    "name": "t", "primary_key": ["id"],
+    "columns": [{"name": "id", "type": "integer", "nullable": False},
+                {"name": "grp", "type": "text"}, {"name": "v", "type": "integer"}],
+    "rows": [[1, "a", 5], [2, "a", 7], [3, "b", 2], [4, "b", 9]]}]}
+ITEMS = [
+    {"id": "one", "source_dialect": "sqlite", "target_dialect": "duckdb",
+     "source_sql": "SELECT grp, COUNT(*) FROM t WHERE v > 3 GROUP BY grp ORDER BY grp",
+     "reference_sql": "SELECT grp, count(*) FROM t WHERE v > 3 GROUP BY grp ORDER BY grp",
+     "fixture": {"name": "tiny"}},
+    {"id": "two", "source_dialect": "duckdb", "target_dialect": "sqlite",
+     "source_sql": "SELECT id FROM t WHERE v >= 7 ORDER BY id",
+     "reference_sql": "SELECT id FROM t WHERE v >= 7 ORDER BY id", "fixture": {"name": "tiny"}},
+]
+
+
+def _engines_or_skip() -> None:
+    for dialect in ("sqlite", "duckdb"):
+        try:
+            create_engine(dialect).close()
+        except Exception as exc:
+            pytest.skip(f"{dialect} engine unavailable: {exc}")
+
+
+def _dataset(tmp_path: Path) -> Path:
+    (tmp_path / "fixtures").mkdir()
+    (tmp_path / "fixtures" / "tiny.json").write_text(json.dumps(FIXTURE))
+    (tmp_path / "items.jsonl").write_text("".join(json.dumps(i) + "\n" for i in ITEMS))
+    return tmp_path
+
+
+def test_distill_is_deterministic(tmp_path: Path) -> None:
+    _engines_or_skip()
+    item = load_dataset(str(_dataset(tmp_path)), count_tokens=False).items[0]
+    judge = Judge()
+    try:
+        a = distill(item, judge, candidates=6, seed=3).suite
+        b = distill(item, judge, candidates=6, seed=3).suite
+    finally:
+        judge.close()
+    assert a is not None and b is not None
+    assert json.dumps(suite_to_json(a)) == json.dumps(suite_to_json(b))
+    assert 1 <= len(a.databases) <= 8 and a.neighbours > 0
+    assert a.killed >= int(a.extra["killed_by_fixture"])
+
+
+def test_build_cli_writes_suites_and_is_idempotent(tmp_path: Path,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    _engines_or_skip()
+    root = _dataset(tmp_path)
+    assert main(["build", str(root), "--candidates", "4", "--max-dbs", "2"]) == 0
+    assert "suites built: 2" in capsys.readouterr().out
+    ds = load_dataset(str(root), count_tokens=False)
+    for item in ds.items:
+        suite = load_suite(root, item.source_dialect, item.source_sql, item.fixture)
+        assert suite is not None and len(suite.databases) <= 2
+    assert main(["build", str(root), "--candidates", "4"]) == 0
+    assert "suites built: 0" in capsys.readouterr().out
+
+
+def test_suite_databases_never_cut_ties_under_limit(tmp_path: Path) -> None:
+    _engines_or_skip()
+    root = _dataset(tmp_path)
+    data = {**ITEMS[0], "id": "lim",
+            "source_sql": "SELECT grp, v FROM t ORDER BY grp LIMIT 1"}
+    (root / "items.jsonl").write_text(json.dumps(data) + "\n")
+    item = load_dataset(str(root), count_tokens=False).items[0]
+    judge = Judge()
+    try:
+        suite = distill(item, judge, candidates=8, seed=1).suite
+        assert suite is not None
+        for db in suite.databases:
+            assert judge.limit_cuts_ties(replace(item, fixture=db.fixture)) is None
+    finally:
+        judge.close()

@@ -1,0 +1,68 @@
+"""Neighbour queries: one operator per row, and the edits that must not be made."""
+
+from __future__ import annotations
+
+import pytest
+
+from parrot.testsuite.neighbours import OPERATORS, neighbours
+
+
+def _by_operator(sql: str, dialect: str = "sqlite") -> dict[str, set[str]]:
+    out: dict[str, set[str]] = {}
+    for n in neighbours(sql, dialect):
+        out.setdefault(n.operator, set()).add(n.sql)
+    return out
+
+
+@pytest.mark.parametrize(("sql", "operator", "expected"), [
+    ("SELECT a FROM t WHERE x > 3", "flip_comparison", "SELECT a FROM t WHERE x >= 3"),
+    ("SELECT a FROM t WHERE x = 3", "flip_comparison", "SELECT a FROM t WHERE x <> 3"),
+    ("SELECT a FROM t WHERE x = 1 AND y = 2", "and_or",
+     "SELECT a FROM t WHERE (x = 1 OR y = 2)"),
+    ("SELECT DISTINCT a FROM t", "drop_distinct", "SELECT a FROM t"),
+    ("SELECT a FROM t", "add_distinct", "SELECT DISTINCT a FROM t"),
+    ("SELECT a FROM t ORDER BY a LIMIT 3", "limit_plus", "SELECT a FROM t ORDER BY a LIMIT 4"),
+    ("SELECT a FROM t ORDER BY a LIMIT 3", "limit_minus", "SELECT a FROM t ORDER BY a LIMIT 2"),
+    ("SELECT a FROM t WHERE x = 1 AND y = 2", "drop_conjunct", "SELECT a FROM t WHERE y = 2"),
+    ("SELECT COUNT(a) FROM t", "count_sum", "SELECT SUM(a) FROM t"),
+    ("SELECT MIN(a) FROM t", "min_max", "SELECT MAX(a) FROM t"),
+    ("SELECT t.a FROM t JOIN u ON t.id = u.tid", "inner_left",
+     "SELECT t.a FROM t LEFT JOIN u ON t.id = u.tid"),
+    ("SELECT a FROM t ORDER BY a", "drop_order", "SELECT a FROM t"),
+    ("SELECT a FROM t ORDER BY a", "asc_desc", "SELECT a FROM t ORDER BY a DESC"),
+    ("SELECT a FROM t WHERE x > 3", "literal_plus", "SELECT a FROM t WHERE x > 4"),
+    ("SELECT a FROM t WHERE x > 3", "literal_minus", "SELECT a FROM t WHERE x > 2"),
+    ("SELECT a FROM t WHERE s = 'Open'", "string_case", "SELECT a FROM t WHERE s = 'open'"),
+    ("SELECT a, b FROM t", "swap_projection", "SELECT b, a FROM t"),
+    ("SELECT t.a, COUNT(*) FROM t WHERE t.b > 0 GROUP BY t.a", "group_by_column",
+     "SELECT t.a, COUNT(*) FROM t WHERE t.b > 0 GROUP BY t.b"),
+    ("SELECT t.a FROM t JOIN u ON t.id = u.tid WHERE u.k = 1", "join_key",
+     "SELECT t.a FROM t JOIN u ON t.id = u.k WHERE u.k = 1"),
+])
+def test_operator(sql: str, operator: str, expected: str) -> None:
+    assert operator in OPERATORS
+    assert expected in _by_operator(sql).get(operator, set())
+
+
+@pytest.mark.parametrize(("sql", "operator"), [
+    ("SELECT DISTINCT a, COUNT(*) FROM t GROUP BY a", "drop_distinct"),  # fully grouped
+    ("SELECT a, COUNT(*) FROM t GROUP BY a", "add_distinct"),
+    ("SELECT COUNT(*) FROM t", "add_distinct"),  # one row
+    ("SELECT a FROM t ORDER BY a LIMIT 3", "drop_order"),  # would pick arbitrary rows
+    ("SELECT COUNT(*) FROM t", "count_sum"),
+    ("SELECT a FROM t WHERE s LIKE 'Ab%'", "string_case"),
+])
+def test_meaning_preserving_edits_not_made(sql: str, operator: str) -> None:
+    assert operator not in _by_operator(sql)
+
+
+def test_every_neighbour_parses_and_differs() -> None:
+    sql = ("SELECT DISTINCT a.name, COUNT(*) FROM a JOIN b ON a.id = b.aid WHERE a.x > 3 "
+           "AND b.s = 'Open' GROUP BY a.name ORDER BY a.name DESC LIMIT 5")
+    out = neighbours(sql, "postgres")
+    assert len(out) >= 10 and len({n.sql for n in out}) == len(out)
+    assert sql not in {n.sql for n in out}
+
+
+def test_unparseable_gives_none() -> None:
+    assert neighbours("SELEC oops", "sqlite") == []
