@@ -1,5 +1,5 @@
 from parrot.report.metrics import MODES
-from parrot.report.render import leaderboards
+from parrot.report.render import LEADERBOARD_HEADERS, leaderboards
 
 
 def _record(item_id, ok=True, error=None):
@@ -22,7 +22,8 @@ def test_a_limit_subset_is_never_ranked_against_the_full_set():
     tables = leaderboards([("full", _manifest("sqlglot"), full),
                            ("sub", _manifest("llm", limit=5), subset)])
     assert len(tables) == 2
-    by_run = {t.rows[0][10]: t for t in tables}
+    run = LEADERBOARD_HEADERS.index("run")
+    by_run = {t.rows[0][run]: t for t in tables}
     assert all(len(t.rows) == 1 and t.rows[0][0] == 1 for t in tables)
     assert "subset: --limit 5" in by_run["sub"].title
     assert "subset" not in by_run["full"].title and "10 items" in by_run["full"].title
@@ -40,6 +41,7 @@ def test_a_run_failed_by_one_configuration_error_is_flagged():
     broken = [_record(f"i{n}", ok=False, error="HTTP 500: Missing credentials") for n in range(3)]
     fine = [_record(f"i{n}") for n in range(3)]
     [table] = leaderboards([("broken", _manifest("llm"), broken), ("fine", _manifest("x"), fine)])
-    flags = {row[10]: row[11] for row in table.rows}
+    run, flag = LEADERBOARD_HEADERS.index("run"), LEADERBOARD_HEADERS.index("flag")
+    flags = {row[run]: row[flag] for row in table.rows}
     assert flags["broken"].startswith("config error: HTTP 500: Missing credentials")
     assert flags["fine"] == ""
