@@ -199,22 +199,15 @@ class Judge:
             fixture = item.fixture or EMPTY_FIXTURE
             pred, label = self._run(item.target_dialect, translation.sql, fixture)
             record["pred"] = execution_json(pred, label)
-            if pred.ok and pred.result is not None and gold.execution.result is not None:
-                facts = gold.facts
-                if item.tolerance is not None:
-                    facts = replace(facts, rel_tol=item.tolerance)
-                verdicts = compare_all(gold.execution.result, pred.result, facts)
+            verdicts = _verdicts(item, gold, pred, label)
+            if (pred.ok and pred.result is not None and gold.execution.result is not None
+                    and gold.facts.order_sensitive):
                 notes: tuple[str, ...] = ()
-                if facts.order_sensitive and facts.sort_keys is None:
+                if gold.facts.sort_keys is None:
                     notes += (NO_TIE_KEYS_NOTE,)
-                if facts.order_sensitive and not order_facts(translation.sql,
-                                                             item.target_dialect).ordered:
+                if not order_facts(translation.sql, item.target_dialect).ordered:
                     notes += (UNORDERED_NOTE,)
                 verdicts = {m: replace(v, notes=(*v.notes, *notes)) for m, v in verdicts.items()}
-            else:
-                reason = Reason.TIMEOUT if pred.status is ExecStatus.TIMEOUT else Reason.PRED_ERROR
-                detail = f"translation {pred.status} on {label}: {pred.error or ''}".strip()
-                verdicts = {m: failure(m, reason, detail) for m in Mode}
         record["verdicts"] = {m.value: v.to_json() for m, v in verdicts.items()}
         ran = record["pred"] is not None and record["pred"]["status"] == ExecStatus.OK.value
         syntax = syntax_json(item.target_dialect, translation) if self.syntax or not ran else None
@@ -257,15 +250,7 @@ class Judge:
                 databases.append(out)
                 continue
             pred, label = self._run(item.target_dialect, sql, db.fixture)
-            if pred.ok and pred.result is not None:
-                facts = gold.facts
-                if item.tolerance is not None:
-                    facts = replace(facts, rel_tol=item.tolerance)
-                verdict = compare_all(gold.execution.result, pred.result, facts)[Mode.STRICT]
-            else:
-                reason = Reason.TIMEOUT if pred.status is ExecStatus.TIMEOUT else Reason.PRED_ERROR
-                detail = f"translation {pred.status} on {label}: {pred.error or ''}".strip()
-                verdict = failure(Mode.STRICT, reason, detail)
+            verdict = _verdicts(item, gold, pred, label)[Mode.STRICT]
             full = verdict.to_json()
             out.update(match=verdict.match, reason=full["reason"])
             if not verdict.match:
@@ -283,6 +268,18 @@ class Judge:
             if engine is not None:
                 engine.close()
         self._engines.clear()
+
+
+def _verdicts(item: Item, gold: Gold, pred: Execution, label: str) -> dict[Mode, Verdict]:
+    """Every mode's verdict of a translation's execution ``pred`` against a successful gold."""
+    if pred.ok and pred.result is not None and gold.execution.result is not None:
+        facts = gold.facts
+        if item.tolerance is not None:
+            facts = replace(facts, rel_tol=item.tolerance)
+        return compare_all(gold.execution.result, pred.result, facts)
+    reason = Reason.TIMEOUT if pred.status is ExecStatus.TIMEOUT else Reason.PRED_ERROR
+    detail = f"translation {pred.status} on {label}: {pred.error or ''}".strip()
+    return {m: failure(m, reason, detail) for m in Mode}
 
 
 def execution_json(execution: Execution, engine: str) -> dict[str, Any]:
