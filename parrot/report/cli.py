@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 from parrot.cli import DefaultsHelpFormatter
+from parrot.dialects import UnknownDialectError, resolve
 from parrot.eval.results import (
     MANIFEST,
     RESULTS,
@@ -20,6 +21,7 @@ from parrot.eval.results import (
     read_json,
     scan_results,
 )
+from parrot.report.analysis import analysis_tables
 from parrot.report.metrics import summarize
 from parrot.report.render import leaderboards, render, summary_tables
 
@@ -32,6 +34,12 @@ def build_parser() -> argparse.ArgumentParser:
                         help="run directories written by python -m parrot.eval")
     parser.add_argument("--format", choices=("md", "csv", "json"), default="md",
                         help="output format (default: md)")
+    parser.add_argument("--analysis", action=argparse.BooleanOptionalAction, default=True,
+                        help="cross-dialect tables (accuracy drop, κ, consistency, DRS, failure "
+                             "taxonomy, rank correlation) when a run answers questions in "
+                             "several dialects")
+    parser.add_argument("--base", metavar="DIALECT", default=None,
+                        help="base dialect of the analysis (default: sqlite when it is a target)")
     parser.add_argument("--skip-bad", action="store_true",
                         help="skip damaged lines of results.jsonl (counted on stderr) instead of "
                              "failing (default: fail, naming their line numbers)")
@@ -56,5 +64,12 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     tables = (summary_tables(summarize(runs[0][2])) if len(runs) == 1
               else leaderboards(runs))
+    if args.analysis:
+        try:
+            base = resolve(args.base) if args.base else None
+        except UnknownDialectError as exc:
+            print(f"error: --base: {exc}", file=sys.stderr)
+            return 2
+        tables += analysis_tables([(name, records) for name, _, records in runs], base)
     sys.stdout.write(render(tables, args.format))
     return 0
