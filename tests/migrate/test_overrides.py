@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -87,7 +88,8 @@ def test_parse_override_rejects(spec: str) -> None:
 
 
 SCRIPT = "CREATE TABLE users (id INTEGER PRIMARY KEY, active INTEGER, born TEXT, score TEXT);"
-ROWS = {"users": [(1, 1, "1990-04-01", "1.5"), (2, 0, "2001-12-31", "2"), (3, None, None, None)]}
+ROWS: dict[str, Sequence[Sequence[Any]]] = {
+    "users": [(1, 1, "1990-04-01", "1.5"), (2, 0, "2001-12-31", "2"), (3, None, None, None)]}
 
 
 @pytest.fixture
