@@ -297,16 +297,18 @@ class Judge:
         database on which the source itself fails judges nothing (``match`` null)."""
         started = time.perf_counter()
         databases: list[dict[str, Any]] = []
+        name = (item.fixture or EMPTY_FIXTURE).name  # `FROM shop.orders` names the suite too
         for index, db in enumerate(suite.databases):
             out: dict[str, Any] = {"index": index, "seed": db.seed}
-            gold = self.gold(item, db.fixture)
+            fixture = replace(db.fixture, name=name)
+            gold = self.gold(item, fixture)
             if not gold.execution.ok or gold.execution.result is None:
                 out.update(match=None, reason=Reason.GOLD_ERROR.value,
                            detail=f"source {gold.execution.status} on {gold.engine}: "
                                   f"{gold.execution.error or ''}".strip())
                 databases.append(out)
                 continue
-            pred, label = self._run(item.target_dialect, sql, db.fixture)
+            pred, label = self._run(item.target_dialect, sql, fixture)
             verdict = _verdicts(item, gold, pred, label)[Mode.STRICT]
             full = verdict.to_json()
             out.update(match=verdict.match, reason=full["reason"])
