@@ -26,6 +26,8 @@ ROOT = Path(__file__).resolve().parent.parent
     ("migrate", "parrot.migrate.cli"),
     ("engines", "parrot.servers.cli"),
     ("translate", "parrot.translate"),
+    ("testsuite", "parrot.testsuite.cli"),
+    ("text2sql", "parrot.text2sql.build"),
 ])
 def test_subcommand_runs_the_tools_main_with_the_rest_of_argv(monkeypatch, command, module):
     seen = []

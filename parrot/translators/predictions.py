@@ -5,7 +5,11 @@ Accepted files, matched to items strictly by ``id`` (never by position):
 * PARROT's submission format: a JSON array (or JSONL) of
   ``{id, source_dialect, source_sql, target_dialect, translated_sql}``;
 * parrot JSONL: ``{id, translated_sql}`` lines, or a previous run's ``results.jsonl``
-  (``{id, translation: {status, sql}}``).
+  (``{id, translation: {status, sql}}``);
+* BIRD / Spider text-to-SQL style: one JSON object ``{question_id: sql}`` (BIRD's
+  ``"sql\t----- bird -----\tdb_id"`` values are accepted), matched to text-to-SQL items by their
+  ``question_id``. Such a file answers each question once, so it scores one target dialect per run
+  (choose it with ``--pairs``).
 """
 
 from __future__ import annotations
@@ -33,13 +37,19 @@ class FileTranslator(Translator):
 
     def __init__(self, path: str):
         self.path = Path(path)
-        self.records = load_predictions(self.path)
+        self.records, self.by_question = load_predictions(self.path)
+        self.targets: set[str] = set()
 
     def params(self) -> dict[str, Any]:
         return {"name": self.name, "path": str(self.path), "predictions": len(self.records)}
 
+    def _key(self, item: Item) -> str:
+        return str(item.extra.get("question_id", item.id)) if self.by_question else item.id
+
     def check_items(self, items: Iterable[Item]) -> list[str]:
-        ids = {item.id for item in items}
+        items = list(items)
+        self.targets = {item.target_dialect for item in items}
+        ids = {self._key(item) for item in items}
         missing = sorted(ids - self.records.keys())
         unknown = sorted(self.records.keys() - ids)
         warnings = []
@@ -49,13 +59,21 @@ class FileTranslator(Translator):
         if unknown:
             warnings.append(f"{len(unknown)} prediction id(s) in {self.path} match no item "
                             f"(ignored): {_preview(unknown)}")
+        if self.by_question and len(self.targets) > 1:
+            warnings.append(f"{self.path} holds one SQL per question but the run asks for "
+                            f"{len(self.targets)} target dialects: every item is scored as "
+                            "missing; choose one target with --pairs SOURCE:TARGET")
         return warnings
 
     def translate(self, item: Item) -> Translation:
-        record = self.records.get(item.id)
+        if self.by_question and len(self.targets) > 1:
+            return Translation(TranslationStatus.MISSING,
+                               error=f"{self.path} answers one target dialect per run")
+        key = self._key(item)
+        record = self.records.get(key)
         if record is None:
             return Translation(TranslationStatus.MISSING,
-                               error=f"no prediction with id {item.id!r} in {self.path}")
+                               error=f"no prediction with id {key!r} in {self.path}")
         for key, expected in (("source_dialect", item.source_dialect),
                               ("target_dialect", item.target_dialect)):
             given = record.get(key)
@@ -83,13 +101,29 @@ def _preview(ids: list[str], n: int = 5) -> str:
     return ", ".join(ids[:n]) + (" ..." if len(ids) > n else "")
 
 
-def load_predictions(path: Path) -> dict[str, dict[str, Any]]:
-    """Prediction records keyed by id; raises PredictionsFileError with file:line reasons."""
+BIRD_SEPARATOR = "\t----- bird -----\t"
+
+
+def load_predictions(path: Path) -> tuple[dict[str, dict[str, Any]], bool]:
+    """Prediction records keyed by id, and whether the keys are question ids (a BIRD-style
+    ``{question_id: sql}`` object); raises PredictionsFileError with file:line reasons."""
     if not path.is_file():
         raise PredictionsFileError(f"predictions file not found: {path}")
-    text = path.read_text(encoding="utf-8")
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise PredictionsFileError(f"{path}: not UTF-8 text (byte {exc.start})") from None
     stripped = text.lstrip()
     records: list[tuple[str, Any]] = []
+    if stripped.startswith("{") and "\n{" not in stripped.rstrip():
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError:
+            data = None  # one JSONL line, read below
+        if (isinstance(data, dict) and data and not {"id", "translated_sql"} & data.keys()
+                and all(isinstance(v, str) for v in data.values())):
+            return {str(k): {"id": str(k), "translated_sql": v.split(BIRD_SEPARATOR)[0]}
+                    for k, v in data.items()}, True
     if stripped.startswith("["):
         try:
             data = json.loads(text)
@@ -114,4 +148,4 @@ def load_predictions(path: Path) -> dict[str, dict[str, Any]]:
         if key in by_id:
             raise PredictionsFileError(f"{where}: duplicate prediction id {key!r}")
         by_id[key] = record
-    return by_id
+    return by_id, False

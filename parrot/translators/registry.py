@@ -22,6 +22,7 @@ BUILTIN: dict[str, str] = {
     "identity": "parrot.translators.simple",
     "reference": "parrot.translators.simple",
     "sqlglot": "parrot.translators.sqlglot_baseline",
+    "gold-sqlglot": "parrot.translators.sqlglot_baseline",
     "file": "parrot.translators.predictions",
     "litellm": "parrot.translators.llm.translator",
     "local": "parrot.translators.llm.local",

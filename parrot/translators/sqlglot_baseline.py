@@ -49,6 +49,15 @@ class SqlglotTranslator(Translator):
                                     annotation_source="tool")
 
 
+@register("gold-sqlglot")
+class GoldSqlglotTranslator(SqlglotTranslator):
+    """Text-to-SQL's transpiled-gold baseline (PolySQL's comparison): the question's gold
+    (``source_sql``) transpiled by sqlglot into the target dialect — it never reads the question,
+    so it measures what rule-based transpilation of a correct answer loses across dialects."""
+
+    name = "gold-sqlglot"
+
+
 def _first_line(exc: BaseException) -> str:
     text = str(exc).strip() or type(exc).__name__
     return text.splitlines()[0][:500]

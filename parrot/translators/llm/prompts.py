@@ -87,7 +87,7 @@ def load_template(spec: str) -> PromptTemplate:
                           "version that does not match its file name)")
     return PromptTemplate(str(data["name"]), str(data["version"]),
                           hashlib.sha256(text.encode()).hexdigest()[:16],
-                          {p: data[p] for p in PARTS})
+                          {k: v for k, v in data.items() if isinstance(v, str)})
 
 
 @lru_cache(maxsize=1)
@@ -164,6 +164,31 @@ def build_messages(item: Item, template: PromptTemplate, *, use_hints: bool = Tr
         template, item.source_dialect, item.target_dialect, item.source_sql, hint_text,
         schema_text)})
     return messages
+
+
+TEXT2SQL_PROMPT = "text2sql-v1"
+SAMPLE_ROWS = 3  # rows per table shown with a text-to-SQL schema
+
+
+def build_text2sql_messages(item: Item, template: PromptTemplate, *, use_hints: bool = True,
+                            use_schema: bool = True) -> list[Message]:
+    """The request for a text-to-SQL item: its question (and evidence), the schema as the target
+    engine holds it (``CREATE TABLE`` in the target dialect, a few rows as comments), hints."""
+    from parrot.text2sql.schema import target_ddl
+
+    target = _label(item.target_dialect)
+    facts = hints().get(item.target_dialect, ()) if use_hints else ()
+    hint_text = template.render("hints", target=target, facts="\n".join(
+        f"- {h.fact}" for h in facts)) if facts else ""
+    schema_text = ""
+    if use_schema and item.fixture is not None and item.fixture.tables:
+        schema_text = template.render("schema", target=target, ddl=target_ddl(
+            item.fixture, item.target_dialect, SAMPLE_ROWS))
+    evidence = template.render("evidence", text=item.evidence.strip()) if item.evidence else ""
+    user = template.render("user", target=target, hints=hint_text, schema=schema_text,
+                           question=(item.question or "").strip(), evidence=evidence)
+    return [{"role": "system", "content": template.render("system", target=target)},
+            {"role": "user", "content": user}]
 
 
 def feedback_message(template: PromptTemplate, item: Item, mode: str, message: str) -> str:

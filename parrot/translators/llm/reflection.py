@@ -34,9 +34,10 @@ async def reflect(translator: LLMTranslator, item: Item, messages: list[Message]
             problem = await asyncio.to_thread(feedback.check, item, current.sql)
             if problem is None:
                 break
-            follow_up = feedback_message(translator.template, item, feedback.mode, problem)
+            follow_up = feedback_message(translator.template_for(item), item, feedback.mode,
+                                         problem)
         else:  # unparseable or empty: ask for the format again
-            follow_up = translator.template.render("unparseable")
+            follow_up = translator.template_for(item).render("unparseable")
         history += [{"role": "assistant", "content": current.raw or current.sql or ""},
                     {"role": "user", "content": follow_up}]
         current = await translator.ask(history, tally)

@@ -15,7 +15,14 @@ from parrot.translators.llm.client import ClientSettings, Completion, LLMClient,
 from parrot.translators.llm.loop import shared_loop
 from parrot.translators.llm.options import FEEDBACK_MODES, LLMOptions, feedback_label
 from parrot.translators.llm.parsing import Unparseable, parse_answer
-from parrot.translators.llm.prompts import Message, build_messages, load_template
+from parrot.translators.llm.prompts import (
+    TEXT2SQL_PROMPT,
+    Message,
+    PromptTemplate,
+    build_messages,
+    build_text2sql_messages,
+    load_template,
+)
 from parrot.translators.registry import register
 
 
@@ -70,6 +77,7 @@ class LLMTranslator(Translator):
         if self.options.feedback not in FEEDBACK_MODES:
             raise ValueError(f"feedback mode {self.options.feedback!r}: one of {FEEDBACK_MODES}")
         self.template = load_template(self.options.prompt)
+        self.text2sql_template = load_template(TEXT2SQL_PROMPT)  # items with a question
         self.feedback: Feedback | None = None
         self._client: LLMClient | None = None
 
@@ -78,7 +86,9 @@ class LLMTranslator(Translator):
         out: dict[str, Any] = {"name": self.name, "model": self.model}
         if o.api_base:
             out["api_base"] = public_url(o.api_base)
+        t2s = self.text2sql_template
         out.update({"prompt": f"{self.template.id} sha256:{self.template.sha256}",
+                    "text2sql_prompt": f"{t2s.id} sha256:{t2s.sha256}",
                     "hints": o.hints, "shots": o.shots, "schema": o.schema,
                     "temperature": o.temperature, "max_tokens": o.max_tokens})
         if o.reflection:
@@ -110,8 +120,15 @@ class LLMTranslator(Translator):
     def attach_feedback(self, feedback: Feedback) -> None:
         self.feedback = feedback
 
+    def template_for(self, item: Item) -> PromptTemplate:
+        """The text-to-SQL template for an item with a question, else the translation one."""
+        return self.text2sql_template if item.question else self.template
+
     def messages(self, item: Item) -> list[Message]:
         o = self.options
+        if item.question:
+            return build_text2sql_messages(item, self.text2sql_template, use_hints=o.hints,
+                                           use_schema=o.schema)
         return build_messages(item, self.template, use_hints=o.hints, shots=o.shots,
                               use_schema=o.schema)
 

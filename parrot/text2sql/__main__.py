@@ -1,0 +1,5 @@
+import sys
+
+from parrot.text2sql.build import main
+
+sys.exit(main())
