@@ -26,7 +26,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "migrate": ("parrot.migrate.cli", "read databases into fixtures, load them on engines"),
     "engines": ("parrot.servers.cli", "start, stop and list parrot's local servers"),
     "translate": ("parrot.translate", "translate a .sql file or a query; check it on a database"),
-    "testsuite": ("parrot.testsuite.cli", "build the test suites (generated databases) of datasets"),
+    "testsuite": ("parrot.testsuite.cli", "build test suites (generated databases) for datasets"),
     "text2sql": ("parrot.text2sql.build", "build cross-dialect text-to-SQL datasets"),
 }
 PIPED_WIDTH = 1000  # columns of a console that is not a terminal: tables are never cut
