@@ -187,19 +187,26 @@ class Judge:
             "gold": execution_json(gold.execution, gold.engine),
             "pred": None,
         }
+        missing = self._missing_engines(item)
+        if missing:
+            record["no_engine"] = missing
         verdicts: dict[Mode, Verdict]
-        if not gold.execution.ok:
+        no_engine = {m: failure(m, Reason.NO_ENGINE, "no engine here for " + "; ".join(
+            f"{d} ({why})" for d, why in missing.items())) for m in Mode}
+        source_ran = item.source_dialect not in missing
+        if source_ran and not gold.execution.ok:
             detail = (f"source failed on {gold.engine}: {gold.execution.status}: "
                       f"{gold.execution.error or ''}").strip()
             verdicts = {m: failure(m, Reason.GOLD_ERROR, detail) for m in Mode}
         elif not translation.ok or translation.sql is None:
             detail = f"no translation ({translation.status}): {translation.error or ''}".strip()
-            verdicts = {m: failure(m, Reason.PRED_ERROR, detail) for m in Mode}
-        else:
+            verdicts = (no_engine if item.target_dialect in missing
+                        else {m: failure(m, Reason.PRED_ERROR, detail) for m in Mode})
+        else:  # the translation runs even without a source engine: Acc_EX needs only its target
             fixture = item.fixture or EMPTY_FIXTURE
             pred, label = self._run(item.target_dialect, translation.sql, fixture)
             record["pred"] = execution_json(pred, label)
-            verdicts = _verdicts(item, gold, pred, label)
+            verdicts = no_engine if missing else _verdicts(item, gold, pred, label)
             if (pred.ok and pred.result is not None and gold.execution.result is not None
                     and gold.facts.order_sensitive):
                 notes: tuple[str, ...] = ()
@@ -214,7 +221,7 @@ class Judge:
         record["syntax_checked"] = syntax is not None
         if syntax is not None:
             record["syntax"] = syntax
-        if (self.suite_dir is not None and gold.execution.ok and translation.ok
+        if (self.suite_dir is not None and not missing and gold.execution.ok and translation.ok
                 and translation.sql is not None):
             suite = self._suite(item)
             if suite is not None:
@@ -223,6 +230,11 @@ class Judge:
         if self._engine_errors:
             record["engine_errors_retried"] = list(self._engine_errors)
         return record
+
+    def _missing_engines(self, item: Item) -> dict[str, str]:
+        """dialect → why, for the item's source and target dialects that have no engine here."""
+        dialects = dict.fromkeys((item.source_dialect, item.target_dialect))
+        return {d: self._missing[d] for d in dialects if self.engine(d) is None}
 
     def _suite(self, item: Item) -> Suite | None:
         assert self.suite_dir is not None
