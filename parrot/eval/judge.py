@@ -7,6 +7,7 @@ worker process has its own judge.
 
 from __future__ import annotations
 
+import contextlib
 import time
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -77,26 +78,37 @@ class Judge:
         return self._engines[dialect]
 
     def _run(self, dialect: str, sql: str, fixture: Fixture) -> tuple[Execution, str]:
-        """Execute once; after an engine failure (a server died, a connection broke) reconnect
-        — restarting a managed server when allowed — and retry once."""
+        """Execute once; after an engine failure (a server died, a connection broke, a driver
+        error while loading the fixture) reconnect — restarting a managed server when allowed —
+        and retry once."""
         execution, label = self._run_once(dialect, sql, fixture)
         engine = self._engines.get(dialect)
-        if (execution.status is ExecStatus.ENGINE_ERROR and engine is not None
-                and engine.url_schemes is not None):
+        if execution.status is ExecStatus.ENGINE_ERROR and (
+                dialect not in self._engines  # its adapter could not even connect
+                or (engine is not None and engine.url_schemes is not None)):
             self._engine_errors.append(f"{dialect}: {execution.error}")
-            engine.close()
-            del self._engines[dialect]
+            self._engines.pop(dialect, None)
+            if engine is not None:
+                with contextlib.suppress(Exception):  # closing a dead connection may fail
+                    engine.close()
             execution, label = self._run_once(dialect, sql, fixture)
         return execution, label
 
     def _run_once(self, dialect: str, sql: str, fixture: Fixture) -> tuple[Execution, str]:
-        engine = self.engine(dialect)
+        try:
+            engine = self.engine(dialect)
+        except Exception as exc:  # a driver error while connecting: the engine failed
+            return Execution(ExecStatus.ENGINE_ERROR, error=f"connect: {_driver_error(exc)}"), \
+                dialect
         if engine is None:
             return Execution(ExecStatus.NO_ENGINE, error=self._missing[dialect]), "none"
         try:
             engine.load(fixture)
         except FixtureLoadError as exc:
             return Execution(ExecStatus.ENGINE_ERROR, error=f"fixture load: {exc}"), engine.label
+        except Exception as exc:  # a driver error (the server died mid-load, a lost connection)
+            return (Execution(ExecStatus.ENGINE_ERROR,
+                              error=f"fixture load: {_driver_error(exc)}"), engine.label)
         return engine.execute(sql, fixture, timeout=self.timeout,
                               max_rows=self.max_rows), engine.label
 
@@ -292,6 +304,14 @@ def _verdicts(item: Item, gold: Gold, pred: Execution, label: str) -> dict[Mode,
     reason = Reason.TIMEOUT if pred.status is ExecStatus.TIMEOUT else Reason.PRED_ERROR
     detail = f"translation {pred.status} on {label}: {pred.error or ''}".strip()
     return {m: failure(m, reason, detail) for m in Mode}
+
+
+def _driver_error(exc: Exception) -> str:
+    """A driver exception as one line without URL secrets, e.g. ``OperationalError: (2003, …)``."""
+    from parrot.engines.dbapi import redact_url
+
+    text = " ".join(str(exc).split()) or "(no message)"
+    return redact_url(f"{type(exc).__name__}: {text}")
 
 
 def execution_json(execution: Execution, engine: str) -> dict[str, Any]:
