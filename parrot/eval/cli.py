@@ -1,7 +1,8 @@
 """``python -m parrot.eval --model M``: evaluate a translator on real engines.
 
-Exit codes: 0 finished, 2 bad input (dataset, dialect, model, run directory) or a needed engine
-missing here (without ``--allow-missing``), 130 interrupted (resume with ``--resume``).
+Exit codes: 0 finished; 1 a run file could not be written mid-run (disk full: resume later);
+2 bad input (dataset, dialect, model, an unusable run directory, a file not in UTF-8) or a
+needed engine missing here (without ``--allow-missing``); 130 interrupted (``--resume``).
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from parrot import dialects
 from parrot.cli import DefaultsHelpFormatter, add_model_args, parse_with_model_args, table_console
 from parrot.datasets import DEFAULT_DATASET, DatasetError, load_dataset
 from parrot.engines import DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT
-from parrot.eval.results import DAMAGED, MANIFEST, RunDirError, read_json
+from parrot.eval.results import DAMAGED, MANIFEST, RunDirError, RunWriteError, read_json
 from parrot.eval.runner import (
     RunConfig,
     grammar_only,
@@ -245,8 +246,13 @@ def main(argv: list[str] | None = None) -> int:
             return 2
     try:
         records = _run_with_progress(dataset, items, translator, config, console, args.quiet)
+    except RunWriteError as exc:  # the disk filled up, say: what was appended is intact
+        console.print(f"[red]error:[/] {escape(str(exc))}; the items finished before it are "
+                      f"saved: continue with --output-dir {config.output_dir} --resume",
+                      highlight=False)
+        return 1
     except (RunDirError, DatasetError) as exc:
-        console.print(f"[red]error:[/] {exc}", highlight=False)
+        console.print(f"[red]error:[/] {escape(str(exc))}", highlight=False)
         return 2
     except KeyboardInterrupt:
         console.print(f"\ninterrupted; finished items are saved in {config.output_dir}. "

@@ -37,6 +37,7 @@ from parrot.eval.results import (
     SUMMARY,
     ResultsLog,
     RunDirError,
+    RunWriteError,
     read_json,
     read_results,
     write_json,
@@ -199,8 +200,16 @@ def prepare_run_dir(config: RunConfig, manifest: dict[str, Any]) -> dict[str, An
             manifest["started"] = old.get("started", manifest["started"])
             manifest["resumed"] = [*old.get("resumed", []),
                                    dt.datetime.now(dt.UTC).isoformat(timespec="seconds")]
-    out.mkdir(parents=True, exist_ok=True)
-    write_json(out / MANIFEST, manifest)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        blocker = next((p for p in (out, *out.parents) if p.exists() and not p.is_dir()), None)
+        why = f"{blocker} is a file, not a directory" if blocker else exc.strerror or str(exc)
+        raise RunDirError(f"cannot create the run directory {out}: {why}") from None
+    try:
+        write_json(out / MANIFEST, manifest)
+    except RunWriteError as exc:  # before any item ran: an unusable directory, not a resume
+        raise RunDirError(str(exc)) from None
     return manifest
 
 
@@ -268,7 +277,10 @@ def run(dataset: Dataset, items: list[Item], translator: Translator, config: Run
         on_start: Callable[[int, int], None] | None = None) -> list[dict[str, Any]]:
     """Evaluate ``items``; returns every outcome record of the run (resumed ones included)."""
     manifest = prepare_run_dir(config, _manifest(dataset, items, translator, config))
-    log = ResultsLog(config.output_dir)
+    try:
+        log = ResultsLog(config.output_dir)
+    except RunWriteError as exc:
+        raise RunDirError(str(exc)) from None
     if log.repaired:
         manifest["repaired_lines"] = log.repaired
     try:

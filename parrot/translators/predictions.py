@@ -17,6 +17,7 @@ from typing import Any
 
 from parrot import dialects
 from parrot.datasets import Item
+from parrot.textfiles import read_utf8
 from parrot.translators.base import Translation, TranslationStatus, Translator
 from parrot.translators.registry import register
 
@@ -87,7 +88,7 @@ def load_predictions(path: Path) -> dict[str, dict[str, Any]]:
     """Prediction records keyed by id; raises PredictionsFileError with file:line reasons."""
     if not path.is_file():
         raise PredictionsFileError(f"predictions file not found: {path}")
-    text = path.read_text(encoding="utf-8")
+    text = read_utf8(path)
     stripped = text.lstrip()
     records: list[tuple[str, Any]] = []
     if stripped.startswith("["):
