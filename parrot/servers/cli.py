@@ -1,8 +1,10 @@
 """``python -m parrot.engines up|down|status [NAME ...]``: manage parrot's local servers.
 
 ``up`` starts the named servers (default: every managed server this machine can run), ``down``
-stops them and deletes their throwaway data, ``status`` lists every engine: embedded ones with
-their versions, servers with version, port, data directory and uptime.
+stops them and deletes their throwaway data, ``status`` lists every engine: in-process ones
+with their versions, servers with version, port, data directory and uptime, engines reached by
+URL only with their URL, and ``absent: why`` for each one this machine cannot run (no Java for
+Spark, no MariaDB, an optional driver not installed) instead of failing.
 """
 
 from __future__ import annotations
@@ -74,8 +76,8 @@ def main(argv: list[str] | None = None) -> int:
             state = server.state()
             if state is None:
                 hint = server.available()
-                print(f"{server.dialect:<18} down        "
-                      f"{'(cannot run here: ' + hint + ')' if hint else ''}".rstrip())
+                print(f"{server.dialect:<18} absent: {hint}" if hint
+                      else f"{server.dialect:<18} down")
             else:
                 print(f"{server.dialect:<18} up          {state.label}  port {state.port}  "
                       f"pid {state.pid}  data {state.data_dir}  uptime {_uptime(state.uptime)}")
