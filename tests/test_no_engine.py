@@ -142,3 +142,20 @@ def test_a_translator_spec_without_its_argument_is_one_line(
     err = capsys.readouterr().err.strip()
     assert err.startswith(f"error: translator '{spec}' needs an argument: --model {spec}:")
     assert "Traceback" not in err
+
+
+def test_a_given_server_that_does_not_answer_is_an_engine_error_not_a_crash(
+        tmp_path: Path) -> None:
+    """--engine mysql=URL on a closed port: the adapter's connect fails with a driver error
+    (pymysql OperationalError), retried once; the item is engine_error, never no_engine."""
+    pytest.importorskip("pymysql")
+    path = tmp_path / "items.jsonl"
+    path.write_text(json.dumps({"id": "m", "source_dialect": "sqlite", "target_dialect": "mysql",
+                                "source_sql": "SELECT 1 AS x", "reference_sql": "SELECT 1 AS x"})
+                    + "\n")
+    assert eval_main(["--quiet", "--output-dir", str(tmp_path / "run"), "--dataset", str(path),
+                      "--model", "reference", "--engine", "mysql=mysql://root@127.0.0.1:1/"]) == 0
+    record = read_results(tmp_path / "run")[0]
+    assert record["pred"]["status"] == "engine_error" and "no_engine" not in record
+    assert record["pred"]["error"].startswith("connect: OperationalError")
+    assert len(record["engine_errors_retried"]) == 1

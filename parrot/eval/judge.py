@@ -245,8 +245,14 @@ class Judge:
 
     def _missing_engines(self, item: Item) -> dict[str, str]:
         """dialect → why, for the item's source and target dialects that have no engine here."""
-        dialects = dict.fromkeys((item.source_dialect, item.target_dialect))
-        return {d: self._missing[d] for d in dialects if self.engine(d) is None}
+        missing = {}
+        for dialect in dict.fromkeys((item.source_dialect, item.target_dialect)):
+            try:
+                if self.engine(dialect) is None:
+                    missing[dialect] = self._missing[dialect]
+            except Exception:  # there but not answering: _run() makes it an engine_error
+                continue
+        return missing
 
     def _suite(self, item: Item) -> Suite | None:
         assert self.suite_dir is not None
