@@ -84,6 +84,30 @@ def test_a_full_disk_while_appending_results_keeps_every_complete_line(tmp_path:
     assert sorted(r["id"] for r in read_results(out)) == [f"i{k:03d}" for k in range(40)]
 
 
+def test_a_full_tmpfs_is_enospc_with_the_same_guarantees(tmp_path: Path) -> None:
+    """A real full disk: a 16 KiB tmpfs mounted in a private mount namespace (root only)."""
+    import shutil
+
+    unshare = shutil.which("unshare")
+    if unshare is None or os.geteuid() != 0:
+        pytest.skip("needs root and unshare(1) to mount a private tmpfs")
+    items, disk = _items(tmp_path / "items.jsonl", 40), tmp_path / "disk"
+    disk.mkdir()
+    script = (f"mount -t tmpfs -o size=16k tmpfs {disk} || exit 77; "
+              f"{sys.executable} -m parrot.eval --quiet --model reference --dataset {items} "
+              f"--output-dir {disk}/run; code=$?; cp -r {disk}/run {tmp_path}/kept; exit $code")
+    done = subprocess.run([unshare, "-m", "sh", "-c", script], capture_output=True, text=True,
+                          timeout=300, env={**os.environ, "PYTHONPATH": str(Path.cwd())})
+    if done.returncode == 77:
+        pytest.skip(f"tmpfs mount refused here: {done.stderr.strip()}")
+    assert done.returncode == 1, done.stderr
+    _one_line_error(done.stderr, f"cannot write {disk / 'run' / 'results.jsonl'}: "
+                                 "No space left on device")
+    records, bad = scan_results(tmp_path / "kept")
+    assert not bad and 0 < len(records) < 40
+    assert not list((tmp_path / "kept").glob("*.tmp"))
+
+
 @pytest.mark.parametrize(("raw", "where"), [
     (b"\xff", "f:1:1"),
     (b"ok\nSELECT '\xe9t\xe9'", "f:2:9"),
