@@ -93,7 +93,10 @@ class ResultsLog:
             records, bad = scan_results(run_dir)
             self.done = {str(r["id"]) for r in records}
             if bad:
-                self._set_aside(run_dir, bad)
+                try:
+                    self._set_aside(run_dir, bad)
+                except OSError as exc:
+                    raise write_error(run_dir / DAMAGED, exc) from None
         try:
             self._fh = self.path.open("ab", buffering=0)  # unbuffered: a failed write is undone
         except OSError as exc:
@@ -111,11 +114,16 @@ class ResultsLog:
             os.fsync(fh.fileno())
         damaged = {n for n, _ in bad}
         tmp = self.path.with_suffix(".jsonl.tmp")
-        with self.path.open("rb") as src, tmp.open("wb") as fh:
-            fh.writelines(line for n, line in enumerate(src, 1) if n not in damaged)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, self.path)
+        try:
+            with self.path.open("rb") as src, tmp.open("wb") as fh:
+                fh.writelines(line for n, line in enumerate(src, 1) if n not in damaged)
+                fh.flush()
+                os.fsync(fh.fileno())
+            os.replace(tmp, self.path)
+        except OSError:
+            with contextlib.suppress(OSError):
+                tmp.unlink(missing_ok=True)
+            raise
         self.repaired = [n for n, _ in bad]
 
     def append(self, record: dict[str, Any]) -> None:
