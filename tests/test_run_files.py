@@ -147,3 +147,20 @@ def test_a_non_utf8_sql_file_for_translate_is_one_line(
     sql.write_bytes(b"SELECT 1;\n\nSELECT '\xe9t\xe9';\n")
     assert translate_main(["--from", "sqlite", "--to", "duckdb", str(sql)]) == 2
     _one_line_error(capsys.readouterr().err, f"{sql}:3:9: not UTF-8 (byte 0xe9)")
+
+
+def test_a_full_disk_while_repairing_on_resume_changes_nothing(tmp_path: Path) -> None:
+    items, out = _items(tmp_path / "items.jsonl", 20), tmp_path / "run"
+    args = ["--quiet", "--model", "reference", "--dataset", str(items), "--output-dir", str(out)]
+    assert eval_main(args) == 0
+    results = out / "results.jsonl"
+    lines = results.read_bytes().splitlines(keepends=True)
+    results.write_bytes(b"".join([lines[0], b"{torn\n", *lines[1:]]))
+    before = results.read_bytes()
+    limit = str(len(before) // 2)  # the rewrite without the damaged line cannot fit
+    done = subprocess.run([sys.executable, "-c", FILL, limit, *args, "--resume"],
+                          capture_output=True, text=True, timeout=300,
+                          env={**os.environ, "PYTHONPATH": str(Path.cwd())})
+    assert done.returncode == 2, done.stderr
+    _one_line_error(done.stderr, f"cannot write {results}: File too large")
+    assert results.read_bytes() == before and not list(out.glob("*.tmp"))

@@ -96,7 +96,7 @@ class ResultsLog:
                 try:
                     self._set_aside(run_dir, bad)
                 except OSError as exc:
-                    raise write_error(run_dir / DAMAGED, exc) from None
+                    raise write_error(self.path, exc) from None
         try:
             self._fh = self.path.open("ab", buffering=0)  # unbuffered: a failed write is undone
         except OSError as exc:
