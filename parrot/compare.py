@@ -59,9 +59,10 @@ class Reason(StrEnum):
     PRED_ERROR = "pred_error"
     GOLD_ERROR = "gold_error"
     TIMEOUT = "timeout"
+    NO_ENGINE = "no_engine"  # an engine of the item is missing here: not judged, not counted
 
 
-_FAILURES = frozenset({Reason.PRED_ERROR, Reason.GOLD_ERROR, Reason.TIMEOUT})
+_FAILURES = frozenset({Reason.PRED_ERROR, Reason.GOLD_ERROR, Reason.TIMEOUT, Reason.NO_ENGINE})
 
 _WHY = {
     Reason.VALUE: "the values differ",
@@ -137,7 +138,8 @@ class Verdict:
 def failure(mode: Mode, reason: Reason, detail: str) -> Verdict:
     """The verdict for an execution that produced no result (never a match, never a data row)."""
     if reason not in _FAILURES:
-        raise ValueError(f"failure() takes pred_error, gold_error or timeout, not {reason}")
+        raise ValueError(f"failure() takes pred_error, gold_error, timeout or no_engine, "
+                         f"not {reason}")
     return Verdict(Mode(mode), False, Reason(reason), detail)
 
 

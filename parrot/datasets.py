@@ -18,6 +18,7 @@ from typing import Any
 
 from parrot import dialects
 from parrot.fixtures import Fixture, FixtureError, fixture_from_json
+from parrot.textfiles import decode_utf8, read_utf8
 
 # PARROT's seven translation types (paper §3): syntax rule, keyword, data type,
 # operator & built-in function, stored procedure, UDF, other.
@@ -121,7 +122,7 @@ def load_dataset(name_or_path: str = DEFAULT_DATASET, *, count_tokens: bool = Tr
     path = resolve_dataset(name_or_path)
     raw = path.read_bytes()
     skipped: list[tuple[str, str]] | None = None if strict else []
-    items = parse_items(raw.decode("utf-8").splitlines(), path, skipped=skipped)
+    items = parse_items(decode_utf8(raw, path).splitlines(), path, skipped=skipped)
     if count_tokens and any(i.tokens is None for i in items):
         from parrot.tokens import count_tokens as _count
 
@@ -165,7 +166,7 @@ class _FixtureStore:
                                        f"named fixture: {exc}") from None
                 return self._cache[name]
             try:
-                data = json.loads(path.read_text(encoding="utf-8"))
+                data = json.loads(read_utf8(path))
             except json.JSONDecodeError as exc:
                 raise FixtureError(f"{path}: invalid JSON: {exc}") from None
             fixture = fixture_from_json(data)

@@ -22,6 +22,7 @@ from parrot.cli import RawDescriptionDefaultsHelpFormatter, add_model_args, pars
 from parrot.datasets import Item
 from parrot.engines import DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT, statements
 from parrot.fixtures import Fixture, FixtureError
+from parrot.textfiles import read_stdin, read_utf8
 from parrot.translators import UnknownTranslatorError, create_translator
 from parrot.translators.base import Translation
 from parrot.translators.llm import options as llm_options
@@ -96,8 +97,8 @@ def main(argv: list[str] | None = None) -> int:
         from parrot.eval.cli import parse_engine_urls
 
         urls = parse_engine_urls(args.engine)
-        sql = (sys.stdin.read() if args.file == "-"
-               else Path(args.file).read_text(encoding="utf-8"))
+        sql = (read_stdin() if args.file == "-"
+               else read_utf8(Path(args.file)))
         fixture = _fixture(args.db) if args.db else None
         translator = create_translator(args.model, llm=llm_options.from_args(args))
     except (ValueError, UnknownTranslatorError, OSError) as exc:

@@ -38,7 +38,7 @@ def test_acc_syn_counts_only_items_with_a_grammar() -> None:
     records = [{**base, "syntax": {"ok": True}}, {**base, "syntax": {"ok": False}}, dict(base)]
     s = score(records)
     assert (s["syn_checked"], s["syn"], s["acc_syn"]) == (2, 1, 50.0)
-    assert s["acc_ex"] == 0.0
+    assert (s["no_engine"], s["ex_items"], s["acc_ex"]) == (3, 0, None)  # not the translator's
 
 
 def test_targets_without_an_engine_get_acc_syn(tmp_path: Path) -> None:
@@ -62,4 +62,5 @@ def test_targets_without_an_engine_get_acc_syn(tmp_path: Path) -> None:
     assert records["a"]["pred"]["status"] == "no_engine"
     assert not records["b"]["syntax"]["ok"] and not records["c"]["syntax"]["ok"]
     overall = json.loads((out / "summary.json").read_text())["overall"]
-    assert (overall["syn_checked"], overall["syn"], overall["acc_ex"]) == (3, 1, 0.0)
+    assert (overall["syn_checked"], overall["syn"], overall["acc_ex"]) == (3, 1, None)
+    assert (overall["no_engine"], overall["evaluated"]) == (3, 0)

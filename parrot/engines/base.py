@@ -91,6 +91,11 @@ class Engine(abc.ABC):
     # through a URL and constructed as ``cls(url)``; these are the URL schemes it accepts.
     url_schemes: ClassVar[tuple[str, ...] | None] = None
 
+    @staticmethod
+    def available() -> str | None:
+        """None when this machine can run the engine, else what is missing (an install hint)."""
+        return None
+
     @abc.abstractmethod
     def version(self) -> str:
         """The engine's own version string."""

@@ -545,11 +545,11 @@ class SparkEngine(Engine):
     def available() -> str | None:
         """None when this machine can run Spark, else how to make it able."""
         if importlib.util.find_spec("pyspark") is None:
-            return INSTALL_HINT
+            return f"pyspark is not installed: {INSTALL_HINT}"
         java_home = os.environ.get("JAVA_HOME")
         if not (java_home and os.path.exists(os.path.join(java_home, "bin", "java"))) \
                 and shutil.which("java") is None:
-            return INSTALL_HINT
+            return f"no Java runtime ($JAVA_HOME/bin/java or java on PATH): {INSTALL_HINT}"
         return None
 
     def version(self) -> str:

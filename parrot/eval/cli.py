@@ -1,7 +1,8 @@
 """``python -m parrot.eval --model M``: evaluate a translator on real engines.
 
-Exit codes: 0 finished, 2 bad input (dataset, dialect, model, run directory), 130 interrupted
-(resume with ``--resume``).
+Exit codes: 0 finished; 1 a run file could not be written mid-run (disk full: resume later);
+2 bad input (dataset, dialect, model, an unusable run directory, a file not in UTF-8) or a
+needed engine missing here (without ``--allow-missing``); 130 interrupted (``--resume``).
 """
 
 from __future__ import annotations
@@ -14,13 +15,22 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from rich.markup import escape
+
 from parrot import dialects
 from parrot.cli import DefaultsHelpFormatter, add_model_args, parse_with_model_args, table_console
 from parrot.datasets import DEFAULT_DATASET, DatasetError, load_dataset
 from parrot.engines import DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT
-from parrot.eval.results import DAMAGED, MANIFEST, RunDirError, read_json
-from parrot.eval.runner import RunConfig, run, select_items, servers_needed
-from parrot.report.metrics import summarize
+from parrot.eval.results import DAMAGED, MANIFEST, RunDirError, RunWriteError, read_json
+from parrot.eval.runner import (
+    RunConfig,
+    grammar_only,
+    missing_engines,
+    run,
+    select_items,
+    servers_needed,
+)
+from parrot.report.metrics import evaluated, summarize
 from parrot.report.render import print_rich, summary_tables
 from parrot.testsuite.store import SUITES_DIR
 from parrot.translators import UnknownTranslatorError, available, create_translator
@@ -68,8 +78,14 @@ def build_parser() -> argparse.ArgumentParser:
                         help="run DIALECT on the server at URL, e.g. mysql=mysql://u@host:3306/ "
                              "(repeatable; also read from $PARROT_<DIALECT>_URL)")
     parser.add_argument("--no-start", action="store_true",
-                        help="do not start local servers; dialects without a running server or "
-                             "URL are scored as no_engine")
+                        help="do not start local servers (a dialect without a running server "
+                             "or URL then has no engine: see --allow-missing)")
+    parser.add_argument("--allow-missing", action="store_true",
+                        help="run even when an engine the items need cannot run here (no Java "
+                             "for Spark, no MariaDB, ...): their items are no_engine, excluded "
+                             "from the accuracies and counted (default: refuse, exit 2, naming "
+                             "the engines). Grammar-only targets (oracle, tsql, ... without "
+                             "--engine URL) never need it: they are scored by Acc_SYN")
     parser.add_argument("--suite", action=argparse.BooleanOptionalAction, default=None,
                         help="also judge each translation on every database of its item's test "
                              "suite (DATASET/suites/; Acc_TS beside Acc_RES). Default: on when "
@@ -99,31 +115,62 @@ def parse_engine_urls(values: list[str]) -> dict[str, str]:
     return urls
 
 
-def start_servers(needed: list[str], console: Any) -> list[str]:
-    """Start the managed servers a run needs; returns those this call started."""
+def start_servers(needed: list[str], console: Any) -> tuple[list[str], dict[str, str]]:
+    """Start the managed servers a run needs that this machine can run; returns the dialects
+    this call started and {dialect: why} for those that failed to start."""
     from parrot.servers import ServerError, server_for
 
-    started = []
+    started, failed = [], {}
     for dialect in needed:
         server = server_for(dialect)
-        if server.state() is not None:
-            continue
-        hint = server.available()
-        if hint is not None:
-            console.print(f"[yellow]warning:[/] no {dialect} engine here ({hint}); its items "
-                          "are scored as no_engine", highlight=False)
-            continue
+        if server.state() is not None or server.available() is not None:
+            continue  # running, or cannot run here (reported by check_engines)
         console.print(f"starting a local {dialect} server for this run…", highlight=False)
         try:
             state = server.start()
         except ServerError as exc:
-            console.print(f"[yellow]warning:[/] {dialect} server failed to start: {exc}",
-                          highlight=False)
+            failed[dialect] = f"its server failed to start: {exc}"
             continue
         console.print(f"  {state.label} on 127.0.0.1:{state.port} (stopped after the run)",
                       highlight=False)
         started.append(dialect)
-    return started
+    return started, failed
+
+
+def check_engines(items: list[Any], urls: dict[str, str], start: bool, allow_missing: bool,
+                  console: Any, absent: dict[str, str] | None = None) -> bool:
+    """Say which engines the run needs and cannot run here; False when the run must not start
+    (some are missing and not ``allow_missing``). Grammar-only targets (no engine here unless
+    given a URL) are only noted: they are scored by Acc_SYN."""
+    missing = missing_engines(items, urls, start, absent)
+    if missing and not allow_missing:
+        total = sum(1 for i in items if {i.source_dialect, i.target_dialect}
+                    & {m.dialect for m in missing})
+        console.print(f"[red]error:[/] {total} of {len(items)} items need an engine that "
+                      "cannot run here; install it, pass --engine DIALECT=URL, or pass "
+                      "--allow-missing to score them no_engine (excluded from the accuracies, "
+                      "counted in their own column):", highlight=False)
+        for m in missing:
+            console.print(f"  {escape(m.describe())}", highlight=False)
+        return False
+    for m in missing:
+        console.print(f"[yellow]warning:[/] no engine here for {escape(m.describe())}: scored "
+                      "no_engine", highlight=False)
+    targets = Counter(i.target_dialect for i in items if grammar_only(i.target_dialect, urls))
+    for dialect, count in sorted(targets.items()):
+        console.print(f"note: {dialect} has no engine here (pass --engine {dialect}=URL): its "
+                      f"{count} item{'s' * (count != 1)} are no_engine, scored by Acc_SYN",
+                      highlight=False)
+    return True
+
+
+def _stop(started: list[str]) -> None:
+    """Stop the servers this run started."""
+    if started:
+        from parrot.servers import server_for
+
+        for dialect in started:
+            server_for(dialect).stop()
 
 
 def _default_dir(model: str, dataset: str) -> Path:
@@ -187,12 +234,25 @@ def main(argv: list[str] | None = None) -> int:
         pairs=[f"{s}:{t}" for s, t in pairs], limit=args.limit,
         command=["python", "-m", "parrot.eval", *(argv if argv is not None else sys.argv[1:])],
         urls=urls, start=not args.no_start, suite_dir=_suite_dir(dataset.path, args.suite))
-    needed = servers_needed(items, urls)
-    started = [] if args.no_start else start_servers(needed, console)
+    if not check_engines(items, urls, not args.no_start, args.allow_missing, console):
+        translator.close()
+        return 2
+    started: list[str] = []
+    if not args.no_start:
+        started, failed = start_servers(servers_needed(items, urls), console)
+        if failed and not check_engines(items, urls, True, args.allow_missing, console, failed):
+            _stop(started)
+            translator.close()
+            return 2
     try:
         records = _run_with_progress(dataset, items, translator, config, console, args.quiet)
+    except RunWriteError as exc:  # the disk filled up, say: what was appended is intact
+        console.print(f"[red]error:[/] {escape(str(exc))}; the items finished before it are "
+                      f"saved: continue with --output-dir {config.output_dir} --resume",
+                      highlight=False)
+        return 1
     except (RunDirError, DatasetError) as exc:
-        console.print(f"[red]error:[/] {exc}", highlight=False)
+        console.print(f"[red]error:[/] {escape(str(exc))}", highlight=False)
         return 2
     except KeyboardInterrupt:
         console.print(f"\ninterrupted; finished items are saved in {config.output_dir}. "
@@ -200,11 +260,7 @@ def main(argv: list[str] | None = None) -> int:
         return 130
     finally:
         translator.close()
-        if started:
-            from parrot.servers import server_for
-
-            for dialect in started:
-                server_for(dialect).stop()
+        _stop(started)
     repaired = read_json(config.output_dir / MANIFEST).get("repaired_lines")
     if repaired:
         console.print(f"[yellow]repaired:[/] {len(repaired)} damaged line(s) of results.jsonl "
@@ -244,9 +300,10 @@ def _run_with_progress(dataset: Any, items: list[Any], translator: Any, config: 
             progress.update(task, completed=done)
 
         def on_result(record: dict[str, Any]) -> None:
-            stats["done"] += 1
-            stats["strict"] += bool(record["verdicts"]["strict"]["match"])
-            progress.update(task, advance=1,
-                            acc=f"{100.0 * stats['strict'] / stats['done']:.1f}%")
+            if evaluated(record):  # the running figure has the summary's denominator
+                stats["done"] += 1
+                stats["strict"] += bool(record["verdicts"]["strict"]["match"])
+            acc = f"{100.0 * stats['strict'] / stats['done']:.1f}%" if stats["done"] else "–"
+            progress.update(task, advance=1, acc=acc)
 
         return run(dataset, items, translator, config, on_result=on_result, on_start=on_start)

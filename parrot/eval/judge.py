@@ -7,6 +7,7 @@ worker process has its own judge.
 
 from __future__ import annotations
 
+import contextlib
 import time
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -98,26 +99,37 @@ class Judge:
         return self._engines[dialect]
 
     def _run(self, dialect: str, sql: str, fixture: Fixture) -> tuple[Execution, str]:
-        """Execute once; after an engine failure (a server died, a connection broke) reconnect
-        — restarting a managed server when allowed — and retry once."""
+        """Execute once; after an engine failure (a server died, a connection broke, a driver
+        error while loading the fixture) reconnect — restarting a managed server when allowed —
+        and retry once."""
         execution, label = self._run_once(dialect, sql, fixture)
         engine = self._engines.get(dialect)
-        if (execution.status is ExecStatus.ENGINE_ERROR and engine is not None
-                and engine.url_schemes is not None):
+        if execution.status is ExecStatus.ENGINE_ERROR and (
+                dialect not in self._engines  # its adapter could not even connect
+                or (engine is not None and engine.url_schemes is not None)):
             self._engine_errors.append(f"{dialect}: {execution.error}")
-            engine.close()
-            del self._engines[dialect]
+            self._engines.pop(dialect, None)
+            if engine is not None:
+                with contextlib.suppress(Exception):  # closing a dead connection may fail
+                    engine.close()
             execution, label = self._run_once(dialect, sql, fixture)
         return execution, label
 
     def _run_once(self, dialect: str, sql: str, fixture: Fixture) -> tuple[Execution, str]:
-        engine = self.engine(dialect)
+        try:
+            engine = self.engine(dialect)
+        except Exception as exc:  # a driver error while connecting: the engine failed
+            return Execution(ExecStatus.ENGINE_ERROR, error=f"connect: {_driver_error(exc)}"), \
+                dialect
         if engine is None:
             return Execution(ExecStatus.NO_ENGINE, error=self._missing[dialect]), "none"
         try:
             engine.load(fixture)
         except FixtureLoadError as exc:
             return Execution(ExecStatus.ENGINE_ERROR, error=f"fixture load: {exc}"), engine.label
+        except Exception as exc:  # a driver error (the server died mid-load, a lost connection)
+            return (Execution(ExecStatus.ENGINE_ERROR,
+                              error=f"fixture load: {_driver_error(exc)}"), engine.label)
         return engine.execute(sql, fixture, timeout=self.timeout,
                               max_rows=self.max_rows), engine.label
 
@@ -243,19 +255,26 @@ class Judge:
             "gold": execution_json(gold.execution, gold.engine),
             "pred": None,
         }
+        missing = self._missing_engines(item)
+        if missing:
+            record["no_engine"] = missing
         verdicts: dict[Mode, Verdict]
-        if not gold.execution.ok:
+        no_engine = {m: failure(m, Reason.NO_ENGINE, "no engine here for " + "; ".join(
+            f"{d} ({why})" for d, why in missing.items())) for m in Mode}
+        source_ran = item.source_dialect not in missing
+        if source_ran and not gold.execution.ok:
             detail = (f"source failed on {gold.engine}: {gold.execution.status}: "
                       f"{gold.execution.error or ''}").strip()
             verdicts = {m: failure(m, Reason.GOLD_ERROR, detail) for m in Mode}
         elif not translation.ok or translation.sql is None:
             detail = f"no translation ({translation.status}): {translation.error or ''}".strip()
-            verdicts = {m: failure(m, Reason.PRED_ERROR, detail) for m in Mode}
-        else:
+            verdicts = (no_engine if item.target_dialect in missing
+                        else {m: failure(m, Reason.PRED_ERROR, detail) for m in Mode})
+        else:  # the translation runs even without a source engine: Acc_EX needs only its target
             fixture = item.fixture or EMPTY_FIXTURE
             pred, label = self._run(item.target_dialect, translation.sql, fixture)
             record["pred"] = execution_json(pred, label)
-            verdicts = _verdicts(item, gold, pred, label)
+            verdicts = no_engine if missing else _verdicts(item, gold, pred, label)
             if (pred.ok and pred.result is not None and gold.execution.result is not None
                     and gold.facts.order_sensitive):
                 notes: tuple[str, ...] = ()
@@ -271,7 +290,7 @@ class Judge:
         record["syntax_checked"] = syntax is not None
         if syntax is not None:
             record["syntax"] = syntax
-        if (self.suite_dir is not None and gold.execution.ok and translation.ok
+        if (self.suite_dir is not None and not missing and gold.execution.ok and translation.ok
                 and translation.sql is not None):
             suite = self._suite(item)
             if suite is not None:
@@ -280,6 +299,17 @@ class Judge:
         if self._engine_errors:
             record["engine_errors_retried"] = list(self._engine_errors)
         return record
+
+    def _missing_engines(self, item: Item) -> dict[str, str]:
+        """dialect → why, for the item's source and target dialects that have no engine here."""
+        missing = {}
+        for dialect in dict.fromkeys((item.source_dialect, item.target_dialect)):
+            try:
+                if self.engine(dialect) is None:
+                    missing[dialect] = self._missing[dialect]
+            except Exception:  # there but not answering: _run() makes it an engine_error
+                continue
+        return missing
 
     def _suite(self, item: Item) -> Suite | None:
         assert self.suite_dir is not None
@@ -346,6 +376,14 @@ def _cut_ties_note(pool: TiePool) -> str:
     kept = pool.end - pool.start
     return (f"the source's LIMIT/OFFSET cuts through {len(pool.rows)} rows tied on the sort "
             f"keys: rows {pool.start}–{pool.end - 1} may be any {kept} of them")
+
+
+def _driver_error(exc: Exception) -> str:
+    """A driver exception as one line without URL secrets, e.g. ``OperationalError: (2003, …)``."""
+    from parrot.engines.dbapi import redact_url
+
+    text = " ".join(str(exc).split()) or "(no message)"
+    return redact_url(f"{type(exc).__name__}: {text}")
 
 
 def execution_json(execution: Execution, engine: str) -> dict[str, Any]:

@@ -10,6 +10,7 @@ have no valid line.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import time
@@ -25,6 +26,15 @@ DAMAGED = "results.damaged.jsonl"
 
 class RunDirError(RuntimeError):
     """A run directory that cannot be used as asked (exists without --resume, mismatched resume)."""
+
+
+class RunWriteError(RunDirError):
+    """A run file could not be written (disk full, file too large, read-only): the items
+    already appended are intact and no line or JSON file is left half-written."""
+
+
+def write_error(path: Path, exc: OSError) -> RunWriteError:
+    return RunWriteError(f"cannot write {path}: {exc.strerror or exc}")
 
 
 class DamagedResultsError(RunDirError):
@@ -83,8 +93,15 @@ class ResultsLog:
             records, bad = scan_results(run_dir)
             self.done = {str(r["id"]) for r in records}
             if bad:
-                self._set_aside(run_dir, bad)
-        self._fh = self.path.open("a", encoding="utf-8")
+                try:
+                    self._set_aside(run_dir, bad)
+                except OSError as exc:
+                    raise write_error(self.path, exc) from None
+        try:
+            self._fh = self.path.open("ab", buffering=0)  # unbuffered: a failed write is undone
+        except OSError as exc:
+            raise write_error(self.path, exc) from None
+        self._size = self._fh.seek(0, os.SEEK_END)  # bytes of complete lines
         self._synced = time.monotonic()
 
     def _set_aside(self, run_dir: Path, bad: list[tuple[int, bytes]]) -> None:
@@ -97,20 +114,32 @@ class ResultsLog:
             os.fsync(fh.fileno())
         damaged = {n for n, _ in bad}
         tmp = self.path.with_suffix(".jsonl.tmp")
-        with self.path.open("rb") as src, tmp.open("wb") as fh:
-            fh.writelines(line for n, line in enumerate(src, 1) if n not in damaged)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, self.path)
+        try:
+            with self.path.open("rb") as src, tmp.open("wb") as fh:
+                fh.writelines(line for n, line in enumerate(src, 1) if n not in damaged)
+                fh.flush()
+                os.fsync(fh.fileno())
+            os.replace(tmp, self.path)
+        except OSError:
+            with contextlib.suppress(OSError):
+                tmp.unlink(missing_ok=True)
+            raise
         self.repaired = [n for n, _ in bad]
 
     def append(self, record: dict[str, Any]) -> None:
         if record["id"] in self.done:
             raise RunDirError(f"item {record['id']!r} already has a result")
-        self._fh.write(_line(record))
-        self._fh.flush()
-        if time.monotonic() - self._synced >= FSYNC_INTERVAL:
-            self._sync()
+        line = memoryview(_line(record).encode("utf-8"))
+        try:
+            while line:  # a short write (the disk filled up mid-line) continues or raises
+                line = line[os.write(self._fh.fileno(), line):]
+            if time.monotonic() - self._synced >= FSYNC_INTERVAL:
+                self._sync()
+        except OSError as exc:
+            with contextlib.suppress(OSError):  # take back the part of the line written
+                os.ftruncate(self._fh.fileno(), self._size)
+            raise write_error(self.path, exc) from None
+        self._size = self._fh.tell()
         self.done.add(record["id"])
 
     def _sync(self) -> None:
@@ -118,8 +147,12 @@ class ResultsLog:
         self._synced = time.monotonic()
 
     def close(self) -> None:
-        self._sync()
-        self._fh.close()
+        try:
+            self._sync()
+        except OSError as exc:
+            raise write_error(self.path, exc) from None
+        finally:
+            self._fh.close()
 
 
 def _line(record: dict[str, Any]) -> str:
@@ -129,9 +162,14 @@ def _line(record: dict[str, Any]) -> str:
 def write_json(path: Path, data: Any) -> None:
     """Write JSON atomically (temp file + rename)."""
     tmp = path.with_suffix(path.suffix + ".tmp")
-    tmp.write_text(json.dumps(data, indent=2, ensure_ascii=False, default=str) + "\n",
-                   encoding="utf-8")
-    os.replace(tmp, path)
+    try:
+        tmp.write_text(json.dumps(data, indent=2, ensure_ascii=False, default=str) + "\n",
+                       encoding="utf-8")
+        os.replace(tmp, path)
+    except OSError as exc:
+        with contextlib.suppress(OSError):
+            tmp.unlink(missing_ok=True)
+        raise write_error(path, exc) from None
 
 
 def read_json(path: Path) -> Any:

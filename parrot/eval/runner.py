@@ -11,6 +11,7 @@ import datetime as dt
 import multiprocessing
 import platform
 import sys
+from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field
@@ -20,7 +21,15 @@ from urllib.parse import urlsplit, urlunsplit
 
 from parrot import __version__
 from parrot.datasets import Dataset, Item
-from parrot.engines import DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT, needs_server, url_from_env
+from parrot.engines import (
+    DEFAULT_MAX_ROWS,
+    DEFAULT_TIMEOUT,
+    ENGINES,
+    engine_class,
+    engine_name_for,
+    needs_server,
+    url_from_env,
+)
 from parrot.eval.judge import Judge
 from parrot.eval.results import (
     MANIFEST,
@@ -28,6 +37,7 @@ from parrot.eval.results import (
     SUMMARY,
     ResultsLog,
     RunDirError,
+    RunWriteError,
     read_json,
     read_results,
     write_json,
@@ -72,6 +82,75 @@ def servers_needed(items: Sequence[Item], urls: dict[str, str]) -> list[str]:
     wanted = {d for i in items for d in (i.source_dialect, i.target_dialect)}
     return sorted(d for d in wanted
                   if d not in urls and needs_server(d) and url_from_env(d) is None)
+
+
+@dataclass(frozen=True)
+class MissingEngine:
+    """A dialect a run needs whose engine cannot run here, and the items that need it."""
+
+    dialect: str
+    why: str
+    pairs: dict[str, int]  # "source→target" → items of that pair
+
+    @property
+    def items(self) -> int:
+        return sum(self.pairs.values())
+
+    def describe(self) -> str:
+        pairs = ", ".join(f"{p} ({n} item{'s' * (n != 1)})" for p, n in self.pairs.items())
+        return f"{self.dialect}: {self.why} — needed by {pairs}"
+
+
+def engine_absence(dialect: str, urls: dict[str, str], start: bool) -> str | None:
+    """Why the engine parrot runs ``dialect`` on here cannot run, or None when it can (or when
+    parrot runs no engine for it here at all: grammar-only dialects are expected to have none)."""
+    if dialect in urls or url_from_env(dialect) is not None:
+        return None
+    name = engine_name_for(dialect)
+    if name is None or name not in ENGINES:
+        return None
+    if engine_class(name).url_schemes is None:
+        return engine_class(name).available()
+    if not needs_server(dialect):
+        return None  # a server reached by URL only (oracle, tsql, …): grammar-only here
+    from parrot.servers import server_for
+
+    server = server_for(dialect)
+    if server.state() is not None:
+        return None
+    if not start:
+        return "no server running, and --no-start"
+    return server.available()
+
+
+def grammar_only(dialect: str, urls: dict[str, str]) -> bool:
+    """True when parrot runs no engine for ``dialect`` here unless given a URL (oracle, tsql,
+    bigquery, …): such targets are scored by Acc_SYN, expected to be ``no_engine``."""
+    if dialect in urls or url_from_env(dialect) is not None:
+        return False
+    name = engine_name_for(dialect)
+    return (name is None or name not in ENGINES
+            or (engine_class(name).url_schemes is not None and not needs_server(dialect)))
+
+
+def missing_engines(items: Sequence[Item], urls: dict[str, str], start: bool,
+                    absent: dict[str, str] | None = None) -> list[MissingEngine]:
+    """The engines ``items`` need that cannot run here (``absent`` adds known ones, e.g. servers
+    that failed to start), with the pairs and item counts that need each."""
+    why = dict(absent or {})
+    dialects = sorted({d for i in items for d in (i.source_dialect, i.target_dialect)})
+    for dialect in dialects:
+        if dialect not in why:
+            reason = engine_absence(dialect, urls, start)
+            if reason is not None:
+                why[dialect] = reason
+    out = []
+    for dialect in dialects:
+        if dialect in why:
+            pairs = Counter(f"{i.source_dialect}→{i.target_dialect}" for i in items
+                            if dialect in (i.source_dialect, i.target_dialect))
+            out.append(MissingEngine(dialect, why[dialect], dict(sorted(pairs.items()))))
+    return out
 
 
 def select_items(dataset: Dataset, pairs: Sequence[tuple[str, str]] = (),
@@ -121,8 +200,16 @@ def prepare_run_dir(config: RunConfig, manifest: dict[str, Any]) -> dict[str, An
             manifest["started"] = old.get("started", manifest["started"])
             manifest["resumed"] = [*old.get("resumed", []),
                                    dt.datetime.now(dt.UTC).isoformat(timespec="seconds")]
-    out.mkdir(parents=True, exist_ok=True)
-    write_json(out / MANIFEST, manifest)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        blocker = next((p for p in (out, *out.parents) if p.exists() and not p.is_dir()), None)
+        why = f"{blocker} is a file, not a directory" if blocker else exc.strerror or str(exc)
+        raise RunDirError(f"cannot create the run directory {out}: {why}") from None
+    try:
+        write_json(out / MANIFEST, manifest)
+    except RunWriteError as exc:  # before any item ran: an unusable directory, not a resume
+        raise RunDirError(str(exc)) from None
     return manifest
 
 
@@ -190,7 +277,10 @@ def run(dataset: Dataset, items: list[Item], translator: Translator, config: Run
         on_start: Callable[[int, int], None] | None = None) -> list[dict[str, Any]]:
     """Evaluate ``items``; returns every outcome record of the run (resumed ones included)."""
     manifest = prepare_run_dir(config, _manifest(dataset, items, translator, config))
-    log = ResultsLog(config.output_dir)
+    try:
+        log = ResultsLog(config.output_dir)
+    except RunWriteError as exc:
+        raise RunDirError(str(exc)) from None
     if log.repaired:
         manifest["repaired_lines"] = log.repaired
     try:

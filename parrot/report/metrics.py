@@ -2,7 +2,10 @@
 breakdowns.
 
 Denominators are explicit: items whose *source* failed (``gold_error``) are excluded from every
-execution accuracy and counted; ``strict_nonempty`` restricts Acc_RES to items whose source
+execution accuracy and counted; items with an engine missing here (``no_engine``) are excluded
+from Acc_RES and counted, and from Acc_EX only when the *target* engine is the missing one
+(``ex_items`` is Acc_EX's denominator: a translation runs without its source engine);
+``strict_nonempty`` restricts Acc_RES to items whose source
 returned rows. Acc_SYN (the translation parses under parrot's grammar of the target dialect) needs
 no engine: its denominator is every item whose target has a grammar (``syn_checked``). Acc_TS
 (strict on the fixture and on every database of the item's test suite) counts only items with a
@@ -27,6 +30,37 @@ def _gold_ok(r: Record) -> bool:
     return bool(r["gold"]["status"] == "ok")
 
 
+def _missing(r: Record) -> set[str]:
+    """Dialects of the item with no engine here (records before ``no_engine`` existed: read
+    from the executions' status)."""
+    missing = set(r.get("no_engine") or ())
+    for side, dialect in (("gold", "source_dialect"), ("pred", "target_dialect")):
+        if (r.get(side) or {}).get("status") == "no_engine":
+            missing.add(r.get(dialect, "?"))
+    return missing
+
+
+def gold_error(r: Record) -> bool:
+    """The source ran on its engine and failed: the item judges nothing."""
+    return not _gold_ok(r) and r.get("source_dialect", "?") not in _missing(r)
+
+
+def no_engine(r: Record) -> bool:
+    """An engine of the item is missing here (and its source did not fail): not judged."""
+    return not gold_error(r) and bool(_missing(r))
+
+
+def evaluated(r: Record) -> bool:
+    """Judged by Acc_RES: both engines ran here and the source succeeded."""
+    return _gold_ok(r) and not _missing(r)
+
+
+def ex_evaluated(r: Record) -> bool:
+    """Judged by Acc_EX: the target engine is here and the source did not fail (a missing
+    source engine does not stop the translation from running)."""
+    return not gold_error(r) and r.get("target_dialect", "?") not in _missing(r)
+
+
 def _pct(n: int, d: int) -> float | None:
     return round(100.0 * n / d, 2) if d else None
 
@@ -34,25 +68,28 @@ def _pct(n: int, d: int) -> float | None:
 def score(records: Iterable[Record]) -> dict[str, Any]:
     """Counts and accuracies (percent) of one group of outcome records."""
     records = list(records)
-    evaluated = [r for r in records if _gold_ok(r)]
-    nonempty = [r for r in evaluated if (r["gold"].get("rows") or 0) > 0]
-    ex = sum(1 for r in evaluated if r.get("pred") and r["pred"]["status"] == "ok")
+    judged = [r for r in records if evaluated(r)]
+    nonempty = [r for r in judged if (r["gold"].get("rows") or 0) > 0]
+    ran = [r for r in records if ex_evaluated(r)]
+    ex = sum(1 for r in ran if r.get("pred") and r["pred"]["status"] == "ok")
     out: dict[str, Any] = {
         "items": len(records),
-        "gold_error": len(records) - len(evaluated),
-        "evaluated": len(evaluated),
+        "gold_error": sum(1 for r in records if gold_error(r)),
+        "no_engine": sum(1 for r in records if no_engine(r)),
+        "evaluated": len(judged),
         "nonempty": len(nonempty),
+        "ex_items": len(ran),
         "ex": ex,
-        "acc_ex": _pct(ex, len(evaluated)),
+        "acc_ex": _pct(ex, len(ran)),
     }
     for mode in MODES:
-        n = sum(1 for r in evaluated if r["verdicts"][mode]["match"])
+        n = sum(1 for r in judged if r["verdicts"][mode]["match"])
         out[mode] = n
-        out[f"acc_{mode}"] = _pct(n, len(evaluated))
+        out[f"acc_{mode}"] = _pct(n, len(judged))
     n = sum(1 for r in nonempty if r["verdicts"]["strict"]["match"])
     out["strict_nonempty"] = n
     out["acc_strict_nonempty"] = _pct(n, len(nonempty))
-    suited = [r for r in evaluated if r.get("suite") is not None]
+    suited = [r for r in judged if r.get("suite") is not None]
     out["ts_items"] = len(suited)
     out["ts"] = sum(1 for r in suited if r["suite"]["match"])
     out["acc_ts"] = _pct(out["ts"], len(suited))
@@ -105,10 +142,11 @@ def summarize(records: list[Record]) -> dict[str, Any]:
     quartile_order = sorted({_quartile_label(r.get("tokens"), cuts) for r in records},
                             key=lambda s: (s == "unknown", s))
     range_order = [f"{lo}–{hi - 1}" if hi else f"{lo}+" for lo, hi in TOKEN_RANGES] + ["unknown"]
-    evaluated = [r for r in records if _gold_ok(r)]
-    suited = [r for r in evaluated if r.get("suite") is not None]
+    judged = [r for r in records if evaluated(r)]
+    suited = [r for r in judged if r.get("suite") is not None]
     translation = Counter(r["translation"]["status"] for r in records)
-    execution = Counter(r["pred"]["status"] if r.get("pred") else "not_run" for r in evaluated)
+    execution = Counter(r["pred"]["status"] if r.get("pred") else "not_run"
+                        for r in records if ex_evaluated(r))
     usage = {k: sum(r["translation"].get(k) or 0 for r in records)
              for k in ("tokens_in", "tokens_out", "cost", "calls", "cache_hits")}
     usage["cost"] = round(usage["cost"], 10)
@@ -116,7 +154,7 @@ def summarize(records: list[Record]) -> dict[str, Any]:
                             and r["translation"].get("cost") is None)
     return {
         "overall": score(records),
-        "reasons": {m: dict(Counter(r["verdicts"][m]["reason"] for r in evaluated).most_common())
+        "reasons": {m: dict(Counter(r["verdicts"][m]["reason"] for r in judged).most_common())
                     for m in MODES},
         "translation_status": dict(translation.most_common()),
         "execution_status": dict(execution.most_common()),

@@ -10,9 +10,11 @@ from typing import Any
 
 from parrot.report.metrics import summarize
 
-TERMINAL_HIDDEN = ("strict≠∅ %", "≠∅ n", "TS n")  # in summary.json and the report's md/csv/json
-SCORE_HEADERS = ("group", "items", "gold err", "EX %", "strict %", "TS %", "TS n", "norm %",
-                 "multiset %", "strict≠∅ %", "≠∅ n", "SYN %")
+# shown in summary.json and the report's md/csv/json, not on a terminal
+TERMINAL_HIDDEN = ("EX n", "strict≠∅ %", "≠∅ n", "TS n")
+TERMINAL_NAMES = {"gold err": "gold\nerr", "no engine": "no\nengine"}  # two-line headers
+SCORE_HEADERS = ("group", "items", "gold err", "no engine", "EX %", "EX n", "strict %", "TS %",
+                 "TS n", "norm %", "multiset %", "strict≠∅ %", "≠∅ n", "SYN %")
 
 
 @dataclass(frozen=True)
@@ -27,7 +29,8 @@ def _fmt(pct: float | None) -> str:
 
 
 def _score_row(label: str, s: dict[str, Any]) -> tuple[Any, ...]:
-    return (label, s["items"], s["gold_error"], _fmt(s["acc_ex"]), _fmt(s["acc_strict"]),
+    return (label, s["items"], s["gold_error"], s["no_engine"], _fmt(s["acc_ex"]),
+            s["ex_items"], _fmt(s["acc_strict"]),
             _fmt(s.get("acc_ts")), s.get("ts_items", 0),
             _fmt(s["acc_normalized"]), _fmt(s["acc_multiset"]),
             _fmt(s["acc_strict_nonempty"]), s["nonempty"], _fmt(s.get("acc_syn")))
@@ -68,8 +71,8 @@ def summary_tables(summary: dict[str, Any]) -> list[Table]:
     return tables
 
 
-LEADERBOARD_HEADERS = ("rank", "model", "dataset", "items", "gold err", "EX %", "strict %",
-                       "TS %", "TS n", "norm %", "multiset %", "SYN %", "run", "flag")
+LEADERBOARD_HEADERS = ("rank", "model", "dataset", "items", "gold err", "no engine", "EX %",
+                       "strict %", "TS %", "TS n", "norm %", "multiset %", "SYN %", "run", "flag")
 
 
 def leaderboards(runs: list[tuple[str, dict[str, Any], list[dict[str, Any]]]]) -> list[Table]:
@@ -114,7 +117,8 @@ def leaderboard_table(runs: list[tuple[str, dict[str, Any], dict[str, Any]]],
     for rank, (path, manifest, summary) in enumerate(ranked, 1):
         s = summary["overall"]
         rows.append((rank, model(manifest), manifest.get("dataset", {}).get("name", "?"),
-                     s["items"], s["gold_error"], _fmt(s["acc_ex"]), _fmt(s["acc_strict"]),
+                     s["items"], s["gold_error"], s["no_engine"], _fmt(s["acc_ex"]),
+                     _fmt(s["acc_strict"]),
                      _fmt(s.get("acc_ts")), s.get("ts_items", 0),
                      _fmt(s["acc_normalized"]), _fmt(s["acc_multiset"]),
                      _fmt(s.get("acc_syn")), path, (flags or {}).get(path, "")))
@@ -159,9 +163,10 @@ def print_rich(tables: list[Table], console: Any) -> None:
         keep = [i for i, h in enumerate(t.headers) if h not in TERMINAL_HIDDEN]
         percent = any(t.headers[i].endswith(" %") for i in keep[1:])
         rt = RichTable(title=t.title + (" (%)" if percent else ""), title_justify="left",
-                       box=None, pad_edge=False, header_style="bold underline")
+                       box=None, pad_edge=False, padding=(0, 1, 0, 0),
+                       header_style="bold underline")
         for i in keep:
-            h = t.headers[i].removesuffix(" %")
+            h = TERMINAL_NAMES.get(t.headers[i], t.headers[i].removesuffix(" %"))
             if i == 0:
                 width = max([len(h), *(len(str(row[0])) for row in t.rows)])
                 rt.add_column(h, justify="left", no_wrap=True, min_width=min(width, 32))

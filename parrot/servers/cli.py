@@ -1,8 +1,10 @@
 """``python -m parrot.engines up|down|status [NAME ...]``: manage parrot's local servers.
 
 ``up`` starts the named servers (default: every managed server this machine can run), ``down``
-stops them and deletes their throwaway data, ``status`` lists every engine: embedded ones with
-their versions, servers with version, port, data directory and uptime.
+stops them and deletes their throwaway data, ``status`` lists every engine: in-process ones
+with their versions, servers with version, port, data directory and uptime, engines reached by
+URL only with their URL, and ``absent: why`` for each one this machine cannot run (no Java for
+Spark, no MariaDB, an optional driver not installed) instead of failing.
 """
 
 from __future__ import annotations
@@ -11,7 +13,8 @@ import argparse
 import sys
 
 from parrot.cli import DefaultsHelpFormatter
-from parrot.engines import ENGINES, engine_class
+from parrot.engines import ENGINES, UnknownEngineError, engine_class, url_from_env
+from parrot.engines.dbapi import redact_url
 from parrot.servers import SERVERS, ServerError, server_for
 
 
@@ -31,6 +34,29 @@ def _uptime(seconds: float) -> str:
     return f"{hours}h{minutes:02d}m{secs:02d}s" if hours else f"{minutes}m{secs:02d}s"
 
 
+def _engine_status(name: str) -> str | None:
+    """The status line of an engine parrot does not manage as a server: in-process (``absent:
+    why`` when it cannot run here) or reached by URL only; None for managed servers."""
+    try:
+        cls = engine_class(name)
+    except ImportError as exc:  # an optional driver missing from this install
+        return f"{name:<18} absent: {exc}"
+    if cls.url_schemes is not None:
+        if cls.dialect in SERVERS:
+            return None
+        url = url_from_env(cls.dialect)
+        return (f"{name:<18} by URL      " + (redact_url(url) if url else
+                f"none set (--engine {cls.dialect}=URL or PARROT_{cls.dialect.upper()}_URL)"))
+    why = cls.available()
+    if why is None:
+        try:
+            with cls() as engine:
+                return f"{name:<18} in-process  {engine.label}"
+        except (UnknownEngineError, ImportError, OSError) as exc:
+            why = str(exc)
+    return f"{name:<18} absent: {why}"
+
+
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     names = args.names or sorted(SERVERS)
@@ -43,18 +69,17 @@ def main(argv: list[str] | None = None) -> int:
     if args.action == "status":
         if not args.names:
             for name in sorted(ENGINES):
-                cls = engine_class(name)
-                if cls.url_schemes is None:
-                    with cls() as engine:
-                        print(f"{name:<12} in-process  {engine.label}")
+                line = _engine_status(name)
+                if line is not None:
+                    print(line)
         for server in servers:
             state = server.state()
             if state is None:
                 hint = server.available()
-                print(f"{server.dialect:<12} down        "
-                      f"{'(cannot run here: ' + hint + ')' if hint else ''}".rstrip())
+                print(f"{server.dialect:<18} absent: {hint}" if hint
+                      else f"{server.dialect:<18} down")
             else:
-                print(f"{server.dialect:<12} up          {state.label}  port {state.port}  "
+                print(f"{server.dialect:<18} up          {state.label}  port {state.port}  "
                       f"pid {state.pid}  data {state.data_dir}  uptime {_uptime(state.uptime)}")
         return 0
     for server in servers:

@@ -52,19 +52,20 @@ def questions_path(spec: str) -> Path:
 
 
 def read_questions(path: Path) -> list[dict[str, Any]]:
+    from parrot.textfiles import read_utf8
+
     out = []
-    with path.open(encoding="utf-8") as f:
-        for n, line in enumerate(f, 1):
-            if not line.strip():
-                continue
-            try:
-                q = json.loads(line)
-                missing = [k for k in ("id", "db_id", "question", "gold_sql") if k not in q]
-            except (json.JSONDecodeError, TypeError) as exc:
-                raise BuildError(f"{path}:{n}: not a JSON object: {exc}") from None
-            if missing:
-                raise BuildError(f"{path}:{n}: missing {', '.join(missing)}")
-            out.append(q)
+    for n, line in enumerate(read_utf8(path).splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            q = json.loads(line)
+            missing = [k for k in ("id", "db_id", "question", "gold_sql") if k not in q]
+        except (json.JSONDecodeError, TypeError) as exc:
+            raise BuildError(f"{path}:{n}: not a JSON object: {exc}") from None
+        if missing:
+            raise BuildError(f"{path}:{n}: missing {', '.join(missing)}")
+        out.append(q)
     return out
 
 
@@ -199,7 +200,7 @@ def main(argv: list[str] | None = None) -> int:
         tmp.replace(items)
         (args.output_dir / "README.md").write_text(card(name, source, targets, records, counts),
                                                    encoding="utf-8")
-    except (BuildError, dialects.UnknownDialectError, OSError) as exc:
+    except (BuildError, ValueError, OSError) as exc:  # ValueError: unknown dialect, not UTF-8
         print(f"error: {exc}", file=sys.stderr)
         return 2
     flagged = sum(v for k, v in counts.items() if k.startswith("gold:"))

@@ -21,6 +21,7 @@ from typing import Any
 
 from parrot import dialects
 from parrot.datasets import Item
+from parrot.textfiles import read_utf8
 from parrot.translators.base import Translation, TranslationStatus, Translator
 from parrot.translators.registry import register
 
@@ -109,10 +110,7 @@ def load_predictions(path: Path) -> tuple[dict[str, dict[str, Any]], bool]:
     ``{question_id: sql}`` object); raises PredictionsFileError with file:line reasons."""
     if not path.is_file():
         raise PredictionsFileError(f"predictions file not found: {path}")
-    try:
-        text = path.read_text(encoding="utf-8")
-    except UnicodeDecodeError as exc:
-        raise PredictionsFileError(f"{path}: not UTF-8 text (byte {exc.start})") from None
+    text = read_utf8(path)
     stripped = text.lstrip()
     records: list[tuple[str, Any]] = []
     if stripped.startswith("{") and "\n{" not in stripped.rstrip():

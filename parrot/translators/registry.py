@@ -8,6 +8,7 @@ baseline never imports an LLM client.
 from __future__ import annotations
 
 import importlib
+import inspect
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -58,8 +59,7 @@ def translator_class(name: str) -> type[Translator]:
     except KeyError:
         raise UnknownTranslatorError(
             f"unknown model/translator {name!r}; available: {', '.join(available())} "
-            "(file:<path> scores a predictions file; PROVIDER/MODEL, e.g. openai/gpt-4o, "
-            "calls a model through litellm)") from None
+            f"({USAGE})") from None
 
 
 def create_translator(spec: str, llm: Any = None, **kwargs: Any) -> Translator:
@@ -73,4 +73,18 @@ def create_translator(spec: str, llm: Any = None, **kwargs: Any) -> Translator:
         kwargs["options"] = llm
     if sep:
         return cls(argument, **kwargs)  # type: ignore[call-arg]
+    if _needs_argument(cls):
+        raise UnknownTranslatorError(
+            f"translator {name!r} needs an argument: --model {name}:ARGUMENT ({USAGE})")
     return cls(**kwargs)
+
+
+USAGE = ("file:<path> scores a predictions file; PROVIDER/MODEL, e.g. openai/gpt-4o, or "
+         "litellm:PROVIDER/MODEL calls a model; ensemble:A,B tries A, then B")
+
+
+def _needs_argument(cls: type[Translator]) -> bool:
+    """True when ``cls`` takes a required positional argument (the part after ``NAME:``)."""
+    parameters = list(inspect.signature(cls.__init__).parameters.values())[1:]
+    return any(p.default is p.empty and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
+               for p in parameters)

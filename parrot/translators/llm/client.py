@@ -16,7 +16,9 @@ import time
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
+from urllib.parse import urlsplit
 
+from parrot.engines.sandbox import scrub_secrets
 from parrot.translators.llm.cache import CachedResponse, ResponseCache, cache_key
 
 RETRY_STATUS = frozenset({408, 409, 429})  # and every 5xx
@@ -24,7 +26,6 @@ RETRY_NAMES = frozenset({"Timeout", "APIConnectionError", "RateLimitError",
                          "InternalServerError", "ServiceUnavailableError", "BadGatewayError"})
 _CONFIG_ERROR = re.compile(r"(?i)missing credentials|api[ _-]?key|unauthori[sz]ed|"
                            r"authentication|invalid model|model not found|does not exist")
-_SECRET_NAME = re.compile(r"(API_KEY|_KEY|TOKEN|SECRET|PASSWORD)$", re.I)
 _SECRET_SHAPES = ((re.compile(r"\b(sk|pk|rk|gsk|xai)-[A-Za-z0-9_*\-]{6,}"), r"\1-***"),
                   (re.compile(r"(?i)\b(bearer)\s+\S+"), r"\1 ***"))
 
@@ -83,11 +84,10 @@ def _litellm() -> Any:
     return litellm
 
 
-def redact(text: str) -> str:
-    """``text`` without API keys: values of secret-looking environment variables and key shapes."""
-    for name, value in os.environ.items():
-        if len(value) >= 8 and _SECRET_NAME.search(name):
-            text = text.replace(value, "***")
+def redact(text: str, extra: tuple[str | None, ...] = ()) -> str:
+    """``text`` without API keys: every configured secret (:func:`scrub_secrets`) and anything
+    shaped like a key (``sk-…``, ``Bearer …``)."""
+    text = scrub_secrets(text, extra)
     for shape, replacement in _SECRET_SHAPES:
         text = shape.sub(replacement, text)
     return text
@@ -132,6 +132,9 @@ class LLMClient:
         self._semaphore: asyncio.Semaphore | None = None
         self._rng = random.Random()
         self._priced = True  # False once litellm says it has no price for the model
+        # configured secrets beyond the environment's: the key and an --api-base password
+        base_password = urlsplit(settings.api_base).password if settings.api_base else None
+        self._secrets = (settings.api_key, base_password)
 
     async def complete(self, messages: list[dict[str, str]]) -> Completion:
         """The model's reply to ``messages``; raises LLMError."""
@@ -139,10 +142,10 @@ class LLMClient:
         key = cache_key(s.model, messages, s.request_params())
         if self.cache is not None:
             hit = self.cache.get(key)
-            if hit is not None:
-                return Completion(hit.content, hit.tokens_in, hit.tokens_out,
-                                  self.cost(hit.tokens_in, hit.tokens_out), 0.0, cached=True,
-                                  attempts=0)
+            if hit is not None:  # scrubbed again: a cache written before scrubbing existed
+                return Completion(scrub_secrets(hit.content, self._secrets), hit.tokens_in,
+                                  hit.tokens_out, self.cost(hit.tokens_in, hit.tokens_out), 0.0,
+                                  cached=True, attempts=0)
         if self._semaphore is None:
             self._semaphore = asyncio.Semaphore(s.concurrency)
         _litellm()  # the first import takes seconds: not inside a request's timeout
@@ -158,13 +161,14 @@ class LLMClient:
                 break
             except Exception as exc:
                 if attempt > s.retries or not retryable(exc):
-                    raise LLMError(_describe(exc, attempt), attempt) from None
+                    raise LLMError(_describe(exc, attempt, self._secrets), attempt) from None
                 await asyncio.sleep(self._delay(attempt, exc))
         choices = getattr(response, "choices", None) or []
         message = getattr(choices[0], "message", None) if choices else None
         if message is None:
             raise LLMError("the response holds no message", attempt)
-        content = getattr(message, "content", None) or ""
+        # an answer that echoes a key is stored (cache, results.jsonl) without it
+        content = scrub_secrets(getattr(message, "content", None) or "", self._secrets)
         usage = getattr(response, "usage", None)
         tokens_in = int(getattr(usage, "prompt_tokens", 0) or 0)
         tokens_out = int(getattr(usage, "completion_tokens", 0) or 0)
@@ -223,10 +227,10 @@ class LLMClient:
         return float(prompt) + float(completion)
 
 
-def _describe(exc: BaseException, attempts: int) -> str:
+def _describe(exc: BaseException, attempts: int, secrets: tuple[str | None, ...] = ()) -> str:
     kind = "timeout" if isinstance(exc, TimeoutError) else type(exc).__name__
     status = getattr(exc, "status_code", None)
     text = str(exc).strip().splitlines()[0][:300] if str(exc).strip() else ""
     where = f" (HTTP {status})" if isinstance(status, int) else ""
     tries = f" after {attempts} attempts" if attempts > 1 else ""
-    return redact(f"{kind}{where}{tries}: {text}".rstrip(": "))
+    return redact(f"{kind}{where}{tries}: {text}".rstrip(": "), secrets)
