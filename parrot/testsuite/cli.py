@@ -63,7 +63,9 @@ def _parser() -> tuple[argparse.ArgumentParser, argparse.ArgumentParser]:
     b.add_argument("--datagen-prompt", default="datagen-v1", metavar="NAME-vVERSION",
                    help="the test-data prompt in parrot/testsuite/prompts/ (default: datagen-v1)")
     add_model_args(b)
-    llm_options.add_arguments(b, only=LLM_FLAGS)
+    llm_options.add_arguments(b, only=LLM_FLAGS, description=(
+        "for --datagen llm:MODEL and rules+llm:MODEL (--model-args takes these as K=V); API "
+        "keys come from the provider's usual environment variables and are never recorded"))
     return p, b
 
 

