@@ -531,9 +531,9 @@ def augment(suite: Suite, item: Item, judge: Judge, gen: Datagen, *,
             raise SchemaError("volatile function")
         schema = infer_schema(tree, item.fixture)
     except SchemaError:
-        return Augmented(suite, report)
-    if not schema.tables:
-        return Augmented(suite, report)
+        return Augmented(_merged(suite, [], gen, report), report)
+    if not schema.tables:  # nothing to write rows for
+        return Augmented(_merged(suite, [], gen, report), report)
     fixture = item.fixture or EMPTY_FIXTURE
     counted: list[Neighbour] = []
     covered: set[int] = set()  # killed by the fixture or a database of the suite

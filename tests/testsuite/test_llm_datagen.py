@@ -10,6 +10,7 @@ import importlib.util
 import json
 import socket
 from collections.abc import Iterator
+from dataclasses import replace
 from decimal import Decimal
 from pathlib import Path
 
@@ -112,6 +113,21 @@ def test_good_rows_are_kept_with_their_kills_and_generator(tmp_path: Path, judge
     assert {"flip_comparison", "literal_minus"} <= set(llm["operators"])
     prompt = load_prompt(DEFAULT_PROMPT)
     assert llm["prompt"] == f"datagen-v1 sha256:{prompt.sha256}" and len(prompt.sha256) == 64
+
+
+@pytest.mark.parametrize("sql", ["SELECT 1 AS one", "SELECT random() AS r FROM t"])
+def test_queries_without_rows_to_write_ask_nothing(tmp_path: Path, judge: Judge, sql: str) -> None:
+    # a query with no table, or a volatile one, used to come back without its llm record
+    # (the build loop then failed with a KeyError)
+    item = replace(_item(tmp_path), source_sql=sql)
+    with ScriptedServer(lambda request: Reply(GOOD)) as server:
+        gen = make_datagen("openai/scripted", LLMOptions(api_base=server.url, cache=False))
+        try:
+            out = augment(_empty_suite(item), item, judge, gen)
+        finally:
+            gen.close()
+        assert server.count == 0
+    assert out.suite.extra["llm"]["requests"] == 0 and out.suite.databases == ()
 
 
 @pytest.mark.parametrize(("answer", "reason"), [
