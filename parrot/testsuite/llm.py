@@ -372,8 +372,9 @@ def validate(written: list[Written], schema: QuerySchema, *, name: str, max_rows
         given = w.columns if w.columns is not None else tuple(cols)
         unknown = [c for c in given if c.lower() not in by_name]
         if unknown or len({c.lower() for c in given}) != len(given):
-            problems.append(Rejection(Reject.UNKNOWN_COLUMN, f"columns {list(given)} of {table}",
-                                      table))
+            detail = (f"{table} has no column {', '.join(unknown)}" if unknown
+                      else f"a column is named twice in {list(given)}")
+            problems.append(Rejection(Reject.UNKNOWN_COLUMN, detail, table))
             continue
         position = {by_name[c.lower()]: i for i, c in enumerate(given)}
         keys = schema.primary_keys.get(table, ())

@@ -133,6 +133,7 @@ class _LLMColumn:
         self.pairs: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0])
         self.ops: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0])
         self.rejected: Counter[str] = Counter()
+        self.examples: list[str] = []  # a few rejections, with the model's mistake
         self.requests = 0
         self.seconds = 0.0
 
@@ -146,6 +147,8 @@ class _LLMColumn:
                           max_rows=12)
             self.done[suite.key] = (suite.neighbours, suite.killed, out.suite.killed)
             self.rejected.update(out.report.rejected)
+            self.examples += [f"{item.id}: {r.reason}: {r.detail[:100]}"
+                              for r in out.report.rejections[:2]]
             self.requests += out.report.requests
             self.seconds += out.report.seconds
             for op, (n, _fx, ts) in suite.extra.get("operators", {}).items():
@@ -174,7 +177,8 @@ class _LLMColumn:
     def summary(self) -> str:
         return (f"\nLLM data ({self.gen.label}, {self.gen.prompt.id}): {len(self.done)} suites, "
                 f"{self.requests} requests, {self.seconds:.0f}s in the model; rejected: "
-                + (", ".join(f"{r} {c}" for r, c in self.rejected.most_common()) or "none"))
+                + (", ".join(f"{r} {c}" for r, c in self.rejected.most_common()) or "none")
+                + "".join(f"\n  {line}" for line in self.examples[:10]))
 
     def close(self) -> None:
         self.gen.close()
