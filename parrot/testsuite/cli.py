@@ -1,21 +1,42 @@
 """``python -m parrot.testsuite build DATASET``: distil a suite for every source query of a
 dataset and write it to ``DATASET/suites/`` (content-keyed; existing keys are kept unless
-``--force``)."""
+``--force``). ``--datagen`` picks the generator: ``rules`` (default), ``llm:MODEL`` or
+``rules+llm:MODEL`` (:mod:`parrot.testsuite.llm`; a stored rules suite is then extended, not
+rebuilt)."""
 
 from __future__ import annotations
 
 import argparse
+import multiprocessing
 import sys
 import time
+from collections import Counter
 from concurrent.futures import ProcessPoolExecutor
+from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
+from parrot.cli import add_model_args, model_args_flags
 from parrot.datasets import Item, load_dataset
-from parrot.testsuite.distill import DEFAULT_CANDIDATES, DEFAULT_MAX_DBS, Distilled, distill
-from parrot.testsuite.store import suite_key, suite_path, write_suite
+from parrot.testsuite.distill import (
+    DEFAULT_CANDIDATES,
+    DEFAULT_MAX_DBS,
+    GENERATOR,
+    Distilled,
+    distill,
+)
+from parrot.testsuite.store import load_suite, suite_key, suite_path, write_suite
+from parrot.translators.llm import options as llm_options
+
+if TYPE_CHECKING:
+    from parrot.testsuite.llm import Datagen
+
+LLM_FLAGS = ("api_base", "temperature", "max_tokens", "request_timeout", "retries", "cache",
+             "no_cache")
 
 
-def _parser() -> argparse.ArgumentParser:
+def _parser() -> tuple[argparse.ArgumentParser, argparse.ArgumentParser]:
+    """The command's parser and its ``build`` subparser."""
     p = argparse.ArgumentParser(prog="python -m parrot.testsuite",
                                 description="Build distilled test suites for a dataset.")
     sub = p.add_subparsers(dest="command", required=True)
@@ -32,7 +53,30 @@ def _parser() -> argparse.ArgumentParser:
                    help="only source queries in DIALECT (repeatable)")
     b.add_argument("--jobs", type=int, default=1, help="worker processes")
     b.add_argument("--force", action="store_true", help="rebuild suites that exist")
-    return p
+    b.add_argument("--datagen", default="rules", metavar="GEN",
+                   help="rules (the rule-based generator), llm:MODEL (a model writes INSERT rows "
+                        "aimed at surviving neighbours; MODEL is any LLM --model of parrot eval: "
+                        "local, PROVIDER/MODEL, or openai/NAME with --api-base) or "
+                        "rules+llm:MODEL (the rules suite, extended by the model; default: rules)")
+    b.add_argument("--llm-rounds", type=int, default=2, metavar="N",
+                   help="model requests per source query (default: 2)")
+    b.add_argument("--datagen-prompt", default="datagen-v1", metavar="NAME-vVERSION",
+                   help="the test-data prompt in parrot/testsuite/prompts/ (default: datagen-v1)")
+    add_model_args(b)
+    llm_options.add_arguments(b, only=LLM_FLAGS, description=(
+        "for --datagen llm:MODEL and rules+llm:MODEL (--model-args takes these as K=V); API "
+        "keys come from the provider's usual environment variables and are never recorded"))
+    return p, b
+
+
+def parse_datagen(text: str) -> tuple[bool, str | None]:
+    """``--datagen``: (run the rules generator, the model spec or None)."""
+    if text == "rules":
+        return True, None
+    for prefix, rules in (("llm:", False), ("rules+llm:", True)):
+        if text.startswith(prefix) and text[len(prefix):]:
+            return rules, text[len(prefix):]
+    raise ValueError(f"--datagen {text!r}: expected rules, llm:MODEL or rules+llm:MODEL")
 
 
 def _groups(items: tuple[Item, ...]) -> dict[str, tuple[Item, tuple[str, ...]]]:
@@ -48,17 +92,49 @@ def _groups(items: tuple[Item, ...]) -> dict[str, tuple[Item, tuple[str, ...]]]:
 
 
 _ARGS: argparse.Namespace | None = None
+_DATAGEN: Datagen | None = None  # the worker's model (one per process)
 
 
-def _work(job: tuple[Item, tuple[str, ...]]) -> Distilled:
+def _datagen(args: argparse.Namespace) -> Datagen | None:
+    global _DATAGEN
+    spec = parse_datagen(args.datagen)[1]
+    if spec is not None and _DATAGEN is None:
+        from parrot.testsuite.llm import make_datagen
+
+        _DATAGEN = make_datagen(spec, llm_options.from_args(args), prompt=args.datagen_prompt,
+                                rounds=args.llm_rounds)
+    return _DATAGEN
+
+
+def _work(job: tuple[Item, tuple[str, ...]]) -> tuple[Distilled, dict[str, Any]]:
+    """The item's suite, and what the ``--datagen`` model did for it (empty without one)."""
     from parrot.eval.judge import Judge
 
     assert _ARGS is not None
     judge = Judge()
     try:
         item, dialects = job
-        return distill(item, judge, dialects=dialects, max_dbs=_ARGS.max_dbs,
-                       candidates=_ARGS.candidates, seed=_ARGS.seed, max_rows=_ARGS.max_rows)
+        rules, spec = parse_datagen(_ARGS.datagen)
+        stored = load_suite(Path(_ARGS.root), item.source_dialect, item.source_sql, item.fixture)
+        if rules and spec and not _ARGS.force and stored is not None \
+                and stored.generator == GENERATOR:
+            result = Distilled(stored)  # extend the stored rules suite
+        else:
+            result = distill(item, judge, dialects=dialects, max_dbs=_ARGS.max_dbs,
+                             candidates=_ARGS.candidates if rules else 0, seed=_ARGS.seed,
+                             max_rows=_ARGS.max_rows)
+        gen = _datagen(_ARGS)
+        if gen is None or result.suite is None:
+            return result, {}
+        from parrot.testsuite.llm import augment
+
+        suite = result.suite if rules else replace(result.suite, generator="")
+        suite = augment(suite, item, judge, gen, dialects=dialects,
+                        max_rows=_ARGS.max_rows).suite
+        llm = suite.extra["llm"]
+        if not suite.databases:
+            return Distilled(None, "no database the model wrote kills a neighbour"), llm
+        return replace(result, suite=suite), llm
     finally:
         judge.close()
 
@@ -68,26 +144,55 @@ def _init(args: argparse.Namespace) -> None:
     _ARGS = args
 
 
+def _label(args: argparse.Namespace) -> str:
+    """The suite generator ``--datagen`` asks for."""
+    rules, spec = parse_datagen(args.datagen)
+    return f"{GENERATOR}+llm:{spec}" if rules and spec else f"llm:{spec}" if spec else GENERATOR
+
+
+def _stale(root: Path, key: str, args: argparse.Namespace) -> bool:
+    """Whether the suite ``key`` is to be built: missing, ``--force``, or made by another
+    generator than a model-using ``--datagen`` asks for."""
+    path = suite_path(root, key)
+    if args.force or not path.is_file():
+        return True
+    if parse_datagen(args.datagen)[1] is None:
+        return False
+    import json
+
+    return bool(json.loads(path.read_text(encoding="utf-8")).get("generator") != _label(args))
+
+
 def build(args: argparse.Namespace) -> int:
     dataset = load_dataset(args.dataset, count_tokens=False)
     root = Path(dataset.path).parent
+    args.root = str(root)
     groups = _groups(dataset.items)
     todo = [(k, g) for k, g in groups.items()
-            if (args.force or not suite_path(root, k).is_file())
-            and (not args.source or g[0].source_dialect in args.source)]
+            if _stale(root, k, args) and (not args.source or g[0].source_dialect in args.source)]
     if args.limit is not None:
         todo = todo[:args.limit]
     print(f"{dataset.name}: {len(dataset.items)} items, {len(groups)} source queries, "
           f"building {len(todo)}", file=sys.stderr)
     start = time.monotonic()
-    built = neighbours = killed = fixture_kills = 0
+    built = neighbours = killed = fixture_kills = llm_kills = llm_dbs = 0
+    rejected: Counter[str] = Counter()
     skipped: dict[str, int] = {}
     _init(args)
+    if parse_datagen(args.datagen)[1] is not None:
+        problem = _probe(args)
+        if problem:
+            print(f"error: {problem}", file=sys.stderr)
+            return 2
     jobs = [g for _, g in todo]
+    # spawn: a forked worker would inherit the probe's dead event-loop thread
     results = (map(_work, jobs) if args.jobs <= 1 else
-               ProcessPoolExecutor(args.jobs, initializer=_init, initargs=(args,))
-               .map(_work, jobs))
-    for n, ((_key, (item, _)), result) in enumerate(zip(todo, results, strict=True), 1):
+               ProcessPoolExecutor(args.jobs, mp_context=multiprocessing.get_context("spawn"),
+                                   initializer=_init, initargs=(args,)).map(_work, jobs))
+    for n, ((_key, (item, _)), (result, llm)) in enumerate(zip(todo, results, strict=True), 1):
+        llm_kills += int(llm.get("killed", 0))
+        llm_dbs += int(llm.get("databases_kept", 0))
+        rejected.update(llm.get("rejected", {}))
         if result.suite is None:
             reason = result.why_none.split(":")[0][:60]
             skipped[reason] = skipped.get(reason, 0) + 1
@@ -105,11 +210,49 @@ def build(args: argparse.Namespace) -> int:
         return f"{100 * k / neighbours:.1f}%" if neighbours else "n/a"
     print(f"suites built: {built}; neighbours: {neighbours}; killed by fixture: "
           f"{pct(fixture_kills)}; by fixture + suite: {pct(killed)}; time: {elapsed:.0f}s")
+    if parse_datagen(args.datagen)[1] is not None:
+        print(f"  {_label(args)}: {llm_dbs} databases kept, {pct(llm_kills)} of the neighbours "
+              "killed only by them; rejected: "
+              + (", ".join(f"{r} {c}" for r, c in rejected.most_common()) or "none"))
     for reason, count in sorted(skipped.items()):
         print(f"  no suite ({count}): {reason}")
     return 0
 
 
+def _probe(args: argparse.Namespace) -> str | None:
+    """Why the ``--datagen`` model cannot be used, or None (one request; the cache counts)."""
+    try:
+        gen = _datagen(args)
+    except ValueError as exc:
+        return str(exc)
+    assert gen is not None
+    problem = gen.translator.probe()
+    if args.jobs > 1:  # the workers make their own
+        _close_datagen()
+    return problem
+
+
+def _close_datagen() -> None:
+    global _DATAGEN
+    if _DATAGEN is not None:
+        _DATAGEN.close()
+        _DATAGEN = None
+
+
 def main(argv: list[str] | None = None) -> int:
-    args = _parser().parse_args(argv)
-    return build(args)
+    argv = list(sys.argv[1:] if argv is None else argv)
+    parser, build_parser = _parser()
+    args = parser.parse_args(argv)
+    try:
+        parse_datagen(args.datagen)
+        if args.model_args:  # K=V pairs become the LLM flags; explicit flags win
+            args = parser.parse_args(argv[:1] + model_args_flags(args.model_args, build_parser)
+                                     + argv[1:])
+    except ValueError as exc:
+        parser.error(str(exc))
+    if args.llm_rounds < 1:
+        parser.error("--llm-rounds must be positive")
+    try:
+        return build(args)
+    finally:
+        _close_datagen()

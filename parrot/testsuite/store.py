@@ -7,6 +7,9 @@ and a changed source or fixture never picks up a stale suite. File shape::
     {"version": 1, "key": "...", "source_dialect": "sqlite", "source_sql": "...",
      "fixture_sha256": "...", "generator": "rules-v1", "neighbours": 40, "killed": 38,
      "databases": [{"seed": 7, "size": 12, "kills": 21, "fixture": {<fixture JSON>}}, ...]}
+
+A database may name its own ``generator`` (``rules-v1``, ``llm:local``) when the suite mixes
+generators (``rules-v1+llm:local``); without one it was made by the suite's generator.
 """
 
 from __future__ import annotations
@@ -32,6 +35,7 @@ class SuiteDatabase:
     seed: int = 0
     size: int = 0
     kills: int = 0
+    generator: str = ""  # empty: the suite's generator
 
 
 @dataclass(frozen=True)
@@ -67,6 +71,7 @@ def suite_to_json(suite: Suite) -> dict[str, Any]:
         "generator": suite.generator, "neighbours": suite.neighbours, "killed": suite.killed,
         **suite.extra,
         "databases": [{"seed": d.seed, "size": d.size, "kills": d.kills,
+                       **({"generator": d.generator} if d.generator else {}),
                        "fixture": fixture_to_json(d.fixture)} for d in suite.databases],
     }
 
@@ -82,7 +87,8 @@ def suite_from_json(data: dict[str, Any]) -> Suite:
         neighbours=int(data.get("neighbours", 0)), killed=int(data.get("killed", 0)),
         databases=tuple(SuiteDatabase(fixture=fixture_from_json(d["fixture"]),
                                       seed=int(d.get("seed", 0)), size=int(d.get("size", 0)),
-                                      kills=int(d.get("kills", 0)))
+                                      kills=int(d.get("kills", 0)),
+                                      generator=str(d.get("generator", "")))
                         for d in data["databases"]),
         extra={k: v for k, v in data.items() if k not in known},
     )

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import argparse
+from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 DEFAULT_PROMPT = "parrot-v1"
 FEEDBACK_MODES = ("errors", "results")
@@ -46,13 +48,23 @@ def feedback_label(mode: str) -> str:
     return "errors" if mode == "errors" else "results (curation: sees the expected result)"
 
 
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """The LLM flags of ``python -m parrot.eval``."""
+def add_arguments(parser: argparse.ArgumentParser, only: Collection[str] | None = None,
+                  description: str | None = None) -> None:
+    """The LLM flags of ``python -m parrot.eval`` (``only``: just the flags with these
+    destinations, e.g. for a tool that asks a model but translates nothing)."""
     d = LLMOptions()
-    g = parser.add_argument_group(
-        "LLM translators", "for --model PROVIDER/MODEL (any litellm model, e.g. openai/gpt-4o, "
-        "anthropic/claude-..., ollama/..., hosted_vllm/...), local and ensemble:...; API keys "
-        "come from the provider's usual environment variables and are never recorded")
+    group = parser.add_argument_group(
+        "LLM translators", description or (
+            "for --model PROVIDER/MODEL (any litellm model, e.g. openai/gpt-4o, anthropic/"
+            "claude-..., ollama/..., hosted_vllm/...), local and ensemble:...; API keys come "
+            "from the provider's usual environment variables and are never recorded"))
+
+    class _Chosen:  # the group, adding only the flags asked for
+        def add_argument(self, *flags: str, **kwargs: Any) -> None:
+            if only is None or flags[0].removeprefix("--").replace("-", "_") in only:
+                group.add_argument(*flags, **kwargs)
+
+    g = _Chosen()
     g.add_argument("--api-base", default=None, metavar="URL",
                    help="an OpenAI-compatible endpoint, e.g. http://127.0.0.1:8000/v1")
     g.add_argument("--concurrency", type=int, default=d.concurrency,
@@ -91,7 +103,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def from_args(args: argparse.Namespace) -> LLMOptions:
-    """LLMOptions from parsed flags; ValueError on nonsense values."""
+    """LLMOptions from parsed flags (defaults for flags the parser lacks); ValueError on
+    nonsense values."""
+    d = LLMOptions()
+    args = argparse.Namespace(**{**{k: getattr(d, k) for k in vars(d)}, "no_cache": not d.cache,
+                                 "cache": d.cache_path, "price": None, **vars(args)})
     if args.concurrency < 1 or args.max_tokens < 1 or args.request_timeout <= 0:
         raise ValueError("--concurrency, --max-tokens and --request-timeout must be positive")
     if args.retries < 0 or args.shots < 0 or args.reflection < 0:
