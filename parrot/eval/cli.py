@@ -267,7 +267,7 @@ def main(argv: list[str] | None = None) -> int:
                       f"(line number(s) {', '.join(map(str, repaired))}) moved to "
                       f"{config.output_dir / DAMAGED}; their items were re-run", highlight=False)
     if not args.quiet:
-        print_rich(summary_tables(summarize(records)), out)
+        print_rich(summary_tables(summarize(records, translator.params())), out)
         console.print(f"results: {config.output_dir}/results.jsonl  "
                       f"(re-render: python -m parrot.report {config.output_dir})",
                       highlight=False)

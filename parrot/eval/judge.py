@@ -250,6 +250,8 @@ class Judge:
             "translation_types": list(item.translation_types),
             "tags": list(item.tags),
             "difficulty": item.difficulty,
+            **({"annotators": list(item.extra["annotators"])}
+               if item.extra.get("annotators") else {}),
             "order_sensitive": gold.facts.order_sensitive,
             "translation": translation.to_json(),
             "gold": execution_json(gold.execution, gold.engine),

@@ -306,7 +306,7 @@ def run(dataset: Dataset, items: list[Item], translator: Translator, config: Run
     write_json(config.output_dir / MANIFEST, manifest)
     from parrot.report.metrics import summarize
 
-    write_json(config.output_dir / SUMMARY, summarize(records))
+    write_json(config.output_dir / SUMMARY, summarize(records, manifest.get("translator")))
     return records
 
 

@@ -62,7 +62,7 @@ def main(argv: list[str] | None = None) -> int:
     except (RunDirError, OSError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    tables = (summary_tables(summarize(runs[0][2])) if len(runs) == 1
+    tables = (summary_tables(summarize(runs[0][2], runs[0][1].get("translator"))) if len(runs) == 1
               else leaderboards(runs))
     if args.analysis:
         try:

@@ -136,8 +136,32 @@ def _range_label(tokens: int | None) -> str:
     raise AssertionError("unreachable")
 
 
-def summarize(records: list[Record]) -> dict[str, Any]:
-    """The whole summary of a run, as written to summary.json."""
+def translator_specs(params: dict[str, Any] | None) -> set[str]:
+    """The ``--model`` specs a run's translator answers to (its name, its model, its members),
+    as curation records them in an item's ``annotators``."""
+    if not params:
+        return set()
+    specs = {str(params[k]) for k in ("name", "model") if params.get(k)}
+    for member in params.get("members") or []:
+        specs |= translator_specs(member if isinstance(member, dict) else {"name": member})
+    return specs
+
+
+def circularity(records: list[Record], translator: dict[str, Any] | None) -> dict[str, Any] | None:
+    """When the translator under test produced some items' references (curation's
+    ``annotators``): how many, and the scores on the items it did not annotate."""
+    specs = translator_specs(translator)
+    annotated = [r for r in records if specs & set(r.get("annotators") or ())]
+    if not annotated:
+        return None
+    rest = [r for r in records if not specs & set(r.get("annotators") or ())]
+    return {"annotated_by_translator": len(annotated), "items": len(records),
+            "rest": score(rest)}
+
+
+def summarize(records: list[Record], translator: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The whole summary of a run, as written to summary.json (``translator``: the manifest's
+    translator parameters, for the circularity check)."""
     cuts = token_quartiles(records)
     quartile_order = sorted({_quartile_label(r.get("tokens"), cuts) for r in records},
                             key=lambda s: (s == "unknown", s))
@@ -152,7 +176,9 @@ def summarize(records: list[Record]) -> dict[str, Any]:
     usage["cost"] = round(usage["cost"], 10)
     usage["unpriced"] = sum(1 for r in records if r["translation"].get("calls")
                             and r["translation"].get("cost") is None)
+    circular = circularity(records, translator)
     return {
+        **({"circular": circular} if circular else {}),
         "overall": score(records),
         "reasons": {m: dict(Counter(r["verdicts"][m]["reason"] for r in judged).most_common())
                     for m in MODES},

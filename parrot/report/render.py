@@ -36,9 +36,20 @@ def _score_row(label: str, s: dict[str, Any]) -> tuple[Any, ...]:
             _fmt(s["acc_strict_nonempty"]), s["nonempty"], _fmt(s.get("acc_syn")))
 
 
+def _circular_flag(circular: dict[str, Any]) -> str:
+    return (f"circular: annotated {circular['annotated_by_translator']}/{circular['items']} "
+            f"references; strict {_fmt(circular['rest']['acc_strict'])}% on the rest")
+
+
 def summary_tables(summary: dict[str, Any]) -> list[Table]:
     """The tables of one run's summary, in reading order."""
     tables = [Table("Overall", SCORE_HEADERS, [_score_row("all", summary["overall"])])]
+    circular = summary.get("circular")
+    if circular:
+        tables.append(Table(
+            f"Circular: the translator under test wrote {circular['annotated_by_translator']} "
+            f"of the {circular['items']} items' references — scores without them",
+            SCORE_HEADERS, [_score_row("not annotated by it", circular["rest"])]))
     for key, title in (("by_pair", "By dialect pair"),
                        ("by_type", "By translation type"),
                        ("by_tokens_quartile", "By token length (quartiles of this run's items)"),
@@ -87,7 +98,10 @@ def leaderboards(runs: list[tuple[str, dict[str, Any], list[dict[str, Any]]]]) -
     for path, manifest, records in runs:
         key = (str(manifest.get("dataset", {}).get("sha256", "?")),
                frozenset(str(r["id"]) for r in records))
-        groups.setdefault(key, []).append((path, manifest, summarize(records)))
+        summary = summarize(records, manifest.get("translator"))
+        groups.setdefault(key, []).append((path, manifest, summary))
+        if summary.get("circular"):
+            flags[path] = _circular_flag(summary["circular"])
         errors = {r["translation"].get("error") for r in records
                   if r["translation"]["status"] == "error"}
         failed = sum(1 for r in records if r["translation"]["status"] == "error")
