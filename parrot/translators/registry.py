@@ -2,7 +2,9 @@
 ``openai/gpt-4o`` (a ``PROVIDER/MODEL`` spec names a litellm model).
 
 Built-in translators live in modules imported only when asked for, so a run with the sqlglot
-baseline never imports an LLM client.
+baseline never imports an LLM client. Other packages add translators without editing parrot
+through the ``parrot.translators`` entry-point group (``name = "module:Class"``), loaded only when
+their name is asked for (docs/adding-a-translator.md).
 """
 
 from __future__ import annotations
@@ -47,13 +49,28 @@ def register(name: str) -> Callable[[T], T]:
     return decorate
 
 
+ENTRY_POINTS = "parrot.translators"
+
+
+def _plugins() -> dict[str, Any]:
+    from importlib.metadata import entry_points
+
+    return {ep.name: ep for ep in entry_points(group=ENTRY_POINTS)}
+
+
 def available() -> list[str]:
-    return sorted(set(BUILTIN) | set(TRANSLATORS))
+    return sorted(set(BUILTIN) | set(TRANSLATORS) | set(_plugins()))
 
 
 def translator_class(name: str) -> type[Translator]:
     if name not in TRANSLATORS and name in BUILTIN:
         importlib.import_module(BUILTIN[name])
+    elif name not in TRANSLATORS and name in (plugins := _plugins()):
+        cls = plugins[name].load()
+        if not (isinstance(cls, type) and issubclass(cls, Translator)):
+            raise UnknownTranslatorError(f"entry point {name!r} ({plugins[name].value}) in "
+                                         f"group {ENTRY_POINTS} is not a Translator class")
+        TRANSLATORS.setdefault(name, cls)
     try:
         return TRANSLATORS[name]
     except KeyError:
