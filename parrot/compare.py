@@ -1,4 +1,6 @@
-"""Result comparison: does the translation's result equal the source query's? (docs/semantics.md)
+"""Result comparison: does the translation's result equal the source query's?
+
+(README, "What the numbers mean".)
 
 A pure function of two :class:`~parrot.values.ResultSet` objects and the item's
 :class:`CompareFacts`. Three modes share one matcher and differ only in how cells are keyed and

@@ -24,7 +24,7 @@ class Dialect:
     label: str  # what reports print
     engine: str | None = None  # parrot engine adapter that runs it here (None: by URL only)
     aliases: tuple[str, ...] = ()
-    # Facts measured on the engine (see docs/engines.md); None when unknown.
+    # Facts measured on the engine (see the README, "Engines"); None when unknown.
     nulls_in_asc: NullOrder | None = None
     nulls_in_desc: NullOrder | None = None
     integer_division: Literal["integer", "decimal", "float"] | None = None

@@ -1,7 +1,8 @@
 """Canonical result values: what engine adapters hand to the comparator.
 
-Every engine adapter converts its driver's values into these Python types, one per type family of
-docs/semantics.md, so the comparator never needs to know which engine produced a row:
+Every engine adapter converts its driver's values into these Python types, one per type family
+(README, "What the numbers mean"), so the comparator never needs to know which engine produced
+a row:
 
 ========== ==========================================================
 family      Python representation

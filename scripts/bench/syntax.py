@@ -4,7 +4,8 @@ For each dialect: up to N real queries (the fidelity corpora: shared corpora + d
 one run and one process, CPU-time: the first parse (cold: module import + the ANTLR prediction
 cache), warm queries/s of ``parrot.check`` (best of --repeat passes), warm queries/s of
 ``sqlglot.parse`` on the same queries, and the ratios — to sqlglot and to the community-grammar
-route measured in docs/grammars.md (Python ANTLR runtime). Community ANTLR grammars are not
+route (grammars-v4 through the Python ANTLR runtime, measured by this project before it wrote
+its own grammars: ``COMMUNITY_QPS``). Community ANTLR grammars are not
 installed on this machine, so they are quoted, not re-run.
 
     python scripts/bench/syntax.py [--dialects sqlite,postgres] [-n 1000] [--repeat 2]
@@ -23,7 +24,8 @@ from parrot.check import check_sql
 from parrot.check.fidelity import DIALECTS, real_queries
 from parrot.dialects import resolve
 
-# warm q/s of the community grammars through the Python ANTLR runtime (docs/grammars.md)
+# warm q/s of the grammars-v4 community grammars through the Python ANTLR runtime (measured by
+# this project, 2026-11, before writing its own grammars; not re-run here)
 COMMUNITY_QPS = {"mysql": 1.2, "oracle": 1.7, "tsql": 4.1, "postgres": 12.6, "clickhouse": 13.3,
                  "sqlite": 56.0}
 
