@@ -107,7 +107,9 @@
     history.replaceState(null, "", lastList);
   }
 
-  form.addEventListener("input", () => { page = 0; render(); filtersToHash(); });
+  const refilter = () => { page = 0; render(); filtersToHash(); };
+  form.addEventListener("input", refilter);
+  form.addEventListener("change", refilter);
   form.addEventListener("submit", (e) => e.preventDefault());
   document.getElementById("prev").addEventListener("click", () => { page--; render(); });
   document.getElementById("next").addEventListener("click", () => { page++; render(); });

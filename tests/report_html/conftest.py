@@ -1,0 +1,46 @@
+"""Run directories made by real evaluations (sqlglot, identity, reference on a slice of the
+starter set), their HTML pages, and a headless Chromium for the browser tests."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from parrot.eval.cli import main as eval_main
+
+SLICE = "48"  # the first 48 starter items: every pair, several failure reasons
+MODELS = ("sqlglot", "identity", "reference")
+
+
+@pytest.fixture(scope="session")
+def run_dirs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    base = tmp_path_factory.mktemp("html-runs")
+    dirs = {}
+    for model in MODELS:
+        out = base / model
+        assert eval_main(["--quiet", "--model", model, "--limit", SLICE,
+                          "--output-dir", str(out)]) == 0
+        dirs[model] = out
+    return dirs
+
+
+@pytest.fixture(scope="session")
+def browser():
+    """Headless Chromium through Selenium; skips when either is absent."""
+    webdriver = pytest.importorskip("selenium.webdriver", reason="selenium not installed "
+                                    "(pip install -e '.[dev]')")
+    driver_path = shutil.which("chromedriver")
+    if driver_path is None or not (shutil.which("chromium") or shutil.which("chromium-browser")):
+        pytest.skip("Chromium absent: apt-get install -y chromium chromium-driver")
+    from selenium.webdriver.chrome.service import Service
+
+    options = webdriver.ChromeOptions()
+    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                "--window-size=1400,1800"):
+        options.add_argument(arg)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    driver = webdriver.Chrome(options=options, service=Service(driver_path))
+    yield driver
+    driver.quit()
