@@ -1,31 +1,28 @@
 """The run page's plots: matplotlib figures rendered to inline SVG (text kept as text, no fonts
-embedded, deterministic ids), so the page needs no script or network to show them."""
+embedded, deterministic ids), so the page needs no script or network to show them. Figures are
+made with matplotlib's object API, never pyplot: no global backend or figure state."""
 
 from __future__ import annotations
 
 import io
-from urllib.parse import quote
 from collections.abc import Mapping
 from typing import Any
+from urllib.parse import quote
 
-import matplotlib
+from matplotlib import colormaps, rc_context
+from matplotlib.figure import Figure
+from matplotlib.patches import Rectangle
 
-matplotlib.use("svg")
-import matplotlib.pyplot as plt  # noqa: E402
-from matplotlib.figure import Figure  # noqa: E402
-from matplotlib.patches import Rectangle  # noqa: E402
-
-STYLE = {"svg.fonttype": "none", "font.size": 9, "axes.spines.top": False,
+STYLE: dict[Any, Any] = {"svg.fonttype": "none", "font.size": 9, "axes.spines.top": False,
          "axes.spines.right": False}
 REASON_COLORS = ("#2e7d32", "#c62828", "#ef6c00", "#6a1b9a", "#1565c0", "#00838f", "#ad1457",
                  "#827717", "#4e342e", "#37474f", "#9e9d24", "#5d4037")
 
 
 def _svg(fig: Figure, name: str) -> str:
-    with plt.rc_context({**STYLE, "svg.hashsalt": name}):
+    with rc_context({**STYLE, "svg.hashsalt": name}):
         buf = io.StringIO()
         fig.savefig(buf, format="svg", bbox_inches="tight", metadata={"Date": None})
-    plt.close(fig)
     text = buf.getvalue()
     return text[text.index("<svg"):]  # drop the XML prolog and doctype: inline SVG
 
@@ -35,9 +32,10 @@ def heatmap(by_pair: Mapping[str, Mapping[str, Any]]) -> str:
     pairs = [k.split("→") for k in by_pair]
     sources = sorted({s for s, _ in pairs})
     targets = sorted({t for _, t in pairs})
-    with plt.rc_context(STYLE):
-        fig, ax = plt.subplots(figsize=(1.1 * len(targets) + 1.6, 0.6 * len(sources) + 1.2))
-        cmap = plt.get_cmap("RdYlGn")
+    with rc_context(STYLE):
+        fig = Figure(figsize=(1.1 * len(targets) + 1.6, 0.6 * len(sources) + 1.2))
+        ax = fig.subplots()
+        cmap = colormaps["RdYlGn"]
         for (s, t), (key, score) in zip(pairs, by_pair.items(), strict=True):
             acc = score["acc_strict"]
             x, y = targets.index(t), sources.index(s)
@@ -62,8 +60,9 @@ def heatmap(by_pair: Mapping[str, Mapping[str, Any]]) -> str:
 def bars(groups: Mapping[str, Mapping[str, Any]], name: str, title: str) -> str:
     """Horizontal bars of strict Acc_RES per group, each labelled with its denominator."""
     labels = list(groups)
-    with plt.rc_context(STYLE):
-        fig, ax = plt.subplots(figsize=(5.5, 0.28 * len(labels) + 1.0))
+    with rc_context(STYLE):
+        fig = Figure(figsize=(5.5, 0.28 * len(labels) + 1.0))
+        ax = fig.subplots()
         values = [groups[k]["acc_strict"] or 0.0 for k in labels]
         ax.barh(labels, values, color="#1565c0")
         for i, k in enumerate(labels):
@@ -82,8 +81,9 @@ def stacked_reasons(reasons_by_pair: Mapping[str, Mapping[str, int]]) -> str:
     reasons = sorted({r for counts in reasons_by_pair.values() for r in counts},
                      key=lambda r: (r != "match", r))
     labels = list(reasons_by_pair)
-    with plt.rc_context(STYLE):
-        fig, ax = plt.subplots(figsize=(6.5, 0.28 * len(labels) + 1.4))
+    with rc_context(STYLE):
+        fig = Figure(figsize=(6.5, 0.28 * len(labels) + 1.4))
+        ax = fig.subplots()
         left = [0] * len(labels)
         for i, reason in enumerate(reasons):
             counts = [reasons_by_pair[p].get(reason, 0) for p in labels]
@@ -98,9 +98,9 @@ def stacked_reasons(reasons_by_pair: Mapping[str, Mapping[str, int]]) -> str:
 
 def status(translation: Mapping[str, int], execution: Mapping[str, int]) -> str:
     """Translation status and execution status of the translations, as counts."""
-    with plt.rc_context(STYLE):
-        fig, axes = plt.subplots(1, 2, figsize=(7, 0.3 * max(len(translation),
-                                                               len(execution), 1) + 1.2))
+    with rc_context(STYLE):
+        fig = Figure(figsize=(7, 0.3 * max(len(translation), len(execution), 1) + 1.2))
+        axes = fig.subplots(1, 2)
         for ax, counts, title in ((axes[0], translation, "translation"),
                                   (axes[1], execution, "execution (gold ok)")):
             ax.barh(list(counts), list(counts.values()), color="#546e7a")
@@ -112,8 +112,9 @@ def status(translation: Mapping[str, int], execution: Mapping[str, int]) -> str:
 
 def latency(seconds: list[float]) -> str:
     """Histogram of translation latency (seconds per item)."""
-    with plt.rc_context(STYLE):
-        fig, ax = plt.subplots(figsize=(5.5, 2.4))
+    with rc_context(STYLE):
+        fig = Figure(figsize=(5.5, 2.4))
+        ax = fig.subplots()
         ax.hist(seconds, bins=30, color="#6a1b9a")
         ax.set_xlabel("translation latency (s)")
         ax.set_ylabel("items")

@@ -133,8 +133,8 @@ def test_leaderboard_sorts(browser, run_dirs, tmp_path):
     assert report_main([*map(str, run_dirs.values()), "--format", "html", "-o", str(page)]) == 0
     browser.get(page.resolve().as_uri())
     board = browser.find_element("css selector", "table.leaderboard")
-    header = [th for th in board.find_elements("css selector", "thead th")
-              if th.text == "strict %"][0]
+    header = next(th for th in board.find_elements("css selector", "thead th")
+                  if th.text == "strict %")
     col = [th.text for th in board.find_elements("css selector", "thead th")].index("strict %")
 
     def column() -> list[float]:

@@ -99,8 +99,8 @@ def test_leaderboard_numbers_match_markdown(run_dirs, tmp_path, capsys):
     assert title in text
     board = [t for c, t in html_tables(text) if c == "Leaderboard"]
     assert board == [rows]
-    assert [r[1] for r in rows[1:]][0] == "reference"  # the reference translations rank first
-    by_pair = [t for c, t in html_tables(text) if c == "strict % by dialect pair"][0]
+    assert rows[1][1] == "reference"  # the reference translations rank first
+    by_pair = next(t for c, t in html_tables(text) if c == "strict % by dialect pair")
     for row in by_pair[1:]:
         pairs = summary(Path(row[0]))["by_pair"]
         assert row[1:] == [f"{pairs[p]['acc_strict']:.1f}" for p in by_pair[0][1:]]
