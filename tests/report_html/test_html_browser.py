@@ -146,3 +146,13 @@ def test_leaderboard_sorts(browser, run_dirs, tmp_path):
     header.click()
     assert column() == sorted(column(), reverse=True)
     assert console_errors(browser) == []
+
+
+def test_item_view_shows_the_model_answer(browser, llm_run):
+    item = records(llm_run)[0]
+    open_page(browser, llm_run / "report.html", f"#item={item['id']}")
+    text = browser.find_element("css selector", "#item-view").text
+    assert "the source runs unchanged" in text
+    if item["translation"].get("raw"):
+        assert browser.find_element("css selector", "#raw").text == item["translation"]["raw"]
+    assert console_errors(browser) == []

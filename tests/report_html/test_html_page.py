@@ -118,3 +118,10 @@ def test_leaderboard_separates_datasets(run_dirs, tmp_path):
                         "-o", str(page)]) == 0
     boards = [t for c, t in html_tables(page.read_text()) if c == "Leaderboard"]
     assert sorted(len(b) - 1 for b in boards) == [1, 1]
+
+
+def test_cost_and_latency_only_when_a_model_was_called(run_dirs, llm_run):
+    assert "Cost and latency" in (llm_run / "report.html").read_text()
+    assert "Cost and latency" not in (run_dirs["sqlglot"] / "report.html").read_text()
+    item = inlined_items((llm_run / "report.html").read_text())[0]
+    assert item["translation"]["reasoning"] == "the source runs unchanged"

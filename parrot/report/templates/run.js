@@ -230,7 +230,7 @@
       h("table", { id: "verdicts" }, h("thead", {}, h("tr", {}, ["mode", "match", "reason", "detail", "notes"].map((x) => h("th", {}, x)))),
         h("tbody", {}, modes.map(([m, v]) => h("tr", { class: v.match ? "ok" : "fail" }, h("td", {}, m), h("td", {}, v.match ? "✓" : "✗"),
           h("td", {}, v.reason), h("td", {}, v.detail || ""), h("td", {}, (v.notes || []).join("; ")))))),
-      r.suite ? [h("h3", {}, `Test suite: ${r.suite.match ? "match" : "no match"} on ${r.suite.judged} of ${r.suite.databases.length} databases`),
+      r.suite ? [h("h3", {}, `Test suite: ${r.suite.match ? "match" : "no match"} (${r.suite.judged} of ${r.suite.databases.length} databases judged)`),
         h("table", { id: "suite" }, h("thead", {}, h("tr", {}, ["database", "seed", "match", "reason", "detail"].map((x) => h("th", {}, x)))),
           h("tbody", {}, r.suite.databases.map((d) => h("tr", { class: d.match ? "ok" : "fail" }, h("td", {}, d.index), h("td", {}, d.seed ?? ""),
             h("td", {}, d.match ? "✓" : "✗"), h("td", {}, d.reason || ""), h("td", {}, d.detail || "")))))] : null,
