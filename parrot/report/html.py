@@ -52,10 +52,23 @@ class Section:
     link: str | None = None
 
 
+def _numeric(value: Any) -> bool:
+    """A table cell that is a number, or the "–" of one not measured (aligned right)."""
+    if isinstance(value, int | float) or value == "–":
+        return True
+    try:
+        float(str(value))
+    except ValueError:
+        return False
+    return True
+
+
 def _env() -> jinja2.Environment:
-    return jinja2.Environment(loader=jinja2.PackageLoader("parrot.report", "templates"),
-                              autoescape=True, undefined=jinja2.StrictUndefined,
-                              trim_blocks=True, lstrip_blocks=True)
+    env = jinja2.Environment(loader=jinja2.PackageLoader("parrot.report", "templates"),
+                             autoescape=True, undefined=jinja2.StrictUndefined,
+                             trim_blocks=True, lstrip_blocks=True)
+    env.tests["numeric"] = _numeric
+    return env
 
 
 def _asset(name: str) -> str:

@@ -110,6 +110,8 @@ def test_item_view_shows_sql_and_differing_cell(browser, run_dirs, tmp_path):
 
 
 def test_two_clicks_from_heat_map_to_a_failing_item(browser, run_dirs):
+    from selenium.webdriver.support.ui import WebDriverWait
+
     run_dir = run_dirs["sqlglot"]
     pair = "sqlite→clickhouse"
     failing = {r["id"] for r in records(run_dir) if not r["verdicts"]["strict"]["match"]
@@ -120,8 +122,10 @@ def test_two_clicks_from_heat_map_to_a_failing_item(browser, run_dirs):
                                                 '&strict=fail"]')
     browser.execute_script("arguments[0].dispatchEvent(new MouseEvent('click', "
                            "{bubbles: true}))", link)  # an SVG <a>: click it as a reader does
-    assert set(shown_ids(browser)) == failing
+    wait = WebDriverWait(browser, WAIT)  # hashchange is dispatched asynchronously
+    wait.until(lambda d: set(shown_ids(d)) == failing)
     browser.find_element("css selector", "#item-table tbody tr td:nth-child(2)").click()
+    wait.until(lambda d: d.find_elements("css selector", "#item-view h2"))
     assert browser.find_element("css selector", "#item-view h2").text in failing
     assert browser.find_elements("css selector", "#diff-cell, #item-view .error, #verdicts")
 

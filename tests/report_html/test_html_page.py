@@ -125,3 +125,21 @@ def test_cost_and_latency_only_when_a_model_was_called(run_dirs, llm_run):
     assert "Cost and latency" not in (run_dirs["sqlglot"] / "report.html").read_text()
     item = inlined_items((llm_run / "report.html").read_text())[0]
     assert item["translation"]["reasoning"] == "the source runs unchanged"
+
+
+@pytest.mark.slow
+def test_wheel_carries_the_templates(tmp_path):
+    import subprocess
+    import sys
+    import zipfile
+
+    repo = Path(__file__).resolve().parents[2]
+    build = subprocess.run([sys.executable, "-m", "pip", "wheel", str(repo), "--no-deps",
+                            "-w", str(tmp_path), "-q"], capture_output=True, text=True)
+    if build.returncode != 0:
+        pytest.skip(f"wheel build unavailable here: {build.stderr.strip()[-300:]}")
+    (wheel,) = tmp_path.glob("*.whl")
+    names = set(zipfile.ZipFile(wheel).namelist())
+    shipped = {f"parrot/report/templates/{p.name}"
+               for p in (repo / "parrot" / "report" / "templates").iterdir() if p.is_file()}
+    assert shipped and shipped <= names
