@@ -5,7 +5,8 @@ A pure function of two :class:`~parrot.values.ResultSet` objects and the item's
 compared (a :class:`_Profile`):
 
 * ``strict`` (Acc_RES): columns by position, exact values bridged across type families, float noise
-  within a relative tolerance;
+  within a relative tolerance, a DECIMAL quotient or average at the engine's scale (≥ 4 decimals)
+  equal to a longer number that rounds to it;
 * ``normalized`` (PolySQL's Algorithm 1): lower-cased names with extra prediction columns allowed,
   stripped strings, numbers within 1e-5;
 * ``multiset`` (UniQL's protocol, bugs fixed): numbers rounded to 3 decimals.
@@ -82,6 +83,18 @@ class CompareFacts:
     # order_sensitive: every row is its own group (strict positions)
     sort_keys: tuple[tuple[Value, ...], ...] | None = None
     rel_tol: float = 1e-9  # strict-mode float noise tolerance (relative)
+    # gold positions filled from a tie group that the source's LIMIT/OFFSET cuts (ordered gold)
+    tie_pools: tuple[TiePool, ...] = ()
+
+
+@dataclass(frozen=True)
+class TiePool:
+    """Gold rows [start, end) come from a tie group cut by the source's LIMIT/OFFSET: any
+    ``end - start`` of the group's ``rows`` (from the unlimited source) are a right answer."""
+
+    start: int
+    end: int
+    rows: tuple[Row, ...]
 
 
 @dataclass(frozen=True)
@@ -224,6 +237,11 @@ def _decimal(v: int | float | Decimal) -> Decimal:
     return Decimal(repr(v)) if isinstance(v, float) else Decimal(v)
 
 
+def _places(d: Decimal) -> int:
+    """The decimals a finite Decimal shows (0 for an integer, negative exponents count)."""
+    return -int(d.as_tuple().exponent)
+
+
 def _round(d: Decimal, places: int) -> Decimal:
     """Round half away from zero to `places` decimals, exactly at any magnitude."""
     context = Context(prec=max(28, d.adjusted() + places + 2))
@@ -262,14 +280,31 @@ class _Profile:
         return all(map(self.same, gold, pred))
 
 
+# The fewest decimals an engine gives the DECIMAL result of an inexact operation (a quotient, an
+# average): MariaDB's div_precision_increment. PostgreSQL gives 16 or more, Spark 6 or more.
+INEXACT_SCALE = 4
+
+
+def _same_at_scale(a: Value, b: Value) -> bool:
+    """Whether one side is a DECIMAL with at least :data:`INEXACT_SCALE` decimals and the other, a
+    number with more decimals, rounds half-up to it (MariaDB's 3.3333 vs 3.3333333333333335)."""
+    for short, other in ((a, b), (b, a)):
+        if isinstance(short, Decimal) and short.is_finite() and _real(other):
+            places, long = _places(short), _decimal(other)
+            if places >= INEXACT_SCALE and long.is_finite() and _places(long) > places:
+                return _round(long, places) == short
+    return False
+
+
 def _strict(rel_tol: float) -> _Profile:
-    """Exact values; when either side is a float, equal within relative `rel_tol`."""
+    """Exact values; when either side is a float, equal within relative `rel_tol`; a DECIMAL with
+    at least :data:`INEXACT_SCALE` decimals equals a longer number that rounds to it."""
     digits = 17 if rel_tol <= 0 else min(17, max(1, math.floor(-math.log10(rel_tol)) - 3))
 
     def same(a: Value, b: Value) -> bool:
         if (isinstance(a, float) or isinstance(b, float)) and _real(a) and _real(b):
-            return math.isclose(float(a), float(b), rel_tol=rel_tol)
-        return _key(a) == _key(b)
+            return math.isclose(float(a), float(b), rel_tol=rel_tol) or _same_at_scale(a, b)
+        return _key(a) == _key(b) or _same_at_scale(a, b)
 
     return _Profile(_key, same, lambda x: _grid(x, digits))
 
@@ -318,6 +353,8 @@ def _compare_rows(
     if not gold:
         return Reason.EMPTY_MATCH, "both results are empty: a match, flagged as empty", None
     groups = _groups(facts, len(gold))
+    if groups is not None and facts.tie_pools:
+        gold = _fill_pools(gold, pred, facts.tie_pools, prof)
     if groups is None:
         miss = _unpaired(gold, pred, prof)
     else:
@@ -358,6 +395,26 @@ def _groups(facts: CompareFacts, n: int) -> list[tuple[int, int]] | None:
     keys = [tuple(map(_key, k)) for k in facts.sort_keys]
     starts = [i for i in range(n) if i == 0 or keys[i] != keys[i - 1]]
     return list(zip(starts, [*starts[1:], n], strict=True))
+
+
+def _fill_pools(gold: Rows, pred: Rows, pools: Sequence[TiePool], prof: _Profile) -> Rows:
+    """The gold with each pool's positions holding the prediction's rows there, when those are
+    distinct rows of the pool (so any choice among the cut ties matches); else unchanged."""
+    out = list(gold)
+    for pool in pools:
+        free: dict[Hashable, list[Row]] = defaultdict(list)
+        for row in pool.rows:
+            free[prof.row_key(row)].append(row)
+        chosen: list[Row] = []
+        for row in pred[pool.start:pool.end]:
+            bucket = free.get(prof.row_key(row)) or next(
+                (b for b in free.values() if b and prof.rows_same(b[-1], row)), None)
+            if not bucket:
+                break
+            chosen.append(bucket.pop())
+        else:
+            out[pool.start:pool.end] = chosen
+    return out
 
 
 def _group_equal(gold: Rows, pred: Rows, group: tuple[int, int], prof: _Profile) -> bool:
@@ -534,7 +591,7 @@ def _precision(g: int | float | Decimal, p: int | float | Decimal) -> bool:
     a, b = _decimal(g), _decimal(p)
     if not (a.is_finite() and b.is_finite()):
         return False
-    places = min(max(0, -int(d.as_tuple().exponent)) for d in (a, b))
+    places = min(max(0, _places(d)) for d in (a, b))
     return places > 0 and _round(a, places) == _round(b, places)
 
 

@@ -13,6 +13,7 @@ from parrot.compare import (
     CompareFacts,
     Mode,
     Reason,
+    TiePool,
     Verdict,
     compare,
     compare_all,
@@ -41,6 +42,12 @@ def col(*values: Value, name: str = "c0") -> ResultSet:
 def ties(*keys: Value) -> CompareFacts:
     """Order-sensitive facts with one single-value sort key per gold row."""
     return CompareFacts(order_sensitive=True, sort_keys=tuple((k,) for k in keys))
+
+
+def cut_ties() -> CompareFacts:
+    """Gold (1, c, d) ordered by (1, 2, 2), its last two rows chosen by a LIMIT among c, d, e."""
+    return CompareFacts(order_sensitive=True, sort_keys=((1,), (2,), (2,)),
+                        tie_pools=(TiePool(1, 3, (("c",), ("d",), ("e",))),))
 
 
 def case(gold, pred, facts, mode, match, reason, label):
@@ -186,6 +193,16 @@ STRICT_VALUES = [
         R.PRECISION,
         "rel-tol-from-facts",
     ),
+    # a DECIMAL at an inexact operation's scale (>= 4 decimals) equals a number rounding to it
+    case(col(Decimal("2.1667")), col(13 / 6), UNORDERED, S, True, R.MATCH, "mariadb-vs-double"),
+    case(col(Decimal("2.1666666666666667")), col(Decimal("2.1667")), UNORDERED, S, True, R.MATCH,
+         "postgres-vs-mariadb"),
+    case(col(Decimal("-0.6667")), col(-2 / 3), UNORDERED, S, True, R.MATCH, "negative-half-up"),
+    case(col(Decimal("2.1666")), col(13 / 6), UNORDERED, S, False, R.VALUE,
+         "truncated-is-not-rounded"),
+    case(col(Decimal("2.167")), col(13 / 6), UNORDERED, S, False, R.PRECISION, "scale-3-exact"),
+    case(col(2.1667), col(13 / 6), UNORDERED, S, False, R.PRECISION, "a-double-is-exact"),
+    case(col(Decimal("2.1667")), col(2.1668), UNORDERED, S, False, R.VALUE, "same-scale-value"),
     case(col(NAN), col(NAN), UNORDERED, S, True, R.MATCH, "nan-equals-nan"),
     case(col(Decimal("NaN")), col(NAN), UNORDERED, S, True, R.MATCH, "decimal-nan-equals-nan"),
     case(col(NAN), col(0.0), UNORDERED, S, False, R.VALUE, "nan-vs-zero"),
@@ -378,6 +395,11 @@ ORDER_AND_TIES = [
         "ties-across-groups-multiset",
     ),
     case(col(1, 2), col(2, 1), ORDERED, N, False, R.ORDER, "ordered-normalized"),
+    # gold rows 1-2 are two of the pool a LIMIT cut (c, d, e tied): any two of them match
+    case(col(1, "c", "d"), col(1, "e", "c"), cut_ties(), S, True, R.MATCH, "cut-ties-any-choice"),
+    case(col(1, "c", "d"), col(1, "e", "e"), cut_ties(), S, False, R.VALUE, "cut-ties-no-repeat"),
+    case(col(1, "c", "d"), col(1, "c", "f"), cut_ties(), M, False, R.VALUE, "cut-ties-outsider"),
+    case(col(1, "c", "d"), col("c", 1, "d"), cut_ties(), N, False, R.ORDER, "cut-ties-position"),
 ]
 
 NORMALIZED = [

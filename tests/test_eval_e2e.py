@@ -81,6 +81,9 @@ def test_report_rerenders_and_builds_a_leaderboard(runs, capsys):
     assert report_main([str(runs["sqlglot"])]) == 0
     text = capsys.readouterr().out
     assert "By dialect pair" in text and "sqlite→duckdb" in text
+    assert "Cross-dialect consistency" in text and "κ with base" in text  # parrot.report.analysis
+    assert report_main([str(runs["sqlglot"]), "--no-analysis"]) == 0
+    assert "Cross-dialect consistency" not in capsys.readouterr().out
     assert report_main([str(d) for d in runs.values()] + ["--format", "csv"]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert lines[0].startswith("Leaderboard — dataset sha256 ") and ",rank,model," in lines[0]

@@ -67,6 +67,41 @@ def test_limit_cutting_ties_is_detected(judge, sql, cut):
     assert (judge.limit_cuts_ties(item(sql)) is not None) is cut
 
 
+@pytest.mark.parametrize(("sql", "translation", "match"), [
+    # ann and bob tie on 3: either is the top row
+    ("SELECT who FROM s ORDER BY pts DESC LIMIT 1",
+     "SELECT who FROM s ORDER BY pts DESC, who DESC LIMIT 1", True),
+    ("SELECT who FROM s ORDER BY pts DESC LIMIT 1",
+     "SELECT who FROM s ORDER BY pts DESC, who LIMIT 1", True),
+    ("SELECT who FROM s ORDER BY pts DESC LIMIT 1", "SELECT who FROM s ORDER BY pts LIMIT 1",
+     False),
+    # cy, then dee or eve (tied on 2)
+    ("SELECT who, pts FROM s ORDER BY pts LIMIT 2",
+     "SELECT who, pts FROM s ORDER BY pts, who DESC LIMIT 2", True),
+    ("SELECT who, pts FROM s ORDER BY pts LIMIT 2",
+     "SELECT who, pts FROM s WHERE who <> 'cy' ORDER BY pts LIMIT 2", False),
+    ("SELECT who, pts FROM s ORDER BY pts LIMIT 2",
+     "SELECT who, pts FROM s ORDER BY pts LIMIT 3", False),
+    # the OFFSET cuts one tie group and the LIMIT another
+    ("SELECT who FROM s ORDER BY pts DESC LIMIT 2 OFFSET 1",
+     "SELECT who FROM s ORDER BY pts DESC, who LIMIT 2 OFFSET 1", True),
+    ("SELECT who FROM s ORDER BY pts DESC LIMIT 2 OFFSET 1",
+     "SELECT who FROM s ORDER BY pts DESC, who DESC LIMIT 2 OFFSET 1", True),
+    ("SELECT who FROM s ORDER BY pts DESC LIMIT 2 OFFSET 1",
+     "SELECT who FROM s ORDER BY pts DESC, who LIMIT 2 OFFSET 2", False),
+])
+def test_any_choice_among_ties_a_limit_cuts_matches(judge, sql, translation, match):
+    verdict = strict(judge, item(sql), translation)
+    assert verdict["match"] is match, verdict["detail"]
+    assert any("cuts through" in note for note in verdict["notes"]), verdict["notes"]
+
+
+def test_a_limit_that_cuts_no_ties_adds_no_note(judge):
+    verdict = strict(judge, item("SELECT who FROM s ORDER BY pts DESC LIMIT 2"),
+                     "SELECT who FROM s ORDER BY pts DESC, who LIMIT 2")
+    assert verdict["match"] and not any("cuts through" in n for n in verdict["notes"])
+
+
 def test_failures_are_typed(judge):
     it = item("SELECT who FROM s")
     assert strict(judge, it, "SELEC who FROM s")["reason"] == "pred_error"

@@ -58,3 +58,19 @@ def test_curated_items_use_the_shipped_fixture_form():
                                     fixture="spider/concert_singer", references=(ref,)))
     assert line["fixture"] == {"name": "spider/concert_singer"}
     assert _validator("item.schema.json").is_valid(line)
+
+
+def test_shipped_and_curated_items_share_one_reference_form():
+    """``reference_sql`` is a list of strings in every shipped dataset and in curated output, so
+    one column type loads any mix of them (e.g. with ``datasets.load_dataset("json", …)``)."""
+    from parrot.curate.serialise import item_json
+    from parrot.curate.stages import Candidate, Record
+
+    shapes = {(f.parent.name, type(json.loads(line)["reference_sql"]).__name__)
+              for f in sorted(REPO.glob("datasets/*/items.jsonl"))
+              for line in f.read_text().splitlines() if line.strip()}
+    assert shapes == {(name, "list") for name, _ in shapes}
+    ref = Candidate("SELECT 1", "sqlglot", "tool")
+    line = item_json("main", Record(id="a", dialect="sqlite", sql="SELECT 1", target="duckdb",
+                                    references=(ref,)))
+    assert isinstance(line["reference_sql"], list)

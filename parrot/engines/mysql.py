@@ -20,6 +20,14 @@ closes it compares ``CHECKSUM TABLE`` of the fixtures it used with the values se
 drops a database that changed, so the next user reloads it; a fixture database that vanished is
 reloaded transparently by the next execution.
 
+**Database-qualified names.** Real MySQL queries name tables as ``shop.orders``: a qualifier
+equal to the fixture's own name (:func:`database_name`, the last segment of ``spider/car_1``)
+names the database the execution reads — the fixture database for read-only scripts (where
+``parrot_ro`` may only read), the scratch copy for writing ones (where ``parrot_rw`` writes and
+the fixture stays untouched). The qualifier is rewritten in the text sent to the server after
+the guard has passed it, at the tokens both backslash readings agree on, and not at all when the
+name also stands alone in the script (an alias or a table called ``shop``).
+
 **Isolation.** MySQL DDL is not transactional (CREATE VIEW commits), so every execution gets a
 fresh connection and each script is classified from its statements' tokens:
 
@@ -243,6 +251,44 @@ def _starts_inner_statement(prev: st.Token | None) -> bool:
         return False
     return prev.text in (";", ":") or (prev.kind is st.TokenKind.WORD
                                        and prev.name in _INNER_STATEMENT_AFTER)
+
+
+# --- database-qualified names --------------------------------------------------------------------
+
+def database_name(fixture: Fixture) -> str:
+    """The database name queries may qualify a fixture's tables with: the last segment of its
+    name (``shop.orders``; ``spider/car_1`` → ``car_1.cars_data``)."""
+    return fixture.name.rsplit("/", 1)[-1]
+
+
+def _qualifiers(text: str, name: str, lexicon: st.Lexicon) -> set[tuple[int, int]] | None:
+    """Spans of the tokens that qualify a name with database ``name`` (``name.x``, not
+    ``t.name.x``); None when ``name`` also stands alone (an alias or a table called so)."""
+    tokens = st.tokenize(text, lexicon)
+    spans = set()
+    for i, tok in enumerate(tokens):
+        bare = {st.TokenKind.WORD: tok.text, st.TokenKind.QUOTED: tok.text[1:-1]}.get(tok.kind)
+        if bare != name:
+            continue
+        after = tokens[i + 1] if i + 1 < len(tokens) else None
+        if after is None or after.text != ".":
+            return None
+        if not (i and tokens[i - 1].text == "."):
+            spans.add((tok.start, tok.end))
+    return spans
+
+
+def qualify(text: str, name: str, database: str) -> str:
+    """``text`` with its ``name.table`` qualifiers naming ``database`` instead, where both
+    readings of backslashes in strings agree on them (see :data:`_MYSQL_PLAIN`)."""
+    if name not in text:
+        return text
+    escaped, plain = _qualifiers(text, name, st.MYSQL), _qualifiers(text, name, _MYSQL_PLAIN)
+    if not escaped or not plain:
+        return text
+    for start, end in sorted(escaped & plain, reverse=True):
+        text = text[:start] + _ident(database) + text[end:]
+    return text
 
 
 # --- splitting scripts ----------------------------------------------------------------------------
@@ -750,7 +796,7 @@ class MySQLEngine(Engine):
             try:
                 if writes:
                     return self._run_scratch(mat, fixture, plans, deadline, max_rows)
-                return self._run_direct(mat, plans, deadline, max_rows)
+                return self._run_direct(mat, fixture, plans, deadline, max_rows)
             except pymysql.Error as exc:  # the sandbox itself failed before the script ran
                 if attempt == 0 and _code(exc) in (_UNKNOWN_DATABASE, 1146):
                     self._fixtures.pop(fixture.content_hash, None)  # fixture database gone
@@ -758,15 +804,16 @@ class MySQLEngine(Engine):
                 return Execution(ExecStatus.ENGINE_ERROR, error=_message(exc))
         raise AssertionError("unreachable")
 
-    def _run_direct(self, mat: _Materialised, plans: list[_Plan], deadline: st.Deadline,
-                    max_rows: int) -> Execution:
+    def _run_direct(self, mat: _Materialised, fixture: Fixture, plans: list[_Plan],
+                    deadline: st.Deadline, max_rows: int) -> Execution:
         creds = self._reader
         conn = self._target.connect(creds.user, creds.password, mat.database, streaming=True)
         try:
             if not self.sandboxed:
                 with conn.cursor() as cur:
                     cur.execute("SET SESSION TRANSACTION READ ONLY")
-            return self._run(conn, creds, plans, deadline, max_rows)
+            return self._run(conn, creds, _qualified(plans, fixture, mat.database), deadline,
+                             max_rows)
         finally:
             _close(conn)
 
@@ -786,7 +833,8 @@ class MySQLEngine(Engine):
             creds = self._writer
             conn = self._target.connect(creds.user, creds.password, scratch, streaming=True)
             try:
-                return self._run(conn, creds, plans, deadline, max_rows)
+                return self._run(conn, creds, _qualified(plans, fixture, scratch), deadline,
+                                 max_rows)
             finally:
                 _close(conn)
         finally:
@@ -867,6 +915,13 @@ class MySQLEngine(Engine):
                 self._admin_sql(f"DROP DATABASE IF EXISTS {_ident(leftover)}")
         self._fixtures.clear()
         _close(self._admin)
+
+
+def _qualified(plans: list[_Plan], fixture: Fixture, database: str) -> list[_Plan]:
+    """The plans with the fixture's own database name (:func:`database_name`) pointing at the
+    database the execution reads: the fixture database, or a writing script's scratch copy."""
+    name = database_name(fixture)
+    return [dataclasses.replace(p, text=qualify(p.text, name, database)) for p in plans]
 
 
 def _statement(cursor: Any, plan: _Plan, max_rows: int) -> values.ResultSet | None:

@@ -12,7 +12,15 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from parrot.compare import CompareFacts, Mode, Reason, Verdict, compare_all, failure
+from parrot.compare import (
+    CompareFacts,
+    Mode,
+    Reason,
+    TiePool,
+    Verdict,
+    compare_all,
+    failure,
+)
 from parrot.datasets import Item
 from parrot.engines import (
     DEFAULT_MAX_ROWS,
@@ -37,6 +45,19 @@ NO_TIE_KEYS_NOTE = ("the source's sort-key values could not be computed: every r
                     "its position, ties included")
 UNORDERED_NOTE = ("the source orders at top level but the translation has no top-level ORDER BY: "
                   "its row order is the engine's choice, not guaranteed")
+
+
+@dataclass(frozen=True)
+class _Window:
+    """The rows a source's LIMIT/OFFSET keeps, [start, end) of its unlimited result ``full``;
+    ``edges`` are the window edges inside it, ``keys`` each full row's sort keys (None: the
+    source does not order at top level)."""
+
+    full: ResultSet
+    start: int
+    end: int
+    edges: tuple[int, ...]
+    keys: list[tuple[Any, ...]] | None
 
 
 @dataclass(frozen=True)
@@ -121,37 +142,72 @@ class Judge:
         keys = self._sort_key_values(item.source_sql, item.source_dialect, fixture,
                                      execution.result)
         return CompareFacts(order_sensitive=True,
-                            sort_keys=tuple(keys) if keys is not None else None)
+                            sort_keys=tuple(keys) if keys is not None else None,
+                            tie_pools=self._tie_pools(item, fixture, execution))
 
     def limit_cuts_ties(self, item: Item) -> str | None:
         """Why the source's result is not deterministic (its LIMIT/OFFSET window cuts through
         rows tied on the sort keys, or it limits without ORDER BY), or None. Datasets must not
-        contain such items: no translation can be judged against an arbitrary choice of rows."""
+        contain such items; eval accepts any choice among the cut ties (:meth:`_tie_pools`)."""
         gold = self.gold(item).execution
-        unlimited = without_limit(item.source_sql, item.source_dialect)
-        if not gold.ok or gold.result is None or unlimited is None:
-            return None
         fixture = item.fixture or EMPTY_FIXTURE
+        window = self._window(item, fixture, gold)
+        if window is None or isinstance(window, str):
+            return window
+        if window.keys is None:
+            return (f"LIMIT/OFFSET keeps rows {window.start}–{window.end - 1} of "
+                    f"{len(window.full.rows)} without a top-level ORDER BY")
+        for edge in window.edges:
+            if window.keys[edge - 1] == window.keys[edge]:
+                return (f"the LIMIT/OFFSET window [{window.start}, {window.end}) cuts through "
+                        f"rows tied on the sort keys {window.keys[edge]}")
+        return None
+
+    def _window(self, item: Item, fixture: Fixture,
+                gold: Execution) -> _Window | str | None:
+        """The source's LIMIT/OFFSET window over its unlimited result on ``fixture``; None when
+        the source has no limit or the window has no edge inside the result; a message when the
+        unlimited source or its sort keys cannot be read."""
+        unlimited = without_limit(item.source_sql, item.source_dialect)
+        if not gold.ok or gold.result is None or not gold.result.rows or unlimited is None:
+            return None
         full, _ = self._run(item.source_dialect, unlimited.sql, fixture)
         if not full.ok or full.result is None:
             return f"the source without its LIMIT failed: {full.error}"
-        rows = full.result.rows
         start, end = unlimited.offset, unlimited.offset + len(gold.result.rows)
-        edges = [i for i in (start, end) if 0 < i < len(rows)]  # window edges inside the result
-        if not edges or not gold.result.rows:
+        edges = tuple(i for i in (start, end) if 0 < i < len(full.result.rows))
+        if not edges:
             return None
-        order = order_facts(unlimited.sql, item.source_dialect)
-        if not order.ordered:
-            return (f"LIMIT/OFFSET keeps rows {start}–{end - 1} of {len(rows)} without a "
-                    "top-level ORDER BY")
-        keys = self._sort_key_values(unlimited.sql, item.source_dialect, fixture, full.result)
-        if keys is None:
-            return "cannot read the sort keys to check the LIMIT for ties"
-        for edge in edges:
-            if keys[edge - 1] == keys[edge]:
-                return (f"the LIMIT/OFFSET window [{start}, {end}) cuts through rows tied on "
-                        f"the sort keys {keys[edge]}")
-        return None
+        keys = None
+        if order_facts(unlimited.sql, item.source_dialect).ordered:
+            keys = self._sort_key_values(unlimited.sql, item.source_dialect, fixture,
+                                         full.result)
+            if keys is None:
+                return "cannot read the sort keys to check the LIMIT for ties"
+        return _Window(full.result, start, end, edges, keys)
+
+    def _tie_pools(self, item: Item, fixture: Fixture, gold: Execution) -> tuple[TiePool, ...]:
+        """For an ordered source whose LIMIT/OFFSET cuts a tie group: the window positions of
+        each cut group with all of its rows, so the comparator accepts any of them there."""
+        window = self._window(item, fixture, gold)
+        if window is None or isinstance(window, str) or window.keys is None:
+            return ()
+        keys, rows = window.keys, window.full.rows
+        pools = []
+        for edge in window.edges:
+            if keys[edge - 1] != keys[edge]:
+                continue
+            first = edge
+            while first > 0 and keys[first - 1] == keys[edge]:
+                first -= 1
+            last = edge
+            while last < len(rows) and keys[last] == keys[edge]:
+                last += 1
+            lo, hi = max(first, window.start), min(last, window.end)
+            pool = TiePool(lo - window.start, hi - window.start, tuple(rows[first:last]))
+            if pool not in pools:  # a window inside one group meets it at both edges
+                pools.append(pool)
+        return tuple(pools)
 
     def _sort_key_values(self, sql: str, dialect: str, fixture: Fixture,
                          result: ResultSet) -> list[tuple[Any, ...]] | None:
@@ -207,6 +263,7 @@ class Judge:
                     notes += (NO_TIE_KEYS_NOTE,)
                 if not order_facts(translation.sql, item.target_dialect).ordered:
                     notes += (UNORDERED_NOTE,)
+                notes += tuple(map(_cut_ties_note, gold.facts.tie_pools))
                 verdicts = {m: replace(v, notes=(*v.notes, *notes)) for m, v in verdicts.items()}
         record["verdicts"] = {m.value: v.to_json() for m, v in verdicts.items()}
         ran = record["pred"] is not None and record["pred"]["status"] == ExecStatus.OK.value
@@ -240,16 +297,18 @@ class Judge:
         database on which the source itself fails judges nothing (``match`` null)."""
         started = time.perf_counter()
         databases: list[dict[str, Any]] = []
+        name = (item.fixture or EMPTY_FIXTURE).name  # `FROM shop.orders` names the suite too
         for index, db in enumerate(suite.databases):
             out: dict[str, Any] = {"index": index, "seed": db.seed}
-            gold = self.gold(item, db.fixture)
+            fixture = replace(db.fixture, name=name)
+            gold = self.gold(item, fixture)
             if not gold.execution.ok or gold.execution.result is None:
                 out.update(match=None, reason=Reason.GOLD_ERROR.value,
                            detail=f"source {gold.execution.status} on {gold.engine}: "
                                   f"{gold.execution.error or ''}".strip())
                 databases.append(out)
                 continue
-            pred, label = self._run(item.target_dialect, sql, db.fixture)
+            pred, label = self._run(item.target_dialect, sql, fixture)
             verdict = _verdicts(item, gold, pred, label)[Mode.STRICT]
             full = verdict.to_json()
             out.update(match=verdict.match, reason=full["reason"])
@@ -280,6 +339,13 @@ def _verdicts(item: Item, gold: Gold, pred: Execution, label: str) -> dict[Mode,
     reason = Reason.TIMEOUT if pred.status is ExecStatus.TIMEOUT else Reason.PRED_ERROR
     detail = f"translation {pred.status} on {label}: {pred.error or ''}".strip()
     return {m: failure(m, reason, detail) for m in Mode}
+
+
+def _cut_ties_note(pool: TiePool) -> str:
+    """The verdict note for a tie group cut by the source's LIMIT/OFFSET."""
+    kept = pool.end - pool.start
+    return (f"the source's LIMIT/OFFSET cuts through {len(pool.rows)} rows tied on the sort "
+            f"keys: rows {pool.start}–{pool.end - 1} may be any {kept} of them")
 
 
 def execution_json(execution: Execution, engine: str) -> dict[str, Any]:

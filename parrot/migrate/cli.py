@@ -5,6 +5,7 @@ Examples::
     python -m parrot.migrate path/to/db.sqlite --name shop --out shop.json
     python -m parrot.migrate postgresql://u@127.0.0.1:5432/db --tables a,b --out db.json.gz
     python -m parrot.migrate spider/concert_singer --report          # type decisions
+    python -m parrot.migrate app.sqlite --type users.active=boolean --type users.born=date
     python -m parrot.migrate --all --load sqlite,duckdb,clickhouse   # time every named fixture
     python -m parrot.migrate --list
 """
@@ -21,6 +22,7 @@ from typing import Any
 
 from parrot.cli import RawDescriptionDefaultsHelpFormatter
 from parrot.fixtures import FixtureError
+from parrot.migrate.infer import parse_override
 from parrot.migrate.introspect import Introspection
 from parrot.migrate.transfer import read_source
 
@@ -36,6 +38,11 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--tables", help="comma-separated tables to read (default: all)")
     p.add_argument("--blank-as-null", action="store_true",
                    help="read '' as NULL in non-text columns (changes values; reported)")
+    p.add_argument("--type", action="append", default=[], metavar="TABLE.COLUMN=TYPE",
+                   dest="types",
+                   help="force a column's type: boolean, date, timestamp or decimal(p,s); every "
+                        "value must fit it (repeatable). Columns whose values are all 0/1, ISO "
+                        "dates or ISO timestamps are reported as candidates without it")
     p.add_argument("--report", action="store_true", help="print every column's type decision")
     p.add_argument("--load", help="comma-separated engines (dialects) to load and verify on")
     p.add_argument("--all", action="store_true", help="every available named fixture")
@@ -61,6 +68,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.out and len(sources) != 1:
         _parser().error("--out takes exactly one SOURCE")
     tables = args.tables.split(",") if args.tables else None
+    try:
+        types = dict(parse_override(spec) for spec in args.types)
+    except ValueError as exc:
+        _parser().error(str(exc))
     engines = _engines(args.load)
     totals = {"read": 0.0, **{d: 0.0 for d in engines}}
     failures = 0
@@ -69,7 +80,7 @@ def main(argv: list[str] | None = None) -> int:
             started = time.perf_counter()
             try:
                 result = read_source(source, name=args.name, tables=tables,
-                                     blank_as_null=args.blank_as_null)
+                                     blank_as_null=args.blank_as_null, types=types)
             except (FixtureError, ValueError) as exc:
                 print(f"{source}: {exc}", file=sys.stderr)
                 failures += 1
@@ -90,11 +101,13 @@ def main(argv: list[str] | None = None) -> int:
             print("  ".join(line))
             if args.report:
                 for c in result.columns:
-                    why = f"  — {c.reason}" if c.reason else ""
+                    why = "".join(f"  — {t}" for t in (c.reason, c.hint) if t)
                     print(f"    {c.table}.{c.column}: {c.declared or '(none)'} → {c.type}{why}")
-            elif result.dirty:
-                for c in result.dirty:
-                    print(f"    {c.table}.{c.column}: {c.reason}")
+            else:
+                for c in result.columns:
+                    for text in (c.reason, c.hint):
+                        if text:
+                            print(f"    {c.table}.{c.column}: {text}")
             if args.out:
                 _write(result, args.out)
     finally:
@@ -117,7 +130,7 @@ def _engines(spec: str | None) -> dict[str, Any]:
 def _summary(result: Introspection) -> str:
     rows = sum(len(t.rows) for t in result.fixture.tables)
     return (f"{result.fixture.name}: {len(result.fixture.tables)} tables, {rows} rows, "
-            f"{len(result.dirty)} retyped column(s)")
+            f"{len(result.dirty)} retyped column(s), {len(result.candidates)} type candidate(s)")
 
 
 def _write(result: Introspection, out: str) -> None:

@@ -38,6 +38,17 @@ The rule (one column at a time):
 
 ``blank_as_null=True`` (off by default) is the one value-changing option: an empty string in a
 column whose family is not text is read as NULL, and the report says how many were.
+
+**Candidates, checked on the values, never applied silently.** SQLite has no boolean or date
+storage, so such columns often arrive as INTEGER or TEXT. An integer column whose values are all
+0/1 is reported a *boolean candidate*; a text column whose values all are ISO dates
+(``YYYY-MM-DD``, printing back identically) a *date candidate*, ISO timestamps a *timestamp
+candidate* (:attr:`Inferred.candidate`). The column keeps its inferred type — changing it would
+change every named fixture's content and what queries over it mean — until an **override**
+(:func:`parse_override`, ``--type table.column=boolean|date|timestamp|decimal(p,s)``) forces a
+type: every non-NULL value must then fit it (booleans: true/false or 0/1; dates and timestamps:
+ISO text or temporal values; decimals: numbers or numeric text exactly representable at the
+scale), else :class:`IntrospectionError` names the values that do not. The override is reported.
 """
 
 from __future__ import annotations
@@ -145,6 +156,7 @@ class Inferred:
     reason: str = ""  # why the type differs from what the declaration asks (empty: it does not)
     examples: tuple[str, ...] = ()  # a few values that did not fit the declared type
     blanks_as_null: int = 0  # empty strings read as NULL (blank_as_null=True)
+    candidate: str = ""  # a type the values also fit exactly: boolean, date or timestamp
 
 
 # --- fitting values to one portable type ----------------------------------------------------------
@@ -413,13 +425,97 @@ def _describe(bad: Sequence[Any]) -> str:
     return ", ".join(f"{n} {k}" for k, n in sorted(kinds.items(), key=lambda kv: -kv[1]))
 
 
+OVERRIDES = ("boolean", "date", "timestamp", "decimal(p,s)")
+_DECIMAL_TYPE = re.compile(r"decimal\(\s*(\d+)\s*,\s*(\d+)\s*\)")
+
+
+def parse_override(spec: str) -> tuple[str, str]:
+    """``table.column=TYPE`` → (``table.column``, portable type); ValueError when malformed."""
+    target, sep, wanted = spec.partition("=")
+    table, dot, column = target.strip().rpartition(".")
+    wanted = "".join(wanted.split()).lower()
+    if not (sep and dot and table and column):
+        raise ValueError(f"--type {spec!r}: expected TABLE.COLUMN=TYPE")
+    m = _DECIMAL_TYPE.fullmatch(wanted)
+    if m:
+        p, sc = int(m[1]), int(m[2])
+        if not 1 <= p <= MAX_DECIMAL_PRECISION or sc > p:
+            raise ValueError(f"--type {spec!r}: decimal(p,s) needs 1 <= p <= "
+                             f"{MAX_DECIMAL_PRECISION} and s <= p")
+        wanted = f"decimal({p},{sc})"
+    elif wanted not in OVERRIDES[:3]:
+        raise ValueError(f"--type {spec!r}: TYPE is one of {', '.join(OVERRIDES)}")
+    return f"{table}.{column}", wanted
+
+
+def _numeric_text(v: Any) -> Any:
+    """Numeric text as a Decimal (an override to decimal reads it), anything else unchanged."""
+    if isinstance(v, str):
+        try:
+            d = Decimal(v.strip())
+        except InvalidOperation:
+            return v
+        return d if d.is_finite() else v
+    return v
+
+
+def _override_fitter(ptype: str) -> Callable[[Sequence[Any]], Fit]:
+    if ptype == "boolean":
+        return lambda v: fit_boolean(v, from_ints=True)
+    if ptype == "date":
+        return fit_date
+    if ptype == "timestamp":
+        return lambda v: _fit_each(v, "timestamp", _timestamp_or_midnight)
+    m = _DECIMAL_TYPE.fullmatch(ptype)
+    assert m is not None, ptype
+    p, s = int(m[1]), int(m[2])
+    return lambda v: fit_decimal([_numeric_text(x) for x in v], p, s)
+
+
+def _timestamp_or_midnight(v: Any) -> str | None:
+    """An ISO timestamp, or an ISO date read as its midnight."""
+    if (ts := _iso_timestamp(v)) is not None:
+        return ts
+    return None if (d := _iso_date(v)) is None else d + " 00:00:00"
+
+
+def _overridden(decl: Declared, values: Sequence[Any], ptype: str) -> Inferred:
+    fitter = _override_fitter(ptype)
+    fit = fitter(values)
+    if fit is None:
+        bad = [v for v in values if v is not None and fitter([v]) is None]
+        raise IntrospectionError(
+            f"--type {ptype}: {len(bad)} of {sum(v is not None for v in values)} value(s) do "
+            f"not fit ({_describe(bad)}, e.g. {', '.join(_examples(bad))})")
+    reason = f"declared {decl.text or '(none)'}: --type {ptype} applied"
+    return Inferred(fit[0], fit[1], reason)
+
+
+def _candidate(ptype: str, values: Sequence[Any]) -> str:
+    """A boolean/date/timestamp type an integer or text column's values all fit exactly."""
+    present = [v for v in values if v is not None]
+    if not present:
+        return ""
+    if ptype in ("integer", "bigint") and all(_is_int(v) and v in (0, 1) for v in present):
+        return "boolean"
+    if ptype == "text" and all(isinstance(v, str) for v in present):
+        if fit_date(present) is not None:
+            return "date"
+        if fit_timestamp(present) is not None:
+            return "timestamp"
+    return ""
+
+
 def infer_column(declared: str | None, values: Sequence[Any], *,
-                 blank_as_null: bool = False) -> Inferred:
-    """Choose the portable type of one column from its declaration and all its values."""
+                 blank_as_null: bool = False, override: str | None = None) -> Inferred:
+    """Choose the portable type of one column from its declaration and all its values;
+    ``override`` (a type from :func:`parse_override`) forces one all values must fit."""
     decl = declared_family(declared)
     for v in values:
         if isinstance(v, bytes | bytearray | memoryview):
             raise IntrospectionError(f"binary value {bytes(v)[:16]!r}... has no portable type")
+    if override is not None:
+        return _overridden(decl, values, override)
     blanks = 0
     if blank_as_null and decl.family not in (Family.TEXT, Family.ANY):
         blanks = sum(1 for v in values if v == "")
@@ -458,7 +554,7 @@ def infer_column(declared: str | None, values: Sequence[Any], *,
         reason = f"declared {decl.text}: non-text values kept as their exact text"
     if blanks:
         reason = (reason + "; " if reason else "") + f"{blanks} empty string(s) read as NULL"
-    return Inferred(ptype, out, reason, examples, blanks)
+    return Inferred(ptype, out, reason, examples, blanks, _candidate(ptype, values))
 
 
 __all__ = [
@@ -469,4 +565,5 @@ __all__ = [
     "declared_family",
     "exact_text",
     "infer_column",
+    "parse_override",
 ]

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import re
 import sqlite3
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -96,10 +96,22 @@ class ColumnReport:
     type: str
     reason: str = ""
     examples: tuple[str, ...] = ()
+    candidate: str = ""  # boolean/date/timestamp the values also fit (applied only by --type)
 
     def to_json(self) -> dict[str, Any]:
         return {"table": self.table, "column": self.column, "declared": self.declared,
-                "type": self.type, "reason": self.reason, "examples": list(self.examples)}
+                "type": self.type, "reason": self.reason, "examples": list(self.examples),
+                "candidate": self.candidate}
+
+    @property
+    def hint(self) -> str:
+        """The report line for a candidate type ('' without one)."""
+        if not self.candidate:
+            return ""
+        what = {"boolean": "all 0/1", "date": "all ISO dates",
+                "timestamp": "all ISO timestamps"}[self.candidate]
+        return (f"{self.type} values are {what}: {self.candidate} candidate, kept {self.type} "
+                f"(--type {self.table}.{self.column}={self.candidate} to apply)")
 
 
 @dataclass(frozen=True)
@@ -115,6 +127,11 @@ class Introspection:
     def dirty(self) -> tuple[ColumnReport, ...]:
         """Columns whose portable type is not what their declaration asks for (or altered)."""
         return tuple(c for c in self.columns if c.reason)
+
+    @property
+    def candidates(self) -> tuple[ColumnReport, ...]:
+        """Columns whose values also fit a boolean, date or timestamp type."""
+        return tuple(c for c in self.columns if c.candidate)
 
     def to_json(self) -> dict[str, Any]:
         """The fixture's JSON form plus ``source``, ``inference`` and per-table foreign keys;
@@ -135,19 +152,25 @@ class Introspection:
         fks = {t["name"]: tuple(ForeignKey.from_json(f) for f in t.get("foreign_keys", ()))
                for t in data["tables"]}
         columns = tuple(ColumnReport(c["table"], c["column"], c["declared"], c["type"],
-                                     c.get("reason", ""), tuple(c.get("examples", ())))
+                                     c.get("reason", ""), tuple(c.get("examples", ())),
+                                     c.get("candidate", ""))
                         for c in data.get("columns", ()))
         return cls(fixture, str(data.get("source", "")), fks, columns)
 
 
 def build(name: str, tables: Sequence[RawTable], source: str, *,
-          blank_as_null: bool = False) -> Introspection:
-    """Infer portable types for raw tables and validate the result as a fixture."""
+          blank_as_null: bool = False, types: Mapping[str, str] | None = None) -> Introspection:
+    """Infer portable types for raw tables and validate the result as a fixture; ``types``
+    maps ``table.column`` to a forced type (:func:`parrot.migrate.infer.parse_override`)."""
     bad = name_problems((t.name, (c.name for c in t.columns)) for t in tables)
     if bad:
         raise IdentifierError(source, bad)
     if not tables:
         raise IntrospectionError(f"{source}: no tables to read")
+    types = dict(types or {})
+    unknown = sorted(set(types) - {f"{t.name}.{c.name}" for t in tables for c in t.columns})
+    if unknown:
+        raise IntrospectionError(f"{source}: --type names no such column: {', '.join(unknown)}")
     json_tables = []
     reports: list[ColumnReport] = []
     for t in tables:
@@ -156,7 +179,8 @@ def build(name: str, tables: Sequence[RawTable], source: str, *,
         for i, col in enumerate(t.columns):
             try:
                 inferred = infer_column(col.declared, [r[i] for r in t.rows],
-                                        blank_as_null=blank_as_null)
+                                        blank_as_null=blank_as_null,
+                                        override=types.get(f"{t.name}.{col.name}"))
             except IntrospectionError as exc:
                 raise IntrospectionError(f"{source}: {t.name}.{col.name}: {exc}") from None
             nullable = not col.not_null or any(v is None for v in inferred.values)
@@ -164,7 +188,7 @@ def build(name: str, tables: Sequence[RawTable], source: str, *,
             values_by_column.append(inferred.values)
             reason = "; ".join(r for r in (t.notes.get(col.name, ""), inferred.reason) if r)
             reports.append(ColumnReport(t.name, col.name, col.declared, inferred.type, reason,
-                                        inferred.examples))
+                                        inferred.examples, inferred.candidate))
         rows = [list(r) for r in zip(*values_by_column, strict=True)]
         json_tables.append({"name": t.name, "columns": columns,
                             "primary_key": list(t.primary_key), "rows": rows})
@@ -218,7 +242,8 @@ def read_sqlite(con: sqlite3.Connection, *, tables: Sequence[str] | None = None,
 
 def introspect_sqlite(path: str | Path, *, name: str | None = None,
                       tables: Sequence[str] | None = None, blank_as_null: bool = False,
-                      immutable: bool = False) -> Introspection:
+                      immutable: bool = False,
+                      types: Mapping[str, str] | None = None) -> Introspection:
     """Read a SQLite database file (opened read-only; ``immutable`` for files nobody writes)."""
     p = Path(path)
     if not p.is_file():
@@ -231,7 +256,7 @@ def introspect_sqlite(path: str | Path, *, name: str | None = None,
         raise IntrospectionError(f"{p}: not a readable SQLite database: {exc}") from None
     finally:
         con.close()
-    return build(name or p.stem, raw, str(p), blank_as_null=blank_as_null)
+    return build(name or p.stem, raw, str(p), blank_as_null=blank_as_null, types=types)
 
 
 # --- DuckDB ---------------------------------------------------------------------------------------
@@ -287,7 +312,8 @@ def read_duckdb(con: Any, *, tables: Sequence[str] | None = None, schema: str = 
 
 def introspect_duckdb(source: Any, *, name: str | None = None,
                       tables: Sequence[str] | None = None, schema: str = "main",
-                      blank_as_null: bool = False) -> Introspection:
+                      blank_as_null: bool = False,
+                      types: Mapping[str, str] | None = None) -> Introspection:
     """Read a DuckDB database: a file path (opened read-only) or an open connection."""
     import duckdb
 
@@ -300,9 +326,10 @@ def introspect_duckdb(source: Any, *, name: str | None = None,
             raw = read_duckdb(con, tables=tables, schema=schema, source=str(p))
         finally:
             con.close()
-        return build(name or p.stem, raw, str(p), blank_as_null=blank_as_null)
+        return build(name or p.stem, raw, str(p), blank_as_null=blank_as_null, types=types)
     raw = read_duckdb(source, tables=tables, schema=schema, source="duckdb connection")
-    return build(name or "duckdb", raw, "duckdb connection", blank_as_null=blank_as_null)
+    return build(name or "duckdb", raw, "duckdb connection", blank_as_null=blank_as_null,
+                 types=types)
 
 
 # --- SQLAlchemy -----------------------------------------------------------------------------------
@@ -342,7 +369,8 @@ def read_sqlalchemy(engine: Any, *, tables: Sequence[str] | None = None,
 
 def introspect_sqlalchemy(url_or_engine: Any, *, name: str | None = None,
                           tables: Sequence[str] | None = None, schema: str | None = None,
-                          blank_as_null: bool = False) -> Introspection:
+                          blank_as_null: bool = False,
+                      types: Mapping[str, str] | None = None) -> Introspection:
     """Read any database SQLAlchemy reaches, by URL or ``sqlalchemy.Engine``."""
     import sqlalchemy as sa
 
@@ -357,23 +385,26 @@ def introspect_sqlalchemy(url_or_engine: Any, *, name: str | None = None,
         if own:
             engine.dispose()
     default = engine.url.database or "fixture"
-    return build(name or Path(default).stem, raw, label, blank_as_null=blank_as_null)
+    return build(name or Path(default).stem, raw, label, blank_as_null=blank_as_null, types=types)
 
 
 # --- any source -----------------------------------------------------------------------------------
 
 def introspect(source: Any, *, name: str | None = None, tables: Sequence[str] | None = None,
-               blank_as_null: bool = False) -> Introspection:
+               blank_as_null: bool = False,
+               types: Mapping[str, str] | None = None) -> Introspection:
     """Read ``source`` into a fixture.
 
     ``source`` is a SQLite or DuckDB file (told apart by their file headers), a ``duckdb:///path``
     URL, any other SQLAlchemy URL (``sqlite:///x.db``, ``postgresql://...``), an open
     ``sqlite3``/``duckdb`` connection or a ``sqlalchemy.Engine``.
     """
-    opts: dict[str, Any] = {"name": name, "tables": tables, "blank_as_null": blank_as_null}
+    opts: dict[str, Any] = {"name": name, "tables": tables, "blank_as_null": blank_as_null,
+                            "types": types}
     if isinstance(source, sqlite3.Connection):
         raw = read_sqlite(source, tables=tables, source="sqlite connection")
-        return build(name or "sqlite", raw, "sqlite connection", blank_as_null=blank_as_null)
+        return build(name or "sqlite", raw, "sqlite connection", blank_as_null=blank_as_null,
+                     types=types)
     if type(source).__module__.startswith(("duckdb", "_duckdb")):
         return introspect_duckdb(source, **opts)
     if isinstance(source, str) and "://" in source:

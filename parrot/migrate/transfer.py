@@ -10,7 +10,7 @@ faithfully.
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -41,20 +41,25 @@ def is_named(source: Any) -> bool:
 
 
 def read_source(source: Any, *, name: str | None = None, tables: Sequence[str] | None = None,
-                blank_as_null: bool = False) -> Introspection:
-    """A named fixture, a database file, a URL or an open connection, read as a fixture."""
+                blank_as_null: bool = False,
+                types: Mapping[str, str] | None = None) -> Introspection:
+    """A named fixture, a database file, a URL or an open connection, read as a fixture;
+    ``types``: ``table.column`` → forced type (:func:`parrot.migrate.infer.parse_override`)."""
     if is_named(source):
         from parrot.migrate.named import named_introspection
 
         result = named_introspection(source)
-        if tables is not None or blank_as_null or (name and name != source):
-            raise ValueError("named fixtures take no name, tables or blank_as_null options")
+        if tables is not None or blank_as_null or types or (name and name != source):
+            raise ValueError("named fixtures take no name, tables, blank_as_null or type "
+                             "options")
         return result
-    return introspect(source, name=name, tables=tables, blank_as_null=blank_as_null)
+    return introspect(source, name=name, tables=tables, blank_as_null=blank_as_null,
+                      types=types)
 
 
 def migrate(source: Any, target: Engine | str, *, name: str | None = None,
-            tables: Sequence[str] | None = None, blank_as_null: bool = False) -> Migration:
+            tables: Sequence[str] | None = None, blank_as_null: bool = False,
+            types: Mapping[str, str] | None = None) -> Migration:
     """Copy ``source`` onto ``target`` (an engine, or a dialect name to create one) and verify.
 
     ``source``: a named fixture, a SQLite/DuckDB file, a ``duckdb:///`` or SQLAlchemy URL, an open
@@ -62,7 +67,8 @@ def migrate(source: Any, target: Engine | str, *, name: str | None = None,
     (default: the file's stem).
     """
     started = time.perf_counter()
-    result = read_source(source, name=name, tables=tables, blank_as_null=blank_as_null)
+    result = read_source(source, name=name, tables=tables, blank_as_null=blank_as_null,
+                         types=types)
     read = time.perf_counter() - started
     engine = create_engine(target) if isinstance(target, str) else target
     started = time.perf_counter()

@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 from parrot.cli import DefaultsHelpFormatter
+from parrot.dialects import UnknownDialectError, resolve
 from parrot.eval.results import (
     MANIFEST,
     RESULTS,
@@ -21,6 +22,7 @@ from parrot.eval.results import (
     read_json,
     scan_results,
 )
+from parrot.report.analysis import analysis_tables
 from parrot.report.metrics import summarize
 from parrot.report.render import leaderboards, render, summary_tables
 
@@ -38,6 +40,12 @@ def build_parser() -> argparse.ArgumentParser:
                         help="write here instead of standard output (default: standard output; "
                              "for html: RUN_DIR/report.html for one run, leaderboard.html in the "
                              "current directory for several)")
+    parser.add_argument("--analysis", action=argparse.BooleanOptionalAction, default=True,
+                        help="cross-dialect tables (accuracy drop, κ, consistency, DRS, failure "
+                             "taxonomy, rank correlation) when a run answers questions in "
+                             "several dialects")
+    parser.add_argument("--base", metavar="DIALECT", default=None,
+                        help="base dialect of the analysis (default: sqlite when it is a target)")
     parser.add_argument("--skip-bad", action="store_true",
                         help="skip damaged lines of results.jsonl (counted on stderr) instead of "
                              "failing (default: fail, naming their line numbers)")
@@ -60,18 +68,27 @@ def main(argv: list[str] | None = None) -> int:
     except (RunDirError, OSError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    analysis = []
+    if args.analysis:
+        try:
+            base = resolve(args.base) if args.base else None
+        except UnknownDialectError as exc:
+            print(f"error: --base: {exc}", file=sys.stderr)
+            return 2
+        analysis = analysis_tables([(name, records) for name, _, records in runs], base)
     if args.format == "html":
         from parrot.report.html import leaderboard_page, write_run_report
 
         if len(runs) == 1:
-            target = write_run_report(args.run_dirs[0], runs[0][1], runs[0][2], args.output)
+            target = write_run_report(args.run_dirs[0], runs[0][1], runs[0][2], args.output,
+                                      analysis)
         else:
             target = args.output or Path("leaderboard.html")
-            target.write_text(leaderboard_page(runs), encoding="utf-8")
+            target.write_text(leaderboard_page(runs, analysis), encoding="utf-8")
         print(f"report: {target}", file=sys.stderr)
         return 0
     tables = (summary_tables(summarize(runs[0][2])) if len(runs) == 1
-              else leaderboards(runs))
+              else leaderboards(runs)) + analysis
     text = render(tables, args.format)
     if args.output:
         args.output.write_text(text, encoding="utf-8")

@@ -22,6 +22,7 @@ import jinja2
 
 from parrot.datasets import DatasetError, load_dataset
 from parrot.report import html_plots as plots
+from parrot.report.analysis import analysis_tables
 from parrot.report.metrics import summarize
 from parrot.report.render import Table, leaderboard_groups, leaderboard_table, summary_tables
 
@@ -158,8 +159,10 @@ def _sections(summary: dict[str, Any], records: list[Record]) -> list[Section]:
     return out
 
 
-def run_page(path: str, manifest: dict[str, Any], records: list[Record]) -> str:
-    """The HTML page of one run."""
+def run_page(path: str, manifest: dict[str, Any], records: list[Record],
+             analysis: list[Table] | None = None) -> str:
+    """The HTML page of one run; ``analysis`` defaults to the cross-dialect tables of
+    :mod:`parrot.report.analysis` (none unless the run answers questions in several dialects)."""
     summary = summarize(records)
     sources, missing = source_sql(manifest)
     items = [{**r, "source_sql": sources.get(str(r["id"]))} for r in records]
@@ -169,6 +172,7 @@ def run_page(path: str, manifest: dict[str, Any], records: list[Record]) -> str:
         path=path, manifest=manifest, overall=summary["overall"],
         metrics=headline(summary["overall"]), sections=_sections(summary, records),
         source_missing=missing, data=_pack({"items": items}),
+        analysis=analysis_tables([(path, records)]) if analysis is None else analysis,
         css=_asset("report.css"), js=_asset("sortable.js") + _asset("run.js"))
 
 
@@ -186,10 +190,10 @@ def _score_columns(members: list[tuple[str, dict[str, Any], dict[str, Any]]], ke
                  ("run", *groups), rows)
 
 
-def leaderboard_page(runs: list[Run]) -> str:
+def leaderboard_page(runs: list[Run], analysis: list[Table] | None = None) -> str:
     """The HTML leaderboard of several runs: one section per comparable group (the groups and
     rows of ``python -m parrot.report … --format md``), each with per-pair and per-type
-    columns."""
+    columns, then the cross-dialect analysis (κ, ρ, DRS, consistency) when there is one."""
     groups = []
     for title, members, flags in leaderboard_groups(runs):
         table = leaderboard_table(members, flags)
@@ -198,12 +202,14 @@ def leaderboard_page(runs: list[Run]) -> str:
                        _score_columns(members, "by_type", ranked)))
     return _env().get_template("leaderboard.html.j2").render(
         title="parrot leaderboard", groups=groups, css=_asset("report.css"),
+        analysis=(analysis_tables([(p, r) for p, _, r in runs]) if analysis is None
+                  else analysis),
         js=_asset("sortable.js"))
 
 
 def write_run_report(run_dir: Path, manifest: dict[str, Any], records: list[Record],
-                     out: Path | None = None) -> Path:
+                     out: Path | None = None, analysis: list[Table] | None = None) -> Path:
     """Write a run's page (default ``RUN_DIR/report.html``) and return its path."""
     target = out or run_dir / REPORT
-    target.write_text(run_page(str(run_dir), manifest, records), encoding="utf-8")
+    target.write_text(run_page(str(run_dir), manifest, records, analysis), encoding="utf-8")
     return target

@@ -20,6 +20,8 @@ from parrot.engines.mysql import (
     _Target,
     _time,
     create_table_sql,
+    database_name,
+    qualify,
     split_script,
 )
 from parrot.fixtures import Fixture
@@ -305,6 +307,13 @@ MYSQL_HOSTILE = [
     "CREATE SEQUENCE s; SELECT NEXTVAL(s)",
     "SELECT * FROM information_schema.USER_PRIVILEGES",
     "KILL CONNECTION_ID()",
+    # the fixture's own database name reaches the fixture read-only, a scratch copy for writes
+    "DROP TABLE shop.customers",
+    "DELETE FROM shop.customers",
+    "UPDATE `shop`.customers SET name = 'x'; SELECT * FROM shop.customers",
+    "CREATE VIEW shop.v AS SELECT 1; DROP TABLE shop.customers",
+    "SELECT * FROM shop.customers INTO OUTFILE '{tmp}/leak.tsv'",
+    "SELECT * FROM shop.customers FOR UPDATE; DELETE FROM shop.customers",
 ]
 
 
@@ -337,6 +346,44 @@ def test_mysql_access_denied_is_a_runtime_error(engine: Engine, shop: Fixture, s
     ex = engine.execute(sql, shop)
     assert ex.status is ExecStatus.RUNTIME_ERROR, (ex.status, ex.error)
     assert ex.error and "denied" in ex.error
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("SELECT * FROM shop.orders", "SELECT * FROM `db`.orders"),
+    ("SELECT shop.orders.id FROM `shop`.`orders`", "SELECT `db`.orders.id FROM `db`.`orders`"),
+    ("SELECT s.shop.x FROM t", "SELECT s.shop.x FROM t"),  # a column of table s.shop
+    ("SELECT shop.id FROM customers shop", "SELECT shop.id FROM customers shop"),  # an alias
+    ("SELECT 'shop.orders' FROM shop.orders", "SELECT 'shop.orders' FROM `db`.orders"),
+    ("SELECT * FROM Shop.orders", "SELECT * FROM Shop.orders"),  # names are case-sensitive
+    ("SELECT '\\\\' AS a, shop.x FROM shop.t", "SELECT '\\\\' AS a, `db`.x FROM `db`.t"),
+    # the two backslash readings disagree on where the string ends: left alone
+    ("SELECT '\\', shop.x FROM shop.t -- '", "SELECT '\\', shop.x FROM shop.t -- '"),
+])
+def test_qualify(text: str, expected: str) -> None:
+    assert qualify(text, "shop", "db") == expected
+
+
+QUALIFIED = [  # (SQL with database-qualified names, the same without)
+    ("SELECT count(*) FROM shop.customers", "SELECT count(*) FROM customers"),
+    ("SELECT c.name FROM `shop`.`customers` c JOIN shop.orders o ON o.customer_id = c.id "
+     "ORDER BY o.id", "SELECT c.name FROM customers c JOIN orders o ON o.customer_id = c.id "
+     "ORDER BY o.id"),
+    ("SELECT shop.customers.id FROM shop.customers ORDER BY 1",
+     "SELECT id FROM customers ORDER BY 1"),
+    ("CREATE VIEW shop.v AS SELECT id FROM shop.customers; SELECT count(*) FROM shop.v",
+     "SELECT count(*) FROM customers"),
+    ("UPDATE shop.customers SET city = 'x'; SELECT count(*) FROM shop.customers "
+     "WHERE city = 'x'", "SELECT count(*) FROM customers"),
+]
+
+
+@MYSQL
+@pytest.mark.parametrize(("sql", "plain"), QUALIFIED)
+def test_database_qualified_names_run(engine: MySQLEngine, shop: Fixture, sql: str,
+                                      plain: str) -> None:
+    assert database_name(shop) == "shop"
+    assert run(engine, sql) == run(engine, plain)
+    assert_intact(engine)
 
 
 @pytest.mark.parametrize(("code", "status"), [
