@@ -2,7 +2,6 @@
 with no edit to parrot: a real installed distribution (dist-info on sys.path) is built here."""
 
 import json
-from pathlib import Path
 
 import pytest
 

@@ -266,10 +266,14 @@ def main(argv: list[str] | None = None) -> int:
         console.print(f"[yellow]repaired:[/] {len(repaired)} damaged line(s) of results.jsonl "
                       f"(line number(s) {', '.join(map(str, repaired))}) moved to "
                       f"{config.output_dir / DAMAGED}; their items were re-run", highlight=False)
+    from parrot.report.html import write_run_report
+
+    page = write_run_report(config.output_dir, read_json(config.output_dir / MANIFEST), records)
     if not args.quiet:
         print_rich(summary_tables(summarize(records, translator.params())), out)
         console.print(f"results: {config.output_dir}/results.jsonl  "
-                      f"(re-render: python -m parrot.report {config.output_dir})",
+                      f"(re-render: python -m parrot.report {config.output_dir})\n"
+                      f"report: {page}  (one self-contained page; open it in a browser)",
                       highlight=False)
     return 0
 

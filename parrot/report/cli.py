@@ -1,7 +1,8 @@
-"""``python -m parrot.report RUN_DIR [RUN_DIR ...] [--format md|csv|json]``.
+"""``python -m parrot.report RUN_DIR [RUN_DIR ...] [--format md|csv|json|html] [-o FILE]``.
 
 One run directory: its tables (overall, by dialect pair, translation type, token length, failure
-reasons). Several: a leaderboard, one row per run. Summaries are recomputed from results.jsonl, so
+reasons), or with ``--format html`` a self-contained page with plots and every item. Several: a
+leaderboard, one row per run. Summaries are recomputed from results.jsonl, so
 a report never disagrees with the per-item outcomes.
 """
 
@@ -32,8 +33,13 @@ def build_parser() -> argparse.ArgumentParser:
         description="Re-render the tables of finished parrot runs, or a leaderboard of several.")
     parser.add_argument("run_dirs", nargs="+", type=Path, metavar="RUN_DIR",
                         help="run directories written by python -m parrot.eval")
-    parser.add_argument("--format", choices=("md", "csv", "json"), default="md",
-                        help="output format (default: md)")
+    parser.add_argument("--format", choices=("md", "csv", "json", "html"), default="md",
+                        help="output format; html is one self-contained page (plots, item "
+                             "drill-down) that opens offline (default: md)")
+    parser.add_argument("-o", "--output", type=Path, metavar="FILE",
+                        help="write here instead of standard output (default: standard output; "
+                             "for html: RUN_DIR/report.html for one run, leaderboard.html in the "
+                             "current directory for several)")
     parser.add_argument("--analysis", action=argparse.BooleanOptionalAction, default=True,
                         help="cross-dialect tables (accuracy drop, κ, consistency, DRS, failure "
                              "taxonomy, rank correlation) when a run answers questions in "
@@ -62,14 +68,30 @@ def main(argv: list[str] | None = None) -> int:
     except (RunDirError, OSError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    tables = (summary_tables(summarize(runs[0][2], runs[0][1].get("translator"))) if len(runs) == 1
-              else leaderboards(runs))
+    analysis = []
     if args.analysis:
         try:
             base = resolve(args.base) if args.base else None
         except UnknownDialectError as exc:
             print(f"error: --base: {exc}", file=sys.stderr)
             return 2
-        tables += analysis_tables([(name, records) for name, _, records in runs], base)
-    sys.stdout.write(render(tables, args.format))
+        analysis = analysis_tables([(name, records) for name, _, records in runs], base)
+    if args.format == "html":
+        from parrot.report.html import leaderboard_page, write_run_report
+
+        if len(runs) == 1:
+            target = write_run_report(args.run_dirs[0], runs[0][1], runs[0][2], args.output,
+                                      analysis)
+        else:
+            target = args.output or Path("leaderboard.html")
+            target.write_text(leaderboard_page(runs, analysis), encoding="utf-8")
+        print(f"report: {target}", file=sys.stderr)
+        return 0
+    tables = (summary_tables(summarize(runs[0][2], runs[0][1].get("translator")))
+              if len(runs) == 1 else leaderboards(runs)) + analysis
+    text = render(tables, args.format)
+    if args.output:
+        args.output.write_text(text, encoding="utf-8")
+    else:
+        sys.stdout.write(text)
     return 0

@@ -86,14 +86,18 @@ LEADERBOARD_HEADERS = ("rank", "model", "dataset", "items", "gold err", "no engi
                        "strict %", "TS %", "TS n", "norm %", "multiset %", "SYN %", "run", "flag")
 
 
-def leaderboards(runs: list[tuple[str, dict[str, Any], list[dict[str, Any]]]]) -> list[Table]:
-    """One leaderboard per (dataset SHA-256, item set) of (run dir, manifest, records) runs.
+Member = tuple[str, dict[str, Any], dict[str, Any]]  # (run dir, manifest, summary)
 
-    Runs are ranked only against runs of the same dataset file and the same item ids; a run made
-    with ``--limit``/``--pairs`` is titled a subset, and one whose every item failed to translate
-    with one error message is flagged as a configuration error.
+
+def leaderboard_groups(runs: list[tuple[str, dict[str, Any], list[dict[str, Any]]]]
+                       ) -> list[tuple[str, list[Member], dict[str, str]]]:
+    """(title, members, flags) per comparable group of (run dir, manifest, records) runs.
+
+    Runs are ranked only against runs of the same dataset SHA-256 and the same item ids; a run
+    made with ``--limit``/``--pairs`` is titled a subset, and one whose every item failed to
+    translate with one error message is flagged (run dir → flag) as a configuration error.
     """
-    groups: dict[tuple[str, frozenset[str]], list[tuple[str, dict[str, Any], dict[str, Any]]]] = {}
+    groups: dict[tuple[str, frozenset[str]], list[Member]] = {}
     flags: dict[str, str] = {}
     for path, manifest, records in runs:
         key = (str(manifest.get("dataset", {}).get("sha256", "?")),
@@ -107,19 +111,26 @@ def leaderboards(runs: list[tuple[str, dict[str, Any], list[dict[str, Any]]]]) -
         failed = sum(1 for r in records if r["translation"]["status"] == "error")
         if records and failed == len(records) and len(errors) == 1:
             flags[path] = f"config error: {str(next(iter(errors)))[:60]}"
-    tables = []
+    out = []
     for (sha, ids), members in groups.items():
         settings = members[0][1].get("settings", {})
         subset = [f"--{k} {settings[k]}" for k in ("limit", "pairs") if settings.get(k)]
         title = (f"Leaderboard — dataset sha256 {sha[:12]} — {len(ids)} items"
                  + (f" — subset: {' '.join(subset)}" if subset else ""))
+        out.append((title, members, flags))
+    return out
+
+
+def leaderboards(runs: list[tuple[str, dict[str, Any], list[dict[str, Any]]]]) -> list[Table]:
+    """One leaderboard table per comparable group (:func:`leaderboard_groups`)."""
+    tables = []
+    for title, members, flags in leaderboard_groups(runs):
         table = leaderboard_table(members, flags)
         tables.append(Table(title, table.headers, table.rows))
     return tables
 
 
-def leaderboard_table(runs: list[tuple[str, dict[str, Any], dict[str, Any]]],
-                      flags: dict[str, str] | None = None) -> Table:
+def leaderboard_table(runs: list[Member], flags: dict[str, str] | None = None) -> Table:
     """One row per run (run dir, manifest, summary), best strict Acc_RES first."""
     def model(manifest: dict[str, Any]) -> str:
         t = manifest.get("translator", {})

@@ -1,0 +1,121 @@
+"""The run page's plots: matplotlib figures rendered to inline SVG (text kept as text, no fonts
+embedded, deterministic ids), so the page needs no script or network to show them. Figures are
+made with matplotlib's object API, never pyplot: no global backend or figure state."""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Mapping
+from typing import Any
+from urllib.parse import quote
+
+from matplotlib import colormaps, rc_context
+from matplotlib.figure import Figure
+from matplotlib.patches import Rectangle
+
+STYLE: dict[Any, Any] = {"svg.fonttype": "none", "font.size": 9, "axes.spines.top": False,
+         "axes.spines.right": False}
+REASON_COLORS = ("#2e7d32", "#c62828", "#ef6c00", "#6a1b9a", "#1565c0", "#00838f", "#ad1457",
+                 "#827717", "#4e342e", "#37474f", "#9e9d24", "#5d4037")
+
+
+def _svg(fig: Figure, name: str) -> str:
+    with rc_context({**STYLE, "svg.hashsalt": name}):
+        buf = io.StringIO()
+        fig.savefig(buf, format="svg", bbox_inches="tight", metadata={"Date": None})
+    text = buf.getvalue()
+    return text[text.index("<svg"):]  # drop the XML prolog and doctype: inline SVG
+
+
+def heatmap(by_pair: Mapping[str, Mapping[str, Any]]) -> str:
+    """Strict Acc_RES per source × target; each cell links to that pair's failing items."""
+    pairs = [k.split("→") for k in by_pair]
+    sources = sorted({s for s, _ in pairs})
+    targets = sorted({t for _, t in pairs})
+    with rc_context(STYLE):
+        fig = Figure(figsize=(1.1 * len(targets) + 1.6, 0.6 * len(sources) + 1.2))
+        ax = fig.subplots()
+        cmap = colormaps["RdYlGn"]
+        for (s, t), (key, score) in zip(pairs, by_pair.items(), strict=True):
+            acc = score["acc_strict"]
+            x, y = targets.index(t), sources.index(s)
+            cell = Rectangle((x, y), 1, 1, facecolor="#ddd" if acc is None else cmap(acc / 100),
+                             edgecolor="white")
+            link = f"#pair={quote(key)}&strict=fail"
+            cell.set_url(link)
+            ax.add_patch(cell)
+            label = "–" if acc is None else f"{acc:.0f}%\nn={score['evaluated']}"
+            text = ax.text(x + 0.5, y + 0.5, label, ha="center", va="center", fontsize=8)
+            text.set_url(link)
+        ax.set_xlim(0, len(targets))
+        ax.set_ylim(len(sources), 0)
+        ax.set_xticks([i + 0.5 for i in range(len(targets))], targets, rotation=30, ha="right")
+        ax.set_yticks([i + 0.5 for i in range(len(sources))], sources)
+        ax.set_xlabel("target")
+        ax.set_ylabel("source")
+        ax.tick_params(length=0)
+    return _svg(fig, "heatmap")
+
+
+def bars(groups: Mapping[str, Mapping[str, Any]], name: str, title: str) -> str:
+    """Horizontal bars of strict Acc_RES per group, each labelled with its denominator."""
+    labels = list(groups)
+    with rc_context(STYLE):
+        fig = Figure(figsize=(5.5, 0.28 * len(labels) + 1.0))
+        ax = fig.subplots()
+        values = [groups[k]["acc_strict"] or 0.0 for k in labels]
+        ax.barh(labels, values, color="#1565c0")
+        for i, k in enumerate(labels):
+            acc = groups[k]["acc_strict"]
+            ax.text(values[i] + 1, i, f"{'–' if acc is None else f'{acc:.1f}%'} "
+                    f"(n={groups[k]['evaluated']})", va="center", fontsize=7)
+        ax.set_xlim(0, 115)
+        ax.invert_yaxis()
+        ax.set_xlabel("strict Acc_RES %")
+        ax.set_title(title, loc="left")
+    return _svg(fig, name)
+
+
+def stacked_reasons(reasons_by_pair: Mapping[str, Mapping[str, int]]) -> str:
+    """Strict verdict reasons per dialect pair, stacked (counts of evaluated items)."""
+    reasons = sorted({r for counts in reasons_by_pair.values() for r in counts},
+                     key=lambda r: (r != "match", r))
+    labels = list(reasons_by_pair)
+    with rc_context(STYLE):
+        fig = Figure(figsize=(6.5, 0.28 * len(labels) + 1.4))
+        ax = fig.subplots()
+        left = [0] * len(labels)
+        for i, reason in enumerate(reasons):
+            counts = [reasons_by_pair[p].get(reason, 0) for p in labels]
+            ax.barh(labels, counts, left=left, label=reason,
+                    color=REASON_COLORS[i % len(REASON_COLORS)])
+            left = [a + b for a, b in zip(left, counts, strict=True)]
+        ax.invert_yaxis()
+        ax.set_xlabel("evaluated items")
+        ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.0, 1.0), frameon=False)
+    return _svg(fig, "reasons")
+
+
+def status(translation: Mapping[str, int], execution: Mapping[str, int]) -> str:
+    """Translation status and execution status of the translations, as counts."""
+    with rc_context(STYLE):
+        fig = Figure(figsize=(7, 0.3 * max(len(translation), len(execution), 1) + 1.2))
+        axes = fig.subplots(1, 2)
+        for ax, counts, title in ((axes[0], translation, "translation"),
+                                  (axes[1], execution, "execution (gold ok)")):
+            ax.barh(list(counts), list(counts.values()), color="#546e7a")
+            ax.invert_yaxis()
+            ax.set_title(title, loc="left")
+            ax.set_xlabel("items")
+    return _svg(fig, "status")
+
+
+def latency(seconds: list[float]) -> str:
+    """Histogram of translation latency (seconds per item)."""
+    with rc_context(STYLE):
+        fig = Figure(figsize=(5.5, 2.4))
+        ax = fig.subplots()
+        ax.hist(seconds, bins=30, color="#6a1b9a")
+        ax.set_xlabel("translation latency (s)")
+        ax.set_ylabel("items")
+    return _svg(fig, "latency")

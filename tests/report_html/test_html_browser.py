@@ -1,0 +1,162 @@
+"""The HTML report in headless Chromium, opened from disk: no console errors, headline equal to
+summary.json, filters showing exactly the matching items, the item view's SQL and differing
+cell, two clicks from a heat-map cell to an item. Screenshots go to the test's tmp dir (or
+``$PARROT_SCREENSHOTS``)."""
+
+from __future__ import annotations
+
+import os
+from collections import Counter
+from pathlib import Path
+
+import pytest
+from html_helpers import records, summary
+
+pytestmark = pytest.mark.browser
+
+WAIT = 30.0
+
+
+def open_page(browser, path: Path, fragment: str = "") -> None:
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    browser.get("about:blank")
+    browser.get(path.resolve().as_uri() + fragment)
+    WebDriverWait(browser, WAIT).until(
+        lambda d: d.execute_script("return document.body.dataset.ready === 'true'"))
+
+
+def console_errors(browser) -> list[dict]:
+    return [e for e in browser.get_log("browser") if e["level"] == "SEVERE"]
+
+
+def shot(browser, tmp_path: Path, name: str) -> Path:
+    target = Path(os.environ.get("PARROT_SCREENSHOTS", tmp_path)) / name
+    target.parent.mkdir(parents=True, exist_ok=True)
+    browser.save_screenshot(str(target))
+    print(f"screenshot: {target}")
+    return target
+
+
+def shown_ids(browser) -> list[str]:
+    return [tr.get_attribute("data-id")
+            for tr in browser.find_elements("css selector", "#item-table tbody tr")]
+
+
+def test_run_page_loads_without_console_errors(browser, run_dirs, tmp_path):
+    open_page(browser, run_dirs["sqlglot"] / "report.html")
+    assert console_errors(browser) == []
+    assert shot(browser, tmp_path, "report-run.png").stat().st_size > 0
+
+
+def test_headline_text_equals_summary_json(browser, run_dirs):
+    open_page(browser, run_dirs["sqlglot"] / "report.html")
+    overall = summary(run_dirs["sqlglot"])["overall"]
+    metrics = browser.find_elements("css selector", ".headline .metric")
+    assert metrics
+    for m in metrics:
+        key = m.get_attribute("data-key")
+        value = m.find_element("css selector", ".value").text
+        assert value == ("–" if overall[key] is None else f"{overall[key]:.1f}%"), key
+    assert browser.find_element("css selector", "[data-key=gold_error]").text == str(
+        overall["gold_error"])
+
+
+def test_reason_filter_shows_exactly_those_items(browser, run_dirs):
+    from selenium.webdriver.support.ui import Select
+
+    run_dir = run_dirs["sqlglot"]
+    recs = records(run_dir)
+    reasons = Counter(r["verdicts"]["strict"]["reason"] for r in recs)
+    assert len(reasons) >= 3
+    open_page(browser, run_dir / "report.html")
+    for reason in reasons:
+        Select(browser.find_element("css selector", "select[name=reason]")).select_by_value(
+            reason)
+        expected = {r["id"] for r in recs if r["verdicts"]["strict"]["reason"] == reason}
+        assert set(shown_ids(browser)) == expected, reason
+        assert len(shown_ids(browser)) == len(expected)
+    assert console_errors(browser) == []
+
+
+def test_search_and_pair_filters(browser, run_dirs):
+    run_dir = run_dirs["sqlglot"]
+    recs = records(run_dir)
+    open_page(browser, run_dir / "report.html", "#pair=sqlite%E2%86%92duckdb&q=join")
+    expected = {r["id"] for r in recs if (r["source_dialect"], r["target_dialect"])
+                == ("sqlite", "duckdb") and "join" in (r["translation"].get("sql") or "").lower()}
+    assert expected and set(shown_ids(browser)) <= {
+        r["id"] for r in recs if r["source_dialect"] == "sqlite"
+        and r["target_dialect"] == "duckdb"}
+    assert expected <= set(shown_ids(browser))
+
+
+def test_item_view_shows_sql_and_differing_cell(browser, run_dirs, tmp_path):
+    run_dir = run_dirs["sqlglot"]
+    item = next(r for r in records(run_dir) if r["verdicts"]["strict"]["reason"] == "value"
+                and r["verdicts"]["strict"]["cell"]["row"] < len(r["gold"]["preview"]))
+    cell = item["verdicts"]["strict"]["cell"]
+    open_page(browser, run_dir / "report.html", f"#item={item['id']}")
+    shown = browser.find_element("css selector", "#translation-sql").text
+    assert shown.split() == item["translation"]["sql"].split()
+    for side in ("gold", "pred"):
+        diff = browser.find_elements("css selector", f"table[data-side={side}] td.diff")
+        assert len(diff) == 1
+        assert diff[0].text == str(cell[side])
+    note = browser.find_element("css selector", "#diff-cell").text
+    assert f"row {cell['row']}, column {cell['column']}" in note
+    assert console_errors(browser) == []
+    shot(browser, tmp_path, "report-item.png")
+
+
+def test_two_clicks_from_heat_map_to_a_failing_item(browser, run_dirs):
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    run_dir = run_dirs["sqlglot"]
+    pair = "sqlite→clickhouse"
+    failing = {r["id"] for r in records(run_dir) if not r["verdicts"]["strict"]["match"]
+               and f"{r['source_dialect']}→{r['target_dialect']}" == pair}
+    assert failing
+    open_page(browser, run_dir / "report.html")
+    link = browser.find_element("css selector", 'a[href="#pair=sqlite%E2%86%92clickhouse'
+                                                '&strict=fail"]')
+    browser.execute_script("arguments[0].dispatchEvent(new MouseEvent('click', "
+                           "{bubbles: true}))", link)  # an SVG <a>: click it as a reader does
+    wait = WebDriverWait(browser, WAIT)  # hashchange is dispatched asynchronously
+    wait.until(lambda d: set(shown_ids(d)) == failing)
+    browser.find_element("css selector", "#item-table tbody tr td:nth-child(2)").click()
+    wait.until(lambda d: d.find_elements("css selector", "#item-view h2"))
+    assert browser.find_element("css selector", "#item-view h2").text in failing
+    assert browser.find_elements("css selector", "#diff-cell, #item-view .error, #verdicts")
+
+
+def test_leaderboard_sorts(browser, run_dirs, tmp_path):
+    from parrot.report.cli import main as report_main
+
+    page = tmp_path / "board.html"
+    assert report_main([*map(str, run_dirs.values()), "--format", "html", "-o", str(page)]) == 0
+    browser.get(page.resolve().as_uri())
+    board = browser.find_element("css selector", "table.leaderboard")
+    header = next(th for th in board.find_elements("css selector", "thead th")
+                  if th.text == "strict %")
+    col = [th.text for th in board.find_elements("css selector", "thead th")].index("strict %")
+
+    def column() -> list[float]:
+        return [float(tr.find_elements("css selector", "th, td")[col].text)
+                for tr in board.find_elements("css selector", "tbody tr")]
+
+    header.click()
+    assert column() == sorted(column())
+    header.click()
+    assert column() == sorted(column(), reverse=True)
+    assert console_errors(browser) == []
+
+
+def test_item_view_shows_the_model_answer(browser, llm_run):
+    item = records(llm_run)[0]
+    open_page(browser, llm_run / "report.html", f"#item={item['id']}")
+    text = browser.find_element("css selector", "#item-view").text
+    assert "the source runs unchanged" in text
+    if item["translation"].get("raw"):
+        assert browser.find_element("css selector", "#raw").text == item["translation"]["raw"]
+    assert console_errors(browser) == []
