@@ -107,6 +107,16 @@ def _die_with_parent(libc: ctypes.CDLL, parent: int | None) -> None:
         os._exit(1)
 
 
+def die_with_parent() -> None:
+    """Make this process (a ``multiprocessing`` child, e.g. an ``--jobs`` worker) receive
+    SIGKILL when its parent ends, so a killed run leaves nothing behind (Linux only)."""
+    import multiprocessing
+
+    parent = multiprocessing.parent_process()
+    if sys.platform.startswith("linux"):
+        _die_with_parent(_libc(), parent.pid if parent is not None else None)
+
+
 def _loopback_up() -> None:
     """Bring ``lo`` up in a new network namespace (SIOCGIFFLAGS / SIOCSIFFLAGS)."""
     with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
