@@ -346,21 +346,14 @@ class _Worker:
 
     @classmethod
     def start(cls, group: str) -> _Worker:
-        import parrot
-
         scratch = tempfile.mkdtemp(prefix=f"parrot-worker-{group}-")
         ours, theirs = socket.socketpair()
-        env = clean_environ()
-        env.update(TMPDIR=scratch, HOME=scratch, TZ="UTC",
-                   PYTHONPATH=os.pathsep.join(
-                       [str(Path(parrot.__file__).parent.parent),
-                        *filter(None, [env.get("PYTHONPATH")])]))
         try:
             process = subprocess.Popen(
                 [sys.executable, "-m", "parrot.engines.worker", str(theirs.fileno()),
                  str(os.getpid()), group, scratch],
-                env=env, cwd=scratch, stdin=subprocess.DEVNULL, pass_fds=(theirs.fileno(),),
-                start_new_session=True)
+                env=worker_environ(scratch), cwd=scratch, stdin=subprocess.DEVNULL,
+                pass_fds=(theirs.fileno(),), start_new_session=True)
         except BaseException:
             ours.close()
             shutil.rmtree(scratch, ignore_errors=True)
@@ -411,6 +404,18 @@ class _Worker:
         with contextlib.suppress(subprocess.TimeoutExpired):
             self.process.wait(timeout=5)
         self.kill()
+
+
+def worker_environ(scratch: str) -> dict[str, str]:
+    """A worker's environment: this one without secrets, in UTC, its scratch directory as home
+    and temporary directory, importing the same parrot as this process."""
+    import parrot
+
+    env = clean_environ()
+    env.update(TMPDIR=scratch, HOME=scratch, TZ="UTC",
+               PYTHONPATH=os.pathsep.join([str(Path(parrot.__file__).parent.parent),
+                                           *filter(None, [env.get("PYTHONPATH")])]))
+    return env
 
 
 def _exit_text(code: int | None) -> str:

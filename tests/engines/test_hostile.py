@@ -8,6 +8,7 @@ unaffected.
 
 from __future__ import annotations
 
+import contextlib
 import http.server
 import os
 import threading
@@ -81,6 +82,14 @@ def canary(tmp_path: Path) -> Path:
 @pytest.fixture
 def sink() -> Iterator[list[str]]:
     """[the sink's URL, then one entry per request it got]."""
+    with serve_sink() as seen:
+        yield seen
+
+
+@contextlib.contextmanager
+def serve_sink() -> Iterator[list[str]]:
+    """An HTTP server on 127.0.0.1 for as long as the block runs: [its URL, then one entry per
+    request it got]."""
     seen: list[str] = []
 
     class Handler(http.server.BaseHTTPRequestHandler):
