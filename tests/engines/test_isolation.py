@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import pickle
+import shutil
 import signal
 import subprocess
 import sys
@@ -67,12 +68,13 @@ print(json.dumps({"warnings": warnings, "outcomes": outcomes, "pid": os.getpid()
 """
 
 
-@pytest.fixture(scope="module")
-def probed(tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
+NO_SYS_ADMIN = ["setpriv", "--bounding-set", "-sys_admin"]  # the kernel refuses namespaces
+
+
+def _probe(tmp: Path, prefix: list[str]) -> dict[str, object]:
     """Every probe's outcome, from one isolated process (chdb and DuckDB imported once)."""
     from test_hostile import serve_sink
 
-    tmp = tmp_path_factory.mktemp("isolation")
     canary, out, scratch = tmp / "canary.txt", tmp / "written.out", tmp / "scratch"
     canary.write_text(SECRET)
     scratch.mkdir()
@@ -83,8 +85,8 @@ def probed(tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
         del os.environ["PARROT_ISOLATION_API_KEY"]
     with serve_sink() as sink:
         child = subprocess.run(
-            [sys.executable, "-c", PROBE_SCRIPT, str(scratch), str(os.getpid()), str(canary),
-             str(out), sink[0], str(os.getpid()), json.dumps(PROBES)],
+            [*prefix, sys.executable, "-c", PROBE_SCRIPT, str(scratch), str(os.getpid()),
+             str(canary), str(out), sink[0], str(os.getpid()), json.dumps(PROBES)],
             env=env, cwd=scratch, capture_output=True, text=True, timeout=240)
         requests = list(sink[1:])
     assert child.returncode == 0, child.stderr[-3000:]
@@ -94,13 +96,49 @@ def probed(tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
     return result
 
 
-@pytest.mark.parametrize("case", [case for case, _ in PROBES])
-def test_isolated_process_cannot_reach_the_host(probed: dict[str, object], case: str) -> None:
-    assert probed["warnings"] == [], f"isolation fell back: {probed['warnings']}"
+@pytest.fixture(scope="module")
+def probed(tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
+    return _probe(tmp_path_factory.mktemp("isolation"), [])
+
+
+@pytest.fixture(scope="module")
+def probed_fallback(tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
+    """The probes where the kernel refuses namespaces (no CAP_SYS_ADMIN): Landlock alone."""
+    if shutil.which("setpriv") is None:
+        pytest.skip("setpriv (util-linux) is not installed")
+    return _probe(tmp_path_factory.mktemp("fallback"), NO_SYS_ADMIN)
+
+
+def _assert_contained(probed: dict[str, object], case: str) -> None:
     outcome = str(probed["outcomes"][case])  # type: ignore[index]
     assert SECRET not in outcome and "root:" not in outcome, outcome
     assert probed["requests"] == [], f"the sink got requests: {probed['requests']}"
     assert not probed["out_exists"] and probed["canary"] == SECRET
+
+
+@pytest.mark.parametrize("case", [case for case, _ in PROBES])
+def test_isolated_process_cannot_reach_the_host(probed: dict[str, object], case: str) -> None:
+    assert probed["warnings"] == [], f"isolation fell back: {probed['warnings']}"
+    _assert_contained(probed, case)
+
+
+@pytest.mark.parametrize("case", [case for case, _ in PROBES])
+def test_without_namespaces_landlock_still_contains(probed_fallback: dict[str, object],
+                                                    case: str) -> None:
+    assert any("no network or pid namespace" in str(m)
+               for m in probed_fallback["warnings"]), probed_fallback["warnings"]  # type: ignore[attr-defined]
+    _assert_contained(probed_fallback, case)
+
+
+def test_a_fallback_is_said_on_the_terminal_and_in_the_label() -> None:
+    if shutil.which("setpriv") is None:
+        pytest.skip("setpriv (util-linux) is not installed")
+    script = "from parrot.engines import create_engine; print(create_engine('sqlite').label)"
+    child = subprocess.run([*NO_SYS_ADMIN, sys.executable, "-c", script], capture_output=True,
+                           text=True, timeout=120, cwd=Path(__file__).parents[2])
+    assert child.returncode == 0, child.stderr
+    assert "WARNING: sqlite engine worker: no network or pid namespace" in child.stderr
+    assert "[NOT ISOLATED: no network or pid namespace" in child.stdout
 
 
 def test_isolated_process_writes_its_scratch_and_is_pid_1(probed: dict[str, object]) -> None:
