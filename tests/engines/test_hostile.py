@@ -318,3 +318,30 @@ def test_sink_counts_requests(sink: list[str]) -> None:
     with urllib.request.urlopen(sink[0] + "/probe", timeout=10) as response:
         assert response.status == 200
     assert sink[1:] == ["/probe"]
+
+
+@pytest.mark.parametrize(("sql", "refused"), [
+    ("SELECT 1 AS x$$, * FROM file('/etc/passwd', 'LineAsString') AS y$$", True),
+    ("SELECT * FROM `file`('/etc/passwd', 'LineAsString')", True),
+    ("SELECT file('/etc/passwd')", True),
+    ("INSERT INTO FUNCTION file('x', 'CSV') SELECT 1", True),
+    ("CREATE TABLE t (s String) ENGINE = File(LineAsString, '/tmp/x')", True),
+    ("CREATE TABLE b (a Int32) ENGINE = Buffer(default, t, 1, 0, 0, 1, 1, 1, 1)", True),
+    ("SELECT * FROM url('http://127.0.0.1:1/x', 'CSV')", True),
+    ("SELECT * FROM s3Cluster('c', 'http://x/y', 'CSV')", True),
+    ("SELECT * FROM remoteSecure('h', system.one)", True),
+    ("SELECT * FROM numbers(3) WHERE number > 1", False),
+    ("CREATE TABLE t (a Int32) ENGINE = MergeTree ORDER BY a", False),
+    ("SELECT arrayMap(x -> x + 1, [1, 2])", False),
+    ("SELEC 1", False),  # left to fail as ClickHouse's own syntax error
+])
+def test_clickhouse_ast_guard(sql: str, refused: bool) -> None:
+    """The guard from ClickHouse's own parser (EXPLAIN AST), without the token guard."""
+    chdb = pytest.importorskip("chdb")
+    from parrot.engines.clickhouse import _ast_refusal
+
+    conn = chdb.connect(":memory:")
+    try:
+        assert (_ast_refusal(conn, sql) is not None) is refused
+    finally:
+        conn.close()
