@@ -287,3 +287,28 @@ def test_isolation_off_runs_in_process(monkeypatch: pytest.MonkeyPatch) -> None:
     engine = create_engine("sqlite")
     assert type(engine) is engine_class("sqlite")
     engine.close()
+
+
+@pytest.mark.spark
+def test_spark_jvm_runs_inside_the_worker_sandbox(monkeypatch: pytest.MonkeyPatch) -> None:
+    cls = engine_class("spark")
+    hint = getattr(cls, "available", lambda: None)()
+    if hint is not None:
+        pytest.skip(f"spark is not available here: {hint}")
+    monkeypatch.setenv("PARROT_ISOLATION_API_KEY", SECRET)
+    engine = create_engine("spark")
+    try:
+        _normal(engine)
+        jvms = [pid for pid in _descendants(_worker_pid(engine))
+                if b"java" in Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")[0]]
+        assert jvms, "no JVM under the spark worker"
+        for pid in jvms:
+            assert os.readlink(f"/proc/{pid}/ns/net") != os.readlink("/proc/self/ns/net")
+            assert os.readlink(f"/proc/{pid}/ns/pid") != os.readlink("/proc/self/ns/pid")
+            assert SECRET.encode() not in Path(f"/proc/{pid}/environ").read_bytes()
+        bomb = engine.execute("SELECT count(*) FROM range(1000000) a CROSS JOIN range(1000000) b "
+                              "WHERE a.id + b.id = 7", SHOP, timeout=2)
+        assert bomb.status is ExecStatus.TIMEOUT, bomb
+        assert _wait_for(lambda: not _alive(set(jvms)), 30), "the JVM outlived its timeout"
+    finally:
+        engine.close()
