@@ -83,14 +83,12 @@ def _isolated_pool() -> Iterator[dict[str, Engine]]:
 def engine(engine_name: str, _isolated_pool: dict[str, Engine],
            _engine_pool: dict[str, Engine], servers: object) -> Engine:
     """The adapter as an eval runs it: embedded engines in an isolated worker process."""
-    from conftest import make_engine
-
     from parrot.engines.worker import isolated
 
     cls = engine_class(engine_name)
     if cls.url_schemes is not None:
         if engine_name not in _engine_pool:
-            _engine_pool[engine_name] = make_engine(engine_name, servers)  # type: ignore[arg-type]
+            _engine_pool[engine_name] = cls(servers.url(cls.dialect))  # type: ignore[attr-defined,call-arg]
         return _engine_pool[engine_name]
     if engine_name not in _isolated_pool:
         _isolated_pool[engine_name] = isolated(cls)()
