@@ -29,6 +29,7 @@ results record. ``PARROT_ISOLATION=off`` runs the adapters in-process (for debug
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import ctypes
 import fcntl
@@ -69,6 +70,7 @@ GiB = 1 << 30
 MEMORY_LIMITS: dict[str, int | None] = {"sqlite": 4 * GiB, "duckdb": 8 * GiB,
                                         "clickhouse": 16 * GiB, "spark": None}
 FILE_SIZE_LIMIT = 4 * GiB  # largest file a worker may write into its scratch directory
+SCRATCH_PREFIX = "parrot-worker-"  # + parrot's pid, the group and a random part
 
 # Landlock (linux/landlock.h), x86-64 and arm64 share these syscall numbers
 _SYS_CREATE_RULESET, _SYS_ADD_RULE, _SYS_RESTRICT_SELF = 444, 445, 446
@@ -346,7 +348,8 @@ class _Worker:
 
     @classmethod
     def start(cls, group: str) -> _Worker:
-        scratch = tempfile.mkdtemp(prefix=f"parrot-worker-{group}-")
+        _sweep_scratch()
+        scratch = tempfile.mkdtemp(prefix=f"{SCRATCH_PREFIX}{os.getpid()}-{group}-")
         ours, theirs = socket.socketpair()
         try:
             process = subprocess.Popen(
@@ -404,6 +407,15 @@ class _Worker:
         with contextlib.suppress(subprocess.TimeoutExpired):
             self.process.wait(timeout=5)
         self.kill()
+
+
+def _sweep_scratch() -> None:
+    """Remove scratch directories of workers whose parrot process is gone (killed runs)."""
+    root = Path(tempfile.gettempdir())
+    for path in root.glob(f"{SCRATCH_PREFIX}*-*-*"):
+        owner = path.name[len(SCRATCH_PREFIX):].split("-", 1)[0]
+        if owner.isdigit() and not Path(f"/proc/{owner}").exists():
+            shutil.rmtree(path, ignore_errors=True)
 
 
 def worker_environ(scratch: str) -> dict[str, str]:
@@ -473,7 +485,17 @@ class _Pool:
             worker.stop()
 
 
+    def stop_all(self) -> None:
+        """Stop every worker (at exit: their scratch directories go with them)."""
+        with self.lock:
+            workers = list(self.workers.values())
+            self.workers.clear()
+        for worker in workers:
+            worker.stop()
+
+
 POOL = _Pool()
+atexit.register(POOL.stop_all)
 
 
 class IsolatedEngine(Engine):

@@ -15,6 +15,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import textwrap
 import time
 from collections.abc import Callable
@@ -272,6 +273,12 @@ def test_workers_die_with_their_parent() -> None:
     """)
     process = subprocess.Popen([sys.executable, "-c", script, str(Path(__file__).parent)])
     _kill_and_check(process, 2)
+    left = list(Path(tempfile.gettempdir()).glob(f"{w.SCRATCH_PREFIX}{process.pid}-*"))
+    assert left  # nobody could clean up after a SIGKILL ...
+    engine = create_engine("sqlite")
+    engine.version()  # ... until the next worker starts
+    engine.close()
+    assert not [p for p in left if p.exists()]
 
 
 @pytest.mark.slow
