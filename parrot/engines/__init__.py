@@ -1,10 +1,12 @@
 """Engine adapters, one module per engine, looked up lazily by name, dialect or URL scheme.
 
-Embedded engines (SQLite, DuckDB, chdb) run in-process. Server engines are reached by URL, found
-in this order: an explicit URL (``--engine DIALECT=URL``), the environment variable
-``PARROT_<DIALECT>_URL``, then the local server parrot manages (``python -m parrot.engines up``),
-started on demand when the caller allows it. A URL picks its adapter by scheme, so
-``--engine clickhouse=clickhouse://host:8123`` uses a ClickHouse server instead of chdb.
+Embedded engines (SQLite, DuckDB, chdb, the Spark family) run in isolated worker processes
+(:mod:`parrot.engines.worker`; ``PARROT_ISOLATION=off`` runs them in-process). Server engines
+are reached by URL, found in this order: an explicit URL (``--engine DIALECT=URL``), the
+environment variable ``PARROT_<DIALECT>_URL``, then the local server parrot manages
+(``python -m parrot.engines up``), started on demand when the caller allows it. A URL picks its
+adapter by scheme, so ``--engine clickhouse=clickhouse://host:8123`` uses a ClickHouse server
+instead of chdb.
 """
 
 from __future__ import annotations
@@ -123,7 +125,9 @@ def create_engine(dialect: str, url: str | None = None, start: bool = False) -> 
             f"or set PARROT_{dialect.upper()}_URL to use a server")
     cls = engine_class(name)
     if cls.url_schemes is None:
-        return cls()
+        from parrot.engines.worker import isolated, isolation_enabled
+
+        return isolated(cls)() if isolation_enabled() else cls()
     return cls(default_url(dialect, start=start))  # type: ignore[call-arg]
 
 

@@ -187,6 +187,27 @@ def _plan(text: str) -> _Plan | str:
     return _Plan(text, words, writes, function)
 
 
+_AST_FUNCTION = re.compile(r"^\s*Function (\S+)", re.MULTILINE)
+
+
+def _ast_refusal(conn: Any, text: str) -> str | None:
+    """Why ClickHouse's own parser finds ``text`` reaching outside the database: a table
+    function, storage engine or function of ``_DENIED_CALLS`` anywhere in its ``EXPLAIN AST``
+    (which parses without running). A syntax error is left to the execution, which fails the
+    same way before running anything; any other failure to explain refuses (fails closed)."""
+    try:
+        tree = conn.query(f"EXPLAIN AST {text}", "TSVRaw").bytes().decode("utf-8", "replace")
+    except RuntimeError as exc:
+        if _error_code(exc) in _SYNTAX_CODES:
+            return None
+        return f"ClickHouse's parser could not explain the statement: {_clean_message(exc)}"
+    for match in _AST_FUNCTION.finditer(tree):
+        name = match.group(1).lower()
+        if name in _DENIED_CALLS or name.startswith(_DENIED_CALL_PREFIXES):
+            return f"{match.group(1)}(...) reaches outside the database and is not allowed"
+    return None
+
+
 # --- ClickHouse types -----------------------------------------------------------------------------
 
 @dataclasses.dataclass(frozen=True)
@@ -628,6 +649,9 @@ class ClickHouseEngine(Engine):
             plan = _plan(text)
             if isinstance(plan, str):
                 return Execution(ExecStatus.UNSUPPORTED, error=_OUR_DATABASE.sub("parrot_db", plan))
+            refusal = _ast_refusal(self._admin, text)  # the engine's own parser, second
+            if refusal is not None:
+                return Execution(ExecStatus.UNSUPPORTED, error=refusal)
             plans.append(plan)
         deadline = st.Deadline(timeout)
         tag = f"parrot-{self._token}-{next(self._counter)}"

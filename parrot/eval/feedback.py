@@ -23,6 +23,9 @@ _JUDGE: Judge | None = None
 
 def _init(timeout: float, max_rows: int, urls: dict[str, str], start: bool) -> None:
     global _JUDGE
+    from parrot.engines.worker import die_with_parent
+
+    die_with_parent()  # never outlives the run
     _JUDGE = Judge(timeout=timeout, max_rows=max_rows, urls=urls, start=start)
 
 

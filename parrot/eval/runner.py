@@ -221,6 +221,9 @@ _WORKER_JUDGE: Judge | None = None
 def _init_worker(timeout: float, max_rows: int, urls: dict[str, str], start: bool,
                  syntax: bool, suite_dir: Path | None) -> None:
     global _WORKER_JUDGE
+    from parrot.engines.worker import die_with_parent
+
+    die_with_parent()  # a run killed with SIGKILL takes its --jobs workers with it
     _WORKER_JUDGE = Judge(timeout=timeout, max_rows=max_rows, urls=urls, start=start,
                           syntax=syntax, suite_dir=suite_dir)
 

@@ -5,7 +5,8 @@ process and run directory: the default (Acc_SYN only where no engine ran the tra
 ``--syntax`` (Acc_SYN on every translation), and prints side by side: wall time, the time spent
 inside engine adapters (start-up, fixture loads, executions and close, each timed around the
 call), their ratio (target ≤ 1.3), the translator's own time, what is left for the harness
-(comparison, results I/O, AST facts, start-up) and items/s.
+(comparison, results I/O, AST facts, start-up) and items/s. Engine time includes the round trip
+to the engine worker processes; ``PARROT_ISOLATION=off`` measures the adapters in-process.
 
     python scripts/bench/eval_overhead.py [--dataset starter] [--model sqlglot] [--jobs 1]
 """
@@ -46,13 +47,16 @@ def _timed(name: str, method: Any) -> Any:
 
 
 def instrument() -> None:
-    """Wrap every embedded engine adapter's methods with a wall-clock timer (this process)."""
-    for name in ENGINES:
-        cls = engine_class(name)
+    """Wrap every embedded engine adapter's methods with a wall-clock timer (this process), and
+    the worker proxies' (their time includes the round trip to the worker process)."""
+    from parrot.engines.worker import IsolatedEngine
+
+    classes = [engine_class(name) for name in ENGINES]
+    for cls in [*classes, IsolatedEngine]:
         if cls.url_schemes is not None:  # servers: not used by the embedded-engine datasets
             continue
         for method in ("__init__", "load", "execute", "close"):
-            setattr(cls, method, _timed(f"{name}.{method}", getattr(cls, method)))
+            setattr(cls, method, _timed(f"{cls.__name__}.{method}", getattr(cls, method)))
 
 
 def measure(dataset: Any, items: list[Any], model: str, syntax: bool) -> dict[str, float]:

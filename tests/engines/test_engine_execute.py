@@ -223,7 +223,9 @@ SETTING_LEAK = {  # a session/global setting changed by one execution, checked i
 
 def test_settings_do_not_leak(engine_name: str, engine: Engine, shop: Fixture) -> None:
     change, probe, expected = SETTING_LEAK[engine_name]
-    assert engine.execute(change, shop).ok
+    changed = engine.execute(change, shop)
+    # DuckDB's configuration is locked (lock_configuration): every SET fails at the source
+    assert changed.ok or (engine_name == "duckdb" and "locked" in (changed.error or "")), changed
     assert run(engine, probe)[0][0] == expected
 
 

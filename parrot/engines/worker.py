@@ -1,0 +1,615 @@
+"""Engine worker processes: untrusted SQL on the embedded engines runs where it cannot reach out.
+
+:func:`isolated` wraps an embedded adapter class (SQLite, DuckDB, chdb, the Spark family) in a
+proxy with the same :class:`~parrot.engines.base.Engine` interface. The proxy runs the real
+adapter in a worker process (``python -m parrot.engines.worker``) that, before it imports any
+engine:
+
+* has **no network**: a network namespace of its own (only its own loopback is up, which the
+  Spark driver needs to talk to its JVM);
+* is **pid 1 of a pid namespace**, so the JVM and anything else it starts die with it;
+* sees a **file system** through Landlock: the Python installation, parrot's package, system
+  libraries and the JVM are readable, its scratch directory is the only writable place, every
+  other host file (home directories, ``/etc/passwd``, datasets, other runs) is unreadable, and
+  other processes' ``/proc`` entries are out of reach;
+* has an environment without secrets (:mod:`parrot.engines.sandbox`), ``TZ=UTC``, a cap on its
+  address space (``RLIMIT_AS``, not for the JVM, which is bounded by its heap) and a CPU-time
+  budget per execution (``RLIMIT_CPU``);
+* dies with its parent (``PR_SET_PDEATHSIG``) and lives in its own process group.
+
+An execution that has not answered ``GRACE`` seconds after its timeout, or that answers
+``timeout``, gets its worker SIGKILLed; the item is ``timeout`` and the next call starts a new
+worker (fixtures are loaded again there). Answers come back as restricted pickles: only
+parrot's result records and plain values can be decoded, never code.
+
+Where the kernel refuses a layer the worker still runs, and says so: every missing layer is a
+warning printed once on stderr and appended to the engine's label, which run manifests and
+results record. ``PARROT_ISOLATION=off`` runs the adapters in-process (for debugging).
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import ctypes
+import fcntl
+import io
+import os
+import pickle
+import resource
+import shutil
+import signal
+import socket
+import struct
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from dataclasses import dataclass, field
+from multiprocessing.connection import Connection
+from pathlib import Path
+from typing import Any, ClassVar
+
+from parrot.engines.base import (
+    DEFAULT_MAX_ROWS,
+    DEFAULT_TIMEOUT,
+    Engine,
+    ExecStatus,
+    Execution,
+    FixtureLoadError,
+    LoadReport,
+)
+from parrot.engines.sandbox import clean_environ
+from parrot.fixtures import Fixture
+
+GRACE = 0.5  # seconds past an execution's timeout before its worker is killed
+CALL_TIMEOUT = 600.0  # seconds for loads, checksums and a worker's start (a JVM, big fixtures)
+GiB = 1 << 30
+# address-space cap per engine (None: not capped by RLIMIT_AS; the JVM is capped by its heap)
+MEMORY_LIMITS: dict[str, int | None] = {"sqlite": 4 * GiB, "duckdb": 8 * GiB,
+                                        "clickhouse": 16 * GiB, "spark": None}
+FILE_SIZE_LIMIT = 4 * GiB  # largest file a worker may write into its scratch directory
+SCRATCH_PREFIX = "parrot-worker-"  # + parrot's pid, the group and a random part
+
+# Landlock (linux/landlock.h), x86-64 and arm64 share these syscall numbers
+_SYS_CREATE_RULESET, _SYS_ADD_RULE, _SYS_RESTRICT_SELF = 444, 445, 446
+_FS_EXECUTE, _FS_WRITE_FILE, _FS_READ_FILE, _FS_READ_DIR = 1, 2, 4, 8
+_FS_FILE_RIGHTS = _FS_EXECUTE | _FS_WRITE_FILE | _FS_READ_FILE | (1 << 14) | (1 << 15)
+_FS_READ = _FS_EXECUTE | _FS_READ_FILE | _FS_READ_DIR
+_CLONE_NEWNET, _CLONE_NEWPID, _CLONE_NEWNS = 0x40000000, 0x20000000, 0x20000
+_MS_NOSUID, _MS_NODEV, _MS_NOEXEC, _MS_REC, _MS_PRIVATE = 2, 4, 8, 1 << 14, 1 << 18
+_PR_SET_PDEATHSIG, _PR_SET_NO_NEW_PRIVS = 1, 38
+
+# what a worker may read besides the Python installation, parrot and its scratch directory
+READABLE = ("/usr", "/lib", "/lib64", "/lib32", "/bin", "/sbin", "/opt", "/sys",
+            "/dev/null", "/dev/zero", "/dev/random", "/dev/urandom", "/etc/ld.so.cache",
+            "/etc/localtime", "/etc/hosts", "/etc/nsswitch.conf", "/etc/host.conf",
+            "/etc/alternatives", "/etc/java-17-openjdk", "/etc/java-21-openjdk",
+            "/etc/ssl/openssl.cnf")
+WRITABLE_DEVICES = ("/dev/null",)
+# /proc when the host's is all there is: this process's own entries and system-wide facts
+PROC_SHARED = ("/proc/self", "/proc/thread-self", "/proc/meminfo", "/proc/cpuinfo",
+               "/proc/stat", "/proc/loadavg", "/proc/filesystems", "/proc/sys/kernel",
+               "/proc/sys/vm")
+
+
+# --- inside the worker ------------------------------------------------------------------------
+
+def _libc() -> ctypes.CDLL:
+    return ctypes.CDLL(None, use_errno=True)
+
+
+def _die_with_parent(libc: ctypes.CDLL, parent: int | None) -> None:
+    """SIGKILL this process when its parent ends; ``parent`` is checked where it is visible
+    (a parent outside this process's pid namespace is not: a worker orphaned in that race
+    still ends, at end of file on its connection)."""
+    libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    if parent is not None and os.getppid() != parent:  # it died before the prctl
+        os._exit(1)
+
+
+def die_with_parent() -> None:
+    """Make this process (a ``multiprocessing`` child, e.g. an ``--jobs`` worker) receive
+    SIGKILL when its parent ends, so a killed run leaves nothing behind (Linux only)."""
+    import multiprocessing
+
+    parent = multiprocessing.parent_process()
+    if sys.platform.startswith("linux"):
+        _die_with_parent(_libc(), parent.pid if parent is not None else None)
+
+
+def _loopback_up() -> None:
+    """Bring ``lo`` up in a new network namespace (SIOCGIFFLAGS / SIOCSIFFLAGS)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+        req = struct.pack("16sH22x", b"lo", 0)
+        flags = struct.unpack("16sH22x", fcntl.ioctl(s, 0x8913, req))[1]
+        fcntl.ioctl(s, 0x8914, struct.pack("16sH22x", b"lo", flags | 1))
+
+
+def _namespaces(libc: ctypes.CDLL, warnings: list[str]) -> bool:
+    """Enter new network and pid namespaces; the pid namespace's first process is a fork of
+    this one, so this process waits for it and exits with its status. True when networked."""
+    if libc.unshare(_CLONE_NEWNET | _CLONE_NEWPID) != 0:
+        warnings.append("no network or pid namespace "
+                        f"({os.strerror(ctypes.get_errno())}): the engine can reach the network")
+        return True
+    child = os.fork()
+    if child:  # the namespace's init runs as the child; this process only waits for it
+        _, status = os.waitpid(child, 0)
+        if os.WIFSIGNALED(status):  # end the same way, so the parent sees the signal
+            signal.signal(os.WTERMSIG(status), signal.SIG_DFL)
+            os.kill(os.getpid(), os.WTERMSIG(status))
+        os._exit(os.waitstatus_to_exitcode(status) & 0xFF)
+    _die_with_parent(libc, None)
+    try:
+        _loopback_up()
+    except OSError as exc:
+        warnings.append(f"loopback not up in the network namespace ({exc})")
+    return False
+
+
+def _private_proc(libc: ctypes.CDLL) -> bool:
+    """Mount a /proc that shows only this pid namespace's processes (in a mount namespace of
+    its own), so no other process's environment or memory can be read. False if refused."""
+    if libc.unshare(_CLONE_NEWNS) != 0:
+        return False
+    if libc.mount(b"none", b"/", None, _MS_REC | _MS_PRIVATE, None) != 0:
+        return False
+    return libc.mount(b"proc", b"/proc", b"proc", _MS_NOSUID | _MS_NODEV | _MS_NOEXEC,
+                      None) == 0
+
+
+def _landlock(libc: ctypes.CDLL, scratch: str, readable: list[str], deny_tcp: bool,
+              warnings: list[str]) -> None:
+    """Confine file access to ``readable`` (read) and ``scratch`` (read/write); with
+    ``deny_tcp`` also forbid TCP bind/connect (when no network namespace could be had)."""
+    syscall = libc.syscall
+    syscall.restype = ctypes.c_long
+    abi = syscall(_SYS_CREATE_RULESET, None, ctypes.c_size_t(0), ctypes.c_uint32(1))
+    if abi < 1:
+        warnings.append("no Landlock in this kernel "
+                        f"({os.strerror(ctypes.get_errno())}): host files are readable and "
+                        "writable by the engine")
+        return
+    handled = (1 << 13) - 1 | (1 << 13 if abi >= 2 else 0) | (1 << 14 if abi >= 3 else 0) | (
+        1 << 15 if abi >= 5 else 0)
+    net = 3 if deny_tcp and abi >= 4 else 0
+    scoped = 3 if abi >= 6 else 0  # abstract unix sockets and signals outside the sandbox
+    attr = struct.pack("QQQ", handled, net, scoped)
+    size = 24 if abi >= 6 else 16 if abi >= 4 else 8
+    buf = ctypes.create_string_buffer(attr, 24)
+    ruleset = syscall(_SYS_CREATE_RULESET, buf, ctypes.c_size_t(size), ctypes.c_uint32(0))
+    if ruleset < 0:
+        warnings.append(f"Landlock refused a ruleset ({os.strerror(ctypes.get_errno())})")
+        return
+    rules = [(p, _FS_READ) for p in readable] + [(scratch, handled)] + [
+        (p, _FS_READ_FILE | _FS_WRITE_FILE) for p in WRITABLE_DEVICES]
+    for path, access in rules:
+        try:
+            fd = os.open(path, os.O_PATH | os.O_CLOEXEC)
+        except OSError:
+            continue
+        try:
+            if not os.path.isdir(path):
+                access &= _FS_FILE_RIGHTS
+            rule = ctypes.create_string_buffer(struct.pack("=Qi", access & handled, fd), 12)
+            if syscall(_SYS_ADD_RULE, ctypes.c_int(ruleset), ctypes.c_int(1), rule,
+                       ctypes.c_uint32(0)) != 0:
+                warnings.append(f"Landlock rule for {path} refused "
+                                f"({os.strerror(ctypes.get_errno())})")
+        finally:
+            os.close(fd)
+    libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)
+    if syscall(_SYS_RESTRICT_SELF, ctypes.c_int(ruleset), ctypes.c_uint32(0)) != 0:
+        warnings.append(f"Landlock not applied ({os.strerror(ctypes.get_errno())}): host files "
+                        "are readable and writable by the engine")
+    if deny_tcp and abi < 4:
+        warnings.append("Landlock cannot forbid TCP here (ABI < 4)")
+    os.close(ruleset)
+
+
+def _readable_paths() -> list[str]:
+    import parrot
+
+    # parrot's package only, not the checkout around it (datasets, .git); it is imported already
+    paths = {sys.prefix, sys.base_prefix, sys.exec_prefix, str(Path(parrot.__file__).parent)}
+    paths.update(READABLE)
+    java_home = os.environ.get("JAVA_HOME")
+    if java_home:
+        paths.add(java_home)
+    return sorted(paths)
+
+
+def _isolate(group: str, scratch: str, parent: int) -> list[str]:
+    """Apply every layer this kernel grants; the warnings name the ones it refused."""
+    warnings: list[str] = []
+    libc = _libc()
+    _die_with_parent(libc, parent)
+    networked = _namespaces(libc, warnings)
+    readable = _readable_paths()  # before Landlock: resolving them needs the file system
+    if not networked and _private_proc(libc):
+        readable.append("/proc")
+    else:
+        readable.extend(PROC_SHARED)
+    _landlock(libc, scratch, readable, deny_tcp=networked and group != "spark",
+              warnings=warnings)
+    limit = MEMORY_LIMITS.get(group)
+    with contextlib.suppress(ValueError, OSError):
+        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+        resource.setrlimit(resource.RLIMIT_FSIZE, (FILE_SIZE_LIMIT, FILE_SIZE_LIMIT))
+        if limit is not None:
+            resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+    return warnings
+
+
+def _cpu_budget(timeout: float | None) -> None:
+    """Let this process spend at most ``timeout`` seconds on each core, plus a margin, from
+    now (SIGXCPU kills it past that); None lifts the budget."""
+    if timeout is None:
+        resource.setrlimit(resource.RLIMIT_CPU, (resource.RLIM_INFINITY, resource.RLIM_INFINITY))
+        return
+    used = resource.getrusage(resource.RUSAGE_SELF)
+    spent = used.ru_utime + used.ru_stime
+    resource.setrlimit(resource.RLIMIT_CPU, (int(spent + timeout * (os.cpu_count() or 1)) + 2,
+                                             resource.RLIM_INFINITY))
+
+
+def _serve(conn: Connection) -> None:
+    """Answer calls until the parent closes the connection."""
+    import importlib
+
+    adapters: dict[str, Engine] = {}
+    fixtures: dict[str, Fixture] = {}
+    while True:
+        try:
+            target, method, args = pickle.loads(conn.recv_bytes())
+        except EOFError:
+            return
+        try:
+            engine = adapters.get(target)
+            if engine is None:
+                module, cls = target.split(":")
+                engine = adapters[target] = getattr(importlib.import_module(module), cls)()
+            if method == "load":
+                fixtures[args[0].content_hash] = args[0]
+                answer: Any = engine.load(args[0])
+            elif method == "execute":
+                sql, digest, timeout, max_rows = args
+                _cpu_budget(timeout)
+                try:
+                    answer = engine.execute(sql, fixtures[digest], timeout=timeout,
+                                            max_rows=max_rows)
+                finally:
+                    _cpu_budget(None)
+            elif method == "checksums":
+                answer = engine.checksums(fixtures[args[0]])
+            elif method == "label":
+                answer = engine.label
+            else:
+                raise ValueError(f"unknown call {method!r}")
+            reply: tuple[str, Any] = ("ok", answer)
+        except FixtureLoadError as exc:
+            reply = ("load_error", str(exc))
+        except Exception as exc:
+            reply = ("error", f"{type(exc).__name__}: {exc}")
+        conn.send_bytes(pickle.dumps(reply, protocol=pickle.HIGHEST_PROTOCOL))
+
+
+def main(argv: list[str]) -> None:
+    """``python -m parrot.engines.worker FD PARENT_PID GROUP SCRATCH``."""
+    fd, parent, group, scratch = int(argv[0]), int(argv[1]), argv[2], argv[3]
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C stops the parent, which kills us
+    warnings = _isolate(group, scratch, parent)
+    conn = Connection(fd)
+    conn.send_bytes(pickle.dumps(("hello", os.getpid(), warnings)))
+    _serve(conn)
+
+
+# --- in parrot's process ----------------------------------------------------------------------
+
+_ALLOWED = {
+    "builtins": {"tuple", "list", "dict", "set", "frozenset", "str", "bytes", "int", "float",
+                 "bool", "complex", "bytearray"},
+    "decimal": {"Decimal"},
+    "parrot.values": {"ResultSet", "Temporal", "Nested"},
+    "parrot.engines.base": {"Execution", "ExecStatus", "LoadReport"},
+}
+
+
+class _Unpickler(pickle.Unpickler):
+    """Decodes only parrot's records and plain values: a worker taken over by a hostile text
+    cannot send code to the parent."""
+
+    def find_class(self, module: str, name: str) -> Any:
+        if name in _ALLOWED.get(module, ()):
+            return super().find_class(module, name)
+        raise pickle.UnpicklingError(f"a worker sent a {module}.{name}, which is not allowed")
+
+
+def _loads(data: bytes) -> Any:
+    return _Unpickler(io.BytesIO(data)).load()
+
+
+class WorkerDied(RuntimeError):
+    """The worker process ended or stopped answering."""
+
+
+@dataclass
+class _Worker:
+    """One worker process and the connection to it."""
+
+    group: str
+    process: subprocess.Popen[bytes]
+    conn: Connection
+    scratch: str
+    warnings: list[str]
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    @classmethod
+    def start(cls, group: str) -> _Worker:
+        _sweep_scratch()
+        scratch = tempfile.mkdtemp(prefix=f"{SCRATCH_PREFIX}{os.getpid()}-{group}-")
+        ours, theirs = socket.socketpair()
+        try:
+            process = subprocess.Popen(
+                [sys.executable, "-m", "parrot.engines.worker", str(theirs.fileno()),
+                 str(os.getpid()), group, scratch],
+                env=worker_environ(scratch), cwd=scratch, stdin=subprocess.DEVNULL,
+                pass_fds=(theirs.fileno(),), start_new_session=True)
+        except BaseException:
+            ours.close()
+            shutil.rmtree(scratch, ignore_errors=True)
+            raise
+        finally:
+            theirs.close()
+        conn = Connection(os.dup(ours.fileno()))
+        ours.close()
+        worker = cls(group, process, conn, scratch, [])
+        try:
+            hello = worker._receive(CALL_TIMEOUT)
+        except WorkerDied:
+            worker.kill()
+            raise
+        worker.warnings = list(hello[2])
+        _announce(group, worker.warnings)
+        return worker
+
+    def _receive(self, timeout: float) -> Any:
+        try:
+            if not self.conn.poll(timeout):
+                raise WorkerDied(f"no answer within {timeout:.1f} s")
+            return _loads(self.conn.recv_bytes())
+        except (EOFError, OSError) as exc:
+            code = self.process.poll()
+            raise WorkerDied(f"the worker ended ({_exit_text(code)})") from exc
+
+    def call(self, target: str, method: str, args: tuple[Any, ...], timeout: float) -> Any:
+        try:
+            self.conn.send_bytes(pickle.dumps((target, method, args),
+                                              protocol=pickle.HIGHEST_PROTOCOL))
+        except OSError as exc:
+            raise WorkerDied(f"the worker ended ({_exit_text(self.process.poll())})") from exc
+        return self._receive(timeout)
+
+    def kill(self) -> None:
+        """SIGKILL the worker's whole process group (its JVM included) and clean up."""
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(self.process.pid, signal.SIGKILL)
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            self.process.wait(timeout=10)
+        self.conn.close()
+        shutil.rmtree(self.scratch, ignore_errors=True)
+
+    def stop(self) -> None:
+        """Close the connection (the worker then exits) and make sure it is gone."""
+        self.conn.close()
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            self.process.wait(timeout=5)
+        self.kill()
+
+
+def _sweep_scratch() -> None:
+    """Remove scratch directories of workers whose parrot process is gone (killed runs)."""
+    root = Path(tempfile.gettempdir())
+    for path in root.glob(f"{SCRATCH_PREFIX}*-*-*"):
+        owner = path.name[len(SCRATCH_PREFIX):].split("-", 1)[0]
+        if owner.isdigit() and not Path(f"/proc/{owner}").exists():
+            shutil.rmtree(path, ignore_errors=True)
+
+
+def worker_environ(scratch: str) -> dict[str, str]:
+    """A worker's environment: this one without secrets, in UTC, its scratch directory as home
+    and temporary directory, importing the same parrot as this process."""
+    import parrot
+
+    env = clean_environ()
+    env.update(TMPDIR=scratch, HOME=scratch, TZ="UTC",
+               PYTHONPATH=os.pathsep.join([str(Path(parrot.__file__).parent.parent),
+                                           *filter(None, [env.get("PYTHONPATH")])]))
+    return env
+
+
+def _exit_text(code: int | None) -> str:
+    if code is None:
+        return "still running"
+    if code < 0:
+        return f"killed by {signal.Signals(-code).name}"
+    return f"exit status {code}"
+
+
+_ANNOUNCED: set[str] = set()
+
+
+def _announce(group: str, warnings: list[str]) -> None:
+    """Say once per process and engine which isolation layers the kernel refused."""
+    if warnings and group not in _ANNOUNCED:
+        _ANNOUNCED.add(group)
+        for warning in warnings:
+            print(f"parrot: WARNING: {group} engine worker: {warning}", file=sys.stderr)
+
+
+class _Pool:
+    """This process's workers, one per group (the Spark family shares one JVM), shared by the
+    proxies of that group and restarted on demand."""
+
+    def __init__(self) -> None:
+        self.workers: dict[str, _Worker] = {}
+        self.users: dict[str, int] = {}
+        self.lock = threading.Lock()
+
+    def get(self, group: str) -> _Worker:
+        with self.lock:
+            worker = self.workers.get(group)
+            if worker is None or worker.process.poll() is not None:
+                if worker is not None:
+                    worker.kill()
+                worker = self.workers[group] = _Worker.start(group)
+            return worker
+
+    def discard(self, worker: _Worker) -> None:
+        with self.lock:
+            if self.workers.get(worker.group) is worker:
+                del self.workers[worker.group]
+        worker.kill()
+
+    def acquire(self, group: str) -> None:
+        with self.lock:
+            self.users[group] = self.users.get(group, 0) + 1
+
+    def release(self, group: str) -> None:
+        with self.lock:
+            self.users[group] = self.users.get(group, 1) - 1
+            worker = self.workers.pop(group, None) if self.users[group] <= 0 else None
+        if worker is not None:
+            worker.stop()
+
+
+    def stop_all(self) -> None:
+        """Stop every worker (at exit: their scratch directories go with them)."""
+        with self.lock:
+            workers = list(self.workers.values())
+            self.workers.clear()
+        for worker in workers:
+            worker.stop()
+
+
+POOL = _Pool()
+atexit.register(POOL.stop_all)
+
+
+class IsolatedEngine(Engine):
+    """An embedded adapter run in a worker process (see the module docstring)."""
+
+    target: ClassVar[str]  # "module:Class" of the adapter the worker runs
+    group: ClassVar[str]  # adapters of one group share a worker
+
+    def __init__(self) -> None:
+        self._loaded: dict[str, tuple[Fixture, int]] = {}  # hash -> (fixture, worker pid)
+        self._label: str | None = None
+        self._closed = False
+        POOL.acquire(self.group)
+
+    def _call(self, method: str, *args: Any, timeout: float = CALL_TIMEOUT) -> Any:
+        worker = POOL.get(self.group)
+        with worker.lock:
+            try:
+                status, answer = worker.call(self.target, method, args, timeout)
+            except (WorkerDied, pickle.UnpicklingError):
+                POOL.discard(worker)
+                raise
+        if status == "load_error":
+            raise FixtureLoadError(answer)
+        if status != "ok":
+            raise WorkerDied(f"{self.name} worker failed: {answer}")
+        return answer
+
+    @property
+    def isolation_warnings(self) -> list[str]:
+        """The layers the kernel refused for this engine's worker (empty: fully isolated)."""
+        return list(POOL.get(self.group).warnings)
+
+    def version(self) -> str:
+        """The adapter's label as the worker prints it (it holds the engine's version)."""
+        if self._label is None:
+            self._label = str(self._call("label"))
+        return self._label
+
+    @property
+    def label(self) -> str:
+        """The in-process adapter's label; a fallback appends the layers that are missing."""
+        warnings = self.isolation_warnings
+        base = self.version()
+        return f"{base} [NOT ISOLATED: {'; '.join(warnings)}]" if warnings else base
+
+    def _ensure_loaded(self, fixture: Fixture) -> None:
+        pid = POOL.get(self.group).process.pid
+        known = self._loaded.get(fixture.content_hash)
+        if known is None or known[1] != pid:
+            self.load(fixture)
+
+    def load(self, fixture: Fixture) -> LoadReport:
+        try:
+            report: LoadReport = self._call("load", fixture)
+        except WorkerDied as exc:
+            raise FixtureLoadError(f"{self.name} worker: {exc}") from None
+        self._loaded[fixture.content_hash] = (fixture, POOL.get(self.group).process.pid)
+        return report
+
+    def execute(self, sql: str, fixture: Fixture, *, timeout: float = DEFAULT_TIMEOUT,
+                max_rows: int = DEFAULT_MAX_ROWS) -> Execution:
+        try:
+            self._ensure_loaded(fixture)
+        except FixtureLoadError as exc:
+            return Execution(ExecStatus.ENGINE_ERROR, error=f"fixture load: {exc}")
+        worker = POOL.get(self.group)
+        started = time.monotonic()
+        with worker.lock:
+            try:
+                status, answer = worker.call(self.target, "execute",
+                                             (sql, fixture.content_hash, timeout, max_rows),
+                                             timeout + GRACE)
+            except (WorkerDied, pickle.UnpicklingError) as exc:
+                elapsed = time.monotonic() - started
+                POOL.discard(worker)
+                if elapsed >= timeout or "SIGXCPU" in str(exc):
+                    return Execution(ExecStatus.TIMEOUT, elapsed=elapsed,
+                                     error=f"timed out: the {self.name} worker was killed "
+                                           f"after {elapsed:.1f} s")
+                return Execution(ExecStatus.ENGINE_ERROR, elapsed=elapsed,
+                                 error=f"the {self.name} worker failed: {exc}")
+        if status != "ok":
+            return Execution(ExecStatus.ENGINE_ERROR, error=str(answer))
+        execution: Execution = answer
+        if execution.status is ExecStatus.TIMEOUT:  # whatever it left running dies with it
+            POOL.discard(worker)
+        return execution
+
+    def checksums(self, fixture: Fixture) -> dict[str, str]:
+        self._ensure_loaded(fixture)
+        checksums: dict[str, str] = self._call("checksums", fixture.content_hash)
+        return checksums
+
+    def close(self) -> None:
+        if not self._closed:
+            self._closed = True
+            POOL.release(self.group)
+
+
+def isolated(cls: type[Engine]) -> type[Engine]:
+    """A proxy class for the embedded adapter ``cls`` whose executions run in a worker."""
+    group = "spark" if cls.__module__ == "parrot.engines.spark" else cls.name
+    proxy: type[Engine] = type(f"Isolated{cls.__name__}", (IsolatedEngine,), {
+        "name": cls.name, "dialect": cls.dialect, "capabilities": cls.capabilities,
+        "url_schemes": None, "target": f"{cls.__module__}:{cls.__qualname__}",
+        "group": group, "__doc__": f"{cls.__name__} in an isolated worker process."})
+    return proxy
+
+
+def isolation_enabled() -> bool:
+    """False when ``PARROT_ISOLATION=off`` asks for in-process adapters."""
+    return os.environ.get("PARROT_ISOLATION", "on").lower() not in ("off", "0", "no", "false")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

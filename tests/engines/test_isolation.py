@@ -1,0 +1,321 @@
+"""Engine worker processes (parrot.engines.worker): what the operating system keeps from them.
+
+The containment cases run the real engines *without* parrot's guards inside a process isolated
+exactly as a worker is (``_isolate`` with the worker's environment), so they test the operating
+system's layer alone. The process cases check that a worker killed, timed out or orphaned never
+stops a run and never outlives it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import pickle
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import textwrap
+import time
+from collections.abc import Callable
+from decimal import Decimal
+from pathlib import Path
+
+import pytest
+from engine_fixtures import SHOP
+
+from parrot.engines import ExecStatus, create_engine, engine_class
+from parrot.engines import worker as w
+
+SECRET = "parrot-isolation-canary-51c2"
+pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"),
+                                reason="worker isolation uses Linux namespaces and Landlock")
+
+# (case id, Python run in an isolated process; canary/out/sink/parent are substituted) — each
+# must raise, or return something other than the canary's content / the secret
+PROBES: list[tuple[str, str]] = [
+    ("read-host-file", "open(CANARY).read()"),
+    ("read-etc-passwd", "open('/etc/passwd').read()"),
+    ("write-host-file", "open(OUT, 'w').write('x')"),
+    ("parent-environ", "open(f'/proc/{PARENT}/environ', 'rb').read().decode('latin-1')"),
+    ("tcp-to-sink", "__import__('urllib.request').request.urlopen(SINK, timeout=5).read()"),
+    ("env-secret", "os.environ.get('PARROT_ISOLATION_API_KEY')"),
+    ("chdb-file-read", "chdb.query(f\"SELECT * FROM file('{CANARY}', 'LineAsString')\", "
+                       "'CSV').bytes().decode()"),
+    ("chdb-file-write", "chdb.query(f\"INSERT INTO FUNCTION file('{OUT}', 'CSV') SELECT 1\")"),
+    ("chdb-url", "chdb.query(f\"SELECT * FROM url('{SINK}/c', 'LineAsString') SETTINGS "
+                 "http_max_tries = 1, http_connection_timeout = 2\", 'CSV').bytes().decode()"),
+    ("duckdb-read-text", "duckdb.sql(f\"SELECT * FROM read_text('{CANARY}')\").fetchall()"),
+    ("duckdb-copy-out", "duckdb.sql(f\"COPY (SELECT 1) TO '{OUT}'\")"),
+    ("sqlite-attach", "sqlite3.connect(':memory:').execute(f\"ATTACH '{OUT}' AS x\")"),
+]
+
+PROBE_SCRIPT = """
+import json, os, sys
+from parrot.engines import worker
+scratch, parent = sys.argv[1], int(sys.argv[2])
+CANARY, OUT, SINK, PARENT = sys.argv[3], sys.argv[4], sys.argv[5], sys.argv[6]
+warnings = worker._isolate("clickhouse", scratch, parent)
+import chdb, duckdb, sqlite3
+outcomes = {}
+for case, code in json.loads(sys.argv[7]):
+    try:
+        outcomes[case] = "returned " + repr(eval(code))[:200]
+    except Exception as exc:
+        outcomes[case] = "raised " + type(exc).__name__
+open(os.path.join(scratch, "written-inside"), "w").write("ok")
+print(json.dumps({"warnings": warnings, "outcomes": outcomes, "pid": os.getpid()}))
+"""
+
+
+NO_SYS_ADMIN = ["setpriv", "--bounding-set", "-sys_admin"]  # the kernel refuses namespaces
+
+
+def _probe(tmp: Path, prefix: list[str]) -> dict[str, object]:
+    """Every probe's outcome, from one isolated process (chdb and DuckDB imported once)."""
+    from test_hostile import serve_sink
+
+    canary, out, scratch = tmp / "canary.txt", tmp / "written.out", tmp / "scratch"
+    canary.write_text(SECRET)
+    scratch.mkdir()
+    os.environ["PARROT_ISOLATION_API_KEY"] = SECRET  # what the worker's environment drops
+    try:
+        env = w.worker_environ(str(scratch))
+    finally:
+        del os.environ["PARROT_ISOLATION_API_KEY"]
+    with serve_sink() as sink:
+        child = subprocess.run(
+            [*prefix, sys.executable, "-c", PROBE_SCRIPT, str(scratch), str(os.getpid()),
+             str(canary), str(out), sink[0], str(os.getpid()), json.dumps(PROBES)],
+            env=env, cwd=scratch, capture_output=True, text=True, timeout=240)
+        requests = list(sink[1:])
+    assert child.returncode == 0, child.stderr[-3000:]
+    result: dict[str, object] = json.loads(child.stdout.splitlines()[-1])
+    result.update(requests=requests, out_exists=out.exists(), canary=canary.read_text(),
+                  scratch_written=(scratch / "written-inside").exists())
+    return result
+
+
+@pytest.fixture(scope="module")
+def probed(tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
+    return _probe(tmp_path_factory.mktemp("isolation"), [])
+
+
+@pytest.fixture(scope="module")
+def probed_fallback(tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
+    """The probes where the kernel refuses namespaces (no CAP_SYS_ADMIN): Landlock alone."""
+    if shutil.which("setpriv") is None:
+        pytest.skip("setpriv (util-linux) is not installed")
+    return _probe(tmp_path_factory.mktemp("fallback"), NO_SYS_ADMIN)
+
+
+def _assert_contained(probed: dict[str, object], case: str) -> None:
+    outcome = str(probed["outcomes"][case])  # type: ignore[index]
+    assert SECRET not in outcome and "root:" not in outcome, outcome
+    assert probed["requests"] == [], f"the sink got requests: {probed['requests']}"
+    assert not probed["out_exists"] and probed["canary"] == SECRET
+
+
+@pytest.mark.parametrize("case", [case for case, _ in PROBES])
+def test_isolated_process_cannot_reach_the_host(probed: dict[str, object], case: str) -> None:
+    assert probed["warnings"] == [], f"isolation fell back: {probed['warnings']}"
+    _assert_contained(probed, case)
+
+
+@pytest.mark.parametrize("case", [case for case, _ in PROBES])
+def test_without_namespaces_landlock_still_contains(probed_fallback: dict[str, object],
+                                                    case: str) -> None:
+    assert any("no network or pid namespace" in str(m)
+               for m in probed_fallback["warnings"]), probed_fallback["warnings"]  # type: ignore[attr-defined]
+    _assert_contained(probed_fallback, case)
+
+
+def test_a_fallback_is_said_on_the_terminal_and_in_the_label() -> None:
+    if shutil.which("setpriv") is None:
+        pytest.skip("setpriv (util-linux) is not installed")
+    script = "from parrot.engines import create_engine; print(create_engine('sqlite').label)"
+    child = subprocess.run([*NO_SYS_ADMIN, sys.executable, "-c", script], capture_output=True,
+                           text=True, timeout=120, cwd=Path(__file__).parents[2])
+    assert child.returncode == 0, child.stderr
+    assert "WARNING: sqlite engine worker: no network or pid namespace" in child.stderr
+    assert "[NOT ISOLATED: no network or pid namespace" in child.stdout
+
+
+def test_isolated_process_writes_its_scratch_and_is_pid_1(probed: dict[str, object]) -> None:
+    assert probed["scratch_written"]
+    assert probed["pid"] == 1  # the first process of its own pid namespace
+
+
+def test_worker_answers_cannot_carry_code() -> None:
+    from parrot.engines.base import Execution
+    from parrot.values import ResultSet, Temporal
+
+    row = (1, Temporal("date", "2024-01-01"), Decimal("1.50"))
+    execution = Execution(ExecStatus.OK, ResultSet(("a", "b", "c"), (row,),
+                                                   ("INT", "DATE", "DECIMAL")))
+    assert w._loads(pickle.dumps(("ok", execution))) == ("ok", execution)
+    with pytest.raises(pickle.UnpicklingError, match=r"posix\.system"):
+        w._loads(pickle.dumps(os.system))
+
+
+def _normal(engine: object) -> None:
+    normal = engine.execute("SELECT count(*) FROM orders", SHOP, timeout=60)  # type: ignore[attr-defined]
+    assert normal.status is ExecStatus.OK, normal.error
+    assert [list(r) for r in normal.result.rows] == [[4]]
+    assert engine.checksums(SHOP) == dict(SHOP.checksums)  # type: ignore[attr-defined]
+
+
+def _worker_pid(engine: object) -> int:
+    return w.POOL.get(engine.group).process.pid  # type: ignore[attr-defined]
+
+
+def test_a_killed_worker_is_replaced() -> None:
+    engine = create_engine("sqlite")
+    try:
+        engine.load(SHOP)
+        first = _worker_pid(engine)
+        os.killpg(first, signal.SIGKILL)
+        w.POOL.get("sqlite").process.wait(timeout=10)
+        _normal(engine)  # a new worker, the fixture loaded again
+        assert _worker_pid(engine) != first
+    finally:
+        engine.close()
+
+
+def test_a_timeout_replaces_the_worker() -> None:
+    engine = create_engine("sqlite")
+    try:
+        engine.load(SHOP)
+        first = _worker_pid(engine)
+        bomb = engine.execute("WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) "
+                              "SELECT count(*) FROM c", SHOP, timeout=1)
+        assert bomb.status is ExecStatus.TIMEOUT, bomb
+        _normal(engine)
+        assert _worker_pid(engine) != first
+    finally:
+        engine.close()
+
+
+def _alive(pids: set[int]) -> set[int]:
+    alive = set()
+    for pid in pids:
+        try:
+            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        except (FileNotFoundError, ProcessLookupError):
+            continue
+        if state != "Z":
+            alive.add(pid)
+    return alive
+
+
+def _descendants(root: int) -> set[int]:
+    children: dict[int, list[int]] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                ppid = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            except (FileNotFoundError, ProcessLookupError, IndexError):
+                continue
+            children.setdefault(ppid, []).append(int(entry.name))
+    found, todo = set(), [root]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            found.add(child)
+            todo.append(child)
+    return found
+
+
+def _wait_for(condition: Callable[[], bool], seconds: float) -> bool:
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        if condition():
+            return True
+        time.sleep(0.2)
+    return condition()
+
+
+def _engine_workers(pids: set[int]) -> set[int]:
+    out = set()
+    for pid in pids:
+        try:
+            if b"parrot.engines.worker" in Path(f"/proc/{pid}/cmdline").read_bytes():
+                out.add(pid)
+        except (FileNotFoundError, ProcessLookupError):
+            pass
+    return out
+
+
+def _kill_and_check(process: subprocess.Popen[bytes], minimum_workers: int) -> None:
+    """SIGKILL ``process`` once it has ``minimum_workers`` engine workers; nothing survives."""
+    try:
+        assert _wait_for(lambda: len(_engine_workers(_descendants(process.pid)))
+                         >= minimum_workers, 240), "the engine workers did not start"
+        tree = _descendants(process.pid)
+        process.kill()
+        process.wait(timeout=30)
+        assert _wait_for(lambda: not _alive(tree), 30), f"left behind: {_alive(tree)}"
+    finally:
+        for pid in _alive(_descendants(process.pid)):
+            os.kill(pid, signal.SIGKILL)
+
+
+def test_workers_die_with_their_parent() -> None:
+    script = textwrap.dedent("""
+        import sys, time
+        sys.path.insert(0, sys.argv[1])
+        from engine_fixtures import SHOP
+        from parrot.engines import create_engine
+        engines = [create_engine(d) for d in ("sqlite", "duckdb")]
+        for e in engines:
+            e.load(SHOP)
+        time.sleep(600)
+    """)
+    process = subprocess.Popen([sys.executable, "-c", script, str(Path(__file__).parent)])
+    _kill_and_check(process, 2)
+    left = list(Path(tempfile.gettempdir()).glob(f"{w.SCRATCH_PREFIX}{process.pid}-*"))
+    assert left  # nobody could clean up after a SIGKILL ...
+    engine = create_engine("sqlite")
+    engine.version()  # ... until the next worker starts
+    engine.close()
+    assert not [p for p in left if p.exists()]
+
+
+@pytest.mark.slow
+def test_eval_with_jobs_killed_leaves_no_process(tmp_path: Path) -> None:
+    process = subprocess.Popen([sys.executable, "-m", "parrot", "eval", "--model", "sqlglot",
+                                "--jobs", "2", "--quiet", "--output-dir", str(tmp_path / "run")],
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    _kill_and_check(process, 2)
+
+
+def test_isolation_off_runs_in_process(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PARROT_ISOLATION", "off")
+    engine = create_engine("sqlite")
+    assert type(engine) is engine_class("sqlite")
+    engine.close()
+
+
+@pytest.mark.spark
+def test_spark_jvm_runs_inside_the_worker_sandbox(monkeypatch: pytest.MonkeyPatch) -> None:
+    cls = engine_class("spark")
+    hint = getattr(cls, "available", lambda: None)()
+    if hint is not None:
+        pytest.skip(f"spark is not available here: {hint}")
+    monkeypatch.setenv("PARROT_ISOLATION_API_KEY", SECRET)
+    engine = create_engine("spark")
+    try:
+        _normal(engine)
+        jvms = [pid for pid in _descendants(_worker_pid(engine))
+                if b"java" in Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")[0]]
+        assert jvms, "no JVM under the spark worker"
+        for pid in jvms:
+            assert os.readlink(f"/proc/{pid}/ns/net") != os.readlink("/proc/self/ns/net")
+            assert os.readlink(f"/proc/{pid}/ns/pid") != os.readlink("/proc/self/ns/pid")
+            assert SECRET.encode() not in Path(f"/proc/{pid}/environ").read_bytes()
+        bomb = engine.execute("SELECT count(*) FROM range(1000000) a CROSS JOIN range(1000000) b "
+                              "WHERE a.id + b.id = 7", SHOP, timeout=2)
+        assert bomb.status is ExecStatus.TIMEOUT, bomb
+        assert _wait_for(lambda: not _alive(set(jvms)), 30), "the JVM outlived its timeout"
+    finally:
+        engine.close()
