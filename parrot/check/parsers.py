@@ -1,7 +1,9 @@
 """Load the generated ANTLR parsers (lazily, one dialect at a time) and run two-stage parses.
 
 A :class:`DialectChecker` is built once per dialect per process (:func:`checker`) and reused: the
-ANTLR runtime's prediction cache (DFA) lives in the generated module, so warm parses are fast.
+ANTLR runtime's prediction cache (DFA) lives in the generated module, so warm parses are fast; it
+starts from the DFA an earlier process kept (:mod:`parrot.check.dfacache`, saved by
+:func:`persist`).
 Each statement is parsed with SLL prediction and a bail-out error strategy first; only when that
 fails is it parsed again with full LL prediction, which also yields the error position.
 """
@@ -24,6 +26,7 @@ from antlr4.error.ErrorStrategy import (  # type: ignore[import-untyped]
 from antlr4.ListTokenSource import ListTokenSource  # type: ignore[import-untyped]
 from antlr4.tree.Tree import TerminalNode  # type: ignore[import-untyped]
 
+from parrot.check import dfacache
 from parrot.dialects import resolve
 
 # canonical dialect key -> grammar (grammars/<Name>.g4, generated into generated/<name>/)
@@ -296,9 +299,26 @@ def grammar_for(dialect: str) -> str:
     return GRAMMAR_OF[key]
 
 
+_LOADED: dict[type[Any], int] = {}  # parser class -> DFA states it held after its cache was loaded
+
+
 @cache
 def _checker(grammar: str) -> DialectChecker:
-    return DialectChecker(grammar)
+    made = DialectChecker(grammar)
+    parser_cls = made._parser_cls
+    if parser_cls not in _LOADED:
+        dfacache.load(parser_cls)
+        _LOADED[parser_cls] = dfacache.state_count(parser_cls)
+    return made
+
+
+def persist() -> None:
+    """Save the DFA of every grammar this process parsed with and warmed further."""
+    for parser_cls, loaded in _LOADED.items():
+        count = dfacache.state_count(parser_cls)
+        if loaded < count <= dfacache.MAX_STATES:
+            dfacache.save(parser_cls)
+            _LOADED[parser_cls] = count
 
 
 def checker(dialect: str) -> DialectChecker:

@@ -6,6 +6,7 @@ reported beside Acc_EX for every target that has a grammar (:mod:`parrot.check`)
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 from parrot.translators.base import Translation
@@ -19,6 +20,14 @@ def has_grammar(dialect: str) -> bool:
     except UnsupportedDialectError:
         return False
     return True
+
+
+def keep_warm_grammars() -> None:
+    """Save the grammars' prediction caches this process warmed, for the next run to start
+    warm (:mod:`parrot.check.dfacache`); nothing when no grammar was loaded."""
+    parsers = sys.modules.get("parrot.check.parsers")
+    if parsers is not None:
+        parsers.persist()
 
 
 def syntax_json(dialect: str, translation: Translation) -> dict[str, Any] | None:
