@@ -11,6 +11,8 @@ fails is it parsed again with full LL prediction, which also yields the error po
 from __future__ import annotations
 
 import importlib
+import threading
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cache
 from typing import Any
@@ -321,6 +323,27 @@ def persist() -> None:
             _LOADED[parser_cls] = count
 
 
+_PRELOADING: dict[str, threading.Thread] = {}  # grammar -> the thread building its checker
+
+
+def preload(dialects: Iterable[str]) -> None:
+    """Build the checkers of ``dialects`` (importing the parsers, loading their kept DFA) in a
+    background thread, so that the work overlaps an eval's engine executions; :func:`checker`
+    waits for it. Dialects without a grammar are ignored."""
+    keys = {resolve(d) for d in dialects}
+    grammars = sorted({GRAMMAR_OF[k] for k in keys if k in GRAMMAR_OF} - set(_PRELOADING))
+    if not grammars:
+        return
+    thread = threading.Thread(target=lambda: [_checker(g) for g in grammars], daemon=True,
+                              name="parrot-grammar-preload")
+    _PRELOADING.update(dict.fromkeys(grammars, thread))
+    thread.start()
+
+
 def checker(dialect: str) -> DialectChecker:
     """The process-wide warm checker for ``dialect``."""
-    return _checker(grammar_for(dialect))
+    grammar = grammar_for(dialect)
+    preloading = _PRELOADING.get(grammar)
+    if preloading is not None:
+        preloading.join()
+    return _checker(grammar)

@@ -7,6 +7,7 @@ reported beside Acc_EX for every target that has a grammar (:mod:`parrot.check`)
 from __future__ import annotations
 
 import sys
+from collections.abc import Iterable
 from typing import Any
 
 from parrot.translators.base import Translation
@@ -20,6 +21,14 @@ def has_grammar(dialect: str) -> bool:
     except UnsupportedDialectError:
         return False
     return True
+
+
+def preload_grammars(dialects: Iterable[str]) -> None:
+    """Start loading the grammars of ``dialects`` in a background thread (Acc_SYN will need
+    them; the load overlaps the engines' work)."""
+    from parrot.check.parsers import preload
+
+    preload(dialects)
 
 
 def keep_warm_grammars() -> None:

@@ -70,3 +70,15 @@ def test_a_damaged_kept_file_is_ignored_and_parsing_warms_as_usual(tmp_path: Pat
     damaged = _run(tmp_path, dialect, statements, damage=True)
     assert not damaged["loaded"]
     assert damaged["verdicts"] == cold["verdicts"]
+
+
+def test_preloaded_grammars_are_the_checkers_used_and_give_the_same_verdicts() -> None:
+    from parrot.check import check_sql
+    from parrot.check.parsers import _PRELOADING, checker, preload
+
+    preload(["sqlite", "duckdb", "spark"])
+    threads = {_PRELOADING[g] for g in ("Sqlite", "Duckdb", "Spark")}
+    assert len(threads) <= 1  # one background thread for the grammars not loaded before
+    assert checker("sqlite") is checker("sqlite")
+    assert not any(t.is_alive() for t in threads)  # checker() waited for the load
+    assert [v.ok for v in check_sql("SELECT 1; SELECT FROM", "sqlite")] == [True, False]
