@@ -3,17 +3,23 @@
 The comparator needs to know whether the source query orders its result at the top level and, if
 so, which values rows are sorted on, so that rows tied on the sort keys can be compared as a
 multiset. ``ORDER BY`` inside window functions, subqueries or CTEs does not count.
+
+Each function is a pure function of its SQL text and dialect and is memoized: a judge asks the
+same questions of a source on the fixture and on every database of its test suite. Callers must
+not modify the expressions an :class:`OrderFacts` holds.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 import sqlglot
 from sqlglot import exp
 from sqlglot.errors import SqlglotError
 
 SORT_KEY_PREFIX = "__parrot_sort_key_"
+MEMO = 4096  # SQL texts remembered per function
 
 
 @dataclass(frozen=True)
@@ -54,6 +60,7 @@ def _last_statement(sql: str, dialect: str) -> exp.Expr | None:
     return node
 
 
+@lru_cache(maxsize=MEMO)
 def order_facts(sql: str, dialect: str) -> OrderFacts:
     """Whether ``sql`` (its last statement) orders its result at the top level, and by what."""
     node = _last_statement(sql, dialect)
@@ -107,6 +114,7 @@ def _key_index(key: exp.Expr, facts: OrderFacts, lowered: list[str]) -> int | No
     return None
 
 
+@lru_cache(maxsize=MEMO)
 def with_sort_key_columns(sql: str, dialect: str) -> str | None:
     """``sql`` with its sort keys appended to the select list as extra named columns.
 
@@ -163,6 +171,7 @@ class Unlimited:
     offset: int
 
 
+@lru_cache(maxsize=MEMO)
 def without_limit(sql: str, dialect: str) -> Unlimited | None:
     """``sql`` with the last statement's top-level LIMIT/FETCH/TOP and OFFSET removed, or None
     when it has no limit or its OFFSET is not a plain number. The caller slices the full result

@@ -66,3 +66,13 @@ def test_without_limit(sql, dialect, expected):
 ])
 def test_rewrite_expands_select_aliases_in_sort_keys(sql: str, expected: str) -> None:
     assert with_sort_key_columns(sql, "postgres") == expected
+
+
+def test_facts_are_memoized_and_left_intact_by_the_rewrites() -> None:
+    sql = "SELECT a / b AS r, c FROM t ORDER BY CASE WHEN r IS NULL THEN 1 END, c LIMIT 2"
+    facts = order_facts(sql, "sqlite")
+    keys = [k.sql() for k in facts.keys]
+    assert order_facts(sql, "sqlite") is facts  # asked once per suite database: parsed once
+    assert with_sort_key_columns(sql, "sqlite") == with_sort_key_columns(sql, "sqlite")
+    assert without_limit(sql, "sqlite") is without_limit(sql, "sqlite")
+    assert [k.sql() for k in facts.keys] == keys

@@ -1,7 +1,9 @@
 """Load the generated ANTLR parsers (lazily, one dialect at a time) and run two-stage parses.
 
 A :class:`DialectChecker` is built once per dialect per process (:func:`checker`) and reused: the
-ANTLR runtime's prediction cache (DFA) lives in the generated module, so warm parses are fast.
+ANTLR runtime's prediction cache (DFA) lives in the generated module, so warm parses are fast; it
+starts from the DFA an earlier process kept (:mod:`parrot.check.dfacache`, saved by
+:func:`persist`).
 Each statement is parsed with SLL prediction and a bail-out error strategy first; only when that
 fails is it parsed again with full LL prediction, which also yields the error position.
 """
@@ -9,6 +11,8 @@ fails is it parsed again with full LL prediction, which also yields the error po
 from __future__ import annotations
 
 import importlib
+import threading
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cache
 from typing import Any
@@ -24,6 +28,7 @@ from antlr4.error.ErrorStrategy import (  # type: ignore[import-untyped]
 from antlr4.ListTokenSource import ListTokenSource  # type: ignore[import-untyped]
 from antlr4.tree.Tree import TerminalNode  # type: ignore[import-untyped]
 
+from parrot.check import dfacache
 from parrot.dialects import resolve
 
 # canonical dialect key -> grammar (grammars/<Name>.g4, generated into generated/<name>/)
@@ -296,11 +301,49 @@ def grammar_for(dialect: str) -> str:
     return GRAMMAR_OF[key]
 
 
+_LOADED: dict[type[Any], int] = {}  # parser class -> DFA states it held after its cache was loaded
+
+
 @cache
 def _checker(grammar: str) -> DialectChecker:
-    return DialectChecker(grammar)
+    made = DialectChecker(grammar)
+    parser_cls = made._parser_cls
+    if parser_cls not in _LOADED:
+        dfacache.load(parser_cls)
+        _LOADED[parser_cls] = dfacache.state_count(parser_cls)
+    return made
+
+
+def persist() -> None:
+    """Save the DFA of every grammar this process parsed with and warmed further."""
+    for parser_cls, loaded in _LOADED.items():
+        count = dfacache.state_count(parser_cls)
+        if loaded < count <= dfacache.MAX_STATES:
+            dfacache.save(parser_cls)
+            _LOADED[parser_cls] = count
+
+
+_PRELOADING: dict[str, threading.Thread] = {}  # grammar -> the thread building its checker
+
+
+def preload(dialects: Iterable[str]) -> None:
+    """Build the checkers of ``dialects`` (importing the parsers, loading their kept DFA) in a
+    background thread, so that the work overlaps an eval's engine executions; :func:`checker`
+    waits for it. Dialects without a grammar are ignored."""
+    keys = {resolve(d) for d in dialects}
+    grammars = sorted({GRAMMAR_OF[k] for k in keys if k in GRAMMAR_OF} - set(_PRELOADING))
+    if not grammars:
+        return
+    thread = threading.Thread(target=lambda: [_checker(g) for g in grammars], daemon=True,
+                              name="parrot-grammar-preload")
+    _PRELOADING.update(dict.fromkeys(grammars, thread))
+    thread.start()
 
 
 def checker(dialect: str) -> DialectChecker:
     """The process-wide warm checker for ``dialect``."""
-    return _checker(grammar_for(dialect))
+    grammar = grammar_for(dialect)
+    preloading = _PRELOADING.get(grammar)
+    if preloading is not None:
+        preloading.join()
+    return _checker(grammar)

@@ -33,7 +33,7 @@ from parrot.engines import (
     UnknownEngineError,
     create_engine,
 )
-from parrot.eval.syntax import syntax_json
+from parrot.eval.syntax import keep_warm_grammars, syntax_json
 from parrot.fixtures import Fixture
 from parrot.sqlfacts import order_facts, sort_key_columns, with_sort_key_columns, without_limit
 from parrot.testsuite.store import Suite, load_suite
@@ -359,6 +359,7 @@ class Judge:
             if engine is not None:
                 engine.close()
         self._engines.clear()
+        keep_warm_grammars()
 
 
 def _verdicts(item: Item, gold: Gold, pred: Execution, label: str) -> dict[Mode, Verdict]:

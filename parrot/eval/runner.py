@@ -42,6 +42,7 @@ from parrot.eval.results import (
     read_results,
     write_json,
 )
+from parrot.eval.syntax import preload_grammars
 from parrot.translators.base import Translation, Translator
 
 if TYPE_CHECKING:
@@ -241,6 +242,7 @@ def _judged(pending: list[Item], translator: Translator,
         judge = Judge(timeout=config.timeout, max_rows=config.max_rows, urls=config.urls,
                       start=config.start, syntax=config.syntax,
                       suite_dir=config.suite_dir)
+        preload_grammars({i.target_dialect for i in pending})
         try:
             for item, translation in translations:
                 yield judge.judge(item, translation)

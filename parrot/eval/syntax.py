@@ -6,6 +6,8 @@ reported beside Acc_EX for every target that has a grammar (:mod:`parrot.check`)
 
 from __future__ import annotations
 
+import sys
+from collections.abc import Iterable
 from typing import Any
 
 from parrot.translators.base import Translation
@@ -19,6 +21,22 @@ def has_grammar(dialect: str) -> bool:
     except UnsupportedDialectError:
         return False
     return True
+
+
+def preload_grammars(dialects: Iterable[str]) -> None:
+    """Start loading the grammars of ``dialects`` in a background thread (Acc_SYN will need
+    them; the load overlaps the engines' work)."""
+    from parrot.check.parsers import preload
+
+    preload(dialects)
+
+
+def keep_warm_grammars() -> None:
+    """Save the grammars' prediction caches this process warmed, for the next run to start
+    warm (:mod:`parrot.check.dfacache`); nothing when no grammar was loaded."""
+    parsers = sys.modules.get("parrot.check.parsers")
+    if parsers is not None:
+        parsers.persist()
 
 
 def syntax_json(dialect: str, translation: Translation) -> dict[str, Any] | None:

@@ -1,0 +1,84 @@
+"""The grammars' prediction cache (DFA) kept between processes: same verdicts, warm start."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+# (dialect, statements: valid ones and ones the grammar rejects)
+CASES = [
+    ("duckdb", ["SELECT a, COUNT(*) FROM t WHERE b > 1 GROUP BY a ORDER BY 2 DESC LIMIT 3",
+                "SELECT list_transform([1, 2], x -> x + 1), t.* EXCLUDE (b) FROM t",
+                "SELECT FROM WHERE", "SELECT (1 + FROM t"]),
+    ("clickhouse", ["SELECT arrayMap(x -> x * 2, [1, 2]) AS m, toInt32(a) FROM t FINAL",
+                    "WITH q AS (SELECT 1 AS x) SELECT x FROM q SETTINGS max_threads = 1",
+                    "SELECT a FROM t GROUP BY", "SELECT CAST(a AS) FROM t"]),
+    ("sqlite", ["SELECT a || 'x', IFNULL(b, 0) FROM t LEFT JOIN u USING (id) LIMIT 2 OFFSET 1",
+                "SELECT a FROM t WHERE a IN (SELECT b FROM u) AND NOT EXISTS (SELECT 1)",
+                "SELECT a FROM t LIMIT", "SELECT * FROM t WHERE (a = 1"]),
+]
+
+SCRIPT = """
+import importlib, json, sys
+from parrot.check import check_sql, dfacache, grammar_for
+from parrot.check.parsers import checker, persist
+dialect, statements, damage = sys.argv[1], json.loads(sys.argv[2]), sys.argv[3] == "1"
+grammar = grammar_for(dialect)
+parser_cls = getattr(importlib.import_module(
+    f"parrot.check.generated.{grammar.lower()}.{grammar}Parser"), f"{grammar}Parser")
+if damage:  # garbage where the kept DFA was, before the checker loads it
+    dfacache.cache_file(parser_cls).write_bytes(b"not a dfa")
+checker(dialect)
+loaded = dfacache.state_count(parser_cls) > 0  # checker() loaded what an earlier run kept
+verdicts = [[(v.ok, v.line, v.column, v.token, v.message) for v in check_sql(s, dialect)]
+            for s in statements]
+persist()
+print(json.dumps({"loaded": loaded, "verdicts": verdicts,
+                  "kept": dfacache.cache_file(parser_cls).is_file()}))
+"""
+
+
+def _run(tmp_path: Path, dialect: str, statements: list[str], damage: bool = False) -> dict:
+    env = {**os.environ, "PARROT_CACHE": str(tmp_path), "PYTHONPATH": str(ROOT)}
+    done = subprocess.run([sys.executable, "-c", SCRIPT, dialect, json.dumps(statements),
+                           "1" if damage else "0"], env=env, capture_output=True, text=True,
+                          check=True)
+    return json.loads(done.stdout)
+
+
+@pytest.mark.parametrize(("dialect", "statements"), CASES, ids=[c[0] for c in CASES])
+def test_a_kept_dfa_starts_the_next_process_warm_with_the_same_verdicts(
+        tmp_path: Path, dialect: str, statements: list[str]) -> None:
+    cold = _run(tmp_path, dialect, statements)
+    warm = _run(tmp_path, dialect, statements)
+    assert not cold["loaded"] and cold["kept"]
+    assert warm["loaded"]
+    assert warm["verdicts"] == cold["verdicts"]
+    assert [all(ok for ok, *_ in v) for v in cold["verdicts"]] == [True, True, False, False]
+
+
+def test_a_damaged_kept_file_is_ignored_and_parsing_warms_as_usual(tmp_path: Path) -> None:
+    dialect, statements = CASES[0]
+    cold = _run(tmp_path, dialect, statements)
+    damaged = _run(tmp_path, dialect, statements, damage=True)
+    assert not damaged["loaded"]
+    assert damaged["verdicts"] == cold["verdicts"]
+
+
+def test_preloaded_grammars_are_the_checkers_used_and_give_the_same_verdicts() -> None:
+    from parrot.check import check_sql
+    from parrot.check.parsers import _PRELOADING, checker, preload
+
+    preload(["sqlite", "duckdb", "spark"])
+    threads = {_PRELOADING[g] for g in ("Sqlite", "Duckdb", "Spark")}
+    assert len(threads) <= 1  # one background thread for the grammars not loaded before
+    assert checker("sqlite") is checker("sqlite")
+    assert not any(t.is_alive() for t in threads)  # checker() waited for the load
+    assert [v.ok for v in check_sql("SELECT 1; SELECT FROM", "sqlite")] == [True, False]
