@@ -15,17 +15,14 @@ and SHA-256 are recorded in the suite.
 
 from __future__ import annotations
 
-import hashlib
 import re
 import time
-import tomllib
 from collections import Counter
 from dataclasses import dataclass, field, replace
 from decimal import Decimal, InvalidOperation
 from enum import StrEnum
 from functools import lru_cache
 from importlib import resources
-from string import Template
 from typing import Any
 
 import sqlglot
@@ -50,6 +47,7 @@ from parrot.testsuite.store import Suite, SuiteDatabase
 from parrot.translators.llm.client import LLMError
 from parrot.translators.llm.loop import shared_loop
 from parrot.translators.llm.parsing import Unparseable, parse_answer
+from parrot.translators.llm.prompts import PromptError, PromptTemplate, parse_template
 from parrot.translators.llm.translator import LLMTranslator, public_url
 
 DEFAULT_PROMPT = "datagen-v1"
@@ -102,27 +100,8 @@ class Written:
 
 # --- the prompt -----------------------------------------------------------------------------------
 
-class PromptError(ValueError):
-    """An unknown or malformed datagen prompt."""
-
-
-@dataclass(frozen=True)
-class DatagenPrompt:
-    name: str
-    version: str
-    sha256: str
-    parts: dict[str, str]
-
-    @property
-    def id(self) -> str:
-        return f"{self.name}-v{self.version}"
-
-    def render(self, part: str, **values: Any) -> str:
-        return Template(self.parts[part]).substitute({k: str(v) for k, v in values.items()})
-
-
 @lru_cache(maxsize=4)
-def load_prompt(spec: str = DEFAULT_PROMPT) -> DatagenPrompt:
+def load_prompt(spec: str = DEFAULT_PROMPT) -> PromptTemplate:
     """The prompt file ``NAME-vVERSION`` of ``parrot/testsuite/prompts/``."""
     folder = resources.files("parrot.testsuite").joinpath("prompts")
     try:
@@ -131,13 +110,7 @@ def load_prompt(spec: str = DEFAULT_PROMPT) -> DatagenPrompt:
         names = sorted(p.name.removesuffix(".toml") for p in folder.iterdir()
                        if p.name.endswith(".toml"))
         raise PromptError(f"no datagen prompt {spec!r}; available: {', '.join(names)}") from None
-    data = tomllib.loads(text)
-    missing = [p for p in PARTS if not isinstance(data.get(p), str)]
-    if missing or f"{data.get('name')}-v{data.get('version')}" != spec:
-        raise PromptError(f"datagen prompt {spec!r} is malformed (missing {missing} or a name/"
-                          "version that does not match its file name)")
-    return DatagenPrompt(str(data["name"]), str(data["version"]),
-                         hashlib.sha256(text.encode()).hexdigest(), {p: data[p] for p in PARTS})
+    return parse_template(spec, text, PARTS, "datagen prompt")
 
 
 def sql_literal(value: Any) -> str:
@@ -198,7 +171,7 @@ def _sample(schema: QuerySchema, base: Fixture | None) -> str:
     return "\n".join(statements)
 
 
-def build_messages(prompt: DatagenPrompt, item: Item, schema: QuerySchema,
+def build_messages(prompt: PromptTemplate, item: Item, schema: QuerySchema,
                    shown: list[Neighbour], max_rows: int) -> list[dict[str, str]]:
     """System message, the worked example, then the request for ``item``."""
     sample = _sample(schema, item.fixture)
@@ -441,7 +414,7 @@ class Datagen:
 
     spec: str  # as given: local, openai/gpt-4o, ...
     translator: LLMTranslator
-    prompt: DatagenPrompt
+    prompt: PromptTemplate
     rounds: int = DEFAULT_ROUNDS
 
     @property

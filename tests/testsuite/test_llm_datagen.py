@@ -112,7 +112,7 @@ def test_good_rows_are_kept_with_their_kills_and_generator(tmp_path: Path, judge
     assert llm["databases_kept"] == 1 and llm["killed"] == suite.killed
     assert {"flip_comparison", "literal_minus"} <= set(llm["operators"])
     prompt = load_prompt(DEFAULT_PROMPT)
-    assert llm["prompt"] == f"datagen-v1 sha256:{prompt.sha256}" and len(prompt.sha256) == 64
+    assert llm["prompt"] == f"datagen-v1 sha256:{prompt.sha256}" and len(prompt.sha256) == 16
 
 
 @pytest.mark.parametrize("sql", ["SELECT 1 AS one", "SELECT random() AS r FROM t"])

@@ -36,7 +36,7 @@ class PromptTemplate:
     def id(self) -> str:
         return f"{self.name}-v{self.version}"
 
-    def render(self, part: str, **values: str) -> str:
+    def render(self, part: str, **values: object) -> str:
         return Template(self.parts[part]).substitute(values)
 
 
@@ -76,18 +76,25 @@ def available_templates() -> list[str]:
                   if p.name.endswith(".toml") and "-v" in p.name)
 
 
-@lru_cache(maxsize=8)
-def load_template(spec: str) -> PromptTemplate:
-    """The template ``NAME-vVERSION`` (e.g. ``parrot-v1``)."""
-    text = _text(f"{spec}.toml")
+def parse_template(spec: str, text: str, parts: tuple[str, ...] = PARTS,
+                   kind: str = "prompt template") -> PromptTemplate:
+    """A versioned prompt file's text as a template: ``name``/``version`` must match ``spec``
+    (``NAME-vVERSION``) and every part in ``parts`` must be a string (one format for every
+    prompt parrot sends: translation, text-to-SQL, test-data generation)."""
     data = tomllib.loads(text)
-    missing = [p for p in PARTS if not isinstance(data.get(p), str)]
+    missing = [p for p in parts if not isinstance(data.get(p), str)]
     if missing or f"{data.get('name')}-v{data.get('version')}" != spec:
-        raise PromptError(f"prompt template {spec!r} is malformed (missing {missing} or a name/"
+        raise PromptError(f"{kind} {spec!r} is malformed (missing {missing} or a name/"
                           "version that does not match its file name)")
     return PromptTemplate(str(data["name"]), str(data["version"]),
                           hashlib.sha256(text.encode()).hexdigest()[:16],
                           {k: v for k, v in data.items() if isinstance(v, str)})
+
+
+@lru_cache(maxsize=8)
+def load_template(spec: str) -> PromptTemplate:
+    """The template ``NAME-vVERSION`` (e.g. ``parrot-v1``)."""
+    return parse_template(spec, _text(f"{spec}.toml"))
 
 
 @lru_cache(maxsize=1)
