@@ -4,7 +4,8 @@ For one source query and fixture: build the neighbours (:mod:`parrot.testsuite.n
 generate ``candidates`` databases (:mod:`parrot.testsuite.datagen`, seeded), run the source and
 every neighbour on each database on the source engine through :class:`parrot.eval.judge.Judge`,
 and call a neighbour *killed* on a database when the strict comparison says its result differs.
-Neighbours that error or time out on the fixture are not counted; a database on which the source
+Neighbours that error or time out on the fixture are not counted, nor are those an equivalence
+rule proves equal to the source (counted apart, per operator); a database on which the source
 fails or its LIMIT cuts through tied rows is not used. A greedy set cover then keeps
 at most ``max_dbs`` databases. Deterministic under ``seed``.
 """
@@ -35,7 +36,8 @@ class Distilled:
 
     suite: Suite | None
     why_none: str = ""
-    operators: dict[str, list[int]] = field(default_factory=dict)  # op -> [n, fixture, suite]
+    # op -> [non-equivalent neighbours, killed by the fixture, by fixture + suite, equivalent]
+    operators: dict[str, list[int]] = field(default_factory=dict)
 
 
 def _outcome(judge: Judge, item: Item, fixture: Fixture, sql: str) -> str:
@@ -73,7 +75,14 @@ def distill(item: Item, judge: Judge, *, dialects: tuple[str, ...] = (),
             continue
     counted: list[Neighbour] = []
     on_fixture: set[int] = set()
-    for n in neighbours(item.source_sql, item.source_dialect):
+    equivalent: dict[str, int] = {}
+    keys = {t.name.lower(): t.primary_key for t in item.fixture.tables} if item.fixture else {}
+    types = {t.name.lower(): {c.name.lower(): c.type for c in t.columns}
+             for t in item.fixture.tables} if item.fixture else {}
+    for n in neighbours(item.source_sql, item.source_dialect, keys=keys, types=types):
+        if n.equivalent:
+            equivalent[n.operator] = equivalent.get(n.operator, 0) + 1
+            continue
         outcome = _outcome(judge, item, fixture, n.sql)
         if outcome == "error":
             continue
@@ -104,15 +113,20 @@ def distill(item: Item, judge: Judge, *, dialects: tuple[str, ...] = (),
         chosen.append(0)
     operators: dict[str, list[int]] = {}
     for i, n in enumerate(counted):
-        row = operators.setdefault(n.operator, [0, 0, 0])
+        row = operators.setdefault(n.operator, [0, 0, 0, 0])
         row[0] += 1
         row[1] += i in on_fixture
         row[2] += i in covered or i in on_fixture
+    for op, count in equivalent.items():
+        operators.setdefault(op, [0, 0, 0, 0])[3] = count
     databases = tuple(SuiteDatabase(fixture=usable[j][1], seed=usable[j][0],
                                     size=sum(len(t.rows) for t in usable[j][1].tables),
                                     kills=len(kills[j])) for j in chosen)
+    survivors = [[n.operator, n.sql] for i, n in enumerate(counted)
+                 if i not in covered and i not in on_fixture]
     extra: dict[str, Any] = {"seed": seed, "candidates": len(usable),
-                             "killed_by_fixture": len(on_fixture), "operators": operators}
+                             "killed_by_fixture": len(on_fixture), "operators": operators,
+                             "survivors": survivors}
     suite = Suite(key=suite_key(item.source_dialect, item.source_sql, item.fixture),
                   source_dialect=item.source_dialect, source_sql=item.source_sql,
                   fixture_sha256=item.fixture.content_hash if item.fixture else "",
