@@ -68,7 +68,7 @@ def test_unparseable_gives_none() -> None:
     assert neighbours("SELEC oops", "sqlite") == []
 
 
-_KEYS = {"t": ("id",), "u": ("id",)}
+_KEYS: dict[str, tuple[str, ...]] = {"t": ("id",), "u": ("id",)}
 _TYPES = {"t": {"id": "integer", "q": "integer", "p": "decimal(10,2)", "x": "double"},
           "u": {"id": "integer", "tid": "integer", "k": "integer"}}
 
