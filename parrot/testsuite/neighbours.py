@@ -65,7 +65,10 @@ def _grouped_fully(select: exp.Select) -> bool:
     if group is None:
         return False
     projected = {e.unalias().sql() for e in select.expressions}
-    return all(g.sql() in projected for g in group.expressions)
+    n = len(select.expressions)
+    return all(g.sql() in projected or (isinstance(g, exp.Literal) and g.is_int
+                                        and 1 <= int(g.this) <= n)
+               for g in group.expressions)
 
 
 def _single_row(select: exp.Select) -> bool:
@@ -231,8 +234,10 @@ def _equivalent(operator: str, node: exp.Expr, root: exp.Expr, keys: Keys,
             if scale is not None and scale <= int(node.this):
                 return "round_beyond_scale"
     if operator == "swap_projection" and isinstance(node, exp.Select) \
-            and isinstance(node.parent, exp.Subquery | exp.CTE) \
-            and node.parent.alias and not any(isinstance(s, exp.Star) for s in root.walk()):
+            and (isinstance(node.parent, exp.CTE) or (isinstance(node.parent, exp.Subquery)
+                                                      and isinstance(node.parent.parent,
+                                                                     exp.From | exp.Join))) \
+            and not any(isinstance(s, exp.Star) for s in root.walk()):
         return "inner_projection_swap"
     if operator == "inner_left" and isinstance(node, exp.Join) and _null_rejected(node):
         return "left_join_null_rejected"
@@ -266,26 +271,88 @@ def _from_tables(select: exp.Select) -> list[tuple[exp.Expr, str]] | None:
 
 
 def _projects_keys(select: exp.Select, keys: Keys) -> bool:
-    """Whether the projection holds the primary key of every base table that contributes rows
-    (rows of a join are then distinct on the concatenated keys)."""
+    """Whether the rows of ``select`` are distinct by construction (see :func:`_select_key`)."""
+    return _select_key(select, keys, select.root()) is not None
+
+
+def _select_key(select: exp.Select, keys: Keys, root: exp.Expr) -> set[str] | None:
+    """Output names on which the rows of ``select`` are distinct by construction, else None.
+
+    A SELECT without FROM returns one row; a fully grouped one is distinct on its group keys;
+    otherwise every row-contributing source (a base table, a derived table or a non-recursive
+    CTE) must have a key whose columns are projected, except a joined source whose key is
+    equated in its ON (it matches each row at most once and multiplies nothing)."""
     if select.args.get("group") is not None:
-        return False
+        if not _grouped_fully(select):
+            return None
+        groups = {g.sql() for g in select.args["group"].expressions}
+        return {e.alias_or_name.lower() for e in select.expressions
+                if e.unalias().sql() in groups}
     sources = _from_tables(select)
-    if not sources:
-        return False
-    projected = {(c.table.lower(), c.name.lower()) for e in select.expressions
-                 for c in [e.unalias()] if isinstance(c, exp.Column)}
-    contributing = [t for t, kind in sources if kind not in ("SEMI", "ANTI")]
-    for t in contributing:
-        if not isinstance(t, exp.Table) or t.name.lower() not in keys:
-            return False
-        key = keys[t.name.lower()]
+    if sources is None:
+        return set() if select.args.get("from_") is None and select.args.get("from") is None \
+            else None
+    if any(e.find(exp.AggFunc, exp.Window, exp.Explode, exp.Unnest) is not None
+           for e in select.expressions):
+        return None
+    projected = {}
+    for e in select.expressions:
+        col = e.unalias()
+        if isinstance(col, exp.Column):
+            projected[(col.table.lower(), col.name.lower())] = e.alias_or_name.lower()
+    contributing = [(t, kind) for t, kind in sources if kind not in ("SEMI", "ANTI")]
+    joins = {id(j.this): j for j in select.args.get("joins") or []}
+    out: set[str] = set()
+    for t, _ in contributing:
+        key = _source_key(t, keys, root)
+        if key is None:
+            return None
         qualifier = t.alias_or_name.lower()
-        if not key or not all((qualifier, k.lower()) in projected
-                              or (len(contributing) == 1 and ("", k.lower()) in projected)
-                              for k in key):
-            return False
-    return True
+        join = joins.get(id(t))
+        if join is not None and key and _key_equated(join, qualifier, key):
+            continue
+        for k in key:
+            name = projected.get((qualifier, k))
+            if name is None and len(contributing) == 1:
+                name = projected.get(("", k))
+            if name is None:
+                return None
+            out.add(name)
+    return out
+
+
+def _source_key(source: exp.Expr, keys: Keys, root: exp.Expr) -> set[str] | None:
+    """A key (lower-case column names) of a FROM source's rows, else None."""
+    if isinstance(source, exp.Subquery) and isinstance(source.this, exp.Select):
+        return _select_key(source.this, keys, root)
+    if not isinstance(source, exp.Table):
+        return None
+    with_ = root.args.get("with_") or root.args.get("with")
+    if with_ is None:
+        with_ = exp.With(expressions=[])
+    for cte in with_.expressions:
+        if cte.alias_or_name.lower() == source.name.lower():
+            alias = cte.args.get("alias")
+            if with_.args.get("recursive") or not isinstance(cte.this, exp.Select) \
+                    or (alias is not None and alias.columns):
+                return None
+            return _select_key(cte.this, keys, root)
+    key = keys.get(source.name.lower())
+    return {k.lower() for k in key} if key else None
+
+
+def _key_equated(join: exp.Join, qualifier: str, key: set[str]) -> bool:
+    """Whether ``join``'s ON conjuncts equate every key column of the joined source."""
+    on = join.args.get("on")
+    if on is None:
+        return False
+    equated = set()
+    for conjunct in on.flatten() if isinstance(on, exp.And) else [on]:
+        if isinstance(conjunct, exp.EQ):
+            for side in (conjunct.this, conjunct.expression):
+                if isinstance(side, exp.Column) and side.table.lower() == qualifier:
+                    equated.add(side.name.lower())
+    return key <= equated
 
 
 def _null_rejected(join: exp.Join) -> bool:
