@@ -2,8 +2,9 @@
 
 For one source query and fixture: build the neighbours (:mod:`parrot.testsuite.neighbours`),
 generate ``candidates`` databases (:mod:`parrot.testsuite.datagen`, seeded), run the source and
-every neighbour on each database on the source engine through :class:`parrot.eval.judge.Judge`,
-and call a neighbour *killed* on a database when the strict comparison says its result differs.
+every neighbour the fixture does not kill on each database on the source engine through
+:class:`parrot.eval.judge.Judge`, and call a neighbour *killed* on a database when the strict
+comparison says its result differs; candidates stop once every such neighbour is killed.
 Neighbours that error or time out on the fixture are not counted, nor are those an equivalence
 rule proves equal to the source (counted apart, per operator); a database on which the source
 fails or its LIMIT cuts through tied rows is not used. A greedy set cover then keeps
@@ -91,6 +92,8 @@ def distill(item: Item, judge: Judge, *, dialects: tuple[str, ...] = (),
         counted.append(n)
     kills: list[set[int]] = []
     usable: list[tuple[int, Fixture]] = []
+    todo = set(range(len(counted))) - on_fixture
+    seen: set[int] = set()
     for r, db in dbs:
         probe = Item(id=item.id, source_dialect=item.source_dialect,
                      target_dialect=item.source_dialect, source_sql=item.source_sql,
@@ -98,8 +101,10 @@ def distill(item: Item, judge: Judge, *, dialects: tuple[str, ...] = (),
         if not judge.gold(probe).execution.ok or judge.limit_cuts_ties(probe) is not None:
             continue  # the source fails, or its LIMIT picks arbitrary rows: not a test of it
         usable.append((r, db))
-        kills.append({i for i, n in enumerate(counted)
-                      if _outcome(judge, item, db, n.sql) == "kill"})
+        kills.append({i for i in todo if _outcome(judge, item, db, counted[i].sql) == "kill"})
+        seen |= kills[-1]
+        if seen == todo:
+            break  # every neighbour the fixture misses is killed: later candidates add nothing
     chosen: list[int] = []
     covered: set[int] = set()
     while len(chosen) < max_dbs:

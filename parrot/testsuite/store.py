@@ -5,7 +5,7 @@ so items that share a source query and fixture (one concept, many target dialect
 and a changed source or fixture never picks up a stale suite. File shape::
 
     {"version": 1, "key": "...", "source_dialect": "sqlite", "source_sql": "...",
-     "fixture_sha256": "...", "generator": "rules-v1", "neighbours": 40, "killed": 38,
+     "fixture_sha256": "...", "generator": "rules-v2", "neighbours": 40, "killed": 38,
      "databases": [{"seed": 7, "size": 12, "kills": 21, "fixture": {<fixture JSON>}}, ...]}
 """
 
