@@ -12,7 +12,7 @@ from pathlib import Path
 
 from parrot.datasets import Item, load_dataset
 from parrot.testsuite.distill import DEFAULT_CANDIDATES, DEFAULT_MAX_DBS, Distilled, distill
-from parrot.testsuite.store import suite_key, suite_path, write_suite
+from parrot.testsuite.store import from_corpus, suite_key, suite_path, write_suite
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -73,7 +73,7 @@ def build(args: argparse.Namespace) -> int:
     root = Path(dataset.path).parent
     groups = _groups(dataset.items)
     todo = [(k, g) for k, g in groups.items()
-            if (args.force or not suite_path(root, k).is_file())
+            if (args.force or not suite_path(root, k, from_corpus(g[0].fixture)).is_file())
             and (not args.source or g[0].source_dialect in args.source)]
     if args.limit is not None:
         todo = todo[:args.limit]
@@ -92,7 +92,7 @@ def build(args: argparse.Namespace) -> int:
             reason = result.why_none.split(":")[0][:60]
             skipped[reason] = skipped.get(reason, 0) + 1
         else:
-            write_suite(root, result.suite)
+            write_suite(root, result.suite, from_corpus(item.fixture))
             built += 1
             neighbours += result.suite.neighbours
             killed += result.suite.killed
