@@ -13,10 +13,11 @@ values mostly from the query's literals, so filters select rows and joins match.
 adversarial: NULLs, duplicated rows, ties, empty strings, mixed case and trailing spaces, zero
 (divisors), negative numbers and boundary dates (leap day, year end).
 
-Constraints and domains come from the base fixture: primary-key and observed-unique columns stay
-unique (and whole rows are duplicated only in tables without such a column), NOT NULL columns get
-no NULLs, a text column with real values draws only from them and the query's literals (no
-synthetic 'abc' in a phone or JSON column), and numeric columns whose real values are all
+Constraints and domains come from the base fixture: date and timestamp columns stay within the
+span of their real values (or take the query's own dates ± 1 day), primary-key and
+observed-unique columns stay unique (and whole rows are duplicated only in tables without such a
+column), NOT NULL columns get no NULLs, a text column with real values draws only from them and
+the query's literals (no synthetic 'abc' in a phone or JSON column), and numeric columns whose real values are all
 non-negative get no negatives. ``dialects`` names every engine of the item: text values that
 only differ by case or trailing spaces are kept only when none of them folds those together
 (:mod:`parrot.dialects`).
@@ -84,6 +85,7 @@ class ColumnInfo:
     unique: bool = False  # a primary-key or observed-unique column of the base fixture
     non_negative: bool = False  # numeric, and every real value is >= 0
     enumeration: tuple[Any, ...] = ()  # the few distinct real values of a text column
+    span: tuple[str, str] | None = None  # date/timestamp: the real values' first and last
 
 
 @dataclass
@@ -345,6 +347,9 @@ def _domain(info: ColumnInfo, values: list[Any], primary_key: tuple[str, ...]) -
     numeric = info.type in ("integer", "bigint", "double") or info.type.startswith("decimal")
     if numeric and present:
         info.non_negative = all(float(v) >= 0 for v in present)
+    if info.type in ("date", "timestamp") and len(present) >= 2:
+        texts = sorted(str(storage_text(v, info.type)) for v in present)
+        info.span = (texts[0], texts[-1])
     distinct = set(present)
     if info.type == "text" and 0 < len(distinct) <= 8 and len(present) >= 2 * len(distinct):
         info.enumeration = tuple(sorted(distinct))
@@ -374,7 +379,7 @@ def _fold_distinct(values: list[Any]) -> list[Any]:
 
 # --- generation -----------------------------------------------------------------------------------
 
-def _pool(info: ColumnInfo, sample: list[Any]) -> list[Any]:
+def _pool(info: ColumnInfo, sample: list[Any], edges: bool = True) -> list[Any]:
     kind = ("double" if info.type.startswith("decimal") else
             "integer" if info.type == "bigint" else info.type)
     values: list[Any] = []
@@ -388,7 +393,7 @@ def _pool(info: ColumnInfo, sample: list[Any]) -> list[Any]:
                 day = dt.date.fromisoformat(value)
                 values.extend(str(day + dt.timedelta(days=d)) for d in (-1, 1))
     values.extend(sample)
-    if not (kind == "text" and sample):  # real text keeps its format (digits, JSON, names)
+    if edges and not (kind == "text" and sample):  # real text keeps its format (JSON, names)
         values.extend(EDGES.get(kind, EDGES["text"]))
     return values
 
@@ -540,6 +545,10 @@ def _samples(schema: QuerySchema, base: Fixture | None, seed: str, fold: bool = 
             pool = [v for v in _pool(info, sample) if _fits(v, info.type)]
             if info.non_negative:
                 pool = [v for v in pool if float(v) >= 0]
+            if info.span:  # dates stay in the real span unless the query names them
+                named = set(_pool(info, [], edges=False))
+                low, high = info.span
+                pool = [v for v in pool if v in named or low <= v <= high]
             if info.enumeration:
                 allowed = set(info.enumeration) | {v for v in info.literals if isinstance(v, str)}
                 pool = [v for v in pool if v in allowed] or list(info.enumeration)

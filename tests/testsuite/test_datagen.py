@@ -144,3 +144,19 @@ def test_date_literals_anywhere_feed_date_columns() -> None:
     out = query_test_data(sql, "duckdb", rounds=2, seed="s", name="t", base=base)
     dates = {str(r[1]) for data in out for r in fixture_from_json(data).table("orders").rows}
     assert dates & {"2023-12-28", "2023-12-29", "2023-12-30"}
+
+
+def test_dates_stay_in_the_real_span_unless_the_query_names_them() -> None:
+    """Regression: birth dates after every real one (the leap-day edge 2024-02-29) made ages
+    negative, where SQLite's year arithmetic and DuckDB's date_sub disagree."""
+    base = fixture_from_json({"name": "hr", "tables": [{
+        "name": "employees", "primary_key": ["id"],
+        "columns": [{"name": "id", "type": "integer", "nullable": False},
+                    {"name": "birth_date", "type": "date", "nullable": False}],
+        "rows": [[i, f"19{70 + i}-0{1 + i % 9}-1{i}"] for i in range(1, 10)]}]})
+    for sql, allowed in [("SELECT id, birth_date FROM employees", set()),
+                         ("SELECT id FROM employees WHERE birth_date < '2001-05-05'",
+                          {"2001-05-04", "2001-05-05", "2001-05-06"})]:
+        out = query_test_data(sql, "sqlite", rounds=6, seed="s", name="t", base=base)
+        dates = {str(r[1]) for data in out for r in fixture_from_json(data).table("employees").rows}
+        assert all("1971-01-01" <= d <= "1979-09-19" or d in allowed for d in dates), dates
