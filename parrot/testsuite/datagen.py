@@ -14,7 +14,7 @@ adversarial: NULLs, duplicated rows, ties, empty strings, mixed case and trailin
 (divisors), negative numbers and boundary dates (leap day, year end).
 
 Constraints and domains come from the base fixture: date and timestamp columns stay within the span
-of their real values (or take the query's own dates ± 1 day), primary-key and observed-unique
+of their real values (or take the dates the query compares them with ± 1 day), keys and observed-unique
 columns stay unique (and whole rows are duplicated only in tables without such a column), NOT NULL
 columns get no NULLs, a text column with real values draws only from them and the query's literals
 (no synthetic 'abc' in a phone or JSON column), and numeric columns whose real values are all
@@ -86,6 +86,7 @@ class ColumnInfo:
     non_negative: bool = False  # numeric, and every real value is >= 0
     enumeration: tuple[Any, ...] = ()  # the few distinct real values of a text column
     span: tuple[str, str] | None = None  # date/timestamp: the real values' first and last
+    query_dates: list[Any] = field(default_factory=list)  # dates the query names elsewhere
 
 
 @dataclass
@@ -244,7 +245,7 @@ def infer_schema(tree: exp.Expr, base: Fixture | None = None) -> QuerySchema:
     for cols in schema.tables.values():  # dates built from literals (calendars, spans)
         for info in cols.values():
             if info.type in ("date", "timestamp") and not info.literals:
-                info.literals.extend(dates)
+                info.query_dates.extend(dates)
     return schema
 
 
@@ -383,7 +384,7 @@ def _pool(info: ColumnInfo, sample: list[Any], edges: bool = True) -> list[Any]:
     kind = ("double" if info.type.startswith("decimal") else
             "integer" if info.type == "bigint" else info.type)
     values: list[Any] = []
-    for lit in info.literals:
+    for lit in [*info.literals, *([] if not edges else info.query_dates)]:
         value = _coerce_literal(lit, kind)
         if value is not None:
             values.append(value)
@@ -522,8 +523,9 @@ def _value(info: ColumnInfo, pool: list[Any], rng: random.Random, round_: int) -
         values = [v for v in join_pool + pool[:len(info.literals) * 3]
                   if v is not None and _fits(v, info.type)]
         return rng.choice(values)
-    if round_ == 0 and info.literals and rng.random() < 0.6:
-        return rng.choice(pool[:max(1, 3 * len(info.literals))])  # literals, neighbours
+    named = len(info.literals) + len(info.query_dates)
+    if round_ == 0 and named and rng.random() < 0.6:
+        return rng.choice(pool[:max(1, 3 * named)])  # literals, neighbours
     return rng.choice(pool)
 
 

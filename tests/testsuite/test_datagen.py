@@ -138,7 +138,7 @@ def test_date_literals_anywhere_feed_date_columns() -> None:
         "name": "orders", "primary_key": ["id"],
         "columns": [{"name": "id", "type": "integer", "nullable": False},
                     {"name": "order_date", "type": "date", "nullable": False}],
-        "rows": [[i, f"2020-05-{i:02d}"] for i in range(1, 10)]}]})
+        "rows": [[i, "2023-12-01" if i < 5 else "2024-01-31"] for i in range(1, 10)]}]})
     sql = ("SELECT d.day, count(o.id) FROM (SELECT DATE '2023-12-29' + x AS day FROM range(5) "
            "AS r(x)) AS d LEFT JOIN orders AS o ON o.order_date = d.day GROUP BY d.day")
     out = query_test_data(sql, "duckdb", rounds=2, seed="s", name="t", base=base)
@@ -160,3 +160,17 @@ def test_dates_stay_in_the_real_span_unless_the_query_names_them() -> None:
         out = query_test_data(sql, "sqlite", rounds=6, seed="s", name="t", base=base)
         dates = {str(r[1]) for data in out for r in fixture_from_json(data).table("employees").rows}
         assert all("1971-01-01" <= d <= "1979-09-19" or d in allowed for d in dates), dates
+
+
+def test_dates_named_elsewhere_stay_in_the_span() -> None:
+    """Regression: DATE '2024-02-28' as date_sub's other argument put 2024-02-29 (its + 1 day)
+    into birth_date, after every real birth date."""
+    base = fixture_from_json({"name": "hr", "tables": [{
+        "name": "employees", "primary_key": ["id"],
+        "columns": [{"name": "id", "type": "integer", "nullable": False},
+                    {"name": "birth_date", "type": "date", "nullable": False}],
+        "rows": [[i, f"19{70 + i}-0{1 + i % 9}-1{i}"] for i in range(1, 10)]}]})
+    sql = "SELECT id, date_sub('year', birth_date, DATE '2024-02-28') FROM employees"
+    out = query_test_data(sql, "duckdb", rounds=6, seed="s", name="t", base=base)
+    dates = {str(r[1]) for data in out for r in fixture_from_json(data).table("employees").rows}
+    assert all("1971-01-01" <= d <= "1979-09-19" for d in dates), dates
