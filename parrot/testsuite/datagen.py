@@ -13,14 +13,14 @@ values mostly from the query's literals, so filters select rows and joins match.
 adversarial: NULLs, duplicated rows, ties, empty strings, mixed case and trailing spaces, zero
 (divisors), negative numbers and boundary dates (leap day, year end).
 
-Constraints and domains come from the base fixture: date and timestamp columns stay within the span
-of their real values (or take the dates the query compares them with ± 1 day), keys and observed-unique
-columns stay unique (and whole rows are duplicated only in tables without such a column), NOT NULL
-columns get no NULLs, a text column with real values draws only from them and the query's literals
-(no synthetic 'abc' in a phone or JSON column), and numeric columns whose real values are all
-non-negative get no negatives. ``dialects`` names every engine of the item: text values that only
-differ by case or trailing spaces are kept only when none of them folds those together
-(:mod:`parrot.dialects`).
+Constraints and domains come from the base fixture: date and timestamp columns stay within the
+span of their real values (or take the dates the query compares them with ± 1 day), keys and
+observed-unique columns stay unique (and whole rows are duplicated only in tables without such a
+column), NOT NULL columns get no NULLs, a text column with real values draws only from them and
+the query's literals (no synthetic 'abc' in a phone or JSON column), and numeric columns whose
+real values are all non-negative get no negatives. ``dialects`` names every engine of the item:
+text values that only differ by case or trailing spaces are kept only when none of them folds
+those together (:mod:`parrot.dialects`).
 """
 
 from __future__ import annotations
