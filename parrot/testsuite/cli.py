@@ -25,7 +25,7 @@ from parrot.testsuite.distill import (
     Distilled,
     distill,
 )
-from parrot.testsuite.store import load_suite, suite_key, suite_path, write_suite
+from parrot.testsuite.store import from_corpus, load_suite, suite_key, suite_path, write_suite
 from parrot.translators.llm import options as llm_options
 
 if TYPE_CHECKING:
@@ -150,10 +150,10 @@ def _label(args: argparse.Namespace) -> str:
     return f"{GENERATOR}+llm:{spec}" if rules and spec else f"llm:{spec}" if spec else GENERATOR
 
 
-def _stale(root: Path, key: str, args: argparse.Namespace) -> bool:
-    """Whether the suite ``key`` is to be built: missing, ``--force``, or made by another
-    generator than a model-using ``--datagen`` asks for."""
-    path = suite_path(root, key)
+def _stale(root: Path, key: str, item: Item, args: argparse.Namespace) -> bool:
+    """Whether the suite ``key`` (of ``item``'s source) is to be built: missing, ``--force``, or
+    made by another generator than a model-using ``--datagen`` asks for."""
+    path = suite_path(root, key, from_corpus(item.fixture))
     if args.force or not path.is_file():
         return True
     if parse_datagen(args.datagen)[1] is None:
@@ -169,7 +169,8 @@ def build(args: argparse.Namespace) -> int:
     args.root = str(root)
     groups = _groups(dataset.items)
     todo = [(k, g) for k, g in groups.items()
-            if _stale(root, k, args) and (not args.source or g[0].source_dialect in args.source)]
+            if _stale(root, k, g[0], args)
+            and (not args.source or g[0].source_dialect in args.source)]
     if args.limit is not None:
         todo = todo[:args.limit]
     print(f"{dataset.name}: {len(dataset.items)} items, {len(groups)} source queries, "
@@ -197,7 +198,7 @@ def build(args: argparse.Namespace) -> int:
             reason = result.why_none.split(":")[0][:60]
             skipped[reason] = skipped.get(reason, 0) + 1
         else:
-            write_suite(root, result.suite)
+            write_suite(root, result.suite, from_corpus(item.fixture))
             built += 1
             neighbours += result.suite.neighbours
             killed += result.suite.killed

@@ -13,13 +13,14 @@ values mostly from the query's literals, so filters select rows and joins match.
 adversarial: NULLs, duplicated rows, ties, empty strings, mixed case and trailing spaces, zero
 (divisors), negative numbers and boundary dates (leap day, year end).
 
-Constraints and domains come from the base fixture: primary-key and observed-unique columns stay
-unique (and whole rows are duplicated only in tables without such a column), NOT NULL columns get
-no NULLs, a text column with real values draws only from them and the query's literals (no
-synthetic 'abc' in a phone or JSON column), and numeric columns whose real values are all
-non-negative get no negatives. ``dialects`` names every engine of the item: text values that
-only differ by case or trailing spaces are kept only when none of them folds those together
-(:mod:`parrot.dialects`).
+Constraints and domains come from the base fixture: date and timestamp columns stay within the
+span of their real values (or take the dates the query compares them with ± 1 day), keys and
+observed-unique columns stay unique (and whole rows are duplicated only in tables without such a
+column), NOT NULL columns get no NULLs, a text column with real values draws only from them and
+the query's literals (no synthetic 'abc' in a phone or JSON column), and numeric columns whose
+real values are all non-negative get no negatives. ``dialects`` names every engine of the item:
+text values that only differ by case or trailing spaces are kept only when none of them folds
+those together (:mod:`parrot.dialects`).
 """
 
 from __future__ import annotations
@@ -59,14 +60,15 @@ _DATE_NAMES = re.compile(r"date|_at$|time|year_month|day$", re.IGNORECASE)
 
 EDGES: dict[str, list[Any]] = {
     "integer": [0, 1, 2, 3, 5, 7, -1, -4, 10, 100],
-    "double": [0.0, 0.5, 1.25, -2.5, 3.0, 100.0],
+    "double": [0.0, 0.5, 1.25, -2.5, 3.0, 100.0, 2.71828, 0.333],
     "text": ["", "a", "A", "b", "abc", "abc ", " Zeta", "x"],
     "date": ["2024-02-29", "2023-12-31", "2024-01-01", "2000-01-01", "2024-03-01"],
     "timestamp": ["2024-02-29 12:00:00", "2023-12-31 23:59:59", "2024-01-01 00:00:00",
                   "2024-01-01 08:30:00.5"],
     "boolean": [True, False],
 }
-JOIN_POOL: dict[str, list[Any]] = {"integer": [1, 2, 3, 4], "text": ["a", "b", "c", "d"]}
+JOIN_POOL: dict[str, list[Any]] = {"integer": [1, 2, 3, 4, 5, 6], "text": ["a", "b", "c", "d"]}
+UNIQUE_JOIN_POOL = list(range(1, 11))  # a key joined to: more values than referencing columns
 
 
 class SchemaError(ValueError):
@@ -83,6 +85,8 @@ class ColumnInfo:
     unique: bool = False  # a primary-key or observed-unique column of the base fixture
     non_negative: bool = False  # numeric, and every real value is >= 0
     enumeration: tuple[Any, ...] = ()  # the few distinct real values of a text column
+    span: tuple[str, str] | None = None  # date/timestamp: the real values' first and last
+    query_dates: list[Any] = field(default_factory=list)  # dates the query names elsewhere
 
 
 @dataclass
@@ -235,6 +239,13 @@ def infer_schema(tree: exp.Expr, base: Fixture | None = None) -> QuerySchema:
         if left and right:
             groups.union(left, right)
     _finish(schema, groups, base_tables)
+    dates = list(dict.fromkeys(lit.this for lit in tree.find_all(exp.Literal)
+                               if lit.is_string and (_DATE.match(lit.this)
+                                                     or _TIMESTAMP.match(lit.this))))
+    for cols in schema.tables.values():  # dates built from literals (calendars, spans)
+        for info in cols.values():
+            if info.type in ("date", "timestamp") and not info.literals:
+                info.query_dates.extend(dates)
     return schema
 
 
@@ -337,6 +348,9 @@ def _domain(info: ColumnInfo, values: list[Any], primary_key: tuple[str, ...]) -
     numeric = info.type in ("integer", "bigint", "double") or info.type.startswith("decimal")
     if numeric and present:
         info.non_negative = all(float(v) >= 0 for v in present)
+    if info.type in ("date", "timestamp") and len(present) >= 2:
+        texts = sorted(str(storage_text(v, info.type)) for v in present)
+        info.span = (texts[0], texts[-1])
     distinct = set(present)
     if info.type == "text" and 0 < len(distinct) <= 8 and len(present) >= 2 * len(distinct):
         info.enumeration = tuple(sorted(distinct))
@@ -366,18 +380,21 @@ def _fold_distinct(values: list[Any]) -> list[Any]:
 
 # --- generation -----------------------------------------------------------------------------------
 
-def _pool(info: ColumnInfo, sample: list[Any]) -> list[Any]:
+def _pool(info: ColumnInfo, sample: list[Any], edges: bool = True) -> list[Any]:
     kind = ("double" if info.type.startswith("decimal") else
             "integer" if info.type == "bigint" else info.type)
     values: list[Any] = []
-    for lit in info.literals:
+    for lit in [*info.literals, *([] if not edges else info.query_dates)]:
         value = _coerce_literal(lit, kind)
         if value is not None:
             values.append(value)
             if kind == "integer" and isinstance(value, int):
                 values.extend([value - 1, value + 1])
+            elif kind == "date" and _valid(value, dt.date.fromisoformat):
+                day = dt.date.fromisoformat(value)
+                values.extend(str(day + dt.timedelta(days=d)) for d in (-1, 1))
     values.extend(sample)
-    if not (kind == "text" and sample):  # real text keeps its format (digits, JSON, names)
+    if edges and not (kind == "text" and sample):  # real text keeps its format (JSON, names)
         values.extend(EDGES.get(kind, EDGES["text"]))
     return values
 
@@ -427,7 +444,7 @@ def generate(schema: QuerySchema, *, rounds: int, seed: str, name: str,
         tables = []
         for table, cols in schema.tables.items():
             infos = list(cols.values())
-            n = min(max_rows, 8 if r == 0 else rng.randint(6, 12))
+            n = min(max_rows - 2 * (r % 2), 8 if r == 0 else rng.randint(6, 12))
             rows = [[_json_value(_value(info, samples[(table, info.name)], rng, r), info.type)
                      for info in infos] for _ in range(n)]
             keys = schema.primary_keys.get(table, ())
@@ -435,6 +452,12 @@ def generate(schema: QuerySchema, *, rounds: int, seed: str, name: str,
             if r > 0 and rows and not any(i.unique for i in infos) and not keys:
                 for _ in range(rng.randint(1, 2)):  # duplicate rows
                     rows.insert(rng.randrange(len(rows) + 1), list(rng.choice(rows)))
+            elif r > 0 and rows and r % 2 == 1:  # twins: ties and non-key duplicates
+                for _ in range(rng.randint(1, 3)):
+                    twin = _twin(rng.choice(rows), rows, infos, keys,
+                                 samples, table)
+                    if twin is not None and len(rows) < max_rows:
+                        rows.insert(rng.randrange(len(rows) + 1), twin)
             tables.append({"name": table,
                            "columns": [{"name": i.name, "type": i.type, "nullable": i.nullable}
                                        for i in infos],
@@ -442,6 +465,30 @@ def generate(schema: QuerySchema, *, rounds: int, seed: str, name: str,
                            "rows": rows})
         out.append({"name": f"{name}-r{r}", "tables": tables})
     return out
+
+
+def _twin(row: list[Any], rows: list[list[Any]], infos: list[ColumnInfo], keys: tuple[str, ...],
+          samples: dict[tuple[str, str], list[Any]], table: str) -> list[Any] | None:
+    """A copy of ``row`` with fresh values in its key and unique columns (so it ties with
+    ``row`` on every other column), or None when a fresh value cannot be found."""
+    twin = list(row)
+    names = [i.name for i in infos]
+    fresh_cols = [j for j, i in enumerate(infos) if i.unique]
+    key_index = [names.index(k) for k in keys if k in names]
+    if key_index and not any(j in fresh_cols for j in key_index):
+        fresh_cols.append(key_index[-1])  # a composite key: a new last part is enough
+    for j in fresh_cols:
+        used = {r[j] for r in rows}
+        if infos[j].type in ("integer", "bigint"):
+            ints = [v for v in used if isinstance(v, int)]
+            twin[j] = max(ints, default=0) + 1
+            continue
+        options = [v for v in samples[(table, infos[j].name)]
+                   if _json_value(v, infos[j].type) not in used]
+        if not options:
+            return None
+        twin[j] = _json_value(options[0], infos[j].type)
+    return twin
 
 
 def _unique_rows(rows: list[list[Any]], infos: list[ColumnInfo],
@@ -471,11 +518,14 @@ def _value(info: ColumnInfo, pool: list[Any], rng: random.Random, round_: int) -
     if round_ > 0 and info.nullable and rng.random() < 0.2:
         return None
     if info.group is not None and info.type in JOIN_POOL:
-        values = [v for v in JOIN_POOL[info.type] + pool[:len(info.literals) * 3]
+        join_pool = UNIQUE_JOIN_POOL if info.unique and info.type == "integer" \
+            else JOIN_POOL[info.type]
+        values = [v for v in join_pool + pool[:len(info.literals) * 3]
                   if v is not None and _fits(v, info.type)]
         return rng.choice(values)
-    if round_ == 0 and info.literals and rng.random() < 0.6:
-        return rng.choice(pool[:max(1, 3 * len(info.literals))])  # literals, neighbours
+    named = len(info.literals) + len(info.query_dates)
+    if round_ == 0 and named and rng.random() < 0.6:
+        return rng.choice(pool[:max(1, 3 * named)])  # literals, neighbours
     return rng.choice(pool)
 
 
@@ -497,6 +547,10 @@ def _samples(schema: QuerySchema, base: Fixture | None, seed: str, fold: bool = 
             pool = [v for v in _pool(info, sample) if _fits(v, info.type)]
             if info.non_negative:
                 pool = [v for v in pool if float(v) >= 0]
+            if info.span:  # dates stay in the real span unless the query names them
+                named = set(_pool(info, [], edges=False))
+                low, high = info.span
+                pool = [v for v in pool if v in named or low <= v <= high]
             if info.enumeration:
                 allowed = set(info.enumeration) | {v for v in info.literals if isinstance(v, str)}
                 pool = [v for v in pool if v in allowed] or list(info.enumeration)

@@ -2,9 +2,11 @@
 
 For one source query and fixture: build the neighbours (:mod:`parrot.testsuite.neighbours`),
 generate ``candidates`` databases (:mod:`parrot.testsuite.datagen`, seeded), run the source and
-every neighbour on each database on the source engine through :class:`parrot.eval.judge.Judge`,
-and call a neighbour *killed* on a database when the strict comparison says its result differs.
-Neighbours that error or time out on the fixture are not counted; a database on which the source
+every neighbour the fixture does not kill on each database on the source engine through
+:class:`parrot.eval.judge.Judge`, and call a neighbour *killed* on a database when the strict
+comparison says its result differs; candidates stop once every such neighbour is killed.
+Neighbours that error or time out on the fixture are not counted, nor are those an equivalence
+rule proves equal to the source (counted apart, per operator); a database on which the source
 fails or its LIMIT cuts through tied rows is not used. A greedy set cover then keeps
 at most ``max_dbs`` databases. Deterministic under ``seed``.
 """
@@ -23,7 +25,7 @@ from parrot.testsuite.neighbours import Neighbour, neighbours
 from parrot.testsuite.store import Suite, SuiteDatabase, suite_key
 from parrot.translators.base import Translation, TranslationStatus
 
-GENERATOR = "rules-v1"
+GENERATOR = "rules-v4"
 DEFAULT_MAX_DBS = 8
 DEFAULT_CANDIDATES = 24
 _NOT_COUNTED = frozenset({Reason.PRED_ERROR.value, Reason.TIMEOUT.value})
@@ -35,10 +37,11 @@ class Distilled:
 
     suite: Suite | None
     why_none: str = ""
-    operators: dict[str, list[int]] = field(default_factory=dict)  # op -> [n, fixture, suite]
+    # op -> [non-equivalent neighbours, killed by the fixture, by fixture + suite, equivalent]
+    operators: dict[str, list[int]] = field(default_factory=dict)
 
 
-def _outcome(judge: Judge, item: Item, fixture: Fixture, sql: str) -> str:
+def neighbour_outcome(judge: Judge, item: Item, fixture: Fixture, sql: str) -> str:
     """'kill', 'same' or 'error' for neighbour ``sql`` of ``item`` on ``fixture``."""
     probe = Item(id=item.id, source_dialect=item.source_dialect,
                  target_dialect=item.source_dialect, source_sql=item.source_sql,
@@ -73,8 +76,15 @@ def distill(item: Item, judge: Judge, *, dialects: tuple[str, ...] = (),
             continue
     counted: list[Neighbour] = []
     on_fixture: set[int] = set()
-    for n in neighbours(item.source_sql, item.source_dialect):
-        outcome = _outcome(judge, item, fixture, n.sql)
+    equivalent: dict[str, int] = {}
+    keys = {t.name.lower(): t.primary_key for t in item.fixture.tables} if item.fixture else {}
+    types = {t.name.lower(): {c.name.lower(): c.type for c in t.columns}
+             for t in item.fixture.tables} if item.fixture else {}
+    for n in neighbours(item.source_sql, item.source_dialect, keys=keys, types=types):
+        if n.equivalent:
+            equivalent[n.operator] = equivalent.get(n.operator, 0) + 1
+            continue
+        outcome = neighbour_outcome(judge, item, fixture, n.sql)
         if outcome == "error":
             continue
         if outcome == "kill":
@@ -82,6 +92,8 @@ def distill(item: Item, judge: Judge, *, dialects: tuple[str, ...] = (),
         counted.append(n)
     kills: list[set[int]] = []
     usable: list[tuple[int, Fixture]] = []
+    todo = set(range(len(counted))) - on_fixture
+    seen: set[int] = set()
     for r, db in dbs:
         probe = Item(id=item.id, source_dialect=item.source_dialect,
                      target_dialect=item.source_dialect, source_sql=item.source_sql,
@@ -89,8 +101,11 @@ def distill(item: Item, judge: Judge, *, dialects: tuple[str, ...] = (),
         if not judge.gold(probe).execution.ok or judge.limit_cuts_ties(probe) is not None:
             continue  # the source fails, or its LIMIT picks arbitrary rows: not a test of it
         usable.append((r, db))
-        kills.append({i for i, n in enumerate(counted)
-                      if _outcome(judge, item, db, n.sql) == "kill"})
+        kills.append({i for i in todo
+                      if neighbour_outcome(judge, item, db, counted[i].sql) == "kill"})
+        seen |= kills[-1]
+        if seen == todo:
+            break  # every neighbour the fixture misses is killed: later candidates add nothing
     chosen: list[int] = []
     covered: set[int] = set()
     while len(chosen) < max_dbs:
@@ -104,15 +119,20 @@ def distill(item: Item, judge: Judge, *, dialects: tuple[str, ...] = (),
         chosen.append(0)
     operators: dict[str, list[int]] = {}
     for i, n in enumerate(counted):
-        row = operators.setdefault(n.operator, [0, 0, 0])
+        row = operators.setdefault(n.operator, [0, 0, 0, 0])
         row[0] += 1
         row[1] += i in on_fixture
         row[2] += i in covered or i in on_fixture
+    for op, count in equivalent.items():
+        operators.setdefault(op, [0, 0, 0, 0])[3] = count
     databases = tuple(SuiteDatabase(fixture=usable[j][1], seed=usable[j][0],
                                     size=sum(len(t.rows) for t in usable[j][1].tables),
                                     kills=len(kills[j])) for j in chosen)
+    survivors = [[n.operator, n.sql] for i, n in enumerate(counted)
+                 if i not in covered and i not in on_fixture]
     extra: dict[str, Any] = {"seed": seed, "candidates": len(usable),
-                             "killed_by_fixture": len(on_fixture), "operators": operators}
+                             "killed_by_fixture": len(on_fixture), "operators": operators,
+                             "survivors": survivors}
     suite = Suite(key=suite_key(item.source_dialect, item.source_sql, item.fixture),
                   source_dialect=item.source_dialect, source_sql=item.source_sql,
                   fixture_sha256=item.fixture.content_hash if item.fixture else "",

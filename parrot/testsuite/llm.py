@@ -41,7 +41,7 @@ from parrot.testsuite.datagen import (
     parse_query,
     volatile,
 )
-from parrot.testsuite.distill import _outcome
+from parrot.testsuite.distill import neighbour_outcome
 from parrot.testsuite.neighbours import Neighbour, neighbours
 from parrot.testsuite.store import Suite, SuiteDatabase
 from parrot.translators.llm.client import LLMError
@@ -512,10 +512,10 @@ def augment(suite: Suite, item: Item, judge: Judge, gen: Datagen, *,
     counted: list[Neighbour] = []
     covered: set[int] = set()  # killed by the fixture or a database of the suite
     for n in neighbours(item.source_sql, item.source_dialect):
-        outcome = _outcome(judge, item, fixture, n.sql)
+        outcome = neighbour_outcome(judge, item, fixture, n.sql)
         if outcome == "error":
             continue  # not counted, as in distillation
-        if outcome == "kill" or any(_outcome(judge, item, db.fixture, n.sql) == "kill"
+        if outcome == "kill" or any(neighbour_outcome(judge, item, db.fixture, n.sql) == "kill"
                                     for db in suite.databases):
             covered.add(len(counted))
         counted.append(n)
@@ -585,7 +585,8 @@ def _evaluate(judge: Judge, item: Item, db: Fixture, counted: list[Neighbour],
     ties = judge.limit_cuts_ties(probe)
     if ties is not None:
         return set(), Rejection(Reject.LIMIT_TIES, ties[:160])
-    return {i for i, n in enumerate(counted) if _outcome(judge, item, db, n.sql) == "kill"}, None
+    return {i for i, n in enumerate(counted)
+            if neighbour_outcome(judge, item, db, n.sql) == "kill"}, None
 
 
 def _reject(report: LLMReport, problems: list[Rejection]) -> None:

@@ -4,11 +4,29 @@ After Zhong, Yu and Klein (2020), "Semantic Evaluation for Text-to-SQL with Dist
 our own implementation on sqlglot's AST. Each neighbour carries the operator that made it and is
 checked to parse in the source dialect. Edits known to keep the meaning are not made: DISTINCT
 under a projection that holds every GROUP BY key, ORDER BY removed under a LIMIT (that changes
-which rows come back arbitrarily, not meaningfully), a LIMIT on an aggregate without GROUP BY.
+which rows come back arbitrarily, not meaningfully), a LIMIT on an aggregate without GROUP BY,
+a string's case changed anywhere but where it is compared with data (function arguments such as
+date modifiers and format strings are not data).
+
+Edits that are provably equivalent to the source are made but labelled with the rule that proves
+it (:attr:`Neighbour.equivalent`), so that kill rates leave them out of the denominator and count
+them in a column of their own (:data:`EQUIVALENCE_RULES`):
+
+* ``distinct_in_semijoin``: DISTINCT added to the subquery of EXISTS, IN or a SEMI/ANTI join;
+* ``distinct_over_keys``: DISTINCT added over a projection that holds the primary key of every
+  table whose rows it returns (only with ``keys``);
+* ``exists_projection``: a literal of an EXISTS subquery's projection changed;
+* ``inner_projection_swap``: two columns of a derived table or CTE swapped, when no ``*`` reads
+  them by position;
+* ``left_join_null_rejected``: INNER → LEFT JOIN where a WHERE conjunct or a later inner join's ON
+  compares a column of the joined table (NULL-extended rows are then filtered out again);
+* ``round_beyond_scale``: ROUND's digits raised (or kept) at or above the scale of an expression
+  of integer and decimal columns (+, -, *, SUM, MIN, MAX; only with ``types``).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import partial
@@ -22,6 +40,13 @@ OPERATORS = ("flip_comparison", "and_or", "drop_distinct", "add_distinct", "limi
              "drop_order", "asc_desc", "literal_plus", "literal_minus", "string_case",
              "swap_projection", "group_by_column", "join_key")
 
+EQUIVALENCE_RULES = ("distinct_in_semijoin", "distinct_over_keys", "exists_projection",
+                     "inner_projection_swap", "left_join_null_rejected", "round_beyond_scale")
+_COMPARED = (exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE, exp.In, exp.Between, exp.Like,
+             exp.ILike, exp.NullSafeEQ)
+_NULL_REJECTING = (exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE, exp.In, exp.Between,
+                   exp.Like, exp.ILike)
+
 _FLIP: dict[type[exp.Expr], type[exp.Expr]] = {
     exp.GT: exp.GTE, exp.GTE: exp.GT, exp.LT: exp.LTE, exp.LTE: exp.LT,
     exp.EQ: exp.NEQ, exp.NEQ: exp.EQ}
@@ -31,6 +56,7 @@ _FLIP: dict[type[exp.Expr], type[exp.Expr]] = {
 class Neighbour:
     operator: str
     sql: str
+    equivalent: str = ""  # the rule of EQUIVALENCE_RULES that proves it equal to the source
 
 
 def _grouped_fully(select: exp.Select) -> bool:
@@ -39,7 +65,10 @@ def _grouped_fully(select: exp.Select) -> bool:
     if group is None:
         return False
     projected = {e.unalias().sql() for e in select.expressions}
-    return all(g.sql() in projected for g in group.expressions)
+    n = len(select.expressions)
+    return all(g.sql() in projected or (isinstance(g, exp.Literal) and g.is_int
+                                        and 1 <= int(g.this) <= n)
+               for g in group.expressions)
 
 
 def _single_row(select: exp.Select) -> bool:
@@ -138,13 +167,24 @@ def _edits(node: exp.Expr, root: exp.Expr) -> Iterator[tuple[str, Callable[[], o
     if isinstance(node, exp.Literal) and node.is_string and any(ch.isalpha() for ch in node.this):
         text = node.this
         changed = text.lower() if text != text.lower() else text.upper()
-        if isinstance(node.parent, exp.Like | exp.ILike) or changed == text:
+        parent = node.parent
+        while isinstance(parent, exp.Paren | exp.Tuple):
+            parent = parent.parent
+        if isinstance(parent, exp.Like | exp.ILike) or not isinstance(parent, _COMPARED) \
+                or changed == text:
             return
         yield "string_case", lambda: node.replace(exp.Literal.string(changed))
 
 
-def neighbours(sql: str, dialect: str, limit: int | None = None) -> list[Neighbour]:
-    """The distinct one-edit neighbours of ``sql`` that parse in ``dialect``, in AST order."""
+Keys = dict[str, tuple[str, ...]]  # lower-case table name -> its primary-key columns
+Types = dict[str, dict[str, str]]  # lower-case table -> lower-case column -> portable type
+
+
+def neighbours(sql: str, dialect: str, limit: int | None = None, *, keys: Keys | None = None,
+               types: Types | None = None) -> list[Neighbour]:
+    """The distinct one-edit neighbours of ``sql`` that parse in ``dialect``, in AST order, each
+    labelled when an equivalence rule proves it equal to ``sql`` (``keys`` and ``types``, the
+    schema of the tables it reads, enable the rules that need them)."""
     try:
         tree = sqlglot.parse_one(sql, read=dialect)
     except (SqlglotError, ValueError, RecursionError):
@@ -161,16 +201,225 @@ def neighbours(sql: str, dialect: str, limit: int | None = None) -> list[Neighbo
         for position, (operator, _) in enumerate(_edits(node, probe)):
             copy = tree.copy()
             target = list(copy.walk())[index]
+            rule = _equivalent(operator, target, copy, keys or {}, types or {})
             edit = list(_edits(target, copy))[position][1]
             edit()
             text = copy.sql(dialect=dialect)
             if text in seen or not _parses(text, dialect):
                 continue
             seen.add(text)
-            out.append(Neighbour(operator, text))
+            out.append(Neighbour(operator, text, rule))
             if limit is not None and len(out) >= limit:
                 return out
     return out
+
+
+def _equivalent(operator: str, node: exp.Expr, root: exp.Expr, keys: Keys,
+                types: Types) -> str:
+    """The rule proving that ``operator`` at ``node`` keeps the meaning, or ''."""
+    if operator == "add_distinct" and isinstance(node, exp.Select):
+        if _in_semijoin(node):
+            return "distinct_in_semijoin"
+        if keys and _projects_keys(node, keys):
+            return "distinct_over_keys"
+    if operator in ("literal_plus", "literal_minus") and isinstance(node, exp.Literal):
+        select = node.find_ancestor(exp.Select)
+        if isinstance(select, exp.Select) and isinstance(select.parent, exp.Exists) \
+                and any(node is e or node in e.find_all(exp.Literal)
+                        for e in select.expressions):
+            return "exists_projection"
+        if operator == "literal_plus" and types and isinstance(node.parent, exp.Round) \
+                and node is node.parent.args.get("decimals"):
+            scale = _scale(node.parent.this, root, types)
+            if scale is not None and scale <= int(node.this):
+                return "round_beyond_scale"
+    if operator == "swap_projection" and isinstance(node, exp.Select) \
+            and (isinstance(node.parent, exp.CTE) or (isinstance(node.parent, exp.Subquery)
+                                                      and isinstance(node.parent.parent,
+                                                                     exp.From | exp.Join))) \
+            and not any(isinstance(s, exp.Star) for s in root.walk()):
+        return "inner_projection_swap"
+    if operator == "inner_left" and isinstance(node, exp.Join) and _null_rejected(node):
+        return "left_join_null_rejected"
+    return ""
+
+
+def _in_semijoin(select: exp.Select) -> bool:
+    """Whether ``select`` only tests membership: EXISTS, IN or a SEMI/ANTI join's subquery."""
+    parent = select.parent
+    if isinstance(parent, exp.Exists):
+        return True
+    if isinstance(parent, exp.Subquery):
+        outer = parent.parent
+        if isinstance(outer, exp.In) and outer.args.get("query") is parent:
+            return True
+        if isinstance(outer, exp.Join) and outer.this is parent \
+                and (outer.kind or "").upper() in ("SEMI", "ANTI"):
+            return True
+    return False
+
+
+def _from_tables(select: exp.Select) -> list[tuple[exp.Expr, str]] | None:
+    """The FROM and row-contributing JOIN sources of ``select`` with their join kind."""
+    source = select.args.get("from_") or select.args.get("from")
+    if not isinstance(source, exp.From):
+        return None
+    out: list[tuple[exp.Expr, str]] = [(source.this, "")]
+    for j in select.args.get("joins") or []:
+        out.append((j.this, (j.kind or "").upper()))
+    return out
+
+
+def _projects_keys(select: exp.Select, keys: Keys) -> bool:
+    """Whether the rows of ``select`` are distinct by construction (see :func:`_select_key`)."""
+    return _select_key(select, keys, select.root()) is not None
+
+
+def _select_key(select: exp.Select, keys: Keys, root: exp.Expr) -> set[str] | None:
+    """Output names on which the rows of ``select`` are distinct by construction, else None.
+
+    A SELECT without FROM returns one row; a fully grouped one is distinct on its group keys;
+    otherwise every row-contributing source (a base table, a derived table or a non-recursive
+    CTE) must have a key whose columns are projected, except a joined source whose key is
+    equated in its ON (it matches each row at most once and multiplies nothing)."""
+    if select.args.get("group") is not None:
+        if not _grouped_fully(select):
+            return None
+        groups = {g.sql() for g in select.args["group"].expressions}
+        return {e.alias_or_name.lower() for e in select.expressions
+                if e.unalias().sql() in groups}
+    sources = _from_tables(select)
+    if sources is None:
+        return set() if select.args.get("from_") is None and select.args.get("from") is None \
+            else None
+    if any(e.find(exp.AggFunc, exp.Window, exp.Explode, exp.Unnest) is not None
+           for e in select.expressions):
+        return None
+    projected = {}
+    for e in select.expressions:
+        col = e.unalias()
+        if isinstance(col, exp.Column):
+            projected[(col.table.lower(), col.name.lower())] = e.alias_or_name.lower()
+    contributing = [(t, kind) for t, kind in sources if kind not in ("SEMI", "ANTI")]
+    joins = {id(j.this): j for j in select.args.get("joins") or []}
+    out: set[str] = set()
+    for t, _ in contributing:
+        key = _source_key(t, keys, root)
+        if key is None:
+            return None
+        qualifier = t.alias_or_name.lower()
+        join = joins.get(id(t))
+        if join is not None and key and _key_equated(join, qualifier, key):
+            continue
+        for k in key:
+            name = projected.get((qualifier, k))
+            if name is None and len(contributing) == 1:
+                name = projected.get(("", k))
+            if name is None:
+                return None
+            out.add(name)
+    return out
+
+
+def _source_key(source: exp.Expr, keys: Keys, root: exp.Expr) -> set[str] | None:
+    """A key (lower-case column names) of a FROM source's rows, else None."""
+    if isinstance(source, exp.Subquery) and isinstance(source.this, exp.Select):
+        return _select_key(source.this, keys, root)
+    if not isinstance(source, exp.Table):
+        return None
+    with_ = root.args.get("with_") or root.args.get("with")
+    if with_ is None:
+        with_ = exp.With(expressions=[])
+    for cte in with_.expressions:
+        if cte.alias_or_name.lower() == source.name.lower():
+            alias = cte.args.get("alias")
+            if with_.args.get("recursive") or not isinstance(cte.this, exp.Select) \
+                    or (alias is not None and alias.columns):
+                return None
+            return _select_key(cte.this, keys, root)
+    key = keys.get(source.name.lower())
+    return {k.lower() for k in key} if key else None
+
+
+def _key_equated(join: exp.Join, qualifier: str, key: set[str]) -> bool:
+    """Whether ``join``'s ON conjuncts equate every key column of the joined source."""
+    on = join.args.get("on")
+    if on is None:
+        return False
+    equated = set()
+    for conjunct in on.flatten() if isinstance(on, exp.And) else [on]:
+        if isinstance(conjunct, exp.EQ):
+            for side in (conjunct.this, conjunct.expression):
+                if isinstance(side, exp.Column) and side.table.lower() == qualifier:
+                    equated.add(side.name.lower())
+    return key <= equated
+
+
+def _null_rejected(join: exp.Join) -> bool:
+    """Whether a WHERE conjunct or a later inner join's ON compares a column of ``join``'s table
+    directly (the NULL-extended rows of a LEFT JOIN would be filtered out again)."""
+    select = join.parent
+    if not isinstance(select, exp.Select):
+        return False
+    alias = join.this.alias_or_name.lower()
+    conditions: list[exp.Expr] = []
+    where = select.args.get("where")
+    if where is not None:
+        conditions.append(where.this)
+    joins = select.args.get("joins") or []
+    for later in joins[joins.index(join) + 1:]:
+        if not later.side and (later.kind or "INNER").upper() == "INNER" \
+                and later.args.get("on") is not None:
+            conditions.append(later.args["on"])
+    for condition in conditions:
+        for conjunct in condition.flatten() if isinstance(condition, exp.And) else [condition]:
+            while isinstance(conjunct, exp.Paren):
+                conjunct = conjunct.this
+            if isinstance(conjunct, exp.Not) and isinstance(conjunct.this, exp.Is):
+                operands = [conjunct.this.this]
+            elif isinstance(conjunct, _NULL_REJECTING):
+                operands = [conjunct.this, conjunct.args.get("expression")]
+            else:
+                continue
+            if any(isinstance(o, exp.Column) and o.table.lower() == alias for o in operands):
+                return True
+    return False
+
+
+def _scale(node: exp.Expr, root: exp.Expr, types: Types) -> int | None:
+    """Digits after the point of an expression of integer and decimal columns, else None."""
+    if isinstance(node, exp.Paren):
+        return _scale(node.this, root, types)
+    if isinstance(node, exp.Column):
+        ptype = _column_type(node, root, types)
+        if ptype in ("integer", "bigint"):
+            return 0
+        match = re.fullmatch(r"decimal\(\d+,\s*(\d+)\)", ptype or "")
+        return int(match.group(1)) if match else None
+    if isinstance(node, exp.Literal) and not node.is_string:
+        return len(node.this.split(".")[1]) if "." in node.this else 0
+    if isinstance(node, exp.Sum | exp.Min | exp.Max):
+        return _scale(node.this, root, types)
+    if isinstance(node, exp.Add | exp.Sub | exp.Mul):
+        a, b = _scale(node.this, root, types), _scale(node.expression, root, types)
+        if a is None or b is None:
+            return None
+        return a + b if isinstance(node, exp.Mul) else max(a, b)
+    return None
+
+
+def _column_type(col: exp.Column, root: exp.Expr, types: Types) -> str | None:
+    """The type of a base-table column (resolved through table aliases), else None."""
+    tables = {t.alias_or_name.lower(): t.name.lower() for t in root.find_all(exp.Table)}
+    ctes = {c.alias_or_name.lower() for c in root.find_all(exp.CTE)}
+    if col.table:
+        name = tables.get(col.table.lower())
+        candidates = [name] if name and name not in ctes else []
+    else:
+        candidates = [t for t in set(tables.values()) if t not in ctes]
+    found = [types[t][col.name.lower()] for t in candidates
+             if t in types and col.name.lower() in types[t]]
+    return found[0] if len(found) == 1 else None
 
 
 def _parses(sql: str, dialect: str) -> bool:

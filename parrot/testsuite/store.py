@@ -1,11 +1,14 @@
 """Suite files: one JSON file per (source dialect, source SQL, fixture) beside a dataset.
 
-A dataset ``D/items.jsonl`` keeps its suites in ``D/suites/<key>.json``. The key is a content hash,
-so items that share a source query and fixture (one concept, many target dialects) share a suite,
-and a changed source or fixture never picks up a stale suite. File shape::
+A dataset ``D/items.jsonl`` keeps its suites in ``D/suites/<key>.json``; suites generated from a
+corpus database (a ``spider/<db_id>`` fixture: their values are sampled from it) go to
+``D/suites/corpus/<key>.json``, which git ignores, and are rebuilt where the corpus is present.
+The key is a content hash, so items that share a source query and fixture (one concept, many
+target dialects) share a suite, and a changed source or fixture never picks up a stale suite.
+File shape::
 
     {"version": 1, "key": "...", "source_dialect": "sqlite", "source_sql": "...",
-     "fixture_sha256": "...", "generator": "rules-v1", "neighbours": 40, "killed": 38,
+     "fixture_sha256": "...", "generator": "rules-v4", "neighbours": 40, "killed": 38,
      "databases": [{"seed": 7, "size": 12, "kills": 21, "fixture": {<fixture JSON>}}, ...]}
 
 A database may name its own ``generator`` (``rules-v1``, ``llm:local``) when the suite mixes
@@ -25,6 +28,7 @@ from parrot.fixtures import Fixture, fixture_from_json, fixture_to_json
 
 SUITE_VERSION = 1
 SUITES_DIR = "suites"
+CORPUS_DIR = "corpus"  # D/suites/corpus/: suites holding corpus data (Spider), never committed
 
 
 @dataclass(frozen=True)
@@ -60,8 +64,14 @@ def suite_key(source_dialect: str, source_sql: str, fixture: Fixture | None) -> 
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:24]
 
 
-def suite_path(dataset_dir: Path, key: str) -> Path:
-    return dataset_dir / SUITES_DIR / f"{key}.json"
+def suite_path(dataset_dir: Path, key: str, corpus: bool = False) -> Path:
+    base = dataset_dir / SUITES_DIR
+    return (base / CORPUS_DIR if corpus else base) / f"{key}.json"
+
+
+def from_corpus(fixture: Fixture | None) -> bool:
+    """Whether suites of ``fixture`` hold corpus data (not to be committed)."""
+    return fixture is not None and fixture.name.startswith("spider/")
 
 
 def suite_to_json(suite: Suite) -> dict[str, Any]:
@@ -97,15 +107,16 @@ def suite_from_json(data: dict[str, Any]) -> Suite:
 def load_suite(dataset_dir: Path, source_dialect: str, source_sql: str,
                fixture: Fixture | None) -> Suite | None:
     """The stored suite of this source query and fixture, or None when none was built."""
-    path = suite_path(dataset_dir, suite_key(source_dialect, source_sql, fixture))
+    path = suite_path(dataset_dir, suite_key(source_dialect, source_sql, fixture),
+                      from_corpus(fixture))
     if not path.is_file():
         return None
     return suite_from_json(json.loads(path.read_text(encoding="utf-8")))
 
 
-def write_suite(dataset_dir: Path, suite: Suite) -> Path:
+def write_suite(dataset_dir: Path, suite: Suite, corpus: bool = False) -> Path:
     """Write a suite atomically (temp file + rename): never a half-written suite file."""
-    path = suite_path(dataset_dir, suite.key)
+    path = suite_path(dataset_dir, suite.key, corpus)
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(f".tmp{os.getpid()}")
     tmp.write_text(json.dumps(suite_to_json(suite), ensure_ascii=False, sort_keys=False) + "\n",

@@ -90,3 +90,20 @@ def test_suite_databases_never_cut_ties_under_limit(tmp_path: Path) -> None:
             assert judge.limit_cuts_ties(replace(item, fixture=db.fixture)) is None
     finally:
         judge.close()
+
+
+@pytest.mark.parametrize(("name", "corpus"), [("spider/car_1", True), ("shop", False)])
+def test_corpus_suites_go_where_git_ignores_them(tmp_path: Path, name: str, corpus: bool) -> None:
+    """A suite of a Spider fixture holds values sampled from the corpus: it is written to
+    suites/corpus/ (ignored by git) and still found by load_suite."""
+    from parrot.fixtures import fixture_from_json
+    from parrot.testsuite.store import Suite, from_corpus, suite_key, write_suite
+
+    fixture = fixture_from_json({**FIXTURE, "name": name})
+    sql = "SELECT id FROM t"
+    assert from_corpus(fixture) is corpus
+    suite = Suite(key=suite_key("sqlite", sql, fixture), source_dialect="sqlite",
+                  source_sql=sql, fixture_sha256=fixture.content_hash, databases=())
+    path = write_suite(tmp_path, suite, from_corpus(fixture))
+    assert (path.parent.name == "corpus") is corpus
+    assert load_suite(tmp_path, "sqlite", sql, fixture) == suite

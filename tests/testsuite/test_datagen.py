@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from parrot.engines import create_engine
@@ -110,3 +112,65 @@ def test_real_text_keeps_its_format() -> None:
                           rounds=5, seed="s", name="t", base=base)
     for data in out:
         assert {r[0] for r in fixture_from_json(data).table("people").rows} <= real | {None}
+
+
+def test_keyed_tables_get_twins_that_tie_on_every_other_column() -> None:
+    """A keyed table's rows never repeat, so DISTINCT and tie-breakers need rows that differ only
+    in their key: some adversarial round holds such twins, and they keep the key unique."""
+    table: dict[str, Any] = dict(_BASE["tables"][0])  # type: ignore[arg-type]
+    table["rows"] = [[i, ["open", "paid", "shipped"][i % 3], 1_600_000_000 + i % 2, f"n{i % 4}"]
+                     for i in range(1, 10)]
+    base = fixture_from_json({"name": "shop", "tables": [table]})
+    out = query_test_data("SELECT status, note FROM orders ORDER BY status", "sqlite", rounds=6,
+                          seed="s", name="t", base=base)
+    twins = 0
+    for data in out[1:]:
+        rows = fixture_from_json(data).table("orders").rows  # loads: the key holds
+        assert len({r[0] for r in rows}) == len(rows)
+        rest = [tuple(r[1:]) for r in rows]
+        twins += len(rest) - len(set(rest))
+    assert twins > 0
+
+
+def test_date_literals_anywhere_feed_date_columns() -> None:
+    """A calendar built from a literal (not compared with a column) still gets matching rows."""
+    base = fixture_from_json({"name": "b", "tables": [{
+        "name": "orders", "primary_key": ["id"],
+        "columns": [{"name": "id", "type": "integer", "nullable": False},
+                    {"name": "order_date", "type": "date", "nullable": False}],
+        "rows": [[i, "2023-12-01" if i < 5 else "2024-01-31"] for i in range(1, 10)]}]})
+    sql = ("SELECT d.day, count(o.id) FROM (SELECT DATE '2023-12-29' + x AS day FROM range(5) "
+           "AS r(x)) AS d LEFT JOIN orders AS o ON o.order_date = d.day GROUP BY d.day")
+    out = query_test_data(sql, "duckdb", rounds=2, seed="s", name="t", base=base)
+    dates = {str(r[1]) for data in out for r in fixture_from_json(data).table("orders").rows}
+    assert dates & {"2023-12-28", "2023-12-29", "2023-12-30"}
+
+
+def test_dates_stay_in_the_real_span_unless_the_query_names_them() -> None:
+    """Regression: birth dates after every real one (the leap-day edge 2024-02-29) made ages
+    negative, where SQLite's year arithmetic and DuckDB's date_sub disagree."""
+    base = fixture_from_json({"name": "hr", "tables": [{
+        "name": "employees", "primary_key": ["id"],
+        "columns": [{"name": "id", "type": "integer", "nullable": False},
+                    {"name": "birth_date", "type": "date", "nullable": False}],
+        "rows": [[i, f"19{70 + i}-0{1 + i % 9}-1{i}"] for i in range(1, 10)]}]})
+    for sql, allowed in [("SELECT id, birth_date FROM employees", set()),
+                         ("SELECT id FROM employees WHERE birth_date < '2001-05-05'",
+                          {"2001-05-04", "2001-05-05", "2001-05-06"})]:
+        out = query_test_data(sql, "sqlite", rounds=6, seed="s", name="t", base=base)
+        dates = {str(r[1]) for data in out for r in fixture_from_json(data).table("employees").rows}
+        assert all("1971-01-01" <= d <= "1979-09-19" or d in allowed for d in dates), dates
+
+
+def test_dates_named_elsewhere_stay_in_the_span() -> None:
+    """Regression: DATE '2024-02-28' as date_sub's other argument put 2024-02-29 (its + 1 day)
+    into birth_date, after every real birth date."""
+    base = fixture_from_json({"name": "hr", "tables": [{
+        "name": "employees", "primary_key": ["id"],
+        "columns": [{"name": "id", "type": "integer", "nullable": False},
+                    {"name": "birth_date", "type": "date", "nullable": False}],
+        "rows": [[i, f"19{70 + i}-0{1 + i % 9}-1{i}"] for i in range(1, 10)]}]})
+    sql = "SELECT id, date_sub('year', birth_date, DATE '2024-02-28') FROM employees"
+    out = query_test_data(sql, "duckdb", rounds=6, seed="s", name="t", base=base)
+    dates = {str(r[1]) for data in out for r in fixture_from_json(data).table("employees").rows}
+    assert all("1971-01-01" <= d <= "1979-09-19" for d in dates), dates

@@ -66,3 +66,65 @@ def test_every_neighbour_parses_and_differs() -> None:
 
 def test_unparseable_gives_none() -> None:
     assert neighbours("SELEC oops", "sqlite") == []
+
+
+_KEYS: dict[str, tuple[str, ...]] = {"t": ("id",), "u": ("id",)}
+_TYPES = {"t": {"id": "integer", "q": "integer", "p": "decimal(10,2)", "x": "double"},
+          "u": {"id": "integer", "tid": "integer", "k": "integer"}}
+
+
+@pytest.mark.parametrize(("sql", "operator", "rule"), [
+    ("SELECT a FROM t WHERE EXISTS (SELECT 1 FROM u WHERE u.tid = t.id)", "add_distinct",
+     "distinct_in_semijoin"),
+    ("SELECT a FROM t WHERE id IN (SELECT tid FROM u)", "add_distinct", "distinct_in_semijoin"),
+    ("SELECT t.a FROM t SEMI JOIN (SELECT tid FROM u) AS k ON k.tid = t.id", "add_distinct",
+     "distinct_in_semijoin"),
+    ("SELECT id, a FROM t", "add_distinct", "distinct_over_keys"),
+    ("SELECT t.id, u.id FROM t JOIN u ON u.tid = t.id", "add_distinct", "distinct_over_keys"),
+    ("SELECT t.id, u.k FROM t LEFT JOIN u ON u.id = t.q", "add_distinct", "distinct_over_keys"),
+    ("SELECT id, b FROM (SELECT t.id, t.b FROM t) AS s", "add_distinct", "distinct_over_keys"),
+    ("SELECT t.id, s.n FROM t JOIN (SELECT tid, COUNT(*) AS n FROM u GROUP BY tid) AS s "
+     "ON s.tid = t.id", "add_distinct", "distinct_over_keys"),
+    ("WITH s AS (SELECT t.id FROM t) SELECT id FROM s", "add_distinct", "distinct_over_keys"),
+    ("WITH RECURSIVE d(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM d WHERE x < 3) "
+     "SELECT d.x FROM d", "add_distinct", "distinct_over_keys"),  # SELECT 1: one row
+    ("SELECT a FROM t WHERE EXISTS (SELECT 1 FROM u WHERE u.tid = t.id)", "literal_plus",
+     "exists_projection"),
+    ("SELECT a, b FROM (SELECT a, b FROM t) AS s", "swap_projection", "inner_projection_swap"),
+    ("SELECT a, b FROM (SELECT a, b FROM t)", "swap_projection", "inner_projection_swap"),
+    ("WITH s AS (SELECT a, b FROM t) SELECT a FROM s", "swap_projection",
+     "inner_projection_swap"),
+    ("SELECT t.a FROM t JOIN u ON u.tid = t.id WHERE u.k > 3", "inner_left",
+     "left_join_null_rejected"),
+    ("SELECT ROUND(SUM(t.q * t.p), 2) FROM t", "literal_plus", "round_beyond_scale"),
+])
+def test_equivalent_neighbours_are_labelled(sql: str, operator: str, rule: str) -> None:
+    found = [n for n in neighbours(sql, "duckdb", keys=_KEYS, types=_TYPES)
+             if n.operator == operator]
+    assert found and any(n.equivalent == rule for n in found)
+
+
+@pytest.mark.parametrize(("sql", "operator"), [
+    ("SELECT a FROM t", "add_distinct"),  # no key projected
+    ("SELECT t.id FROM t JOIN u ON u.tid = t.id", "add_distinct"),  # the join multiplies rows
+    ("SELECT id FROM (SELECT t.id FROM t JOIN u ON u.tid = t.id) AS s", "add_distinct"),
+    ("WITH RECURSIVE d(x) AS (SELECT t.b FROM t UNION ALL SELECT x + 1 FROM d WHERE x < 3) "
+     "SELECT d.x FROM d", "add_distinct"),  # no member is distinct by construction
+    ("SELECT * FROM (SELECT a, b FROM t) AS s", "swap_projection"),  # read by position
+    ("SELECT a FROM t WHERE (a, b) IN (SELECT a, b FROM u)", "swap_projection"),
+    ("SELECT t.a FROM t JOIN u ON u.tid = t.id WHERE u.k IS NULL", "inner_left"),
+    ("SELECT t.a FROM t JOIN u ON u.tid = t.id WHERE u.k > 3 OR t.a = 1", "inner_left"),
+    ("SELECT ROUND(SUM(t.q * t.p), 1) FROM t", "literal_plus"),  # 2 digits > 1
+    ("SELECT ROUND(AVG(t.p), 2) FROM t", "literal_plus"),  # AVG has no fixed scale
+    ("SELECT ROUND(SUM(t.x), 2) FROM t", "literal_plus"),  # double
+])
+def test_inequivalent_neighbours_are_not_labelled(sql: str, operator: str) -> None:
+    found = [n for n in neighbours(sql, "duckdb", keys=_KEYS, types=_TYPES)
+             if n.operator == operator]
+    assert found and not any(n.equivalent for n in found)
+
+
+def test_string_case_only_where_compared_with_data() -> None:
+    sql = "SELECT DATE(d, 'start of month') FROM t WHERE s = 'Open'"
+    assert _by_operator(sql)["string_case"] == {
+        "SELECT DATE(d, 'start of month') FROM t WHERE s = 'open'"}
