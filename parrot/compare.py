@@ -38,6 +38,12 @@ Row = tuple[Value, ...]
 Rows = Sequence[Row]
 
 
+# The version of the verdict rules: bumped whenever a change can turn a verdict (2: decimals from
+# inexact operations at the engine's scale, any rows of a tie group a LIMIT cuts). Run manifests
+# record it; leaderboards never rank runs judged under different rules against each other.
+SEMANTICS_VERSION = 2
+
+
 class Mode(StrEnum):
     STRICT = "strict"
     NORMALIZED = "normalized"

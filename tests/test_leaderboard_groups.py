@@ -45,3 +45,16 @@ def test_a_run_failed_by_one_configuration_error_is_flagged():
     flags = {row[run]: row[flag] for row in table.rows}
     assert flags["broken"].startswith("config error: HTTP 500: Missing credentials")
     assert flags["fine"] == ""
+
+
+def test_runs_judged_under_different_verdict_rules_are_grouped_apart():
+    from parrot.compare import SEMANTICS_VERSION
+
+    records = [_record("i0")]
+    new = {**_manifest("a"), "comparator": SEMANTICS_VERSION}
+    old = _manifest("b")  # a manifest from before the rules were versioned: version 1
+    tables = leaderboards([("new", new, records), ("old", old, records),
+                           ("new2", {**new, "translator": {"name": "c"}}, records)])
+    assert sorted(len(t.rows) for t in tables) == [1, 2]
+    assert any(t.title.endswith("verdict rules v1") for t in tables)
+    assert leaderboards([("a", new, records)])[0].title.endswith("1 items")

@@ -20,6 +20,8 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit, urlunsplit
 
 from parrot import __version__
+from parrot.cli import git_commit
+from parrot.compare import SEMANTICS_VERSION
 from parrot.datasets import Dataset, Item
 from parrot.engines import (
     DEFAULT_MAX_ROWS,
@@ -167,6 +169,8 @@ def _manifest(dataset: Dataset, items: list[Item], translator: Translator,
               config: RunConfig) -> dict[str, Any]:
     return {
         "parrot": __version__,
+        "commit": git_commit(),
+        "comparator": SEMANTICS_VERSION,
         "started": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
         "finished": None,
         "command": config.command,

@@ -93,15 +93,16 @@ def leaderboard_groups(runs: list[tuple[str, dict[str, Any], list[dict[str, Any]
                        ) -> list[tuple[str, list[Member], dict[str, str]]]:
     """(title, members, flags) per comparable group of (run dir, manifest, records) runs.
 
-    Runs are ranked only against runs of the same dataset SHA-256 and the same item ids; a run
+    Runs are ranked only against runs of the same dataset SHA-256, the same item ids and the
+    same verdict rules (the manifest's ``comparator``, :data:`SEMANTICS_VERSION`); a run
     made with ``--limit``/``--pairs`` is titled a subset, and one whose every item failed to
     translate with one error message is flagged (run dir → flag) as a configuration error.
     """
-    groups: dict[tuple[str, frozenset[str]], list[Member]] = {}
+    groups: dict[tuple[str, frozenset[str], int], list[Member]] = {}
     flags: dict[str, str] = {}
     for path, manifest, records in runs:
         key = (str(manifest.get("dataset", {}).get("sha256", "?")),
-               frozenset(str(r["id"]) for r in records))
+               frozenset(str(r["id"]) for r in records), int(manifest.get("comparator", 1)))
         summary = summarize(records, manifest.get("translator"))
         groups.setdefault(key, []).append((path, manifest, summary))
         if summary.get("circular"):
@@ -112,11 +113,13 @@ def leaderboard_groups(runs: list[tuple[str, dict[str, Any], list[dict[str, Any]
         if records and failed == len(records) and len(errors) == 1:
             flags[path] = f"config error: {str(next(iter(errors)))[:60]}"
     out = []
-    for (sha, ids), members in groups.items():
+    several_rules = len({rules for _, _, rules in groups}) > 1
+    for (sha, ids, rules), members in groups.items():
         settings = members[0][1].get("settings", {})
         subset = [f"--{k} {settings[k]}" for k in ("limit", "pairs") if settings.get(k)]
         title = (f"Leaderboard — dataset sha256 {sha[:12]} — {len(ids)} items"
-                 + (f" — subset: {' '.join(subset)}" if subset else ""))
+                 + (f" — subset: {' '.join(subset)}" if subset else "")
+                 + (f" — verdict rules v{rules}" if several_rules else ""))
         out.append((title, members, flags))
     return out
 
