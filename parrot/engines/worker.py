@@ -286,6 +286,8 @@ def _serve(conn: Connection) -> None:
                 answer = engine.checksums(fixtures[args[0]])
             elif method == "label":
                 answer = engine.label
+            elif method == "version":
+                answer = engine.version()
             else:
                 raise ValueError(f"unknown call {method!r}")
             reply: tuple[str, Any] = ("ok", answer)
@@ -507,6 +509,7 @@ class IsolatedEngine(Engine):
     def __init__(self) -> None:
         self._loaded: dict[str, tuple[Fixture, int]] = {}  # hash -> (fixture, worker pid)
         self._label: str | None = None
+        self._version: str | None = None
         self._closed = False
         POOL.acquire(self.group)
 
@@ -530,16 +533,18 @@ class IsolatedEngine(Engine):
         return list(POOL.get(self.group).warnings)
 
     def version(self) -> str:
-        """The adapter's label as the worker prints it (it holds the engine's version)."""
-        if self._label is None:
-            self._label = str(self._call("label"))
-        return self._label
+        """The engine's version, as the adapter in the worker reports it."""
+        if self._version is None:
+            self._version = str(self._call("version"))
+        return self._version
 
     @property
     def label(self) -> str:
         """The in-process adapter's label; a fallback appends the layers that are missing."""
         warnings = self.isolation_warnings
-        base = self.version()
+        if self._label is None:
+            self._label = str(self._call("label"))
+        base = self._label
         return f"{base} [NOT ISOLATED: {'; '.join(warnings)}]" if warnings else base
 
     def _ensure_loaded(self, fixture: Fixture) -> None:
