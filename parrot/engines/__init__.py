@@ -127,7 +127,12 @@ def create_engine(dialect: str, url: str | None = None, start: bool = False) -> 
     if cls.url_schemes is None:
         from parrot.engines.worker import isolated, isolation_enabled
 
-        return isolated(cls)() if isolation_enabled() else cls()
+        if not isolation_enabled():
+            return cls()
+        problem = cls.available()  # checked here: the worker would only fail at its first call
+        if problem is not None:
+            raise UnknownEngineError(f"{cls.name} is not available: {problem}")
+        return isolated(cls)()
     return cls(default_url(dialect, start=start))  # type: ignore[call-arg]
 
 
