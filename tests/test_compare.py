@@ -509,7 +509,8 @@ def test_failure_rejects_data_reasons(reason):
 
 
 def test_every_reason_code_is_exercised():
-    reasons = {p.values[5] for p in CASES} | {R.PRED_ERROR, R.GOLD_ERROR, R.TIMEOUT}
+    # set by the judge, not the comparator: failures of execution, and a missing engine
+    reasons = {p.values[5] for p in CASES} | {R.PRED_ERROR, R.GOLD_ERROR, R.TIMEOUT, R.NO_ENGINE}
     assert reasons == set(Reason)
 
 
@@ -517,7 +518,7 @@ def test_reason_values_are_the_contract():
     assert [r.value for r in Reason] == [
         "match", "empty_match", "column_count", "row_count", "rows", "order", "value",
         "precision", "whitespace", "case", "null_vs_empty", "temporal_format", "type_family",
-        "pred_error", "gold_error", "timeout",
+        "pred_error", "gold_error", "timeout", "no_engine",
     ]  # fmt: skip
     assert [m.value for m in Mode] == ["strict", "normalized", "multiset"]
 

@@ -21,6 +21,7 @@ from parrot.engines import create_engine
 from parrot.eval.judge import Judge
 from parrot.testsuite.cli import main
 from parrot.testsuite.datagen import infer_schema, parse_query
+from parrot.testsuite.distill import GENERATOR
 from parrot.testsuite.llm import (
     DEFAULT_PROMPT,
     Reject,
@@ -228,21 +229,23 @@ def test_build_cli_rules_then_llm_extends_the_stored_suite(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     _engines_or_skip()
     root = _dataset(tmp_path / "ds")
-    assert main(["build", str(root), "--candidates", "3", "--max-dbs", "2"]) == 0
+    # one candidate database: the rules leave neighbours for the model to kill
+    assert main(["build", str(root), "--candidates", "1", "--max-dbs", "1"]) == 0
     item = load_dataset(str(root), count_tokens=False).items[0]
     rules = load_suite(root, item.source_dialect, item.source_sql, item.fixture)
-    assert rules is not None and rules.generator == "rules-v1"
+    assert rules is not None and rules.generator == GENERATOR
+    assert rules.killed < rules.neighbours
     capsys.readouterr()
     with ScriptedServer(lambda request: Reply(GOOD)) as server:
         assert _build(root, server, tmp_path, "--datagen", "rules+llm:openai/scripted") == 0
         asked = server.count
     out = capsys.readouterr().out
-    assert "suites built: 1" in out and "rules-v1+llm:openai/scripted" in out
+    assert "suites built: 1" in out and f"{GENERATOR}+llm:openai/scripted" in out
     suite = load_suite(root, item.source_dialect, item.source_sql, item.fixture)
-    assert suite is not None and suite.generator == "rules-v1+llm:openai/scripted"
+    assert suite is not None and suite.generator == f"{GENERATOR}+llm:openai/scripted"
     assert [d.fixture for d in suite.databases[:len(rules.databases)]] == \
         [d.fixture for d in rules.databases]  # extended, not rebuilt
-    assert {d.generator for d in suite.databases[:len(rules.databases)]} == {"rules-v1"}
+    assert {d.generator for d in suite.databases[:len(rules.databases)]} == {GENERATOR}
     assert suite.extra["llm"]["requests"] >= 1 and asked >= 2  # the probe, then the rows
     assert suite.killed == rules.killed + suite.extra["llm"]["killed"]
 
