@@ -52,9 +52,7 @@ def _wait_dead(pid: int, seconds: float = 10.0) -> None:
 
 def test_up_query_down(server: PostgresServer) -> None:
     assert server.state() is None
-    started = time.monotonic()
     state = server.start()
-    assert time.monotonic() - started < 30
     assert state.version[0].isdigit()
     assert state.label == f"postgres (PostgreSQL {state.version.split()[0]})"
     assert state.url == f"postgresql://postgres@127.0.0.1:{state.port}/postgres"
