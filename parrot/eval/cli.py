@@ -30,6 +30,7 @@ from parrot.eval.runner import (
     select_items,
     servers_needed,
 )
+from parrot.pairs import parse_pairs
 from parrot.report.metrics import evaluated, summarize
 from parrot.report.render import print_rich, summary_tables
 from parrot.testsuite.store import SUITES_DIR
@@ -58,7 +59,7 @@ def build_parser() -> argparse.ArgumentParser:
                              "the items that can run and report how many were skipped and why)")
     parser.add_argument("--pairs", default="",
                         help="comma-separated SOURCE:TARGET dialect pairs to keep, e.g. "
-                             "sqlite:duckdb,duckdb:clickhouse (aliases like pg, ch accepted)")
+                             "sqlite:duckdb,duckdb:* (aliases like pg, ch; * = any dialect)")
     parser.add_argument("--limit", type=int, default=None,
                         help="evaluate only the first N selected items")
     parser.add_argument("--output-dir", type=Path, default=None,
@@ -93,16 +94,6 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--quiet", action="store_true", help="no progress bar and no tables")
     llm_options.add_arguments(parser)
     return parser
-
-
-def parse_pairs(text: str) -> list[tuple[str, str]]:
-    pairs = []
-    for part in filter(None, (p.strip() for p in text.split(","))):
-        source, sep, target = part.partition(":")
-        if not sep or not source or not target:
-            raise ValueError(f"bad pair {part!r}: expected SOURCE:TARGET, e.g. sqlite:duckdb")
-        pairs.append((dialects.resolve(source), dialects.resolve(target)))
-    return pairs
 
 
 def parse_engine_urls(values: list[str]) -> dict[str, str]:
@@ -231,7 +222,7 @@ def main(argv: list[str] | None = None) -> int:
         output_dir=args.output_dir or _default_dir(args.model, dataset.name),
         timeout=args.timeout, max_rows=args.max_rows, syntax=args.syntax, jobs=args.jobs,
         resume=args.resume,
-        pairs=[f"{s}:{t}" for s, t in pairs], limit=args.limit,
+        pairs=[f"{s}:{t}" for s, t in pairs.patterns], limit=args.limit,
         command=["python", "-m", "parrot.eval", *(argv if argv is not None else sys.argv[1:])],
         urls=urls, start=not args.no_start, suite_dir=_suite_dir(dataset.path, args.suite))
     if not check_engines(items, urls, not args.no_start, args.allow_missing, console):
