@@ -160,10 +160,11 @@ def _private_proc(libc: ctypes.CDLL) -> bool:
                       None) == 0
 
 
-def _landlock(libc: ctypes.CDLL, scratch: str, readable: list[str], deny_tcp: bool,
-              warnings: list[str]) -> None:
-    """Confine file access to ``readable`` (read) and ``scratch`` (read/write); with
-    ``deny_tcp`` also forbid TCP bind/connect (when no network namespace could be had)."""
+def _landlock(libc: ctypes.CDLL, scratch: str | list[str], readable: list[str], deny_tcp: bool,
+              warnings: list[str], tcp_bind: int | None = None) -> None:
+    """Confine file access to ``readable`` (read) and ``scratch`` (one directory or several,
+    read/write); with ``deny_tcp`` also forbid TCP bind/connect (when no network namespace
+    could be had) except binding port ``tcp_bind`` (a server's own port)."""
     syscall = libc.syscall
     syscall.restype = ctypes.c_long
     abi = syscall(_SYS_CREATE_RULESET, None, ctypes.c_size_t(0), ctypes.c_uint32(1))
@@ -183,8 +184,15 @@ def _landlock(libc: ctypes.CDLL, scratch: str, readable: list[str], deny_tcp: bo
     if ruleset < 0:
         warnings.append(f"Landlock refused a ruleset ({os.strerror(ctypes.get_errno())})")
         return
-    rules = [(p, _FS_READ) for p in readable] + [(scratch, handled)] + [
+    writable = [scratch] if isinstance(scratch, str) else scratch
+    rules = [(p, _FS_READ) for p in readable] + [(p, handled) for p in writable] + [
         (p, _FS_READ_FILE | _FS_WRITE_FILE) for p in WRITABLE_DEVICES]
+    if net and tcp_bind is not None:
+        port = ctypes.create_string_buffer(struct.pack("=QQ", 1, tcp_bind), 16)  # BIND_TCP
+        if syscall(_SYS_ADD_RULE, ctypes.c_int(ruleset), ctypes.c_int(2), port,
+                   ctypes.c_uint32(0)) != 0:
+            warnings.append(f"Landlock rule for TCP port {tcp_bind} refused "
+                            f"({os.strerror(ctypes.get_errno())})")
     for path, access in rules:
         try:
             fd = os.open(path, os.O_PATH | os.O_CLOEXEC)
