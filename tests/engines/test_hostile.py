@@ -9,15 +9,13 @@ unaffected. Embedded engines run as an eval runs them: in isolated worker proces
 
 from __future__ import annotations
 
-import contextlib
-import http.server
 import os
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from engine_fixtures import SHOP
+from http_sink import serve_sink
 
 from parrot.engines import Engine, ExecStatus, engine_class
 from parrot.engines import statements as st
@@ -107,31 +105,6 @@ def sink() -> Iterator[list[str]]:
     """[the sink's URL, then one entry per request it got]."""
     with serve_sink() as seen:
         yield seen
-
-
-@contextlib.contextmanager
-def serve_sink() -> Iterator[list[str]]:
-    """An HTTP server on 127.0.0.1 for as long as the block runs: [its URL, then one entry per
-    request it got]."""
-    seen: list[str] = []
-
-    class Handler(http.server.BaseHTTPRequestHandler):
-        def do_GET(self) -> None:
-            seen.append(self.path)
-            self.send_response(200)
-            self.end_headers()
-            self.wfile.write(b"a,b\n1,2\n")
-
-        def log_message(self, *args: object) -> None:
-            pass
-
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    seen.append(f"http://127.0.0.1:{server.server_address[1]}")
-    yield seen
-    server.shutdown()
-    server.server_close()
 
 
 def _cases() -> list[pytest.param]:  # type: ignore[valid-type]

@@ -74,7 +74,7 @@ NO_SYS_ADMIN = ["setpriv", "--bounding-set", "-sys_admin"]  # the kernel refuses
 
 def _probe(tmp: Path, prefix: list[str]) -> dict[str, object]:
     """Every probe's outcome, from one isolated process (chdb and DuckDB imported once)."""
-    from test_hostile import serve_sink
+    from http_sink import serve_sink
 
     canary, out, scratch = tmp / "canary.txt", tmp / "written.out", tmp / "scratch"
     canary.write_text(SECRET)
