@@ -138,7 +138,8 @@ def _namespaces(libc: ctypes.CDLL, warnings: list[str]) -> bool:
     if child:  # the namespace's init runs as the child; this process only waits for it
         _, status = os.waitpid(child, 0)
         if os.WIFSIGNALED(status):  # end the same way, so the parent sees the signal
-            signal.signal(os.WTERMSIG(status), signal.SIG_DFL)
+            if os.WTERMSIG(status) not in (signal.SIGKILL, signal.SIGSTOP):  # not catchable
+                signal.signal(os.WTERMSIG(status), signal.SIG_DFL)
             os.kill(os.getpid(), os.WTERMSIG(status))
         os._exit(os.waitstatus_to_exitcode(status) & 0xFF)
     _die_with_parent(libc, None)
@@ -590,7 +591,8 @@ class IsolatedEngine(Engine):
                                      error=f"timed out: the {self.name} worker was killed "
                                            f"after {elapsed:.1f} s")
                 return Execution(ExecStatus.ENGINE_ERROR, elapsed=elapsed,
-                                 error=f"the {self.name} worker failed: {exc}")
+                                 error=f"the {self.name} worker crashed: {exc}; the next "
+                                       "execution gets a new worker")
         if status != "ok":
             return Execution(ExecStatus.ENGINE_ERROR, error=str(answer))
         execution: Execution = answer
