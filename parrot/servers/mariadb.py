@@ -1,8 +1,11 @@
 """A throwaway MariaDB server serving the ``mysql`` dialect (Debian's ``mariadb-server``).
 
 ``mariadb-install-db --no-defaults`` initialises the data directory parrot hands over, then
-``mariadbd --no-defaults`` runs on it, listening on 127.0.0.1 and the free port given, with its
-socket, pid file and error log inside the data directory. Root runs it as ``--user=root`` (the
+``mariadbd --no-defaults`` runs on it, both confined (:mod:`parrot.servers.confine`): in a
+network namespace of its own with ``--skip-networking``, reached through its unix socket (in the
+data directory, or a ``/tmp/parrot-mariadb-*/`` directory when that path is too long); where the
+namespace is refused, on 127.0.0.1 and the free port given. Pid file, error log and temporary
+files stay inside the data directory. Root runs it as ``--user=root`` (the
 server refuses root otherwise); any other user runs it as themselves.
 
 Settings (none changes SQL semantics beyond what a MySQL user meets by default):

@@ -19,12 +19,16 @@ where a root-installed wheel and the cache usually live, so under root:
 As a normal user the server runs as that user with its data under the cache.
 
 **Cluster.** ``initdb -N`` with trust authentication, UTF8, locale C.UTF-8 (C where the system
-lacks it), superuser ``postgres``. The server listens on 127.0.0.1 only (``pg_hba.conf``: trust
-for 127.0.0.1/32 and the Unix socket, which lives in the data directory), with durability off
+lacks it), superuser ``postgres``. ``initdb``, ``pg_ctl`` and the server run confined
+(:mod:`parrot.servers.confine`): in a network namespace of their own with ``listen_addresses =
+''``, reached through the unix socket in the data directory (a data directory whose path is too
+long for a socket name is made under ``/tmp``); where the namespace is refused, on 127.0.0.1
+(``pg_hba.conf``: trust for 127.0.0.1/32 and the socket). Durability is off
 (``fsync``, ``synchronous_commit``, ``full_page_writes``: the data is throwaway) and
 ``temp_file_limit`` capping runaway sorts. Nothing that changes query results is configured;
-the cluster's TimeZone is UTC. Any local user can connect to 127.0.0.1 without a password: run
-parrot's servers on machines you trust.
+the cluster's TimeZone is UTC, dynamic shared memory lives in the data directory (``mmap``).
+Anyone who can reach the socket (or 127.0.0.1) connects without a password: run parrot's
+servers on machines you trust.
 
 **Stop.** Fast shutdown (SIGINT) of the postmaster, then SIGQUIT, then SIGKILL; afterwards
 every process whose working directory is the data directory (the postmaster's children) is
