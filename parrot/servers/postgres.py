@@ -43,7 +43,6 @@ import dataclasses
 import glob
 import hashlib
 import importlib.util
-import json
 import os
 import pwd
 import re
@@ -407,7 +406,7 @@ class PostgresServer(Server):
     def _stop_unlocked(self) -> bool:
         """Fast shutdown, then delete the data directory; False if it was not running (called
         by ``stop()`` under the server lock)."""
-        state = self._recorded()
+        state = self.recorded()
         was_running = False
         if state is not None and pid_alive(state.pid) and self._owns(state):
             was_running = True
@@ -420,15 +419,10 @@ class PostgresServer(Server):
         self._discard()
         return was_running
 
-    def _recorded(self) -> ServerState | None:
-        with contextlib.suppress(OSError, ValueError, TypeError):
-            return ServerState(**json.loads(self.state_path.read_text()))
-        return None
-
     def _discard(self) -> None:
         """Kill what is left of the recorded cluster, delete its data, then the cache dir."""
         dirs: set[Path] = set()
-        state = self._recorded()
+        state = self.recorded()
         if state is not None:
             dirs.add(Path(state.data_dir))
         with contextlib.suppress(OSError):
