@@ -8,7 +8,9 @@ needed engine missing here (without ``--allow-missing``); 130 interrupted (``--r
 from __future__ import annotations
 
 import argparse
+import contextlib
 import datetime as dt
+import os
 import re
 import sys
 from collections import Counter
@@ -109,20 +111,27 @@ def parse_engine_urls(values: list[str]) -> dict[str, str]:
 def start_servers(needed: list[str], console: Any) -> tuple[list[str], dict[str, str]]:
     """Start the managed servers a run needs that this machine can run; returns the dialects
     this call started and {dialect: why} for those that failed to start."""
-    from parrot.servers import ServerError, server_for
+    from parrot.servers import SERVERS, ServerError, server_for
 
     started, failed = [], {}
+    for dialect in sorted(SERVERS):  # whatever a crashed run left running goes first
+        with contextlib.suppress(ServerError):
+            crashed = server_for(dialect).stop_orphan()
+            if crashed is not None:
+                console.print(f"stopped the local {dialect} server left running by run "
+                              f"{crashed}, which crashed", highlight=False)
     for dialect in needed:
         server = server_for(dialect)
         if server.state() is not None or server.available() is not None:
             continue  # running, or cannot run here (reported by check_engines)
         console.print(f"starting a local {dialect} server for this run…", highlight=False)
         try:
-            state = server.start()
+            state = server.start(owner=os.getpid())
         except ServerError as exc:
             failed[dialect] = f"its server failed to start: {exc}"
             continue
-        console.print(f"  {state.label} on 127.0.0.1:{state.port} (stopped after the run)",
+        server.watch(os.getpid())  # stops it should this run be killed
+        console.print(f"  {state.label} at {state.address} (stopped after the run)",
                       highlight=False)
         started.append(dialect)
     return started, failed

@@ -524,7 +524,8 @@ def test_without_user_privileges_falls_back_to_the_url_user(engine: MySQLEngine,
                       "IDENTIFIED BY %s", ("pw-Limited-1",))
     engine._admin_sql("GRANT ALL PRIVILEGES ON `parrot\\_%`.* TO 'parrot_test_limited'@'%'")
     target = engine._target
-    url = f"mysql://parrot_test_limited:pw-Limited-1@{target.host}:{target.port}/"
+    url = f"mysql://parrot_test_limited:pw-Limited-1@{target.host}:{target.port}/" + (
+        f"?unix_socket={target.unix_socket}" if target.unix_socket else "")
     limited = MySQLEngine(url)
     try:
         assert not limited.sandboxed
