@@ -18,7 +18,7 @@ from parrot.eval.cli import main as evaluate
 from parrot.migrate.named import corpora_root
 
 if TYPE_CHECKING:
-    from tests.scale.conftest import LocalCluster
+    from parrot.scale.local import LocalCluster
 
 pytestmark = [pytest.mark.cluster, pytest.mark.timeout(900)]
 
