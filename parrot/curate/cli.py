@@ -41,6 +41,7 @@ from parrot.curate.serialise import (
 )
 from parrot.curate.stages import (
     DEFAULT_CHUNK,
+    Executor,
     LocalExecutor,
     Record,
     Stage,
@@ -57,10 +58,18 @@ from parrot.curate.verify import (
     Verify,
 )
 from parrot.pairs import EVERY_PAIR, DialectPairs, combined, parse_pairs
+from parrot.scale import EXECUTOR_HELP, ExecutorError, ExecutorSpec, parse_executor
 
 
 def _dialect_list(text: str) -> tuple[str, ...]:
     return tuple(dialects.resolve(d.strip()) for d in text.split(",") if d.strip())
+
+
+def _executor(text: str) -> ExecutorSpec:
+    try:
+        return parse_executor(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -102,6 +111,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--limit", "--input-limit", dest="input_limit", type=int,
                    help="read only the first N input statements")
     p.add_argument("--jobs", type=int, default=1, help="worker processes")
+    p.add_argument("--executor", type=_executor, default=ExecutorSpec("local"),
+                   help=EXECUTOR_HELP + "; on Ray every chunk is a task (Ray's CPUs replace "
+                        "--jobs) and the driver writes every output")
     p.add_argument("--chunk-size", type=int, default=DEFAULT_CHUNK,
                    help=f"statements per worker task (default: {DEFAULT_CHUNK})")
     p.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT,
@@ -146,6 +158,15 @@ def build_stages(args: argparse.Namespace, targets: tuple[str, ...], limit: int 
         Classify(),
     ]
     return stages
+
+
+def make_executor(spec: ExecutorSpec, jobs: int) -> Executor:
+    """The executor ``--executor`` names (Ray is imported only when it names Ray)."""
+    if spec.kind == "local" or spec.address is None:
+        return LocalExecutor(jobs)
+    from parrot.scale.cluster import RayExecutor
+
+    return RayExecutor(spec.address)
 
 
 def funnel_table(funnel: list[StageCount]) -> Any:
@@ -198,7 +219,11 @@ def main(argv: list[str] | None = None) -> int:
     except (ValueError, LookupError) as exc:
         console.print(f"[red]{exc}[/red]")
         return 2
-    executor = LocalExecutor(args.jobs)
+    try:
+        executor = make_executor(args.executor, args.jobs)
+    except ExecutorError as exc:
+        console.print(f"[red]{exc}[/red]")
+        return 2
     try:
         kept, funnel, routed = _run(records, stages, executor, args.chunk_size, console,
                                     args.quiet)
@@ -216,7 +241,7 @@ def main(argv: list[str] | None = None) -> int:
     return 0 if n_items else 1
 
 
-def _run(records: list[Record], stages: list[Stage], executor: LocalExecutor,
+def _run(records: list[Record], stages: list[Stage], executor: Executor,
          chunk_size: int, console: Any, quiet: bool
          ) -> tuple[list[Record], list[StageCount], list[dict[str, Any]]]:
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
@@ -262,6 +287,7 @@ def build_manifest(args: argparse.Namespace, argv: list[str], sources: tuple[str
         "input_statements": n_inputs,
         "parameters": {"sources": list(sources), "targets": list(targets), "limit": limit,
                        "seed": args.seed, "rounds": args.rounds, "jobs": args.jobs,
+                       "executor": str(args.executor),
                        "chunk_size": args.chunk_size,
                        "stages": {s.name: s.params() for s in stages}},
         "seeds": {"curation": args.seed, "test_data": f"{args.seed}:<pair id>:<round>"},

@@ -125,7 +125,8 @@ class Executor(abc.ABC):
         """Release workers."""
 
 
-def _run_chunk(stage: Stage, index: int, chunk: list[Record]) -> tuple[int, Batch]:
+def run_chunk(stage: Stage, index: int, chunk: list[Record]) -> tuple[int, Batch]:
+    """One chunk through ``stage.map`` (the unit of work every executor runs)."""
     return index, stage.map(chunk)
 
 
@@ -148,7 +149,7 @@ class LocalExecutor(Executor):
         queue.reverse()
         while queue or pending:
             while queue and len(pending) < 2 * self.jobs:  # bounded: results stream back
-                pending.add(self._pool.submit(_run_chunk, stage, *queue.pop()))
+                pending.add(self._pool.submit(run_chunk, stage, *queue.pop()))
             done, pending = wait(pending, return_when=FIRST_COMPLETED)
             for future in done:
                 yield future.result()

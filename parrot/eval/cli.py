@@ -35,6 +35,7 @@ from parrot.eval.runner import (
 from parrot.pairs import parse_pairs
 from parrot.report.metrics import evaluated, summarize
 from parrot.report.render import print_rich, summary_tables
+from parrot.scale import EXECUTOR_HELP, ExecutorError, parse_executor
 from parrot.testsuite.store import SUITES_DIR
 from parrot.translators import UnknownTranslatorError, available, create_translator
 from parrot.translators.llm import options as llm_options
@@ -77,6 +78,9 @@ def build_parser() -> argparse.ArgumentParser:
                              "no engine ran it (no target engine, or the engine rejected it)")
     parser.add_argument("--jobs", type=int, default=1,
                         help="worker processes executing queries (default: 1)")
+    parser.add_argument("--executor", default="local",
+                        help=EXECUTOR_HELP + "; on Ray, --jobs is the number of judging actors "
+                             "(default: one per cluster CPU)")
     parser.add_argument("--engine", action="append", default=[], metavar="DIALECT=URL",
                         help="run DIALECT on the server at URL, e.g. mysql=mysql://u@host:3306/ "
                              "(repeatable; also read from $PARROT_<DIALECT>_URL)")
@@ -204,6 +208,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         pairs = parse_pairs(args.pairs)
         urls = parse_engine_urls(args.engine)
+        executor = parse_executor(args.executor)
         dataset = load_dataset(args.dataset, strict=args.strict_dataset)
         translator = create_translator(args.model, llm=llm_options.from_args(args))
     except (ValueError, UnknownTranslatorError, OSError) as exc:
@@ -233,10 +238,21 @@ def main(argv: list[str] | None = None) -> int:
         resume=args.resume,
         pairs=[f"{s}:{t}" for s, t in pairs.patterns], limit=args.limit,
         command=["python", "-m", "parrot.eval", *(argv if argv is not None else sys.argv[1:])],
-        urls=urls, start=not args.no_start, suite_dir=_suite_dir(dataset.path, args.suite))
+        urls=urls, start=not args.no_start, suite_dir=_suite_dir(dataset.path, args.suite),
+        executor=executor)
     if not check_engines(items, urls, not args.no_start, args.allow_missing, console):
         translator.close()
         return 2
+    if executor.kind == "ray":
+        try:
+            from parrot.scale.cluster import connect
+
+            assert executor.address is not None
+            connect(executor.address)
+        except ExecutorError as exc:
+            console.print(f"[red]error:[/] {escape(str(exc))}", highlight=False)
+            translator.close()
+            return 2
     started: list[str] = []
     if not args.no_start:
         started, failed = start_servers(servers_needed(items, urls), console)
@@ -251,7 +267,7 @@ def main(argv: list[str] | None = None) -> int:
                       f"saved: continue with --output-dir {config.output_dir} --resume",
                       highlight=False)
         return 1
-    except (RunDirError, DatasetError) as exc:
+    except (RunDirError, DatasetError, ExecutorError) as exc:
         console.print(f"[red]error:[/] {escape(str(exc))}", highlight=False)
         return 2
     except KeyboardInterrupt:

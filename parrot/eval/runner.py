@@ -46,6 +46,7 @@ from parrot.eval.results import (
 )
 from parrot.eval.syntax import preload_grammars
 from parrot.pairs import EVERY_PAIR, DialectPairs
+from parrot.scale import ExecutorSpec
 from parrot.translators.base import Translation, Translator
 
 if TYPE_CHECKING:
@@ -70,6 +71,7 @@ class RunConfig:
     urls: dict[str, str] = field(default_factory=dict)  # dialect -> server URL
     start: bool = True  # (re)start managed servers when needed
     suite_dir: Path | None = None  # judge on the suites of this dataset directory too
+    executor: ExecutorSpec = field(default_factory=lambda: ExecutorSpec("local"))
 
 
 def redact_url(url: str) -> str:
@@ -180,6 +182,7 @@ def _manifest(dataset: Dataset, items: list[Item], translator: Translator,
         "translator": translator.params(),
         "settings": {"timeout": config.timeout, "max_rows": config.max_rows,
                      "syntax": config.syntax, "jobs": config.jobs,
+                     "executor": str(config.executor),
                      "pairs": config.pairs, "limit": config.limit,
                      "suite": config.suite_dir is not None,
                      "engine_urls": {d: redact_url(u) for d, u in config.urls.items()}},
@@ -241,6 +244,9 @@ def _judged(pending: list[Item], translator: Translator,
             config: RunConfig) -> Iterator[dict[str, Any]]:
     """Outcome records for ``pending`` as they finish (order not guaranteed when jobs > 1)."""
     translations = translator.translate_all(pending)
+    if config.executor.kind == "ray":
+        yield from _judged_on_ray(pending, translations, config)
+        return
     if config.jobs <= 1:
         judge = Judge(timeout=config.timeout, max_rows=config.max_rows, urls=config.urls,
                       start=config.start, syntax=config.syntax,
@@ -265,6 +271,24 @@ def _judged(pending: list[Item], translator: Translator,
                     yield future.result()
         for future in wait(window).done:
             yield future.result()
+
+
+def _judged_on_ray(pending: list[Item], translations: Iterator[tuple[Item, Translation]],
+                   config: RunConfig) -> Iterator[dict[str, Any]]:
+    """Judging on Ray actors: the servers this machine runs for the run are shared by URL."""
+    from parrot.scale.cluster import judged
+    from parrot.servers import server_for
+
+    urls = dict(config.urls)
+    for dialect in servers_needed(pending, urls):
+        state = server_for(dialect).state()
+        if state is not None:
+            urls[dialect] = state.url
+    judge_args = {"timeout": config.timeout, "max_rows": config.max_rows, "urls": urls,
+                  "start": False, "syntax": config.syntax, "suite_dir": config.suite_dir}
+    assert config.executor.address is not None
+    yield from judged(translations, judge_args, config.executor.address,
+                      config.jobs if config.jobs > 1 else 0)
 
 
 def _feedback_for(translator: Translator, config: RunConfig) -> EngineFeedback | None:

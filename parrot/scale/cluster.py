@@ -1,0 +1,211 @@
+"""Ray as parrot's distributed executor (imported only when ``--executor`` names Ray).
+
+* **Curation**: :class:`RayExecutor` is a :class:`~parrot.curate.stages.Executor`: every chunk of
+  a stage is one Ray task running the stage's unchanged :meth:`~parrot.curate.stages.Stage.map`
+  (the pickled stage goes to the object store once per stage). Ray retries a task whose worker or
+  node died. Reduces, and every output file, stay on the driver.
+* **Evaluation**: :func:`judged` shards items over Ray actors, each owning one
+  :class:`~parrot.eval.judge.Judge` — its embedded engines, and the servers it reaches by URL.
+  The driver translates (so the LLM concurrency limit and the response cache are the local ones)
+  and receives every outcome record; an actor that dies loses only its in-flight items, which the
+  driver gives to another actor, while a replacement actor starts.
+
+The driver ships its own ``parrot`` package to the cluster (Ray ``py_modules``) and its
+``PARROT_*`` environment (corpora and cache paths, engine URLs), so the workers run the driver's
+code and read fixtures at the same paths: on several machines those paths must exist on each.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import sys
+import time
+from collections import deque
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from parrot.curate.stages import Batch, Executor, Record, Stage, run_chunk
+from parrot.scale import ExecutorError
+
+if TYPE_CHECKING:
+    from parrot.datasets import Item
+    from parrot.translators.base import Translation
+
+IN_FLIGHT = 2  # items (eval) or chunks (curation) queued per worker CPU: results stream back
+ATTEMPTS = 3  # an item whose worker died this many times stops the run
+STALL_SECONDS = 600.0  # no worker alive and none starting for this long stops the run
+
+
+def connect(address: str) -> None:
+    """Join the Ray cluster at ``address`` (once per process)."""
+    try:
+        import ray
+    except ImportError:
+        raise ExecutorError("the Ray executor needs Ray: pip install 'parrot[ray]'") from None
+    if ray.is_initialized():
+        return
+    import parrot
+    from parrot.migrate.named import corpora_root
+
+    env = {k: v for k, v in os.environ.items() if k.startswith("PARROT_")}
+    env.setdefault("PARROT_CORPORA", str(corpora_root().resolve()))  # not beside shipped code
+    runtime_env = {"py_modules": [str(Path(parrot.__file__).parent)],
+                   "excludes": ["__pycache__", "*.pyc"], "env_vars": env}
+    try:
+        ray.init(address=address, runtime_env=runtime_env, logging_level=logging.WARNING,
+                 log_to_driver=False)
+    except (ConnectionError, RuntimeError, ValueError) as exc:
+        raise ExecutorError(f"cannot join the Ray cluster at {address}: {exc}") from None
+
+
+def shutdown() -> None:
+    import ray
+
+    if ray.is_initialized():
+        ray.shutdown()
+
+
+def cluster_cpus() -> int:
+    import ray
+
+    return max(1, int(ray.cluster_resources().get("CPU", 1)))
+
+
+class RayExecutor(Executor):
+    """Curation chunks as Ray tasks on the cluster at ``address``."""
+
+    def __init__(self, address: str):
+        import ray
+
+        connect(address)
+        self._task = ray.remote(run_chunk).options(num_cpus=1, max_retries=ATTEMPTS)
+
+    def map(self, stage: Stage, chunks: Sequence[list[Record]]) -> Iterator[tuple[int, Batch]]:
+        import ray
+
+        stage_ref = ray.put(stage)
+        width = IN_FLIGHT * cluster_cpus()
+        queue = list(enumerate(chunks))
+        queue.reverse()
+        pending: set[Any] = set()
+        while queue or pending:
+            while queue and len(pending) < width:
+                index, chunk = queue.pop()
+                pending.add(self._task.remote(stage_ref, index, chunk))
+            done, _ = ray.wait(list(pending), num_returns=1)
+            for ref in done:
+                pending.discard(ref)
+                yield ray.get(ref)
+
+    def close(self) -> None:
+        shutdown()
+
+
+class _JudgeActor:
+    """One Ray actor: a Judge with its own engines, judging one item at a time."""
+
+    def __init__(self, judge_args: dict[str, Any]):
+        from parrot.eval.judge import Judge
+
+        self._judge = Judge(**judge_args)
+
+    def ready(self) -> int:
+        return os.getpid()
+
+    def judge(self, item: Item, translation: Translation) -> dict[str, Any]:
+        return self._judge.judge(item, translation)
+
+
+def judged(translations: Iterator[tuple[Item, Translation]], judge_args: dict[str, Any],
+           address: str, actors: int = 0) -> Iterator[dict[str, Any]]:
+    """Outcome records of ``translations`` judged by ``actors`` Ray actors (0: one per cluster
+    CPU), as they finish; every item's record exactly once, whatever worker died on the way."""
+    import ray
+    from ray.exceptions import NodeDiedError, RayActorError, WorkerCrashedError
+
+    lost_errors = (RayActorError, WorkerCrashedError, NodeDiedError)
+    connect(address)
+    actor_class = ray.remote(num_cpus=1, max_restarts=0, max_task_retries=0)(_JudgeActor)
+    starting: dict[Any, Any] = {}  # ready() ref -> actor not yet serving
+    live: dict[Any, int] = {}  # actor -> items in flight
+    inflight: dict[Any, tuple[Item, Translation, Any]] = {}  # judge ref -> (item, tr., actor)
+    retry: deque[tuple[Item, Translation]] = deque()
+    attempts: dict[str, int] = {}
+    source = iter(translations)
+    exhausted = False
+    lost = 0
+
+    def spawn() -> None:
+        actor: Any = actor_class.remote(judge_args)
+        starting[actor.ready.remote()] = actor
+
+    def retire(actor: Any) -> None:
+        live.pop(actor, None)
+        ray.kill(actor, no_restart=True)
+        spawn()
+
+    for _ in range(actors or cluster_cpus()):
+        spawn()
+    idle_since = time.monotonic()
+    try:
+        while True:
+            while live and (retry or not exhausted):
+                actor = min(live, key=live.__getitem__)
+                if live[actor] >= IN_FLIGHT:
+                    break
+                if retry:
+                    item, translation = retry.popleft()
+                else:
+                    try:
+                        item, translation = next(source)
+                    except StopIteration:
+                        exhausted = True
+                        break
+                inflight[actor.judge.remote(item, translation)] = (item, translation, actor)
+                live[actor] += 1
+            if exhausted and not retry and not inflight:
+                break
+            done, _ = ray.wait([*inflight, *starting], num_returns=1, timeout=10.0)
+            if not done:
+                if not live and not inflight and time.monotonic() - idle_since > STALL_SECONDS:
+                    raise ExecutorError(f"no Ray worker could start a judge in "
+                                        f"{STALL_SECONDS:.0f} s; cluster resources: "
+                                        f"{ray.available_resources()}")
+                continue
+            idle_since = time.monotonic()
+            ref = done[0]
+            if ref in starting:
+                actor = starting.pop(ref)
+                try:
+                    ray.get(ref)
+                except lost_errors:
+                    ray.kill(actor, no_restart=True)
+                    spawn()
+                else:
+                    live[actor] = 0
+                continue
+            item, translation, actor = inflight.pop(ref)
+            try:
+                record = ray.get(ref)
+            except lost_errors as exc:
+                attempts[item.id] = attempts.get(item.id, 0) + 1
+                if attempts[item.id] >= ATTEMPTS:
+                    raise ExecutorError(f"item {item.id} lost its Ray worker {ATTEMPTS} times; "
+                                        f"last: {type(exc).__name__}") from None
+                retry.append((item, translation))
+                lost += 1
+                if actor in live:
+                    retire(actor)
+                continue
+            if actor in live:
+                live[actor] -= 1
+            yield record
+    finally:
+        if lost:
+            print(f"parrot: {lost} in-flight item(s) lost with their Ray worker were judged "
+                  "again on another", file=sys.stderr)
+        for actor in [*live, *starting.values()]:
+            ray.kill(actor, no_restart=True)
+        shutdown()

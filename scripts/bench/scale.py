@@ -1,0 +1,186 @@
+"""Throughput of the Ray executor against worker count, and what the driver costs.
+
+Starts a Ray head (no CPUs) on this machine and grows it to 1, 2 and 4 one-CPU worker nodes; at
+each size it times, through parrot's own executors:
+
+* curation's chunked stages (standardise → normalise → features) over the first ``--statements``
+  statements of ``<corpora>/parrot/*.jsonl`` (``RayExecutor``: one task per chunk);
+* engine-bound evaluation: ``--items`` starter items (sqlite→duckdb, sqlglot's translations made
+  beforehand) judged by one actor per worker (actor start-up included);
+* LLM-bound evaluation: the same items behind a simulated model (``--latency`` seconds per call,
+  ``--concurrency`` calls at once, on the driver as in a real run), judged the same way.
+
+Then, on the driver alone: appending outcome records to ``results.jsonl`` and pickling curation
+records (what shipping a chunk costs the driver). Prints one table; the README's model of 10 M
+statements and 1 M items uses these figures.
+
+    PYTHONPATH=. python scripts/bench/scale.py [--workers 1,2,4] [--statements 20000]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import pickle
+import shutil
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+from parrot.curate.select import Features, Normalise
+from parrot.curate.stages import LocalExecutor, Record, run_pipeline
+from parrot.curate.standardise import Standardise
+from parrot.datasets import Item, load_dataset
+from parrot.eval.judge import Judge
+from parrot.eval.results import ResultsLog
+from parrot.migrate.named import corpora_root
+from parrot.scale import cluster
+from parrot.scale.local import start_head
+from parrot.translators import create_translator
+from parrot.translators.base import Translation
+
+JUDGE = {"timeout": 10.0, "max_rows": 10_000, "urls": {}, "start": False, "syntax": False,
+         "suite_dir": None}
+
+
+def corpus(limit: int) -> list[Record]:
+    root = corpora_root() / "parrot"
+    if not root.is_dir():
+        sys.exit(f"no corpus at {root}: set PARROT_CORPORA")
+    records: list[Record] = []
+    for path in sorted(root.glob("*.jsonl")):
+        with path.open(encoding="utf-8") as fh:
+            for line in fh:
+                row = json.loads(line)
+                records.append(Record(id=row["id"], dialect=row["dialect"], sql=row["sql"]))
+                if len(records) >= limit:
+                    return records
+    return records
+
+
+def curation(records: list[Record], chunk: int, address: str | None) -> float:
+    """Statements per second through the chunked stages on the cluster (None: this process)."""
+    executor = cluster.RayExecutor(address) if address else LocalExecutor(1)
+    start = time.perf_counter()
+    try:
+        run_pipeline(records, [Standardise(), Normalise(), Features()], executor, chunk)
+    finally:
+        executor.close()
+    return len(records) / (time.perf_counter() - start)
+
+
+def simulated_llm(pairs: list[tuple[Item, Translation]], latency: float,
+                  concurrency: int) -> Iterator[tuple[Item, Translation]]:
+    def call(pair: tuple[Item, Translation]) -> tuple[Item, Translation]:
+        time.sleep(latency)
+        return pair
+
+    with ThreadPoolExecutor(concurrency) as pool:
+        yield from pool.map(call, pairs)
+
+
+def evaluation(pairs: list[tuple[Item, Translation]], address: str, actors: int,
+               latency: float = 0.0, concurrency: int = 1) -> float:
+    """Items per second judged by ``actors`` actors (translations simulated when latency > 0)."""
+    source = simulated_llm(pairs, latency, concurrency) if latency else iter(pairs)
+    start = time.perf_counter()
+    n = sum(1 for _ in cluster.judged(source, JUDGE, address, actors))
+    return n / (time.perf_counter() - start)
+
+
+def local_evaluation(source: Iterator[tuple[Item, Translation]]) -> float:
+    """Items per second judged in this process (``--executor local --jobs 1``)."""
+    start = time.perf_counter()
+    judge = Judge(**JUDGE)
+    n = 0
+    try:
+        for item, translation in source:
+            judge.judge(item, translation)
+            n += 1
+    finally:
+        judge.close()
+    return n / (time.perf_counter() - start)
+
+
+def driver_costs(records: list[Record], pairs: list[tuple[Item, Translation]], address: str,
+                 temp: Path) -> tuple[float, float]:
+    """Microseconds per appended outcome record, and per curation record pickled and back."""
+    record = next(iter(cluster.judged(iter(pairs[:1]), JUDGE, address, 1)))
+    (temp / "append").mkdir()
+    log = ResultsLog(temp / "append")
+    n = 5000
+    start = time.perf_counter()
+    for i in range(n):
+        log.append({**record, "id": f"{record['id']}#{i}"})
+    log.close()
+    append = (time.perf_counter() - start) / n * 1e6
+    start = time.perf_counter()
+    pickle.loads(pickle.dumps(records, protocol=5))
+    ship = (time.perf_counter() - start) / len(records) * 1e6
+    return append, ship
+
+
+def main() -> int:
+    p = argparse.ArgumentParser(description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--workers", default="1,2,4", help="worker counts (one-CPU nodes)")
+    p.add_argument("--statements", type=int, default=20_000)
+    p.add_argument("--chunk-size", type=int, default=1000)
+    p.add_argument("--items", type=int, default=24)
+    p.add_argument("--latency", type=float, default=2.0, help="simulated seconds per LLM call")
+    p.add_argument("--concurrency", type=int, default=4, help="simulated LLM calls at once")
+    args = p.parse_args()
+    logging.getLogger("sqlglot").setLevel(logging.ERROR)
+    workers = sorted(int(w) for w in args.workers.split(","))
+    records = corpus(args.statements)
+    dataset = load_dataset("starter")
+    items = [i for i in dataset.items if (i.source_dialect, i.target_dialect)
+             == ("sqlite", "duckdb")][:args.items]
+    translator = create_translator("sqlglot")
+    pairs = list(translator.translate_all(items))
+    rows: list[tuple[str, float, float, float]] = [
+        ("local, 1 process", curation(records, args.chunk_size, None),
+         local_evaluation(iter(pairs)),
+         local_evaluation(simulated_llm(pairs, args.latency, args.concurrency)))]
+    temp = Path(tempfile.mkdtemp(prefix="parrot-ray-"))
+    local = start_head(temp)
+    try:
+        for w in workers:
+            try:
+                while len(local.nodes) - 1 < w:
+                    local.add_worker()
+            except RuntimeError as exc:
+                print(f"  {w} worker(s): a node did not start ({str(exc)[-200:]})",
+                      file=sys.stderr)
+                break
+            cur = curation(records, args.chunk_size, local.gcs)
+            eng = evaluation(pairs, local.gcs, w)
+            llm = evaluation(pairs, local.gcs, w, args.latency, args.concurrency)
+            rows.append((f"ray, {w} worker(s)", cur, eng, llm))
+            print(f"  {w} worker(s): {cur:,.0f} stmts/s, {eng:.2f} items/s, "
+                  f"LLM-bound {llm:.2f} items/s", file=sys.stderr)
+        append, ship = driver_costs(records, pairs, local.gcs, temp)
+    finally:
+        local.stop()
+        shutil.rmtree(temp, ignore_errors=True)
+    base = rows[0]
+    print(f"\n{len(records):,} statements, chunk {args.chunk_size}; {len(pairs)} items "
+          f"sqlite→duckdb; simulated LLM {args.latency:g} s × {args.concurrency} at once "
+          f"(ceiling {args.concurrency / args.latency:.2f} items/s)\n")
+    print("| executor | curation stmts/s | × local | eval items/s (engine-bound) | × local "
+          "| eval items/s (LLM-bound) | × local |")
+    print("|---|---|---|---|---|---|---|")
+    for name, cur, eng, llm in rows:
+        print(f"| {name} | {cur:,.0f} | {cur / base[1]:.2f} | {eng:.2f} | {eng / base[2]:.2f} | "
+              f"{llm:.2f} | {llm / base[3]:.2f} |")
+    print(f"\ndriver: {append:.0f} µs per results.jsonl append, {ship:.1f} µs per curation "
+          "record pickled and unpickled")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
