@@ -7,12 +7,17 @@ to ``$PARROT_CACHE/dfa/``; :func:`load` rebuilds it in a fresh process through t
 classes, so every hash is recomputed here. The DFA only caches predictions the ATN implies, so a
 loaded cache changes how fast a statement is checked, never its verdict. The file is keyed by the
 runtime version and the generated parser's source hash: a regenerated grammar starts cold.
+
+A first run on a new machine starts from the *seed* shipped in ``parrot/check/dfa/`` (the same
+data, xz-compressed, warmed by ``scripts/build_dfa_seed.py`` on the shipped datasets' sources,
+references and sqlglot's translations of them), when its key matches the installed parser.
 """
 
 from __future__ import annotations
 
 import hashlib
 import inspect
+import lzma
 import marshal
 import os
 from functools import cache
@@ -42,6 +47,7 @@ from parrot.servers.base import cache_dir
 
 FORMAT = 1
 MAX_STATES = 20_000  # a parser's DFA larger than this (about 100 MB on disk) is not kept
+SEED_DIR = Path(__file__).with_name("dfa")
 
 
 @cache
@@ -54,6 +60,11 @@ def cache_file(parser_cls: type[Any]) -> Path:
     source = inspect.getsourcefile(parser_cls)
     digest = hashlib.sha256(Path(source or "").read_bytes()).hexdigest()[:16]
     return cache_dir() / "dfa" / f"{parser_cls.__name__}-{_runtime()}-{FORMAT}-{digest}.marshal"
+
+
+def seed_file(parser_cls: type[Any]) -> Path:
+    """The shipped seed of ``parrot/check/dfa/`` for ``parser_cls`` (same key as its cache)."""
+    return SEED_DIR / f"{cache_file(parser_cls).name}.xz"
 
 
 def state_count(parser_cls: type[Any]) -> int:
@@ -149,12 +160,18 @@ def save(parser_cls: type[Any]) -> Path:
 
 
 def load(parser_cls: type[Any]) -> bool:
-    """Replace the (cold) DFA of ``parser_cls`` with its cached one; False when none is kept
-    or the file cannot be read (the parser then warms as usual)."""
-    path = cache_file(parser_cls)
+    """Replace the (cold) DFA of ``parser_cls`` with its cached one, or else with the shipped
+    seed; False when neither can be read (the parser then warms as usual)."""
     try:
-        version, contexts, semantics, dfas = marshal.loads(path.read_bytes())
-    except (OSError, ValueError, EOFError, TypeError):
+        data = cache_file(parser_cls).read_bytes()
+    except OSError:
+        try:
+            data = lzma.decompress(seed_file(parser_cls).read_bytes())
+        except (OSError, lzma.LZMAError):
+            return False
+    try:
+        version, contexts, semantics, dfas = marshal.loads(data)
+    except (ValueError, EOFError, TypeError):
         return False
     if version != FORMAT or len(dfas) != len(parser_cls.decisionsToDFA):
         return False

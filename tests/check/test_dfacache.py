@@ -30,6 +30,8 @@ import importlib, json, sys
 from parrot.check import check_sql, dfacache, grammar_for
 from parrot.check.parsers import checker, persist
 dialect, statements, damage = sys.argv[1], json.loads(sys.argv[2]), sys.argv[3] == "1"
+if sys.argv[4] != "1":  # as if parrot shipped no seed
+    dfacache.SEED_DIR = dfacache.SEED_DIR / "absent"
 grammar = grammar_for(dialect)
 parser_cls = getattr(importlib.import_module(
     f"parrot.check.generated.{grammar.lower()}.{grammar}Parser"), f"{grammar}Parser")
@@ -45,11 +47,12 @@ print(json.dumps({"loaded": loaded, "verdicts": verdicts,
 """
 
 
-def _run(tmp_path: Path, dialect: str, statements: list[str], damage: bool = False) -> dict:
+def _run(tmp_path: Path, dialect: str, statements: list[str], damage: bool = False,
+         seed: bool = False) -> dict:
     env = {**os.environ, "PARROT_CACHE": str(tmp_path), "PYTHONPATH": str(ROOT)}
     done = subprocess.run([sys.executable, "-c", SCRIPT, dialect, json.dumps(statements),
-                           "1" if damage else "0"], env=env, capture_output=True, text=True,
-                          check=True)
+                           "1" if damage else "0", "1" if seed else "0"], env=env,
+                          capture_output=True, text=True, check=True)
     return json.loads(done.stdout)
 
 
@@ -70,6 +73,27 @@ def test_a_damaged_kept_file_is_ignored_and_parsing_warms_as_usual(tmp_path: Pat
     damaged = _run(tmp_path, dialect, statements, damage=True)
     assert not damaged["loaded"]
     assert damaged["verdicts"] == cold["verdicts"]
+
+
+def test_a_first_run_starts_from_the_shipped_seed_with_the_same_verdicts(tmp_path: Path) -> None:
+    dialect, statements = CASES[0]
+    seeded = _run(tmp_path / "seeded", dialect, statements, seed=True)
+    cold = _run(tmp_path / "cold", dialect, statements)
+    assert seeded["loaded"] and not cold["loaded"]
+    assert seeded["verdicts"] == cold["verdicts"]
+
+
+def test_every_grammar_ships_a_seed_for_its_current_parser() -> None:
+    """A regenerated parser changes the key: rebuild with scripts/build_dfa_seed.py."""
+    import importlib
+
+    from parrot.check import dfacache
+    from parrot.check.parsers import GRAMMAR_OF
+
+    for grammar in sorted(set(GRAMMAR_OF.values())):
+        parser_cls = getattr(importlib.import_module(
+            f"parrot.check.generated.{grammar.lower()}.{grammar}Parser"), f"{grammar}Parser")
+        assert dfacache.seed_file(parser_cls).is_file(), grammar
 
 
 def test_preloaded_grammars_are_the_checkers_used_and_give_the_same_verdicts() -> None:
