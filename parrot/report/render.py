@@ -50,7 +50,8 @@ def _value(v: Any) -> str:
 
 
 def _share(n: int, d: int) -> str:
-    return _fmt(100.0 * n / d if d else None)
+    """A percentage rounded as summary.json rounds it (so 47.945 shows as 48.0 in both tables)."""
+    return _fmt(round(100.0 * n / d, 2) if d else None)
 
 
 def _cell(cell: dict[str, Any] | None) -> str:
