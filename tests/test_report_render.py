@@ -1,8 +1,12 @@
-"""Terminal tables stay readable at 80 columns: group labels and numbers are never cut."""
+"""Terminal tables stay readable at 80 columns: group labels and numbers are never cut; the
+test-suite tables show Acc_RES and Acc_TS on their denominators and the items only a suite
+separates."""
 
+import pytest
 from rich.console import Console
 
-from parrot.report.render import SCORE_HEADERS, Table, print_rich
+from parrot.report.metrics import summarize
+from parrot.report.render import SCORE_HEADERS, Table, print_rich, suite_tables
 
 
 def test_rich_tables_fit_80_columns_without_cutting_labels_or_numbers() -> None:
@@ -18,3 +22,50 @@ def test_rich_tables_fit_80_columns_without_cutting_labels_or_numbers() -> None:
         assert pair in text
     assert "By dialect pair (%)" in text and "100.0" in text
     assert "≠∅" not in text  # left to python -m parrot.report
+
+
+def _record(rid: str, fixture: bool, suite: list[tuple[bool, str]] | None) -> dict:
+    """An outcome record judged strict ``fixture`` on the fixture and, per suite database,
+    (match, reason)."""
+    record = {"id": rid, "source_dialect": "sqlite", "target_dialect": "duckdb",
+              "gold": {"status": "ok", "rows": 3}, "pred": {"status": "ok"},
+              "translation": {"status": "ok"}, "tokens": 10,
+              "verdicts": {m: {"match": fixture, "reason": "match" if fixture else "value"}
+                           for m in ("strict", "normalized", "multiset")}}
+    if suite is not None:
+        dbs = [{"index": i, "seed": 10 + i, "match": ok, "reason": reason}
+               | ({} if ok else {"detail": f"{reason} on database {i}",
+                                 "cell": {"row": 0, "column": 1, "gold": {"decimal": "1.50"},
+                                          "pred": None}})
+               for i, (ok, reason) in enumerate(suite)]
+        failed = next((d["index"] for d in dbs if not d["match"]), None)
+        record["suite"] = {"databases": dbs, "judged": len(dbs), "elapsed": 0.1,
+                           "match": fixture and failed is None, "first_failure": failed}
+    return record
+
+
+# (records, Acc_RES rows: (passed, n), Acc_TS (passed, n), suite-only rows: (id, database, seed))
+SUITE_CASES = [
+    ([_record("a", True, [(True, "match")]),
+      _record("b", True, [(True, "match"), (False, "value")]),
+      _record("c", False, [(False, "row_count")]), _record("d", True, None)],
+     (3, 4), (1, 3), [("b", 1, 11)]),
+    ([_record("a", True, [(True, "match")])], (1, 1), (1, 1), []),
+]
+
+
+@pytest.mark.parametrize(("records", "res", "ts", "only"), SUITE_CASES)
+def test_suite_tables_show_denominators_and_suite_only_failures(records, res, ts, only) -> None:
+    tables = {t.title.split(" (")[0].split(":")[0]: t for t in suite_tables(summarize(records))}
+    counts = {row[0]: row[1:3] for row in tables["Acc_RES and Acc_TS"].rows}
+    assert counts["Acc_RES strict"] == res and counts["Acc_TS"] == ts
+    assert counts["Acc_RES strict, items with a suite"][1] == ts[1]  # one denominator
+    failed = tables["Passed on the fixture, failed on the suite"]
+    assert [(r[0], r[2], r[3]) for r in failed.rows] == only
+    for row in failed.rows:
+        assert row[1] == "sqlite→duckdb" and row[4] == "value"
+        assert row[5] == "row 0, column 1: 1.50 vs NULL"
+
+
+def test_no_suite_tables_without_suites() -> None:
+    assert suite_tables(summarize([_record("a", True, None)])) == []

@@ -1,4 +1,5 @@
-"""The starter benchmark is sound: every source runs, every reference matches it strictly."""
+"""The starter benchmark is sound: every source runs, every reference matches it strictly, on the
+fixture and on every database of the item's test suite (Acc_TS of ``--model reference`` is 100%)."""
 
 import subprocess
 import sys
@@ -17,11 +18,28 @@ PAIRS = {(s, t) for s in ("sqlite", "duckdb", "clickhouse")
          for t in ("sqlite", "duckdb", "clickhouse") if s != t}
 
 
+# References a suite database once separated from their source (a result engine-defined on
+# some data is a false separation): SQLite's bare `id` beside MIN(order_date) took any of the
+# orders tied on the first date.
+FIXED_ON_SUITES = [
+    "starter-first-order-per-customer-duckdb-sqlite",
+    "starter-first-order-per-customer-clickhouse-sqlite",
+]
+
+
 @pytest.fixture(scope="module")
 def judge():
     j = Judge(timeout=30)
     yield j
     j.close()
+
+
+@pytest.fixture
+def suite_judge(judge):
+    """The module's judge, also judging each item's committed suite (its engines are warm)."""
+    judge.suite_dir = ROOT / "datasets" / "starter"
+    yield judge
+    judge.suite_dir = None
 
 
 def test_size_and_coverage():
@@ -51,3 +69,26 @@ def test_source_runs_and_reference_matches_strictly(judge, item):
     verdict = record["verdicts"]["strict"]
     assert verdict["match"], verdict
     assert judge.limit_cuts_ties(item) is None
+
+
+def _suite_failures(judge, item):
+    record = judge.judge(item, create_translator("reference").translate(item))
+    assert record["verdicts"]["strict"]["match"], record["verdicts"]["strict"]
+    if "suite" not in record:
+        return None
+    return [d for d in record["suite"]["databases"] if not d["match"]]
+
+
+@pytest.mark.parametrize("item_id", FIXED_ON_SUITES)
+def test_fixed_reference_agrees_on_every_suite_database(suite_judge, item_id):
+    item = next(i for i in DATASET.items if i.id == item_id)
+    assert _suite_failures(suite_judge, item) == []
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("item", DATASET.items, ids=lambda i: i.id)
+def test_every_reference_agrees_on_its_suite(suite_judge, item):
+    failures = _suite_failures(suite_judge, item)
+    if failures is None:
+        pytest.skip("no suite (a multi-statement source)")
+    assert failures == []

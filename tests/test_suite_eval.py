@@ -147,3 +147,37 @@ def test_database_qualified_names_reach_every_suite_database(tmp_path: Path) -> 
         pytest.skip(f"no mysql engine here: {record['pred'].get('error')}")
     assert record["verdicts"]["strict"]["match"], record["verdicts"]["strict"]
     assert record["suite"]["match"] and record["suite"]["judged"] == 2, record["suite"]
+
+
+@pytest.mark.slow  # a whole `parrot eval` run and two reports
+def test_differs_only_on_generated_data_end_to_end(dataset_dir: Path, tmp_path: Path) -> None:
+    """A translation that differs from its source only on a suite database fails Acc_TS, not
+    Acc_RES, and results.jsonl, the summary and the report (md, html) name that database, its
+    first differing cell and the reason."""
+    from parrot.report.cli import main as report_main
+
+    sql = ("SELECT id, CASE WHEN id = 5000 THEN 'x' ELSE name END AS name FROM customers "
+           "WHERE id > 0 ORDER BY id")  # customer 5000 exists only in suite database 1
+    predictions = tmp_path / "predictions.jsonl"
+    predictions.write_text(json.dumps({"id": "t-customers", "translated_sql": sql}) + "\n",
+                           encoding="utf-8")
+    out = tmp_path / "run"
+    assert main(["--model", f"file:{predictions}", "--dataset", str(dataset_dir), "--quiet",
+                 "--output-dir", str(out)]) == 0
+    (record,) = read_results(out)
+    assert record["verdicts"]["strict"]["match"] is True
+    failed = record["suite"]["databases"][record["suite"]["first_failure"]]
+    assert (failed["index"], failed["seed"], failed["reason"]) == (1, 2, "value")
+    assert failed["cell"]["column"] == 1 and failed["cell"]["pred"] == "x"
+    summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
+    assert summary["overall"]["acc_strict"] == 100.0 and summary["overall"]["acc_ts"] == 0.0
+    assert [(f["id"], f["seed"], f["reason"]) for f in summary["suite_only"]] == [
+        ("t-customers", 2, "value")]
+    md = tmp_path / "report.md"
+    assert report_main([str(out), "--format", "md", "-o", str(md)]) == 0
+    row = next(line for line in md.read_text(encoding="utf-8").splitlines()
+               if line.startswith("| t-customers |"))
+    assert "| sqlite→sqlite | 1 | 2 | value |" in row and " vs x |" in row
+    html = tmp_path / "report.html"
+    assert report_main([str(out), "--format", "html", "-o", str(html)]) == 0
+    assert "Passed on the fixture, failed on the suite (1 items)" in html.read_text("utf-8")

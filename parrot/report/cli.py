@@ -1,9 +1,10 @@
 """``python -m parrot.report RUN_DIR [RUN_DIR ...] [--format md|csv|json|html] [-o FILE]``.
 
-One run directory: its tables (overall, by dialect pair, translation type, token length, failure
-reasons), or with ``--format html`` a self-contained page with plots and every item. Several: a
-leaderboard, one row per run. Summaries are recomputed from results.jsonl, so
-a report never disagrees with the per-item outcomes.
+One run directory: its tables (overall; when suites ran, Acc_RES beside Acc_TS and the items
+that pass on the fixture but fail on a suite database; by dialect pair, translation type, token
+length, failure reasons), or with ``--format html`` a self-contained page with plots and every
+item. Several: a leaderboard, one row per run. Summaries are recomputed from results.jsonl, so a
+report never disagrees with the per-item outcomes.
 """
 
 from __future__ import annotations

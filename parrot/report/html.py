@@ -24,7 +24,13 @@ from parrot.datasets import DatasetError, load_dataset
 from parrot.report import html_plots as plots
 from parrot.report.analysis import analysis_tables, run_context
 from parrot.report.metrics import summarize
-from parrot.report.render import Table, leaderboard_groups, leaderboard_table, summary_tables
+from parrot.report.render import (
+    Table,
+    leaderboard_groups,
+    leaderboard_table,
+    suite_tables,
+    summary_tables,
+)
 
 REPORT = "report.html"
 Record = dict[str, Any]
@@ -150,6 +156,11 @@ def _sections(summary: dict[str, Any], records: list[Record]) -> list[Section]:
                                        summary["execution_status"]),
                 (tables["Translation status"], tables["Execution of translations"])),
     ]
+    suite = suite_tables(summary)
+    if suite:  # no plot: the denominators, then the items each with its first separating database
+        counts, failed = suite
+        out.insert(1, Section("Test suites: Acc_RES and Acc_TS", "", (counts,)))
+        out.insert(2, Section(failed.title, "", (failed,), "#item={}"))
     usage = summary.get("usage", {})
     latencies = [r["translation"]["latency"] for r in records
                  if r["translation"].get("latency") is not None]

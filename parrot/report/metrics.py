@@ -9,7 +9,9 @@ from Acc_RES and counted, and from Acc_EX only when the *target* engine is the m
 returned rows. Acc_SYN (the translation parses under parrot's grammar of the target dialect) needs
 no engine: its denominator is every item whose target has a grammar (``syn_checked``). Acc_TS
 (strict on the fixture and on every database of the item's test suite) counts only items with a
-suite (``ts_items``).
+suite (``ts_items``); ``ts_strict`` is strict Acc_RES over those same items, so the two compare on
+one denominator, and ``suite_only`` lists the items that pass on the fixture but fail on a suite
+database.
 """
 
 from __future__ import annotations
@@ -93,6 +95,7 @@ def score(records: Iterable[Record]) -> dict[str, Any]:
     out["ts_items"] = len(suited)
     out["ts"] = sum(1 for r in suited if r["suite"]["match"])
     out["acc_ts"] = _pct(out["ts"], len(suited))
+    out["ts_strict"] = sum(1 for r in suited if r["verdicts"]["strict"]["match"])
     checked = [r for r in records if r.get("syntax") is not None]
     out["syn_checked"] = len(checked)
     out["syn"] = sum(1 for r in checked if r["syntax"]["ok"])
@@ -147,6 +150,22 @@ def translator_specs(params: dict[str, Any] | None) -> set[str]:
     return specs
 
 
+def suite_only(records: Iterable[Record]) -> list[dict[str, Any]]:
+    """Items that match on the fixture but not on their suite: the first database that separates
+    them (index, seed), its reason, first differing cell and detail."""
+    out = []
+    for r in records:
+        suite = r.get("suite")
+        if (not evaluated(r) or suite is None or suite["match"]
+                or not r["verdicts"]["strict"]["match"] or suite.get("first_failure") is None):
+            continue
+        db = suite["databases"][suite["first_failure"]]
+        out.append({"id": r["id"], "pair": f"{r['source_dialect']}→{r['target_dialect']}",
+                    "database": db["index"], "seed": db.get("seed"), "reason": db["reason"],
+                    "cell": db.get("cell"), "detail": db.get("detail", "")})
+    return out
+
+
 def circularity(records: list[Record], translator: dict[str, Any] | None) -> dict[str, Any] | None:
     """When the translator under test produced some items' references (curation's
     ``annotators``): how many, and the scores on the items it did not annotate."""
@@ -187,6 +206,7 @@ def summarize(records: list[Record], translator: dict[str, Any] | None = None) -
         "usage": usage,
         "suite_cost": {"databases": sum(len(r["suite"]["databases"]) for r in suited),
                        "seconds": round(sum(r["suite"]["elapsed"] for r in suited), 3)},
+        "suite_only": suite_only(records),
         "token_quartiles": cuts,
         "by_pair": _group(records, lambda r: [f"{r['source_dialect']}→{r['target_dialect']}"]),
         "by_type": _group(records, lambda r: r.get("translation_types") or ["(none)"]),

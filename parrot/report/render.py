@@ -11,7 +11,7 @@ from typing import Any
 from parrot.report.metrics import summarize
 
 # shown in summary.json and the report's md/csv/json, not on a terminal
-TERMINAL_HIDDEN = ("EX n", "strict≠∅ %", "≠∅ n", "TS n")
+TERMINAL_HIDDEN = ("EX n", "strict≠∅ %", "≠∅ n", "TS n", "detail")
 TERMINAL_NAMES = {"gold err": "gold\nerr", "no engine": "no\nengine"}  # two-line headers
 SCORE_HEADERS = ("group", "items", "gold err", "no engine", "EX %", "EX n", "strict %", "TS %",
                  "TS n", "norm %", "multiset %", "strict≠∅ %", "≠∅ n", "SYN %")
@@ -41,9 +41,58 @@ def _circular_flag(circular: dict[str, Any]) -> str:
             f"references; strict {_fmt(circular['rest']['acc_strict'])}% on the rest")
 
 
+def _value(v: Any) -> str:
+    """A result value as the verdicts record it (``{"decimal": "1.50"}`` → ``1.50``)."""
+    if isinstance(v, dict) and len(v) == 1:
+        return str(next(iter(v.values())))
+    return "NULL" if v is None else json.dumps(v, ensure_ascii=False) if isinstance(
+        v, list | dict) else str(v)
+
+
+def _share(n: int, d: int) -> str:
+    """A percentage rounded as summary.json rounds it (so 47.945 shows as 48.0 in both tables)."""
+    return _fmt(round(100.0 * n / d, 2) if d else None)
+
+
+def _cell(cell: dict[str, Any] | None) -> str:
+    if not cell:
+        return "–"
+    return (f"row {cell.get('row')}, column {cell.get('column')}: "
+            f"{_value(cell.get('gold'))} vs {_value(cell.get('pred'))}")
+
+
+def suite_tables(summary: dict[str, Any]) -> list[Table]:
+    """Acc_RES beside Acc_TS with their denominators, and the items that pass on the fixture but
+    fail on a suite database (none when the run judged no suite)."""
+    o = summary["overall"]
+    if not o.get("ts_items"):
+        return []
+    ts_n, ev = o["ts_items"], o["evaluated"]
+    ts_strict = o.get("ts_strict", 0)
+    counts = Table(
+        "Acc_RES and Acc_TS: Acc_TS counts only the items with a suite (TS n); the rest have "
+        "none (a multi-statement source, or no suite built)",
+        ("metric", "passed", "n", "%", "n counts"),
+        [("Acc_RES strict", o["strict"], ev, _share(o["strict"], ev),
+          "items judged on the fixture"),
+         ("Acc_RES strict, items with a suite", ts_strict, ts_n, _share(ts_strict, ts_n),
+          "the items of TS n"),
+         ("Acc_TS", o["ts"], ts_n, _share(o["ts"], ts_n),
+          "items with a suite: the fixture and every suite database match"),
+         ("without a suite", ev - ts_n, ev, _share(ev - ts_n, ev), "not in TS n")])
+    only = summary.get("suite_only", [])
+    failed = Table(
+        f"Passed on the fixture, failed on the suite ({len(only)} items)",
+        ("item", "pair", "database", "seed", "reason", "first differing cell", "detail"),
+        [(f["id"], f["pair"], f["database"], "–" if f["seed"] is None else f["seed"],
+          f["reason"], _cell(f["cell"]), f["detail"]) for f in only])
+    return [counts, failed]
+
+
 def summary_tables(summary: dict[str, Any]) -> list[Table]:
     """The tables of one run's summary, in reading order."""
-    tables = [Table("Overall", SCORE_HEADERS, [_score_row("all", summary["overall"])])]
+    tables = [Table("Overall", SCORE_HEADERS, [_score_row("all", summary["overall"])]),
+              *suite_tables(summary)]
     circular = summary.get("circular")
     if circular:
         tables.append(Table(

@@ -103,7 +103,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--llm-max-tokens", type=int, default=384, help="answer length cap")
     args = p.parse_args(argv)
     llm = _LLMColumn(args) if args.llm else None
-    judge = Judge()
+    idle = _idle_servers()
+    judge = Judge(start=True)  # MariaDB and PostgreSQL too: without them their pairs judge nothing
     ops = Tally()
     by_pair: dict[str, Tally] = defaultdict(Tally)
     refs: dict[str, list[int]] = defaultdict(lambda: [0, 0])  # pair -> [judged, false]
@@ -163,6 +164,7 @@ def main(argv: list[str] | None = None) -> int:
         judge.close()
         if llm is not None:
             llm.close()
+        _stop_started(idle)
     _report(ops, by_pair, refs, args.survivors)
     if llm is not None:
         print("\nLLM data: neighbours of the extended suites killed by the suite / suite + LLM")
@@ -186,6 +188,21 @@ def main(argv: list[str] | None = None) -> int:
         print(f"suite build time: {len(builds)} suites, {sum(builds):.0f}s, "
               f"{sum(builds) / len(builds):.1f}s each (max {max(builds):.1f}s)")
     return 0
+
+
+def _idle_servers() -> list[str]:
+    """The managed servers not running now (the bench stops those it starts)."""
+    from parrot.servers import server_for
+
+    return [d for d in ("mysql", "postgres") if server_for(d).state() is None]
+
+
+def _stop_started(idle: list[str]) -> None:
+    from parrot.servers import server_for
+
+    for dialect in idle:
+        if server_for(dialect).state() is not None:
+            server_for(dialect).stop()
 
 
 def _report(ops: Tally, by_pair: dict[str, Tally], refs: dict[str, list[int]],
