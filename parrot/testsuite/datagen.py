@@ -28,8 +28,9 @@ Boundaries: a numeric literal compared with a column gives the column the litera
 (integer and decimal/double columns alike); a literal compared with an expression computed from
 columns (``SUM(q * p) >= 300``, ``ROUND(x, 2) > 5``) gives those columns the literal too; and
 every integer literal the query compares (as seconds, minutes and days) and every INTERVAL give
-date and timestamp columns values that far, ± 1 unit, from a real one, while twins of such
-tables are moved by one of those distances from their row (a session gap of exactly 1800 s).
+date and timestamp columns values that far from a real one (dates: that many days and ± 1 day;
+timestamps: ± 1 second only, see :func:`_shifted`), while twins of such tables are moved by one
+of those distances from their row (a session gap of 1799 or 1801 s).
 """
 
 from __future__ import annotations
@@ -461,8 +462,10 @@ def _pool(info: ColumnInfo, sample: list[Any], edges: bool = True) -> list[Any]:
 
 
 def _shifted(base: Any, kind: str, offsets: list[int]) -> list[str]:
-    """``base`` (a date or timestamp text) moved by each offset and ± 1 of its unit (a day for
-    dates, a second for timestamps)."""
+    """``base`` (a date or timestamp text) moved by each offset and ± 1 of its unit: dates by the
+    days themselves and ± 1 day, timestamps by ± 1 second only — a distance of exactly N
+    seconds is where engines measuring it in floating-point days (SQLite's JULIANDAY) and in
+    integer seconds disagree, which would separate equivalent queries."""
     out: list[str] = []
     try:
         if kind == "date":
@@ -474,7 +477,7 @@ def _shifted(base: Any, kind: str, offsets: list[int]) -> list[str]:
             t = dt.datetime.fromisoformat(str(base))
             for secs in offsets:
                 if secs <= 400 * 86400:
-                    out.extend(str(t + dt.timedelta(seconds=d)) for d in (secs - 1, secs, secs + 1))
+                    out.extend(str(t + dt.timedelta(seconds=d)) for d in (secs - 1, secs + 1))
     except (ValueError, OverflowError):
         return []
     return out
