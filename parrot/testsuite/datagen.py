@@ -14,13 +14,23 @@ adversarial: NULLs, duplicated rows, ties, empty strings, mixed case and trailin
 (divisors), negative numbers and boundary dates (leap day, year end).
 
 Constraints and domains come from the base fixture: date and timestamp columns stay within the
-span of their real values (or take the dates the query compares them with ± 1 day), keys and
-observed-unique columns stay unique (and whole rows are duplicated only in tables without such a
-column), NOT NULL columns get no NULLs, a text column with real values draws only from them and
+span of their real values (or take the dates the query compares them with ± 1 day), primary keys
+stay unique, columns unique only by observation (names, e-mails) stay unique except in the twins
+of every fourth round (a generator may duplicate what no constraint declares unique), whole rows
+are duplicated only in tables without a key or observed-unique column, NOT NULL columns get no
+NULLs, a text column with real values draws only from them and
 the query's literals (no synthetic 'abc' in a phone or JSON column), and numeric columns whose
 real values are all non-negative get no negatives. ``dialects`` names every engine of the item:
 text values that only differ by case or trailing spaces are kept only when none of them folds
 those together (:mod:`parrot.dialects`).
+
+Boundaries: a numeric literal compared with a column gives the column the literal and ± 1
+(integer and decimal/double columns alike); a literal compared with an expression computed from
+columns (``SUM(q * p) >= 300``, ``ROUND(x, 2) > 5``) gives those columns the literal too; and
+every integer literal the query compares (as seconds, minutes and days) and every INTERVAL give
+date and timestamp columns values that far from a real one (dates: that many days and ± 1 day;
+timestamps: ± 1 second only, see :func:`_shifted`), while twins of such tables are moved by one
+of those distances from their row (a session gap of 1799 or 1801 s).
 """
 
 from __future__ import annotations
@@ -82,11 +92,13 @@ class ColumnInfo:
     literals: list[Any] = field(default_factory=list)
     group: int | None = None  # join group: columns compared with each other share values
     nullable: bool = True
-    unique: bool = False  # a primary-key or observed-unique column of the base fixture
+    unique: bool = False  # the single-column primary key of the base fixture
+    observed_unique: bool = False  # unique in the base fixture's rows only (not declared)
     non_negative: bool = False  # numeric, and every real value is >= 0
     enumeration: tuple[Any, ...] = ()  # the few distinct real values of a text column
     span: tuple[str, str] | None = None  # date/timestamp: the real values' first and last
     query_dates: list[Any] = field(default_factory=list)  # dates the query names elsewhere
+    offsets: list[int] = field(default_factory=list)  # seconds the query compares differences with
 
 
 @dataclass
@@ -242,11 +254,38 @@ def infer_schema(tree: exp.Expr, base: Fixture | None = None) -> QuerySchema:
     dates = list(dict.fromkeys(lit.this for lit in tree.find_all(exp.Literal)
                                if lit.is_string and (_DATE.match(lit.this)
                                                      or _TIMESTAMP.match(lit.this))))
+    offsets = _offsets(tree)
     for cols in schema.tables.values():  # dates built from literals (calendars, spans)
         for info in cols.values():
             if info.type in ("date", "timestamp") and not info.literals:
                 info.query_dates.extend(dates)
+            if info.type in ("date", "timestamp"):
+                info.offsets = offsets
     return schema
+
+
+_UNIT_SECONDS = {"SECOND": 1, "MINUTE": 60, "HOUR": 3600, "DAY": 86400, "WEEK": 604800}
+
+
+def _offsets(tree: exp.Expr) -> list[int]:
+    """Time differences (seconds) the query may compare: each integer literal compared with
+    something as seconds, minutes and days, and each INTERVAL literal — so that generated
+    times can lie exactly that far apart (a session gap, an age in days)."""
+    out: set[int] = set()
+    for interval in tree.find_all(exp.Interval):
+        unit = interval.args.get("unit")
+        value = _literal_value(interval.this) if interval.this is not None else None
+        if isinstance(value, str) and value.strip().isdigit():
+            value = int(value)
+        name = unit.name.upper().rstrip("S") if unit is not None else ""
+        if isinstance(value, int) and name in _UNIT_SECONDS:
+            out.add(value * _UNIT_SECONDS[name])
+    for node in tree.find_all(*_COMPARE):
+        for side in (node.this, node.expression):
+            value = _literal_value(side) if isinstance(side, exp.Expr) else None
+            if isinstance(value, int) and not isinstance(value, bool) and 0 < value <= 100000:
+                out.update({value, value * 60, value * 86400})
+    return sorted(out)
 
 
 def _owner(col: exp.Column, schema: QuerySchema, alias_of: dict[str, str], other: set[str],
@@ -278,11 +317,31 @@ def _owner(col: exp.Column, schema: QuerySchema, alias_of: dict[str, str], other
     return scope[0]
 
 
+_DERIVING = (exp.Add, exp.Sub, exp.Mul, exp.Sum, exp.Min, exp.Max, exp.Round, exp.Cast, exp.Paren,
+             exp.Coalesce)
+
+
+def _derived_literals(col: exp.Column) -> list[Any]:
+    """Numeric literals compared with an expression that computes from ``col`` through
+    arithmetic, SUM/MIN/MAX, ROUND or CAST (``SUM(q * p) >= 300``): the column may then take the
+    literal itself, so that one row lands the expression on the boundary."""
+    node: exp.Expr = col
+    while isinstance(node.parent, _DERIVING):
+        node = node.parent
+    parent = node.parent
+    if node is col or not isinstance(parent, (*_COMPARE, exp.Between)):
+        return []
+    others = [parent.args["low"], parent.args["high"]] if isinstance(parent, exp.Between) \
+        else [parent.expression if parent.this is node else parent.this]
+    return [v for v in map(_literal_value, others) if isinstance(v, int | float)]
+
+
 def _evidence(col: exp.Column, info: ColumnInfo) -> None:
     """Learn a type and literals from the expression around one column reference."""
     parent = col.parent
     while isinstance(parent, exp.Paren):
         parent = parent.parent
+    info.literals.extend(v for v in _derived_literals(col) if v not in info.literals)
     found: str | None = None
     if isinstance(parent, (*_COMPARE, exp.In, exp.Between)):
         others: list[exp.Expr] = []
@@ -342,7 +401,8 @@ def _finish(schema: QuerySchema, groups: _Groups, base_tables: dict[str, Any]) -
 def _domain(info: ColumnInfo, values: list[Any], primary_key: tuple[str, ...]) -> None:
     """Learn uniqueness, sign and enumeration of one column from its real values."""
     present = [v for v in values if v is not None]
-    info.unique = (primary_key == (info.name,)) or (
+    info.unique = primary_key == (info.name,)
+    info.observed_unique = not info.unique and (
         len(present) >= 2 and len(present) == len(values) and len(set(present)) == len(present)
         and info.type in ("integer", "bigint", "text"))
     numeric = info.type in ("integer", "bigint", "double") or info.type.startswith("decimal")
@@ -388,15 +448,39 @@ def _pool(info: ColumnInfo, sample: list[Any], edges: bool = True) -> list[Any]:
         value = _coerce_literal(lit, kind)
         if value is not None:
             values.append(value)
-            if kind == "integer" and isinstance(value, int):
+            if kind in ("integer", "double") and isinstance(value, int | float):
                 values.extend([value - 1, value + 1])
             elif kind == "date" and _valid(value, dt.date.fromisoformat):
                 day = dt.date.fromisoformat(value)
                 values.extend(str(day + dt.timedelta(days=d)) for d in (-1, 1))
+    if info.offsets and sample and kind in ("date", "timestamp"):
+        values.extend(_shifted(sample[0], kind, info.offsets))
     values.extend(sample)
     if edges and not (kind == "text" and sample):  # real text keeps its format (JSON, names)
         values.extend(EDGES.get(kind, EDGES["text"]))
     return values
+
+
+def _shifted(base: Any, kind: str, offsets: list[int]) -> list[str]:
+    """``base`` (a date or timestamp text) moved by each offset and ± 1 of its unit: dates by the
+    days themselves and ± 1 day, timestamps by ± 1 second only — a distance of exactly N
+    seconds is where engines measuring it in floating-point days (SQLite's JULIANDAY) and in
+    integer seconds disagree, which would separate equivalent queries."""
+    out: list[str] = []
+    try:
+        if kind == "date":
+            day = dt.date.fromisoformat(str(base))
+            whole = {s // 86400 for s in offsets if s % 86400 == 0 and s <= 3660 * 86400}
+            for days in sorted(whole):
+                out.extend(str(day + dt.timedelta(days=d)) for d in (days - 1, days, days + 1))
+        else:
+            t = dt.datetime.fromisoformat(str(base))
+            for secs in offsets:
+                if secs <= 400 * 86400:
+                    out.extend(str(t + dt.timedelta(seconds=d)) for d in (secs - 1, secs + 1))
+    except (ValueError, OverflowError):
+        return []
+    return out
 
 
 def _coerce_literal(value: Any, kind: str) -> Any:
@@ -449,13 +533,14 @@ def generate(schema: QuerySchema, *, rounds: int, seed: str, name: str,
                      for info in infos] for _ in range(n)]
             keys = schema.primary_keys.get(table, ())
             rows = _unique_rows(rows, infos, keys)
-            if r > 0 and rows and not any(i.unique for i in infos) and not keys:
+            if r > 0 and rows and not any(i.unique or i.observed_unique for i in infos) \
+                    and not keys:
                 for _ in range(rng.randint(1, 2)):  # duplicate rows
                     rows.insert(rng.randrange(len(rows) + 1), list(rng.choice(rows)))
             elif r > 0 and rows and r % 2 == 1:  # twins: ties and non-key duplicates
                 for _ in range(rng.randint(1, 3)):
-                    twin = _twin(rng.choice(rows), rows, infos, keys,
-                                 samples, table)
+                    twin = _twin(rng.choice(rows), rows, infos, keys, samples, table,
+                                 keep_observed=r % 4 == 3, rng=rng)
                     if twin is not None and len(rows) < max_rows:
                         rows.insert(rng.randrange(len(rows) + 1), twin)
             tables.append({"name": table,
@@ -468,12 +553,23 @@ def generate(schema: QuerySchema, *, rounds: int, seed: str, name: str,
 
 
 def _twin(row: list[Any], rows: list[list[Any]], infos: list[ColumnInfo], keys: tuple[str, ...],
-          samples: dict[tuple[str, str], list[Any]], table: str) -> list[Any] | None:
-    """A copy of ``row`` with fresh values in its key and unique columns (so it ties with
-    ``row`` on every other column), or None when a fresh value cannot be found."""
+          samples: dict[tuple[str, str], list[Any]], table: str,
+          keep_observed: bool = False, rng: random.Random | None = None) -> list[Any] | None:
+    """A copy of ``row`` with fresh values in its key columns and (unless ``keep_observed``) in
+    its observed-unique ones, so it ties with ``row`` on every other column; None when a fresh
+    value cannot be found. With ``rng``, a date or timestamp column the query measures
+    differences of (:attr:`ColumnInfo.offsets`) is moved by one of them, or ± 1 of its unit:
+    the twin then lies exactly on (or next to) the boundary from ``row``."""
     twin = list(row)
+    for j, info in enumerate(infos):
+        if rng is not None and info.offsets and row[j] is not None \
+                and info.type in ("date", "timestamp"):
+            moved = _shifted(row[j], info.type, [rng.choice(info.offsets)])
+            if moved:
+                twin[j] = _json_value(rng.choice(moved), info.type)
     names = [i.name for i in infos]
-    fresh_cols = [j for j, i in enumerate(infos) if i.unique]
+    fresh_cols = [j for j, i in enumerate(infos)
+                  if i.unique or (i.observed_unique and not keep_observed)]
     key_index = [names.index(k) for k in keys if k in names]
     if key_index and not any(j in fresh_cols for j in key_index):
         fresh_cols.append(key_index[-1])  # a composite key: a new last part is enough
@@ -497,7 +593,7 @@ def _unique_rows(rows: list[list[Any]], infos: list[ColumnInfo],
     NULL in the key)."""
     names = [i.name for i in infos]
     key_index = [names.index(k) for k in keys if k in names]
-    unique_index = [j for j, i in enumerate(infos) if i.unique]
+    unique_index = [j for j, i in enumerate(infos) if i.unique or i.observed_unique]
     seen_keys: set[tuple[Any, ...]] = set()
     seen: dict[int, set[Any]] = {j: set() for j in unique_index}
     out = []
@@ -518,7 +614,8 @@ def _value(info: ColumnInfo, pool: list[Any], rng: random.Random, round_: int) -
     if round_ > 0 and info.nullable and rng.random() < 0.2:
         return None
     if info.group is not None and info.type in JOIN_POOL:
-        join_pool = UNIQUE_JOIN_POOL if info.unique and info.type == "integer" \
+        join_pool = UNIQUE_JOIN_POOL if (info.unique or info.observed_unique) \
+            and info.type == "integer" \
             else JOIN_POOL[info.type]
         values = [v for v in join_pool + pool[:len(info.literals) * 3]
                   if v is not None and _fits(v, info.type)]
@@ -548,7 +645,7 @@ def _samples(schema: QuerySchema, base: Fixture | None, seed: str, fold: bool = 
             if info.non_negative:
                 pool = [v for v in pool if float(v) >= 0]
             if info.span:  # dates stay in the real span unless the query names them
-                named = set(_pool(info, [], edges=False))
+                named = set(_pool(info, sample[:1], edges=False))
                 low, high = info.span
                 pool = [v for v in pool if v in named or low <= v <= high]
             if info.enumeration:

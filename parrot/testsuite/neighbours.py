@@ -14,12 +14,25 @@ them in a column of their own (:data:`EQUIVALENCE_RULES`):
 
 * ``distinct_in_semijoin``: DISTINCT added to the subquery of EXISTS, IN or a SEMI/ANTI join;
 * ``distinct_over_keys``: DISTINCT added over a projection that holds the primary key of every
-  table whose rows it returns (only with ``keys``);
+  table whose rows it returns (only with ``keys``; window functions and scalar subqueries
+  multiply no rows), over a grouped projection whose unprojected GROUP BY keys are output aliases
+  or columns of a table whose primary key it groups by and projects, or over a derived table or
+  CTE whose body is a UNION / INTERSECT / EXCEPT without ALL (distinct on all its columns), over
+  a recursive CTE that walks a tree (anchor: the rows of a keyed table whose parent column IS
+  NULL; step: that table joined on parent = the CTE's key column, projecting the table's key
+  there — each row is reached once), or in the recursive step of a CTE whose anchor is one row
+  and whose step reads only the CTE (one row per iteration);
+* ``distinct_under_set_op``: DISTINCT added to an operand of UNION, INTERSECT or EXCEPT without
+  ALL (the set operation removes duplicates anyway);
+* ``case_insensitive_collation``: a compared string literal's case changed where the source
+  dialect's default collation ignores case (MariaDB's ``utf8mb4_general_ci``), unless the
+  comparison names a COLLATE or a CAST;
 * ``exists_projection``: a literal of an EXISTS subquery's projection changed;
 * ``inner_projection_swap``: two columns of a derived table or CTE swapped, when no ``*`` reads
   them by position;
 * ``left_join_null_rejected``: INNER → LEFT JOIN where a WHERE conjunct or a later inner join's ON
-  compares a column of the joined table (NULL-extended rows are then filtered out again);
+  compares a column of the joined table, directly or through NULL-propagating functions
+  (arithmetic, CAST, LOWER, YEAR, ...): NULL-extended rows are then filtered out again;
 * ``round_beyond_scale``: ROUND's digits raised (or kept) at or above the scale of an expression
   of integer and decimal columns (+, -, *, SUM, MIN, MAX; only with ``types``).
 """
@@ -40,8 +53,10 @@ OPERATORS = ("flip_comparison", "and_or", "drop_distinct", "add_distinct", "limi
              "drop_order", "asc_desc", "literal_plus", "literal_minus", "string_case",
              "swap_projection", "group_by_column", "join_key")
 
-EQUIVALENCE_RULES = ("distinct_in_semijoin", "distinct_over_keys", "exists_projection",
-                     "inner_projection_swap", "left_join_null_rejected", "round_beyond_scale")
+EQUIVALENCE_RULES = ("case_insensitive_collation", "distinct_in_semijoin", "distinct_over_keys",
+                     "distinct_under_set_op",
+                     "exists_projection", "inner_projection_swap", "left_join_null_rejected",
+                     "round_beyond_scale")
 _COMPARED = (exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE, exp.In, exp.Between, exp.Like,
              exp.ILike, exp.NullSafeEQ)
 _NULL_REJECTING = (exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE, exp.In, exp.Between,
@@ -201,7 +216,7 @@ def neighbours(sql: str, dialect: str, limit: int | None = None, *, keys: Keys |
         for position, (operator, _) in enumerate(_edits(node, probe)):
             copy = tree.copy()
             target = list(copy.walk())[index]
-            rule = _equivalent(operator, target, copy, keys or {}, types or {})
+            rule = _equivalent(operator, target, copy, keys or {}, types or {}, dialect)
             edit = list(_edits(target, copy))[position][1]
             edit()
             text = copy.sql(dialect=dialect)
@@ -215,12 +230,21 @@ def neighbours(sql: str, dialect: str, limit: int | None = None, *, keys: Keys |
 
 
 def _equivalent(operator: str, node: exp.Expr, root: exp.Expr, keys: Keys,
-                types: Types) -> str:
+                types: Types, dialect: str = "") -> str:
     """The rule proving that ``operator`` at ``node`` keeps the meaning, or ''."""
+    if operator == "string_case" and _folds_case(dialect):
+        comparison = node.parent
+        while isinstance(comparison, exp.Paren | exp.Tuple):
+            comparison = comparison.parent
+        if comparison is not None and comparison.find(exp.Collate, exp.Cast) is None:
+            return "case_insensitive_collation"
     if operator == "add_distinct" and isinstance(node, exp.Select):
         if _in_semijoin(node):
             return "distinct_in_semijoin"
-        if keys and _projects_keys(node, keys):
+        if isinstance(node.parent, exp.Union | exp.Intersect | exp.Except) \
+                and node.parent.args.get("distinct"):
+            return "distinct_under_set_op"
+        if (keys and _projects_keys(node, keys, types)) or _one_row_per_iteration(node):
             return "distinct_over_keys"
     if operator in ("literal_plus", "literal_minus") and isinstance(node, exp.Literal):
         select = node.find_ancestor(exp.Select)
@@ -270,30 +294,27 @@ def _from_tables(select: exp.Select) -> list[tuple[exp.Expr, str]] | None:
     return out
 
 
-def _projects_keys(select: exp.Select, keys: Keys) -> bool:
+def _projects_keys(select: exp.Select, keys: Keys, types: Types | None = None) -> bool:
     """Whether the rows of ``select`` are distinct by construction (see :func:`_select_key`)."""
-    return _select_key(select, keys, select.root()) is not None
+    return _select_key(select, keys, select.root(), types or {}) is not None
 
 
-def _select_key(select: exp.Select, keys: Keys, root: exp.Expr) -> set[str] | None:
+def _select_key(select: exp.Select, keys: Keys, root: exp.Expr,
+                types: Types | None = None) -> set[str] | None:
     """Output names on which the rows of ``select`` are distinct by construction, else None.
 
-    A SELECT without FROM returns one row; a fully grouped one is distinct on its group keys;
-    otherwise every row-contributing source (a base table, a derived table or a non-recursive
-    CTE) must have a key whose columns are projected, except a joined source whose key is
-    equated in its ON (it matches each row at most once and multiplies nothing)."""
+    A SELECT without FROM returns one row; a grouped one is distinct on its group keys when
+    each is projected (see :func:`_group_key`); otherwise every row-contributing source (a base
+    table, a derived table or a non-recursive CTE) must have a key whose columns are projected,
+    except a joined source whose key is equated in its ON (it matches each row at most once and
+    multiplies nothing)."""
     if select.args.get("group") is not None:
-        if not _grouped_fully(select):
-            return None
-        groups = {g.sql() for g in select.args["group"].expressions}
-        return {e.alias_or_name.lower() for e in select.expressions
-                if e.unalias().sql() in groups}
+        return _group_key(select, keys, types or {})
     sources = _from_tables(select)
     if sources is None:
         return set() if select.args.get("from_") is None and select.args.get("from") is None \
             else None
-    if any(e.find(exp.AggFunc, exp.Window, exp.Explode, exp.Unnest) is not None
-           for e in select.expressions):
+    if any(_aggregates_here(e, select) for e in select.expressions):
         return None
     projected = {}
     for e in select.expressions:
@@ -304,7 +325,7 @@ def _select_key(select: exp.Select, keys: Keys, root: exp.Expr) -> set[str] | No
     joins = {id(j.this): j for j in select.args.get("joins") or []}
     out: set[str] = set()
     for t, _ in contributing:
-        key = _source_key(t, keys, root)
+        key = _source_key(t, keys, root, types or {})
         if key is None:
             return None
         qualifier = t.alias_or_name.lower()
@@ -321,10 +342,77 @@ def _select_key(select: exp.Select, keys: Keys, root: exp.Expr) -> set[str] | No
     return out
 
 
-def _source_key(source: exp.Expr, keys: Keys, root: exp.Expr) -> set[str] | None:
+def _aggregates_here(e: exp.Expr, select: exp.Select) -> bool:
+    """Whether projection ``e`` aggregates rows of ``select`` itself or unnests an array (window
+    functions and scalar subqueries keep the row count)."""
+    for node in e.find_all(exp.AggFunc, exp.Explode, exp.Unnest):
+        if node.find_ancestor(exp.Select) is not select:
+            continue  # inside a scalar subquery
+        if isinstance(node, exp.AggFunc) and node.find_ancestor(exp.Window) is not None:
+            continue
+        return True
+    return False
+
+
+def _group_key(select: exp.Select, keys: Keys, types: Types) -> set[str] | None:
+    """Output names on which a grouped ``select`` is distinct, else None: every GROUP BY key is
+    projected (as an expression, a position, or an output alias that no read table has as a
+    column), or is a column of a table whose primary key is grouped by and projected."""
+    group = select.args["group"]
+    if any(group.args.get(k) for k in ("rollup", "cube", "grouping_sets", "totals")):
+        return None
+    by_sql = {e.unalias().sql(): e.alias_or_name.lower() for e in select.expressions}
+    aliases = {e.alias.lower(): e.alias.lower() for e in select.expressions
+               if isinstance(e, exp.Alias)}
+    read = {t.name.lower() for t in select.find_all(exp.Table)}
+    real = {c for t in read for c in types.get(t, {})}
+    out: set[str] = set()
+    rest: list[exp.Expr] = []
+    n = len(select.expressions)
+    for g in group.expressions:
+        if g.sql() in by_sql:
+            out.add(by_sql[g.sql()])
+        elif isinstance(g, exp.Literal) and g.is_int and 1 <= int(g.this) <= n:
+            out.add(select.expressions[int(g.this) - 1].alias_or_name.lower())
+        elif isinstance(g, exp.Column) and not g.table and g.name.lower() in aliases \
+                and types and g.name.lower() not in real:
+            out.add(aliases[g.name.lower()])
+        else:
+            rest.append(g)
+    if not rest:
+        return out
+    tables = {t.alias_or_name.lower(): t.name.lower() for t in select.find_all(exp.Table)}
+    grouped = {g.sql() for g in group.expressions}
+    for g in rest:
+        if not isinstance(g, exp.Column) or not g.table:
+            return None
+        key = keys.get(tables.get(g.table.lower(), ""))
+        if not key or not all(exp.column(k, table=g.table).sql() in grouped
+                              and exp.column(k, table=g.table).sql() in by_sql for k in key):
+            return None
+    return out
+
+
+def _set_op_names(body: exp.Expr) -> set[str] | None:
+    """The output names of a UNION / INTERSECT / EXCEPT without ALL (distinct on all of them)."""
+    if not isinstance(body, exp.Union | exp.Intersect | exp.Except) \
+            or not body.args.get("distinct"):
+        return None
+    left = body
+    while isinstance(left, exp.Union | exp.Intersect | exp.Except | exp.Subquery):
+        left = left.this
+    if not isinstance(left, exp.Select) or any(isinstance(e, exp.Star) for e in left.expressions):
+        return None
+    return {e.alias_or_name.lower() for e in left.expressions}
+
+
+def _source_key(source: exp.Expr, keys: Keys, root: exp.Expr,
+                types: Types | None = None) -> set[str] | None:
     """A key (lower-case column names) of a FROM source's rows, else None."""
     if isinstance(source, exp.Subquery) and isinstance(source.this, exp.Select):
-        return _select_key(source.this, keys, root)
+        return _select_key(source.this, keys, root, types)
+    if isinstance(source, exp.Subquery):
+        return _set_op_names(source.this)
     if not isinstance(source, exp.Table):
         return None
     with_ = root.args.get("with_") or root.args.get("with")
@@ -333,12 +421,98 @@ def _source_key(source: exp.Expr, keys: Keys, root: exp.Expr) -> set[str] | None
     for cte in with_.expressions:
         if cte.alias_or_name.lower() == source.name.lower():
             alias = cte.args.get("alias")
-            if with_.args.get("recursive") or not isinstance(cte.this, exp.Select) \
-                    or (alias is not None and alias.columns):
+            if with_.args.get("recursive"):
+                return _tree_key(cte, keys)
+            if alias is not None and alias.columns:
                 return None
-            return _select_key(cte.this, keys, root)
+            if not isinstance(cte.this, exp.Select):
+                return _set_op_names(cte.this)
+            return _select_key(cte.this, keys, root, types)
     key = keys.get(source.name.lower())
     return {k.lower() for k in key} if key else None
+
+
+def _tree_key(cte: exp.CTE, keys: Keys) -> set[str] | None:
+    """The key of a recursive CTE that walks a tree (see ``distinct_over_keys``), else None."""
+    body = cte.this
+    if not isinstance(body, exp.Union) or body.args.get("distinct") \
+            or not isinstance(body.this, exp.Select) \
+            or not isinstance(body.expression, exp.Select):
+        return None
+    anchor, step = body.this, body.expression
+    alias = cte.args.get("alias")
+    names = [c.name.lower() for c in alias.columns] if alias is not None and alias.columns \
+        else [e.alias_or_name.lower() for e in anchor.expressions]
+    a_sources, s_sources = _from_tables(anchor), _from_tables(step)
+    if a_sources is None or s_sources is None or len(a_sources) != 1 or len(s_sources) != 2 \
+            or any(s.args.get("group") or any(_aggregates_here(e, s) for e in s.expressions)
+                   for s in (anchor, step)):
+        return None
+    table = a_sources[0][0]
+    pk = keys.get(table.name.lower()) if isinstance(table, exp.Table) else None
+    if not pk or len(pk) != 1 or len(anchor.expressions) != len(names):
+        return None
+    key = pk[0].lower()
+
+    def position(select: exp.Select, qualifier: str) -> int | None:
+        for i, e in enumerate(select.expressions):
+            col = e.unalias()
+            if isinstance(col, exp.Column) and col.name.lower() == key \
+                    and col.table.lower() in ("", qualifier):
+                return i
+        return None
+    p = position(anchor, table.alias_or_name.lower())
+    walked = [t for t, kind in s_sources if isinstance(t, exp.Table)
+              and t.name.lower() == table.name.lower() and kind in ("", "INNER")]
+    selves = [t for t, _ in s_sources if isinstance(t, exp.Table)
+              and t.name.lower() == cte.alias_or_name.lower()]
+    if p is None or len(walked) != 1 or len(selves) != 1 \
+            or position(step, walked[0].alias_or_name.lower()) != p:
+        return None
+    child, parent = walked[0].alias_or_name.lower(), selves[0].alias_or_name.lower()
+    where = anchor.args.get("where")
+    conjuncts = [] if where is None else list(where.this.flatten()) \
+        if isinstance(where.this, exp.And) else [where.this]
+    roots = [c.this for c in conjuncts
+             if isinstance(c, exp.Is) and isinstance(c.this, exp.Column)
+             and isinstance(c.expression, exp.Null)]
+    links = [c for j in step.args.get("joins") or [] if j.args.get("on") is not None
+             for c in (j.args["on"].flatten() if isinstance(j.args["on"], exp.And)
+                       else [j.args["on"]]) if isinstance(c, exp.EQ)]
+    for link in links:
+        sides = {(x.table.lower(), x.name.lower()) for x in (link.this, link.expression)
+                 if isinstance(x, exp.Column)}
+        for col in roots:
+            if sides == {(child, col.name.lower()), (parent, names[p])} \
+                    and col.name.lower() != key:
+                return {names[p]}
+    return None
+
+
+def _one_row_per_iteration(select: exp.Select) -> bool:
+    """Whether ``select`` is the recursive step of a CTE whose anchor returns one row and which
+    reads only the CTE itself, without aggregating or unnesting (one row per iteration)."""
+    body = select.parent
+    cte = body.parent if body is not None else None
+    if not isinstance(body, exp.Union) or body.expression is not select \
+            or not isinstance(cte, exp.CTE) or not isinstance(body.this, exp.Select):
+        return False
+    anchor = body.this
+    sources = _from_tables(select)
+    return (anchor.args.get("from_") is None and anchor.args.get("from") is None
+            and sources is not None and len(sources) == 1
+            and isinstance(sources[0][0], exp.Table)
+            and sources[0][0].name.lower() == cte.alias_or_name.lower()
+            and not any(_aggregates_here(e, select) for e in select.expressions)
+            and select.args.get("group") is None)
+
+
+def _folds_case(dialect: str) -> bool:
+    """Whether ``dialect``'s default collation compares strings ignoring case."""
+    from parrot.dialects import DIALECTS
+
+    d = DIALECTS.get(dialect)
+    return d is not None and d.case_sensitive_strings is False
 
 
 def _key_equated(join: exp.Join, qualifier: str, key: set[str]) -> bool:
@@ -381,9 +555,26 @@ def _null_rejected(join: exp.Join) -> bool:
                 operands = [conjunct.this, conjunct.args.get("expression")]
             else:
                 continue
-            if any(isinstance(o, exp.Column) and o.table.lower() == alias for o in operands):
+            if any(_reads_strictly(o, alias) for o in operands):
                 return True
     return False
+
+
+_STRICT = (exp.Paren, exp.Add, exp.Sub, exp.Mul, exp.Div, exp.Mod, exp.IntDiv, exp.Neg,
+           exp.Cast, exp.TryCast, exp.Lower, exp.Upper, exp.Length, exp.Substring, exp.Trim,
+           exp.Abs, exp.Round, exp.Floor, exp.Ceil, exp.Year, exp.Month, exp.Day, exp.Quarter,
+           exp.Extract, exp.DateTrunc, exp.TimestampTrunc)
+
+
+def _reads_strictly(node: exp.Expr | None, alias: str) -> bool:
+    """Whether ``node`` is a column of ``alias`` or a NULL-propagating expression (:data:`_STRICT`)
+    of one: NULL there makes ``node`` NULL."""
+    if isinstance(node, exp.Column):
+        return node.table.lower() == alias
+    if not isinstance(node, _STRICT):
+        return False
+    return any(_reads_strictly(child, alias) for child in node.iter_expressions()
+               if not isinstance(child, exp.DataType | exp.Literal))
 
 
 def _scale(node: exp.Expr, root: exp.Expr, types: Types) -> int | None:

@@ -50,6 +50,7 @@ class Tally:
     def __init__(self) -> None:
         self.ops: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0, 0])
         self.survivors: dict[str, list[str]] = defaultdict(list)
+        self.engines: dict[str, Counter[str]] = defaultdict(Counter)  # op -> source engine
 
     def add(self, suite: Suite, label: str) -> None:
         for op, counts in suite.extra.get("operators", {}).items():
@@ -58,6 +59,7 @@ class Tally:
                 row[i] += v
         for op, sql in suite.extra.get("survivors", []):
             self.survivors[op].append(f"{label}: {' '.join(sql.split())[:160]}")
+            self.engines[op][suite.source_dialect] += 1
 
     def total(self) -> list[int]:
         return [sum(r[i] for r in self.ops.values()) for i in range(4)]
@@ -239,6 +241,10 @@ def _report(ops: Tally, by_pair: dict[str, Tally], refs: dict[str, list[int]],
         if judged and 100 * false / judged > FALSE_TARGET:
             missed = True
             print(f"MISSED false-separation target on {pair}: {_pct(false, judged).strip()}")
+    if missed:
+        print("\nsurvivors by operator and source engine (the engine that ran them):")
+        for op, engines in sorted(ops.engines.items(), key=lambda kv: -sum(kv[1].values())):
+            print(f"  {op:20} " + ", ".join(f"{e} {c}" for e, c in engines.most_common()))
     if missed and show:
         print("\nsurviving neighbours (why each operator misses):")
         for op, lines in sorted(ops.survivors.items()):

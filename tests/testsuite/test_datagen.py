@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 from typing import Any
 
 import pytest
@@ -174,3 +175,71 @@ def test_dates_named_elsewhere_stay_in_the_span() -> None:
     out = query_test_data(sql, "duckdb", rounds=6, seed="s", name="t", base=base)
     dates = {str(r[1]) for data in out for r in fixture_from_json(data).table("employees").rows}
     assert all("1971-01-01" <= d <= "1979-09-19" for d in dates), dates
+
+
+def _shop(rows: int = 9) -> dict[str, Any]:
+    """Products with an observed-unique name, a decimal price and stock (built by code)."""
+    return {"name": "shop", "tables": [{
+        "name": "products", "primary_key": ["id"],
+        "columns": [{"name": "id", "type": "integer", "nullable": False},
+                    {"name": "name", "type": "text", "nullable": False},
+                    {"name": "price", "type": "decimal(10,2)", "nullable": False},
+                    {"name": "stock", "type": "integer", "nullable": True}],
+        "rows": [[i, f"p{i}", f"{7 * i + 0.5:.2f}", 3 * i] for i in range(1, rows + 1)]}]}
+
+
+def _values(out: list[dict[str, Any]], column: int, table: str = "products") -> list[Any]:
+    return [r[column] for data in out for r in fixture_from_json(data).table(table).rows]
+
+
+@pytest.mark.parametrize(("sql", "column", "wanted"), [
+    # a decimal column compared with an integer literal: the literal and its neighbours
+    ("SELECT id FROM products WHERE price > 50", 2, {"49.00", "50.00", "51.00"}),
+    # a literal compared with an aggregate over the column: one row can hit it exactly
+    ("SELECT SUM(stock * price) FROM products HAVING SUM(stock * price) >= 300", 3, {"300"}),
+])
+def test_boundary_values(sql: str, column: int, wanted: set[str]) -> None:
+    """Regression (rules-v4 survivors): ``price < 50`` vs ``price < 49`` and ``SUM(...) >= 300``
+    vs ``>= 301`` survived, as decimal columns got no literal ± 1 and literals compared with an
+    expression over a column never reached it."""
+    out = query_test_data(sql, "sqlite", rounds=8, seed="s", name="t",
+                          base=fixture_from_json(_shop()))
+    values = {str(v) for v in _values(out, column)}
+    assert wanted <= values, sorted(values)
+
+
+def test_observed_unique_columns_may_repeat_but_keys_never() -> None:
+    """Regression: names unique only in the fixture were kept unique, so DISTINCT over a name
+    (``GROUP BY p.id, p.name`` projecting only the name) was never tested; the key stays
+    unique."""
+    out = query_test_data("SELECT name, stock FROM products ORDER BY name", "sqlite", rounds=8,
+                          seed="s", name="t", base=fixture_from_json(_shop()))
+    repeated = 0
+    for data in out:
+        rows = fixture_from_json(data).table("products").rows  # loads: the key holds
+        assert len({r[0] for r in rows}) == len(rows)
+        repeated += len(rows) - len({r[1] for r in rows})
+    assert repeated > 0
+
+
+def test_time_differences_the_query_measures_occur_exactly() -> None:
+    """Regression: a session gap ``... * 86400 > 1800`` was never approached, so ``> 1801``
+    survived: some twin lies 1799 or 1801 s after its row — never exactly 1800 s, where SQLite's
+    floating-point JULIANDAY difference and integer seconds elsewhere disagree (that falsely
+    separated the starter's sessionize references)."""
+    base = fixture_from_json({"name": "ev", "tables": [{
+        "name": "events", "primary_key": ["id"],
+        "columns": [{"name": "id", "type": "integer", "nullable": False},
+                    {"name": "user_id", "type": "integer", "nullable": True},
+                    {"name": "event_ts", "type": "timestamp", "nullable": False}],
+        "rows": [[i, i % 3, f"2024-01-0{1 + i % 5} 1{i}:00:00"] for i in range(1, 10)]}]})
+    sql = ("SELECT user_id, id, CASE WHEN (JULIANDAY(event_ts) - JULIANDAY(LAG(event_ts) OVER "
+           "(PARTITION BY user_id ORDER BY event_ts, id))) * 86400 > 1800 THEN 1 ELSE 0 END "
+           "FROM events")
+    out = query_test_data(sql, "sqlite", rounds=8, seed="s", name="t", base=base)
+    gaps = set()
+    for data in out:
+        rows = fixture_from_json(data).table("events").rows
+        stamps = [dt.datetime.fromisoformat(str(r[2])) for r in rows]
+        gaps |= {abs((a - b).total_seconds()) for a in stamps for b in stamps}
+    assert gaps & {1799.0, 1801.0} and 1800.0 not in gaps

@@ -128,3 +128,61 @@ def test_string_case_only_where_compared_with_data() -> None:
     sql = "SELECT DATE(d, 'start of month') FROM t WHERE s = 'Open'"
     assert _by_operator(sql)["string_case"] == {
         "SELECT DATE(d, 'start of month') FROM t WHERE s = 'open'"}
+
+
+_RULES_TYPES = {**_TYPES, "t": {**_TYPES["t"], "s": "text", "b": "text"},
+                "u": {**_TYPES["u"], "s": "text"}}
+
+
+@pytest.mark.parametrize(("sql", "operator", "rule", "dialect"), [
+    ("SELECT a FROM t UNION SELECT k FROM u", "add_distinct", "distinct_under_set_op", "duckdb"),
+    ("SELECT a FROM t EXCEPT SELECT k FROM u", "add_distinct", "distinct_under_set_op",
+     "sqlite"),
+    ("SELECT a FROM (SELECT a FROM t INTERSECT SELECT k FROM u) AS s", "add_distinct",
+     "distinct_over_keys", "duckdb"),
+    ("SELECT LOWER(b) AS lb, COUNT(*) FROM t GROUP BY lb", "add_distinct", "distinct_over_keys",
+     "sqlite"),
+    ("SELECT t.id, COUNT(*) FROM t GROUP BY t.id, t.q", "add_distinct", "distinct_over_keys",
+     "duckdb"),
+    ("SELECT id, ROW_NUMBER() OVER (ORDER BY q) AS n FROM t", "add_distinct",
+     "distinct_over_keys", "duckdb"),
+    ("SELECT id, m FROM (SELECT id, (SELECT MAX(k) FROM u) AS m FROM t) AS s", "add_distinct",
+     "distinct_over_keys", "duckdb"),
+    ("WITH RECURSIVE c(id, d) AS (SELECT id, 0 FROM t WHERE q IS NULL UNION ALL "
+     "SELECT t.id, c.d + 1 FROM t JOIN c ON t.q = c.id) SELECT id, d FROM c", "add_distinct",
+     "distinct_over_keys", "duckdb"),
+    ("SELECT t.a FROM t JOIN u ON u.tid = t.id WHERE LOWER(u.s) = 'x'", "inner_left",
+     "left_join_null_rejected", "duckdb"),
+    ("SELECT t.a FROM t JOIN u ON u.tid = t.id WHERE YEAR(u.k + 1) = 2024", "inner_left",
+     "left_join_null_rejected", "duckdb"),
+    ("SELECT a FROM t WHERE s = 'Open'", "string_case", "case_insensitive_collation", "mysql"),
+])
+def test_equivalence_rules(sql: str, operator: str, rule: str, dialect: str) -> None:
+    """Every neighbour of ``operator`` is labelled, one with ``rule`` (survivors of rules-v4
+    that were provably equal to their source)."""
+    found = [n for n in neighbours(sql, dialect, keys=_KEYS, types=_RULES_TYPES)
+             if n.operator == operator]
+    assert found and all(n.equivalent for n in found), found
+    assert any(n.equivalent == rule for n in found)
+
+
+@pytest.mark.parametrize(("sql", "operator", "dialect"), [
+    ("SELECT a FROM t UNION ALL SELECT k FROM u", "add_distinct", "duckdb"),
+    ("SELECT q AS q2, COUNT(*) FROM t GROUP BY q2, b", "add_distinct", "duckdb"),
+    ("SELECT LOWER(b) AS q, COUNT(*) FROM t GROUP BY q", "add_distinct", "sqlite"),  # a column
+    ("SELECT t.q, COUNT(*) FROM t GROUP BY t.id, t.q", "add_distinct", "duckdb"),  # no key out
+    ("SELECT t.id, ROW_NUMBER() OVER (ORDER BY u.k) AS n FROM t JOIN u ON u.tid = t.id",
+     "add_distinct", "duckdb"),
+    ("WITH RECURSIVE c(id, d) AS (SELECT id, 0 FROM t WHERE q = 1 UNION ALL "
+     "SELECT t.id, c.d + 1 FROM t JOIN c ON t.q = c.id) SELECT id, d FROM c", "add_distinct",
+     "duckdb"),  # the anchor's rows may be reached again
+    ("SELECT t.a FROM t JOIN u ON u.tid = t.id WHERE COALESCE(u.k, 0) = 0", "inner_left",
+     "duckdb"),
+    ("SELECT a FROM t WHERE s = 'Open'", "string_case", "duckdb"),
+    ("SELECT a FROM t WHERE s COLLATE utf8mb4_bin = 'Open'", "string_case", "mysql"),
+])
+def test_equivalence_rules_do_not_overreach(sql: str, operator: str, dialect: str) -> None:
+    """Near misses of each rule: some neighbour of ``operator`` stays counted."""
+    found = [n for n in neighbours(sql, dialect, keys=_KEYS, types=_RULES_TYPES)
+             if n.operator == operator]
+    assert found and not all(n.equivalent for n in found), found
