@@ -641,7 +641,7 @@ class ClickHouseEngine(Engine):
     def execute(self, sql: str, fixture: Fixture, *, timeout: float = DEFAULT_TIMEOUT,
                 max_rows: int = DEFAULT_MAX_ROWS) -> Execution:
         mat = self._fixture(fixture)
-        texts = st.split_statements(sql, st.CLICKHOUSE)
+        texts = st.splitter("clickhouse").split(sql)
         if not texts:
             return Execution(ExecStatus.SYNTAX_ERROR, error=st.NO_STATEMENT)
         plans: list[_Plan] = []

@@ -313,46 +313,6 @@ class Guard:
         return plan
 
 
-_UNCOUNTED_BLOCKS = frozenset({"if", "loop", "while", "repeat", "for"})
-
-
-def block_depth(tokens: Sequence[st.Token]) -> int:
-    """Open ``BEGIN``/``CASE`` blocks at the end of ``tokens``: ``END`` and ``END CASE`` close
-    one, ``END IF``/``END LOOP``/... close nothing (IF and LOOP open none), a leading ``BEGIN``
-    that starts a transaction opens nothing."""
-    depth = 0
-    for i, tok in enumerate(tokens):
-        if tok.kind is not st.TokenKind.WORD:
-            continue
-        nxt = tokens[i + 1] if i + 1 < len(tokens) else None
-        if tok.name == "begin":
-            if not (i == 0 and (nxt is None or nxt.name in ("work", "transaction", "tran"))):
-                depth += 1
-        elif tok.name == "case":
-            prev = tokens[i - 1] if i else None
-            if prev is None or prev.name != "end":
-                depth += 1
-        elif tok.name == "end" and not (nxt is not None and nxt.kind is st.TokenKind.WORD
-                                        and nxt.name in _UNCOUNTED_BLOCKS):
-            depth = max(depth - 1, 0)
-    return depth
-
-
-def split_blocks(sql: str, lexicon: st.Lexicon) -> list[str]:
-    """Statements split at ``;`` outside strings, comments and ``BEGIN ... END`` blocks."""
-    spans = st.statement_spans(sql, lexicon)
-    out: list[str] = []
-    start: int | None = None
-    for a, b in spans:
-        start = a if start is None else start
-        if block_depth(st.tokenize(sql[start:b], lexicon)) == 0:
-            out.append(sql[start:b])
-            start = None
-    if start is not None:
-        out.append(sql[start:spans[-1][1]])
-    return out
-
-
 # --- errors ---------------------------------------------------------------------------------------
 
 @dataclasses.dataclass(frozen=True)
@@ -758,8 +718,8 @@ class ServerEngine(Engine):
     # --- execution ----------------------------------------------------------------------------
 
     def split(self, sql: str) -> list[str]:
-        """The statements of a script (dialects with blocks or batches override this)."""
-        return st.split_statements(sql, self.lexicon)
+        """The statements of a script (the dialect's :class:`statements.Splitter`)."""
+        return st.splitter(self.dialect).split(sql)
 
     def plan(self, texts: Sequence[str]) -> list[Plan] | str:
         """The guard's plans of the statements, or why one is refused."""
@@ -897,7 +857,6 @@ __all__ = [
     "Plan",
     "ServerEngine",
     "ServerURL",
-    "block_depth",
     "create_table_sql",
     "default_url",
     "fetch_capped",
@@ -909,7 +868,6 @@ __all__ = [
     "months_interval",
     "redact_url",
     "safe_canonical",
-    "split_blocks",
     "text_bytes",
     "utc_naive",
     "values_inserts",

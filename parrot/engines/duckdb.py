@@ -219,7 +219,7 @@ class DuckDBEngine(Engine):
                 max_rows: int = DEFAULT_MAX_ROWS) -> Execution:
         db = self._db(fixture)
         if any(st.leading_words(text, 1, st.DUCKDB) == ("IMPORT",)
-               for text in st.split_statements(sql, st.DUCKDB)):
+               for text in st.splitter("duckdb").split(sql)):
             return Execution(ExecStatus.UNSUPPORTED, error="IMPORT DATABASE is not allowed")
         try:  # the connection's parser: IMPORT/COPY expansion cannot read files through it
             statements = db.con.extract_statements(sql)

@@ -291,103 +291,6 @@ def qualify(text: str, name: str, database: str) -> str:
     return text
 
 
-# --- splitting scripts ----------------------------------------------------------------------------
-
-_DELIMITER_LINE = re.compile(r"^[ \t]*delimiter[ \t]+(\S+)[ \t]*(?:\r?\n|$)",
-                             re.IGNORECASE | re.MULTILINE)
-_END_OF = frozenset({"if", "loop", "while", "repeat"})  # END IF etc. close unnumbered blocks
-
-
-def split_script(sql: str) -> list[str]:
-    """The statements of a MySQL script.
-
-    Splits at ``;`` outside strings, identifiers, comments and ``BEGIN ... END`` / ``CASE ...
-    END`` blocks, so routine and trigger bodies stay whole; mysql-client ``DELIMITER x`` lines
-    switch the delimiter as the mysql client does (the text is rewritten to use ``;``).
-    """
-    sql = _apply_delimiters(sql)
-    spans = st.statement_spans(sql, st.MYSQL)
-    out: list[str] = []
-    start: int | None = None
-    for a, b in spans:
-        start = a if start is None else start
-        if _block_depth(st.tokenize(sql[start:b], st.MYSQL)) <= 0:
-            out.append(sql[start:b])
-            start = None
-    if start is not None:
-        out.append(sql[start:spans[-1][1]])
-    return out
-
-
-def _block_depth(tokens: Sequence[st.Token]) -> int:
-    """Open BEGIN/CASE blocks at the end of ``tokens`` (one statement or a prefix of one)."""
-    depth = 0
-    for i, tok in enumerate(tokens):
-        if tok.kind is not st.TokenKind.WORD:
-            continue
-        name = tok.name
-        nxt = tokens[i + 1] if i + 1 < len(tokens) else None
-        if name == "begin":
-            transaction = i == 0 and (nxt is None or nxt.name == "work")
-            if not transaction:
-                depth += 1
-        elif name == "case":
-            prev = tokens[i - 1] if i else None
-            if prev is None or prev.name != "end":
-                depth += 1
-        elif name == "end" and not (nxt is not None and nxt.kind is st.TokenKind.WORD
-                                    and nxt.name in _END_OF):
-            depth = max(depth - 1, 0)
-    return depth
-
-
-def _apply_delimiters(sql: str) -> str:
-    """Rewrite a script using mysql-client ``DELIMITER`` lines into one separated by ``;``."""
-    if not _DELIMITER_LINE.search(sql):
-        return sql
-    out: list[str] = []
-    delimiter = ";"
-    pos = 0
-    for m in _DELIMITER_LINE.finditer(sql):
-        if _inside_literal(sql, m.start()):
-            continue
-        out.append(_replace_delimiter(sql[pos:m.start()], delimiter))
-        out.append("\n")
-        delimiter = m.group(1)
-        pos = m.end()
-    out.append(_replace_delimiter(sql[pos:], delimiter))
-    return "".join(out)
-
-
-def _inside_literal(sql: str, index: int) -> bool:
-    return any(t.start < index < t.end for t in st.tokenize(sql[:index + 1], st.MYSQL)
-               if t.kind in (st.TokenKind.STRING, st.TokenKind.QUOTED))
-
-
-def _replace_delimiter(chunk: str, delimiter: str) -> str:
-    if delimiter == ";":
-        return chunk
-    code = [(t.start, t.end) for t in st.tokenize(chunk, st.MYSQL)
-            if t.kind in (st.TokenKind.WORD, st.TokenKind.PUNCT)]
-
-    def in_code(a: int, b: int) -> bool:
-        return all(any(s <= k < e for s, e in code) for k in range(a, b))
-
-    parts: list[str] = []
-    pos = 0
-    at = chunk.find(delimiter)
-    while at >= 0:
-        if in_code(at, at + len(delimiter)):
-            parts.append(chunk[pos:at])
-            parts.append(";")
-            pos = at + len(delimiter)
-            at = chunk.find(delimiter, pos)
-        else:
-            at = chunk.find(delimiter, at + 1)
-    parts.append(chunk[pos:])
-    return "".join(parts)
-
-
 # --- values ---------------------------------------------------------------------------------------
 
 def _fraction(text: str) -> str:
@@ -777,7 +680,7 @@ class MySQLEngine(Engine):
 
     def execute(self, sql: str, fixture: Fixture, *, timeout: float = DEFAULT_TIMEOUT,
                 max_rows: int = DEFAULT_MAX_ROWS) -> Execution:
-        texts = split_script(sql)
+        texts = st.splitter("mysql").split(sql)
         if not texts:
             return Execution(ExecStatus.SYNTAX_ERROR, error=st.NO_STATEMENT)
         plans: list[_Plan] = []
@@ -956,4 +859,4 @@ def _close(conn: Any) -> None:
             conn._force_close()
 
 
-__all__ = ["MySQLEngine", "create_table_sql", "mysql_type", "split_script"]
+__all__ = ["MySQLEngine", "create_table_sql", "mysql_type"]

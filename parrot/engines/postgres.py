@@ -741,7 +741,7 @@ class PostgresEngine(Engine):
 
     def execute(self, sql_text: str, fixture: Fixture, *, timeout: float = DEFAULT_TIMEOUT,
                 max_rows: int = DEFAULT_MAX_ROWS) -> Execution:
-        texts = st.split_statements(sql_text, st.POSTGRES)
+        texts = st.splitter("postgres").split(sql_text)
         statements = [st.tokenize(text, st.POSTGRES) for text in texts]
         if not texts:
             return Execution(ExecStatus.SYNTAX_ERROR, error=st.NO_STATEMENT)

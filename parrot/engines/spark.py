@@ -754,42 +754,11 @@ class _Statement:
         return st.leading_words(self.tokens, 6)
 
 
-_BLOCK_STARTS = {"begin", "then", "else", "do", "loop", "repeat"}  # may precede a nested BEGIN
-_NOT_BLOCK_ENDS = {"if", "while", "loop", "repeat", "for"}  # END IF ... close no BEGIN/CASE
-
-
 def split_statements(sql: str) -> list[_Statement]:
-    """Statements of ``sql`` split at ``;`` outside strings, comments and SQL-script blocks
-    (``BEGIN ... END`` compound statements keep their inner ``;``)."""
-    tokens = st.tokenize(sql, st.SPARK)
-    pieces: list[list[st.Token]] = []
-    current: list[st.Token] = []
-    depth = 0
-    for i, tok in enumerate(tokens):
-        if tok.kind is st.TokenKind.PUNCT and tok.text == ";" and depth == 0:
-            if current:
-                pieces.append(current)
-            current = []
-            continue
-        if tok.kind is st.TokenKind.WORD:
-            word = tok.text.lower()
-            after = tokens[i + 1] if i + 1 < len(tokens) else None
-            before = current[-1] if current else None
-            opens_block = word == "begin" and after is not None and not _is_punct(after, ";") \
-                and after.name not in ("transaction", "work") and (
-                    before is None or (depth > 0 and (
-                        _is_punct(before, ";") or _is_punct(before, ":")
-                        or before.name in _BLOCK_STARTS)))
-            if opens_block or word == "case":
-                depth += 1
-            elif word == "end" and depth > 0 and not (
-                    after is not None and after.kind is st.TokenKind.WORD
-                    and after.name in _NOT_BLOCK_ENDS):
-                depth -= 1
-        current.append(tok)
-    if current:
-        pieces.append(current)
-    return [_Statement(sql[p[0].start:p[-1].end], tuple(p)) for p in pieces]
+    """Statements of ``sql`` (the Spark :class:`~parrot.engines.statements.Splitter`: SQL-script
+    ``BEGIN ... END`` blocks keep their inner ``;``) with their tokens."""
+    return [_Statement(text, tuple(st.tokenize(text, st.SPARK)))
+            for text in st.splitter("spark").split(sql)]
 
 
 def _is_punct(tok: st.Token | None, text: str) -> bool:
@@ -852,7 +821,7 @@ def _statement_refusal(stmt: _Statement) -> str | None:
                     "allowed")
         if word == "execute" and after_word == "immediate":
             return "EXECUTE IMMEDIATE is not allowed (dynamic SQL)"
-        starts = before is None or _is_punct(before, ";") or before.name in _BLOCK_STARTS
+        starts = before is None or _is_punct(before, ";") or before.name in st.BODY_STARTS
         if starts and word == "add" and after_word in ("jar", "jars", "file", "files", "archive",
                                                        "archives"):
             return "ADD JAR/FILE/ARCHIVE is not allowed (changes the shared Spark context)"

@@ -161,7 +161,7 @@ class SQLiteEngine(Engine):
         if "\x00" in sql:  # the C API reads statements up to a NUL; Python's module refuses them
             return Execution(ExecStatus.SYNTAX_ERROR,
                              error="the SQL contains a NUL character, which SQLite cannot take")
-        statements = _split(sql)
+        statements = st.splitter("sqlite").split(sql)
         if not statements:
             return Execution(ExecStatus.SYNTAX_ERROR, error=st.NO_STATEMENT)
         for text in statements:  # VACUUM INTO 'file' (the authorizer's ATTACH check agrees)
@@ -225,22 +225,6 @@ class SQLiteEngine(Engine):
 
 def _select_all(table: Table) -> str:
     return f"SELECT {', '.join(_quote(c) for c in table.column_names)} FROM {_quote(table.name)}"
-
-
-def _split(sql: str) -> list[str]:
-    """Statements of ``sql``; pieces are re-joined until SQLite calls them complete, so the
-    ``;`` inside ``CREATE TRIGGER ... BEGIN ...; END`` does not split the trigger."""
-    spans = st.statement_spans(sql, st.SQLITE)
-    out: list[str] = []
-    start: int | None = None
-    for a, b in spans:
-        start = a if start is None else start
-        if sqlite3.complete_statement(sql[start:b] + ";"):
-            out.append(sql[start:b])
-            start = None
-    if start is not None:
-        out.append(sql[start:spans[-1][1]])
-    return out
 
 
 def _result_set(description: Any, rows: list[tuple[Any, ...]]) -> values.ResultSet:

@@ -22,7 +22,6 @@ from parrot.engines.mysql import (
     create_table_sql,
     database_name,
     qualify,
-    split_script,
 )
 from parrot.fixtures import Fixture
 from parrot.values import Nested, Temporal
@@ -32,50 +31,12 @@ from parrot.values import Nested, Temporal
 
 def test_mysql_lexicon() -> None:
     m = st.MYSQL
-    assert st.split_statements("SELECT 1--1; SELECT 2", m) == ["SELECT 1--1", "SELECT 2"]
-    assert st.split_statements("SELECT 1 -- c;\n; SELECT 2", m) == ["SELECT 1", "SELECT 2"]
-    assert st.split_statements("SELECT 1 #c;\n; SELECT 2", m) == ["SELECT 1", "SELECT 2"]
-    assert st.split_statements(r"SELECT 'a\';b'; SELECT 2", m) == [r"SELECT 'a\';b'", "SELECT 2"]
-    assert st.split_statements(r'SELECT "a\";b"; SELECT 2', m) == [r'SELECT "a\";b"', "SELECT 2"]
-    # backslashes are plain characters inside backtick identifiers
-    assert st.split_statements("SELECT 1 AS `a\\`; SELECT 2", m) == ["SELECT 1 AS `a\\`",
-                                                                    "SELECT 2"]
     # /*! ... */ is code MySQL runs, so the guard must see it
     words = [t.name for t in st.tokenize("SELECT 1 /*!50000 INTO OUTFILE 'x' */", m)]
     assert "outfile" in words
     assert [t.name for t in st.tokenize("SELECT /*M!100100 2, */ 1", m)] == ["select", "2", "",
                                                                              "1"]
     assert [t.name for t in st.tokenize("SELECT /* plain */ 1", m)] == ["select", "1"]
-    # the ClickHouse rule is unchanged: '#' needs a space or '!'
-    assert st.split_statements("SELECT 1 #c;\n; SELECT 2", st.CLICKHOUSE) == ["SELECT 1 #c",
-                                                                           "SELECT 2"]
-
-
-@pytest.mark.parametrize(("sql", "expected"), [
-    ("SELECT 1; SELECT 2", ["SELECT 1", "SELECT 2"]),
-    ("CREATE PROCEDURE p() BEGIN SELECT 1; SELECT 2; END; CALL p()",
-     ["CREATE PROCEDURE p() BEGIN SELECT 1; SELECT 2; END", "CALL p()"]),
-    ("CREATE FUNCTION f(x INT) RETURNS INT BEGIN IF x > 0 THEN RETURN 1; END IF; "
-     "CASE x WHEN 1 THEN SET x = 2; ELSE SET x = 3; END CASE; "
-     "WHILE x < 9 DO SET x = x + 1; END WHILE; RETURN x; END; SELECT f(1)",
-     ["CREATE FUNCTION f(x INT) RETURNS INT BEGIN IF x > 0 THEN RETURN 1; END IF; "
-      "CASE x WHEN 1 THEN SET x = 2; ELSE SET x = 3; END CASE; "
-      "WHILE x < 9 DO SET x = x + 1; END WHILE; RETURN x; END", "SELECT f(1)"]),
-    ("BEGIN; DELETE FROM t; COMMIT", ["BEGIN", "DELETE FROM t", "COMMIT"]),
-    ("BEGIN WORK; SELECT 1", ["BEGIN WORK", "SELECT 1"]),
-    ("BEGIN NOT ATOMIC SELECT 1; SELECT 2; END; SELECT 3",
-     ["BEGIN NOT ATOMIC SELECT 1; SELECT 2; END", "SELECT 3"]),
-    ("SELECT CASE WHEN 1 THEN 2 END; SELECT 3", ["SELECT CASE WHEN 1 THEN 2 END", "SELECT 3"]),
-    ("CREATE TRIGGER t BEFORE INSERT ON x FOR EACH ROW BEGIN SET NEW.a = 1; END; SELECT 1",
-     ["CREATE TRIGGER t BEFORE INSERT ON x FOR EACH ROW BEGIN SET NEW.a = 1; END", "SELECT 1"]),
-    ("END; DROP TABLE x", ["END", "DROP TABLE x"]),
-    ("DELIMITER //\nCREATE PROCEDURE p() BEGIN SELECT '//'; END //\nDELIMITER ;\nCALL p();",
-     ["CREATE PROCEDURE p() BEGIN SELECT '//'; END", "CALL p()"]),
-    ("DELIMITER $$\nSELECT 1 $$ SELECT 2$$", ["SELECT 1", "SELECT 2"]),
-    ("-- only a comment", []),
-])
-def test_split_script(sql: str, expected: list[str]) -> None:
-    assert split_script(sql) == expected
 
 
 # --- the guard (no server) ------------------------------------------------------------------------
@@ -138,7 +99,7 @@ REFUSED_SQL = [
 
 @pytest.mark.parametrize("sql", REFUSED_SQL)
 def test_guard_refuses(sql: str) -> None:
-    refused = [p for p in map(_plan, split_script(sql)) if isinstance(p, str)]
+    refused = [p for p in map(_plan, st.splitter("mysql").split(sql)) if isinstance(p, str)]
     assert refused, sql
 
 
