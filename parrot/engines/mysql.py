@@ -120,11 +120,10 @@ from parrot.engines.base import (
     DEFAULT_MAX_ROWS,
     DEFAULT_TIMEOUT,
     Capabilities,
-    Engine,
+    EngineBase,
     ExecStatus,
     Execution,
     FixtureLoadError,
-    LoadReport,
 )
 from parrot.fixtures import Column, Fixture, Table, decimal_precision, decimal_scale
 
@@ -412,10 +411,9 @@ def _bind(value: Any) -> Any:
     return value
 
 
-@dataclasses.dataclass
+@dataclasses.dataclass(frozen=True)
 class _Materialised:
     database: str
-    report: LoadReport
     server_checksums: dict[str, int | None]  # CHECKSUM TABLE when loaded or verified
 
 
@@ -507,7 +505,7 @@ class _Credentials:
 
 # --- the adapter ----------------------------------------------------------------------------------
 
-class MySQLEngine(Engine):
+class MySQLEngine(EngineBase[_Materialised]):
     name: ClassVar[str] = "mysql"
     dialect: ClassVar[str] = "mysql"
     url_schemes: ClassVar[tuple[str, ...] | None] = URL_SCHEMES
@@ -522,10 +520,10 @@ class MySQLEngine(Engine):
     )
 
     def __init__(self, url: str | None = None) -> None:
+        super().__init__()
         self._target = _Target.parse(url or default_url("mysql"))
         self._token = secrets.token_hex(4)
         self._counter = itertools.count()
-        self._fixtures: dict[str, _Materialised] = {}
         self._closed = False
         self.sandbox_error: str | None = None  # why the restricted users could not be set up
         self._admin = self._connect_admin()
@@ -594,48 +592,40 @@ class MySQLEngine(Engine):
 
     # --- fixtures -----------------------------------------------------------------------------
 
-    def load(self, fixture: Fixture) -> LoadReport:
-        mat = self._fixtures.get(fixture.content_hash)
-        if mat is not None:
-            return dataclasses.replace(mat.report, cached=True, seconds=0.0)
-        started = time.perf_counter()
-        database = f"{FIXTURE_PREFIX}{fixture.content_hash}"
-        with self._named_lock(database):
-            report: LoadReport | None = None
-            if self._admin_rows("SELECT 1 FROM information_schema.SCHEMATA "
-                                "WHERE SCHEMA_NAME = %s", (database,)):
-                with contextlib.suppress(FixtureLoadError):
-                    report = st.verify_load(fixture, self._read_all(database, fixture),
-                                            seconds=time.perf_counter() - started)
-                if report is None:  # partial or damaged: load afresh
-                    self._admin_sql(f"DROP DATABASE IF EXISTS {_ident(database)}")
-            if report is None:
-                report = self._create(fixture, database, started)
-            mat = _Materialised(database, report, self._server_checksums(database, fixture))
-        self._fixtures[fixture.content_hash] = mat
-        return report
+    def _loading(self, fixture: Fixture) -> contextlib.AbstractContextManager[object]:
+        return self._named_lock(_fixture_database(fixture))
 
-    def _create(self, fixture: Fixture, database: str, started: float) -> LoadReport:
-        try:
-            self._admin_sql(f"CREATE DATABASE {_ident(database)} CHARACTER SET utf8mb4")
-            with self._admin_cursor() as cur:
-                cur.execute("SET SESSION FOREIGN_KEY_CHECKS = 0")
-                for table in fixture.tables:
-                    cur.execute(create_table_sql(database, table))
-                    marks = ", ".join(["%s"] * len(table.columns))
-                    names = ", ".join(_ident(c) for c in table.column_names)
-                    insert = (f"INSERT INTO {_ident(database)}.{_ident(table.name)} "
-                              f"({names})".replace("%", "%%") + f" VALUES ({marks})")
-                    for i in range(0, len(table.rows), INSERT_BATCH):
-                        cur.executemany(insert, [tuple(_bind(v) for v in row)
-                                                 for row in table.rows[i:i + INSERT_BATCH]])
-                cur.execute("SET SESSION FOREIGN_KEY_CHECKS = 1")
-            return st.verify_load(fixture, self._read_all(database, fixture),
-                                  seconds=time.perf_counter() - started)
-        except BaseException as exc:
-            with contextlib.suppress(Exception):
-                self._admin_sql(f"DROP DATABASE IF EXISTS {_ident(database)}")
-            st.raise_load_error(fixture, self.name, exc)
+    def _existing(self, fixture: Fixture) -> _Materialised | None:
+        database = _fixture_database(fixture)
+        if self._admin_rows("SELECT 1 FROM information_schema.SCHEMATA WHERE SCHEMA_NAME = %s",
+                            (database,)):
+            return _Materialised(database, {})
+        return None
+
+    def _create(self, fixture: Fixture) -> _Materialised:
+        database = _fixture_database(fixture)
+        self._admin_sql(f"CREATE DATABASE {_ident(database)} CHARACTER SET utf8mb4")
+        return _Materialised(database, {})
+
+    def _fill(self, mat: _Materialised, fixture: Fixture) -> None:
+        with self._admin_cursor() as cur:
+            cur.execute("SET SESSION FOREIGN_KEY_CHECKS = 0")
+            for table in fixture.tables:
+                cur.execute(create_table_sql(mat.database, table))
+                marks = ", ".join(["%s"] * len(table.columns))
+                names = ", ".join(_ident(c) for c in table.column_names)
+                insert = (f"INSERT INTO {_ident(mat.database)}.{_ident(table.name)} "
+                          f"({names})".replace("%", "%%") + f" VALUES ({marks})")
+                for i in range(0, len(table.rows), INSERT_BATCH):
+                    cur.executemany(insert, [tuple(_bind(v) for v in row)
+                                             for row in table.rows[i:i + INSERT_BATCH]])
+            cur.execute("SET SESSION FOREIGN_KEY_CHECKS = 1")
+
+    def _ready(self, mat: _Materialised, fixture: Fixture) -> _Materialised:
+        return _Materialised(mat.database, self._server_checksums(mat.database, fixture))
+
+    def _discard(self, mat: _Materialised) -> None:
+        self._admin_sql(f"DROP DATABASE IF EXISTS {_ident(mat.database)}")
 
     @contextlib.contextmanager
     def _named_lock(self, name: str) -> Iterator[None]:
@@ -648,7 +638,8 @@ class MySQLEngine(Engine):
             with contextlib.suppress(pymysql.Error):
                 self._admin_rows("SELECT RELEASE_LOCK(%s)", (name,))
 
-    def _read_all(self, database: str, fixture: Fixture) -> dict[str, Any]:
+    def _read_back(self, mat: _Materialised, fixture: Fixture) -> dict[str, Any]:
+        database = mat.database
         out: dict[str, Any] = {}
         for table in fixture.tables:
             cols = ", ".join(_ident(c) for c in table.column_names)
@@ -667,15 +658,6 @@ class MySQLEngine(Engine):
             return {}
         return {str(name).split(".", 1)[-1]: value for name, value in rows}
 
-    def checksums(self, fixture: Fixture) -> dict[str, str]:
-        return st.stored_checksums(fixture, self._read_all(self._fixture(fixture).database,
-                                                           fixture))
-
-    def _fixture(self, fixture: Fixture) -> _Materialised:
-        if fixture.content_hash not in self._fixtures:
-            self.load(fixture)
-        return self._fixtures[fixture.content_hash]
-
     # --- execution ----------------------------------------------------------------------------
 
     def execute(self, sql: str, fixture: Fixture, *, timeout: float = DEFAULT_TIMEOUT,
@@ -693,16 +675,18 @@ class MySQLEngine(Engine):
         writes = any(p.writes for p in plans)
         for attempt in range(2):
             try:
-                mat = self._fixture(fixture)
-            except pymysql.Error as exc:  # the server is gone or refuses us
-                return Execution(ExecStatus.ENGINE_ERROR, error=_message(exc))
+                mat = self.stored(fixture)
+            except FixtureLoadError as exc:  # the server is gone or refuses us
+                if not isinstance(exc.__cause__, pymysql.Error):
+                    raise
+                return Execution(ExecStatus.ENGINE_ERROR, error=_message(exc.__cause__))
             try:
                 if writes:
                     return self._run_scratch(mat, fixture, plans, deadline, max_rows)
                 return self._run_direct(mat, fixture, plans, deadline, max_rows)
             except pymysql.Error as exc:  # the sandbox itself failed before the script ran
                 if attempt == 0 and _code(exc) in (_UNKNOWN_DATABASE, 1146):
-                    self._fixtures.pop(fixture.content_hash, None)  # fixture database gone
+                    self._stored.pop(fixture.content_hash, None)  # fixture database gone
                     continue
                 return Execution(ExecStatus.ENGINE_ERROR, error=_message(exc))
         raise AssertionError("unreachable")
@@ -801,7 +785,8 @@ class MySQLEngine(Engine):
             return
         self._closed = True
         with contextlib.suppress(pymysql.Error):
-            for mat in self._fixtures.values():  # drop a fixture database that was changed
+            for mat in (stored.handle for stored in self._stored.values()):
+                # drop a fixture database that was changed
                 fixture_tables = list(mat.server_checksums)
                 if not fixture_tables:
                     continue
@@ -816,8 +801,12 @@ class MySQLEngine(Engine):
                                                 "SCHEMATA WHERE SCHEMA_NAME LIKE %s",
                                                 (pattern,)):
                 self._admin_sql(f"DROP DATABASE IF EXISTS {_ident(leftover)}")
-        self._fixtures.clear()
+        self._stored.clear()
         _close(self._admin)
+
+
+def _fixture_database(fixture: Fixture) -> str:
+    return f"{FIXTURE_PREFIX}{fixture.content_hash}"
 
 
 def _qualified(plans: list[_Plan], fixture: Fixture, database: str) -> list[_Plan]:

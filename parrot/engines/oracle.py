@@ -404,8 +404,8 @@ class OracleEngine(ServerEngine):
                 raise
             self._admin_sql(f"ALTER USER {RUNNER} IDENTIFIED BY {quoted} ACCOUNT UNLOCK")
         self._admin_sql(f"GRANT CREATE SESSION TO {RUNNER}")
-        for loaded in self._loaded.values():
-            self._grant(loaded.container)
+        for stored in self._stored.values():
+            self._grant(stored.handle)
 
     def _grant(self, container: str, tables: Sequence[str] | None = None) -> None:
         names = tables if tables is not None else [

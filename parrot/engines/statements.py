@@ -8,21 +8,25 @@ never splits a statement and a guard never mistakes a string's content for a key
 from __future__ import annotations
 
 import contextlib
-import json
 import re
 import threading
 import time
-from collections import Counter
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any, NoReturn
+from typing import Any
 
-from parrot.engines.base import ExecStatus, Execution, FixtureLoadError, LoadReport
-from parrot.fixtures import Fixture, cell_text, table_checksum
+from parrot.engines.base import (  # noqa: F401 - load verification, re-exported
+    MESSAGE_LIMIT,
+    ExecStatus,
+    Execution,
+    raise_load_error,
+    stored_checksums,
+    trim_message,
+    verify_load,
+)
 from parrot.values import ResultSet
 
-MESSAGE_LIMIT = 1000  # characters of an engine message kept in Execution.error
 NO_STATEMENT = "no SQL statement to execute (empty text or only comments)"
 
 
@@ -471,12 +475,6 @@ def leading_words(statement: str | Sequence[Token], n: int = 4,
     return tuple(words)
 
 
-def trim_message(message: object, limit: int = MESSAGE_LIMIT) -> str:
-    """An engine message, whitespace-normalised at the ends and cut to ``limit`` characters."""
-    text = str(message).strip()
-    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
-
-
 # --- time -----------------------------------------------------------------------------------------
 
 class Deadline:
@@ -569,75 +567,3 @@ class Watchdog:
         self._timer.cancel()
         with self._lock:  # waits for a running action
             self._armed = False
-
-
-# --- fixture load verification --------------------------------------------------------------------
-
-def verify_load(fixture: Fixture, stored: Mapping[str, Iterable[Sequence[Any]]], *,
-                seconds: float = 0.0) -> LoadReport:
-    """Compare the rows read back from an engine with the fixture's declared rows.
-
-    ``stored`` maps every table name to the rows as the engine returns them (any stand-in values
-    :func:`parrot.fixtures.cell_text` understands). Returns the :class:`LoadReport` when row
-    counts and checksums match; raises :class:`FixtureLoadError` naming every mismatch (with a
-    sample of differing rows) otherwise.
-    """
-    row_counts: dict[str, int] = {}
-    checksums: dict[str, str] = {}
-    mismatches: list[str] = []
-    for table in fixture.tables:
-        rows = [tuple(r) for r in stored.get(table.name, ())]
-        row_counts[table.name] = len(rows)
-        checksums[table.name] = table_checksum(table, rows)
-        if len(rows) != len(table.rows):
-            mismatches.append(f"{table.name}: {len(rows)} rows stored, {len(table.rows)} declared")
-        if checksums[table.name] != fixture.checksums[table.name]:
-            mismatches.append(f"{table.name}: checksum {checksums[table.name]} != declared "
-                              f"{fixture.checksums[table.name]}"
-                              + _row_diff(table.rows, rows, [c.type for c in table.columns]))
-    report = LoadReport(fixture=fixture.name, row_counts=row_counts, checksums=checksums,
-                        seconds=seconds, mismatches=tuple(mismatches))
-    if mismatches:
-        raise FixtureLoadError(f"fixture {fixture.name!r} is not stored faithfully: "
-                               + "; ".join(mismatches))
-    return report
-
-
-def raise_load_error(fixture: Fixture, engine: str, exc: BaseException) -> NoReturn:
-    """Re-raise a failure while materialising ``fixture``: verification failures and
-    interrupts as they are, engine errors (a value out of a type's range, ...) as
-    :class:`FixtureLoadError`."""
-    if isinstance(exc, FixtureLoadError) or not isinstance(exc, Exception):
-        raise exc
-    raise FixtureLoadError(f"fixture {fixture.name!r} could not be stored on {engine}: "
-                           f"{trim_message(exc)}") from exc
-
-
-def stored_checksums(fixture: Fixture,
-                     stored: Mapping[str, Iterable[Sequence[Any]]]) -> dict[str, str]:
-    """Checksums of the rows as stored (a missing table checksums as empty)."""
-    return {t.name: table_checksum(t, [tuple(r) for r in stored.get(t.name, ())])
-            for t in fixture.tables}
-
-
-def _row_diff(declared: Iterable[Sequence[Any]], stored: Iterable[Sequence[Any]],
-              types: Sequence[str], sample: int = 2) -> str:
-    def texts(rows: Iterable[Sequence[Any]]) -> Counter[str]:
-        out: Counter[str] = Counter()
-        for row in rows:
-            try:
-                out[json.dumps([cell_text(v, t) for v, t in zip(row, types, strict=True)],
-                               ensure_ascii=False)] += 1
-            except (TypeError, ValueError, ArithmeticError):
-                out[repr(tuple(row))] += 1
-        return out
-
-    want, got = texts(declared), texts(stored)
-    missing = list((want - got).elements())[:sample]
-    extra = list((got - want).elements())[:sample]
-    parts = []
-    if missing:
-        parts.append("declared but not stored: " + ", ".join(missing))
-    if extra:
-        parts.append("stored but not declared: " + ", ".join(extra))
-    return f" ({'; '.join(parts)})" if parts else ""

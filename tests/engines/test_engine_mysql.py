@@ -281,7 +281,7 @@ MYSQL_HOSTILE = [
 @MYSQL
 @pytest.mark.parametrize("sql", MYSQL_HOSTILE)
 def test_mysql_hostile_sql(engine: MySQLEngine, shop: Fixture, sql: str, tmp_path: Path) -> None:
-    text = sql.format(tmp=tmp_path, fixture_db=engine._fixture(shop).database)
+    text = sql.format(tmp=tmp_path, fixture_db=engine.stored(shop).database)
     ex = engine.execute(text, shop, timeout=5)
     assert ex.status is not ExecStatus.ENGINE_ERROR, ex.error
     assert ex.error is None or "parrot_fx_" not in ex.error  # sandbox names are hidden
@@ -418,7 +418,7 @@ def test_fixture_database_shared_and_verified(engine: MySQLEngine) -> None:
     try:
         report = other.load(SHOP)  # found on the server: verified, not reloaded
         assert report.verified and not report.cached
-        assert other._fixture(SHOP).database == engine._fixture(SHOP).database
+        assert other.stored(SHOP).database == engine.stored(SHOP).database
     finally:
         other.close()
     assert run(engine, "SELECT count(*) FROM orders") == ((4,),)
@@ -430,7 +430,7 @@ def test_changed_fixture_database_is_dropped_and_reloaded(engine: MySQLEngine) -
                                         "rows": [[1], [2]]}])
     damaged = MySQLEngine()
     damaged.load(fixture)
-    db = damaged._fixture(fixture).database
+    db = damaged.stored(fixture).database
     damaged._admin_sql(f"UPDATE `{db}`.m SET a = 3 WHERE a = 2")
     assert damaged.checksums(fixture) != fixture.checksums
     damaged.close()  # notices the change and drops the database
@@ -449,7 +449,7 @@ def test_vanished_fixture_database_is_reloaded(fresh_engine: MySQLEngine) -> Non
     fixture = make_fixture("vanishing", [{"name": "v", "columns": [col("a", "integer")],
                                           "rows": [[7]]}])
     fresh_engine.load(fixture)
-    fresh_engine._admin_sql(f"DROP DATABASE `{fresh_engine._fixture(fixture).database}`")
+    fresh_engine._admin_sql(f"DROP DATABASE `{fresh_engine.stored(fixture).database}`")
     assert run(fresh_engine, "SELECT a FROM v", fixture) == ((7,),)
     assert run(fresh_engine, "CREATE VIEW w AS SELECT a FROM v; SELECT a FROM w",
                fixture) == ((7,),)
@@ -542,7 +542,7 @@ def test_lost_connection_is_an_engine_error(engine: MySQLEngine, shop: Fixture) 
 @MYSQL
 def test_watchdog_kill_query(engine: MySQLEngine, shop: Fixture) -> None:
     creds = engine._reader
-    conn = engine._target.connect(creds.user, creds.password, engine._fixture(shop).database)
+    conn = engine._target.connect(creds.user, creds.password, engine.stored(shop).database)
     outcome: list[object] = []
 
     def slow() -> None:

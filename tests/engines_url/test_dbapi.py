@@ -318,7 +318,7 @@ def test_probe_waits_for_a_racing_loader(probe: Probe) -> None:
 def test_probe_refuses_an_unfaithful_load(probe: Probe) -> None:
     with pytest.raises(FixtureLoadError, match="not stored faithfully"):
         probe.load(SPECIAL_FLOATS)  # SQLite stores NaN as NULL
-    assert SPECIAL_FLOATS.content_hash not in probe._loaded
+    assert SPECIAL_FLOATS.content_hash not in probe._stored
     assert probe.load(ALLTYPES).verified
 
 
