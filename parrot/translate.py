@@ -54,10 +54,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def split(sql: str, dialect: str) -> list[str]:
     """The statements of ``sql``, split with the source dialect's lexical rules."""
-    lexicon = getattr(statements, dialect.upper(), statements.ANSI)
-    if not isinstance(lexicon, statements.Lexicon):
-        lexicon = statements.ANSI
-    return [s for s in statements.split_statements(sql, lexicon) if s.strip()]
+    return [s for s in statements.splitter(dialect).split(sql) if s.strip()]
 
 
 def render_sql(translations: list[Translation]) -> str:

@@ -12,15 +12,22 @@ Engines never know about translators or LLMs. Every execution:
 from __future__ import annotations
 
 import abc
+import contextlib
+import dataclasses
+import json
+import time
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import ClassVar
+from typing import Any, ClassVar, Generic, NoReturn, TypeVar
 
-from parrot.fixtures import Fixture
+from parrot.fixtures import Fixture, cell_text, table_checksum
 from parrot.values import ResultSet
 
 DEFAULT_TIMEOUT = 10.0  # seconds per execution
 DEFAULT_MAX_ROWS = 100_000
+MESSAGE_LIMIT = 1000  # characters of an engine message kept in Execution.error
 
 
 class ExecStatus(StrEnum):
@@ -130,3 +137,215 @@ class Engine(abc.ABC):
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+H = TypeVar("H")
+
+
+@dataclass(frozen=True)
+class Stored(Generic[H]):
+    """A fixture materialised on an engine: the engine's handle to it and what load verified."""
+
+    handle: H
+    report: LoadReport
+
+
+class EngineBase(Engine, Generic[H]):
+    """The base every adapter builds on: one template :meth:`load` — cache, build, verify
+    checksums, discard on failure — and :meth:`checksums` from the same read-back.
+
+    An adapter supplies the hooks: :meth:`_create` (an empty container: a connection, a
+    database, a schema) and :meth:`_fill` it, :meth:`_read_back` its rows for verification,
+    :meth:`_discard` it; optionally :meth:`_existing` (a container another process built,
+    verified instead of rebuilt), :meth:`_ready` (settings once verified), :meth:`_loading`
+    (a lock around it all) and :meth:`_usable` (a cached handle still valid).
+    """
+
+    def __init__(self) -> None:
+        self._stored: dict[str, Stored[H]] = {}
+
+    def load(self, fixture: Fixture) -> LoadReport:
+        if (hit := self._cached(fixture)) is not None:
+            return hit
+        try:
+            with self._loading(fixture):
+                if (hit := self._cached(fixture)) is not None:
+                    return hit
+                started = time.perf_counter()
+                handle, report = self._materialise(fixture, started)
+        except BaseException as exc:
+            self._load_failed(exc)
+            raise_load_error(fixture, self.name, exc, self._load_message(exc))
+        self._stored[fixture.content_hash] = Stored(handle, report)
+        return report
+
+    def checksums(self, fixture: Fixture) -> dict[str, str]:
+        return stored_checksums(fixture, self._read_back(self.stored(fixture), fixture))
+
+    def stored(self, fixture: Fixture) -> H:
+        """The handle of ``fixture`` (loaded first when new or no longer usable)."""
+        self.load(fixture)
+        return self._stored[fixture.content_hash].handle
+
+    def _forget(self, fixture: Fixture) -> None:
+        """Discard a fixture's container (it is rebuilt on next use), e.g. once broken."""
+        stored = self._stored.pop(fixture.content_hash, None)
+        if stored is not None:
+            with contextlib.suppress(Exception):
+                self._discard(stored.handle)
+
+    def close(self) -> None:
+        """Discard every container this adapter holds."""
+        while self._stored:
+            _, stored = self._stored.popitem()
+            with contextlib.suppress(Exception):
+                self._discard(stored.handle)
+
+    def _cached(self, fixture: Fixture) -> LoadReport | None:
+        hit = self._stored.get(fixture.content_hash)
+        if hit is None:
+            return None
+        if not self._usable(hit.handle):
+            del self._stored[fixture.content_hash]
+            return None
+        return dataclasses.replace(hit.report, cached=True, seconds=0.0)
+
+    def _materialise(self, fixture: Fixture, started: float) -> tuple[H, LoadReport]:
+        """Verify an existing container or build one; nothing half-built is left behind."""
+        handle = self._existing(fixture)
+        if handle is not None:
+            try:
+                return self._verified(fixture, handle, started)
+            except FixtureLoadError:  # partial or damaged: build afresh
+                self._discard(handle)
+        handle = self._create(fixture)
+        try:
+            self._fill(handle, fixture)
+            return self._verified(fixture, handle, started)
+        except BaseException:
+            with contextlib.suppress(Exception):
+                self._discard(handle)
+            raise
+
+    def _verified(self, fixture: Fixture, handle: H, started: float) -> tuple[H, LoadReport]:
+        report = verify_load(fixture, self._read_back(handle, fixture),
+                             seconds=time.perf_counter() - started)
+        return self._ready(handle, fixture), report
+
+    def _loading(self, fixture: Fixture) -> contextlib.AbstractContextManager[object]:
+        """What a load runs under (a lock shared with other processes; default: nothing)."""
+        return contextlib.nullcontext()
+
+    def _existing(self, fixture: Fixture) -> H | None:
+        """A container of ``fixture`` that already exists (servers), else None."""
+        return None
+
+    def _create(self, fixture: Fixture) -> H:
+        """A new, empty container for ``fixture`` (needed unless :meth:`_materialise` is
+        replaced, as the URL adapters' race-aware one is)."""
+        raise NotImplementedError
+
+    def _fill(self, handle: H, fixture: Fixture) -> None:
+        """Create the fixture's tables in the container and insert their rows."""
+        raise NotImplementedError
+
+    @abc.abstractmethod
+    def _read_back(self, handle: H, fixture: Fixture) -> Mapping[str, Iterable[Sequence[Any]]]:
+        """Every table's rows as stored (a table that cannot be read maps to no rows)."""
+
+    @abc.abstractmethod
+    def _discard(self, handle: H) -> None:
+        """Throw a container away."""
+
+    def _ready(self, handle: H, fixture: Fixture) -> H:
+        """The handle once verified (e.g. with the settings executions restore)."""
+        return handle
+
+    def _usable(self, handle: H) -> bool:
+        """Whether a cached handle still works (e.g. not from an engine since restarted)."""
+        return True
+
+    def _load_failed(self, exc: BaseException) -> None:
+        """Clean-up after a failed load (e.g. forget a broken connection)."""
+
+    def _load_message(self, exc: BaseException) -> str:
+        return trim_message(exc)
+
+
+def trim_message(message: object, limit: int = MESSAGE_LIMIT) -> str:
+    """An engine message, whitespace-normalised at the ends and cut to ``limit`` characters."""
+    text = str(message).strip()
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
+# --- fixture load verification --------------------------------------------------------------------
+
+def verify_load(fixture: Fixture, stored: Mapping[str, Iterable[Sequence[Any]]], *,
+                seconds: float = 0.0) -> LoadReport:
+    """Compare the rows read back from an engine with the fixture's declared rows.
+
+    ``stored`` maps every table name to the rows as the engine returns them (any stand-in values
+    :func:`parrot.fixtures.cell_text` understands). Returns the :class:`LoadReport` when row
+    counts and checksums match; raises :class:`FixtureLoadError` naming every mismatch (with a
+    sample of differing rows) otherwise.
+    """
+    row_counts: dict[str, int] = {}
+    checksums: dict[str, str] = {}
+    mismatches: list[str] = []
+    for table in fixture.tables:
+        rows = [tuple(r) for r in stored.get(table.name, ())]
+        row_counts[table.name] = len(rows)
+        checksums[table.name] = table_checksum(table, rows)
+        if len(rows) != len(table.rows):
+            mismatches.append(f"{table.name}: {len(rows)} rows stored, {len(table.rows)} declared")
+        if checksums[table.name] != fixture.checksums[table.name]:
+            mismatches.append(f"{table.name}: checksum {checksums[table.name]} != declared "
+                              f"{fixture.checksums[table.name]}"
+                              + _row_diff(table.rows, rows, [c.type for c in table.columns]))
+    report = LoadReport(fixture=fixture.name, row_counts=row_counts, checksums=checksums,
+                        seconds=seconds, mismatches=tuple(mismatches))
+    if mismatches:
+        raise FixtureLoadError(f"fixture {fixture.name!r} is not stored faithfully: "
+                               + "; ".join(mismatches))
+    return report
+
+
+def raise_load_error(fixture: Fixture, engine: str, exc: BaseException,
+                     message: str | None = None) -> NoReturn:
+    """Re-raise a failure while materialising ``fixture``: verification failures and
+    interrupts as they are, engine errors (a value out of a type's range, ...) as
+    :class:`FixtureLoadError` (with ``message``, else the exception's own, trimmed)."""
+    if isinstance(exc, FixtureLoadError) or not isinstance(exc, Exception):
+        raise exc
+    raise FixtureLoadError(f"fixture {fixture.name!r} could not be stored on {engine}: "
+                           f"{message or trim_message(exc)}") from exc
+
+
+def stored_checksums(fixture: Fixture,
+                     stored: Mapping[str, Iterable[Sequence[Any]]]) -> dict[str, str]:
+    """Checksums of the rows as stored (a missing table checksums as empty)."""
+    return {t.name: table_checksum(t, [tuple(r) for r in stored.get(t.name, ())])
+            for t in fixture.tables}
+
+
+def _row_diff(declared: Iterable[Sequence[Any]], stored: Iterable[Sequence[Any]],
+              types: Sequence[str], sample: int = 2) -> str:
+    def texts(rows: Iterable[Sequence[Any]]) -> Counter[str]:
+        out: Counter[str] = Counter()
+        for row in rows:
+            try:
+                out[json.dumps([cell_text(v, t) for v, t in zip(row, types, strict=True)],
+                               ensure_ascii=False)] += 1
+            except (TypeError, ValueError, ArithmeticError):
+                out[repr(tuple(row))] += 1
+        return out
+
+    want, got = texts(declared), texts(stored)
+    missing = list((want - got).elements())[:sample]
+    extra = list((got - want).elements())[:sample]
+    parts = []
+    if missing:
+        parts.append("declared but not stored: " + ", ".join(missing))
+    if extra:
+        parts.append("stored but not declared: " + ", ".join(extra))
+    return f" ({'; '.join(parts)})" if parts else ""

@@ -76,7 +76,6 @@ import re
 import secrets
 import struct
 import threading
-import time
 from collections.abc import Callable, Sequence
 from typing import Any, ClassVar
 from zoneinfo import ZoneInfo
@@ -89,10 +88,9 @@ from parrot.engines.base import (
     DEFAULT_MAX_ROWS,
     DEFAULT_TIMEOUT,
     Capabilities,
-    Engine,
+    EngineBase,
     ExecStatus,
     Execution,
-    LoadReport,
 )
 from parrot.fixtures import Column, Fixture, decimal_precision, decimal_scale
 
@@ -505,10 +503,9 @@ def _literal(value: Any) -> str:
     return _string(str(value))
 
 
-@dataclasses.dataclass
+@dataclasses.dataclass(frozen=True)
 class _Materialised:
     database: str
-    report: LoadReport
 
 
 # --- errors ---------------------------------------------------------------------------------------
@@ -544,7 +541,7 @@ def _clean_message(exc: BaseException) -> str:
 
 # --- the adapter ----------------------------------------------------------------------------------
 
-class ClickHouseEngine(Engine):
+class ClickHouseEngine(EngineBase[_Materialised]):
     name: ClassVar[str] = "clickhouse"
     dialect: ClassVar[str] = "clickhouse"
     capabilities: ClassVar[Capabilities] = Capabilities(
@@ -558,10 +555,10 @@ class ClickHouseEngine(Engine):
     )
 
     def __init__(self) -> None:
+        super().__init__()
         self._token = secrets.token_hex(6)
         self._prefix = f"{DB_PREFIX}{self._token}_"
         self._admin = self._connect()
-        self._fixtures: dict[str, _Materialised] = {}
         self._counter = itertools.count()
         self._server_version: str | None = None
         self._closed = False
@@ -586,43 +583,28 @@ class ClickHouseEngine(Engine):
 
     # --- fixtures -----------------------------------------------------------------------------
 
-    def load(self, fixture: Fixture) -> LoadReport:
-        mat = self._fixtures.get(fixture.content_hash)
-        if mat is not None:
-            return dataclasses.replace(mat.report, cached=True, seconds=0.0)
-        started = time.perf_counter()
+    def _create(self, fixture: Fixture) -> _Materialised:
         database = f"{self._prefix}f{fixture.content_hash}"
-        admin = self._admin
-        admin.query(f"DROP DATABASE IF EXISTS {_ident(database)} SYNC")
-        admin.query(f"CREATE DATABASE {_ident(database)} ENGINE = Atomic")
-        try:
-            for table in fixture.tables:
-                cols = ", ".join(f"{_ident(c.name)} {clickhouse_type(c)}" for c in table.columns)
-                target = f"{_ident(database)}.{_ident(table.name)}"
-                admin.query(f"CREATE TABLE {target} ({cols}) ENGINE = {TABLE_ENGINE}")
-                for i in range(0, len(table.rows), INSERT_BATCH):
-                    rows = table.rows[i:i + INSERT_BATCH]
-                    admin.query(f"INSERT INTO {target} VALUES "
-                                + ", ".join("(" + ", ".join(_literal(v) for v in row) + ")"
-                                            for row in rows))
-            report = st.verify_load(fixture, self._read_all(database, fixture),
-                                    seconds=time.perf_counter() - started)
-        except BaseException as exc:
-            admin.query(f"DROP DATABASE IF EXISTS {_ident(database)} SYNC")
-            st.raise_load_error(fixture, self.name, exc)
-        self._fixtures[fixture.content_hash] = _Materialised(database, report)
-        return report
+        self._admin.query(f"DROP DATABASE IF EXISTS {_ident(database)} SYNC")
+        self._admin.query(f"CREATE DATABASE {_ident(database)} ENGINE = Atomic")
+        return _Materialised(database)
 
-    def checksums(self, fixture: Fixture) -> dict[str, str]:
-        return st.stored_checksums(fixture, self._read_all(self._fixture(fixture).database,
-                                                           fixture))
+    def _fill(self, mat: _Materialised, fixture: Fixture) -> None:
+        for table in fixture.tables:
+            cols = ", ".join(f"{_ident(c.name)} {clickhouse_type(c)}" for c in table.columns)
+            target = f"{_ident(mat.database)}.{_ident(table.name)}"
+            self._admin.query(f"CREATE TABLE {target} ({cols}) ENGINE = {TABLE_ENGINE}")
+            for i in range(0, len(table.rows), INSERT_BATCH):
+                rows = table.rows[i:i + INSERT_BATCH]
+                self._admin.query(f"INSERT INTO {target} VALUES "
+                                  + ", ".join("(" + ", ".join(_literal(v) for v in row) + ")"
+                                              for row in rows))
 
-    def _fixture(self, fixture: Fixture) -> _Materialised:
-        if fixture.content_hash not in self._fixtures:
-            self.load(fixture)
-        return self._fixtures[fixture.content_hash]
+    def _discard(self, mat: _Materialised) -> None:
+        self._admin.query(f"DROP DATABASE IF EXISTS {_ident(mat.database)} SYNC")
 
-    def _read_all(self, database: str, fixture: Fixture) -> dict[str, Any]:
+    def _read_back(self, mat: _Materialised, fixture: Fixture) -> dict[str, Any]:
+        database = mat.database
         out: dict[str, Any] = {}
         for table in fixture.tables:
             cols = ", ".join(_ident(c) for c in table.column_names)
@@ -640,8 +622,8 @@ class ClickHouseEngine(Engine):
 
     def execute(self, sql: str, fixture: Fixture, *, timeout: float = DEFAULT_TIMEOUT,
                 max_rows: int = DEFAULT_MAX_ROWS) -> Execution:
-        mat = self._fixture(fixture)
-        texts = st.split_statements(sql, st.CLICKHOUSE)
+        mat = self.stored(fixture)
+        texts = st.splitter("clickhouse").split(sql)
         if not texts:
             return Execution(ExecStatus.SYNTAX_ERROR, error=st.NO_STATEMENT)
         plans: list[_Plan] = []
@@ -665,7 +647,7 @@ class ClickHouseEngine(Engine):
                                              functions)
             return self._run_scratch(mat, fixture, plans, deadline, max_rows, tag, functions)
         except RuntimeError as exc:  # the sandbox itself failed (e.g. fixture database gone)
-            self._fixtures.pop(fixture.content_hash, None)  # reload on next use
+            self._stored.pop(fixture.content_hash, None)  # reload on next use
             return Execution(ExecStatus.ENGINE_ERROR, error=_clean_message(exc))
 
     def _run_direct(self, mat: _Materialised, plans: list[_Plan],
@@ -770,10 +752,7 @@ class ClickHouseEngine(Engine):
         if self._closed:
             return
         self._closed = True
-        for mat in self._fixtures.values():
-            with contextlib.suppress(RuntimeError):
-                self._admin.query(f"DROP DATABASE IF EXISTS {_ident(mat.database)} SYNC")
-        self._fixtures.clear()
+        super().close()
         self._admin.close()
 
 

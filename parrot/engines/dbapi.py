@@ -54,7 +54,7 @@ from parrot.engines import statements as st
 from parrot.engines.base import (
     DEFAULT_MAX_ROWS,
     DEFAULT_TIMEOUT,
-    Engine,
+    EngineBase,
     ExecStatus,
     Execution,
     FixtureLoadError,
@@ -313,46 +313,6 @@ class Guard:
         return plan
 
 
-_UNCOUNTED_BLOCKS = frozenset({"if", "loop", "while", "repeat", "for"})
-
-
-def block_depth(tokens: Sequence[st.Token]) -> int:
-    """Open ``BEGIN``/``CASE`` blocks at the end of ``tokens``: ``END`` and ``END CASE`` close
-    one, ``END IF``/``END LOOP``/... close nothing (IF and LOOP open none), a leading ``BEGIN``
-    that starts a transaction opens nothing."""
-    depth = 0
-    for i, tok in enumerate(tokens):
-        if tok.kind is not st.TokenKind.WORD:
-            continue
-        nxt = tokens[i + 1] if i + 1 < len(tokens) else None
-        if tok.name == "begin":
-            if not (i == 0 and (nxt is None or nxt.name in ("work", "transaction", "tran"))):
-                depth += 1
-        elif tok.name == "case":
-            prev = tokens[i - 1] if i else None
-            if prev is None or prev.name != "end":
-                depth += 1
-        elif tok.name == "end" and not (nxt is not None and nxt.kind is st.TokenKind.WORD
-                                        and nxt.name in _UNCOUNTED_BLOCKS):
-            depth = max(depth - 1, 0)
-    return depth
-
-
-def split_blocks(sql: str, lexicon: st.Lexicon) -> list[str]:
-    """Statements split at ``;`` outside strings, comments and ``BEGIN ... END`` blocks."""
-    spans = st.statement_spans(sql, lexicon)
-    out: list[str] = []
-    start: int | None = None
-    for a, b in spans:
-        start = a if start is None else start
-        if block_depth(st.tokenize(sql[start:b], lexicon)) == 0:
-            out.append(sql[start:b])
-            start = None
-    if start is not None:
-        out.append(sql[start:spans[-1][1]])
-    return out
-
-
 # --- errors ---------------------------------------------------------------------------------------
 
 @dataclasses.dataclass(frozen=True)
@@ -508,17 +468,11 @@ def float_specials(fixture: Fixture) -> list[str]:
 
 # --- the adapter base -----------------------------------------------------------------------------
 
-@dataclasses.dataclass
-class Loaded:
-    container: str
-    report: LoadReport
-
-
 class ContainerExists(Exception):
     """Another process created the fixture's container first."""
 
 
-class ServerEngine(Engine):
+class ServerEngine(EngineBase[str]):
     """Base of the adapters for servers reached by URL (see the module docstring)."""
 
     # --- class-level facts (set by each adapter) ---
@@ -538,13 +492,13 @@ class ServerEngine(Engine):
     cancel_grace: ClassVar[float] = 0.3  # seconds past the deadline before the watchdog fires
 
     def __init__(self, url: str | None = None) -> None:
+        super().__init__()
         self.url = ServerURL.parse(url or default_url(self.dialect), self.url_schemes or (),
                                    self.url_example)
         self._driver: Any = None
         self.driver  # noqa: B018 - fail at construction when the driver is missing
         self._token = secrets.token_hex(4)
         self._counter = 0
-        self._loaded: dict[str, Loaded] = {}
         self._version: str | None = None
         self._label_retry = 0.0  # monotonic time before which an unreachable label is reused
         self._closed = False
@@ -626,27 +580,18 @@ class ServerEngine(Engine):
         """Raise FixtureLoadError for data this engine cannot store faithfully (before any
         work on the server)."""
 
-    def load(self, fixture: Fixture) -> LoadReport:
-        hit = self._loaded.get(fixture.content_hash)
-        if hit is not None:
-            return dataclasses.replace(hit.report, cached=True, seconds=0.0)
-        started = time.perf_counter()
-        container = self.container(fixture)
-        try:
-            self.check_fixture(fixture)
-            report = self._materialise(fixture, container, started)
-        except BaseException as exc:
-            if isinstance(exc, FixtureLoadError) or not isinstance(exc, Exception):
-                raise
+    def _load_failed(self, exc: BaseException) -> None:
+        if isinstance(exc, Exception) and not isinstance(exc, FixtureLoadError):
             self._reset()
-            raise FixtureLoadError(f"fixture {fixture.name!r} could not be stored on "
-                                   f"{self.name}: {self.message(exc)}") from exc
-        self._loaded[fixture.content_hash] = Loaded(container, report)
-        return report
 
-    def _materialise(self, fixture: Fixture, container: str, started: float) -> LoadReport:
+    def _load_message(self, exc: BaseException) -> str:
+        return self.message(exc)
+
+    def _materialise(self, fixture: Fixture, started: float) -> tuple[str, LoadReport]:
         """Verify an existing container or build it; under the engine's load lock if it has
         one, else racing builders are detected by ContainerExists and waited for."""
+        self.check_fixture(fixture)
+        container = self.container(fixture)
         wait_until = time.monotonic() + LOAD_WAIT
         raced = False
         with self._load_lock(container):
@@ -665,7 +610,7 @@ class ServerEngine(Engine):
                         self._drop_container(container)  # partial or damaged: rebuild
                     else:
                         self._after_load(container, fixture)
-                        return report
+                        return container, report
                 try:
                     self._build(fixture, container)
                 except ContainerExists:
@@ -679,10 +624,10 @@ class ServerEngine(Engine):
                         self._drop_container(container)
                     raise
                 self._after_load(container, fixture)
-                return report
+                return container, report
 
     def _verify(self, fixture: Fixture, container: str, started: float) -> LoadReport:
-        return st.verify_load(fixture, self._read_all(container, fixture),
+        return st.verify_load(fixture, self._read_back(container, fixture),
                               seconds=time.perf_counter() - started)
 
     def _load_lock(self, container: str) -> contextlib.AbstractContextManager[object]:
@@ -720,7 +665,7 @@ class ServerEngine(Engine):
     def _after_load(self, container: str, fixture: Fixture) -> None:
         """Grants or other set-up once the container is verified."""
 
-    def _read_all(self, container: str, fixture: Fixture) -> dict[str, list[Sequence[Any]]]:
+    def _read_back(self, container: str, fixture: Fixture) -> dict[str, list[Sequence[Any]]]:
         out: dict[str, list[Sequence[Any]]] = {}
         for table in fixture.tables:
             try:
@@ -729,11 +674,8 @@ class ServerEngine(Engine):
                 out[table.name] = []
         return out
 
-    def checksums(self, fixture: Fixture) -> dict[str, str]:
-        if fixture.content_hash not in self._loaded:
-            self.load(fixture)
-        container = self._loaded[fixture.content_hash].container
-        return st.stored_checksums(fixture, self._read_all(container, fixture))
+    def _discard(self, container: str) -> None:
+        self._drop_container(container)
 
     @abc.abstractmethod
     def _container_exists(self, container: str) -> bool: ...
@@ -758,8 +700,8 @@ class ServerEngine(Engine):
     # --- execution ----------------------------------------------------------------------------
 
     def split(self, sql: str) -> list[str]:
-        """The statements of a script (dialects with blocks or batches override this)."""
-        return st.split_statements(sql, self.lexicon)
+        """The statements of a script (the dialect's :class:`statements.Splitter`)."""
+        return st.splitter(self.dialect).split(sql)
 
     def plan(self, texts: Sequence[str]) -> list[Plan] | str:
         """The guard's plans of the statements, or why one is refused."""
@@ -779,7 +721,7 @@ class ServerEngine(Engine):
             if exc.__cause__ is None:
                 raise  # the fixture itself cannot be stored faithfully
             return Execution(ExecStatus.ENGINE_ERROR, error=st.trim_message(exc))
-        container = self._loaded[fixture.content_hash].container
+        container = self._stored[fixture.content_hash].handle
         deadline = st.Deadline(timeout)
         try:
             return self._execute_plans(plans, fixture, container, deadline, max_rows)
@@ -878,7 +820,7 @@ class ServerEngine(Engine):
     def close(self) -> None:
         self._closed = True
         self._reset()
-        self._loaded.clear()
+        self._stored.clear()
 
 
 def _identity(value: Any) -> Any:
@@ -892,12 +834,10 @@ __all__ = [
     "ContainerExists",
     "ErrorTable",
     "Guard",
-    "Loaded",
     "Overflow",
     "Plan",
     "ServerEngine",
     "ServerURL",
-    "block_depth",
     "create_table_sql",
     "default_url",
     "fetch_capped",
@@ -909,7 +849,6 @@ __all__ = [
     "months_interval",
     "redact_url",
     "safe_canonical",
-    "split_blocks",
     "text_bytes",
     "utc_naive",
     "values_inserts",

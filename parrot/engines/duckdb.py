@@ -40,7 +40,6 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import re
-import time
 from collections.abc import Sequence
 from typing import Any, ClassVar
 
@@ -52,10 +51,9 @@ from parrot.engines.base import (
     DEFAULT_MAX_ROWS,
     DEFAULT_TIMEOUT,
     Capabilities,
-    Engine,
+    EngineBase,
     ExecStatus,
     Execution,
-    LoadReport,
 )
 from parrot.fixtures import Column, Fixture, Table, decimal_precision, decimal_scale
 
@@ -120,14 +118,13 @@ def arrow_type(column: Column) -> Any:
             "timestamp": pa.timestamp("us")}[t]
 
 
-@dataclasses.dataclass
+@dataclasses.dataclass(frozen=True)
 class _Database:
     con: duckdb.DuckDBPyConnection
-    report: LoadReport
     settings: dict[str, Any]  # global settings right after setup (restored after executions)
 
 
-class DuckDBEngine(Engine):
+class DuckDBEngine(EngineBase[_Database]):
     name: ClassVar[str] = "duckdb"
     dialect: ClassVar[str] = "duckdb"
     capabilities: ClassVar[Capabilities] = Capabilities(
@@ -140,37 +137,34 @@ class DuckDBEngine(Engine):
         in_process=True,
     )
 
-    def __init__(self) -> None:
-        self._dbs: dict[str, _Database] = {}
-
     def version(self) -> str:
         return str(duckdb.__version__)
 
     # --- fixtures -----------------------------------------------------------------------------
 
-    def load(self, fixture: Fixture) -> LoadReport:
-        db = self._dbs.get(fixture.content_hash)
-        if db is not None:
-            return dataclasses.replace(db.report, cached=True, seconds=0.0)
-        started = time.perf_counter()
+    def _create(self, fixture: Fixture) -> _Database:
         con = duckdb.connect(":memory:")
         try:
             con.execute("SET GLOBAL TimeZone = 'UTC'")  # executions run on cursors: global
             con.execute("SET enable_external_access = false")
-            for table in fixture.tables:
-                self._create(con, table)
-            report = st.verify_load(fixture, self._read_all(con, fixture),
-                                    seconds=time.perf_counter() - started)
-            con.execute("SET lock_configuration = true")  # no SET can change a setting now
-            settings = self._settings(con)
-        except BaseException as exc:
+        except BaseException:
             con.close()
-            st.raise_load_error(fixture, self.name, exc)
-        self._dbs[fixture.content_hash] = _Database(con, report, settings)
-        return report
+            raise
+        return _Database(con, {})
+
+    def _fill(self, db: _Database, fixture: Fixture) -> None:
+        for table in fixture.tables:
+            self._create_table(db.con, table)
+
+    def _ready(self, db: _Database, fixture: Fixture) -> _Database:
+        db.con.execute("SET lock_configuration = true")  # no SET can change a setting now
+        return _Database(db.con, self._settings(db.con))
+
+    def _discard(self, db: _Database) -> None:
+        db.con.close()
 
     @staticmethod
-    def _create(con: duckdb.DuckDBPyConnection, table: Table) -> None:
+    def _create_table(con: duckdb.DuckDBPyConnection, table: Table) -> None:
         """Create ``table`` and bulk-insert its rows through an Arrow table of the exact types."""
         import pyarrow as pa
 
@@ -186,12 +180,9 @@ class DuckDBEngine(Engine):
         finally:
             con.unregister(_LOAD_VIEW)
 
-    def checksums(self, fixture: Fixture) -> dict[str, str]:
-        return st.stored_checksums(fixture, self._read_all(self._db(fixture).con, fixture))
-
     @staticmethod
-    def _read_all(con: duckdb.DuckDBPyConnection,
-                  fixture: Fixture) -> dict[str, list[tuple[Any, ...]]]:
+    def _read_back(db: _Database, fixture: Fixture) -> dict[str, list[tuple[Any, ...]]]:
+        con = db.con
         out: dict[str, list[tuple[Any, ...]]] = {}
         for table in fixture.tables:
             cols = ", ".join(_quote(c) for c in table.column_names)
@@ -200,11 +191,6 @@ class DuckDBEngine(Engine):
             except duckdb.Error:
                 out[table.name] = []
         return out
-
-    def _db(self, fixture: Fixture) -> _Database:
-        if fixture.content_hash not in self._dbs:
-            self.load(fixture)
-        return self._dbs[fixture.content_hash]
 
     @staticmethod
     def _settings(con: duckdb.DuckDBPyConnection) -> dict[str, Any]:
@@ -217,9 +203,9 @@ class DuckDBEngine(Engine):
 
     def execute(self, sql: str, fixture: Fixture, *, timeout: float = DEFAULT_TIMEOUT,
                 max_rows: int = DEFAULT_MAX_ROWS) -> Execution:
-        db = self._db(fixture)
+        db = self.stored(fixture)
         if any(st.leading_words(text, 1, st.DUCKDB) == ("IMPORT",)
-               for text in st.split_statements(sql, st.DUCKDB)):
+               for text in st.splitter("duckdb").split(sql)):
             return Execution(ExecStatus.UNSUPPORTED, error="IMPORT DATABASE is not allowed")
         try:  # the connection's parser: IMPORT/COPY expansion cannot read files through it
             statements = db.con.extract_statements(sql)
@@ -251,7 +237,7 @@ class DuckDBEngine(Engine):
                 cur.execute("ROLLBACK")
             cur.close()
             if execution.status is ExecStatus.ENGINE_ERROR:  # e.g. a FatalException
-                self._discard(fixture)  # invalidates the database: reload on next use
+                self._forget(fixture)  # invalidates the database: reload on next use
             else:  # after every execution: a SET can hide in a macro or prepared statement
                 self._restore_settings(fixture, db)
 
@@ -270,18 +256,8 @@ class DuckDBEngine(Engine):
             if self._settings(db.con) != db.settings:
                 raise RuntimeError("settings differ after restore")
         except (duckdb.Error, RuntimeError):
-            self._discard(fixture)
+            self._forget(fixture)
 
-    def _discard(self, fixture: Fixture) -> None:
-        db = self._dbs.pop(fixture.content_hash, None)
-        if db is not None:
-            with contextlib.suppress(duckdb.Error):
-                db.con.close()
-
-    def close(self) -> None:
-        for db in self._dbs.values():
-            db.con.close()
-        self._dbs.clear()
 
 
 def _statement_text(stmt: Any) -> str:

@@ -120,11 +120,10 @@ from parrot.engines.base import (
     DEFAULT_MAX_ROWS,
     DEFAULT_TIMEOUT,
     Capabilities,
-    Engine,
+    EngineBase,
     ExecStatus,
     Execution,
     FixtureLoadError,
-    LoadReport,
 )
 from parrot.fixtures import Column, Fixture, Table, decimal_precision, decimal_scale
 
@@ -291,103 +290,6 @@ def qualify(text: str, name: str, database: str) -> str:
     return text
 
 
-# --- splitting scripts ----------------------------------------------------------------------------
-
-_DELIMITER_LINE = re.compile(r"^[ \t]*delimiter[ \t]+(\S+)[ \t]*(?:\r?\n|$)",
-                             re.IGNORECASE | re.MULTILINE)
-_END_OF = frozenset({"if", "loop", "while", "repeat"})  # END IF etc. close unnumbered blocks
-
-
-def split_script(sql: str) -> list[str]:
-    """The statements of a MySQL script.
-
-    Splits at ``;`` outside strings, identifiers, comments and ``BEGIN ... END`` / ``CASE ...
-    END`` blocks, so routine and trigger bodies stay whole; mysql-client ``DELIMITER x`` lines
-    switch the delimiter as the mysql client does (the text is rewritten to use ``;``).
-    """
-    sql = _apply_delimiters(sql)
-    spans = st.statement_spans(sql, st.MYSQL)
-    out: list[str] = []
-    start: int | None = None
-    for a, b in spans:
-        start = a if start is None else start
-        if _block_depth(st.tokenize(sql[start:b], st.MYSQL)) <= 0:
-            out.append(sql[start:b])
-            start = None
-    if start is not None:
-        out.append(sql[start:spans[-1][1]])
-    return out
-
-
-def _block_depth(tokens: Sequence[st.Token]) -> int:
-    """Open BEGIN/CASE blocks at the end of ``tokens`` (one statement or a prefix of one)."""
-    depth = 0
-    for i, tok in enumerate(tokens):
-        if tok.kind is not st.TokenKind.WORD:
-            continue
-        name = tok.name
-        nxt = tokens[i + 1] if i + 1 < len(tokens) else None
-        if name == "begin":
-            transaction = i == 0 and (nxt is None or nxt.name == "work")
-            if not transaction:
-                depth += 1
-        elif name == "case":
-            prev = tokens[i - 1] if i else None
-            if prev is None or prev.name != "end":
-                depth += 1
-        elif name == "end" and not (nxt is not None and nxt.kind is st.TokenKind.WORD
-                                    and nxt.name in _END_OF):
-            depth = max(depth - 1, 0)
-    return depth
-
-
-def _apply_delimiters(sql: str) -> str:
-    """Rewrite a script using mysql-client ``DELIMITER`` lines into one separated by ``;``."""
-    if not _DELIMITER_LINE.search(sql):
-        return sql
-    out: list[str] = []
-    delimiter = ";"
-    pos = 0
-    for m in _DELIMITER_LINE.finditer(sql):
-        if _inside_literal(sql, m.start()):
-            continue
-        out.append(_replace_delimiter(sql[pos:m.start()], delimiter))
-        out.append("\n")
-        delimiter = m.group(1)
-        pos = m.end()
-    out.append(_replace_delimiter(sql[pos:], delimiter))
-    return "".join(out)
-
-
-def _inside_literal(sql: str, index: int) -> bool:
-    return any(t.start < index < t.end for t in st.tokenize(sql[:index + 1], st.MYSQL)
-               if t.kind in (st.TokenKind.STRING, st.TokenKind.QUOTED))
-
-
-def _replace_delimiter(chunk: str, delimiter: str) -> str:
-    if delimiter == ";":
-        return chunk
-    code = [(t.start, t.end) for t in st.tokenize(chunk, st.MYSQL)
-            if t.kind in (st.TokenKind.WORD, st.TokenKind.PUNCT)]
-
-    def in_code(a: int, b: int) -> bool:
-        return all(any(s <= k < e for s, e in code) for k in range(a, b))
-
-    parts: list[str] = []
-    pos = 0
-    at = chunk.find(delimiter)
-    while at >= 0:
-        if in_code(at, at + len(delimiter)):
-            parts.append(chunk[pos:at])
-            parts.append(";")
-            pos = at + len(delimiter)
-            at = chunk.find(delimiter, pos)
-        else:
-            at = chunk.find(delimiter, at + 1)
-    parts.append(chunk[pos:])
-    return "".join(parts)
-
-
 # --- values ---------------------------------------------------------------------------------------
 
 def _fraction(text: str) -> str:
@@ -509,10 +411,9 @@ def _bind(value: Any) -> Any:
     return value
 
 
-@dataclasses.dataclass
+@dataclasses.dataclass(frozen=True)
 class _Materialised:
     database: str
-    report: LoadReport
     server_checksums: dict[str, int | None]  # CHECKSUM TABLE when loaded or verified
 
 
@@ -604,7 +505,7 @@ class _Credentials:
 
 # --- the adapter ----------------------------------------------------------------------------------
 
-class MySQLEngine(Engine):
+class MySQLEngine(EngineBase[_Materialised]):
     name: ClassVar[str] = "mysql"
     dialect: ClassVar[str] = "mysql"
     url_schemes: ClassVar[tuple[str, ...] | None] = URL_SCHEMES
@@ -619,10 +520,10 @@ class MySQLEngine(Engine):
     )
 
     def __init__(self, url: str | None = None) -> None:
+        super().__init__()
         self._target = _Target.parse(url or default_url("mysql"))
         self._token = secrets.token_hex(4)
         self._counter = itertools.count()
-        self._fixtures: dict[str, _Materialised] = {}
         self._closed = False
         self.sandbox_error: str | None = None  # why the restricted users could not be set up
         self._admin = self._connect_admin()
@@ -691,48 +592,40 @@ class MySQLEngine(Engine):
 
     # --- fixtures -----------------------------------------------------------------------------
 
-    def load(self, fixture: Fixture) -> LoadReport:
-        mat = self._fixtures.get(fixture.content_hash)
-        if mat is not None:
-            return dataclasses.replace(mat.report, cached=True, seconds=0.0)
-        started = time.perf_counter()
-        database = f"{FIXTURE_PREFIX}{fixture.content_hash}"
-        with self._named_lock(database):
-            report: LoadReport | None = None
-            if self._admin_rows("SELECT 1 FROM information_schema.SCHEMATA "
-                                "WHERE SCHEMA_NAME = %s", (database,)):
-                with contextlib.suppress(FixtureLoadError):
-                    report = st.verify_load(fixture, self._read_all(database, fixture),
-                                            seconds=time.perf_counter() - started)
-                if report is None:  # partial or damaged: load afresh
-                    self._admin_sql(f"DROP DATABASE IF EXISTS {_ident(database)}")
-            if report is None:
-                report = self._create(fixture, database, started)
-            mat = _Materialised(database, report, self._server_checksums(database, fixture))
-        self._fixtures[fixture.content_hash] = mat
-        return report
+    def _loading(self, fixture: Fixture) -> contextlib.AbstractContextManager[object]:
+        return self._named_lock(_fixture_database(fixture))
 
-    def _create(self, fixture: Fixture, database: str, started: float) -> LoadReport:
-        try:
-            self._admin_sql(f"CREATE DATABASE {_ident(database)} CHARACTER SET utf8mb4")
-            with self._admin_cursor() as cur:
-                cur.execute("SET SESSION FOREIGN_KEY_CHECKS = 0")
-                for table in fixture.tables:
-                    cur.execute(create_table_sql(database, table))
-                    marks = ", ".join(["%s"] * len(table.columns))
-                    names = ", ".join(_ident(c) for c in table.column_names)
-                    insert = (f"INSERT INTO {_ident(database)}.{_ident(table.name)} "
-                              f"({names})".replace("%", "%%") + f" VALUES ({marks})")
-                    for i in range(0, len(table.rows), INSERT_BATCH):
-                        cur.executemany(insert, [tuple(_bind(v) for v in row)
-                                                 for row in table.rows[i:i + INSERT_BATCH]])
-                cur.execute("SET SESSION FOREIGN_KEY_CHECKS = 1")
-            return st.verify_load(fixture, self._read_all(database, fixture),
-                                  seconds=time.perf_counter() - started)
-        except BaseException as exc:
-            with contextlib.suppress(Exception):
-                self._admin_sql(f"DROP DATABASE IF EXISTS {_ident(database)}")
-            st.raise_load_error(fixture, self.name, exc)
+    def _existing(self, fixture: Fixture) -> _Materialised | None:
+        database = _fixture_database(fixture)
+        if self._admin_rows("SELECT 1 FROM information_schema.SCHEMATA WHERE SCHEMA_NAME = %s",
+                            (database,)):
+            return _Materialised(database, {})
+        return None
+
+    def _create(self, fixture: Fixture) -> _Materialised:
+        database = _fixture_database(fixture)
+        self._admin_sql(f"CREATE DATABASE {_ident(database)} CHARACTER SET utf8mb4")
+        return _Materialised(database, {})
+
+    def _fill(self, mat: _Materialised, fixture: Fixture) -> None:
+        with self._admin_cursor() as cur:
+            cur.execute("SET SESSION FOREIGN_KEY_CHECKS = 0")
+            for table in fixture.tables:
+                cur.execute(create_table_sql(mat.database, table))
+                marks = ", ".join(["%s"] * len(table.columns))
+                names = ", ".join(_ident(c) for c in table.column_names)
+                insert = (f"INSERT INTO {_ident(mat.database)}.{_ident(table.name)} "
+                          f"({names})".replace("%", "%%") + f" VALUES ({marks})")
+                for i in range(0, len(table.rows), INSERT_BATCH):
+                    cur.executemany(insert, [tuple(_bind(v) for v in row)
+                                             for row in table.rows[i:i + INSERT_BATCH]])
+            cur.execute("SET SESSION FOREIGN_KEY_CHECKS = 1")
+
+    def _ready(self, mat: _Materialised, fixture: Fixture) -> _Materialised:
+        return _Materialised(mat.database, self._server_checksums(mat.database, fixture))
+
+    def _discard(self, mat: _Materialised) -> None:
+        self._admin_sql(f"DROP DATABASE IF EXISTS {_ident(mat.database)}")
 
     @contextlib.contextmanager
     def _named_lock(self, name: str) -> Iterator[None]:
@@ -745,7 +638,8 @@ class MySQLEngine(Engine):
             with contextlib.suppress(pymysql.Error):
                 self._admin_rows("SELECT RELEASE_LOCK(%s)", (name,))
 
-    def _read_all(self, database: str, fixture: Fixture) -> dict[str, Any]:
+    def _read_back(self, mat: _Materialised, fixture: Fixture) -> dict[str, Any]:
+        database = mat.database
         out: dict[str, Any] = {}
         for table in fixture.tables:
             cols = ", ".join(_ident(c) for c in table.column_names)
@@ -764,20 +658,11 @@ class MySQLEngine(Engine):
             return {}
         return {str(name).split(".", 1)[-1]: value for name, value in rows}
 
-    def checksums(self, fixture: Fixture) -> dict[str, str]:
-        return st.stored_checksums(fixture, self._read_all(self._fixture(fixture).database,
-                                                           fixture))
-
-    def _fixture(self, fixture: Fixture) -> _Materialised:
-        if fixture.content_hash not in self._fixtures:
-            self.load(fixture)
-        return self._fixtures[fixture.content_hash]
-
     # --- execution ----------------------------------------------------------------------------
 
     def execute(self, sql: str, fixture: Fixture, *, timeout: float = DEFAULT_TIMEOUT,
                 max_rows: int = DEFAULT_MAX_ROWS) -> Execution:
-        texts = split_script(sql)
+        texts = st.splitter("mysql").split(sql)
         if not texts:
             return Execution(ExecStatus.SYNTAX_ERROR, error=st.NO_STATEMENT)
         plans: list[_Plan] = []
@@ -790,16 +675,18 @@ class MySQLEngine(Engine):
         writes = any(p.writes for p in plans)
         for attempt in range(2):
             try:
-                mat = self._fixture(fixture)
-            except pymysql.Error as exc:  # the server is gone or refuses us
-                return Execution(ExecStatus.ENGINE_ERROR, error=_message(exc))
+                mat = self.stored(fixture)
+            except FixtureLoadError as exc:  # the server is gone or refuses us
+                if not isinstance(exc.__cause__, pymysql.Error):
+                    raise
+                return Execution(ExecStatus.ENGINE_ERROR, error=_message(exc.__cause__))
             try:
                 if writes:
                     return self._run_scratch(mat, fixture, plans, deadline, max_rows)
                 return self._run_direct(mat, fixture, plans, deadline, max_rows)
             except pymysql.Error as exc:  # the sandbox itself failed before the script ran
                 if attempt == 0 and _code(exc) in (_UNKNOWN_DATABASE, 1146):
-                    self._fixtures.pop(fixture.content_hash, None)  # fixture database gone
+                    self._stored.pop(fixture.content_hash, None)  # fixture database gone
                     continue
                 return Execution(ExecStatus.ENGINE_ERROR, error=_message(exc))
         raise AssertionError("unreachable")
@@ -898,7 +785,8 @@ class MySQLEngine(Engine):
             return
         self._closed = True
         with contextlib.suppress(pymysql.Error):
-            for mat in self._fixtures.values():  # drop a fixture database that was changed
+            for mat in (stored.handle for stored in self._stored.values()):
+                # drop a fixture database that was changed
                 fixture_tables = list(mat.server_checksums)
                 if not fixture_tables:
                     continue
@@ -913,8 +801,12 @@ class MySQLEngine(Engine):
                                                 "SCHEMATA WHERE SCHEMA_NAME LIKE %s",
                                                 (pattern,)):
                 self._admin_sql(f"DROP DATABASE IF EXISTS {_ident(leftover)}")
-        self._fixtures.clear()
+        self._stored.clear()
         _close(self._admin)
+
+
+def _fixture_database(fixture: Fixture) -> str:
+    return f"{FIXTURE_PREFIX}{fixture.content_hash}"
 
 
 def _qualified(plans: list[_Plan], fixture: Fixture, database: str) -> list[_Plan]:
@@ -956,4 +848,4 @@ def _close(conn: Any) -> None:
             conn._force_close()
 
 
-__all__ = ["MySQLEngine", "create_table_sql", "mysql_type", "split_script"]
+__all__ = ["MySQLEngine", "create_table_sql", "mysql_type"]

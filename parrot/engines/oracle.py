@@ -92,7 +92,6 @@ from parrot.engines.dbapi import (
     create_table_sql,
     insert_chunks,
     months_interval,
-    split_blocks,
     text_bytes,
     utc_naive,
 )
@@ -157,13 +156,6 @@ GUARD = Guard(
                              "ora_hash_file"}),
     refused_words=frozenset({"autonomous_transaction"}),
 )
-
-
-def split_script(sql: str) -> list[str]:
-    """Statements of an Oracle script: ``;`` outside strings (also ``q'[...]'``), comments and
-    PL/SQL ``BEGIN ... END`` blocks; a SQL*Plus ``/`` line also ends a statement."""
-    cleaned = re.sub(r"(?m)^[ \t]*/[ \t]*$", ";", sql)
-    return split_blocks(cleaned, st.ORACLE)
 
 
 # --- errors ---------------------------------------------------------------------------------------
@@ -412,8 +404,8 @@ class OracleEngine(ServerEngine):
                 raise
             self._admin_sql(f"ALTER USER {RUNNER} IDENTIFIED BY {quoted} ACCOUNT UNLOCK")
         self._admin_sql(f"GRANT CREATE SESSION TO {RUNNER}")
-        for loaded in self._loaded.values():
-            self._grant(loaded.container)
+        for stored in self._stored.values():
+            self._grant(stored.handle)
 
     def _grant(self, container: str, tables: Sequence[str] | None = None) -> None:
         names = tables if tables is not None else [
@@ -537,8 +529,6 @@ class OracleEngine(ServerEngine):
 
     # --- execution ----------------------------------------------------------------------------
 
-    def split(self, sql: str) -> list[str]:
-        return split_script(sql)
 
     def _execute_plans(self, plans: list[Plan], fixture: Fixture, container: str,
                        deadline: st.Deadline, max_rows: int) -> Execution:
@@ -607,4 +597,4 @@ def stored_row(row: Sequence[Any], columns: Sequence[Column]) -> tuple[Any, ...]
 
 
 __all__ = ["ERRORS", "GUARD", "OracleEngine", "converter", "error_code", "number_value",
-           "oracle_type", "split_script", "stored_row", "tstz_value"]
+           "oracle_type", "stored_row", "tstz_value"]

@@ -78,7 +78,7 @@ import json
 import re
 import select
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from decimal import Decimal, InvalidOperation
 from typing import Any, ClassVar
 
@@ -96,11 +96,10 @@ from parrot.engines.base import (
     DEFAULT_MAX_ROWS,
     DEFAULT_TIMEOUT,
     Capabilities,
-    Engine,
+    EngineBase,
     ExecStatus,
     Execution,
     FixtureLoadError,
-    LoadReport,
 )
 from parrot.fixtures import Column, Fixture, Table, decimal_precision, decimal_scale, is_plain
 
@@ -454,15 +453,9 @@ class _Outcome:
     error: str | None = None
 
 
-@dataclasses.dataclass
-class _Loaded:
-    schema: str
-    report: LoadReport
-
-
 # --- the adapter ----------------------------------------------------------------------------------
 
-class PostgresEngine(Engine):
+class PostgresEngine(EngineBase[str]):
     name: ClassVar[str] = "postgres"
     dialect: ClassVar[str] = "postgres"
     url_schemes: ClassVar[tuple[str, ...] | None] = ("postgresql", "postgres")
@@ -477,13 +470,13 @@ class PostgresEngine(Engine):
     )
 
     def __init__(self, url: str | None = None) -> None:
+        super().__init__()
         self.url = url or default_url("postgres")
         self._admin: psycopg.Connection[Any] | None = None
         self._runner: psycopg.Connection[Any] | None = None
         self._scratch: str | None = None
         self._server_key: tuple[Any, ...] | None = None
         self._mode: str | None = None  # "login", "set_role" or "admin" once set up
-        self._loaded: dict[str, _Loaded] = {}
         self._version: str | None = None
 
     # --- connections --------------------------------------------------------------------------
@@ -497,12 +490,12 @@ class PostgresEngine(Engine):
                                   "inet_server_port()").fetchone()
         key = tuple(row) if row else ()
         if self._server_key is not None and key != self._server_key:
-            self._forget()  # a different (restarted) server: nothing loaded there yet
+            self._forget_server()  # a different (restarted) server: nothing loaded there yet
         self._server_key = key
         return self._admin
 
-    def _forget(self) -> None:
-        self._loaded.clear()
+    def _forget_server(self) -> None:
+        self._stored.clear()
         self._mode = None
         self._drop_runner()
 
@@ -629,7 +622,7 @@ class PostgresEngine(Engine):
         self._drop_runner()
         self._close_quietly(self._admin)
         self._admin = None
-        self._loaded.clear()
+        self._stored.clear()
 
     # --- facts --------------------------------------------------------------------------------
 
@@ -650,48 +643,32 @@ class PostgresEngine(Engine):
 
     def schema(self, fixture: Fixture) -> str:
         """The schema holding ``fixture`` on the server (loaded on demand)."""
-        return self._materialised(fixture).schema
+        return self.stored(fixture)
 
-    def _materialised(self, fixture: Fixture) -> _Loaded:
-        if fixture.content_hash not in self._loaded:
-            self.load(fixture)
-        return self._loaded[fixture.content_hash]
+    @contextlib.contextmanager
+    def _loading(self, fixture: Fixture) -> Iterator[None]:
+        """One transaction holding the fixture's advisory lock: loaders in other processes
+        wait, and a failed build rolls back."""
+        self._setup()
+        admin = self._admin_conn()
+        with admin.transaction():
+            admin.execute("SELECT pg_advisory_xact_lock(%s)", [int(fixture.content_hash[:15], 16)])
+            yield
 
-    def load(self, fixture: Fixture) -> LoadReport:
-        hit = self._loaded.get(fixture.content_hash)
-        if hit is not None:
-            return dataclasses.replace(hit.report, cached=True, seconds=0.0)
-        started = time.perf_counter()
+    def _existing(self, fixture: Fixture) -> str | None:
         schema = FIXTURE_PREFIX + fixture.content_hash
-        try:
-            self._setup()
-            admin = self._admin_conn()
-            with admin.transaction():
-                admin.execute("SELECT pg_advisory_xact_lock(%s)",
-                              [int(fixture.content_hash[:15], 16)])
-                report: LoadReport | None = None
-                if admin.execute("SELECT 1 FROM pg_namespace WHERE nspname = %s",
-                                 [schema]).fetchone() is not None:
-                    try:  # materialised earlier (by any process): verify instead of reloading
-                        report = st.verify_load(fixture, self._read_all(admin, schema, fixture),
-                                                seconds=time.perf_counter() - started)
-                    except FixtureLoadError:
-                        admin.execute(sql.SQL("DROP SCHEMA {} CASCADE").format(
-                            sql.Identifier(schema)))
-                if report is None:
-                    self._create(admin, schema, fixture)
-                    report = st.verify_load(fixture, self._read_all(admin, schema, fixture),
-                                            seconds=time.perf_counter() - started)
-        except BaseException as exc:
-            if isinstance(exc, psycopg.OperationalError):
-                self._reset()
-            st.raise_load_error(fixture, self.name, exc)
-        self._loaded[fixture.content_hash] = _Loaded(schema, report)
-        return report
+        found = self._admin_conn().execute("SELECT 1 FROM pg_namespace WHERE nspname = %s",
+                                           [schema]).fetchone()
+        return schema if found is not None else None
 
-    def _create(self, admin: psycopg.Connection[Any], schema: str, fixture: Fixture) -> None:
+    def _create(self, fixture: Fixture) -> str:
+        schema = FIXTURE_PREFIX + fixture.content_hash
+        self._admin_conn().execute(sql.SQL("CREATE SCHEMA {}").format(sql.Identifier(schema)))
+        return schema
+
+    def _fill(self, schema: str, fixture: Fixture) -> None:
+        admin = self._admin_conn()
         ns = sql.Identifier(schema)
-        admin.execute(sql.SQL("CREATE SCHEMA {}").format(ns))
         for table in fixture.tables:
             self._create_table(admin, ns, table)
         admin.execute(sql.SQL("COMMENT ON SCHEMA {} IS {}").format(
@@ -701,6 +678,14 @@ class PostgresEngine(Engine):
             admin.execute(sql.SQL("GRANT USAGE ON SCHEMA {} TO {}").format(ns, runner))
             admin.execute(sql.SQL("GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN "
                                   "SCHEMA {} TO {}").format(ns, runner))
+
+    def _discard(self, schema: str) -> None:
+        self._admin_conn().execute(sql.SQL("DROP SCHEMA {} CASCADE").format(
+            sql.Identifier(schema)))
+
+    def _load_failed(self, exc: BaseException) -> None:
+        if isinstance(exc, psycopg.OperationalError):
+            self._reset()
 
     @staticmethod
     def _create_table(admin: psycopg.Connection[Any], ns: sql.Identifier, table: Table) -> None:
@@ -719,8 +704,8 @@ class PostgresEngine(Engine):
                 copy.write_row(row)
         admin.execute(sql.SQL("ANALYZE {}").format(name))
 
-    def _read_all(self, conn: psycopg.Connection[Any], schema: str,
-                  fixture: Fixture) -> dict[str, list[tuple[Any, ...]]]:
+    def _read_back(self, schema: str, fixture: Fixture) -> dict[str, list[tuple[Any, ...]]]:
+        conn = self._admin_conn()
         out: dict[str, list[tuple[Any, ...]]] = {}
         for table in fixture.tables:
             query = sql.SQL("SELECT {} FROM {}.{}").format(
@@ -733,15 +718,11 @@ class PostgresEngine(Engine):
                 out[table.name] = []
         return out
 
-    def checksums(self, fixture: Fixture) -> dict[str, str]:
-        schema = self.schema(fixture)
-        return st.stored_checksums(fixture, self._read_all(self._admin_conn(), schema, fixture))
-
     # --- execution ----------------------------------------------------------------------------
 
     def execute(self, sql_text: str, fixture: Fixture, *, timeout: float = DEFAULT_TIMEOUT,
                 max_rows: int = DEFAULT_MAX_ROWS) -> Execution:
-        texts = st.split_statements(sql_text, st.POSTGRES)
+        texts = st.splitter("postgres").split(sql_text)
         statements = [st.tokenize(text, st.POSTGRES) for text in texts]
         if not texts:
             return Execution(ExecStatus.SYNTAX_ERROR, error=st.NO_STATEMENT)

@@ -97,7 +97,7 @@ import tempfile
 import threading
 import time
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
 from typing import Any, ClassVar
@@ -108,11 +108,10 @@ from parrot.engines.base import (
     DEFAULT_MAX_ROWS,
     DEFAULT_TIMEOUT,
     Capabilities,
-    Engine,
+    EngineBase,
     ExecStatus,
     Execution,
     FixtureLoadError,
-    LoadReport,
 )
 from parrot.engines.sandbox import scrubbed_environ
 from parrot.fixtures import Column, Fixture, Table, decimal_precision, decimal_scale
@@ -510,15 +509,14 @@ def shutdown() -> None:
 
 # --- the adapter ----------------------------------------------------------------------------------
 
-@dataclasses.dataclass
+@dataclasses.dataclass(frozen=True)
 class _Stored:
     frames: dict[str, Any]  # lower-cased table name -> checkpointed DataFrame
     names: dict[str, str]  # lower-cased table name -> declared name
-    report: LoadReport
-    generation: int
+    generation: int  # the session's: frames of an older session are gone
 
 
-class SparkEngine(Engine):
+class SparkEngine(EngineBase[_Stored]):
     name: ClassVar[str] = "spark"
     dialect: ClassVar[str] = "spark"
     dialect_conf: ClassVar[dict[str, str]] = {}  # SQL settings of every execution's session
@@ -539,7 +537,7 @@ class SparkEngine(Engine):
             from parrot.engines import UnknownEngineError
 
             raise UnknownEngineError(f"Spark is not available: {hint}")
-        self._dbs: dict[str, _Stored] = {}
+        super().__init__()
 
     @staticmethod
     def available() -> str | None:
@@ -563,54 +561,42 @@ class SparkEngine(Engine):
 
     # --- fixtures -----------------------------------------------------------------------------
 
-    def load(self, fixture: Fixture) -> LoadReport:
+    @contextlib.contextmanager
+    def _loading(self, fixture: Fixture) -> Iterator[None]:
         with _RUNTIME.lock:
             try:
-                spark = _RUNTIME.session()
+                _RUNTIME.session()
             except Exception as exc:  # no usable Java, a port or memory problem, ...
                 raise FixtureLoadError(f"fixture {fixture.name!r}: Spark could not start: "
                                        f"{st.trim_message(exc)}") from exc
-            stored = self._dbs.get(fixture.content_hash)
-            if stored is not None and stored.generation == _RUNTIME.generation:
-                return dataclasses.replace(stored.report, cached=True, seconds=0.0)
-            self._discard(fixture)
-            started = time.perf_counter()
-            frames: dict[str, Any] = {}
-            try:
-                for table in fixture.tables:
-                    frames[table.name.lower()] = _frame(spark, table)
-                report = st.verify_load(fixture, _read_all(frames, fixture),
-                                        seconds=time.perf_counter() - started)
-            except BaseException as exc:
-                for frame in frames.values():
-                    _release(frame)
-                st.raise_load_error(fixture, self.name, exc)
-            self._dbs[fixture.content_hash] = _Stored(
-                frames, {t.name.lower(): t.name for t in fixture.tables}, report,
-                _RUNTIME.generation)
-            return report
+            yield
 
-    def checksums(self, fixture: Fixture) -> dict[str, str]:
-        with _RUNTIME.lock:
-            return st.stored_checksums(fixture, _read_all(self._stored(fixture).frames, fixture))
+    def _usable(self, stored: _Stored) -> bool:
+        return stored.generation == _RUNTIME.generation
 
-    def _stored(self, fixture: Fixture) -> _Stored:
-        self.load(fixture)  # cached unless new or from an older session
-        return self._dbs[fixture.content_hash]
+    def _create(self, fixture: Fixture) -> _Stored:
+        return _Stored({}, {t.name.lower(): t.name for t in fixture.tables}, _RUNTIME.generation)
 
-    def _discard(self, fixture: Fixture) -> None:
-        stored = self._dbs.pop(fixture.content_hash, None)
-        if stored is not None and stored.generation == _RUNTIME.generation:
+    def _fill(self, stored: _Stored, fixture: Fixture) -> None:
+        spark = _RUNTIME.session()
+        for table in fixture.tables:
+            stored.frames[table.name.lower()] = _frame(spark, table)
+
+    def _read_back(self, stored: _Stored, fixture: Fixture) -> dict[str, list[tuple[Any, ...]]]:
+        return _read_all(stored.frames, fixture)
+
+    def _discard(self, stored: _Stored) -> None:
+        if stored.generation == _RUNTIME.generation and _RUNTIME.spark is not None:
             for frame in stored.frames.values():
                 _release(frame)
 
+    def checksums(self, fixture: Fixture) -> dict[str, str]:
+        with _RUNTIME.lock:
+            return super().checksums(fixture)
+
     def close(self) -> None:
         with _RUNTIME.lock:
-            for stored in self._dbs.values():
-                if stored.generation == _RUNTIME.generation and _RUNTIME.spark is not None:
-                    for frame in stored.frames.values():
-                        _release(frame)
-            self._dbs.clear()
+            super().close()
 
     # --- execution ----------------------------------------------------------------------------
 
@@ -623,7 +609,7 @@ class SparkEngine(Engine):
         if refusal:
             return Execution(ExecStatus.UNSUPPORTED, error=refusal)
         with _RUNTIME.lock:
-            stored = self._stored(fixture)
+            stored = self.stored(fixture)
             try:
                 return self._run(stored, sql, statements, st.Deadline(timeout), max_rows)
             except Exception as exc:  # the JVM or the gateway failed outside a statement
@@ -754,42 +740,11 @@ class _Statement:
         return st.leading_words(self.tokens, 6)
 
 
-_BLOCK_STARTS = {"begin", "then", "else", "do", "loop", "repeat"}  # may precede a nested BEGIN
-_NOT_BLOCK_ENDS = {"if", "while", "loop", "repeat", "for"}  # END IF ... close no BEGIN/CASE
-
-
 def split_statements(sql: str) -> list[_Statement]:
-    """Statements of ``sql`` split at ``;`` outside strings, comments and SQL-script blocks
-    (``BEGIN ... END`` compound statements keep their inner ``;``)."""
-    tokens = st.tokenize(sql, st.SPARK)
-    pieces: list[list[st.Token]] = []
-    current: list[st.Token] = []
-    depth = 0
-    for i, tok in enumerate(tokens):
-        if tok.kind is st.TokenKind.PUNCT and tok.text == ";" and depth == 0:
-            if current:
-                pieces.append(current)
-            current = []
-            continue
-        if tok.kind is st.TokenKind.WORD:
-            word = tok.text.lower()
-            after = tokens[i + 1] if i + 1 < len(tokens) else None
-            before = current[-1] if current else None
-            opens_block = word == "begin" and after is not None and not _is_punct(after, ";") \
-                and after.name not in ("transaction", "work") and (
-                    before is None or (depth > 0 and (
-                        _is_punct(before, ";") or _is_punct(before, ":")
-                        or before.name in _BLOCK_STARTS)))
-            if opens_block or word == "case":
-                depth += 1
-            elif word == "end" and depth > 0 and not (
-                    after is not None and after.kind is st.TokenKind.WORD
-                    and after.name in _NOT_BLOCK_ENDS):
-                depth -= 1
-        current.append(tok)
-    if current:
-        pieces.append(current)
-    return [_Statement(sql[p[0].start:p[-1].end], tuple(p)) for p in pieces]
+    """Statements of ``sql`` (the Spark :class:`~parrot.engines.statements.Splitter`: SQL-script
+    ``BEGIN ... END`` blocks keep their inner ``;``) with their tokens."""
+    return [_Statement(text, tuple(st.tokenize(text, st.SPARK)))
+            for text in st.splitter("spark").split(sql)]
 
 
 def _is_punct(tok: st.Token | None, text: str) -> bool:
@@ -852,7 +807,7 @@ def _statement_refusal(stmt: _Statement) -> str | None:
                     "allowed")
         if word == "execute" and after_word == "immediate":
             return "EXECUTE IMMEDIATE is not allowed (dynamic SQL)"
-        starts = before is None or _is_punct(before, ";") or before.name in _BLOCK_STARTS
+        starts = before is None or _is_punct(before, ";") or before.name in st.BODY_STARTS
         if starts and word == "add" and after_word in ("jar", "jars", "file", "files", "archive",
                                                        "archives"):
             return "ADD JAR/FILE/ARCHIVE is not allowed (changes the shared Spark context)"

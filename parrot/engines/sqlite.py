@@ -21,7 +21,6 @@ Results are returned as SQLite stores them: 0/1 stay ints, dates stay strings.
 
 from __future__ import annotations
 
-import dataclasses
 import datetime as dt
 import sqlite3
 import time
@@ -34,10 +33,9 @@ from parrot.engines.base import (
     DEFAULT_MAX_ROWS,
     DEFAULT_TIMEOUT,
     Capabilities,
-    Engine,
+    EngineBase,
     ExecStatus,
     Execution,
-    LoadReport,
 )
 from parrot.fixtures import Column, Fixture, Table, decimal_precision, decimal_scale
 
@@ -82,13 +80,7 @@ def _storage_class(column: list[Any]) -> str:
     return "NULL"
 
 
-@dataclasses.dataclass
-class _Master:
-    con: sqlite3.Connection
-    report: LoadReport
-
-
-class SQLiteEngine(Engine):
+class SQLiteEngine(EngineBase[sqlite3.Connection]):
     name: ClassVar[str] = "sqlite"
     dialect: ClassVar[str] = "sqlite"
     capabilities: ClassVar[Capabilities] = Capabilities(
@@ -101,9 +93,6 @@ class SQLiteEngine(Engine):
         in_process=True,
     )
 
-    def __init__(self) -> None:
-        self._masters: dict[str, _Master] = {}
-
     # --- identity -----------------------------------------------------------------------------
 
     def version(self) -> str:
@@ -111,40 +100,26 @@ class SQLiteEngine(Engine):
 
     # --- fixtures -----------------------------------------------------------------------------
 
-    def load(self, fixture: Fixture) -> LoadReport:
-        master = self._masters.get(fixture.content_hash)
-        if master is not None:
-            return dataclasses.replace(master.report, cached=True, seconds=0.0)
-        started = time.perf_counter()
-        con = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
-        try:
-            con.execute("BEGIN")
-            for table in fixture.tables:
-                cols = ", ".join(f"{_quote(c.name)} {sqlite_type(c)}"
-                                 + ("" if c.nullable else " NOT NULL") for c in table.columns)
-                con.execute(f"CREATE TABLE {_quote(table.name)} ({cols})")
-                marks = ", ".join("?" * len(table.columns))
-                con.executemany(f"INSERT INTO {_quote(table.name)} VALUES ({marks})",
-                                ([_bind(v) for v in row] for row in table.rows))
-            con.execute("COMMIT")
-            report = st.verify_load(fixture, self._read_all(con, fixture),
-                                    seconds=time.perf_counter() - started)
-        except BaseException as exc:
-            con.close()
-            st.raise_load_error(fixture, self.name, exc)
-        self._masters[fixture.content_hash] = _Master(con, report)
-        return report
+    def _create(self, fixture: Fixture) -> sqlite3.Connection:
+        return sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
 
-    def checksums(self, fixture: Fixture) -> dict[str, str]:
-        return st.stored_checksums(fixture, self._read_all(self._master(fixture).con, fixture))
+    def _fill(self, con: sqlite3.Connection, fixture: Fixture) -> None:
+        con.execute("BEGIN")
+        for table in fixture.tables:
+            cols = ", ".join(f"{_quote(c.name)} {sqlite_type(c)}"
+                             + ("" if c.nullable else " NOT NULL") for c in table.columns)
+            con.execute(f"CREATE TABLE {_quote(table.name)} ({cols})")
+            marks = ", ".join("?" * len(table.columns))
+            con.executemany(f"INSERT INTO {_quote(table.name)} VALUES ({marks})",
+                            ([_bind(v) for v in row] for row in table.rows))
+        con.execute("COMMIT")
 
-    def _master(self, fixture: Fixture) -> _Master:
-        if fixture.content_hash not in self._masters:
-            self.load(fixture)
-        return self._masters[fixture.content_hash]
+    def _discard(self, con: sqlite3.Connection) -> None:
+        con.close()
 
     @staticmethod
-    def _read_all(con: sqlite3.Connection, fixture: Fixture) -> dict[str, list[tuple[Any, ...]]]:
+    def _read_back(con: sqlite3.Connection,
+                   fixture: Fixture) -> dict[str, list[tuple[Any, ...]]]:
         out: dict[str, list[tuple[Any, ...]]] = {}
         for table in fixture.tables:
             try:
@@ -157,11 +132,11 @@ class SQLiteEngine(Engine):
 
     def execute(self, sql: str, fixture: Fixture, *, timeout: float = DEFAULT_TIMEOUT,
                 max_rows: int = DEFAULT_MAX_ROWS) -> Execution:
-        master = self._master(fixture)
+        master = self.stored(fixture)
         if "\x00" in sql:  # the C API reads statements up to a NUL; Python's module refuses them
             return Execution(ExecStatus.SYNTAX_ERROR,
                              error="the SQL contains a NUL character, which SQLite cannot take")
-        statements = _split(sql)
+        statements = st.splitter("sqlite").split(sql)
         if not statements:
             return Execution(ExecStatus.SYNTAX_ERROR, error=st.NO_STATEMENT)
         for text in statements:  # VACUUM INTO 'file' (the authorizer's ATTACH check agrees)
@@ -172,7 +147,7 @@ class SQLiteEngine(Engine):
         work = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
         work.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, MAX_VALUE_BYTES)  # bombs fail at once
         try:
-            master.con.backup(work)
+            master.backup(work)
             return self._run(work, statements, st.Deadline(timeout), max_rows)
         finally:
             work.close()
@@ -217,30 +192,9 @@ class SQLiteEngine(Engine):
         return Execution(ExecStatus.OK, result=result or values.ResultSet((), ()),
                          elapsed=elapsed)
 
-    def close(self) -> None:
-        for master in self._masters.values():
-            master.con.close()
-        self._masters.clear()
-
 
 def _select_all(table: Table) -> str:
     return f"SELECT {', '.join(_quote(c) for c in table.column_names)} FROM {_quote(table.name)}"
-
-
-def _split(sql: str) -> list[str]:
-    """Statements of ``sql``; pieces are re-joined until SQLite calls them complete, so the
-    ``;`` inside ``CREATE TRIGGER ... BEGIN ...; END`` does not split the trigger."""
-    spans = st.statement_spans(sql, st.SQLITE)
-    out: list[str] = []
-    start: int | None = None
-    for a, b in spans:
-        start = a if start is None else start
-        if sqlite3.complete_statement(sql[start:b] + ";"):
-            out.append(sql[start:b])
-            start = None
-    if start is not None:
-        out.append(sql[start:spans[-1][1]])
-    return out
 
 
 def _result_set(description: Any, rows: list[tuple[Any, ...]]) -> values.ResultSet:

@@ -8,21 +8,25 @@ never splits a statement and a guard never mistakes a string's content for a key
 from __future__ import annotations
 
 import contextlib
-import json
 import re
 import threading
 import time
-from collections import Counter
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any, NoReturn
+from typing import Any
 
-from parrot.engines.base import ExecStatus, Execution, FixtureLoadError, LoadReport
-from parrot.fixtures import Fixture, cell_text, table_checksum
+from parrot.engines.base import (  # noqa: F401 - load verification, re-exported
+    MESSAGE_LIMIT,
+    ExecStatus,
+    Execution,
+    raise_load_error,
+    stored_checksums,
+    trim_message,
+    verify_load,
+)
 from parrot.values import ResultSet
 
-MESSAGE_LIMIT = 1000  # characters of an engine message kept in Execution.error
 NO_STATEMENT = "no SQL statement to execute (empty text or only comments)"
 
 
@@ -241,25 +245,219 @@ def _skip_quoted(sql: str, i: int, quote: str, backslash: bool) -> int:
 def statement_spans(sql: str, lexicon: Lexicon = ANSI) -> list[tuple[int, int]]:
     """``(start, end)`` of every statement in ``sql``: split at ``;`` outside strings, identifiers
     and comments; leading/trailing comments, the ``;`` itself and empty statements dropped."""
-    spans: list[tuple[int, int]] = []
-    first: Token | None = None
-    last: Token | None = None
-    for tok in tokenize(sql, lexicon):
-        if tok.kind is TokenKind.PUNCT and tok.text == ";":
-            if first is not None and last is not None:
-                spans.append((first.start, last.end))
-            first = last = None
-        else:
-            first = first or tok
-            last = tok
-    if first is not None and last is not None:
-        spans.append((first.start, last.end))
-    return spans
+    return Splitter(lexicon)._spans(sql)
 
 
 def split_statements(sql: str, lexicon: Lexicon = ANSI) -> list[str]:
     """The statements of ``sql`` as texts (see :func:`statement_spans`)."""
     return [sql[a:b] for a, b in statement_spans(sql, lexicon)]
+
+
+_BLOCK_KEYWORDS = frozenset({"if", "loop", "while", "repeat", "for"})
+_TRANSACTION_WORDS = frozenset({"work", "transaction", "tran"})  # BEGIN WORK starts no block
+BODY_STARTS = frozenset({"begin", "then", "else", "do", "loop", "repeat"})  # a body follows
+_DELIMITER_LINE = re.compile(r"^[ \t]*delimiter[ \t]+(\S+)[ \t]*(?:\r?\n|$)",
+                             re.IGNORECASE | re.MULTILINE)
+_GO_LINE = re.compile(r"^[ \t]*go(?:[ \t]+(\d+))?[ \t]*$", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class Splitter:
+    """How a dialect's scripts divide into statements: the one splitter every part of parrot
+    uses, configured by the dialect's facts.
+
+    Statements end at ``;`` outside strings, identifiers and comments (per ``lexicon``). With
+    ``blocks``, ``BEGIN ... END`` and ``CASE ... END`` keep their inner ``;`` (routine, trigger
+    and script bodies stay whole); ``END IF``, ``END LOOP``, ``END FOR``... (``block_keywords``)
+    close blocks that opened none, and a ``BEGIN`` that starts a transaction (``BEGIN;``,
+    ``BEGIN WORK``) opens nothing. ``begin_anywhere=False`` (Spark) opens a block only where a
+    statement or a block body starts, so ``SELECT begin FROM t`` is one plain statement.
+    ``delimiter_lines``: mysql-client ``DELIMITER x`` lines switch the delimiter (the text is
+    rewritten to use ``;``). ``slash_lines``: a SQL*Plus ``/`` line ends a statement.
+    ``go_lines``: the script is cut into batches at ``GO`` lines (as sqlcmd does), each sent
+    whole; ``GO n`` with n > 1 becomes a statement of its own for the guard to refuse.
+    ``complete`` (SQLite) re-joins pieces until the engine's own check calls them complete.
+    """
+
+    lexicon: Lexicon = ANSI
+    blocks: bool = False
+    begin_anywhere: bool = True
+    block_keywords: frozenset[str] = _BLOCK_KEYWORDS
+    delimiter_lines: bool = False
+    slash_lines: bool = False
+    go_lines: bool = False
+    complete: Callable[[str], bool] | None = None
+
+    def split(self, sql: str) -> list[str]:
+        """The statements of ``sql`` as texts (comments around them and the ``;`` dropped)."""
+        if self.go_lines:
+            return self._batches(sql)
+        if self.delimiter_lines:
+            sql = _apply_delimiters(sql, self.lexicon)
+        return [sql[a:b] for a, b in self._spans(sql)]
+
+    def _spans(self, sql: str) -> list[tuple[int, int]]:
+        tokens = tokenize(sql, self.lexicon)
+        spans: list[tuple[int, int]] = []
+        first: Token | None = None
+        prev: Token | None = None  # the statement's last token so far
+        depth = 0
+        for i, tok in enumerate(tokens):
+            end = tok.kind is TokenKind.PUNCT and (
+                (tok.text == ";" and depth == 0)
+                or (self.slash_lines and tok.text == "/" and _alone_on_line(sql, tok)))
+            if end:
+                if first is not None and prev is not None:
+                    spans.append((first.start, prev.end))
+                first = prev = None
+                depth = 0
+                continue
+            if self.blocks and tok.kind is TokenKind.WORD:
+                depth = self._depth(tokens, i, prev, depth)
+            first = first or tok
+            prev = tok
+        if first is not None and prev is not None:
+            spans.append((first.start, prev.end))
+        if self.complete is not None:
+            spans = self._joined(sql, spans)
+        return spans
+
+    def _depth(self, tokens: Sequence[Token], i: int, prev: Token | None, depth: int) -> int:
+        """The block depth after the word ``tokens[i]``."""
+        name = tokens[i].name
+        nxt = tokens[i + 1] if i + 1 < len(tokens) else None
+        if name == "begin":
+            if nxt is None or nxt.text == ";" or nxt.name in _TRANSACTION_WORDS:
+                return depth  # BEGIN; / BEGIN WORK: a transaction
+            if prev is None or self.begin_anywhere or (depth > 0 and (
+                    prev.text in (";", ":") or prev.name in BODY_STARTS)):
+                return depth + 1
+        elif name == "case":
+            if prev is None or prev.kind is not TokenKind.WORD or prev.name != "end":
+                return depth + 1  # END CASE closed its block at END
+        elif name == "end" and not (nxt is not None and nxt.kind is TokenKind.WORD
+                                    and nxt.name in self.block_keywords):
+            return max(depth - 1, 0)
+        return depth
+
+    def _joined(self, sql: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+        """Pieces re-joined until ``complete`` calls them a whole statement."""
+        assert self.complete is not None
+        out: list[tuple[int, int]] = []
+        start: int | None = None
+        for a, b in spans:
+            start = a if start is None else start
+            if self.complete(sql[start:b] + ";"):
+                out.append((start, b))
+                start = None
+        if start is not None:
+            out.append((start, spans[-1][1]))
+        return out
+
+    def _batches(self, sql: str) -> list[str]:
+        cuts: list[tuple[int, int, str | None]] = []
+        for tok in tokenize(sql, self.lexicon):
+            if tok.kind is not TokenKind.WORD or tok.name != "go":
+                continue
+            start = sql.rfind("\n", 0, tok.start) + 1
+            end = sql.find("\n", tok.end)
+            end = len(sql) if end < 0 else end
+            if m := _GO_LINE.match(sql[start:end].rstrip("\r")):
+                cuts.append((start, end, m.group(1)))
+        pieces: list[str] = []
+        pos = 0
+        for start, end, count in cuts:
+            pieces.append(sql[pos:start])
+            if count is not None and count != "1":
+                pieces.append(f"GO {count}")  # refused by the guard (a repeated batch)
+            pos = end
+        pieces.append(sql[pos:])
+        out = []
+        for text in pieces:
+            if spans := Splitter(self.lexicon)._spans(text):
+                out.append(text[spans[0][0]:spans[-1][1]])
+        return out
+
+
+def _alone_on_line(sql: str, tok: Token) -> bool:
+    line_start = sql.rfind("\n", 0, tok.start) + 1
+    line_end = sql.find("\n", tok.end)
+    line = sql[line_start:len(sql) if line_end < 0 else line_end]
+    return line.strip() == "/"
+
+
+def _apply_delimiters(sql: str, lexicon: Lexicon) -> str:
+    """Rewrite a script using mysql-client ``DELIMITER`` lines into one separated by ``;``."""
+    if not _DELIMITER_LINE.search(sql):
+        return sql
+    out: list[str] = []
+    delimiter = ";"
+    pos = 0
+    for m in _DELIMITER_LINE.finditer(sql):
+        if any(t.start < m.start() < t.end for t in tokenize(sql[:m.start() + 1], lexicon)
+               if t.kind in (TokenKind.STRING, TokenKind.QUOTED)):
+            continue  # inside a literal
+        out.append(_replace_delimiter(sql[pos:m.start()], delimiter, lexicon))
+        out.append("\n")
+        delimiter = m.group(1)
+        pos = m.end()
+    out.append(_replace_delimiter(sql[pos:], delimiter, lexicon))
+    return "".join(out)
+
+
+def _replace_delimiter(chunk: str, delimiter: str, lexicon: Lexicon) -> str:
+    if delimiter == ";":
+        return chunk
+    code = [(t.start, t.end) for t in tokenize(chunk, lexicon)
+            if t.kind in (TokenKind.WORD, TokenKind.PUNCT)]
+
+    def in_code(a: int, b: int) -> bool:
+        return all(any(s <= k < e for s, e in code) for k in range(a, b))
+
+    parts: list[str] = []
+    pos = 0
+    at = chunk.find(delimiter)
+    while at >= 0:
+        if in_code(at, at + len(delimiter)):
+            parts.append(chunk[pos:at])
+            parts.append(";")
+            pos = at + len(delimiter)
+            at = chunk.find(delimiter, pos)
+        else:
+            at = chunk.find(delimiter, at + 1)
+    parts.append(chunk[pos:])
+    return "".join(parts)
+
+
+def _sqlite_complete(text: str) -> bool:
+    import sqlite3
+
+    return sqlite3.complete_statement(text)
+
+
+# Each dialect's splitting facts (dialects not listed split as ANSI SQL).
+SPLITTERS: dict[str, Splitter] = {
+    "sqlite": Splitter(SQLITE, complete=_sqlite_complete),
+    "duckdb": Splitter(DUCKDB),
+    "clickhouse": Splitter(CLICKHOUSE),
+    "postgres": Splitter(POSTGRES),
+    "mysql": Splitter(MYSQL, blocks=True, delimiter_lines=True),
+    "spark": Splitter(SPARK, blocks=True, begin_anywhere=False),
+    "hive": Splitter(SPARK, blocks=True, begin_anywhere=False),
+    "databricks": Splitter(SPARK, blocks=True, begin_anywhere=False),
+    "oracle": Splitter(ORACLE, blocks=True, slash_lines=True),
+    "tsql": Splitter(TSQL, go_lines=True),
+    "trino": Splitter(TRINO),
+    "snowflake": Splitter(SNOWFLAKE),
+}
+
+
+def splitter(dialect: str) -> Splitter:
+    """The :class:`Splitter` of ``dialect`` (a canonical key; others split as ANSI SQL)."""
+    return SPLITTERS.get(dialect, _ANSI_SPLITTER)
+
+
+_ANSI_SPLITTER = Splitter()
 
 
 def leading_words(statement: str | Sequence[Token], n: int = 4,
@@ -275,12 +473,6 @@ def leading_words(statement: str | Sequence[Token], n: int = 4,
             break
         words.append(tok.text.upper())
     return tuple(words)
-
-
-def trim_message(message: object, limit: int = MESSAGE_LIMIT) -> str:
-    """An engine message, whitespace-normalised at the ends and cut to ``limit`` characters."""
-    text = str(message).strip()
-    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
 
 
 # --- time -----------------------------------------------------------------------------------------
@@ -375,75 +567,3 @@ class Watchdog:
         self._timer.cancel()
         with self._lock:  # waits for a running action
             self._armed = False
-
-
-# --- fixture load verification --------------------------------------------------------------------
-
-def verify_load(fixture: Fixture, stored: Mapping[str, Iterable[Sequence[Any]]], *,
-                seconds: float = 0.0) -> LoadReport:
-    """Compare the rows read back from an engine with the fixture's declared rows.
-
-    ``stored`` maps every table name to the rows as the engine returns them (any stand-in values
-    :func:`parrot.fixtures.cell_text` understands). Returns the :class:`LoadReport` when row
-    counts and checksums match; raises :class:`FixtureLoadError` naming every mismatch (with a
-    sample of differing rows) otherwise.
-    """
-    row_counts: dict[str, int] = {}
-    checksums: dict[str, str] = {}
-    mismatches: list[str] = []
-    for table in fixture.tables:
-        rows = [tuple(r) for r in stored.get(table.name, ())]
-        row_counts[table.name] = len(rows)
-        checksums[table.name] = table_checksum(table, rows)
-        if len(rows) != len(table.rows):
-            mismatches.append(f"{table.name}: {len(rows)} rows stored, {len(table.rows)} declared")
-        if checksums[table.name] != fixture.checksums[table.name]:
-            mismatches.append(f"{table.name}: checksum {checksums[table.name]} != declared "
-                              f"{fixture.checksums[table.name]}"
-                              + _row_diff(table.rows, rows, [c.type for c in table.columns]))
-    report = LoadReport(fixture=fixture.name, row_counts=row_counts, checksums=checksums,
-                        seconds=seconds, mismatches=tuple(mismatches))
-    if mismatches:
-        raise FixtureLoadError(f"fixture {fixture.name!r} is not stored faithfully: "
-                               + "; ".join(mismatches))
-    return report
-
-
-def raise_load_error(fixture: Fixture, engine: str, exc: BaseException) -> NoReturn:
-    """Re-raise a failure while materialising ``fixture``: verification failures and
-    interrupts as they are, engine errors (a value out of a type's range, ...) as
-    :class:`FixtureLoadError`."""
-    if isinstance(exc, FixtureLoadError) or not isinstance(exc, Exception):
-        raise exc
-    raise FixtureLoadError(f"fixture {fixture.name!r} could not be stored on {engine}: "
-                           f"{trim_message(exc)}") from exc
-
-
-def stored_checksums(fixture: Fixture,
-                     stored: Mapping[str, Iterable[Sequence[Any]]]) -> dict[str, str]:
-    """Checksums of the rows as stored (a missing table checksums as empty)."""
-    return {t.name: table_checksum(t, [tuple(r) for r in stored.get(t.name, ())])
-            for t in fixture.tables}
-
-
-def _row_diff(declared: Iterable[Sequence[Any]], stored: Iterable[Sequence[Any]],
-              types: Sequence[str], sample: int = 2) -> str:
-    def texts(rows: Iterable[Sequence[Any]]) -> Counter[str]:
-        out: Counter[str] = Counter()
-        for row in rows:
-            try:
-                out[json.dumps([cell_text(v, t) for v, t in zip(row, types, strict=True)],
-                               ensure_ascii=False)] += 1
-            except (TypeError, ValueError, ArithmeticError):
-                out[repr(tuple(row))] += 1
-        return out
-
-    want, got = texts(declared), texts(stored)
-    missing = list((want - got).elements())[:sample]
-    extra = list((got - want).elements())[:sample]
-    parts = []
-    if missing:
-        parts.append("declared but not stored: " + ", ".join(missing))
-    if extra:
-        parts.append("stored but not declared: " + ", ".join(extra))
-    return f" ({'; '.join(parts)})" if parts else ""

@@ -177,38 +177,6 @@ GUARD = Guard(
     extra=_tsql_extra,
 )
 
-_GO_LINE = re.compile(r"^[ \t]*go(?:[ \t]+(\d+))?[ \t]*$", re.IGNORECASE)
-
-
-def split_batches(sql: str) -> list[str]:
-    """The batches of a T-SQL script, split at ``GO`` lines outside strings and comments (as
-    sqlcmd does); ``GO n`` keeps its count so the guard can refuse it."""
-    cuts: list[tuple[int, int, str | None]] = []
-    for tok in st.tokenize(sql, st.TSQL):
-        if tok.kind is not st.TokenKind.WORD or tok.name != "go":
-            continue
-        start = sql.rfind("\n", 0, tok.start) + 1
-        end = sql.find("\n", tok.end)
-        end = len(sql) if end < 0 else end
-        line = sql[start:end].rstrip("\r")
-        if m := _GO_LINE.match(line):
-            cuts.append((start, end, m.group(1)))
-    out: list[str] = []
-    pos = 0
-    for start, end, count in cuts:
-        out.append(sql[pos:start])
-        if count is not None and count != "1":
-            out.append(f"GO {count}")  # refused by the guard (a repeated batch)
-        pos = end
-    out.append(sql[pos:])
-    batches = []
-    for text in out:
-        spans = st.statement_spans(text, st.TSQL)
-        if spans:
-            batches.append(text[spans[0][0]:spans[-1][1]])
-    return batches
-
-
 # --- errors ---------------------------------------------------------------------------------------
 
 _NATIVE = re.compile(r"\((-?\d+)\)\s*(?=;|\(SQL\w+\)|$)")
@@ -479,8 +447,6 @@ class SQLServerEngine(ServerEngine):
 
     # --- execution ----------------------------------------------------------------------------
 
-    def split(self, sql: str) -> list[str]:
-        return split_batches(sql)
 
     def _execute_plans(self, plans: list[Plan], fixture: Fixture, container: str,
                        deadline: st.Deadline, max_rows: int) -> Execution:
@@ -530,5 +496,5 @@ def _raw_bytes(raw: bytes | None) -> bytes | None:
 
 
 __all__ = ["ERRORS", "GUARD", "SQLServerEngine", "choose_driver", "clean_message",
-           "connection_string", "datetimeoffset_value", "error_code", "split_batches",
+           "connection_string", "datetimeoffset_value", "error_code",
            "tsql_type"]

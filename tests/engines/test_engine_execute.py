@@ -11,6 +11,7 @@ from engine_fixtures import ENGINES, SHOP
 from patience import SLACK, within
 
 from parrot.engines import Engine, ExecStatus, engine_class
+from parrot.engines.base import EngineBase
 from parrot.engines.statements import MESSAGE_LIMIT
 from parrot.fixtures import Fixture
 
@@ -340,8 +341,8 @@ def _hostile_cases() -> list[tuple[str, str]]:
 def test_hostile_sql_leaves_the_fixture_unchanged(engine_name: str, engine: Engine,
                                                   shop: Fixture, sql: str,
                                                   tmp_path: Path) -> None:
-    fixture_db = getattr(engine, "_fixture", None)
-    text = sql.format(tmp=tmp_path, fixture_db=fixture_db(shop).database if fixture_db else "")
+    handle = engine.stored(shop) if isinstance(engine, EngineBase) else None
+    text = sql.format(tmp=tmp_path, fixture_db=getattr(handle, "database", ""))
     ex = engine.execute(text, shop, timeout=5)
     assert ex.status is not ExecStatus.ENGINE_ERROR, ex.error
     assert_intact(engine)
@@ -568,7 +569,7 @@ def test_clickhouse_messages_hide_sandbox_names(engine: Engine, shop: Fixture) -
 @pytest.mark.parametrize("engine_name", ["clickhouse"], indirect=True)
 def test_clickhouse_lost_fixture_database_is_an_engine_error(fresh_engine: Engine) -> None:
     fresh_engine.load(SHOP)
-    db = fresh_engine._fixture(SHOP).database  # type: ignore[attr-defined]
+    db = fresh_engine.stored(SHOP).database  # type: ignore[attr-defined]
     fresh_engine._admin.query(f"DROP DATABASE `{db}` SYNC")  # type: ignore[attr-defined]
     ex = fresh_engine.execute("SELECT count(*) FROM customers", SHOP)
     assert ex.status is ExecStatus.ENGINE_ERROR and ex.error

@@ -145,10 +145,10 @@ def _corrupt(engine: Engine, fixture: Fixture) -> None:
     """Change a stored value behind the adapter's back, through its internal connection."""
     name = type(engine).name
     if name == "sqlite":
-        engine._masters[fixture.content_hash].con.execute(  # type: ignore[attr-defined]
+        engine.stored(fixture).execute(  # type: ignore[attr-defined]
             "UPDATE customers SET name = 'Eve' WHERE id = 1")
     elif name == "duckdb":
-        engine._dbs[fixture.content_hash].con.execute(  # type: ignore[attr-defined]
+        engine.stored(fixture).con.execute(  # type: ignore[attr-defined]
             "UPDATE customers SET name = 'Eve' WHERE id = 1")
     elif name == "postgres":
         # one materialisation per server, shared by all instances: change it only inside an
@@ -158,15 +158,15 @@ def _corrupt(engine: Engine, fixture: Fixture) -> None:
         admin.execute("BEGIN")
         admin.execute(f"UPDATE \"{schema}\".customers SET name = 'Eve' WHERE id = 1")
     elif name == "mysql":
-        db = engine._fixture(fixture).database  # type: ignore[attr-defined]
+        db = engine.stored(fixture).database  # type: ignore[attr-defined]
         engine._admin_sql(  # type: ignore[attr-defined]
             f"UPDATE `{db}`.customers SET name = 'Eve' WHERE id = 1")
     elif name == "spark":  # stored DataFrames are immutable: replace the stored one
-        frames = engine._dbs[fixture.content_hash].frames  # type: ignore[attr-defined]
+        frames = engine.stored(fixture).frames  # type: ignore[attr-defined]
         frames["customers"] = frames["customers"].selectExpr(
             "id", "CASE WHEN id = 1 THEN 'Eve' ELSE name END AS name", "city")
     else:
-        db = engine._fixture(fixture).database  # type: ignore[attr-defined]
+        db = engine.stored(fixture).database  # type: ignore[attr-defined]
         engine._admin.query(  # type: ignore[attr-defined]
             f"ALTER TABLE `{db}`.customers UPDATE name = 'Eve' WHERE id = 1 "
             "SETTINGS mutations_sync = 1")

@@ -23,7 +23,6 @@ from parrot.engines.mysql import (
     create_table_sql,
     database_name,
     qualify,
-    split_script,
 )
 from parrot.fixtures import Fixture
 from parrot.values import Nested, Temporal
@@ -33,50 +32,12 @@ from parrot.values import Nested, Temporal
 
 def test_mysql_lexicon() -> None:
     m = st.MYSQL
-    assert st.split_statements("SELECT 1--1; SELECT 2", m) == ["SELECT 1--1", "SELECT 2"]
-    assert st.split_statements("SELECT 1 -- c;\n; SELECT 2", m) == ["SELECT 1", "SELECT 2"]
-    assert st.split_statements("SELECT 1 #c;\n; SELECT 2", m) == ["SELECT 1", "SELECT 2"]
-    assert st.split_statements(r"SELECT 'a\';b'; SELECT 2", m) == [r"SELECT 'a\';b'", "SELECT 2"]
-    assert st.split_statements(r'SELECT "a\";b"; SELECT 2', m) == [r'SELECT "a\";b"', "SELECT 2"]
-    # backslashes are plain characters inside backtick identifiers
-    assert st.split_statements("SELECT 1 AS `a\\`; SELECT 2", m) == ["SELECT 1 AS `a\\`",
-                                                                    "SELECT 2"]
     # /*! ... */ is code MySQL runs, so the guard must see it
     words = [t.name for t in st.tokenize("SELECT 1 /*!50000 INTO OUTFILE 'x' */", m)]
     assert "outfile" in words
     assert [t.name for t in st.tokenize("SELECT /*M!100100 2, */ 1", m)] == ["select", "2", "",
                                                                              "1"]
     assert [t.name for t in st.tokenize("SELECT /* plain */ 1", m)] == ["select", "1"]
-    # the ClickHouse rule is unchanged: '#' needs a space or '!'
-    assert st.split_statements("SELECT 1 #c;\n; SELECT 2", st.CLICKHOUSE) == ["SELECT 1 #c",
-                                                                           "SELECT 2"]
-
-
-@pytest.mark.parametrize(("sql", "expected"), [
-    ("SELECT 1; SELECT 2", ["SELECT 1", "SELECT 2"]),
-    ("CREATE PROCEDURE p() BEGIN SELECT 1; SELECT 2; END; CALL p()",
-     ["CREATE PROCEDURE p() BEGIN SELECT 1; SELECT 2; END", "CALL p()"]),
-    ("CREATE FUNCTION f(x INT) RETURNS INT BEGIN IF x > 0 THEN RETURN 1; END IF; "
-     "CASE x WHEN 1 THEN SET x = 2; ELSE SET x = 3; END CASE; "
-     "WHILE x < 9 DO SET x = x + 1; END WHILE; RETURN x; END; SELECT f(1)",
-     ["CREATE FUNCTION f(x INT) RETURNS INT BEGIN IF x > 0 THEN RETURN 1; END IF; "
-      "CASE x WHEN 1 THEN SET x = 2; ELSE SET x = 3; END CASE; "
-      "WHILE x < 9 DO SET x = x + 1; END WHILE; RETURN x; END", "SELECT f(1)"]),
-    ("BEGIN; DELETE FROM t; COMMIT", ["BEGIN", "DELETE FROM t", "COMMIT"]),
-    ("BEGIN WORK; SELECT 1", ["BEGIN WORK", "SELECT 1"]),
-    ("BEGIN NOT ATOMIC SELECT 1; SELECT 2; END; SELECT 3",
-     ["BEGIN NOT ATOMIC SELECT 1; SELECT 2; END", "SELECT 3"]),
-    ("SELECT CASE WHEN 1 THEN 2 END; SELECT 3", ["SELECT CASE WHEN 1 THEN 2 END", "SELECT 3"]),
-    ("CREATE TRIGGER t BEFORE INSERT ON x FOR EACH ROW BEGIN SET NEW.a = 1; END; SELECT 1",
-     ["CREATE TRIGGER t BEFORE INSERT ON x FOR EACH ROW BEGIN SET NEW.a = 1; END", "SELECT 1"]),
-    ("END; DROP TABLE x", ["END", "DROP TABLE x"]),
-    ("DELIMITER //\nCREATE PROCEDURE p() BEGIN SELECT '//'; END //\nDELIMITER ;\nCALL p();",
-     ["CREATE PROCEDURE p() BEGIN SELECT '//'; END", "CALL p()"]),
-    ("DELIMITER $$\nSELECT 1 $$ SELECT 2$$", ["SELECT 1", "SELECT 2"]),
-    ("-- only a comment", []),
-])
-def test_split_script(sql: str, expected: list[str]) -> None:
-    assert split_script(sql) == expected
 
 
 # --- the guard (no server) ------------------------------------------------------------------------
@@ -139,7 +100,7 @@ REFUSED_SQL = [
 
 @pytest.mark.parametrize("sql", REFUSED_SQL)
 def test_guard_refuses(sql: str) -> None:
-    refused = [p for p in map(_plan, split_script(sql)) if isinstance(p, str)]
+    refused = [p for p in map(_plan, st.splitter("mysql").split(sql)) if isinstance(p, str)]
     assert refused, sql
 
 
@@ -321,7 +282,7 @@ MYSQL_HOSTILE = [
 @MYSQL
 @pytest.mark.parametrize("sql", MYSQL_HOSTILE)
 def test_mysql_hostile_sql(engine: MySQLEngine, shop: Fixture, sql: str, tmp_path: Path) -> None:
-    text = sql.format(tmp=tmp_path, fixture_db=engine._fixture(shop).database)
+    text = sql.format(tmp=tmp_path, fixture_db=engine.stored(shop).database)
     ex = engine.execute(text, shop, timeout=5)
     assert ex.status is not ExecStatus.ENGINE_ERROR, ex.error
     assert ex.error is None or "parrot_fx_" not in ex.error  # sandbox names are hidden
@@ -456,7 +417,7 @@ def test_fixture_database_shared_and_verified(engine: MySQLEngine) -> None:
     try:
         report = other.load(SHOP)  # found on the server: verified, not reloaded
         assert report.verified and not report.cached
-        assert other._fixture(SHOP).database == engine._fixture(SHOP).database
+        assert other.stored(SHOP).database == engine.stored(SHOP).database
     finally:
         other.close()
     assert run(engine, "SELECT count(*) FROM orders") == ((4,),)
@@ -468,7 +429,7 @@ def test_changed_fixture_database_is_dropped_and_reloaded(engine: MySQLEngine) -
                                         "rows": [[1], [2]]}])
     damaged = MySQLEngine()
     damaged.load(fixture)
-    db = damaged._fixture(fixture).database
+    db = damaged.stored(fixture).database
     damaged._admin_sql(f"UPDATE `{db}`.m SET a = 3 WHERE a = 2")
     assert damaged.checksums(fixture) != fixture.checksums
     damaged.close()  # notices the change and drops the database
@@ -487,7 +448,7 @@ def test_vanished_fixture_database_is_reloaded(fresh_engine: MySQLEngine) -> Non
     fixture = make_fixture("vanishing", [{"name": "v", "columns": [col("a", "integer")],
                                           "rows": [[7]]}])
     fresh_engine.load(fixture)
-    fresh_engine._admin_sql(f"DROP DATABASE `{fresh_engine._fixture(fixture).database}`")
+    fresh_engine._admin_sql(f"DROP DATABASE `{fresh_engine.stored(fixture).database}`")
     assert run(fresh_engine, "SELECT a FROM v", fixture) == ((7,),)
     assert run(fresh_engine, "CREATE VIEW w AS SELECT a FROM v; SELECT a FROM w",
                fixture) == ((7,),)
@@ -581,7 +542,7 @@ def test_lost_connection_is_an_engine_error(engine: MySQLEngine, shop: Fixture) 
 @MYSQL
 def test_watchdog_kill_query(engine: MySQLEngine, shop: Fixture) -> None:
     creds = engine._reader
-    conn = engine._target.connect(creds.user, creds.password, engine._fixture(shop).database)
+    conn = engine._target.connect(creds.user, creds.password, engine.stored(shop).database)
     outcome: list[object] = []
 
     def slow() -> None:

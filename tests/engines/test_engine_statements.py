@@ -2,45 +2,26 @@
 
 from __future__ import annotations
 
+import json
 import threading
 import time
+from pathlib import Path
+from typing import Any
 
 import pytest
 from engine_fixtures import SHOP
 
 from parrot.engines import ExecStatus, FixtureLoadError
 from parrot.engines import statements as st
-from parrot.engines.sqlite import _split as sqlite_split
+
+SPLIT_CASES = json.loads((Path(__file__).parent / "data" / "split_cases.json").read_text())
 
 
-@pytest.mark.parametrize(("sql", "expected"), [
-    ("SELECT 1", ["SELECT 1"]),
-    ("SELECT 1;", ["SELECT 1"]),
-    ("  SELECT 1 ;; SELECT 2 ;  ", ["SELECT 1", "SELECT 2"]),
-    ("SELECT ';' AS x; SELECT 2", ["SELECT ';' AS x", "SELECT 2"]),
-    ("SELECT 'it''s;' AS x", ["SELECT 'it''s;' AS x"]),
-    ('SELECT 1 AS "a;b"; SELECT 2', ['SELECT 1 AS "a;b"', "SELECT 2"]),
-    ("SELECT 1 AS `a;b`", ["SELECT 1 AS `a;b`"]),
-    ("-- c;\nSELECT 1 -- x;\n; /* y; */", ["SELECT 1"]),
-    ("/* only */ -- comments", []),
-    ("", []),
-    ("SELECT 1 /* unterminated ;", ["SELECT 1"]),
-    ("SELECT 'unterminated ;", ["SELECT 'unterminated ;"]),
-])
-def test_split_ansi(sql: str, expected: list[str]) -> None:
-    assert st.split_statements(sql) == expected
-
-
-def test_split_clickhouse_lexicon() -> None:
-    ch = st.CLICKHOUSE
-    assert st.split_statements(r"SELECT 'a\';b'; SELECT 2", ch) == [r"SELECT 'a\';b'", "SELECT 2"]
-    assert st.split_statements("SELECT $$a;b$$; SELECT $t$;$t$", ch) == \
-        ["SELECT $$a;b$$", "SELECT $t$;$t$"]
-    assert st.split_statements("SELECT 1 # c;\n; SELECT 2", ch) == ["SELECT 1", "SELECT 2"]
-    assert st.split_statements("SELECT 1 /* a /* b; */ c; */; SELECT 2", ch) == \
-        ["SELECT 1", "SELECT 2"]
-    # backslashes are plain characters in ANSI strings
-    assert st.split_statements(r"SELECT 'a\'; SELECT 2") == [r"SELECT 'a\'", "SELECT 2"]
+@pytest.mark.parametrize("case", SPLIT_CASES["cases"],
+                         ids=[f"{c['dialect']}-{i}" for i, c in enumerate(SPLIT_CASES["cases"])])
+def test_split(case: dict[str, Any]) -> None:
+    """Every splitting case of every dialect, run against the one splitter."""
+    assert st.splitter(case["dialect"]).split(case["sql"]) == case["statements"]
 
 
 def test_clickhouse_dollar_continues_an_identifier() -> None:
@@ -55,16 +36,6 @@ def test_spark_raw_strings_end_at_the_next_quote() -> None:
     assert [t.text for t in tokens] == ["SELECT", "r'\\'", ",", "f", "(", ")"]
     assert [t.text for t in st.tokenize('SELECT R"a\\", 2', st.SPARK)] == \
         ["SELECT", 'R"a\\"', ",", "2"]
-    assert st.split_statements(r"SELECT r'\'; SELECT 2", st.SPARK) == [r"SELECT r'\'",
-                                                                       "SELECT 2"]
-
-
-def test_sqlite_split_keeps_triggers_whole() -> None:
-    sql = ("CREATE TRIGGER t AFTER INSERT ON x BEGIN UPDATE x SET a = 1; DELETE FROM y; END; "
-           "SELECT [a;b] FROM x")
-    assert sqlite_split(sql) == [
-        "CREATE TRIGGER t AFTER INSERT ON x BEGIN UPDATE x SET a = 1; DELETE FROM y; END",
-        "SELECT [a;b] FROM x"]
 
 
 def test_tokens_and_leading_words() -> None:

@@ -31,14 +31,12 @@ from parrot.engines.dbapi import (
     Plan,
     ServerEngine,
     ServerURL,
-    block_depth,
     create_table_sql,
     fetch_capped,
     insert_chunks,
     json_value,
     months_interval,
     redact_url,
-    split_blocks,
     values_inserts,
 )
 from parrot.fixtures import Column, Fixture, Table
@@ -141,16 +139,6 @@ def test_read_only_guard_names_what_writes() -> None:
     assert guard.check("SELECT * FROM t FOR UPDATE") == "SELECT ... UPDATE: read-only here"
     assert isinstance(guard.check("SELECT 1"), Plan)
     assert guard.plan(["SELECT 1", "DELETE FROM t", "DROP x"]) == "DELETE: read-only here"
-
-
-def test_blocks_stay_whole() -> None:
-    script = ("CREATE PROCEDURE p AS BEGIN IF 1 = 1 THEN SELECT 1; END IF; "
-              "CASE WHEN a THEN b; END CASE; END; SELECT 2; BEGIN; SELECT 3")
-    assert split_blocks(script, st.ANSI) == [
-        "CREATE PROCEDURE p AS BEGIN IF 1 = 1 THEN SELECT 1; END IF; CASE WHEN a THEN b; "
-        "END CASE; END", "SELECT 2", "BEGIN", "SELECT 3"]
-    assert block_depth(st.tokenize("BEGIN TRANSACTION")) == 0
-    assert block_depth(st.tokenize("SELECT CASE WHEN 1 THEN 2 END")) == 0
 
 
 # --- errors ---------------------------------------------------------------------------------------
@@ -331,7 +319,7 @@ def test_probe_waits_for_a_racing_loader(probe: Probe) -> None:
 def test_probe_refuses_an_unfaithful_load(probe: Probe) -> None:
     with pytest.raises(FixtureLoadError, match="not stored faithfully"):
         probe.load(SPECIAL_FLOATS)  # SQLite stores NaN as NULL
-    assert SPECIAL_FLOATS.content_hash not in probe._loaded
+    assert SPECIAL_FLOATS.content_hash not in probe._stored
     assert probe.load(ALLTYPES).verified
 
 

@@ -14,6 +14,7 @@ from url_helpers import FakeError, driver, needs
 
 from parrot.engines import ExecStatus, FixtureLoadError
 from parrot.engines import oracle as ora
+from parrot.engines import statements as st
 from parrot.engines.dbapi import Plan, ServerURL
 from parrot.fixtures import Column, cell_text
 from parrot.values import Nested, Temporal, canonical
@@ -119,7 +120,7 @@ def test_the_empty_string_cannot_be_stored() -> None:
     "SELECT dbms_random.value FROM dual",
 ])
 def test_guard_allows_reads(sql: str) -> None:
-    assert isinstance(ora.GUARD.plan(ora.split_script(sql)), list)
+    assert isinstance(ora.GUARD.plan(st.splitter("oracle").split(sql)), list)
 
 
 @pytest.mark.parametrize(("sql", "why"), [
@@ -148,14 +149,8 @@ def test_guard_allows_reads(sql: str) -> None:
     ("SELECT * FROM parrot_fx_0123.customers", "reserved"),
 ])
 def test_guard_refuses(sql: str, why: str) -> None:
-    refusal = ora.GUARD.plan(ora.split_script(sql))
+    refusal = ora.GUARD.plan(st.splitter("oracle").split(sql))
     assert isinstance(refusal, str) and why in refusal
-
-
-def test_split_script_keeps_plsql_blocks_and_honours_slash_lines() -> None:
-    script = "SELECT 1 FROM dual\n/\nBEGIN x := 1; y; END;\n/\nSELECT ';' FROM dual;"
-    assert ora.split_script(script) == ["SELECT 1 FROM dual", "BEGIN x := 1; y; END",
-                                        "SELECT ';' FROM dual"]
 
 
 # --- errors ---------------------------------------------------------------------------------------
@@ -310,8 +305,6 @@ def test_timeout_is_call_timeout_and_cancel() -> None:
 
 
 def test_an_execution_is_a_read_only_transaction_in_the_fixture_schema() -> None:
-    from parrot.engines import statements as st
-
     engine, conn = bare(), Recorder()
     engine._runner_conn = lambda: conn  # type: ignore[method-assign]
     engine._run = lambda cur, plans, deadline, max_rows: (  # type: ignore[method-assign]

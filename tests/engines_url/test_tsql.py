@@ -114,15 +114,6 @@ def test_nan_and_infinity_cannot_be_stored() -> None:
 
 # --- batches and guard ----------------------------------------------------------------------------
 
-def test_go_lines_split_batches() -> None:
-    script = ("CREATE VIEW v AS SELECT 1 AS x\nGO\n/* GO */ SELECT 'a\nGO\nb' AS s;\n"
-              "SELECT * FROM v\n  go  \nGO 3\nSELECT 2\r\nGO\r\n")
-    assert tsql.split_batches(script) == [
-        "CREATE VIEW v AS SELECT 1 AS x", "SELECT 'a\nGO\nb' AS s;\nSELECT * FROM v",
-        "GO 3", "SELECT 2"]
-    assert tsql.split_batches("SELECT 1 AS go") == ["SELECT 1 AS go"]
-
-
 @pytest.mark.parametrize("sql", [
     "SELECT TOP 3 * FROM customers ORDER BY id",
     "CREATE VIEW v AS SELECT id FROM customers",
@@ -138,7 +129,7 @@ def test_go_lines_split_batches() -> None:
     "SELECT N'it''s -- not a comment', 'ROLLBACK' AS word",
 ])
 def test_guard_allows(sql: str) -> None:
-    assert isinstance(tsql.GUARD.plan(tsql.split_batches(sql)), list), sql
+    assert isinstance(tsql.GUARD.plan(st.splitter("tsql").split(sql)), list), sql
 
 
 @pytest.mark.parametrize(("sql", "why"), [
@@ -169,7 +160,7 @@ def test_guard_allows(sql: str) -> None:
     ("SELECT * FROM sys.fn_get_audit_file('x', default, default)", "fn_get_audit_file"),
 ])
 def test_guard_refuses(sql: str, why: str) -> None:
-    refusal = tsql.GUARD.plan(tsql.split_batches(sql))
+    refusal = tsql.GUARD.plan(st.splitter("tsql").split(sql))
     assert isinstance(refusal, str) and why in refusal, (sql, refusal)
 
 
