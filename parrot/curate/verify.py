@@ -121,8 +121,8 @@ class Checker:
                 continue  # ties cut by LIMIT: any choice of rows is right
             compared += 1
             if not strict["match"]:
-                pred = record.get("pred") or {}
-                reason = ("syntax_error" if pred.get("status") == "syntax_error"
+                pred = record.get("pred")
+                reason = ("syntax_error" if pred and pred["status"] == "syntax_error"
                           else strict["reason"])
                 return Agreement(False, reason, strict.get("detail", ""), i, compared)
         if not compared:

@@ -33,6 +33,7 @@ from parrot.engines import (
     url_from_env,
 )
 from parrot.eval.judge import Judge
+from parrot.eval.records import Outcome
 from parrot.eval.results import (
     MANIFEST,
     RESULTS,
@@ -50,7 +51,7 @@ from parrot.translators.base import Translation, Translator
 if TYPE_CHECKING:
     from parrot.eval.feedback import EngineFeedback
 
-Progress = Callable[[dict[str, Any]], None]
+Progress = Callable[[Outcome], None]
 
 
 @dataclass
@@ -233,13 +234,13 @@ def _init_worker(timeout: float, max_rows: int, urls: dict[str, str], start: boo
                           syntax=syntax, suite_dir=suite_dir)
 
 
-def _judge_in_worker(item: Item, translation: Translation) -> dict[str, Any]:
+def _judge_in_worker(item: Item, translation: Translation) -> Outcome:
     assert _WORKER_JUDGE is not None
     return _WORKER_JUDGE.judge(item, translation)
 
 
 def _judged(pending: list[Item], translator: Translator,
-            config: RunConfig) -> Iterator[dict[str, Any]]:
+            config: RunConfig) -> Iterator[Outcome]:
     """Outcome records for ``pending`` as they finish (order not guaranteed when jobs > 1)."""
     translations = translator.translate_all(pending)
     if config.jobs <= 1:
@@ -257,7 +258,7 @@ def _judged(pending: list[Item], translator: Translator,
     with ProcessPoolExecutor(config.jobs, mp_context=context, initializer=_init_worker,
                              initargs=(config.timeout, config.max_rows, config.urls,
                                        config.start, config.syntax, config.suite_dir)) as pool:
-        window: set[Future[dict[str, Any]]] = set()
+        window: set[Future[Outcome]] = set()
         for item, translation in translations:
             window.add(pool.submit(_judge_in_worker, item, translation))
             if len(window) >= 2 * config.jobs:
@@ -283,7 +284,7 @@ def _feedback_for(translator: Translator, config: RunConfig) -> EngineFeedback |
 
 def run(dataset: Dataset, items: list[Item], translator: Translator, config: RunConfig,
         on_result: Progress | None = None,
-        on_start: Callable[[int, int], None] | None = None) -> list[dict[str, Any]]:
+        on_start: Callable[[int, int], None] | None = None) -> list[Outcome]:
     """Evaluate ``items``; returns every outcome record of the run (resumed ones included)."""
     manifest = prepare_run_dir(config, _manifest(dataset, items, translator, config))
     try:
@@ -319,12 +320,12 @@ def run(dataset: Dataset, items: list[Item], translator: Translator, config: Run
     return records
 
 
-def engines_of(records: list[dict[str, Any]]) -> dict[str, str]:
+def engines_of(records: list[Outcome]) -> dict[str, str]:
     """dialect → engine label, as recorded in the outcome lines."""
     labels: dict[str, str] = {}
     for r in records:
-        for side, dialect in (("gold", r["source_dialect"]), ("pred", r["target_dialect"])):
-            execution = r.get(side)
+        for execution, dialect in ((r.get("gold"), r["source_dialect"]),
+                                   (r.get("pred"), r["target_dialect"])):
             if execution and execution.get("engine") not in (None, "none"):
                 labels.setdefault(dialect, execution["engine"])
     return dict(sorted(labels.items()))

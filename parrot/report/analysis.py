@@ -27,7 +27,10 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-Record = dict[str, Any]
+from parrot.eval.records import Outcome
+from parrot.report.metrics import status as execution_status
+
+Record = Outcome
 
 TAXONOMY = ("syntax", "schema_type", "runtime", "resource", "no_sql", "projection",
             "filtering_logic", "ordering", "formatting_precision")
@@ -63,7 +66,7 @@ def judged(r: Record) -> bool:
     """Whether the item could be judged: its source ran and its target had an engine."""
     if r["gold"]["status"] != "ok":
         return False
-    return not (r.get("pred") and r["pred"]["status"] == "no_engine")
+    return execution_status(r.get("pred")) != "no_engine"
 
 
 def answers(records: Iterable[Record], mode: str = "strict") -> list[Answer]:
@@ -187,13 +190,14 @@ def failure_class(r: Record, mode: str = "strict") -> str:
     case, NULL vs '', temporal format or type family → ``formatting_precision``; other different
     rows or values (filters, joins, grouping, aggregates) → ``filtering_logic``.
     """
-    if r["translation"]["status"] != "ok" or r.get("pred") is None:
+    pred = r.get("pred")
+    if r["translation"]["status"] != "ok" or pred is None:
         return "no_sql"
-    status = r["pred"]["status"]
+    status = pred["status"]
     if status == "syntax_error":
         return "syntax"
     if status in ("runtime_error", "unsupported", "engine_error"):
-        return "schema_type" if _SCHEMA_WORDS.search(r["pred"].get("error") or "") else "runtime"
+        return "schema_type" if _SCHEMA_WORDS.search(pred.get("error") or "") else "runtime"
     if status in ("timeout", "too_large"):
         return "resource"
     reason = r["verdicts"][mode]["reason"]

@@ -21,13 +21,14 @@ from typing import Any
 import jinja2
 
 from parrot.datasets import DatasetError, load_dataset
+from parrot.eval.records import Outcome
 from parrot.report import html_plots as plots
 from parrot.report.analysis import analysis_tables
 from parrot.report.metrics import summarize
 from parrot.report.render import Table, leaderboard_groups, leaderboard_table, summary_tables
 
 REPORT = "report.html"
-Record = dict[str, Any]
+Record = Outcome
 Run = tuple[str, dict[str, Any], list[Record]]  # (run dir, manifest, records)
 
 
@@ -151,8 +152,8 @@ def _sections(summary: dict[str, Any], records: list[Record]) -> list[Section]:
                 (tables["Translation status"], tables["Execution of translations"])),
     ]
     usage = summary.get("usage", {})
-    latencies = [r["translation"]["latency"] for r in records
-                 if r["translation"].get("latency") is not None]
+    latencies = [float(t) for r in records
+                 if isinstance(t := r["translation"].get("latency"), int | float)]
     if usage.get("calls") and latencies:
         usage_tables = [t for title, t in tables.items() if title.startswith("Model usage")]
         out.append(Section("Cost and latency", plots.latency(latencies), tuple(usage_tables)))
