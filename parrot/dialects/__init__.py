@@ -8,6 +8,8 @@ Every dialect name that enters parrot (CLI flags, dataset lines, prediction file
 
 from __future__ import annotations
 
+from importlib.metadata import entry_points
+
 from parrot.dialects import builtin
 from parrot.dialects.base import (
     Dialect,
@@ -29,23 +31,43 @@ def _fold(name: str) -> str:
 
 
 ALIASES: dict[str, str] = {}  # folded spelling -> key; also filled by dialects defined later
-_INDEXED: list[str] = []  # the keys whose names ALIASES holds
+_INDEXED: set[str] = set()  # the keys whose names ALIASES holds
 
 
 def _index() -> dict[str, str]:
-    for d in list(DIALECTS.values())[len(_INDEXED):]:  # dialects defined since the last look
-        for name in (d.key, d.label, *d.aliases):
-            ALIASES.setdefault(_fold(name), d.key)
-        _INDEXED.append(d.key)
+    if len(_INDEXED) != len(DIALECTS):  # dialects defined (or dropped) since the last look
+        for d in DIALECTS.values():
+            if d.key not in _INDEXED:
+                for name in (d.key, d.label, *d.aliases):
+                    ALIASES.setdefault(_fold(name), d.key)
+        _INDEXED.intersection_update(DIALECTS)
+        _INDEXED.update(DIALECTS)
     return ALIASES
 
 
 _index()
 
 
+ENTRY_POINTS = "parrot.dialects"  # plugins' modules defining Dialect classes
+_PLUGINS_LOADED: list[bool] = []
+
+
+def _load_plugins() -> None:
+    """Import the modules other packages declare in the ``parrot.dialects`` entry-point group
+    (once; defining a class registers it)."""
+    if not _PLUGINS_LOADED:
+        _PLUGINS_LOADED.append(True)
+        for point in entry_points(group=ENTRY_POINTS):
+            point.load()
+
+
 def resolve(name: str) -> str:
     """The canonical key for ``name`` (a key, an alias or a label, any case)."""
-    key = _index().get(_fold(name)) if isinstance(name, str) else None
+    if not isinstance(name, str):
+        key = None
+    elif (key := _index().get(_fold(name))) is None:
+        _load_plugins()
+        key = _index().get(_fold(name))
     if key is None:
         known = ", ".join(sorted(DIALECTS))
         raise UnknownDialectError(f"unknown dialect {name!r} (known: {known}; aliases such as "

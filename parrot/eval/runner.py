@@ -26,7 +26,7 @@ from parrot.datasets import Dataset, Item
 from parrot.engines import (
     DEFAULT_MAX_ROWS,
     DEFAULT_TIMEOUT,
-    ENGINES,
+    ENGINE_REGISTRY,
     engine_class,
     engine_name_for,
     needs_server,
@@ -111,7 +111,7 @@ def engine_absence(dialect: str, urls: dict[str, str], start: bool) -> str | Non
     if dialect in urls or url_from_env(dialect) is not None:
         return None
     name = engine_name_for(dialect)
-    if name is None or name not in ENGINES:
+    if name is None or name not in ENGINE_REGISTRY:
         return None
     if engine_class(name).url_schemes is None:
         return engine_class(name).available()
@@ -133,7 +133,7 @@ def grammar_only(dialect: str, urls: dict[str, str]) -> bool:
     if dialect in urls or url_from_env(dialect) is not None:
         return False
     name = engine_name_for(dialect)
-    return (name is None or name not in ENGINES
+    return (name is None or name not in ENGINE_REGISTRY
             or (engine_class(name).url_schemes is not None and not needs_server(dialect)))
 
 

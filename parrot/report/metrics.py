@@ -17,11 +17,34 @@ from __future__ import annotations
 import statistics
 from collections import Counter
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from typing import Any, cast
 
+from parrot.compare import Mode
 from parrot.eval.records import ExecutionRecord, Outcome, Summary
+from parrot.registry import Registry
 
-MODES = ("strict", "normalized", "multiset")
+
+@dataclass(frozen=True)
+class ComparisonProfile:
+    """A comparison mode as the reports count it: ``acc_<name>`` in every summary."""
+
+    mode: Mode
+    label: str  # a report's column heading
+    summary: str  # what a match in this mode means
+
+
+COMPARISON_MODES: Registry[ComparisonProfile] = Registry("comparison mode")
+for _profile in (
+    ComparisonProfile(Mode.STRICT, "strict", "Acc_RES: columns by position, exact values "
+                      "bridged across type families, order where the source orders"),
+    ComparisonProfile(Mode.NORMALIZED, "normalized", "PolySQL's Algorithm 1: lower-cased names, "
+                      "extra prediction columns allowed, stripped strings, numbers within 1e-5"),
+    ComparisonProfile(Mode.MULTISET, "multiset", "UniQL's protocol: numbers rounded to 3 "
+                      "decimals"),
+):
+    COMPARISON_MODES.add(_profile.mode.value, _profile)
+MODES = tuple(COMPARISON_MODES)  # the modes every summary counts, in report order
 # Fixed token-length ranges (tiktoken cl100k), comparable across datasets and runs.
 TOKEN_RANGES = ((0, 50), (50, 100), (100, 200), (200, 500), (500, 1000), (1000, None))
 
