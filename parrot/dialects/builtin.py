@@ -7,14 +7,13 @@ those of dialects reached by URL only are their vendors' documented defaults.
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from parrot.dialects.base import Dialect, Lexicon
 
 _MYSQL_LEXICON = Lexicon(backslash_escapes=True, hash_comments=True, hash_comments_always=True,
                          dash_comments_need_space=True, plain_backticks=True,
                          executable_comments=True)
-# Spark SQL: '...' and "..." are both strings with backslash escapes, `name` doubles its backtick
-_SPARK_LEXICON = Lexicon(backslash_escapes=True, nested_comments=True, plain_backticks=True,
-                         raw_strings=True)
 _LIMIT = frozenset({"limit"})
 
 
@@ -72,33 +71,28 @@ class MySQL(Dialect):
 
 
 class Spark(Dialect):
-    key, label, aliases = "spark", "Spark SQL", ("sparksql", "spark_sql", "spark2")
-    engine, grammar, fences = "spark", "Spark", ("spark", "sparksql")
+    key, label, engine, grammar = "spark", "Spark SQL", "spark", "Spark"
+    aliases: ClassVar[tuple[str, ...]] = ("sparksql", "spark_sql", "spark2")
+    fences: ClassVar[tuple[str, ...]] = ("spark", "sparksql")
     constructs = frozenset({"limit", "double_colon"})
-    lexicon = _SPARK_LEXICON
+    # '...' and "..." are both strings with backslash escapes, `name` doubles its backtick
+    lexicon = Lexicon(backslash_escapes=True, nested_comments=True, plain_backticks=True,
+                      raw_strings=True)
     block_ends = frozenset({"if", "while", "loop", "repeat", "for"})
     nulls_in_asc, nulls_in_desc, integer_division = "first", "last", "float"
     case_sensitive_strings, unquoted_identifiers = True, "insensitive"
 
 
-class Hive(Dialect):
-    """Hive, run here by local Spark with ANSI mode off."""
+class Hive(Spark):
+    """Hive, run here by local Spark with ANSI mode off (Spark's facts otherwise)."""
 
-    key, label, aliases = "hive", "Hive", ("hiveql",)
-    engine, grammar = "hive", "Spark"
-    constructs, lexicon, block_ends = Spark.constructs, _SPARK_LEXICON, Spark.block_ends
-    nulls_in_asc, nulls_in_desc, integer_division = "first", "last", "float"
-    case_sensitive_strings, unquoted_identifiers = True, "insensitive"
+    key, label, aliases, engine, fences = "hive", "Hive", ("hiveql",), "hive", ()
 
 
-class Databricks(Dialect):
-    """Databricks, run here by local Spark with ANSI mode on."""
+class Databricks(Spark):
+    """Databricks, run here by local Spark with ANSI mode on (Spark's facts otherwise)."""
 
-    key, label = "databricks", "Databricks"
-    engine, grammar = "databricks", "Spark"
-    constructs, lexicon, block_ends = Spark.constructs, _SPARK_LEXICON, Spark.block_ends
-    nulls_in_asc, nulls_in_desc, integer_division = "first", "last", "float"
-    case_sensitive_strings, unquoted_identifiers = True, "insensitive"
+    key, label, aliases, engine, fences = "databricks", "Databricks", (), "databricks", ()
 
 
 class TSQL(Dialect):
@@ -154,57 +148,30 @@ class Presto(Dialect):
     key, label, grammar = "presto", "Presto", "Trino"
 
 
-class Redshift(Dialect):
-    key, label = "redshift", "Redshift"
-
-
-class Teradata(Dialect):
-    key, label = "teradata", "Teradata"
-
-
 class Athena(Dialect):
     key, label, grammar = "athena", "Athena", "Trino"
 
 
-class Doris(Dialect):
-    key, label = "doris", "Doris"
+def _name_only(key: str, label: str) -> type[Dialect]:
+    """A dialect parrot knows only by name (sqlglot translates it; nothing runs or parses it)."""
+    return type(label.replace(" ", ""), (Dialect,), {"key": key, "label": label,
+                                                     "__module__": __name__})
 
 
-class StarRocks(Dialect):
-    key, label = "starrocks", "StarRocks"
-
-
-class Materialize(Dialect):
-    key, label = "materialize", "Materialize"
-
-
-class RisingWave(Dialect):
-    key, label = "risingwave", "RisingWave"
-
-
-class Drill(Dialect):
-    key, label = "drill", "Drill"
-
-
-class Druid(Dialect):
-    key, label = "druid", "Druid"
-
-
-class Dremio(Dialect):
-    key, label = "dremio", "Dremio"
-
-
-class Exasol(Dialect):
-    key, label = "exasol", "Exasol"
-
-
-class Fabric(Dialect):
-    key, label = "fabric", "Microsoft Fabric"
-
-
-class PRQL(Dialect):
-    key, label = "prql", "PRQL"
-
-
-class Tableau(Dialect):
-    key, label = "tableau", "Tableau"
+# (key, label) of the dialects with no fact beyond their names
+for _key, _label in (
+    ("redshift", "Redshift"),
+    ("teradata", "Teradata"),
+    ("doris", "Doris"),
+    ("starrocks", "StarRocks"),
+    ("materialize", "Materialize"),
+    ("risingwave", "RisingWave"),
+    ("drill", "Drill"),
+    ("druid", "Druid"),
+    ("dremio", "Dremio"),
+    ("exasol", "Exasol"),
+    ("fabric", "Microsoft Fabric"),
+    ("prql", "PRQL"),
+    ("tableau", "Tableau"),
+):
+    _name_only(_key, _label)
