@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
-from parrot.curate.stages import Batch, Candidate, Record, Stage
+from parrot.curate.stages import Batch, Candidate, Drop, Record, Stage
 from parrot.datasets import ANNOTATION_SOURCES, Item
 from parrot.translators import Translator, create_translator
 
@@ -39,7 +39,7 @@ class Pairs(Stage):
             targets = [t for t in self.targets if t != r.dialect
                        and (not self.corpus_targets_only or t in known)]
             if not targets:
-                out.dropped["no target dialect"] += 1
+                out.drop(Drop.NO_TARGET)
                 continue
             for t in targets:
                 candidates = ((Candidate(known[t], CORPUS_ANNOTATOR, "tool"),) if t in known
@@ -90,7 +90,7 @@ class Annotate(Stage):
         for r in chunk:
             candidates = (*found[r.id], *r.candidates)  # annotators first, the corpus's last
             if not candidates:
-                out.dropped["no annotator produced SQL"] += 1
+                out.drop(Drop.NO_ANNOTATION)
                 continue
             out.records.append(replace(r, candidates=candidates))
         return out

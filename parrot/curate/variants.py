@@ -19,7 +19,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from parrot.curate.stages import Batch, Record, Stage
+from parrot.curate.stages import Batch, Drop, Record, Stage
 from parrot.migrate.named import corpora_root
 
 EMBEDDED = ("sqlite", "duckdb", "clickhouse")
@@ -204,7 +204,7 @@ class Hard(Stage):
         for r in chunk:
             found = constructs(r.sql, r.dialect)
             if len(found) < self.min_constructs:
-                out.dropped[f"fewer than {self.min_constructs} constructs"] += 1
+                out.drop(Drop.TOO_FEW_CONSTRUCTS, f"fewer than {self.min_constructs}")
                 continue
             out.records.append(replace(r, tokens=count_tokens(r.sql),
                                        tags=(*r.tags, *(f"construct:{c}" for c in
@@ -217,6 +217,6 @@ class Hard(Stage):
             return batch
         cut = lengths[min(len(lengths) - 1, math.floor(self.quantile * len(lengths)))]
         kept = [r for r in batch.records if (r.tokens or 0) >= cut]
-        batch.dropped["below the length quantile"] += len(batch.records) - len(kept)
+        batch.drop(Drop.BELOW_LENGTH_QUANTILE, n=len(batch.records) - len(kept))
         batch.notes[f"token cut-off: {cut}"] = 1
-        return Batch(kept, batch.dropped, batch.notes, batch.routed)
+        return Batch(kept, batch.dropped, batch.notes, batch.routed, batch.details)
