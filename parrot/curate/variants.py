@@ -21,6 +21,7 @@ from typing import Any
 
 from parrot.curate.stages import Batch, Drop, Record, Stage
 from parrot.migrate.named import corpora_root
+from parrot.registry import Registry
 
 EMBEDDED = ("sqlite", "duckdb", "clickhouse")
 SPIDER_FAMILY = ("Spider", "Spider-Syn", "Spider-DK", "Spider-Realistic", "Dr.Spider", "sparc",
@@ -106,11 +107,14 @@ def load_main(sources: tuple[str, ...]) -> tuple[list[Record], list[Path]]:
     return _benchmark_records(files, sources, spider_only=False), files
 
 
-VARIANTS: dict[str, Variant] = {
-    "simple": Variant("simple", load_simple, EMBEDDED, EMBEDDED, None),
-    "diverse": Variant("diverse", load_diverse, ("sqlite",), ("duckdb", "clickhouse"), 400),
-    "main": Variant("main", load_main, ("sqlite",), ("duckdb", "clickhouse"), 100),
-}
+# other packages add variants through the ``parrot.curation_variants`` entry-point group
+VARIANTS: Registry[Variant] = Registry("curation variant", group="parrot.curation_variants",
+                                       check=lambda v: isinstance(v, Variant),
+                                       expects="a Variant")
+for _variant in (Variant("simple", load_simple, EMBEDDED, EMBEDDED, None),
+                 Variant("diverse", load_diverse, ("sqlite",), ("duckdb", "clickhouse"), 400),
+                 Variant("main", load_main, ("sqlite",), ("duckdb", "clickhouse"), 100)):
+    VARIANTS.add(_variant.name, _variant)
 
 
 # --- the simple variant's grounding -------------------------------------------------------------
