@@ -88,6 +88,9 @@ class Registry(Generic[T]):
             raise self._error(f"{self.kind} {name!r} ({origin}) is not {self._expects}")
         self._loaded.setdefault(name, obj)  # type: ignore[arg-type]
 
+    def __getitem__(self, name: str) -> T:
+        return self.get(name)
+
     def __contains__(self, name: object) -> bool:
         if not isinstance(name, str):
             return False

@@ -1,13 +1,11 @@
 import pytest
 
 from parrot.datasets import item_from_record
-from parrot.eval.cli import parse_engine_urls, parse_pairs
+from parrot.eval.cli import parse_engine_urls
 from parrot.eval.runner import redact_url, servers_needed
 
 
-def test_pairs_and_engine_urls_accept_aliases():
-    assert parse_pairs("pg:ch, sqlite:duckdb") == [("postgres", "clickhouse"),
-                                                   ("sqlite", "duckdb")]
+def test_engine_urls_accept_aliases():
     assert parse_engine_urls(["PostgreSQL=postgresql://u@db:5432/x"]) == {
         "postgres": "postgresql://u@db:5432/x"}
     with pytest.raises(ValueError, match="expected DIALECT=URL"):

@@ -1,8 +1,15 @@
 """A server killed mid-run is restarted; the affected item is retried and the run completes."""
 
+import contextlib
+import io
 import json
 import os
 import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
 
 import pytest
 
@@ -10,6 +17,9 @@ from parrot.datasets import load_dataset
 from parrot.eval.results import read_results
 from parrot.eval.runner import RunConfig, run
 from parrot.servers import server_for
+from parrot.servers.base import pid_alive
+from parrot.servers.mariadb import MariaDBServer
+from parrot.servers.postgres import PostgresServer, processes_in
 from parrot.translators import create_translator
 
 pytestmark = pytest.mark.server
@@ -91,3 +101,179 @@ def test_server_killed_before_a_fixture_load_is_an_engine_error_retried(tmp_path
                if r.get("engine_errors_retried")}
     assert list(retried) == ["r3"]
     assert retried["r3"][0].startswith(f"{server.dialect}: fixture load: ")
+
+
+# the item the server is killed under: its translation runs long enough to be killed mid-query
+SLOW = {"postgres": "SELECT k, v FROM n, (SELECT pg_sleep(3)) s WHERE k < 3 ORDER BY k",
+        "mysql": "SELECT k, v FROM n WHERE k < 3 AND SLEEP(1) = 0 ORDER BY k"}
+RUNNING = {"postgres": "SELECT count(*) FROM pg_stat_activity WHERE query LIKE '%%pg_sleep(3)%%' "
+                       "AND pid <> pg_backend_pid()",
+           "mysql": "SELECT count(*) FROM information_schema.processlist "
+                    "WHERE info LIKE '%%SLEEP(1)%%' AND id <> CONNECTION_ID()"}
+
+
+def _superuser_value(state, sql):
+    """One value from the server as its superuser (over its socket or TCP)."""
+    if state.name == "postgres":
+        import psycopg
+
+        with psycopg.connect(state.url, autocommit=True, connect_timeout=5) as conn:
+            return conn.execute(sql).fetchone()[0]
+    import pymysql
+
+    conn = pymysql.connect(host=state.host, port=state.port, unix_socket=state.socket or None,
+                           user="root", connect_timeout=5)
+    try:
+        with conn.cursor() as cur:
+            cur.execute(sql)
+            return cur.fetchone()[0]
+    finally:
+        conn.close()
+
+
+def test_server_killed_during_a_query_is_restarted_and_the_item_retried(tmp_path, server):
+    slow = SLOW[server.dialect]
+    lines = [json.dumps({"id": f"r{i}", "source_dialect": "sqlite",
+                         "target_dialect": server.dialect,
+                         "source_sql": "SELECT k, v FROM n WHERE k < 3 ORDER BY k",
+                         "reference_sql": slow if i == 3 else
+                         "SELECT k, v FROM n WHERE k < 3 ORDER BY k",
+                         "fixture": FIXTURE}) for i in range(1, 6)]
+    (tmp_path / "items.jsonl").write_text("\n".join(lines) + "\n")
+    dataset = load_dataset(str(tmp_path / "items.jsonl"))
+    killed = []
+
+    def kill_mid_query():
+        state = server.state()
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:
+            with contextlib.suppress(Exception):
+                if _superuser_value(state, RUNNING[server.dialect].replace("%%", "%")):
+                    os.kill(state.pid, signal.SIGKILL)
+                    killed.append(state.pid)
+                    return
+            time.sleep(0.05)
+
+    killer = threading.Thread(target=kill_mid_query)
+
+    def start_killer(record):
+        if record["id"] == "r2":
+            killer.start()
+
+    records = run(dataset, list(dataset.items), create_translator("reference"),
+                  RunConfig(output_dir=tmp_path / "run", start=True, timeout=60),
+                  on_result=start_killer)
+    killer.join()
+    assert killed, "the slow query was never seen running"
+    assert [r["id"] for r in records] == [f"r{i}" for i in range(1, 6)]
+    assert all(r["verdicts"]["strict"]["match"] for r in records)
+    retried = {r["id"]: r["engine_errors_retried"] for r in records
+               if r.get("engine_errors_retried")}
+    assert list(retried) == ["r3"], retried
+    assert server.state().pid != killed[0]
+
+
+def _dead_pid():
+    child = subprocess.Popen(["true"])
+    child.wait()
+    return child.pid
+
+
+def test_a_crashed_runs_server_is_stopped_by_the_next_run(tmp_path, monkeypatch, server):
+    from rich.console import Console
+
+    from parrot.eval.cli import start_servers
+
+    monkeypatch.setenv("PARROT_CACHE", str(tmp_path))
+    orphan = server_for(server.dialect)
+    crashed = _dead_pid()
+    state = orphan.start(owner=crashed)
+    assert orphan.recorded().owner == crashed
+    console = Console(file=io.StringIO(), width=200)
+    started, failed = start_servers([], console)
+    assert (started, failed) == ([], {})
+    assert (f"stopped the local {server.dialect} server left running by run {crashed}, which "
+            "crashed") in console.file.getvalue()
+    assert not pid_alive(state.pid) and orphan.recorded() is None
+
+
+def test_a_crashed_runs_server_is_stopped_by_engines_down(tmp_path, monkeypatch, capsys,
+                                                         server):
+    from parrot.servers.cli import main as engines
+
+    monkeypatch.setenv("PARROT_CACHE", str(tmp_path))
+    orphan = server_for(server.dialect)
+    crashed = _dead_pid()
+    state = orphan.start(owner=crashed)
+    assert engines(["status", server.dialect]) == 0
+    assert f"left running by run {crashed}, which crashed" in capsys.readouterr().out
+    assert engines(["down", server.dialect]) == 0
+    assert (f"{server.dialect}: stopped (left running by run {crashed}, which crashed)"
+            in capsys.readouterr().out)
+    assert not pid_alive(state.pid)
+
+
+def _tree(root):
+    """Pids of every descendant of ``root``."""
+    children = {}
+    for entry in Path("/proc").iterdir():
+        with contextlib.suppress(OSError, IndexError, ValueError):
+            if entry.name.isdigit():
+                ppid = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+                children.setdefault(ppid, []).append(int(entry.name))
+    found, todo = set(), [root]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            found.add(child)
+            todo.append(child)
+    return found
+
+
+def _poll(condition, patience=120):
+    deadline = time.monotonic() + patience
+    while time.monotonic() < deadline:
+        if condition():
+            return True
+        time.sleep(0.2)
+    return condition()
+
+
+def test_eval_with_jobs_killed_leaves_no_process_and_no_server(tmp_path):
+    """``python -m parrot.eval --jobs 2`` over both servers, SIGKILLed mid-run: its workers, their
+    engine workers and the servers it started all end (the watchdog stops the servers)."""
+    for dialect in ("postgres", "mysql"):
+        hint = server_for(dialect).available()
+        if hint is not None:
+            pytest.skip(f"no {dialect} server: {hint}")
+    lines = [json.dumps({"id": f"{d}{i}", "source_dialect": "sqlite", "target_dialect": d,
+                         "source_sql": "SELECT k, v FROM n WHERE k < 3 ORDER BY k",
+                         "reference_sql": SLOW[d], "fixture": FIXTURE})
+             for i in range(20) for d in ("postgres", "mysql")]
+    (tmp_path / "items.jsonl").write_text("\n".join(lines) + "\n")
+    cache = tmp_path / "cache"
+    env = {**os.environ, "PARROT_CACHE": str(cache)}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "parrot.eval", "--dataset", str(tmp_path / "items.jsonl"),
+         "--model", "reference", "--jobs", "2", "--quiet", "--timeout", "60",
+         "--output-dir", str(tmp_path / "run")],
+        env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    servers = [cls(root=cache / "servers") for cls in (PostgresServer, MariaDBServer)]
+    try:
+        assert _poll(lambda: (tmp_path / "run" / "results.jsonl").is_file()
+                     and (tmp_path / "run" / "results.jsonl").stat().st_size > 0, 300), \
+            "the run never finished an item"
+        states = [s.recorded() for s in servers]
+        assert all(s is not None and s.owner == process.pid for s in states), states
+        tree = _tree(process.pid)
+        process.kill()
+        process.wait(timeout=30)
+        pids = tree | {s.pid for s in states}
+        assert _poll(lambda: not [p for p in pids if pid_alive(p)]), \
+            f"left behind: {[p for p in pids if pid_alive(p)]}"
+        assert _poll(lambda: all(s.recorded() is None for s in servers))
+        assert all(processes_in(Path(s.data_dir)) == [] for s in states)
+    finally:
+        if process.poll() is None:
+            process.kill()
+        for server in servers:
+            server.stop()

@@ -34,6 +34,16 @@ def test_sqlglot_translates_and_types_its_failures():
     assert t.params()["unsupported_level"] == "raise"
 
 
+def test_a_crash_inside_sqlglot_is_an_error_of_that_item_not_of_the_run():
+    # sqlglot's T-SQL generator raises AttributeError on a named window's ordered keys
+    crashed = create_translator("sqlglot").translate(item(
+        "w", src="clickhouse", tgt="tsql",
+        sql="SELECT id, lagInFrame(c) OVER w AS p FROM t WINDOW w AS (PARTITION BY k "
+            "ORDER BY d ASC ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING)"))
+    assert crashed.status is TranslationStatus.ERROR and crashed.sql is None
+    assert crashed.error.startswith("sqlglot failed: AttributeError")
+
+
 def test_unknown_model_lists_available():
     with pytest.raises(UnknownTranslatorError, match=r"available: .*sqlglot"):
         create_translator("gpt-17")

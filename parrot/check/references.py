@@ -168,7 +168,8 @@ class MariadbReference(Reference):
         # PREPARE needs a current database (else error 1046) it may write to (else 1044); it
         # only parses and resolves, it executes nothing
         self.conn = pymysql.connect(host=state.host, port=state.port, user="root",
-                                    database="mysql", autocommit=True)
+                                    unix_socket=state.socket or None, database="mysql",
+                                    autocommit=True)
         self._pymysql = pymysql
         self.name = f"{state.label} PREPARE"
 

@@ -15,6 +15,7 @@ from typing import Any
 
 from parrot.curate.stages import Batch, Candidate, Drop, Record, Stage
 from parrot.datasets import ANNOTATION_SOURCES, Item
+from parrot.pairs import EVERY_PAIR, DialectPairs
 from parrot.translators import Translator, create_translator
 
 CORPUS_ANNOTATOR = "corpus"  # a target the input corpus itself recorded
@@ -25,19 +26,23 @@ class Pairs(Stage):
 
     name = "pairs"
 
-    def __init__(self, targets: Sequence[str], corpus_targets_only: bool = False):
+    def __init__(self, targets: Sequence[str], corpus_targets_only: bool = False,
+                 pairs: DialectPairs = EVERY_PAIR):
         self.targets = tuple(targets)
         self.corpus_targets_only = corpus_targets_only
+        self.pairs = pairs
 
     def params(self) -> dict[str, Any]:
-        return {"targets": list(self.targets), "corpus_targets_only": self.corpus_targets_only}
+        return {"targets": list(self.targets), "corpus_targets_only": self.corpus_targets_only,
+                **({"pairs": str(self.pairs)} if self.pairs.patterns else {})}
 
     def map(self, chunk: list[Record]) -> Batch:
         out = Batch([])
         for r in chunk:
             known: dict[str, str] = r.info.get("references", {})
             targets = [t for t in self.targets if t != r.dialect
-                       and (not self.corpus_targets_only or t in known)]
+                       and (not self.corpus_targets_only or t in known)
+                       and self.pairs.allows(r.dialect, t)]
             if not targets:
                 out.drop(Drop.NO_TARGET)
                 continue

@@ -56,6 +56,7 @@ from parrot.curate.verify import (
     TestData,
     Verify,
 )
+from parrot.pairs import EVERY_PAIR, DialectPairs, combined, parse_pairs
 
 
 def _dialect_list(text: str) -> tuple[str, ...]:
@@ -70,10 +71,15 @@ def build_parser() -> argparse.ArgumentParser:
                         "their databases; main: long multi-construct statements (default: simple)")
     p.add_argument("--output-dir", "--out", dest="out", type=Path,
                    help="output folder (default build/curated-<variant>)")
-    p.add_argument("--sources", type=_dialect_list, help="source dialects (comma-separated)")
-    p.add_argument("--targets", type=_dialect_list,
-                   help="target dialects (default: the embedded engines; postgres and mysql "
-                        "need servers: python -m parrot.engines up)")
+    p.add_argument("--pairs", default="",
+                   help="SOURCE:TARGET dialect pairs to write, comma-separated, * = any "
+                        "(eval's syntax), e.g. mysql:duckdb,sqlite:*; default: the variant's "
+                        "sources to the embedded engines (postgres and mysql need servers: "
+                        "python -m parrot.engines up)")
+    p.add_argument("--sources", type=_dialect_list,
+                   help="source dialects, comma-separated (shorthand: --sources A --targets B "
+                        "is --pairs A:B)")
+    p.add_argument("--targets", type=_dialect_list, help="target dialects, comma-separated")
     p.add_argument("--annotator", action="append", default=[],
                    help="a translator spec producing candidates (repeatable; default sqlglot): "
                         "sqlglot, openai/gpt-4o, ensemble:sqlglot,openai/gpt-4o, ...")
@@ -108,8 +114,16 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+def chosen_pairs(args: argparse.Namespace) -> DialectPairs:
+    """``--pairs``, or the pairs ``--sources``/``--targets`` stand for."""
+    if args.pairs and (args.sources or args.targets):
+        raise ValueError("--pairs replaces --sources/--targets: give one or the other")
+    return parse_pairs(args.pairs) if args.pairs else combined(args.sources or (),
+                                                               args.targets or ())
+
+
 def build_stages(args: argparse.Namespace, targets: tuple[str, ...], limit: int | None,
-                 corpus_targets_only: bool) -> list[Stage]:
+                 corpus_targets_only: bool, pairs: DialectPairs = EVERY_PAIR) -> list[Stage]:
     stages: list[Stage] = [Standardise(), Canonicalise(args.timeout, DEFAULT_MAX_ROWS)]
     levels = tuple(x.strip() for x in args.anonymise.split(",") if x.strip())
     if levels:
@@ -123,7 +137,7 @@ def build_stages(args: argparse.Namespace, targets: tuple[str, ...], limit: int 
         Cluster(args.prefix_ratio),
         Features(args.coverage, args.patience + 1),
         Coverage(args.coverage, args.patience, limit),
-        Pairs(targets, corpus_targets_only),
+        Pairs(targets, corpus_targets_only, pairs),
         TestData(args.rounds, args.seed, args.timeout),
         TypeFilter(args.timeout, DEFAULT_MAX_ROWS),
         Annotate(args.annotator or ["sqlglot"]),
@@ -159,8 +173,13 @@ def main(argv: list[str] | None = None) -> int:
     logging.getLogger("sqlglot").setLevel(logging.ERROR)  # "falling back to Command" noise
     console = table_console(stderr=True, quiet=args.quiet)
     variant = VARIANTS.get(args.variant)
-    sources = args.sources or variant.sources
-    targets = args.targets or variant.targets
+    try:
+        pairs = chosen_pairs(args)
+    except ValueError as exc:
+        console.print(f"[red]error:[/] {exc}", highlight=False)
+        return 2
+    sources = pairs.sides(0) or variant.sources
+    targets = pairs.sides(1) or variant.targets
     limit = variant.limit if args.limit is None else (args.limit or None)
     out: Path = args.out or Path("build") / f"curated-{args.variant}"
     started = dt.datetime.now(dt.UTC)
@@ -175,7 +194,7 @@ def main(argv: list[str] | None = None) -> int:
                   f"{len(inputs)} file(s); sources {','.join(sources)} → targets "
                   f"{','.join(targets)}")
     try:
-        stages = build_stages(args, targets, limit, variant.corpus_targets_only)
+        stages = build_stages(args, targets, limit, variant.corpus_targets_only, pairs)
     except (ValueError, LookupError) as exc:
         console.print(f"[red]{exc}[/red]")
         return 2

@@ -138,7 +138,8 @@ def _namespaces(libc: ctypes.CDLL, warnings: list[str]) -> bool:
     if child:  # the namespace's init runs as the child; this process only waits for it
         _, status = os.waitpid(child, 0)
         if os.WIFSIGNALED(status):  # end the same way, so the parent sees the signal
-            signal.signal(os.WTERMSIG(status), signal.SIG_DFL)
+            if os.WTERMSIG(status) not in (signal.SIGKILL, signal.SIGSTOP):  # not catchable
+                signal.signal(os.WTERMSIG(status), signal.SIG_DFL)
             os.kill(os.getpid(), os.WTERMSIG(status))
         os._exit(os.waitstatus_to_exitcode(status) & 0xFF)
     _die_with_parent(libc, None)
@@ -160,10 +161,11 @@ def _private_proc(libc: ctypes.CDLL) -> bool:
                       None) == 0
 
 
-def _landlock(libc: ctypes.CDLL, scratch: str, readable: list[str], deny_tcp: bool,
-              warnings: list[str]) -> None:
-    """Confine file access to ``readable`` (read) and ``scratch`` (read/write); with
-    ``deny_tcp`` also forbid TCP bind/connect (when no network namespace could be had)."""
+def _landlock(libc: ctypes.CDLL, scratch: str | list[str], readable: list[str], deny_tcp: bool,
+              warnings: list[str], tcp_bind: int | None = None) -> None:
+    """Confine file access to ``readable`` (read) and ``scratch`` (one directory or several,
+    read/write); with ``deny_tcp`` also forbid TCP bind/connect (when no network namespace
+    could be had) except binding port ``tcp_bind`` (a server's own port)."""
     syscall = libc.syscall
     syscall.restype = ctypes.c_long
     abi = syscall(_SYS_CREATE_RULESET, None, ctypes.c_size_t(0), ctypes.c_uint32(1))
@@ -183,8 +185,15 @@ def _landlock(libc: ctypes.CDLL, scratch: str, readable: list[str], deny_tcp: bo
     if ruleset < 0:
         warnings.append(f"Landlock refused a ruleset ({os.strerror(ctypes.get_errno())})")
         return
-    rules = [(p, _FS_READ) for p in readable] + [(scratch, handled)] + [
+    writable = [scratch] if isinstance(scratch, str) else scratch
+    rules = [(p, _FS_READ) for p in readable] + [(p, handled) for p in writable] + [
         (p, _FS_READ_FILE | _FS_WRITE_FILE) for p in WRITABLE_DEVICES]
+    if net and tcp_bind is not None:
+        port = ctypes.create_string_buffer(struct.pack("=QQ", 1, tcp_bind), 16)  # BIND_TCP
+        if syscall(_SYS_ADD_RULE, ctypes.c_int(ruleset), ctypes.c_int(2), port,
+                   ctypes.c_uint32(0)) != 0:
+            warnings.append(f"Landlock rule for TCP port {tcp_bind} refused "
+                            f"({os.strerror(ctypes.get_errno())})")
     for path, access in rules:
         try:
             fd = os.open(path, os.O_PATH | os.O_CLOEXEC)
@@ -582,7 +591,8 @@ class IsolatedEngine(Engine):
                                      error=f"timed out: the {self.name} worker was killed "
                                            f"after {elapsed:.1f} s")
                 return Execution(ExecStatus.ENGINE_ERROR, elapsed=elapsed,
-                                 error=f"the {self.name} worker failed: {exc}")
+                                 error=f"the {self.name} worker crashed: {exc}; the next "
+                                       "execution gets a new worker")
         if status != "ok":
             return Execution(ExecStatus.ENGINE_ERROR, error=str(answer))
         execution: Execution = answer

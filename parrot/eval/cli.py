@@ -8,7 +8,9 @@ needed engine missing here (without ``--allow-missing``); 130 interrupted (``--r
 from __future__ import annotations
 
 import argparse
+import contextlib
 import datetime as dt
+import os
 import re
 import sys
 from collections import Counter
@@ -31,6 +33,7 @@ from parrot.eval.runner import (
     select_items,
     servers_needed,
 )
+from parrot.pairs import parse_pairs
 from parrot.report.metrics import evaluated, summarize
 from parrot.report.render import print_rich, summary_tables
 from parrot.testsuite.store import SUITES_DIR
@@ -59,7 +62,7 @@ def build_parser() -> argparse.ArgumentParser:
                              "the items that can run and report how many were skipped and why)")
     parser.add_argument("--pairs", default="",
                         help="comma-separated SOURCE:TARGET dialect pairs to keep, e.g. "
-                             "sqlite:duckdb,duckdb:clickhouse (aliases like pg, ch accepted)")
+                             "sqlite:duckdb,duckdb:* (aliases like pg, ch; * = any dialect)")
     parser.add_argument("--limit", type=int, default=None,
                         help="evaluate only the first N selected items")
     parser.add_argument("--output-dir", type=Path, default=None,
@@ -96,16 +99,6 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def parse_pairs(text: str) -> list[tuple[str, str]]:
-    pairs = []
-    for part in filter(None, (p.strip() for p in text.split(","))):
-        source, sep, target = part.partition(":")
-        if not sep or not source or not target:
-            raise ValueError(f"bad pair {part!r}: expected SOURCE:TARGET, e.g. sqlite:duckdb")
-        pairs.append((dialects.resolve(source), dialects.resolve(target)))
-    return pairs
-
-
 def parse_engine_urls(values: list[str]) -> dict[str, str]:
     urls = {}
     for value in values:
@@ -119,20 +112,27 @@ def parse_engine_urls(values: list[str]) -> dict[str, str]:
 def start_servers(needed: list[str], console: Any) -> tuple[list[str], dict[str, str]]:
     """Start the managed servers a run needs that this machine can run; returns the dialects
     this call started and {dialect: why} for those that failed to start."""
-    from parrot.servers import ServerError, server_for
+    from parrot.servers import SERVERS, ServerError, server_for
 
     started, failed = [], {}
+    for dialect in sorted(SERVERS):  # whatever a crashed run left running goes first
+        with contextlib.suppress(ServerError):
+            crashed = server_for(dialect).stop_orphan()
+            if crashed is not None:
+                console.print(f"stopped the local {dialect} server left running by run "
+                              f"{crashed}, which crashed", highlight=False)
     for dialect in needed:
         server = server_for(dialect)
         if server.state() is not None or server.available() is not None:
             continue  # running, or cannot run here (reported by check_engines)
         console.print(f"starting a local {dialect} server for this run…", highlight=False)
         try:
-            state = server.start()
+            state = server.start(owner=os.getpid())
         except ServerError as exc:
             failed[dialect] = f"its server failed to start: {exc}"
             continue
-        console.print(f"  {state.label} on 127.0.0.1:{state.port} (stopped after the run)",
+        server.watch(os.getpid())  # stops it should this run be killed
+        console.print(f"  {state.label} at {state.address} (stopped after the run)",
                       highlight=False)
         started.append(dialect)
     return started, failed
@@ -232,7 +232,7 @@ def main(argv: list[str] | None = None) -> int:
         output_dir=args.output_dir or _default_dir(args.model, dataset.name),
         timeout=args.timeout, max_rows=args.max_rows, syntax=args.syntax, jobs=args.jobs,
         resume=args.resume,
-        pairs=[f"{s}:{t}" for s, t in pairs], limit=args.limit,
+        pairs=[f"{s}:{t}" for s, t in pairs.patterns], limit=args.limit,
         command=["python", "-m", "parrot.eval", *(argv if argv is not None else sys.argv[1:])],
         urls=urls, start=not args.no_start, suite_dir=_suite_dir(dataset.path, args.suite))
     if not check_engines(items, urls, not args.no_start, args.allow_missing, console):

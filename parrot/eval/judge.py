@@ -258,6 +258,7 @@ class Judge:
             "translation_types": list(item.translation_types),
             "tags": list(item.tags),
             "difficulty": item.difficulty,
+            "annotation_source": item.annotation_source,  # who wrote the item's reference
             **({"annotators": list(item.extra["annotators"])}
                if item.extra.get("annotators") else {}),
             "order_sensitive": gold.facts.order_sensitive,

@@ -86,6 +86,7 @@ class Outcome(TypedDict):
     pred: ExecutionRecord | None  # None: the translation did not run
     verdicts: dict[str, VerdictRecord]  # keyed by comparison mode
     syntax_checked: bool
+    annotation_source: NotRequired[str]  # who wrote the item's reference (older runs lack it)
     annotators: NotRequired[list[str]]  # curation: the translators behind the reference
     no_engine: NotRequired[dict[str, str]]  # dialect -> why it has no engine here
     syntax: NotRequired[SyntaxRecord]

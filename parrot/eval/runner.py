@@ -46,6 +46,7 @@ from parrot.eval.results import (
     write_json,
 )
 from parrot.eval.syntax import preload_grammars
+from parrot.pairs import EVERY_PAIR, DialectPairs
 from parrot.translators.base import Translation, Translator
 
 if TYPE_CHECKING:
@@ -157,12 +158,10 @@ def missing_engines(items: Sequence[Item], urls: dict[str, str], start: bool,
     return out
 
 
-def select_items(dataset: Dataset, pairs: Sequence[tuple[str, str]] = (),
+def select_items(dataset: Dataset, pairs: DialectPairs = EVERY_PAIR,
                  limit: int | None = None) -> list[Item]:
     """Items of the requested dialect pairs (all when empty), the first ``limit`` of them."""
-    wanted = set(pairs)
-    items = [i for i in dataset.items
-             if not wanted or (i.source_dialect, i.target_dialect) in wanted]
+    items = [i for i in dataset.items if pairs.allows(i.source_dialect, i.target_dialect)]
     return items[:limit] if limit is not None else items
 
 

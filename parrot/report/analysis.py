@@ -12,7 +12,11 @@ dialects (one concept from one source dialect, or one natural-language question)
   right in all of them (All-N), and base→rest (of the questions right in the base dialect, the share
   right in every other);
 * a **failure taxonomy** of the items right in the base dialect but wrong in another, by rules over
-  the engine outcome and the comparator's reason (:func:`failure_class`).
+  the engine outcome, the comparator's reason and an AST diff against the gold
+  (:func:`failure_class`, :mod:`parrot.report.astdiff`), with an LLM judge's labels beside them
+  when ``python -m parrot.text2sql taxonomy RUN --judge MODEL`` stored some;
+* accuracy by the ``annotation_source`` of the items' references (UniQL: golds from later
+  curation stages are harder).
 
 Only items that could be judged count: a gold error or a missing engine (``no_engine``) is left
 out of every measure here, as in the headline metrics.
@@ -20,20 +24,24 @@ out of every measure here, as in the headline metrics.
 
 from __future__ import annotations
 
+import json
 import re
 import statistics
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
+from parrot import dialects
 from parrot.eval.records import Outcome
+from parrot.report import astdiff
 from parrot.report.metrics import status as execution_status
 
 Record = Outcome
 
 TAXONOMY = ("syntax", "schema_type", "runtime", "resource", "no_sql", "projection",
-            "filtering_logic", "ordering", "formatting_precision")
+            "filtering_logic", "aggregation_grouping", "ordering", "formatting_precision")
 _SCHEMA_WORDS = re.compile(
     r"column|table|relation|identifier|type|cast|convert|function|does not exist|unknown|"
     r"not found|no such|ambiguous|cannot be applied|mismatch", re.I)
@@ -179,16 +187,100 @@ def rank_correlation(runs: Mapping[str, Mapping[str, tuple[int, int]]], base: st
     return out
 
 
-def failure_class(r: Record, mode: str = "strict") -> str:
-    """Why a judged item failed, by rules over the translation status, the engine outcome and the
-    comparator's reason (one of :data:`TAXONOMY`):
+Gold = tuple[str, str]  # (SQL, dialect) an item's answer is diffed against
+
+
+def gold_of(record: Mapping[str, Any]) -> Gold:
+    """What an item's answer is diffed against: its canonical reference in the target dialect,
+    else its source (the text-to-SQL gold)."""
+    refs = record.get("reference_sql")
+    if isinstance(refs, str):
+        refs = [refs]
+    if refs:
+        return str(refs[0]), dialects.resolve(record["target_dialect"])
+    return str(record["source_sql"]), dialects.resolve(record["source_dialect"])
+
+
+def _dataset_records(manifest: Mapping[str, Any]) -> Iterable[dict[str, Any]]:
+    path = Path(str((manifest.get("dataset") or {}).get("path", "")))
+    if not path.is_file():
+        return
+    for line in path.read_text(encoding="utf-8").splitlines():
+        try:
+            record = json.loads(line) if line.strip() else None
+        except json.JSONDecodeError:
+            continue
+        if isinstance(record, dict) and "id" in record:
+            yield record
+
+
+def run_golds(manifest: Mapping[str, Any]) -> dict[str, Gold]:
+    """id → gold of every item of the run's dataset (empty when the dataset is not here)."""
+    out = {}
+    for r in _dataset_records(manifest):
+        try:
+            out[str(r["id"])] = gold_of(r)
+        except (KeyError, TypeError, ValueError):
+            continue
+    return out
+
+
+def run_questions(manifest: Mapping[str, Any]) -> dict[str, str]:
+    """id → question of the run's text-to-SQL items."""
+    return {str(r["id"]): str(r["question"]) for r in _dataset_records(manifest)
+            if r.get("question")}
+
+
+@dataclass(frozen=True)
+class RunContext:
+    """What the analysis of one run reads beside its results: the golds to diff answers against
+    and the labels ``python -m parrot.text2sql taxonomy`` stored (id → entry)."""
+
+    golds: Mapping[str, Gold]
+    labels: Mapping[str, Mapping[str, Any]]
+
+
+def run_context(run_dir: Path, manifest: Mapping[str, Any]) -> RunContext:
+    from parrot.text2sql.taxonomy import read_labels
+
+    return RunContext(run_golds(manifest), read_labels(run_dir))
+
+
+def judge_agreement(labels: Iterable[Mapping[str, Any]]
+                    ) -> dict[str, tuple[int, Counter[str], int]]:
+    """Per dialect: (failures the judge labelled, its labels, how many equal the rule label)."""
+    out: dict[str, tuple[int, Counter[str], int]] = {}
+    for e in labels:
+        label = (e.get("judge") or {}).get("label")
+        if label is None:
+            continue
+        n, counts, same = out.get(e["dialect"], (0, Counter(), 0))
+        counts[label] += 1
+        out[e["dialect"]] = (n + 1, counts, same + (label == e["rule"]))
+    return dict(sorted(out.items()))
+
+
+# AST-diff parts → the class they point to, by priority (the first class with a differing part)
+_DIFF_CLASSES = (("aggregation_grouping", ("group", "having", "aggregate")),
+                 ("filtering_logic", ("where", "from", "distinct", "setop")),
+                 ("ordering", ("order", "limit")),
+                 ("projection", ("select",)))
+
+
+def failure_class(r: Record, mode: str = "strict", gold: Gold | None = None) -> str:
+    """Why a judged item failed, by rules over the translation status, the engine outcome, the
+    comparator's reason and (given the ``gold``) an AST diff against it (one of
+    :data:`TAXONOMY`):
 
     no translation → ``no_sql``; the engine's parser rejected it → ``syntax``; a runtime error
     naming a column, table, type, cast or function → ``schema_type``, any other → ``runtime``;
     timeout or too many rows → ``resource``; a different column count → ``projection``; the
     same rows in another order → ``ordering``; values that differ only in precision, whitespace,
-    case, NULL vs '', temporal format or type family → ``formatting_precision``; other different
-    rows or values (filters, joins, grouping, aggregates) → ``filtering_logic``.
+    case, NULL vs '', temporal format or type family → ``formatting_precision``. Other wrong
+    rows or values are classed by the first clause group the AST diff finds different:
+    GROUP BY, HAVING or an aggregate call → ``aggregation_grouping``; WHERE, tables and joins,
+    DISTINCT or a set operation → ``filtering_logic``; ORDER BY or LIMIT → ``ordering``; only
+    the selected expressions → ``projection``; no diff (or no gold) → ``filtering_logic``.
     """
     pred = r.get("pred")
     if r["translation"]["status"] != "ok" or pred is None:
@@ -207,22 +299,48 @@ def failure_class(r: Record, mode: str = "strict") -> str:
         return "ordering"
     if reason in _FORMAT_REASONS:
         return "formatting_precision"
+    sql = r["translation"].get("sql")
+    if gold is not None and isinstance(sql, str) and sql:
+        parts = set(astdiff.diff(sql, r["target_dialect"], *gold).parts)
+        for label, group in _DIFF_CLASSES:
+            if parts & set(group):
+                return label
     return "filtering_logic"
 
 
-def taxonomy(records: Iterable[Record], base: str, mode: str = "strict"
-             ) -> dict[str, Counter[str]]:
-    """Per dialect: the failure classes of the items wrong there whose question the run answered
-    correctly in the base dialect (the failures the dialect shift caused)."""
+def shift_failures(records: Iterable[Record], base: str, mode: str = "strict") -> list[Record]:
+    """The items wrong in a dialect whose question the run answered correctly in the base
+    dialect (the failures the dialect shift caused)."""
     records = [r for r in records if judged(r)]
     right_in_base = {question_of(r) for r in records
                      if r["target_dialect"] == base and r["verdicts"][mode]["match"]}
+    return [r for r in records if r["target_dialect"] != base
+            and question_of(r) in right_in_base and not r["verdicts"][mode]["match"]]
+
+
+def taxonomy(records: Iterable[Record], base: str, mode: str = "strict",
+             golds: Mapping[str, Gold] | None = None) -> dict[str, Counter[str]]:
+    """Per dialect: the failure classes of the dialect-shift failures (:func:`shift_failures`)."""
     out: dict[str, Counter[str]] = defaultdict(Counter)
-    for r in records:
-        if (r["target_dialect"] != base and question_of(r) in right_in_base
-                and not r["verdicts"][mode]["match"]):
-            out[r["target_dialect"]][failure_class(r, mode)] += 1
+    for r in shift_failures(records, base, mode):
+        gold = golds.get(str(r["id"])) if golds else None
+        out[r["target_dialect"]][failure_class(r, mode, gold)] += 1
     return dict(sorted(out.items()))
+
+
+def by_annotation_source(records: Iterable[Record], mode: str = "strict"
+                         ) -> dict[tuple[str, str], tuple[int, int]]:
+    """(annotation source of the item's reference, dialect) → (correct, judged); items that
+    alignment left without a gold in their dialect (tag ``gold:unaligned``) are ``unaligned``."""
+    out: dict[tuple[str, str], list[int]] = defaultdict(lambda: [0, 0])
+    for r in records:
+        if judged(r):
+            source = ("unaligned" if "gold:unaligned" in (r.get("tags") or ())
+                      else str(r.get("annotation_source") or "human"))
+            cell = out[(source, r["target_dialect"])]
+            cell[0] += bool(r["verdicts"][mode]["match"])
+            cell[1] += 1
+    return {k: (c, n) for k, (c, n) in sorted(out.items())}
 
 
 def default_base(records: Iterable[Record]) -> str | None:
@@ -235,8 +353,11 @@ def _f(x: float | None, digits: int = 1) -> str:
 
 
 def analysis_tables(runs: Sequence[tuple[str, Sequence[Record]]], base: str | None = None,
-                    mode: str = "strict") -> list[Any]:
-    """The analysis as report tables (empty when no run answers a question in two dialects)."""
+                    mode: str = "strict", context: Mapping[str, RunContext] | None = None
+                    ) -> list[Any]:
+    """The analysis as report tables (empty when no run answers a question in two dialects);
+    ``context`` (run name → :class:`RunContext`) adds the AST diff to the taxonomy and the
+    stored judge labels."""
     from parrot.report.render import Table
 
     if not runs:
@@ -268,14 +389,31 @@ def analysis_tables(runs: Sequence[tuple[str, Sequence[Record]]], base: str | No
                             [(cons.questions, cons.dialects, _f(cons.mean_correct, 2),
                               _f(cons.all_correct), cons.base_right, _f(cons.base_to_rest),
                               _f(drs(acc, base), 3) if base else "–")]))
+        ctx = (context or {}).get(name)
         if base:
-            tax = taxonomy(records, base, mode)
+            tax = taxonomy(records, base, mode, ctx.golds if ctx else None)
             if tax:
+                how = "rules + AST diff" if ctx and ctx.golds else "rules; no AST diff"
                 tables.append(Table(
                     f"Failures caused by the dialect shift (right in {base}, wrong in the "
-                    f"dialect){label}", ("dialect", "n", *TAXONOMY),
+                    f"dialect; {how}){label}", ("dialect", "n", *TAXONOMY),
                     [(d, sum(c.values()), *(c.get(k, 0) for k in TAXONOMY))
                      for d, c in tax.items()]))
+            judged_labels = judge_agreement(ctx.labels.values()) if ctx else {}
+            if judged_labels:
+                models = sorted({str(e["judge"]["model"]) for e in ctx.labels.values()
+                                 if e.get("judge")}) if ctx else []
+                tables.append(Table(
+                    f"LLM judge's labels, beside the rule labels ({', '.join(models)}){label}",
+                    ("dialect", "judged", *TAXONOMY, "same as rule %"),
+                    [(d, n, *(c.get(k, 0) for k in TAXONOMY), _f(_pct(same, n)))
+                     for d, (n, c, same) in judged_labels.items()]))
+        sources = by_annotation_source(records, mode)
+        if len({s for s, _ in sources}) > 1:
+            tables.append(Table(f"By annotation source of the references{label}",
+                                ("annotation source", "dialect", "judged", "acc %"),
+                                [(s, d, n, _f(_pct(c, n))) for (s, d), (c, n)
+                                 in sources.items()]))
     if base and len(runs) >= 3:
         tables.append(Table(f"Rank correlation of the runs with {base} ({len(runs)} runs)",
                             ("dialect", "runs", "Spearman ρ", "Pearson r"),

@@ -22,7 +22,7 @@ from parrot.eval.results import (
     read_json,
     scan_results,
 )
-from parrot.report.analysis import analysis_tables
+from parrot.report.analysis import analysis_tables, run_context
 from parrot.report.metrics import summarize
 from parrot.report.render import leaderboards, render, summary_tables
 
@@ -75,7 +75,9 @@ def main(argv: list[str] | None = None) -> int:
         except UnknownDialectError as exc:
             print(f"error: --base: {exc}", file=sys.stderr)
             return 2
-        analysis = analysis_tables([(name, records) for name, _, records in runs], base)
+        context = {name: run_context(Path(name), manifest) for name, manifest, _ in runs}
+        analysis = analysis_tables([(name, records) for name, _, records in runs], base,
+                                   context=context)
     if args.format == "html":
         from parrot.report.html import leaderboard_page, write_run_report
 

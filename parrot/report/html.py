@@ -23,7 +23,7 @@ import jinja2
 from parrot.datasets import DatasetError, load_dataset
 from parrot.eval.records import Outcome
 from parrot.report import html_plots as plots
-from parrot.report.analysis import analysis_tables
+from parrot.report.analysis import analysis_tables, run_context
 from parrot.report.metrics import summarize
 from parrot.report.render import Table, leaderboard_groups, leaderboard_table, summary_tables
 
@@ -173,7 +173,9 @@ def run_page(path: str, manifest: dict[str, Any], records: list[Record],
         path=path, manifest=manifest, overall=summary["overall"],
         metrics=headline(summary["overall"]), sections=_sections(summary, records),
         source_missing=missing, data=_pack({"items": items}),
-        analysis=analysis_tables([(path, records)]) if analysis is None else analysis,
+        analysis=(analysis_tables([(path, records)],
+                                  context={path: run_context(Path(path), manifest)})
+                  if analysis is None else analysis),
         css=_asset("report.css"), js=_asset("sortable.js") + _asset("run.js"))
 
 

@@ -2,14 +2,21 @@
 
 Each server lives in a throwaway data directory under ``<cache>/servers/<name>/`` with a
 ``state.json`` that any parrot process can read, so ``python -m parrot.engines status`` in one
-shell sees the server ``up`` started in another, and engine adapters find its URL. Ports are
-chosen free at start; servers listen on 127.0.0.1 only.
+shell sees the server ``up`` started in another, and engine adapters find its URL. Servers run
+confined (:mod:`parrot.servers.confine`): in a network namespace of their own, reached through
+a unix socket, where the kernel allows it; else on 127.0.0.1 and a free port.
+
+A server started for a run records the run's pid (``owner``) and is watched by a small
+process (:mod:`parrot.servers.watchdog`) that stops it when the run ends, even by SIGKILL; one
+whose owner died anyway (the watchdog killed too) is stopped by the next run or ``engines
+down``, which say so (:meth:`Server.stop_orphan`).
 """
 
 from __future__ import annotations
 
 import abc
 import contextlib
+import dataclasses
 import datetime as dt
 import fcntl
 import json
@@ -17,11 +24,15 @@ import os
 import shutil
 import signal
 import socket
+import subprocess
+import sys
 import time
 from collections.abc import Iterator
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import ClassVar
+
+_WATCHDOGS: list[subprocess.Popen[bytes]] = []
 
 
 class ServerError(RuntimeError):
@@ -93,6 +104,14 @@ class ServerState:
     url: str  # a connection URL adapters accept (no secrets: local trust/socket auth)
     started: str  # ISO time
     label: str  # what reports print, e.g. "mysql (MariaDB 10.11.18)"
+    socket: str = ""  # the unix socket (PostgreSQL: its directory) when reached through one
+    isolation: list[str] = field(default_factory=list)  # confinement layers the kernel refused
+    owner: int = 0  # pid of the run that started it and stops it (0: `engines up`)
+
+    @property
+    def address(self) -> str:
+        """Where clients reach it: the socket, else 127.0.0.1:PORT."""
+        return self.socket or f"{self.host}:{self.port}"
 
     @property
     def uptime(self) -> float:
@@ -147,27 +166,62 @@ class Server(abc.ABC):
             finally:
                 fcntl.flock(fh, fcntl.LOCK_UN)
 
-    def start(self) -> ServerState:
-        """Start the server unless it already runs; returns its state."""
+    def start(self, owner: int = 0) -> ServerState:
+        """Start the server unless it already runs; returns its state. ``owner`` is the pid of
+        the run it is started for (a restart keeps the dead server's owner while that runs)."""
         with self._locked():
-            return self._start_unlocked()
+            return self._start_unlocked(owner)
 
-    def _start_unlocked(self) -> ServerState:
+    def _start_unlocked(self, owner: int = 0) -> ServerState:
         running = self.state()
         if running is not None:
             return running
         hint = self.available()
         if hint is not None:
             raise ServerError(f"{self.name} cannot run here: {hint}")
+        previous = self.recorded()
+        if not owner and previous is not None and pid_alive(previous.owner):
+            owner = previous.owner  # restarted mid-run: still that run's server
         self._discard()
         data_dir = self.root / "data"
         data_dir.mkdir(parents=True, exist_ok=True)
         state = self._start(data_dir, free_port())
+        if state.isolation:
+            for warning in state.isolation:
+                print(f"parrot: WARNING: {self.dialect} server: {warning}", file=sys.stderr)
+            state = dataclasses.replace(
+                state, label=f"{state.label} [NOT ISOLATED: {'; '.join(state.isolation)}]")
+        state = dataclasses.replace(state, owner=owner)
         self.root.mkdir(parents=True, exist_ok=True)
         tmp = self.state_path.with_suffix(".tmp")
         tmp.write_text(json.dumps(asdict(state), indent=2))
         os.replace(tmp, self.state_path)
         return state
+
+    def recorded(self) -> ServerState | None:
+        """What ``state.json`` says, whether or not the server still runs."""
+        with contextlib.suppress(OSError, ValueError, TypeError):
+            return ServerState(**json.loads(self.state_path.read_text()))
+        return None
+
+    def stop_orphan(self) -> int | None:
+        """Stop the server if the run that started it has ended without stopping it (killed);
+        returns that run's pid, or None when there was no such server."""
+        with self._locked():
+            state = self.recorded()
+            if state is None or not state.owner or pid_alive(state.owner):
+                return None
+            self._stop_unlocked()
+            return state.owner
+
+    def watch(self, owner: int) -> None:
+        """Start a watchdog that stops this server once ``owner`` (this process) has ended,
+        however it ended (:mod:`parrot.servers.watchdog`)."""
+        watchdog = subprocess.Popen(
+            [sys.executable, "-m", "parrot.servers.watchdog", self.dialect, str(owner),
+             str(self.root.parent)],
+            stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, start_new_session=True)
+        _WATCHDOGS.append(watchdog)  # its stdin stays open for as long as this process lives
 
     def stop(self) -> bool:
         """Stop the server and delete its data directory; False if it was not running."""

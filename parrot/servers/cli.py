@@ -1,7 +1,8 @@
 """``python -m parrot.engines up|down|status [NAME ...]``: manage parrot's local servers.
 
 ``up`` starts the named servers (default: every managed server this machine can run), ``down``
-stops them and deletes their throwaway data, ``status`` lists every engine: in-process ones
+stops them and deletes their throwaway data (saying so when a crashed run left one running),
+``status`` lists every engine: in-process ones
 with their versions, servers with version, port, data directory and uptime, engines reached by
 URL only with their URL, and ``absent: why`` for each one this machine cannot run (no Java for
 Spark, no MariaDB, an optional driver not installed) instead of failing.
@@ -16,6 +17,7 @@ from parrot.cli import DefaultsHelpFormatter
 from parrot.engines import ENGINES, UnknownEngineError, engine_class, url_from_env
 from parrot.engines.dbapi import redact_url
 from parrot.servers import SERVERS, ServerError, server_for
+from parrot.servers.base import pid_alive
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -57,6 +59,14 @@ def _engine_status(name: str) -> str | None:
     return f"{name:<18} absent: {why}"
 
 
+def _orphan_note(owner: int) -> str:
+    if not owner:
+        return ""
+    if pid_alive(owner):
+        return f"  (for run {owner})"
+    return f"  (left running by run {owner}, which crashed: `down` stops it)"
+
+
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     names = args.names or sorted(SERVERS)
@@ -79,18 +89,22 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"{server.dialect:<18} absent: {hint}" if hint
                       else f"{server.dialect:<18} down")
             else:
-                print(f"{server.dialect:<18} up          {state.label}  port {state.port}  "
-                      f"pid {state.pid}  data {state.data_dir}  uptime {_uptime(state.uptime)}")
+                print(f"{server.dialect:<18} up          {state.label}  at {state.address}  "
+                      f"pid {state.pid}  data {state.data_dir}  uptime {_uptime(state.uptime)}"
+                      + _orphan_note(state.owner))
         return 0
     for server in servers:
         try:
             if args.action == "up":
                 state = server.start()
-                print(f"{server.dialect}: up — {state.label} on 127.0.0.1:{state.port} "
+                print(f"{server.dialect}: up — {state.label} at {state.address} "
                       f"(data {state.data_dir})")
             else:
-                stopped = server.stop()
-                print(f"{server.dialect}: {'stopped' if stopped else 'was not running'}")
+                orphaned = server.stop_orphan()
+                stopped = orphaned is not None or server.stop()
+                print(f"{server.dialect}: " + (
+                    f"stopped (left running by run {orphaned}, which crashed)" if orphaned
+                    else "stopped" if stopped else "was not running"))
         except ServerError as exc:
             print(f"{server.dialect}: error: {exc}", file=sys.stderr)
             failed = True

@@ -1,8 +1,11 @@
 """A throwaway MariaDB server serving the ``mysql`` dialect (Debian's ``mariadb-server``).
 
 ``mariadb-install-db --no-defaults`` initialises the data directory parrot hands over, then
-``mariadbd --no-defaults`` runs on it, listening on 127.0.0.1 and the free port given, with its
-socket, pid file and error log inside the data directory. Root runs it as ``--user=root`` (the
+``mariadbd --no-defaults`` runs on it, both confined (:mod:`parrot.servers.confine`): in a
+network namespace of its own with ``--skip-networking``, reached through its unix socket (in the
+data directory, or a ``/tmp/parrot-mariadb-*/`` directory when that path is too long); where the
+namespace is refused, on 127.0.0.1 and the free port given. Pid file, error log and temporary
+files stay inside the data directory. Root runs it as ``--user=root`` (the
 server refuses root otherwise); any other user runs it as themselves.
 
 Settings (none changes SQL semantics beyond what a MySQL user meets by default):
@@ -32,8 +35,10 @@ import threading
 import time
 from pathlib import Path
 from typing import ClassVar
+from urllib.parse import quote
 
 from parrot.engines.sandbox import clean_environ
+from parrot.servers import confine
 from parrot.servers.base import Server, ServerError, ServerState, pid_alive, stop_pid
 
 INSTALL_HINT = "apt-get install -y mariadb-server"
@@ -41,6 +46,7 @@ HOST = "127.0.0.1"
 READY_TIMEOUT = 60.0  # seconds from launch until the server must answer
 INSTALL_TIMEOUT = 180.0
 SOCKET_PATH_LIMIT = 100  # sun_path holds 108 bytes; mariadbd refuses longer socket paths
+SOCKET_DIR_PREFIX = "parrot-mariadb-"  # /tmp/parrot-mariadb-XXXX/: the socket of a deep data dir
 _SEARCH = ("/usr/sbin", "/usr/local/sbin", "/usr/bin", "/usr/local/bin", "/usr/local/mysql/bin")
 
 
@@ -54,13 +60,15 @@ def find_binary(*names: str) -> str | None:
     return None
 
 
-def ping(host: str, port: int, user: str = "root", timeout: float = 2.0) -> str | None:
-    """``VERSION()`` of the server at ``host:port`` if it answers, else None."""
+def ping(host: str, port: int, user: str = "root", timeout: float = 2.0,
+         socket: str | None = None) -> str | None:
+    """``VERSION()`` of the server at ``host:port`` (or its unix ``socket``) if it answers,
+    else None."""
     import pymysql
 
     try:
         conn = pymysql.connect(host=host, port=port, user=user, connect_timeout=timeout,
-                               read_timeout=timeout, ssl_disabled=True)
+                               read_timeout=timeout, ssl_disabled=True, unix_socket=socket)
     except pymysql.Error:
         return None
     try:
@@ -96,17 +104,28 @@ class MariaDBServer(Server):
         if server is None or install is None:
             raise ServerError(f"MariaDB is not installed: {INSTALL_HINT}")
         data_dir = data_dir.resolve()
+        refused = confine.network_namespace_refused()
         as_root = ["--user=root"] if os.geteuid() == 0 else []
         innodb = ["--innodb-log-file-size=16M", "--innodb-buffer-pool-size=128M"]
+        tmp = data_dir / "tmp"  # the server's temporary files stay in its data directory
+        tmp.mkdir(exist_ok=True)
+        socket = data_dir / "mariadbd.sock"
+        writable = [str(data_dir)]
+        if len(str(socket)) > SOCKET_PATH_LIMIT:  # deep cache directories: socket under /tmp
+            socket_dir = tempfile.mkdtemp(prefix=SOCKET_DIR_PREFIX)
+            socket = Path(socket_dir) / "mariadbd.sock"
+            writable.append(socket_dir)
+        spec = confine.Spec(writable=writable, port=port)
         log = data_dir / "install.log"
         with log.open("wb") as out:
             try:
                 done = subprocess.run(
-                    [install, "--no-defaults", f"--datadir={data_dir}", *as_root,
-                     "--auth-root-authentication-method=normal", "--skip-test-db",
-                     "--skip-name-resolve", *innodb],
+                    confine.command(spec, [
+                        install, "--no-defaults", f"--datadir={data_dir}", *as_root,
+                        "--auth-root-authentication-method=normal", "--skip-test-db",
+                        "--skip-name-resolve", f"--tmpdir={tmp}", *innodb]),
                     stdout=out, stderr=subprocess.STDOUT, timeout=INSTALL_TIMEOUT,
-                    cwd=data_dir, check=False, env=clean_environ())
+                    cwd=data_dir, check=False, env=confine.environ(clean_environ()))
             except subprocess.TimeoutExpired:
                 raise ServerError(f"mariadb-install-db did not finish in {INSTALL_TIMEOUT:.0f} s"
                                   f" (log {log})") from None
@@ -115,26 +134,34 @@ class MariaDBServer(Server):
                               f"{_tail(log)} (log {log})")
         files = data_dir / "files"  # secure_file_priv: the only directory FILE may touch
         files.mkdir(exist_ok=True)
-        socket = data_dir / "mariadbd.sock"
-        if len(str(socket)) > SOCKET_PATH_LIMIT:  # deep cache directories: socket under /tmp
-            socket = Path(tempfile.gettempdir()) / f"parrot-mariadb-{port}.sock"
         error_log = data_dir / "mariadbd.err"
-        args = [server, "--no-defaults", *as_root, f"--datadir={data_dir}", f"--port={port}",
-                f"--bind-address={HOST}", f"--socket={socket}",
+        # in its own network namespace the server has no network: the socket is the way in
+        network = ([f"--port={port}", f"--bind-address={HOST}"] if refused
+                   else ["--skip-networking"])
+        args = [server, "--no-defaults", *as_root, f"--datadir={data_dir}", *network,
+                f"--socket={socket}", f"--tmpdir={tmp}",
                 f"--pid-file={data_dir / 'mariadbd.pid'}", f"--log-error={error_log}",
                 "--character-set-server=utf8mb4", "--collation-server=utf8mb4_general_ci",
                 "--skip-name-resolve", "--local-infile=0", f"--secure-file-priv={files}",
                 "--skip-log-bin", "--innodb-flush-log-at-trx-commit=2", "--innodb-doublewrite=0",
                 *innodb]
+        report, theirs = os.pipe()
+        spec.report = theirs
         started = time.monotonic()
-        proc = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                stderr=subprocess.DEVNULL, cwd=data_dir, start_new_session=True,
-                                env=clean_environ())
+        try:
+            proc = subprocess.Popen(confine.command(spec, args), stdin=subprocess.DEVNULL,
+                                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                    cwd=data_dir, start_new_session=True, pass_fds=(theirs,),
+                                    env=confine.environ(clean_environ()))
+        finally:
+            os.close(theirs)
+        isolation = confine.read_report(report)
         # reap the child when it exits, so a dead server never lingers as a zombie of this process
         threading.Thread(target=proc.wait, name=f"reap-mariadbd-{proc.pid}", daemon=True).start()
+        via = {} if refused else {"socket": str(socket)}
         version = None
         while time.monotonic() - started < READY_TIMEOUT:
-            version = ping(HOST, port, timeout=1.0)
+            version = ping(HOST, port, timeout=1.0, **via)
             if version is not None or not pid_alive(proc.pid):
                 break
             time.sleep(0.05)
@@ -142,16 +169,26 @@ class MariaDBServer(Server):
             if pid_alive(proc.pid):
                 with contextlib.suppress(ServerError):
                     stop_pid(proc.pid, timeout=10)
-            raise ServerError(f"mariadbd did not become ready on port {port}: "
+            raise ServerError(f"mariadbd did not become ready"
+                              f"{f' on port {port}' if refused else f' on {socket}'}: "
                               f"{_tail(error_log)} (log {error_log})")
         self.ready_seconds = time.monotonic() - started
         short = short_version(version)
+        url = (f"mysql://root@{HOST}:{port}/" if refused
+               else f"mysql://root@localhost/?unix_socket={quote(str(socket))}")
         return ServerState(name=self.name, version=short, host=HOST, port=port, pid=proc.pid,
-                           data_dir=str(data_dir), url=f"mysql://root@{HOST}:{port}/",
-                           started=self.now(), label=f"{self.dialect} (MariaDB {short})")
+                           data_dir=str(data_dir), url=url, started=self.now(),
+                           label=f"{self.dialect} (MariaDB {short})",
+                           socket=via.get("socket", ""), isolation=isolation)
 
     def _ping(self, state: ServerState) -> bool:
-        return ping(state.host, state.port) is not None
+        return ping(state.host, state.port, socket=state.socket or None) is not None
+
+    def _discard(self) -> None:
+        state = self.recorded()
+        if state is not None and Path(state.socket).parent.name.startswith(SOCKET_DIR_PREFIX):
+            shutil.rmtree(Path(state.socket).parent, ignore_errors=True)
+        super()._discard()
 
 
 def _tail(path: Path, lines: int = 5) -> str:

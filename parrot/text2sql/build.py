@@ -1,5 +1,7 @@
 """``python -m parrot.text2sql build QUESTIONS --output-dir DIR``: a cross-dialect text-to-SQL
 dataset from natural-language questions with SQLite golds (``$PARROT_CORPORA/nl/*.jsonl``).
+(``align`` and ``taxonomy``, the other commands: :mod:`parrot.text2sql.align`,
+:mod:`parrot.text2sql.taxonomy`.)
 
 One item per question × target dialect (``<question id>-<target>``): the question, the gold as
 ``source_sql`` on the question's Spider database (named fixture ``spider/<db_id>``), and
@@ -181,11 +183,33 @@ def build_parser() -> argparse.ArgumentParser:
                         "gold:limit-ties checks)")
     b.add_argument("--output-dir", "-o", type=Path, required=True,
                    help="dataset directory to write (items.jsonl, README.md)")
+    from parrot.text2sql.align import build_parser as align_parser
+
+    align_parser(sub.add_parser(
+        "align", formatter_class=DefaultsHelpFormatter,
+        help="UniQL-style aligned golds: per question and dialect, verified candidates from "
+             "sqlglot, rewrite rules, --annotator models, reflection, then human review",
+        description="Aligned per-dialect golds (see parrot/text2sql/align.py)."))
+    from parrot.text2sql.taxonomy import build_parser as taxonomy_parser
+
+    taxonomy_parser(sub.add_parser(
+        "taxonomy", formatter_class=DefaultsHelpFormatter,
+        help="label a run's dialect-shift failures (rules + AST diff, optional --judge LLM) "
+             "into RUN/taxonomy.jsonl",
+        description="Failure taxonomy of a run (see parrot/text2sql/taxonomy.py)."))
     return p
 
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    if args.command == "align":
+        from parrot.text2sql.align import run
+
+        return run(args)
+    if args.command == "taxonomy":
+        from parrot.text2sql.taxonomy import run as taxonomy
+
+        return taxonomy(args)
     try:
         targets = [dialects.resolve(t) for t in args.targets.split(",") if t.strip()]
         source = questions_path(args.questions)

@@ -44,6 +44,10 @@ class SqlglotTranslator(Translator):
         except (SqlglotError, RecursionError, ValueError) as exc:
             return Translation(TranslationStatus.ERROR, error=_first_line(exc),
                                latency=time.perf_counter() - start, annotation_source="tool")
+        except Exception as exc:  # a defect inside sqlglot: this item's failure, not the run's
+            return Translation(TranslationStatus.ERROR,
+                               error=f"sqlglot failed: {type(exc).__name__}: {_first_line(exc)}",
+                               latency=time.perf_counter() - start, annotation_source="tool")
         sql = ";\n".join(s for s in statements if s.strip())
         return Translation.from_sql(sql, latency=time.perf_counter() - start,
                                     annotation_source="tool")

@@ -14,12 +14,15 @@ away fails the suite and the marker gets removed.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterator
 
 import pytest
 from engine_fixtures import ENGINES, SHOP
+from patience import SLACK
 
 from parrot.engines import Engine, UnknownEngineError, engine_class, url_from_env
+from parrot.engines.base import DEFAULT_TIMEOUT
 from parrot.fixtures import Fixture
 from parrot.servers import SERVERS, ServerError, server_for
 
@@ -107,13 +110,19 @@ def servers() -> Iterator[_Servers]:
 
 
 def make_engine(name: str, servers: _Servers) -> Engine:
+    """An adapter whose executions get ``DEFAULT_TIMEOUT + SLACK`` unless a test sets a timeout:
+    only the tests about timeouts depend on one, and a loaded machine must not fail the rest."""
     cls = engine_class(name)
     if cls.url_schemes is None:
         try:
-            return cls()
+            engine = cls()
         except UnknownEngineError as exc:  # an optional engine not installed here (Spark)
             pytest.skip(str(exc))
-    return cls(servers.url(cls.dialect))  # type: ignore[call-arg]
+    else:
+        engine = cls(servers.url(cls.dialect))  # type: ignore[call-arg]
+    setattr(engine, "execute",  # noqa: B010 (an instance attribute over the method)
+            functools.partial(engine.execute, timeout=DEFAULT_TIMEOUT + SLACK))
+    return engine
 
 
 @pytest.fixture(scope="session")

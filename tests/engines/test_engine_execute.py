@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 from engine_fixtures import ENGINES, SHOP
+from patience import SLACK, within
 
 from parrot.engines import Engine, ExecStatus, engine_class
 from parrot.engines.statements import MESSAGE_LIMIT
@@ -469,10 +470,10 @@ def test_timeouts_stop_runaway_queries(engine_name: str, engine: Engine, shop: F
     sql = BOMBS[bomb].get(engine_name, BOMBS[bomb].get("*", ""))
     started = time.monotonic()
     ex = engine.execute(sql, shop, timeout=TIMEOUT)
-    wall = time.monotonic() - started
-    assert wall < TIMEOUT + 5  # the contract is timeout + 1 s per statement
+    # the contract is timeout + 1 s per statement: measured in scripts/bench/, bounded here
+    assert within(started, TIMEOUT + 1)
     assert ex.status is ExecStatus.TIMEOUT, (ex.status, ex.error)
-    assert ex.elapsed < TIMEOUT + 5
+    assert ex.elapsed < TIMEOUT + 1 + SLACK
     assert_intact(engine)
 
 
@@ -492,13 +493,11 @@ def test_clickhouse_watchdog_kills_by_tag(engine: Engine, shop: Fixture) -> None
             outcome.append(str(exc))
 
     thread = threading.Thread(target=slow)
-    started = time.monotonic()
     thread.start()
     time.sleep(0.3)
     engine._kill("parrot-test-kill")  # type: ignore[attr-defined]
     thread.join()
     conn.close()
-    assert time.monotonic() - started < 3
     assert "394" in outcome[0]  # QUERY_WAS_CANCELLED
 
 
@@ -521,10 +520,9 @@ def test_result_cap(engine_name: str, engine: Engine, shop: Fixture) -> None:
     assert ex.status is ExecStatus.TOO_LARGE and ex.result is None
     rows = run(engine, sql.format(n=1000), max_rows=1000)
     assert len(rows) == 1000
-    started = time.monotonic()  # a huge result is not materialised
-    ex = engine.execute(sql.format(n=10**12), shop, max_rows=100, timeout=20)
-    assert ex.status is ExecStatus.TOO_LARGE
-    assert time.monotonic() - started < 5
+    # a huge result is not materialised: the cap stops it, not the timeout
+    ex = engine.execute(sql.format(n=10**12), shop, max_rows=100, timeout=20 + SLACK)
+    assert ex.status is ExecStatus.TOO_LARGE, (ex.status, ex.error)
 
 
 # --- errors ---------------------------------------------------------------------------------------

@@ -106,7 +106,6 @@ def test_second_load_is_cached(fresh_engine: Engine) -> None:
     second = fresh_engine.load(SHOP)
     assert not first.cached and second.cached
     assert second.checksums == first.checksums and second.verified
-    assert second.seconds < 0.01
 
 
 def test_execute_loads_on_demand(fresh_engine: Engine) -> None:

@@ -10,6 +10,7 @@ from pathlib import Path
 import pymysql
 import pytest
 from engine_fixtures import ALLTYPES, SHOP, col, make_fixture
+from patience import within
 
 from parrot.engines import Engine, ExecStatus, FixtureLoadError
 from parrot.engines import statements as st
@@ -438,16 +439,14 @@ def test_timeout_inside_a_procedure(engine: Engine, shop: Fixture) -> None:
     ex = engine.execute("CREATE PROCEDURE p() BEGIN DECLARE i INT DEFAULT 0; "
                         "WHILE 1 DO SET i = i + 1; END WHILE; END; CALL p()", shop, timeout=0.5)
     assert ex.status is ExecStatus.TIMEOUT, (ex.status, ex.error)
-    assert time.monotonic() - started < 1.5
+    assert within(started, 0.5 + 1)  # the loop never ends by itself
 
 
 @MYSQL
 def test_result_cap_stops_streaming(engine: Engine, shop: Fixture) -> None:
-    started = time.monotonic()
     ex = engine.execute("SELECT a.seq FROM seq_1_to_1000000 a, seq_1_to_1000000 b", shop,
                         max_rows=10, timeout=20)
-    assert ex.status is ExecStatus.TOO_LARGE
-    assert time.monotonic() - started < 2
+    assert ex.status is ExecStatus.TOO_LARGE  # not TIMEOUT: streaming stopped at the cap
     assert run(engine, "SELECT 1") == ((1,),)
 
 
@@ -525,7 +524,8 @@ def test_without_user_privileges_falls_back_to_the_url_user(engine: MySQLEngine,
                       "IDENTIFIED BY %s", ("pw-Limited-1",))
     engine._admin_sql("GRANT ALL PRIVILEGES ON `parrot\\_%`.* TO 'parrot_test_limited'@'%'")
     target = engine._target
-    url = f"mysql://parrot_test_limited:pw-Limited-1@{target.host}:{target.port}/"
+    url = f"mysql://parrot_test_limited:pw-Limited-1@{target.host}:{target.port}/" + (
+        f"?unix_socket={target.unix_socket}" if target.unix_socket else "")
     limited = MySQLEngine(url)
     try:
         assert not limited.sandboxed
@@ -593,13 +593,11 @@ def test_watchdog_kill_query(engine: MySQLEngine, shop: Fixture) -> None:
             outcome.append(exc.args[0])
 
     thread = threading.Thread(target=slow)
-    started = time.monotonic()
     thread.start()
     time.sleep(0.3)
     engine._kill(creds, conn.thread_id(), query=True)  # as the same restricted user
     thread.join()
     conn.close()
-    assert time.monotonic() - started < 2
     assert outcome in ([((1,),)], [1317])  # sleep() returns 1 when interrupted, or 1317
 
 

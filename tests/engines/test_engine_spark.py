@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 from engine_fixtures import SHOP, col, make_fixture
+from patience import SLACK, wait_until, within
 
 from parrot.engines import Engine, ExecStatus
 from parrot.engines import spark as sp
@@ -283,11 +284,10 @@ def test_timeouts_stop_work_that_is_not_a_job(engine: Engine, shop: Fixture, sql
     started = time.monotonic()
     ex = engine.execute(sql, shop, timeout=0.5, max_rows=10**7)
     assert ex.status is ExecStatus.TIMEOUT, (ex.status, ex.error)
-    assert time.monotonic() - started < 0.5 + 1.5  # the contract: timeout + 1 s (+ load here)
-    until = time.monotonic() + 5  # the work itself stopped (unbounded if it had not)
-    while any(w.busy for w, _ in sp._RUNTIME._abandoned) and time.monotonic() < until:
-        time.sleep(0.1)
-    assert not any(w.busy for w, _ in sp._RUNTIME._abandoned)
+    assert within(started, 0.5 + 1)  # the contract: timeout + 1 s (measured in scripts/bench/)
+    # the work itself stopped (it runs for hours if nothing stops it)
+    assert wait_until(lambda: not any(w.busy for w, _ in sp._RUNTIME._abandoned),
+                      patience=2 * SLACK)
     assert rows(engine, "SELECT count(*) FROM customers") == ((4,),)
 
 
@@ -311,13 +311,12 @@ def test_a_write_cut_short_leaves_nothing_behind(engine: Engine, shop: Fixture) 
 def test_steps_that_ignore_every_stop_are_abandoned(engine: Engine, shop: Fixture) -> None:
     runtime = sp._RUNTIME
     with runtime.lock:
-        started = time.monotonic()
         outcome = runtime.call(lambda stop: time.sleep(2), sp.st.Deadline(0.2), "parrot-test")
-        assert outcome.fired and time.monotonic() - started < 0.2 + 1.5
-        worker, group = runtime._abandoned[-1]
+        assert outcome.fired
+        worker, group = runtime._abandoned[-1]  # still sleeping: abandoned, not waited for
         assert worker.busy and group == "parrot-test" and runtime._worker is None
     assert rows(engine, "SELECT count(*) FROM customers", timeout=120) == ((4,),)  # new worker
-    time.sleep(2)
+    assert wait_until(lambda: not worker.busy)
     runtime.session()
     assert worker not in [w for w, _ in runtime._abandoned]
 

@@ -1,23 +1,28 @@
 """Hostile SQL: texts an LLM might write to get out of the engine (our own cases).
 
-Each case runs on one engine against the shared ``shop`` fixture and asserts containment: the
-text is refused or fails (never ``ok``), the canary file is unchanged, no file is written
-outside the engine, the fixture's checksums are unchanged and a normal query afterwards is
-unaffected. Embedded engines run as an eval runs them: in isolated worker processes
-(``parrot.engines.worker``; tests/engines/test_isolation.py covers that layer on its own).
+The cases are data, one table per engine (``hostile_cases.toml``: host file reads and writes,
+network, environment, fixture writes, lexer tricks, session state, resource bombs). Each runs
+on its engine against the shared ``shop`` fixture and asserts containment: the text is refused
+or fails (never ``ok``, unless it may run on a throwaway copy), the canary file is unchanged
+and in no answer, no file is written outside the engine, the HTTP sink got no request, the
+fixture's checksums are unchanged after every execution and a normal query afterwards is
+unaffected. A bomb must time out (or hit an engine limit) and its work must stop. Embedded
+engines run as an eval runs them: in isolated worker processes (``parrot.engines.worker``;
+tests/engines/test_isolation.py covers that layer on its own).
 """
 
 from __future__ import annotations
 
-import contextlib
-import http.server
 import os
-import threading
-from collections.abc import Iterator
+import time
+import tomllib
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from engine_fixtures import SHOP
+from http_sink import serve_sink
 
 from parrot.engines import Engine, ExecStatus, engine_class
 from parrot.engines import statements as st
@@ -25,50 +30,19 @@ from parrot.fixtures import Fixture
 
 SECRET = "parrot-hostile-canary-7f3a"
 NORMAL = "SELECT count(*) FROM orders"
+TABLE: dict[str, Any] = tomllib.loads((Path(__file__).parent / "hostile_cases.toml").read_text())
+CLASSES = {"file-read", "file-write", "network", "environment", "fixture-write", "lexer"}
 
-# (engine, case id, SQL with {canary} = a host file holding SECRET, {out} = a path to not write,
-# {sink} = the URL of an HTTP server on 127.0.0.1 that counts the requests it gets)
-CASES: list[tuple[str, str, str]] = [
-    ("clickhouse", "url", "SELECT * FROM url('{sink}/x', 'LineAsString')"),
-    ("clickhouse", "dollar-ident-url", "SELECT 1 AS x$$, * FROM url('{sink}/x', 'CSV') AS y$$"),
-    ("duckdb", "http-read", "SELECT * FROM read_csv('{sink}/x.csv')"),
-    ("postgres", "read-file", "SELECT pg_read_file('{canary}')"),
-    ("postgres", "copy-program", "COPY (SELECT 1) TO PROGRAM 'touch {out}'"),
-    ("postgres", "do-copy-program",
-     "DO $$ BEGIN EXECUTE 'COPY (SELECT 1) TO PROGRAM ''touch {out}'''; END $$"),
-    ("mysql", "load-data-local", "LOAD DATA LOCAL INFILE '{canary}' INTO TABLE orders"),
-    ("spark", "csv-file", "SELECT * FROM csv.`{canary}`"),
-    ("sqlite", "load-extension", "SELECT load_extension('{out}')"),
-    # ClickHouse reads x$$ as an identifier; a $$-heredoc lexer hid what follows from the guard
-    ("clickhouse", "dollar-ident-file-read",
-     "SELECT 1 AS x$$, * FROM file('{canary}', 'LineAsString') AS y$$"),
-    ("clickhouse", "dollar-ident-outfile",
-     "SELECT 1 AS x$$, 2 INTO OUTFILE '{out}' AS y$$"),
-    ("clickhouse", "file-read", "SELECT * FROM file('{canary}', 'LineAsString')"),
-    ("clickhouse", "file-engine-write",
-     "CREATE TABLE t (s String) ENGINE = File(LineAsString, '{out}'); "
-     "INSERT INTO t VALUES ('x')"),
-    ("clickhouse", "buffer-into-fixture",
-     "CREATE TABLE b AS orders ENGINE = Buffer(currentDatabase(), orders, 1, 0, 0, 1, 1, 1, 1); "
-     "INSERT INTO b SELECT * FROM orders"),
-    # Spark ends the raw string r'\' at its second quote: the rest is code, not string
-    ("spark", "raw-string-reflect",
-     "SELECT r'\\', reflect('java.lang.System', 'getProperty', 'user.home') -- '"),
-    ("spark", "raw-string-java-method",
-     "SELECT R\"\\\", java_method('java.lang.System', 'getProperty', 'user.home') -- \""),
-    ("spark", "reflect-exit", "SELECT reflect('java.lang.System', 'exit', 0)"),
-    # DuckDB: external access is off at the source
-    ("duckdb", "read-text", "SELECT * FROM read_text('{canary}')"),
-    ("duckdb", "copy-out", "COPY (SELECT 1) TO '{out}'"),
-    ("duckdb", "external-access-on", "SET enable_external_access = true"),
-    # MariaDB: a backtick-quoted name still calls the function; NO_BACKSLASH_ESCAPES ends 'a\'
-    ("mysql", "backtick-load-file", "SELECT `LOAD_FILE`('{canary}')"),
-    ("mysql", "no-backslash-escapes",
-     "SET sql_mode = 'NO_BACKSLASH_ESCAPES'; SELECT 'a\\', LOAD_FILE('{canary}') -- '"),
-    ("mysql", "outfile", "SELECT 1 INTO OUTFILE '{out}'"),
-    # SQLite
-    ("sqlite", "attach-file", "ATTACH DATABASE '{out}' AS x"),
-]
+
+def _table(kind: str) -> list[tuple[str, dict[str, Any]]]:
+    return [(engine, case) for engine, kinds in TABLE.items() for case in kinds.get(kind, [])]
+
+
+def test_every_engine_has_every_class() -> None:
+    for engine, kinds in TABLE.items():
+        assert {c["class"] for c in kinds["contain"]} == CLASSES, engine
+        assert kinds["state"] and kinds["bomb"], engine
+    assert set(TABLE) == {"sqlite", "duckdb", "clickhouse", "postgres", "mysql", "spark"}
 
 
 @pytest.fixture(scope="module")
@@ -109,43 +83,26 @@ def sink() -> Iterator[list[str]]:
         yield seen
 
 
-@contextlib.contextmanager
-def serve_sink() -> Iterator[list[str]]:
-    """An HTTP server on 127.0.0.1 for as long as the block runs: [its URL, then one entry per
-    request it got]."""
-    seen: list[str] = []
-
-    class Handler(http.server.BaseHTTPRequestHandler):
-        def do_GET(self) -> None:
-            seen.append(self.path)
-            self.send_response(200)
-            self.end_headers()
-            self.wfile.write(b"a,b\n1,2\n")
-
-        def log_message(self, *args: object) -> None:
-            pass
-
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    seen.append(f"http://127.0.0.1:{server.server_address[1]}")
-    yield seen
-    server.shutdown()
-    server.server_close()
+@pytest.fixture(scope="module", autouse=True)
+def _secret_in_environment() -> Iterator[None]:
+    """A secret in parrot's environment that no engine may answer with."""
+    os.environ["PARROT_HOSTILE_API_KEY"] = SECRET
+    yield
+    del os.environ["PARROT_HOSTILE_API_KEY"]
 
 
-def _cases() -> list[pytest.param]:  # type: ignore[valid-type]
-    return [pytest.param(e, sql, id=f"{e}-{case}") for e, case, sql in CASES]
-
-
-@pytest.mark.parametrize(("engine_name", "sql"), _cases())
-def test_hostile_sql_is_contained(engine: Engine, engine_name: str, sql: str, canary: Path,
-                                  tmp_path: Path, sink: list[str]) -> None:
+@pytest.mark.parametrize(("engine_name", "case"),
+                         [pytest.param(e, c, id=f"{e}-{c['class']}-{c['id']}")
+                          for e, c in _table("contain")])
+def test_hostile_sql_is_contained(engine: Engine, engine_name: str, case: dict[str, Any],
+                                  canary: Path, tmp_path: Path, sink: list[str]) -> None:
     engine.load(SHOP)
     out = tmp_path / "written.out"
-    execution = engine.execute(sql.format(canary=canary, out=out, sink=sink[0]), SHOP,
+    execution = engine.execute(case["sql"].format(canary=canary, out=out, sink=sink[0]), SHOP,
                                timeout=30)
-    assert execution.status is not ExecStatus.OK, execution.result
+    if not case.get("may_run"):
+        assert execution.status is not ExecStatus.OK, execution.result
+    assert SECRET not in repr(execution), execution
     assert sink[1:] == [], f"{engine_name} made HTTP requests: {sink[1:]}"
     assert canary.read_text() == SECRET + "\n"
     assert not out.exists(), f"{engine_name} wrote {out}"
@@ -170,84 +127,77 @@ def test_mysql_guard_refuses_without_a_server(sql: str) -> None:
     assert any(isinstance(_plan(text), str) for text in st.split_statements(sql, st.MYSQL))
 
 
-# (engine, case id, SQL that keeps the engine busy far past a 2 s budget, the outcomes
-# allowed): a timeout or an engine limit, never ok. How long a bomb ran is not asserted (loaded
-# machines): the outcome and the run continuing afterwards are. Measured by hand, 2026-12-02:
-# DuckDB repeat() 115 s in-process (reported timeout), 2.5 s in a worker (killed at timeout +
-# 0.5 s); the others stop at their deadline or fail at once.
-TIMEOUT_ONLY = (ExecStatus.TIMEOUT,)
-LIMIT_OR_TIMEOUT = (ExecStatus.TIMEOUT, ExecStatus.RUNTIME_ERROR)
-BOMBS: list[tuple[str, str, str, tuple[ExecStatus, ...]]] = [
-    ("sqlite", "randomblob", "SELECT length(hex(randomblob(499999999)))", LIMIT_OR_TIMEOUT),
-    ("sqlite", "recursive-cte",
-     "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c",
-     TIMEOUT_ONLY),
-    ("duckdb", "repeat", "SELECT length(repeat('x', 2000000000))", LIMIT_OR_TIMEOUT),
-    ("duckdb", "range", "SELECT count(*) FROM range(100000000000) t(i) WHERE hash(i) = 1",
-     TIMEOUT_ONLY),
-    ("mysql", "benchmark", "SELECT BENCHMARK(2000000000, MD5('x'))", TIMEOUT_ONLY),
-    ("clickhouse", "numbers",
-     "SELECT count() FROM numbers(100000000000) WHERE sipHash64(number) = 1", TIMEOUT_ONLY),
-    ("spark", "cross-join",
-     "SELECT count(*) FROM range(1000000) a CROSS JOIN range(1000000) b WHERE a.id + b.id = 7",
-     TIMEOUT_ONLY),
-]
-
-
-@pytest.mark.parametrize(("engine_name", "sql", "allowed"),
-                         [pytest.param(e, sql, allowed, id=f"{e}-{case}")
-                          for e, case, sql, allowed in BOMBS])
-def test_resource_bomb_stops_and_is_never_ok(engine: Engine, engine_name: str, sql: str,
-                                             allowed: tuple[ExecStatus, ...]) -> None:
+@pytest.mark.parametrize(("engine_name", "case"),
+                         [pytest.param(e, c, id=f"{e}-{c['id']}") for e, c in _table("bomb")])
+def test_resource_bomb_stops_and_is_never_ok(engine: Engine, engine_name: str,
+                                             case: dict[str, Any], servers: Any) -> None:
+    """How long a bomb ran is not asserted here (loaded machines; scripts/bench/hostile.py
+    measures it): the outcome, that its work stopped, and the run continuing afterwards are."""
     engine.load(SHOP)
-    execution = engine.execute(sql, SHOP, timeout=2)
-    assert execution.status in allowed, execution
+    worker = _worker_pid(engine)
+    execution = engine.execute(case["sql"], SHOP, timeout=2)
+    assert execution.status.value in case["allowed"], execution
+    if execution.status is ExecStatus.TIMEOUT:
+        assert _poll(lambda: not _still_working(engine, case["sql"], worker, servers)), \
+            f"{engine_name} kept working on the bomb after its timeout"
     _assert_unaffected(engine, SHOP)
 
 
-# (engine, case id, SQL that changes session or global state, probe, the probe's answer)
-STATE: list[tuple[str, str, str, str, list[list[object]]]] = [
-    ("duckdb", "global-timezone", "SET GLOBAL TimeZone = 'America/New_York'",
-     "SELECT current_setting('TimeZone')", [["UTC"]]),
-    ("duckdb", "timezone", "SET TimeZone = 'Asia/Tokyo'",
-     "SELECT current_setting('TimeZone')", [["UTC"]]),
-    ("duckdb", "global-null-order",  # configuration is locked: no SET gets through
-     "SET GLOBAL default_null_order = 'nulls_first'",
-     "SELECT lower(current_setting('default_null_order'))", [["nulls_last"]]),
-    ("duckdb", "variable", "SET VARIABLE parrot_x = 42",
-     "SELECT getvariable('parrot_x') IS NULL", [[True]]),
-    ("duckdb", "temp-macro", "CREATE TEMP MACRO parrot_m(a) AS a + 1",
-     "SELECT count(*) FROM duckdb_functions() WHERE function_name = 'parrot_m'", [[0]]),
-    ("sqlite", "temp-table", "CREATE TEMP TABLE parrot_t(x)",
-     "SELECT count(*) FROM sqlite_temp_master WHERE name = 'parrot_t'", [[0]]),
-    ("clickhouse", "session-timezone", "SET session_timezone = 'Asia/Tokyo'",
-     "SELECT timezone()", [["UTC"]]),
-    ("clickhouse", "function", "CREATE FUNCTION hostile_f AS (x) -> x + 1",
-     "SELECT count() FROM system.functions WHERE name = 'hostile_f'", [[0]]),
-    # PostgreSQL: state a DO block leaves on the runner connection survives ROLLBACK
-    ("postgres", "do-advisory-lock",
-     "DO $$ BEGIN PERFORM pg_advisory_lock(4242); END $$",
-     "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND pid = pg_backend_pid()",
-     [[0]]),
-    ("postgres", "do-prepare",
-     "DO $$ BEGIN EXECUTE 'PREPARE parrot_hostile AS SELECT 1'; END $$",
-     "SELECT count(*) FROM pg_prepared_statements", [[0]]),
-    ("postgres", "do-set-timezone",
-     "DO $$ BEGIN PERFORM set_config('TimeZone', 'Asia/Tokyo', false); END $$",
-     "SELECT current_setting('TimeZone')", [["UTC"]]),
-]
+def _worker_pid(engine: Engine) -> int | None:
+    from parrot.engines.worker import POOL, IsolatedEngine
+
+    if not isinstance(engine, IsolatedEngine):
+        return None
+    return POOL.get(engine.group).process.pid
 
 
-@pytest.mark.parametrize(("engine_name", "sql", "probe", "expected"),
-                         [pytest.param(e, sql, probe, want, id=f"{e}-{case}")
-                          for e, case, sql, probe, want in STATE])
-def test_state_does_not_leak_into_later_executions(engine: Engine, engine_name: str, sql: str,
-                                                   probe: str,
-                                                   expected: list[list[object]]) -> None:
+def _still_working(engine: Engine, sql: str, worker: int | None, servers: Any) -> bool:
+    """The engine still runs ``sql``: its old worker process is alive, or the server still
+    lists the query (asked as the server's superuser)."""
+    if worker is not None:
+        return Path(f"/proc/{worker}").exists() and \
+            Path(f"/proc/{worker}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    url = servers.url(engine.dialect)
+    if engine.dialect == "postgres":
+        import psycopg
+
+        with psycopg.connect(url, autocommit=True, connect_timeout=10) as conn:
+            row = conn.execute("SELECT count(*) FROM pg_stat_activity WHERE state = 'active' "
+                               "AND pid <> pg_backend_pid() AND strpos(query, %s) > 0",
+                               (sql,)).fetchone()
+    else:
+        from parrot.engines.mysql import _Target
+
+        conn = _Target.parse(url).connect()
+        try:
+            with conn.cursor() as cur:
+                cur.execute("SELECT count(*) FROM information_schema.processlist WHERE "
+                            "command = 'Query' AND id <> CONNECTION_ID() AND INSTR(info, %s)",
+                            (sql,))
+                row = cur.fetchone()
+        finally:
+            conn.close()
+    return bool(row and row[0])
+
+
+def _poll(condition: Callable[[], bool], patience: float = 60) -> bool:
+    deadline = time.monotonic() + patience
+    while time.monotonic() < deadline:
+        if condition():
+            return True
+        time.sleep(0.2)
+    return condition()
+
+
+@pytest.mark.parametrize(("engine_name", "case"),
+                         [pytest.param(e, c, id=f"{e}-{c['id']}") for e, c in _table("state")])
+def test_state_does_not_leak_into_later_executions(engine: Engine, engine_name: str,
+                                                   case: dict[str, Any]) -> None:
     engine.load(SHOP)
+    probe, expected = case["probe"], case["expect"]
     first = engine.execute(probe, SHOP, timeout=30)
     assert first.result is not None and [list(r) for r in first.result.rows] == expected
-    engine.execute(sql, SHOP, timeout=30)
+    engine.execute(case["sql"], SHOP, timeout=30)
     after = engine.execute(probe, SHOP, timeout=30)
     assert after.status is ExecStatus.OK, after.error
     assert after.result is not None and [list(r) for r in after.result.rows] == expected

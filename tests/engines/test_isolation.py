@@ -8,6 +8,7 @@ stops a run and never outlives it.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import pickle
@@ -17,6 +18,7 @@ import subprocess
 import sys
 import tempfile
 import textwrap
+import threading
 import time
 from collections.abc import Callable
 from decimal import Decimal
@@ -74,7 +76,7 @@ NO_SYS_ADMIN = ["setpriv", "--bounding-set", "-sys_admin"]  # the kernel refuses
 
 def _probe(tmp: Path, prefix: list[str]) -> dict[str, object]:
     """Every probe's outcome, from one isolated process (chdb and DuckDB imported once)."""
-    from test_hostile import serve_sink
+    from http_sink import serve_sink
 
     canary, out, scratch = tmp / "canary.txt", tmp / "written.out", tmp / "scratch"
     canary.write_text(SECRET)
@@ -197,6 +199,51 @@ def test_a_timeout_replaces_the_worker() -> None:
         assert _worker_pid(engine) != first
     finally:
         engine.close()
+
+
+# (which process dies, by which signal): the OOM killer SIGKILLs the engine process (the first
+# of the worker's pid namespace, which ignores any other signal sent from outside); a segfault
+# is SIGSEGV, here sent to the worker process around it
+CRASHES = [pytest.param("engine", signal.SIGKILL, id="oom-kill"),
+           pytest.param("worker", signal.SIGSEGV, id="segfault")]
+
+
+@pytest.mark.slow  # 2–3 s each: a worker start and a query seen running
+@pytest.mark.parametrize(("victim", "sig"), CRASHES)
+def test_a_worker_crashing_mid_execution_is_an_engine_error_and_replaced(victim: str,
+                                                                         sig: int) -> None:
+    """The engine dies under a running query: that execution is engine_error naming the
+    signal, a new worker answers the next one."""
+    engine = create_engine("sqlite")
+    try:
+        engine.load(SHOP)
+        first = _worker_pid(engine)
+        outcome: list[object] = []
+        bomb = threading.Thread(target=lambda: outcome.append(engine.execute(
+            "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) "
+            "SELECT count(*) FROM c", SHOP, timeout=120)))
+        bomb.start()
+        # the engine runs in the pid namespace's first process, a child of the worker
+        assert _wait_for(lambda: _busy(_descendants(first)), 60), "the query never ran"
+        for pid in _descendants(first) if victim == "engine" else {first}:
+            os.kill(pid, sig)
+        bomb.join(timeout=120)
+        execution = outcome[0]
+        assert execution.status is ExecStatus.ENGINE_ERROR, execution  # type: ignore[attr-defined]
+        assert f"killed by {signal.Signals(sig).name}" in execution.error  # type: ignore[attr-defined]
+        _normal(engine)  # a new worker, the fixture loaded again
+        assert _worker_pid(engine) != first
+    finally:
+        engine.close()
+
+
+def _busy(pids: set[int]) -> bool:
+    """Some process of ``pids`` is running on a CPU (state R)."""
+    for pid in pids:
+        with contextlib.suppress(OSError, IndexError):
+            if Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] == "R":
+                return True
+    return False
 
 
 def _alive(pids: set[int]) -> set[int]:

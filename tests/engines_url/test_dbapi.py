@@ -18,6 +18,7 @@ from typing import Any, ClassVar
 
 import pytest
 from engine_fixtures import ALLTYPES, SHOP, SPECIAL_FLOATS
+from patience import within
 
 from parrot.engines import ExecStatus, FixtureLoadError
 from parrot.engines import statements as st
@@ -361,7 +362,7 @@ def test_probe_deadline_cancels_through_the_watchdog(probe: Probe) -> None:
     started = time.monotonic()
     ex = probe.execute(spin, SHOP, timeout=0.5)
     assert ex.status is ExecStatus.TIMEOUT, ex
-    assert time.monotonic() - started < 0.5 + probe.cancel_grace + 1.0
+    assert within(started, 0.5 + probe.cancel_grace + 1.0)  # the recursion never ends
     assert probe.cancels == 1
     assert probe.execute("SELECT count(*) FROM orders", SHOP).ok  # usable afterwards
 

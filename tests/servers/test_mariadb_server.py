@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import signal
+import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -71,15 +72,19 @@ def test_up_status_query_down(server: MariaDBServer, capsys: pytest.CaptureFixtu
     out = capsys.readouterr().out
     state = server.state()
     assert state is not None
-    assert f"mysql: up — mysql (MariaDB {state.version}) on 127.0.0.1:{state.port}" in out
+    assert f"mysql: up — mysql (MariaDB {state.version}) at {state.address}" in out
     assert took < 60
     assert state.version.startswith("10.") and state.label == f"mysql (MariaDB {state.version})"
-    assert state.url == f"mysql://root@127.0.0.1:{state.port}/"
+    if state.isolation:  # no network namespace here: on 127.0.0.1
+        assert state.url == f"mysql://root@127.0.0.1:{state.port}/"
+    else:  # in a network namespace of its own: the socket is the only way in
+        assert state.url == f"mysql://root@localhost/?unix_socket={state.socket}"
+        assert state.socket == str(Path(state.data_dir, "mariadbd.sock"))
     assert Path(state.data_dir).is_dir() and Path(state.data_dir, "mariadbd.err").is_file()
 
     assert cli(["status", "mysql"]) == 0
     line = capsys.readouterr().out
-    assert f"port {state.port}" in line and f"data {state.data_dir}" in line
+    assert f"at {state.address}" in line and f"data {state.data_dir}" in line
     assert state.label in line and "uptime" in line
 
     from parrot.engines.mysql import MySQLEngine
@@ -101,7 +106,7 @@ def test_up_status_query_down(server: MariaDBServer, capsys: pytest.CaptureFixtu
     assert not pid_alive(state.pid)
     assert _processes_using(state.data_dir) == []
     assert not Path(state.data_dir).exists() and not server.root.exists()
-    assert ping(state.host, state.port) is None
+    assert ping(state.host, state.port, socket=state.socket or None) is None
     assert cli(["down", "mysql"]) == 0
     assert "was not running" in capsys.readouterr().out
 
@@ -110,7 +115,7 @@ def test_start_is_idempotent(server: MariaDBServer) -> None:
     first = server.start()
     again = MariaDBServer().start()
     assert (again.pid, again.port, again.started) == (first.pid, first.port, first.started)
-    assert ping(first.host, first.port) is not None
+    assert ping(first.host, first.port, socket=first.socket or None) is not None
 
 
 def test_killed_server_is_detected_and_replaced(server: MariaDBServer) -> None:
@@ -122,7 +127,7 @@ def test_killed_server_is_detected_and_replaced(server: MariaDBServer) -> None:
     assert server.state() is None  # the state file is still there, the server is not
     second = server.start()
     assert second.pid != first.pid and pid_alive(second.pid)
-    assert ping(second.host, second.port) is not None
+    assert ping(second.host, second.port, socket=second.socket or None) is not None
     assert server.stop()
     assert _processes_using(second.data_dir) == []
     assert not Path(second.data_dir).exists()
@@ -136,10 +141,14 @@ def test_long_data_directory_puts_the_socket_in_tmp(tmp_path: Path) -> None:
         pytest.skip(f"no mysql server: {hint}")
     state = server.start()
     try:
-        socket = Path(f"/tmp/parrot-mariadb-{state.port}.sock")
-        assert socket.exists()
-        assert ping(state.host, state.port) is not None
+        if state.isolation:
+            pytest.skip("the server listens on TCP here (no network namespace)")
+        socket = Path(state.socket)
+        assert socket.exists() and socket.parent.name.startswith("parrot-mariadb-")
+        assert socket.parent.parent == Path(tempfile.gettempdir())
+        assert ping(state.host, state.port, socket=state.socket) is not None
     finally:
         assert server.stop()
+    assert not socket.parent.exists()
     assert _processes_using(state.data_dir) == []
     assert not root.joinpath("mariadb").exists()

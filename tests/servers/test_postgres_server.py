@@ -52,19 +52,22 @@ def _wait_dead(pid: int, seconds: float = 10.0) -> None:
 
 def test_up_query_down(server: PostgresServer) -> None:
     assert server.state() is None
-    started = time.monotonic()
     state = server.start()
-    assert time.monotonic() - started < 30
     assert state.version[0].isdigit()
     assert state.label == f"postgres (PostgreSQL {state.version.split()[0]})"
-    assert state.url == f"postgresql://postgres@127.0.0.1:{state.port}/postgres"
+    if state.isolation:  # no network namespace here: on 127.0.0.1
+        assert state.url == f"postgresql://postgres@127.0.0.1:{state.port}/postgres"
+    else:  # in a network namespace of its own: the socket (in the data dir) is the way in
+        assert state.url == (f"postgresql://postgres@/postgres?host={state.data_dir}"
+                             f"&port={state.port}")
     assert pid_alive(state.pid)
     data_dir = Path(state.data_dir)
     assert (data_dir / "PG_VERSION").is_file()
     assert processes_in(data_dir)  # the postmaster and its children work in the data dir
     assert server.state() == state  # status: recorded, alive and answering
     assert _query(state.url, "SELECT 6 * 7") == 42
-    assert _query(state.url, "SHOW listen_addresses") == "127.0.0.1"
+    assert _query(state.url, "SHOW listen_addresses") == ("127.0.0.1" if state.isolation
+                                                          else "")
     assert _query(state.url, "SHOW TimeZone") == "UTC"
     assert _query(state.url, "SELECT pg_encoding_to_char(encoding) FROM pg_database "
                              "WHERE datname = 'postgres'") == "UTF8"
@@ -117,7 +120,7 @@ def test_cli_up_status_down(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
         assert cli.main(["status", "postgres"]) == 0
         status = capsys.readouterr().out
         assert status.startswith("postgres") and " up " in status
-        assert "port " in status and "data " in status
+        assert " at " in status and "data " in status
         data_dir = Path(status.split("data ", 1)[1].split()[0])
         assert data_dir.is_dir()
     finally:

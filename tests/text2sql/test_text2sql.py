@@ -98,6 +98,7 @@ def test_build_writes_one_item_per_question_and_target(spider):
     assert "12 questions × 4 target dialects" in (spider / "README.md").read_text()
 
 
+@pytest.mark.slow  # whole evaluations on real engines (tens of seconds)
 @needs_spider
 def test_reference_and_gold_sqlglot_score_per_dialect(spider, tmp_path):
     assert eval_main(["--quiet", "--model", "reference", "--dataset", str(spider),
@@ -112,6 +113,7 @@ def test_reference_and_gold_sqlglot_score_per_dialect(spider, tmp_path):
     assert all(r["syntax"]["ok"] is not None for r in gs if r["target_dialect"] == "tsql")
 
 
+@pytest.mark.slow  # whole evaluations on real engines (tens of seconds)
 @needs_spider
 def test_question_keyed_predictions_score_by_id_whatever_their_order(spider, tmp_path):
     records = [json.loads(line) for line in (spider / "items.jsonl").read_text().splitlines()]
@@ -136,6 +138,7 @@ def test_question_keyed_predictions_score_by_id_whatever_their_order(spider, tmp
     assert verdicts[0] == verdicts[1] == verdicts[2] and len(verdicts[0]) == 12
 
 
+@pytest.mark.slow  # whole evaluations on real engines (tens of seconds)
 @needs_spider
 def test_question_keyed_predictions_refuse_several_targets(spider, tmp_path):
     bird = tmp_path / "bird.json"
