@@ -15,12 +15,12 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import Any
 
 from parrot import dialects
 from parrot.cli import RawDescriptionDefaultsHelpFormatter, add_model_args, parse_with_model_args
 from parrot.datasets import Item
 from parrot.engines import DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT, statements
+from parrot.eval.records import Outcome
 from parrot.fixtures import Fixture, FixtureError
 from parrot.textfiles import read_stdin, read_utf8
 from parrot.translators import UnknownTranslatorError, create_translator
@@ -69,14 +69,14 @@ def render_sql(translations: list[Translation]) -> str:
     return "\n\n".join(parts) + "\n"
 
 
-def verdict_line(index: int, record: dict[str, Any]) -> str:
+def verdict_line(index: int, record: Outcome) -> str:
     """One line: each comparator mode's verdict, then why the strict one failed; a statement
     whose source or target has no engine here is said to be unjudged, not a mismatch."""
-    for side, dialect in (("gold", "source_dialect"), ("pred", "target_dialect")):
-        execution = record.get(side) or {}
-        if execution.get("status") == "no_engine":
-            why = statements.trim_message(" ".join(str(execution.get("error", "")).split()), 300)
-            return f"statement {index}: not judged: no {record[dialect]} engine here ({why})"
+    for execution, dialect in ((record.get("gold"), record["source_dialect"]),
+                               (record.get("pred"), record["target_dialect"])):
+        if execution and execution["status"] == "no_engine":
+            why = statements.trim_message(" ".join(execution.get("error", "").split()), 300)
+            return f"statement {index}: not judged: no {dialect} engine here ({why})"
     verdicts = record["verdicts"]
     marks = ", ".join(f"{mode} {'match' if v['match'] else v['reason']}"
                       for mode, v in verdicts.items())

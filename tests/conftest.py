@@ -7,6 +7,8 @@ import shutil
 import tempfile
 
 import pytest
+from difference_markers import pytest_collection_modifyitems  # noqa: F401  (a hook)
+from difference_markers import pytest_configure as _difference_markers
 
 _OWN_CACHE: list[str] = []
 
@@ -18,6 +20,7 @@ def pytest_configure(config: pytest.Config) -> None:
     two sessions never stop each other's servers and a user's ``parrot.engines up`` servers are
     left alone. Set ``PARROT_CACHE`` to reuse a cache across sessions.
     """
+    _difference_markers(config)
     if "PARROT_CACHE" not in os.environ:
         path = tempfile.mkdtemp(prefix="parrot-test-cache-")
         os.environ["PARROT_CACHE"] = path

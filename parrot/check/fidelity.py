@@ -28,6 +28,7 @@ from pathlib import Path
 from parrot.check import check_sql
 from parrot.check.parsers import GRAMMAR_OF
 from parrot.check.references import Reference, open_reference
+from parrot.dialects import DIALECTS as ALL_DIALECTS
 from parrot.dialects import UnknownDialectError, resolve
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -133,11 +134,15 @@ def _jsonl(path: Path) -> Iterator[dict]:
 # ---------------------------------------------------------------- broken queries
 
 # dialects where a construct is legal; a mutation that introduces it is "broken" elsewhere
-_TRAILING_COMMA_OK = {"clickhouse", "duckdb", "bigquery"}
-_TOP_OK = {"tsql", "clickhouse", "snowflake"}
-_LIMIT_OK = set(DIALECTS) - {"tsql", "oracle"}
-_QUALIFY_OK = {"duckdb", "snowflake", "bigquery", "clickhouse"}
-_DOUBLE_COLON_OK = {"postgres", "duckdb", "clickhouse", "snowflake", "spark"}
+def _accepting(construct: str) -> set[str]:
+    return {k for k in DIALECTS if construct in ALL_DIALECTS[k].constructs}
+
+
+_TRAILING_COMMA_OK = _accepting("trailing_comma")
+_TOP_OK = _accepting("top")
+_LIMIT_OK = _accepting("limit")
+_QUALIFY_OK = _accepting("qualify")
+_DOUBLE_COLON_OK = _accepting("double_colon")
 
 _TYPOS = {"SELECT": "SELCT", "FROM": "FORM", "WHERE": "WHERER", "GROUP": "GRUOP",
           "ORDER": "ODRER", "JOIN": "JION"}

@@ -29,26 +29,10 @@ from antlr4.ListTokenSource import ListTokenSource  # type: ignore[import-untype
 from antlr4.tree.Tree import TerminalNode  # type: ignore[import-untyped]
 
 from parrot.check import dfacache
-from parrot.dialects import resolve
+from parrot.dialects import DIALECTS, resolve
 
 # canonical dialect key -> grammar (grammars/<Name>.g4, generated into generated/<name>/)
-GRAMMAR_OF: dict[str, str] = {
-    "sqlite": "Sqlite",
-    "duckdb": "Duckdb",
-    "clickhouse": "Clickhouse",
-    "postgres": "Postgres",
-    "mysql": "Mysql",
-    "oracle": "Oracle",
-    "tsql": "Tsql",
-    "spark": "Spark",
-    "hive": "Spark",
-    "databricks": "Spark",
-    "snowflake": "Snowflake",
-    "bigquery": "Bigquery",
-    "trino": "Trino",
-    "presto": "Trino",
-    "athena": "Trino",
-}
+GRAMMAR_OF: dict[str, str] = {k: d.grammar for k, d in DIALECTS.items() if d.grammar}
 
 # token texts that open/close a nesting level the statement splitter must not split inside
 _OPEN = {"(", "[", "{"}
@@ -57,12 +41,12 @@ _CLOSE = {")", "]", "}"}
 _BEGIN_TXN = {";", "TRANSACTION", "TRAN", "WORK", "DEFERRED", "IMMEDIATE", "EXCLUSIVE"}
 # grammars whose CREATE FUNCTION/PROCEDURE/TRIGGER and DECLARE open a PL/SQL unit: its
 # declarations (before BEGIN) and END IF / END LOOP / END CASE do not end the statement
-_PLSQL_GRAMMARS = {"Oracle"}
+_PLSQL_GRAMMARS = {d.grammar for d in DIALECTS.values() if d.plsql_units}
 _PLSQL_UNITS = {"FUNCTION", "PROCEDURE", "TRIGGER"}
 _CREATE_PREFIX = {"CREATE", "OR", "REPLACE", "EDITIONABLE", "NONEDITIONABLE"}
 # grammars with procedural blocks where END IF / END LOOP / END WHILE / END REPEAT end a compound
 # statement (not the enclosing BEGIN) and END CASE ends a CASE statement
-_COMPOUND_END_GRAMMARS = {"Oracle", "Trino"}
+_COMPOUND_END_GRAMMARS = {d.grammar for d in DIALECTS.values() if d.compound_block_ends}
 _COMPOUND_ENDS = {"IF", "LOOP", "WHILE", "REPEAT"}
 
 

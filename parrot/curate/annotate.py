@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
-from parrot.curate.stages import Batch, Candidate, Record, Stage
+from parrot.curate.stages import Batch, Candidate, Drop, Record, Stage
 from parrot.datasets import ANNOTATION_SOURCES, Item
 from parrot.pairs import EVERY_PAIR, DialectPairs
 from parrot.translators import Translator, create_translator
@@ -44,7 +44,7 @@ class Pairs(Stage):
                        and (not self.corpus_targets_only or t in known)
                        and self.pairs.allows(r.dialect, t)]
             if not targets:
-                out.dropped["no target dialect"] += 1
+                out.drop(Drop.NO_TARGET)
                 continue
             for t in targets:
                 candidates = ((Candidate(known[t], CORPUS_ANNOTATOR, "tool"),) if t in known
@@ -95,7 +95,7 @@ class Annotate(Stage):
         for r in chunk:
             candidates = (*found[r.id], *r.candidates)  # annotators first, the corpus's last
             if not candidates:
-                out.dropped["no annotator produced SQL"] += 1
+                out.drop(Drop.NO_ANNOTATION)
                 continue
             out.records.append(replace(r, candidates=candidates))
         return out

@@ -27,7 +27,7 @@ import sqlglot
 from sqlglot import exp
 from sqlglot.errors import SqlglotError
 
-from parrot.curate.stages import Batch, Record, Stage
+from parrot.curate.stages import Batch, Drop, Record, Stage
 from parrot.fixtures import Column, Fixture, Table
 
 LEVELS = ("entity", "field", "query")
@@ -194,7 +194,7 @@ class Anonymise(Stage):
         return {"levels": list(self.levels), "seed": self.seed}
 
     def reduce(self, batch: Batch) -> Batch:
-        out = Batch([], batch.dropped, batch.notes, batch.routed)
+        out = Batch([], batch.dropped, batch.notes, batch.routed, batch.details)
         parsed: list[tuple[Record, exp.Expr]] = []
         names: dict[str, dict[str, set[str]]] = {}  # origin -> table -> columns
         for r in batch.records:
@@ -203,7 +203,7 @@ class Anonymise(Stage):
             except (SqlglotError, RecursionError, ValueError):
                 trees = []
             if len(trees) != 1:
-                out.dropped["anonymise: not one parseable statement"] += 1
+                out.drop(Drop.UNPARSEABLE, "anonymise: not one parseable statement")
                 continue
             parsed.append((r, trees[0]))
             if r.fixture is None:
@@ -242,7 +242,7 @@ class Anonymise(Stage):
             try:
                 sql = tree.sql(dialect=r.dialect)
             except SqlglotError:
-                out.dropped["anonymise: cannot render"] += 1
+                out.drop(Drop.UNPARSEABLE, "anonymise: cannot render")
                 continue
             out.records.append(replace(r, sql=sql, fixture=fixture,
                                        tags=(*r.tags, *(f"anonymised:{lv}"

@@ -35,7 +35,7 @@ from sqlglot import exp
 from sqlglot.errors import SqlglotError
 from sqlglot.optimizer.scope import Scope, ScopeType, build_scope
 
-from parrot.curate.stages import Batch, Record, Stage
+from parrot.curate.stages import Batch, Drop, Record, Stage
 from parrot.curate.standardise import deduplicate
 from parrot.fixtures import Fixture
 
@@ -429,7 +429,7 @@ class Canonicalise(Stage):
                 out.records.append(r)
                 continue
             if verdict:
-                out.dropped[f"canonical form changes the result ({verdict})"] += 1
+                out.drop(Drop.CANONICAL_CHANGES_RESULT, str(verdict))
                 continue
             for kind, n in result.edits.items():
                 out.notes[f"canonicalised: {kind}"] += n
@@ -439,7 +439,7 @@ class Canonicalise(Stage):
         return out
 
     def reduce(self, batch: Batch) -> Batch:
-        return deduplicate(batch, " (after canonicalisation)")
+        return deduplicate(batch, "after canonicalisation")
 
 
 def named(name: str) -> Fixture | None:

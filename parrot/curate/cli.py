@@ -75,7 +75,7 @@ def _executor(text: str) -> ExecutorSpec:
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m parrot.curate", description=__doc__,
                                 formatter_class=RawDescriptionDefaultsHelpFormatter)
-    p.add_argument("--variant", choices=sorted(VARIANTS), default="simple",
+    p.add_argument("--variant", choices=VARIANTS.names(), default="simple",
                    help="simple: sqlglot's test statements; diverse: Spider-family queries on "
                         "their databases; main: long multi-construct statements (default: simple)")
     p.add_argument("--output-dir", "--out", dest="out", type=Path,
@@ -193,7 +193,7 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     logging.getLogger("sqlglot").setLevel(logging.ERROR)  # "falling back to Command" noise
     console = table_console(stderr=True, quiet=args.quiet)
-    variant = VARIANTS[args.variant]
+    variant = VARIANTS.get(args.variant)
     try:
         pairs = chosen_pairs(args)
     except ValueError as exc:

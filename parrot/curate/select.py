@@ -21,7 +21,7 @@ import math
 from dataclasses import replace
 from typing import Any, Protocol
 
-from parrot.curate.stages import Batch, Record, Stage
+from parrot.curate.stages import Batch, Drop, Record, Stage
 from parrot.curate.standardise import _PIECE
 
 DEFAULT_PREFIX_RATIO = 0.25
@@ -112,7 +112,7 @@ class Cluster(Stage):
             out.extend(replace(r, cluster=f"c{number}", rank=rank)
                        for rank, r in enumerate(members))
         batch.notes["clusters"] = len(groups)
-        return Batch(out, batch.dropped, batch.notes, batch.routed)
+        return Batch(out, batch.dropped, batch.notes, batch.routed, batch.details)
 
 
 # --- coverage -------------------------------------------------------------------------------------
@@ -246,7 +246,7 @@ class Coverage(Stage):
         cov = coverage_source(self.source)
         covered: set[str] = set()
         kept: list[Record] = []
-        out = Batch(kept, batch.dropped, batch.notes, batch.routed)
+        out = Batch(kept, batch.dropped, batch.notes, batch.routed, batch.details)
         clusters: dict[str, list[Record]] = {}
         for r in batch.records:
             clusters.setdefault(r.cluster, []).append(r)
@@ -256,20 +256,20 @@ class Coverage(Stage):
             for position, r in enumerate(members):
                 if misses >= self.patience or (self.limit is not None
                                                and len(kept) >= self.limit):
-                    out.dropped["not reached (patience)" if misses >= self.patience
-                                else "over --keep"] += len(members) - position
+                    out.drop(Drop.NOT_REACHED if misses >= self.patience else Drop.OVER_KEEP,
+                             n=len(members) - position)
                     break
                 feats = r.features
                 if feats is None:
                     feats = cov.features(r.sql, r.dialect) or _UNPARSEABLE
                     out.notes["features computed late"] += 1
                 if feats == _UNPARSEABLE:
-                    out.dropped["unparseable"] += 1
+                    out.drop(Drop.UNPARSEABLE)
                     misses += 1
                     continue
                 new = feats - covered
                 if not new:
-                    out.dropped["no new coverage"] += 1
+                    out.drop(Drop.NO_NEW_COVERAGE)
                     misses += 1
                     continue
                 covered |= new
@@ -301,7 +301,7 @@ class TypeFilter(Stage):
         out = Batch([])
         for r in chunk:
             if check.runnable(r) and check.agrees(r, r.sql).ok:
-                out.dropped["already valid and same-behaving in the target"] += 1
+                out.drop(Drop.ALREADY_VALID)
             else:
                 out.records.append(r)
         return out

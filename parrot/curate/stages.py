@@ -17,6 +17,7 @@ from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Any, ClassVar
 
 DEFAULT_CHUNK = 500
@@ -54,20 +55,54 @@ class Record:
     info: dict[str, Any] = field(default_factory=dict, compare=False)  # per-stage notes
 
 
+class Drop(StrEnum):
+    """Why a stage dropped a record: the code the funnel counts (a detail string says more)."""
+
+    NUL_CHARACTER = "nul_character"  # no engine driver accepts a NUL in a statement
+    EMPTY = "empty"  # nothing but comments
+    DUPLICATE = "duplicate"  # the same SQL again (detail: after which stage)
+    NORMALISED_DUPLICATE = "normalised_duplicate"  # the same after normalising case and spaces
+    NO_TARGET = "no_target"  # no target dialect to translate into
+    NO_ANNOTATION = "no_annotation"  # no annotator produced SQL
+    UNPARSEABLE = "unparseable"  # not one statement sqlglot can parse (or render)
+    CANONICAL_CHANGES_RESULT = "canonical_changes_result"  # detail: the strict reason
+    ALREADY_VALID = "already_valid"  # already valid and same-behaving in the target
+    NO_NEW_COVERAGE = "no_new_coverage"
+    NOT_REACHED = "not_reached"  # the cluster's patience ran out
+    OVER_KEEP = "over_keep"  # beyond --keep
+    TOO_FEW_CONSTRUCTS = "too_few_constructs"  # detail: the minimum
+    BELOW_LENGTH_QUANTILE = "below_length_quantile"
+    NO_TEST_DATA = "no_test_data"  # detail: why no data could be generated
+    SOURCE_UNUSABLE = "source_unusable"  # the source fails or is nondeterministic on its data
+    NO_CANDIDATE = "no_candidate"
+    NO_AGREEMENT = "no_agreement"  # no candidate agrees (detail: routed to review)
+    NO_ENGINE = "no_engine"  # no engine for the pair
+    NO_ENGINE_GRAMMAR_FAILS = "no_engine_grammar_fails"  # ... and every candidate fails the
+    #                                                      target's grammar
+
+
 @dataclass
 class Batch:
     """What a stage returns for some records: the kept ones and counted reasons for the rest."""
 
     records: list[Record]
-    dropped: Counter[str] = field(default_factory=Counter)
+    dropped: Counter[str] = field(default_factory=Counter)  # Drop code -> records
     notes: Counter[str] = field(default_factory=Counter)  # counted events that drop nothing
     routed: list[dict[str, Any]] = field(default_factory=list)  # review-queue entries
+    details: Counter[str] = field(default_factory=Counter)  # "code: detail" -> records
+
+    def drop(self, code: Drop, detail: str = "", n: int = 1) -> None:
+        """Count ``n`` records dropped for ``code`` (and ``detail``, when given)."""
+        self.dropped[code.value] += n
+        if detail:
+            self.details[f"{code.value}: {detail}"] += n
 
     def extend(self, other: Batch) -> None:
         self.records.extend(other.records)
         self.dropped.update(other.dropped)
         self.notes.update(other.notes)
         self.routed.extend(other.routed)
+        self.details.update(other.details)
 
 
 class Stage(abc.ABC):
@@ -96,10 +131,11 @@ class StageCount:
     stage: str
     records_in: int
     records_out: int
-    dropped: dict[str, int]
+    dropped: dict[str, int]  # Drop code -> records
     notes: dict[str, int]
     seconds: float
     routed: int = 0
+    details: dict[str, int] = field(default_factory=dict)  # "code: detail" -> records
 
     @property
     def rate(self) -> float:
@@ -107,7 +143,8 @@ class StageCount:
 
     def to_json(self) -> dict[str, Any]:
         return {"stage": self.stage, "in": self.records_in, "out": self.records_out,
-                "dropped": self.dropped, "notes": self.notes, "routed_to_review": self.routed,
+                "dropped": self.dropped, "dropped_details": self.details, "notes": self.notes,
+                "routed_to_review": self.routed,
                 "seconds": round(self.seconds, 3)}
 
 
@@ -187,7 +224,7 @@ def run_stage(stage: Stage, records: list[Record], executor: Executor,
     out = stage.reduce(mapped)
     count = StageCount(stage.name, total, len(out.records), dict(out.dropped.most_common()),
                        dict(out.notes.most_common()), time.perf_counter() - start,
-                       len(out.routed))
+                       len(out.routed), dict(out.details.most_common()))
     return out, count
 
 

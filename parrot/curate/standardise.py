@@ -17,7 +17,7 @@ from collections import Counter
 from dataclasses import replace
 from typing import Any
 
-from parrot.curate.stages import Batch, Record, Stage
+from parrot.curate.stages import Batch, Drop, Record, Stage
 
 # one lexical piece: a quoted thing, a comment, whitespace, a semicolon, or anything else
 _REST = (
@@ -77,26 +77,26 @@ def normalised_key(sql: str) -> str:
                    for m in _PIECE.finditer(sql))
 
 
-def deduplicate(batch: Batch, suffix: str = "") -> Batch:
+def deduplicate(batch: Batch, detail: str = "") -> Batch:
     """``batch`` without exact and normalised duplicates (per dialect and fixture; the first one
-    wins); ``suffix`` is appended to the funnel reasons."""
+    wins); ``detail`` goes with the funnel's drop codes."""
     exact: set[tuple[str, str, str | None]] = set()
     normal: set[tuple[str, str, str | None]] = set()
     kept: list[Record] = []
-    dropped: Counter[str] = Counter(batch.dropped)
+    out = Batch(kept, Counter(batch.dropped), batch.notes, batch.routed, Counter(batch.details))
     for r in batch.records:
         key = (r.dialect, r.sql, r.fixture)
         if key in exact:
-            dropped["exact duplicate" + suffix] += 1
+            out.drop(Drop.DUPLICATE, detail)
             continue
         exact.add(key)
         nkey = (r.dialect, normalised_key(r.sql), r.fixture)
         if nkey in normal:
-            dropped["normalised duplicate" + suffix] += 1
+            out.drop(Drop.NORMALISED_DUPLICATE, detail)
             continue
         normal.add(nkey)
         kept.append(r)
-    return Batch(kept, dropped, batch.notes, batch.routed)
+    return out
 
 
 class Standardise(Stage):
@@ -108,13 +108,13 @@ class Standardise(Stage):
         out = Batch([])
         for record in chunk:
             if "\x00" in record.sql:  # no engine driver accepts it in a statement
-                out.dropped["NUL character"] += 1
+                out.drop(Drop.NUL_CHARACTER)
                 continue
             statements, comments = split_and_format(record.sql, record.dialect)
             if comments:
                 out.notes["comments removed"] += comments
             if not statements:
-                out.dropped["empty"] += 1
+                out.drop(Drop.EMPTY)
                 continue
             if len(statements) > 1:
                 out.notes["inputs split"] += 1

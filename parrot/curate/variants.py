@@ -19,8 +19,9 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from parrot.curate.stages import Batch, Record, Stage
+from parrot.curate.stages import Batch, Drop, Record, Stage
 from parrot.migrate.named import corpora_root
+from parrot.registry import Registry
 
 EMBEDDED = ("sqlite", "duckdb", "clickhouse")
 SPIDER_FAMILY = ("Spider", "Spider-Syn", "Spider-DK", "Spider-Realistic", "Dr.Spider", "sparc",
@@ -106,11 +107,14 @@ def load_main(sources: tuple[str, ...]) -> tuple[list[Record], list[Path]]:
     return _benchmark_records(files, sources, spider_only=False), files
 
 
-VARIANTS: dict[str, Variant] = {
-    "simple": Variant("simple", load_simple, EMBEDDED, EMBEDDED, None),
-    "diverse": Variant("diverse", load_diverse, ("sqlite",), ("duckdb", "clickhouse"), 400),
-    "main": Variant("main", load_main, ("sqlite",), ("duckdb", "clickhouse"), 100),
-}
+# other packages add variants through the ``parrot.curation_variants`` entry-point group
+VARIANTS: Registry[Variant] = Registry("curation variant", group="parrot.curation_variants",
+                                       check=lambda v: isinstance(v, Variant),
+                                       expects="a Variant")
+for _variant in (Variant("simple", load_simple, EMBEDDED, EMBEDDED, None),
+                 Variant("diverse", load_diverse, ("sqlite",), ("duckdb", "clickhouse"), 400),
+                 Variant("main", load_main, ("sqlite",), ("duckdb", "clickhouse"), 100)):
+    VARIANTS.add(_variant.name, _variant)
 
 
 # --- the simple variant's grounding -------------------------------------------------------------
@@ -204,7 +208,7 @@ class Hard(Stage):
         for r in chunk:
             found = constructs(r.sql, r.dialect)
             if len(found) < self.min_constructs:
-                out.dropped[f"fewer than {self.min_constructs} constructs"] += 1
+                out.drop(Drop.TOO_FEW_CONSTRUCTS, f"fewer than {self.min_constructs}")
                 continue
             out.records.append(replace(r, tokens=count_tokens(r.sql),
                                        tags=(*r.tags, *(f"construct:{c}" for c in
@@ -217,6 +221,6 @@ class Hard(Stage):
             return batch
         cut = lengths[min(len(lengths) - 1, math.floor(self.quantile * len(lengths)))]
         kept = [r for r in batch.records if (r.tokens or 0) >= cut]
-        batch.dropped["below the length quantile"] += len(batch.records) - len(kept)
+        batch.drop(Drop.BELOW_LENGTH_QUANTILE, n=len(batch.records) - len(kept))
         batch.notes[f"token cut-off: {cut}"] = 1
-        return Batch(kept, batch.dropped, batch.notes, batch.routed)
+        return Batch(kept, batch.dropped, batch.notes, batch.routed, batch.details)

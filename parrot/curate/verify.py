@@ -20,7 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any
 
-from parrot.curate.stages import Batch, Candidate, Record, Stage
+from parrot.curate.stages import Batch, Candidate, Drop, Record, Stage
 from parrot.datasets import Item
 from parrot.fixtures import Fixture, FixtureError, fixture_from_json
 from parrot.testsuite.datagen import SchemaError, fixture_name, query_test_data
@@ -121,8 +121,8 @@ class Checker:
                 continue  # ties cut by LIMIT: any choice of rows is right
             compared += 1
             if not strict["match"]:
-                pred = record.get("pred") or {}
-                reason = ("syntax_error" if pred.get("status") == "syntax_error"
+                pred = record.get("pred")
+                reason = ("syntax_error" if pred and pred["status"] == "syntax_error"
                           else strict["reason"])
                 return Agreement(False, reason, strict.get("detail", ""), i, compared)
         if not compared:
@@ -170,7 +170,7 @@ class TestData(Stage):
                                    seed=f"{self.seed}:{r.id}", name=fixture_name(r.id),
                                    base=base)
             except (SchemaError, FixtureError) as exc:
-                out.dropped[f"no test data: {_reason(exc)}"] += 1
+                out.drop(Drop.NO_TEST_DATA, _reason(exc))
                 continue
             r.info["rounds"] = rounds
             if not check.runnable(r):
@@ -179,10 +179,10 @@ class TestData(Stage):
             try:
                 attach, problem = check.attach(r)
             except FixtureError as exc:
-                out.dropped[f"no test data: {_reason(exc)}"] += 1
+                out.drop(Drop.NO_TEST_DATA, _reason(exc))
                 continue
             if problem:
-                out.dropped[_reason(problem)] += 1
+                out.drop(Drop.SOURCE_UNUSABLE, _reason(problem))
                 continue
             r.info["attach"] = attach
             out.records.append(r)
@@ -219,7 +219,7 @@ class Verify(Stage):
         out = Batch([])
         for r in chunk:
             if not r.candidates:
-                out.dropped["no candidate"] += 1
+                out.drop(Drop.NO_CANDIDATE)
                 continue
             if not check.runnable(r):
                 self._unverified(r, out)
@@ -246,18 +246,18 @@ class Verify(Stage):
                                            info={**r.info, "rejected": failures}))
             elif self.review:
                 out.routed.append(review_entry(r, failures))
-                out.dropped["no candidate agrees (routed to review)"] += 1
+                out.drop(Drop.NO_AGREEMENT, "routed to review")
             else:
-                out.dropped["no candidate agrees"] += 1
+                out.drop(Drop.NO_AGREEMENT)
         return out
 
     def _unverified(self, r: Record, out: Batch) -> None:
         if not self.keep_unverified or r.target is None:
-            out.dropped["no engine for the pair"] += 1
+            out.drop(Drop.NO_ENGINE)
             return
         good = [c for c in r.candidates if grammar_accepts(c.sql, r.target)]
         if not good:
-            out.dropped["no engine; candidates fail the grammar check"] += 1
+            out.drop(Drop.NO_ENGINE_GRAMMAR_FAILS)
             return
         out.records.append(replace(r, references=tuple(good),
                                    tags=(*r.tags, "unverified", "verified:grammar-only")))

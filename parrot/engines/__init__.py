@@ -11,7 +11,6 @@ instead of chdb.
 
 from __future__ import annotations
 
-import importlib
 import os
 from urllib.parse import urlsplit
 
@@ -26,6 +25,16 @@ from parrot.engines.base import (
     FixtureLoadError,
     LoadReport,
 )
+from parrot.registry import Registry
+
+
+class UnknownEngineError(LookupError):
+    """No engine adapter is registered under a name or for a dialect, or none is reachable."""
+
+
+def _is_engine(obj: object) -> bool:
+    return isinstance(obj, type) and issubclass(obj, Engine)
+
 
 # name -> "module:Class"; imported only when used (chdb alone costs ~1 s to import)
 ENGINES: dict[str, str] = {
@@ -44,6 +53,11 @@ ENGINES: dict[str, str] = {
     "snowflake": "parrot.engines.snowflake:SnowflakeEngine",
     "clickhouse_server": "parrot.engines.clickhouse_server:ClickHouseServerEngine",
 }
+# the built-in adapters above, and those other packages declare in the ``parrot.engines``
+# entry-point group (docs/adding-an-engine.md)
+ENGINE_REGISTRY: Registry[type[Engine]] = Registry(
+    "engine", group="parrot.engines", builtin=ENGINES, check=_is_engine,
+    expects="an Engine class", error=UnknownEngineError)
 
 # URL scheme (before any "+driver") -> engine name; each adapter's ``url_schemes`` lists its own
 URL_SCHEMES: dict[str, str] = {
@@ -60,19 +74,12 @@ URL_SCHEMES: dict[str, str] = {
 }
 
 
-class UnknownEngineError(LookupError):
-    """No engine adapter is registered under a name or for a dialect, or none is reachable."""
-
-
 def engine_class(name: str) -> type[Engine]:
     """The adapter class registered as ``name``."""
-    try:
-        module, cls = ENGINES[name].split(":")
-    except KeyError:
+    if name not in ENGINE_REGISTRY:
         raise UnknownEngineError(
-            f"no engine named {name!r} (available: {', '.join(sorted(ENGINES))})") from None
-    engine: type[Engine] = getattr(importlib.import_module(module), cls)
-    return engine
+            f"no engine named {name!r} (available: {', '.join(ENGINE_REGISTRY.names())})")
+    return ENGINE_REGISTRY.get(name)
 
 
 def engine_name_for(dialect: str) -> str | None:
@@ -119,7 +126,7 @@ def create_engine(dialect: str, url: str | None = None, start: bool = False) -> 
     if url is not None:
         return engine_for_url(dialect, url)(url)  # type: ignore[call-arg]
     name = engine_name_for(dialect)
-    if name is None or name not in ENGINES:
+    if name is None or name not in ENGINE_REGISTRY:
         raise UnknownEngineError(
             f"no engine runs dialect {dialect!r} on this machine; pass --engine {dialect}=URL "
             f"or set PARROT_{dialect.upper()}_URL to use a server")
@@ -160,6 +167,7 @@ __all__ = [
     "DEFAULT_MAX_ROWS",
     "DEFAULT_TIMEOUT",
     "ENGINES",
+    "ENGINE_REGISTRY",
     "URL_SCHEMES",
     "Capabilities",
     "Engine",

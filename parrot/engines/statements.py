@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
+from parrot.dialects import Lexicon, builtin
 from parrot.engines.base import (  # noqa: F401 - load verification, re-exported
     MESSAGE_LIMIT,
     ExecStatus,
@@ -32,52 +33,18 @@ NO_STATEMENT = "no SQL statement to execute (empty text or only comments)"
 
 # --- lexing ---------------------------------------------------------------------------------------
 
-@dataclass(frozen=True)
-class Lexicon:
-    """Where a dialect's strings, quoted identifiers and comments start and end."""
-
-    backslash_escapes: bool = False  # 'it\'s' inside string literals (ClickHouse, MySQL)
-    hash_comments: bool = False  # '# comment' / '#!comment' to end of line (ClickHouse)
-    dollar_quotes: bool = False  # $tag$ ... $tag$ strings (PostgreSQL, DuckDB, ClickHouse)
-    bracket_identifiers: bool = False  # [name] identifiers (SQLite, SQL Server)
-    nested_comments: bool = False  # /* /* */ */ nests (PostgreSQL, DuckDB, ClickHouse)
-    escape_strings: bool = False  # E'it\'s': backslash escapes after an E prefix (PostgreSQL)
-    dollar_identifiers: bool = False  # '$' inside identifiers: a$b$c is one name (PostgreSQL)
-    hash_comments_always: bool = False  # with hash_comments: '#' starts a comment whatever
-    #                                     follows (MySQL; ClickHouse wants '# ' or '#!')
-    dash_comments_need_space: bool = False  # '--' is a comment only before whitespace, a
-    #                                         control character or the end (MySQL: 1--1 is 2)
-    plain_backticks: bool = False  # backslashes are plain characters in `identifiers` (MySQL)
-    executable_comments: bool = False  # /*! ... */ and /*M! ... */ hold code (MySQL, MariaDB)
-    q_quotes: bool = False  # q'[...]', q'{...}', q'!...!' alternative string quoting (Oracle)
-    slash_comments: bool = False  # '// comment' to end of line (Snowflake)
-    plain_double_quotes: bool = False  # backslashes are plain characters in "identifiers"
-    #                                    even where strings have backslash escapes (Snowflake)
-    bracket_escapes: bool = False  # ']]' inside [identifier] is one ']' (SQL Server)
-    raw_strings: bool = False  # r'...' / R"...": no escapes, ends at the next quote (Spark)
-
-
+# Lexicons are dialect facts (parrot.dialects); these names keep the engines' spelling.
 ANSI = Lexicon()
-SQLITE = Lexicon(bracket_identifiers=True)
-DUCKDB = Lexicon(dollar_quotes=True, nested_comments=True)
-# ClickHouse: x$$ is one identifier ('$' continues a word); $$ or $tag$ opens a heredoc only
-# where a token starts
-CLICKHOUSE = Lexicon(backslash_escapes=True, hash_comments=True, dollar_quotes=True,
-                     nested_comments=True, dollar_identifiers=True)
-POSTGRES = Lexicon(dollar_quotes=True, nested_comments=True, escape_strings=True,
-                   dollar_identifiers=True)
-MYSQL = Lexicon(backslash_escapes=True, hash_comments=True, hash_comments_always=True,
-                dash_comments_need_space=True, plain_backticks=True, executable_comments=True)
-# Spark SQL: '...' and "..." are both strings with backslash escapes, `name` doubles its backtick
-SPARK = Lexicon(backslash_escapes=True, nested_comments=True, plain_backticks=True,
-                raw_strings=True)
-ORACLE = Lexicon(q_quotes=True)
-TSQL = Lexicon(bracket_identifiers=True, nested_comments=True,  # T-SQL block comments nest
-               bracket_escapes=True)
-TRINO = ANSI
-SNOWFLAKE = Lexicon(backslash_escapes=True, dollar_quotes=True, slash_comments=True,
-                    dollar_identifiers=True,  # SYSTEM$WAIT is one name
-                    plain_double_quotes=True)
+SQLITE = builtin.SQLite.lexicon
+DUCKDB = builtin.DuckDB.lexicon
+CLICKHOUSE = builtin.ClickHouse.lexicon
+POSTGRES = builtin.Postgres.lexicon
+MYSQL = builtin.MySQL.lexicon
+SPARK = builtin.Spark.lexicon
+ORACLE = builtin.Oracle.lexicon
+TSQL = builtin.TSQL.lexicon
+TRINO = builtin.Trino.lexicon
+SNOWFLAKE = builtin.Snowflake.lexicon
 
 
 class TokenKind(StrEnum):

@@ -23,6 +23,7 @@ from parrot import dialects
 from parrot.cli import DefaultsHelpFormatter, add_model_args, parse_with_model_args, table_console
 from parrot.datasets import DEFAULT_DATASET, DatasetError, load_dataset
 from parrot.engines import DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT
+from parrot.eval.records import Outcome
 from parrot.eval.results import DAMAGED, MANIFEST, RunDirError, RunWriteError, read_json
 from parrot.eval.runner import (
     RunConfig,
@@ -295,7 +296,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _run_with_progress(dataset: Any, items: list[Any], translator: Any, config: RunConfig,
-                       console: Any, quiet: bool) -> list[dict[str, Any]]:
+                       console: Any, quiet: bool) -> list[Outcome]:
     if quiet:
         return run(dataset, items, translator, config)
     from rich.progress import (
@@ -319,7 +320,7 @@ def _run_with_progress(dataset: Any, items: list[Any], translator: Any, config: 
                 console.print(f"resuming: {done} of {total} items already done")
             progress.update(task, completed=done)
 
-        def on_result(record: dict[str, Any]) -> None:
+        def on_result(record: Outcome) -> None:
             if evaluated(record):  # the running figure has the summary's denominator
                 stats["done"] += 1
                 stats["strict"] += bool(record["verdicts"]["strict"]["match"])

@@ -11,7 +11,7 @@ import contextlib
 import time
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from parrot.compare import (
     CompareFacts,
@@ -32,6 +32,13 @@ from parrot.engines import (
     FixtureLoadError,
     UnknownEngineError,
     create_engine,
+)
+from parrot.eval.records import (
+    ExecutionRecord,
+    Outcome,
+    SuiteDatabaseRecord,
+    SuiteRecord,
+    VerdictRecord,
 )
 from parrot.eval.syntax import keep_warm_grammars, syntax_json
 from parrot.fixtures import Fixture
@@ -238,11 +245,12 @@ class Judge:
             return None  # not the same rows in the same order
         return [tuple(row[width:]) for row in keyed.result.rows]
 
-    def judge(self, item: Item, translation: Translation) -> dict[str, Any]:
+    def judge(self, item: Item, translation: Translation) -> Outcome:
         """The full outcome record of one item, as written to results.jsonl."""
         self._engine_errors = []
         gold = self.gold(item)
-        record: dict[str, Any] = {
+        missing = self._missing_engines(item)
+        record = cast(Outcome, {
             "id": item.id,
             "source_dialect": item.source_dialect,
             "target_dialect": item.target_dialect,
@@ -257,10 +265,8 @@ class Judge:
             "translation": translation.to_json(),
             "gold": execution_json(gold.execution, gold.engine),
             "pred": None,
-        }
-        missing = self._missing_engines(item)
-        if missing:
-            record["no_engine"] = missing
+            **({"no_engine": missing} if missing else {}),
+        })  # verdicts and syntax_checked follow
         verdicts: dict[Mode, Verdict]
         no_engine = {m: failure(m, Reason.NO_ENGINE, "no engine here for " + "; ".join(
             f"{d} ({why})" for d, why in missing.items())) for m in Mode}
@@ -287,7 +293,8 @@ class Judge:
                     notes += (UNORDERED_NOTE,)
                 notes += tuple(map(_cut_ties_note, gold.facts.tie_pools))
                 verdicts = {m: replace(v, notes=(*v.notes, *notes)) for m, v in verdicts.items()}
-        record["verdicts"] = {m.value: v.to_json() for m, v in verdicts.items()}
+        record["verdicts"] = {m.value: cast(VerdictRecord, v.to_json())
+                              for m, v in verdicts.items()}
         ran = record["pred"] is not None and record["pred"]["status"] == ExecStatus.OK.value
         syntax = syntax_json(item.target_dialect, translation) if self.syntax or not ran else None
         record["syntax_checked"] = syntax is not None
@@ -324,29 +331,29 @@ class Judge:
         return self._suites[key]
 
     def _judge_suite(self, item: Item, sql: str, suite: Suite,
-                     fixture_match: bool) -> dict[str, Any]:
+                     fixture_match: bool) -> SuiteRecord:
         """Dual execution on every suite database: one compact strict verdict per database.
         The test-suite verdict matches when the fixture and every judged database match; a
         database on which the source itself fails judges nothing (``match`` null)."""
         started = time.perf_counter()
-        databases: list[dict[str, Any]] = []
+        databases: list[SuiteDatabaseRecord] = []
         name = (item.fixture or EMPTY_FIXTURE).name  # `FROM shop.orders` names the suite too
         for index, db in enumerate(suite.databases):
-            out: dict[str, Any] = {"index": index, "seed": db.seed}
+            out: SuiteDatabaseRecord = {"index": index, "seed": db.seed}
             fixture = replace(db.fixture, name=name)
             gold = self.gold(item, fixture)
             if not gold.execution.ok or gold.execution.result is None:
-                out.update(match=None, reason=Reason.GOLD_ERROR.value,
-                           detail=f"source {gold.execution.status} on {gold.engine}: "
-                                  f"{gold.execution.error or ''}".strip())
+                out.update({"match": None, "reason": Reason.GOLD_ERROR.value,
+                            "detail": f"source {gold.execution.status} on {gold.engine}: "
+                                      f"{gold.execution.error or ''}".strip()})
                 databases.append(out)
                 continue
             pred, label = self._run(item.target_dialect, sql, fixture)
             verdict = _verdicts(item, gold, pred, label)[Mode.STRICT]
             full = verdict.to_json()
-            out.update(match=verdict.match, reason=full["reason"])
+            out.update({"match": verdict.match, "reason": full["reason"]})
             if not verdict.match:
-                out.update(detail=full["detail"], cell=full["cell"])
+                out.update({"detail": full["detail"], "cell": full["cell"]})
             databases.append(out)
         judged = [d for d in databases if d["match"] is not None]
         failed = next((d for d in judged if not d["match"]), None)
@@ -390,9 +397,9 @@ def _driver_error(exc: Exception) -> str:
     return redact_url(f"{type(exc).__name__}: {text}")
 
 
-def execution_json(execution: Execution, engine: str) -> dict[str, Any]:
+def execution_json(execution: Execution, engine: str) -> ExecutionRecord:
     """A compact JSON record of an execution (status, error, size and a short preview)."""
-    out: dict[str, Any] = {"status": execution.status.value, "engine": engine,
+    out: ExecutionRecord = {"status": execution.status.value, "engine": engine,
                            "elapsed": round(execution.elapsed, 6)}
     if execution.error:
         out["error"] = execution.error

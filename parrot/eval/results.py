@@ -15,7 +15,9 @@ import json
 import os
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
+
+from parrot.eval.records import Outcome
 
 FSYNC_INTERVAL = 1.0  # seconds between fsyncs of results.jsonl
 RESULTS = "results.jsonl"
@@ -46,7 +48,7 @@ class DamagedResultsError(RunDirError):
         super().__init__(f"{path}: {len(bad)} damaged line(s), line number(s) {shown}")
 
 
-def read_results(run_dir: Path, skip_bad: bool = False) -> list[dict[str, Any]]:
+def read_results(run_dir: Path, skip_bad: bool = False) -> list[Outcome]:
     """Every valid outcome record; damaged lines raise DamagedResultsError unless skip_bad."""
     records, bad = scan_results(run_dir)
     if bad and not skip_bad:
@@ -54,12 +56,12 @@ def read_results(run_dir: Path, skip_bad: bool = False) -> list[dict[str, Any]]:
     return records
 
 
-def scan_results(run_dir: Path) -> tuple[list[dict[str, Any]], list[tuple[int, bytes]]]:
+def scan_results(run_dir: Path) -> tuple[list[Outcome], list[tuple[int, bytes]]]:
     """(valid records, [(1-based line number, raw bytes)] of damaged lines)."""
     path = run_dir / RESULTS
     if not path.is_file():
         raise RunDirError(f"{run_dir} holds no {RESULTS}: not a parrot run directory")
-    records: list[dict[str, Any]] = []
+    records: list[Outcome] = []
     bad: list[tuple[int, bytes]] = []
     with path.open("rb") as fh:
         for number, line in enumerate(fh, 1):
@@ -71,7 +73,7 @@ def scan_results(run_dir: Path) -> tuple[list[dict[str, Any]], list[tuple[int, b
     return records, bad
 
 
-def _parse(line: bytes) -> dict[str, Any] | None:
+def _parse(line: bytes) -> Outcome | None:
     """The outcome record on a complete line, or None when the line is damaged."""
     if not line.endswith(b"\n"):
         return None
@@ -79,7 +81,7 @@ def _parse(line: bytes) -> dict[str, Any] | None:
         record = json.loads(line)
     except (json.JSONDecodeError, UnicodeDecodeError):
         return None
-    return record if isinstance(record, dict) and "id" in record else None
+    return cast(Outcome, record) if isinstance(record, dict) and "id" in record else None
 
 
 class ResultsLog:
@@ -126,7 +128,7 @@ class ResultsLog:
             raise
         self.repaired = [n for n, _ in bad]
 
-    def append(self, record: dict[str, Any]) -> None:
+    def append(self, record: Outcome) -> None:
         if record["id"] in self.done:
             raise RunDirError(f"item {record['id']!r} already has a result")
         line = memoryview(_line(record).encode("utf-8"))
@@ -155,7 +157,7 @@ class ResultsLog:
             self._fh.close()
 
 
-def _line(record: dict[str, Any]) -> str:
+def _line(record: Outcome) -> str:
     return json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n"
 
 

@@ -26,13 +26,14 @@ from parrot.datasets import Dataset, Item
 from parrot.engines import (
     DEFAULT_MAX_ROWS,
     DEFAULT_TIMEOUT,
-    ENGINES,
+    ENGINE_REGISTRY,
     engine_class,
     engine_name_for,
     needs_server,
     url_from_env,
 )
 from parrot.eval.judge import Judge
+from parrot.eval.records import Outcome
 from parrot.eval.results import (
     MANIFEST,
     RESULTS,
@@ -52,7 +53,7 @@ from parrot.translators.base import Translation, Translator
 if TYPE_CHECKING:
     from parrot.eval.feedback import EngineFeedback
 
-Progress = Callable[[dict[str, Any]], None]
+Progress = Callable[[Outcome], None]
 
 
 @dataclass
@@ -113,7 +114,7 @@ def engine_absence(dialect: str, urls: dict[str, str], start: bool) -> str | Non
     if dialect in urls or url_from_env(dialect) is not None:
         return None
     name = engine_name_for(dialect)
-    if name is None or name not in ENGINES:
+    if name is None or name not in ENGINE_REGISTRY:
         return None
     if engine_class(name).url_schemes is None:
         return engine_class(name).available()
@@ -135,7 +136,7 @@ def grammar_only(dialect: str, urls: dict[str, str]) -> bool:
     if dialect in urls or url_from_env(dialect) is not None:
         return False
     name = engine_name_for(dialect)
-    return (name is None or name not in ENGINES
+    return (name is None or name not in ENGINE_REGISTRY
             or (engine_class(name).url_schemes is not None and not needs_server(dialect)))
 
 
@@ -235,13 +236,13 @@ def _init_worker(timeout: float, max_rows: int, urls: dict[str, str], start: boo
                           syntax=syntax, suite_dir=suite_dir)
 
 
-def _judge_in_worker(item: Item, translation: Translation) -> dict[str, Any]:
+def _judge_in_worker(item: Item, translation: Translation) -> Outcome:
     assert _WORKER_JUDGE is not None
     return _WORKER_JUDGE.judge(item, translation)
 
 
 def _judged(pending: list[Item], translator: Translator,
-            config: RunConfig) -> Iterator[dict[str, Any]]:
+            config: RunConfig) -> Iterator[Outcome]:
     """Outcome records for ``pending`` as they finish (order not guaranteed when jobs > 1)."""
     translations = translator.translate_all(pending)
     if config.executor.kind == "ray":
@@ -262,7 +263,7 @@ def _judged(pending: list[Item], translator: Translator,
     with ProcessPoolExecutor(config.jobs, mp_context=context, initializer=_init_worker,
                              initargs=(config.timeout, config.max_rows, config.urls,
                                        config.start, config.syntax, config.suite_dir)) as pool:
-        window: set[Future[dict[str, Any]]] = set()
+        window: set[Future[Outcome]] = set()
         for item, translation in translations:
             window.add(pool.submit(_judge_in_worker, item, translation))
             if len(window) >= 2 * config.jobs:
@@ -274,7 +275,7 @@ def _judged(pending: list[Item], translator: Translator,
 
 
 def _judged_on_ray(pending: list[Item], translations: Iterator[tuple[Item, Translation]],
-                   config: RunConfig) -> Iterator[dict[str, Any]]:
+                   config: RunConfig) -> Iterator[Outcome]:
     """Judging on Ray actors: the servers this machine runs for the run are shared by URL."""
     from parrot.scale.cluster import judged
     from parrot.servers import server_for
@@ -306,7 +307,7 @@ def _feedback_for(translator: Translator, config: RunConfig) -> EngineFeedback |
 
 def run(dataset: Dataset, items: list[Item], translator: Translator, config: RunConfig,
         on_result: Progress | None = None,
-        on_start: Callable[[int, int], None] | None = None) -> list[dict[str, Any]]:
+        on_start: Callable[[int, int], None] | None = None) -> list[Outcome]:
     """Evaluate ``items``; returns every outcome record of the run (resumed ones included)."""
     manifest = prepare_run_dir(config, _manifest(dataset, items, translator, config))
     try:
@@ -342,12 +343,12 @@ def run(dataset: Dataset, items: list[Item], translator: Translator, config: Run
     return records
 
 
-def engines_of(records: list[dict[str, Any]]) -> dict[str, str]:
+def engines_of(records: list[Outcome]) -> dict[str, str]:
     """dialect → engine label, as recorded in the outcome lines."""
     labels: dict[str, str] = {}
     for r in records:
-        for side, dialect in (("gold", r["source_dialect"]), ("pred", r["target_dialect"])):
-            execution = r.get(side)
+        for execution, dialect in ((r.get("gold"), r["source_dialect"]),
+                                   (r.get("pred"), r["target_dialect"])):
             if execution and execution.get("engine") not in (None, "none"):
                 labels.setdefault(dialect, execution["engine"])
     return dict(sorted(labels.items()))

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Iterable
-from typing import Any
 
+from parrot.eval.records import SyntaxRecord
 from parrot.translators.base import Translation
 
 
@@ -39,7 +39,7 @@ def keep_warm_grammars() -> None:
         parsers.persist()
 
 
-def syntax_json(dialect: str, translation: Translation) -> dict[str, Any] | None:
+def syntax_json(dialect: str, translation: Translation) -> SyntaxRecord | None:
     """The grammar verdict on a translation, or None when ``dialect`` has no grammar.
 
     A missing or empty translation fails the check; otherwise every statement must parse, and the

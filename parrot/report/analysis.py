@@ -34,9 +34,11 @@ from pathlib import Path
 from typing import Any
 
 from parrot import dialects
+from parrot.eval.records import Outcome
 from parrot.report import astdiff
+from parrot.report.metrics import status as execution_status
 
-Record = dict[str, Any]
+Record = Outcome
 
 TAXONOMY = ("syntax", "schema_type", "runtime", "resource", "no_sql", "projection",
             "filtering_logic", "aggregation_grouping", "ordering", "formatting_precision")
@@ -72,7 +74,7 @@ def judged(r: Record) -> bool:
     """Whether the item could be judged: its source ran and its target had an engine."""
     if r["gold"]["status"] != "ok":
         return False
-    return not (r.get("pred") and r["pred"]["status"] == "no_engine")
+    return execution_status(r.get("pred")) != "no_engine"
 
 
 def answers(records: Iterable[Record], mode: str = "strict") -> list[Answer]:
@@ -188,7 +190,7 @@ def rank_correlation(runs: Mapping[str, Mapping[str, tuple[int, int]]], base: st
 Gold = tuple[str, str]  # (SQL, dialect) an item's answer is diffed against
 
 
-def gold_of(record: Record) -> Gold:
+def gold_of(record: Mapping[str, Any]) -> Gold:
     """What an item's answer is diffed against: its canonical reference in the target dialect,
     else its source (the text-to-SQL gold)."""
     refs = record.get("reference_sql")
@@ -199,7 +201,7 @@ def gold_of(record: Record) -> Gold:
     return str(record["source_sql"]), dialects.resolve(record["source_dialect"])
 
 
-def _dataset_records(manifest: Mapping[str, Any]) -> Iterable[Record]:
+def _dataset_records(manifest: Mapping[str, Any]) -> Iterable[dict[str, Any]]:
     path = Path(str((manifest.get("dataset") or {}).get("path", "")))
     if not path.is_file():
         return
@@ -280,13 +282,14 @@ def failure_class(r: Record, mode: str = "strict", gold: Gold | None = None) -> 
     DISTINCT or a set operation → ``filtering_logic``; ORDER BY or LIMIT → ``ordering``; only
     the selected expressions → ``projection``; no diff (or no gold) → ``filtering_logic``.
     """
-    if r["translation"]["status"] != "ok" or r.get("pred") is None:
+    pred = r.get("pred")
+    if r["translation"]["status"] != "ok" or pred is None:
         return "no_sql"
-    status = r["pred"]["status"]
+    status = pred["status"]
     if status == "syntax_error":
         return "syntax"
     if status in ("runtime_error", "unsupported", "engine_error"):
-        return "schema_type" if _SCHEMA_WORDS.search(r["pred"].get("error") or "") else "runtime"
+        return "schema_type" if _SCHEMA_WORDS.search(pred.get("error") or "") else "runtime"
     if status in ("timeout", "too_large"):
         return "resource"
     reason = r["verdicts"][mode]["reason"]
@@ -296,8 +299,9 @@ def failure_class(r: Record, mode: str = "strict", gold: Gold | None = None) -> 
         return "ordering"
     if reason in _FORMAT_REASONS:
         return "formatting_precision"
-    if gold is not None and r["translation"].get("sql"):
-        parts = set(astdiff.diff(r["translation"]["sql"], r["target_dialect"], *gold).parts)
+    sql = r["translation"].get("sql")
+    if gold is not None and isinstance(sql, str) and sql:
+        parts = set(astdiff.diff(sql, r["target_dialect"], *gold).parts)
         for label, group in _DIFF_CLASSES:
             if parts & set(group):
                 return label

@@ -21,6 +21,7 @@ from typing import Any
 import jinja2
 
 from parrot.datasets import DatasetError, load_dataset
+from parrot.eval.records import Outcome
 from parrot.report import html_plots as plots
 from parrot.report.analysis import analysis_tables, run_context
 from parrot.report.metrics import summarize
@@ -33,7 +34,7 @@ from parrot.report.render import (
 )
 
 REPORT = "report.html"
-Record = dict[str, Any]
+Record = Outcome
 Run = tuple[str, dict[str, Any], list[Record]]  # (run dir, manifest, records)
 
 
@@ -162,8 +163,8 @@ def _sections(summary: dict[str, Any], records: list[Record]) -> list[Section]:
         out.insert(1, Section("Test suites: Acc_RES and Acc_TS", "", (counts,)))
         out.insert(2, Section(failed.title, "", (failed,), "#item={}"))
     usage = summary.get("usage", {})
-    latencies = [r["translation"]["latency"] for r in records
-                 if r["translation"].get("latency") is not None]
+    latencies = [float(t) for r in records
+                 if isinstance(t := r["translation"].get("latency"), int | float)]
     if usage.get("calls") and latencies:
         usage_tables = [t for title, t in tables.items() if title.startswith("Model usage")]
         out.append(Section("Cost and latency", plots.latency(latencies), tuple(usage_tables)))

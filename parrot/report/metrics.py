@@ -19,13 +19,38 @@ from __future__ import annotations
 import statistics
 from collections import Counter
 from collections.abc import Callable, Iterable
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, cast
 
-MODES = ("strict", "normalized", "multiset")
+from parrot.compare import Mode
+from parrot.eval.records import ExecutionRecord, Outcome, Summary
+from parrot.registry import Registry
+
+
+@dataclass(frozen=True)
+class ComparisonProfile:
+    """A comparison mode as the reports count it: ``acc_<name>`` in every summary."""
+
+    mode: Mode
+    label: str  # a report's column heading
+    summary: str  # what a match in this mode means
+
+
+COMPARISON_MODES: Registry[ComparisonProfile] = Registry("comparison mode")
+for _profile in (
+    ComparisonProfile(Mode.STRICT, "strict", "Acc_RES: columns by position, exact values "
+                      "bridged across type families, order where the source orders"),
+    ComparisonProfile(Mode.NORMALIZED, "normalized", "PolySQL's Algorithm 1: lower-cased names, "
+                      "extra prediction columns allowed, stripped strings, numbers within 1e-5"),
+    ComparisonProfile(Mode.MULTISET, "multiset", "UniQL's protocol: numbers rounded to 3 "
+                      "decimals"),
+):
+    COMPARISON_MODES.add(_profile.mode.value, _profile)
+MODES = tuple(COMPARISON_MODES)  # the modes every summary counts, in report order
 # Fixed token-length ranges (tiktoken cl100k), comparable across datasets and runs.
 TOKEN_RANGES = ((0, 50), (50, 100), (100, 200), (200, 500), (500, 1000), (1000, None))
 
-Record = dict[str, Any]
+Record = Outcome
 
 
 def _gold_ok(r: Record) -> bool:
@@ -36,10 +61,16 @@ def _missing(r: Record) -> set[str]:
     """Dialects of the item with no engine here (records before ``no_engine`` existed: read
     from the executions' status)."""
     missing = set(r.get("no_engine") or ())
-    for side, dialect in (("gold", "source_dialect"), ("pred", "target_dialect")):
-        if (r.get(side) or {}).get("status") == "no_engine":
-            missing.add(r.get(dialect, "?"))
+    for execution, dialect in ((r.get("gold"), r.get("source_dialect", "?")),
+                               (r.get("pred"), r.get("target_dialect", "?"))):
+        if status(execution) == "no_engine":
+            missing.add(dialect)
     return missing
+
+
+def status(execution: ExecutionRecord | None) -> str | None:
+    """An execution's status, None when it did not run."""
+    return execution["status"] if execution else None
 
 
 def gold_error(r: Record) -> bool:
@@ -63,17 +94,21 @@ def ex_evaluated(r: Record) -> bool:
     return not gold_error(r) and r.get("target_dialect", "?") not in _missing(r)
 
 
+def _number(value: object) -> float:
+    return value if isinstance(value, int | float) else 0
+
+
 def _pct(n: int, d: int) -> float | None:
     return round(100.0 * n / d, 2) if d else None
 
 
-def score(records: Iterable[Record]) -> dict[str, Any]:
+def score(records: Iterable[Record]) -> Summary:
     """Counts and accuracies (percent) of one group of outcome records."""
     records = list(records)
     judged = [r for r in records if evaluated(r)]
     nonempty = [r for r in judged if (r["gold"].get("rows") or 0) > 0]
     ran = [r for r in records if ex_evaluated(r)]
-    ex = sum(1 for r in ran if r.get("pred") and r["pred"]["status"] == "ok")
+    ex = sum(1 for r in ran if status(r.get("pred")) == "ok")
     out: dict[str, Any] = {
         "items": len(records),
         "gold_error": sum(1 for r in records if gold_error(r)),
@@ -100,11 +135,11 @@ def score(records: Iterable[Record]) -> dict[str, Any]:
     out["syn_checked"] = len(checked)
     out["syn"] = sum(1 for r in checked if r["syntax"]["ok"])
     out["acc_syn"] = _pct(out["syn"], len(checked))
-    return out
+    return cast(Summary, out)
 
 
 def _group(records: list[Record], key: Callable[[Record], Iterable[str]],
-           order: list[str] | None = None) -> dict[str, dict[str, Any]]:
+           order: list[str] | None = None) -> dict[str, Summary]:
     groups: dict[str, list[Record]] = {}
     for r in records:
         for k in key(r):
@@ -114,7 +149,7 @@ def _group(records: list[Record], key: Callable[[Record], Iterable[str]],
 
 
 def token_quartiles(records: list[Record]) -> list[float]:
-    tokens = [r["tokens"] for r in records if r.get("tokens") is not None]
+    tokens = [t for r in records if (t := r.get("tokens")) is not None]
     if len(tokens) < 2:
         return []
     return [float(q) for q in statistics.quantiles(tokens, n=4, method="inclusive")]
@@ -156,10 +191,11 @@ def suite_only(records: Iterable[Record]) -> list[dict[str, Any]]:
     out = []
     for r in records:
         suite = r.get("suite")
+        first = None if suite is None else suite.get("first_failure")
         if (not evaluated(r) or suite is None or suite["match"]
-                or not r["verdicts"]["strict"]["match"] or suite.get("first_failure") is None):
+                or not r["verdicts"]["strict"]["match"] or first is None):
             continue
-        db = suite["databases"][suite["first_failure"]]
+        db = suite["databases"][first]
         out.append({"id": r["id"], "pair": f"{r['source_dialect']}→{r['target_dialect']}",
                     "database": db["index"], "seed": db.get("seed"), "reason": db["reason"],
                     "cell": db.get("cell"), "detail": db.get("detail", "")})
@@ -188,12 +224,11 @@ def summarize(records: list[Record], translator: dict[str, Any] | None = None) -
     judged = [r for r in records if evaluated(r)]
     suited = [r for r in judged if r.get("suite") is not None]
     translation = Counter(r["translation"]["status"] for r in records)
-    execution = Counter(r["pred"]["status"] if r.get("pred") else "not_run"
-                        for r in records if ex_evaluated(r))
-    usage = {k: sum(r["translation"].get(k) or 0 for r in records)
+    execution = Counter(status(r.get("pred")) or "not_run" for r in records if ex_evaluated(r))
+    usage = {k: sum(_number(r["translation"].get(k)) for r in records)
              for k in ("tokens_in", "tokens_out", "cost", "calls", "cache_hits")}
     usage["cost"] = round(usage["cost"], 10)
-    usage["unpriced"] = sum(1 for r in records if r["translation"].get("calls")
+    usage["unpriced"] = sum(1 for r in records if _number(r["translation"].get("calls"))
                             and r["translation"].get("cost") is None)
     circular = circularity(records, translator)
     return {

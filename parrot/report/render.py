@@ -8,6 +8,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
+from parrot.eval.records import Outcome
 from parrot.report.metrics import summarize
 
 # shown in summary.json and the report's md/csv/json, not on a terminal
@@ -138,7 +139,7 @@ LEADERBOARD_HEADERS = ("rank", "model", "dataset", "items", "gold err", "no engi
 Member = tuple[str, dict[str, Any], dict[str, Any]]  # (run dir, manifest, summary)
 
 
-def leaderboard_groups(runs: list[tuple[str, dict[str, Any], list[dict[str, Any]]]]
+def leaderboard_groups(runs: list[tuple[str, dict[str, Any], list[Outcome]]]
                        ) -> list[tuple[str, list[Member], dict[str, str]]]:
     """(title, members, flags) per comparable group of (run dir, manifest, records) runs.
 
@@ -173,7 +174,7 @@ def leaderboard_groups(runs: list[tuple[str, dict[str, Any], list[dict[str, Any]
     return out
 
 
-def leaderboards(runs: list[tuple[str, dict[str, Any], list[dict[str, Any]]]]) -> list[Table]:
+def leaderboards(runs: list[tuple[str, dict[str, Any], list[Outcome]]]) -> list[Table]:
     """One leaderboard table per comparable group (:func:`leaderboard_groups`)."""
     tables = []
     for title, members, flags in leaderboard_groups(runs):

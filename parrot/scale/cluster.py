@@ -31,6 +31,7 @@ from parrot.scale import ExecutorError
 
 if TYPE_CHECKING:
     from parrot.datasets import Item
+    from parrot.eval.records import Outcome
     from parrot.translators.base import Translation
 
 IN_FLIGHT = 2  # items (eval) or chunks (curation) queued per worker CPU: results stream back
@@ -114,12 +115,12 @@ class _JudgeActor:
     def ready(self) -> int:
         return os.getpid()
 
-    def judge(self, item: Item, translation: Translation) -> dict[str, Any]:
+    def judge(self, item: Item, translation: Translation) -> Outcome:
         return self._judge.judge(item, translation)
 
 
 def judged(translations: Iterator[tuple[Item, Translation]], judge_args: dict[str, Any],
-           address: str, actors: int = 0) -> Iterator[dict[str, Any]]:
+           address: str, actors: int = 0) -> Iterator[Outcome]:
     """Outcome records of ``translations`` judged by ``actors`` Ray actors (0: one per cluster
     CPU), as they finish; every item's record exactly once, whatever worker died on the way."""
     import ray

@@ -2,16 +2,23 @@
 
 from __future__ import annotations
 
-import importlib
-
 from parrot import dialects
+from parrot.registry import Registry
 from parrot.servers.base import Server, ServerError, ServerState, cache_dir
 
-# dialect -> "module:Class"; imported only when used
-SERVERS: dict[str, str] = {
-    "postgres": "parrot.servers.postgres:PostgresServer",
-    "mysql": "parrot.servers.mariadb:MariaDBServer",
-}
+
+def _is_server(obj: object) -> bool:
+    return isinstance(obj, type) and issubclass(obj, Server)
+
+
+# dialect -> "module:Class", imported only when used; other packages add servers through the
+# ``parrot.servers`` entry-point group
+SERVERS: Registry[type[Server]] = Registry(
+    "server", group="parrot.servers", check=_is_server, expects="a Server class",
+    error=ServerError, builtin={
+        "postgres": "parrot.servers.postgres:PostgresServer",
+        "mysql": "parrot.servers.mariadb:MariaDBServer",
+    })
 
 
 def server_for(name: str) -> Server:
@@ -23,9 +30,7 @@ def server_for(name: str) -> Server:
     if key not in SERVERS:
         raise ServerError(f"parrot manages no {name!r} server "
                           f"(managed: {', '.join(sorted(SERVERS))})")
-    module, cls = SERVERS[key].split(":")
-    server: Server = getattr(importlib.import_module(module), cls)()
-    return server
+    return SERVERS.get(key)()
 
 
 __all__ = ["SERVERS", "Server", "ServerError", "ServerState", "cache_dir", "server_for"]

@@ -8,7 +8,6 @@ of ``DIALECT`` under ``ROOT`` (the servers directory) if it is still the one sta
 
 from __future__ import annotations
 
-import importlib
 import signal
 import sys
 import time
@@ -26,8 +25,7 @@ def main(argv: list[str]) -> int:
     while pid_alive(owner) and time.monotonic() < deadline:
         time.sleep(0.05)
 
-    module, cls = SERVERS[dialect].split(":")
-    server = getattr(importlib.import_module(module), cls)(root=root)
+    server = SERVERS.get(dialect)(root=root)
     try:
         stopped = server.stop_orphan()
     except ServerError as exc:

@@ -29,7 +29,7 @@ import json
 import shutil
 import sys
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -96,7 +96,7 @@ class Verifier:
         if strict["match"] and suite is not None and not suite["match"]:
             return Attempt(stage, annotator, sql, False, "suite",
                            f"database {suite['first_failure']} of the test suite disagrees")
-        pred = record.get("pred") or {}
+        pred: Mapping[str, Any] = record.get("pred") or {}
         reason = "syntax_error" if pred.get("status") == "syntax_error" else strict["reason"]
         return Attempt(stage, annotator, sql, bool(strict["match"]), str(reason),
                        str(strict.get("detail") or pred.get("error") or "")[:500])

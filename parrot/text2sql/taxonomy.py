@@ -16,6 +16,7 @@ import argparse
 import json
 import sys
 from collections import Counter
+from collections.abc import Mapping
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -43,7 +44,7 @@ def read_labels(run_dir: Path) -> dict[str, dict[str, Any]]:
 
 def outcome_text(r: analysis.Record) -> str:
     """What happened to the answer, in words, for the judge."""
-    pred = r.get("pred") or {}
+    pred: Mapping[str, Any] = r.get("pred") or {}
     if pred.get("status") not in (None, "ok"):
         return f"{pred['status']}: {(pred.get('error') or '')[:400]}"
     verdict = r["verdicts"]["strict"]
@@ -126,8 +127,9 @@ def label_run(run_dir: Path, base: str | None, judge: LLMJudge | None,
             gold = golds.get(rid)
             entry: dict[str, Any] = {"id": rid, "dialect": r["target_dialect"], "base": base,
                                      "rule": analysis.failure_class(r, gold=gold)}
-            if gold is not None and r["translation"].get("sql"):
-                d = astdiff.diff(r["translation"]["sql"], r["target_dialect"], *gold)
+            sql = r["translation"].get("sql")
+            if gold is not None and isinstance(sql, str) and sql:
+                d = astdiff.diff(sql, r["target_dialect"], *gold)
                 entry["ast_diff"] = list(d.parts) if d.comparable else d.problem
             if judge is not None and gold is not None:
                 entry["judge"] = judge.label(r, gold, questions.get(rid))

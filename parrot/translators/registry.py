@@ -9,74 +9,56 @@ their name is asked for (docs/adding-a-translator.md).
 
 from __future__ import annotations
 
-import importlib
 import inspect
 from collections.abc import Callable
 from typing import Any, TypeVar
 
+from parrot.registry import Registry
 from parrot.translators.base import Translator
 
 T = TypeVar("T", bound=type[Translator])
-
-TRANSLATORS: dict[str, type[Translator]] = {}
-
-# name -> module that registers it (imported lazily)
-BUILTIN: dict[str, str] = {
-    "identity": "parrot.translators.simple",
-    "reference": "parrot.translators.simple",
-    "sqlglot": "parrot.translators.sqlglot_baseline",
-    "gold-sqlglot": "parrot.translators.sqlglot_baseline",
-    "file": "parrot.translators.predictions",
-    "litellm": "parrot.translators.llm.translator",
-    "local": "parrot.translators.llm.local",
-    "ensemble": "parrot.translators.ensemble",
-}
+ENTRY_POINTS = "parrot.translators"
 
 
 class UnknownTranslatorError(LookupError):
     """A ``--model`` spec that names no registered translator."""
 
 
+def _is_translator(obj: object) -> bool:
+    return isinstance(obj, type) and issubclass(obj, Translator)
+
+
+# name -> module that registers it (imported lazily)
+TRANSLATORS: Registry[type[Translator]] = Registry(
+    "translator", group=ENTRY_POINTS, check=_is_translator, expects="a Translator class",
+    error=UnknownTranslatorError,
+    builtin={
+        "identity": "parrot.translators.simple",
+        "reference": "parrot.translators.simple",
+        "sqlglot": "parrot.translators.sqlglot_baseline",
+        "gold-sqlglot": "parrot.translators.sqlglot_baseline",
+        "file": "parrot.translators.predictions",
+        "litellm": "parrot.translators.llm.translator",
+        "local": "parrot.translators.llm.local",
+        "ensemble": "parrot.translators.ensemble",
+    })
+
+
 def register(name: str) -> Callable[[T], T]:
     """Class decorator adding a translator under ``name``."""
-
-    def decorate(cls: T) -> T:
-        if name in TRANSLATORS and TRANSLATORS[name] is not cls:
-            raise ValueError(f"translator {name!r} registered twice")
-        TRANSLATORS[name] = cls
-        return cls
-
-    return decorate
-
-
-ENTRY_POINTS = "parrot.translators"
-
-
-def _plugins() -> dict[str, Any]:
-    from importlib.metadata import entry_points
-
-    return {ep.name: ep for ep in entry_points(group=ENTRY_POINTS)}
+    return TRANSLATORS.register(name)
 
 
 def available() -> list[str]:
-    return sorted(set(BUILTIN) | set(TRANSLATORS) | set(_plugins()))
+    return TRANSLATORS.names()
 
 
 def translator_class(name: str) -> type[Translator]:
-    if name not in TRANSLATORS and name in BUILTIN:
-        importlib.import_module(BUILTIN[name])
-    elif name not in TRANSLATORS and name in (plugins := _plugins()):
-        cls = plugins[name].load()
-        if not (isinstance(cls, type) and issubclass(cls, Translator)):
-            raise UnknownTranslatorError(f"entry point {name!r} ({plugins[name].value}) in "
-                                         f"group {ENTRY_POINTS} is not a Translator class")
-        TRANSLATORS.setdefault(name, cls)
-    try:
-        return TRANSLATORS[name]
-    except KeyError:
+    if name not in TRANSLATORS:
         raise UnknownTranslatorError(
             f"unknown model/translator {name!r}; available: {', '.join(available())} "
-            f"({USAGE})") from None
+            f"({USAGE})")
+    return TRANSLATORS.get(name)
 
 
 def create_translator(spec: str, llm: Any = None, **kwargs: Any) -> Translator:

@@ -130,8 +130,9 @@ def test_stage_rewrites_checks_and_deduplicates(monkeypatch: pytest.MonkeyPatch)
         ("d", records[3].sql), ("e", records[4].sql)]
     assert batch.records[0].info["original_sql"] == records[0].sql
     assert "canonicalised" in batch.records[0].tags
-    assert count.dropped == {"canonical form changes the result (row_count)": 1,
-                             "exact duplicate (after canonicalisation)": 1}
+    assert count.dropped == {"canonical_changes_result": 1, "duplicate": 1}
+    assert count.details == {"canonical_changes_result: row_count": 1,
+                             "duplicate: after canonicalisation": 1}
     assert count.notes == {"canonicalised: table case": 1, "canonicalised: column case": 2,
                            "canonicalised: \"x\" → 'x'": 1, "canonicalised statements": 1}
 

@@ -78,7 +78,7 @@ def test_coverage_limit_and_unparseable(monkeypatch: pytest.MonkeyPatch) -> None
     stages = [Normalise(), Cluster(1.0), Features("sqlglot"), Coverage("sqlglot", limit=1)]
     kept, funnel, _ = run_pipeline(records, stages, LocalExecutor(1))
     assert len(kept) == 1
-    assert funnel[-1].dropped.get("over --keep", 0) + \
+    assert funnel[-1].dropped.get("over_keep", 0) + \
         funnel[-1].dropped.get("unparseable", 0) == 2
 
 

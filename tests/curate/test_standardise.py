@@ -38,5 +38,6 @@ def test_standardise_stage_splits_and_deduplicates() -> None:
     batch, count = run_stage(Standardise(), records, LocalExecutor(1))
     assert [(r.id, r.sql) for r in batch.records] == [
         ("a#1", "SELECT 1"), ("a#2", "select 2"), ("d", "SELECT 1")]
-    assert count.dropped == {"exact duplicate": 1, "normalised duplicate": 1, "empty": 1}
+    assert count.dropped == {"duplicate": 1, "normalised_duplicate": 1, "empty": 1}
+    assert count.details == {}
     assert (count.records_in, count.records_out) == (5, 3)

@@ -58,7 +58,7 @@ def test_type_filter_drops_what_needs_no_translation() -> None:
     stages = [TestData(rounds=3, seed=0), TypeFilter(5.0, 1000)]
     kept, funnel, _ = run_pipeline([same, different], stages, LocalExecutor(1))
     assert [r.id for r in kept] == [different.id]
-    assert funnel[-1].dropped == {"already valid and same-behaving in the target": 1}
+    assert funnel[-1].dropped == {"already_valid": 1}
 
 
 def test_dataset_written_scores_100_with_the_reference(tmp_path: Path) -> None:
@@ -94,10 +94,11 @@ def test_review_round_trip(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(("sql", "reason"), [
     ("SELECT a FROM t ORDER BY b LIMIT 1", None),  # ties on b are possible: checked, not fatal
-    ("SELECT random() AS r", "no test data: volatile function"),
-    ("CREATE TABLE x (a INT)", "no test data: not a single query"),
+    ("SELECT random() AS r", "no_test_data: volatile function"),
+    ("CREATE TABLE x (a INT)", "no_test_data: not a single query"),
 ])
 def test_testdata_reasons(sql: str, reason: str | None) -> None:
     _, funnel, _ = run_pipeline([_pair(sql)], [TestData(rounds=2)], LocalExecutor(1))
     if reason is not None:
-        assert funnel[0].dropped == {reason: 1}
+        assert funnel[0].dropped == {reason.split(":")[0]: 1}
+        assert funnel[0].details == {reason: 1}

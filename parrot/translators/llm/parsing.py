@@ -14,6 +14,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from parrot.dialects import DIALECTS
+
 ANSWER_KEYS = ("answer", "sql", "translated_sql", "translation", "query")
 _FENCE = re.compile(r"```[ \t]*([A-Za-z0-9_+-]*)[ \t]*\n(.*?)(?:```|\Z)", re.S)
 _SQL_START = re.compile(
@@ -106,9 +108,7 @@ def _from_repaired_json(text: str) -> Answer | None:
                         confidence(conf.group(1)) if conf else None)
 
 
-_SQL_FENCES = frozenset({"", "sql", "sqlite", "duckdb", "clickhouse", "postgres", "postgresql",
-                         "mysql", "tsql", "oracle", "plsql", "spark", "sparksql", "trino",
-                         "snowflake"})
+_SQL_FENCES = frozenset({"", "sql"}.union(*(d.fences for d in DIALECTS.values())))
 
 
 def _from_sql_fence(text: str) -> Answer | None:

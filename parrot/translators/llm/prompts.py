@@ -137,6 +137,15 @@ def answer_json(sql: str, reasoning: str, confidence: float) -> str:
                       ensure_ascii=False)
 
 
+def target_hints(dialect: str) -> tuple[Hint, ...]:
+    """The verified facts for a target dialect (its class's ``hints`` section)."""
+    try:
+        section = dialects.get(dialect).hints
+    except dialects.UnknownDialectError:
+        return ()
+    return hints().get(section, ()) if section else ()
+
+
 def _label(dialect: str) -> str:
     try:
         return dialects.get(dialect).label
@@ -161,7 +170,7 @@ def build_messages(item: Item, template: PromptTemplate, *, use_hints: bool = Tr
             template, example.source_dialect, example.target_dialect, example.source)})
         messages.append({"role": "assistant", "content": answer_json(
             example.answer, example.reasoning, example.confidence)})
-    facts = hints().get(item.target_dialect, ()) if use_hints else ()
+    facts = target_hints(item.target_dialect) if use_hints else ()
     hint_text = template.render("hints", target=target, facts="\n".join(
         f"- {h.fact}" for h in facts)) if facts else ""
     schema_text = ""
@@ -184,7 +193,7 @@ def build_text2sql_messages(item: Item, template: PromptTemplate, *, use_hints: 
     from parrot.text2sql.schema import target_ddl
 
     target = _label(item.target_dialect)
-    facts = hints().get(item.target_dialect, ()) if use_hints else ()
+    facts = target_hints(item.target_dialect) if use_hints else ()
     hint_text = template.render("hints", target=target, facts="\n".join(
         f"- {h.fact}" for h in facts)) if facts else ""
     schema_text = ""
