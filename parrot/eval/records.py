@@ -117,6 +117,7 @@ class Summary(TypedDict):
     ts_items: int
     ts: int
     acc_ts: float | None
+    ts_strict: int  # strict matches on the fixture among the ts_items (one denominator)
     syn_checked: int
     syn: int
     acc_syn: float | None
