@@ -176,6 +176,68 @@ def _refusal(tokens: Sequence[st.Token]) -> str | None:
     return None
 
 
+# PostgreSQL's own parser (libpg_query through pglast): statement kinds and function calls found
+# in the parse tree, wherever they sit (a CTE, a subquery, a default expression), by node type
+_REFUSED_NODES = {
+    "TransactionStmt": "transaction control (BEGIN/COMMIT/ROLLBACK/SAVEPOINT/PREPARE TRANSACTION)",
+    "CopyStmt": "COPY", "VacuumStmt": "VACUUM", "ClusterStmt": "CLUSTER",
+    "ReindexStmt": "REINDEX", "CheckPointStmt": "CHECKPOINT", "LoadStmt": "LOAD",
+    "DiscardStmt": "DISCARD", "GrantStmt": "GRANT/REVOKE", "GrantRoleStmt": "GRANT/REVOKE",
+    "ReassignOwnedStmt": "REASSIGN OWNED", "DropOwnedStmt": "DROP OWNED",
+    "ImportForeignSchemaStmt": "IMPORT FOREIGN SCHEMA", "AlterSystemStmt": "ALTER SYSTEM",
+    "CreatedbStmt": "CREATE DATABASE", "DropdbStmt": "DROP DATABASE",
+    "AlterDatabaseStmt": "ALTER DATABASE", "AlterDatabaseSetStmt": "ALTER DATABASE",
+    "CreateRoleStmt": "CREATE ROLE", "AlterRoleStmt": "ALTER ROLE",
+    "AlterRoleSetStmt": "ALTER ROLE", "DropRoleStmt": "DROP ROLE",
+    "CreateTableSpaceStmt": "CREATE TABLESPACE", "DropTableSpaceStmt": "DROP TABLESPACE",
+    "CreateExtensionStmt": "CREATE EXTENSION", "AlterExtensionStmt": "ALTER EXTENSION",
+    "CreatePLangStmt": "CREATE LANGUAGE", "CreateForeignServerStmt": "CREATE SERVER",
+    "CreateFdwStmt": "CREATE FOREIGN DATA WRAPPER", "CreateUserMappingStmt": "CREATE USER MAPPING",
+    "CreatePublicationStmt": "CREATE PUBLICATION",
+    "CreateSubscriptionStmt": "CREATE SUBSCRIPTION", "CreateEventTrigStmt": "CREATE EVENT TRIGGER",
+    "AlterOwnerStmt": "ALTER ... OWNER TO",
+}
+
+
+def _tree_refusal(text: str) -> str | None:
+    """Why PostgreSQL's own parse tree of one statement is refused, or None.
+
+    Beside the token guard (:func:`_refusal`), not instead of it: without pglast installed
+    (the ``postgres`` extra), or for a text pglast's parser (PostgreSQL 17) cannot read — a
+    syntax error, or syntax newer than it — the token guard, the runner role's privileges and
+    the always-rolled-back transaction are what hold, and the server reports the syntax error.
+    """
+    try:
+        from pglast import ast, parse_sql
+        from pglast.parser import ParseError
+    except ImportError:
+        return None
+    try:
+        tree = parse_sql(text)
+    except (ParseError, RecursionError, ValueError):
+        return None
+    pending: list[object] = list(tree)
+    while pending:
+        node = pending.pop()
+        if isinstance(node, (tuple, list)):
+            pending.extend(node)
+            continue
+        if not isinstance(node, ast.Node):
+            continue
+        kind = type(node).__name__
+        if kind in _REFUSED_NODES:
+            return _REFUSED_NODES[kind]
+        if isinstance(node, ast.VariableSetStmt) and (node.name or "").lower() in (
+                "role", "session_authorization"):
+            return "SET ROLE / SESSION AUTHORIZATION"
+        if isinstance(node, ast.FuncCall) and node.funcname:
+            name = str(getattr(node.funcname[-1], "sval", "")).lower()
+            if name in _REFUSED_FUNCTIONS or name.startswith("dblink"):
+                return f"{name}() (server files, other connections and server control)"
+        pending.extend(getattr(node, slot) for slot in getattr(node, "__slots__", ()))
+    return None
+
+
 # --- values ---------------------------------------------------------------------------------------
 
 _OFFSET = re.compile(r"([+-])(\d{2})(?::?(\d{2}))?(?::?(\d{2}))?$")
@@ -726,8 +788,8 @@ class PostgresEngine(EngineBase[str]):
         statements = [st.tokenize(text, st.POSTGRES) for text in texts]
         if not texts:
             return Execution(ExecStatus.SYNTAX_ERROR, error=st.NO_STATEMENT)
-        for tokens in statements:
-            refusal = _refusal(tokens)
+        for text, tokens in zip(texts, statements, strict=True):
+            refusal = _refusal(tokens) or _tree_refusal(text)
             if refusal:
                 return Execution(ExecStatus.UNSUPPORTED, error=f"{refusal} is not allowed")
         try:

@@ -177,7 +177,8 @@ def test_runner_role_does_not_own_the_fixture(engine: Engine, shop: Fixture) -> 
 @ONLY_PG
 def test_bypassed_guard_still_cannot_commit(engine: Engine, shop: Fixture,
                                             monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(pg, "_refusal", lambda tokens: None)
+    monkeypatch.setattr(pg, "_refusal", lambda tokens: None)  # both guards, tokens and tree
+    monkeypatch.setattr(pg, "_tree_refusal", lambda text: None)
     ex = engine.execute("DELETE FROM customers; COMMIT", shop)
     assert ex.status is ExecStatus.RUNTIME_ERROR and "never committed" in (ex.error or "")
     ex = engine.execute("ROLLBACK; DELETE FROM customers", shop)
@@ -194,6 +195,7 @@ def test_one_statement_per_protocol_message(engine: Engine, shop: Fixture,
                                             monkeypatch: pytest.MonkeyPatch) -> None:
     """A text the splitter failed to split reaches the server whole and is refused there."""
     monkeypatch.setattr(pg.st.Splitter, "split", lambda self, sql: [sql])
+    monkeypatch.setattr(pg, "_tree_refusal", lambda text: None)  # it would see the COMMIT
     ex = engine.execute("DELETE FROM customers; COMMIT", shop)
     assert ex.status is ExecStatus.SYNTAX_ERROR
     assert "multiple commands" in (ex.error or "")
