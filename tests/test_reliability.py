@@ -12,6 +12,8 @@ import time
 from pathlib import Path
 
 import pytest
+from patience import wait_until
+from processes import descendants
 
 from parrot.datasets import load_dataset
 from parrot.eval.results import read_results
@@ -213,31 +215,6 @@ def test_a_crashed_runs_server_is_stopped_by_engines_down(tmp_path, monkeypatch,
     assert not pid_alive(state.pid)
 
 
-def _tree(root):
-    """Pids of every descendant of ``root``."""
-    children = {}
-    for entry in Path("/proc").iterdir():
-        with contextlib.suppress(OSError, IndexError, ValueError):
-            if entry.name.isdigit():
-                ppid = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
-                children.setdefault(ppid, []).append(int(entry.name))
-    found, todo = set(), [root]
-    while todo:
-        for child in children.get(todo.pop(), []):
-            found.add(child)
-            todo.append(child)
-    return found
-
-
-def _poll(condition, patience=120):
-    deadline = time.monotonic() + patience
-    while time.monotonic() < deadline:
-        if condition():
-            return True
-        time.sleep(0.2)
-    return condition()
-
-
 def test_eval_with_jobs_killed_leaves_no_process_and_no_server(tmp_path):
     """``python -m parrot.eval --jobs 2`` over both servers, SIGKILLed mid-run: its workers, their
     engine workers and the servers it started all end (the watchdog stops the servers)."""
@@ -259,18 +236,18 @@ def test_eval_with_jobs_killed_leaves_no_process_and_no_server(tmp_path):
         env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     servers = [cls(root=cache / "servers") for cls in (PostgresServer, MariaDBServer)]
     try:
-        assert _poll(lambda: (tmp_path / "run" / "results.jsonl").is_file()
-                     and (tmp_path / "run" / "results.jsonl").stat().st_size > 0, 300), \
+        assert wait_until(lambda: (tmp_path / "run" / "results.jsonl").is_file()
+                          and (tmp_path / "run" / "results.jsonl").stat().st_size > 0, 300), \
             "the run never finished an item"
         states = [s.recorded() for s in servers]
         assert all(s is not None and s.owner == process.pid for s in states), states
-        tree = _tree(process.pid)
+        tree = descendants(process.pid)
         process.kill()
         process.wait(timeout=30)
         pids = tree | {s.pid for s in states}
-        assert _poll(lambda: not [p for p in pids if pid_alive(p)]), \
+        assert wait_until(lambda: not [p for p in pids if pid_alive(p)], 120), \
             f"left behind: {[p for p in pids if pid_alive(p)]}"
-        assert _poll(lambda: all(s.recorded() is None for s in servers))
+        assert wait_until(lambda: all(s.recorded() is None for s in servers), 120)
         assert all(processes_in(Path(s.data_dir)) == [] for s in states)
     finally:
         if process.poll() is None:

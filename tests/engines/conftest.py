@@ -26,14 +26,7 @@ from parrot.engines.base import DEFAULT_TIMEOUT
 from parrot.fixtures import Fixture
 from parrot.servers import SERVERS, ServerError, server_for
 
-DIFFERENCE_MARKERS = ("notyet", "notimpl", "broken")
-
-
-def pytest_configure(config: pytest.Config) -> None:
-    for name in DIFFERENCE_MARKERS:
-        config.addinivalue_line(
-            "markers", f"{name}(engines, raises=None, reason=None, params=None): strict xfail "
-                       "on those engines (and only for those parameter values)")
+DIFFERENCE_MARKERS = ("notyet", "notimpl", "broken")  # registered by tests/difference_markers.py
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

@@ -14,15 +14,15 @@ tests/engines/test_isolation.py covers that layer on its own).
 from __future__ import annotations
 
 import os
-import time
 import tomllib
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from engine_fixtures import SHOP
 from http_sink import serve_sink
+from patience import wait_until
 
 from parrot.engines import Engine, ExecStatus, engine_class
 from parrot.engines import statements as st
@@ -138,7 +138,7 @@ def test_resource_bomb_stops_and_is_never_ok(engine: Engine, engine_name: str,
     execution = engine.execute(case["sql"], SHOP, timeout=2)
     assert execution.status.value in case["allowed"], execution
     if execution.status is ExecStatus.TIMEOUT:
-        assert _poll(lambda: not _still_working(engine, case["sql"], worker, servers)), \
+        assert wait_until(lambda: not _still_working(engine, case["sql"], worker, servers), 60), \
             f"{engine_name} kept working on the bomb after its timeout"
     _assert_unaffected(engine, SHOP)
 
@@ -178,15 +178,6 @@ def _still_working(engine: Engine, sql: str, worker: int | None, servers: Any) -
         finally:
             conn.close()
     return bool(row and row[0])
-
-
-def _poll(condition: Callable[[], bool], patience: float = 60) -> bool:
-    deadline = time.monotonic() + patience
-    while time.monotonic() < deadline:
-        if condition():
-            return True
-        time.sleep(0.2)
-    return condition()
 
 
 @pytest.mark.parametrize(("engine_name", "case"),

@@ -19,13 +19,13 @@ import sys
 import tempfile
 import textwrap
 import threading
-import time
-from collections.abc import Callable
 from decimal import Decimal
 from pathlib import Path
 
 import pytest
 from engine_fixtures import SHOP
+from patience import wait_until
+from processes import descendants
 
 from parrot.engines import ExecStatus, create_engine, engine_class
 from parrot.engines import worker as w
@@ -180,7 +180,7 @@ def test_a_killed_worker_is_replaced() -> None:
         os.killpg(first, signal.SIGKILL)
         # wait on that process itself: asking the pool for the group's worker could start the
         # replacement already (and in a full session other sqlite engines share the pool)
-        assert _wait_for(lambda: not _alive({first}), 30)
+        assert wait_until(lambda: not _alive({first}), 30)
         _normal(engine)  # a new worker, the fixture loaded again
         assert _worker_pid(engine) != first
     finally:
@@ -224,8 +224,8 @@ def test_a_worker_crashing_mid_execution_is_an_engine_error_and_replaced(victim:
             "SELECT count(*) FROM c", SHOP, timeout=120)))
         bomb.start()
         # the engine runs in the pid namespace's first process, a child of the worker
-        assert _wait_for(lambda: _busy(_descendants(first)), 60), "the query never ran"
-        for pid in _descendants(first) if victim == "engine" else {first}:
+        assert wait_until(lambda: _busy(descendants(first)), 60), "the query never ran"
+        for pid in descendants(first) if victim == "engine" else {first}:
             os.kill(pid, sig)
         bomb.join(timeout=120)
         execution = outcome[0]
@@ -258,32 +258,6 @@ def _alive(pids: set[int]) -> set[int]:
     return alive
 
 
-def _descendants(root: int) -> set[int]:
-    children: dict[int, list[int]] = {}
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                ppid = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
-            except (FileNotFoundError, ProcessLookupError, IndexError):
-                continue
-            children.setdefault(ppid, []).append(int(entry.name))
-    found, todo = set(), [root]
-    while todo:
-        for child in children.get(todo.pop(), []):
-            found.add(child)
-            todo.append(child)
-    return found
-
-
-def _wait_for(condition: Callable[[], bool], seconds: float) -> bool:
-    end = time.monotonic() + seconds
-    while time.monotonic() < end:
-        if condition():
-            return True
-        time.sleep(0.2)
-    return condition()
-
-
 def _engine_workers(pids: set[int]) -> set[int]:
     out = set()
     for pid in pids:
@@ -298,14 +272,14 @@ def _engine_workers(pids: set[int]) -> set[int]:
 def _kill_and_check(process: subprocess.Popen[bytes], minimum_workers: int) -> None:
     """SIGKILL ``process`` once it has ``minimum_workers`` engine workers; nothing survives."""
     try:
-        assert _wait_for(lambda: len(_engine_workers(_descendants(process.pid)))
-                         >= minimum_workers, 240), "the engine workers did not start"
-        tree = _descendants(process.pid)
+        assert wait_until(lambda: len(_engine_workers(descendants(process.pid)))
+                          >= minimum_workers, 240), "the engine workers did not start"
+        tree = descendants(process.pid)
         process.kill()
         process.wait(timeout=30)
-        assert _wait_for(lambda: not _alive(tree), 30), f"left behind: {_alive(tree)}"
+        assert wait_until(lambda: not _alive(tree), 30), f"left behind: {_alive(tree)}"
     finally:
-        for pid in _alive(_descendants(process.pid)):
+        for pid in _alive(descendants(process.pid)):
             os.kill(pid, signal.SIGKILL)
 
 
@@ -353,7 +327,7 @@ def test_spark_jvm_runs_inside_the_worker_sandbox(monkeypatch: pytest.MonkeyPatc
     engine = create_engine("spark")
     try:
         _normal(engine)
-        jvms = [pid for pid in _descendants(_worker_pid(engine))
+        jvms = [pid for pid in descendants(_worker_pid(engine))
                 if b"java" in Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")[0]]
         assert jvms, "no JVM under the spark worker"
         for pid in jvms:
@@ -363,6 +337,6 @@ def test_spark_jvm_runs_inside_the_worker_sandbox(monkeypatch: pytest.MonkeyPatc
         bomb = engine.execute("SELECT count(*) FROM range(1000000) a CROSS JOIN range(1000000) b "
                               "WHERE a.id + b.id = 7", SHOP, timeout=2)
         assert bomb.status is ExecStatus.TIMEOUT, bomb
-        assert _wait_for(lambda: not _alive(set(jvms)), 30), "the JVM outlived its timeout"
+        assert wait_until(lambda: not _alive(set(jvms)), 30), "the JVM outlived its timeout"
     finally:
         engine.close()
