@@ -90,6 +90,7 @@ def test_report_rerenders_and_builds_a_leaderboard(runs, capsys):
     assert lines[1].split(",")[2] == "reference"  # ranked first
 
 
+@pytest.mark.slow  # a whole evaluation of its own (tens of seconds)
 def test_parrot_submission_scored_by_id_shuffled_copy_identical(runs, tmp_path):
     records = read_results(runs["sqlglot"])
     from parrot.datasets import load_dataset
@@ -113,6 +114,7 @@ def test_parrot_submission_scored_by_id_shuffled_copy_identical(runs, tmp_path):
     assert summary(a)["overall"]["strict"] == summary(runs["sqlglot"])["overall"]["strict"]
 
 
+@pytest.mark.slow  # a whole evaluation of its own (tens of seconds)
 def test_sigkill_then_resume_gives_every_item_exactly_once(tmp_path):
     out = tmp_path / "killed"
     cmd = [sys.executable, "-m", "parrot.eval", "--model", "sqlglot", "--quiet",
@@ -135,6 +137,7 @@ def test_sigkill_then_resume_gives_every_item_exactly_once(tmp_path):
     assert summary(out)["overall"]["items"] == 90
 
 
+@pytest.mark.slow  # a whole evaluation of its own (tens of seconds)
 def test_jobs_give_the_same_numbers(tmp_path):
     code1, one = run_eval(tmp_path, "one", "--model", "sqlglot", "--limit", "40")
     code2, two = run_eval(tmp_path, "two", "--model", "sqlglot", "--limit", "40", "--jobs", "2")

@@ -215,6 +215,7 @@ def test_a_crashed_runs_server_is_stopped_by_engines_down(tmp_path, monkeypatch,
     assert not pid_alive(state.pid)
 
 
+@pytest.mark.slow  # starts both servers and a --jobs 2 run, then kills it
 def test_eval_with_jobs_killed_leaves_no_process_and_no_server(tmp_path):
     """``python -m parrot.eval --jobs 2`` over both servers, SIGKILLed mid-run: its workers, their
     engine workers and the servers it started all end (the watchdog stops the servers)."""

@@ -18,6 +18,7 @@ pytestmark = pytest.mark.skipif(
     reason="shared corpora absent: set PARROT_CORPORA or place them at ../shared/corpora")
 
 
+@pytest.mark.slow  # the whole curation pipeline with generated data (tens of seconds)
 def test_simple_variant_end_to_end(tmp_path: Path) -> None:
     out = tmp_path / "simple"
     assert main(["--variant", "simple", "--input-limit", "150", "--out", str(out),
