@@ -112,6 +112,7 @@ from parrot.engines.base import (
     ExecStatus,
     Execution,
     FixtureLoadError,
+    LoadReport,
 )
 from parrot.engines.sandbox import scrubbed_environ
 from parrot.fixtures import Column, Fixture, Table, decimal_precision, decimal_scale
@@ -560,6 +561,12 @@ class SparkEngine(EngineBase[_Stored]):
         return f"{self.dialect} (Spark {self.version()} local{self.label_note})"
 
     # --- fixtures -----------------------------------------------------------------------------
+
+    def load(self, fixture: Fixture) -> LoadReport:
+        """The template load, after the session check: a JVM found dead (``suspect``) or a
+        runaway past its limit restarts the session here, which makes cached frames stale."""
+        with self._loading(fixture):
+            return super().load(fixture)
 
     @contextlib.contextmanager
     def _loading(self, fixture: Fixture) -> Iterator[None]:
