@@ -392,15 +392,21 @@ class _Worker:
                 raise WorkerDied(f"no answer within {timeout:.1f} s")
             return _loads(self.conn.recv_bytes())
         except (EOFError, OSError) as exc:
-            code = self.process.poll()
-            raise WorkerDied(f"the worker ended ({_exit_text(code)})") from exc
+            raise WorkerDied(f"the worker ended ({_exit_text(self._exit_code())})") from exc
+
+    def _exit_code(self) -> int | None:
+        """The ended worker's exit status: its pipe closes a moment before it can be reaped."""
+        try:
+            return self.process.wait(timeout=2)
+        except subprocess.TimeoutExpired:
+            return None
 
     def call(self, target: str, method: str, args: tuple[Any, ...], timeout: float) -> Any:
         try:
             self.conn.send_bytes(pickle.dumps((target, method, args),
                                               protocol=pickle.HIGHEST_PROTOCOL))
         except OSError as exc:
-            raise WorkerDied(f"the worker ended ({_exit_text(self.process.poll())})") from exc
+            raise WorkerDied(f"the worker ended ({_exit_text(self._exit_code())})") from exc
         return self._receive(timeout)
 
     def kill(self) -> None:
