@@ -193,11 +193,12 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     logging.getLogger("sqlglot").setLevel(logging.ERROR)  # "falling back to Command" noise
     console = table_console(stderr=True, quiet=args.quiet)
+    errors = table_console(stderr=True)  # --quiet hides progress and tables, never errors
     variant = VARIANTS.get(args.variant)
     try:
         pairs = chosen_pairs(args)
     except ValueError as exc:
-        console.print(f"[red]error:[/] {exc}", highlight=False)
+        errors.print(f"[red]error:[/] {exc}", highlight=False)
         return 2
     sources = pairs.sides(0) or variant.sources
     targets = pairs.sides(1) or variant.targets
@@ -207,7 +208,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         records, inputs = variant.load(sources)
     except CorpusMissing as exc:
-        console.print(f"[red]{exc}[/red]")
+        errors.print(f"[red]{exc}[/red]")
         return 2
     if args.input_limit:
         records = records[:args.input_limit]
@@ -217,12 +218,12 @@ def main(argv: list[str] | None = None) -> int:
     try:
         stages = build_stages(args, targets, limit, variant.corpus_targets_only, pairs)
     except (ValueError, LookupError) as exc:
-        console.print(f"[red]{exc}[/red]")
+        errors.print(f"[red]{exc}[/red]")
         return 2
     try:
         executor = make_executor(args.executor, args.jobs)
     except ExecutorError as exc:
-        console.print(f"[red]{exc}[/red]")
+        errors.print(f"[red]{exc}[/red]")
         return 2
     try:
         kept, funnel, routed = _run(records, stages, executor, args.chunk_size, console,

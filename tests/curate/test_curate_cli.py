@@ -44,3 +44,14 @@ def test_simple_variant_end_to_end(tmp_path: Path) -> None:
 def test_unknown_annotator_is_refused(tmp_path: Path) -> None:
     assert main(["--variant", "simple", "--annotator", "nope", "--out", str(tmp_path),
                  "--quiet"]) == 2
+
+
+def test_quiet_still_shows_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``--quiet`` hides progress bars and the funnel, never the reason a run was refused."""
+    assert main(["--variant", "simple", "--pairs", "sqlite:duckdb", "--targets", "duckdb",
+                 "--out", str(tmp_path), "--quiet"]) == 2
+    assert "--pairs replaces --sources/--targets" in capsys.readouterr().err
+    assert main(["--variant", "simple", "--annotator", "nope", "--out", str(tmp_path),
+                 "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert "nope" in err, err
