@@ -122,6 +122,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="keep pairs with no engine here, labelled grammar-only")
     p.add_argument("--no-review", action="store_true",
                    help="drop disagreeing pairs instead of routing them to review")
+    p.add_argument("--no-suites", action="store_true",
+                   help="skip building the distilled test suites (python -m parrot.testsuite "
+                        "build) of the written dataset; by default they go to OUT/suites/")
     p.add_argument("--quiet", action="store_true", help="no progress bars and no funnel table")
     return p
 
@@ -234,12 +237,27 @@ def main(argv: list[str] | None = None) -> int:
     write_review(out, routed)
     manifest = build_manifest(args, argv, sources, targets, limit, inputs, stages, funnel,
                               started, n_items, n_fixtures, len(routed), len(records))
+    if n_items and not args.no_suites:
+        manifest["suites"] = build_suites(out, args.seed, args.jobs)
     write_manifest(out, manifest)
     console.print(funnel_table(funnel))
     console.print(f"{n_items} items ({n_fixtures} generated fixtures) → {out}/items.jsonl; "
                   f"{len(routed)} pairs in review.jsonl; manifest: {out}/manifest.json")
     console.print(f"check it: python -m parrot.eval --model reference --dataset {out}")
     return 0 if n_items else 1
+
+
+def build_suites(out: Path, seed: int, jobs: int) -> dict[str, Any]:
+    """The distilled test suites of the dataset at ``out`` (``OUT/suites/``), built by
+    parrot.testsuite's builder; what the manifest records of that build."""
+    from parrot.testsuite.cli import main as testsuite_main
+
+    command = ["build", str(out), "--seed", str(seed), "--jobs", str(jobs)]
+    rc = testsuite_main(command)
+    suites = out / "suites"
+    built = sum(1 for _ in suites.rglob("*.json")) if suites.is_dir() else 0
+    return {"command": ["python", "-m", "parrot.testsuite", *command], "exit_status": rc,
+            "files": built}
 
 
 def _run(records: list[Record], stages: list[Stage], executor: Executor,
