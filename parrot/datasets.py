@@ -178,10 +178,12 @@ class _FixtureStore:
 
 def _source_absent(name: str) -> str | None:
     """Why the named fixture ``name`` cannot exist on this machine, or None."""
-    from parrot.migrate.named import spider_root, tpch_available
+    from parrot.migrate.named import spider_root, text2sql_root, tpch_available
 
     if name.startswith("spider/") and not spider_root().is_dir():
         return f"no Spider corpus at {spider_root()} (set PARROT_CORPORA)"
+    if name.startswith("text2sql/") and not text2sql_root().is_dir():
+        return f"no text2sql-data corpus at {text2sql_root()} (set PARROT_CORPORA)"
     if (name == "tpch" or name.startswith("tpch-sf")) and not tpch_available():
         return "DuckDB's TPC-H extension is not installed"
     return None

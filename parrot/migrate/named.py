@@ -10,6 +10,10 @@ Names:
   names. Databases with table or column names the fixture format cannot hold
   (:func:`parrot.fixtures.name_problem`) are listed by
   :func:`unavailable_named` with the reason and raise :class:`~parrot.fixtures.FixtureError`.
+* ``text2sql/<db>`` — the text2sql-data databases (``geography``: GeoQuery; ``restaurants``) at
+  ``<corpora>/sqlite/text2sql-data/<db>.sqlite``, read as Spider's are, with the table names in
+  upper case: those corpora's SQL writes them so (it ran on a MySQL that ignored table-name case;
+  MariaDB here does not), while column names stay as the file has them.
 * ``tpch`` — TPC-H at scale factor 0.01 (8 tables, 86,805 rows; money as decimal(15,2), dates as
   date), generated offline by DuckDB's ``tpch`` extension from the PyPI wheel
   ``duckdb-extension-tpch`` (no network). ``tpch-sf<N>`` names other scale factors
@@ -97,6 +101,28 @@ def spider_path(db_id: str) -> Path:
     return spider_root() / db_id / f"{db_id}.sqlite"
 
 
+def text2sql_root() -> Path:
+    return corpora_root() / "sqlite" / "text2sql-data"
+
+
+def text2sql_ids() -> list[str]:
+    """The text2sql-data databases present (empty when the corpora folder is absent)."""
+    root = text2sql_root()
+    return sorted(p.stem for p in root.glob("*.sqlite")) if root.is_dir() else []
+
+
+def _upper_tables(intro: Introspection) -> Introspection:
+    """The introspection with every table name in upper case (text2sql-data's spelling)."""
+    from dataclasses import replace
+
+    fixture = replace(intro.fixture, tables=tuple(replace(t, name=t.name.upper())
+                                                  for t in intro.fixture.tables))
+    fks = {table.upper(): tuple(replace(fk, ref_table=fk.ref_table.upper()) for fk in keys)
+           for table, keys in intro.foreign_keys.items()}
+    columns = tuple(replace(c, table=c.table.upper()) for c in intro.columns)
+    return replace(intro, fixture=fixture, foreign_keys=fks, columns=columns)
+
+
 def spider_ids() -> list[str]:
     """The Spider databases present (empty when the corpora folder is absent)."""
     root = spider_root()
@@ -139,6 +165,11 @@ def _spider_problem(db_id: str) -> str | None:
     return _identifier_problem(str(p), p.stat().st_mtime_ns)
 
 
+def _text2sql_problem(db_id: str) -> str | None:
+    p = text2sql_root() / f"{db_id}.sqlite"
+    return _identifier_problem(str(p), p.stat().st_mtime_ns)
+
+
 def unavailable_named() -> dict[str, str]:
     """Names found in the corpora that do not resolve yet, with the reason."""
     out = {}
@@ -146,6 +177,10 @@ def unavailable_named() -> dict[str, str]:
         problem = _spider_problem(db_id)
         if problem:
             out[f"spider/{db_id}"] = problem
+    for db_id in text2sql_ids():
+        problem = _text2sql_problem(db_id)
+        if problem:
+            out[f"text2sql/{db_id}"] = problem
     if not tpch_available():
         out["tpch"] = "needs the PyPI package duckdb-extension-tpch (pip install parrot-sql)"
     return out
@@ -154,6 +189,7 @@ def unavailable_named() -> dict[str, str]:
 def available_named() -> list[str]:
     """Every name :func:`named_fixture` resolves on this machine."""
     names = [f"spider/{d}" for d in spider_ids() if _spider_problem(d) is None]
+    names += [f"text2sql/{d}" for d in text2sql_ids() if _text2sql_problem(d) is None]
     if tpch_available():
         names.append("tpch")
     return sorted(names)
@@ -167,7 +203,7 @@ def _unknown(name: str) -> FixtureError:
              "sqlite/spider/)")
     return FixtureError(f"unknown named fixture {name!r}{where}; available ({len(names)}): "
                         f"{shown}{', ...' if len(names) > 5 else ''} "
-                        "— names are spider/<db_id>, tpch and tpch-sf<N>")
+                        "— names are spider/<db_id>, text2sql/<db>, tpch and tpch-sf<N>")
 
 
 # --- resolution -----------------------------------------------------------------------------------
@@ -209,6 +245,15 @@ def _source(name: str) -> tuple[str, Callable[[], Introspection]]:
         digest = hashlib.sha256(f"spider {INFERENCE_VERSION}\n".encode())
         digest.update(path.read_bytes())
         return digest.hexdigest()[:20], lambda: introspect_sqlite(path, name=name, immutable=True)
+    if name.startswith("text2sql/"):
+        db_id = name[len("text2sql/"):]
+        path = text2sql_root() / f"{db_id}.sqlite"
+        if "/" in db_id or not db_id or not path.is_file():
+            raise _unknown(name)
+        digest = hashlib.sha256(f"text2sql {INFERENCE_VERSION}\n".encode())
+        digest.update(path.read_bytes())
+        return digest.hexdigest()[:20], lambda: _upper_tables(
+            introspect_sqlite(path, name=name, immutable=True))
     sf = _tpch_scale(name)
     if sf is not None:
         import duckdb

@@ -23,6 +23,8 @@ def corpus(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     odd.mkdir()
     make_sqlite(odd / "odd.sqlite", 'CREATE TABLE people ("home.town" TEXT);', {})
     (root / "sqlite" / "spider" / "notes.json").write_text("{}")  # not a database folder
+    (root / "sqlite" / "text2sql-data").mkdir()
+    make_sqlite(root / "sqlite" / "text2sql-data" / "geo.sqlite", DIRTY_SCRIPT, DIRTY_ROWS)
     monkeypatch.setenv("PARROT_CORPORA", str(root))
     named.clear_memo()
     return root
@@ -43,6 +45,20 @@ def test_named_fixture_resolves_and_is_memoised(corpus: Path) -> None:
     result = named.named_introspection("spider/shop")
     assert result.foreign_keys["weather"][0].ref_table == "station"
     assert result.dirty
+
+
+def test_text2sql_databases_have_upper_case_table_names(corpus: Path) -> None:
+    """GeoQuery's SQL writes ``FROM CITY``: it ran on a MySQL that ignored table-name case."""
+    assert "text2sql/geo" in named.available_named()
+    result = named.named_introspection("text2sql/geo")
+    spider = named.named_introspection("spider/shop")
+    assert [t.name for t in result.fixture.tables] == ["STATION", "WEATHER"]
+    assert [c.name for c in result.fixture.tables[0].columns] == \
+        [c.name for c in spider.fixture.tables[0].columns]  # columns as the file has them
+    assert result.foreign_keys["WEATHER"][0].ref_table == "STATION"
+    assert {c.table for c in result.columns} == {"STATION", "WEATHER"}
+    with pytest.raises(FixtureError, match="unknown named fixture 'text2sql/nope'"):
+        named.named_fixture("text2sql/nope")
 
 
 def test_disk_cache_is_written_read_and_repaired(corpus: Path) -> None:
