@@ -32,7 +32,7 @@ def _parser() -> argparse.ArgumentParser:
                                 formatter_class=RawDescriptionDefaultsHelpFormatter)
     p.add_argument("sources", nargs="*", metavar="SOURCE",
                    help="SQLite/DuckDB file, duckdb:/// or SQLAlchemy URL, or a named fixture "
-                        "(spider/<db_id>, tpch)")
+                        "(spider/<db_id>, text2sql/<db>, tpch)")
     p.add_argument("--name", help="fixture name (default: the file's stem)")
     p.add_argument("--out", help="write the fixture JSON here ('-' for stdout, .gz to compress)")
     p.add_argument("--tables", help="comma-separated tables to read (default: all)")
