@@ -23,7 +23,7 @@ from parrot.textfiles import decode_utf8, read_utf8
 # PARROT's seven translation types (paper §3): syntax rule, keyword, data type,
 # operator & built-in function, stored procedure, UDF, other.
 TRANSLATION_TYPES = ("syntax", "keyword", "data_type", "function", "procedure", "udf", "other")
-ANNOTATION_SOURCES = ("tool", "llm", "reflection", "rule", "human")
+ANNOTATION_SOURCES = ("tool", "llm", "reflection", "rule", "human", "maintainer")
 DEFAULT_DATASET = "starter"
 
 
