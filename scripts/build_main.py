@@ -294,6 +294,8 @@ def render_readme(concepts: list[MainConcept], items: list[dict[str, Any]]) -> s
     corpora = Counter(c.corpus for c in concepts)
     fixtures = Counter(c.fixture for c in concepts)
     diffs = Counter(c.difficulty for c in concepts)
+    tags = Counter(t for c in concepts for t in c.tags)
+    ambiguous = [c for c in concepts if c.ambiguity]
     n_glot = sum(1 for i in items if "sqlglot" in i)
     lines = [
         "# main — parrot-main: real corpus queries, references written by the maintainers",
@@ -325,6 +327,16 @@ def render_readme(concepts: list[MainConcept], items: list[dict[str, Any]]) -> s
         "",
         "| difficulty | source queries |", "|---|---:|",
         *[f"| {d} | {diffs[d]} |" for d in DIFFICULTIES if diffs[d]],
+        "",
+        "| tag | source queries |", "|---|---:|",
+        *[f"| {t} | {n} |" for t, n in sorted(tags.items(), key=lambda kv: (-kv[1], kv[0]))],
+        "",
+        f"{len(ambiguous)} source queries carry an `ambiguity` label: their meaning rests on an "
+        "SQLite quirk (text comparison of a TEXT column with a number, 'null' text averaged as "
+        "0) that the references reproduce faithfully rather than guess the author's intent. "
+        "Queries whose result depends on an arbitrary choice (a LIMIT cutting a tie, a bare "
+        "column not determined by the group key) were dropped; `concepts/main/DROPPED.md` "
+        "lists them.",
         "",
         f"Fixtures: {len(fixtures)} databases ("
         + ", ".join(f"{k} {n}" for k, n in sorted(fixtures.items())) + ").",

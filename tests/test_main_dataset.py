@@ -70,6 +70,15 @@ def test_sources_are_sqlite_spider_family_into_several_targets():
     assert len(targets) >= 4, targets
 
 
+def test_records_validate_as_items():
+    from parrot.datasets import item_from_record
+
+    for r in RECORDS:  # the fixture is checked by name here; loading the databases is slow
+        item = item_from_record({k: v for k, v in r.items() if k != "fixture"})
+        assert item.annotation_source == "maintainer" and item.extra["note"] == r["note"]
+
+
+@pytest.mark.slow
 def test_dataset_loads_and_skips_without_the_corpus():
     data = load_dataset("main", strict=False)
     assert len(data.items) + len(data.skipped) == len(RECORDS)

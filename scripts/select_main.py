@@ -1,0 +1,104 @@
+#!/usr/bin/env python3
+"""Selection for parrot-main: which corpus queries does sqlglot translate wrongly?
+
+For each query of a corpus file (``corpora/parrot/<corpus>.jsonl``) whose Spider database is
+present, translate it with parrot's sqlglot baseline into each target and judge that output
+strictly against the source with parrot's Judge on the ``spider/<db_id>`` fixture. Writes one
+JSON line per (query, target): ``{corpus_id, db_id, target, sql, sqlglot, outcome, detail}``
+with outcome ``match`` / ``mismatch`` / ``pred_error`` / ``gold_error`` / ``ties`` (the source's
+LIMIT cuts a tie: ambiguous, never selected) / ``empty`` (the source returns no rows: weak).
+
+    python scripts/select_main.py --corpus Spider --targets postgres duckdb --limit 300 \
+        --out /tmp/select.jsonl
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+
+from parrot.datasets import item_from_record
+from parrot.eval.judge import Judge
+from parrot.migrate.named import corpora_root, spider_root
+from parrot.servers import SERVERS, server_for
+from parrot.translators import create_translator
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--corpus", default="Spider")
+    ap.add_argument("--targets", nargs="+", default=["duckdb", "clickhouse", "postgres", "mysql"])
+    ap.add_argument("--dbs", nargs="*", help="only these db_ids")
+    ap.add_argument("--match", help="only queries matching this regular expression (any case)")
+    ap.add_argument("--skip", type=int, default=0)
+    ap.add_argument("--limit", type=int, default=200)
+    ap.add_argument("--out", required=True)
+    args = ap.parse_args(argv)
+
+    path = corpora_root() / "parrot" / f"{args.corpus}.jsonl"
+    records = [json.loads(line) for line in path.open(encoding="utf-8")]
+    records = [r for r in records if r["dialect"] == "sqlite"
+               and (spider_root() / r["db_id"] / f"{r['db_id']}.sqlite").is_file()
+               and (not args.dbs or r["db_id"] in args.dbs)
+               and (not args.match or re.search(args.match, r["sql"], re.I))]
+    records = records[args.skip:args.skip + args.limit]
+    from pathlib import Path
+
+    from parrot.datasets import _FixtureStore
+
+    store = _FixtureStore(Path("/nonexistent"))
+    glot = create_translator("sqlglot")
+    idle = [d for d in SERVERS if server_for(d).state() is None]
+    judge = Judge(timeout=30, start=True)
+    n = 0
+    try:
+        with open(args.out, "a", encoding="utf-8") as out:
+            for r in records:
+                base = {"id": r["id"], "source_dialect": "sqlite", "source_sql": r["sql"],
+                        "fixture": {"name": f"spider/{r['db_id']}"}}
+                ties = None
+                for tgt in args.targets:
+                    try:
+                        item = item_from_record({**base, "target_dialect": tgt}, store)
+                    except Exception as exc:  # a fixture that does not load
+                        print(f"skip {r['id']}: {exc}", file=sys.stderr)
+                        break
+                    tr = glot.translate(item)
+                    rec = judge.judge(item, tr)
+                    gold = rec["gold"]
+                    strict = rec["verdicts"]["strict"]
+                    if gold["status"] != "ok":
+                        outcome = "gold_error"
+                    elif not gold.get("rows"):
+                        outcome = "empty" if not strict["match"] else "match"
+                    elif strict["match"]:
+                        outcome = "match"
+                    elif (rec["pred"] or {}).get("status") != "ok":
+                        outcome = "pred_error"
+                    else:
+                        outcome = "mismatch"
+                    if outcome in ("mismatch", "pred_error") and ties is None:
+                        ties = judge.limit_cuts_ties(item) or ""
+                    if ties and outcome in ("mismatch", "pred_error"):
+                        outcome = "ties"
+                    out.write(json.dumps({
+                        "corpus_id": r["id"], "db_id": r["db_id"], "target": tgt,
+                        "sql": r["sql"], "sqlglot": tr.sql, "outcome": outcome,
+                        "detail": (strict.get("detail") or "")[:300],
+                        "pred_error": ((rec["pred"] or {}).get("error") or "")[:300]},
+                        ensure_ascii=False) + "\n")
+                    out.flush()
+                n += 1
+    finally:
+        judge.close()
+        for dialect in idle:
+            if server_for(dialect).state() is not None:
+                server_for(dialect).stop()
+    print(f"judged {n} queries", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
