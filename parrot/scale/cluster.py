@@ -30,8 +30,9 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from parrot.curate.stages import Batch, Executor, Record, Stage, run_chunk
+from parrot.curate.stages import Batch, Record, Stage, run_chunk
 from parrot.scale import ExecutorError
+from parrot.scale.partitions import Partition, PartitionExecutor, RowReader, map_partition
 
 if TYPE_CHECKING:
     from parrot.datasets import Item
@@ -78,7 +79,7 @@ def cluster_cpus() -> int:
     return max(1, int(ray.cluster_resources().get("CPU", 1)))
 
 
-class RayExecutor(Executor):
+class RayExecutor(PartitionExecutor):
     """Curation chunks as Ray tasks on the cluster at ``address``."""
 
     def __init__(self, address: str):
@@ -86,6 +87,8 @@ class RayExecutor(Executor):
 
         connect(address)
         self._task = ray.remote(run_chunk).options(num_cpus=1, max_retries=ATTEMPTS)
+        self._partition_task = ray.remote(map_partition).options(num_cpus=1,
+                                                                 max_retries=ATTEMPTS)
 
     def map(self, stage: Stage, chunks: Sequence[list[Record]]) -> Iterator[tuple[int, Batch]]:
         import ray
@@ -99,6 +102,26 @@ class RayExecutor(Executor):
             while queue and len(pending) < width:
                 index, chunk = queue.pop()
                 pending.add(self._task.remote(stage_ref, index, chunk))
+            done, _ = ray.wait(list(pending), num_returns=1)
+            for ref in done:
+                pending.discard(ref)
+                yield ray.get(ref)
+
+    def map_partitions(self, stage: Stage, parts: Sequence[Partition],
+                       reader: RowReader) -> Iterator[tuple[int, Batch, int]]:
+        """Each corpus partition read by one task, which runs ``stage.map`` on its records:
+        ``(index, batch, records read)`` as they finish (:mod:`parrot.scale.partitions`)."""
+        import ray
+
+        stage_ref, reader_ref = ray.put(stage), ray.put(reader)
+        width = IN_FLIGHT * cluster_cpus()
+        queue = list(enumerate(parts))
+        queue.reverse()
+        pending: set[Any] = set()
+        while queue or pending:
+            while queue and len(pending) < width:
+                index, part = queue.pop()
+                pending.add(self._partition_task.remote(stage_ref, index, part, reader_ref))
             done, _ = ray.wait(list(pending), num_returns=1)
             for ref in done:
                 pending.discard(ref)
