@@ -55,6 +55,34 @@ def test_curation_on_the_cluster_writes_the_local_items(ray_cluster: LocalCluste
     assert manifest["parameters"]["executor"] == f"ray ({ray_cluster.client})"
 
 
+@pytest.mark.skipif(not (corpora_root() / "parrot").is_dir(),
+                    reason="shared corpora absent: set PARROT_CORPORA or place them at "
+                           "../shared/corpora")
+def test_a_corpus_read_in_partitions_on_the_cluster_gives_the_local_items(
+        ray_cluster: LocalCluster, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The main variant on Ray: the tasks read the corpus in byte ranges (many, cut mid-line)
+    and the driver never reads it — items.jsonl is still the local run's, byte for byte."""
+    corpus = tmp_path / "corpora" / "parrot"
+    corpus.mkdir(parents=True)
+    for name in ("Spider", "BIRD"):  # a slice of two shared corpus files, not committed
+        lines = (corpora_root() / "parrot" / f"{name}.jsonl").read_text().splitlines()[:150]
+        (corpus / f"{name}.jsonl").write_text("\n".join(lines) + "\n")
+    monkeypatch.setenv("PARROT_CORPORA", str(tmp_path / "corpora"))
+    args = ["--variant", "main", "--keep", "4", "--rounds", "2", "--chunk-size", "25",
+            "--no-suites", "--quiet"]
+    assert curate([*args, "--output-dir", str(tmp_path / "local")]) == 0
+    assert curate([*args, "--output-dir", str(tmp_path / "ray"), "--partition-bytes", "9000",
+                   "--executor", ray_cluster.client]) == 0
+    local = (tmp_path / "local" / "items.jsonl").read_bytes()
+    assert local and (tmp_path / "ray" / "items.jsonl").read_bytes() == local
+    manifests = [json.loads((tmp_path / run / "manifest.json").read_text())
+                 for run in ("local", "ray")]
+    assert manifests[1]["corpus_read"]["partitions"] > 10
+    assert manifests[1]["input_statements"] == manifests[0]["input_statements"]
+    assert [(f["stage"], f["in"], f["out"]) for f in manifests[1]["funnel"]] == \
+        [(f["stage"], f["in"], f["out"]) for f in manifests[0]["funnel"]]
+
+
 def test_eval_on_the_cluster_gives_the_local_results(ray_cluster: LocalCluster,
                                                      tmp_path: Path) -> None:
     args = [*EVAL, "--limit", "8"]

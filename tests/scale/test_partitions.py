@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from parrot.curate.select import Cluster, Coverage, Features, Normalise
-from parrot.curate.stages import Batch, LocalExecutor, Record, Stage, run_pipeline
+from parrot.curate.stages import Batch, LocalExecutor, Stage, run_pipeline
 from parrot.curate.standardise import Standardise
 from parrot.curate.variants import RowReader
 from parrot.scale.partitions import (
