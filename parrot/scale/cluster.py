@@ -11,7 +11,8 @@
   driver gives to another actor, while a replacement actor starts. A managed server (PostgreSQL,
   MariaDB) that dies mid-run is restarted by the driver (:class:`ManagedServers`): the items
   judged against the dead one are judged again on the new URL, which every actor receives with
-  its next item.
+  its next item. A fixture goes to the object store once (``ray.put``) and each actor
+  fetches it once: items travel without it.
 
 The driver ships its own ``parrot`` package to the cluster (Ray ``py_modules``) and its
 ``PARROT_*`` environment (corpora and cache paths, engine URLs), so the workers run the driver's
@@ -21,6 +22,7 @@ code and read fixtures at the same paths: on several machines those paths must e
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import logging
 import os
 import sys
@@ -42,6 +44,7 @@ if TYPE_CHECKING:
 IN_FLIGHT = 2  # items (eval) or chunks (curation) queued per worker CPU: results stream back
 ATTEMPTS = 3  # an item whose worker died this many times stops the run
 STALL_SECONDS = 600.0  # no worker alive and none starting for this long stops the run
+FIXTURES_KEPT = 64  # fixtures an actor keeps deserialised
 
 
 def connect(address: str) -> None:
@@ -139,12 +142,22 @@ class _JudgeActor:
 
         self._args = judge_args
         self._judge = Judge(**judge_args)
+        self._fixtures: dict[str, Any] = {}  # content hash -> fixture, oldest first
 
     def ready(self) -> int:
         return os.getpid()
 
-    def judge(self, item: Item, translation: Translation,
-              urls: dict[str, str] | None = None) -> Outcome:
+    def judge(self, item: Item, translation: Translation, urls: dict[str, str] | None = None,
+              fixture: tuple[str, list[Any]] | None = None) -> Outcome:
+        if fixture is not None:  # (content hash, [object ref]): fetched once per actor
+            import ray
+
+            key, (ref,) = fixture
+            if key not in self._fixtures:
+                if len(self._fixtures) >= FIXTURES_KEPT:
+                    self._fixtures.pop(next(iter(self._fixtures)))
+                self._fixtures[key] = ray.get(ref)
+            item = dataclasses.replace(item, fixture=self._fixtures[key])
         if urls is not None and urls != self._judge.urls:  # a managed server was restarted
             from parrot.eval.judge import Judge
 
@@ -232,6 +245,18 @@ def judged(translations: Iterator[tuple[Item, Translation]], judge_args: dict[st
     exhausted = False
     lost = 0
 
+    shipped: dict[int, tuple[Any, tuple[str, list[Any]]]] = {}  # id(fixture) -> (it, ref)
+
+    def ship(item: Item) -> tuple[Item, tuple[str, list[Any]] | None]:
+        """The item without its fixture, and the fixture's object-store reference: a fixture
+        (TPC-H: megabytes) crosses to the cluster once, not with every item."""
+        if item.fixture is None:
+            return item, None
+        if id(item.fixture) not in shipped:
+            ref = ray.put(item.fixture)
+            shipped[id(item.fixture)] = (item.fixture, (item.fixture.content_hash, [ref]))
+        return dataclasses.replace(item, fixture=None), shipped[id(item.fixture)][1]
+
     def spawn() -> None:
         actor: Any = actor_class.remote(judge_args)
         starting[actor.ready.remote()] = actor
@@ -259,7 +284,8 @@ def judged(translations: Iterator[tuple[Item, Translation]], judge_args: dict[st
                         exhausted = True
                         break
                 urls = servers.urls if servers.managed else None
-                inflight[actor.judge.remote(item, translation, urls)] = (
+                bare, fixture = ship(item)
+                inflight[actor.judge.remote(bare, translation, urls, fixture)] = (
                     item, translation, actor, servers.stamp())
                 live[actor] += 1
             if exhausted and not retry and not inflight:
