@@ -114,6 +114,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--executor", type=_executor, default=ExecutorSpec("local"),
                    help=EXECUTOR_HELP + "; on Ray every chunk is a task (Ray's CPUs replace "
                         "--jobs) and the driver writes every output")
+    p.add_argument("--partition-bytes", type=int, default=4 * 2**20,
+                   help="on Ray, bytes of corpus JSONL each task reads for the first stage "
+                        "(the diverse and main variants; default 4 MiB): the driver never "
+                        "reads the corpus (not with --limit, which reads it here)")
     p.add_argument("--chunk-size", type=int, default=DEFAULT_CHUNK,
                    help=f"statements per worker task (default: {DEFAULT_CHUNK})")
     p.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT,
@@ -208,16 +212,33 @@ def main(argv: list[str] | None = None) -> int:
     limit = variant.limit if args.limit is None else (args.limit or None)
     out: Path = args.out or Path("build") / f"curated-{args.variant}"
     started = dt.datetime.now(dt.UTC)
+    # on Ray, a corpus of one record per row is read in partitions by the cluster's tasks
+    partitioned = (args.executor.kind == "ray" and variant.rows is not None
+                   and not args.input_limit)
+    records: list[Record] = []
+    parts: list[Any] = []
     try:
-        records, inputs = variant.load(sources)
+        if partitioned:
+            assert variant.rows is not None
+            inputs, reader = variant.rows(sources)
+            absent = [p for p in inputs if not p.is_file()]
+            if absent:
+                raise CorpusMissing(f"{absent[0]} not found: set PARROT_CORPORA to the folder "
+                                    "holding the shared corpora (parrot/, sqlglot/, sqlite/)")
+            from parrot.scale.partitions import split
+
+            parts = split(inputs, args.partition_bytes)
+        else:
+            records, inputs = variant.load(sources)
     except CorpusMissing as exc:
         errors.print(f"[red]{exc}[/red]")
         return 2
     if args.input_limit:
         records = records[:args.input_limit]
-    console.print(f"{args.variant}: {len(records)} input statements from "
-                  f"{len(inputs)} file(s); sources {','.join(sources)} → targets "
-                  f"{','.join(targets)}")
+    read_where = (f"{len(parts)} partition(s) read on the cluster" if partitioned
+                  else f"{len(records)} input statements")
+    console.print(f"{args.variant}: {read_where} from {len(inputs)} file(s); sources "
+                  f"{','.join(sources)} → targets {','.join(targets)}")
     try:
         stages = build_stages(args, targets, limit, variant.corpus_targets_only, pairs)
     except (ValueError, LookupError) as exc:
@@ -229,14 +250,17 @@ def main(argv: list[str] | None = None) -> int:
         errors.print(f"[red]{exc}[/red]")
         return 2
     try:
-        kept, funnel, routed = _run(records, stages, executor, args.chunk_size, console,
-                                    args.quiet)
+        kept, funnel, routed, n_inputs = _run(records, stages, executor, args.chunk_size,
+                                              console, args.quiet,
+                                              (parts, reader) if partitioned else None)
     finally:
         executor.close()
     n_items, n_fixtures = write_dataset(out, args.variant, kept)
     write_review(out, routed)
     manifest = build_manifest(args, argv, sources, targets, limit, inputs, stages, funnel,
-                              started, n_items, n_fixtures, len(routed), len(records))
+                              started, n_items, n_fixtures, len(routed), n_inputs)
+    if partitioned:
+        manifest["corpus_read"] = {"partitions": len(parts), "bytes": args.partition_bytes}
     if n_items and not args.no_suites:
         manifest["suites"] = build_suites(out, args.seed, args.jobs)
     write_manifest(out, manifest)
@@ -261,8 +285,11 @@ def build_suites(out: Path, seed: int, jobs: int) -> dict[str, Any]:
 
 
 def _run(records: list[Record], stages: list[Stage], executor: Executor,
-         chunk_size: int, console: Any, quiet: bool
-         ) -> tuple[list[Record], list[StageCount], list[dict[str, Any]]]:
+         chunk_size: int, console: Any, quiet: bool, partitioned: tuple[Any, Any] | None = None
+         ) -> tuple[list[Record], list[StageCount], list[dict[str, Any]], int]:
+    """The pipeline with progress bars; ``partitioned``: (partitions, row reader) of a corpus
+    the cluster reads. Returns the kept records, the funnel, the review queue and the number
+    of input records."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     with Progress(TextColumn("[bold]{task.description:<12}"), BarColumn(), MofNCompleteColumn(),
@@ -280,7 +307,15 @@ def _run(records: list[Record], stages: list[Stage], executor: Executor,
             progress.update(tasks[count.stage], completed=count.records_in,
                             description=f"{count.stage} → {count.records_out}")
 
-        return run_pipeline(records, stages, executor, chunk_size, on_progress, on_stage)
+        if partitioned is not None:
+            from parrot.scale.partitions import PartitionExecutor, run_partitioned
+
+            assert isinstance(executor, PartitionExecutor)
+            return run_partitioned(*partitioned, stages, executor, chunk_size, on_progress,
+                                   on_stage)
+        kept, funnel, routed = run_pipeline(records, stages, executor, chunk_size, on_progress,
+                                            on_stage)
+        return kept, funnel, routed, len(records)
 
 
 def build_manifest(args: argparse.Namespace, argv: list[str], sources: tuple[str, ...],

@@ -40,6 +40,9 @@ class Variant:
     targets: tuple[str, ...]  # target dialects by default
     limit: int | None  # statements kept by coverage selection, by default
     corpus_targets_only: bool = False
+    # the corpus files and a per-row reader, for a variant whose records are one per row (no
+    # cross-row merging): what lets a cluster read the corpus in partitions
+    rows: Callable[[tuple[str, ...]], tuple[list[Path], RowReader]] | None = None
 
 
 def _jsonl(path: Path) -> Iterator[dict[str, Any]]:
@@ -73,38 +76,63 @@ def load_simple(sources: tuple[str, ...]) -> tuple[list[Record], list[Path]]:
     return list(records.values()), paths
 
 
-def _benchmark_records(files: list[Path], sources: tuple[str, ...],
-                       spider_only: bool) -> list[Record]:
+@dataclass(frozen=True)
+class RowReader:
+    """One row of a benchmark corpus (``<corpora>/parrot/*.jsonl``) as a record, or None when
+    the variant does not read it; picklable, so cluster workers read partitions with it."""
+
+    sources: tuple[str, ...]
+    named: frozenset[str]  # the named fixtures present (spider/<db_id>, …)
+    spider_only: bool
+
+    def __call__(self, row: dict[str, Any], path: Path) -> Record | None:
+        if row["dialect"] not in self.sources:
+            return None
+        fixture = f"spider/{row['db_id']}" if row.get("db_id") else None
+        if fixture not in self.named:
+            if self.spider_only:
+                return None
+            fixture = None
+        return Record(id=row["id"], dialect=row["dialect"], sql=row["sql"],
+                      origin=row.get("benchmark", path.stem), fixture=fixture)
+
+
+def _reader(sources: tuple[str, ...], spider_only: bool) -> RowReader:
     from parrot.migrate.named import available_named
 
-    named = set(available_named())
+    return RowReader(sources, frozenset(available_named()), spider_only)
+
+
+def _benchmark_records(files: list[Path], reader: RowReader) -> list[Record]:
     out = []
     for path in files:
         for row in _jsonl(path):
-            if row["dialect"] not in sources:
-                continue
-            fixture = f"spider/{row['db_id']}" if row.get("db_id") else None
-            if fixture not in named:
-                if spider_only:
-                    continue
-                fixture = None
-            out.append(Record(id=row["id"], dialect=row["dialect"], sql=row["sql"],
-                              origin=row.get("benchmark", path.stem), fixture=fixture))
+            record = reader(row, path)
+            if record is not None:
+                out.append(record)
     return out
 
 
-def load_diverse(sources: tuple[str, ...]) -> tuple[list[Record], list[Path]]:
+def rows_diverse(sources: tuple[str, ...]) -> tuple[list[Path], RowReader]:
     files = [corpora_root() / "parrot" / f"{name}.jsonl" for name in SPIDER_FAMILY]
-    files = [f for f in files if f.is_file()] or files[:1]
-    return _benchmark_records(files, sources, spider_only=True), files
+    return [f for f in files if f.is_file()] or files[:1], _reader(sources, spider_only=True)
 
 
-def load_main(sources: tuple[str, ...]) -> tuple[list[Record], list[Path]]:
+def rows_main(sources: tuple[str, ...]) -> tuple[list[Path], RowReader]:
     root = corpora_root() / "parrot"
     if not root.is_dir():
         raise CorpusMissing(f"{root} not found: set PARROT_CORPORA")
-    files = sorted(root.glob("*.jsonl"))
-    return _benchmark_records(files, sources, spider_only=False), files
+    return sorted(root.glob("*.jsonl")), _reader(sources, spider_only=False)
+
+
+def load_diverse(sources: tuple[str, ...]) -> tuple[list[Record], list[Path]]:
+    files, reader = rows_diverse(sources)
+    return _benchmark_records(files, reader), files
+
+
+def load_main(sources: tuple[str, ...]) -> tuple[list[Record], list[Path]]:
+    files, reader = rows_main(sources)
+    return _benchmark_records(files, reader), files
 
 
 # other packages add variants through the ``parrot.curation_variants`` entry-point group
@@ -112,8 +140,10 @@ VARIANTS: Registry[Variant] = Registry("curation variant", group="parrot.curatio
                                        check=lambda v: isinstance(v, Variant),
                                        expects="a Variant")
 for _variant in (Variant("simple", load_simple, EMBEDDED, EMBEDDED, None),
-                 Variant("diverse", load_diverse, ("sqlite",), ("duckdb", "clickhouse"), 400),
-                 Variant("main", load_main, ("sqlite",), ("duckdb", "clickhouse"), 100)):
+                 Variant("diverse", load_diverse, ("sqlite",), ("duckdb", "clickhouse"), 400,
+                         rows=rows_diverse),
+                 Variant("main", load_main, ("sqlite",), ("duckdb", "clickhouse"), 100,
+                         rows=rows_main)):
     VARIANTS.add(_variant.name, _variant)
 
 

@@ -276,20 +276,24 @@ def _judged(pending: list[Item], translator: Translator,
 
 def _judged_on_ray(pending: list[Item], translations: Iterator[tuple[Item, Translation]],
                    config: RunConfig) -> Iterator[Outcome]:
-    """Judging on Ray actors: the servers this machine runs for the run are shared by URL."""
+    """Judging on Ray actors: the servers this machine runs for the run are shared by URL, and
+    restarted by this process when they die (unless ``--no-start``)."""
     from parrot.scale.cluster import judged
     from parrot.servers import server_for
 
     urls = dict(config.urls)
+    managed = []
     for dialect in servers_needed(pending, urls):
         state = server_for(dialect).state()
         if state is not None:
             urls[dialect] = state.url
+            managed.append(dialect)
     judge_args = {"timeout": config.timeout, "max_rows": config.max_rows, "urls": urls,
                   "start": False, "syntax": config.syntax, "suite_dir": config.suite_dir}
     assert config.executor.address is not None
     yield from judged(translations, judge_args, config.executor.address,
-                      config.jobs if config.jobs > 1 else 0)
+                      config.jobs if config.jobs > 1 else 0,
+                      managed=managed if config.start else ())
 
 
 def _feedback_for(translator: Translator, config: RunConfig) -> EngineFeedback | None:

@@ -15,6 +15,14 @@ records (what shipping a chunk costs the driver). Prints one table; the README's
 statements and 1 M items uses these figures.
 
     PYTHONPATH=. python scripts/bench/scale.py [--workers 1,2,4] [--statements 20000]
+
+The done-when run of curation at 1 M statements (local, then on a cluster; the two sha256s
+must be equal):
+
+    PYTHONPATH=. python scripts/bench/scale.py --write-corpus build/bench-1m.jsonl
+    PYTHONPATH=. python scripts/bench/scale.py --curate build/bench-1m.jsonl --out local.jsonl
+    PYTHONPATH=. python scripts/bench/scale.py --curate build/bench-1m.jsonl --out ray.jsonl \
+        --executor ray://HEAD:10001
 """
 
 from __future__ import annotations
@@ -124,9 +132,81 @@ def driver_costs(records: list[Record], pairs: list[tuple[Item, Translation]], a
     return append, ship
 
 
+def write_corpus(path: Path, size: int) -> None:
+    """The benchmark corpus of ``scripts/bench/curate.py`` (the 79 k statements replicated with
+    perturbed literals to ``size``), written as one corpus JSONL file."""
+    sys.path.insert(0, str(Path(__file__).parent))
+    from curate import load_corpus, replicate  # scripts/bench/curate.py
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".tmp")
+    with tmp.open("w", encoding="utf-8") as out:
+        for r in replicate(load_corpus(), size):
+            out.write(json.dumps({"id": r.id, "dialect": r.dialect, "sql": r.sql,
+                                  "benchmark": r.origin}, ensure_ascii=False) + "\n")
+    tmp.replace(path)
+
+
+def curate_corpus(path: Path, executor: str, chunk: int, partition_bytes: int,
+                  out: Path) -> int:
+    """Curation's corpus-scale stages (standardise → normalise → cluster → features →
+    coverage, as ``scripts/bench/curate.py``) over the corpus file ``path``: on this machine
+    (``--jobs 2``, the driver reads the file) or on the Ray cluster ``executor`` names (the
+    tasks read it in partitions). Writes the kept records to ``out`` and prints its sha256."""
+    import dataclasses
+    import hashlib
+
+    from parrot.curate.select import Cluster, Coverage
+    from parrot.curate.variants import RowReader
+    from parrot.scale import parse_executor
+    from parrot.scale.partitions import read_records, run_partitioned, split
+
+    stages = [Standardise(), Normalise(), Cluster(), Features(), Coverage()]
+    dialects = {json.loads(line)["dialect"] for line in path.open(encoding="utf-8")}
+    reader = RowReader(tuple(sorted(dialects)), frozenset(), spider_only=False)
+    spec = parse_executor(executor)
+    start = time.perf_counter()
+    if spec.kind == "local":
+        local = LocalExecutor(2)
+        try:
+            records = [r for part in split([path], 2**62) for r in read_records(part, reader)]
+            kept, funnel, _ = run_pipeline(records, stages, local, chunk)
+        finally:
+            local.close()
+        read = len(records)
+    else:
+        assert spec.address is not None
+        ray_executor = cluster.RayExecutor(spec.address)
+        try:
+            kept, funnel, _, read = run_partitioned(split([path], partition_bytes), reader,
+                                                    stages, ray_executor, chunk)
+        finally:
+            ray_executor.close()
+    seconds = time.perf_counter() - start
+    with out.open("w", encoding="utf-8") as fh:
+        for r in kept:
+            fh.write(json.dumps(dataclasses.asdict(r), sort_keys=True, ensure_ascii=False,
+                                default=str) + "\n")
+    digest = hashlib.sha256(out.read_bytes()).hexdigest()
+    print(f"{executor}: {read:,} statements → {len(kept):,} kept in {seconds:,.0f} s "
+          f"({read / seconds:,.0f} stmts/s); sha256 {digest}")
+    for c in funnel:
+        print(f"  {c.stage:<12} {c.records_in:>9,} → {c.records_out:>9,}  {c.seconds:8.1f} s")
+    return 0
+
+
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--write-corpus", type=Path, metavar="FILE",
+                   help="write the 1 M-statement benchmark corpus to FILE (see --size) and stop")
+    p.add_argument("--size", type=int, default=1_000_000)
+    p.add_argument("--curate", type=Path, metavar="FILE",
+                   help="run curation's corpus-scale stages over the corpus FILE with "
+                        "--executor, write the kept records to --out, print its sha256")
+    p.add_argument("--executor", default="local")
+    p.add_argument("--partition-bytes", type=int, default=4 * 2**20)
+    p.add_argument("--out", type=Path, default=Path("kept.jsonl"))
     p.add_argument("--workers", default="1,2,4", help="worker counts (one-CPU nodes)")
     p.add_argument("--statements", type=int, default=20_000)
     p.add_argument("--chunk-size", type=int, default=1000)
@@ -135,6 +215,12 @@ def main() -> int:
     p.add_argument("--concurrency", type=int, default=4, help="simulated LLM calls at once")
     args = p.parse_args()
     logging.getLogger("sqlglot").setLevel(logging.ERROR)
+    if args.write_corpus:
+        write_corpus(args.write_corpus, args.size)
+        return 0
+    if args.curate:
+        return curate_corpus(args.curate, args.executor, args.chunk_size, args.partition_bytes,
+                             args.out)
     workers = sorted(int(w) for w in args.workers.split(","))
     records = corpus(args.statements)
     dataset = load_dataset("starter")
