@@ -23,6 +23,8 @@ from parrot.curate.annotate import Annotate, Pairs
 from parrot.curate.anonymise import LEVELS, Anonymise
 from parrot.curate.canonicalise import Canonicalise
 from parrot.curate.classify import Classify
+from parrot.curate.difficulty import MODES as DIFFICULTY_MODES
+from parrot.curate.difficulty import Difficulty
 from parrot.curate.select import (
     COVERAGE_SOURCES,
     DEFAULT_PATIENCE,
@@ -59,6 +61,7 @@ from parrot.curate.verify import (
 )
 from parrot.pairs import EVERY_PAIR, DialectPairs, combined, parse_pairs
 from parrot.scale import EXECUTOR_HELP, ExecutorError, ExecutorSpec, parse_executor
+from parrot.translators.llm import options as llm_options
 
 
 def _dialect_list(text: str) -> tuple[str, ...]:
@@ -92,6 +95,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--annotator", action="append", default=[],
                    help="a translator spec producing candidates (repeatable; default sqlglot): "
                         "sqlglot, openai/gpt-4o, ensemble:sqlglot,openai/gpt-4o, ...")
+    p.add_argument("--difficulty-model", metavar="SPEC",
+                   help="the difficulty filter's translator (any --model spec, e.g. local, "
+                        "openai/gpt-4o-mini): it translates every verified pair, judged like "
+                        "verification (strict, every round); pairs it solves are easy")
+    p.add_argument("--difficulty", choices=DIFFICULTY_MODES, default="drop",
+                   help="what happens to easy pairs: drop them, or tag them easy (default: drop)")
     p.add_argument("--anonymise", default="", help=f"levels to apply: {','.join(LEVELS)}")
     p.add_argument("--seed", type=int, default=0,
                    help="seed of anonymisation and generated test data (default: 0)")
@@ -126,6 +135,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="skip building the distilled test suites (python -m parrot.testsuite "
                         "build) of the written dataset; by default they go to OUT/suites/")
     p.add_argument("--quiet", action="store_true", help="no progress bars and no funnel table")
+    llm_options.add_arguments(
+        p, only={"api_base", "concurrency", "request_timeout", "cache", "no_cache", "shots"},
+        description="for LLM annotators and --difficulty-model (PROVIDER/MODEL, local, ...)")
     return p
 
 
@@ -139,6 +151,7 @@ def chosen_pairs(args: argparse.Namespace) -> DialectPairs:
 
 def build_stages(args: argparse.Namespace, targets: tuple[str, ...], limit: int | None,
                  corpus_targets_only: bool, pairs: DialectPairs = EVERY_PAIR) -> list[Stage]:
+    llm = llm_options.from_args(args)
     stages: list[Stage] = [Standardise(), Canonicalise(args.timeout, DEFAULT_MAX_ROWS)]
     levels = tuple(x.strip() for x in args.anonymise.split(",") if x.strip())
     if levels:
@@ -155,11 +168,14 @@ def build_stages(args: argparse.Namespace, targets: tuple[str, ...], limit: int 
         Pairs(targets, corpus_targets_only, pairs),
         TestData(args.rounds, args.seed, args.timeout),
         TypeFilter(args.timeout, DEFAULT_MAX_ROWS),
-        Annotate(args.annotator or ["sqlglot"]),
+        Annotate(args.annotator or ["sqlglot"], llm),
         Verify(args.timeout, DEFAULT_MAX_ROWS, review=not args.no_review,
                keep_unverified=args.keep_unverified),
-        Classify(),
     ]
+    if args.difficulty_model:
+        stages.append(Difficulty(args.difficulty_model, args.difficulty, llm, args.timeout,
+                                 DEFAULT_MAX_ROWS))
+    stages.append(Classify())
     return stages
 
 
