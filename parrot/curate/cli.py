@@ -209,6 +209,10 @@ def main(argv: list[str] | None = None) -> int:
         from parrot.curate.review import main as review_main
 
         return review_main(argv[1:])
+    if argv[:1] == ["rules"]:
+        from parrot.curate.rules import main as rules_main
+
+        return rules_main(argv[1:])
     args = build_parser().parse_args(argv)
     logging.getLogger("sqlglot").setLevel(logging.ERROR)  # "falling back to Command" noise
     console = table_console(stderr=True, quiet=args.quiet)
