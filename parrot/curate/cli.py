@@ -258,26 +258,52 @@ def main(argv: list[str] | None = None) -> int:
     manifest = build_manifest(args, argv, sources, targets, limit, inputs, stages, funnel,
                               started, n_items, n_fixtures, len(routed), len(records))
     if n_items and not args.no_suites:
-        manifest["suites"] = build_suites(out, args.seed, args.jobs)
+        manifest["suites"] = build_suites(out, args.seed, args.jobs, quiet=args.quiet)
     write_manifest(out, manifest)
     console.print(funnel_table(funnel))
     console.print(f"{n_items} items ({n_fixtures} generated fixtures) → {out}/items.jsonl; "
                   f"{len(routed)} pairs in review.jsonl; manifest: {out}/manifest.json")
     console.print(f"check it: python -m parrot.eval --model reference --dataset {out}")
+    suites = manifest.get("suites")
+    if suites is not None and suites["exit_status"] != 0:
+        tail = "".join(f"\n  {line}" for line in suites.get("output_tail", []))
+        errors.print(f"[red]error:[/] building the test suites failed (exit status "
+                     f"{suites['exit_status']}: {' '.join(suites['command'])}); the {n_items} "
+                     f"items are written, but the dataset has no suites{tail}", highlight=False,
+                     markup=True)
+        return 1
     return 0 if n_items else 1
 
 
-def build_suites(out: Path, seed: int, jobs: int) -> dict[str, Any]:
+def build_suites(out: Path, seed: int, jobs: int, quiet: bool = False) -> dict[str, Any]:
     """The distilled test suites of the dataset at ``out`` (``OUT/suites/``), built by
-    parrot.testsuite's builder; what the manifest records of that build."""
+    parrot.testsuite's builder; what the manifest records of that build. ``quiet``: its
+    progress is held back (the last lines are kept for the error message when it fails)."""
+    import contextlib
+    import io
+
     from parrot.testsuite.cli import main as testsuite_main
 
     command = ["build", str(out), "--seed", str(seed), "--jobs", str(jobs)]
-    rc = testsuite_main(command)
+    held = io.StringIO()
+    with contextlib.ExitStack() as stack:
+        if quiet:
+            stack.enter_context(contextlib.redirect_stdout(held))
+            stack.enter_context(contextlib.redirect_stderr(held))
+        try:
+            rc = testsuite_main(command)
+        except SystemExit as exc:  # its argument parser refused the command
+            rc = exc.code if isinstance(exc.code, int) else 2
+        except Exception as exc:  # a defect in the builder: recorded, the items stay written
+            print(f"{type(exc).__name__}: {exc}", file=sys.stderr)
+            rc = 1
     suites = out / "suites"
     built = sum(1 for _ in suites.rglob("*.json")) if suites.is_dir() else 0
-    return {"command": ["python", "-m", "parrot.testsuite", *command], "exit_status": rc,
-            "files": built}
+    record: dict[str, Any] = {"command": ["python", "-m", "parrot.testsuite", *command],
+                              "exit_status": rc, "files": built}
+    if rc != 0 and quiet:
+        record["output_tail"] = held.getvalue().splitlines()[-5:]
+    return record
 
 
 def _run(records: list[Record], stages: list[Stage], executor: Executor,
