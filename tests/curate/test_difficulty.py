@@ -88,3 +88,18 @@ def test_the_local_model_filters_offline(tmp_path: Path) -> None:
         1 for r in batch.records if "easy" in r.tags)
     assert judged == 2
     assert stage.params()["model"]["name"] == "local"
+
+
+def test_the_cli_puts_the_filter_after_verification() -> None:
+    from parrot.curate.cli import build_parser, build_stages
+
+    args = build_parser().parse_args(["--difficulty-model", "sqlglot", "--difficulty", "tag",
+                                      "--api-base", "http://127.0.0.1:9/v1"])
+    stages = build_stages(args, ("duckdb",), None, False)
+    names = [s.name for s in stages]
+    assert names[-3:] == ["verify", "difficulty", "classify"]
+    stage = stages[-2]
+    assert isinstance(stage, Difficulty) and stage.mode == "tag"
+    assert stage.llm.api_base == "http://127.0.0.1:9/v1"
+    plain = build_stages(build_parser().parse_args([]), ("duckdb",), None, False)
+    assert "difficulty" not in [s.name for s in plain]
