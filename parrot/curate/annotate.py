@@ -55,13 +55,15 @@ class Pairs(Stage):
         return out
 
 
-_TRANSLATORS: dict[str, Translator] = {}
+_TRANSLATORS: dict[tuple[str, Any], Translator] = {}
 
 
-def translator(spec: str) -> Translator:
-    if spec not in _TRANSLATORS:
-        _TRANSLATORS[spec] = create_translator(spec)
-    return _TRANSLATORS[spec]
+def translator(spec: str, llm: Any = None) -> Translator:
+    """The translator ``spec`` names (``llm``: LLMOptions for model specs), once per process."""
+    key = (spec, llm)
+    if key not in _TRANSLATORS:
+        _TRANSLATORS[key] = create_translator(spec, llm=llm)
+    return _TRANSLATORS[key]
 
 
 class Annotate(Stage):
@@ -69,15 +71,16 @@ class Annotate(Stage):
 
     name = "annotate"
 
-    def __init__(self, annotators: Sequence[str]):
+    def __init__(self, annotators: Sequence[str], llm: Any = None):
         if not annotators:
             raise ValueError("at least one annotator is needed (e.g. --annotator sqlglot)")
         self.annotators = tuple(annotators)
+        self.llm = llm  # LLMOptions (frozen, picklable) or None
         for spec in self.annotators:  # fail fast on an unknown spec, in the parent process
-            translator(spec)
+            translator(spec, llm)
 
     def params(self) -> dict[str, Any]:
-        return {"annotators": [translator(s).params() for s in self.annotators]}
+        return {"annotators": [translator(s, self.llm).params() for s in self.annotators]}
 
     def map(self, chunk: list[Record]) -> Batch:
         out = Batch([])
@@ -85,7 +88,7 @@ class Annotate(Stage):
                       source_sql=r.sql) for r in chunk]
         found: dict[str, list[Candidate]] = {r.id: [] for r in chunk}
         for spec in self.annotators:
-            for item, t in translator(spec).translate_all(items):
+            for item, t in translator(spec, self.llm).translate_all(items):
                 if t.ok and t.sql:
                     source = t.annotation_source if t.annotation_source in ANNOTATION_SOURCES \
                         else "tool"

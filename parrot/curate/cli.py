@@ -23,6 +23,8 @@ from parrot.curate.annotate import Annotate, Pairs
 from parrot.curate.anonymise import LEVELS, Anonymise
 from parrot.curate.canonicalise import Canonicalise
 from parrot.curate.classify import Classify
+from parrot.curate.difficulty import MODES as DIFFICULTY_MODES
+from parrot.curate.difficulty import Difficulty
 from parrot.curate.select import (
     COVERAGE_SOURCES,
     DEFAULT_PATIENCE,
@@ -59,6 +61,7 @@ from parrot.curate.verify import (
 )
 from parrot.pairs import EVERY_PAIR, DialectPairs, combined, parse_pairs
 from parrot.scale import EXECUTOR_HELP, ExecutorError, ExecutorSpec, parse_executor
+from parrot.translators.llm import options as llm_options
 
 
 def _dialect_list(text: str) -> tuple[str, ...]:
@@ -92,6 +95,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--annotator", action="append", default=[],
                    help="a translator spec producing candidates (repeatable; default sqlglot): "
                         "sqlglot, openai/gpt-4o, ensemble:sqlglot,openai/gpt-4o, ...")
+    p.add_argument("--difficulty-model", metavar="SPEC",
+                   help="the difficulty filter's translator (any --model spec, e.g. local, "
+                        "openai/gpt-4o-mini): it translates every verified pair, judged like "
+                        "verification (strict, every round); pairs it solves are easy")
+    p.add_argument("--difficulty", choices=DIFFICULTY_MODES, default="drop",
+                   help="what happens to easy pairs: drop them, or tag them easy (default: drop)")
     p.add_argument("--anonymise", default="", help=f"levels to apply: {','.join(LEVELS)}")
     p.add_argument("--seed", type=int, default=0,
                    help="seed of anonymisation and generated test data (default: 0)")
@@ -130,6 +139,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="skip building the distilled test suites (python -m parrot.testsuite "
                         "build) of the written dataset; by default they go to OUT/suites/")
     p.add_argument("--quiet", action="store_true", help="no progress bars and no funnel table")
+    llm_options.add_arguments(
+        p, only={"api_base", "concurrency", "request_timeout", "cache", "no_cache", "shots"},
+        description="for LLM annotators and --difficulty-model (PROVIDER/MODEL, local, ...)")
     return p
 
 
@@ -143,6 +155,7 @@ def chosen_pairs(args: argparse.Namespace) -> DialectPairs:
 
 def build_stages(args: argparse.Namespace, targets: tuple[str, ...], limit: int | None,
                  corpus_targets_only: bool, pairs: DialectPairs = EVERY_PAIR) -> list[Stage]:
+    llm = llm_options.from_args(args)
     stages: list[Stage] = [Standardise(), Canonicalise(args.timeout, DEFAULT_MAX_ROWS)]
     levels = tuple(x.strip() for x in args.anonymise.split(",") if x.strip())
     if levels:
@@ -159,11 +172,14 @@ def build_stages(args: argparse.Namespace, targets: tuple[str, ...], limit: int 
         Pairs(targets, corpus_targets_only, pairs),
         TestData(args.rounds, args.seed, args.timeout),
         TypeFilter(args.timeout, DEFAULT_MAX_ROWS),
-        Annotate(args.annotator or ["sqlglot"]),
+        Annotate(args.annotator or ["sqlglot"], llm),
         Verify(args.timeout, DEFAULT_MAX_ROWS, review=not args.no_review,
                keep_unverified=args.keep_unverified),
-        Classify(),
     ]
+    if args.difficulty_model:
+        stages.append(Difficulty(args.difficulty_model, args.difficulty, llm, args.timeout,
+                                 DEFAULT_MAX_ROWS))
+    stages.append(Classify())
     return stages
 
 
@@ -197,6 +213,10 @@ def main(argv: list[str] | None = None) -> int:
         from parrot.curate.review import main as review_main
 
         return review_main(argv[1:])
+    if argv[:1] == ["rules"]:
+        from parrot.curate.rules import main as rules_main
+
+        return rules_main(argv[1:])
     args = build_parser().parse_args(argv)
     logging.getLogger("sqlglot").setLevel(logging.ERROR)  # "falling back to Command" noise
     console = table_console(stderr=True, quiet=args.quiet)
@@ -262,26 +282,52 @@ def main(argv: list[str] | None = None) -> int:
     if partitioned:
         manifest["corpus_read"] = {"partitions": len(parts), "bytes": args.partition_bytes}
     if n_items and not args.no_suites:
-        manifest["suites"] = build_suites(out, args.seed, args.jobs)
+        manifest["suites"] = build_suites(out, args.seed, args.jobs, quiet=args.quiet)
     write_manifest(out, manifest)
     console.print(funnel_table(funnel))
     console.print(f"{n_items} items ({n_fixtures} generated fixtures) → {out}/items.jsonl; "
                   f"{len(routed)} pairs in review.jsonl; manifest: {out}/manifest.json")
     console.print(f"check it: python -m parrot.eval --model reference --dataset {out}")
+    suites = manifest.get("suites")
+    if suites is not None and suites["exit_status"] != 0:
+        tail = "".join(f"\n  {line}" for line in suites.get("output_tail", []))
+        errors.print(f"[red]error:[/] building the test suites failed (exit status "
+                     f"{suites['exit_status']}: {' '.join(suites['command'])}); the {n_items} "
+                     f"items are written, but the dataset has no suites{tail}", highlight=False,
+                     markup=True)
+        return 1
     return 0 if n_items else 1
 
 
-def build_suites(out: Path, seed: int, jobs: int) -> dict[str, Any]:
+def build_suites(out: Path, seed: int, jobs: int, quiet: bool = False) -> dict[str, Any]:
     """The distilled test suites of the dataset at ``out`` (``OUT/suites/``), built by
-    parrot.testsuite's builder; what the manifest records of that build."""
+    parrot.testsuite's builder; what the manifest records of that build. ``quiet``: its
+    progress is held back (the last lines are kept for the error message when it fails)."""
+    import contextlib
+    import io
+
     from parrot.testsuite.cli import main as testsuite_main
 
     command = ["build", str(out), "--seed", str(seed), "--jobs", str(jobs)]
-    rc = testsuite_main(command)
+    held = io.StringIO()
+    with contextlib.ExitStack() as stack:
+        if quiet:
+            stack.enter_context(contextlib.redirect_stdout(held))
+            stack.enter_context(contextlib.redirect_stderr(held))
+        try:
+            rc = testsuite_main(command)
+        except SystemExit as exc:  # its argument parser refused the command
+            rc = exc.code if isinstance(exc.code, int) else 2
+        except Exception as exc:  # a defect in the builder: recorded, the items stay written
+            print(f"{type(exc).__name__}: {exc}", file=sys.stderr)
+            rc = 1
     suites = out / "suites"
     built = sum(1 for _ in suites.rglob("*.json")) if suites.is_dir() else 0
-    return {"command": ["python", "-m", "parrot.testsuite", *command], "exit_status": rc,
-            "files": built}
+    record: dict[str, Any] = {"command": ["python", "-m", "parrot.testsuite", *command],
+                              "exit_status": rc, "files": built}
+    if rc != 0 and quiet:
+        record["output_tail"] = held.getvalue().splitlines()[-5:]
+    return record
 
 
 def _run(records: list[Record], stages: list[Stage], executor: Executor,

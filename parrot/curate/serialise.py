@@ -68,6 +68,9 @@ def item_json(variant: str, r: Record) -> dict[str, Any]:
         "tags": [*r.tags, f"variant:{variant}"],
         "annotators": [c.annotator for c in r.references],
     }
+    if r.info.get("difficulty"):  # the difficulty filter tagged it (--difficulty tag)
+        line["difficulty"] = r.info["difficulty"]
+        line["difficulty_model"] = r.info.get("difficulty_model")
     if r.info.get("rejected"):
         line["rejected_candidates"] = len(r.info["rejected"])
     if r.info.get("original_sql"):  # the corpus's text before canonicalisation

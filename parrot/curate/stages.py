@@ -76,6 +76,7 @@ class Drop(StrEnum):
     SOURCE_UNUSABLE = "source_unusable"  # the source fails or is nondeterministic on its data
     NO_CANDIDATE = "no_candidate"
     NO_AGREEMENT = "no_agreement"  # no candidate agrees (detail: routed to review)
+    EASY = "easy"  # the difficulty filter's model already solves it (detail: which model)
     NO_ENGINE = "no_engine"  # no engine for the pair
     NO_ENGINE_GRAMMAR_FAILS = "no_engine_grammar_fails"  # ... and every candidate fails the
     #                                                      target's grammar

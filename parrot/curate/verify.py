@@ -17,11 +17,13 @@ source result is non-empty. A source whose LIMIT cuts through ties there is reje
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, replace
 from typing import Any
 
 from parrot.curate.stages import Batch, Candidate, Drop, Record, Stage
 from parrot.datasets import Item
+from parrot.eval.records import Outcome
 from parrot.fixtures import Fixture, FixtureError, fixture_from_json
 from parrot.testsuite.datagen import SchemaError, fixture_name, query_test_data
 from parrot.translators.base import Translation, TranslationStatus
@@ -29,6 +31,8 @@ from parrot.translators.base import Translation, TranslationStatus
 DEFAULT_ROUNDS = 5
 DEFAULT_TIMEOUT = 5.0
 DEFAULT_MAX_ROWS = 10_000
+ENGINE_RETRIES = 2  # re-judgements of a candidate whose run hit an engine failure
+ENGINE_RETRY_PAUSE = 1.0  # seconds before the first (doubling after)
 
 
 @dataclass(frozen=True)
@@ -105,6 +109,19 @@ class Checker:
         reason = self.judge.limit_cuts_ties(self.item(r, fixtures[i]))
         return i, (f"nondeterministic source: {reason}" if reason else None)
 
+    def judge_retrying(self, item: Item, sql: str) -> Outcome:
+        """The judge's record for ``sql``; a candidate whose run hit an engine failure (an
+        in-process engine that could not start a thread or allocate memory on a loaded machine)
+        is judged again after a pause, up to ``ENGINE_RETRIES`` times, so a transient failure of
+        the machine does not send a pair to review as if the translation were wrong."""
+        for attempt in range(ENGINE_RETRIES + 1):
+            record = self.judge.judge(item, Translation(TranslationStatus.OK, sql=sql))
+            pred = record.get("pred")
+            if not pred or pred["status"] != "engine_error" or attempt == ENGINE_RETRIES:
+                break
+            time.sleep(ENGINE_RETRY_PAUSE * (attempt + 1))
+        return record
+
     def agrees(self, r: Record, sql: str) -> Agreement:
         """Whether ``sql`` on the target gives the source's result on every round."""
         if "\x00" in sql:  # engine drivers refuse it outright
@@ -113,7 +130,7 @@ class Checker:
         attached = r.info.get("attach", 0)
         for i, fx in enumerate(self.rounds(r)):
             item = self.item(r, fx)
-            record = self.judge.judge(item, Translation(TranslationStatus.OK, sql=sql))
+            record = self.judge_retrying(item, sql)
             strict = record["verdicts"]["strict"]
             if strict["reason"] == "gold_error":
                 continue  # the source itself fails on this round's data

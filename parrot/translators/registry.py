@@ -41,6 +41,7 @@ TRANSLATORS: Registry[type[Translator]] = Registry(
         "litellm": "parrot.translators.llm.translator",
         "local": "parrot.translators.llm.local",
         "ensemble": "parrot.translators.ensemble",
+        "rules": "parrot.curate.rules",
     })
 
 

@@ -68,3 +68,56 @@ def test_no_suites_skips_the_suite_build(tmp_path: Path) -> None:
     assert manifest["outputs"]["items"] > 0  # items written, so only --no-suites skipped them
     assert "suites" not in manifest
     assert not (out / "suites").exists()
+
+
+def _one_verified_pair(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The pipeline replaced by one verified pair, so only what follows it runs."""
+    from parrot.curate import cli
+    from parrot.curate.stages import Candidate, Record
+
+    pair = Record(id="p~duckdb", dialect="sqlite", target="duckdb", sql="SELECT 1 AS a",
+                  references=(Candidate("SELECT 1 AS a", "sqlglot", "tool"),))
+    monkeypatch.setattr(cli, "_run", lambda *a, **k: ([pair], [], []))
+
+
+def _failing_builder(rc: int) -> object:
+    def build(argv: list[str]) -> int:
+        import sys
+
+        print("  10/10 (progress)", file=sys.stderr)
+        print("suites built: 0")
+        if rc == 99:
+            raise RuntimeError("builder defect")
+        return rc
+    return build
+
+
+@pytest.mark.parametrize("rc", [3, 99])
+def test_a_failed_suite_build_is_an_error_and_items_stay(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+        rc: int) -> None:
+    import parrot.testsuite.cli
+
+    _one_verified_pair(monkeypatch)
+    monkeypatch.setattr(parrot.testsuite.cli, "main", _failing_builder(rc))
+    assert main(["--variant", "simple", "--input-limit", "1", "--out", str(tmp_path),
+                 "--quiet"]) == 1
+    captured = capsys.readouterr()
+    assert "10/10 (progress)" not in captured.out  # --quiet holds the builder's progress back
+    assert "building the test suites failed" in captured.err
+    assert "dataset has no suites" in captured.err and "1 items are written" in captured.err
+    manifest = json.loads((tmp_path / "manifest.json").read_text())
+    assert manifest["suites"]["exit_status"] == (1 if rc == 99 else rc)
+    assert len((tmp_path / "items.jsonl").read_text().splitlines()) == 1
+
+
+def test_a_quiet_suite_build_prints_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                            capsys: pytest.CaptureFixture[str]) -> None:
+    import parrot.testsuite.cli
+
+    _one_verified_pair(monkeypatch)
+    monkeypatch.setattr(parrot.testsuite.cli, "main", _failing_builder(0))
+    assert main(["--variant", "simple", "--input-limit", "1", "--out", str(tmp_path),
+                 "--quiet"]) == 0
+    captured = capsys.readouterr()
+    assert captured.out == "" and captured.err == ""

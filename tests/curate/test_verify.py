@@ -102,3 +102,27 @@ def test_testdata_reasons(sql: str, reason: str | None) -> None:
     if reason is not None:
         assert funnel[0].dropped == {reason.split(":")[0]: 1}
         assert funnel[0].details == {reason: 1}
+
+
+def test_an_engine_failure_of_a_candidate_is_judged_again(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A transient engine failure (DuckDB could not start a thread on a loaded machine) is not
+    a wrong translation: the candidate is judged again on the real engine and verified."""
+    from parrot.curate import verify
+
+    monkeypatch.setattr(verify, "ENGINE_RETRY_PAUSE", 0.0)
+    check = verify.checker(verify.DEFAULT_TIMEOUT, verify.DEFAULT_MAX_ROWS)
+    real = check.judge.judge
+    failures = iter([True])
+
+    def flaky(item, translation):  # type: ignore[no-untyped-def]
+        record = real(item, translation)
+        if next(failures, False):
+            record["pred"] = {"status": "engine_error",
+                              "error": "RuntimeError: can't start new thread"}
+            record["verdicts"]["strict"] = {"match": False, "reason": "pred_error"}
+        return record
+
+    monkeypatch.setattr(check.judge, "judge", flaky)
+    kept, routed = _verify(_pair("SELECT 7 / 2 AS q", "SELECT 7 // 2 AS q"))
+    assert len(kept) == 1 and routed == []
