@@ -349,8 +349,7 @@ class ErrorTable:
         return ExecStatus.RUNTIME_ERROR
 
 
-class Overflow(Exception):
-    """More rows than the cap."""
+Overflow = st.Overflow  # more rows than the cap
 
 
 # --- rows -----------------------------------------------------------------------------------------
