@@ -315,40 +315,7 @@ class Guard:
 
 # --- errors ---------------------------------------------------------------------------------------
 
-@dataclasses.dataclass(frozen=True)
-class ErrorTable:
-    """Which driver error codes mean what. ``code`` extracts a code from an exception (an ORA
-    number, a SQLSTATE, a Trino error name, ...); codes absent from every set are runtime
-    errors."""
-
-    code: Callable[[BaseException], int | str | None]
-    syntax: frozenset[int | str] = frozenset()
-    timeout: frozenset[int | str] = frozenset()  # the engine's own time limit fired
-    cancelled: frozenset[int | str] = frozenset()  # a cancel: TIMEOUT when parrot sent it
-    denied: frozenset[int | str] = frozenset()  # privileges or read-only mode: UNSUPPORTED
-    lost: frozenset[int | str] = frozenset()  # connection or server failure: ENGINE_ERROR
-
-    def classify(self, exc: BaseException, *, cancelled: bool,
-                 driver_errors: tuple[type[BaseException], ...] = ()) -> ExecStatus:
-        code = self.code(exc)
-        if code is not None:
-            if code in self.timeout:
-                return ExecStatus.TIMEOUT
-            if code in self.cancelled:
-                return ExecStatus.TIMEOUT if cancelled else ExecStatus.RUNTIME_ERROR
-            if code in self.syntax:
-                return ExecStatus.SYNTAX_ERROR
-            if code in self.denied:
-                return ExecStatus.UNSUPPORTED
-            if code in self.lost:
-                return ExecStatus.ENGINE_ERROR
-        if cancelled and code is None:
-            return ExecStatus.TIMEOUT  # parrot cancelled it; the driver reported that its way
-        if not isinstance(exc, driver_errors):
-            return ExecStatus.ENGINE_ERROR  # a broken connection, a bug, anything not SQL
-        return ExecStatus.RUNTIME_ERROR
-
-
+ErrorTable = st.ErrorTable  # driver error codes → ExecStatus (shared with the local engines)
 Overflow = st.Overflow  # more rows than the cap
 
 

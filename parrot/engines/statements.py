@@ -473,6 +473,62 @@ class Failed(Exception):
         self.code = code
 
 
+@dataclass(frozen=True)
+class ErrorTable:
+    """Which engine error codes mean what: every engine's classification as data. ``code``
+    extracts a code from an exception (an error number, a SQLSTATE, an error name, an
+    exception type's name, a message marker); codes absent from every set are runtime errors.
+
+    In order: ``timeout`` (the engine's own limit fired), ``cancelled`` (a cancel: TIMEOUT when
+    parrot sent it, else a runtime error), ``syntax``, ``denied`` (privileges, read-only mode:
+    UNSUPPORTED), ``lost`` codes, codes starting with ``lost_prefixes`` (SQLSTATE classes) and
+    ``lost_types`` (connection or engine failure: ENGINE_ERROR); then a failure without a code
+    is a TIMEOUT when parrot cancelled it and ``uncoded_cancel``, else ``uncoded`` when set;
+    anything not one of ``driver_errors`` is an ENGINE_ERROR (a broken connection, a bug).
+    """
+
+    code: Callable[[BaseException], int | str | None]
+    syntax: frozenset[int | str] = frozenset()
+    timeout: frozenset[int | str] = frozenset()
+    cancelled: frozenset[int | str] = frozenset()
+    denied: frozenset[int | str] = frozenset()
+    lost: frozenset[int | str] = frozenset()
+    lost_prefixes: tuple[str, ...] = ()
+    lost_types: tuple[type[BaseException], ...] = ()
+    uncoded_cancel: bool = True
+    uncoded: ExecStatus | None = None
+    driver_errors: tuple[type[BaseException], ...] | None = None  # None: given to classify
+
+    def classify(self, exc: BaseException, *, cancelled: bool,
+                 driver_errors: tuple[type[BaseException], ...] = ()) -> ExecStatus:
+        code = self.code(exc)
+        if code is not None:
+            if code in self.timeout:
+                return ExecStatus.TIMEOUT
+            if code in self.cancelled:
+                return ExecStatus.TIMEOUT if cancelled else ExecStatus.RUNTIME_ERROR
+            if code in self.syntax:
+                return ExecStatus.SYNTAX_ERROR
+            if code in self.denied:
+                return ExecStatus.UNSUPPORTED
+            if code in self.lost or str(code).startswith(self.lost_prefixes):
+                return ExecStatus.ENGINE_ERROR
+        if isinstance(exc, self.lost_types):
+            return ExecStatus.ENGINE_ERROR
+        if code is None and cancelled and self.uncoded_cancel:
+            return ExecStatus.TIMEOUT  # parrot cancelled it; the driver reported that its way
+        if code is None and self.uncoded is not None:
+            return self.uncoded
+        if not isinstance(exc, self.driver_errors if self.driver_errors is not None
+                          else driver_errors):
+            return ExecStatus.ENGINE_ERROR
+        return ExecStatus.RUNTIME_ERROR
+
+    def __call__(self, exc: BaseException, cancelled: bool) -> ExecStatus:
+        """``classify`` with the table's own ``driver_errors``, as :func:`run_in_order` calls it."""
+        return self.classify(exc, cancelled=cancelled)
+
+
 def typed_message(exc: BaseException) -> str:
     """What an engine error says: a :class:`Failed` statement's own message, anything else's
     exception type and message."""
