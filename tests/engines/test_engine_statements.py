@@ -183,3 +183,29 @@ def test_run_in_order_engine_messages() -> None:
                              engine_message=lambda exc: f"scrubbed {exc}")
     assert [own.error, typed.error, custom.error] == ["server said no", "OSError: gone",
                                                       "scrubbed gone"]
+
+
+class _CodedError(Exception):
+    def __init__(self, code: str | None) -> None:
+        super().__init__(code)
+        self.code = code
+
+
+class _Broken(Exception):
+    pass
+
+
+@pytest.mark.parametrize(("exc", "cancelled", "status"), [
+    (_CodedError("08006"), False, ExecStatus.ENGINE_ERROR),  # a lost prefix
+    (_CodedError("42601"), False, ExecStatus.SYNTAX_ERROR),
+    (_CodedError("22012"), False, ExecStatus.RUNTIME_ERROR),
+    (_CodedError(None), False, ExecStatus.ENGINE_ERROR),  # uncoded
+    (_CodedError(None), True, ExecStatus.ENGINE_ERROR),  # no uncoded_cancel: uncoded rules
+    (_Broken("x"), False, ExecStatus.ENGINE_ERROR),  # a lost type
+    (ValueError("x"), False, ExecStatus.ENGINE_ERROR),  # not a driver error
+])
+def test_error_table_fields(exc: BaseException, cancelled: bool, status: ExecStatus) -> None:
+    table = st.ErrorTable(lambda e: getattr(e, "code", None), syntax=frozenset({"42601"}),
+                          lost_prefixes=("08",), lost_types=(_Broken,), uncoded_cancel=False,
+                          uncoded=ExecStatus.ENGINE_ERROR, driver_errors=(_CodedError, _Broken))
+    assert table(exc, cancelled) is status
