@@ -541,6 +541,7 @@ def run_in_order(steps: Sequence[Any], deadline: Deadline, max_rows: int,
                  classify: Callable[[BaseException, bool], ExecStatus],
                  message: Callable[[BaseException], str], grace: float = 0.0, *,
                  before: Callable[[Any, float], str | None] | None = None,
+                 after: Callable[[], str | None] | None = None,
                  engine_message: Callable[[BaseException], str] = typed_message) -> Execution:
     """Run an execution's statements one after another under one deadline: the one execution
     loop of every local engine.
@@ -549,7 +550,9 @@ def run_in_order(steps: Sequence[Any], deadline: Deadline, max_rows: int,
     flag, or None when it returns no rows, or raises :class:`Overflow` to end the script as
     TOO_LARGE at once; a :class:`Watchdog` calls ``interrupt`` ``grace`` seconds after the
     budget runs out. ``before(step, remaining)``, outside the watchdog and the time spent, may
-    prepare a statement (a session time limit) or refuse it (a returned reason: UNSUPPORTED).
+    prepare a statement (a session time limit) or refuse it (a returned reason: UNSUPPORTED);
+    ``after()`` may stop the script after a statement the same way ("a statement ended
+    parrot's transaction").
     The first failure ends the execution, classified by ``classify(exc, interrupted)`` (a
     failure in ``before`` as not interrupted), with ``message(exc)``, or ``engine_message(exc)``
     for an engine error (by default the exception's type and message).
@@ -593,6 +596,8 @@ def run_in_order(steps: Sequence[Any], deadline: Deadline, max_rows: int,
                              error="timed out (stopped at the deadline)")
         if fetched is not None:
             result, too_large = fetched
+        if after is not None and (why := after()):
+            return Execution(ExecStatus.UNSUPPORTED, error=why, elapsed=elapsed)
     if too_large:
         return Execution(ExecStatus.TOO_LARGE, error=f"more than {max_rows} rows",
                          elapsed=elapsed)
