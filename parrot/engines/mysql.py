@@ -418,10 +418,6 @@ class _Materialised:
 
 # --- errors ---------------------------------------------------------------------------------------
 
-_SYNTAX_CODES = {1064, 1149, 1065}  # ER_PARSE_ERROR, ER_SYNTAX_ERROR, ER_EMPTY_QUERY
-_TIMEOUT_CODES = {1969, 3024}  # max_statement_time (MariaDB), max_execution_time (MySQL)
-_INTERRUPTED = 1317  # ER_QUERY_INTERRUPTED (KILL QUERY)
-_LOST_CODES = {2003, 2006, 2013, 2014, 2055, 1053, 1927}
 _UNKNOWN_DATABASE = 1049
 
 
@@ -430,16 +426,18 @@ def _code(exc: BaseException) -> int | None:
     return args[0] if args and isinstance(args[0], int) else None
 
 
+ERRORS = st.ErrorTable(
+    _code,
+    syntax=frozenset({1064, 1149, 1065}),  # ER_PARSE_ERROR, ER_SYNTAX_ERROR, ER_EMPTY_QUERY
+    timeout=frozenset({1969, 3024}),  # max_statement_time (MariaDB), max_execution_time (MySQL)
+    cancelled=frozenset({1317}),  # ER_QUERY_INTERRUPTED (KILL QUERY)
+    lost=frozenset({2003, 2006, 2013, 2014, 2055, 1053, 1927}),
+    lost_types=(pymysql.err.InterfaceError,), uncoded_cancel=False,
+    driver_errors=(pymysql.Error,))
+
+
 def _classify(exc: BaseException, timed_out: bool) -> ExecStatus:
-    code = _code(exc)
-    if code in _TIMEOUT_CODES or (code == _INTERRUPTED and timed_out):
-        return ExecStatus.TIMEOUT
-    if code in _SYNTAX_CODES:
-        return ExecStatus.SYNTAX_ERROR
-    if code in _LOST_CODES or isinstance(exc, pymysql.err.InterfaceError) or not isinstance(
-            exc, pymysql.Error):
-        return ExecStatus.ENGINE_ERROR
-    return ExecStatus.RUNTIME_ERROR
+    return ERRORS(exc, timed_out)
 
 
 def _message(exc: BaseException) -> str:

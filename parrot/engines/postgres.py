@@ -479,17 +479,14 @@ def _type_name(conn: psycopg.Connection[Any], oid: int, mod: int) -> str:
 
 # --- errors ---------------------------------------------------------------------------------------
 
-def _classify(exc: BaseException, cancelled: bool) -> ExecStatus:
-    if not isinstance(exc, st.Failed):
-        return ExecStatus.ENGINE_ERROR  # the connection broke (psycopg, OSError, ...) or a bug
-    sqlstate = exc.code if isinstance(exc.code, str) else None
-    if sqlstate == "57014" or (cancelled and sqlstate is None):
-        return ExecStatus.TIMEOUT
-    if sqlstate is None or sqlstate[:2] in ("08", "57", "58", "XX"):
-        return ExecStatus.ENGINE_ERROR
-    if sqlstate == "42601":
-        return ExecStatus.SYNTAX_ERROR
-    return ExecStatus.RUNTIME_ERROR
+# a failure the server reported carries its SQLSTATE; anything else (psycopg, OSError, a lost
+# connection) counts as 08006 connection_failure
+ERRORS = st.ErrorTable(
+    lambda exc: exc.code if isinstance(exc, st.Failed) else "08006",
+    timeout=frozenset({"57014"}),  # query_canceled: statement_timeout or parrot's cancel
+    syntax=frozenset({"42601"}),
+    lost_prefixes=("08", "57", "58", "XX"),  # connection, operator intervention, system, internal
+    uncoded=ExecStatus.ENGINE_ERROR, driver_errors=(st.Failed,))
 
 
 def _message(res: pq.abc.PGresult) -> str:
@@ -869,7 +866,7 @@ class PostgresEngine(EngineBase[str]):
             return None if outcome.result is None else (outcome.result, False)
 
         return st.run_in_order(texts, deadline, max_rows, run, lambda: self._cancel(conn),
-                               _classify, str, before=before)
+                               ERRORS, str, before=before)
 
     @staticmethod
     def _cancel(conn: psycopg.Connection[Any]) -> None:

@@ -166,10 +166,15 @@ class SQLiteEngine(EngineBase[sqlite3.Connection]):
 
         con.set_authorizer(authorizer)
         con.set_progress_handler(lambda: deadline.expired, PROGRESS_STEPS)
+
+        def classify(exc: BaseException, fired: bool) -> ExecStatus:
+            if denied and "not authorized" in str(exc).lower():
+                return ExecStatus.UNSUPPORTED  # the authorizer refused it
+            return ERRORS(exc, fired or deadline.expired)
+
         return st.run_in_order(
             statements, deadline, max_rows, lambda text, _: _run_statement(con, text, max_rows),
-            con.interrupt, lambda exc, fired: _classify(exc, fired or deadline.expired, denied),
-            st.trim_message)
+            con.interrupt, classify, st.trim_message)
 
 
 def _run_statement(con: sqlite3.Connection, text: str,
@@ -193,21 +198,21 @@ def _result_set(description: Any, rows: list[tuple[Any, ...]]) -> values.ResultS
     return values.ResultSet(columns, canon, types)
 
 
-def _classify(exc: BaseException, expired: bool, denied: list[str]) -> ExecStatus:
-    if not isinstance(exc, sqlite3.Error | sqlite3.Warning | ValueError | OverflowError
-                      | MemoryError):
-        return ExecStatus.ENGINE_ERROR  # not an SQL failure: a bug, a crash
+def _error_code(exc: BaseException) -> str | None:
+    """SQLite reports failures by message: the marker of one, or None."""
     message = str(exc).lower()
-    if denied and "not authorized" in message:
-        return ExecStatus.UNSUPPORTED
     if isinstance(exc, sqlite3.OperationalError):
-        if "interrupted" in message and expired:
-            return ExecStatus.TIMEOUT
+        if "interrupted" in message:
+            return "interrupted"
         if any(m in message for m in _SYNTAX_MARKERS):
-            return ExecStatus.SYNTAX_ERROR
-    if isinstance(exc, sqlite3.InternalError | MemoryError):
-        return ExecStatus.ENGINE_ERROR
-    return ExecStatus.RUNTIME_ERROR
+            return "syntax"
+    return "internal" if isinstance(exc, sqlite3.InternalError | MemoryError) else None
+
+
+ERRORS = st.ErrorTable(
+    _error_code, cancelled=frozenset({"interrupted"}),
+    syntax=frozenset({"syntax"}), lost=frozenset({"internal"}), uncoded_cancel=False,
+    driver_errors=(sqlite3.Error, sqlite3.Warning, ValueError, OverflowError, MemoryError))
 
 
 __all__ = ["SQLiteEngine", "sqlite_type"]
