@@ -7,48 +7,30 @@ table or function means the syntax was fine). :func:`available_references` says 
 from __future__ import annotations
 
 import logging
-import re
 import sqlite3
 from collections.abc import Callable
 from typing import Any
+
+from parrot.engines.statements import TokenKind, splitter, tokenize
 
 _SQLITE_SYNTAX = ("syntax error", "incomplete input", "unrecognized token")
 
 
 def split_naive(sql: str) -> list[str]:
-    """Split at semicolons outside quotes and comments (no dialect grammar involved)."""
-    out, buf, i, n = [], [], 0, len(sql)
-    while i < n:
-        c = sql[i]
-        if c in "'\"`":
-            j = i + 1
-            while j < n and not (sql[j] == c and (j + 1 >= n or sql[j + 1] != c)):
-                j += 2 if sql[j] == c or sql[j] == "\\" else 1
-            buf.append(sql[i:j + 1])
-            i = j + 1
-        elif sql.startswith("--", i):
-            j = sql.find("\n", i)
-            j = n if j < 0 else j
-            buf.append(sql[i:j])
-            i = j
-        elif sql.startswith("/*", i):
-            j = sql.find("*/", i + 2)
-            j = n if j < 0 else j + 2
-            buf.append(sql[i:j])
-            i = j
-        elif c == ";":
-            out.append("".join(buf))
-            buf = []
-            i += 1
-        else:
-            buf.append(c)
-            i += 1
-    out.append("".join(buf))
-    return [s for s in out if s.strip() and not _only_comments(s)]
+    """Cut at semicolons outside quotes and comments (ANSI lexing, no dialect's block rules),
+    keeping each piece's text as written; pieces with no code (blank, only comments) dropped."""
+    pieces, pos = [], 0
+    for tok in tokenize(sql):
+        if tok.kind is TokenKind.PUNCT and tok.text == ";":
+            pieces.append(sql[pos:tok.start])
+            pos = tok.end
+    pieces.append(sql[pos:])
+    return [p for p in pieces if tokenize(p)]
 
 
-def _only_comments(s: str) -> bool:
-    return not re.sub(r"--[^\n]*|/\*.*?\*/", "", s, flags=re.S).strip()
+def _split(sql: str, dialect: str) -> list[str]:
+    """The statements of ``sql`` as the engines split them (the dialect's one splitter)."""
+    return splitter(dialect).split(sql)
 
 
 class Reference:
@@ -71,20 +53,9 @@ class SqliteReference(Reference):
         self.name = f"sqlite {sqlite3.sqlite_version} EXPLAIN"
 
     def accepts(self, sql: str) -> bool:
-        statements, buf = [], ""
-        for part in sql.split(";"):
-            buf += part + ";"
-            if sqlite3.complete_statement(buf):
-                statements.append(buf)
-                buf = ""
-        if buf.strip(" \t\r\n;"):
-            statements.append(buf)
-        for stmt in statements:
-            body = stmt.strip().rstrip(";").strip()
-            if not body:  # the empty statement after a final ';'
-                continue
+        for stmt in _split(sql, "sqlite"):
             try:
-                self.conn.execute("EXPLAIN " + body)
+                self.conn.execute("EXPLAIN " + stmt)
             except sqlite3.Warning:
                 continue  # an empty statement (only a comment)
             except sqlite3.Error as exc:
@@ -143,7 +114,7 @@ class ClickhouseReference(Reference):
         self.name = f"clickhouse {version} (chdb) EXPLAIN AST"
 
     def accepts(self, sql: str) -> bool:
-        for stmt in split_naive(sql):
+        for stmt in _split(sql, "clickhouse"):
             try:
                 self._chdb.query("EXPLAIN AST " + stmt, "CSV")
             except Exception as exc:  # chdb raises RuntimeError with the server's message
@@ -175,7 +146,7 @@ class MariadbReference(Reference):
 
     def accepts(self, sql: str) -> bool:
         with self.conn.cursor() as cur:
-            for stmt in split_naive(sql):
+            for stmt in _split(sql, "mysql"):
                 try:
                     cur.execute("PREPARE parrot_check FROM %s", (stmt,))
                 except self._pymysql.err.MySQLError as exc:
@@ -208,7 +179,7 @@ class SparkReference(Reference):
         self.name = f"spark {self.spark.version} parsePlan"
 
     def accepts(self, sql: str) -> bool:
-        for stmt in split_naive(sql):
+        for stmt in _split(sql, "spark"):
             try:
                 self._parser.parsePlan(stmt)
             except Exception as exc:  # py4j wraps ParseException

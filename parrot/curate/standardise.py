@@ -18,6 +18,7 @@ from dataclasses import replace
 from typing import Any
 
 from parrot.curate.stages import Batch, Drop, Record, Stage
+from parrot.engines.statements import splitter
 
 # one lexical piece: a quoted thing, a comment, whitespace, a semicolon, or anything else
 _REST = (
@@ -41,34 +42,39 @@ HASH_COMMENTS = frozenset({"mysql", "singlestore", "starrocks", "doris", "clickh
 
 
 def split_and_format(sql: str, dialect: str) -> tuple[list[str], int]:
-    """Canonical statements of one input, and how many comments were removed."""
-    procedural = bool(_PROCEDURAL.search(sql))
-    hash_comments = dialect in HASH_COMMENTS
-    statements: list[str] = []
-    current: list[str] = []
-    comments = 0
-    space = False
+    """Canonical statements of one input, and how many comments were removed. The input is
+    split by the dialect's one splitter (:func:`parrot.engines.statements.splitter`);
+    procedural inputs stay whole."""
     pieces = _PIECE_BACKSLASH if dialect in BACKSLASH_ESCAPES else _PIECE
-    for m in pieces.finditer(sql):
-        kind, text = m.lastgroup, m.group()
-        if kind == "line" and text.startswith("#") and not hash_comments:
-            kind = "other"
-        if kind in ("line", "block"):
-            comments += 1
+    hash_comments = dialect in HASH_COMMENTS
+    comments = sum(_kind(m, hash_comments) in ("line", "block") for m in pieces.finditer(sql))
+    # statements, not T-SQL batches: a GO line stays text, as any other word
+    statements = replace(splitter(dialect), go_lines=False)
+    texts = [sql] if _PROCEDURAL.search(sql) else statements.split(sql)
+    out = [_format(text, pieces, hash_comments) for text in texts]
+    return [s for s in out if s], comments
+
+
+def _kind(m: re.Match[str], hash_comments: bool) -> str | None:
+    kind = m.lastgroup
+    if kind == "line" and m.group().startswith("#") and not hash_comments:
+        return "other"
+    return kind
+
+
+def _format(text: str, pieces: re.Pattern[str], hash_comments: bool) -> str:
+    """One statement with its comments removed and its whitespace runs folded."""
+    current: list[str] = []
+    space = False
+    for m in pieces.finditer(text):
+        if _kind(m, hash_comments) in ("line", "block", "ws"):
             space = True
-        elif kind == "ws":
-            space = True
-        elif kind == "semi" and not procedural:
-            statements.append("".join(current).strip())
-            current, space = [], False
         else:
             if space and current:
                 current.append(" ")
-            current.append(text)
+            current.append(m.group())
             space = False
-    statements.append("".join(current).strip())
-    out = [s.rstrip(";").rstrip() for s in statements]
-    return [s for s in out if s], comments
+    return "".join(current).strip().rstrip(";").rstrip()
 
 
 def normalised_key(sql: str) -> str:

@@ -100,14 +100,14 @@ KILL_GRACE = 0.3  # seconds after the deadline before the watchdog kills a query
 MEMORY_LIMIT = 2_000_000_000  # max_memory_usage (bytes) of an execution's queries
 INSERT_BATCH = 10_000  # rows per INSERT while loading
 TABLE_ENGINE = "MergeTree ORDER BY tuple()"  # what real ClickHouse tables use (DELETE works)
-_OUR_DATABASE = re.compile(DB_PREFIX + r"[0-9a-f]{12}_[fs][0-9a-f]+")
+OUR_DATABASE = re.compile(DB_PREFIX + r"[0-9a-f]{12}_[fs][0-9a-f]+")
 
 # process-wide: executions that create SQL functions (global objects) run one at a time
 _UDF_LOCK = threading.Lock()
 
 # --- statement guard ------------------------------------------------------------------------------
 
-_READ_FIRST = frozenset({"SELECT", "WITH", "SHOW", "DESC", "DESCRIBE", "EXPLAIN", "EXISTS",
+READ_FIRST = frozenset({"SELECT", "WITH", "SHOW", "DESC", "DESCRIBE", "EXPLAIN", "EXISTS",
                          "SET", "FROM", "VALUES"})
 _QUERY_FIRST = frozenset({"SELECT", "WITH", "FROM", "VALUES", "EXPLAIN"})  # streamable
 _REFUSED_FIRST = frozenset({"ATTACH", "DETACH", "SYSTEM", "KILL", "BACKUP", "RESTORE", "GRANT",
@@ -145,7 +145,7 @@ class _Plan:
     creates_function: str | None  # name of a function the statement creates
 
 
-def _plan(text: str) -> _Plan | str:
+def guard(text: str) -> _Plan | str:
     """How to run one statement, or why it is refused."""
     tokens = st.tokenize(text, st.CLICKHOUSE)
     words = st.leading_words(tokens, 8)
@@ -171,7 +171,7 @@ def _plan(text: str) -> _Plan | str:
             return f"{tok.text.upper()} is not allowed"
         if name in _PROTECTED_SETTINGS or name.startswith(_PROTECTED_PREFIXES):
             return f"{tok.text} is reserved by the parrot sandbox"
-        if (name == "format" and tok.kind is st.TokenKind.WORD and first in _READ_FIRST
+        if (name == "format" and tok.kind is st.TokenKind.WORD and first in READ_FIRST
                 and nxt is not None and nxt.kind in (st.TokenKind.WORD, st.TokenKind.QUOTED)):
             after = tokens[i + 2] if i + 2 < len(tokens) else None
             if after is None or after.name == "settings":
@@ -181,7 +181,7 @@ def _plan(text: str) -> _Plan | str:
         at = next(i for i, t in enumerate(tokens) if t.name == "function")
         rest = [t for t in tokens[at + 1:] if t.name not in ("if", "not", "exists")]
         function = rest[0].text if rest else None
-    writes = bool(words) and first not in _READ_FIRST
+    writes = bool(words) and first not in READ_FIRST
     return _Plan(text, words, writes, function)
 
 
@@ -479,15 +479,17 @@ def clickhouse_type(column: Column) -> str:
     return f"Nullable({base})" if column.nullable else base
 
 
-def _ident(name: str) -> str:
+def ident(name: str) -> str:
+    """A quoted ClickHouse identifier."""
     return "`" + name.replace("\\", "\\\\").replace("`", "\\`") + "`"
 
 
-def _string(text: str) -> str:
+def string_literal(text: str) -> str:
+    """A quoted ClickHouse string literal."""
     return "'" + text.replace("\\", "\\\\").replace("'", "\\'") + "'"
 
 
-def _literal(value: Any) -> str:
+def literal(value: Any) -> str:
     if value is None:
         return "NULL"
     if isinstance(value, bool):
@@ -499,8 +501,8 @@ def _literal(value: Any) -> str:
     if isinstance(value, decimal.Decimal):
         return format(value, "f")
     if isinstance(value, dt.datetime | dt.date):
-        return _string(values.temporal(value).iso)
-    return _string(str(value))
+        return string_literal(values.temporal(value).iso)
+    return string_literal(str(value))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -512,7 +514,6 @@ class _Materialised:
 
 _CODE = re.compile(r"Code:\s*(\d+)")
 _SYNTAX_CODES = {62}  # SYNTAX_ERROR
-_TIMEOUT_CODES = {159, 394}  # TIMEOUT_EXCEEDED, QUERY_WAS_CANCELLED
 _NOT_STREAMABLE = "Streaming query is not supported"
 
 
@@ -521,19 +522,15 @@ def _error_code(exc: BaseException) -> int | None:
     return int(m.group(1)) if m else None
 
 
-def _classify(exc: BaseException, killed: bool) -> ExecStatus:
-    code = _error_code(exc)
-    if code in _TIMEOUT_CODES and (code == 159 or killed):
-        return ExecStatus.TIMEOUT
-    if code in _SYNTAX_CODES:
-        return ExecStatus.SYNTAX_ERROR
-    if code is None and not isinstance(exc, RuntimeError):
-        return ExecStatus.ENGINE_ERROR
-    return ExecStatus.RUNTIME_ERROR
+# chdb raises RuntimeError with the server's message; anything else without a code is a crash
+ERRORS = st.ErrorTable(
+    _error_code, timeout=frozenset({159}),  # TIMEOUT_EXCEEDED
+    cancelled=frozenset({394}),  # QUERY_WAS_CANCELLED: a timeout when parrot killed it
+    syntax=frozenset(_SYNTAX_CODES), uncoded_cancel=False, driver_errors=(RuntimeError,))
 
 
 def _clean_message(exc: BaseException) -> str:
-    text = _OUR_DATABASE.sub("parrot_db", str(exc))  # stable across runs; hides the token
+    text = OUR_DATABASE.sub("parrot_db", str(exc))  # stable across runs; hides the token
     text = re.sub(r"^Streaming query failed:\s*", "", text)
     text = re.sub(r"\s*\(version [0-9.]+\)", "", text)
     return st.trim_message(text)
@@ -585,32 +582,32 @@ class ClickHouseEngine(EngineBase[_Materialised]):
 
     def _create(self, fixture: Fixture) -> _Materialised:
         database = f"{self._prefix}f{fixture.content_hash}"
-        self._admin.query(f"DROP DATABASE IF EXISTS {_ident(database)} SYNC")
-        self._admin.query(f"CREATE DATABASE {_ident(database)} ENGINE = Atomic")
+        self._admin.query(f"DROP DATABASE IF EXISTS {ident(database)} SYNC")
+        self._admin.query(f"CREATE DATABASE {ident(database)} ENGINE = Atomic")
         return _Materialised(database)
 
     def _fill(self, mat: _Materialised, fixture: Fixture) -> None:
         for table in fixture.tables:
-            cols = ", ".join(f"{_ident(c.name)} {clickhouse_type(c)}" for c in table.columns)
-            target = f"{_ident(mat.database)}.{_ident(table.name)}"
+            cols = ", ".join(f"{ident(c.name)} {clickhouse_type(c)}" for c in table.columns)
+            target = f"{ident(mat.database)}.{ident(table.name)}"
             self._admin.query(f"CREATE TABLE {target} ({cols}) ENGINE = {TABLE_ENGINE}")
             for i in range(0, len(table.rows), INSERT_BATCH):
                 rows = table.rows[i:i + INSERT_BATCH]
                 self._admin.query(f"INSERT INTO {target} VALUES "
-                                  + ", ".join("(" + ", ".join(_literal(v) for v in row) + ")"
+                                  + ", ".join("(" + ", ".join(literal(v) for v in row) + ")"
                                               for row in rows))
 
     def _discard(self, mat: _Materialised) -> None:
-        self._admin.query(f"DROP DATABASE IF EXISTS {_ident(mat.database)} SYNC")
+        self._admin.query(f"DROP DATABASE IF EXISTS {ident(mat.database)} SYNC")
 
     def _read_back(self, mat: _Materialised, fixture: Fixture) -> dict[str, Any]:
         database = mat.database
         out: dict[str, Any] = {}
         for table in fixture.tables:
-            cols = ", ".join(_ident(c) for c in table.column_names)
+            cols = ", ".join(ident(c) for c in table.column_names)
             try:
                 data = self._admin.query(
-                    f"SELECT {cols} FROM {_ident(database)}.{_ident(table.name)}",
+                    f"SELECT {cols} FROM {ident(database)}.{ident(table.name)}",
                     OUTPUT_FORMAT).bytes()
                 _, types, rows = parse_output(data)
                 out[table.name] = canonical_rows(types, rows)
@@ -628,9 +625,9 @@ class ClickHouseEngine(EngineBase[_Materialised]):
             return Execution(ExecStatus.SYNTAX_ERROR, error=st.NO_STATEMENT)
         plans: list[_Plan] = []
         for text in texts:
-            plan = _plan(text)
+            plan = guard(text)
             if isinstance(plan, str):
-                return Execution(ExecStatus.UNSUPPORTED, error=_OUR_DATABASE.sub("parrot_db", plan))
+                return Execution(ExecStatus.UNSUPPORTED, error=OUR_DATABASE.sub("parrot_db", plan))
             refusal = _ast_refusal(self._admin, text)  # the engine's own parser, second
             if refusal is not None:
                 return Execution(ExecStatus.UNSUPPORTED, error=refusal)
@@ -654,8 +651,9 @@ class ClickHouseEngine(EngineBase[_Materialised]):
                     deadline: st.Deadline, max_rows: int, tag: str) -> Execution:
         conn = self._connect()
         try:
-            conn.query(f"USE {_ident(mat.database)}")
-            conn.query(f"SET log_comment = {_string(tag)}, max_memory_usage = {MEMORY_LIMIT}")
+            conn.query(f"USE {ident(mat.database)}")
+            conn.query(f"SET log_comment = {string_literal(tag)}, "
+                       f"max_memory_usage = {MEMORY_LIMIT}")
             conn.query("SET readonly = 2")
             return self._run(conn, plans, deadline, max_rows, tag)
         finally:
@@ -668,19 +666,20 @@ class ClickHouseEngine(EngineBase[_Materialised]):
         conn = self._connect()
         before = self._foreign_tables()
         try:
-            conn.query(f"CREATE DATABASE {_ident(scratch)} ENGINE = Atomic")
+            conn.query(f"CREATE DATABASE {ident(scratch)} ENGINE = Atomic")
             for table in fixture.tables:  # CLONE AS shares the immutable parts: cheap, and
-                src = f"{_ident(mat.database)}.{_ident(table.name)}"  # mutations make new ones
-                conn.query(f"CREATE TABLE {_ident(scratch)}.{_ident(table.name)} CLONE AS {src}")
-            conn.query(f"USE {_ident(scratch)}")
-            conn.query(f"SET log_comment = {_string(tag)}, max_memory_usage = {MEMORY_LIMIT}")
+                src = f"{ident(mat.database)}.{ident(table.name)}"  # mutations make new ones
+                conn.query(f"CREATE TABLE {ident(scratch)}.{ident(table.name)} CLONE AS {src}")
+            conn.query(f"USE {ident(scratch)}")
+            conn.query(f"SET log_comment = {string_literal(tag)}, "
+                       f"max_memory_usage = {MEMORY_LIMIT}")
             return self._run(conn, plans, deadline, max_rows, tag)
         finally:
             conn.close()
-            cleanup = [f"DROP DATABASE IF EXISTS {_ident(scratch)} SYNC"]
+            cleanup = [f"DROP DATABASE IF EXISTS {ident(scratch)} SYNC"]
             cleanup += [f"DROP FUNCTION IF EXISTS {f}" for f in functions]
             with contextlib.suppress(RuntimeError, ValueError):
-                cleanup += [f"DROP TABLE IF EXISTS {_ident(db)}.{_ident(t)} SYNC"
+                cleanup += [f"DROP TABLE IF EXISTS {ident(db)}.{ident(t)} SYNC"
                             for db, t in self._foreign_tables() - before]
             for statement in cleanup:
                 with contextlib.suppress(RuntimeError):
@@ -691,7 +690,7 @@ class ClickHouseEngine(EngineBase[_Materialised]):
         data = self._admin.query(
             "SELECT database, name FROM system.tables WHERE database NOT IN "
             "('system', 'INFORMATION_SCHEMA', 'information_schema') "
-            f"AND NOT startsWith(database, {_string(DB_PREFIX)}) AND NOT is_temporary",
+            f"AND NOT startsWith(database, {string_literal(DB_PREFIX)}) AND NOT is_temporary",
             OUTPUT_FORMAT).bytes()
         _, _, rows = parse_output(data)
         return {(str(db), str(t)) for db, t in rows}
@@ -703,7 +702,7 @@ class ClickHouseEngine(EngineBase[_Materialised]):
             return self._statement(conn, plan, max_rows)
 
         return st.run_in_order(plans, deadline, max_rows, run, lambda: self._kill(tag),
-                               _classify, _clean_message, grace=KILL_GRACE)
+                               ERRORS, _clean_message, grace=KILL_GRACE)
 
     @staticmethod
     def _statement(conn: Any, plan: _Plan, max_rows: int
@@ -744,7 +743,7 @@ class ClickHouseEngine(EngineBase[_Materialised]):
     def _kill(self, tag: str) -> None:
         conn = chdb.connect(":memory:")
         try:
-            conn.query(f"KILL QUERY WHERE Settings['log_comment'] = {_string(tag)} ASYNC")
+            conn.query(f"KILL QUERY WHERE Settings['log_comment'] = {string_literal(tag)} ASYNC")
         finally:
             conn.close()
 
@@ -762,5 +761,9 @@ def _result(names: list[str], types: list[str], rows: list[list[Any]],
     return values.ResultSet(tuple(names), canon, tuple(types)), len(rows) > max_rows
 
 
-__all__ = ["CHType", "ClickHouseEngine", "canonical_rows", "clickhouse_type", "converter",
-           "parse_literal", "parse_output", "parse_type"]
+_plan = guard  # its former private name
+
+# what the ClickHouse server adapter (clickhouse_server) shares with this one
+__all__ = ["OUR_DATABASE", "READ_FIRST", "CHType", "ClickHouseEngine", "canonical_rows",
+           "clickhouse_type", "converter", "guard", "ident", "literal", "parse_literal",
+           "parse_output", "parse_type", "string_literal"]

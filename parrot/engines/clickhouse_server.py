@@ -98,7 +98,7 @@ _SERVER_REFUSED = (("ON", "CLUSTER"), ("FREEZE",), ("UNFREEZE",), ("FETCH", "PAR
 
 def plan_statement(text: str) -> Plan | str:
     """The chdb adapter's plan of one statement, with the refusals a shared server adds."""
-    planned = ch._plan(text)
+    planned = ch.guard(text)
     if isinstance(planned, str):
         return planned
     tokens = tuple(st.tokenize(text, st.CLICKHOUSE))
@@ -138,7 +138,7 @@ def plan_script(texts: Sequence[str]) -> list[Plan] | str:
     for text in texts:
         plan = plan_statement(text)
         if isinstance(plan, str):
-            return ch._OUR_DATABASE.sub("parrot_db", plan)
+            return ch.OUR_DATABASE.sub("parrot_db", plan)
         if (name := created_function(plan)) is not None:
             created.add(name)
         if (name := dropped_function(plan)) is not None and name not in created:
@@ -148,7 +148,7 @@ def plan_script(texts: Sequence[str]) -> list[Plan] | str:
 
 
 # not used to plan (plan_script does, with chdb's guard); kept for what the tables can say
-GUARD = Guard(lexicon=st.CLICKHOUSE, reads=ch._READ_FIRST, reserved_prefix=ch.DB_PREFIX)
+GUARD = Guard(lexicon=st.CLICKHOUSE, reads=ch.READ_FIRST, reserved_prefix=ch.DB_PREFIX)
 
 
 # --- errors ---------------------------------------------------------------------------------------
@@ -403,17 +403,17 @@ class ClickHouseServerEngine(ServerEngine):
         return self._runner
 
     def _kill(self, query_id: str) -> None:
-        self._command(f"KILL QUERY WHERE query_id = {ch._string(query_id)} ASYNC")
+        self._command(f"KILL QUERY WHERE query_id = {ch.string_literal(query_id)} ASYNC")
 
     # --- fixtures -----------------------------------------------------------------------------
 
     def _container_exists(self, container: str) -> bool:
         return bool(self._rows(f"SELECT 1 FROM system.databases WHERE name = "
-                               f"{ch._string(container)}")[1])
+                               f"{ch.string_literal(container)}")[1])
 
     def _create_container(self, container: str) -> None:
         try:
-            self._command(f"CREATE DATABASE {ch._ident(container)}")
+            self._command(f"CREATE DATABASE {ch.ident(container)}")
         except ServerError as exc:
             if exc.code == 82:  # DATABASE_ALREADY_EXISTS
                 raise ContainerExists(container) from exc
@@ -421,32 +421,32 @@ class ClickHouseServerEngine(ServerEngine):
 
     def _rename_container(self, built: str, container: str) -> None:
         try:
-            self._command(f"RENAME DATABASE {ch._ident(built)} TO {ch._ident(container)}")
+            self._command(f"RENAME DATABASE {ch.ident(built)} TO {ch.ident(container)}")
         except ServerError as exc:
             if exc.code == 82:
                 raise ContainerExists(container) from exc
             raise
 
     def _drop_container(self, container: str) -> None:
-        self._command(f"DROP DATABASE IF EXISTS {ch._ident(container)} SYNC")
+        self._command(f"DROP DATABASE IF EXISTS {ch.ident(container)} SYNC")
 
     def table_ddl(self, container: str, table: Table) -> str:
-        cols = ", ".join(f"{ch._ident(c.name)} {ch.clickhouse_type(c)}" for c in table.columns)
-        return (f"CREATE TABLE {ch._ident(container)}.{ch._ident(table.name)} ({cols}) "
+        cols = ", ".join(f"{ch.ident(c.name)} {ch.clickhouse_type(c)}" for c in table.columns)
+        return (f"CREATE TABLE {ch.ident(container)}.{ch.ident(table.name)} ({cols}) "
                 f"ENGINE = {ch.TABLE_ENGINE}")
 
     def _create_table(self, container: str, table: Table) -> None:
         self._command(self.table_ddl(container, table))
 
     def _insert(self, container: str, table: Table) -> None:
-        head = f"INSERT INTO {ch._ident(container)}.{ch._ident(table.name)}"
-        for sql in values_inserts(table, head, lambda v, c: ch._literal(v)):
+        head = f"INSERT INTO {ch.ident(container)}.{ch.ident(table.name)}"
+        for sql in values_inserts(table, head, lambda v, c: ch.literal(v)):
             self._command(sql, session_timezone="UTC")
 
     def _read_table(self, container: str, table: Table) -> list[Sequence[Any]]:
-        cols = ", ".join(ch._ident(c) for c in table.column_names)
-        types, rows = self._rows(f"SELECT {cols} FROM {ch._ident(container)}."
-                                 f"{ch._ident(table.name)}")
+        cols = ", ".join(ch.ident(c) for c in table.column_names)
+        types, rows = self._rows(f"SELECT {cols} FROM {ch.ident(container)}."
+                                 f"{ch.ident(table.name)}")
         return list(ch.canonical_rows(types, rows))
 
     # --- execution ----------------------------------------------------------------------------
@@ -477,7 +477,7 @@ class ClickHouseServerEngine(ServerEngine):
         if functions:
             existing = {str(r[0]) for r in self._rows(
                 "SELECT name FROM system.functions WHERE name IN ("
-                + ", ".join(ch._string(f) for f in functions) + ")")[1]}
+                + ", ".join(ch.string_literal(f) for f in functions) + ")")[1]}
             if existing:
                 return Execution(ExecStatus.UNSUPPORTED, error=(
                     f"function {sorted(existing)[0]} already exists on the server"))
@@ -485,7 +485,7 @@ class ClickHouseServerEngine(ServerEngine):
         try:
             self._clone(container, scratch, fixture)
             try:
-                self._command(f"GRANT ALL ON {ch._ident(scratch)}.* TO {RUNNER}")
+                self._command(f"GRANT ALL ON {ch.ident(scratch)}.* TO {RUNNER}")
             except ServerError as exc:
                 if exc.code not in ERRORS.denied:
                     raise
@@ -500,18 +500,18 @@ class ClickHouseServerEngine(ServerEngine):
             finally:
                 cursor.close_stream()
         finally:
-            cleanup = [f"DROP DATABASE IF EXISTS {ch._ident(scratch)} SYNC",
-                       f"REVOKE ALL ON {ch._ident(scratch)}.* FROM {RUNNER}"]
-            cleanup += [f"DROP FUNCTION IF EXISTS {ch._ident(f)}" for f in functions]
+            cleanup = [f"DROP DATABASE IF EXISTS {ch.ident(scratch)} SYNC",
+                       f"REVOKE ALL ON {ch.ident(scratch)}.* FROM {RUNNER}"]
+            cleanup += [f"DROP FUNCTION IF EXISTS {ch.ident(f)}" for f in functions]
             for statement in cleanup:
                 with contextlib.suppress(Exception):
                     self._command(statement)
 
     def _clone(self, container: str, scratch: str, fixture: Fixture) -> None:
-        self._command(f"CREATE DATABASE {ch._ident(scratch)}")
+        self._command(f"CREATE DATABASE {ch.ident(scratch)}")
         for table in fixture.tables:
-            src = f"{ch._ident(container)}.{ch._ident(table.name)}"
-            dst = f"{ch._ident(scratch)}.{ch._ident(table.name)}"
+            src = f"{ch.ident(container)}.{ch.ident(table.name)}"
+            dst = f"{ch.ident(scratch)}.{ch.ident(table.name)}"
             try:
                 self._command(f"CREATE TABLE {dst} CLONE AS {src}")
             except ServerError as exc:

@@ -315,42 +315,8 @@ class Guard:
 
 # --- errors ---------------------------------------------------------------------------------------
 
-@dataclasses.dataclass(frozen=True)
-class ErrorTable:
-    """Which driver error codes mean what. ``code`` extracts a code from an exception (an ORA
-    number, a SQLSTATE, a Trino error name, ...); codes absent from every set are runtime
-    errors."""
-
-    code: Callable[[BaseException], int | str | None]
-    syntax: frozenset[int | str] = frozenset()
-    timeout: frozenset[int | str] = frozenset()  # the engine's own time limit fired
-    cancelled: frozenset[int | str] = frozenset()  # a cancel: TIMEOUT when parrot sent it
-    denied: frozenset[int | str] = frozenset()  # privileges or read-only mode: UNSUPPORTED
-    lost: frozenset[int | str] = frozenset()  # connection or server failure: ENGINE_ERROR
-
-    def classify(self, exc: BaseException, *, cancelled: bool,
-                 driver_errors: tuple[type[BaseException], ...] = ()) -> ExecStatus:
-        code = self.code(exc)
-        if code is not None:
-            if code in self.timeout:
-                return ExecStatus.TIMEOUT
-            if code in self.cancelled:
-                return ExecStatus.TIMEOUT if cancelled else ExecStatus.RUNTIME_ERROR
-            if code in self.syntax:
-                return ExecStatus.SYNTAX_ERROR
-            if code in self.denied:
-                return ExecStatus.UNSUPPORTED
-            if code in self.lost:
-                return ExecStatus.ENGINE_ERROR
-        if cancelled and code is None:
-            return ExecStatus.TIMEOUT  # parrot cancelled it; the driver reported that its way
-        if not isinstance(exc, driver_errors):
-            return ExecStatus.ENGINE_ERROR  # a broken connection, a bug, anything not SQL
-        return ExecStatus.RUNTIME_ERROR
-
-
-class Overflow(Exception):
-    """More rows than the cap."""
+ErrorTable = st.ErrorTable  # driver error codes → ExecStatus (shared with the local engines)
+Overflow = st.Overflow  # more rows than the cap
 
 
 # --- rows -----------------------------------------------------------------------------------------
@@ -743,39 +709,25 @@ class ServerEngine(EngineBase[str]):
         """The generic DB-API loop: per statement arm the timeout, watch the deadline, fetch at
         most ``max_rows + 1`` rows, classify failures; ``between`` may stop the script after a
         statement (e.g. "a statement ended parrot's transaction")."""
-        elapsed = 0.0
-        result: values.ResultSet | None = None
-        for plan in plans:
-            remaining = deadline.remaining()
-            if remaining <= 0:
-                return Execution(ExecStatus.TIMEOUT, error="timed out", elapsed=elapsed)
-            started = time.perf_counter()
-            with st.Watchdog(remaining + self.cancel_grace, lambda: self._cancel(cursor)) as dog:
-                try:
-                    self._arm_timeout(cursor, remaining)
-                    fetched = self._statement(cursor, plan, max_rows)
-                except Overflow:
-                    elapsed += time.perf_counter() - started
-                    self._cancel(cursor)
-                    return Execution(ExecStatus.TOO_LARGE, error=f"more than {max_rows} rows",
-                                     elapsed=elapsed)
-                except Exception as exc:
-                    elapsed += time.perf_counter() - started
-                    status = self.errors.classify(exc, cancelled=dog.fired or deadline.expired,
-                                                  driver_errors=self.driver_errors())
-                    if status is ExecStatus.ENGINE_ERROR:
-                        self._reset()
-                    return Execution(status, error=self.message(exc), elapsed=elapsed)
-            elapsed += time.perf_counter() - started
-            if dog.fired or deadline.expired:  # stopped at the deadline yet returned
-                return Execution(ExecStatus.TIMEOUT, elapsed=elapsed,
-                             error="timed out (stopped at the deadline)")
-            if fetched is not None:
-                result = fetched
-            if between is not None and (why := between()):
-                return Execution(ExecStatus.UNSUPPORTED, error=why, elapsed=elapsed)
-        return Execution(ExecStatus.OK, result=result or values.ResultSet((), ()),
-                         elapsed=elapsed)
+        def run(plan: Plan, remaining: float) -> tuple[values.ResultSet, bool] | None:
+            self._arm_timeout(cursor, remaining)
+            try:
+                fetched = self._statement(cursor, plan, max_rows)
+            except Overflow:
+                self._cancel(cursor)
+                raise
+            return None if fetched is None else (fetched, False)
+
+        def classify(exc: BaseException, fired: bool) -> ExecStatus:
+            status = self.errors.classify(exc, cancelled=fired or deadline.expired,
+                                          driver_errors=self.driver_errors())
+            if status is ExecStatus.ENGINE_ERROR:
+                self._reset()
+            return status
+
+        return st.run_in_order(plans, deadline, max_rows, run, lambda: self._cancel(cursor),
+                               classify, self.message, self.cancel_grace, after=between,
+                               engine_message=self.message)
 
     def _statement(self, cursor: Any, plan: Plan, max_rows: int) -> values.ResultSet | None:
         """Run one statement; its last result set (capped), or None when it returns no rows."""

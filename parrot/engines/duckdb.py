@@ -335,17 +335,28 @@ def _result_set(names: Sequence[str], types: Sequence[str], rows: list[tuple[Any
     return values.ResultSet(tuple(names), canon, tuple(types))
 
 
+_DRIVER_ERRORS = (duckdb.Error, ValueError, OverflowError, TypeError)
+
+
+def _error_code(exc: BaseException) -> str | None:
+    """A failure's class name, or "interrupt" when it says it was interrupted."""
+    if not isinstance(exc, _DRIVER_ERRORS):
+        return None
+    if not isinstance(exc, duckdb.InterruptException | duckdb.ParserException) and \
+            "interrupt" in str(exc).lower():
+        return "interrupt"
+    return type(exc).__name__
+
+
+ERRORS = st.ErrorTable(
+    _error_code, timeout=frozenset({"InterruptException"}), cancelled=frozenset({"interrupt"}),
+    syntax=frozenset({"ParserException"}),
+    lost=frozenset({"FatalException", "InternalException"}), uncoded_cancel=False,
+    driver_errors=_DRIVER_ERRORS)
+
+
 def _classify(exc: BaseException, interrupted: bool) -> ExecStatus:
-    if not isinstance(exc, duckdb.Error | ValueError | OverflowError | TypeError):
-        return ExecStatus.ENGINE_ERROR
-    if isinstance(exc, duckdb.InterruptException) or (
-            interrupted and "interrupt" in str(exc).lower()):
-        return ExecStatus.TIMEOUT
-    if isinstance(exc, duckdb.ParserException):
-        return ExecStatus.SYNTAX_ERROR
-    if isinstance(exc, duckdb.FatalException | duckdb.InternalException):
-        return ExecStatus.ENGINE_ERROR
-    return ExecStatus.RUNTIME_ERROR
+    return ERRORS(exc, interrupted)
 
 
 __all__ = ["DuckDBEngine", "duckdb_type"]

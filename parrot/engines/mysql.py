@@ -104,7 +104,6 @@ import hashlib
 import itertools
 import re
 import secrets
-import time
 from collections.abc import Iterator, Sequence
 from typing import Any, ClassVar
 from urllib.parse import parse_qs, unquote, urlsplit
@@ -419,10 +418,6 @@ class _Materialised:
 
 # --- errors ---------------------------------------------------------------------------------------
 
-_SYNTAX_CODES = {1064, 1149, 1065}  # ER_PARSE_ERROR, ER_SYNTAX_ERROR, ER_EMPTY_QUERY
-_TIMEOUT_CODES = {1969, 3024}  # max_statement_time (MariaDB), max_execution_time (MySQL)
-_INTERRUPTED = 1317  # ER_QUERY_INTERRUPTED (KILL QUERY)
-_LOST_CODES = {2003, 2006, 2013, 2014, 2055, 1053, 1927}
 _UNKNOWN_DATABASE = 1049
 
 
@@ -431,16 +426,18 @@ def _code(exc: BaseException) -> int | None:
     return args[0] if args and isinstance(args[0], int) else None
 
 
+ERRORS = st.ErrorTable(
+    _code,
+    syntax=frozenset({1064, 1149, 1065}),  # ER_PARSE_ERROR, ER_SYNTAX_ERROR, ER_EMPTY_QUERY
+    timeout=frozenset({1969, 3024}),  # max_statement_time (MariaDB), max_execution_time (MySQL)
+    cancelled=frozenset({1317}),  # ER_QUERY_INTERRUPTED (KILL QUERY)
+    lost=frozenset({2003, 2006, 2013, 2014, 2055, 1053, 1927}),
+    lost_types=(pymysql.err.InterfaceError,), uncoded_cancel=False,
+    driver_errors=(pymysql.Error,))
+
+
 def _classify(exc: BaseException, timed_out: bool) -> ExecStatus:
-    code = _code(exc)
-    if code in _TIMEOUT_CODES or (code == _INTERRUPTED and timed_out):
-        return ExecStatus.TIMEOUT
-    if code in _SYNTAX_CODES:
-        return ExecStatus.SYNTAX_ERROR
-    if code in _LOST_CODES or isinstance(exc, pymysql.err.InterfaceError) or not isinstance(
-            exc, pymysql.Error):
-        return ExecStatus.ENGINE_ERROR
-    return ExecStatus.RUNTIME_ERROR
+    return ERRORS(exc, timed_out)
 
 
 def _message(exc: BaseException) -> str:
@@ -448,10 +445,6 @@ def _message(exc: BaseException) -> str:
     text = (str(args[1]) if len(args) >= 2 and isinstance(args[0], int)
             else f"{type(exc).__name__}: {exc}")
     return st.trim_message(_SANDBOX_NAME.sub("parrot_db", text))
-
-
-class _Overflow(Exception):
-    """More rows than the cap."""
 
 
 # --- connections ----------------------------------------------------------------------------------
@@ -730,46 +723,32 @@ class MySQLEngine(EngineBase[_Materialised]):
 
     def _run(self, conn: Any, creds: _Credentials, plans: list[_Plan], deadline: st.Deadline,
              max_rows: int) -> Execution:
-        elapsed = 0.0
-        result: values.ResultSet | None = None
         thread = conn.thread_id()
         limit = "max_statement_time" if self.mariadb else "max_execution_time"
         cursor = conn.cursor()
-        for plan in plans:
-            remaining = deadline.remaining()
-            if remaining <= 0:
-                return Execution(ExecStatus.TIMEOUT, error="timed out", elapsed=elapsed)
+
+        def before(_plan: _Plan, remaining: float) -> None:
             budget = max(remaining, 0.001)
+            cursor.execute(f"SET SESSION {limit} = "
+                           + (f"{budget:.3f}" if self.mariadb else str(int(budget * 1000) or 1)))
+
+        def run(plan: _Plan, _remaining: float) -> tuple[values.ResultSet, bool] | None:
             try:
-                cursor.execute(f"SET SESSION {limit} = "
-                               + (f"{budget:.3f}" if self.mariadb else str(int(budget * 1000)
-                                                                          or 1)))
-            except pymysql.Error as exc:
-                return Execution(_classify(exc, False), error=_message(exc), elapsed=elapsed)
-            started = time.perf_counter()
-            with st.Watchdog(remaining + KILL_GRACE,
-                             lambda: self._kill(creds, thread, query=True)) as dog:
-                try:
-                    fetched = _statement(cursor, plan, max_rows)
-                except _Overflow:
-                    elapsed += time.perf_counter() - started
-                    self._kill(creds, thread, query=False)  # stop streaming the rest
-                    _abandon(cursor)
-                    return Execution(ExecStatus.TOO_LARGE, error=f"more than {max_rows} rows",
-                                     elapsed=elapsed)
-                except Exception as exc:  # PyMySQL errors, broken connections
-                    elapsed += time.perf_counter() - started
-                    _abandon(cursor)
-                    status = _classify(exc, dog.fired or deadline.expired)
-                    return Execution(status, error=_message(exc), elapsed=elapsed)
-            elapsed += time.perf_counter() - started
-            if dog.fired or deadline.expired:  # a killed BENCHMARK() returns 0, not fails
-                return Execution(ExecStatus.TIMEOUT, elapsed=elapsed,
-                             error="timed out (stopped at the deadline)")
-            if fetched is not None:
-                result = fetched
-        return Execution(ExecStatus.OK, result=result or values.ResultSet((), ()),
-                         elapsed=elapsed)
+                result = _statement(cursor, plan, max_rows)
+            except st.Overflow:
+                self._kill(creds, thread, query=False)  # stop streaming the rest
+                _abandon(cursor)
+                raise
+            except Exception:  # PyMySQL errors, broken connections
+                _abandon(cursor)
+                raise
+            return None if result is None else (result, False)
+
+        # a killed BENCHMARK() returns 0, not fails: run_in_order calls that a timeout
+        return st.run_in_order(plans, deadline, max_rows, run,
+                               lambda: self._kill(creds, thread, query=True),
+                               lambda exc, fired: _classify(exc, fired or deadline.expired),
+                               _message, KILL_GRACE, before=before, engine_message=_message)
 
     def _kill(self, creds: _Credentials, thread: int, query: bool) -> None:
         """``KILL [QUERY]`` an execution's connection, as the user that owns it."""
@@ -824,7 +803,7 @@ def _statement(cursor: Any, plan: _Plan, max_rows: int) -> values.ResultSet | No
         if cursor.description is not None:
             rows = cursor.fetchmany(max_rows + 1)
             if len(rows) > max_rows:
-                raise _Overflow
+                raise st.Overflow
             last = _result_set(cursor, rows)
         if not cursor.nextset():
             return last

@@ -479,14 +479,14 @@ def _type_name(conn: psycopg.Connection[Any], oid: int, mod: int) -> str:
 
 # --- errors ---------------------------------------------------------------------------------------
 
-def _classify(sqlstate: str | None, cancelled: bool) -> ExecStatus:
-    if sqlstate == "57014" or (cancelled and sqlstate is None):
-        return ExecStatus.TIMEOUT
-    if sqlstate is None or sqlstate[:2] in ("08", "57", "58", "XX"):
-        return ExecStatus.ENGINE_ERROR
-    if sqlstate == "42601":
-        return ExecStatus.SYNTAX_ERROR
-    return ExecStatus.RUNTIME_ERROR
+# a failure the server reported carries its SQLSTATE; anything else (psycopg, OSError, a lost
+# connection) counts as 08006 connection_failure
+ERRORS = st.ErrorTable(
+    lambda exc: exc.code if isinstance(exc, st.Failed) else "08006",
+    timeout=frozenset({"57014"}),  # query_canceled: statement_timeout or parrot's cancel
+    syntax=frozenset({"42601"}),
+    lost_prefixes=("08", "57", "58", "XX"),  # connection, operator intervention, system, internal
+    uncoded=ExecStatus.ENGINE_ERROR, driver_errors=(st.Failed,))
 
 
 def _message(res: pq.abc.PGresult) -> str:
@@ -852,31 +852,21 @@ class PostgresEngine(EngineBase[str]):
 
     def _run(self, conn: psycopg.Connection[Any], texts: Sequence[str], deadline: st.Deadline,
              max_rows: int) -> Execution:
-        elapsed = 0.0
-        result: values.ResultSet | None = None
-        for text in texts:
-            if deadline.expired:
-                return Execution(ExecStatus.TIMEOUT, error="timed out", elapsed=elapsed)
+        def before(_text: str, _remaining: float) -> str | None:
             if conn.info.transaction_status != pq.TransactionStatus.INTRANS:
-                return Execution(ExecStatus.UNSUPPORTED, elapsed=elapsed,
-                                 error="a statement ended parrot's transaction")
-            started = time.perf_counter()
-            with st.Watchdog(deadline.remaining(), lambda: self._cancel(conn)) as dog:
-                outcome = self._statement(conn, text, max_rows, deadline.at + HARD_GRACE)
-            elapsed += time.perf_counter() - started
+                return "a statement ended parrot's transaction"
+            return None
+
+        def run(text: str, _remaining: float) -> tuple[values.ResultSet, bool] | None:
+            outcome = self._statement(conn, text, max_rows, deadline.at + HARD_GRACE)
             if outcome.error is not None:
-                return Execution(_classify(outcome.sqlstate, dog.fired), error=outcome.error,
-                                 elapsed=elapsed)
-            if dog.fired or deadline.expired:  # stopped at the deadline yet returned
-                return Execution(ExecStatus.TIMEOUT, elapsed=elapsed,
-                             error="timed out (stopped at the deadline)")
+                raise st.Failed(outcome.error, outcome.sqlstate)
             if outcome.too_large:
-                return Execution(ExecStatus.TOO_LARGE, error=f"more than {max_rows} rows",
-                                 elapsed=elapsed)
-            if outcome.result is not None:
-                result = outcome.result
-        return Execution(ExecStatus.OK, result=result or values.ResultSet((), ()),
-                         elapsed=elapsed)
+                raise st.Overflow
+            return None if outcome.result is None else (outcome.result, False)
+
+        return st.run_in_order(texts, deadline, max_rows, run, lambda: self._cancel(conn),
+                               ERRORS, str, before=before)
 
     @staticmethod
     def _cancel(conn: psycopg.Connection[Any]) -> None:

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import datetime as dt
 import sqlite3
-import time
 from decimal import Decimal
 from typing import Any, ClassVar
 
@@ -167,30 +166,25 @@ class SQLiteEngine(EngineBase[sqlite3.Connection]):
 
         con.set_authorizer(authorizer)
         con.set_progress_handler(lambda: deadline.expired, PROGRESS_STEPS)
-        elapsed = 0.0
-        result: values.ResultSet | None = None
-        too_large = False
-        for text in statements:
-            if deadline.expired:
-                return Execution(ExecStatus.TIMEOUT, error="timed out", elapsed=elapsed)
-            started = time.perf_counter()
-            try:
-                cur = con.execute(text)
-                if cur.description is not None:
-                    rows = cur.fetchmany(max_rows + 1)
-                    too_large = len(rows) > max_rows
-                    result = _result_set(cur.description, rows[:max_rows])
-            except (sqlite3.Error, sqlite3.Warning, ValueError, OverflowError,
-                    MemoryError) as exc:
-                elapsed += time.perf_counter() - started
-                return Execution(_classify(exc, deadline, denied), error=st.trim_message(exc),
-                                 elapsed=elapsed)
-            elapsed += time.perf_counter() - started
-        if too_large:
-            return Execution(ExecStatus.TOO_LARGE, error=f"more than {max_rows} rows",
-                             elapsed=elapsed)
-        return Execution(ExecStatus.OK, result=result or values.ResultSet((), ()),
-                         elapsed=elapsed)
+
+        def classify(exc: BaseException, fired: bool) -> ExecStatus:
+            if denied and "not authorized" in str(exc).lower():
+                return ExecStatus.UNSUPPORTED  # the authorizer refused it
+            return ERRORS(exc, fired or deadline.expired)
+
+        return st.run_in_order(
+            statements, deadline, max_rows, lambda text, _: _run_statement(con, text, max_rows),
+            con.interrupt, classify, st.trim_message)
+
+
+def _run_statement(con: sqlite3.Connection, text: str,
+                   max_rows: int) -> tuple[values.ResultSet, bool] | None:
+    """Run one statement; its (capped) result and whether it overflowed, or None if rowless."""
+    cur = con.execute(text)
+    if cur.description is None:
+        return None
+    rows = cur.fetchmany(max_rows + 1)
+    return _result_set(cur.description, rows[:max_rows]), len(rows) > max_rows
 
 
 def _select_all(table: Table) -> str:
@@ -204,18 +198,21 @@ def _result_set(description: Any, rows: list[tuple[Any, ...]]) -> values.ResultS
     return values.ResultSet(columns, canon, types)
 
 
-def _classify(exc: BaseException, deadline: st.Deadline, denied: list[str]) -> ExecStatus:
+def _error_code(exc: BaseException) -> str | None:
+    """SQLite reports failures by message: the marker of one, or None."""
     message = str(exc).lower()
-    if denied and "not authorized" in message:
-        return ExecStatus.UNSUPPORTED
     if isinstance(exc, sqlite3.OperationalError):
-        if "interrupted" in message and deadline.expired:
-            return ExecStatus.TIMEOUT
+        if "interrupted" in message:
+            return "interrupted"
         if any(m in message for m in _SYNTAX_MARKERS):
-            return ExecStatus.SYNTAX_ERROR
-    if isinstance(exc, sqlite3.InternalError | MemoryError):
-        return ExecStatus.ENGINE_ERROR
-    return ExecStatus.RUNTIME_ERROR
+            return "syntax"
+    return "internal" if isinstance(exc, sqlite3.InternalError | MemoryError) else None
+
+
+ERRORS = st.ErrorTable(
+    _error_code, cancelled=frozenset({"interrupted"}),
+    syntax=frozenset({"syntax"}), lost=frozenset({"internal"}), uncoded_cancel=False,
+    driver_errors=(sqlite3.Error, sqlite3.Warning, ValueError, OverflowError, MemoryError))
 
 
 __all__ = ["SQLiteEngine", "sqlite_type"]

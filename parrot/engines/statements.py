@@ -459,43 +459,145 @@ class Deadline:
         return self.remaining() <= 0
 
 
+class Overflow(Exception):
+    """More rows than the cap: raised by a statement that stops the script at its overflow
+    (having stopped the engine's stream); :func:`run_in_order` reports TOO_LARGE at once."""
+
+
+class Failed(Exception):
+    """A statement the engine reported as failed, with the engine's own message and ``code``
+    (a SQLSTATE, an error number): the message is kept as it is, never prefixed."""
+
+    def __init__(self, message: str, code: int | str | None = None) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+@dataclass(frozen=True)
+class ErrorTable:
+    """Which engine error codes mean what: every engine's classification as data. ``code``
+    extracts a code from an exception (an error number, a SQLSTATE, an error name, an
+    exception type's name, a message marker); codes absent from every set are runtime errors.
+
+    In order: ``timeout`` (the engine's own limit fired), ``cancelled`` (a cancel: TIMEOUT when
+    parrot sent it, else a runtime error), ``syntax``, ``denied`` (privileges, read-only mode:
+    UNSUPPORTED), ``lost`` codes, codes starting with ``lost_prefixes`` (SQLSTATE classes) and
+    ``lost_types`` (connection or engine failure: ENGINE_ERROR); then a failure without a code
+    is a TIMEOUT when parrot cancelled it and ``uncoded_cancel``, else ``uncoded`` when set;
+    anything not one of ``driver_errors`` is an ENGINE_ERROR (a broken connection, a bug).
+    """
+
+    code: Callable[[BaseException], int | str | None]
+    syntax: frozenset[int | str] = frozenset()
+    timeout: frozenset[int | str] = frozenset()
+    cancelled: frozenset[int | str] = frozenset()
+    denied: frozenset[int | str] = frozenset()
+    lost: frozenset[int | str] = frozenset()
+    lost_prefixes: tuple[str, ...] = ()
+    lost_types: tuple[type[BaseException], ...] = ()
+    uncoded_cancel: bool = True
+    uncoded: ExecStatus | None = None
+    driver_errors: tuple[type[BaseException], ...] | None = None  # None: given to classify
+
+    def classify(self, exc: BaseException, *, cancelled: bool,
+                 driver_errors: tuple[type[BaseException], ...] = ()) -> ExecStatus:
+        code = self.code(exc)
+        if code is not None:
+            if code in self.timeout:
+                return ExecStatus.TIMEOUT
+            if code in self.cancelled:
+                return ExecStatus.TIMEOUT if cancelled else ExecStatus.RUNTIME_ERROR
+            if code in self.syntax:
+                return ExecStatus.SYNTAX_ERROR
+            if code in self.denied:
+                return ExecStatus.UNSUPPORTED
+            if code in self.lost or str(code).startswith(self.lost_prefixes):
+                return ExecStatus.ENGINE_ERROR
+        if isinstance(exc, self.lost_types):
+            return ExecStatus.ENGINE_ERROR
+        if code is None and cancelled and self.uncoded_cancel:
+            return ExecStatus.TIMEOUT  # parrot cancelled it; the driver reported that its way
+        if code is None and self.uncoded is not None:
+            return self.uncoded
+        if not isinstance(exc, self.driver_errors if self.driver_errors is not None
+                          else driver_errors):
+            return ExecStatus.ENGINE_ERROR
+        return ExecStatus.RUNTIME_ERROR
+
+    def __call__(self, exc: BaseException, cancelled: bool) -> ExecStatus:
+        """``classify`` with the table's own ``driver_errors``, as :func:`run_in_order` calls it."""
+        return self.classify(exc, cancelled=cancelled)
+
+
+def typed_message(exc: BaseException) -> str:
+    """What an engine error says: a :class:`Failed` statement's own message, anything else's
+    exception type and message."""
+    return trim_message(exc if isinstance(exc, Failed) else f"{type(exc).__name__}: {exc}")
+
+
 def run_in_order(steps: Sequence[Any], deadline: Deadline, max_rows: int,
                  run: Callable[[Any, float], tuple[ResultSet, bool] | None],
                  interrupt: Callable[[], object],
                  classify: Callable[[BaseException, bool], ExecStatus],
-                 message: Callable[[BaseException], str], grace: float = 0.0) -> Execution:
-    """Run an execution's statements one after another under one deadline.
+                 message: Callable[[BaseException], str], grace: float = 0.0, *,
+                 before: Callable[[Any, float], str | None] | None = None,
+                 after: Callable[[], str | None] | None = None,
+                 engine_message: Callable[[BaseException], str] = typed_message) -> Execution:
+    """Run an execution's statements one after another under one deadline: the one execution
+    loop of every local engine.
 
     ``run(step, remaining)`` runs a statement and returns its (capped) result with an overflow
-    flag, or None when it returns no rows; a :class:`Watchdog` calls ``interrupt`` ``grace``
-    seconds after the budget runs out. The first failure ends the execution, classified by
-    ``classify(exc, interrupted)``; an engine error keeps the exception's type in the message.
+    flag, or None when it returns no rows, or raises :class:`Overflow` to end the script as
+    TOO_LARGE at once; a :class:`Watchdog` calls ``interrupt`` ``grace`` seconds after the
+    budget runs out. ``before(step, remaining)``, outside the watchdog and the time spent, may
+    prepare a statement (a session time limit) or refuse it (a returned reason: UNSUPPORTED);
+    ``after()`` may stop the script after a statement the same way ("a statement ended
+    parrot's transaction").
+    The first failure ends the execution, classified by ``classify(exc, interrupted)`` (a
+    failure in ``before`` as not interrupted), with ``message(exc)``, or ``engine_message(exc)``
+    for an engine error (by default the exception's type and message).
     A statement that returns at or after the deadline is a timeout, never ``ok``.
     The last statement's rows are the execution's result.
     """
     elapsed = 0.0
     result: ResultSet | None = None
     too_large = False
+
+    def failure(exc: BaseException, interrupted: bool) -> Execution:
+        status = classify(exc, interrupted)
+        text = engine_message(exc) if status is ExecStatus.ENGINE_ERROR else message(exc)
+        return Execution(status, error=text, elapsed=elapsed)
+
     for step in steps:
         remaining = deadline.remaining()
         if remaining <= 0:
             return Execution(ExecStatus.TIMEOUT, error="timed out", elapsed=elapsed)
+        if before is not None:
+            try:
+                refusal = before(step, remaining)
+            except Exception as exc:
+                return failure(exc, False)
+            if refusal:
+                return Execution(ExecStatus.UNSUPPORTED, error=refusal, elapsed=elapsed)
         started = time.perf_counter()
         with Watchdog(remaining + grace, interrupt) as dog:
             try:
                 fetched = run(step, remaining)
+            except Overflow:
+                elapsed += time.perf_counter() - started
+                return Execution(ExecStatus.TOO_LARGE, error=f"more than {max_rows} rows",
+                                 elapsed=elapsed)
             except Exception as exc:
                 elapsed += time.perf_counter() - started
-                status = classify(exc, dog.fired)
-                text = (f"{type(exc).__name__}: {exc}" if status is ExecStatus.ENGINE_ERROR
-                        else message(exc))
-                return Execution(status, error=trim_message(text), elapsed=elapsed)
+                return failure(exc, dog.fired)
         elapsed += time.perf_counter() - started
         if dog.fired or deadline.expired:  # stopped at the deadline yet returned: no answer
             return Execution(ExecStatus.TIMEOUT, elapsed=elapsed,
                              error="timed out (stopped at the deadline)")
         if fetched is not None:
             result, too_large = fetched
+        if after is not None and (why := after()):
+            return Execution(ExecStatus.UNSUPPORTED, error=why, elapsed=elapsed)
     if too_large:
         return Execution(ExecStatus.TOO_LARGE, error=f"more than {max_rows} rows",
                          elapsed=elapsed)

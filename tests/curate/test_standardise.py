@@ -24,6 +24,16 @@ def test_split_and_format(sql: str, dialect: str, statements: list[str], comment
     assert split_and_format(sql, dialect) == (statements, comments)
 
 
+@pytest.mark.parametrize(("sql", "dialect", "statements"), [
+    ("SELECT 1; SELECT 2", "tsql", ["SELECT 1", "SELECT 2"]),  # statements, not GO batches
+    ("SELECT 1 -- c;\n; SELECT 2", "mysql", ["SELECT 1", "SELECT 2"]),
+    ("CREATE TRIGGER t AFTER INSERT ON x BEGIN SELECT 1; END", "sqlite",
+     ["CREATE TRIGGER t AFTER INSERT ON x BEGIN SELECT 1; END"]),
+])
+def test_split_uses_the_dialects_splitter(sql: str, dialect: str, statements: list[str]) -> None:
+    assert split_and_format(sql, dialect)[0] == statements
+
+
 def test_normalised_key_folds_words_but_not_literals() -> None:
     assert normalised_key("SELECT Name FROM T WHERE x = 'Ab'") == \
         "select name from t where x = 'Ab'"

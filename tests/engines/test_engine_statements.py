@@ -137,3 +137,75 @@ def test_run_in_order_a_statement_returning_after_the_interrupt_is_a_timeout() -
         ["slow"], st.Deadline(0.05), 10, lambda _step, _left: (time.sleep(0.4), None)[1],
         lambda: None, lambda _exc, _fired: ExecStatus.ENGINE_ERROR, str)
     assert execution.status is ExecStatus.TIMEOUT
+
+
+def test_run_in_order_overflow_ends_the_script_at_once() -> None:
+    ran: list[str] = []
+
+    def run(step: str, _left: float) -> None:
+        ran.append(step)
+        if step == "big":
+            raise st.Overflow
+        return None
+
+    execution = st.run_in_order(["big", "next"], st.Deadline(5), 3, run, lambda: None,
+                                lambda _exc, _fired: ExecStatus.RUNTIME_ERROR, str)
+    assert (execution.status, execution.error, ran) == (ExecStatus.TOO_LARGE,
+                                                        "more than 3 rows", ["big"])
+
+
+def test_run_in_order_before_refuses_or_fails_outside_the_watchdog() -> None:
+    def classify(exc: BaseException, fired: bool) -> ExecStatus:
+        return ExecStatus.TIMEOUT if fired else ExecStatus.RUNTIME_ERROR
+
+    refused = st.run_in_order(["a", "b"], st.Deadline(5), 3, lambda _s, _l: None, lambda: None,
+                              classify, str, before=lambda s, _l: "ended" if s == "b" else None)
+    assert (refused.status, refused.error) == (ExecStatus.UNSUPPORTED, "ended")
+
+    def fail(_step: str, _left: float) -> None:
+        raise ValueError("limit")
+
+    failed = st.run_in_order(["a"], st.Deadline(5), 3, lambda _s, _l: None, lambda: None,
+                             classify, str, before=fail)
+    assert (failed.status, failed.error) == (ExecStatus.RUNTIME_ERROR, "limit")
+
+
+def test_run_in_order_engine_messages() -> None:
+    def run(step: str, _left: float) -> None:
+        raise st.Failed("server said no", code="XX000") if step == "f" else OSError("gone")
+
+    def engine(*_: object) -> ExecStatus:
+        return ExecStatus.ENGINE_ERROR
+
+    own = st.run_in_order(["f"], st.Deadline(5), 3, run, lambda: None, engine, str)
+    typed = st.run_in_order(["o"], st.Deadline(5), 3, run, lambda: None, engine, str)
+    custom = st.run_in_order(["o"], st.Deadline(5), 3, run, lambda: None, engine, str,
+                             engine_message=lambda exc: f"scrubbed {exc}")
+    assert [own.error, typed.error, custom.error] == ["server said no", "OSError: gone",
+                                                      "scrubbed gone"]
+
+
+class _CodedError(Exception):
+    def __init__(self, code: str | None) -> None:
+        super().__init__(code)
+        self.code = code
+
+
+class _Broken(Exception):
+    pass
+
+
+@pytest.mark.parametrize(("exc", "cancelled", "status"), [
+    (_CodedError("08006"), False, ExecStatus.ENGINE_ERROR),  # a lost prefix
+    (_CodedError("42601"), False, ExecStatus.SYNTAX_ERROR),
+    (_CodedError("22012"), False, ExecStatus.RUNTIME_ERROR),
+    (_CodedError(None), False, ExecStatus.ENGINE_ERROR),  # uncoded
+    (_CodedError(None), True, ExecStatus.ENGINE_ERROR),  # no uncoded_cancel: uncoded rules
+    (_Broken("x"), False, ExecStatus.ENGINE_ERROR),  # a lost type
+    (ValueError("x"), False, ExecStatus.ENGINE_ERROR),  # not a driver error
+])
+def test_error_table_fields(exc: BaseException, cancelled: bool, status: ExecStatus) -> None:
+    table = st.ErrorTable(lambda e: getattr(e, "code", None), syntax=frozenset({"42601"}),
+                          lost_prefixes=("08",), lost_types=(_Broken,), uncoded_cancel=False,
+                          uncoded=ExecStatus.ENGINE_ERROR, driver_errors=(_CodedError, _Broken))
+    assert table(exc, cancelled) is status
