@@ -25,7 +25,7 @@ from parrot.testsuite.neighbours import Neighbour, neighbours
 from parrot.testsuite.store import Suite, SuiteDatabase, suite_key
 from parrot.translators.base import Translation, TranslationStatus
 
-GENERATOR = "rules-v5"
+GENERATOR = "rules-v6"
 DEFAULT_MAX_DBS = 8
 DEFAULT_CANDIDATES = 24
 _NOT_COUNTED = frozenset({Reason.PRED_ERROR.value, Reason.TIMEOUT.value})
