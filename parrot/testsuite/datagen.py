@@ -251,10 +251,10 @@ def infer_schema(tree: exp.Expr, base: Fixture | None = None) -> QuerySchema:
         left, right = (_resolve(side, resolved, through) for side in (node.this, node.expression))
         if left and right:
             groups.union(left, right)
-    for node in tree.find_all(exp.In):  # c.id IN (SELECT o.customer_id ...)
-        query = node.args.get("query")
+    for member in tree.find_all(exp.In):  # c.id IN (SELECT o.customer_id ...)
+        query = member.args.get("query")
         inner = query.this if isinstance(query, exp.Subquery) else query
-        left = _resolve(node.this, resolved, through)
+        left = _resolve(member.this, resolved, through)
         if left and isinstance(inner, exp.Select) and len(inner.expressions) == 1:
             right = _resolve(inner.expressions[0].unalias(), resolved, through)
             if right:
