@@ -19,7 +19,7 @@ from typing import Any
 from parrot.compare import Reason
 from parrot.datasets import Item
 from parrot.eval.judge import EMPTY_FIXTURE, Judge
-from parrot.fixtures import Fixture, FixtureError, fixture_from_json
+from parrot.fixtures import Fixture, FixtureError, fixture_from_json, fixture_to_json
 from parrot.testsuite.datagen import SchemaError, query_test_data
 from parrot.testsuite.neighbours import Neighbour, neighbours
 from parrot.testsuite.store import Suite, SuiteDatabase, suite_key
@@ -37,7 +37,8 @@ class Distilled:
 
     suite: Suite | None
     why_none: str = ""
-    # op -> [non-equivalent neighbours, killed by the fixture, by fixture + suite, equivalent]
+    # op -> [non-equivalent neighbours, killed by the fixture, by fixture + suite, equivalent,
+    #        unkillable on the source engine (see order_probes)]
     operators: dict[str, list[int]] = field(default_factory=dict)
 
 
@@ -106,6 +107,7 @@ def distill(item: Item, judge: Judge, *, dialects: tuple[str, ...] = (),
         seen |= kills[-1]
         if seen == todo:
             break  # every neighbour the fixture misses is killed: later candidates add nothing
+    unkillable = order_probes(judge, item, counted, todo - seen, usable, kills)
     chosen: list[int] = []
     covered: set[int] = set()
     while len(chosen) < max_dbs:
@@ -119,23 +121,79 @@ def distill(item: Item, judge: Judge, *, dialects: tuple[str, ...] = (),
         chosen.append(0)
     operators: dict[str, list[int]] = {}
     for i, n in enumerate(counted):
-        row = operators.setdefault(n.operator, [0, 0, 0, 0])
+        row = operators.setdefault(n.operator, [0, 0, 0, 0, 0])
         row[0] += 1
         row[1] += i in on_fixture
         row[2] += i in covered or i in on_fixture
+        row[4] += i in unkillable
     for op, count in equivalent.items():
-        operators.setdefault(op, [0, 0, 0, 0])[3] = count
+        operators.setdefault(op, [0, 0, 0, 0, 0])[3] = count
     databases = tuple(SuiteDatabase(fixture=usable[j][1], seed=usable[j][0],
                                     size=sum(len(t.rows) for t in usable[j][1].tables),
                                     kills=len(kills[j])) for j in chosen)
     survivors = [[n.operator, n.sql] for i, n in enumerate(counted)
-                 if i not in covered and i not in on_fixture]
+                 if i not in covered and i not in on_fixture and i not in unkillable]
     extra: dict[str, Any] = {"seed": seed, "candidates": len(usable),
                              "killed_by_fixture": len(on_fixture), "operators": operators,
-                             "survivors": survivors}
+                             "survivors": survivors,
+                             "unkillable": [[counted[i].operator, counted[i].sql, why]
+                                            for i, why in sorted(unkillable.items())]}
     suite = Suite(key=suite_key(item.source_dialect, item.source_sql, item.fixture),
                   source_dialect=item.source_dialect, source_sql=item.source_sql,
                   fixture_sha256=item.fixture.content_hash if item.fixture else "",
                   databases=databases, generator=GENERATOR, neighbours=len(counted),
                   killed=len(covered | on_fixture), extra=extra)
     return Distilled(suite, operators=operators)
+
+
+ORDER_ONLY = frozenset({"drop_order"})  # neighbours that differ from the source in order only
+_PROBES = 3  # reversed-insertion databases tried per suite
+
+
+def _reversed(fixture: Fixture) -> Fixture:
+    """``fixture`` with every table's rows inserted in the opposite order."""
+    data = fixture_to_json(fixture)
+    for table in data["tables"]:
+        table["rows"] = list(reversed(table["rows"]))
+    return fixture_from_json({**data, "name": f"{data['name']}-rev"})
+
+
+def order_probes(judge: Judge, item: Item, counted: list[Neighbour], alive: set[int],
+                  usable: list[tuple[int, Fixture]], kills: list[set[int]]) -> dict[int, str]:
+    """Try the usable databases with the largest source results again with their rows inserted
+    in reverse, for the order-only neighbours (a dropped ORDER BY) no database killed: a reversed
+    database that kills something joins the candidates (``usable``, ``kills``); an order-only
+    neighbour that returns the source's order on both insertion orders of a database whose
+    source result has two or more distinct rows cannot be killed by data on this engine (it
+    returns rows in that order by itself: SQLite's rowid scans and sorted GROUP BY, window
+    sorts, InnoDB's clustered index). Returns those, index -> reason."""
+    order_only = {i for i in alive if counted[i].operator in ORDER_ONLY}
+    if not order_only or not usable:
+        return {}
+    sized = []
+    for j, (_, db) in enumerate(usable):
+        probe = Item(id=item.id, source_dialect=item.source_dialect,
+                     target_dialect=item.source_dialect, source_sql=item.source_sql, fixture=db)
+        result = judge.gold(probe).execution.result
+        rows = len(set(result.rows)) if result is not None else 0
+        sized.append((rows, -j))  # the largest results first, the earliest database on ties
+    unkillable: dict[int, str] = {}
+    todo = set(alive)
+    for rows, negated in sorted(sized, reverse=True)[:_PROBES]:
+        if rows < 2:
+            break
+        seed, db = usable[-negated]
+        try:
+            flipped = _reversed(db)
+        except FixtureError:
+            continue
+        killed = {i for i in todo if neighbour_outcome(judge, item, flipped, counted[i].sql)
+                  == "kill"}
+        if killed:
+            usable.append((seed, flipped))
+            kills.append(killed)
+            todo -= killed
+        for i in order_only & todo:
+            unkillable.setdefault(i, f"{item.source_dialect} returned the ORDER BY's order on "
+                                     f"a {rows}-row result inserted in either order")
+    return {i: why for i, why in unkillable.items() if i in todo}

@@ -107,3 +107,38 @@ def test_corpus_suites_go_where_git_ignores_them(tmp_path: Path, name: str, corp
     path = write_suite(tmp_path, suite, from_corpus(fixture))
     assert (path.parent.name == "corpus") is corpus
     assert load_suite(tmp_path, "sqlite", sql, fixture) == suite
+
+
+@pytest.mark.parametrize(("dialect", "sql", "unkillable"), [
+    ("sqlite", "SELECT grp, COUNT(*) FROM t GROUP BY grp ORDER BY grp", True),
+    ("sqlite", "SELECT id, v FROM t ORDER BY id", False),
+    ("duckdb", "SELECT id, v FROM t ORDER BY id", False),
+])
+def test_a_dropped_order_by_data_cannot_kill_is_unkillable_not_a_survivor(
+        tmp_path: Path, dialect: str, sql: str, unkillable: bool) -> None:
+    """SQLite's GROUP BY returns its groups sorted whatever the insertion order, so no data
+    kills a dropped ORDER BY on the group key there (counted apart, with the reason); a plain
+    scan returns insertion order (SQLite too: fixtures declare no INTEGER PRIMARY KEY), so the
+    fixture's rows inserted in reverse kill it, and that database joins the candidates."""
+    from parrot.testsuite.distill import order_probes
+    from parrot.testsuite.neighbours import neighbours
+
+    _engines_or_skip()
+    root = _dataset(tmp_path)
+    data = {**ITEMS[0], "id": "ord", "source_dialect": dialect, "target_dialect": dialect,
+            "source_sql": sql, "reference_sql": sql}
+    (root / "items.jsonl").write_text(json.dumps(data) + "\n")
+    item = load_dataset(str(root), count_tokens=False).items[0]
+    assert item.fixture is not None
+    dropped = [n for n in neighbours(sql, dialect) if n.operator == "drop_order"]
+    judge = Judge()
+    try:
+        usable, kills = [(0, item.fixture)], [set()]  # the fixture: rows in key order
+        found = order_probes(judge, item, dropped, {0}, usable, kills)
+    finally:
+        judge.close()
+    if unkillable:
+        assert list(found) == [0] and "sqlite returned the ORDER BY's order" in found[0]
+        assert len(usable) == 1
+    else:
+        assert found == {} and kills[-1] == {0} and usable[-1][1].name.endswith("-rev")
