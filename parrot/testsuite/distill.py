@@ -13,7 +13,7 @@ at most ``max_dbs`` databases. Deterministic under ``seed``.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from parrot.compare import Reason
@@ -57,8 +57,12 @@ def neighbour_outcome(judge: Judge, item: Item, fixture: Fixture, sql: str) -> s
 
 def distill(item: Item, judge: Judge, *, dialects: tuple[str, ...] = (),
             max_dbs: int = DEFAULT_MAX_DBS, candidates: int = DEFAULT_CANDIDATES,
-            seed: int = 0, max_rows: int = 12) -> Distilled:
-    """The suite of ``item``'s source query (None, with a reason, when none can be built)."""
+            seed: int = 0, max_rows: int = 12,
+            references: tuple[Item, ...] = ()) -> Distilled:
+    """The suite of ``item``'s source query (None, with a reason, when none can be built).
+
+    ``references``: items of the same source query whose reference translations must agree with
+    the source on every kept database (see :func:`reference_disagreement`)."""
     fixture = item.fixture or EMPTY_FIXTURE
     gold = judge.gold(item).execution
     if not gold.ok:
@@ -95,19 +99,26 @@ def distill(item: Item, judge: Judge, *, dialects: tuple[str, ...] = (),
     usable: list[tuple[int, Fixture]] = []
     todo = set(range(len(counted))) - on_fixture
     seen: set[int] = set()
+    refs = agreeing_references(judge, references)
+    edges: list[str] = []  # why databases were left out: the references disagree there
     for r, db in dbs:
         probe = Item(id=item.id, source_dialect=item.source_dialect,
                      target_dialect=item.source_dialect, source_sql=item.source_sql,
                      fixture=db, order_sensitive=item.order_sensitive)
         if not judge.gold(probe).execution.ok or judge.limit_cuts_ties(probe) is not None:
             continue  # the source fails, or its LIMIT picks arbitrary rows: not a test of it
+        killed = {i for i in todo if neighbour_outcome(judge, item, db, counted[i].sql) == "kill"}
+        if killed or not usable:  # only databases distillation may keep need the references
+            why = reference_disagreement(judge, refs, db)
+            if why is not None:
+                edges.append(f"r{r}: {why}")
+                continue
         usable.append((r, db))
-        kills.append({i for i in todo
-                      if neighbour_outcome(judge, item, db, counted[i].sql) == "kill"})
+        kills.append(killed)
         seen |= kills[-1]
         if seen == todo:
             break  # every neighbour the fixture misses is killed: later candidates add nothing
-    unkillable = order_probes(judge, item, counted, todo - seen, usable, kills)
+    unkillable = order_probes(judge, item, counted, todo - seen, usable, kills, refs, edges)
     chosen: list[int] = []
     covered: set[int] = set()
     while len(chosen) < max_dbs:
@@ -137,7 +148,8 @@ def distill(item: Item, judge: Judge, *, dialects: tuple[str, ...] = (),
                              "killed_by_fixture": len(on_fixture), "operators": operators,
                              "survivors": survivors,
                              "unkillable": [[counted[i].operator, counted[i].sql, why]
-                                            for i, why in sorted(unkillable.items())]}
+                                            for i, why in sorted(unkillable.items())],
+                             "reference_edges": edges}
     suite = Suite(key=suite_key(item.source_dialect, item.source_sql, item.fixture),
                   source_dialect=item.source_dialect, source_sql=item.source_sql,
                   fixture_sha256=item.fixture.content_hash if item.fixture else "",
@@ -158,8 +170,37 @@ def _reversed(fixture: Fixture) -> Fixture:
     return fixture_from_json({**data, "name": f"{data['name']}-rev"})
 
 
+def agreeing_references(judge: Judge, references: tuple[Item, ...]) -> list[tuple[Item, str]]:
+    """(item, reference) pairs whose reference matches the source on the item's own fixture
+    (one that does not is wrong already; it has no say in which databases are fair)."""
+    out = []
+    for ref_item in references:
+        for sql in ref_item.reference_sql:
+            verdict = judge.judge(ref_item, Translation(TranslationStatus.OK, sql=sql))
+            if verdict["verdicts"]["strict"]["match"]:
+                out.append((ref_item, sql))
+    return out
+
+
+def reference_disagreement(judge: Judge, refs: list[tuple[Item, str]], db: Fixture) -> str | None:
+    """Why a reference translation of the source disagrees with it on ``db`` (None: all agree,
+    or no engine for them here). Such a database exposes an engine difference or a difference
+    between equivalent-by-intent queries outside the fixture's data (an empty ROLLUP, a half
+    rounded in binary, a dangling foreign key), not a wrong translation: distillation does not
+    keep it, and records why."""
+    for ref_item, sql in refs:
+        verdict = judge.judge(replace(ref_item, fixture=db),
+                              Translation(TranslationStatus.OK, sql=sql))["verdicts"]["strict"]
+        if not verdict["match"] and verdict["reason"] != Reason.NO_ENGINE.value:
+            return (f"{ref_item.target_dialect} reference: {verdict['reason']}: "
+                    f"{str(verdict.get('detail', ''))[:160]}")
+    return None
+
+
 def order_probes(judge: Judge, item: Item, counted: list[Neighbour], alive: set[int],
-                  usable: list[tuple[int, Fixture]], kills: list[set[int]]) -> dict[int, str]:
+                 usable: list[tuple[int, Fixture]], kills: list[set[int]],
+                 refs: list[tuple[Item, str]] | None = None,
+                 edges: list[str] | None = None) -> dict[int, str]:
     """Try the usable databases with the largest source results again with their rows inserted
     in reverse, for the order-only neighbours (a dropped ORDER BY) no database killed: a reversed
     database that kills something joins the candidates (``usable``, ``kills``); an order-only
@@ -189,6 +230,11 @@ def order_probes(judge: Judge, item: Item, counted: list[Neighbour], alive: set[
             continue
         killed = {i for i in todo if neighbour_outcome(judge, item, flipped, counted[i].sql)
                   == "kill"}
+        why = reference_disagreement(judge, refs, flipped) if killed and refs else None
+        if why is not None:
+            if edges is not None:
+                edges.append(f"r{seed} reversed: {why}")
+            continue
         if killed:
             usable.append((seed, flipped))
             kills.append(killed)

@@ -14,6 +14,7 @@ from parrot.eval.judge import Judge
 from parrot.testsuite.cli import main
 from parrot.testsuite.distill import distill
 from parrot.testsuite.store import load_suite, suite_to_json
+from parrot.translators.base import Translation, TranslationStatus
 
 FIXTURE = {"name": "tiny", "tables": [{
     "name": "t", "primary_key": ["id"],
@@ -142,3 +143,26 @@ def test_a_dropped_order_by_data_cannot_kill_is_unkillable_not_a_survivor(
         assert len(usable) == 1
     else:
         assert found == {} and kills[-1] == {0} and usable[-1][1].name.endswith("-rev")
+
+
+def test_databases_where_a_reference_disagrees_are_not_kept(tmp_path: Path) -> None:
+    """Regression (rules-v6 rebuild): data the fixture never has (a dangling foreign key, an
+    empty ROLLUP) can separate references that agree on the fixture; such a database tests an
+    engine or domain edge, not a translation, so distillation leaves it out and says why."""
+    _engines_or_skip()
+    root = _dataset(tmp_path)
+    data = {**ITEMS[0], "id": "edge", "source_sql": "SELECT COUNT(*) FROM t WHERE v > 3",
+            "reference_sql": "SELECT count(*) FROM t WHERE v > 3 AND id <= 4"}
+    (root / "items.jsonl").write_text(json.dumps(data) + "\n")
+    item = load_dataset(str(root), count_tokens=False).items[0]
+    judge = Judge()
+    try:
+        suite = distill(item, judge, candidates=12, seed=1, references=(item,)).suite
+        assert suite is not None and suite.extra["reference_edges"]
+        assert "duckdb reference" in suite.extra["reference_edges"][0]
+        for db in suite.databases:
+            verdict = judge.judge(replace(item, fixture=db.fixture),
+                                  Translation(TranslationStatus.OK, sql=item.reference_sql[0]))
+            assert verdict["verdicts"]["strict"]["match"]
+    finally:
+        judge.close()
