@@ -355,13 +355,24 @@ _DERIVING = (exp.Add, exp.Sub, exp.Mul, exp.Sum, exp.Min, exp.Max, exp.Round, ex
              exp.Coalesce)
 
 
+_DIVIDING = (exp.Div, exp.IntDiv, exp.Mod)
+
+
 def _derived_literals(col: exp.Column) -> list[Any]:
     """Numeric literals compared with an expression that computes from ``col`` through
     arithmetic, SUM/MIN/MAX, ROUND or CAST (``SUM(q * p) >= 300``): the column may then take the
-    literal itself, so that one row lands the expression on the boundary."""
+    literal itself, so that one row lands the expression on the boundary. An integer divisor of
+    such an expression (``SUM(stock) / 50``) counts the same way: quotients change there."""
     node: exp.Expr = col
-    while isinstance(node.parent, _DERIVING):
+    divisors: list[Any] = []  # SUM(stock) / 50: a sum of 49, 50 or 51 moves the quotient
+    while isinstance(node.parent, (*_DERIVING, *_DIVIDING)):
+        if isinstance(node.parent, _DIVIDING) and node.parent.this is node:
+            value = _literal_value(node.parent.expression)
+            if isinstance(value, int) and not isinstance(value, bool) and value > 1:
+                divisors.append(value)
         node = node.parent
+    if divisors:
+        return divisors
     parent = node.parent
     if node is col or not isinstance(parent, (*_COMPARE, exp.Between)):
         return []

@@ -197,6 +197,8 @@ def _values(out: list[dict[str, Any]], column: int, table: str = "products") -> 
     ("SELECT id FROM products WHERE price > 50", 2, {"49.00", "50.00", "51.00"}),
     # a literal compared with an aggregate over the column: one row can hit it exactly
     ("SELECT SUM(stock * price) FROM products HAVING SUM(stock * price) >= 300", 3, {"300"}),
+    # an integer divisor (rules-v6): SUM(stock) / 50 against / 49 needs a sum between them
+    ("SELECT SUBSTR('#####', 1, SUM(stock) / 50) FROM products", 3, {"49", "50", "51"}),
 ])
 def test_boundary_values(sql: str, column: int, wanted: set[str]) -> None:
     """Regression (rules-v4 survivors): ``price < 50`` vs ``price < 49`` and ``SUM(...) >= 300``
