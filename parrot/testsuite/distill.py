@@ -25,7 +25,7 @@ from parrot.testsuite.neighbours import Neighbour, neighbours
 from parrot.testsuite.store import Suite, SuiteDatabase, suite_key
 from parrot.translators.base import Translation, TranslationStatus
 
-GENERATOR = "rules-v6"
+GENERATOR = "rules-v7"
 DEFAULT_MAX_DBS = 8
 DEFAULT_CANDIDATES = 24
 _NOT_COUNTED = frozenset({Reason.PRED_ERROR.value, Reason.TIMEOUT.value})
@@ -101,13 +101,21 @@ def distill(item: Item, judge: Judge, *, dialects: tuple[str, ...] = (),
     seen: set[int] = set()
     refs = agreeing_references(judge, references)
     edges: list[str] = []  # why databases were left out: the references disagree there
+    # the target side: neighbours of each reference on its target engine that the fixture does
+    # not kill (what eval faces: a near-miss translation) join the set cover after the source's
+    targets = reference_neighbours(judge, refs, keys, types)
+    offset = len(counted)
+    todo |= {offset + k for k in range(len(targets))}
     for r, db in dbs:
         probe = Item(id=item.id, source_dialect=item.source_dialect,
                      target_dialect=item.source_dialect, source_sql=item.source_sql,
                      fixture=db, order_sensitive=item.order_sensitive)
         if not judge.gold(probe).execution.ok or judge.limit_cuts_ties(probe) is not None:
             continue  # the source fails, or its LIMIT picks arbitrary rows: not a test of it
-        killed = {i for i in todo if neighbour_outcome(judge, item, db, counted[i].sql) == "kill"}
+        killed = {i for i in todo if i < offset
+                  and neighbour_outcome(judge, item, db, counted[i].sql) == "kill"}
+        killed |= {i for i in todo if i >= offset and neighbour_outcome(
+            judge, targets[i - offset][0], db, targets[i - offset][1].sql) == "kill"}
         if killed or not usable:  # only databases distillation may keep need the references
             why = reference_disagreement(judge, refs, db)
             if why is not None:
@@ -118,14 +126,17 @@ def distill(item: Item, judge: Judge, *, dialects: tuple[str, ...] = (),
         seen |= kills[-1]
         if seen == todo:
             break  # every neighbour the fixture misses is killed: later candidates add nothing
-    unkillable = order_probes(judge, item, counted, todo - seen, usable, kills, refs, edges)
+    unkillable = order_probes(judge, item, counted, {i for i in todo - seen if i < offset},
+                              usable, kills, refs, edges)
     chosen: list[int] = []
     covered: set[int] = set()
     while len(chosen) < max_dbs:
-        gains = [(len(k - covered), -j) for j, k in enumerate(kills) if j not in chosen]
-        if not gains or max(gains)[0] == 0:
+        # the source's neighbours first; the references' break ties and fill the rest
+        gains = [(len({i for i in k - covered if i < offset}), len(k - covered), -j)
+                 for j, k in enumerate(kills) if j not in chosen]
+        if not gains or max(gains)[1] == 0:
             break
-        j = -max(gains)[1]
+        j = -max(gains)[2]
         chosen.append(j)
         covered |= kills[j]
     if not chosen and usable:  # nothing to kill: still keep one database beyond the fixture
@@ -141,7 +152,8 @@ def distill(item: Item, judge: Judge, *, dialects: tuple[str, ...] = (),
         operators.setdefault(op, [0, 0, 0, 0, 0])[3] = count
     databases = tuple(SuiteDatabase(fixture=usable[j][1], seed=usable[j][0],
                                     size=sum(len(t.rows) for t in usable[j][1].tables),
-                                    kills=len(kills[j])) for j in chosen)
+                                    kills=len({i for i in kills[j] if i < offset}))
+                      for j in chosen)
     survivors = [[n.operator, n.sql] for i, n in enumerate(counted)
                  if i not in covered and i not in on_fixture and i not in unkillable]
     extra: dict[str, Any] = {"seed": seed, "candidates": len(usable),
@@ -149,12 +161,14 @@ def distill(item: Item, judge: Judge, *, dialects: tuple[str, ...] = (),
                              "survivors": survivors,
                              "unkillable": [[counted[i].operator, counted[i].sql, why]
                                             for i, why in sorted(unkillable.items())],
-                             "reference_edges": edges}
+                             "reference_edges": edges,
+                             "target_neighbours": len(targets),
+                             "target_killed": len({i for i in covered if i >= offset})}
     suite = Suite(key=suite_key(item.source_dialect, item.source_sql, item.fixture),
                   source_dialect=item.source_dialect, source_sql=item.source_sql,
                   fixture_sha256=item.fixture.content_hash if item.fixture else "",
                   databases=databases, generator=GENERATOR, neighbours=len(counted),
-                  killed=len(covered | on_fixture), extra=extra)
+                  killed=len({i for i in covered if i < offset} | on_fixture), extra=extra)
     return Distilled(suite, operators=operators)
 
 
@@ -179,6 +193,27 @@ def agreeing_references(judge: Judge, references: tuple[Item, ...]) -> list[tupl
             verdict = judge.judge(ref_item, Translation(TranslationStatus.OK, sql=sql))
             if verdict["verdicts"]["strict"]["match"]:
                 out.append((ref_item, sql))
+    return out
+
+
+def reference_neighbours(judge: Judge, refs: list[tuple[Item, str]],
+                         keys: dict[str, Any], types: dict[str, Any]
+                         ) -> list[tuple[Item, Neighbour]]:
+    """The neighbours of each agreeing reference, on its target engine, that are not
+    equivalent to it and that the fixture does not kill (nor do they error there), each with
+    the probe item that judges it against the reference. A suite that kills these fails the
+    near-miss translations eval meets, not only the near-miss sources."""
+    out: list[tuple[Item, Neighbour]] = []
+    seen: set[tuple[str, str]] = set()
+    for ref_item, sql in refs:
+        probe = replace(ref_item, source_dialect=ref_item.target_dialect, source_sql=sql)
+        fixture = ref_item.fixture or EMPTY_FIXTURE
+        for n in neighbours(sql, ref_item.target_dialect, keys=keys, types=types):
+            if n.equivalent or (ref_item.target_dialect, n.sql) in seen:
+                continue
+            seen.add((ref_item.target_dialect, n.sql))
+            if neighbour_outcome(judge, probe, fixture, n.sql) == "same":
+                out.append((probe, n))
     return out
 
 

@@ -166,3 +166,34 @@ def test_databases_where_a_reference_disagrees_are_not_kept(tmp_path: Path) -> N
             assert verdict["verdicts"]["strict"]["match"]
     finally:
         judge.close()
+
+
+def test_the_set_cover_also_kills_the_references_neighbours(tmp_path: Path) -> None:
+    """Regression (rules-v7, issue 12): suites were chosen to kill the source's neighbours
+    only, so near-misses of a reference in the target's own idiom (a literal the source does
+    not have) survived on the target side. The references' neighbours on their target engine
+    join the set cover; the suite records how many there were and how many it kills."""
+    _engines_or_skip()
+    root = _dataset(tmp_path)
+    # the duckdb reference says v >= 8 where the source says v > 7: its literal 8 (and the
+    # neighbours v >= 9, v >= 7) are the reference's own
+    data = {**ITEMS[1], "id": "own", "source_sql": "SELECT id FROM t WHERE v > 7 ORDER BY id",
+            "source_dialect": "sqlite", "target_dialect": "duckdb",
+            "reference_sql": "SELECT id FROM t WHERE v >= 8 ORDER BY id"}
+    (root / "items.jsonl").write_text(json.dumps(data) + "\n")
+    item = load_dataset(str(root), count_tokens=False).items[0]
+    judge = Judge()
+    try:
+        suite = distill(item, judge, candidates=12, seed=1, references=(item,)).suite
+        assert suite is not None
+        assert suite.extra["target_neighbours"] > 0
+        assert suite.extra["target_killed"] > 0
+        # every database kept still has the reference agree with the source
+        for db in suite.databases:
+            verdict = judge.judge(replace(item, fixture=db.fixture),
+                                  Translation(TranslationStatus.OK, sql=item.reference_sql[0]))
+            assert verdict["verdicts"]["strict"]["match"]
+        without = distill(item, judge, candidates=12, seed=1).suite
+        assert without is not None and without.extra["target_neighbours"] == 0
+    finally:
+        judge.close()
