@@ -110,3 +110,12 @@ def test_failures_are_typed(judge):
     assert gold_fails["pred"] is None
     unsupported = judge.judge(it, Translation.from_sql(None))
     assert unsupported["verdicts"]["strict"]["reason"] == "pred_error"
+
+
+def test_the_question_of_a_text_to_sql_item_is_recorded(judge):
+    """report.analysis groups a question's answers across dialects by ``question_id``; the judge
+    used to drop it, so grouping fell back to parsing ids."""
+    it = item("SELECT who FROM s", question_id="q7")
+    assert judge.judge(it, Translation.from_sql("SELECT who FROM s"))["question_id"] == "q7"
+    assert "question_id" not in judge.judge(item("SELECT who FROM s"),
+                                            Translation.from_sql("SELECT who FROM s"))

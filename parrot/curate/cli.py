@@ -122,6 +122,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="keep pairs with no engine here, labelled grammar-only")
     p.add_argument("--no-review", action="store_true",
                    help="drop disagreeing pairs instead of routing them to review")
+    p.add_argument("--no-suites", action="store_true",
+                   help="skip building the distilled test suites (python -m parrot.testsuite "
+                        "build) of the written dataset; by default they go to OUT/suites/")
     p.add_argument("--quiet", action="store_true", help="no progress bars and no funnel table")
     return p
 
@@ -193,11 +196,12 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     logging.getLogger("sqlglot").setLevel(logging.ERROR)  # "falling back to Command" noise
     console = table_console(stderr=True, quiet=args.quiet)
+    errors = table_console(stderr=True)  # --quiet hides progress and tables, never errors
     variant = VARIANTS.get(args.variant)
     try:
         pairs = chosen_pairs(args)
     except ValueError as exc:
-        console.print(f"[red]error:[/] {exc}", highlight=False)
+        errors.print(f"[red]error:[/] {exc}", highlight=False)
         return 2
     sources = pairs.sides(0) or variant.sources
     targets = pairs.sides(1) or variant.targets
@@ -207,7 +211,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         records, inputs = variant.load(sources)
     except CorpusMissing as exc:
-        console.print(f"[red]{exc}[/red]")
+        errors.print(f"[red]{exc}[/red]")
         return 2
     if args.input_limit:
         records = records[:args.input_limit]
@@ -217,12 +221,12 @@ def main(argv: list[str] | None = None) -> int:
     try:
         stages = build_stages(args, targets, limit, variant.corpus_targets_only, pairs)
     except (ValueError, LookupError) as exc:
-        console.print(f"[red]{exc}[/red]")
+        errors.print(f"[red]{exc}[/red]")
         return 2
     try:
         executor = make_executor(args.executor, args.jobs)
     except ExecutorError as exc:
-        console.print(f"[red]{exc}[/red]")
+        errors.print(f"[red]{exc}[/red]")
         return 2
     try:
         kept, funnel, routed = _run(records, stages, executor, args.chunk_size, console,
@@ -233,12 +237,27 @@ def main(argv: list[str] | None = None) -> int:
     write_review(out, routed)
     manifest = build_manifest(args, argv, sources, targets, limit, inputs, stages, funnel,
                               started, n_items, n_fixtures, len(routed), len(records))
+    if n_items and not args.no_suites:
+        manifest["suites"] = build_suites(out, args.seed, args.jobs)
     write_manifest(out, manifest)
     console.print(funnel_table(funnel))
     console.print(f"{n_items} items ({n_fixtures} generated fixtures) → {out}/items.jsonl; "
                   f"{len(routed)} pairs in review.jsonl; manifest: {out}/manifest.json")
     console.print(f"check it: python -m parrot.eval --model reference --dataset {out}")
     return 0 if n_items else 1
+
+
+def build_suites(out: Path, seed: int, jobs: int) -> dict[str, Any]:
+    """The distilled test suites of the dataset at ``out`` (``OUT/suites/``), built by
+    parrot.testsuite's builder; what the manifest records of that build."""
+    from parrot.testsuite.cli import main as testsuite_main
+
+    command = ["build", str(out), "--seed", str(seed), "--jobs", str(jobs)]
+    rc = testsuite_main(command)
+    suites = out / "suites"
+    built = sum(1 for _ in suites.rglob("*.json")) if suites.is_dir() else 0
+    return {"command": ["python", "-m", "parrot.testsuite", *command], "exit_status": rc,
+            "files": built}
 
 
 def _run(records: list[Record], stages: list[Stage], executor: Executor,

@@ -261,6 +261,8 @@ class Judge:
             "annotation_source": item.annotation_source,  # who wrote the item's reference
             **({"annotators": list(item.extra["annotators"])}
                if item.extra.get("annotators") else {}),
+            **({"question_id": str(item.extra["question_id"])}  # text-to-SQL: one question, many
+               if item.extra.get("question_id") else {}),  # dialects (report.analysis groups by it)
             "order_sensitive": gold.facts.order_sensitive,
             "translation": translation.to_json(),
             "gold": execution_json(gold.execution, gold.engine),

@@ -92,7 +92,7 @@ class Outcome(TypedDict):
     syntax: NotRequired[SyntaxRecord]
     suite: NotRequired[SuiteRecord]
     engine_errors_retried: NotRequired[list[str]]
-    question_id: NotRequired[str]  # read by report.analysis; the judge does not write it
+    question_id: NotRequired[str]  # text-to-SQL items: the question (report.analysis groups by it)
 
 
 class Summary(TypedDict):

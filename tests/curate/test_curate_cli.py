@@ -30,6 +30,8 @@ def test_simple_variant_end_to_end(tmp_path: Path) -> None:
     for a, b in zip(manifest["funnel"], manifest["funnel"][1:], strict=False):
         assert b["in"] == a["out"]
     assert manifest["parameters"]["stages"]["annotate"]["annotators"][0]["name"] == "sqlglot"
+    assert manifest["suites"]["exit_status"] == 0  # curation builds the suites it can
+    assert (out / "suites").is_dir() and manifest["suites"]["files"] > 0
     dataset = load_dataset(str(out))
     judge = Judge()
     try:
@@ -44,3 +46,25 @@ def test_simple_variant_end_to_end(tmp_path: Path) -> None:
 def test_unknown_annotator_is_refused(tmp_path: Path) -> None:
     assert main(["--variant", "simple", "--annotator", "nope", "--out", str(tmp_path),
                  "--quiet"]) == 2
+
+
+def test_quiet_still_shows_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``--quiet`` hides progress bars and the funnel, never the reason a run was refused."""
+    assert main(["--variant", "simple", "--pairs", "sqlite:duckdb", "--targets", "duckdb",
+                 "--out", str(tmp_path), "--quiet"]) == 2
+    assert "--pairs replaces --sources/--targets" in capsys.readouterr().err
+    assert main(["--variant", "simple", "--annotator", "nope", "--out", str(tmp_path),
+                 "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert "nope" in err, err
+
+
+@pytest.mark.slow  # a small curation run (engines, generated data)
+def test_no_suites_skips_the_suite_build(tmp_path: Path) -> None:
+    out = tmp_path / "simple"
+    assert main(["--variant", "simple", "--input-limit", "150", "--out", str(out),
+                 "--no-suites", "--quiet"]) == 0
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["outputs"]["items"] > 0  # items written, so only --no-suites skipped them
+    assert "suites" not in manifest
+    assert not (out / "suites").exists()
