@@ -13,6 +13,7 @@ at most ``max_dbs`` databases. Deterministic under ``seed``.
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -28,6 +29,8 @@ from parrot.translators.base import Translation, TranslationStatus
 GENERATOR = "rules-v7"
 DEFAULT_MAX_DBS = 8
 DEFAULT_CANDIDATES = 24
+REFERENCE_CANDIDATES = 4  # more candidates per reference, generated from the reference's SQL
+_STALL = 4  # candidates in a row that kill nothing new before the references' neighbours give up
 _NOT_COUNTED = frozenset({Reason.PRED_ERROR.value, Reason.TIMEOUT.value})
 
 
@@ -79,6 +82,10 @@ def distill(item: Item, judge: Judge, *, dialects: tuple[str, ...] = (),
             dbs.append((r, fixture_from_json(data)))
         except FixtureError:
             continue
+    from_source = len(dbs)
+    if candidates:
+        dbs += _reference_candidates(item, references, dialects, seed=seed, start=len(generated),
+                                     max_rows=max_rows)
     counted: list[Neighbour] = []
     on_fixture: set[int] = set()
     equivalent: dict[str, int] = {}
@@ -106,7 +113,18 @@ def distill(item: Item, judge: Judge, *, dialects: tuple[str, ...] = (),
     targets = reference_neighbours(judge, refs, keys, types)
     offset = len(counted)
     todo |= {offset + k for k in range(len(targets))}
-    for r, db in dbs:
+    stall = 0  # candidates in a row that killed nothing new, once the source's are all killed
+    position = 0
+    while position < len(dbs):
+        r, db = dbs[position]
+        position += 1
+        if stall >= _STALL and todo - seen <= set(range(offset, offset + len(targets))):
+            # only the references' neighbours are left and the last candidates killed none:
+            # go on to the databases generated from the references, or stop there
+            if position > from_source:
+                break
+            position, stall = from_source, 0
+            continue
         probe = Item(id=item.id, source_dialect=item.source_dialect,
                      target_dialect=item.source_dialect, source_sql=item.source_sql,
                      fixture=db, order_sensitive=item.order_sensitive)
@@ -123,6 +141,7 @@ def distill(item: Item, judge: Judge, *, dialects: tuple[str, ...] = (),
                 continue
         usable.append((r, db))
         kills.append(killed)
+        stall = 0 if killed - seen else stall + 1
         seen |= kills[-1]
         if seen == todo:
             break  # every neighbour the fixture misses is killed: later candidates add nothing
@@ -193,6 +212,34 @@ def agreeing_references(judge: Judge, references: tuple[Item, ...]) -> list[tupl
             verdict = judge.judge(ref_item, Translation(TranslationStatus.OK, sql=sql))
             if verdict["verdicts"]["strict"]["match"]:
                 out.append((ref_item, sql))
+    return out
+
+
+def _reference_candidates(item: Item, references: tuple[Item, ...], dialects: tuple[str, ...],
+                          *, seed: int, start: int, max_rows: int) -> list[tuple[int, Fixture]]:
+    """``REFERENCE_CANDIDATES`` databases generated from each reference translation's own SQL
+    (its literals, divisors and dates in the target's idiom: ``STRFTIME('%m-%d', d) >= '02-28'``
+    where the source says ``month(d) > 2``), tried after the source's: their twins sit at the
+    boundaries a near-miss *translation* moves. Numbered from ``start``; deterministic."""
+    out: list[tuple[int, Fixture]] = []
+    seen = {(item.source_dialect, item.source_sql)}
+    r = start
+    for ref_item in references:
+        for sql in ref_item.reference_sql:
+            if (ref_item.target_dialect, sql) in seen:
+                continue
+            seen.add((ref_item.target_dialect, sql))
+            try:
+                generated = query_test_data(
+                    sql, ref_item.target_dialect, rounds=REFERENCE_CANDIDATES,
+                    seed=f"{seed}:{ref_item.target_dialect}:{len(seen)}", name=f"ts{seed}",
+                    base=item.fixture, dialects=dialects, max_rows=max_rows)
+            except (SchemaError, ValueError):
+                continue  # the generator cannot read this reference: the source's data stands
+            for data in generated:
+                with contextlib.suppress(FixtureError):
+                    out.append((r, fixture_from_json(data)))
+                r += 1
     return out
 
 

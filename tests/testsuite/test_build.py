@@ -168,6 +168,7 @@ def test_databases_where_a_reference_disagrees_are_not_kept(tmp_path: Path) -> N
         judge.close()
 
 
+@pytest.mark.slow
 def test_the_set_cover_also_kills_the_references_neighbours(tmp_path: Path) -> None:
     """Regression (rules-v7, issue 12): suites were chosen to kill the source's neighbours
     only, so near-misses of a reference in the target's own idiom (a literal the source does
@@ -197,3 +198,22 @@ def test_the_set_cover_also_kills_the_references_neighbours(tmp_path: Path) -> N
         assert without is not None and without.extra["target_neighbours"] == 0
     finally:
         judge.close()
+
+
+def test_references_seed_candidates_of_their_own(tmp_path: Path) -> None:
+    """rules-v7: a reference's own literals (v >= 8 for the source's v > 7) get candidate
+    databases generated from the reference's SQL, once per distinct reference."""
+    from parrot.testsuite.distill import REFERENCE_CANDIDATES, _reference_candidates
+
+    root = _dataset(tmp_path)
+    own = {**ITEMS[1], "id": "own", "source_sql": "SELECT id FROM t WHERE v > 7 ORDER BY id",
+           "source_dialect": "sqlite", "target_dialect": "duckdb",
+           "reference_sql": "SELECT id FROM t WHERE v >= 8 ORDER BY id"}
+    twin = {**own, "id": "twin"}  # the same reference again: no more candidates
+    (root / "items.jsonl").write_text(json.dumps(own) + "\n" + json.dumps(twin) + "\n")
+    a, b = load_dataset(str(root), count_tokens=False).items
+    out = _reference_candidates(a, (a, b), (), seed=0, start=24, max_rows=6)
+    assert len(out) == REFERENCE_CANDIDATES and out[0][0] == 24
+    assert any(8 in row for _, db in out for t in db.tables for row in t.rows)
+    again = _reference_candidates(a, (a,), (), seed=0, start=24, max_rows=6)
+    assert [db.content_hash for _, db in again] == [db.content_hash for _, db in out]
