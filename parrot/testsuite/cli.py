@@ -51,6 +51,9 @@ def _parser() -> tuple[argparse.ArgumentParser, argparse.ArgumentParser]:
     b.add_argument("--limit", type=int, default=None, help="build at most N suites")
     b.add_argument("--source", action="append", default=None, metavar="DIALECT",
                    help="only source queries in DIALECT (repeatable)")
+    b.add_argument("--unchecked-reference", action="append", default=[], metavar="DIALECT",
+                   help="do not check the references into DIALECT on candidate databases "
+                        "(repeatable; e.g. spark, whose per-query start-up is slow here)")
     b.add_argument("--jobs", type=int, default=1, help="worker processes")
     b.add_argument("--force", action="store_true", help="rebuild suites that exist")
     b.add_argument("--datagen", default="rules", metavar="GEN",
@@ -91,6 +94,15 @@ def _groups(items: tuple[Item, ...]) -> dict[str, tuple[Item, tuple[str, ...]]]:
     return out
 
 
+def _members(items: tuple[Item, ...]) -> dict[str, tuple[Item, ...]]:
+    """Every item of each suite key: their references must agree on the suite's databases."""
+    out: dict[str, tuple[Item, ...]] = {}
+    for item in items:
+        key = suite_key(item.source_dialect, item.source_sql, item.fixture)
+        out[key] = (*out.get(key, ()), item)
+    return out
+
+
 _ARGS: argparse.Namespace | None = None
 _DATAGEN: Datagen | None = None  # the worker's model (one per process)
 
@@ -106,14 +118,15 @@ def _datagen(args: argparse.Namespace) -> Datagen | None:
     return _DATAGEN
 
 
-def _work(job: tuple[Item, tuple[str, ...]]) -> tuple[Distilled, dict[str, Any]]:
+def _work(job: tuple[Item, tuple[str, ...], tuple[Item, ...]]
+          ) -> tuple[Distilled, dict[str, Any]]:
     """The item's suite, and what the ``--datagen`` model did for it (empty without one)."""
     from parrot.eval.judge import Judge
 
     assert _ARGS is not None
     judge = Judge()
     try:
-        item, dialects = job
+        item, dialects, members = job
         rules, spec = parse_datagen(_ARGS.datagen)
         stored = load_suite(Path(_ARGS.root), item.source_dialect, item.source_sql, item.fixture)
         if rules and spec and not _ARGS.force and stored is not None \
@@ -122,7 +135,7 @@ def _work(job: tuple[Item, tuple[str, ...]]) -> tuple[Distilled, dict[str, Any]]
         else:
             result = distill(item, judge, dialects=dialects, max_dbs=_ARGS.max_dbs,
                              candidates=_ARGS.candidates if rules else 0, seed=_ARGS.seed,
-                             max_rows=_ARGS.max_rows)
+                             max_rows=_ARGS.max_rows, references=members)
         gen = _datagen(_ARGS)
         if gen is None or result.suite is None:
             return result, {}
@@ -176,7 +189,7 @@ def build(args: argparse.Namespace) -> int:
     print(f"{dataset.name}: {len(dataset.items)} items, {len(groups)} source queries, "
           f"building {len(todo)}", file=sys.stderr)
     start = time.monotonic()
-    built = neighbours = killed = fixture_kills = llm_kills = llm_dbs = 0
+    built = neighbours = killed = fixture_kills = llm_kills = llm_dbs = edges = 0
     rejected: Counter[str] = Counter()
     skipped: dict[str, int] = {}
     _init(args)
@@ -185,7 +198,9 @@ def build(args: argparse.Namespace) -> int:
         if problem:
             print(f"error: {problem}", file=sys.stderr)
             return 2
-    jobs = [g for _, g in todo]
+    members = _members(tuple(i for i in dataset.items
+                             if i.target_dialect not in args.unchecked_reference))
+    jobs = [(*g, members.get(k, ())) for k, g in todo]
     # spawn: a forked worker would inherit the probe's dead event-loop thread
     results = (map(_work, jobs) if args.jobs <= 1 else
                ProcessPoolExecutor(args.jobs, mp_context=multiprocessing.get_context("spawn"),
@@ -203,6 +218,7 @@ def build(args: argparse.Namespace) -> int:
             neighbours += result.suite.neighbours
             killed += result.suite.killed
             fixture_kills += int(result.suite.extra.get("killed_by_fixture", 0))
+            edges += len(result.suite.extra.get("reference_edges", []))
         if n % 10 == 0 or n == len(todo):
             print(f"  {n}/{len(todo)} ({item.id})", file=sys.stderr)
     elapsed = time.monotonic() - start
@@ -211,6 +227,8 @@ def build(args: argparse.Namespace) -> int:
         return f"{100 * k / neighbours:.1f}%" if neighbours else "n/a"
     print(f"suites built: {built}; neighbours: {neighbours}; killed by fixture: "
           f"{pct(fixture_kills)}; by fixture + suite: {pct(killed)}; time: {elapsed:.0f}s")
+    if edges:
+        print(f"  candidate databases left out because a reference disagrees there: {edges}")
     if parse_datagen(args.datagen)[1] is not None:
         print(f"  {_label(args)}: {llm_dbs} databases kept, {pct(llm_kills)} of the neighbours "
               "killed only by them; rejected: "

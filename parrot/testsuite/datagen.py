@@ -246,10 +246,19 @@ def infer_schema(tree: exp.Expr, base: Fixture | None = None) -> QuerySchema:
             raise SchemaError(f"column name {info.name!r} {problem}")
         resolved[id(col)] = (table, info.name)
         _evidence(col, info)
+    through = _derived_columns(tree, resolved)
     for node in tree.find_all(exp.EQ, exp.NullSafeEQ):
-        left, right = resolved.get(id(node.this)), resolved.get(id(node.expression))
+        left, right = (_resolve(side, resolved, through) for side in (node.this, node.expression))
         if left and right:
             groups.union(left, right)
+    for member in tree.find_all(exp.In):  # c.id IN (SELECT o.customer_id ...)
+        query = member.args.get("query")
+        inner = query.this if isinstance(query, exp.Subquery) else query
+        left = _resolve(member.this, resolved, through)
+        if left and isinstance(inner, exp.Select) and len(inner.expressions) == 1:
+            right = _resolve(inner.expressions[0].unalias(), resolved, through)
+            if right:
+                groups.union(left, right)
     _finish(schema, groups, base_tables)
     dates = list(dict.fromkeys(lit.this for lit in tree.find_all(exp.Literal)
                                if lit.is_string and (_DATE.match(lit.this)
@@ -262,6 +271,31 @@ def infer_schema(tree: exp.Expr, base: Fixture | None = None) -> QuerySchema:
             if info.type in ("date", "timestamp"):
                 info.offsets = offsets
     return schema
+
+
+def _derived_columns(tree: exp.Expr, resolved: dict[int, tuple[str, str]]
+                     ) -> dict[tuple[str, str], tuple[str, str]]:
+    """(derived table or CTE alias, output column) -> the base column it projects unchanged, so
+    that ``k.customer_id = c.id`` over ``(SELECT o.customer_id ...) k`` joins ``c.id`` with
+    ``orders.customer_id``."""
+    out: dict[tuple[str, str], tuple[str, str]] = {}
+    for node in [*tree.find_all(exp.Subquery), *tree.find_all(exp.CTE)]:
+        body = node.this
+        if not node.alias or not isinstance(body, exp.Select):
+            continue
+        for e in body.expressions:
+            inner = e.unalias()
+            if isinstance(inner, exp.Column) and id(inner) in resolved:
+                out.setdefault((node.alias.lower(), e.alias_or_name.lower()), resolved[id(inner)])
+    return out
+
+
+def _resolve(node: exp.Expr | None, resolved: dict[int, tuple[str, str]],
+             through: dict[tuple[str, str], tuple[str, str]]) -> tuple[str, str] | None:
+    """The base column a comparison side names, directly or through a derived table."""
+    if not isinstance(node, exp.Column):
+        return None
+    return resolved.get(id(node)) or through.get((node.table.lower(), node.name.lower()))
 
 
 _UNIT_SECONDS = {"SECOND": 1, "MINUTE": 60, "HOUR": 3600, "DAY": 86400, "WEEK": 604800}
@@ -321,13 +355,24 @@ _DERIVING = (exp.Add, exp.Sub, exp.Mul, exp.Sum, exp.Min, exp.Max, exp.Round, ex
              exp.Coalesce)
 
 
+_DIVIDING = (exp.Div, exp.IntDiv, exp.Mod)
+
+
 def _derived_literals(col: exp.Column) -> list[Any]:
     """Numeric literals compared with an expression that computes from ``col`` through
     arithmetic, SUM/MIN/MAX, ROUND or CAST (``SUM(q * p) >= 300``): the column may then take the
-    literal itself, so that one row lands the expression on the boundary."""
+    literal itself, so that one row lands the expression on the boundary. An integer divisor of
+    such an expression (``SUM(stock) / 50``) counts the same way: quotients change there."""
     node: exp.Expr = col
-    while isinstance(node.parent, _DERIVING):
+    divisors: list[Any] = []  # SUM(stock) / 50: a sum of 49, 50 or 51 moves the quotient
+    while isinstance(node.parent, (*_DERIVING, *_DIVIDING)):
+        if isinstance(node.parent, _DIVIDING) and node.parent.this is node:
+            value = _literal_value(node.parent.expression)
+            if isinstance(value, int) and not isinstance(value, bool) and value > 1:
+                divisors.append(value)
         node = node.parent
+    if divisors:
+        return divisors
     parent = node.parent
     if node is col or not isinstance(parent, (*_COMPARE, exp.Between)):
         return []
@@ -531,6 +576,7 @@ def generate(schema: QuerySchema, *, rounds: int, seed: str, name: str,
             n = min(max_rows - 2 * (r % 2), 8 if r == 0 else rng.randint(6, 12))
             rows = [[_json_value(_value(info, samples[(table, info.name)], rng, r), info.type)
                      for info in infos] for _ in range(n)]
+            _deal_keys(rows, infos, rng)
             keys = schema.primary_keys.get(table, ())
             rows = _unique_rows(rows, infos, keys)
             if r > 0 and rows and not any(i.unique or i.observed_unique for i in infos) \
@@ -550,6 +596,21 @@ def generate(schema: QuerySchema, *, rounds: int, seed: str, name: str,
                            "rows": rows})
         out.append({"name": f"{name}-r{r}", "tables": tables})
     return out
+
+
+def _deal_keys(rows: list[list[Any]], infos: list[ColumnInfo], rng: random.Random) -> None:
+    """Give each single-column integer key (declared or observed unique) of a join group
+    distinct values, dealt in shuffled order: every row survives deduplication (drawing with
+    replacement lost about a third of them, and with them the matches of the joins), and rows
+    are inserted out of key order, so that an engine returning rows in insertion order (DuckDB,
+    ClickHouse) shows a dropped ORDER BY."""
+    for j, info in enumerate(infos):
+        if not (info.unique or info.observed_unique) or info.group is None \
+                or info.type not in ("integer", "bigint"):
+            continue
+        values = rng.sample(range(1, max(len(UNIQUE_JOIN_POOL), len(rows)) + 1), len(rows))
+        for row, value in zip(rows, values, strict=True):
+            row[j] = value
 
 
 def _twin(row: list[Any], rows: list[list[Any]], infos: list[ColumnInfo], keys: tuple[str, ...],
@@ -577,7 +638,11 @@ def _twin(row: list[Any], rows: list[list[Any]], infos: list[ColumnInfo], keys: 
         used = {r[j] for r in rows}
         if infos[j].type in ("integer", "bigint"):
             ints = [v for v in used if isinstance(v, int)]
-            twin[j] = max(ints, default=0) + 1
+            spare = [v for v in UNIQUE_JOIN_POOL if v not in used] \
+                if infos[j].group is not None else []
+            # a joined key stays in the range its references are drawn from, so the twin joins
+            twin[j] = (rng.choice(spare) if rng is not None else spare[0]) if spare \
+                else max(ints, default=0) + 1
             continue
         options = [v for v in samples[(table, infos[j].name)]
                    if _json_value(v, infos[j].type) not in used]
@@ -621,8 +686,8 @@ def _value(info: ColumnInfo, pool: list[Any], rng: random.Random, round_: int) -
                   if v is not None and _fits(v, info.type)]
         return rng.choice(values)
     named = len(info.literals) + len(info.query_dates)
-    if round_ == 0 and named and rng.random() < 0.6:
-        return rng.choice(pool[:max(1, 3 * named)])  # literals, neighbours
+    if named and rng.random() < (0.6 if round_ == 0 else 0.35):
+        return rng.choice(pool[:max(1, 3 * named)])  # literals, neighbours: filters select
     return rng.choice(pool)
 
 

@@ -13,21 +13,24 @@ at most ``max_dbs`` databases. Deterministic under ``seed``.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import contextlib
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from parrot.compare import Reason
 from parrot.datasets import Item
 from parrot.eval.judge import EMPTY_FIXTURE, Judge
-from parrot.fixtures import Fixture, FixtureError, fixture_from_json
+from parrot.fixtures import Fixture, FixtureError, fixture_from_json, fixture_to_json
 from parrot.testsuite.datagen import SchemaError, query_test_data
 from parrot.testsuite.neighbours import Neighbour, neighbours
 from parrot.testsuite.store import Suite, SuiteDatabase, suite_key
 from parrot.translators.base import Translation, TranslationStatus
 
-GENERATOR = "rules-v5"
+GENERATOR = "rules-v7"
 DEFAULT_MAX_DBS = 8
 DEFAULT_CANDIDATES = 24
+REFERENCE_CANDIDATES = 4  # more candidates per reference, generated from the reference's SQL
+_STALL = 4  # candidates in a row that kill nothing new before the references' neighbours give up
 _NOT_COUNTED = frozenset({Reason.PRED_ERROR.value, Reason.TIMEOUT.value})
 
 
@@ -37,7 +40,8 @@ class Distilled:
 
     suite: Suite | None
     why_none: str = ""
-    # op -> [non-equivalent neighbours, killed by the fixture, by fixture + suite, equivalent]
+    # op -> [non-equivalent neighbours, killed by the fixture, by fixture + suite, equivalent,
+    #        unkillable on the source engine (see order_probes)]
     operators: dict[str, list[int]] = field(default_factory=dict)
 
 
@@ -56,8 +60,12 @@ def neighbour_outcome(judge: Judge, item: Item, fixture: Fixture, sql: str) -> s
 
 def distill(item: Item, judge: Judge, *, dialects: tuple[str, ...] = (),
             max_dbs: int = DEFAULT_MAX_DBS, candidates: int = DEFAULT_CANDIDATES,
-            seed: int = 0, max_rows: int = 12) -> Distilled:
-    """The suite of ``item``'s source query (None, with a reason, when none can be built)."""
+            seed: int = 0, max_rows: int = 12,
+            references: tuple[Item, ...] = ()) -> Distilled:
+    """The suite of ``item``'s source query (None, with a reason, when none can be built).
+
+    ``references``: items of the same source query whose reference translations must agree with
+    the source on every kept database (see :func:`reference_disagreement`)."""
     fixture = item.fixture or EMPTY_FIXTURE
     gold = judge.gold(item).execution
     if not gold.ok:
@@ -74,6 +82,10 @@ def distill(item: Item, judge: Judge, *, dialects: tuple[str, ...] = (),
             dbs.append((r, fixture_from_json(data)))
         except FixtureError:
             continue
+    from_source = len(dbs)
+    if candidates:
+        dbs += _reference_candidates(item, references, dialects, seed=seed, start=len(generated),
+                                     max_rows=max_rows)
     counted: list[Neighbour] = []
     on_fixture: set[int] = set()
     equivalent: dict[str, int] = {}
@@ -94,48 +106,222 @@ def distill(item: Item, judge: Judge, *, dialects: tuple[str, ...] = (),
     usable: list[tuple[int, Fixture]] = []
     todo = set(range(len(counted))) - on_fixture
     seen: set[int] = set()
-    for r, db in dbs:
+    refs = agreeing_references(judge, references)
+    edges: list[str] = []  # why databases were left out: the references disagree there
+    # the target side: neighbours of each reference on its target engine that the fixture does
+    # not kill (what eval faces: a near-miss translation) join the set cover after the source's
+    targets = reference_neighbours(judge, refs, keys, types)
+    offset = len(counted)
+    todo |= {offset + k for k in range(len(targets))}
+    stall = 0  # candidates in a row that killed nothing new, once the source's are all killed
+    position = 0
+    while position < len(dbs):
+        r, db = dbs[position]
+        position += 1
+        if stall >= _STALL and todo - seen <= set(range(offset, offset + len(targets))):
+            # only the references' neighbours are left and the last candidates killed none:
+            # go on to the databases generated from the references, or stop there
+            if position > from_source:
+                break
+            position, stall = from_source, 0
+            continue
         probe = Item(id=item.id, source_dialect=item.source_dialect,
                      target_dialect=item.source_dialect, source_sql=item.source_sql,
                      fixture=db, order_sensitive=item.order_sensitive)
         if not judge.gold(probe).execution.ok or judge.limit_cuts_ties(probe) is not None:
             continue  # the source fails, or its LIMIT picks arbitrary rows: not a test of it
+        killed = {i for i in todo if i < offset
+                  and neighbour_outcome(judge, item, db, counted[i].sql) == "kill"}
+        killed |= {i for i in todo if i >= offset and neighbour_outcome(
+            judge, targets[i - offset][0], db, targets[i - offset][1].sql) == "kill"}
+        if killed or not usable:  # only databases distillation may keep need the references
+            why = reference_disagreement(judge, refs, db)
+            if why is not None:
+                edges.append(f"r{r}: {why}")
+                continue
         usable.append((r, db))
-        kills.append({i for i in todo
-                      if neighbour_outcome(judge, item, db, counted[i].sql) == "kill"})
+        kills.append(killed)
+        stall = 0 if killed - seen else stall + 1
         seen |= kills[-1]
         if seen == todo:
             break  # every neighbour the fixture misses is killed: later candidates add nothing
+    unkillable = order_probes(judge, item, counted, {i for i in todo - seen if i < offset},
+                              usable, kills, refs, edges)
     chosen: list[int] = []
     covered: set[int] = set()
     while len(chosen) < max_dbs:
-        gains = [(len(k - covered), -j) for j, k in enumerate(kills) if j not in chosen]
-        if not gains or max(gains)[0] == 0:
+        # the source's neighbours first; the references' break ties and fill the rest
+        gains = [(len({i for i in k - covered if i < offset}), len(k - covered), -j)
+                 for j, k in enumerate(kills) if j not in chosen]
+        if not gains or max(gains)[1] == 0:
             break
-        j = -max(gains)[1]
+        j = -max(gains)[2]
         chosen.append(j)
         covered |= kills[j]
     if not chosen and usable:  # nothing to kill: still keep one database beyond the fixture
         chosen.append(0)
     operators: dict[str, list[int]] = {}
     for i, n in enumerate(counted):
-        row = operators.setdefault(n.operator, [0, 0, 0, 0])
+        row = operators.setdefault(n.operator, [0, 0, 0, 0, 0])
         row[0] += 1
         row[1] += i in on_fixture
         row[2] += i in covered or i in on_fixture
+        row[4] += i in unkillable
     for op, count in equivalent.items():
-        operators.setdefault(op, [0, 0, 0, 0])[3] = count
+        operators.setdefault(op, [0, 0, 0, 0, 0])[3] = count
     databases = tuple(SuiteDatabase(fixture=usable[j][1], seed=usable[j][0],
                                     size=sum(len(t.rows) for t in usable[j][1].tables),
-                                    kills=len(kills[j])) for j in chosen)
+                                    kills=len({i for i in kills[j] if i < offset}))
+                      for j in chosen)
     survivors = [[n.operator, n.sql] for i, n in enumerate(counted)
-                 if i not in covered and i not in on_fixture]
+                 if i not in covered and i not in on_fixture and i not in unkillable]
     extra: dict[str, Any] = {"seed": seed, "candidates": len(usable),
                              "killed_by_fixture": len(on_fixture), "operators": operators,
-                             "survivors": survivors}
+                             "survivors": survivors,
+                             "unkillable": [[counted[i].operator, counted[i].sql, why]
+                                            for i, why in sorted(unkillable.items())],
+                             "reference_edges": edges,
+                             "target_neighbours": len(targets),
+                             "target_killed": len({i for i in covered if i >= offset})}
     suite = Suite(key=suite_key(item.source_dialect, item.source_sql, item.fixture),
                   source_dialect=item.source_dialect, source_sql=item.source_sql,
                   fixture_sha256=item.fixture.content_hash if item.fixture else "",
                   databases=databases, generator=GENERATOR, neighbours=len(counted),
-                  killed=len(covered | on_fixture), extra=extra)
+                  killed=len({i for i in covered if i < offset} | on_fixture), extra=extra)
     return Distilled(suite, operators=operators)
+
+
+ORDER_ONLY = frozenset({"drop_order"})  # neighbours that differ from the source in order only
+_PROBES = 3  # reversed-insertion databases tried per suite
+
+
+def _reversed(fixture: Fixture) -> Fixture:
+    """``fixture`` with every table's rows inserted in the opposite order."""
+    data = fixture_to_json(fixture)
+    for table in data["tables"]:
+        table["rows"] = list(reversed(table["rows"]))
+    return fixture_from_json({**data, "name": f"{data['name']}-rev"})
+
+
+def agreeing_references(judge: Judge, references: tuple[Item, ...]) -> list[tuple[Item, str]]:
+    """(item, reference) pairs whose reference matches the source on the item's own fixture
+    (one that does not is wrong already; it has no say in which databases are fair)."""
+    out = []
+    for ref_item in references:
+        for sql in ref_item.reference_sql:
+            verdict = judge.judge(ref_item, Translation(TranslationStatus.OK, sql=sql))
+            if verdict["verdicts"]["strict"]["match"]:
+                out.append((ref_item, sql))
+    return out
+
+
+def _reference_candidates(item: Item, references: tuple[Item, ...], dialects: tuple[str, ...],
+                          *, seed: int, start: int, max_rows: int) -> list[tuple[int, Fixture]]:
+    """``REFERENCE_CANDIDATES`` databases generated from each reference translation's own SQL
+    (its literals, divisors and dates in the target's idiom: ``STRFTIME('%m-%d', d) >= '02-28'``
+    where the source says ``month(d) > 2``), tried after the source's: their twins sit at the
+    boundaries a near-miss *translation* moves. Numbered from ``start``; deterministic."""
+    out: list[tuple[int, Fixture]] = []
+    seen = {(item.source_dialect, item.source_sql)}
+    r = start
+    for ref_item in references:
+        for sql in ref_item.reference_sql:
+            if (ref_item.target_dialect, sql) in seen:
+                continue
+            seen.add((ref_item.target_dialect, sql))
+            try:
+                generated = query_test_data(
+                    sql, ref_item.target_dialect, rounds=REFERENCE_CANDIDATES,
+                    seed=f"{seed}:{ref_item.target_dialect}:{len(seen)}", name=f"ts{seed}",
+                    base=item.fixture, dialects=dialects, max_rows=max_rows)
+            except (SchemaError, ValueError):
+                continue  # the generator cannot read this reference: the source's data stands
+            for data in generated:
+                with contextlib.suppress(FixtureError):
+                    out.append((r, fixture_from_json(data)))
+                r += 1
+    return out
+
+
+def reference_neighbours(judge: Judge, refs: list[tuple[Item, str]],
+                         keys: dict[str, Any], types: dict[str, Any]
+                         ) -> list[tuple[Item, Neighbour]]:
+    """The neighbours of each agreeing reference, on its target engine, that are not
+    equivalent to it and that the fixture does not kill (nor do they error there), each with
+    the probe item that judges it against the reference. A suite that kills these fails the
+    near-miss translations eval meets, not only the near-miss sources."""
+    out: list[tuple[Item, Neighbour]] = []
+    seen: set[tuple[str, str]] = set()
+    for ref_item, sql in refs:
+        probe = replace(ref_item, source_dialect=ref_item.target_dialect, source_sql=sql)
+        fixture = ref_item.fixture or EMPTY_FIXTURE
+        for n in neighbours(sql, ref_item.target_dialect, keys=keys, types=types):
+            if n.equivalent or (ref_item.target_dialect, n.sql) in seen:
+                continue
+            seen.add((ref_item.target_dialect, n.sql))
+            if neighbour_outcome(judge, probe, fixture, n.sql) == "same":
+                out.append((probe, n))
+    return out
+
+
+def reference_disagreement(judge: Judge, refs: list[tuple[Item, str]], db: Fixture) -> str | None:
+    """Why a reference translation of the source disagrees with it on ``db`` (None: all agree,
+    or no engine for them here). Such a database exposes an engine difference or a difference
+    between equivalent-by-intent queries outside the fixture's data (an empty ROLLUP, a half
+    rounded in binary, a dangling foreign key), not a wrong translation: distillation does not
+    keep it, and records why."""
+    for ref_item, sql in refs:
+        verdict = judge.judge(replace(ref_item, fixture=db),
+                              Translation(TranslationStatus.OK, sql=sql))["verdicts"]["strict"]
+        if not verdict["match"] and verdict["reason"] != Reason.NO_ENGINE.value:
+            return (f"{ref_item.target_dialect} reference: {verdict['reason']}: "
+                    f"{str(verdict.get('detail', ''))[:160]}")
+    return None
+
+
+def order_probes(judge: Judge, item: Item, counted: list[Neighbour], alive: set[int],
+                 usable: list[tuple[int, Fixture]], kills: list[set[int]],
+                 refs: list[tuple[Item, str]] | None = None,
+                 edges: list[str] | None = None) -> dict[int, str]:
+    """Try the usable databases with the largest source results again with their rows inserted
+    in reverse, for the order-only neighbours (a dropped ORDER BY) no database killed: a reversed
+    database that kills something joins the candidates (``usable``, ``kills``); an order-only
+    neighbour that returns the source's order on both insertion orders of a database whose
+    source result has two or more distinct rows cannot be killed by data on this engine (it
+    returns rows in that order by itself: SQLite's rowid scans and sorted GROUP BY, window
+    sorts, InnoDB's clustered index). Returns those, index -> reason."""
+    order_only = {i for i in alive if counted[i].operator in ORDER_ONLY}
+    if not order_only or not usable:
+        return {}
+    sized = []
+    for j, (_, db) in enumerate(usable):
+        probe = Item(id=item.id, source_dialect=item.source_dialect,
+                     target_dialect=item.source_dialect, source_sql=item.source_sql, fixture=db)
+        result = judge.gold(probe).execution.result
+        rows = len(set(result.rows)) if result is not None else 0
+        sized.append((rows, -j))  # the largest results first, the earliest database on ties
+    unkillable: dict[int, str] = {}
+    todo = set(alive)
+    for rows, negated in sorted(sized, reverse=True)[:_PROBES]:
+        if rows < 2:
+            break
+        seed, db = usable[-negated]
+        try:
+            flipped = _reversed(db)
+        except FixtureError:
+            continue
+        killed = {i for i in todo if neighbour_outcome(judge, item, flipped, counted[i].sql)
+                  == "kill"}
+        why = reference_disagreement(judge, refs, flipped) if killed and refs else None
+        if why is not None:
+            if edges is not None:
+                edges.append(f"r{seed} reversed: {why}")
+            continue
+        if killed:
+            usable.append((seed, flipped))
+            kills.append(killed)
+            todo -= killed
+        for i in order_only & todo:
+            unkillable.setdefault(i, f"{item.source_dialect} returned the ORDER BY's order on "
+                                     f"a {rows}-row result inserted in either order")
+    return {i: why for i, why in unkillable.items() if i in todo}

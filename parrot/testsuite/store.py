@@ -8,7 +8,7 @@ target dialects) share a suite, and a changed source or fixture never picks up a
 File shape::
 
     {"version": 1, "key": "...", "source_dialect": "sqlite", "source_sql": "...",
-     "fixture_sha256": "...", "generator": "rules-v5", "neighbours": 40, "killed": 38,
+     "fixture_sha256": "...", "generator": "rules-v7", "neighbours": 40, "killed": 38,
      "databases": [{"seed": 7, "size": 12, "kills": 21, "fixture": {<fixture JSON>}}, ...]}
 
 A database may name its own ``generator`` (``rules-v1``, ``llm:local``) when the suite mixes

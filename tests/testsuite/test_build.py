@@ -14,6 +14,7 @@ from parrot.eval.judge import Judge
 from parrot.testsuite.cli import main
 from parrot.testsuite.distill import distill
 from parrot.testsuite.store import load_suite, suite_to_json
+from parrot.translators.base import Translation, TranslationStatus
 
 FIXTURE = {"name": "tiny", "tables": [{
     "name": "t", "primary_key": ["id"],
@@ -107,3 +108,112 @@ def test_corpus_suites_go_where_git_ignores_them(tmp_path: Path, name: str, corp
     path = write_suite(tmp_path, suite, from_corpus(fixture))
     assert (path.parent.name == "corpus") is corpus
     assert load_suite(tmp_path, "sqlite", sql, fixture) == suite
+
+
+@pytest.mark.parametrize(("dialect", "sql", "unkillable"), [
+    ("sqlite", "SELECT grp, COUNT(*) FROM t GROUP BY grp ORDER BY grp", True),
+    ("sqlite", "SELECT id, v FROM t ORDER BY id", False),
+    ("duckdb", "SELECT id, v FROM t ORDER BY id", False),
+])
+def test_a_dropped_order_by_data_cannot_kill_is_unkillable_not_a_survivor(
+        tmp_path: Path, dialect: str, sql: str, unkillable: bool) -> None:
+    """SQLite's GROUP BY returns its groups sorted whatever the insertion order, so no data
+    kills a dropped ORDER BY on the group key there (counted apart, with the reason); a plain
+    scan returns insertion order (SQLite too: fixtures declare no INTEGER PRIMARY KEY), so the
+    fixture's rows inserted in reverse kill it, and that database joins the candidates."""
+    from parrot.testsuite.distill import order_probes
+    from parrot.testsuite.neighbours import neighbours
+
+    _engines_or_skip()
+    root = _dataset(tmp_path)
+    data = {**ITEMS[0], "id": "ord", "source_dialect": dialect, "target_dialect": dialect,
+            "source_sql": sql, "reference_sql": sql}
+    (root / "items.jsonl").write_text(json.dumps(data) + "\n")
+    item = load_dataset(str(root), count_tokens=False).items[0]
+    assert item.fixture is not None
+    dropped = [n for n in neighbours(sql, dialect) if n.operator == "drop_order"]
+    judge = Judge()
+    try:
+        usable, kills = [(0, item.fixture)], [set()]  # the fixture: rows in key order
+        found = order_probes(judge, item, dropped, {0}, usable, kills)
+    finally:
+        judge.close()
+    if unkillable:
+        assert list(found) == [0] and "sqlite returned the ORDER BY's order" in found[0]
+        assert len(usable) == 1
+    else:
+        assert found == {} and kills[-1] == {0} and usable[-1][1].name.endswith("-rev")
+
+
+def test_databases_where_a_reference_disagrees_are_not_kept(tmp_path: Path) -> None:
+    """Regression (rules-v6 rebuild): data the fixture never has (a dangling foreign key, an
+    empty ROLLUP) can separate references that agree on the fixture; such a database tests an
+    engine or domain edge, not a translation, so distillation leaves it out and says why."""
+    _engines_or_skip()
+    root = _dataset(tmp_path)
+    data = {**ITEMS[0], "id": "edge", "source_sql": "SELECT COUNT(*) FROM t WHERE v > 3",
+            "reference_sql": "SELECT count(*) FROM t WHERE v > 3 AND id <= 4"}
+    (root / "items.jsonl").write_text(json.dumps(data) + "\n")
+    item = load_dataset(str(root), count_tokens=False).items[0]
+    judge = Judge()
+    try:
+        suite = distill(item, judge, candidates=12, seed=1, references=(item,)).suite
+        assert suite is not None and suite.extra["reference_edges"]
+        assert "duckdb reference" in suite.extra["reference_edges"][0]
+        for db in suite.databases:
+            verdict = judge.judge(replace(item, fixture=db.fixture),
+                                  Translation(TranslationStatus.OK, sql=item.reference_sql[0]))
+            assert verdict["verdicts"]["strict"]["match"]
+    finally:
+        judge.close()
+
+
+@pytest.mark.slow
+def test_the_set_cover_also_kills_the_references_neighbours(tmp_path: Path) -> None:
+    """Regression (rules-v7, issue 12): suites were chosen to kill the source's neighbours
+    only, so near-misses of a reference in the target's own idiom (a literal the source does
+    not have) survived on the target side. The references' neighbours on their target engine
+    join the set cover; the suite records how many there were and how many it kills."""
+    _engines_or_skip()
+    root = _dataset(tmp_path)
+    # the duckdb reference says v >= 8 where the source says v > 7: its literal 8 (and the
+    # neighbours v >= 9, v >= 7) are the reference's own
+    data = {**ITEMS[1], "id": "own", "source_sql": "SELECT id FROM t WHERE v > 7 ORDER BY id",
+            "source_dialect": "sqlite", "target_dialect": "duckdb",
+            "reference_sql": "SELECT id FROM t WHERE v >= 8 ORDER BY id"}
+    (root / "items.jsonl").write_text(json.dumps(data) + "\n")
+    item = load_dataset(str(root), count_tokens=False).items[0]
+    judge = Judge()
+    try:
+        suite = distill(item, judge, candidates=12, seed=1, references=(item,)).suite
+        assert suite is not None
+        assert suite.extra["target_neighbours"] > 0
+        assert suite.extra["target_killed"] > 0
+        # every database kept still has the reference agree with the source
+        for db in suite.databases:
+            verdict = judge.judge(replace(item, fixture=db.fixture),
+                                  Translation(TranslationStatus.OK, sql=item.reference_sql[0]))
+            assert verdict["verdicts"]["strict"]["match"]
+        without = distill(item, judge, candidates=12, seed=1).suite
+        assert without is not None and without.extra["target_neighbours"] == 0
+    finally:
+        judge.close()
+
+
+def test_references_seed_candidates_of_their_own(tmp_path: Path) -> None:
+    """rules-v7: a reference's own literals (v >= 8 for the source's v > 7) get candidate
+    databases generated from the reference's SQL, once per distinct reference."""
+    from parrot.testsuite.distill import REFERENCE_CANDIDATES, _reference_candidates
+
+    root = _dataset(tmp_path)
+    own = {**ITEMS[1], "id": "own", "source_sql": "SELECT id FROM t WHERE v > 7 ORDER BY id",
+           "source_dialect": "sqlite", "target_dialect": "duckdb",
+           "reference_sql": "SELECT id FROM t WHERE v >= 8 ORDER BY id"}
+    twin = {**own, "id": "twin"}  # the same reference again: no more candidates
+    (root / "items.jsonl").write_text(json.dumps(own) + "\n" + json.dumps(twin) + "\n")
+    a, b = load_dataset(str(root), count_tokens=False).items
+    out = _reference_candidates(a, (a, b), (), seed=0, start=24, max_rows=6)
+    assert len(out) == REFERENCE_CANDIDATES and out[0][0] == 24
+    assert any(8 in row for _, db in out for t in db.tables for row in t.rows)
+    again = _reference_candidates(a, (a,), (), seed=0, start=24, max_rows=6)
+    assert [db.content_hash for _, db in again] == [db.content_hash for _, db in out]

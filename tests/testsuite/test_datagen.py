@@ -197,6 +197,8 @@ def _values(out: list[dict[str, Any]], column: int, table: str = "products") -> 
     ("SELECT id FROM products WHERE price > 50", 2, {"49.00", "50.00", "51.00"}),
     # a literal compared with an aggregate over the column: one row can hit it exactly
     ("SELECT SUM(stock * price) FROM products HAVING SUM(stock * price) >= 300", 3, {"300"}),
+    # an integer divisor (rules-v6): SUM(stock) / 50 against / 49 needs a sum between them
+    ("SELECT SUBSTR('#####', 1, SUM(stock) / 50) FROM products", 3, {"49", "50", "51"}),
 ])
 def test_boundary_values(sql: str, column: int, wanted: set[str]) -> None:
     """Regression (rules-v4 survivors): ``price < 50`` vs ``price < 49`` and ``SUM(...) >= 300``
@@ -243,3 +245,40 @@ def test_time_differences_the_query_measures_occur_exactly() -> None:
         stamps = [dt.datetime.fromisoformat(str(r[2])) for r in rows]
         gaps |= {abs((a - b).total_seconds()) for a in stamps for b in stamps}
     assert gaps & {1799.0, 1801.0} and 1800.0 not in gaps
+
+
+@pytest.mark.parametrize("sql", [
+    "SELECT c.id FROM c JOIN (SELECT o.cid FROM o WHERE o.v > 1) AS k ON k.cid = c.id",
+    "SELECT c.id FROM c WHERE c.id IN (SELECT o.cid FROM o WHERE o.v > 1)",
+])
+def test_join_groups_reach_through_derived_tables_and_in(sql: str) -> None:
+    """Regression (rules-v5 survivors): ``k.customer_id = c.id`` over a derived table ``k`` and
+    ``c.id IN (SELECT o.customer_id ...)`` left both columns out of one join group, so their
+    values were drawn apart and the semi-join came back empty on most databases."""
+    schema = infer_schema(parse_query(sql, "sqlite"))
+    c, o = schema.tables["c"]["id"], schema.tables["o"]["cid"]
+    assert c.group is not None and c.group == o.group
+
+
+def test_joined_keys_are_dealt_distinct_and_out_of_order() -> None:
+    """Regression: a joined primary key drawn with replacement lost rows to deduplication (and
+    twins got keys beyond every reference); now every row keeps a distinct key, and the rows are
+    inserted out of key order in some round (insertion-ordered engines then show a dropped
+    ORDER BY)."""
+    base = fixture_from_json({"name": "s", "tables": [
+        {"name": "c", "primary_key": ["id"],
+         "columns": [{"name": "id", "type": "integer", "nullable": False},
+                     {"name": "name", "type": "text", "nullable": False}],
+         "rows": [[i, f"n{i % 3}"] for i in range(1, 9)]},
+        {"name": "o", "primary_key": ["id"],
+         "columns": [{"name": "id", "type": "integer", "nullable": False},
+                     {"name": "cid", "type": "integer", "nullable": True}],
+         "rows": [[i, 1 + i % 4] for i in range(1, 9)]}]})
+    sql = "SELECT c.id, c.name FROM c JOIN o ON o.cid = c.id ORDER BY c.id"
+    out = query_test_data(sql, "sqlite", rounds=8, seed="s", name="t", base=base)
+    unordered = 0
+    for data in out:
+        ids = [r[0] for r in fixture_from_json(data).table("c").rows]
+        assert len(ids) >= 6 and all(1 <= i <= 12 for i in ids)
+        unordered += ids != sorted(ids)
+    assert unordered >= 4
