@@ -56,6 +56,10 @@ def _parser() -> tuple[argparse.ArgumentParser, argparse.ArgumentParser]:
                         "(repeatable; e.g. spark, whose per-query start-up is slow here)")
     b.add_argument("--jobs", type=int, default=1, help="worker processes")
     b.add_argument("--force", action="store_true", help="rebuild suites that exist")
+    b.add_argument("--no-start", action="store_true",
+                   help="do not start the local PostgreSQL / MariaDB servers the dataset needs "
+                        "(a dialect without a running server then builds no suite for its "
+                        "sources and checks none of its references, as the build warns)")
     b.add_argument("--datagen", default="rules", metavar="GEN",
                    help="rules (the rule-based generator), llm:MODEL (a model writes INSERT rows "
                         "aimed at surviving neighbours; MODEL is any LLM --model of parrot eval: "
@@ -188,10 +192,6 @@ def build(args: argparse.Namespace) -> int:
         todo = todo[:args.limit]
     print(f"{dataset.name}: {len(dataset.items)} items, {len(groups)} source queries, "
           f"building {len(todo)}", file=sys.stderr)
-    start = time.monotonic()
-    built = neighbours = killed = fixture_kills = llm_kills = llm_dbs = edges = 0
-    rejected: Counter[str] = Counter()
-    skipped: dict[str, int] = {}
     _init(args)
     if parse_datagen(args.datagen)[1] is not None:
         problem = _probe(args)
@@ -201,6 +201,43 @@ def build(args: argparse.Namespace) -> int:
     members = _members(tuple(i for i in dataset.items
                              if i.target_dialect not in args.unchecked_reference))
     jobs = [(*g, members.get(k, ())) for k, g in todo]
+    started = _engines_for([m for job in jobs for m in (job[0], *job[2])], args)
+    try:
+        return _build(args, root, todo, jobs)
+    finally:
+        from parrot.servers import server_for
+
+        for dialect in started:  # the servers this build started
+            server_for(dialect).stop()
+
+
+def _engines_for(items: list[Item], args: argparse.Namespace) -> list[str]:
+    """Start the managed servers ``items`` need (unless ``--no-start``); warn about every dialect
+    that has no engine here, whose sources get no suite and whose references go unchecked.
+    Returns the servers this call started."""
+    from rich.console import Console
+
+    from parrot.eval.cli import start_servers
+    from parrot.eval.runner import missing_engines, servers_needed
+
+    console = Console(stderr=True, highlight=False)
+    started: list[str] = []
+    failed: dict[str, str] = {}
+    if not args.no_start:
+        started, failed = start_servers(servers_needed(items, {}), console)
+    for m in missing_engines(items, {}, not args.no_start, failed):
+        print(f"warning: no engine here for {m.dialect} ({m.why}): its sources get no suite and "
+              "suites do not check its references", file=sys.stderr)
+    return started
+
+
+def _build(args: argparse.Namespace, root: Path,
+           todo: list[tuple[str, tuple[Item, tuple[str, ...]]]],
+           jobs: list[tuple[Item, tuple[str, ...], tuple[Item, ...]]]) -> int:
+    start = time.monotonic()
+    built = neighbours = killed = fixture_kills = llm_kills = llm_dbs = edges = 0
+    rejected: Counter[str] = Counter()
+    skipped: dict[str, int] = {}
     # spawn: a forked worker would inherit the probe's dead event-loop thread
     results = (map(_work, jobs) if args.jobs <= 1 else
                ProcessPoolExecutor(args.jobs, mp_context=multiprocessing.get_context("spawn"),

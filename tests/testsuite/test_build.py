@@ -217,3 +217,20 @@ def test_references_seed_candidates_of_their_own(tmp_path: Path) -> None:
     assert any(8 in row for _, db in out for t in db.tables for row in t.rows)
     again = _reference_candidates(a, (a,), (), seed=0, start=24, max_rows=6)
     assert [db.content_hash for _, db in again] == [db.content_hash for _, db in out]
+
+
+def test_a_dialect_without_an_engine_is_warned_about(tmp_path: Path,
+                                                     monkeypatch: pytest.MonkeyPatch,
+                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    """The build used to skip a MariaDB-sourced query and leave MariaDB references unchecked
+    without a word when no server ran; now it starts the servers it needs (unless --no-start)
+    and names every dialect it has no engine for."""
+    (tmp_path / "ds").mkdir()
+    root = _dataset(tmp_path / "ds")
+    (root / "items.jsonl").write_text(json.dumps(
+        {**ITEMS[0], "id": "my", "source_dialect": "mysql", "target_dialect": "sqlite"}) + "\n")
+    monkeypatch.setenv("PARROT_CACHE", str(tmp_path / "cache"))  # no server state: none running
+    monkeypatch.delenv("PARROT_MYSQL_URL", raising=False)
+    assert main(["build", str(root), "--no-start", "--candidates", "2"]) == 0
+    err = capsys.readouterr().err
+    assert "warning: no engine here for mysql" in err and "its sources get no suite" in err
