@@ -64,22 +64,30 @@ def import_fixes(entries: list[dict[str, Any]], out: Path, variant: str,
     for entry in batch.routed:
         entry["fixed_sql"] = ""
     waiting.extend(batch.routed)
-    accepted = Classify().map(batch.records).records
+    added = add_items(out, variant, batch.records)
+    checker(timeout, DEFAULT_MAX_ROWS).judge.close()
+    return len(added), waiting
+
+
+def add_items(out: Path, variant: str, records: list[Record]) -> list[str]:
+    """Classify ``records`` and add them to ``out/items.jsonl`` (an item of the same id is
+    replaced; fixtures are written beside); the ids added."""
     lines = {}
     items_path = out / ITEMS
     if items_path.is_file():
         for line in items_path.read_text(encoding="utf-8").splitlines():
             if line.strip():
                 lines[json.loads(line)["id"]] = line
-    for r in accepted:
+    added = []
+    for r in Classify().map(records).records:
         fixture = attached_fixture(r)
         if fixture is not None:
             write_fixture(out / "fixtures", fixture)
         record = item_json(variant, r)
         lines[record["id"]] = json.dumps(record, ensure_ascii=False)
+        added.append(r.id)
     items_path.write_text("".join(f"{line}\n" for line in lines.values()), encoding="utf-8")
-    checker(timeout, DEFAULT_MAX_ROWS).judge.close()
-    return len(accepted), waiting
+    return added
 
 
 def build_parser() -> argparse.ArgumentParser:

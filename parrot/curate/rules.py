@@ -163,6 +163,9 @@ def check_rule(rule: Rule, judge: Any = None) -> list[str]:
         problems.append(f"{rule.name}: the rule gives {rewritten!r}, not test_target")
     if judge is None:
         return problems
+    absent = [d for d in dict.fromkeys(sides) if judge.engine(d) is None]
+    if absent:  # not a wrong rule: it cannot be proven here
+        return [*problems, f"{rule.name}: not proven: no engine here for {', '.join(absent)}"]
 
     def match(sql: str) -> bool:
         record = judge.judge(item, Translation(TranslationStatus.OK, sql=sql))
@@ -247,29 +250,9 @@ def main(argv: list[str]) -> int:
 
 def _add(out: Path, records: list[Any], entries: list[dict[str, Any]]) -> None:
     """Add verified rule records to ``out``'s items and drop them from its review queue."""
-    from parrot.curate.classify import Classify
-    from parrot.curate.serialise import (
-        ITEMS,
-        attached_fixture,
-        item_json,
-        write_fixture,
-        write_review,
-    )
+    from parrot.curate.review import add_items
+    from parrot.curate.serialise import write_review
 
     variant = json.loads((out / "manifest.json").read_text(encoding="utf-8"))["variant"]
-    lines = {}
-    items = out / ITEMS
-    if items.is_file():
-        for line in items.read_text(encoding="utf-8").splitlines():
-            if line.strip():
-                lines[json.loads(line)["id"]] = line
-    done = set()
-    for r in Classify().map(records).records:
-        fixture = attached_fixture(r)
-        if fixture is not None:
-            write_fixture(out / "fixtures", fixture)
-        record = item_json(variant, r)
-        lines[record["id"]] = json.dumps(record, ensure_ascii=False)
-        done.add(r.id)
-    items.write_text("".join(f"{line}\n" for line in lines.values()), encoding="utf-8")
+    done = set(add_items(out, variant, records))
     write_review(out, [e for e in entries if e["id"] not in done])

@@ -28,7 +28,7 @@ import os
 import sys
 import time
 from collections import deque
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -97,18 +97,7 @@ class RayExecutor(PartitionExecutor):
         import ray
 
         stage_ref = ray.put(stage)
-        width = IN_FLIGHT * cluster_cpus()
-        queue = list(enumerate(chunks))
-        queue.reverse()
-        pending: set[Any] = set()
-        while queue or pending:
-            while queue and len(pending) < width:
-                index, chunk = queue.pop()
-                pending.add(self._task.remote(stage_ref, index, chunk))
-            done, _ = ray.wait(list(pending), num_returns=1)
-            for ref in done:
-                pending.discard(ref)
-                yield ray.get(ref)
+        yield from _bounded(lambda index, chunk: self._task.remote(stage_ref, index, chunk), chunks)
 
     def map_partitions(self, stage: Stage, parts: Sequence[Partition],
                        reader: RowReader) -> Iterator[tuple[int, Batch, int]]:
@@ -117,21 +106,29 @@ class RayExecutor(PartitionExecutor):
         import ray
 
         stage_ref, reader_ref = ray.put(stage), ray.put(reader)
-        width = IN_FLIGHT * cluster_cpus()
-        queue = list(enumerate(parts))
-        queue.reverse()
-        pending: set[Any] = set()
-        while queue or pending:
-            while queue and len(pending) < width:
-                index, part = queue.pop()
-                pending.add(self._partition_task.remote(stage_ref, index, part, reader_ref))
-            done, _ = ray.wait(list(pending), num_returns=1)
-            for ref in done:
-                pending.discard(ref)
-                yield ray.get(ref)
+        yield from _bounded(lambda index, part: self._partition_task.remote(
+            stage_ref, index, part, reader_ref), parts)
 
     def close(self) -> None:
         shutdown()
+
+
+def _bounded(submit: Callable[[int, Any], Any], work: Sequence[Any]) -> Iterator[Any]:
+    """Ray tasks ``submit(index, piece)`` for every piece of ``work``, at most ``IN_FLIGHT`` per
+    cluster CPU at a time; their results as they finish."""
+    import ray
+
+    width = IN_FLIGHT * cluster_cpus()
+    queue = list(enumerate(work))
+    queue.reverse()
+    pending: set[Any] = set()
+    while queue or pending:
+        while queue and len(pending) < width:
+            pending.add(submit(*queue.pop()))
+        done, _ = ray.wait(list(pending), num_returns=1)
+        for ref in done:
+            pending.discard(ref)
+            yield ray.get(ref)
 
 
 class _JudgeActor:

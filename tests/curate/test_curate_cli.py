@@ -77,7 +77,7 @@ def _one_verified_pair(monkeypatch: pytest.MonkeyPatch) -> None:
 
     pair = Record(id="p~duckdb", dialect="sqlite", target="duckdb", sql="SELECT 1 AS a",
                   references=(Candidate("SELECT 1 AS a", "sqlglot", "tool"),))
-    monkeypatch.setattr(cli, "_run", lambda *a, **k: ([pair], [], []))
+    monkeypatch.setattr(cli, "_run", lambda *a, **k: ([pair], [], [], 1))
 
 
 def _failing_builder(rc: int) -> object:

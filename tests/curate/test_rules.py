@@ -27,18 +27,29 @@ def test_every_rule_turns_sqlglots_output_into_its_test_target() -> None:
     assert [msg for rule in RULES for msg in check_rule(rule)] == []
 
 
-@pytest.mark.slow  # three engines started (seconds)
+@pytest.mark.slow  # engines and servers started (seconds)
+@pytest.mark.server
 def test_every_rule_is_proven_on_the_engines() -> None:
     """sqlglot's translation of the test source disagrees with it on the engines, the rule
-    turns that translation into test_target, and test_target agrees (strict)."""
+    turns that translation into test_target, and test_target agrees (strict). The judge starts
+    the servers it needs (without, PostgreSQL/MariaDB rules failed as if wrong) and this test
+    stops those it started."""
     from parrot.eval.judge import Judge
+    from parrot.servers import SERVERS, server_for
 
-    judge = Judge(timeout=10.0)
+    idle = [d for d in SERVERS if server_for(d).state() is None]
+    judge = Judge(timeout=10.0, start=True)
     try:
         problems = [msg for rule in RULES for msg in check_rule(rule, judge)]
     finally:
         judge.close()
-    assert problems == []
+        for dialect in idle:
+            if server_for(dialect).state() is not None:
+                server_for(dialect).stop()
+    absent = [p for p in problems if "not proven: no engine here" in p]
+    assert [p for p in problems if p not in absent] == []
+    if absent:
+        pytest.skip("; ".join(absent))
 
 
 def test_the_translator_rewrites_sqlglot_and_abstains_elsewhere() -> None:
