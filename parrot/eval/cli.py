@@ -169,7 +169,7 @@ def check_engines(items: list[Any], urls: dict[str, str], start: bool, allow_mis
     return True
 
 
-def _stop(started: list[str]) -> None:
+def stop_servers(started: list[str]) -> None:
     """Stop the servers this run started."""
     if started:
         from parrot.servers import server_for
@@ -258,7 +258,7 @@ def main(argv: list[str] | None = None) -> int:
     if not args.no_start:
         started, failed = start_servers(servers_needed(items, urls), console)
         if failed and not check_engines(items, urls, True, args.allow_missing, console, failed):
-            _stop(started)
+            stop_servers(started)
             translator.close()
             return 2
     try:
@@ -277,7 +277,7 @@ def main(argv: list[str] | None = None) -> int:
         return 130
     finally:
         translator.close()
-        _stop(started)
+        stop_servers(started)
     repaired = read_json(config.output_dir / MANIFEST).get("repaired_lines")
     if repaired:
         console.print(f"[yellow]repaired:[/] {len(repaired)} damaged line(s) of results.jsonl "

@@ -205,10 +205,9 @@ def build(args: argparse.Namespace) -> int:
     try:
         return _build(args, root, todo, jobs)
     finally:
-        from parrot.servers import server_for
+        from parrot.eval.cli import stop_servers
 
-        for dialect in started:  # the servers this build started
-            server_for(dialect).stop()
+        stop_servers(started)
 
 
 def _engines_for(items: list[Item], args: argparse.Namespace) -> list[str]:
