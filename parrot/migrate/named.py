@@ -105,6 +105,10 @@ def text2sql_root() -> Path:
     return corpora_root() / "sqlite" / "text2sql-data"
 
 
+def text2sql_path(db_id: str) -> Path:
+    return text2sql_root() / f"{db_id}.sqlite"
+
+
 def text2sql_ids() -> list[str]:
     """The text2sql-data databases present (empty when the corpora folder is absent)."""
     root = text2sql_root()
@@ -129,6 +133,11 @@ def spider_ids() -> list[str]:
     if not root.is_dir():
         return []
     return sorted(d.name for d in root.iterdir() if (d / f"{d.name}.sqlite").is_file())
+
+
+# the named-fixture families that are SQLite files of the corpora: name prefix -> file of a db id
+_SQLITE_FAMILIES: dict[str, Callable[[str], Path]] = {"spider": spider_path,
+                                                      "text2sql": text2sql_path}
 
 
 def fixtures_cache_dir() -> Path:
@@ -160,14 +169,16 @@ def _identifier_problem(path: str, mtime_ns: int) -> str | None:
     return f"{len(bad)} table/column name(s) the fixture format cannot hold: {'; '.join(bad)}"
 
 
+def _file_problem(path: Path) -> str | None:
+    return _identifier_problem(str(path), path.stat().st_mtime_ns)
+
+
 def _spider_problem(db_id: str) -> str | None:
-    p = spider_path(db_id)
-    return _identifier_problem(str(p), p.stat().st_mtime_ns)
+    return _file_problem(spider_path(db_id))
 
 
 def _text2sql_problem(db_id: str) -> str | None:
-    p = text2sql_root() / f"{db_id}.sqlite"
-    return _identifier_problem(str(p), p.stat().st_mtime_ns)
+    return _file_problem(text2sql_path(db_id))
 
 
 def unavailable_named() -> dict[str, str]:
@@ -234,26 +245,20 @@ def named_introspection(name: str, *, refresh: bool = False) -> Introspection:
 
 def _source(name: str) -> tuple[str, Callable[[], Introspection]]:
     """(cache key of the source, function building the introspection) for a name."""
-    if name.startswith("spider/"):
-        db_id = name[len("spider/"):]
-        path = spider_path(db_id)
+    family, _, db_id = name.partition("/")
+    if family in _SQLITE_FAMILIES:
+        path = _SQLITE_FAMILIES[family](db_id)
         if "/" in db_id or not db_id or not path.is_file():
             raise _unknown(name)
-        problem = _spider_problem(db_id)
+        problem = _file_problem(path)
         if problem:
             raise FixtureError(f"named fixture {name!r} is not available: {problem}")
-        digest = hashlib.sha256(f"spider {INFERENCE_VERSION}\n".encode())
+        digest = hashlib.sha256(f"{family} {INFERENCE_VERSION}\n".encode())
         digest.update(path.read_bytes())
+        if family == "text2sql":
+            return digest.hexdigest()[:20], lambda: _upper_tables(
+                introspect_sqlite(path, name=name, immutable=True))
         return digest.hexdigest()[:20], lambda: introspect_sqlite(path, name=name, immutable=True)
-    if name.startswith("text2sql/"):
-        db_id = name[len("text2sql/"):]
-        path = text2sql_root() / f"{db_id}.sqlite"
-        if "/" in db_id or not db_id or not path.is_file():
-            raise _unknown(name)
-        digest = hashlib.sha256(f"text2sql {INFERENCE_VERSION}\n".encode())
-        digest.update(path.read_bytes())
-        return digest.hexdigest()[:20], lambda: _upper_tables(
-            introspect_sqlite(path, name=name, immutable=True))
     sf = _tpch_scale(name)
     if sf is not None:
         import duckdb
