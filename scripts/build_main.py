@@ -17,6 +17,7 @@ The content is data, one TOML file per source query under
     [sql]      # the source exactly as in the corpus, and one checked reference per target
     sqlite = '''SELECT ...'''
     postgres = '''SELECT ...'''
+    tsql = '''SELECT ...'''          # a grammar-only target: no engine runs it here
 
     [notes]    # per target: one line saying what the translation had to change (required)
     postgres = "integer division: CAST(... AS REAL) becomes ::float8"
@@ -29,6 +30,13 @@ with ``annotation_source: "maintainer"``, ``origin: "parrot-main"``, the note, t
 provenance, and ``tokens`` (cl100k of the source). The builder validates every file of every
 source folder and names the file on any problem.
 
+Targets are the engine dialects (``ENGINE_DIALECTS``) and the grammar-only ones
+(``GRAMMAR_DIALECTS``: tsql, oracle, snowflake, bigquery), whose engines are reached by URL only
+and absent here. An item into a grammar-only dialect carries ``verification: {"method":
+"grammar-only", "verdict": "unverified-execution"}``: its reference parses under parrot's grammar
+of the target (``python -m parrot.check``) but was never executed; eval scores it ``no_engine``
+with Acc_SYN.
+
 Usage::
 
     python scripts/build_main.py             # (re)write datasets/main/items.jsonl and README.md
@@ -38,8 +46,9 @@ Usage::
 
 ``--verify`` runs each source on its engine and each reference on its target engine through
 parrot's Judge (strict verdict; managed PostgreSQL / MariaDB servers and Spark are started as
-needed), also checks that no LIMIT cuts a tie, and exits 1 naming every file whose reference
-does not match. Output is deterministic.
+needed), also checks that no LIMIT cuts a tie, checks each grammar-only reference with parrot's
+grammar (it must parse), and exits 1 naming every file whose reference does not match or parse.
+Output is deterministic.
 """
 
 from __future__ import annotations
@@ -64,6 +73,8 @@ OUT = ROOT / "datasets" / "main"
 ORIGIN = "parrot-main"
 ANNOTATION = "maintainer"
 ENGINE_DIALECTS = ("sqlite", "duckdb", "clickhouse", "postgres", "mysql", "spark")
+GRAMMAR_DIALECTS = ("tsql", "oracle", "snowflake", "bigquery")  # targets checked by grammar only
+UNVERIFIED = "unverified-execution"  # the verdict of a grammar-only item's verification
 DIFFICULTIES = ("easy", "medium", "hard")
 STEM = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*-[A-Za-z0-9_]+-\d{4}")
 SLUG = re.compile(r"[a-z0-9]+([-_][a-z0-9]+)*")
@@ -142,9 +153,10 @@ def load_concept(path: Path) -> MainConcept:
         raise fail("[sql] must map dialects to non-empty SQL text")
     if source not in sql:
         raise fail(f"[sql] has no {source!r} source text")
-    bad = [d for d in sql if d not in ENGINE_DIALECTS]
+    bad = [d for d in sql if d not in ENGINE_DIALECTS + GRAMMAR_DIALECTS]
     if bad:
-        raise fail(f"[sql] dialect(s) {bad} have no engine here (known: {ENGINE_DIALECTS})")
+        raise fail(f"[sql] dialect(s) {bad} have no engine here and no grammar-only target "
+                   f"(known: {ENGINE_DIALECTS + GRAMMAR_DIALECTS})")
     if len(sql) < 2:
         raise fail("[sql] has no target")
     notes, glot = data["notes"], data.get("sqlglot", {})
@@ -244,6 +256,28 @@ def check_provenance(concepts: list[MainConcept]) -> list[str]:
     return problems
 
 
+def verification(c: MainConcept, target: str) -> dict[str, Any]:
+    """How the item's reference was checked: dual execution, or the target's grammar only."""
+    if target in GRAMMAR_DIALECTS:
+        return {"method": "grammar-only", "verdict": UNVERIFIED, "grammar": target,
+                "fixture": c.fixture}
+    return {"method": "dual-execution", "verdict": "strict", "engines": [c.source, target],
+            "fixture": c.fixture}
+
+
+def grammar_problem(sql: str, dialect: str) -> str | None:
+    """Why parrot's grammar of ``dialect`` rejects ``sql`` (the first bad statement), or None."""
+    from parrot.check import check_sql
+
+    verdicts = check_sql(sql, dialect)
+    if not verdicts:
+        return "no statement"
+    bad = next((v for v in verdicts if not v.ok), None)
+    if bad is None:
+        return None
+    return f"line {bad.line}:{bad.column} at {bad.token!r}: {bad.message}"
+
+
 def build_items(concepts: list[MainConcept]) -> list[dict[str, Any]]:
     from parrot.tokens import count_tokens
 
@@ -272,8 +306,7 @@ def build_items(concepts: list[MainConcept]) -> list[dict[str, Any]]:
                 "corpus": c.corpus,
                 **({"corpus_id": c.corpus_id} if c.corpus_id else {}),
                 "concept": c.key,
-                "verification": {"method": "dual-execution", "verdict": "strict",
-                                 "engines": [c.source, t], "fixture": c.fixture},
+                "verification": verification(c, t),
             }
             if c.sqlglot.get(t):
                 record["sqlglot"] = c.sqlglot[t]
@@ -297,6 +330,8 @@ def render_readme(concepts: list[MainConcept], items: list[dict[str, Any]]) -> s
     tags = Counter(t for c in concepts for t in c.tags)
     ambiguous = [c for c in concepts if c.ambiguity]
     n_glot = sum(1 for i in items if "sqlglot" in i)
+    grammar = Counter(i["target_dialect"] for i in items if i["target_dialect"] in GRAMMAR_DIALECTS)
+    n_grammar = sum(grammar.values())
     lines = [
         "# main — parrot-main: real corpus queries, references written by the maintainers",
         "",
@@ -305,20 +340,34 @@ def render_readme(concepts: list[MainConcept], items: list[dict[str, Any]]) -> s
         f"**{len(items)} items** from {len(concepts)} real source queries of the public corpora "
         "(`corpora/parrot/<corpus>.jsonl`), each translated from the corpus' own dialect into "
         "other engines' dialects. The queries were selected for translation difficulty: "
-        "sqlglot's translation fails or returns a different result on that pair (the "
+        "sqlglot's translation fails or returns a different result on an engine pair (the "
         f"`sqlglot` field says how, on {n_glot} items). Every reference was written and "
         "checked by a maintainer (`annotation_source: \"maintainer\"`, a one-line `note` of "
-        "what the translation had to change) and verified by dual execution with parrot's "
-        "Judge (strict verdict) on the item's fixture (`verification`). sqlglot did not "
-        "annotate any item, so its score here is not circular.",
+        "what the translation had to change); the "
+        f"{len(items) - n_grammar} into an engine dialect were verified by dual execution with "
+        "parrot's Judge (strict verdict) on the item's fixture (`verification`). sqlglot did "
+        "not annotate any item, so its score here is not circular.",
+        "",
+        f"**{n_grammar} items are grammar-only** ("
+        + ", ".join(f"{d} {grammar[d]}" for d in GRAMMAR_DIALECTS if grammar[d]) + "): "
+        "their targets' engines (SQL Server, Oracle, Snowflake, BigQuery) are reached by URL "
+        "only and do not run here, so the reference was checked by parrot's own grammar of the "
+        "target (`python -m parrot.check`; `--verify` fails on one that does not parse), never "
+        "executed: `verification: {\"method\": \"grammar-only\", "
+        f"\"verdict\": \"{UNVERIFIED}\"}}`. "
+        "`python -m parrot.eval` scores them `no_engine` (excluded from Acc_EX and Acc_RES, "
+        "counted in their own column, never a translator failure) with Acc_SYN, the "
+        "translation's grammar check; given `--engine DIALECT=URL` they are judged like the "
+        "others. sqlglot's Acc_SYN on them is in the README's parrot-main section.",
         "",
         "Fixtures are named fixtures resolved through `parrot.migrate.named`: Spider databases "
         "(`spider/<db_id>`) and GeoQuery's `text2sql/geography` need the corpora under "
         "`$PARROT_CORPORA` (without them those items are skipped with that reason); `tpch` is "
         "generated by DuckDB's TPC-H extension.",
         "",
-        "| pair | items |", "|---|---:|",
-        *[f"| {p} | {n} |" for p, n in sorted(pairs.items())],
+        "| pair | items | verification |", "|---|---:|---|",
+        *[f"| {p} | {n} | {UNVERIFIED if p.split(' → ')[1] in GRAMMAR_DIALECTS else 'strict'} |"
+          for p, n in sorted(pairs.items())],
         "",
         "| translation type | items |", "|---|---:|",
         *[f"| {t} | {types[t]} |" for t in TYPE_ORDER if types[t]],
@@ -370,7 +419,8 @@ def stale_files(concepts: list[MainConcept]) -> list[Path]:
 
 def verify(concepts: list[MainConcept], only: list[str] | None = None,
            targets: list[str] | None = None) -> int:
-    """Judge every item strictly; print ``FAIL <file> [<target>]: reason`` for each mismatch."""
+    """Judge every item strictly (grammar-only ones by parrot's grammar); print
+    ``FAIL <file> [<target>]: reason`` for each mismatch or reference that does not parse."""
     import time
 
     from parrot.datasets import _FixtureStore, item_from_record  # the loader's own store
@@ -387,12 +437,22 @@ def verify(concepts: list[MainConcept], only: list[str] | None = None,
     idle = [d for d in SERVERS if server_for(d).state() is None]  # stopped again afterwards
     judge = Judge(timeout=120, start=True)
     verified: Counter[tuple[str, str]] = Counter()
+    parsed: Counter[tuple[str, str]] = Counter()
     failed: list[str] = []
     missing: dict[str, str] = {}
     try:
         for rec in records:
             c = by_id[rec["id"]]
             rel = _rel(c.path)
+            pair = (rec["source_dialect"], rec["target_dialect"])
+            if pair[1] in GRAMMAR_DIALECTS:
+                problem = grammar_problem(rec["reference_sql"][0], pair[1])
+                if problem:
+                    failed.append(f"FAIL {rel} [{pair[1]}]: does not parse: {problem}"[:700])
+                    print(failed[-1], flush=True)
+                else:
+                    parsed[pair] += 1
+                continue
             try:
                 item = item_from_record(rec, store)
             except Exception as exc:  # an unavailable fixture, a bad record
@@ -424,10 +484,13 @@ def verify(concepts: list[MainConcept], only: list[str] | None = None,
         for dialect in idle:
             if server_for(dialect).state() is not None:
                 server_for(dialect).stop()
-    print(f"\n{sum(verified.values())}/{len(records)} items verified strictly in "
+    print(f"\n{sum(verified.values())}/{len(records)} items verified strictly and "
+          f"{sum(parsed.values())} grammar-only references parse ({UNVERIFIED}) in "
           f"{time.time() - started:.0f}s; {len(failed)} failed")
     for (s, t), n in sorted(verified.items()):
         print(f"  {s} → {t}: {n}")
+    for (s, t), n in sorted(parsed.items()):
+        print(f"  {s} → {t}: {n} parse ({UNVERIFIED})")
     for dialect, error in sorted(missing.items()):
         print(f"not verified — no {dialect} engine: {error}")
     if failed:

@@ -60,7 +60,12 @@ def test_items_are_well_formed():
         assert isinstance(r["tokens"], int) and r["tokens"] > 0
         assert list(r["fixture"]) == ["name"]  # a named fixture (parrot.migrate.named)
         assert r["fixture"]["name"].partition("/")[0] in {"spider", "text2sql", "tpch"}
-        assert r["verification"]["engines"] == [r["source_dialect"], r["target_dialect"]]
+        if r["target_dialect"] in BUILD.GRAMMAR_DIALECTS:
+            assert r["verification"] == {"method": "grammar-only", "grammar": r["target_dialect"],
+                                         "verdict": "unverified-execution",
+                                         "fixture": r["fixture"]["name"]}
+        else:
+            assert r["verification"]["engines"] == [r["source_dialect"], r["target_dialect"]]
         assert r["reference_sql"] and r["reference_sql"][0] != r["source_sql"]
 
 
@@ -120,7 +125,7 @@ def test_bad_concepts_are_reported_with_their_file(tmp_path):
                                                               'literal"\n', "[notes]\n"))
     _write(tmp_path, "Spider-singer-0003.toml", GOOD.replace('types = ["syntax"]',
                                                               'types = ["nonsense"]'))
-    _write(tmp_path, "Spider-singer-0004.toml", GOOD.replace("duckdb = '''", "oracle = '''"))
+    _write(tmp_path, "Spider-singer-0004.toml", GOOD.replace("duckdb = '''", "teradata = '''"))
     concepts, problems = BUILD.load_concepts(tmp_path)
     assert [c.path.name for c in concepts] == ["Spider-singer-0001.toml"]
     assert len(problems) == 3
@@ -162,3 +167,77 @@ def test_every_reference_matches_on_the_real_engines():
     assert problems == []
     assert BUILD.verify([c for c in concepts], targets=[
         t for t in BUILD.ENGINE_DIALECTS if t != "spark"]) == 0
+
+
+GRAMMAR_ONLY = [r for r in RECORDS if r["target_dialect"] in BUILD.GRAMMAR_DIALECTS]
+
+
+def test_grammar_only_targets_cover_every_grammar_dialect():
+    assert set(BUILD.GRAMMAR_DIALECTS) == {"tsql", "oracle", "snowflake", "bigquery"}
+    assert Counter(r["target_dialect"] for r in GRAMMAR_ONLY).keys() == set(BUILD.GRAMMAR_DIALECTS)
+
+
+@pytest.mark.parametrize("record", GRAMMAR_ONLY, ids=[r["id"] for r in GRAMMAR_ONLY])
+def test_grammar_only_references_parse(record):
+    from parrot.check import check_sql
+
+    verdicts = check_sql(record["reference_sql"][0], record["target_dialect"])
+    assert len(verdicts) == 1 and verdicts[0].ok, verdicts
+
+
+def test_a_grammar_only_target_becomes_an_unverified_item(tmp_path):
+    path = _write(tmp_path, "Spider-singer-0001.toml", GOOD.replace(
+        "\n[notes]\n", "oracle = '''SELECT Name FROM singer WHERE Citizenship <> 'France' '''"
+        "\n\n[notes]\noracle = \"double-quoted literal\"\n"))
+    concept = BUILD.load_concept(path)
+    assert concept.targets == ["duckdb", "oracle"]
+    duckdb, oracle = BUILD.build_items([concept])
+    assert duckdb["verification"]["method"] == "dual-execution"
+    assert oracle["verification"] == {"method": "grammar-only", "verdict": "unverified-execution",
+                                      "grammar": "oracle", "fixture": "spider/singer"}
+
+
+def test_verify_fails_naming_the_file_whose_grammar_only_reference_does_not_parse(
+        tmp_path, capsys):
+    def concept(name: str, ref: str):
+        return BUILD.load_concept(_write(tmp_path, name, GOOD.replace(
+            "\n[notes]\n", f"tsql = '''{ref}'''\n\n[notes]\ntsql = \"TOP\"\n")))
+
+    good = concept("Spider-singer-0001.toml", "SELECT TOP 1 Name FROM singer")
+    bad = concept("Spider-singer-0002.toml", "SELECT Name FROM singer LIMIT 1")
+    assert BUILD.verify([good], targets=["tsql"]) == 0
+    assert "1 grammar-only references parse" in capsys.readouterr().out
+    assert BUILD.verify([good, bad], targets=["tsql"]) == 1
+    out = capsys.readouterr().out
+    assert "FAIL" in out and "Spider-singer-0002.toml [tsql]: does not parse" in out
+    assert "Spider-singer-0001.toml" not in out
+
+
+@pytest.mark.slow
+def test_eval_scores_grammar_only_items_no_engine_with_acc_syn(tmp_path):
+    """Real parrot-main items into each grammar-only dialect (and one whose translation does not
+    parse) are no_engine, scored by Acc_SYN, never a translator failure or a gold error."""
+    from parrot.eval.cli import main as eval_main
+    from parrot.eval.results import read_results
+    from parrot.migrate.named import spider_root
+
+    if not spider_root().is_dir():
+        pytest.skip(f"no Spider corpus at {spider_root()}")
+    picked = [next(r for r in GRAMMAR_ONLY if r["target_dialect"] == d
+                   and r["source_dialect"] == "sqlite") for d in BUILD.GRAMMAR_DIALECTS]
+    broken = {**picked[0], "id": "broken", "reference_sql": ["SELECT FROM WHERE"]}
+    data = tmp_path / "items.jsonl"
+    data.write_text("".join(json.dumps(r) + "\n" for r in [*picked, broken]))
+    assert eval_main(["--quiet", "--output-dir", str(tmp_path / "run"), "--dataset", str(data),
+                      "--model", "reference"]) == 0
+    records = {r["id"]: r for r in read_results(tmp_path / "run")}
+    for r in records.values():
+        assert set(r["no_engine"]) == {r["target_dialect"]}
+        assert r["gold"]["status"] == "ok"
+        assert r["verdicts"]["strict"]["reason"] == "no_engine"
+    assert [records[r["id"]]["syntax"]["ok"] for r in picked] == [True] * 4
+    assert records["broken"]["syntax"]["ok"] is False
+    overall = json.loads((tmp_path / "run" / "summary.json").read_text())["overall"]
+    assert (overall["items"], overall["no_engine"], overall["gold_error"]) == (5, 5, 0)
+    assert (overall["evaluated"], overall["ex_items"]) == (0, 0)
+    assert (overall["syn_checked"], overall["syn"], overall["acc_syn"]) == (5, 4, 80.0)
