@@ -13,6 +13,11 @@ The content is data, one TOML file per source query under
     difficulty = "medium"              # easy / medium / hard
     ordered = true                     # optional: override the top-level ORDER BY sqlglot reads
     ambiguity = "..."                  # optional: the decision taken on an engine-quirk meaning
+    setup_ids = ["TPC-H_FROID:..."]    # with [setup]: the corpus records of the source's setup
+
+    [setup]    # optional, per dialect: statements run before the query (CREATE FUNCTION ...)
+    postgres = '''CREATE FUNCTION ...'''   # the source's: its setup_ids records, in order
+    duckdb = '''CREATE MACRO ...'''        # a target's: part of its reference
 
     [sql]      # the source exactly as in the corpus, and one checked reference per target
     sqlite = '''SELECT ...'''
@@ -27,8 +32,11 @@ The content is data, one TOML file per source query under
 
 Every key of ``[sql]`` other than ``source`` becomes one item ``main-<source>-<stem>-<target>``
 with ``annotation_source: "maintainer"``, ``origin: "parrot-main"``, the note, the corpus
-provenance, and ``tokens`` (cl100k of the source). The builder validates every file of every
-source folder and names the file on any problem.
+provenance, and ``tokens`` (cl100k of the source). With ``[setup]`` the item's source is the
+source's setup followed by its query, and each reference the target's setup (if any) followed by
+its query: one multi-statement text that the engines run in a throwaway transaction or scratch
+database, so a translation must translate the functions as well. The builder validates every
+file of every source folder and names the file on any problem.
 
 Targets are the engine dialects (``ENGINE_DIALECTS``) and the grammar-only ones
 (``GRAMMAR_DIALECTS``: tsql, oracle, snowflake, bigquery), whose engines are reached by URL only
@@ -59,7 +67,7 @@ import re
 import sys
 import tomllib
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -79,7 +87,7 @@ DIFFICULTIES = ("easy", "medium", "hard")
 STEM = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*-[A-Za-z0-9_]+-\d{4}")
 SLUG = re.compile(r"[a-z0-9]+([-_][a-z0-9]+)*")
 KEYS = {"source", "corpus", "corpus_id", "fixture", "types", "tags", "difficulty", "ordered",
-        "ambiguity", "sql", "notes", "sqlglot"}
+        "ambiguity", "sql", "notes", "sqlglot", "setup", "setup_ids"}
 
 
 class ConceptError(ValueError):
@@ -101,6 +109,8 @@ class MainConcept:
     sqlglot: dict[str, str]
     ordered: bool | None = None
     ambiguity: str | None = None
+    setup: dict[str, str] = field(default_factory=dict)
+    setup_ids: tuple[str, ...] = ()
 
     @property
     def key(self) -> str:
@@ -110,6 +120,11 @@ class MainConcept:
     @property
     def targets(self) -> list[str]:
         return [d for d in self.sql if d != self.source]
+
+    def text(self, dialect: str) -> str:
+        """The dialect's setup (if any) followed by its query: an item's source or reference."""
+        setup = self.setup.get(dialect)
+        return f"{setup}\n\n{self.sql[dialect]}" if setup else self.sql[dialect]
 
     def item_id(self, target: str) -> str:
         return f"main-{self.source}-{self.path.stem}-{target}".lower()
@@ -170,6 +185,16 @@ def load_concept(path: Path) -> MainConcept:
             raise fail(f"[{name}] has target(s) {stray} with no [sql] reference")
         if any("\n" in v.strip() for v in table.values()):
             raise fail(f"[{name}] entries must be one line")
+    setup, setup_ids = data.get("setup", {}), data.get("setup_ids", [])
+    if not isinstance(setup, dict) or not all(isinstance(v, str) and v.strip()
+                                              for v in setup.values()):
+        raise fail("[setup] must map dialects to non-empty SQL text")
+    if sorted(set(setup) - set(sql)):
+        raise fail(f"[setup] has dialect(s) {sorted(set(setup) - set(sql))} with no [sql] text")
+    if not isinstance(setup_ids, list) or not all(isinstance(i, str) for i in setup_ids):
+        raise fail("setup_ids must be a list of corpus ids")
+    if bool(setup_ids) != (source in setup):
+        raise fail(f"setup_ids and [setup].{source} go together (the source's setup records)")
     missing = [t for t in targets if t not in notes]
     if missing:
         raise fail(f"[notes] lacks the target(s) {missing}")
@@ -193,7 +218,8 @@ def load_concept(path: Path) -> MainConcept:
         sql={d: t.strip() for d, t in sql.items()},
         notes={d: " ".join(t.split()) for d, t in notes.items()},
         sqlglot={d: " ".join(t.split()) for d, t in glot.items()},
-        ordered=ordered, ambiguity=data.get("ambiguity"))
+        ordered=ordered, ambiguity=data.get("ambiguity"),
+        setup={d: t.strip() for d, t in setup.items()}, setup_ids=tuple(setup_ids))
 
 
 def load_concepts(folder: Path = CONCEPTS_DIR) -> tuple[list[MainConcept], list[str]]:
@@ -232,7 +258,8 @@ def corpus_sources(corpus: str) -> dict[str, str] | None:
 
 def check_provenance(concepts: list[MainConcept]) -> list[str]:
     """Each source must be a query of its corpus (whitespace-normalised; with ``corpus_id`` that
-    very record). Corpora absent here are skipped."""
+    very record), and its setup the ``setup_ids`` records in order. Corpora absent here are
+    skipped."""
     problems = []
     cache: dict[str, dict[str, str] | None] = {}
     norm = {}
@@ -253,6 +280,12 @@ def check_provenance(concepts: list[MainConcept]) -> list[str]:
                 problems.append(f"{rel}: the source differs from {c.corpus_id} in the corpus")
         elif text not in norm[c.corpus]:
             problems.append(f"{rel}: the source is not a query of {c.corpus}.jsonl")
+        absent = [i for i in c.setup_ids if i not in records]
+        if absent:
+            problems.append(f"{rel}: setup_ids {absent} are not in {c.corpus}.jsonl")
+        elif c.setup_ids and (" ".join(" ".join(records[i].split()) for i in c.setup_ids)
+                              != " ".join(c.setup[c.source].split())):
+            problems.append(f"{rel}: [setup].{c.source} differs from its setup_ids records")
     return problems
 
 
@@ -283,10 +316,10 @@ def build_items(concepts: list[MainConcept]) -> list[dict[str, Any]]:
 
     items = []
     for c in concepts:
-        src = c.sql[c.source]
+        src = c.text(c.source)
         tokens = count_tokens(src)
         order = None
-        if c.ordered is not None and sqlglot_order(src, c.source) != c.ordered:
+        if c.ordered is not None and sqlglot_order(c.sql[c.source], c.source) != c.ordered:
             order = c.ordered
         for t in c.targets:
             record: dict[str, Any] = {
@@ -294,7 +327,7 @@ def build_items(concepts: list[MainConcept]) -> list[dict[str, Any]]:
                 "source_dialect": c.source,
                 "target_dialect": t,
                 "source_sql": src,
-                "reference_sql": [c.sql[t]],
+                "reference_sql": [c.text(t)],
                 "fixture": {"name": c.fixture},
                 "translation_types": list(c.types),
                 "tokens": tokens,
@@ -314,6 +347,8 @@ def build_items(concepts: list[MainConcept]) -> list[dict[str, Any]]:
                 record["ambiguity"] = c.ambiguity
             if order is not None:
                 record["order_sensitive"] = order
+            if c.setup_ids:
+                record["setup_ids"] = list(c.setup_ids)
             items.append(record)
     return items
 
