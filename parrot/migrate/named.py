@@ -138,6 +138,7 @@ def spider_ids() -> list[str]:
 # the named-fixture families that are SQLite files of the corpora: name prefix -> file of a db id
 _SQLITE_FAMILIES: dict[str, Callable[[str], Path]] = {"spider": spider_path,
                                                       "text2sql": text2sql_path}
+CORPUS_FAMILIES = frozenset(_SQLITE_FAMILIES)  # named fixtures read from $PARROT_CORPORA
 
 
 def fixtures_cache_dir() -> Path:

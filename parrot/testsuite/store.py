@@ -1,7 +1,7 @@
 """Suite files: one JSON file per (source dialect, source SQL, fixture) beside a dataset.
 
 A dataset ``D/items.jsonl`` keeps its suites in ``D/suites/<key>.json``; suites generated from a
-corpus database (a ``spider/<db_id>`` fixture: their values are sampled from it) go to
+corpus database (a ``spider/<db_id>`` or ``text2sql/<db>`` fixture: their values are sampled from it) go to
 ``D/suites/corpus/<key>.json``, which git ignores, and are rebuilt where the corpus is present.
 The key is a content hash, so items that share a source query and fixture (one concept, many
 target dialects) share a suite, and a changed source or fixture never picks up a stale suite.
@@ -70,8 +70,11 @@ def suite_path(dataset_dir: Path, key: str, corpus: bool = False) -> Path:
 
 
 def from_corpus(fixture: Fixture | None) -> bool:
-    """Whether suites of ``fixture`` hold corpus data (not to be committed)."""
-    return fixture is not None and fixture.name.startswith("spider/")
+    """Whether suites of ``fixture`` hold corpus data (not to be committed): a named fixture of a
+    corpus family (``spider/<db>``, ``text2sql/<db>``), whose values the generator samples."""
+    from parrot.migrate.named import CORPUS_FAMILIES
+
+    return fixture is not None and fixture.name.split("/", 1)[0] in CORPUS_FAMILIES
 
 
 def suite_to_json(suite: Suite) -> dict[str, Any]:

@@ -93,9 +93,10 @@ def test_suite_databases_never_cut_ties_under_limit(tmp_path: Path) -> None:
         judge.close()
 
 
-@pytest.mark.parametrize(("name", "corpus"), [("spider/car_1", True), ("shop", False)])
+@pytest.mark.parametrize(("name", "corpus"), [("spider/car_1", True), ("text2sql/geography", True),
+                                             ("shop", False), ("tpch", False)])
 def test_corpus_suites_go_where_git_ignores_them(tmp_path: Path, name: str, corpus: bool) -> None:
-    """A suite of a Spider fixture holds values sampled from the corpus: it is written to
+    """A suite of a corpus fixture (Spider, text2sql) holds values sampled from it: it is written to
     suites/corpus/ (ignored by git) and still found by load_suite."""
     from parrot.fixtures import fixture_from_json
     from parrot.testsuite.store import Suite, from_corpus, suite_key, write_suite
