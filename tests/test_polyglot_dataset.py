@@ -31,6 +31,16 @@ RECORDS = [json.loads(line) for line in ITEMS.read_text(encoding="utf-8").splitl
            if line.strip()]
 
 
+def _param(record: dict) -> object:
+    """Items on Spark run in the Spark tier (a JVM); items on the generated TPC-H fixture (each
+    loads 60k-row tables on both engines) in the slow tier, keeping the default tier in budget."""
+    marks = [pytest.mark.spark] if "spark" in (record["source_dialect"],
+                                               record["target_dialect"]) else []
+    if (record.get("fixture") or {}).get("name") == "tpch":
+        marks.append(pytest.mark.slow)
+    return pytest.param(record["id"], marks=marks)
+
+
 @cache
 def dataset() -> Dataset:
     """The loaded dataset; items whose named fixture cannot be resolved on this machine (the
@@ -103,9 +113,7 @@ def judge():
 
 
 @pytest.mark.server
-@pytest.mark.parametrize("item_id", [  # items on Spark run in the Spark tier (a JVM)
-    pytest.param(r["id"], marks=pytest.mark.spark)
-    if "spark" in (r["source_dialect"], r["target_dialect"]) else r["id"] for r in RECORDS])
+@pytest.mark.parametrize("item_id", [_param(r) for r in RECORDS])
 def test_source_runs_and_reference_matches_strictly(judge, item_id):
     _skip_unavailable(item_id)
     item = dataset().by_id()[item_id]
