@@ -241,3 +241,36 @@ def test_eval_scores_grammar_only_items_no_engine_with_acc_syn(tmp_path):
     assert (overall["items"], overall["no_engine"], overall["gold_error"]) == (5, 5, 0)
     assert (overall["evaluated"], overall["ex_items"]) == (0, 0)
     assert (overall["syn_checked"], overall["syn"], overall["acc_syn"]) == (5, 4, 80.0)
+
+
+SETUP = ('setup_ids = ["Spider:x:1"]\n\n[setup]\nsqlite = \'\'\'CREATE VIEW v AS SELECT 1\'\'\'\n'
+         "duckdb = '''CREATE MACRO m() AS 1'''\n\n[sql]")
+
+
+@pytest.mark.parametrize(("edit", "problem"), [
+    (lambda t: t.replace("\n[sql]", SETUP.replace("setup_ids = [\"Spider:x:1\"]\n\n", ""), 1),
+     "setup_ids and [setup].sqlite go together"),
+    (lambda t: t.replace("\n[sql]", SETUP.replace("duckdb", "postgres"), 1),
+     "[setup] has dialect(s) ['postgres'] with no [sql] text"),
+    (lambda t: t.replace("\n[sql]", SETUP.replace("'''CREATE MACRO m() AS 1'''", "''' '''"), 1),
+     "[setup] must map dialects to non-empty SQL text"),
+    (lambda t: t.replace("\n[sql]", SETUP.replace('["Spider:x:1"]', '"Spider:x:1"'), 1),
+     "setup_ids must be a list of corpus ids"),
+])
+def test_bad_setup_is_reported_with_its_file(tmp_path, edit, problem):
+    path = _write(tmp_path, "Spider-singer-0001.toml", edit(GOOD))
+    with pytest.raises(BUILD.ConceptError, match=r"Spider-singer-0001\.toml") as err:
+        BUILD.load_concept(path)
+    assert problem in str(err.value)
+
+
+def test_setup_runs_before_the_query_in_source_and_reference(tmp_path):
+    concept = BUILD.load_concept(_write(tmp_path, "Spider-singer-0001.toml",
+                                        GOOD.replace("\n[sql]", SETUP, 1)))
+    assert concept.setup_ids == ("Spider:x:1",)
+    (item,) = BUILD.build_items([concept])
+    assert item["source_sql"].startswith("CREATE VIEW v AS SELECT 1\n\nSELECT Name FROM singer")
+    reference = item["reference_sql"]
+    reference = reference[0] if isinstance(reference, list) else reference
+    assert reference.startswith("CREATE MACRO m() AS 1\n\nSELECT Name FROM singer")
+    assert item["setup_ids"] == ["Spider:x:1"]
