@@ -144,7 +144,8 @@ def _spider_items(limit: int) -> list[Item]:
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("datasets", nargs="*", default=["starter", "polyglot"])
+    p.add_argument("datasets", nargs="*",
+                   help="default: starter and polyglot, or none when --spider is given")
     p.add_argument("--limit", type=int, default=None, help="items per dataset")
     p.add_argument("--show", type=int, default=20, help="false separations to list")
     p.add_argument("--survivors", type=int, default=3, help="survivors listed per operator")
@@ -160,6 +161,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--llm-rounds", type=int, default=1, help="model requests per suite")
     p.add_argument("--llm-max-tokens", type=int, default=384, help="answer length cap")
     args = p.parse_args(argv)
+    if not args.datasets and not args.spider:
+        args.datasets = ["starter", "polyglot"]
     llm = _LLMColumn(args) if args.llm else None
     idle = _idle_servers()
     judge = Judge(start=True)  # MariaDB and PostgreSQL too: without them their pairs judge nothing
@@ -232,7 +235,8 @@ def main(argv: list[str] | None = None) -> int:
     if not args.no_target_side:
         _report(target_ops, by_target, {}, args.survivors, side="target")
     if llm is not None:
-        print("\nLLM data: neighbours of the extended suites killed by the suite / suite + LLM")
+        print("\nLLM data: neighbours of the extended suites killed by the fixture, fixture + "
+              "suite, fixture + suite + LLM data, and the kills only LLM data adds")
         print(f"{'pair':24}" + llm.header())
         for pair, row in sorted(llm.pairs.items()):
             print(f"{pair:24}" + llm.cells(row))
@@ -349,9 +353,10 @@ class _LLMColumn:
                                                   request_timeout=600.0),
                                 rounds=args.llm_rounds)
         self.limit = args.llm_limit
-        self.done: dict[str, tuple[int, int, int]] = {}  # key -> neighbours, suite, +llm kills
-        self.pairs: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0])
-        self.ops: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0])
+        # key -> neighbours, kills by the fixture, fixture + suite, fixture + suite + LLM data
+        self.done: dict[str, tuple[int, int, int, int]] = {}
+        self.pairs: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0, 0])
+        self.ops: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0, 0])
         self.rejected: Counter[str] = Counter()
         self.examples: list[str] = []  # a few rejections, with the model's mistake
         self.requests = 0
@@ -365,34 +370,33 @@ class _LLMColumn:
                 return
             out = augment(suite, item, judge, self.gen, dialects=(item.target_dialect,),
                           max_rows=12)
-            self.done[suite.key] = (suite.neighbours, suite.killed, out.suite.killed)
+            operators = suite.extra.get("operators", {})
+            fixture = sum(counts[1] for counts in operators.values())
+            self.done[suite.key] = (suite.neighbours, fixture, suite.killed, out.suite.killed)
             self.rejected.update(out.report.rejected)
             self.examples += [f"{item.id}: {r.reason}: {r.detail[:100]}"
                               for r in out.report.rejections[:2]]
             self.requests += out.report.requests
             self.seconds += out.report.seconds
-            for op, (n, _fx, ts, *_) in suite.extra.get("operators", {}).items():
+            for op, (n, fx, ts, *_) in operators.items():
                 row = self.ops[op]
-                row[0] += n
-                row[1] += ts
-                row[2] += ts + out.report.operators.get(op, 0)
-        n, ts, plus = self.done[suite.key]
+                for i, v in enumerate((n, fx, ts, ts + out.report.operators.get(op, 0))):
+                    row[i] += v
         row = self.pairs[item.pair]
-        row[0] += n
-        row[1] += ts
-        row[2] += plus
+        for i, v in enumerate(self.done[suite.key]):
+            row[i] += v
 
     def total(self) -> list[int]:
-        return [sum(r[i] for r in self.pairs.values()) for i in range(3)]
+        return [sum(r[i] for r in self.pairs.values()) for i in range(4)]
 
     @staticmethod
     def header() -> str:
-        return f" {'llm n':>6} {'suite':>8} {'+llm':>8}"
+        return f" {'neigh':>6} {'fixture':>8} {'suite':>8} {'+llm':>8} {'added':>6}"
 
     @staticmethod
-    def cells(row: list[int] | None) -> str:
-        n, ts, plus = row or (0, 0, 0)
-        return f" {n:6} {_pct(ts, n):>8} {_pct(plus, n):>8}"
+    def cells(row: list[int]) -> str:
+        n, fx, ts, plus = row
+        return f" {n:6} {_pct(fx, n):>8} {_pct(ts, n):>8} {_pct(plus, n):>8} {plus - ts:6}"
 
     def summary(self) -> str:
         return (f"\nLLM data ({self.gen.label}, {self.gen.prompt.id}): {len(self.done)} suites, "
