@@ -32,11 +32,12 @@ from pathlib import Path
 
 from parrot.datasets import Item, load_dataset
 from parrot.eval.judge import EMPTY_FIXTURE, Judge
-from parrot.testsuite.cli import _groups, _members
+from parrot.testsuite.cli import LLM_FLAGS, _groups, _members
 from parrot.testsuite.distill import distill, neighbour_outcome, order_probes
 from parrot.testsuite.neighbours import Neighbour, neighbours
 from parrot.testsuite.store import Suite, load_suite
 from parrot.translators.base import Translation, TranslationStatus
+from parrot.translators.llm import options as llm_options
 
 KILL_TARGET, FALSE_TARGET = 95.0, 0.5
 
@@ -55,22 +56,27 @@ class Tally:
         self.survivors: dict[str, list[str]] = defaultdict(list)
         self.engines: dict[str, Counter[str]] = defaultdict(Counter)  # op -> engine
         self.unkillable: Counter[str] = Counter()  # engine: reason -> count
+        self.empty: Counter[str] = Counter()  # op -> survivors whose source returns no rows
 
     def add_counts(self, operators: dict[str, list[int]], survivors: list[list[str]],
-                   unkillable: list[list[str]], label: str, engine: str) -> None:
+                   unkillable: list[list[str]], label: str, engine: str,
+                   empty: bool = False) -> None:
+        """``empty``: the source returns no rows on the fixture and every suite database."""
         for op, counts in operators.items():
             row = self.ops[op]
             for i, v in enumerate([*counts, 0, 0, 0, 0, 0][:5]):
                 row[i] += v
         for op, sql in survivors:
-            self.survivors[op].append(f"{label}: {' '.join(sql.split())[:160]}")
+            mark = " [source empty everywhere]" if empty else ""
+            self.survivors[op].append(f"{label}{mark}: {' '.join(sql.split())[:160]}")
             self.engines[op][engine] += 1
+            self.empty[op] += empty
         for op, _sql, why in unkillable:
             self.unkillable[f"{op} on {engine}: {why.split(' on a ')[0]}"] += 1
 
-    def add(self, suite: Suite, label: str) -> None:
+    def add(self, suite: Suite, label: str, empty: bool = False) -> None:
         self.add_counts(suite.extra.get("operators", {}), suite.extra.get("survivors", []),
-                        suite.extra.get("unkillable", []), label, suite.source_dialect)
+                        suite.extra.get("unkillable", []), label, suite.source_dialect, empty)
 
     def total(self) -> list[int]:
         return [sum(r[i] for r in self.ops.values()) for i in range(5)]
@@ -119,6 +125,18 @@ def _target_side(judge: Judge, item: Item, ref: str, suite: Suite, tally: Tally,
     ops.add_counts(*args)
 
 
+def _source_empty(judge: Judge, item: Item, suite: Suite) -> bool:
+    """Whether a suite with survivors has a source returning no rows on the fixture and on every
+    suite database: a neighbour that only filters differently can then never differ."""
+    if not suite.extra.get("survivors"):
+        return False
+    for fixture in (item.fixture or EMPTY_FIXTURE, *(db.fixture for db in suite.databases)):
+        execution = judge.gold(item, fixture).execution
+        if not execution.ok or execution.result is None or execution.result.rows:
+            return False
+    return True
+
+
 def _spider_items(limit: int) -> list[Item]:
     from parrot.fixtures import FixtureError
     from parrot.migrate.named import corpora_root, named_fixture, spider_root
@@ -159,7 +177,9 @@ def main(argv: list[str] | None = None) -> int:
                    help="also extend suites with this model's data (local, PROVIDER/MODEL)")
     p.add_argument("--llm-limit", type=int, default=5, help="suites the model extends")
     p.add_argument("--llm-rounds", type=int, default=1, help="model requests per suite")
-    p.add_argument("--llm-max-tokens", type=int, default=384, help="answer length cap")
+    llm_options.add_arguments(p, only=LLM_FLAGS, description=(
+        "for --llm MODEL (this bench's defaults: --max-tokens 384, --request-timeout 600)"))
+    p.set_defaults(max_tokens=384, request_timeout=600.0)  # the local model is slow
     args = p.parse_args(argv)
     if not args.datasets and not args.spider:
         args.datasets = ["starter", "polyglot"]
@@ -186,12 +206,13 @@ def main(argv: list[str] | None = None) -> int:
                 suite = load_suite(root, item.source_dialect, item.source_sql, item.fixture)
                 if suite is None:
                     continue
-                by_pair[item.pair].add(suite, item.id)  # a pair counts each of its items
+                empty = _source_empty(judge, item, suite)
+                by_pair[item.pair].add(suite, item.id, empty)  # a pair counts each of its items
                 if llm is not None:
                     llm.add(item, suite, judge)
                 if suite.key not in seen_suites:  # operators: once per source query
                     seen_suites.add(suite.key)
-                    ops.add(suite, item.id)
+                    ops.add(suite, item.id, empty)
                 for ref in item.reference_sql:
                     if not args.no_target_side:
                         _target_side(judge, item, ref, suite, by_target[item.pair], target_ops)
@@ -224,8 +245,10 @@ def main(argv: list[str] | None = None) -> int:
             result = distill(item, judge, dialects=("sqlite",))
             builds.append(time.monotonic() - t0)
             if result.suite is not None:
-                by_pair["spider (sqlite)"].add(result.suite, item.id)
-                ops.add(result.suite, item.id)
+                seen_suites.add(result.suite.key)
+                empty = _source_empty(judge, item, result.suite)
+                by_pair["spider (sqlite)"].add(result.suite, item.id, empty)
+                ops.add(result.suite, item.id, empty)
     finally:
         judge.close()
         if llm is not None:
@@ -323,10 +346,13 @@ def _report(ops: Tally, by_pair: dict[str, Tally], refs: dict[str, list[int]],
         judged, false = refs.get(pair, [0, 0])
         weak = sorted(((r[0] - r[4] - r[2], op) for op, r in tally.ops.items()
                        if r[0] - r[4] > r[2]), reverse=True)
+        empty = sum(tally.empty.values())
         if killable and 100 * ts / killable < KILL_TARGET:
             missed = True
             print(f"MISSED kill target ({side} side) on {pair}: {_pct(ts, killable).strip()}; "
-                  "survivors by operator: " + ", ".join(f"{op} {k}" for k, op in weak))
+                  "survivors by operator: " + ", ".join(f"{op} {k}" for k, op in weak)
+                  + (f"; {empty} of them with the source empty on the fixture and every suite "
+                     "database" if empty else ""))
         if judged and 100 * false / judged > FALSE_TARGET:
             missed = True
             print(f"MISSED false-separation target on {pair}: {_pct(false, judged).strip()}")
@@ -347,11 +373,8 @@ class _LLMColumn:
 
     def __init__(self, args: argparse.Namespace):
         from parrot.testsuite.llm import make_datagen
-        from parrot.translators.llm.options import LLMOptions
 
-        self.gen = make_datagen(args.llm, LLMOptions(max_tokens=args.llm_max_tokens,
-                                                  request_timeout=600.0),
-                                rounds=args.llm_rounds)
+        self.gen = make_datagen(args.llm, llm_options.from_args(args), rounds=args.llm_rounds)
         self.limit = args.llm_limit
         # key -> neighbours, kills by the fixture, fixture + suite, fixture + suite + LLM data
         self.done: dict[str, tuple[int, int, int, int]] = {}
