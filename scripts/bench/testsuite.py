@@ -255,7 +255,7 @@ def main(argv: list[str] | None = None) -> int:
             llm.close()
         _stop_started(idle)
     _report(ops, by_pair, refs, args.survivors)
-    if not args.no_target_side:
+    if not args.no_target_side and args.datasets:  # Spider golds have no references
         _report(target_ops, by_target, {}, args.survivors, side="target")
     if llm is not None:
         print("\nLLM data: neighbours of the extended suites killed by the fixture, fixture + "
