@@ -12,13 +12,17 @@ For every item with a stored suite (``python -m parrot.testsuite build DATASET``
 * eval cost: engine time judging the references on the fixture and on the suites;
 * ``--build N``: suite build time, rebuilding N suites in memory (nothing written);
 * ``--spider N``: the first N Spider dev golds (``corpora/nl/spider_dev.jsonl``) distilled on
-  their databases (``corpora/sqlite/spider``) as a third source, when the corpus is present.
+  their databases (``corpora/sqlite/spider``) as a third source, when the corpus is present
+  (given alone, only Spider runs);
+* ``--llm MODEL --llm-limit N``: the first N suites extended by the model's data; neighbours
+  killed by the fixture, fixture + suite, fixture + suite + LLM data, and the kills LLM data adds.
 
 Where a target (≥ 95% killed, ≤ 0.5% false separations) is missed, the table says by which
-operators, and lists surviving neighbours (``--survivors K`` per operator).
+operators, and lists surviving neighbours (``--survivors K`` per operator), marking those whose
+source returns no rows on the fixture and every suite database.
 
     python scripts/bench/testsuite.py [DATASET ...] [--limit N] [--build N] [--spider N]
-        [--skip-target DIALECT]
+        [--skip-target DIALECT] [--llm MODEL --llm-limit N]
 """
 
 from __future__ import annotations
