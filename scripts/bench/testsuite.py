@@ -12,13 +12,17 @@ For every item with a stored suite (``python -m parrot.testsuite build DATASET``
 * eval cost: engine time judging the references on the fixture and on the suites;
 * ``--build N``: suite build time, rebuilding N suites in memory (nothing written);
 * ``--spider N``: the first N Spider dev golds (``corpora/nl/spider_dev.jsonl``) distilled on
-  their databases (``corpora/sqlite/spider``) as a third source, when the corpus is present.
+  their databases (``corpora/sqlite/spider``) as a third source, when the corpus is present
+  (given alone, only Spider runs);
+* ``--llm MODEL --llm-limit N``: the first N suites extended by the model's data; neighbours
+  killed by the fixture, fixture + suite, fixture + suite + LLM data, and the kills LLM data adds.
 
 Where a target (≥ 95% killed, ≤ 0.5% false separations) is missed, the table says by which
-operators, and lists surviving neighbours (``--survivors K`` per operator).
+operators, and lists surviving neighbours (``--survivors K`` per operator), marking those whose
+source returns no rows on the fixture and every suite database.
 
     python scripts/bench/testsuite.py [DATASET ...] [--limit N] [--build N] [--spider N]
-        [--skip-target DIALECT]
+        [--skip-target DIALECT] [--llm MODEL --llm-limit N]
 """
 
 from __future__ import annotations
@@ -32,11 +36,12 @@ from pathlib import Path
 
 from parrot.datasets import Item, load_dataset
 from parrot.eval.judge import EMPTY_FIXTURE, Judge
-from parrot.testsuite.cli import _groups, _members
+from parrot.testsuite.cli import LLM_FLAGS, _groups, _members
 from parrot.testsuite.distill import distill, neighbour_outcome, order_probes
 from parrot.testsuite.neighbours import Neighbour, neighbours
 from parrot.testsuite.store import Suite, load_suite
 from parrot.translators.base import Translation, TranslationStatus
+from parrot.translators.llm import options as llm_options
 
 KILL_TARGET, FALSE_TARGET = 95.0, 0.5
 
@@ -55,22 +60,27 @@ class Tally:
         self.survivors: dict[str, list[str]] = defaultdict(list)
         self.engines: dict[str, Counter[str]] = defaultdict(Counter)  # op -> engine
         self.unkillable: Counter[str] = Counter()  # engine: reason -> count
+        self.empty: Counter[str] = Counter()  # op -> survivors whose source returns no rows
 
     def add_counts(self, operators: dict[str, list[int]], survivors: list[list[str]],
-                   unkillable: list[list[str]], label: str, engine: str) -> None:
+                   unkillable: list[list[str]], label: str, engine: str,
+                   empty: bool = False) -> None:
+        """``empty``: the source returns no rows on the fixture and every suite database."""
         for op, counts in operators.items():
             row = self.ops[op]
             for i, v in enumerate([*counts, 0, 0, 0, 0, 0][:5]):
                 row[i] += v
         for op, sql in survivors:
-            self.survivors[op].append(f"{label}: {' '.join(sql.split())[:160]}")
+            mark = " [source empty everywhere]" if empty else ""
+            self.survivors[op].append(f"{label}{mark}: {' '.join(sql.split())[:160]}")
             self.engines[op][engine] += 1
+            self.empty[op] += empty
         for op, _sql, why in unkillable:
             self.unkillable[f"{op} on {engine}: {why.split(' on a ')[0]}"] += 1
 
-    def add(self, suite: Suite, label: str) -> None:
+    def add(self, suite: Suite, label: str, empty: bool = False) -> None:
         self.add_counts(suite.extra.get("operators", {}), suite.extra.get("survivors", []),
-                        suite.extra.get("unkillable", []), label, suite.source_dialect)
+                        suite.extra.get("unkillable", []), label, suite.source_dialect, empty)
 
     def total(self) -> list[int]:
         return [sum(r[i] for r in self.ops.values()) for i in range(5)]
@@ -119,6 +129,18 @@ def _target_side(judge: Judge, item: Item, ref: str, suite: Suite, tally: Tally,
     ops.add_counts(*args)
 
 
+def _source_empty(judge: Judge, item: Item, suite: Suite) -> bool:
+    """Whether a suite with survivors has a source returning no rows on the fixture and on every
+    suite database: a neighbour that only filters differently can then never differ."""
+    if not suite.extra.get("survivors"):
+        return False
+    for fixture in (item.fixture or EMPTY_FIXTURE, *(db.fixture for db in suite.databases)):
+        execution = judge.gold(item, fixture).execution
+        if not execution.ok or execution.result is None or execution.result.rows:
+            return False
+    return True
+
+
 def _spider_items(limit: int) -> list[Item]:
     from parrot.fixtures import FixtureError
     from parrot.migrate.named import corpora_root, named_fixture, spider_root
@@ -144,7 +166,8 @@ def _spider_items(limit: int) -> list[Item]:
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("datasets", nargs="*", default=["starter", "polyglot"])
+    p.add_argument("datasets", nargs="*",
+                   help="default: starter and polyglot, or none when --spider is given")
     p.add_argument("--limit", type=int, default=None, help="items per dataset")
     p.add_argument("--show", type=int, default=20, help="false separations to list")
     p.add_argument("--survivors", type=int, default=3, help="survivors listed per operator")
@@ -158,8 +181,12 @@ def main(argv: list[str] | None = None) -> int:
                    help="also extend suites with this model's data (local, PROVIDER/MODEL)")
     p.add_argument("--llm-limit", type=int, default=5, help="suites the model extends")
     p.add_argument("--llm-rounds", type=int, default=1, help="model requests per suite")
-    p.add_argument("--llm-max-tokens", type=int, default=384, help="answer length cap")
+    llm_options.add_arguments(p, only=LLM_FLAGS, description=(
+        "for --llm MODEL (this bench's defaults: --max-tokens 384, --request-timeout 600)"))
+    p.set_defaults(max_tokens=384, request_timeout=600.0)  # the local model is slow
     args = p.parse_args(argv)
+    if not args.datasets and not args.spider:
+        args.datasets = ["starter", "polyglot"]
     llm = _LLMColumn(args) if args.llm else None
     idle = _idle_servers()
     judge = Judge(start=True)  # MariaDB and PostgreSQL too: without them their pairs judge nothing
@@ -183,12 +210,13 @@ def main(argv: list[str] | None = None) -> int:
                 suite = load_suite(root, item.source_dialect, item.source_sql, item.fixture)
                 if suite is None:
                     continue
-                by_pair[item.pair].add(suite, item.id)  # a pair counts each of its items
+                empty = _source_empty(judge, item, suite)
+                by_pair[item.pair].add(suite, item.id, empty)  # a pair counts each of its items
                 if llm is not None:
                     llm.add(item, suite, judge)
                 if suite.key not in seen_suites:  # operators: once per source query
                     seen_suites.add(suite.key)
-                    ops.add(suite, item.id)
+                    ops.add(suite, item.id, empty)
                 for ref in item.reference_sql:
                     if not args.no_target_side:
                         _target_side(judge, item, ref, suite, by_target[item.pair], target_ops)
@@ -221,18 +249,21 @@ def main(argv: list[str] | None = None) -> int:
             result = distill(item, judge, dialects=("sqlite",))
             builds.append(time.monotonic() - t0)
             if result.suite is not None:
-                by_pair["spider (sqlite)"].add(result.suite, item.id)
-                ops.add(result.suite, item.id)
+                seen_suites.add(result.suite.key)
+                empty = _source_empty(judge, item, result.suite)
+                by_pair["spider (sqlite)"].add(result.suite, item.id, empty)
+                ops.add(result.suite, item.id, empty)
     finally:
         judge.close()
         if llm is not None:
             llm.close()
         _stop_started(idle)
     _report(ops, by_pair, refs, args.survivors)
-    if not args.no_target_side:
+    if not args.no_target_side and args.datasets:  # Spider golds have no references
         _report(target_ops, by_target, {}, args.survivors, side="target")
     if llm is not None:
-        print("\nLLM data: neighbours of the extended suites killed by the suite / suite + LLM")
+        print("\nLLM data: neighbours of the extended suites killed by the fixture, fixture + "
+              "suite, fixture + suite + LLM data, and the kills only LLM data adds")
         print(f"{'pair':24}" + llm.header())
         for pair, row in sorted(llm.pairs.items()):
             print(f"{pair:24}" + llm.cells(row))
@@ -319,10 +350,13 @@ def _report(ops: Tally, by_pair: dict[str, Tally], refs: dict[str, list[int]],
         judged, false = refs.get(pair, [0, 0])
         weak = sorted(((r[0] - r[4] - r[2], op) for op, r in tally.ops.items()
                        if r[0] - r[4] > r[2]), reverse=True)
+        empty = sum(tally.empty.values())
         if killable and 100 * ts / killable < KILL_TARGET:
             missed = True
             print(f"MISSED kill target ({side} side) on {pair}: {_pct(ts, killable).strip()}; "
-                  "survivors by operator: " + ", ".join(f"{op} {k}" for k, op in weak))
+                  "survivors by operator: " + ", ".join(f"{op} {k}" for k, op in weak)
+                  + (f"; {empty} of them with the source empty on the fixture and every suite "
+                     "database" if empty else ""))
         if judged and 100 * false / judged > FALSE_TARGET:
             missed = True
             print(f"MISSED false-separation target on {pair}: {_pct(false, judged).strip()}")
@@ -343,15 +377,13 @@ class _LLMColumn:
 
     def __init__(self, args: argparse.Namespace):
         from parrot.testsuite.llm import make_datagen
-        from parrot.translators.llm.options import LLMOptions
 
-        self.gen = make_datagen(args.llm, LLMOptions(max_tokens=args.llm_max_tokens,
-                                                  request_timeout=600.0),
-                                rounds=args.llm_rounds)
+        self.gen = make_datagen(args.llm, llm_options.from_args(args), rounds=args.llm_rounds)
         self.limit = args.llm_limit
-        self.done: dict[str, tuple[int, int, int]] = {}  # key -> neighbours, suite, +llm kills
-        self.pairs: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0])
-        self.ops: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0])
+        # key -> neighbours, kills by the fixture, fixture + suite, fixture + suite + LLM data
+        self.done: dict[str, tuple[int, int, int, int]] = {}
+        self.pairs: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0, 0])
+        self.ops: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0, 0])
         self.rejected: Counter[str] = Counter()
         self.examples: list[str] = []  # a few rejections, with the model's mistake
         self.requests = 0
@@ -365,34 +397,33 @@ class _LLMColumn:
                 return
             out = augment(suite, item, judge, self.gen, dialects=(item.target_dialect,),
                           max_rows=12)
-            self.done[suite.key] = (suite.neighbours, suite.killed, out.suite.killed)
+            operators = suite.extra.get("operators", {})
+            fixture = sum(counts[1] for counts in operators.values())
+            self.done[suite.key] = (suite.neighbours, fixture, suite.killed, out.suite.killed)
             self.rejected.update(out.report.rejected)
             self.examples += [f"{item.id}: {r.reason}: {r.detail[:100]}"
                               for r in out.report.rejections[:2]]
             self.requests += out.report.requests
             self.seconds += out.report.seconds
-            for op, (n, _fx, ts, *_) in suite.extra.get("operators", {}).items():
+            for op, (n, fx, ts, *_) in operators.items():
                 row = self.ops[op]
-                row[0] += n
-                row[1] += ts
-                row[2] += ts + out.report.operators.get(op, 0)
-        n, ts, plus = self.done[suite.key]
+                for i, v in enumerate((n, fx, ts, ts + out.report.operators.get(op, 0))):
+                    row[i] += v
         row = self.pairs[item.pair]
-        row[0] += n
-        row[1] += ts
-        row[2] += plus
+        for i, v in enumerate(self.done[suite.key]):
+            row[i] += v
 
     def total(self) -> list[int]:
-        return [sum(r[i] for r in self.pairs.values()) for i in range(3)]
+        return [sum(r[i] for r in self.pairs.values()) for i in range(4)]
 
     @staticmethod
     def header() -> str:
-        return f" {'llm n':>6} {'suite':>8} {'+llm':>8}"
+        return f" {'neigh':>6} {'fixture':>8} {'suite':>8} {'+llm':>8} {'added':>6}"
 
     @staticmethod
-    def cells(row: list[int] | None) -> str:
-        n, ts, plus = row or (0, 0, 0)
-        return f" {n:6} {_pct(ts, n):>8} {_pct(plus, n):>8}"
+    def cells(row: list[int]) -> str:
+        n, fx, ts, plus = row
+        return f" {n:6} {_pct(fx, n):>8} {_pct(ts, n):>8} {_pct(plus, n):>8} {plus - ts:6}"
 
     def summary(self) -> str:
         return (f"\nLLM data ({self.gen.label}, {self.gen.prompt.id}): {len(self.done)} suites, "

@@ -1,17 +1,25 @@
-"""scripts/bench/testsuite.py: the target side (neighbours of each reference, on the target)."""
+"""scripts/bench/testsuite.py: the target side (neighbours of each reference, on the target), the
+LLM-data table and the marking of survivors whose source is empty everywhere."""
 
 from __future__ import annotations
 
 import importlib.util
 import json
+from dataclasses import replace
 from pathlib import Path
 from types import ModuleType
+
+import pytest
 
 from parrot.datasets import load_dataset
 from parrot.eval.judge import Judge
 from parrot.testsuite.cli import main
-from parrot.testsuite.store import load_suite
+from parrot.testsuite.store import Suite, load_suite
+from parrot.translators.llm.scripted_server import Reply, ScriptedServer
 from tests.testsuite.test_build import _dataset, _engines_or_skip
+from tests.testsuite.test_llm_datagen import GOOD
+from tests.testsuite.test_llm_datagen import _dataset as _llm_dataset
+from tests.testsuite.test_llm_datagen import _engines_or_skip as _llm_engines_or_skip
 
 BENCH = Path(__file__).resolve().parents[2] / "scripts" / "bench" / "testsuite.py"
 
@@ -51,3 +59,53 @@ def test_target_side_counts_neighbours_of_the_reference_on_the_target(tmp_path: 
     assert pair.ops["drop_order"][4] == 1  # SQLite's GROUP BY returns its groups sorted
     assert any(k.startswith("drop_order on sqlite") for k in pair.unkillable)
     assert ops.total() == pair.total()
+
+
+def test_llm_table_counts_fixture_suite_and_model_kills(tmp_path: Path,
+                                                        capsys: pytest.CaptureFixture[str]) -> None:
+    """``--llm MODEL --api-base URL``: per pair and operator, the neighbours killed by the fixture,
+    by fixture + suite and with the model's data, and the kills only the model's data adds (here
+    a v = 6 row, the boundary the fixture lacks, in a suite built without candidates)."""
+    _llm_engines_or_skip()
+    root = _llm_dataset(tmp_path)
+    assert main(["build", str(root), "--candidates", "0"]) == 0
+    with ScriptedServer(lambda request: Reply(GOOD)) as server:
+        assert _bench().main([str(root), "--no-target-side", "--llm", "openai/scripted",
+                              "--api-base", server.url, "--cache", str(tmp_path / "c.sqlite"),
+                              "--request-timeout", "10"]) == 0
+    out = capsys.readouterr().out
+    table = out[out.index("LLM data:"):]
+    row = next(line.split() for line in table.splitlines() if line.startswith("sqlite→duckdb"))
+    n, fixture, suite, plus, added = int(row[1]), row[2], row[3], row[4], int(row[5])
+    assert n > 0 and fixture == suite and added >= 2 and plus != suite
+    flip = next(line.split() for line in table.splitlines() if line.startswith("flip_comparison"))
+    assert int(flip[5]) == 1
+    assert "1 suites, 1 requests" in table
+
+
+def test_survivors_of_a_source_empty_everywhere_are_marked(tmp_path: Path) -> None:
+    """A survivor whose source returns no rows on the fixture and every suite database is
+    marked so, and counted in the MISSED line: only data where the source has rows can kill it."""
+    _engines_or_skip()
+    root = _dataset(tmp_path)
+    item_json = {"id": "e", "source_dialect": "sqlite", "target_dialect": "duckdb",
+                 "source_sql": "SELECT grp FROM t WHERE v > 1000", "fixture": {"name": "tiny"}}
+    (root / "items.jsonl").write_text(json.dumps(item_json) + "\n")
+    item = load_dataset(str(root), count_tokens=False).items[0]
+    assert item.fixture is not None
+    suite = Suite(key="k", source_dialect="sqlite", source_sql=item.source_sql,
+                  fixture_sha256=item.fixture.content_hash, databases=(),
+                  extra={"operators": {"literal_plus": [1, 0, 0, 0, 0]},
+                         "survivors": [["literal_plus", "SELECT grp FROM t WHERE v > 1001"]]})
+    bench = _bench()
+    judge = Judge()
+    try:
+        assert bench._source_empty(judge, item, suite)
+        assert not bench._source_empty(judge, replace(item, source_sql="SELECT grp FROM t"),
+                                       suite)
+    finally:
+        judge.close()
+    tally = bench.Tally()
+    tally.add(suite, item.id, empty=True)
+    assert tally.empty["literal_plus"] == 1
+    assert "[source empty everywhere]" in tally.survivors["literal_plus"][0]
