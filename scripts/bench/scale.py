@@ -200,7 +200,9 @@ def main() -> int:
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--write-corpus", type=Path, metavar="FILE",
                    help="write the 1 M-statement benchmark corpus to FILE (see --size) and stop")
-    p.add_argument("--size", type=int, default=1_000_000)
+    p.add_argument("--size", type=int, default=1_000_000,
+                   help="statements --write-corpus writes: the corpus's first SIZE, or all of "
+                        "them and perturbed copies up to SIZE")
     p.add_argument("--curate", type=Path, metavar="FILE",
                    help="run curation's corpus-scale stages over the corpus FILE with "
                         "--executor, write the kept records to --out, print its sha256")
