@@ -23,6 +23,10 @@ must be equal):
     PYTHONPATH=. python scripts/bench/scale.py --curate build/bench-1m.jsonl --out local.jsonl
     PYTHONPATH=. python scripts/bench/scale.py --curate build/bench-1m.jsonl --out ray.jsonl \
         --executor ray://HEAD:10001
+
+An eval run locally and on the cluster, compared record by record (timings aside):
+
+    PYTHONPATH=. python scripts/bench/scale.py --compare runs/local runs/ray
 """
 
 from __future__ import annotations
@@ -38,6 +42,7 @@ import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Any
 
 from parrot.curate.select import Features, Normalise
 from parrot.curate.stages import LocalExecutor, Record, run_pipeline
@@ -195,6 +200,36 @@ def curate_corpus(path: Path, executor: str, chunk: int, partition_bytes: int,
     return 0
 
 
+TIMINGS = frozenset({"elapsed", "latency"})  # the only fields two runs of one item may differ in
+
+
+def _untimed(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _untimed(v) for k, v in value.items() if k not in TIMINGS}
+    if isinstance(value, list):
+        return [_untimed(v) for v in value]
+    return value
+
+
+def compare_runs(first: Path, second: Path) -> int:
+    """Whether two eval runs' ``results.jsonl`` hold the same records per id, timings aside:
+    prints the counts and the ids that differ or are missing; 0 when identical."""
+    runs = []
+    for run in (first, second):
+        with (run / "results.jsonl").open(encoding="utf-8") as fh:
+            records = [json.loads(line) for line in fh if line.strip()]
+        runs.append({r["id"]: _untimed(r) for r in records})
+        print(f"{run}: {len(records)} records, {len(runs[-1])} ids")
+    a, b = runs
+    differ = sorted(i for i in a.keys() & b.keys() if a[i] != b[i])
+    only = sorted(a.keys() ^ b.keys())
+    print(f"equal per id (timings aside): {len(a.keys() & b.keys()) - len(differ)} of "
+          f"{len(a.keys() | b.keys())}; differ: {len(differ)}; in one run only: {len(only)}")
+    for i in (differ + only)[:20]:
+        print(f"  {i}")
+    return 0 if not differ and not only else 1
+
+
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -206,6 +241,9 @@ def main() -> int:
     p.add_argument("--curate", type=Path, metavar="FILE",
                    help="run curation's corpus-scale stages over the corpus FILE with "
                         "--executor, write the kept records to --out, print its sha256")
+    p.add_argument("--compare", type=Path, nargs=2, metavar="RUN",
+                   help="compare two eval run directories' results.jsonl per id (timings "
+                        "aside) and stop; exit 1 when they differ")
     p.add_argument("--executor", default="local")
     p.add_argument("--partition-bytes", type=int, default=4 * 2**20)
     p.add_argument("--out", type=Path, default=Path("kept.jsonl"))
@@ -217,6 +255,8 @@ def main() -> int:
     p.add_argument("--concurrency", type=int, default=4, help="simulated LLM calls at once")
     args = p.parse_args()
     logging.getLogger("sqlglot").setLevel(logging.ERROR)
+    if args.compare:
+        return compare_runs(*args.compare)
     if args.write_corpus:
         write_corpus(args.write_corpus, args.size)
         return 0
