@@ -56,8 +56,8 @@ from parrot.scale.local import start_head
 from parrot.translators import create_translator
 from parrot.translators.base import Translation
 
-JUDGE = {"timeout": 10.0, "max_rows": 10_000, "urls": {}, "start": False, "syntax": False,
-         "suite_dir": None}
+JUDGE: dict[str, Any] = {"timeout": 10.0, "max_rows": 10_000, "urls": {}, "start": False,
+                         "syntax": False, "suite_dir": None}
 
 
 def corpus(limit: int) -> list[Record]:

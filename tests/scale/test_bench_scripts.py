@@ -52,8 +52,8 @@ def test_compare_runs_ignores_timings_and_names_what_differs(tmp_path: Path,
                                                              capsys: pytest.CaptureFixture[str]
                                                              ) -> None:
     compare = _script("scale").compare_runs
-    one = {"id": "a", "gold": {"status": "ok", "elapsed": 0.1}, "latency": 1.0}
-    two = {"id": "b", "gold": {"status": "ok", "elapsed": 0.2}}
+    one: dict[str, object] = {"id": "a", "gold": {"status": "ok", "elapsed": 0.1}, "latency": 1.0}
+    two: dict[str, object] = {"id": "b", "gold": {"status": "ok", "elapsed": 0.2}}
     local = _run(tmp_path / "local", [one, two])
     ray = _run(tmp_path / "ray", [{**two, "gold": {"status": "ok", "elapsed": 9.0}},
                                   {**one, "latency": 5.0}])
