@@ -51,7 +51,7 @@ from parrot.datasets import Item, load_dataset
 from parrot.eval.judge import Judge
 from parrot.eval.results import ResultsLog
 from parrot.migrate.named import corpora_root
-from parrot.scale import cluster
+from parrot.scale import cluster, untimed
 from parrot.scale.local import start_head
 from parrot.translators import create_translator
 from parrot.translators.base import Translation
@@ -200,17 +200,6 @@ def curate_corpus(path: Path, executor: str, chunk: int, partition_bytes: int,
     return 0
 
 
-TIMINGS = frozenset({"elapsed", "latency"})  # the only fields two runs of one item may differ in
-
-
-def _untimed(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {k: _untimed(v) for k, v in value.items() if k not in TIMINGS}
-    if isinstance(value, list):
-        return [_untimed(v) for v in value]
-    return value
-
-
 def compare_runs(first: Path, second: Path) -> int:
     """Whether two eval runs' ``results.jsonl`` hold the same records per id, timings aside:
     prints the counts and the ids that differ or are missing; 0 when identical."""
@@ -218,7 +207,7 @@ def compare_runs(first: Path, second: Path) -> int:
     for run in (first, second):
         with (run / "results.jsonl").open(encoding="utf-8") as fh:
             records = [json.loads(line) for line in fh if line.strip()]
-        runs.append({r["id"]: _untimed(r) for r in records})
+        runs.append({r["id"]: untimed(r) for r in records})
         print(f"{run}: {len(records)} records, {len(runs[-1])} ids")
     a, b = runs
     differ = sorted(i for i in a.keys() & b.keys() if a[i] != b[i])
