@@ -13,12 +13,25 @@ from __future__ import annotations
 import importlib.util
 import os
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 EXECUTOR_HELP = ("where work runs: local (worker processes here, --jobs), ray (the Ray cluster of "
                  "this machine: $RAY_ADDRESS or `ray start`), ray://HOST:PORT (a Ray cluster's "
                  "client server), ray:HOST:PORT (its GCS address) or auto (ray when installed and "
                  "$RAY_ADDRESS is set, else local); Ray needs pip install 'parrot[ray]'")
+
+
+TIMINGS = frozenset({"elapsed", "latency"})  # the only fields two runs of one item may differ in
+
+
+def untimed(record: Any) -> Any:
+    """An outcome record (or any part of one) without its timings: what a run on another
+    executor must reproduce exactly."""
+    if isinstance(record, dict):
+        return {k: untimed(v) for k, v in record.items() if k not in TIMINGS}
+    if isinstance(record, list):
+        return [untimed(v) for v in record]
+    return record
 
 
 class ExecutorError(RuntimeError):

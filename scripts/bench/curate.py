@@ -50,8 +50,9 @@ def perturb(sql: str, rng: random.Random) -> str:
 
 
 def replicate(records: list[Record], size: int, seed: int = 0) -> list[Record]:
+    """``size`` records: the first ``size`` of ``records``, then perturbed copies of them all."""
     rng = random.Random(seed)
-    out = list(records)
+    out = list(records[:size])
     copy = 0
     while len(out) < size:
         copy += 1

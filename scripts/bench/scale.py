@@ -23,6 +23,10 @@ must be equal):
     PYTHONPATH=. python scripts/bench/scale.py --curate build/bench-1m.jsonl --out local.jsonl
     PYTHONPATH=. python scripts/bench/scale.py --curate build/bench-1m.jsonl --out ray.jsonl \
         --executor ray://HEAD:10001
+
+An eval run locally and on the cluster, compared record by record (timings aside):
+
+    PYTHONPATH=. python scripts/bench/scale.py --compare runs/local runs/ray
 """
 
 from __future__ import annotations
@@ -38,6 +42,7 @@ import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Any
 
 from parrot.curate.select import Features, Normalise
 from parrot.curate.stages import LocalExecutor, Record, run_pipeline
@@ -46,13 +51,13 @@ from parrot.datasets import Item, load_dataset
 from parrot.eval.judge import Judge
 from parrot.eval.results import ResultsLog
 from parrot.migrate.named import corpora_root
-from parrot.scale import cluster
+from parrot.scale import cluster, untimed
 from parrot.scale.local import start_head
 from parrot.translators import create_translator
 from parrot.translators.base import Translation
 
-JUDGE = {"timeout": 10.0, "max_rows": 10_000, "urls": {}, "start": False, "syntax": False,
-         "suite_dir": None}
+JUDGE: dict[str, Any] = {"timeout": 10.0, "max_rows": 10_000, "urls": {}, "start": False,
+                         "syntax": False, "suite_dir": None}
 
 
 def corpus(limit: int) -> list[Record]:
@@ -195,15 +200,39 @@ def curate_corpus(path: Path, executor: str, chunk: int, partition_bytes: int,
     return 0
 
 
+def compare_runs(first: Path, second: Path) -> int:
+    """Whether two eval runs' ``results.jsonl`` hold the same records per id, timings aside:
+    prints the counts and the ids that differ or are missing; 0 when identical."""
+    runs = []
+    for run in (first, second):
+        with (run / "results.jsonl").open(encoding="utf-8") as fh:
+            records = [json.loads(line) for line in fh if line.strip()]
+        runs.append({r["id"]: untimed(r) for r in records})
+        print(f"{run}: {len(records)} records, {len(runs[-1])} ids")
+    a, b = runs
+    differ = sorted(i for i in a.keys() & b.keys() if a[i] != b[i])
+    only = sorted(a.keys() ^ b.keys())
+    print(f"equal per id (timings aside): {len(a.keys() & b.keys()) - len(differ)} of "
+          f"{len(a.keys() | b.keys())}; differ: {len(differ)}; in one run only: {len(only)}")
+    for i in (differ + only)[:20]:
+        print(f"  {i}")
+    return 0 if not differ and not only else 1
+
+
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--write-corpus", type=Path, metavar="FILE",
                    help="write the 1 M-statement benchmark corpus to FILE (see --size) and stop")
-    p.add_argument("--size", type=int, default=1_000_000)
+    p.add_argument("--size", type=int, default=1_000_000,
+                   help="statements --write-corpus writes: the corpus's first SIZE, or all of "
+                        "them and perturbed copies up to SIZE")
     p.add_argument("--curate", type=Path, metavar="FILE",
                    help="run curation's corpus-scale stages over the corpus FILE with "
                         "--executor, write the kept records to --out, print its sha256")
+    p.add_argument("--compare", type=Path, nargs=2, metavar="RUN",
+                   help="compare two eval run directories' results.jsonl per id (timings "
+                        "aside) and stop; exit 1 when they differ")
     p.add_argument("--executor", default="local")
     p.add_argument("--partition-bytes", type=int, default=4 * 2**20)
     p.add_argument("--out", type=Path, default=Path("kept.jsonl"))
@@ -215,6 +244,8 @@ def main() -> int:
     p.add_argument("--concurrency", type=int, default=4, help="simulated LLM calls at once")
     args = p.parse_args()
     logging.getLogger("sqlglot").setLevel(logging.ERROR)
+    if args.compare:
+        return compare_runs(*args.compare)
     if args.write_corpus:
         write_corpus(args.write_corpus, args.size)
         return 0

@@ -187,6 +187,35 @@ def test_a_killed_worker_is_replaced() -> None:
         engine.close()
 
 
+def test_a_fixture_crosses_to_its_worker_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Loading a fixture the worker holds sends nothing (the judge loads before every
+    execution: TPC-H's 14 MB were pickled through the pipe each time, ~4 s per execution on
+    a loaded Ray node); a replaced worker gets it again."""
+    engine = create_engine("sqlite")
+    sent: list[str] = []
+    call = w._Worker.call
+
+    def counting(worker: w._Worker, target: str, method: str, args: tuple[object, ...],
+                 timeout: float) -> object:
+        sent.append(method)
+        return call(worker, target, method, args, timeout)
+
+    monkeypatch.setattr(w._Worker, "call", counting)
+    try:
+        assert not engine.load(SHOP).cached
+        assert engine.load(SHOP).cached
+        for _ in range(2):
+            assert engine.execute("SELECT count(*) FROM customers", SHOP).status is ExecStatus.OK
+        assert sent.count("load") == 1 and sent.count("execute") == 2
+        first = _worker_pid(engine)
+        os.killpg(first, signal.SIGKILL)
+        assert wait_until(lambda: not _alive({first}), 30)
+        _normal(engine)
+        assert sent.count("load") == 2
+    finally:
+        engine.close()
+
+
 def test_a_timeout_replaces_the_worker() -> None:
     engine = create_engine("sqlite")
     try:

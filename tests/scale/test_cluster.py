@@ -17,6 +17,7 @@ import pytest
 from parrot.curate.cli import main as curate
 from parrot.eval.cli import main as evaluate
 from parrot.migrate.named import corpora_root
+from parrot.scale import untimed
 from parrot.servers import server_for
 
 if TYPE_CHECKING:
@@ -24,16 +25,7 @@ if TYPE_CHECKING:
 
 pytestmark = [pytest.mark.cluster, pytest.mark.timeout(900)]
 
-TIMINGS = {"elapsed", "latency"}  # the only fields that differ between two runs of one item
 EVAL = ["--model", "sqlglot", "--pairs", "sqlite:duckdb", "--quiet"]
-
-
-def _stable(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {k: _stable(v) for k, v in value.items() if k not in TIMINGS}
-    if isinstance(value, list):
-        return [_stable(v) for v in value]
-    return value
 
 
 def _results(run: Path) -> list[dict[str, Any]]:
@@ -89,8 +81,8 @@ def test_eval_on_the_cluster_gives_the_local_results(ray_cluster: LocalCluster,
     assert evaluate([*args, "--output-dir", str(tmp_path / "local")]) == 0
     assert evaluate([*args, "--output-dir", str(tmp_path / "ray"),
                      "--executor", ray_cluster.client]) == 0
-    local = {r["id"]: _stable(r) for r in _results(tmp_path / "local")}
-    ray = [_stable(r) for r in _results(tmp_path / "ray")]
+    local = {r["id"]: untimed(r) for r in _results(tmp_path / "local")}
+    ray = [untimed(r) for r in _results(tmp_path / "ray")]
     assert len(ray) == len(local) == 8
     assert {r["id"]: r for r in ray} == local
 
