@@ -18,7 +18,7 @@ Where a target (≥ 95% killed, ≤ 0.5% false separations) is missed, the table
 operators, and lists surviving neighbours (``--survivors K`` per operator).
 
     python scripts/bench/testsuite.py [DATASET ...] [--limit N] [--build N] [--spider N]
-        [--skip-target DIALECT]
+        [--skip-target DIALECT] [--source DIALECT]
 """
 
 from __future__ import annotations
@@ -152,6 +152,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--spider", type=int, default=0, help="distil N Spider dev golds")
     p.add_argument("--skip-target", action="append", default=[], metavar="DIALECT",
                    help="leave out items into DIALECT (repeatable; e.g. spark, slow here)")
+    p.add_argument("--source", action="append", default=[], metavar="DIALECT",
+                   help="only items from DIALECT (repeatable; as the build's --source)")
     p.add_argument("--no-target-side", action="store_true",
                    help="skip the neighbours of each reference judged on the target engine")
     p.add_argument("--llm", default=None, metavar="MODEL",
@@ -177,7 +179,8 @@ def main(argv: list[str] | None = None) -> int:
         for name in args.datasets:
             ds = load_dataset(name, count_tokens=False)
             root = Path(ds.path).parent
-            items = tuple(i for i in ds.items if i.target_dialect not in args.skip_target)
+            items = tuple(i for i in ds.items if i.target_dialect not in args.skip_target
+                          and (not args.source or i.source_dialect in args.source))
             items = items[:args.limit] if args.limit else items
             for item in items:
                 suite = load_suite(root, item.source_dialect, item.source_sql, item.fixture)
