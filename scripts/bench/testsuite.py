@@ -119,6 +119,13 @@ def _target_side(judge: Judge, item: Item, ref: str, suite: Suite, tally: Tally,
     ops.add_counts(*args)
 
 
+def selected(items: tuple[Item, ...], args: argparse.Namespace) -> tuple[Item, ...]:
+    """The items ``--source``, ``--skip-target`` and ``--limit`` leave to measure."""
+    kept = tuple(i for i in items if i.target_dialect not in args.skip_target
+                 and (not args.source or i.source_dialect in args.source))
+    return kept[:args.limit] if args.limit else kept
+
+
 def _spider_items(limit: int) -> list[Item]:
     from parrot.fixtures import FixtureError
     from parrot.migrate.named import corpora_root, named_fixture, spider_root
@@ -179,9 +186,7 @@ def main(argv: list[str] | None = None) -> int:
         for name in args.datasets:
             ds = load_dataset(name, count_tokens=False)
             root = Path(ds.path).parent
-            items = tuple(i for i in ds.items if i.target_dialect not in args.skip_target
-                          and (not args.source or i.source_dialect in args.source))
-            items = items[:args.limit] if args.limit else items
+            items = selected(ds.items, args)
             for item in items:
                 suite = load_suite(root, item.source_dialect, item.source_sql, item.fixture)
                 if suite is None:

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import argparse
 import importlib.util
 import json
 from pathlib import Path
 from types import ModuleType
 
-from parrot.datasets import load_dataset
+from parrot.datasets import Item, load_dataset
 from parrot.eval.judge import Judge
 from parrot.testsuite.cli import main
 from parrot.testsuite.store import load_suite
@@ -51,3 +52,15 @@ def test_target_side_counts_neighbours_of_the_reference_on_the_target(tmp_path: 
     assert pair.ops["drop_order"][4] == 1  # SQLite's GROUP BY returns its groups sorted
     assert any(k.startswith("drop_order on sqlite") for k in pair.unkillable)
     assert ops.total() == pair.total()
+
+
+def test_source_and_skip_target_select_the_items_measured() -> None:
+    """``--source`` keeps only items from those dialects (a per-source rebuild's), before
+    ``--skip-target`` and ``--limit``."""
+    items = tuple(Item(id=f"{s}-{t}", source_dialect=s, target_dialect=t, source_sql="SELECT 1")
+                  for s in ("mysql", "sqlite") for t in ("duckdb", "spark"))
+    args = argparse.Namespace(source=["mysql"], skip_target=["spark"], limit=None)
+    assert [i.id for i in _bench().selected(items, args)] == ["mysql-duckdb"]
+    args = argparse.Namespace(source=[], skip_target=[], limit=3)
+    assert [i.id for i in _bench().selected(items, args)] == ["mysql-duckdb", "mysql-spark",
+                                                               "sqlite-duckdb"]
