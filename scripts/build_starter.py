@@ -342,6 +342,20 @@ def _pair_matrix(items: list[dict[str, Any]]) -> list[str]:
     return rows
 
 
+def _suite_matrix() -> list[str]:
+    """Shipped suites (``suites/*.json``; the corpus ones are git-ignored) per source dialect
+    and generator."""
+    made = Counter((data["source_dialect"], data["generator"])
+                   for data in (json.loads(f.read_text(encoding="utf-8"))
+                                for f in sorted((POLYGLOT_OUT / "suites").glob("*.json"))))
+    rows = ["| source | suites | generators |", "|---|---:|---|"]
+    for d in POLYGLOT_DIALECTS:
+        gens = sorted((g, n) for (s, g), n in made.items() if s == d)
+        rows.append(f"| {POLYGLOT_LABELS[d]} | {sum(n for _, n in gens)} | "
+                    + (", ".join(f"{g} ({n})" for g, n in gens) or "—") + " |")
+    return rows
+
+
 def render_polyglot_readme(items: list[dict[str, Any]]) -> str:
     concepts = polyglot_concepts()
     from_starter = [c for c in concepts if c in CONCEPTS]
@@ -439,6 +453,16 @@ def render_polyglot_readme(items: list[dict[str, Any]]) -> str:
         "of decimals equals the exact decimal sum within 1e-9); a value is rounded only where "
         "no engine's floating-point or decimal arithmetic can land on the other side of a "
         "half (sums and averages over TPC-H and Spider data are left unrounded).",
+        "",
+        "## Test suites",
+        "",
+        "`suites/` holds the distilled test-suite databases of the source queries "
+        "(`python -m parrot.testsuite build polyglot`; the top-level README's *Test suites* "
+        "section has the method and the measured kill rates per pair). The three concepts over "
+        "Spider fixtures keep theirs in the git-ignored `suites/corpus/`, built where the "
+        "corpus is. Spark-sourced queries have no suite: Spark takes minutes per query here.",
+        "",
+        *_suite_matrix(),
         "",
         "## Rebuild and check",
         "",
