@@ -342,6 +342,20 @@ def _pair_matrix(items: list[dict[str, Any]]) -> list[str]:
     return rows
 
 
+def _suite_matrix() -> list[str]:
+    """Shipped suites (``suites/*.json``; the corpus ones are git-ignored) per source dialect
+    and generator."""
+    made = Counter((data["source_dialect"], data["generator"])
+                   for data in (json.loads(f.read_text(encoding="utf-8"))
+                                for f in sorted((POLYGLOT_OUT / "suites").glob("*.json"))))
+    rows = ["| source | suites | generators |", "|---|---:|---|"]
+    for d in POLYGLOT_DIALECTS:
+        gens = sorted((g, n) for (s, g), n in made.items() if s == d)
+        rows.append(f"| {POLYGLOT_LABELS[d]} | {sum(n for _, n in gens)} | "
+                    + (", ".join(f"{g} ({n})" for g, n in gens) or "—") + " |")
+    return rows
+
+
 def render_polyglot_readme(items: list[dict[str, Any]]) -> str:
     concepts = polyglot_concepts()
     from_starter = [c for c in concepts if c in CONCEPTS]
@@ -439,6 +453,19 @@ def render_polyglot_readme(items: list[dict[str, Any]]) -> str:
         "of decimals equals the exact decimal sum within 1e-9); a value is rounded only where "
         "no engine's floating-point or decimal arithmetic can land on the other side of a "
         "half (sums and averages over TPC-H and Spider data are left unrounded).",
+        "",
+        "## Test suites",
+        "",
+        "`suites/` holds the distilled test-suite databases of the source queries "
+        "(`python -m parrot.testsuite build polyglot`; the top-level README's *Test suites* "
+        "section has the method and the measured kill rates per pair). The three concepts over "
+        "Spider fixtures keep theirs in the git-ignored `suites/corpus/`, built where the "
+        "corpus is. Spark-sourced queries have no suite: on the shared 2-core build machine "
+        "(2026-12-03) a Spark source query took 102 s and 123 s on its fixture and still timed "
+        "out at the 10 s execution limit, and a build of 2 Spark sources took 420 s and built "
+        "none. Rebuild one source dialect at a time with `--source DIALECT`.",
+        "",
+        *_suite_matrix(),
         "",
         "## Rebuild and check",
         "",

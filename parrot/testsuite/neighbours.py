@@ -174,8 +174,10 @@ def _edits(node: exp.Expr, root: exp.Expr) -> Iterator[tuple[str, Callable[[], o
             node.set("desc", not desc)
             node.set("nulls_first", not first)
         yield "asc_desc", flip
+    # not a type's size (DECIMAL(20, 6), CHAR(200)): no value within the data's domain sees it
     if isinstance(node, exp.Literal) and not node.is_string and node.is_int \
-            and not isinstance(node.parent, exp.Limit | exp.Offset | exp.Ordered | exp.Group):
+            and not isinstance(node.parent, exp.Limit | exp.Offset | exp.Ordered | exp.Group
+                               | exp.DataTypeParam):
         n = int(node.this)
         yield "literal_plus", lambda: node.replace(exp.Literal.number(n + 1))
         yield "literal_minus", lambda: node.replace(exp.Literal.number(n - 1))
@@ -563,7 +565,7 @@ def _null_rejected(join: exp.Join) -> bool:
 _STRICT = (exp.Paren, exp.Add, exp.Sub, exp.Mul, exp.Div, exp.Mod, exp.IntDiv, exp.Neg,
            exp.Cast, exp.TryCast, exp.Lower, exp.Upper, exp.Length, exp.Substring, exp.Trim,
            exp.Abs, exp.Round, exp.Floor, exp.Ceil, exp.Year, exp.Month, exp.Day, exp.Quarter,
-           exp.Extract, exp.DateTrunc, exp.TimestampTrunc)
+           exp.Extract, exp.DateTrunc, exp.TimestampTrunc, exp.TsOrDsToDate)
 
 
 def _reads_strictly(node: exp.Expr | None, alias: str) -> bool:

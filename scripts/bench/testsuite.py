@@ -22,7 +22,7 @@ operators, and lists surviving neighbours (``--survivors K`` per operator), mark
 source returns no rows on the fixture and every suite database.
 
     python scripts/bench/testsuite.py [DATASET ...] [--limit N] [--build N] [--spider N]
-        [--skip-target DIALECT] [--llm MODEL --llm-limit N]
+        [--skip-target DIALECT] [--source DIALECT] [--llm MODEL --llm-limit N]
 """
 
 from __future__ import annotations
@@ -141,6 +141,13 @@ def _source_empty(judge: Judge, item: Item, suite: Suite) -> bool:
     return True
 
 
+def selected(items: tuple[Item, ...], args: argparse.Namespace) -> tuple[Item, ...]:
+    """The items ``--source``, ``--skip-target`` and ``--limit`` leave to measure."""
+    kept = tuple(i for i in items if i.target_dialect not in args.skip_target
+                 and (not args.source or i.source_dialect in args.source))
+    return kept[:args.limit] if args.limit else kept
+
+
 def _spider_items(limit: int) -> list[Item]:
     from parrot.fixtures import FixtureError
     from parrot.migrate.named import corpora_root, named_fixture, spider_root
@@ -175,6 +182,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--spider", type=int, default=0, help="distil N Spider dev golds")
     p.add_argument("--skip-target", action="append", default=[], metavar="DIALECT",
                    help="leave out items into DIALECT (repeatable; e.g. spark, slow here)")
+    p.add_argument("--source", action="append", default=[], metavar="DIALECT",
+                   help="only items from DIALECT (repeatable; as the build's --source)")
     p.add_argument("--no-target-side", action="store_true",
                    help="skip the neighbours of each reference judged on the target engine")
     p.add_argument("--llm", default=None, metavar="MODEL",
@@ -204,8 +213,7 @@ def main(argv: list[str] | None = None) -> int:
         for name in args.datasets:
             ds = load_dataset(name, count_tokens=False)
             root = Path(ds.path).parent
-            items = tuple(i for i in ds.items if i.target_dialect not in args.skip_target)
-            items = items[:args.limit] if args.limit else items
+            items = selected(ds.items, args)
             for item in items:
                 suite = load_suite(root, item.source_dialect, item.source_sql, item.fixture)
                 if suite is None:

@@ -3,6 +3,7 @@ LLM-data table and the marking of survivors whose source is empty everywhere."""
 
 from __future__ import annotations
 
+import argparse
 import importlib.util
 import json
 from dataclasses import replace
@@ -11,7 +12,7 @@ from types import ModuleType
 
 import pytest
 
-from parrot.datasets import load_dataset
+from parrot.datasets import Item, load_dataset
 from parrot.eval.judge import Judge
 from parrot.testsuite.cli import main
 from parrot.testsuite.store import Suite, load_suite
@@ -109,3 +110,15 @@ def test_survivors_of_a_source_empty_everywhere_are_marked(tmp_path: Path) -> No
     tally.add(suite, item.id, empty=True)
     assert tally.empty["literal_plus"] == 1
     assert "[source empty everywhere]" in tally.survivors["literal_plus"][0]
+
+
+def test_source_and_skip_target_select_the_items_measured() -> None:
+    """``--source`` keeps only items from those dialects (a per-source rebuild's), before
+    ``--skip-target`` and ``--limit``."""
+    items = tuple(Item(id=f"{s}-{t}", source_dialect=s, target_dialect=t, source_sql="SELECT 1")
+                  for s in ("mysql", "sqlite") for t in ("duckdb", "spark"))
+    args = argparse.Namespace(source=["mysql"], skip_target=["spark"], limit=None)
+    assert [i.id for i in _bench().selected(items, args)] == ["mysql-duckdb"]
+    args = argparse.Namespace(source=[], skip_target=[], limit=3)
+    assert [i.id for i in _bench().selected(items, args)] == ["mysql-duckdb", "mysql-spark",
+                                                               "sqlite-duckdb"]

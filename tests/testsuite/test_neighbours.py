@@ -156,6 +156,10 @@ _RULES_TYPES = {**_TYPES, "t": {**_TYPES["t"], "s": "text", "b": "text"},
     ("SELECT t.a FROM t JOIN u ON u.tid = t.id WHERE YEAR(u.k + 1) = 2024", "inner_left",
      "left_join_null_rejected", "duckdb"),
     ("SELECT a FROM t WHERE s = 'Open'", "string_case", "case_insensitive_collation", "mysql"),
+    # MySQL's YEAR(d) parses as YEAR of a date cast, which propagates NULL too (a rules-v7
+    # survivor in polyglot's products-ordered-both-years)
+    ("SELECT t.a FROM t JOIN u ON u.tid = t.id WHERE YEAR(u.d) = 2023", "inner_left",
+     "left_join_null_rejected", "mysql"),
 ])
 def test_equivalence_rules(sql: str, operator: str, rule: str, dialect: str) -> None:
     """Every neighbour of ``operator`` is labelled, one with ``rule`` (survivors of rules-v4
@@ -186,3 +190,15 @@ def test_equivalence_rules_do_not_overreach(sql: str, operator: str, dialect: st
     found = [n for n in neighbours(sql, dialect, keys=_KEYS, types=_RULES_TYPES)
              if n.operator == operator]
     assert found and not all(n.equivalent for n in found), found
+
+
+def test_no_literal_edits_of_type_sizes() -> None:
+    """DECIMAL(20, 6) → (21, 6) or CHAR(200) → (201) changes no value within the data's domain
+    (rules-v7 survivors of polyglot's MySQL sources); the compared literal is still edited."""
+    sql = ("SELECT ROUND(CAST(x AS DECIMAL(20, 6)), 1), CAST(s AS CHAR(200)) FROM t "
+           "WHERE x > 3")
+    edited = [n.sql for n in neighbours(sql, "mysql")
+              if n.operator in ("literal_plus", "literal_minus")]
+    assert not any(size in text for text in edited
+                   for size in ("(21, 6)", "(19, 6)", "(20, 7)", "(20, 5)", "(201)", "(199)"))
+    assert any("x > 4" in text for text in edited) and any("x > 2" in text for text in edited)
