@@ -91,8 +91,9 @@ from parrot.engines.base import (
     EngineBase,
     ExecStatus,
     Execution,
+    TypeMap,
 )
-from parrot.fixtures import Column, Fixture, decimal_precision, decimal_scale
+from parrot.fixtures import Column, Fixture
 
 OUTPUT_FORMAT = "CustomSeparatedWithNamesAndTypes"
 DB_PREFIX = "parrot_"
@@ -467,16 +468,14 @@ def canonical_rows(type_names: Sequence[str], rows: Sequence[Sequence[Any]]
 
 # --- fixtures -------------------------------------------------------------------------------------
 
-_TYPE_MAP = {"integer": "Int32", "bigint": "Int64", "double": "Float64", "text": "String",
-             "boolean": "Bool", "date": "Date32", "timestamp": "DateTime64(6)"}
+_TYPES = TypeMap({"integer": "Int32", "bigint": "Int64", "double": "Float64", "text": "String",
+                  "boolean": "Bool", "date": "Date32", "timestamp": "DateTime64(6)"},
+                 decimal="Decimal({p}, {s})")
 
 
 def clickhouse_type(column: Column) -> str:
     """The ClickHouse type of a portable column (``Nullable(...)`` when nullable)."""
-    t = column.type
-    base = (f"Decimal({decimal_precision(t)}, {decimal_scale(t)})" if t.startswith("decimal")
-            else _TYPE_MAP[t])
-    return f"Nullable({base})" if column.nullable else base
+    return f"Nullable({_TYPES(column)})" if column.nullable else _TYPES(column)
 
 
 def ident(name: str) -> str:

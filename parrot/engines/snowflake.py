@@ -71,7 +71,7 @@ from typing import Any, ClassVar
 
 from parrot import values
 from parrot.engines import statements as st
-from parrot.engines.base import Capabilities, Execution
+from parrot.engines.base import Capabilities, Execution, TypeMap
 from parrot.engines.dbapi import (
     CONNECT_TIMEOUT,
     ContainerExists,
@@ -85,7 +85,7 @@ from parrot.engines.dbapi import (
     utc_naive,
     values_inserts,
 )
-from parrot.fixtures import Column, Fixture, Table, decimal_precision, decimal_scale
+from parrot.fixtures import Column, Fixture, Table
 
 ACCOUNT_SUFFIX = ".snowflakecomputing.com"
 PASSTHROUGH = ("warehouse", "role", "authenticator", "private_key_file", "private_key_password",
@@ -93,16 +93,9 @@ PASSTHROUGH = ("warehouse", "role", "authenticator", "private_key_file", "privat
 
 # --- types ----------------------------------------------------------------------------------------
 
-_TYPE_MAP = {"integer": "NUMBER(10,0)", "bigint": "NUMBER(19,0)", "double": "FLOAT",
-             "text": "VARCHAR", "boolean": "BOOLEAN", "date": "DATE",
-             "timestamp": "TIMESTAMP_NTZ(6)"}
-
-
-def snowflake_type(column: Column) -> str:
-    t = column.type
-    if t.startswith("decimal"):
-        return f"NUMBER({decimal_precision(t)},{decimal_scale(t)})"
-    return _TYPE_MAP[t]
+snowflake_type = TypeMap({"integer": "NUMBER(10,0)", "bigint": "NUMBER(19,0)", "double": "FLOAT",
+                          "text": "VARCHAR", "boolean": "BOOLEAN", "date": "DATE",
+                          "timestamp": "TIMESTAMP_NTZ(6)"}, decimal="NUMBER({p},{s})")
 
 
 def string_literal(text: str) -> str:

@@ -59,7 +59,7 @@ from typing import Any, ClassVar
 
 from parrot import values
 from parrot.engines import statements as st
-from parrot.engines.base import Capabilities, Execution
+from parrot.engines.base import Capabilities, Execution, TypeMap
 from parrot.engines.dbapi import (
     CONNECT_TIMEOUT,
     ContainerExists,
@@ -74,21 +74,15 @@ from parrot.engines.dbapi import (
     months_interval,
     values_inserts,
 )
-from parrot.fixtures import Column, Fixture, Table, decimal_precision, decimal_scale
+from parrot.fixtures import Column, Fixture, Table
 
 REQUEST_TIMEOUT = 60.0  # seconds per HTTP request
 
 # --- types ----------------------------------------------------------------------------------------
 
-_TYPE_MAP = {"integer": "INTEGER", "bigint": "BIGINT", "double": "DOUBLE", "text": "VARCHAR",
-             "boolean": "BOOLEAN", "date": "DATE", "timestamp": "TIMESTAMP(6)"}
-
-
-def trino_type(column: Column) -> str:
-    t = column.type
-    if t.startswith("decimal"):
-        return f"DECIMAL({decimal_precision(t)},{decimal_scale(t)})"
-    return _TYPE_MAP[t]
+trino_type = TypeMap({"integer": "INTEGER", "bigint": "BIGINT", "double": "DOUBLE",
+                      "text": "VARCHAR", "boolean": "BOOLEAN", "date": "DATE",
+                      "timestamp": "TIMESTAMP(6)"})
 
 
 def string_literal(text: str) -> str:

@@ -77,7 +77,7 @@ from collections.abc import Iterator, Sequence
 from typing import Any, ClassVar
 
 from parrot.engines import statements as st
-from parrot.engines.base import Capabilities, Execution, FixtureLoadError
+from parrot.engines.base import Capabilities, Execution, FixtureLoadError, TypeMap
 from parrot.engines.dbapi import (
     CONNECT_TIMEOUT,
     LOAD_WAIT,
@@ -90,7 +90,7 @@ from parrot.engines.dbapi import (
     float_specials,
     insert_chunks,
 )
-from parrot.fixtures import Column, Fixture, Table, decimal_precision, decimal_scale
+from parrot.fixtures import Column, Fixture, Table
 
 PREFERRED_DRIVERS = ("ODBC Driver 18 for SQL Server", "ODBC Driver 17 for SQL Server")
 KEY_CHARS = 450  # NVARCHAR characters in a clustered primary key (900 bytes)
@@ -106,18 +106,16 @@ ODBC_HINT = (" — pyodbc also needs unixODBC (apt-get install unixodbc) and an 
 
 # --- types ----------------------------------------------------------------------------------------
 
-_TYPE_MAP = {"integer": "INT", "bigint": "BIGINT", "double": "FLOAT(53)", "text": "NVARCHAR(MAX)",
-             "boolean": "BIT", "date": "DATE", "timestamp": "DATETIME2(6)"}
+_TYPES = TypeMap({"integer": "INT", "bigint": "BIGINT", "double": "FLOAT(53)",
+                  "text": "NVARCHAR(MAX)", "boolean": "BIT", "date": "DATE",
+                  "timestamp": "DATETIME2(6)"})
 
 
 def tsql_type(column: Column, key_chars: int | None = None) -> str:
     """The SQL Server type of a portable column (``key_chars``: a text column in a key)."""
-    t = column.type
-    if t.startswith("decimal"):
-        return f"DECIMAL({decimal_precision(t)},{decimal_scale(t)})"
-    if t == "text" and key_chars is not None:
+    if column.type == "text" and key_chars is not None:
         return f"NVARCHAR({key_chars})"
-    return _TYPE_MAP[t]
+    return _TYPES(column)
 
 
 # --- statement guard ------------------------------------------------------------------------------
