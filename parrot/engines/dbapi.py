@@ -466,6 +466,7 @@ class ServerEngine(EngineBase[str]):
         self._token = secrets.token_hex(4)
         self._counter = 0
         self._version: str | None = None
+        self._admin: Any = None  # the URL's user's connection: loads and drops fixtures
         self._label_retry = 0.0  # monotonic time before which an unreachable label is reused
         self._closed = False
 
@@ -539,6 +540,31 @@ class ServerEngine(EngineBase[str]):
     def driver_errors(self) -> tuple[type[BaseException], ...]:
         """The driver's exception base classes."""
         return (self.driver.Error,)
+
+    # --- the admin connection -----------------------------------------------------------------
+
+    def _connect(self) -> Any:
+        """A new connection with the URL's credentials (for the admin helpers below)."""
+        raise NotImplementedError(f"{type(self).__name__} connects its own way")
+
+    def _admin_conn(self) -> Any:
+        if self._admin is None:
+            self._admin = self._connect()
+        return self._admin
+
+    def _admin_rows(self, sql: str, *args: Any) -> list[Sequence[Any]]:
+        """The rows one statement returns on the admin connection ([] for none)."""
+        cur = self._admin_conn().cursor()
+        try:
+            cur.execute(sql, *args)
+            return list(cur.fetchall()) if cur.description else []
+        finally:
+            with contextlib.suppress(Exception):
+                cur.close()
+
+    def _admin_sql(self, sql: str, *args: Any) -> None:
+        """Run one statement on the admin connection."""
+        self._admin_rows(sql, *args)
 
     # --- fixtures -----------------------------------------------------------------------------
 
@@ -658,10 +684,15 @@ class ServerEngine(EngineBase[str]):
     @abc.abstractmethod
     def _insert(self, container: str, table: Table) -> None: ...
 
-    @abc.abstractmethod
+    def table_name(self, container: str, table: str) -> str:
+        """A fixture table's qualified name."""
+        return f"{self.quote(container)}.{self.ident(table)}"
+
     def _read_table(self, container: str, table: Table) -> list[Sequence[Any]]:
         """The table's rows as stored, converted so that :func:`fixtures.cell_text` reads them
         as the portable types (e.g. an Oracle DATE at midnight → date)."""
+        cols = ", ".join(self.ident(c) for c in table.column_names)
+        return self._admin_rows(f"SELECT {cols} FROM {self.table_name(container, table.name)}")
 
     # --- execution ----------------------------------------------------------------------------
 
@@ -768,6 +799,10 @@ class ServerEngine(EngineBase[str]):
 
     def _reset(self) -> None:
         """Forget connections after a failure (the next call reconnects)."""
+        admin, self._admin = self._admin, None
+        if admin is not None:
+            with contextlib.suppress(Exception):
+                admin.close()
 
     def close(self) -> None:
         self._closed = True

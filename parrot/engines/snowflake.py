@@ -275,7 +275,6 @@ class SnowflakeEngine(ServerEngine):
     def __init__(self, url: str | None = None) -> None:
         super().__init__(url)
         self.database = self.connect_params(self.url)["database"]
-        self._admin: Any = None
         self._runner: Any = None
         self._runner_session: str | None = None
 
@@ -303,20 +302,6 @@ class SnowflakeEngine(ServerEngine):
     def _connect(self) -> Any:
         return self.driver.connect(**self.connect_params(self.url))
 
-    def _admin_conn(self) -> Any:
-        if self._admin is None:
-            self._admin = self._connect()
-        return self._admin
-
-    def _admin_rows(self, sql: str) -> list[Sequence[Any]]:
-        cur = self._admin_conn().cursor()
-        try:
-            cur.execute(sql)
-            return list(cur.fetchall()) if cur.description else []
-        finally:
-            with contextlib.suppress(Exception):
-                cur.close()
-
     def _runner_conn(self) -> Any:
         if self._runner is None:
             conn = self._connect()
@@ -335,10 +320,7 @@ class SnowflakeEngine(ServerEngine):
 
     def _reset(self) -> None:
         self._drop_runner()
-        admin, self._admin = self._admin, None
-        if admin is not None:
-            with contextlib.suppress(Exception):
-                admin.close()
+        super()._reset()
 
     def version(self) -> str:
         if self._version is None:
@@ -348,6 +330,8 @@ class SnowflakeEngine(ServerEngine):
     def qualified(self, container: str, table: str | None = None) -> str:
         out = f"{self.quote(self.database)}.{self.quote(container)}"
         return out if table is None else f"{out}.{self.ident(table)}"
+
+    table_name = qualified
 
     # --- fixtures -----------------------------------------------------------------------------
 
@@ -384,10 +368,6 @@ class SnowflakeEngine(ServerEngine):
                                   f"({', '.join(self.ident(c) for c in table.column_names)})",
                                   literal):
             self._admin_rows(sql)
-
-    def _read_table(self, container: str, table: Table) -> list[Sequence[Any]]:
-        cols = ", ".join(self.ident(c) for c in table.column_names)
-        return self._admin_rows(f"SELECT {cols} FROM {self.qualified(container, table.name)}")
 
     # --- execution ----------------------------------------------------------------------------
 

@@ -229,7 +229,6 @@ class TrinoEngine(ServerEngine):
             importlib.import_module(f"{self.driver_module}.{sub}")
 
         self.catalog = self.catalog_of(self.url)
-        self._admin: Any = None
         self._not_null = True  # whether the connector accepts NOT NULL columns
 
     @staticmethod
@@ -282,12 +281,6 @@ class TrinoEngine(ServerEngine):
             with contextlib.suppress(Exception):
                 cur.close()
 
-    def _reset(self) -> None:
-        admin, self._admin = self._admin, None
-        if admin is not None:
-            with contextlib.suppress(Exception):
-                admin.close()
-
     def driver_errors(self) -> tuple[type[BaseException], ...]:
         exceptions = self.driver.exceptions
         return (exceptions.TrinoQueryError, exceptions.TrinoDataError)
@@ -300,6 +293,8 @@ class TrinoEngine(ServerEngine):
     def qualified(self, container: str, table: str | None = None) -> str:
         out = f"{self.quote(self.catalog)}.{self.quote(container)}"
         return out if table is None else f"{out}.{self.ident(table)}"
+
+    table_name = qualified
 
     # --- fixtures -----------------------------------------------------------------------------
 
@@ -342,10 +337,6 @@ class TrinoEngine(ServerEngine):
                 f"({', '.join(self.ident(c) for c in table.column_names)})")
         for sql in values_inserts(table, head, literal):
             self._admin_rows(sql)
-
-    def _read_table(self, container: str, table: Table) -> list[Sequence[Any]]:
-        cols = ", ".join(self.ident(c) for c in table.column_names)
-        return self._admin_rows(f"SELECT {cols} FROM {self.qualified(container, table.name)}")
 
     # --- execution ----------------------------------------------------------------------------
 

@@ -318,7 +318,6 @@ class SQLServerEngine(ServerEngine):
                 "(apt-get install tdsodbc), or name one with ?driver=...")
         self.odbc_driver = chosen
         self.driver.pooling = False  # NO REVERT connections must never be reused
-        self._admin: Any = None
 
     # --- connections --------------------------------------------------------------------------
 
@@ -336,21 +335,6 @@ class SQLServerEngine(ServerEngine):
             with self._admin.cursor() as cur:
                 cur.execute("SET NOCOUNT ON")
         return self._admin
-
-    def _admin_rows(self, sql: str, *args: Any) -> list[Sequence[Any]]:
-        with self._admin_conn().cursor() as cur:
-            cur.execute(sql, *args)
-            return list(cur.fetchall()) if cur.description else []
-
-    def _admin_sql(self, sql: str, *args: Any) -> None:
-        with self._admin_conn().cursor() as cur:
-            cur.execute(sql, *args)
-
-    def _reset(self) -> None:
-        admin, self._admin = self._admin, None
-        if admin is not None:
-            with contextlib.suppress(Exception):
-                admin.close()
 
     def version(self) -> str:
         if self._version is None:
@@ -420,11 +404,6 @@ class SQLServerEngine(ServerEngine):
                 cur.execute(f"INSERT INTO {target} ({cols}) VALUES "
                             + ", ".join(row_marks for _ in chunk),
                             *[v for row in chunk for v in row])
-
-    def _read_table(self, container: str, table: Table) -> list[Sequence[Any]]:
-        cols = ", ".join(self.ident(c) for c in table.column_names)
-        return self._admin_rows(f"SELECT {cols} FROM {self.quote(container)}."
-                                f"{self.ident(table.name)}")
 
     def _after_load(self, container: str, fixture: Fixture) -> None:
         """The fixture's runner user: default schema = the fixture's; rights there only."""
