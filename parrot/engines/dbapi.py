@@ -678,8 +678,12 @@ class ServerEngine(EngineBase[str]):
     @abc.abstractmethod
     def _drop_container(self, container: str) -> None: ...
 
-    @abc.abstractmethod
-    def _create_table(self, container: str, table: Table) -> None: ...
+    def table_ddl(self, container: str, table: Table) -> str:
+        """The CREATE TABLE statement of a fixture table."""
+        raise NotImplementedError(f"{type(self).__name__} creates its tables its own way")
+
+    def _create_table(self, container: str, table: Table) -> None:
+        self._admin_sql(self.table_ddl(container, table))
 
     @abc.abstractmethod
     def _insert(self, container: str, table: Table) -> None: ...

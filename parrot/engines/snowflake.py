@@ -360,9 +360,6 @@ class SnowflakeEngine(ServerEngine):
         return create_table_sql(self.qualified(container, table.name), table, self.ident,
                                 snowflake_type)
 
-    def _create_table(self, container: str, table: Table) -> None:
-        self._admin_rows(self.table_ddl(container, table))
-
     def _insert(self, container: str, table: Table) -> None:
         for sql in values_inserts(table, f"INSERT INTO {self.qualified(container, table.name)} "
                                   f"({', '.join(self.ident(c) for c in table.column_names)})",

@@ -392,9 +392,6 @@ class SQLServerEngine(ServerEngine):
                                 self.ident,
                                 lambda c: tsql_type(c, key_chars if c in text_keys else None))
 
-    def _create_table(self, container: str, table: Table) -> None:
-        self._admin_sql(self.table_ddl(container, table))
-
     def _insert(self, container: str, table: Table) -> None:
         cols = ", ".join(self.ident(c) for c in table.column_names)
         row_marks = "(" + ", ".join("?" for _ in table.columns) + ")"
