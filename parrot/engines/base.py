@@ -22,7 +22,14 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, ClassVar, Generic, NoReturn, TypeVar
 
-from parrot.fixtures import Fixture, cell_text, table_checksum
+from parrot.fixtures import (
+    Column,
+    Fixture,
+    cell_text,
+    decimal_precision,
+    decimal_scale,
+    table_checksum,
+)
 from parrot.values import ResultSet
 
 DEFAULT_TIMEOUT = 10.0  # seconds per execution
@@ -82,6 +89,21 @@ class LoadReport:
     @property
     def verified(self) -> bool:
         return not self.mismatches
+
+
+@dataclass(frozen=True)
+class TypeMap:
+    """An engine's names for the portable column types, as data; called with a column, its
+    type (``decimal`` formats ``decimal(p,s)`` with ``{p}`` and ``{s}``)."""
+
+    names: Mapping[str, str]
+    decimal: str = "DECIMAL({p},{s})"
+
+    def __call__(self, column: Column) -> str:
+        t = column.type
+        if t.startswith("decimal"):
+            return self.decimal.format(p=decimal_precision(t), s=decimal_scale(t))
+        return self.names[t]
 
 
 class FixtureLoadError(RuntimeError):

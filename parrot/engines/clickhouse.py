@@ -91,8 +91,9 @@ from parrot.engines.base import (
     EngineBase,
     ExecStatus,
     Execution,
+    TypeMap,
 )
-from parrot.fixtures import Column, Fixture, decimal_precision, decimal_scale
+from parrot.fixtures import Column, Fixture
 
 OUTPUT_FORMAT = "CustomSeparatedWithNamesAndTypes"
 DB_PREFIX = "parrot_"
@@ -134,55 +135,52 @@ _PROTECTED_SETTINGS = frozenset({
     "max_estimated_execution_time", "timeout_before_checking_execution_speed",
     "max_memory_usage", "max_memory_usage_for_user", "max_guaranteed_memory_usage",
 })
-_PROTECTED_PREFIXES = ("output_format_", "format_custom_", DB_PREFIX)
 
 
-@dataclasses.dataclass(frozen=True)
-class _Plan:
-    text: str
-    words: tuple[str, ...]
-    writes: bool
-    creates_function: str | None  # name of a function the statement creates
-
-
-def guard(text: str) -> _Plan | str:
-    """How to run one statement, or why it is refused."""
-    tokens = st.tokenize(text, st.CLICKHOUSE)
-    words = st.leading_words(tokens, 8)
-    first = words[0] if words else ""
-    if first in _REFUSED_FIRST:
-        return f"{first} statements are not allowed"
-    if first in ("CREATE", "ALTER", "DROP", "RENAME", "EXCHANGE", "SET"):
-        obj = next((w for w in words[1:] if w not in _OBJECT_MODIFIERS), "")
-        if obj in _REFUSED_OBJECTS or (first == "SET" and obj in ("ROLE", "DEFAULT",
-                                                                  "TRANSACTION")):
-            return f"{first} {obj} is not allowed"
-    for i, tok in enumerate(tokens):
-        if tok.kind is st.TokenKind.STRING and DB_PREFIX in tok.text.lower():
-            return f"{DB_PREFIX}* databases are reserved by the parrot sandbox"
-        name = tok.name
-        if not name:
-            continue
+def _format_clause(plan: st.Plan) -> str | None:
+    """Why a query is refused for a FORMAT clause (it changes the output format parrot reads)."""
+    tokens = plan.tokens
+    for i, tok in enumerate(tokens if plan.first in READ_FIRST else ()):
         nxt = tokens[i + 1] if i + 1 < len(tokens) else None
-        if nxt is not None and nxt.text == "(" and (
-                name in _DENIED_CALLS or name.startswith(_DENIED_CALL_PREFIXES)):
-            return f"{tok.text}(...) reaches outside the database and is not allowed"
-        if tok.kind is st.TokenKind.WORD and name in _DENIED_WORDS:
-            return f"{tok.text.upper()} is not allowed"
-        if name in _PROTECTED_SETTINGS or name.startswith(_PROTECTED_PREFIXES):
-            return f"{tok.text} is reserved by the parrot sandbox"
-        if (name == "format" and tok.kind is st.TokenKind.WORD and first in READ_FIRST
-                and nxt is not None and nxt.kind in (st.TokenKind.WORD, st.TokenKind.QUOTED)):
+        if tok.kind is st.TokenKind.WORD and tok.name == "format" and nxt is not None and \
+                nxt.kind in (st.TokenKind.WORD, st.TokenKind.QUOTED):
             after = tokens[i + 2] if i + 2 < len(tokens) else None
             if after is None or after.name == "settings":
                 return "a FORMAT clause would change the output format parrot reads"
-    function = None
-    if first == "CREATE" and "FUNCTION" in words:
-        at = next(i for i, t in enumerate(tokens) if t.name == "function")
-        rest = [t for t in tokens[at + 1:] if t.name not in ("if", "not", "exists")]
-        function = rest[0].text if rest else None
-    writes = bool(words) and first not in READ_FIRST
-    return _Plan(text, words, writes, function)
+    return None
+
+
+# settings are protected wherever they are named (a query's SETTINGS clause sets them too)
+GUARD = st.Guard(
+    lexicon=st.CLICKHOUSE, reads=READ_FIRST | {""}, refused_first=_REFUSED_FIRST,
+    refused_objects=_REFUSED_OBJECTS | {"DEFAULT", "TRANSACTION"},
+    object_modifiers=_OBJECT_MODIFIERS,
+    object_statements=frozenset({"CREATE", "ALTER", "DROP", "RENAME", "EXCHANGE", "SET"}),
+    refused_calls=_DENIED_CALLS, refused_call_prefixes=_DENIED_CALL_PREFIXES,
+    call_reason="reaches outside the database and is not allowed", refused_words=_DENIED_WORDS,
+    protected_settings=_PROTECTED_SETTINGS, protected_prefixes=("output_format_", "format_custom_"),
+    setting_statements=((),), reserved_prefix=DB_PREFIX, extra=_format_clause)
+guard = GUARD.check  # how to run one statement, or why it is refused
+
+
+def _function_name(plan: st.Plan, verb: str) -> str | None:
+    """The (case-sensitive) name of the SQL function a ``CREATE``/``DROP FUNCTION`` names."""
+    if plan.first != verb or "FUNCTION" not in plan.words:
+        return None
+    at = next(i for i, t in enumerate(plan.tokens) if t.name == "function")
+    rest = [t for t in plan.tokens[at + 1:] if t.name not in ("if", "not", "exists")]
+    if not rest:
+        return None
+    tok = rest[0]
+    return tok.text[1:-1] if tok.kind is st.TokenKind.QUOTED else tok.text
+
+
+def created_function(plan: st.Plan) -> str | None:
+    return _function_name(plan, "CREATE")
+
+
+def dropped_function(plan: st.Plan) -> str | None:
+    return _function_name(plan, "DROP")
 
 
 _AST_FUNCTION = re.compile(r"^\s*Function (\S+)", re.MULTILINE)
@@ -467,16 +465,14 @@ def canonical_rows(type_names: Sequence[str], rows: Sequence[Sequence[Any]]
 
 # --- fixtures -------------------------------------------------------------------------------------
 
-_TYPE_MAP = {"integer": "Int32", "bigint": "Int64", "double": "Float64", "text": "String",
-             "boolean": "Bool", "date": "Date32", "timestamp": "DateTime64(6)"}
+_TYPES = TypeMap({"integer": "Int32", "bigint": "Int64", "double": "Float64", "text": "String",
+                  "boolean": "Bool", "date": "Date32", "timestamp": "DateTime64(6)"},
+                 decimal="Decimal({p}, {s})")
 
 
 def clickhouse_type(column: Column) -> str:
     """The ClickHouse type of a portable column (``Nullable(...)`` when nullable)."""
-    t = column.type
-    base = (f"Decimal({decimal_precision(t)}, {decimal_scale(t)})" if t.startswith("decimal")
-            else _TYPE_MAP[t])
-    return f"Nullable({base})" if column.nullable else base
+    return f"Nullable({_TYPES(column)})" if column.nullable else _TYPES(column)
 
 
 def ident(name: str) -> str:
@@ -623,7 +619,7 @@ class ClickHouseEngine(EngineBase[_Materialised]):
         texts = st.splitter("clickhouse").split(sql)
         if not texts:
             return Execution(ExecStatus.SYNTAX_ERROR, error=st.NO_STATEMENT)
-        plans: list[_Plan] = []
+        plans: list[st.Plan] = []
         for text in texts:
             plan = guard(text)
             if isinstance(plan, str):
@@ -637,7 +633,7 @@ class ClickHouseEngine(EngineBase[_Materialised]):
         try:
             if not any(p.writes for p in plans):
                 return self._run_direct(mat, plans, deadline, max_rows, tag)
-            functions = [p.creates_function for p in plans if p.creates_function]
+            functions = [f for p in plans if (f := created_function(p))]
             if functions:
                 with _UDF_LOCK:
                     return self._run_scratch(mat, fixture, plans, deadline, max_rows, tag,
@@ -647,7 +643,7 @@ class ClickHouseEngine(EngineBase[_Materialised]):
             self._stored.pop(fixture.content_hash, None)  # reload on next use
             return Execution(ExecStatus.ENGINE_ERROR, error=_clean_message(exc))
 
-    def _run_direct(self, mat: _Materialised, plans: list[_Plan],
+    def _run_direct(self, mat: _Materialised, plans: list[st.Plan],
                     deadline: st.Deadline, max_rows: int, tag: str) -> Execution:
         conn = self._connect()
         try:
@@ -659,7 +655,7 @@ class ClickHouseEngine(EngineBase[_Materialised]):
         finally:
             conn.close()
 
-    def _run_scratch(self, mat: _Materialised, fixture: Fixture, plans: list[_Plan],
+    def _run_scratch(self, mat: _Materialised, fixture: Fixture, plans: list[st.Plan],
                      deadline: st.Deadline, max_rows: int, tag: str,
                      functions: list[str]) -> Execution:
         scratch = f"{self._prefix}s{next(self._counter)}"
@@ -677,7 +673,7 @@ class ClickHouseEngine(EngineBase[_Materialised]):
         finally:
             conn.close()
             cleanup = [f"DROP DATABASE IF EXISTS {ident(scratch)} SYNC"]
-            cleanup += [f"DROP FUNCTION IF EXISTS {f}" for f in functions]
+            cleanup += [f"DROP FUNCTION IF EXISTS {ident(f)}" for f in functions]
             with contextlib.suppress(RuntimeError, ValueError):
                 cleanup += [f"DROP TABLE IF EXISTS {ident(db)}.{ident(t)} SYNC"
                             for db, t in self._foreign_tables() - before]
@@ -695,9 +691,9 @@ class ClickHouseEngine(EngineBase[_Materialised]):
         _, _, rows = parse_output(data)
         return {(str(db), str(t)) for db, t in rows}
 
-    def _run(self, conn: Any, plans: list[_Plan], deadline: st.Deadline, max_rows: int,
+    def _run(self, conn: Any, plans: list[st.Plan], deadline: st.Deadline, max_rows: int,
              tag: str) -> Execution:
-        def run(plan: _Plan, remaining: float) -> tuple[values.ResultSet, bool] | None:
+        def run(plan: st.Plan, remaining: float) -> tuple[values.ResultSet, bool] | None:
             conn.query(f"SET max_execution_time = {max(remaining, 0.001):.3f}")
             return self._statement(conn, plan, max_rows)
 
@@ -705,7 +701,7 @@ class ClickHouseEngine(EngineBase[_Materialised]):
                                ERRORS, _clean_message, grace=KILL_GRACE)
 
     @staticmethod
-    def _statement(conn: Any, plan: _Plan, max_rows: int
+    def _statement(conn: Any, plan: st.Plan, max_rows: int
                    ) -> tuple[values.ResultSet, bool] | None:
         """Run one statement; its (capped) result and whether it overflowed, or None."""
         if plan.words[:1] and plan.words[0] in _QUERY_FIRST:
@@ -765,5 +761,5 @@ _plan = guard  # its former private name
 
 # what the ClickHouse server adapter (clickhouse_server) shares with this one
 __all__ = ["OUR_DATABASE", "READ_FIRST", "CHType", "ClickHouseEngine", "canonical_rows",
-           "clickhouse_type", "converter", "guard", "ident", "literal", "parse_literal",
-           "parse_output", "parse_type", "string_literal"]
+           "clickhouse_type", "converter", "created_function", "dropped_function", "guard", "ident",
+           "literal", "parse_literal", "parse_output", "parse_type", "string_literal"]

@@ -101,35 +101,14 @@ def plan_statement(text: str) -> Plan | str:
     planned = ch.guard(text)
     if isinstance(planned, str):
         return planned
-    tokens = tuple(st.tokenize(text, st.CLICKHOUSE))
-    words = [t.text.upper() for t in tokens if t.kind is st.TokenKind.WORD]
+    words = [t.text.upper() for t in planned.tokens if t.kind is st.TokenKind.WORD]
     for seq in _SERVER_REFUSED:
         if any(tuple(words[i:i + len(seq)]) == seq for i in range(len(words))):
             return f"{' '.join(seq)} is not allowed on a shared server"
     if planned.words[:1] == ("CREATE",) and planned.words[1:3] == ("OR", "REPLACE") and \
             "FUNCTION" in planned.words:
         return "CREATE OR REPLACE FUNCTION is not allowed (functions are global on a server)"
-    return Plan(text, tokens, planned.words, planned.writes)
-
-
-def _function_name(plan: Plan, verb: str) -> str | None:
-    """The (case-sensitive) name of the SQL function a ``CREATE``/``DROP FUNCTION`` names."""
-    if plan.first != verb or "FUNCTION" not in plan.words:
-        return None
-    at = next(i for i, t in enumerate(plan.tokens) if t.name == "function")
-    rest = [t for t in plan.tokens[at + 1:] if t.name not in ("if", "not", "exists")]
-    if not rest:
-        return None
-    tok = rest[0]
-    return tok.text[1:-1] if tok.kind is st.TokenKind.QUOTED else tok.text
-
-
-def created_function(plan: Plan) -> str | None:
-    return _function_name(plan, "CREATE")
-
-
-def dropped_function(plan: Plan) -> str | None:
-    return _function_name(plan, "DROP")
+    return planned
 
 
 def plan_script(texts: Sequence[str]) -> list[Plan] | str:
@@ -139,16 +118,15 @@ def plan_script(texts: Sequence[str]) -> list[Plan] | str:
         plan = plan_statement(text)
         if isinstance(plan, str):
             return ch.OUR_DATABASE.sub("parrot_db", plan)
-        if (name := created_function(plan)) is not None:
+        if (name := ch.created_function(plan)) is not None:
             created.add(name)
-        if (name := dropped_function(plan)) is not None and name not in created:
+        if (name := ch.dropped_function(plan)) is not None and name not in created:
             return f"DROP FUNCTION {name}: only functions the script created may be dropped"
         plans.append(plan)
     return plans
 
 
-# not used to plan (plan_script does, with chdb's guard); kept for what the tables can say
-GUARD = Guard(lexicon=st.CLICKHOUSE, reads=ch.READ_FIRST, reserved_prefix=ch.DB_PREFIX)
+GUARD = ch.GUARD  # plan_script adds a shared server's refusals to it
 
 
 # --- errors ---------------------------------------------------------------------------------------
@@ -473,7 +451,7 @@ class ClickHouseServerEngine(ServerEngine):
             return Execution(ExecStatus.UNSUPPORTED, error=(
                 "writing scripts need parrot's restricted ClickHouse user, which the URL's user "
                 f"cannot set up: {self.sandbox_error}"))
-        functions = [f for p in plans if (f := created_function(p))]
+        functions = [f for p in plans if (f := ch.created_function(p))]
         if functions:
             existing = {str(r[0]) for r in self._rows(
                 "SELECT name FROM system.functions WHERE name IN ("

@@ -64,7 +64,7 @@ from parrot.fixtures import Column, Fixture, Table, is_plain
 
 FIXTURE_PREFIX = "parrot_fx_"
 SCRATCH_PREFIX = "parrot_sx_"
-RESERVED_PREFIX = "parrot_"
+RESERVED_PREFIX = st.RESERVED_PREFIX
 CONNECT_TIMEOUT = 10  # seconds
 LOAD_WAIT = 120.0  # seconds to wait for another process building the same fixture
 FETCH_CHUNK = 1000  # rows per fetchmany call
@@ -200,122 +200,11 @@ def default_url(dialect: str) -> str:
     return url
 
 
-# --- statement guard ------------------------------------------------------------------------------
-
-@dataclasses.dataclass(frozen=True)
-class Plan:
-    """One statement as the guard saw it."""
-
-    text: str
-    tokens: tuple[st.Token, ...]
-    words: tuple[str, ...]  # leading bare words, upper-cased
-    writes: bool
-
-    @property
-    def first(self) -> str:
-        return self.words[0] if self.words else ""
-
-
-_DEFAULT_MODIFIERS = frozenset({"OR", "REPLACE", "IF", "NOT", "EXISTS", "TEMP", "TEMPORARY",
-                                "GLOBAL", "LOCAL", "PRIVATE", "SECURE", "TRANSIENT", "VOLATILE",
-                                "EDITIONABLE", "NONEDITIONABLE", "PUBLIC", "UNIQUE", "MATERIALIZED",
-                                "RECURSIVE", "FORCE", "NOFORCE", "ALTER"})
-
-
-@dataclasses.dataclass(frozen=True)
-class Guard:
-    """Table-driven statement guard of one dialect (everything upper-case is a leading word or
-    an object kind; everything lower-case is a name found anywhere in the statement).
-
-    A statement is refused when its first word is in ``refused_first`` (or not in ``reads`` when
-    ``read_only``), when CREATE/ALTER/DROP names an object kind in ``refused_objects``, when a
-    sequence of bare words in ``refused_sequences`` or a word in ``refused_words`` appears
-    anywhere, when a name in ``refused_calls`` (or starting with ``refused_call_prefixes``) is
-    called, when a name in ``refused_qualifiers`` qualifies another (``utl_file.fopen``), when a
-    setting statement names a ``protected_settings`` entry, or when any word, identifier or
-    string mentions ``reserved_prefix``. A statement writes unless its first word is in
-    ``reads`` and none of ``write_words`` appears as a bare word (not called as a function).
-    """
-
-    lexicon: st.Lexicon
-    reads: frozenset[str]
-    refused_first: frozenset[str] = frozenset()
-    refused_objects: frozenset[str] = frozenset()
-    object_modifiers: frozenset[str] = _DEFAULT_MODIFIERS
-    refused_sequences: tuple[tuple[str, ...], ...] = ()
-    refused_words: frozenset[str] = frozenset()
-    refused_calls: frozenset[str] = frozenset()
-    refused_call_prefixes: tuple[str, ...] = ()
-    refused_qualifiers: frozenset[str] = frozenset()
-    protected_settings: frozenset[str] = frozenset()
-    setting_statements: tuple[tuple[str, ...], ...] = (("SET",),)
-    write_words: frozenset[str] = frozenset()
-    reserved_prefix: str | None = RESERVED_PREFIX
-    read_only: bool = False
-    read_only_reason: str = "only statements that read are allowed"
-    extra: Callable[[Plan], str | None] | None = None  # a dialect's own check, after the tables
-
-    def plan(self, texts: Sequence[str]) -> list[Plan] | str:
-        """Plans of every statement, or why the first refused one is refused."""
-        plans: list[Plan] = []
-        for text in texts:
-            plan = self.check(text)
-            if isinstance(plan, str):
-                return plan
-            plans.append(plan)
-        return plans
-
-    def check(self, text: str) -> Plan | str:
-        tokens = tuple(st.tokenize(text, self.lexicon))
-        words = st.leading_words(tokens, 8)
-        first = words[0] if words else ""
-        if first in self.refused_first:
-            return f"{first} statements are not allowed"
-        if first in ("CREATE", "ALTER", "DROP"):
-            kind = next((w for w in words[1:] if w not in self.object_modifiers), "")
-            if kind in self.refused_objects:
-                return f"{first} {kind} is not allowed"
-        bare = [(i, t.text.upper()) for i, t in enumerate(tokens) if t.kind is st.TokenKind.WORD]
-        for seq in self.refused_sequences:
-            for pos, (i, word) in enumerate(bare):
-                if word == seq[0] and tuple(w for _, w in bare[pos:pos + len(seq)]) == seq and \
-                        bare[pos + len(seq) - 1][0] == i + len(seq) - 1:  # consecutive tokens
-                    return f"{' '.join(seq)} is not allowed"
-        setting = any(words[:len(s)] == s for s in self.setting_statements)
-        writes = first not in self.reads
-        writer = first  # the word that makes the statement write
-        for i, tok in enumerate(tokens):
-            name = tok.name
-            if self.reserved_prefix and tok.kind is not st.TokenKind.PUNCT and \
-                    self.reserved_prefix in tok.text.lower():
-                return f"{self.reserved_prefix}* names are reserved by the parrot sandbox"
-            if tok.kind is st.TokenKind.STRING or not name:
-                continue
-            nxt = tokens[i + 1] if i + 1 < len(tokens) else None
-            called = nxt is not None and nxt.text == "("
-            if called and (name in self.refused_calls
-                           or name.startswith(self.refused_call_prefixes)):
-                return f"{tok.text}() is not allowed"
-            if nxt is not None and nxt.text == "." and name in self.refused_qualifiers:
-                return f"{tok.text} is not allowed"
-            if tok.kind is st.TokenKind.WORD and name in self.refused_words:
-                return f"{tok.text.upper()} is not allowed"
-            if setting and name in self.protected_settings:
-                return f"{tok.text} is reserved by the parrot sandbox"
-            if tok.kind is st.TokenKind.WORD and name in self.write_words and not called \
-                    and not writes:
-                writes, writer = True, f"{first} ... {tok.text.upper()}"
-        if self.read_only and (writes or not words):
-            return f"{writer or 'this statement'}: {self.read_only_reason}"
-        plan = Plan(text, tokens, words, writes)
-        if self.extra is not None and (why := self.extra(plan)):
-            return why
-        return plan
-
-
 # --- errors ---------------------------------------------------------------------------------------
 
 ErrorTable = st.ErrorTable  # driver error codes → ExecStatus (shared with the local engines)
+Guard = st.Guard  # the statement guard (shared with the local engines)
+Plan = st.Plan
 Overflow = st.Overflow  # more rows than the cap
 
 
@@ -466,6 +355,7 @@ class ServerEngine(EngineBase[str]):
         self._token = secrets.token_hex(4)
         self._counter = 0
         self._version: str | None = None
+        self._admin: Any = None  # the URL's user's connection: loads and drops fixtures
         self._label_retry = 0.0  # monotonic time before which an unreachable label is reused
         self._closed = False
 
@@ -539,6 +429,31 @@ class ServerEngine(EngineBase[str]):
     def driver_errors(self) -> tuple[type[BaseException], ...]:
         """The driver's exception base classes."""
         return (self.driver.Error,)
+
+    # --- the admin connection -----------------------------------------------------------------
+
+    def _connect(self) -> Any:
+        """A new connection with the URL's credentials (for the admin helpers below)."""
+        raise NotImplementedError(f"{type(self).__name__} connects its own way")
+
+    def _admin_conn(self) -> Any:
+        if self._admin is None:
+            self._admin = self._connect()
+        return self._admin
+
+    def _admin_rows(self, sql: str, *args: Any) -> list[Sequence[Any]]:
+        """The rows one statement returns on the admin connection ([] for none)."""
+        cur = self._admin_conn().cursor()
+        try:
+            cur.execute(sql, *args)
+            return list(cur.fetchall()) if cur.description else []
+        finally:
+            with contextlib.suppress(Exception):
+                cur.close()
+
+    def _admin_sql(self, sql: str, *args: Any) -> None:
+        """Run one statement on the admin connection."""
+        self._admin_rows(sql, *args)
 
     # --- fixtures -----------------------------------------------------------------------------
 
@@ -652,16 +567,25 @@ class ServerEngine(EngineBase[str]):
     @abc.abstractmethod
     def _drop_container(self, container: str) -> None: ...
 
-    @abc.abstractmethod
-    def _create_table(self, container: str, table: Table) -> None: ...
+    def table_ddl(self, container: str, table: Table) -> str:
+        """The CREATE TABLE statement of a fixture table."""
+        raise NotImplementedError(f"{type(self).__name__} creates its tables its own way")
+
+    def _create_table(self, container: str, table: Table) -> None:
+        self._admin_sql(self.table_ddl(container, table))
 
     @abc.abstractmethod
     def _insert(self, container: str, table: Table) -> None: ...
 
-    @abc.abstractmethod
+    def table_name(self, container: str, table: str) -> str:
+        """A fixture table's qualified name."""
+        return f"{self.quote(container)}.{self.ident(table)}"
+
     def _read_table(self, container: str, table: Table) -> list[Sequence[Any]]:
         """The table's rows as stored, converted so that :func:`fixtures.cell_text` reads them
         as the portable types (e.g. an Oracle DATE at midnight → date)."""
+        cols = ", ".join(self.ident(c) for c in table.column_names)
+        return self._admin_rows(f"SELECT {cols} FROM {self.table_name(container, table.name)}")
 
     # --- execution ----------------------------------------------------------------------------
 
@@ -768,6 +692,10 @@ class ServerEngine(EngineBase[str]):
 
     def _reset(self) -> None:
         """Forget connections after a failure (the next call reconnects)."""
+        admin, self._admin = self._admin, None
+        if admin is not None:
+            with contextlib.suppress(Exception):
+                admin.close()
 
     def close(self) -> None:
         self._closed = True

@@ -54,6 +54,7 @@ from parrot.engines.base import (
     EngineBase,
     ExecStatus,
     Execution,
+    TypeMap,
 )
 from parrot.fixtures import Column, Fixture, Table, decimal_precision, decimal_scale
 
@@ -90,16 +91,9 @@ _SECRET = re.compile(r"^\s*CREATE\s+(OR\s+REPLACE\s+)?((PERSISTENT|TEMPORARY|TEM
                      re.IGNORECASE)
 _TZ = re.compile(r"(TIMESTAMP|TIME) WITH TIME ZONE")
 
-_TYPE_MAP = {"integer": "INTEGER", "bigint": "BIGINT", "double": "DOUBLE", "text": "VARCHAR",
-             "boolean": "BOOLEAN", "date": "DATE", "timestamp": "TIMESTAMP"}
-
-
-def duckdb_type(column: Column) -> str:
-    """The DuckDB type of a portable column."""
-    t = column.type
-    if t.startswith("decimal"):
-        return f"DECIMAL({decimal_precision(t)},{decimal_scale(t)})"
-    return _TYPE_MAP[t]
+duckdb_type = TypeMap({"integer": "INTEGER", "bigint": "BIGINT", "double": "DOUBLE",
+                       "text": "VARCHAR", "boolean": "BOOLEAN", "date": "DATE",
+                       "timestamp": "TIMESTAMP"})
 
 
 def _quote(name: str) -> str:
@@ -212,7 +206,7 @@ class DuckDBEngine(EngineBase[_Database]):
         except duckdb.PermissionException as exc:
             return Execution(ExecStatus.UNSUPPORTED, error=st.trim_message(exc))
         except duckdb.Error as exc:
-            return Execution(_classify(exc, False), error=st.trim_message(exc))
+            return Execution(ERRORS(exc, False), error=st.trim_message(exc))
         if not statements:
             return Execution(ExecStatus.SYNTAX_ERROR, error=st.NO_STATEMENT)
         refusal = _refusal(statements)
@@ -230,7 +224,7 @@ class DuckDBEngine(EngineBase[_Database]):
             execution = st.run_in_order(
                 statements, deadline, max_rows,
                 lambda stmt, _remaining: _run_statement(cur, stmt, max_rows),
-                cur.interrupt, _classify, str)
+                cur.interrupt, ERRORS, str)
             return execution
         finally:
             with contextlib.suppress(duckdb.Error):
@@ -353,10 +347,6 @@ ERRORS = st.ErrorTable(
     syntax=frozenset({"ParserException"}),
     lost=frozenset({"FatalException", "InternalException"}), uncoded_cancel=False,
     driver_errors=_DRIVER_ERRORS)
-
-
-def _classify(exc: BaseException, interrupted: bool) -> ExecStatus:
-    return ERRORS(exc, interrupted)
 
 
 __all__ = ["DuckDBEngine", "duckdb_type"]

@@ -123,8 +123,9 @@ from parrot.engines.base import (
     ExecStatus,
     Execution,
     FixtureLoadError,
+    TypeMap,
 )
-from parrot.fixtures import Column, Fixture, Table, decimal_precision, decimal_scale
+from parrot.fixtures import Column, Fixture, Table
 
 URL_SCHEMES = ("mysql", "mariadb")
 FIXTURE_PREFIX = "parrot_fx_"
@@ -367,19 +368,14 @@ def _result_set(cursor: Any, rows: Sequence[Sequence[Any]]) -> values.ResultSet:
 
 # --- fixtures -------------------------------------------------------------------------------------
 
-_TYPE_MAP = {"integer": "INT", "bigint": "BIGINT", "double": "DOUBLE", "text": "TEXT",
-             "boolean": "BOOLEAN", "date": "DATE", "timestamp": "DATETIME(6)"}
+_TYPES = TypeMap({"integer": "INT", "bigint": "BIGINT", "double": "DOUBLE", "text": "TEXT",
+                  "boolean": "BOOLEAN", "date": "DATE", "timestamp": "DATETIME(6)"})
 
 
 def mysql_type(column: Column, key_chars: int | None = None) -> str:
     """The MySQL type of a portable column; ``key_chars`` sizes a text column in a key."""
-    t = column.type
-    if t.startswith("decimal"):
-        base = f"DECIMAL({decimal_precision(t)},{decimal_scale(t)})"
-    elif t == "text" and key_chars is not None:
-        base = f"VARCHAR({key_chars})"
-    else:
-        base = _TYPE_MAP[t]
+    base = (f"VARCHAR({key_chars})" if column.type == "text" and key_chars is not None
+            else _TYPES(column))
     return base if column.nullable else f"{base} NOT NULL"
 
 
@@ -434,10 +430,6 @@ ERRORS = st.ErrorTable(
     lost=frozenset({2003, 2006, 2013, 2014, 2055, 1053, 1927}),
     lost_types=(pymysql.err.InterfaceError,), uncoded_cancel=False,
     driver_errors=(pymysql.Error,))
-
-
-def _classify(exc: BaseException, timed_out: bool) -> ExecStatus:
-    return ERRORS(exc, timed_out)
 
 
 def _message(exc: BaseException) -> str:
@@ -747,7 +739,7 @@ class MySQLEngine(EngineBase[_Materialised]):
         # a killed BENCHMARK() returns 0, not fails: run_in_order calls that a timeout
         return st.run_in_order(plans, deadline, max_rows, run,
                                lambda: self._kill(creds, thread, query=True),
-                               lambda exc, fired: _classify(exc, fired or deadline.expired),
+                               lambda exc, fired: ERRORS(exc, fired or deadline.expired),
                                _message, KILL_GRACE, before=before, engine_message=_message)
 
     def _kill(self, creds: _Credentials, thread: int, query: bool) -> None:

@@ -299,7 +299,6 @@ class OracleEngine(ServerEngine):
     def __init__(self, url: str | None = None) -> None:
         super().__init__(url)
         self.connect_params(self.url)  # validate the URL now
-        self._admin: Any = None
         self._runner: Any = None
         self._major: int | None = None
         self._tablespace: str | None = None
@@ -360,15 +359,6 @@ class OracleEngine(ServerEngine):
         if conn is not None:
             with contextlib.suppress(Exception):
                 conn.close()
-
-    def _admin_rows(self, sql: str, args: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
-        with self._admin_conn().cursor() as cur:
-            cur.execute(sql, list(args))
-            return list(cur.fetchall()) if cur.description else []
-
-    def _admin_sql(self, sql: str, args: Sequence[Any] = ()) -> None:
-        with self._admin_conn().cursor() as cur:
-            cur.execute(sql, list(args))
 
     def runner_password(self) -> str:
         secret = hashlib.sha256(f"parrot:{self.url.address(1521)}:{self.url.user}:"

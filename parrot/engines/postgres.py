@@ -100,8 +100,9 @@ from parrot.engines.base import (
     ExecStatus,
     Execution,
     FixtureLoadError,
+    TypeMap,
 )
-from parrot.fixtures import Column, Fixture, Table, decimal_precision, decimal_scale, is_plain
+from parrot.fixtures import Fixture, Table, is_plain
 
 RUNNER = "parrot_runner"
 GUARD_SCHEMA = "parrot_guard"
@@ -112,16 +113,9 @@ HARD_GRACE = 5.0  # seconds past the deadline after which an unresponsive connec
 SESSION_OPTIONS = "-c TimeZone=UTC -c DateStyle=ISO -c client_encoding=UTF8"
 _SETUP_LOCK = 0x7061_7272_6F74  # advisory lock key of the shared setup ("parrot")
 
-_TYPE_MAP = {"integer": "integer", "bigint": "bigint", "double": "double precision",
-             "text": "text", "boolean": "boolean", "date": "date", "timestamp": "timestamp(6)"}
-
-
-def postgres_type(column: Column) -> str:
-    """The PostgreSQL type of a portable column."""
-    t = column.type
-    if t.startswith("decimal"):
-        return f"numeric({decimal_precision(t)},{decimal_scale(t)})"
-    return _TYPE_MAP[t]
+postgres_type = TypeMap({"integer": "integer", "bigint": "bigint", "double": "double precision",
+                         "text": "text", "boolean": "boolean", "date": "date",
+                         "timestamp": "timestamp(6)"}, decimal="numeric({p},{s})")
 
 
 def _ident(name: str) -> sql.Identifier:

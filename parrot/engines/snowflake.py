@@ -71,7 +71,7 @@ from typing import Any, ClassVar
 
 from parrot import values
 from parrot.engines import statements as st
-from parrot.engines.base import Capabilities, Execution
+from parrot.engines.base import Capabilities, Execution, TypeMap
 from parrot.engines.dbapi import (
     CONNECT_TIMEOUT,
     ContainerExists,
@@ -85,7 +85,7 @@ from parrot.engines.dbapi import (
     utc_naive,
     values_inserts,
 )
-from parrot.fixtures import Column, Fixture, Table, decimal_precision, decimal_scale
+from parrot.fixtures import Column, Fixture, Table
 
 ACCOUNT_SUFFIX = ".snowflakecomputing.com"
 PASSTHROUGH = ("warehouse", "role", "authenticator", "private_key_file", "private_key_password",
@@ -93,16 +93,9 @@ PASSTHROUGH = ("warehouse", "role", "authenticator", "private_key_file", "privat
 
 # --- types ----------------------------------------------------------------------------------------
 
-_TYPE_MAP = {"integer": "NUMBER(10,0)", "bigint": "NUMBER(19,0)", "double": "FLOAT",
-             "text": "VARCHAR", "boolean": "BOOLEAN", "date": "DATE",
-             "timestamp": "TIMESTAMP_NTZ(6)"}
-
-
-def snowflake_type(column: Column) -> str:
-    t = column.type
-    if t.startswith("decimal"):
-        return f"NUMBER({decimal_precision(t)},{decimal_scale(t)})"
-    return _TYPE_MAP[t]
+snowflake_type = TypeMap({"integer": "NUMBER(10,0)", "bigint": "NUMBER(19,0)", "double": "FLOAT",
+                          "text": "VARCHAR", "boolean": "BOOLEAN", "date": "DATE",
+                          "timestamp": "TIMESTAMP_NTZ(6)"}, decimal="NUMBER({p},{s})")
 
 
 def string_literal(text: str) -> str:
@@ -282,7 +275,6 @@ class SnowflakeEngine(ServerEngine):
     def __init__(self, url: str | None = None) -> None:
         super().__init__(url)
         self.database = self.connect_params(self.url)["database"]
-        self._admin: Any = None
         self._runner: Any = None
         self._runner_session: str | None = None
 
@@ -310,20 +302,6 @@ class SnowflakeEngine(ServerEngine):
     def _connect(self) -> Any:
         return self.driver.connect(**self.connect_params(self.url))
 
-    def _admin_conn(self) -> Any:
-        if self._admin is None:
-            self._admin = self._connect()
-        return self._admin
-
-    def _admin_rows(self, sql: str) -> list[Sequence[Any]]:
-        cur = self._admin_conn().cursor()
-        try:
-            cur.execute(sql)
-            return list(cur.fetchall()) if cur.description else []
-        finally:
-            with contextlib.suppress(Exception):
-                cur.close()
-
     def _runner_conn(self) -> Any:
         if self._runner is None:
             conn = self._connect()
@@ -342,10 +320,7 @@ class SnowflakeEngine(ServerEngine):
 
     def _reset(self) -> None:
         self._drop_runner()
-        admin, self._admin = self._admin, None
-        if admin is not None:
-            with contextlib.suppress(Exception):
-                admin.close()
+        super()._reset()
 
     def version(self) -> str:
         if self._version is None:
@@ -355,6 +330,8 @@ class SnowflakeEngine(ServerEngine):
     def qualified(self, container: str, table: str | None = None) -> str:
         out = f"{self.quote(self.database)}.{self.quote(container)}"
         return out if table is None else f"{out}.{self.ident(table)}"
+
+    table_name = qualified
 
     # --- fixtures -----------------------------------------------------------------------------
 
@@ -383,18 +360,11 @@ class SnowflakeEngine(ServerEngine):
         return create_table_sql(self.qualified(container, table.name), table, self.ident,
                                 snowflake_type)
 
-    def _create_table(self, container: str, table: Table) -> None:
-        self._admin_rows(self.table_ddl(container, table))
-
     def _insert(self, container: str, table: Table) -> None:
         for sql in values_inserts(table, f"INSERT INTO {self.qualified(container, table.name)} "
                                   f"({', '.join(self.ident(c) for c in table.column_names)})",
                                   literal):
             self._admin_rows(sql)
-
-    def _read_table(self, container: str, table: Table) -> list[Sequence[Any]]:
-        cols = ", ".join(self.ident(c) for c in table.column_names)
-        return self._admin_rows(f"SELECT {cols} FROM {self.qualified(container, table.name)}")
 
     # --- execution ----------------------------------------------------------------------------
 

@@ -113,9 +113,10 @@ from parrot.engines.base import (
     Execution,
     FixtureLoadError,
     LoadReport,
+    TypeMap,
 )
 from parrot.engines.sandbox import scrubbed_environ
-from parrot.fixtures import Column, Fixture, Table, decimal_precision, decimal_scale
+from parrot.fixtures import Fixture, Table, decimal_precision, decimal_scale
 
 MASTER = "local[2]"
 GRACE = 0.6  # seconds a statement may run past its deadline while its jobs are being cancelled
@@ -142,16 +143,8 @@ appender.console.layout.type = PatternLayout
 appender.console.layout.pattern = %d{HH:mm:ss} %p %c{1}: %m%n
 """
 
-_TYPE_MAP = {"integer": "INT", "bigint": "BIGINT", "double": "DOUBLE", "text": "STRING",
-             "boolean": "BOOLEAN", "date": "DATE", "timestamp": "TIMESTAMP_NTZ"}
-
-
-def spark_type(column: Column) -> str:
-    """The Spark SQL type of a portable column."""
-    t = column.type
-    if t.startswith("decimal"):
-        return f"DECIMAL({decimal_precision(t)},{decimal_scale(t)})"
-    return _TYPE_MAP[t]
+spark_type = TypeMap({"integer": "INT", "bigint": "BIGINT", "double": "DOUBLE", "text": "STRING",
+                      "boolean": "BOOLEAN", "date": "DATE", "timestamp": "TIMESTAMP_NTZ"})
 
 
 # --- the shared session ---------------------------------------------------------------------------

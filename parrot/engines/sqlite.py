@@ -35,8 +35,9 @@ from parrot.engines.base import (
     EngineBase,
     ExecStatus,
     Execution,
+    TypeMap,
 )
-from parrot.fixtures import Column, Fixture, Table, decimal_precision, decimal_scale
+from parrot.fixtures import Fixture, Table
 
 MAX_VALUE_BYTES = 100_000_000  # SQLITE_LIMIT_LENGTH of an execution's connection
 PROGRESS_STEPS = 2_000  # SQLite VM instructions between deadline checks
@@ -45,13 +46,8 @@ _SYNTAX_MARKERS = ("syntax error", "incomplete input", "unrecognized token")
 _DENIED_FUNCTIONS = frozenset({"load_extension"})
 
 
-def sqlite_type(column: Column) -> str:
-    """The declared SQLite type of a portable column."""
-    t = column.type
-    if t.startswith("decimal"):
-        return f"DECIMAL({decimal_precision(t)},{decimal_scale(t)})"
-    return {"integer": "INTEGER", "bigint": "BIGINT", "double": "REAL", "text": "TEXT",
-            "boolean": "BOOLEAN", "date": "DATE", "timestamp": "TIMESTAMP"}[t]
+sqlite_type = TypeMap({"integer": "INTEGER", "bigint": "BIGINT", "double": "REAL", "text": "TEXT",
+                       "boolean": "BOOLEAN", "date": "DATE", "timestamp": "TIMESTAMP"})
 
 
 def _bind(value: Any) -> Any:

@@ -29,6 +29,7 @@ from parrot.engines.base import (  # noqa: F401 - load verification, re-exported
 from parrot.values import ResultSet
 
 NO_STATEMENT = "no SQL statement to execute (empty text or only comments)"
+RESERVED_PREFIX = "parrot_"  # names of parrot's own databases, schemas, users
 
 
 # --- lexing ---------------------------------------------------------------------------------------
@@ -440,6 +441,125 @@ def leading_words(statement: str | Sequence[Token], n: int = 4,
             break
         words.append(tok.text.upper())
     return tuple(words)
+
+
+# --- statement guard ------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Plan:
+    """One statement as the guard saw it."""
+
+    text: str
+    tokens: tuple[Token, ...]
+    words: tuple[str, ...]  # leading bare words, upper-cased
+    writes: bool
+
+    @property
+    def first(self) -> str:
+        return self.words[0] if self.words else ""
+
+
+_DEFAULT_MODIFIERS = frozenset({"OR", "REPLACE", "IF", "NOT", "EXISTS", "TEMP", "TEMPORARY",
+                                "GLOBAL", "LOCAL", "PRIVATE", "SECURE", "TRANSIENT", "VOLATILE",
+                                "EDITIONABLE", "NONEDITIONABLE", "PUBLIC", "UNIQUE", "MATERIALIZED",
+                                "RECURSIVE", "FORCE", "NOFORCE", "ALTER"})
+
+
+@dataclass(frozen=True)
+class Guard:
+    """Table-driven statement guard of one dialect (everything upper-case is a leading word or
+    an object kind; everything lower-case is a name found anywhere in the statement).
+
+    A statement is refused when its first word is in ``refused_first`` (or not in ``reads`` when
+    ``read_only``), when one of ``object_statements`` names an object kind in ``refused_objects``,
+    when a
+    sequence of bare words in ``refused_sequences`` or a word in ``refused_words`` appears
+    anywhere, when a name in ``refused_calls`` (or starting with ``refused_call_prefixes``) is
+    called, when a name in ``refused_qualifiers`` qualifies another (``utl_file.fopen``), when a
+    setting statement names a ``protected_settings`` entry or a name starting with
+    ``protected_prefixes`` (``setting_statements`` of ``()``: every statement), or when any word,
+    identifier or string mentions ``reserved_prefix``. A statement writes unless its first word is
+    in ``reads`` and none of ``write_words`` appears as a bare word (not called as a function).
+    """
+
+    lexicon: Lexicon
+    reads: frozenset[str]
+    refused_first: frozenset[str] = frozenset()
+    refused_objects: frozenset[str] = frozenset()
+    object_modifiers: frozenset[str] = _DEFAULT_MODIFIERS
+    object_statements: frozenset[str] = frozenset({"CREATE", "ALTER", "DROP"})
+    refused_sequences: tuple[tuple[str, ...], ...] = ()
+    refused_words: frozenset[str] = frozenset()
+    refused_calls: frozenset[str] = frozenset()
+    refused_call_prefixes: tuple[str, ...] = ()
+    call_reason: str = "is not allowed"  # the refusal of a call: "file() <call_reason>"
+    refused_qualifiers: frozenset[str] = frozenset()
+    protected_settings: frozenset[str] = frozenset()
+    protected_prefixes: tuple[str, ...] = ()
+    setting_statements: tuple[tuple[str, ...], ...] = (("SET",),)
+    write_words: frozenset[str] = frozenset()
+    reserved_prefix: str | None = RESERVED_PREFIX
+    read_only: bool = False
+    read_only_reason: str = "only statements that read are allowed"
+    extra: Callable[[Plan], str | None] | None = None  # a dialect's own check, after the tables
+
+    def plan(self, texts: Sequence[str]) -> list[Plan] | str:
+        """Plans of every statement, or why the first refused one is refused."""
+        plans: list[Plan] = []
+        for text in texts:
+            plan = self.check(text)
+            if isinstance(plan, str):
+                return plan
+            plans.append(plan)
+        return plans
+
+    def check(self, text: str) -> Plan | str:
+        tokens = tuple(tokenize(text, self.lexicon))
+        words = leading_words(tokens, 8)
+        first = words[0] if words else ""
+        if first in self.refused_first:
+            return f"{first} statements are not allowed"
+        if first in self.object_statements:
+            kind = next((w for w in words[1:] if w not in self.object_modifiers), "")
+            if kind in self.refused_objects:
+                return f"{first} {kind} is not allowed"
+        bare = [(i, t.text.upper()) for i, t in enumerate(tokens) if t.kind is TokenKind.WORD]
+        for seq in self.refused_sequences:
+            for pos, (i, word) in enumerate(bare):
+                if word == seq[0] and tuple(w for _, w in bare[pos:pos + len(seq)]) == seq and \
+                        bare[pos + len(seq) - 1][0] == i + len(seq) - 1:  # consecutive tokens
+                    return f"{' '.join(seq)} is not allowed"
+        setting = any(words[:len(s)] == s for s in self.setting_statements)
+        writes = first not in self.reads
+        writer = first  # the word that makes the statement write
+        for i, tok in enumerate(tokens):
+            name = tok.name
+            if self.reserved_prefix and tok.kind is not TokenKind.PUNCT and \
+                    self.reserved_prefix in tok.text.lower():
+                return f"{self.reserved_prefix}* names are reserved by the parrot sandbox"
+            if tok.kind is TokenKind.STRING or not name:
+                continue
+            nxt = tokens[i + 1] if i + 1 < len(tokens) else None
+            called = nxt is not None and nxt.text == "("
+            if called and (name in self.refused_calls
+                           or name.startswith(self.refused_call_prefixes)):
+                return f"{tok.text}() {self.call_reason}"
+            if nxt is not None and nxt.text == "." and name in self.refused_qualifiers:
+                return f"{tok.text} is not allowed"
+            if tok.kind is TokenKind.WORD and name in self.refused_words:
+                return f"{tok.text.upper()} is not allowed"
+            if setting and (name in self.protected_settings
+                            or name.startswith(self.protected_prefixes)):
+                return f"{tok.text} is reserved by the parrot sandbox"
+            if tok.kind is TokenKind.WORD and name in self.write_words and not called \
+                    and not writes:
+                writes, writer = True, f"{first} ... {tok.text.upper()}"
+        if self.read_only and (writes or not words):
+            return f"{writer or 'this statement'}: {self.read_only_reason}"
+        plan = Plan(text, tokens, words, writes)
+        if self.extra is not None and (why := self.extra(plan)):
+            return why
+        return plan
 
 
 # --- time -----------------------------------------------------------------------------------------

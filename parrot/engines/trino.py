@@ -59,7 +59,7 @@ from typing import Any, ClassVar
 
 from parrot import values
 from parrot.engines import statements as st
-from parrot.engines.base import Capabilities, Execution
+from parrot.engines.base import Capabilities, Execution, TypeMap
 from parrot.engines.dbapi import (
     CONNECT_TIMEOUT,
     ContainerExists,
@@ -74,21 +74,15 @@ from parrot.engines.dbapi import (
     months_interval,
     values_inserts,
 )
-from parrot.fixtures import Column, Fixture, Table, decimal_precision, decimal_scale
+from parrot.fixtures import Column, Fixture, Table
 
 REQUEST_TIMEOUT = 60.0  # seconds per HTTP request
 
 # --- types ----------------------------------------------------------------------------------------
 
-_TYPE_MAP = {"integer": "INTEGER", "bigint": "BIGINT", "double": "DOUBLE", "text": "VARCHAR",
-             "boolean": "BOOLEAN", "date": "DATE", "timestamp": "TIMESTAMP(6)"}
-
-
-def trino_type(column: Column) -> str:
-    t = column.type
-    if t.startswith("decimal"):
-        return f"DECIMAL({decimal_precision(t)},{decimal_scale(t)})"
-    return _TYPE_MAP[t]
+trino_type = TypeMap({"integer": "INTEGER", "bigint": "BIGINT", "double": "DOUBLE",
+                      "text": "VARCHAR", "boolean": "BOOLEAN", "date": "DATE",
+                      "timestamp": "TIMESTAMP(6)"})
 
 
 def string_literal(text: str) -> str:
@@ -235,7 +229,6 @@ class TrinoEngine(ServerEngine):
             importlib.import_module(f"{self.driver_module}.{sub}")
 
         self.catalog = self.catalog_of(self.url)
-        self._admin: Any = None
         self._not_null = True  # whether the connector accepts NOT NULL columns
 
     @staticmethod
@@ -288,12 +281,6 @@ class TrinoEngine(ServerEngine):
             with contextlib.suppress(Exception):
                 cur.close()
 
-    def _reset(self) -> None:
-        admin, self._admin = self._admin, None
-        if admin is not None:
-            with contextlib.suppress(Exception):
-                admin.close()
-
     def driver_errors(self) -> tuple[type[BaseException], ...]:
         exceptions = self.driver.exceptions
         return (exceptions.TrinoQueryError, exceptions.TrinoDataError)
@@ -306,6 +293,8 @@ class TrinoEngine(ServerEngine):
     def qualified(self, container: str, table: str | None = None) -> str:
         out = f"{self.quote(self.catalog)}.{self.quote(container)}"
         return out if table is None else f"{out}.{self.ident(table)}"
+
+    table_name = qualified
 
     # --- fixtures -----------------------------------------------------------------------------
 
@@ -348,10 +337,6 @@ class TrinoEngine(ServerEngine):
                 f"({', '.join(self.ident(c) for c in table.column_names)})")
         for sql in values_inserts(table, head, literal):
             self._admin_rows(sql)
-
-    def _read_table(self, container: str, table: Table) -> list[Sequence[Any]]:
-        cols = ", ".join(self.ident(c) for c in table.column_names)
-        return self._admin_rows(f"SELECT {cols} FROM {self.qualified(container, table.name)}")
 
     # --- execution ----------------------------------------------------------------------------
 

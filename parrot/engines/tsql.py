@@ -77,7 +77,7 @@ from collections.abc import Iterator, Sequence
 from typing import Any, ClassVar
 
 from parrot.engines import statements as st
-from parrot.engines.base import Capabilities, Execution, FixtureLoadError
+from parrot.engines.base import Capabilities, Execution, FixtureLoadError, TypeMap
 from parrot.engines.dbapi import (
     CONNECT_TIMEOUT,
     LOAD_WAIT,
@@ -90,7 +90,7 @@ from parrot.engines.dbapi import (
     float_specials,
     insert_chunks,
 )
-from parrot.fixtures import Column, Fixture, Table, decimal_precision, decimal_scale
+from parrot.fixtures import Column, Fixture, Table
 
 PREFERRED_DRIVERS = ("ODBC Driver 18 for SQL Server", "ODBC Driver 17 for SQL Server")
 KEY_CHARS = 450  # NVARCHAR characters in a clustered primary key (900 bytes)
@@ -106,18 +106,16 @@ ODBC_HINT = (" — pyodbc also needs unixODBC (apt-get install unixodbc) and an 
 
 # --- types ----------------------------------------------------------------------------------------
 
-_TYPE_MAP = {"integer": "INT", "bigint": "BIGINT", "double": "FLOAT(53)", "text": "NVARCHAR(MAX)",
-             "boolean": "BIT", "date": "DATE", "timestamp": "DATETIME2(6)"}
+_TYPES = TypeMap({"integer": "INT", "bigint": "BIGINT", "double": "FLOAT(53)",
+                  "text": "NVARCHAR(MAX)", "boolean": "BIT", "date": "DATE",
+                  "timestamp": "DATETIME2(6)"})
 
 
 def tsql_type(column: Column, key_chars: int | None = None) -> str:
     """The SQL Server type of a portable column (``key_chars``: a text column in a key)."""
-    t = column.type
-    if t.startswith("decimal"):
-        return f"DECIMAL({decimal_precision(t)},{decimal_scale(t)})"
-    if t == "text" and key_chars is not None:
+    if column.type == "text" and key_chars is not None:
         return f"NVARCHAR({key_chars})"
-    return _TYPE_MAP[t]
+    return _TYPES(column)
 
 
 # --- statement guard ------------------------------------------------------------------------------
@@ -320,7 +318,6 @@ class SQLServerEngine(ServerEngine):
                 "(apt-get install tdsodbc), or name one with ?driver=...")
         self.odbc_driver = chosen
         self.driver.pooling = False  # NO REVERT connections must never be reused
-        self._admin: Any = None
 
     # --- connections --------------------------------------------------------------------------
 
@@ -338,21 +335,6 @@ class SQLServerEngine(ServerEngine):
             with self._admin.cursor() as cur:
                 cur.execute("SET NOCOUNT ON")
         return self._admin
-
-    def _admin_rows(self, sql: str, *args: Any) -> list[Sequence[Any]]:
-        with self._admin_conn().cursor() as cur:
-            cur.execute(sql, *args)
-            return list(cur.fetchall()) if cur.description else []
-
-    def _admin_sql(self, sql: str, *args: Any) -> None:
-        with self._admin_conn().cursor() as cur:
-            cur.execute(sql, *args)
-
-    def _reset(self) -> None:
-        admin, self._admin = self._admin, None
-        if admin is not None:
-            with contextlib.suppress(Exception):
-                admin.close()
 
     def version(self) -> str:
         if self._version is None:
@@ -410,9 +392,6 @@ class SQLServerEngine(ServerEngine):
                                 self.ident,
                                 lambda c: tsql_type(c, key_chars if c in text_keys else None))
 
-    def _create_table(self, container: str, table: Table) -> None:
-        self._admin_sql(self.table_ddl(container, table))
-
     def _insert(self, container: str, table: Table) -> None:
         cols = ", ".join(self.ident(c) for c in table.column_names)
         row_marks = "(" + ", ".join("?" for _ in table.columns) + ")"
@@ -422,11 +401,6 @@ class SQLServerEngine(ServerEngine):
                 cur.execute(f"INSERT INTO {target} ({cols}) VALUES "
                             + ", ".join(row_marks for _ in chunk),
                             *[v for row in chunk for v in row])
-
-    def _read_table(self, container: str, table: Table) -> list[Sequence[Any]]:
-        cols = ", ".join(self.ident(c) for c in table.column_names)
-        return self._admin_rows(f"SELECT {cols} FROM {self.quote(container)}."
-                                f"{self.ident(table.name)}")
 
     def _after_load(self, container: str, fixture: Fixture) -> None:
         """The fixture's runner user: default schema = the fixture's; rights there only."""

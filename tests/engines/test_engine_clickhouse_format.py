@@ -15,6 +15,7 @@ from parrot.engines.clickhouse import (
     _plan,
     canonical_rows,
     converter,
+    created_function,
     parse_literal,
     parse_output,
     parse_type,
@@ -137,4 +138,4 @@ def test_plan_classifies_reads_and_writes() -> None:
         plan = _plan(sql)
         assert not isinstance(plan, str) and plan.writes
     udf = _plan("CREATE OR REPLACE FUNCTION IF NOT EXISTS twice AS (x) -> x * 2")
-    assert not isinstance(udf, str) and udf.creates_function == "twice"
+    assert not isinstance(udf, str) and created_function(udf) == "twice"

@@ -358,10 +358,10 @@ def test_database_qualified_names_run(engine: MySQLEngine, shop: Fixture, sql: s
     (2013, ExecStatus.ENGINE_ERROR),
 ])
 def test_error_classification(code: int, status: ExecStatus) -> None:
-    from parrot.engines.mysql import _classify
+    from parrot.engines.mysql import ERRORS
 
     exc = pymysql.err.OperationalError(code, "server message")
-    assert _classify(exc, timed_out=False) is status
+    assert ERRORS(exc, cancelled=False) is status
 
 
 @MYSQL
