@@ -113,10 +113,12 @@ def build_parser() -> argparse.ArgumentParser:
                         f"(default: {DEFAULT_PREFIX_RATIO})")
     p.add_argument("--patience", type=int, default=DEFAULT_PATIENCE,
                    help="non-improving statements before leaving a cluster")
-    p.add_argument("--coverage", default="sqlglot", choices=sorted(COVERAGE_SOURCES),
+    p.add_argument("--coverage", choices=sorted(COVERAGE_SOURCES),
                    help="parser coverage that selection maximises: sqlglot (expression nodes and "
-                        "slots) or grammar (parrot's own grammar rules and alternatives; sqlglot "
-                        "for dialects without one) (default: sqlglot)")
+                        "slots), grammar (parrot's own grammar rules and alternatives; sqlglot "
+                        "for dialects without one) or statement (every parseable statement "
+                        "counts: no selection) (default: the variant's, simple: statement, "
+                        "diverse and main: sqlglot)")
     p.add_argument("--keep", dest="limit", type=int, help="statements kept by coverage "
                    "selection (variant default; 0 for no limit)")
     p.add_argument("--limit", "--input-limit", dest="input_limit", type=int,
@@ -161,6 +163,8 @@ def chosen_pairs(args: argparse.Namespace) -> DialectPairs:
 def build_stages(args: argparse.Namespace, targets: tuple[str, ...], limit: int | None,
                  corpus_targets_only: bool, pairs: DialectPairs = EVERY_PAIR) -> list[Stage]:
     llm = llm_options.from_args(args)
+    variant = VARIANTS.get(args.variant)  # defaults of the options not given
+    coverage = args.coverage or variant.coverage
     stages: list[Stage] = [Standardise(), Canonicalise(args.timeout, DEFAULT_MAX_ROWS)]
     levels = tuple(x.strip() for x in args.anonymise.split(",") if x.strip())
     if levels:
@@ -172,12 +176,12 @@ def build_stages(args: argparse.Namespace, targets: tuple[str, ...], limit: int 
     stages += [
         Normalise(),
         Cluster(args.prefix_ratio),
-        Features(args.coverage, args.patience + 1),
-        Coverage(args.coverage, args.patience, limit),
+        Features(coverage, args.patience + 1),
+        Coverage(coverage, args.patience, limit),
         Pairs(targets, corpus_targets_only, pairs),
         TestData(args.rounds, args.seed, args.timeout),
         TypeFilter(args.timeout, DEFAULT_MAX_ROWS),
-        Annotate(args.annotator or VARIANTS.get(args.variant).annotators, llm),
+        Annotate(args.annotator or variant.annotators, llm),
         Verify(args.timeout, DEFAULT_MAX_ROWS, review=not args.no_review,
                keep_unverified=args.keep_unverified),
     ]

@@ -44,6 +44,7 @@ class Variant:
     limit: int | None  # statements kept by coverage selection, by default
     corpus_targets_only: bool = False
     annotators: tuple[str, ...] = ("sqlglot",)  # --annotator specs, by default
+    coverage: str = "sqlglot"  # --coverage, by default
     # the corpus files and a per-row reader, for a variant whose records are one per row (no
     # cross-row merging): what lets a cluster read the corpus in partitions
     rows: Callable[[tuple[str, ...]], tuple[list[Path], RowReader]] | None = None
@@ -144,7 +145,7 @@ VARIANTS: Registry[Variant] = Registry("curation variant", group="parrot.curatio
                                        check=lambda v: isinstance(v, Variant),
                                        expects="a Variant")
 for _variant in (Variant("simple", load_simple, LOCAL, LOCAL, None,
-                         annotators=("sqlglot", "rules")),
+                         annotators=("sqlglot", "rules"), coverage="statement"),
                  Variant("diverse", load_diverse, ("sqlite",), ("duckdb", "clickhouse"), 400,
                          rows=rows_diverse),
                  Variant("main", load_main, ("sqlite",), ("duckdb", "clickhouse"), 100,
