@@ -57,7 +57,9 @@ class Checker:
     def __init__(self, timeout: float, max_rows: int):
         from parrot.eval.judge import Judge
 
-        self.judge = Judge(timeout=timeout, max_rows=max_rows, start=False)
+        # execution verdicts only: the grammar check of a failing run (Acc_SYN) is unused here
+        self.judge = Judge(timeout=timeout, max_rows=max_rows, start=False,
+                           syntax_fallback=False)
         self._fixtures: dict[str, Fixture] = {}
 
     def runnable(self, r: Record) -> bool:

@@ -155,3 +155,20 @@ def test_an_engine_failure_of_the_source_is_run_again(monkeypatch: pytest.Monkey
     record = check.judge_retrying(check.item(kept[0], check.rounds(kept[0])[0]),
                                   "SELECT 7 // 2 AS q")
     assert record["verdicts"]["strict"]["match"]
+
+
+def test_verification_skips_the_grammar_check_of_failing_runs() -> None:
+    """Curation judges by execution only: a candidate the engine rejects costs no grammar
+    check (Acc_SYN, slow to load on a loaded machine), which eval's default judge still runs."""
+    from parrot.curate import verify
+    from parrot.datasets import Item
+
+    item = Item(id="x", source_dialect="sqlite", target_dialect="duckdb", source_sql="SELECT 1")
+    failing = Translation(TranslationStatus.OK, sql="SELEC 1")
+    check = verify.checker(verify.DEFAULT_TIMEOUT, verify.DEFAULT_MAX_ROWS)
+    assert check.judge.judge(item, failing)["syntax_checked"] is False
+    judge = Judge()
+    try:
+        assert judge.judge(item, failing)["syntax_checked"] is True
+    finally:
+        judge.close()
