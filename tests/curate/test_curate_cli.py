@@ -33,7 +33,7 @@ def test_simple_variant_end_to_end(tmp_path: Path) -> None:
     assert manifest["suites"]["exit_status"] == 0  # curation builds the suites it can
     assert (out / "suites").is_dir() and manifest["suites"]["files"] > 0
     dataset = load_dataset(str(out))
-    judge = Judge()
+    judge = Judge(start=True)  # curation stopped the postgres/mysql servers it started
     try:
         for item in dataset.items:
             record = judge.judge(item, Translation(TranslationStatus.OK,
