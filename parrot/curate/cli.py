@@ -86,15 +86,17 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--pairs", default="",
                    help="SOURCE:TARGET dialect pairs to write, comma-separated, * = any "
                         "(eval's syntax), e.g. mysql:duckdb,sqlite:*; default: the variant's "
-                        "sources to the embedded engines (postgres and mysql need servers: "
-                        "python -m parrot.engines up)")
+                        "sources to its targets (simple: sqlite, duckdb, clickhouse, postgres and "
+                        "mysql, each to every other; diverse and main: sqlite to duckdb and "
+                        "clickhouse); the postgres and mysql servers are started for the run")
     p.add_argument("--sources", type=_dialect_list,
                    help="source dialects, comma-separated (shorthand: --sources A --targets B "
                         "is --pairs A:B)")
     p.add_argument("--targets", type=_dialect_list, help="target dialects, comma-separated")
     p.add_argument("--annotator", action="append", default=[],
-                   help="a translator spec producing candidates (repeatable; default sqlglot): "
-                        "sqlglot, openai/gpt-4o, ensemble:sqlglot,openai/gpt-4o, ...")
+                   help="a translator spec producing candidates (repeatable; default: the "
+                        "variant's, simple: sqlglot and rules, diverse and main: sqlglot): "
+                        "sqlglot, rules, openai/gpt-4o, ensemble:sqlglot,openai/gpt-4o, ...")
     p.add_argument("--difficulty-model", metavar="SPEC",
                    help="the difficulty filter's translator (any --model spec, e.g. local, "
                         "openai/gpt-4o-mini): it translates every verified pair, judged like "
@@ -111,10 +113,12 @@ def build_parser() -> argparse.ArgumentParser:
                         f"(default: {DEFAULT_PREFIX_RATIO})")
     p.add_argument("--patience", type=int, default=DEFAULT_PATIENCE,
                    help="non-improving statements before leaving a cluster")
-    p.add_argument("--coverage", default="sqlglot", choices=sorted(COVERAGE_SOURCES),
+    p.add_argument("--coverage", choices=sorted(COVERAGE_SOURCES),
                    help="parser coverage that selection maximises: sqlglot (expression nodes and "
-                        "slots) or grammar (parrot's own grammar rules and alternatives; sqlglot "
-                        "for dialects without one) (default: sqlglot)")
+                        "slots), grammar (parrot's own grammar rules and alternatives; sqlglot "
+                        "for dialects without one) or statement (every parseable statement "
+                        "counts: no selection) (default: the variant's, simple: statement, "
+                        "diverse and main: sqlglot)")
     p.add_argument("--keep", dest="limit", type=int, help="statements kept by coverage "
                    "selection (variant default; 0 for no limit)")
     p.add_argument("--limit", "--input-limit", dest="input_limit", type=int,
@@ -138,6 +142,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-suites", action="store_true",
                    help="skip building the distilled test suites (python -m parrot.testsuite "
                         "build) of the written dataset; by default they go to OUT/suites/")
+    p.add_argument("--no-start", action="store_true",
+                   help="do not start the local postgres/mysql servers the pairs need (their "
+                        "pairs are then dropped as no_engine unless a server is up)")
     p.add_argument("--quiet", action="store_true", help="no progress bars and no funnel table")
     llm_options.add_arguments(
         p, only={"api_base", "concurrency", "request_timeout", "cache", "no_cache", "shots"},
@@ -156,6 +163,8 @@ def chosen_pairs(args: argparse.Namespace) -> DialectPairs:
 def build_stages(args: argparse.Namespace, targets: tuple[str, ...], limit: int | None,
                  corpus_targets_only: bool, pairs: DialectPairs = EVERY_PAIR) -> list[Stage]:
     llm = llm_options.from_args(args)
+    variant = VARIANTS.get(args.variant)  # defaults of the options not given
+    coverage = args.coverage or variant.coverage
     stages: list[Stage] = [Standardise(), Canonicalise(args.timeout, DEFAULT_MAX_ROWS)]
     levels = tuple(x.strip() for x in args.anonymise.split(",") if x.strip())
     if levels:
@@ -167,12 +176,12 @@ def build_stages(args: argparse.Namespace, targets: tuple[str, ...], limit: int 
     stages += [
         Normalise(),
         Cluster(args.prefix_ratio),
-        Features(args.coverage, args.patience + 1),
-        Coverage(args.coverage, args.patience, limit),
+        Features(coverage, args.patience + 1),
+        Coverage(coverage, args.patience, limit),
         Pairs(targets, corpus_targets_only, pairs),
         TestData(args.rounds, args.seed, args.timeout),
         TypeFilter(args.timeout, DEFAULT_MAX_ROWS),
-        Annotate(args.annotator or ["sqlglot"], llm),
+        Annotate(args.annotator or variant.annotators, llm),
         Verify(args.timeout, DEFAULT_MAX_ROWS, review=not args.no_review,
                keep_unverified=args.keep_unverified),
     ]
@@ -269,20 +278,27 @@ def main(argv: list[str] | None = None) -> int:
     except ExecutorError as exc:
         errors.print(f"[red]{exc}[/red]")
         return 2
+    servers = [] if args.no_start else start_local_servers((*sources, *targets), console)
     try:
-        kept, funnel, routed, n_inputs = _run(records, stages, executor, args.chunk_size,
-                                              console, args.quiet,
-                                              (parts, reader) if partitioned else None)
+        try:
+            kept, funnel, routed, n_inputs = _run(records, stages, executor, args.chunk_size,
+                                                  console, args.quiet,
+                                                  (parts, reader) if partitioned else None)
+        finally:
+            executor.close()
+        n_items, n_fixtures = write_dataset(out, args.variant, kept)
+        write_review(out, routed)
+        manifest = build_manifest(args, argv, sources, targets, limit, inputs, stages, funnel,
+                                  started, n_items, n_fixtures, len(routed), n_inputs)
+        if partitioned:
+            manifest["corpus_read"] = {"partitions": len(parts), "bytes": args.partition_bytes}
+        if n_items and not args.no_suites:
+            manifest["suites"] = build_suites(out, args.seed, args.jobs, quiet=args.quiet)
     finally:
-        executor.close()
-    n_items, n_fixtures = write_dataset(out, args.variant, kept)
-    write_review(out, routed)
-    manifest = build_manifest(args, argv, sources, targets, limit, inputs, stages, funnel,
-                              started, n_items, n_fixtures, len(routed), n_inputs)
-    if partitioned:
-        manifest["corpus_read"] = {"partitions": len(parts), "bytes": args.partition_bytes}
-    if n_items and not args.no_suites:
-        manifest["suites"] = build_suites(out, args.seed, args.jobs, quiet=args.quiet)
+        if servers:
+            from parrot.eval.cli import stop_servers
+
+            stop_servers(servers)
     write_manifest(out, manifest)
     console.print(funnel_table(funnel))
     console.print(f"{n_items} items ({n_fixtures} generated fixtures) → {out}/items.jsonl; "
@@ -297,6 +313,20 @@ def main(argv: list[str] | None = None) -> int:
                      markup=True)
         return 1
     return 0 if n_items else 1
+
+
+def start_local_servers(dialects_used: tuple[str, ...], console: Any) -> list[str]:
+    """Start the local servers (postgres, mysql) the run's dialects need and no URL names;
+    returns the ones started here (stopped after the suites are built)."""
+    from parrot.engines import needs_server, url_from_env
+    from parrot.eval.cli import start_servers
+
+    needed = sorted(d for d in set(dialects_used) if needs_server(d) and url_from_env(d) is None)
+    started, failed = start_servers(needed, console)
+    for dialect, why in failed.items():
+        console.print(f"[yellow]warning:[/] {dialect}: {why}; its pairs are dropped as "
+                      "no_engine", highlight=False)
+    return started
 
 
 def build_suites(out: Path, seed: int, jobs: int, quiet: bool = False) -> dict[str, Any]:

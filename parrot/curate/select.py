@@ -188,8 +188,20 @@ class GrammarCoverage:
         return frozenset(f"{dialect}:{f}" for f in found) if statements else None
 
 
+class StatementCoverage(SqlglotCoverage):
+    """sqlglot's features plus the statement itself: every statement sqlglot parses adds
+    coverage, so selection keeps them all (the simple variant's default: many items)."""
+
+    name = "statement"
+
+    def features(self, sql: str, dialect: str) -> frozenset[str] | None:
+        found = super().features(sql, dialect)
+        return None if found is None else found | {f"{dialect}:statement:{sql}"}
+
+
 COVERAGE_SOURCES: dict[str, type[CoverageSource]] = {"sqlglot": SqlglotCoverage,
-                                                     "grammar": GrammarCoverage}
+                                                     "grammar": GrammarCoverage,
+                                                     "statement": StatementCoverage}
 
 
 def coverage_source(name: str) -> CoverageSource:

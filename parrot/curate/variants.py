@@ -1,8 +1,10 @@
 """The benchmark variants: which corpus each reads, its default targets and its selection.
 
 * ``simple`` — unit-style pairs from sqlglot's own tests (``<corpora>/sqlglot/``): their source
-  statements in dialects with an engine here, paired with every target; the test's expected
-  output rides along as a candidate. Verified by execution on generated data.
+  statements in the five dialects with an engine here besides Spark (SQLite, DuckDB,
+  ClickHouse, PostgreSQL, MySQL), paired with every other one; the test's expected output rides
+  along as a candidate. Annotated by sqlglot and its rewrite rules, verified by execution on
+  generated data.
 * ``diverse`` — real benchmark queries of the Spider family (``<corpora>/parrot/*.jsonl``) whose
   Spider database is present, run on that database (``spider/<db_id>``) and on generated data.
 * ``main`` — the hard set: long (top token-length quartile) statements with several constructs
@@ -24,6 +26,7 @@ from parrot.migrate.named import corpora_root
 from parrot.registry import Registry
 
 EMBEDDED = ("sqlite", "duckdb", "clickhouse")
+LOCAL = (*EMBEDDED, "postgres", "mysql")  # engines here without Spark's JVM (servers: started)
 SPIDER_FAMILY = ("Spider", "Spider-Syn", "Spider-DK", "Spider-Realistic", "Dr.Spider", "sparc",
                  "CoSQL", "CSpider", "PortugueseSpider", "Archer", "AmbiQT", "PAUQ")
 
@@ -40,6 +43,8 @@ class Variant:
     targets: tuple[str, ...]  # target dialects by default
     limit: int | None  # statements kept by coverage selection, by default
     corpus_targets_only: bool = False
+    annotators: tuple[str, ...] = ("sqlglot",)  # --annotator specs, by default
+    coverage: str = "sqlglot"  # --coverage, by default
     # the corpus files and a per-row reader, for a variant whose records are one per row (no
     # cross-row merging): what lets a cluster read the corpus in partitions
     rows: Callable[[tuple[str, ...]], tuple[list[Path], RowReader]] | None = None
@@ -139,7 +144,8 @@ def load_main(sources: tuple[str, ...]) -> tuple[list[Record], list[Path]]:
 VARIANTS: Registry[Variant] = Registry("curation variant", group="parrot.curation_variants",
                                        check=lambda v: isinstance(v, Variant),
                                        expects="a Variant")
-for _variant in (Variant("simple", load_simple, EMBEDDED, EMBEDDED, None),
+for _variant in (Variant("simple", load_simple, LOCAL, LOCAL, None,
+                         annotators=("sqlglot", "rules"), coverage="statement"),
                  Variant("diverse", load_diverse, ("sqlite",), ("duckdb", "clickhouse"), 400,
                          rows=rows_diverse),
                  Variant("main", load_main, ("sqlite",), ("duckdb", "clickhouse"), 100,

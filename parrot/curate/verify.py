@@ -18,8 +18,9 @@ source result is non-empty. A source whose LIMIT cuts through ties there is reje
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from parrot.curate.stages import Batch, Candidate, Drop, Record, Stage
 from parrot.datasets import Item
@@ -28,11 +29,15 @@ from parrot.fixtures import Fixture, FixtureError, fixture_from_json
 from parrot.testsuite.datagen import SchemaError, fixture_name, query_test_data
 from parrot.translators.base import Translation, TranslationStatus
 
+if TYPE_CHECKING:
+    from parrot.eval.judge import Gold
+
 DEFAULT_ROUNDS = 5
 DEFAULT_TIMEOUT = 5.0
 DEFAULT_MAX_ROWS = 10_000
 ENGINE_RETRIES = 2  # re-judgements of a candidate whose run hit an engine failure
 ENGINE_RETRY_PAUSE = 1.0  # seconds before the first (doubling after)
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -52,7 +57,9 @@ class Checker:
     def __init__(self, timeout: float, max_rows: int):
         from parrot.eval.judge import Judge
 
-        self.judge = Judge(timeout=timeout, max_rows=max_rows, start=False)
+        # execution verdicts only: the grammar check of a failing run (Acc_SYN) is unused here
+        self.judge = Judge(timeout=timeout, max_rows=max_rows, start=False,
+                           syntax_fallback=False)
         self._fixtures: dict[str, Fixture] = {}
 
     def runnable(self, r: Record) -> bool:
@@ -93,7 +100,7 @@ class Checker:
         fixtures = self.rounds(r)
         first_ok = None
         for i, fx in enumerate(fixtures):
-            gold = self.judge.gold(self.item(r, fx)).execution
+            gold = self.gold_retrying(self.item(r, fx)).execution
             if not gold.ok:
                 if r.fixture and i == 0:
                     return 0, f"source fails on {r.fixture}: {gold.status}"
@@ -110,17 +117,19 @@ class Checker:
         return i, (f"nondeterministic source: {reason}" if reason else None)
 
     def judge_retrying(self, item: Item, sql: str) -> Outcome:
-        """The judge's record for ``sql``; a candidate whose run hit an engine failure (an
-        in-process engine that could not start a thread or allocate memory on a loaded machine)
-        is judged again after a pause, up to ``ENGINE_RETRIES`` times, so a transient failure of
-        the machine does not send a pair to review as if the translation were wrong."""
-        for attempt in range(ENGINE_RETRIES + 1):
-            record = self.judge.judge(item, Translation(TranslationStatus.OK, sql=sql))
-            pred = record.get("pred")
-            if not pred or pred["status"] != "engine_error" or attempt == ENGINE_RETRIES:
-                break
-            time.sleep(ENGINE_RETRY_PAUSE * (attempt + 1))
-        return record
+        """The judge's record for ``sql``; one whose source or candidate run hit an engine
+        failure (an in-process engine that could not start a thread or allocate memory on a
+        loaded machine) is judged again (:func:`retrying`), so a transient failure of the
+        machine does not send a pair to review as if the translation were wrong."""
+        return retrying(
+            lambda: self.judge.judge(item, Translation(TranslationStatus.OK, sql=sql)),
+            lambda record: any(run and run["status"] == "engine_error"
+                               for run in (record.get("gold"), record.get("pred"))))
+
+    def gold_retrying(self, item: Item) -> Gold:
+        """The source's run (the judge's Gold), run again after an engine failure."""
+        return retrying(lambda: self.judge.gold(item),
+                        lambda gold: gold.execution.status == "engine_error")
 
     def agrees(self, r: Record, sql: str) -> Agreement:
         """Whether ``sql`` on the target gives the source's result on every round."""
@@ -145,6 +154,17 @@ class Checker:
         if not compared:
             return Agreement(False, "gold_error", "the source ran on no round")
         return Agreement(True, "match", rounds_compared=compared)
+
+
+def retrying(run: Callable[[], T], failed: Callable[[T], bool]) -> T:
+    """``run()``, again after a pause (doubling) while ``failed`` says an engine failed, up to
+    ``ENGINE_RETRIES`` times."""
+    for attempt in range(ENGINE_RETRIES):
+        out = run()
+        if not failed(out):
+            return out
+        time.sleep(ENGINE_RETRY_PAUSE * 2 ** attempt)
+    return run()
 
 
 _CHECKER: dict[tuple[float, int], Checker] = {}

@@ -82,9 +82,10 @@ class Judge:
 
     def __init__(self, timeout: float = DEFAULT_TIMEOUT, max_rows: int = DEFAULT_MAX_ROWS,
                  urls: dict[str, str] | None = None, start: bool = False, syntax: bool = False,
-                 suite_dir: Path | None = None):
+                 suite_dir: Path | None = None, syntax_fallback: bool = True):
         self.timeout = timeout
         self.syntax = syntax  # Acc_SYN on every translation, not only where no engine accepted it
+        self.syntax_fallback = syntax_fallback  # False: no Acc_SYN at all (curation needs none)
         self.max_rows = max_rows
         self.urls = dict(urls or {})  # dialect -> server URL (--engine DIALECT=URL)
         self.start = start  # start (and restart) managed servers on demand
@@ -298,7 +299,8 @@ class Judge:
         record["verdicts"] = {m.value: cast(VerdictRecord, v.to_json())
                               for m, v in verdicts.items()}
         ran = record["pred"] is not None and record["pred"]["status"] == ExecStatus.OK.value
-        syntax = syntax_json(item.target_dialect, translation) if self.syntax or not ran else None
+        syntax = (syntax_json(item.target_dialect, translation)
+                  if self.syntax or (not ran and self.syntax_fallback) else None)
         record["syntax_checked"] = syntax is not None
         if syntax is not None:
             record["syntax"] = syntax

@@ -33,7 +33,7 @@ def test_simple_variant_end_to_end(tmp_path: Path) -> None:
     assert manifest["suites"]["exit_status"] == 0  # curation builds the suites it can
     assert (out / "suites").is_dir() and manifest["suites"]["files"] > 0
     dataset = load_dataset(str(out))
-    judge = Judge()
+    judge = Judge(start=True)  # curation stopped the postgres/mysql servers it started
     try:
         for item in dataset.items:
             record = judge.judge(item, Translation(TranslationStatus.OK,
@@ -80,6 +80,38 @@ def _one_verified_pair(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(cli, "_run", lambda *a, **k: ([pair], [], [], 1))
 
 
+def test_simple_defaults_pair_five_engines_and_add_the_rules(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without options the simple variant reads and targets the five engines here besides
+    Spark, annotates with sqlglot and its rules, and starts (then stops) the two servers."""
+    import parrot.eval.cli
+    import parrot.testsuite.cli
+
+    calls: list[tuple[str, list[str]]] = []
+
+    def start(needed: list[str], console: object) -> tuple[list[str], dict[str, str]]:
+        calls.append(("start", list(needed)))
+        return ["mysql"], {"postgres": "its server failed to start: test"}
+
+    monkeypatch.setattr(parrot.eval.cli, "start_servers", start)
+    monkeypatch.setattr(parrot.eval.cli, "stop_servers",
+                        lambda started: calls.append(("stop", list(started))))
+    monkeypatch.setattr(parrot.testsuite.cli, "main", _failing_builder(0))
+    _one_verified_pair(monkeypatch)
+    assert main(["--variant", "simple", "--out", str(tmp_path), "--quiet"]) == 0
+    assert calls == [("start", ["mysql", "postgres"]), ("stop", ["mysql"])]
+    params = json.loads((tmp_path / "manifest.json").read_text())["parameters"]
+    local = ["sqlite", "duckdb", "clickhouse", "postgres", "mysql"]
+    assert params["sources"] == local == params["targets"]
+    assert [a["name"] for a in params["stages"]["annotate"]["annotators"]] == ["sqlglot", "rules"]
+    calls.clear()
+    assert main(["--variant", "simple", "--out", str(tmp_path), "--quiet", "--no-start",
+                 "--annotator", "sqlglot"]) == 0
+    assert calls == []
+    params = json.loads((tmp_path / "manifest.json").read_text())["parameters"]
+    assert [a["name"] for a in params["stages"]["annotate"]["annotators"]] == ["sqlglot"]
+
+
 def _failing_builder(rc: int) -> object:
     def build(argv: list[str]) -> int:
         import sys
@@ -101,7 +133,7 @@ def test_a_failed_suite_build_is_an_error_and_items_stay(
     _one_verified_pair(monkeypatch)
     monkeypatch.setattr(parrot.testsuite.cli, "main", _failing_builder(rc))
     assert main(["--variant", "simple", "--input-limit", "1", "--out", str(tmp_path),
-                 "--quiet"]) == 1
+                 "--quiet", "--no-start"]) == 1
     captured = capsys.readouterr()
     assert "10/10 (progress)" not in captured.out  # --quiet holds the builder's progress back
     assert "building the test suites failed" in captured.err
@@ -118,6 +150,6 @@ def test_a_quiet_suite_build_prints_nothing(tmp_path: Path, monkeypatch: pytest.
     _one_verified_pair(monkeypatch)
     monkeypatch.setattr(parrot.testsuite.cli, "main", _failing_builder(0))
     assert main(["--variant", "simple", "--input-limit", "1", "--out", str(tmp_path),
-                 "--quiet"]) == 0
+                 "--quiet", "--no-start"]) == 0
     captured = capsys.readouterr()
     assert captured.out == "" and captured.err == ""

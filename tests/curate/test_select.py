@@ -82,6 +82,19 @@ def test_coverage_limit_and_unparseable(monkeypatch: pytest.MonkeyPatch) -> None
         funnel[-1].dropped.get("unparseable", 0) == 2
 
 
+def test_statement_coverage_keeps_every_parseable_statement() -> None:
+    """``--coverage statement`` (the simple variant's): no statement is dropped for adding no
+    sqlglot feature, unparseable ones still are."""
+    sqls = ["SELECT a FROM t WHERE x = 1", "SELECT a FROM t WHERE x = 2", "SELECT a FROM t",
+            "SELEC oops FROM"]
+    for source, kept in (("sqlglot", 1), ("statement", 3)):
+        records = [Record(f"r{i}", "sqlite", s) for i, s in enumerate(sqls)]
+        stages = [Normalise(), Cluster(1.0), Features(source), Coverage(source)]
+        out, funnel, _ = run_pipeline(records, stages, LocalExecutor(1))
+        assert len(out) == kept, source
+        assert funnel[-1].dropped["unparseable"] == 1
+
+
 def test_unknown_coverage_source() -> None:
     with pytest.raises(ValueError, match="unknown coverage source"):
         select.coverage_source("nope")

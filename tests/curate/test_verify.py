@@ -126,3 +126,49 @@ def test_an_engine_failure_of_a_candidate_is_judged_again(
     monkeypatch.setattr(check.judge, "judge", flaky)
     kept, routed = _verify(_pair("SELECT 7 / 2 AS q", "SELECT 7 // 2 AS q"))
     assert len(kept) == 1 and routed == []
+
+
+def test_an_engine_failure_of_the_source_is_run_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The source's engine failing once per round (a loaded machine) neither drops the pair at
+    test data ("source fails on every round") nor sends it to review: each run is repeated."""
+    from parrot.curate import verify
+    from parrot.engines.base import ExecStatus, Execution
+    from parrot.eval.judge import Gold
+
+    monkeypatch.setattr(verify, "ENGINE_RETRY_PAUSE", 0.0)
+    check = verify.checker(verify.DEFAULT_TIMEOUT, verify.DEFAULT_MAX_ROWS)
+    real = check.judge.gold
+    failed: set[tuple[str, str]] = set()
+
+    def flaky(item, fixture=None):  # type: ignore[no-untyped-def]
+        key = (item.source_sql, (fixture or item.fixture).content_hash)
+        if key not in failed:  # every round's first run of the source fails
+            failed.add(key)
+            return Gold(Execution(ExecStatus.ENGINE_ERROR, error="can't start new thread"),
+                        real(item, fixture).facts, "sqlite")
+        return real(item, fixture)
+
+    monkeypatch.setattr(check.judge, "gold", flaky)
+    kept, routed = _verify(_pair("SELECT 7 / 2 AS q", "SELECT 7 // 2 AS q"))
+    assert len(kept) == 1 and routed == []
+    failed.clear()  # the verification's own runs of the source fail once each, too
+    record = check.judge_retrying(check.item(kept[0], check.rounds(kept[0])[0]),
+                                  "SELECT 7 // 2 AS q")
+    assert record["verdicts"]["strict"]["match"]
+
+
+def test_verification_skips_the_grammar_check_of_failing_runs() -> None:
+    """Curation judges by execution only: a candidate the engine rejects costs no grammar
+    check (Acc_SYN, slow to load on a loaded machine), which eval's default judge still runs."""
+    from parrot.curate import verify
+    from parrot.datasets import Item
+
+    item = Item(id="x", source_dialect="sqlite", target_dialect="duckdb", source_sql="SELECT 1")
+    failing = Translation(TranslationStatus.OK, sql="SELEC 1")
+    check = verify.checker(verify.DEFAULT_TIMEOUT, verify.DEFAULT_MAX_ROWS)
+    assert check.judge.judge(item, failing)["syntax_checked"] is False
+    judge = Judge()
+    try:
+        assert judge.judge(item, failing)["syntax_checked"] is True
+    finally:
+        judge.close()
