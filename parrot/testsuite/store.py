@@ -1,8 +1,9 @@
 """Suite files: one JSON file per (source dialect, source SQL, fixture) beside a dataset.
 
 A dataset ``D/items.jsonl`` keeps its suites in ``D/suites/<key>.json``; suites generated from a
-corpus database (a ``spider/<db_id>`` or ``text2sql/<db>`` fixture: their values are sampled from it) go to
-``D/suites/corpus/<key>.json``, which git ignores, and are rebuilt where the corpus is present.
+corpus database (a ``spider/<db_id>`` or ``text2sql/<db>`` fixture: their values are sampled
+from it) go to ``D/suites/corpus/<key>.json``, which git ignores, and are rebuilt where the
+corpus is present.
 The key is a content hash, so items that share a source query and fixture (one concept, many
 target dialects) share a suite, and a changed source or fixture never picks up a stale suite.
 File shape::
