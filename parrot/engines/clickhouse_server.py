@@ -284,7 +284,6 @@ class ClickHouseServerEngine(ServerEngine):
     driver_module: ClassVar[str] = "clickhouse_connect"
     driver_package: ClassVar[str] = "clickhouse-connect"
     driver_extra: ClassVar[str] = "clickhouse-server"
-    lexicon: ClassVar[st.Lexicon] = st.CLICKHOUSE
     guard: ClassVar[Guard] = GUARD
     errors: ClassVar[ErrorTable] = ERRORS
     quote_chars: ClassVar[tuple[str, str]] = ("`", "`")

@@ -337,7 +337,6 @@ class ServerEngine(EngineBase[str]):
     driver_package: ClassVar[str]
     driver_extra: ClassVar[str]
     driver_note: ClassVar[str] = ""
-    lexicon: ClassVar[st.Lexicon] = st.ANSI
     guard: ClassVar[Guard]
     errors: ClassVar[ErrorTable]
     quote_chars: ClassVar[tuple[str, str]] = ('"', '"')

@@ -291,7 +291,6 @@ class OracleEngine(ServerEngine):
     driver_module: ClassVar[str] = "oracledb"
     driver_package: ClassVar[str] = "oracledb"
     driver_extra: ClassVar[str] = "oracle"
-    lexicon: ClassVar[st.Lexicon] = st.ORACLE
     guard: ClassVar[Guard] = GUARD
     errors: ClassVar[ErrorTable] = ERRORS
     fold: ClassVar[str | None] = "upper"

@@ -266,7 +266,6 @@ class SnowflakeEngine(ServerEngine):
     driver_module: ClassVar[str] = "snowflake.connector"
     driver_package: ClassVar[str] = "snowflake-connector-python"
     driver_extra: ClassVar[str] = "snowflake"
-    lexicon: ClassVar[st.Lexicon] = st.SNOWFLAKE
     guard: ClassVar[Guard] = GUARD
     errors: ClassVar[ErrorTable] = ERRORS
     fold: ClassVar[str | None] = "upper"

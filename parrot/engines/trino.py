@@ -218,7 +218,6 @@ class TrinoEngine(ServerEngine):
     driver_module: ClassVar[str] = "trino"
     driver_package: ClassVar[str] = "trino"
     driver_extra: ClassVar[str] = "trino"
-    lexicon: ClassVar[st.Lexicon] = st.TRINO
     guard: ClassVar[Guard] = GUARD
     errors: ClassVar[ErrorTable] = ERRORS
     fold: ClassVar[str | None] = "lower"

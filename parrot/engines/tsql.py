@@ -294,7 +294,6 @@ class SQLServerEngine(ServerEngine):
     driver_package: ClassVar[str] = "pyodbc"
     driver_extra: ClassVar[str] = "sqlserver"
     driver_note: ClassVar[str] = ODBC_HINT
-    lexicon: ClassVar[st.Lexicon] = st.TSQL
     guard: ClassVar[Guard] = GUARD
     errors: ClassVar[ErrorTable] = ERRORS
     quote_chars: ClassVar[tuple[str, str]] = ("[", "]")
