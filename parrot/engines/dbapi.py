@@ -343,6 +343,7 @@ class ServerEngine(EngineBase[str]):
     fold: ClassVar[str | None] = None  # "upper"/"lower": how unquoted identifiers are stored
     multiple_results: ClassVar[bool] = False  # a statement may return several result sets
     rename_builds: ClassVar[bool] = False  # build a fixture under a temporary name, then rename
+    admin_fetches: ClassVar[bool] = False  # read the results of every admin statement
     cancel_grace: ClassVar[float] = 0.3  # seconds past the deadline before the watchdog fires
 
     def __init__(self, url: str | None = None) -> None:
@@ -445,7 +446,7 @@ class ServerEngine(EngineBase[str]):
         cur = self._admin_conn().cursor()
         try:
             cur.execute(sql, *args)
-            return list(cur.fetchall()) if cur.description else []
+            return list(cur.fetchall()) if cur.description or self.admin_fetches else []
         finally:
             with contextlib.suppress(Exception):
                 cur.close()

@@ -221,6 +221,7 @@ class TrinoEngine(ServerEngine):
     guard: ClassVar[Guard] = GUARD
     errors: ClassVar[ErrorTable] = ERRORS
     fold: ClassVar[str | None] = "lower"
+    admin_fetches: ClassVar[bool] = True  # a statement finishes when its results are read
 
     def __init__(self, url: str | None = None) -> None:
         super().__init__(url)
@@ -259,26 +260,13 @@ class TrinoEngine(ServerEngine):
                                             "query_max_run_time": limit}
         return params
 
-    def _connect(self, schema: str | None = None, timeout: float | None = None) -> Any:
+    def _connect(self, schema: str | None = None,
+                 timeout: float = max(CONNECT_TIMEOUT, 600)) -> Any:  # the admin's by default
         params = self.connect_params(self.url, schema, timeout)
         password = params.pop("password", None)
         if password is not None:
             params["auth"] = self.driver.auth.BasicAuthentication(params["user"], password)
         return self.driver.dbapi.connect(**params)
-
-    def _admin_conn(self) -> Any:
-        if self._admin is None:
-            self._admin = self._connect(timeout=max(CONNECT_TIMEOUT, 600))
-        return self._admin
-
-    def _admin_rows(self, sql: str) -> list[Sequence[Any]]:
-        cur = self._admin_conn().cursor()
-        try:
-            cur.execute(sql)
-            return list(cur.fetchall())
-        finally:
-            with contextlib.suppress(Exception):
-                cur.close()
 
     def driver_errors(self) -> tuple[type[BaseException], ...]:
         exceptions = self.driver.exceptions
