@@ -339,6 +339,7 @@ class ServerEngine(EngineBase[str]):
     driver_note: ClassVar[str] = ""
     guard: ClassVar[Guard]
     errors: ClassVar[ErrorTable]
+    literal: ClassVar[Callable[[Any, Column], str]]  # a fixture value as SQL (for _insert)
     quote_chars: ClassVar[tuple[str, str]] = ('"', '"')
     fold: ClassVar[str | None] = None  # "upper"/"lower": how unquoted identifiers are stored
     multiple_results: ClassVar[bool] = False  # a statement may return several result sets
@@ -574,8 +575,12 @@ class ServerEngine(EngineBase[str]):
     def _create_table(self, container: str, table: Table) -> None:
         self._admin_sql(self.table_ddl(container, table))
 
-    @abc.abstractmethod
-    def _insert(self, container: str, table: Table) -> None: ...
+    def _insert(self, container: str, table: Table) -> None:
+        """Fill a table: by default ``INSERT ... VALUES`` statements of ``literal`` values."""
+        head = (f"INSERT INTO {self.table_name(container, table.name)} "
+                f"({', '.join(self.ident(c) for c in table.column_names)})")
+        for sql in values_inserts(table, head, type(self).literal):
+            self._admin_sql(sql)
 
     def table_name(self, container: str, table: str) -> str:
         """A fixture table's qualified name."""

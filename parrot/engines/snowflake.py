@@ -83,7 +83,6 @@ from parrot.engines.dbapi import (
     create_table_sql,
     json_value,
     utc_naive,
-    values_inserts,
 )
 from parrot.fixtures import Column, Fixture, Table
 
@@ -268,6 +267,7 @@ class SnowflakeEngine(ServerEngine):
     driver_extra: ClassVar[str] = "snowflake"
     guard: ClassVar[Guard] = GUARD
     errors: ClassVar[ErrorTable] = ERRORS
+    literal = literal
     fold: ClassVar[str | None] = "upper"
     rename_builds: ClassVar[bool] = True
 
@@ -358,12 +358,6 @@ class SnowflakeEngine(ServerEngine):
     def table_ddl(self, container: str, table: Table) -> str:
         return create_table_sql(self.qualified(container, table.name), table, self.ident,
                                 snowflake_type)
-
-    def _insert(self, container: str, table: Table) -> None:
-        for sql in values_inserts(table, f"INSERT INTO {self.qualified(container, table.name)} "
-                                  f"({', '.join(self.ident(c) for c in table.column_names)})",
-                                  literal):
-            self._admin_rows(sql)
 
     # --- execution ----------------------------------------------------------------------------
 

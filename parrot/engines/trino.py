@@ -72,7 +72,6 @@ from parrot.engines.dbapi import (
     fetch_capped,
     json_value,
     months_interval,
-    values_inserts,
 )
 from parrot.fixtures import Column, Fixture, Table
 
@@ -220,6 +219,7 @@ class TrinoEngine(ServerEngine):
     driver_extra: ClassVar[str] = "trino"
     guard: ClassVar[Guard] = GUARD
     errors: ClassVar[ErrorTable] = ERRORS
+    literal = literal
     fold: ClassVar[str | None] = "lower"
     admin_fetches: ClassVar[bool] = True  # a statement finishes when its results are read
 
@@ -318,12 +318,6 @@ class TrinoEngine(ServerEngine):
                 raise
             self._not_null = False  # e.g. "Catalog 'x' does not support non-null column"
             self._admin_rows(self.table_ddl(container, table, False))
-
-    def _insert(self, container: str, table: Table) -> None:
-        head = (f"INSERT INTO {self.qualified(container, table.name)} "
-                f"({', '.join(self.ident(c) for c in table.column_names)})")
-        for sql in values_inserts(table, head, literal):
-            self._admin_rows(sql)
 
     # --- execution ----------------------------------------------------------------------------
 
