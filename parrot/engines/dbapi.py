@@ -449,8 +449,7 @@ class ServerEngine(EngineBase[str]):
             cur.execute(sql, *args)
             return list(cur.fetchall()) if cur.description or self.admin_fetches else []
         finally:
-            with contextlib.suppress(Exception):
-                cur.close()
+            st.close_quietly(cur)
 
     def _admin_sql(self, sql: str, *args: Any) -> None:
         """Run one statement on the admin connection."""
@@ -698,9 +697,7 @@ class ServerEngine(EngineBase[str]):
     def _reset(self) -> None:
         """Forget connections after a failure (the next call reconnects)."""
         admin, self._admin = self._admin, None
-        if admin is not None:
-            with contextlib.suppress(Exception):
-                admin.close()
+        st.close_quietly(admin)
 
     def close(self) -> None:
         self._closed = True

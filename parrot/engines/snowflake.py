@@ -313,9 +313,7 @@ class SnowflakeEngine(ServerEngine):
 
     def _drop_runner(self) -> None:
         conn, self._runner, self._runner_session = self._runner, None, None
-        if conn is not None:
-            with contextlib.suppress(Exception):
-                conn.close()
+        st.close_quietly(conn)
 
     def _reset(self) -> None:
         self._drop_runner()
@@ -375,8 +373,7 @@ class SnowflakeEngine(ServerEngine):
                 cur.execute(f"USE SCHEMA {self.qualified(scratch or container)}")
                 return self._run(cur, plans, deadline, max_rows)
             finally:
-                with contextlib.suppress(Exception):
-                    cur.close()
+                st.close_quietly(cur)
         finally:
             if scratch is not None or any(self.leaves_session_state(p) for p in plans):
                 self._drop_runner()  # temporary tables, variables, session parameters

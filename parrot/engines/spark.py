@@ -477,8 +477,7 @@ def _end_process(proc: Any) -> None:
     """End the JVM pyspark started (it exits when its stdin closes)."""
     if proc is None:
         return
-    with contextlib.suppress(Exception):
-        proc.stdin.close()
+    st.close_quietly(proc.stdin)
     try:
         proc.wait(timeout=10)
     except Exception:

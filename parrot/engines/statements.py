@@ -562,6 +562,14 @@ class Guard:
         return plan
 
 
+def close_quietly(*things: Any) -> None:
+    """Close each of ``things`` that is not None, ignoring its failure (clean-up)."""
+    for thing in things:
+        if thing is not None:
+            with contextlib.suppress(Exception):
+                thing.close()
+
+
 # --- time -----------------------------------------------------------------------------------------
 
 class Deadline:

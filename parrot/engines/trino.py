@@ -49,7 +49,6 @@ ZONE] → Temporal time (UTC), INTERVAL DAY TO SECOND / YEAR TO MONTH → Nested
 
 from __future__ import annotations
 
-import contextlib
 import datetime as dt
 import decimal
 import importlib
@@ -328,10 +327,7 @@ class TrinoEngine(ServerEngine):
         try:
             return self._run(cur, plans, deadline, max_rows)
         finally:
-            with contextlib.suppress(Exception):
-                cur.close()
-            with contextlib.suppress(Exception):
-                conn.close()
+            st.close_quietly(cur, conn)
 
     def _statement(self, cursor: Any, plan: Plan, max_rows: int) -> values.ResultSet | None:
         cursor.execute(plan.text)

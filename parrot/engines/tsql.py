@@ -440,8 +440,7 @@ class SQLServerEngine(ServerEngine):
             with contextlib.suppress(Exception):
                 conn.timeout = 0
                 conn.cursor().execute("IF @@TRANCOUNT > 0 ROLLBACK")
-            with contextlib.suppress(Exception):
-                conn.close()
+            st.close_quietly(conn)
 
     def session_sql(self, container: str, seconds: float) -> str:
         """What starts every execution: settings, then the restricted user for good."""

@@ -209,3 +209,19 @@ def test_error_table_fields(exc: BaseException, cancelled: bool, status: ExecSta
                           lost_prefixes=("08",), lost_types=(_Broken,), uncoded_cancel=False,
                           uncoded=ExecStatus.ENGINE_ERROR, driver_errors=(_CodedError, _Broken))
     assert table(exc, cancelled) is status
+
+
+def test_close_quietly_closes_each_and_ignores_failures() -> None:
+    closed: list[str] = []
+
+    class Closing:
+        def __init__(self, name: str, fails: bool = False) -> None:
+            self.name, self.fails = name, fails
+
+        def close(self) -> None:
+            closed.append(self.name)
+            if self.fails:
+                raise OSError("already gone")
+
+    st.close_quietly(Closing("cursor", fails=True), None, Closing("connection"))
+    assert closed == ["cursor", "connection"]
