@@ -547,13 +547,8 @@ class ServerEngine(EngineBase[str]):
         """Grants or other set-up once the container is verified."""
 
     def _read_back(self, container: str, fixture: Fixture) -> dict[str, list[Sequence[Any]]]:
-        out: dict[str, list[Sequence[Any]]] = {}
-        for table in fixture.tables:
-            try:
-                out[table.name] = self._read_table(container, table)
-            except self.driver_errors():
-                out[table.name] = []
-        return out
+        return st.read_tables(fixture, lambda t: self._read_table(container, t),
+                              self.driver_errors())
 
     def _discard(self, container: str) -> None:
         self._drop_container(container)

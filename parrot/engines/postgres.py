@@ -756,17 +756,15 @@ class PostgresEngine(EngineBase[str]):
 
     def _read_back(self, schema: str, fixture: Fixture) -> dict[str, list[tuple[Any, ...]]]:
         conn = self._admin_conn()
-        out: dict[str, list[tuple[Any, ...]]] = {}
-        for table in fixture.tables:
+
+        def read(table: Table) -> list[tuple[Any, ...]]:
             query = sql.SQL("SELECT {} FROM {}.{}").format(
                 sql.SQL(", ").join(_ident(c) for c in table.column_names),
                 sql.Identifier(schema), _ident(table.name))
-            try:
-                with conn.transaction():  # a savepoint when inside a transaction
-                    out[table.name] = conn.execute(query).fetchall()
-            except psycopg.errors.UndefinedTable:
-                out[table.name] = []
-        return out
+            with conn.transaction():  # a savepoint when inside a transaction
+                return conn.execute(query).fetchall()
+
+        return st.read_tables(fixture, read, psycopg.errors.UndefinedTable)
 
     # --- execution ----------------------------------------------------------------------------
 

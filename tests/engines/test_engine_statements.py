@@ -225,3 +225,18 @@ def test_close_quietly_closes_each_and_ignores_failures() -> None:
 
     st.close_quietly(Closing("cursor", fails=True), None, Closing("connection"))
     assert closed == ["cursor", "connection"]
+
+
+def test_read_tables_maps_a_missing_table_to_no_rows() -> None:
+    class Missing(Exception):
+        pass
+
+    def read(table: Any) -> list[tuple[Any, ...]]:
+        if table.name == "orders":
+            raise Missing(table.name)
+        return [(table.name,)]
+
+    assert st.read_tables(SHOP, read, Missing) == {"customers": [("customers",)], "orders": [],
+                                                   "items": [("items",)]}
+    with pytest.raises(Missing):
+        st.read_tables(SHOP, read, KeyError)  # any other failure is the caller's
