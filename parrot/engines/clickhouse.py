@@ -93,7 +93,7 @@ from parrot.engines.base import (
     Execution,
     TypeMap,
 )
-from parrot.fixtures import Column, Fixture
+from parrot.fixtures import Column, Fixture, Table
 
 OUTPUT_FORMAT = "CustomSeparatedWithNamesAndTypes"
 DB_PREFIX = "parrot_"
@@ -597,19 +597,14 @@ class ClickHouseEngine(EngineBase[_Materialised]):
         self._admin.query(f"DROP DATABASE IF EXISTS {ident(mat.database)} SYNC")
 
     def _read_back(self, mat: _Materialised, fixture: Fixture) -> dict[str, Any]:
-        database = mat.database
-        out: dict[str, Any] = {}
-        for table in fixture.tables:
+        def read(table: Table) -> list[Any]:
             cols = ", ".join(ident(c) for c in table.column_names)
-            try:
-                data = self._admin.query(
-                    f"SELECT {cols} FROM {ident(database)}.{ident(table.name)}",
-                    OUTPUT_FORMAT).bytes()
-                _, types, rows = parse_output(data)
-                out[table.name] = canonical_rows(types, rows)
-            except (RuntimeError, ValueError):
-                out[table.name] = []
-        return out
+            _, types, rows = parse_output(self._admin.query(
+                f"SELECT {cols} FROM {ident(mat.database)}.{ident(table.name)}",
+                OUTPUT_FORMAT).bytes())
+            return list(canonical_rows(types, rows))
+
+        return st.read_tables(fixture, read, (RuntimeError, ValueError))
 
     # --- execution ----------------------------------------------------------------------------
 

@@ -250,9 +250,7 @@ class HTTPCursor:
 
     def close_stream(self) -> None:
         stream, self._stream, self._lines = self._stream, None, None
-        if stream is not None:
-            with contextlib.suppress(Exception):
-                stream.close()
+        st.close_quietly(stream)
 
 
 def check_line(line: bytes) -> None:
@@ -284,7 +282,6 @@ class ClickHouseServerEngine(ServerEngine):
     driver_module: ClassVar[str] = "clickhouse_connect"
     driver_package: ClassVar[str] = "clickhouse-connect"
     driver_extra: ClassVar[str] = "clickhouse-server"
-    lexicon: ClassVar[st.Lexicon] = st.CLICKHOUSE
     guard: ClassVar[Guard] = GUARD
     errors: ClassVar[ErrorTable] = ERRORS
     quote_chars: ClassVar[tuple[str, str]] = ("`", "`")
@@ -347,9 +344,7 @@ class ClickHouseServerEngine(ServerEngine):
         for attr in ("_admin", "_reader", "_runner"):
             client = getattr(self, attr)
             setattr(self, attr, None)
-            if client is not None:
-                with contextlib.suppress(Exception):
-                    client.close()
+            st.close_quietly(client)
 
     def version(self) -> str:
         if self._version is None:

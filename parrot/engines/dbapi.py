@@ -337,13 +337,14 @@ class ServerEngine(EngineBase[str]):
     driver_package: ClassVar[str]
     driver_extra: ClassVar[str]
     driver_note: ClassVar[str] = ""
-    lexicon: ClassVar[st.Lexicon] = st.ANSI
     guard: ClassVar[Guard]
     errors: ClassVar[ErrorTable]
+    literal: ClassVar[Callable[[Any, Column], str]]  # a fixture value as SQL (for _insert)
     quote_chars: ClassVar[tuple[str, str]] = ('"', '"')
     fold: ClassVar[str | None] = None  # "upper"/"lower": how unquoted identifiers are stored
     multiple_results: ClassVar[bool] = False  # a statement may return several result sets
     rename_builds: ClassVar[bool] = False  # build a fixture under a temporary name, then rename
+    admin_fetches: ClassVar[bool] = False  # read the results of every admin statement
     cancel_grace: ClassVar[float] = 0.3  # seconds past the deadline before the watchdog fires
 
     def __init__(self, url: str | None = None) -> None:
@@ -446,10 +447,9 @@ class ServerEngine(EngineBase[str]):
         cur = self._admin_conn().cursor()
         try:
             cur.execute(sql, *args)
-            return list(cur.fetchall()) if cur.description else []
+            return list(cur.fetchall()) if cur.description or self.admin_fetches else []
         finally:
-            with contextlib.suppress(Exception):
-                cur.close()
+            st.close_quietly(cur)
 
     def _admin_sql(self, sql: str, *args: Any) -> None:
         """Run one statement on the admin connection."""
@@ -547,13 +547,8 @@ class ServerEngine(EngineBase[str]):
         """Grants or other set-up once the container is verified."""
 
     def _read_back(self, container: str, fixture: Fixture) -> dict[str, list[Sequence[Any]]]:
-        out: dict[str, list[Sequence[Any]]] = {}
-        for table in fixture.tables:
-            try:
-                out[table.name] = self._read_table(container, table)
-            except self.driver_errors():
-                out[table.name] = []
-        return out
+        return st.read_tables(fixture, lambda t: self._read_table(container, t),
+                              self.driver_errors())
 
     def _discard(self, container: str) -> None:
         self._drop_container(container)
@@ -574,8 +569,12 @@ class ServerEngine(EngineBase[str]):
     def _create_table(self, container: str, table: Table) -> None:
         self._admin_sql(self.table_ddl(container, table))
 
-    @abc.abstractmethod
-    def _insert(self, container: str, table: Table) -> None: ...
+    def _insert(self, container: str, table: Table) -> None:
+        """Fill a table: by default ``INSERT ... VALUES`` statements of ``literal`` values."""
+        head = (f"INSERT INTO {self.table_name(container, table.name)} "
+                f"({', '.join(self.ident(c) for c in table.column_names)})")
+        for sql in values_inserts(table, head, type(self).literal):
+            self._admin_sql(sql)
 
     def table_name(self, container: str, table: str) -> str:
         """A fixture table's qualified name."""
@@ -693,9 +692,7 @@ class ServerEngine(EngineBase[str]):
     def _reset(self) -> None:
         """Forget connections after a failure (the next call reconnects)."""
         admin, self._admin = self._admin, None
-        if admin is not None:
-            with contextlib.suppress(Exception):
-                admin.close()
+        st.close_quietly(admin)
 
     def close(self) -> None:
         self._closed = True

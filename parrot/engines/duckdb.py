@@ -176,15 +176,11 @@ class DuckDBEngine(EngineBase[_Database]):
 
     @staticmethod
     def _read_back(db: _Database, fixture: Fixture) -> dict[str, list[tuple[Any, ...]]]:
-        con = db.con
-        out: dict[str, list[tuple[Any, ...]]] = {}
-        for table in fixture.tables:
+        def read(table: Table) -> list[tuple[Any, ...]]:
             cols = ", ".join(_quote(c) for c in table.column_names)
-            try:
-                out[table.name] = con.execute(f"SELECT {cols} FROM {_quote(table.name)}").fetchall()
-            except duckdb.Error:
-                out[table.name] = []
-        return out
+            return db.con.execute(f"SELECT {cols} FROM {_quote(table.name)}").fetchall()
+
+        return st.read_tables(fixture, read, duckdb.Error)
 
     @staticmethod
     def _settings(con: duckdb.DuckDBPyConnection) -> dict[str, Any]:

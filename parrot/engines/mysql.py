@@ -624,16 +624,12 @@ class MySQLEngine(EngineBase[_Materialised]):
                 self._admin_rows("SELECT RELEASE_LOCK(%s)", (name,))
 
     def _read_back(self, mat: _Materialised, fixture: Fixture) -> dict[str, Any]:
-        database = mat.database
-        out: dict[str, Any] = {}
-        for table in fixture.tables:
+        def read(table: Table) -> list[tuple[Any, ...]]:
             cols = ", ".join(_ident(c) for c in table.column_names)
-            try:
-                out[table.name] = self._admin_rows(
-                    f"SELECT {cols} FROM {_ident(database)}.{_ident(table.name)}")
-            except pymysql.err.MySQLError:
-                out[table.name] = []
-        return out
+            return self._admin_rows(f"SELECT {cols} FROM {_ident(mat.database)}."
+                                    f"{_ident(table.name)}")
+
+        return st.read_tables(fixture, read, pymysql.err.MySQLError)
 
     def _server_checksums(self, database: str, fixture: Fixture) -> dict[str, int | None]:
         tables = ", ".join(f"{_ident(database)}.{_ident(t.name)}" for t in fixture.tables)

@@ -291,7 +291,6 @@ class OracleEngine(ServerEngine):
     driver_module: ClassVar[str] = "oracledb"
     driver_package: ClassVar[str] = "oracledb"
     driver_extra: ClassVar[str] = "oracle"
-    lexicon: ClassVar[st.Lexicon] = st.ORACLE
     guard: ClassVar[Guard] = GUARD
     errors: ClassVar[ErrorTable] = ERRORS
     fold: ClassVar[str | None] = "upper"
@@ -342,7 +341,7 @@ class OracleEngine(ServerEngine):
 
     def _admin_conn(self) -> Any:
         if self._admin is None or not self._healthy(self._admin):
-            self._close_quietly(self._admin)
+            st.close_quietly(self._admin)
             self._admin = self._connect()
             self._major = int(str(self._admin.version).split(".")[0])
         return self._admin
@@ -354,12 +353,6 @@ class OracleEngine(ServerEngine):
         except Exception:
             return False
 
-    @staticmethod
-    def _close_quietly(conn: Any) -> None:
-        if conn is not None:
-            with contextlib.suppress(Exception):
-                conn.close()
-
     def runner_password(self) -> str:
         secret = hashlib.sha256(f"parrot:{self.url.address(1521)}:{self.url.user}:"
                                 f"{self.url.password}".encode()).hexdigest()
@@ -368,7 +361,7 @@ class OracleEngine(ServerEngine):
     def _runner_conn(self) -> Any:
         if self._runner is not None and self._healthy(self._runner):
             return self._runner
-        self._close_quietly(self._runner)
+        st.close_quietly(self._runner)
         self._runner = None
         if self.sandboxed is None or self.sandboxed:
             try:
@@ -406,9 +399,9 @@ class OracleEngine(ServerEngine):
                             f"TO {RUNNER}")
 
     def _reset(self) -> None:
-        self._close_quietly(self._runner)
+        st.close_quietly(self._runner)
         self._runner = None
-        self._close_quietly(self._admin)
+        st.close_quietly(self._admin)
         self._admin = None
 
     # --- identity -----------------------------------------------------------------------------
@@ -535,7 +528,7 @@ class OracleEngine(ServerEngine):
                 cur.close()
                 conn.rollback()
             except Exception:
-                self._close_quietly(self._runner)
+                st.close_quietly(self._runner)
                 self._runner = None
 
     def _arm_timeout(self, cursor: Any, seconds: float) -> None:

@@ -540,7 +540,7 @@ class PostgresEngine(EngineBase[str]):
     def _admin_conn(self) -> psycopg.Connection[Any]:
         if self._admin is not None and not self._admin.closed and not self._admin.broken:
             return self._admin
-        self._close_quietly(self._admin)
+        st.close_quietly(self._admin)
         self._admin = _connect(self.url, application_name="parrot-admin", connect_timeout=10)
         row = self._admin.execute("SELECT pg_postmaster_start_time()::text, "
                                   "inet_server_port()").fetchone()
@@ -559,7 +559,7 @@ class PostgresEngine(EngineBase[str]):
         """Drop both connections after a connection failure (the next call reconnects; what
         was loaded is kept unless the server turns out to be another one)."""
         self._drop_runner()
-        self._close_quietly(self._admin)
+        st.close_quietly(self._admin)
         self._admin = None
 
     def _setup(self) -> None:
@@ -657,17 +657,11 @@ class PostgresEngine(EngineBase[str]):
     def _drop_runner(self) -> None:
         conn, scratch = self._runner, self._scratch
         self._runner = self._scratch = None
-        self._close_quietly(conn)
+        st.close_quietly(conn)
         if scratch and self._admin is not None and not self._admin.closed:
             with contextlib.suppress(psycopg.Error):
                 self._admin.execute(sql.SQL("DROP SCHEMA IF EXISTS {} CASCADE").format(
                     sql.Identifier(scratch)))
-
-    @staticmethod
-    def _close_quietly(conn: psycopg.Connection[Any] | None) -> None:
-        if conn is not None:
-            with contextlib.suppress(Exception):
-                conn.close()
 
     def close(self) -> None:
         admin = self._admin
@@ -676,7 +670,7 @@ class PostgresEngine(EngineBase[str]):
             with contextlib.suppress(psycopg.Error):
                 admin.rollback()
         self._drop_runner()
-        self._close_quietly(self._admin)
+        st.close_quietly(self._admin)
         self._admin = None
         self._stored.clear()
 
@@ -762,17 +756,15 @@ class PostgresEngine(EngineBase[str]):
 
     def _read_back(self, schema: str, fixture: Fixture) -> dict[str, list[tuple[Any, ...]]]:
         conn = self._admin_conn()
-        out: dict[str, list[tuple[Any, ...]]] = {}
-        for table in fixture.tables:
+
+        def read(table: Table) -> list[tuple[Any, ...]]:
             query = sql.SQL("SELECT {} FROM {}.{}").format(
                 sql.SQL(", ").join(_ident(c) for c in table.column_names),
                 sql.Identifier(schema), _ident(table.name))
-            try:
-                with conn.transaction():  # a savepoint when inside a transaction
-                    out[table.name] = conn.execute(query).fetchall()
-            except psycopg.errors.UndefinedTable:
-                out[table.name] = []
-        return out
+            with conn.transaction():  # a savepoint when inside a transaction
+                return conn.execute(query).fetchall()
+
+        return st.read_tables(fixture, read, psycopg.errors.UndefinedTable)
 
     # --- execution ----------------------------------------------------------------------------
 

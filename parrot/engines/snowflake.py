@@ -83,7 +83,6 @@ from parrot.engines.dbapi import (
     create_table_sql,
     json_value,
     utc_naive,
-    values_inserts,
 )
 from parrot.fixtures import Column, Fixture, Table
 
@@ -266,9 +265,9 @@ class SnowflakeEngine(ServerEngine):
     driver_module: ClassVar[str] = "snowflake.connector"
     driver_package: ClassVar[str] = "snowflake-connector-python"
     driver_extra: ClassVar[str] = "snowflake"
-    lexicon: ClassVar[st.Lexicon] = st.SNOWFLAKE
     guard: ClassVar[Guard] = GUARD
     errors: ClassVar[ErrorTable] = ERRORS
+    literal = literal
     fold: ClassVar[str | None] = "upper"
     rename_builds: ClassVar[bool] = True
 
@@ -314,9 +313,7 @@ class SnowflakeEngine(ServerEngine):
 
     def _drop_runner(self) -> None:
         conn, self._runner, self._runner_session = self._runner, None, None
-        if conn is not None:
-            with contextlib.suppress(Exception):
-                conn.close()
+        st.close_quietly(conn)
 
     def _reset(self) -> None:
         self._drop_runner()
@@ -360,12 +357,6 @@ class SnowflakeEngine(ServerEngine):
         return create_table_sql(self.qualified(container, table.name), table, self.ident,
                                 snowflake_type)
 
-    def _insert(self, container: str, table: Table) -> None:
-        for sql in values_inserts(table, f"INSERT INTO {self.qualified(container, table.name)} "
-                                  f"({', '.join(self.ident(c) for c in table.column_names)})",
-                                  literal):
-            self._admin_rows(sql)
-
     # --- execution ----------------------------------------------------------------------------
 
     def _execute_plans(self, plans: list[Plan], fixture: Fixture, container: str,
@@ -382,8 +373,7 @@ class SnowflakeEngine(ServerEngine):
                 cur.execute(f"USE SCHEMA {self.qualified(scratch or container)}")
                 return self._run(cur, plans, deadline, max_rows)
             finally:
-                with contextlib.suppress(Exception):
-                    cur.close()
+                st.close_quietly(cur)
         finally:
             if scratch is not None or any(self.leaves_session_state(p) for p in plans):
                 self._drop_runner()  # temporary tables, variables, session parameters

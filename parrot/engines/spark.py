@@ -477,8 +477,7 @@ def _end_process(proc: Any) -> None:
     """End the JVM pyspark started (it exits when its stdin closes)."""
     if proc is None:
         return
-    with contextlib.suppress(Exception):
-        proc.stdin.close()
+    st.close_quietly(proc.stdin)
     try:
         proc.wait(timeout=10)
     except Exception:
@@ -703,15 +702,12 @@ def _frame(spark: Any, table: Table) -> Any:
 
 
 def _read_all(frames: dict[str, Any], fixture: Fixture) -> dict[str, list[tuple[Any, ...]]]:
-    out: dict[str, list[tuple[Any, ...]]] = {}
-    for table in fixture.tables:
+    def read(table: Table) -> list[tuple[Any, ...]]:
         frame = frames.get(table.name.lower())
-        try:
-            out[table.name] = [] if frame is None else [
-                tuple(row) for row in frame.select(*table.column_names).collect()]
-        except Exception:  # e.g. lost checkpoint blocks
-            out[table.name] = []
-    return out
+        return [] if frame is None else [
+            tuple(row) for row in frame.select(*table.column_names).collect()]
+
+    return st.read_tables(fixture, read, Exception)  # e.g. lost checkpoint blocks
 
 
 def _release(frame: Any) -> None:

@@ -115,13 +115,8 @@ class SQLiteEngine(EngineBase[sqlite3.Connection]):
     @staticmethod
     def _read_back(con: sqlite3.Connection,
                    fixture: Fixture) -> dict[str, list[tuple[Any, ...]]]:
-        out: dict[str, list[tuple[Any, ...]]] = {}
-        for table in fixture.tables:
-            try:
-                out[table.name] = con.execute(_select_all(table)).fetchall()
-            except sqlite3.Error:
-                out[table.name] = []
-        return out
+        return st.read_tables(fixture, lambda t: con.execute(_select_all(t)).fetchall(),
+                              sqlite3.Error)
 
     # --- execution ----------------------------------------------------------------------------
 

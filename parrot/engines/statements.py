@@ -14,7 +14,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any
+from typing import Any, TypeVar
 
 from parrot.dialects import Lexicon, builtin
 from parrot.engines.base import (  # noqa: F401 - load verification, re-exported
@@ -26,8 +26,10 @@ from parrot.engines.base import (  # noqa: F401 - load verification, re-exported
     trim_message,
     verify_load,
 )
+from parrot.fixtures import Fixture, Table
 from parrot.values import ResultSet
 
+R = TypeVar("R")  # a row as an engine returns it
 NO_STATEMENT = "no SQL statement to execute (empty text or only comments)"
 RESERVED_PREFIX = "parrot_"  # names of parrot's own databases, schemas, users
 
@@ -560,6 +562,28 @@ class Guard:
         if self.extra is not None and (why := self.extra(plan)):
             return why
         return plan
+
+
+def read_tables(fixture: Fixture, read: Callable[[Table], list[R]],
+                missing: type[BaseException] | tuple[type[BaseException], ...],
+                ) -> dict[str, list[R]]:
+    """Every fixture table's rows as ``read`` returns them, for :func:`verify_load`; none for a
+    table that ``read`` fails on with ``missing`` (it is not there)."""
+    out: dict[str, list[R]] = {}
+    for table in fixture.tables:
+        try:
+            out[table.name] = read(table)
+        except missing:
+            out[table.name] = []
+    return out
+
+
+def close_quietly(*things: Any) -> None:
+    """Close each of ``things`` that is not None, ignoring its failure (clean-up)."""
+    for thing in things:
+        if thing is not None:
+            with contextlib.suppress(Exception):
+                thing.close()
 
 
 # --- time -----------------------------------------------------------------------------------------

@@ -49,7 +49,6 @@ ZONE] → Temporal time (UTC), INTERVAL DAY TO SECOND / YEAR TO MONTH → Nested
 
 from __future__ import annotations
 
-import contextlib
 import datetime as dt
 import decimal
 import importlib
@@ -72,7 +71,6 @@ from parrot.engines.dbapi import (
     fetch_capped,
     json_value,
     months_interval,
-    values_inserts,
 )
 from parrot.fixtures import Column, Fixture, Table
 
@@ -218,10 +216,11 @@ class TrinoEngine(ServerEngine):
     driver_module: ClassVar[str] = "trino"
     driver_package: ClassVar[str] = "trino"
     driver_extra: ClassVar[str] = "trino"
-    lexicon: ClassVar[st.Lexicon] = st.TRINO
     guard: ClassVar[Guard] = GUARD
     errors: ClassVar[ErrorTable] = ERRORS
+    literal = literal
     fold: ClassVar[str | None] = "lower"
+    admin_fetches: ClassVar[bool] = True  # a statement finishes when its results are read
 
     def __init__(self, url: str | None = None) -> None:
         super().__init__(url)
@@ -260,26 +259,13 @@ class TrinoEngine(ServerEngine):
                                             "query_max_run_time": limit}
         return params
 
-    def _connect(self, schema: str | None = None, timeout: float | None = None) -> Any:
+    def _connect(self, schema: str | None = None,
+                 timeout: float = max(CONNECT_TIMEOUT, 600)) -> Any:  # the admin's by default
         params = self.connect_params(self.url, schema, timeout)
         password = params.pop("password", None)
         if password is not None:
             params["auth"] = self.driver.auth.BasicAuthentication(params["user"], password)
         return self.driver.dbapi.connect(**params)
-
-    def _admin_conn(self) -> Any:
-        if self._admin is None:
-            self._admin = self._connect(timeout=max(CONNECT_TIMEOUT, 600))
-        return self._admin
-
-    def _admin_rows(self, sql: str) -> list[Sequence[Any]]:
-        cur = self._admin_conn().cursor()
-        try:
-            cur.execute(sql)
-            return list(cur.fetchall())
-        finally:
-            with contextlib.suppress(Exception):
-                cur.close()
 
     def driver_errors(self) -> tuple[type[BaseException], ...]:
         exceptions = self.driver.exceptions
@@ -332,12 +318,6 @@ class TrinoEngine(ServerEngine):
             self._not_null = False  # e.g. "Catalog 'x' does not support non-null column"
             self._admin_rows(self.table_ddl(container, table, False))
 
-    def _insert(self, container: str, table: Table) -> None:
-        head = (f"INSERT INTO {self.qualified(container, table.name)} "
-                f"({', '.join(self.ident(c) for c in table.column_names)})")
-        for sql in values_inserts(table, head, literal):
-            self._admin_rows(sql)
-
     # --- execution ----------------------------------------------------------------------------
 
     def _execute_plans(self, plans: list[Plan], fixture: Fixture, container: str,
@@ -347,10 +327,7 @@ class TrinoEngine(ServerEngine):
         try:
             return self._run(cur, plans, deadline, max_rows)
         finally:
-            with contextlib.suppress(Exception):
-                cur.close()
-            with contextlib.suppress(Exception):
-                conn.close()
+            st.close_quietly(cur, conn)
 
     def _statement(self, cursor: Any, plan: Plan, max_rows: int) -> values.ResultSet | None:
         cursor.execute(plan.text)

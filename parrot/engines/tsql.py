@@ -294,7 +294,6 @@ class SQLServerEngine(ServerEngine):
     driver_package: ClassVar[str] = "pyodbc"
     driver_extra: ClassVar[str] = "sqlserver"
     driver_note: ClassVar[str] = ODBC_HINT
-    lexicon: ClassVar[st.Lexicon] = st.TSQL
     guard: ClassVar[Guard] = GUARD
     errors: ClassVar[ErrorTable] = ERRORS
     quote_chars: ClassVar[tuple[str, str]] = ("[", "]")
@@ -441,8 +440,7 @@ class SQLServerEngine(ServerEngine):
             with contextlib.suppress(Exception):
                 conn.timeout = 0
                 conn.cursor().execute("IF @@TRANCOUNT > 0 ROLLBACK")
-            with contextlib.suppress(Exception):
-                conn.close()
+            st.close_quietly(conn)
 
     def session_sql(self, container: str, seconds: float) -> str:
         """What starts every execution: settings, then the restricted user for good."""

@@ -209,3 +209,34 @@ def test_error_table_fields(exc: BaseException, cancelled: bool, status: ExecSta
                           lost_prefixes=("08",), lost_types=(_Broken,), uncoded_cancel=False,
                           uncoded=ExecStatus.ENGINE_ERROR, driver_errors=(_CodedError, _Broken))
     assert table(exc, cancelled) is status
+
+
+def test_close_quietly_closes_each_and_ignores_failures() -> None:
+    closed: list[str] = []
+
+    class Closing:
+        def __init__(self, name: str, fails: bool = False) -> None:
+            self.name, self.fails = name, fails
+
+        def close(self) -> None:
+            closed.append(self.name)
+            if self.fails:
+                raise OSError("already gone")
+
+    st.close_quietly(Closing("cursor", fails=True), None, Closing("connection"))
+    assert closed == ["cursor", "connection"]
+
+
+def test_read_tables_maps_a_missing_table_to_no_rows() -> None:
+    class Missing(Exception):
+        pass
+
+    def read(table: Any) -> list[tuple[Any, ...]]:
+        if table.name == "orders":
+            raise Missing(table.name)
+        return [(table.name,)]
+
+    assert st.read_tables(SHOP, read, Missing) == {"customers": [("customers",)], "orders": [],
+                                                   "items": [("items",)]}
+    with pytest.raises(Missing):
+        st.read_tables(SHOP, read, KeyError)  # any other failure is the caller's

@@ -248,6 +248,14 @@ def test_statement_timeout_and_cancel() -> None:
                    "admin: SELECT SYSTEM$CANCEL_ALL_QUERIES(4242)"]
 
 
+def test_fixture_rows_load_as_literal_inserts() -> None:
+    engine, log = _engine_with_log()
+    engine._insert("PARROT_FX_01", SHOP.table("items"))
+    assert log == ['admin: INSERT INTO "PARROT"."PARROT_FX_01"."ITEMS" ("ORDER_ID", "SKU", "QTY", '
+                   '"GIFT", "SHIPPED") VALUES (10, \'A-1\', 2, FALSE, \'2024-01-07\'::DATE), '
+                   "(10, 'B-2', 1, TRUE, NULL), (12, 'A-1', 5, FALSE, '2024-02-03'::DATE)"]
+
+
 def test_read_only_scripts_run_on_the_fixture_schema() -> None:
     engine, log = _engine_with_log()
     engine._run = lambda cur, plans, deadline, rows: log.append("<run>")  # type: ignore

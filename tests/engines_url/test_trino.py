@@ -10,7 +10,7 @@ from types import SimpleNamespace
 from typing import Any
 
 import pytest
-from engine_fixtures import ALLTYPES
+from engine_fixtures import ALLTYPES, SHOP
 from url_helpers import FakeError, driver, needs
 
 from parrot.engines import ExecStatus
@@ -100,6 +100,40 @@ def test_names_are_lower_case_and_quoted() -> None:
         'CREATE TABLE "memory"."parrot_fx_01"."t" ("id" INTEGER NOT NULL, "i" INTEGER')
     assert "PRIMARY KEY" not in engine.table_ddl("parrot_fx_01", ALLTYPES.tables[0])
     assert "NOT NULL" not in engine.table_ddl("parrot_fx_01", ALLTYPES.tables[0], False)
+
+
+class StatementLog:
+    """A Trino connection's cursor without result columns (as after DDL or INSERT)."""
+
+    description = None
+
+    def __init__(self) -> None:
+        self.log: list[str] = []
+
+    def cursor(self) -> StatementLog:
+        return self
+
+    def execute(self, sql: str) -> None:
+        self.log.append(sql)
+
+    def fetchall(self) -> list[Any]:
+        self.log.append("<fetchall>")  # Trino finishes a statement once its results are read
+        return []
+
+    def close(self) -> None:
+        pass
+
+
+def test_fixture_rows_load_as_literal_inserts_read_to_the_end() -> None:
+    engine = bare()
+    engine._admin = conn = StatementLog()
+    engine._insert("parrot_fx_01", SHOP.table("items"))
+    assert conn.log == [
+        'INSERT INTO "memory"."parrot_fx_01"."items" ("order_id", "sku", "qty", "gift", '
+        "\"shipped\") VALUES (CAST('10' AS INTEGER), 'A-1', CAST('2' AS BIGINT), FALSE, "
+        "DATE '2024-01-07'), (CAST('10' AS INTEGER), 'B-2', CAST('1' AS BIGINT), TRUE, NULL), "
+        "(CAST('12' AS INTEGER), 'A-1', CAST('5' AS BIGINT), FALSE, DATE '2024-02-03')",
+        "<fetchall>"]
 
 
 # --- guard ----------------------------------------------------------------------------------------
