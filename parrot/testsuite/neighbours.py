@@ -21,7 +21,9 @@ them in a column of their own (:data:`EQUIVALENCE_RULES`):
   a recursive CTE that walks a tree (anchor: the rows of a keyed table whose parent column IS
   NULL; step: that table joined on parent = the CTE's key column, projecting the table's key
   there — each row is reached once), or in the recursive step of a CTE whose anchor is one row
-  and whose step reads only the CTE (one row per iteration);
+  and whose step reads only the CTE (one row per iteration); ClickHouse's ``numbers(N)`` is
+  keyed by ``number``, and a constant plus or minus it (``toDate32('2023-12-29') + number``)
+  projects that key;
 * ``distinct_under_set_op``: DISTINCT added to an operand of UNION, INTERSECT or EXCEPT without
   ALL (the set operation removes duplicates anyway);
 * ``case_insensitive_collation``: a compared string literal's case changed where the source
@@ -32,7 +34,13 @@ them in a column of their own (:data:`EQUIVALENCE_RULES`):
   them by position;
 * ``left_join_null_rejected``: INNER → LEFT JOIN where a WHERE conjunct or a later inner join's ON
   compares a column of the joined table, directly or through NULL-propagating functions
-  (arithmetic, CAST, LOWER, YEAR, ...): NULL-extended rows are then filtered out again;
+  (arithmetic, CAST, LOWER, YEAR, ...): NULL-extended rows are then filtered out again; also
+  ClickHouse's ``toYear(col) = 2023`` (and its other date parts, :data:`_CH_DATE_PARTS`) when
+  the literal is not the part of 1970-01-01 (with ``join_use_nulls = 0`` the row holds the
+  column's default, not NULL);
+* ``decimal_scale_under_round``: the scale S of ClickHouse's ``toDecimal32/64/128/256(x, S)``
+  raised or lowered under ``round(·, N)`` while it stays above N (truncating at any scale past
+  N digits leaves the rounding unchanged);
 * ``round_beyond_scale``: ROUND's digits raised (or kept) at or above the scale of an expression
   of integer and decimal columns (+, -, *, SUM, MIN, MAX; only with ``types``).
 """
@@ -55,12 +63,18 @@ OPERATORS = ("flip_comparison", "and_or", "drop_distinct", "add_distinct", "limi
 
 EQUIVALENCE_RULES = ("case_insensitive_collation", "distinct_in_semijoin", "distinct_over_keys",
                      "distinct_under_set_op",
-                     "exists_projection", "inner_projection_swap", "left_join_null_rejected",
-                     "round_beyond_scale")
+                     "decimal_scale_under_round", "exists_projection", "inner_projection_swap",
+                     "left_join_null_rejected", "round_beyond_scale")
 _COMPARED = (exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE, exp.In, exp.Between, exp.Like,
              exp.ILike, exp.NullSafeEQ)
 _NULL_REJECTING = (exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE, exp.In, exp.Between,
                    exp.Like, exp.ILike)
+
+_NUMBERS = ("numbers", "numbers_mt")  # ClickHouse's table functions of distinct numbers
+_TO_DECIMAL = re.compile(r"toDecimal(32|64|128|256)", re.IGNORECASE)
+# ClickHouse's date-part functions and their value at the default date, 1970-01-01
+_CH_DATE_PARTS = {"toyear": 1970, "tomonth": 1, "toquarter": 1, "todayofmonth": 1,
+                  "toyyyymm": 197001}
 
 _FLIP: dict[type[exp.Expr], type[exp.Expr]] = {
     exp.GT: exp.GTE, exp.GTE: exp.GT, exp.LT: exp.LTE, exp.LTE: exp.LT,
@@ -259,6 +273,8 @@ def _equivalent(operator: str, node: exp.Expr, root: exp.Expr, keys: Keys,
             scale = _scale(node.parent.this, root, types)
             if scale is not None and scale <= int(node.this):
                 return "round_beyond_scale"
+        if _scale_under_round(node, 1 if operator == "literal_plus" else -1):
+            return "decimal_scale_under_round"
     if operator == "swap_projection" and isinstance(node, exp.Select) \
             and (isinstance(node.parent, exp.CTE) or (isinstance(node.parent, exp.Subquery)
                                                       and isinstance(node.parent.parent,
@@ -320,7 +336,7 @@ def _select_key(select: exp.Select, keys: Keys, root: exp.Expr,
         return None
     projected = {}
     for e in select.expressions:
-        col = e.unalias()
+        col = _shifted_number(e.unalias(), sources)
         if isinstance(col, exp.Column):
             projected[(col.table.lower(), col.name.lower())] = e.alias_or_name.lower()
     contributing = [(t, kind) for t, kind in sources if kind not in ("SEMI", "ANTI")]
@@ -342,6 +358,23 @@ def _select_key(select: exp.Select, keys: Keys, root: exp.Expr,
                 return None
             out.add(name)
     return out
+
+
+def _shifted_number(e: exp.Expr, sources: list[tuple[exp.Expr, str]]) -> exp.Expr:
+    """The ``number`` column of ``numbers(N) + constant`` (or constant + it, or it - constant)
+    when ``sources`` read a ``numbers()`` table function, else ``e`` (an injective shift keeps
+    the rows distinct)."""
+    if not isinstance(e, exp.Add | exp.Sub) or not any(
+            isinstance(t, exp.Table) and isinstance(t.this, exp.Anonymous)
+            and t.this.name.lower() in _NUMBERS for t, _ in sources):
+        return e
+    sides = [e.this, e.expression] if isinstance(e, exp.Add) else [e.this]
+    for col in sides:
+        other = e.expression if col is e.this else e.this
+        if isinstance(col, exp.Column) and col.name.lower() == "number" \
+                and other.find(exp.Column, exp.AggFunc, exp.Window, exp.Query) is None:
+            return col
+    return e
 
 
 def _aggregates_here(e: exp.Expr, select: exp.Select) -> bool:
@@ -417,6 +450,8 @@ def _source_key(source: exp.Expr, keys: Keys, root: exp.Expr,
         return _set_op_names(source.this)
     if not isinstance(source, exp.Table):
         return None
+    if isinstance(source.this, exp.Anonymous) and source.this.name.lower() in _NUMBERS:
+        return {"number"}
     with_ = root.args.get("with_") or root.args.get("with")
     if with_ is None:
         with_ = exp.With(expressions=[])
@@ -557,8 +592,25 @@ def _null_rejected(join: exp.Join) -> bool:
                 operands = [conjunct.this, conjunct.args.get("expression")]
             else:
                 continue
-            if any(_reads_strictly(o, alias) for o in operands):
+            if any(_reads_strictly(o, alias) for o in operands) or _date_part_rejects(conjunct,
+                                                                                   alias):
                 return True
+    return False
+
+
+def _date_part_rejects(conjunct: exp.Expr, alias: str) -> bool:
+    """Whether ``conjunct`` is ClickHouse's ``toYear(alias.col) = literal`` (a part of
+    :data:`_CH_DATE_PARTS`) with a literal other than that part of 1970-01-01: it rejects both
+    NULL and the default date a non-Nullable column holds in an unmatched LEFT JOIN row."""
+    if not isinstance(conjunct, exp.EQ):
+        return False
+    for part, value in ((conjunct.this, conjunct.expression),
+                        (conjunct.expression, conjunct.this)):
+        if isinstance(part, exp.Anonymous) and part.name.lower() in _CH_DATE_PARTS \
+                and len(part.expressions) == 1 and isinstance(part.expressions[0], exp.Column) \
+                and part.expressions[0].table.lower() == alias \
+                and isinstance(value, exp.Literal) and not value.is_string:
+            return value.this != str(_CH_DATE_PARTS[part.name.lower()])
     return False
 
 
@@ -577,6 +629,22 @@ def _reads_strictly(node: exp.Expr | None, alias: str) -> bool:
         return False
     return any(_reads_strictly(child, alias) for child in node.iter_expressions()
                if not isinstance(child, exp.DataType | exp.Literal))
+
+
+def _scale_under_round(node: exp.Literal, step: int) -> bool:
+    """Whether ``node`` is the scale S of ``toDecimalNN(x, S)`` directly under ``round(·, N)``
+    and both S and S + ``step`` exceed N."""
+    call = node.parent
+    if not isinstance(call, exp.Anonymous) or not _TO_DECIMAL.fullmatch(call.name) \
+            or len(call.expressions) != 2 or call.expressions[1] is not node:
+        return False
+    wrapper = call.parent
+    digits = wrapper.args.get("decimals") if isinstance(wrapper, exp.Round) else None
+    if wrapper is None or wrapper.this is not call or digits is None:
+        return False
+    if not (isinstance(digits, exp.Literal) and digits.is_int):
+        return False
+    return min(int(node.this), int(node.this) + step) > int(digits.this)
 
 
 def _scale(node: exp.Expr, root: exp.Expr, types: Types) -> int | None:

@@ -202,3 +202,46 @@ def test_no_literal_edits_of_type_sizes() -> None:
     assert not any(size in text for text in edited
                    for size in ("(21, 6)", "(19, 6)", "(20, 7)", "(20, 5)", "(201)", "(199)"))
     assert any("x > 4" in text for text in edited) and any("x > 2" in text for text in edited)
+
+
+_DAYS = "SELECT toDate32('2023-12-29') + number AS day FROM numbers(5)"
+_YEAR = ("SELECT oi.product_id FROM order_items AS oi {} JOIN orders AS o ON o.id = oi.order_id "
+         "WHERE toYear(o.order_date) = {}")
+
+
+@pytest.mark.parametrize(("sql", "neighbour", "rule"), [
+    # rules-v7 survivors of polyglot's ClickHouse sources (issue 12)
+    ("SELECT round(toDecimal64(x, 6), 1) FROM t", "SELECT round(toDecimal64(x, 7), 1) FROM t",
+     "decimal_scale_under_round"),
+    ("SELECT round(toDecimal64(x, 6), 0) FROM t", "SELECT round(toDecimal64(x, 5), 0) FROM t",
+     "decimal_scale_under_round"),
+    (_DAYS, _DAYS.replace("SELECT", "SELECT DISTINCT"), "distinct_over_keys"),
+    (f"SELECT d.day, ifNull(o.n, 0) AS k FROM ({_DAYS}) AS d LEFT JOIN (SELECT order_date, "
+     "count() AS n FROM orders GROUP BY order_date) AS o ON o.order_date = d.day",
+     f"SELECT DISTINCT d.day, ifNull(o.n, 0) AS k FROM ({_DAYS}) AS d LEFT JOIN (SELECT "
+     "order_date, count() AS n FROM orders GROUP BY order_date) AS o ON o.order_date = d.day",
+     "distinct_over_keys"),
+    ("SELECT number - 1 AS k FROM numbers(2, 5)",
+     "SELECT DISTINCT number - 1 AS k FROM numbers(2, 5)", "distinct_over_keys"),
+    (_YEAR.format("INNER", 2023), _YEAR.format("LEFT", 2023), "left_join_null_rejected"),
+    # near misses: still counted
+    ("SELECT round(toDecimal64(x, 2), 1) FROM t", "SELECT round(toDecimal64(x, 1), 1) FROM t",
+     ""),  # scale 1 no longer past the rounding digit
+    ("SELECT toDecimal64(x, 6) FROM t", "SELECT toDecimal64(x, 7) FROM t", ""),  # not rounded
+    ("SELECT round(toDecimal64(x, 6), 1) FROM t", "SELECT round(toDecimal64(x, 6), 2) FROM t",
+     ""),  # ROUND's digits
+    ("SELECT toDateTime64(ts, 3) FROM t", "SELECT toDateTime64(ts, 4) FROM t", ""),
+    ("SELECT number * number AS k FROM numbers(5)",
+     "SELECT DISTINCT number * number AS k FROM numbers(5)", ""),  # not a shift
+    ("SELECT number % 2 AS k FROM numbers(5)",
+     "SELECT DISTINCT number % 2 AS k FROM numbers(5)", ""),
+    ("SELECT number + x AS k FROM numbers(5)",
+     "SELECT DISTINCT number + x AS k FROM numbers(5)", ""),  # x is no constant
+    (_YEAR.format("INNER", 1970), _YEAR.format("LEFT", 1970), ""),  # the default date's year
+])
+def test_clickhouse_rules(sql: str, neighbour: str, rule: str) -> None:
+    """The neighbour is made, labelled with ``rule`` ('' when it is counted)."""
+    found = {n.sql: n.equivalent for n in neighbours(sql, "clickhouse", keys=_KEYS,
+                                                     types=_RULES_TYPES)}
+    assert neighbour in found, sorted(found)
+    assert found[neighbour] == rule
