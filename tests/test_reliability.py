@@ -72,8 +72,8 @@ def test_server_killed_mid_run_is_restarted_and_items_retried(tmp_path, server):
 
 def test_server_killed_before_a_fixture_load_is_an_engine_error_retried(tmp_path, server):
     """Each item has its own fixture, so after the kill the first call to reach the dead server
-    is the fixture load: its driver error (pymysql/psycopg OperationalError) is engine_error,
-    retried on a restarted server, never an exception ending the run."""
+    is (usually) the fixture load: its driver error (pymysql/psycopg OperationalError) is
+    engine_error, retried on a restarted server, never an exception ending the run."""
     def fixture(i):
         return {**FIXTURE, "name": f"nums{i}",
                 "tables": [{**FIXTURE["tables"][0],
@@ -102,7 +102,10 @@ def test_server_killed_before_a_fixture_load_is_an_engine_error_retried(tmp_path
     retried = {r["id"]: r["engine_errors_retried"] for r in records
                if r.get("engine_errors_retried")}
     assert list(retried) == ["r3"]
-    assert retried["r3"][0].startswith(f"{server.dialect}: fixture load: ")
+    # usually the fixture load fails; but backends outlive a SIGKILLed postmaster for a moment,
+    # so the load can still succeed and the query then fail ("terminating connection due to
+    # unexpected postmaster exit": seen once in a full default tier at load 3-7)
+    assert retried["r3"][0].startswith(f"{server.dialect}: ")
 
 
 # the item the server is killed under: its translation runs long enough to be killed mid-query
