@@ -3,7 +3,12 @@
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from parrot.eval.judge import Judge
 
 
 def descendants(root: int) -> set[int]:
@@ -20,3 +25,21 @@ def descendants(root: int) -> set[int]:
             found.add(child)
             todo.append(child)
     return found
+
+
+@contextlib.contextmanager
+def judge_starting_servers(**kwargs: object) -> Iterator[Judge]:
+    """A ``Judge(start=True)`` that starts the managed servers it needs, and stops on exit the
+    ones that were not running before (a test must not leave servers behind)."""
+    from parrot.eval.judge import Judge
+    from parrot.servers import SERVERS, server_for
+
+    idle = [d for d in SERVERS if server_for(d).state() is None]
+    judge = Judge(start=True, **kwargs)  # type: ignore[arg-type]
+    try:
+        yield judge
+    finally:
+        judge.close()
+        for dialect in idle:
+            if server_for(dialect).state() is not None:
+                server_for(dialect).stop()

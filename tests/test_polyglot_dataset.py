@@ -19,7 +19,6 @@ from pathlib import Path
 import pytest
 
 from parrot.datasets import Dataset, load_dataset
-from parrot.eval.judge import Judge
 from parrot.translators import create_translator
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -101,15 +100,10 @@ def test_committed_files_match_the_build_script():
 def judge():
     """A judge that starts the managed servers it needs and stops, afterwards, those that were
     not running before (the session's cache is deleted at its end: none may outlive it)."""
-    from parrot.servers import SERVERS, server_for
+    from processes import judge_starting_servers
 
-    idle = [d for d in SERVERS if server_for(d).state() is None]
-    j = Judge(timeout=60, start=True)
-    yield j
-    j.close()
-    for dialect in idle:
-        if server_for(dialect).state() is not None:
-            server_for(dialect).stop()
+    with judge_starting_servers(timeout=60) as j:
+        yield j
 
 
 @pytest.mark.server

@@ -6,10 +6,10 @@ import json
 from pathlib import Path
 
 import pytest
+from processes import judge_starting_servers
 
 from parrot.curate.cli import main
 from parrot.datasets import load_dataset
-from parrot.eval.judge import Judge
 from parrot.migrate.named import corpora_root
 from parrot.translators.base import Translation, TranslationStatus
 
@@ -33,14 +33,11 @@ def test_simple_variant_end_to_end(tmp_path: Path) -> None:
     assert manifest["suites"]["exit_status"] == 0  # curation builds the suites it can
     assert (out / "suites").is_dir() and manifest["suites"]["files"] > 0
     dataset = load_dataset(str(out))
-    judge = Judge(start=True)  # curation stopped the postgres/mysql servers it started
-    try:
+    with judge_starting_servers() as judge:  # curation stopped the servers it started
         for item in dataset.items:
             record = judge.judge(item, Translation(TranslationStatus.OK,
                                                    sql=item.reference_sql[0]))
             assert record["verdicts"]["strict"]["match"], record["verdicts"]["strict"]
-    finally:
-        judge.close()
 
 
 def test_unknown_annotator_is_refused(tmp_path: Path) -> None:

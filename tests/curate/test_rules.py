@@ -34,18 +34,10 @@ def test_every_rule_is_proven_on_the_engines() -> None:
     turns that translation into test_target, and test_target agrees (strict). The judge starts
     the servers it needs (without, PostgreSQL/MariaDB rules failed as if wrong) and this test
     stops those it started."""
-    from parrot.eval.judge import Judge
-    from parrot.servers import SERVERS, server_for
+    from processes import judge_starting_servers
 
-    idle = [d for d in SERVERS if server_for(d).state() is None]
-    judge = Judge(timeout=10.0, start=True)
-    try:
+    with judge_starting_servers(timeout=10.0) as judge:
         problems = [msg for rule in RULES for msg in check_rule(rule, judge)]
-    finally:
-        judge.close()
-        for dialect in idle:
-            if server_for(dialect).state() is not None:
-                server_for(dialect).stop()
     absent = [p for p in problems if "not proven: no engine here" in p]
     assert [p for p in problems if p not in absent] == []
     if absent:
