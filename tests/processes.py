@@ -32,14 +32,11 @@ def judge_starting_servers(**kwargs: object) -> Iterator[Judge]:
     """A ``Judge(start=True)`` that starts the managed servers it needs, and stops on exit the
     ones that were not running before (a test must not leave servers behind)."""
     from parrot.eval.judge import Judge
-    from parrot.servers import SERVERS, server_for
+    from parrot.servers import stopping_started
 
-    idle = [d for d in SERVERS if server_for(d).state() is None]
-    judge = Judge(start=True, **kwargs)  # type: ignore[arg-type]
-    try:
-        yield judge
-    finally:
-        judge.close()
-        for dialect in idle:
-            if server_for(dialect).state() is not None:
-                server_for(dialect).stop()
+    with stopping_started():
+        judge = Judge(start=True, **kwargs)  # type: ignore[arg-type]
+        try:
+            yield judge
+        finally:
+            judge.close()

@@ -119,7 +119,7 @@ def test_verdict_explains(dataset_dir: Path, source: str, sql: str, expected: st
 def test_database_qualified_names_reach_every_suite_database(tmp_path: Path) -> None:
     """MariaDB: `FROM shop.customers` names the item's fixture *and* each suite database, which
     the generator names otherwise (ts0-r1, ...)."""
-    from parrot.servers import server_for
+    from parrot.servers import stopping_started
 
     shutil.copytree(STARTER / "fixtures", tmp_path / "fixtures")
     item = {"id": "t-qualified", "source_dialect": "sqlite", "target_dialect": "mysql",
@@ -134,15 +134,13 @@ def test_database_qualified_names_reach_every_suite_database(tmp_path: Path) -> 
     write_suite(tmp_path, Suite(key=suite_key("sqlite", SOURCE, fixture), source_dialect="sqlite",
                                 source_sql=SOURCE, fixture_sha256=fixture.content_hash,
                                 databases=dbs))
-    idle = server_for("mysql").state() is None
-    judge = Judge(timeout=60, start=True, suite_dir=tmp_path)
-    try:
-        sql = "SELECT id, name FROM shop.customers WHERE id > 0 ORDER BY id"
-        record = judge.judge(loaded, Translation(TranslationStatus.OK, sql=sql))
-    finally:
-        judge.close()
-        if idle and server_for("mysql").state() is not None:
-            server_for("mysql").stop()
+    with stopping_started():
+        judge = Judge(timeout=60, start=True, suite_dir=tmp_path)
+        try:
+            sql = "SELECT id, name FROM shop.customers WHERE id > 0 ORDER BY id"
+            record = judge.judge(loaded, Translation(TranslationStatus.OK, sql=sql))
+        finally:
+            judge.close()
     if record["pred"]["status"] == "no_engine":
         pytest.skip(f"no mysql engine here: {record['pred'].get('error')}")
     assert record["verdicts"]["strict"]["match"], record["verdicts"]["strict"]

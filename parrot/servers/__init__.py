@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
+
 from parrot import dialects
 from parrot.registry import Registry
 from parrot.servers.base import Server, ServerError, ServerState, cache_dir
@@ -33,4 +36,18 @@ def server_for(name: str) -> Server:
     return SERVERS.get(key)()
 
 
-__all__ = ["SERVERS", "Server", "ServerError", "ServerState", "cache_dir", "server_for"]
+@contextlib.contextmanager
+def stopping_started() -> Iterator[None]:
+    """On exit, stop the managed servers that were not running on entry: a script or test that
+    starts servers (directly or through ``Judge(start=True)``) leaves none behind."""
+    idle = [d for d in SERVERS if server_for(d).state() is None]
+    try:
+        yield
+    finally:
+        for dialect in idle:
+            if server_for(dialect).state() is not None:
+                server_for(dialect).stop()
+
+
+__all__ = ["SERVERS", "Server", "ServerError", "ServerState", "cache_dir", "server_for",
+           "stopping_started"]

