@@ -71,6 +71,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from parrot.servers import stopping_started
+
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "scripts"))
 
@@ -452,6 +454,7 @@ def stale_files(concepts: list[MainConcept]) -> list[Path]:
             if not p.is_file() or p.read_text(encoding="utf-8") != text]
 
 
+@stopping_started()  # servers the verification starts are stopped again
 def verify(concepts: list[MainConcept], only: list[str] | None = None,
            targets: list[str] | None = None) -> int:
     """Judge every item strictly (grammar-only ones by parrot's grammar); print
@@ -460,7 +463,6 @@ def verify(concepts: list[MainConcept], only: list[str] | None = None,
 
     from parrot.datasets import _FixtureStore, item_from_record  # the loader's own store
     from parrot.eval.judge import Judge
-    from parrot.servers import SERVERS, server_for
     from parrot.translators.base import Translation
 
     chosen = [c for c in concepts if not only or c.key in only or c.path.stem in only]
@@ -469,7 +471,6 @@ def verify(concepts: list[MainConcept], only: list[str] | None = None,
                if not targets or r["target_dialect"] in targets]
     store = _FixtureStore(OUT / "fixtures")
     started = time.time()
-    idle = [d for d in SERVERS if server_for(d).state() is None]  # stopped again afterwards
     judge = Judge(timeout=120, start=True)
     verified: Counter[tuple[str, str]] = Counter()
     parsed: Counter[tuple[str, str]] = Counter()
@@ -516,9 +517,6 @@ def verify(concepts: list[MainConcept], only: list[str] | None = None,
                 verified[(item.source_dialect, item.target_dialect)] += 1
     finally:
         judge.close()
-        for dialect in idle:
-            if server_for(dialect).state() is not None:
-                server_for(dialect).stop()
     print(f"\n{sum(verified.values())}/{len(records)} items verified strictly and "
           f"{sum(parsed.values())} grammar-only references parse ({UNVERIFIED}) in "
           f"{time.time() - started:.0f}s; {len(failed)} failed")

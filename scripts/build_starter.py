@@ -48,6 +48,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from parrot.servers import stopping_started
+
 ROOT = Path(__file__).resolve().parent.parent
 CONCEPTS_DIR = ROOT / "concepts"
 OUT = ROOT / "datasets" / "starter"
@@ -582,6 +584,7 @@ def _reversed_rows(fixture: Any) -> Any:
                    tables=tuple(replace(t, rows=t.rows[::-1]) for t in fixture.tables))
 
 
+@stopping_started()  # servers the verification starts are stopped again
 def verify(dataset: str, only: list[str] | None = None) -> int:
     """Judge every item of ``dataset`` (starter or polyglot) on real engines.
 
@@ -595,7 +598,6 @@ def verify(dataset: str, only: list[str] | None = None) -> int:
 
     from parrot.datasets import parse_items
     from parrot.eval.judge import Judge
-    from parrot.servers import SERVERS, server_for
     from parrot.translators.base import Translation
 
     out, files, dialects = ((OUT, render_files(), DIALECTS) if dataset == "starter" else
@@ -611,7 +613,6 @@ def verify(dataset: str, only: list[str] | None = None) -> int:
     items = [i for i in parse_items(path.read_text(encoding="utf-8").splitlines(), path)
              if not only or i.extra.get("concept") in only]
     started = time.time()
-    idle = [d for d in SERVERS if server_for(d).state() is None]  # stopped again afterwards
     judge = Judge(timeout=60, start=True)
     verified: Counter[tuple[str, str]] = Counter()
     missing: dict[str, str] = {}
@@ -662,9 +663,6 @@ def verify(dataset: str, only: list[str] | None = None) -> int:
                 verified[(item.source_dialect, item.target_dialect)] += 1
     finally:
         judge.close()
-        for dialect in idle:
-            if server_for(dialect).state() is not None:
-                server_for(dialect).stop()
     print(f"\n{sum(verified.values())}/{len(items)} items verified strictly in "
           f"{time.time() - started:.0f}s; {failures} failed")
     for s in dialects:

@@ -22,10 +22,11 @@ import sys
 from parrot.datasets import item_from_record
 from parrot.eval.judge import Judge
 from parrot.migrate.named import corpora_root, spider_root
-from parrot.servers import SERVERS, server_for
+from parrot.servers import stopping_started
 from parrot.translators import create_translator
 
 
+@stopping_started()  # servers the verification starts are stopped again
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--corpus", default="Spider")
@@ -50,7 +51,6 @@ def main(argv: list[str] | None = None) -> int:
 
     store = _FixtureStore(Path("/nonexistent"))
     glot = create_translator("sqlglot")
-    idle = [d for d in SERVERS if server_for(d).state() is None]
     judge = Judge(timeout=30, start=True)
     n = 0
     try:
@@ -93,9 +93,6 @@ def main(argv: list[str] | None = None) -> int:
                 n += 1
     finally:
         judge.close()
-        for dialect in idle:
-            if server_for(dialect).state() is not None:
-                server_for(dialect).stop()
     print(f"judged {n} queries", file=sys.stderr)
     return 0
 

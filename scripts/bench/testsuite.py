@@ -36,6 +36,7 @@ from pathlib import Path
 
 from parrot.datasets import Item, load_dataset
 from parrot.eval.judge import EMPTY_FIXTURE, Judge
+from parrot.servers import stopping_started
 from parrot.testsuite.cli import LLM_FLAGS, _groups, _members
 from parrot.testsuite.distill import distill, neighbour_outcome, order_probes
 from parrot.testsuite.neighbours import Neighbour, neighbours
@@ -171,6 +172,7 @@ def _spider_items(limit: int) -> list[Item]:
     return items
 
 
+@stopping_started()  # MariaDB and PostgreSQL, started by the judge, are stopped again
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("datasets", nargs="*",
@@ -197,7 +199,6 @@ def main(argv: list[str] | None = None) -> int:
     if not args.datasets and not args.spider:
         args.datasets = ["starter", "polyglot"]
     llm = _LLMColumn(args) if args.llm else None
-    idle = _idle_servers()
     judge = Judge(start=True)  # MariaDB and PostgreSQL too: without them their pairs judge nothing
     ops = Tally()
     target_ops = Tally()
@@ -265,7 +266,6 @@ def main(argv: list[str] | None = None) -> int:
         judge.close()
         if llm is not None:
             llm.close()
-        _stop_started(idle)
     _report(ops, by_pair, refs, args.survivors)
     if not args.no_target_side and args.datasets:  # Spider golds have no references
         _report(target_ops, by_target, {}, args.survivors, side="target")
@@ -292,21 +292,6 @@ def main(argv: list[str] | None = None) -> int:
         print(f"suite build time: {len(builds)} suites, {sum(builds):.0f}s, "
               f"{sum(builds) / len(builds):.1f}s each (max {max(builds):.1f}s)")
     return 0
-
-
-def _idle_servers() -> list[str]:
-    """The managed servers not running now (the bench stops those it starts)."""
-    from parrot.servers import server_for
-
-    return [d for d in ("mysql", "postgres") if server_for(d).state() is None]
-
-
-def _stop_started(idle: list[str]) -> None:
-    from parrot.servers import server_for
-
-    for dialect in idle:
-        if server_for(dialect).state() is not None:
-            server_for(dialect).stop()
 
 
 def _kill(row: list[int]) -> tuple[int, int]:
