@@ -176,12 +176,17 @@ def _like_values(pattern: str) -> list[str]:
 
 
 class _Groups:
-    """Union-find over (table, column) pairs compared with each other."""
+    """Union-find over (table, column) pairs compared with each other; column names are
+    case-insensitive (a query's ``t1.stuid`` is the fixture's ``StuID``)."""
 
     def __init__(self) -> None:
         self.parent: dict[tuple[str, str], tuple[str, str]] = {}
 
+    def __contains__(self, x: tuple[str, str]) -> bool:
+        return (x[0], x[1].lower()) in self.parent
+
     def find(self, x: tuple[str, str]) -> tuple[str, str]:
+        x = (x[0], x[1].lower())
         self.parent.setdefault(x, x)
         while self.parent[x] != x:
             self.parent[x] = self.parent[self.parent[x]]
@@ -438,7 +443,7 @@ def _finish(schema: QuerySchema, groups: _Groups, base_tables: dict[str, Any]) -
             if not info.type:
                 info.type = ("text" if _TEXT_NAMES.search(info.name) else
                              "date" if _DATE_NAMES.search(info.name) else "integer")
-            if (table, info.name) in groups.parent:
+            if (table, info.name) in groups:
                 root = groups.find((table, info.name))
                 info.group = roots.setdefault(root, len(roots))
 

@@ -282,3 +282,22 @@ def test_joined_keys_are_dealt_distinct_and_out_of_order() -> None:
         assert len(ids) >= 6 and all(1 <= i <= 12 for i in ids)
         unordered += ids != sorted(ids)
     assert unordered >= 4
+
+
+@pytest.mark.parametrize("sql", [
+    "SELECT c.Name FROM c JOIN o ON c.Id = o.CId",
+    "select c.name from c join o on c.ID = o.CID",  # Spider's golds: not the fixture's spelling
+])
+def test_join_groups_match_the_fixture_columns_in_any_case(sql: str) -> None:
+    """Regression: a query spelling a column otherwise than its fixture (``t1.stuid`` for
+    ``StuID``) lost its join group, so the joined columns were drawn from unrelated real values
+    and Spider's joins came back empty on most databases."""
+    base = fixture_from_json({"name": "s", "tables": [
+        {"name": "c", "primary_key": ["Id"],
+         "columns": [{"name": "Id", "type": "integer"}, {"name": "Name", "type": "text"}],
+         "rows": [[i, f"n{i}"] for i in range(1, 5)]},
+        {"name": "o", "columns": [{"name": "CId", "type": "integer"}],
+         "rows": [[1000 + i] for i in range(1, 5)]}]})
+    schema = infer_schema(parse_query(sql, "sqlite"), base)
+    c, o = schema.tables["c"]["Id"], schema.tables["o"]["CId"]
+    assert c.group is not None and c.group == o.group
