@@ -22,7 +22,9 @@ NULLs, a text column with real values draws only from them and
 the query's literals (no synthetic 'abc' in a phone or JSON column), and numeric columns whose
 real values are all non-negative get no negatives. ``dialects`` names every engine of the item:
 text values that only differ by case or trailing spaces are kept only when none of them folds
-those together (:mod:`parrot.dialects`).
+those together (:mod:`parrot.dialects`). Join groups match the fixture's columns in any case
+(Spider's ``t1.stuid`` is ``StuID``), and a text column joined to an integer one (Spider's
+``concert.Stadium_ID``) draws the integers as text, so that the join matches.
 
 Boundaries: a numeric literal compared with a column gives the column the literal and ± 1
 (integer and decimal/double columns alike); a literal compared with an expression computed from
@@ -91,6 +93,7 @@ class ColumnInfo:
     type: str = ""  # portable type; empty until evidence or the default decides
     literals: list[Any] = field(default_factory=list)
     group: int | None = None  # join group: columns compared with each other share values
+    digits: bool = False  # a text column joined to an integer one: draws the integers as text
     nullable: bool = True
     unique: bool = False  # the single-column primary key of the base fixture
     observed_unique: bool = False  # unique in the base fixture's rows only (not declared)
@@ -446,6 +449,11 @@ def _finish(schema: QuerySchema, groups: _Groups, base_tables: dict[str, Any]) -
             if (table, info.name) in groups:
                 root = groups.find((table, info.name))
                 info.group = roots.setdefault(root, len(roots))
+    numeric = {i.group for cols in schema.tables.values() for i in cols.values()
+               if i.group is not None and i.type in ("integer", "bigint")}
+    for cols in schema.tables.values():  # Spider's concert.Stadium_ID (text) = stadium's integer
+        for info in cols.values():
+            info.digits = info.type == "text" and info.group in numeric
 
 
 def _domain(info: ColumnInfo, values: list[Any], primary_key: tuple[str, ...]) -> None:
@@ -686,7 +694,7 @@ def _value(info: ColumnInfo, pool: list[Any], rng: random.Random, round_: int) -
     if info.group is not None and info.type in JOIN_POOL:
         join_pool = UNIQUE_JOIN_POOL if (info.unique or info.observed_unique) \
             and info.type == "integer" \
-            else JOIN_POOL[info.type]
+            else [str(v) for v in JOIN_POOL["integer"]] if info.digits else JOIN_POOL[info.type]
         values = [v for v in join_pool + pool[:len(info.literals) * 3]
                   if v is not None and _fits(v, info.type)]
         return rng.choice(values)

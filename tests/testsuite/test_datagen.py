@@ -301,3 +301,25 @@ def test_join_groups_match_the_fixture_columns_in_any_case(sql: str) -> None:
     schema = infer_schema(parse_query(sql, "sqlite"), base)
     c, o = schema.tables["c"]["Id"], schema.tables["o"]["CId"]
     assert c.group is not None and c.group == o.group
+
+
+def test_a_text_column_joined_to_an_integer_key_draws_its_values() -> None:
+    """Regression: Spider's ``singer_in_concert.Singer_ID`` is text and joined to the integer
+    ``singer.Singer_ID``; it drew 'a'..'d', so the join never matched on generated data."""
+    base = fixture_from_json({"name": "s", "tables": [
+        {"name": "singer", "primary_key": ["Singer_ID"],
+         "columns": [{"name": "Singer_ID", "type": "integer"}, {"name": "Name", "type": "text"}],
+         "rows": [[i, f"n{i}"] for i in range(1, 7)]},
+        {"name": "sic", "columns": [{"name": "Singer_ID", "type": "text"}],
+         "rows": [[str(i % 4)] for i in range(1, 9)]}]})
+    sql = "SELECT s.Name FROM sic AS t JOIN singer AS s ON t.singer_id = s.singer_id"
+    out = query_test_data(sql, "sqlite", rounds=4, seed="s", name="t", base=base)
+    matched = 0
+    with create_engine("sqlite") as engine:
+        for data in out:
+            fixture = fixture_from_json(data)
+            assert all(v is None or v.isdigit() for (v,) in fixture.table("sic").rows)
+            engine.load(fixture)
+            result = engine.execute(sql, fixture)
+            matched += bool(result.ok and result.result is not None and result.result.rows)
+    assert matched >= 3
