@@ -215,6 +215,8 @@ def _scope_tables(select: exp.Expr | None, alias_of: dict[str, str]) -> list[str
 
 def infer_schema(tree: exp.Expr, base: Fixture | None = None) -> QuerySchema:
     """Tables and columns ``tree`` reads, with types, literals and join groups."""
+    if base is not None:
+        tree = _quoted_strings(tree, base)
     ctes = {c.alias_or_name.lower() for c in tree.find_all(exp.CTE)}
     derived = {s.alias_or_name.lower() for s in tree.find_all(exp.Subquery) if s.alias}
     base_tables = {t.name.lower(): t for t in base.tables} if base is not None else {}
@@ -279,6 +281,24 @@ def infer_schema(tree: exp.Expr, base: Fixture | None = None) -> QuerySchema:
             if info.type in ("date", "timestamp"):
                 info.offsets = offsets
     return schema
+
+
+def _quoted_strings(tree: exp.Expr, base: Fixture) -> exp.Expr:
+    """``tree`` with each unqualified double-quoted name that is no column of ``base`` nor an
+    alias of the query read as the string it is in SQLite and MySQL (Spider's ``WHERE
+    SourceAirport = "APG"``), so that its value reaches the generated data."""
+    names = {c.name.lower() for t in base.tables for c in t.columns}
+    names |= {a.alias.lower() for a in tree.find_all(exp.Alias, exp.TableAlias, exp.CTE)
+              if a.alias}
+
+    def literal(node: exp.Expr) -> exp.Expr:
+        quoted = isinstance(node, exp.Column) and isinstance(node.this, exp.Identifier) \
+            and node.this.quoted and not node.table
+        if quoted and node.name.lower() not in names:
+            return exp.Literal.string(node.name)
+        return node
+
+    return tree.transform(literal)
 
 
 def _derived_columns(tree: exp.Expr, resolved: dict[int, tuple[str, str]]

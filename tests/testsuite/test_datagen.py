@@ -323,3 +323,21 @@ def test_a_text_column_joined_to_an_integer_key_draws_its_values() -> None:
             result = engine.execute(sql, fixture)
             matched += bool(result.ok and result.result is not None and result.result.rows)
     assert matched >= 3
+
+
+@pytest.mark.parametrize(("sql", "literal"), [
+    ('SELECT FlightNo FROM flights WHERE SourceAirport = "APG"', "APG"),
+    ('SELECT "FlightNo" FROM flights WHERE SourceAirport = \'APG\'', "APG"),  # a real column
+    ('SELECT FlightNo AS "n" FROM flights WHERE SourceAirport IN ("n", "x")', "x"),
+])
+def test_double_quoted_strings_are_literals(sql: str, literal: str) -> None:
+    """Regression: SQLite reads ``"APG"`` as a string when no column has that name, sqlglot as
+    a column; Spider's golds write strings so, and their values never reached the data (137 of
+    the 553 rules-v7 survivors had a source empty on every database)."""
+    base = fixture_from_json({"name": "f", "tables": [{
+        "name": "flights", "columns": [{"name": "FlightNo", "type": "integer"},
+                                       {"name": "SourceAirport", "type": "text"}],
+        "rows": [[i, f"A{i}"] for i in range(1, 5)]}]})
+    schema = infer_schema(parse_query(sql, "sqlite"), base)
+    assert schema.tables["flights"]["SourceAirport"].literals[-1] == literal
+    assert schema.tables["flights"]["FlightNo"].literals == []
