@@ -17,7 +17,9 @@ Constraints and domains come from the base fixture: date and timestamp columns s
 span of their real values (or take the dates the query compares them with ± 1 day), primary keys
 stay unique, columns unique only by observation (names, e-mails) stay unique except in the twins
 of every fourth round (a generator may duplicate what no constraint declares unique), whole rows
-are duplicated only in tables without a key or observed-unique column, NOT NULL columns get no
+are duplicated only in tables without a key or observed-unique column (keys and observed-unique
+columns not joined are dealt distinct values, so no row is lost; every fourth round from round 1
+the observed-unique ones share two values: two keyed rows with one name), NOT NULL columns get no
 NULLs, a text column with real values draws only from them and
 the query's literals (no synthetic 'abc' in a phone or JSON column), and numeric columns whose
 real values are all non-negative get no negatives. ``dialects`` names every engine of the item:
@@ -610,8 +612,13 @@ def generate(schema: QuerySchema, *, rounds: int, seed: str, name: str,
             rows = [[_json_value(_value(info, samples[(table, info.name)], rng, r), info.type)
                      for info in infos] for _ in range(n)]
             _deal_keys(rows, infos, rng)
+            repeat = r % 4 == 1
+            for j, info in enumerate(infos):
+                if (info.unique or info.observed_unique) and info.group is None:
+                    _deal_unique(rows, j, info, samples[(table, info.name)], rng,
+                                 repeat and info.observed_unique)
             keys = schema.primary_keys.get(table, ())
-            rows = _unique_rows(rows, infos, keys)
+            rows = _unique_rows(rows, infos, keys, repeat)
             if r > 0 and rows and not any(i.unique or i.observed_unique for i in infos) \
                     and not keys:
                 for _ in range(rng.randint(1, 2)):  # duplicate rows
@@ -644,6 +651,25 @@ def _deal_keys(rows: list[list[Any]], infos: list[ColumnInfo], rng: random.Rando
         values = rng.sample(range(1, max(len(UNIQUE_JOIN_POOL), len(rows)) + 1), len(rows))
         for row, value in zip(rows, values, strict=True):
             row[j] = value
+
+
+def _deal_unique(rows: list[list[Any]], j: int, info: ColumnInfo, pool: list[Any],
+                 rng: random.Random, repeat: bool) -> None:
+    """Give column ``j`` (a key or unique by observation, not joined) a distinct value in each
+    row that drew one, the query's literals first: drawn with replacement, deduplication lost
+    rows. With ``repeat`` the rows share two values instead, so that grouping by a name merges
+    keyed rows and DISTINCT over it collapses them (``GROUP BY name`` for ``GROUP BY
+    stadium_id``)."""
+    named = 3 * (len(info.literals) + len(info.query_dates))
+    rest = pool[named:]
+    rng.shuffle(rest)
+    values = [_json_value(v, info.type) for v in dict.fromkeys([*pool[:named], *rest])]
+    present = [row for row in rows if row[j] is not None]
+    for k, row in enumerate(present):
+        if repeat:
+            row[j] = rng.choice(values[:2])
+        elif k < len(values):
+            row[j] = values[k]
 
 
 def _twin(row: list[Any], rows: list[list[Any]], infos: list[ColumnInfo], keys: tuple[str, ...],
@@ -686,12 +712,14 @@ def _twin(row: list[Any], rows: list[list[Any]], infos: list[ColumnInfo], keys: 
 
 
 def _unique_rows(rows: list[list[Any]], infos: list[ColumnInfo],
-                 keys: tuple[str, ...]) -> list[list[Any]]:
+                 keys: tuple[str, ...], repeat: bool = False) -> list[list[Any]]:
     """``rows`` without those repeating a unique column's value or the primary key (or with a
-    NULL in the key)."""
+    NULL in the key); with ``repeat``, columns unique only by observation and not joined may
+    repeat."""
     names = [i.name for i in infos]
     key_index = [names.index(k) for k in keys if k in names]
-    unique_index = [j for j, i in enumerate(infos) if i.unique or i.observed_unique]
+    unique_index = [j for j, i in enumerate(infos) if i.unique or (
+        i.observed_unique and not (repeat and i.group is None))]
     seen_keys: set[tuple[Any, ...]] = set()
     seen: dict[int, set[Any]] = {j: set() for j in unique_index}
     out = []
@@ -737,7 +765,8 @@ def _samples(schema: QuerySchema, base: Fixture | None, seed: str, fold: bool = 
                 index = real.column_names.index(info.name)
                 distinct = list(dict.fromkeys(row[index] for row in real.rows
                                               if row[index] is not None))
-                sample = rng.sample(distinct, min(6, len(distinct)))
+                size = 12 if info.observed_unique else 6  # names: enough for every row
+                sample = rng.sample(distinct, min(size, len(distinct)))
                 sample = [storage_text(v, info.type) for v in sample]
             pool = [v for v in _pool(info, sample) if _fits(v, info.type)]
             if info.non_negative:

@@ -341,3 +341,21 @@ def test_double_quoted_strings_are_literals(sql: str, literal: str) -> None:
     schema = infer_schema(parse_query(sql, "sqlite"), base)
     assert schema.tables["flights"]["SourceAirport"].literals[-1] == literal
     assert schema.tables["flights"]["FlightNo"].literals == []
+
+
+@pytest.mark.parametrize(("round_", "repeated"), [(0, False), (1, True), (2, False), (5, True)])
+def test_observed_unique_columns_keep_every_row_and_repeat_in_some_rounds(
+        round_: int, repeated: bool) -> None:
+    """Regression (Spider's group_by_column and add_distinct survivors): names unique only by
+    observation were drawn with replacement and deduplicated, so tables lost rows, and two keyed
+    rows never shared a name outside twins (``GROUP BY name`` for ``GROUP BY stadium_id``
+    survived). Now they (and keys not joined) are dealt distinct, and every fourth round from
+    round 1 the rows share two names instead; the key stays unique."""
+    out = query_test_data("SELECT name, COUNT(*) FROM products GROUP BY name", "sqlite",
+                          rounds=1, first_round=round_, seed="s", name="t",
+                          base=fixture_from_json(_shop(16)))
+    rows = fixture_from_json(out[0]).table("products").rows  # loads: the key holds
+    names = [r[1] for r in rows if r[1] is not None]
+    assert (len(names) > len(set(names))) == repeated
+    if round_ == 0:
+        assert len(rows) == 8  # round 0 draws 8 rows; none is lost
