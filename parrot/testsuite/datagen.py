@@ -20,7 +20,9 @@ of every fourth round (a generator may duplicate what no constraint declares uni
 are duplicated only in tables without a key or observed-unique column (keys and observed-unique
 columns not joined are dealt distinct values, so no row is lost; every fourth round from round 1
 the observed-unique ones share two values: two keyed rows with one name), NOT NULL columns get no
-NULLs, a text column with real values draws only from them and
+NULLs, a column compared with its own unfiltered average (``age >= (SELECT AVG(age) ...)``)
+has a row exactly at the average every third round from round 2, a text column with real
+values draws only from them and
 the query's literals (no synthetic 'abc' in a phone or JSON column), and numeric columns whose
 real values are all non-negative get no negatives. ``dialects`` names every engine of the item:
 text values that only differ by case or trailing spaces are kept only when none of them folds
@@ -104,6 +106,7 @@ class ColumnInfo:
     span: tuple[str, str] | None = None  # date/timestamp: the real values' first and last
     query_dates: list[Any] = field(default_factory=list)  # dates the query names elsewhere
     offsets: list[int] = field(default_factory=list)  # seconds the query compares differences with
+    mean_boundary: bool = False  # compared with (SELECT AVG(itself) FROM its table)
 
 
 @dataclass
@@ -272,6 +275,8 @@ def infer_schema(tree: exp.Expr, base: Fixture | None = None) -> QuerySchema:
             if right:
                 groups.union(left, right)
     _finish(schema, groups, base_tables)
+    for table, name in _mean_boundaries(tree, resolved):
+        schema.column(table, name).mean_boundary = True
     dates = list(dict.fromkeys(lit.this for lit in tree.find_all(exp.Literal)
                                if lit.is_string and (_DATE.match(lit.this)
                                                      or _TIMESTAMP.match(lit.this))))
@@ -301,6 +306,25 @@ def _quoted_strings(tree: exp.Expr, base: Fixture) -> exp.Expr:
         return node
 
     return tree.transform(literal)
+
+
+def _mean_boundaries(tree: exp.Expr, resolved: dict[int, tuple[str, str]]
+                     ) -> set[tuple[str, str]]:
+    """Columns compared with the unfiltered average of themselves (``age >= (SELECT AVG(age)
+    FROM singer)``): a row exactly at the average tells ``>=`` from ``>``."""
+    out: set[tuple[str, str]] = set()
+    for node in tree.find_all(*_COMPARE):
+        for col, other in ((node.this, node.expression), (node.expression, node.this)):
+            inner = other.this if isinstance(other, exp.Subquery) else None
+            if not isinstance(col, exp.Column) or id(col) not in resolved \
+                    or not isinstance(inner, exp.Select) or inner.args.get("where") \
+                    or len(inner.expressions) != 1:
+                continue
+            avg = inner.expressions[0].unalias()
+            if isinstance(avg, exp.Avg) and isinstance(avg.this, exp.Column) \
+                    and resolved.get(id(avg.this)) == resolved[id(col)]:
+                out.add(resolved[id(col)])
+    return out
 
 
 def _derived_columns(tree: exp.Expr, resolved: dict[int, tuple[str, str]]
@@ -629,6 +653,10 @@ def generate(schema: QuerySchema, *, rounds: int, seed: str, name: str,
                                  keep_observed=r % 4 == 3, rng=rng)
                     if twin is not None and len(rows) < max_rows:
                         rows.insert(rng.randrange(len(rows) + 1), twin)
+            if r % 3 == 2:
+                for j, info in enumerate(infos):
+                    if info.mean_boundary:
+                        _at_mean(rows, j, info, rng)
             tables.append({"name": table,
                            "columns": [{"name": i.name, "type": i.type, "nullable": i.nullable}
                                        for i in infos],
@@ -670,6 +698,27 @@ def _deal_unique(rows: list[list[Any]], j: int, info: ColumnInfo, pool: list[Any
             row[j] = rng.choice(values[:2])
         elif k < len(values):
             row[j] = values[k]
+
+
+def _at_mean(rows: list[list[Any]], j: int, info: ColumnInfo, rng: random.Random) -> None:
+    """Make one row's integer value in column ``j`` the average of the column: another row's
+    value is raised until the others' sum divides evenly. A key stays unique."""
+    present = [row for row in rows if isinstance(row[j], int | float)]
+    if info.type not in ("integer", "bigint", "double") or len(present) < 3 \
+            or any(float(row[j]) != int(row[j]) for row in present):
+        return
+    target, *others = rng.sample(present, len(present))
+    values = [int(row[j]) for row in others]
+    unique = info.unique  # observed-unique columns repeat in some rounds anyway
+    for i, step in ((i, step) for step in range(3) for i in range(len(others))):
+        raised = [*values]
+        raised[i] += -sum(values) % len(values) + step * len(values)
+        mean = sum(raised) // len(raised)
+        if not unique or len({*raised, mean}) == len(raised) + 1:
+            for row, value in zip(others, raised, strict=True):
+                row[j] = _json_value(value, info.type)
+            target[j] = _json_value(mean, info.type)
+            return
 
 
 def _twin(row: list[Any], rows: list[list[Any]], infos: list[ColumnInfo], keys: tuple[str, ...],

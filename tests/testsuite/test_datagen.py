@@ -359,3 +359,24 @@ def test_observed_unique_columns_keep_every_row_and_repeat_in_some_rounds(
     assert (len(names) > len(set(names))) == repeated
     if round_ == 0:
         assert len(rows) == 8  # round 0 draws 8 rows; none is lost
+
+
+@pytest.mark.parametrize(("sql", "at_mean"), [
+    ("SELECT name FROM products WHERE stock >= (SELECT AVG(stock) FROM products)", True),
+    ("SELECT name FROM products WHERE (SELECT avg(stock) FROM products) < stock", True),
+    # an average over other rows or of another column: no row of this table can be placed there
+    ("SELECT name FROM products WHERE stock >= (SELECT AVG(stock) FROM products WHERE id > 2)",
+     False),
+    ("SELECT name FROM products WHERE stock >= (SELECT AVG(id) FROM products)", False),
+])
+def test_a_row_sits_at_the_average_it_is_compared_with(sql: str, at_mean: bool) -> None:
+    """Regression (Spider's flip_comparison survivors): ``age >= (SELECT AVG(age) ...)`` and
+    ``>`` differ only on a row exactly at the average, which random values never hit."""
+    out = query_test_data(sql, "sqlite", rounds=9, seed="s", name="t",
+                          base=fixture_from_json(_shop()))
+    hits = 0
+    for data in out:
+        rows = fixture_from_json(data).table("products").rows  # loads: the key holds
+        stock = [r[3] for r in rows if r[3] is not None]
+        hits += bool(stock) and sum(stock) / len(stock) in stock
+    assert (hits >= 2) == at_mean, hits
