@@ -13,21 +13,21 @@ values mostly from the query's literals, so filters select rows and joins match.
 adversarial: NULLs, duplicated rows, ties, empty strings, mixed case and trailing spaces, zero
 (divisors), negative numbers and boundary dates (leap day, year end).
 
-Constraints and domains come from the base fixture: date and timestamp columns stay within the
-span of their real values (or take the dates the query compares them with ± 1 day), primary keys
-stay unique, columns unique only by observation (names, e-mails) stay unique except in the twins
-of every fourth round (a generator may duplicate what no constraint declares unique), whole rows
-are duplicated only in tables without a key or observed-unique column (keys and observed-unique
-columns not joined are dealt distinct values, so no row is lost; every fourth round from round 1
-the observed-unique ones share two values: two keyed rows with one name), NOT NULL columns get no
-NULLs, a column compared with its own unfiltered average (``age >= (SELECT AVG(age) ...)``)
-has a row exactly at the average every third round from round 2, a text column with real
-values draws only from them and
-the query's literals (no synthetic 'abc' in a phone or JSON column), and numeric columns whose
-real values are all non-negative get no negatives. ``dialects`` names every engine of the item:
-text values that only differ by case or trailing spaces are kept only when none of them folds
-those together (:mod:`parrot.dialects`). Join groups match the fixture's columns in any case
-(Spider's ``t1.stuid`` is ``StuID``), and a text column joined to an integer one (Spider's
+Constraints and domains come from the base fixture: date and timestamp columns stay within the span
+of their real values (or take the dates the query compares them with ± 1 day), primary keys stay
+unique, columns unique only by observation (names, e-mails) stay unique except in the twins of
+every fourth round (a generator may duplicate what no constraint declares unique), whole rows are
+duplicated only in tables without a key or observed-unique column (keys and observed-unique columns
+not joined are dealt distinct values, so no row is lost; every fourth round from round 1 the
+observed-unique ones share two values: two keyed rows with one name), NOT NULL columns get no NULLs
+(nor do primary-key columns, which Spider declares nullable), a column compared with its own
+unfiltered average (``age >= (SELECT AVG(age) ...)``) has a row exactly at the average every third
+round from round 2, a text column with real values draws only from them and the query's literals
+(no synthetic 'abc' in a phone or JSON column), and numeric columns whose real values are all
+non-negative get no negatives. ``dialects`` names every engine of the item: text values that only
+differ by case or trailing spaces are kept only when none of them folds those together
+(:mod:`parrot.dialects`). Join groups match the fixture's columns in any case (Spider's
+``t1.stuid`` is ``StuID``), and a text column joined to an integer one (Spider's
 ``concert.Stadium_ID``) draws the integers as text, so that the join matches.
 
 Boundaries: a numeric literal compared with a column gives the column the literal and ± 1
@@ -483,7 +483,8 @@ def _finish(schema: QuerySchema, groups: _Groups, base_tables: dict[str, Any]) -
             schema.primary_keys[table] = real.primary_key
             for i, c in enumerate(real.columns):
                 info = used.get(c.name.lower(), ColumnInfo(c.name))
-                info.name, info.type, info.nullable = c.name, c.type, c.nullable
+                info.name, info.type = c.name, c.type
+                info.nullable = c.nullable and c.name not in real.primary_key  # Spider's keys
                 _domain(info, [row[i] for row in real.rows], real.primary_key)
                 cols[c.name] = info
         if not cols:
@@ -797,7 +798,8 @@ def _value(info: ColumnInfo, pool: list[Any], rng: random.Random, round_: int) -
         return rng.choice(values)
     named = len(info.literals) + len(info.query_dates)
     if named and rng.random() < (0.6 if round_ == 0 else 0.35):
-        return rng.choice(pool[:max(1, 3 * named)])  # literals, neighbours: filters select
+        # literals (and a number's neighbours, a date's days around it): filters select
+        return rng.choice(pool[:max(1, named if info.type == "text" else 3 * named)])
     return rng.choice(pool)
 
 

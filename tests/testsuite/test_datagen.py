@@ -380,3 +380,28 @@ def test_a_row_sits_at_the_average_it_is_compared_with(sql: str, at_mean: bool) 
         stock = [r[3] for r in rows if r[3] is not None]
         hits += bool(stock) and sum(stock) / len(stock) in stock
     assert (hits >= 2) == at_mean, hits
+
+
+_FLIGHTS = {"name": "f", "tables": [{
+    "name": "flights", "primary_key": ["Airline", "FlightNo"],  # nullable, as Spider declares
+    "columns": [{"name": "Airline", "type": "integer"}, {"name": "FlightNo", "type": "integer"},
+                {"name": "SourceAirport", "type": "text"}],
+    "rows": [[i % 3, 10 * i, f" A{i % 5}"] for i in range(1, 13)]}]}
+
+
+@pytest.mark.parametrize(("sql", "check"), [
+    # a nullable key column got NULLs, and its rows were then dropped: tables shrank
+    ("SELECT FlightNo FROM flights WHERE Airline > 1", "keys"),
+    # a text literal was one value of three drawn first: one row in nine hit it
+    ("SELECT FlightNo FROM flights WHERE SourceAirport = 'APG'", "literal"),
+])
+def test_spider_keys_and_text_literals(sql: str, check: str) -> None:
+    """Regression (Spider survivors: ``DISTINCT FlightNo ... WHERE SourceAirport = "APG"``)."""
+    out = query_test_data(sql, "sqlite", rounds=6, seed="s", name="t",
+                          base=fixture_from_json(_FLIGHTS))
+    rows = [r for data in out for r in fixture_from_json(data).table("flights").rows]
+    if check == "keys":
+        assert all(r[0] is not None and r[1] is not None for r in rows)
+        assert len(rows) >= 48  # 37 before
+    else:
+        assert sum(r[2] == "APG" for r in rows) >= 18  # 12 of 38 before
