@@ -22,13 +22,15 @@ not joined are dealt distinct values, so no row is lost; every fourth round from
 observed-unique ones share two values: two keyed rows with one name), NOT NULL columns get no NULLs
 (nor do primary-key columns, which Spider declares nullable), a column compared with its own
 unfiltered average (``age >= (SELECT AVG(age) ...)``) has a row exactly at the average every third
-round from round 2, a text column with real values draws only from them and the query's literals
-(no synthetic 'abc' in a phone or JSON column), and numeric columns whose real values are all
-non-negative get no negatives. ``dialects`` names every engine of the item: text values that only
-differ by case or trailing spaces are kept only when none of them folds those together
-(:mod:`parrot.dialects`). Join groups match the fixture's columns in any case (Spider's
-``t1.stuid`` is ``StuID``), and a text column joined to an integer one (Spider's
-``concert.Stadium_ID``) draws the integers as text, so that the join matches.
+round from round 2, every sixth round from round 5 one row of each table no key of another refers
+to has twins up to a COUNT literal the query compares (``HAVING COUNT(*) > 10``: 10 or 11 copies),
+a text column with real values draws only from them and the query's literals (no synthetic 'abc' in
+a phone or JSON column), and numeric columns whose real values are all non-negative get no
+negatives. ``dialects`` names every engine of the item: text values that only differ by case or
+trailing spaces are kept only when none of them folds those together (:mod:`parrot.dialects`). Join
+groups match the fixture's columns in any case (Spider's ``t1.stuid`` is ``StuID``), and a text
+column joined to an integer one (Spider's ``concert.Stadium_ID``) draws the integers as text, so
+that the join matches.
 
 Boundaries: a numeric literal compared with a column gives the column the literal and ± 1
 (integer and decimal/double columns alike); a literal compared with an expression computed from
@@ -115,6 +117,7 @@ class QuerySchema:
 
     tables: dict[str, dict[str, ColumnInfo]] = field(default_factory=dict)
     primary_keys: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    counts: list[int] = field(default_factory=list)  # literals COUNT(...) is compared with
 
     def column(self, table: str, name: str) -> ColumnInfo:
         cols = self.tables[table]
@@ -277,6 +280,7 @@ def infer_schema(tree: exp.Expr, base: Fixture | None = None) -> QuerySchema:
     _finish(schema, groups, base_tables)
     for table, name in _mean_boundaries(tree, resolved):
         schema.column(table, name).mean_boundary = True
+    schema.counts = _count_literals(tree)
     dates = list(dict.fromkeys(lit.this for lit in tree.find_all(exp.Literal)
                                if lit.is_string and (_DATE.match(lit.this)
                                                      or _TIMESTAMP.match(lit.this))))
@@ -306,6 +310,24 @@ def _quoted_strings(tree: exp.Expr, base: Fixture) -> exp.Expr:
         return node
 
     return tree.transform(literal)
+
+
+MAX_COUNT = 50  # the largest COUNT literal a group is grown to
+
+
+def _count_literals(tree: exp.Expr) -> list[int]:
+    """Integer literals from 2 to :data:`MAX_COUNT` that a COUNT is compared with (``HAVING
+    COUNT(*) > 10``, ``BETWEEN 0 AND 2``): a group of that many rows, or one more, is where
+    ``> 10`` and ``> 9`` differ, and random tables of 12 rows rarely hold one."""
+    out: set[int] = set()
+    for node in tree.find_all(*_COMPARE, exp.Between):
+        if not isinstance(node.this, exp.Count) and not isinstance(node.expression, exp.Count):
+            continue
+        others = [node.args["low"], node.args["high"]] if isinstance(node, exp.Between) \
+            else [node.expression, node.this]
+        out.update(v for v in map(_literal_value, others)
+                   if isinstance(v, int) and 2 <= v <= MAX_COUNT)
+    return sorted(out)
 
 
 def _mean_boundaries(tree: exp.Expr, resolved: dict[int, tuple[str, str]]
@@ -658,6 +680,9 @@ def generate(schema: QuerySchema, *, rounds: int, seed: str, name: str,
                 for j, info in enumerate(infos):
                     if info.mean_boundary:
                         _at_mean(rows, j, info, rng)
+            if schema.counts and r % 6 == 5 and rows \
+                    and not any(i.unique and i.group is not None for i in infos):
+                _grow_group(rows, infos, keys, samples, table, schema.counts, rng)
             tables.append({"name": table,
                            "columns": [{"name": i.name, "type": i.type, "nullable": i.nullable}
                                        for i in infos],
@@ -720,6 +745,23 @@ def _at_mean(rows: list[list[Any]], j: int, info: ColumnInfo, rng: random.Random
                 row[j] = _json_value(value, info.type)
             target[j] = _json_value(mean, info.type)
             return
+
+
+def _grow_group(rows: list[list[Any]], infos: list[ColumnInfo], keys: tuple[str, ...],
+                samples: dict[tuple[str, str], list[Any]], table: str, counts: list[int],
+                rng: random.Random) -> None:
+    """Add twins of one row (fresh keys, every other value kept: its join references and
+    names) until it has a COUNT literal's number of copies or one more. Only for tables no
+    other table's key refers to, so that a group of the query counts those rows."""
+    row = rng.choice(rows)
+    target = rng.choice(counts) + rng.choice((0, 1))
+    plain = not keys and not any(i.unique or i.observed_unique for i in infos)
+    for _ in range(target - 1):
+        twin = list(row) if plain else _twin(row, rows, infos, keys, samples, table,
+                                             keep_observed=True)
+        if twin is None:
+            return
+        rows.insert(rng.randrange(len(rows) + 1), twin)
 
 
 def _twin(row: list[Any], rows: list[list[Any]], infos: list[ColumnInfo], keys: tuple[str, ...],
