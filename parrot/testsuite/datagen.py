@@ -577,6 +577,8 @@ def _pool(info: ColumnInfo, sample: list[Any], edges: bool = True) -> list[Any]:
             values.append(value)
             if kind in ("integer", "double") and isinstance(value, int | float):
                 values.extend([value - 1, value + 1])
+            elif kind == "text" and _number(lit):  # Spider's text year >= 2014: '2013'
+                values.extend([str(lit - 1), str(lit + 1)])
             elif kind == "date" and _valid(value, dt.date.fromisoformat):
                 day = dt.date.fromisoformat(value)
                 values.extend(str(day + dt.timedelta(days=d)) for d in (-1, 1))
@@ -608,6 +610,17 @@ def _shifted(base: Any, kind: str, offsets: list[int]) -> list[str]:
     except (ValueError, OverflowError):
         return []
     return out
+
+
+def _named(info: ColumnInfo) -> int:
+    """How many values at the head of the column's pool come from the query's literals."""
+    if info.type == "text":  # a string literal is one value, a number has its neighbours
+        return sum(3 if _number(v) else 1 for v in info.literals)
+    return 3 * (len(info.literals) + len(info.query_dates))  # a date's days around it too
+
+
+def _number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
 
 
 def _coerce_literal(value: Any, kind: str) -> Any:
@@ -714,7 +727,7 @@ def _deal_unique(rows: list[list[Any]], j: int, info: ColumnInfo, pool: list[Any
     rows. With ``repeat`` the rows share two values instead, so that grouping by a name merges
     keyed rows and DISTINCT over it collapses them (``GROUP BY name`` for ``GROUP BY
     stadium_id``)."""
-    named = 3 * (len(info.literals) + len(info.query_dates))
+    named = _named(info)
     rest = pool[named:]
     rng.shuffle(rest)
     values = [_json_value(v, info.type) for v in dict.fromkeys([*pool[:named], *rest])]
@@ -838,10 +851,9 @@ def _value(info: ColumnInfo, pool: list[Any], rng: random.Random, round_: int) -
         values = [v for v in join_pool + pool[:len(info.literals) * 3]
                   if v is not None and _fits(v, info.type)]
         return rng.choice(values)
-    named = len(info.literals) + len(info.query_dates)
+    named = _named(info)
     if named and rng.random() < (0.6 if round_ == 0 else 0.35):
-        # literals (and a number's neighbours, a date's days around it): filters select
-        return rng.choice(pool[:max(1, named if info.type == "text" else 3 * named)])
+        return rng.choice(pool[:named])  # filters select
     return rng.choice(pool)
 
 
@@ -869,7 +881,7 @@ def _samples(schema: QuerySchema, base: Fixture | None, seed: str, fold: bool = 
                 low, high = info.span
                 pool = [v for v in pool if v in named or low <= v <= high]
             if info.enumeration:
-                allowed = set(info.enumeration) | {v for v in info.literals if isinstance(v, str)}
+                allowed = set(info.enumeration) | set(_pool(info, [], edges=False))
                 pool = [v for v in pool if v in allowed] or list(info.enumeration)
             if fold:
                 pool = _fold_distinct(pool)

@@ -426,3 +426,19 @@ def test_groups_reach_the_counts_the_query_compares(sql: str, sizes: set[int]) -
             groups[r[0]] = groups.get(r[0], 0) + 1
         largest.add(max(groups.values()))
     assert (max(largest) >= min(sizes)) if sizes else max(largest) <= 12, sorted(largest)
+
+
+@pytest.mark.parametrize(("real", "wanted"), [
+    ([str(y) for y in range(1990, 2002)], {"2029", "2030", "2031"}),  # many distinct years
+    (["2014", "2015"] * 4, {"2029", "2030", "2031"}),  # an enumeration admits them too
+])
+def test_a_text_column_compared_with_a_number_gets_its_neighbours(
+        real: list[str], wanted: set[str]) -> None:
+    """Regression: Spider's ``concert.Year`` is text; ``Year >= 2030`` against ``>= 2029``
+    needs '2029', and only '2030' was drawn (an enumeration kept not even that)."""
+    base = fixture_from_json({"name": "c", "tables": [{
+        "name": "concert", "columns": [{"name": "Year", "type": "text"}],
+        "rows": [[y] for y in real]}]})
+    out = query_test_data("SELECT COUNT(*) FROM concert WHERE Year >= 2030", "sqlite",
+                          rounds=8, seed="s", name="t", base=base)
+    assert wanted <= set(_values(out, 0, "concert"))
