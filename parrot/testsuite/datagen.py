@@ -624,6 +624,9 @@ def _number(value: Any) -> bool:
 
 
 def _coerce_literal(value: Any, kind: str) -> Any:
+    if isinstance(value, str) and kind in ("integer", "double") \
+            and re.fullmatch(r"-?\d+(\.\d+)?", value.strip()):
+        value = float(value) if "." in value else int(value)  # Population = "80000"
     if kind == "integer":
         return value if isinstance(value, int) and not isinstance(value, bool) else None
     if kind == "double":

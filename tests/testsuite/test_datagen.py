@@ -442,3 +442,16 @@ def test_a_text_column_compared_with_a_number_gets_its_neighbours(
     out = query_test_data("SELECT COUNT(*) FROM concert WHERE Year >= 2030", "sqlite",
                           rounds=8, seed="s", name="t", base=base)
     assert wanted <= set(_values(out, 0, "concert"))
+
+
+@pytest.mark.parametrize(("sql", "wanted"), [
+    ("SELECT name FROM products WHERE stock = '80'", {79, 80, 81}),  # SQLite compares as 80
+    ('SELECT name FROM products WHERE stock > "80"', {79, 80, 81}),  # Spider's Population
+])
+def test_a_number_written_as_a_string_reaches_a_numeric_column(sql: str,
+                                                               wanted: set[int]) -> None:
+    """Regression: ``Population = "80000"`` gave the integer column no value: the source was
+    empty on every database."""
+    out = query_test_data(sql, "sqlite", rounds=8, seed="s", name="t",
+                          base=fixture_from_json(_shop()))
+    assert wanted <= set(_values(out, 3))
