@@ -13,16 +13,24 @@ values mostly from the query's literals, so filters select rows and joins match.
 adversarial: NULLs, duplicated rows, ties, empty strings, mixed case and trailing spaces, zero
 (divisors), negative numbers and boundary dates (leap day, year end).
 
-Constraints and domains come from the base fixture: date and timestamp columns stay within the
-span of their real values (or take the dates the query compares them with ± 1 day), primary keys
-stay unique, columns unique only by observation (names, e-mails) stay unique except in the twins
-of every fourth round (a generator may duplicate what no constraint declares unique), whole rows
-are duplicated only in tables without a key or observed-unique column, NOT NULL columns get no
-NULLs, a text column with real values draws only from them and
-the query's literals (no synthetic 'abc' in a phone or JSON column), and numeric columns whose
-real values are all non-negative get no negatives. ``dialects`` names every engine of the item:
-text values that only differ by case or trailing spaces are kept only when none of them folds
-those together (:mod:`parrot.dialects`).
+Constraints and domains come from the base fixture: date and timestamp columns stay within the span
+of their real values (or take the dates the query compares them with ± 1 day), primary keys stay
+unique, columns unique only by observation (names, e-mails) stay unique except in the twins of
+every fourth round (a generator may duplicate what no constraint declares unique), whole rows are
+duplicated only in tables without a key or observed-unique column (keys and observed-unique columns
+not joined are dealt distinct values, so no row is lost; every fourth round from round 1 the
+observed-unique ones share two values: two keyed rows with one name), NOT NULL columns get no NULLs
+(nor do primary-key columns, which Spider declares nullable), a column compared with its own
+unfiltered average (``age >= (SELECT AVG(age) ...)``) has a row exactly at the average every third
+round from round 2, every sixth round from round 5 one row of each table no key of another refers
+to has twins up to a COUNT literal the query compares (``HAVING COUNT(*) > 10``: 10 or 11 copies),
+a text column with real values draws only from them and the query's literals (no synthetic 'abc' in
+a phone or JSON column), and numeric columns whose real values are all non-negative get no
+negatives. ``dialects`` names every engine of the item: text values that only differ by case or
+trailing spaces are kept only when none of them folds those together (:mod:`parrot.dialects`). Join
+groups match the fixture's columns in any case (Spider's ``t1.stuid`` is ``StuID``), and a text
+column joined to an integer one (Spider's ``concert.Stadium_ID``) draws the integers as text, so
+that the join matches.
 
 Boundaries: a numeric literal compared with a column gives the column the literal and ± 1
 (integer and decimal/double columns alike); a literal compared with an expression computed from
@@ -91,6 +99,7 @@ class ColumnInfo:
     type: str = ""  # portable type; empty until evidence or the default decides
     literals: list[Any] = field(default_factory=list)
     group: int | None = None  # join group: columns compared with each other share values
+    digits: bool = False  # a text column joined to an integer one: draws the integers as text
     nullable: bool = True
     unique: bool = False  # the single-column primary key of the base fixture
     observed_unique: bool = False  # unique in the base fixture's rows only (not declared)
@@ -99,6 +108,7 @@ class ColumnInfo:
     span: tuple[str, str] | None = None  # date/timestamp: the real values' first and last
     query_dates: list[Any] = field(default_factory=list)  # dates the query names elsewhere
     offsets: list[int] = field(default_factory=list)  # seconds the query compares differences with
+    mean_boundary: bool = False  # compared with (SELECT AVG(itself) FROM its table)
 
 
 @dataclass
@@ -107,6 +117,7 @@ class QuerySchema:
 
     tables: dict[str, dict[str, ColumnInfo]] = field(default_factory=dict)
     primary_keys: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    counts: list[int] = field(default_factory=list)  # literals COUNT(...) is compared with
 
     def column(self, table: str, name: str) -> ColumnInfo:
         cols = self.tables[table]
@@ -176,12 +187,17 @@ def _like_values(pattern: str) -> list[str]:
 
 
 class _Groups:
-    """Union-find over (table, column) pairs compared with each other."""
+    """Union-find over (table, column) pairs compared with each other; column names are
+    case-insensitive (a query's ``t1.stuid`` is the fixture's ``StuID``)."""
 
     def __init__(self) -> None:
         self.parent: dict[tuple[str, str], tuple[str, str]] = {}
 
+    def __contains__(self, x: tuple[str, str]) -> bool:
+        return (x[0], x[1].lower()) in self.parent
+
     def find(self, x: tuple[str, str]) -> tuple[str, str]:
+        x = (x[0], x[1].lower())
         self.parent.setdefault(x, x)
         while self.parent[x] != x:
             self.parent[x] = self.parent[self.parent[x]]
@@ -207,6 +223,8 @@ def _scope_tables(select: exp.Expr | None, alias_of: dict[str, str]) -> list[str
 
 def infer_schema(tree: exp.Expr, base: Fixture | None = None) -> QuerySchema:
     """Tables and columns ``tree`` reads, with types, literals and join groups."""
+    if base is not None:
+        tree = _quoted_strings(tree, base)
     ctes = {c.alias_or_name.lower() for c in tree.find_all(exp.CTE)}
     derived = {s.alias_or_name.lower() for s in tree.find_all(exp.Subquery) if s.alias}
     base_tables = {t.name.lower(): t for t in base.tables} if base is not None else {}
@@ -260,6 +278,9 @@ def infer_schema(tree: exp.Expr, base: Fixture | None = None) -> QuerySchema:
             if right:
                 groups.union(left, right)
     _finish(schema, groups, base_tables)
+    for table, name in _mean_boundaries(tree, resolved):
+        schema.column(table, name).mean_boundary = True
+    schema.counts = _count_literals(tree)
     dates = list(dict.fromkeys(lit.this for lit in tree.find_all(exp.Literal)
                                if lit.is_string and (_DATE.match(lit.this)
                                                      or _TIMESTAMP.match(lit.this))))
@@ -271,6 +292,61 @@ def infer_schema(tree: exp.Expr, base: Fixture | None = None) -> QuerySchema:
             if info.type in ("date", "timestamp"):
                 info.offsets = offsets
     return schema
+
+
+def _quoted_strings(tree: exp.Expr, base: Fixture) -> exp.Expr:
+    """``tree`` with each unqualified double-quoted name that is no column of ``base`` nor an
+    alias of the query read as the string it is in SQLite and MySQL (Spider's ``WHERE
+    SourceAirport = "APG"``), so that its value reaches the generated data."""
+    names = {c.name.lower() for t in base.tables for c in t.columns}
+    names |= {a.alias.lower() for a in tree.find_all(exp.Alias, exp.TableAlias, exp.CTE)
+              if a.alias}
+
+    def literal(node: exp.Expr) -> exp.Expr:
+        quoted = isinstance(node, exp.Column) and isinstance(node.this, exp.Identifier) \
+            and node.this.quoted and not node.table
+        if quoted and node.name.lower() not in names:
+            return exp.Literal.string(node.name)
+        return node
+
+    return tree.transform(literal)
+
+
+MAX_COUNT = 50  # the largest COUNT literal a group is grown to
+
+
+def _count_literals(tree: exp.Expr) -> list[int]:
+    """Integer literals from 2 to :data:`MAX_COUNT` that a COUNT is compared with (``HAVING
+    COUNT(*) > 10``, ``BETWEEN 0 AND 2``): a group of that many rows, or one more, is where
+    ``> 10`` and ``> 9`` differ, and random tables of 12 rows rarely hold one."""
+    out: set[int] = set()
+    for node in tree.find_all(*_COMPARE, exp.Between):
+        if not isinstance(node.this, exp.Count) and not isinstance(node.expression, exp.Count):
+            continue
+        others = [node.args["low"], node.args["high"]] if isinstance(node, exp.Between) \
+            else [node.expression, node.this]
+        out.update(v for v in map(_literal_value, others)
+                   if isinstance(v, int) and 2 <= v <= MAX_COUNT)
+    return sorted(out)
+
+
+def _mean_boundaries(tree: exp.Expr, resolved: dict[int, tuple[str, str]]
+                     ) -> set[tuple[str, str]]:
+    """Columns compared with the unfiltered average of themselves (``age >= (SELECT AVG(age)
+    FROM singer)``): a row exactly at the average tells ``>=`` from ``>``."""
+    out: set[tuple[str, str]] = set()
+    for node in tree.find_all(*_COMPARE):
+        for col, other in ((node.this, node.expression), (node.expression, node.this)):
+            inner = other.this if isinstance(other, exp.Subquery) else None
+            if not isinstance(col, exp.Column) or id(col) not in resolved \
+                    or not isinstance(inner, exp.Select) or inner.args.get("where") \
+                    or len(inner.expressions) != 1:
+                continue
+            avg = inner.expressions[0].unalias()
+            if isinstance(avg, exp.Avg) and isinstance(avg.this, exp.Column) \
+                    and resolved.get(id(avg.this)) == resolved[id(col)]:
+                out.add(resolved[id(col)])
+    return out
 
 
 def _derived_columns(tree: exp.Expr, resolved: dict[int, tuple[str, str]]
@@ -429,7 +505,8 @@ def _finish(schema: QuerySchema, groups: _Groups, base_tables: dict[str, Any]) -
             schema.primary_keys[table] = real.primary_key
             for i, c in enumerate(real.columns):
                 info = used.get(c.name.lower(), ColumnInfo(c.name))
-                info.name, info.type, info.nullable = c.name, c.type, c.nullable
+                info.name, info.type = c.name, c.type
+                info.nullable = c.nullable and c.name not in real.primary_key  # Spider's keys
                 _domain(info, [row[i] for row in real.rows], real.primary_key)
                 cols[c.name] = info
         if not cols:
@@ -438,9 +515,14 @@ def _finish(schema: QuerySchema, groups: _Groups, base_tables: dict[str, Any]) -
             if not info.type:
                 info.type = ("text" if _TEXT_NAMES.search(info.name) else
                              "date" if _DATE_NAMES.search(info.name) else "integer")
-            if (table, info.name) in groups.parent:
+            if (table, info.name) in groups:
                 root = groups.find((table, info.name))
                 info.group = roots.setdefault(root, len(roots))
+    numeric = {i.group for cols in schema.tables.values() for i in cols.values()
+               if i.group is not None and i.type in ("integer", "bigint")}
+    for cols in schema.tables.values():  # Spider's concert.Stadium_ID (text) = stadium's integer
+        for info in cols.values():
+            info.digits = info.type == "text" and info.group in numeric
 
 
 def _domain(info: ColumnInfo, values: list[Any], primary_key: tuple[str, ...]) -> None:
@@ -495,6 +577,8 @@ def _pool(info: ColumnInfo, sample: list[Any], edges: bool = True) -> list[Any]:
             values.append(value)
             if kind in ("integer", "double") and isinstance(value, int | float):
                 values.extend([value - 1, value + 1])
+            elif kind == "text" and _number(lit):  # Spider's text year >= 2014: '2013'
+                values.extend([str(lit - 1), str(lit + 1)])
             elif kind == "date" and _valid(value, dt.date.fromisoformat):
                 day = dt.date.fromisoformat(value)
                 values.extend(str(day + dt.timedelta(days=d)) for d in (-1, 1))
@@ -528,7 +612,21 @@ def _shifted(base: Any, kind: str, offsets: list[int]) -> list[str]:
     return out
 
 
+def _named(info: ColumnInfo) -> int:
+    """How many values at the head of the column's pool come from the query's literals."""
+    if info.type == "text":  # a string literal is one value, a number has its neighbours
+        return sum(3 if _number(v) else 1 for v in info.literals)
+    return 3 * (len(info.literals) + len(info.query_dates))  # a date's days around it too
+
+
+def _number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
 def _coerce_literal(value: Any, kind: str) -> Any:
+    if isinstance(value, str) and kind in ("integer", "double") \
+            and re.fullmatch(r"-?\d+(\.\d+)?", value.strip()):
+        value = float(value) if "." in value else int(value)  # Population = "80000"
     if kind == "integer":
         return value if isinstance(value, int) and not isinstance(value, bool) else None
     if kind == "double":
@@ -577,8 +675,13 @@ def generate(schema: QuerySchema, *, rounds: int, seed: str, name: str,
             rows = [[_json_value(_value(info, samples[(table, info.name)], rng, r), info.type)
                      for info in infos] for _ in range(n)]
             _deal_keys(rows, infos, rng)
+            repeat = r % 4 == 1
+            for j, info in enumerate(infos):
+                if (info.unique or info.observed_unique) and info.group is None:
+                    _deal_unique(rows, j, info, samples[(table, info.name)], rng,
+                                 repeat and info.observed_unique)
             keys = schema.primary_keys.get(table, ())
-            rows = _unique_rows(rows, infos, keys)
+            rows = _unique_rows(rows, infos, keys, repeat)
             if r > 0 and rows and not any(i.unique or i.observed_unique for i in infos) \
                     and not keys:
                 for _ in range(rng.randint(1, 2)):  # duplicate rows
@@ -589,6 +692,13 @@ def generate(schema: QuerySchema, *, rounds: int, seed: str, name: str,
                                  keep_observed=r % 4 == 3, rng=rng)
                     if twin is not None and len(rows) < max_rows:
                         rows.insert(rng.randrange(len(rows) + 1), twin)
+            if r % 3 == 2:
+                for j, info in enumerate(infos):
+                    if info.mean_boundary:
+                        _at_mean(rows, j, info, rng)
+            if schema.counts and r % 6 == 5 and rows \
+                    and not any(i.unique and i.group is not None for i in infos):
+                _grow_group(rows, infos, keys, samples, table, schema.counts, rng)
             tables.append({"name": table,
                            "columns": [{"name": i.name, "type": i.type, "nullable": i.nullable}
                                        for i in infos],
@@ -611,6 +721,63 @@ def _deal_keys(rows: list[list[Any]], infos: list[ColumnInfo], rng: random.Rando
         values = rng.sample(range(1, max(len(UNIQUE_JOIN_POOL), len(rows)) + 1), len(rows))
         for row, value in zip(rows, values, strict=True):
             row[j] = value
+
+
+def _deal_unique(rows: list[list[Any]], j: int, info: ColumnInfo, pool: list[Any],
+                 rng: random.Random, repeat: bool) -> None:
+    """Give column ``j`` (a key or unique by observation, not joined) a distinct value in each
+    row that drew one, the query's literals first: drawn with replacement, deduplication lost
+    rows. With ``repeat`` the rows share two values instead, so that grouping by a name merges
+    keyed rows and DISTINCT over it collapses them (``GROUP BY name`` for ``GROUP BY
+    stadium_id``)."""
+    named = _named(info)
+    rest = pool[named:]
+    rng.shuffle(rest)
+    values = [_json_value(v, info.type) for v in dict.fromkeys([*pool[:named], *rest])]
+    present = [row for row in rows if row[j] is not None]
+    for k, row in enumerate(present):
+        if repeat:
+            row[j] = rng.choice(values[:2])
+        elif k < len(values):
+            row[j] = values[k]
+
+
+def _at_mean(rows: list[list[Any]], j: int, info: ColumnInfo, rng: random.Random) -> None:
+    """Make one row's integer value in column ``j`` the average of the column: another row's
+    value is raised until the others' sum divides evenly. A key stays unique."""
+    present = [row for row in rows if isinstance(row[j], int | float)]
+    if info.type not in ("integer", "bigint", "double") or len(present) < 3 \
+            or any(float(row[j]) != int(row[j]) for row in present):
+        return
+    target, *others = rng.sample(present, len(present))
+    values = [int(row[j]) for row in others]
+    unique = info.unique  # observed-unique columns repeat in some rounds anyway
+    for i, step in ((i, step) for step in range(3) for i in range(len(others))):
+        raised = [*values]
+        raised[i] += -sum(values) % len(values) + step * len(values)
+        mean = sum(raised) // len(raised)
+        if not unique or len({*raised, mean}) == len(raised) + 1:
+            for row, value in zip(others, raised, strict=True):
+                row[j] = _json_value(value, info.type)
+            target[j] = _json_value(mean, info.type)
+            return
+
+
+def _grow_group(rows: list[list[Any]], infos: list[ColumnInfo], keys: tuple[str, ...],
+                samples: dict[tuple[str, str], list[Any]], table: str, counts: list[int],
+                rng: random.Random) -> None:
+    """Add twins of one row (fresh keys, every other value kept: its join references and
+    names) until it has a COUNT literal's number of copies or one more. Only for tables no
+    other table's key refers to, so that a group of the query counts those rows."""
+    row = rng.choice(rows)
+    target = rng.choice(counts) + rng.choice((0, 1))
+    plain = not keys and not any(i.unique or i.observed_unique for i in infos)
+    for _ in range(target - 1):
+        twin = list(row) if plain else _twin(row, rows, infos, keys, samples, table,
+                                             keep_observed=True)
+        if twin is None:
+            return
+        rows.insert(rng.randrange(len(rows) + 1), twin)
 
 
 def _twin(row: list[Any], rows: list[list[Any]], infos: list[ColumnInfo], keys: tuple[str, ...],
@@ -653,12 +820,14 @@ def _twin(row: list[Any], rows: list[list[Any]], infos: list[ColumnInfo], keys: 
 
 
 def _unique_rows(rows: list[list[Any]], infos: list[ColumnInfo],
-                 keys: tuple[str, ...]) -> list[list[Any]]:
+                 keys: tuple[str, ...], repeat: bool = False) -> list[list[Any]]:
     """``rows`` without those repeating a unique column's value or the primary key (or with a
-    NULL in the key)."""
+    NULL in the key); with ``repeat``, columns unique only by observation and not joined may
+    repeat."""
     names = [i.name for i in infos]
     key_index = [names.index(k) for k in keys if k in names]
-    unique_index = [j for j, i in enumerate(infos) if i.unique or i.observed_unique]
+    unique_index = [j for j, i in enumerate(infos) if i.unique or (
+        i.observed_unique and not (repeat and i.group is None))]
     seen_keys: set[tuple[Any, ...]] = set()
     seen: dict[int, set[Any]] = {j: set() for j in unique_index}
     out = []
@@ -681,13 +850,13 @@ def _value(info: ColumnInfo, pool: list[Any], rng: random.Random, round_: int) -
     if info.group is not None and info.type in JOIN_POOL:
         join_pool = UNIQUE_JOIN_POOL if (info.unique or info.observed_unique) \
             and info.type == "integer" \
-            else JOIN_POOL[info.type]
+            else [str(v) for v in JOIN_POOL["integer"]] if info.digits else JOIN_POOL[info.type]
         values = [v for v in join_pool + pool[:len(info.literals) * 3]
                   if v is not None and _fits(v, info.type)]
         return rng.choice(values)
-    named = len(info.literals) + len(info.query_dates)
+    named = _named(info)
     if named and rng.random() < (0.6 if round_ == 0 else 0.35):
-        return rng.choice(pool[:max(1, 3 * named)])  # literals, neighbours: filters select
+        return rng.choice(pool[:named])  # filters select
     return rng.choice(pool)
 
 
@@ -704,7 +873,8 @@ def _samples(schema: QuerySchema, base: Fixture | None, seed: str, fold: bool = 
                 index = real.column_names.index(info.name)
                 distinct = list(dict.fromkeys(row[index] for row in real.rows
                                               if row[index] is not None))
-                sample = rng.sample(distinct, min(6, len(distinct)))
+                size = 12 if info.observed_unique else 6  # names: enough for every row
+                sample = rng.sample(distinct, min(size, len(distinct)))
                 sample = [storage_text(v, info.type) for v in sample]
             pool = [v for v in _pool(info, sample) if _fits(v, info.type)]
             if info.non_negative:
@@ -714,7 +884,7 @@ def _samples(schema: QuerySchema, base: Fixture | None, seed: str, fold: bool = 
                 low, high = info.span
                 pool = [v for v in pool if v in named or low <= v <= high]
             if info.enumeration:
-                allowed = set(info.enumeration) | {v for v in info.literals if isinstance(v, str)}
+                allowed = set(info.enumeration) | set(_pool(info, [], edges=False))
                 pool = [v for v in pool if v in allowed] or list(info.enumeration)
             if fold:
                 pool = _fold_distinct(pool)

@@ -282,3 +282,176 @@ def test_joined_keys_are_dealt_distinct_and_out_of_order() -> None:
         assert len(ids) >= 6 and all(1 <= i <= 12 for i in ids)
         unordered += ids != sorted(ids)
     assert unordered >= 4
+
+
+@pytest.mark.parametrize("sql", [
+    "SELECT c.Name FROM c JOIN o ON c.Id = o.CId",
+    "select c.name from c join o on c.ID = o.CID",  # Spider's golds: not the fixture's spelling
+])
+def test_join_groups_match_the_fixture_columns_in_any_case(sql: str) -> None:
+    """Regression: a query spelling a column otherwise than its fixture (``t1.stuid`` for
+    ``StuID``) lost its join group, so the joined columns were drawn from unrelated real values
+    and Spider's joins came back empty on most databases."""
+    base = fixture_from_json({"name": "s", "tables": [
+        {"name": "c", "primary_key": ["Id"],
+         "columns": [{"name": "Id", "type": "integer"}, {"name": "Name", "type": "text"}],
+         "rows": [[i, f"n{i}"] for i in range(1, 5)]},
+        {"name": "o", "columns": [{"name": "CId", "type": "integer"}],
+         "rows": [[1000 + i] for i in range(1, 5)]}]})
+    schema = infer_schema(parse_query(sql, "sqlite"), base)
+    c, o = schema.tables["c"]["Id"], schema.tables["o"]["CId"]
+    assert c.group is not None and c.group == o.group
+
+
+def test_a_text_column_joined_to_an_integer_key_draws_its_values() -> None:
+    """Regression: Spider's ``singer_in_concert.Singer_ID`` is text and joined to the integer
+    ``singer.Singer_ID``; it drew 'a'..'d', so the join never matched on generated data."""
+    base = fixture_from_json({"name": "s", "tables": [
+        {"name": "singer", "primary_key": ["Singer_ID"],
+         "columns": [{"name": "Singer_ID", "type": "integer"}, {"name": "Name", "type": "text"}],
+         "rows": [[i, f"n{i}"] for i in range(1, 7)]},
+        {"name": "sic", "columns": [{"name": "Singer_ID", "type": "text"}],
+         "rows": [[str(i % 4)] for i in range(1, 9)]}]})
+    sql = "SELECT s.Name FROM sic AS t JOIN singer AS s ON t.singer_id = s.singer_id"
+    out = query_test_data(sql, "sqlite", rounds=4, seed="s", name="t", base=base)
+    matched = 0
+    with create_engine("sqlite") as engine:
+        for data in out:
+            fixture = fixture_from_json(data)
+            assert all(v is None or v.isdigit() for (v,) in fixture.table("sic").rows)
+            engine.load(fixture)
+            result = engine.execute(sql, fixture)
+            matched += bool(result.ok and result.result is not None and result.result.rows)
+    assert matched >= 3
+
+
+@pytest.mark.parametrize(("sql", "literal"), [
+    ('SELECT FlightNo FROM flights WHERE SourceAirport = "APG"', "APG"),
+    ('SELECT "FlightNo" FROM flights WHERE SourceAirport = \'APG\'', "APG"),  # a real column
+    ('SELECT FlightNo AS "n" FROM flights WHERE SourceAirport IN ("n", "x")', "x"),
+])
+def test_double_quoted_strings_are_literals(sql: str, literal: str) -> None:
+    """Regression: SQLite reads ``"APG"`` as a string when no column has that name, sqlglot as
+    a column; Spider's golds write strings so, and their values never reached the data (137 of
+    the 553 rules-v7 survivors had a source empty on every database)."""
+    base = fixture_from_json({"name": "f", "tables": [{
+        "name": "flights", "columns": [{"name": "FlightNo", "type": "integer"},
+                                       {"name": "SourceAirport", "type": "text"}],
+        "rows": [[i, f"A{i}"] for i in range(1, 5)]}]})
+    schema = infer_schema(parse_query(sql, "sqlite"), base)
+    assert schema.tables["flights"]["SourceAirport"].literals[-1] == literal
+    assert schema.tables["flights"]["FlightNo"].literals == []
+
+
+@pytest.mark.parametrize(("round_", "repeated"), [(0, False), (1, True), (2, False), (5, True)])
+def test_observed_unique_columns_keep_every_row_and_repeat_in_some_rounds(
+        round_: int, repeated: bool) -> None:
+    """Regression (Spider's group_by_column and add_distinct survivors): names unique only by
+    observation were drawn with replacement and deduplicated, so tables lost rows, and two keyed
+    rows never shared a name outside twins (``GROUP BY name`` for ``GROUP BY stadium_id``
+    survived). Now they (and keys not joined) are dealt distinct, and every fourth round from
+    round 1 the rows share two names instead; the key stays unique."""
+    out = query_test_data("SELECT name, COUNT(*) FROM products GROUP BY name", "sqlite",
+                          rounds=1, first_round=round_, seed="s", name="t",
+                          base=fixture_from_json(_shop(16)))
+    rows = fixture_from_json(out[0]).table("products").rows  # loads: the key holds
+    names = [r[1] for r in rows if r[1] is not None]
+    assert (len(names) > len(set(names))) == repeated
+    if round_ == 0:
+        assert len(rows) == 8  # round 0 draws 8 rows; none is lost
+
+
+@pytest.mark.parametrize(("sql", "at_mean"), [
+    ("SELECT name FROM products WHERE stock >= (SELECT AVG(stock) FROM products)", True),
+    ("SELECT name FROM products WHERE (SELECT avg(stock) FROM products) < stock", True),
+    # an average over other rows or of another column: no row of this table can be placed there
+    ("SELECT name FROM products WHERE stock >= (SELECT AVG(stock) FROM products WHERE id > 2)",
+     False),
+    ("SELECT name FROM products WHERE stock >= (SELECT AVG(id) FROM products)", False),
+])
+def test_a_row_sits_at_the_average_it_is_compared_with(sql: str, at_mean: bool) -> None:
+    """Regression (Spider's flip_comparison survivors): ``age >= (SELECT AVG(age) ...)`` and
+    ``>`` differ only on a row exactly at the average, which random values never hit."""
+    out = query_test_data(sql, "sqlite", rounds=9, seed="s", name="t",
+                          base=fixture_from_json(_shop()))
+    hits = 0
+    for data in out:
+        rows = fixture_from_json(data).table("products").rows  # loads: the key holds
+        stock = [r[3] for r in rows if r[3] is not None]
+        hits += bool(stock) and sum(stock) / len(stock) in stock
+    assert (hits >= 2) == at_mean, hits
+
+
+_FLIGHTS = {"name": "f", "tables": [{
+    "name": "flights", "primary_key": ["Airline", "FlightNo"],  # nullable, as Spider declares
+    "columns": [{"name": "Airline", "type": "integer"}, {"name": "FlightNo", "type": "integer"},
+                {"name": "SourceAirport", "type": "text"}],
+    "rows": [[i % 3, 10 * i, f" A{i % 5}"] for i in range(1, 13)]}]}
+
+
+@pytest.mark.parametrize(("sql", "check"), [
+    # a nullable key column got NULLs, and its rows were then dropped: tables shrank
+    ("SELECT FlightNo FROM flights WHERE Airline > 1", "keys"),
+    # a text literal was one value of three drawn first: one row in nine hit it
+    ("SELECT FlightNo FROM flights WHERE SourceAirport = 'APG'", "literal"),
+])
+def test_spider_keys_and_text_literals(sql: str, check: str) -> None:
+    """Regression (Spider survivors: ``DISTINCT FlightNo ... WHERE SourceAirport = "APG"``)."""
+    out = query_test_data(sql, "sqlite", rounds=6, seed="s", name="t",
+                          base=fixture_from_json(_FLIGHTS))
+    rows = [r for data in out for r in fixture_from_json(data).table("flights").rows]
+    if check == "keys":
+        assert all(r[0] is not None and r[1] is not None for r in rows)
+        assert len(rows) >= 48  # 37 before
+    else:
+        assert sum(r[2] == "APG" for r in rows) >= 18  # 12 of 38 before
+
+
+@pytest.mark.parametrize(("sql", "sizes"), [
+    ("SELECT Airline FROM flights GROUP BY Airline HAVING COUNT(*) > 20", {20, 21}),
+    ("SELECT Airline FROM flights GROUP BY Airline HAVING count(*) BETWEEN 0 AND 14", {14, 15}),
+    ("SELECT Airline FROM flights GROUP BY Airline HAVING SUM(FlightNo) > 20", set()),
+])
+def test_groups_reach_the_counts_the_query_compares(sql: str, sizes: set[int]) -> None:
+    """Regression (Spider's literal ± 1 survivors): ``HAVING COUNT(*) > 10`` against ``> 9``
+    differs only on a group of 10 rows, and tables of at most 12 random rows held none: every
+    sixth round from round 5 one row gets twins up to the literal's count or one more."""
+    out = query_test_data(sql, "sqlite", rounds=24, seed="s", name="t",
+                          base=fixture_from_json(_FLIGHTS))
+    largest = set()
+    for data in out:
+        rows = fixture_from_json(data).table("flights").rows  # loads: the key holds
+        groups: dict[Any, int] = {}
+        for r in rows:
+            groups[r[0]] = groups.get(r[0], 0) + 1
+        largest.add(max(groups.values()))
+    assert (max(largest) >= min(sizes)) if sizes else max(largest) <= 12, sorted(largest)
+
+
+@pytest.mark.parametrize(("real", "wanted"), [
+    ([str(y) for y in range(1990, 2002)], {"2029", "2030", "2031"}),  # many distinct years
+    (["2014", "2015"] * 4, {"2029", "2030", "2031"}),  # an enumeration admits them too
+])
+def test_a_text_column_compared_with_a_number_gets_its_neighbours(
+        real: list[str], wanted: set[str]) -> None:
+    """Regression: Spider's ``concert.Year`` is text; ``Year >= 2030`` against ``>= 2029``
+    needs '2029', and only '2030' was drawn (an enumeration kept not even that)."""
+    base = fixture_from_json({"name": "c", "tables": [{
+        "name": "concert", "columns": [{"name": "Year", "type": "text"}],
+        "rows": [[y] for y in real]}]})
+    out = query_test_data("SELECT COUNT(*) FROM concert WHERE Year >= 2030", "sqlite",
+                          rounds=8, seed="s", name="t", base=base)
+    assert wanted <= set(_values(out, 0, "concert"))
+
+
+@pytest.mark.parametrize(("sql", "wanted"), [
+    ("SELECT name FROM products WHERE stock = '80'", {79, 80, 81}),  # SQLite compares as 80
+    ('SELECT name FROM products WHERE stock > "80"', {79, 80, 81}),  # Spider's Population
+])
+def test_a_number_written_as_a_string_reaches_a_numeric_column(sql: str,
+                                                               wanted: set[int]) -> None:
+    """Regression: ``Population = "80000"`` gave the integer column no value: the source was
+    empty on every database."""
+    out = query_test_data(sql, "sqlite", rounds=8, seed="s", name="t",
+                          base=fixture_from_json(_shop()))
+    assert wanted <= set(_values(out, 3))

@@ -41,9 +41,10 @@ FIXTURE = {"name": "tiny", "tables": [{
     "columns": [{"name": "id", "type": "integer", "nullable": False},
                 {"name": "grp", "type": "text"}, {"name": "name", "type": "text"},
                 {"name": "v", "type": "integer"}],
-    "rows": [[1, "a", "ann", 5], [2, "a", "bob", 7], [3, "b", "cy", 2], [4, "b", "dee", 9]]}]}
+    "rows": [[1, "a", "ann", 5], [2, "a", "bob", 7], [3, "b", "cy", 2], [4, "b", "dee", 7]]}]}
 # v > 6 on the fixture: a v = 6 row separates the flipped comparison (>= 6) and the literal
-# minus one (> 5), which the fixture cannot (it has no v = 6)
+# minus one (> 5), which the fixture cannot (it has no v = 6); v repeats, so the rules draw it at
+# random (a column unique by observation is dealt the literals first: one database kills all)
 SQL = "SELECT id FROM t WHERE v > 6 ORDER BY id"
 ITEM = {"id": "one", "source_dialect": "sqlite", "target_dialect": "duckdb", "source_sql": SQL,
         "reference_sql": SQL, "fixture": {"name": "tiny"}}
