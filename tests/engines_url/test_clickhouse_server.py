@@ -16,8 +16,8 @@ from url_helpers import FakeError, driver, needs
 
 from parrot.engines import ExecStatus
 from parrot.engines import clickhouse as ch
-from parrot.engines import clickhouse_server as chs
 from parrot.engines import statements as st
+from parrot.engines.clickhouse import server as chs
 from parrot.engines.dbapi import Overflow, ServerURL, fetch_capped
 from parrot.fixtures import Column
 from parrot.values import Nested, Temporal

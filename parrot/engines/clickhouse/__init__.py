@@ -754,7 +754,7 @@ def _result(names: list[str], types: list[str], rows: list[list[Any]],
 
 _plan = guard  # its former private name
 
-# what the ClickHouse server adapter (clickhouse_server) shares with this one
+# what the ClickHouse server adapter (clickhouse.server) shares with this one
 __all__ = ["OUR_DATABASE", "READ_FIRST", "CHType", "ClickHouseEngine", "canonical_rows",
            "clickhouse_type", "converter", "created_function", "dropped_function", "guard", "ident",
            "literal", "parse_literal", "parse_output", "parse_type", "string_literal"]
