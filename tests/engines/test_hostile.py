@@ -123,8 +123,8 @@ def _assert_unaffected(engine: Engine, fixture: Fixture) -> None:
     "SET sql_mode = 'NO_BACKSLASH_ESCAPES'; SELECT 'a\\', LOAD_FILE('/etc/passwd') -- '",
 ])
 def test_mysql_guard_refuses_without_a_server(sql: str) -> None:
-    from parrot.engines.mysql import _plan
-    assert any(isinstance(_plan(text), str) for text in st.split_statements(sql, st.MYSQL))
+    from parrot.engines.mysql import GUARD
+    assert any(isinstance(GUARD.check(text), str) for text in st.split_statements(sql, st.MYSQL))
 
 
 @pytest.mark.parametrize(("engine_name", "case"),

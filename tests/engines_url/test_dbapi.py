@@ -9,6 +9,7 @@ verify / rebuild of per-fixture containers), not what any server does.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import sqlite3
 import threading
 import time
@@ -131,6 +132,36 @@ def test_guard_classifies_writes(sql: str, writes: bool) -> None:
     plan = PROBE_GUARD.check(sql)
     assert isinstance(plan, Plan) and plan.writes is writes
 
+
+BODY_GUARD = Guard(  # the options the MySQL guard uses
+    lexicon=st.MYSQL, also=dataclasses.replace(st.MYSQL, backslash_escapes=False),
+    reads=frozenset({"SELECT", "SHOW", "SET"}), write_words=frozenset({"create"}),
+    write_exempt=frozenset({"SHOW"}), refused_first=frozenset({"KILL"}),
+    object_statements=frozenset({"CREATE"}), refused_objects=frozenset({"USER"}),
+    object_kinds=frozenset({"USER", "TABLE"}), body_starts=frozenset({"begin"}),
+    refused_calls=frozenset({"load_file"}), uncalled=frozenset({st.TokenKind.QUOTED}),
+    protected_settings=frozenset({"time_zone"}), reserved_starts=True)
+
+
+@pytest.mark.parametrize(("sql", "outcome"), [
+    ("CREATE DEFINER = x USER u", "CREATE USER is not allowed"),  # a kind anywhere
+    ("CREATE DEFINER = x TABLE t (a INT)", "writes"),
+    ("SHOW CREATE TABLE t", "reads"),  # write words do not make SHOW write
+    ("CREATE PROCEDURE p() BEGIN KILL 1; END", "KILL statements are not allowed"),
+    ("CREATE PROCEDURE p() BEGIN SET time_zone = 'x'; END", "reserved by the parrot sandbox"),
+    ("CREATE PROCEDURE p() BEGIN SELECT time_zone; END", "writes"),  # not a setting
+    ("SELECT `load_file` FROM t", "`load_file`() is not allowed"),  # refused uncalled
+    ("SELECT load_file FROM t", "reads"),
+    ("SELECT 'a\\', load_file('/etc/passwd') -- '", "load_file() is not allowed"),  # 2 readings
+    ("SELECT a AS __parrot_key FROM t", "reads"),  # a word starting otherwise
+    ("SELECT * FROM parrot_fx_0123", "reserved by the parrot sandbox"),
+])
+def test_guard_options(sql: str, outcome: str) -> None:
+    plan = BODY_GUARD.check(sql)
+    if isinstance(plan, Plan):
+        assert ("writes" if plan.writes else "reads") == outcome
+    else:
+        assert outcome in plan
 
 def test_read_only_guard_names_what_writes() -> None:
     guard = Guard(lexicon=st.ANSI, reads=frozenset({"SELECT"}), read_only=True,
