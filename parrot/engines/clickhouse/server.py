@@ -72,9 +72,6 @@ from parrot.engines.base import Capabilities, ExecStatus, Execution
 from parrot.engines.dbapi import (
     CONNECT_TIMEOUT,
     ContainerExists,
-    ErrorTable,
-    Guard,
-    Plan,
     ServerEngine,
     ServerURL,
     fetch_capped,
@@ -96,7 +93,7 @@ _SERVER_REFUSED = (("ON", "CLUSTER"), ("FREEZE",), ("UNFREEZE",), ("FETCH", "PAR
                    ("FETCH", "PART"), ("MOVE", "PARTITION"), ("MOVE", "PART"))
 
 
-def plan_statement(text: str) -> Plan | str:
+def plan_statement(text: str) -> st.Plan | str:
     """The chdb adapter's plan of one statement, with the refusals a shared server adds."""
     planned = ch.guard(text)
     if isinstance(planned, str):
@@ -111,8 +108,8 @@ def plan_statement(text: str) -> Plan | str:
     return planned
 
 
-def plan_script(texts: Sequence[str]) -> list[Plan] | str:
-    plans: list[Plan] = []
+def plan_script(texts: Sequence[str]) -> list[st.Plan] | str:
+    plans: list[st.Plan] = []
     created: set[str] = set()
     for text in texts:
         plan = plan_statement(text)
@@ -160,7 +157,7 @@ def server_error(exc: BaseException) -> BaseException:
     return ServerError(text[m.start():] if m else text, code)
 
 
-ERRORS = ErrorTable(
+ERRORS = st.ErrorTable(
     code=error_code,
     syntax=frozenset({62}),
     timeout=frozenset({159}),
@@ -282,8 +279,8 @@ class ClickHouseServerEngine(ServerEngine):
     driver_module: ClassVar[str] = "clickhouse_connect"
     driver_package: ClassVar[str] = "clickhouse-connect"
     driver_extra: ClassVar[str] = "clickhouse-server"
-    guard: ClassVar[Guard] = GUARD
-    errors: ClassVar[ErrorTable] = ERRORS
+    guard: ClassVar[st.Guard] = GUARD
+    errors: ClassVar[st.ErrorTable] = ERRORS
     quote_chars: ClassVar[tuple[str, str]] = ("`", "`")
     rename_builds: ClassVar[bool] = True
 
@@ -424,10 +421,10 @@ class ClickHouseServerEngine(ServerEngine):
 
     # --- execution ----------------------------------------------------------------------------
 
-    def plan(self, texts: Sequence[str]) -> list[Plan] | str:
+    def plan(self, texts: Sequence[str]) -> list[st.Plan] | str:
         return plan_script(texts)
 
-    def _execute_plans(self, plans: list[Plan], fixture: Fixture, container: str,
+    def _execute_plans(self, plans: list[st.Plan], fixture: Fixture, container: str,
                        deadline: st.Deadline, max_rows: int) -> Execution:
         settings: dict[str, Any] = {"session_timezone": "UTC",
                                     "format_custom_escaping_rule": "Quoted"}
@@ -493,7 +490,7 @@ class ClickHouseServerEngine(ServerEngine):
                 self._command(f"CREATE TABLE {dst} AS {src}")
                 self._command(f"INSERT INTO {dst} SELECT * FROM {src}")
 
-    def _statement(self, cursor: Any, plan: Plan, max_rows: int) -> values.ResultSet | None:
+    def _statement(self, cursor: Any, plan: st.Plan, max_rows: int) -> values.ResultSet | None:
         cursor.run(plan.text, query_like=plan.first in _QUERY_FIRST)
         if not cursor.description:
             return None
