@@ -212,7 +212,7 @@ def test_spark_plan_guard(sql: str, refused: bool) -> None:
     if spark.SparkEngine.available() is not None:
         pytest.skip(f"spark is not available here: {spark.SparkEngine.available()}")
     session = spark._RUNTIME.session()
-    assert (spark._plan_refusal(session, spark.split_statements(sql)) is not None) is refused
+    assert (spark._plan_refusal(session, st.splitter("spark").split(sql)) is not None) is refused
 
 
 def test_clean_environ_drops_secrets() -> None:
