@@ -59,6 +59,7 @@ keeps the server's (or the user's profile's) values — which may differ from ch
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import hashlib
 import re
 import secrets
@@ -93,26 +94,22 @@ _SERVER_REFUSED = (("ON", "CLUSTER"), ("FREEZE",), ("UNFREEZE",), ("FETCH", "PAR
                    ("FETCH", "PART"), ("MOVE", "PARTITION"), ("MOVE", "PART"))
 
 
-def plan_statement(text: str) -> st.Plan | str:
-    """The chdb adapter's plan of one statement, with the refusals a shared server adds."""
-    planned = ch.guard(text)
-    if isinstance(planned, str):
-        return planned
-    words = [t.text.upper() for t in planned.tokens if t.kind is st.TokenKind.WORD]
-    for seq in _SERVER_REFUSED:
-        if any(tuple(words[i:i + len(seq)]) == seq for i in range(len(words))):
-            return f"{' '.join(seq)} is not allowed on a shared server"
-    if planned.words[:1] == ("CREATE",) and planned.words[1:3] == ("OR", "REPLACE") and \
-            "FUNCTION" in planned.words:
+def _server_refusal(plan: st.Plan) -> str | None:
+    """chdb's FORMAT clause check, and CREATE OR REPLACE FUNCTION (functions are global)."""
+    if plan.words[:3] == ("CREATE", "OR", "REPLACE") and "FUNCTION" in plan.words:
         return "CREATE OR REPLACE FUNCTION is not allowed (functions are global on a server)"
-    return planned
+    return ch.format_clause(plan)
+
+
+# chdb's guard plus what a shared server refuses
+GUARD = dataclasses.replace(ch.GUARD, refused_sequences=_SERVER_REFUSED, extra=_server_refusal)
 
 
 def plan_script(texts: Sequence[str]) -> list[st.Plan] | str:
     plans: list[st.Plan] = []
     created: set[str] = set()
     for text in texts:
-        plan = plan_statement(text)
+        plan = GUARD.check(text)
         if isinstance(plan, str):
             return ch.OUR_DATABASE.sub("parrot_db", plan)
         if (name := ch.created_function(plan)) is not None:
@@ -121,9 +118,6 @@ def plan_script(texts: Sequence[str]) -> list[st.Plan] | str:
             return f"DROP FUNCTION {name}: only functions the script created may be dropped"
         plans.append(plan)
     return plans
-
-
-GUARD = ch.GUARD  # plan_script adds a shared server's refusals to it
 
 
 # --- errors ---------------------------------------------------------------------------------------
@@ -511,4 +505,4 @@ class ClickHouseServerEngine(ServerEngine):
 
 
 __all__ = ["ERRORS", "ClickHouseServerEngine", "HTTPCursor", "ServerError", "check_line",
-           "error_code", "plan_script", "plan_statement"]
+           "error_code", "plan_script"]
