@@ -577,17 +577,13 @@ class ServerEngine(EngineBase[str]):
 
     # --- execution ----------------------------------------------------------------------------
 
-    def split(self, sql: str) -> list[str]:
-        """The statements of a script (the dialect's :class:`statements.Splitter`)."""
-        return st.splitter(self.dialect).split(sql)
-
     def plan(self, texts: Sequence[str]) -> list[st.Plan] | str:
         """The guard's plans of the statements, or why one is refused."""
         return self.guard.plan(texts)
 
     def execute(self, sql: str, fixture: Fixture, *, timeout: float = DEFAULT_TIMEOUT,
                 max_rows: int = DEFAULT_MAX_ROWS) -> Execution:
-        texts = self.split(sql)
+        texts = st.splitter(self.dialect).split(sql)
         if not texts:
             return Execution(ExecStatus.SYNTAX_ERROR, error=st.NO_STATEMENT)
         plans = self.plan(texts)

@@ -528,6 +528,14 @@ class Guard:
             plans.append(plan)
         return plans
 
+    def script(self, texts: Sequence[str]) -> list[Plan] | Execution:
+        """Plans of a script's statements, or how it ends before anything runs: a syntax error
+        when it has no statement, UNSUPPORTED when one is refused."""
+        if not texts:
+            return Execution(ExecStatus.SYNTAX_ERROR, error=NO_STATEMENT)
+        plans = self.plan(texts)
+        return Execution(ExecStatus.UNSUPPORTED, error=plans) if isinstance(plans, str) else plans
+
     def check(self, text: str) -> Plan | str:
         if self.also is not None and isinstance(why := self._check(text, self.also), str):
             return why

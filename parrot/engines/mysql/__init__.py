@@ -593,12 +593,9 @@ class MySQLEngine(EngineBase[_Materialised]):
 
     def execute(self, sql: str, fixture: Fixture, *, timeout: float = DEFAULT_TIMEOUT,
                 max_rows: int = DEFAULT_MAX_ROWS) -> Execution:
-        texts = st.splitter("mysql").split(sql)
-        if not texts:
-            return Execution(ExecStatus.SYNTAX_ERROR, error=st.NO_STATEMENT)
-        plans = GUARD.plan(texts)
-        if isinstance(plans, str):
-            return Execution(ExecStatus.UNSUPPORTED, error=plans)
+        plans = GUARD.script(st.splitter("mysql").split(sql))
+        if isinstance(plans, Execution):
+            return plans
         deadline = st.Deadline(timeout)
         writes = any(p.writes for p in plans)
         for attempt in range(2):

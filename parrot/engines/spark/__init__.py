@@ -609,12 +609,9 @@ class SparkEngine(EngineBase[_Stored]):
 
     def execute(self, sql: str, fixture: Fixture, *, timeout: float = DEFAULT_TIMEOUT,
                 max_rows: int = DEFAULT_MAX_ROWS) -> Execution:
-        texts = st.splitter("spark").split(sql)
-        if not texts:
-            return Execution(ExecStatus.SYNTAX_ERROR, error=st.NO_STATEMENT)
-        statements = GUARD.plan(texts)
-        if isinstance(statements, str):
-            return Execution(ExecStatus.UNSUPPORTED, error=statements)
+        statements = GUARD.script(st.splitter("spark").split(sql))
+        if isinstance(statements, Execution):
+            return statements
         with _RUNTIME.lock:
             stored = self.stored(fixture)
             try:
