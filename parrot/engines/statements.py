@@ -474,8 +474,7 @@ class Guard:
 
     A statement is refused when its first word is in ``refused_first`` (or not in ``reads`` when
     ``read_only``), when one of ``object_statements`` names an object kind in ``refused_objects``,
-    when a
-    sequence of bare words in ``refused_sequences`` or a word in ``refused_words`` appears
+    when a sequence of bare words in ``refused_sequences`` or a word in ``refused_words`` appears
     anywhere, when a name in ``refused_calls`` (or starting with ``refused_call_prefixes``) is
     called, when a name in ``refused_qualifiers`` qualifies another (``utl_file.fopen``), when a
     setting statement names a ``protected_settings`` entry or a name starting with
