@@ -51,7 +51,7 @@ ENGINES: dict[str, str] = {
     "tsql": "parrot.engines.tsql:SQLServerEngine",
     "trino": "parrot.engines.trino:TrinoEngine",
     "snowflake": "parrot.engines.snowflake:SnowflakeEngine",
-    "clickhouse_server": "parrot.engines.clickhouse_server:ClickHouseServerEngine",
+    "clickhouse_server": "parrot.engines.clickhouse.server:ClickHouseServerEngine",
 }
 # the built-in adapters above, and those other packages declare in the ``parrot.engines``
 # entry-point group (docs/adding-an-engine.md)

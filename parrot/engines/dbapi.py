@@ -1,7 +1,7 @@
 """What the adapters of servers reached by URL share: URLs, a table-driven statement guard,
 error classification by driver codes, a DB-API execution loop and a verifying fixture loader.
 
-Each adapter (``oracle``, ``tsql``, ``trino``, ``snowflake``, ``clickhouse_server``) is mostly
+Each adapter (``oracle``, ``tsql``, ``trino``, ``snowflake``, ``clickhouse.server``) is mostly
 class-level facts — URL schemes, identifier quoting and case folding, the portable type map, a
 :class:`Guard`, an :class:`ErrorTable`, value converters — plus a few hooks: how to connect, how
 to arm a statement timeout, how to cancel, how to isolate one execution. Its driver is imported
@@ -13,13 +13,10 @@ API
 * :class:`ServerURL` — ``scheme://user:password@host:port/path?k=v`` parsed once. Its ``str``
   and ``repr`` never show the password or secret query parameters (``redacted()``), and
   :meth:`ServerURL.scrub` removes them from any message.
-* :class:`Guard` — what a dialect refuses (leading words, CREATE/ALTER/DROP objects, word
-  sequences and bare words anywhere, function calls, package qualifiers, settings, parrot's own
-  names) and which statements only read. ``guard.plan(texts)`` gives :class:`Plan` objects or a
-  refusal (``ExecStatus.UNSUPPORTED``).
-* :class:`ErrorTable` — driver error code → :class:`ExecStatus` (syntax, timeout, cancel,
-  denied, lost connection); everything else a driver raises is a runtime error, anything that
-  is not a driver error an engine error.
+* The guard and the error table are the ones every engine uses
+  (:class:`~parrot.engines.statements.Guard`, :class:`~parrot.engines.statements.ErrorTable`):
+  ``guard.plan(texts)`` gives plans or a refusal (``ExecStatus.UNSUPPORTED``); a driver error
+  not in the table is a runtime error, anything that is not a driver error an engine error.
 * :class:`ServerEngine` — an :class:`~parrot.engines.base.Engine` whose ``load`` creates one
   container (schema or database) per fixture content hash, ``<prefix><hash>``, fills it,
   reads it back and verifies it (:func:`statements.verify_load`), shared by every adapter
@@ -28,7 +25,7 @@ API
   adapter's ``_execute_plans`` (isolation), which usually calls :meth:`ServerEngine._run`: per
   statement the adapter's timeout is armed, a :class:`~parrot.engines.statements.Watchdog`
   cancels at the deadline, at most ``max_rows + 1`` rows are fetched (``fetchmany``) and errors
-  are classified by the :class:`ErrorTable`.
+  are classified by the error table.
 * Helpers: :func:`fetch_capped`, :func:`create_table_sql`, :func:`insert_chunks`,
   :func:`interval`, :func:`json_value`, :func:`safe_canonical`.
 """
@@ -200,14 +197,6 @@ def default_url(dialect: str) -> str:
     return url
 
 
-# --- errors ---------------------------------------------------------------------------------------
-
-ErrorTable = st.ErrorTable  # driver error codes → ExecStatus (shared with the local engines)
-Guard = st.Guard  # the statement guard (shared with the local engines)
-Plan = st.Plan
-Overflow = st.Overflow  # more rows than the cap
-
-
 # --- rows -----------------------------------------------------------------------------------------
 
 def fetch_capped(cursor: Any, max_rows: int, chunk: int = FETCH_CHUNK) -> list[Sequence[Any]]:
@@ -220,7 +209,7 @@ def fetch_capped(cursor: Any, max_rows: int, chunk: int = FETCH_CHUNK) -> list[S
             return rows
         rows.extend(batch)
         if len(rows) > max_rows:
-            raise Overflow
+            raise st.Overflow
 
 
 def safe_canonical(value: Any) -> values.Value:
@@ -337,8 +326,8 @@ class ServerEngine(EngineBase[str]):
     driver_package: ClassVar[str]
     driver_extra: ClassVar[str]
     driver_note: ClassVar[str] = ""
-    guard: ClassVar[Guard]
-    errors: ClassVar[ErrorTable]
+    guard: ClassVar[st.Guard]
+    errors: ClassVar[st.ErrorTable]
     literal: ClassVar[Callable[[Any, Column], str]]  # a fixture value as SQL (for _insert)
     quote_chars: ClassVar[tuple[str, str]] = ('"', '"')
     fold: ClassVar[str | None] = None  # "upper"/"lower": how unquoted identifiers are stored
@@ -588,17 +577,13 @@ class ServerEngine(EngineBase[str]):
 
     # --- execution ----------------------------------------------------------------------------
 
-    def split(self, sql: str) -> list[str]:
-        """The statements of a script (the dialect's :class:`statements.Splitter`)."""
-        return st.splitter(self.dialect).split(sql)
-
-    def plan(self, texts: Sequence[str]) -> list[Plan] | str:
+    def plan(self, texts: Sequence[str]) -> list[st.Plan] | str:
         """The guard's plans of the statements, or why one is refused."""
         return self.guard.plan(texts)
 
     def execute(self, sql: str, fixture: Fixture, *, timeout: float = DEFAULT_TIMEOUT,
                 max_rows: int = DEFAULT_MAX_ROWS) -> Execution:
-        texts = self.split(sql)
+        texts = st.splitter(self.dialect).split(sql)
         if not texts:
             return Execution(ExecStatus.SYNTAX_ERROR, error=st.NO_STATEMENT)
         plans = self.plan(texts)
@@ -622,21 +607,21 @@ class ServerEngine(EngineBase[str]):
             return Execution(ExecStatus.ENGINE_ERROR, error=text)
 
     @abc.abstractmethod
-    def _execute_plans(self, plans: list[Plan], fixture: Fixture, container: str,
+    def _execute_plans(self, plans: list[st.Plan], fixture: Fixture, container: str,
                        deadline: st.Deadline, max_rows: int) -> Execution:
         """Isolate one execution (connection, transaction, scratch copy) and run it, usually
         through :meth:`_run`."""
 
-    def _run(self, cursor: Any, plans: Sequence[Plan], deadline: st.Deadline, max_rows: int,
+    def _run(self, cursor: Any, plans: Sequence[st.Plan], deadline: st.Deadline, max_rows: int,
              *, between: Callable[[], str | None] | None = None) -> Execution:
         """The generic DB-API loop: per statement arm the timeout, watch the deadline, fetch at
         most ``max_rows + 1`` rows, classify failures; ``between`` may stop the script after a
         statement (e.g. "a statement ended parrot's transaction")."""
-        def run(plan: Plan, remaining: float) -> tuple[values.ResultSet, bool] | None:
+        def run(plan: st.Plan, remaining: float) -> tuple[values.ResultSet, bool] | None:
             self._arm_timeout(cursor, remaining)
             try:
                 fetched = self._statement(cursor, plan, max_rows)
-            except Overflow:
+            except st.Overflow:
                 self._cancel(cursor)
                 raise
             return None if fetched is None else (fetched, False)
@@ -652,7 +637,7 @@ class ServerEngine(EngineBase[str]):
                                classify, self.message, self.cancel_grace, after=between,
                                engine_message=self.message)
 
-    def _statement(self, cursor: Any, plan: Plan, max_rows: int) -> values.ResultSet | None:
+    def _statement(self, cursor: Any, plan: st.Plan, max_rows: int) -> values.ResultSet | None:
         """Run one statement; its last result set (capped), or None when it returns no rows."""
         cursor.execute(self._statement_text(plan))
         last: values.ResultSet | None = None
@@ -662,7 +647,7 @@ class ServerEngine(EngineBase[str]):
             if not self.multiple_results or not cursor.nextset():
                 return last
 
-    def _statement_text(self, plan: Plan) -> str:
+    def _statement_text(self, plan: st.Plan) -> str:
         return plan.text
 
     def _result(self, description: Sequence[Sequence[Any]],
@@ -709,10 +694,6 @@ __all__ = [
     "RESERVED_PREFIX",
     "SCRATCH_PREFIX",
     "ContainerExists",
-    "ErrorTable",
-    "Guard",
-    "Overflow",
-    "Plan",
     "ServerEngine",
     "ServerURL",
     "create_table_sql",

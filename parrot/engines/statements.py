@@ -474,14 +474,20 @@ class Guard:
 
     A statement is refused when its first word is in ``refused_first`` (or not in ``reads`` when
     ``read_only``), when one of ``object_statements`` names an object kind in ``refused_objects``,
-    when a
-    sequence of bare words in ``refused_sequences`` or a word in ``refused_words`` appears
+    when a sequence of bare words in ``refused_sequences`` or a word in ``refused_words`` appears
     anywhere, when a name in ``refused_calls`` (or starting with ``refused_call_prefixes``) is
     called, when a name in ``refused_qualifiers`` qualifies another (``utl_file.fopen``), when a
     setting statement names a ``protected_settings`` entry or a name starting with
     ``protected_prefixes`` (``setting_statements`` of ``()``: every statement), or when any word,
     identifier or string mentions ``reserved_prefix``. A statement writes unless its first word is
-    in ``reads`` and none of ``write_words`` appears as a bare word (not called as a function).
+    in ``reads`` (or ``write_exempt``) and none of ``write_words`` appears as a bare word (not
+    called as a function). Where a dialect needs them: ``object_kinds``, the words an object kind
+    is found among anywhere in the statement (not just after ``object_modifiers``); ``uncalled``,
+    the token kinds whose ``refused_calls`` names are refused even when not called;
+    ``body_starts``, the words after which (as after ``;`` and ``:``) a statement starts inside a
+    routine body, where ``refused_first`` applies and ``SET`` starts a setting statement too;
+    ``also``, a second reading of the text checked first (MySQL's backslashes as plain characters);
+    ``reserved_starts``, a bare word reserved only when it starts with ``reserved_prefix``.
     """
 
     lexicon: Lexicon
@@ -503,6 +509,12 @@ class Guard:
     reserved_prefix: str | None = RESERVED_PREFIX
     read_only: bool = False
     read_only_reason: str = "only statements that read are allowed"
+    object_kinds: frozenset[str] | None = None
+    uncalled: frozenset[TokenKind] = frozenset()
+    body_starts: frozenset[str] = frozenset()
+    write_exempt: frozenset[str] = frozenset()
+    also: Lexicon | None = None
+    reserved_starts: bool = False
     extra: Callable[[Plan], str | None] | None = None  # a dialect's own check, after the tables
 
     def plan(self, texts: Sequence[str]) -> list[Plan] | str:
@@ -515,14 +527,36 @@ class Guard:
             plans.append(plan)
         return plans
 
+    def script(self, texts: Sequence[str]) -> list[Plan] | Execution:
+        """Plans of a script's statements, or how it ends before anything runs: a syntax error
+        when it has no statement, UNSUPPORTED when one is refused."""
+        if not texts:
+            return Execution(ExecStatus.SYNTAX_ERROR, error=NO_STATEMENT)
+        plans = self.plan(texts)
+        return Execution(ExecStatus.UNSUPPORTED, error=plans) if isinstance(plans, str) else plans
+
     def check(self, text: str) -> Plan | str:
-        tokens = tuple(tokenize(text, self.lexicon))
+        if self.also is not None and isinstance(why := self._check(text, self.also), str):
+            return why
+        return self._check(text, self.lexicon)
+
+    def starts_body_statement(self, prev: Token | None) -> bool:
+        """Whether the token after ``prev`` starts a statement inside a routine body."""
+        return prev is not None and bool(self.body_starts) and (
+            prev.text in (";", ":") or (prev.kind is TokenKind.WORD
+                                        and prev.name in self.body_starts))
+
+    def _check(self, text: str, lexicon: Lexicon) -> Plan | str:
+        tokens = tuple(tokenize(text, lexicon))
         words = leading_words(tokens, 8)
         first = words[0] if words else ""
         if first in self.refused_first:
             return f"{first} statements are not allowed"
         if first in self.object_statements:
-            kind = next((w for w in words[1:] if w not in self.object_modifiers), "")
+            kind = next((w for w in words[1:] if w not in self.object_modifiers), "") \
+                if self.object_kinds is None else next(
+                    (t.text.upper() for t in tokens[1:] if t.kind is TokenKind.WORD
+                     and t.text.upper() in self.object_kinds), "")
             if kind in self.refused_objects:
                 return f"{first} {kind} is not allowed"
         bare = [(i, t.text.upper()) for i, t in enumerate(tokens) if t.kind is TokenKind.WORD]
@@ -536,15 +570,23 @@ class Guard:
         writer = first  # the word that makes the statement write
         for i, tok in enumerate(tokens):
             name = tok.name
-            if self.reserved_prefix and tok.kind is not TokenKind.PUNCT and \
-                    self.reserved_prefix in tok.text.lower():
+            if self.reserved_prefix and tok.kind is not TokenKind.PUNCT and (
+                    name.startswith(self.reserved_prefix)
+                    if self.reserved_starts and tok.kind is TokenKind.WORD
+                    else self.reserved_prefix in tok.text.lower()):
                 return f"{self.reserved_prefix}* names are reserved by the parrot sandbox"
+            if self.body_starts and tok.text == ";":
+                setting = False
             if tok.kind is TokenKind.STRING or not name:
                 continue
+            if tok.kind is TokenKind.WORD and i and self.starts_body_statement(tokens[i - 1]):
+                if name.upper() in self.refused_first:
+                    return f"{name.upper()} statements are not allowed"
+                setting = setting or (name.upper(),) in self.setting_statements
             nxt = tokens[i + 1] if i + 1 < len(tokens) else None
             called = nxt is not None and nxt.text == "("
-            if called and (name in self.refused_calls
-                           or name.startswith(self.refused_call_prefixes)):
+            if (called or tok.kind in self.uncalled) and (
+                    name in self.refused_calls or name.startswith(self.refused_call_prefixes)):
                 return f"{tok.text}() {self.call_reason}"
             if nxt is not None and nxt.text == "." and name in self.refused_qualifiers:
                 return f"{tok.text} is not allowed"
@@ -554,7 +596,7 @@ class Guard:
                             or name.startswith(self.protected_prefixes)):
                 return f"{tok.text} is reserved by the parrot sandbox"
             if tok.kind is TokenKind.WORD and name in self.write_words and not called \
-                    and not writes:
+                    and not writes and first not in self.write_exempt:
                 writes, writer = True, f"{first} ... {tok.text.upper()}"
         if self.read_only and (writes or not words):
             return f"{writer or 'this statement'}: {self.read_only_reason}"

@@ -9,10 +9,10 @@ from decimal import Decimal
 import pytest
 
 from parrot.engines.clickhouse import (
+    GUARD,
     CHType,
     _Bare,
     _Pairs,
-    _plan,
     canonical_rows,
     converter,
     created_function,
@@ -107,7 +107,7 @@ def test_canonical_nested_rows() -> None:
     "SELECT * FROM merge(currentDatabase(), '^cust')",
 ])
 def test_guard_allows_ordinary_queries(sql: str) -> None:
-    assert not isinstance(_plan(sql), str)
+    assert not isinstance(GUARD.check(sql), str)
 
 
 @pytest.mark.parametrize("sql", [
@@ -123,19 +123,19 @@ def test_guard_allows_ordinary_queries(sql: str) -> None:
     "SELECT 1 FORMAT Vertical", "EXECUTE AS u SELECT 1",
 ])
 def test_guard_refuses(sql: str) -> None:
-    assert isinstance(_plan(sql), str)
+    assert isinstance(GUARD.check(sql), str)
 
 
 def test_plan_classifies_reads_and_writes() -> None:
-    read = _plan("(SELECT 1)")
+    read = GUARD.check("(SELECT 1)")
     assert not isinstance(read, str) and not read.writes
     for sql in ("SET max_threads = 1", "SHOW TABLES", "DESCRIBE t", "EXPLAIN SELECT 1",
                 "EXISTS t"):
-        plan = _plan(sql)
+        plan = GUARD.check(sql)
         assert not isinstance(plan, str) and not plan.writes
     for sql in ("CREATE VIEW v AS SELECT 1", "INSERT INTO t VALUES (1)", "DROP TABLE t",
                 "ALTER TABLE t DELETE WHERE 1", "TRUNCATE t", "OPTIMIZE TABLE t"):
-        plan = _plan(sql)
+        plan = GUARD.check(sql)
         assert not isinstance(plan, str) and plan.writes
-    udf = _plan("CREATE OR REPLACE FUNCTION IF NOT EXISTS twice AS (x) -> x * 2")
+    udf = GUARD.check("CREATE OR REPLACE FUNCTION IF NOT EXISTS twice AS (x) -> x * 2")
     assert not isinstance(udf, str) and created_function(udf) == "twice"

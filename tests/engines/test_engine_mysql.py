@@ -15,9 +15,8 @@ from patience import within
 from parrot.engines import Engine, ExecStatus, FixtureLoadError
 from parrot.engines import statements as st
 from parrot.engines.mysql import (
+    GUARD,
     MySQLEngine,
-    _Plan,
-    _plan,
     _Target,
     _time,
     create_table_sql,
@@ -49,8 +48,8 @@ def test_mysql_lexicon() -> None:
     "SHOW CREATE TABLE t", "START TRANSACTION", "COMMIT", "SELECT @names",
 ])
 def test_guard_reads(sql: str) -> None:
-    plan = _plan(sql)
-    assert isinstance(plan, _Plan) and not plan.writes, plan
+    plan = GUARD.check(sql)
+    assert isinstance(plan, st.Plan) and not plan.writes, plan
 
 
 @pytest.mark.parametrize("sql", [
@@ -60,8 +59,8 @@ def test_guard_reads(sql: str) -> None:
     "REPLACE INTO t VALUES (1)",
 ])
 def test_guard_writes(sql: str) -> None:
-    plan = _plan(sql)
-    assert isinstance(plan, _Plan) and plan.writes, plan
+    plan = GUARD.check(sql)
+    assert isinstance(plan, st.Plan) and plan.writes, plan
 
 
 REFUSED_SQL = [
@@ -100,7 +99,7 @@ REFUSED_SQL = [
 
 @pytest.mark.parametrize("sql", REFUSED_SQL)
 def test_guard_refuses(sql: str) -> None:
-    refused = [p for p in map(_plan, st.splitter("mysql").split(sql)) if isinstance(p, str)]
+    refused = [p for p in map(GUARD.check, st.splitter("mysql").split(sql)) if isinstance(p, str)]
     assert refused, sql
 
 
@@ -109,7 +108,7 @@ def test_guard_allows_lookalikes() -> None:
                 "SELECT 'kill', 'use' FROM t", "SELECT @@time_zone_x",
                 "DECLARE CONTINUE HANDLER FOR NOT FOUND SET done = 1",
                 "SELECT * FROM t WHERE `global` = 1"]:
-        assert isinstance(_plan(sql), _Plan), sql
+        assert isinstance(GUARD.check(sql), st.Plan), sql
 
 
 # --- values and types (no server) -----------------------------------------------------------------

@@ -66,7 +66,7 @@ def _unique_fixture(tag: str) -> Fixture:
     ("SELECT lo_export(1, '/tmp/x')", True), ("SELECT pg_reload_conf()", True),
 ])
 def test_guard(sql: str, refused: bool) -> None:
-    assert (pg._refusal(st.tokenize(sql, st.POSTGRES)) is not None) == refused
+    assert isinstance(pg.GUARD.check(sql), str) == refused
 
 
 def test_interval_seconds() -> None:
@@ -177,7 +177,8 @@ def test_runner_role_does_not_own_the_fixture(engine: Engine, shop: Fixture) -> 
 @ONLY_PG
 def test_bypassed_guard_still_cannot_commit(engine: Engine, shop: Fixture,
                                             monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(pg, "_refusal", lambda tokens: None)  # both guards, tokens and tree
+    monkeypatch.setattr(pg, "GUARD", st.Guard(st.POSTGRES, reads=frozenset(),  # both guards,
+                                              reserved_prefix=None))  # tokens and tree
     monkeypatch.setattr(pg, "_tree_refusal", lambda text: None)
     ex = engine.execute("DELETE FROM customers; COMMIT", shop)
     assert ex.status is ExecStatus.RUNTIME_ERROR and "never committed" in (ex.error or "")

@@ -17,6 +17,7 @@ from patience import SLACK, wait_until, within
 
 from parrot.engines import Engine, ExecStatus
 from parrot.engines import spark as sp
+from parrot.engines import statements as st
 from parrot.fixtures import Fixture
 from parrot.values import Nested, Temporal
 
@@ -78,19 +79,21 @@ ALLOWED = [
 
 @pytest.mark.parametrize("sql", REFUSED)
 def test_guard_refuses(sql: str) -> None:
-    assert sp._refusal(sp.split_statements(sql)), sql
+    assert isinstance(sp.GUARD.plan(st.splitter("spark").split(sql)), str), sql
 
 
 @pytest.mark.parametrize("sql", ALLOWED)
 def test_guard_allows(sql: str) -> None:
-    assert sp._refusal(sp.split_statements(sql)) is None, sql
+    assert not isinstance(sp.GUARD.plan(st.splitter("spark").split(sql)), str), sql
 
 
 def test_fixture_tables_are_copied_only_for_writes() -> None:
     tables = {"customers", "orders", "items"}
 
     def copies(sql: str) -> set[str]:
-        return sp._tables_to_copy(sp.split_statements(sql), tables)
+        plans = sp.GUARD.plan(st.splitter("spark").split(sql))
+        assert not isinstance(plans, str), plans
+        return sp._tables_to_copy(plans, tables)
 
     assert copies("SELECT * FROM customers JOIN orders ON 1 = 1; DROP TABLE items") == set()
     assert copies("CREATE TEMPORARY VIEW v AS SELECT * FROM customers") == set()

@@ -123,8 +123,8 @@ def _assert_unaffected(engine: Engine, fixture: Fixture) -> None:
     "SET sql_mode = 'NO_BACKSLASH_ESCAPES'; SELECT 'a\\', LOAD_FILE('/etc/passwd') -- '",
 ])
 def test_mysql_guard_refuses_without_a_server(sql: str) -> None:
-    from parrot.engines.mysql import _plan
-    assert any(isinstance(_plan(text), str) for text in st.split_statements(sql, st.MYSQL))
+    from parrot.engines.mysql import GUARD
+    assert any(isinstance(GUARD.check(text), str) for text in st.split_statements(sql, st.MYSQL))
 
 
 @pytest.mark.parametrize(("engine_name", "case"),
@@ -212,7 +212,7 @@ def test_spark_plan_guard(sql: str, refused: bool) -> None:
     if spark.SparkEngine.available() is not None:
         pytest.skip(f"spark is not available here: {spark.SparkEngine.available()}")
     session = spark._RUNTIME.session()
-    assert (spark._plan_refusal(session, spark.split_statements(sql)) is not None) is refused
+    assert (spark._plan_refusal(session, st.splitter("spark").split(sql)) is not None) is refused
 
 
 def test_clean_environ_drops_secrets() -> None:

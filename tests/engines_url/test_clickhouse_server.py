@@ -16,9 +16,12 @@ from url_helpers import FakeError, driver, needs
 
 from parrot.engines import ExecStatus
 from parrot.engines import clickhouse as ch
-from parrot.engines import clickhouse_server as chs
 from parrot.engines import statements as st
-from parrot.engines.dbapi import Overflow, ServerURL, fetch_capped
+from parrot.engines.clickhouse import server as chs
+from parrot.engines.dbapi import (
+    ServerURL,
+    fetch_capped,
+)
 from parrot.fixtures import Column
 from parrot.values import Nested, Temporal
 
@@ -211,7 +214,7 @@ def test_the_cursor_caps_and_cancels() -> None:
     cursor = chs.HTTPCursor(Client(chdb_output("SELECT number FROM numbers(50)")), {}, "s",
                             killed.append)
     cursor.run("SELECT number FROM numbers(50)", query_like=True)
-    with pytest.raises(Overflow):
+    with pytest.raises(st.Overflow):
         fetch_capped(cursor, 10, chunk=4)
     cursor.cancel()
     assert killed == [cursor.query_id]

@@ -9,6 +9,7 @@ verify / rebuild of per-fixture containers), not what any server does.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import sqlite3
 import threading
 import time
@@ -25,10 +26,6 @@ from parrot.engines import statements as st
 from parrot.engines.base import Capabilities, Execution
 from parrot.engines.dbapi import (
     ContainerExists,
-    ErrorTable,
-    Guard,
-    Overflow,
-    Plan,
     ServerEngine,
     ServerURL,
     create_table_sql,
@@ -81,7 +78,7 @@ def test_secrets_never_print() -> None:
 
 # --- guard ----------------------------------------------------------------------------------------
 
-PROBE_GUARD = Guard(
+PROBE_GUARD = st.Guard(
     lexicon=st.ANSI,
     reads=frozenset({"SELECT", "WITH"}),
     refused_first=frozenset({"ATTACH"}),
@@ -115,7 +112,7 @@ PROBE_GUARD = Guard(
 def test_guard_tables(sql: str, refused: str | None) -> None:
     plan = PROBE_GUARD.check(sql)
     if refused is None:
-        assert isinstance(plan, Plan)
+        assert isinstance(plan, st.Plan)
     else:
         assert isinstance(plan, str) and refused in plan
 
@@ -129,15 +126,45 @@ def test_guard_tables(sql: str, refused: str | None) -> None:
 ])
 def test_guard_classifies_writes(sql: str, writes: bool) -> None:
     plan = PROBE_GUARD.check(sql)
-    assert isinstance(plan, Plan) and plan.writes is writes
+    assert isinstance(plan, st.Plan) and plan.writes is writes
 
+
+BODY_GUARD = st.Guard(  # the options the MySQL guard uses
+    lexicon=st.MYSQL, also=dataclasses.replace(st.MYSQL, backslash_escapes=False),
+    reads=frozenset({"SELECT", "SHOW", "SET"}), write_words=frozenset({"create"}),
+    write_exempt=frozenset({"SHOW"}), refused_first=frozenset({"KILL"}),
+    object_statements=frozenset({"CREATE"}), refused_objects=frozenset({"USER"}),
+    object_kinds=frozenset({"USER", "TABLE"}), body_starts=frozenset({"begin"}),
+    refused_calls=frozenset({"load_file"}), uncalled=frozenset({st.TokenKind.QUOTED}),
+    protected_settings=frozenset({"time_zone"}), reserved_starts=True)
+
+
+@pytest.mark.parametrize(("sql", "outcome"), [
+    ("CREATE DEFINER = x USER u", "CREATE USER is not allowed"),  # a kind anywhere
+    ("CREATE DEFINER = x TABLE t (a INT)", "writes"),
+    ("SHOW CREATE TABLE t", "reads"),  # write words do not make SHOW write
+    ("CREATE PROCEDURE p() BEGIN KILL 1; END", "KILL statements are not allowed"),
+    ("CREATE PROCEDURE p() BEGIN SET time_zone = 'x'; END", "reserved by the parrot sandbox"),
+    ("CREATE PROCEDURE p() BEGIN SELECT time_zone; END", "writes"),  # not a setting
+    ("SELECT `load_file` FROM t", "`load_file`() is not allowed"),  # refused uncalled
+    ("SELECT load_file FROM t", "reads"),
+    ("SELECT 'a\\', load_file('/etc/passwd') -- '", "load_file() is not allowed"),  # 2 readings
+    ("SELECT a AS __parrot_key FROM t", "reads"),  # a word starting otherwise
+    ("SELECT * FROM parrot_fx_0123", "reserved by the parrot sandbox"),
+])
+def test_guard_options(sql: str, outcome: str) -> None:
+    plan = BODY_GUARD.check(sql)
+    if isinstance(plan, st.Plan):
+        assert ("writes" if plan.writes else "reads") == outcome
+    else:
+        assert outcome in plan
 
 def test_read_only_guard_names_what_writes() -> None:
-    guard = Guard(lexicon=st.ANSI, reads=frozenset({"SELECT"}), read_only=True,
+    guard = st.Guard(lexicon=st.ANSI, reads=frozenset({"SELECT"}), read_only=True,
                   read_only_reason="read-only here", write_words=frozenset({"update"}))
     assert guard.check("DELETE FROM t") == "DELETE: read-only here"
     assert guard.check("SELECT * FROM t FOR UPDATE") == "SELECT ... UPDATE: read-only here"
-    assert isinstance(guard.check("SELECT 1"), Plan)
+    assert isinstance(guard.check("SELECT 1"), st.Plan)
     assert guard.plan(["SELECT 1", "DELETE FROM t", "DROP x"]) == "DELETE: read-only here"
 
 
@@ -149,7 +176,7 @@ class _DriverError(Exception):
         self.code = code
 
 
-ERRORS = ErrorTable(code=lambda e: getattr(e, "code", None), syntax=frozenset({1}),
+ERRORS = st.ErrorTable(code=lambda e: getattr(e, "code", None), syntax=frozenset({1}),
                     timeout=frozenset({2}), cancelled=frozenset({3}), denied=frozenset({4}),
                     lost=frozenset({5}))
 
@@ -178,7 +205,7 @@ def test_fetch_capped_stops_at_the_cap() -> None:
     conn = sqlite3.connect(":memory:")
     cur = conn.execute("WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n) "
                        "SELECT i FROM n")  # endless: only the cap ends it
-    with pytest.raises(Overflow):
+    with pytest.raises(st.Overflow):
         fetch_capped(cur, 2500, chunk=1000)
     cur = conn.execute("SELECT 1 UNION ALL SELECT 2")
     assert fetch_capped(cur, 2) == [(1,), (2,)]
@@ -207,7 +234,7 @@ def test_value_helpers() -> None:
 
 # --- a probe adapter over sqlite3 -----------------------------------------------------------------
 
-PROBE_ERRORS = ErrorTable(
+PROBE_ERRORS = st.ErrorTable(
     code=lambda e: ("syntax" if "syntax error" in str(e) else
                     getattr(e, "sqlite_errorname", None)),
     syntax=frozenset({"syntax"}), cancelled=frozenset({"SQLITE_INTERRUPT"}),
@@ -226,8 +253,8 @@ class Probe(ServerEngine):
     driver_module: ClassVar[str] = "sqlite3"
     driver_package: ClassVar[str] = "sqlite3"
     driver_extra: ClassVar[str] = "none"
-    guard: ClassVar[Guard] = PROBE_GUARD
-    errors: ClassVar[ErrorTable] = PROBE_ERRORS
+    guard: ClassVar[st.Guard] = PROBE_GUARD
+    errors: ClassVar[st.ErrorTable] = PROBE_ERRORS
 
     def __init__(self, directory: Path) -> None:
         super().__init__("probe://localhost/")
@@ -272,7 +299,7 @@ class Probe(ServerEngine):
         with contextlib.closing(sqlite3.connect(self._file(container))) as conn:
             return conn.execute(f"SELECT * FROM {self.ident(table.name)}").fetchall()
 
-    def _execute_plans(self, plans: list[Plan], fixture: Fixture, container: str,
+    def _execute_plans(self, plans: list[st.Plan], fixture: Fixture, container: str,
                        deadline: st.Deadline, max_rows: int) -> Execution:
         uri = f"file:{self._file(container)}?mode=ro"
         with contextlib.closing(sqlite3.connect(uri, uri=True, check_same_thread=False)) as conn:

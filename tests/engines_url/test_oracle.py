@@ -15,7 +15,9 @@ from url_helpers import FakeError, driver, needs
 from parrot.engines import ExecStatus, FixtureLoadError
 from parrot.engines import oracle as ora
 from parrot.engines import statements as st
-from parrot.engines.dbapi import Plan, ServerURL
+from parrot.engines.dbapi import (
+    ServerURL,
+)
 from parrot.fixtures import Column, cell_text
 from parrot.values import Nested, Temporal, canonical
 
@@ -310,7 +312,7 @@ def test_an_execution_is_a_read_only_transaction_in_the_fixture_schema() -> None
     engine._run = lambda cur, plans, deadline, max_rows: (  # type: ignore[method-assign]
         conn.log.append(f"<run {len(plans)}>"))
     plans = ora.GUARD.plan(["SELECT 1 FROM dual"])
-    assert isinstance(plans, list) and isinstance(plans[0], Plan)
+    assert isinstance(plans, list) and isinstance(plans[0], st.Plan)
     engine._execute_plans(plans, SHOP, "PARROT_FX_X", st.Deadline(5), 10)
     assert conn.log == ["<rollback>", 'ALTER SESSION SET CURRENT_SCHEMA = "PARROT_FX_X"',
                         "SET TRANSACTION READ ONLY", "<run 1>", "<close>", "<rollback>"]

@@ -158,6 +158,14 @@ class _Outcome:
     seconds: float = 0.0
     fired: bool = False  # the deadline passed while it ran
 
+    def failure(self) -> BaseException | None:
+        """What ended the step: its jobs cancelled at the deadline, or its error (else None)."""
+        return _Cancelled("timed out (Spark jobs cancelled)") if self.fired else self.error
+
+
+class _Cancelled(Exception):
+    """A step whose jobs were cancelled at the deadline."""
+
 
 Step = Callable[[threading.Event], Any]  # work for the worker thread, given its stop flag
 
@@ -601,12 +609,9 @@ class SparkEngine(EngineBase[_Stored]):
 
     def execute(self, sql: str, fixture: Fixture, *, timeout: float = DEFAULT_TIMEOUT,
                 max_rows: int = DEFAULT_MAX_ROWS) -> Execution:
-        statements = split_statements(sql)
-        if not statements:
-            return Execution(ExecStatus.SYNTAX_ERROR, error=st.NO_STATEMENT)
-        refusal = _refusal(statements)
-        if refusal:
-            return Execution(ExecStatus.UNSUPPORTED, error=refusal)
+        statements = GUARD.script(st.splitter("spark").split(sql))
+        if isinstance(statements, Execution):
+            return statements
         with _RUNTIME.lock:
             stored = self.stored(fixture)
             try:
@@ -622,7 +627,7 @@ class SparkEngine(EngineBase[_Stored]):
                 except Exception:
                     _RUNTIME.suspect = True
 
-    def _run(self, stored: _Stored, sql: str, statements: Sequence[_Statement],
+    def _run(self, stored: _Stored, sql: str, statements: Sequence[st.Plan],
              deadline: st.Deadline, max_rows: int) -> Execution:
         runtime = _RUNTIME
         spark = runtime.spark
@@ -637,42 +642,24 @@ class SparkEngine(EngineBase[_Stored]):
             lambda stop: _prepare(spark, stored, referenced, copies, group, self.dialect_conf),
             deadline, group)
         elapsed = outcome.seconds
-        if outcome.error is not None or outcome.fired:
-            return self._failure(outcome, elapsed)
+        if (failure := outcome.failure()) is not None:
+            return Execution(_status(failure, True), error=_message(failure), elapsed=elapsed)
         session = outcome.value
-        refusal = _plan_refusal(session, statements)
+        refusal = _plan_refusal(session, [s.text for s in statements])
         if refusal:
             return Execution(ExecStatus.UNSUPPORTED, error=refusal, elapsed=elapsed)
-        result: values.ResultSet | None = None
-        too_large = False
-        for stmt in statements:
-            if deadline.expired:
-                return Execution(ExecStatus.TIMEOUT, error="timed out", elapsed=elapsed)
-            outcome = runtime.call(
-                functools.partial(_run_statement, spark, session, stmt, max_rows, group,
-                                  self.dialect_conf),
-                deadline, group)
-            elapsed += outcome.seconds
-            if outcome.error is not None or outcome.fired:
-                return self._failure(outcome, elapsed)
-            if outcome.value is not None:
-                result, too_large = outcome.value
-        if too_large:
-            return Execution(ExecStatus.TOO_LARGE, error=f"more than {max_rows} rows",
-                             elapsed=elapsed)
-        return Execution(ExecStatus.OK, result=result or values.ResultSet((), ()),
-                         elapsed=elapsed)
 
-    @staticmethod
-    def _failure(outcome: _Outcome, elapsed: float) -> Execution:
-        if outcome.fired:
-            return Execution(ExecStatus.TIMEOUT, error="timed out (Spark jobs cancelled)",
-                             elapsed=elapsed)
-        assert outcome.error is not None
-        status, message = _classify(outcome.error)
-        if status is ExecStatus.ENGINE_ERROR:
-            _RUNTIME.suspect = True
-        return Execution(status, error=st.trim_message(message), elapsed=elapsed)
+        def run(stmt: st.Plan, _remaining: float) -> tuple[values.ResultSet, bool] | None:
+            done = runtime.call(functools.partial(_run_statement, spark, session, stmt, max_rows,
+                                                  group, self.dialect_conf), deadline, group)
+            if (failure := done.failure()) is not None:
+                raise failure
+            return done.value
+
+        # runtime.call cancels the jobs at the deadline itself: the watchdog has nothing to do
+        execution = st.run_in_order(statements, deadline, max_rows, run, lambda: None, _status,
+                                    _message, GRACE, engine_message=_message)
+        return dataclasses.replace(execution, elapsed=elapsed + execution.elapsed)
 
 
 # --- loading --------------------------------------------------------------------------------------
@@ -726,23 +713,6 @@ def _of_rows(spark: Any, jsession: Any, plan: Any) -> Any:
 
 # --- statements -----------------------------------------------------------------------------------
 
-@dataclasses.dataclass(frozen=True)
-class _Statement:
-    text: str
-    tokens: tuple[st.Token, ...]
-
-    @property
-    def words(self) -> tuple[str, ...]:
-        return st.leading_words(self.tokens, 6)
-
-
-def split_statements(sql: str) -> list[_Statement]:
-    """Statements of ``sql`` (the Spark :class:`~parrot.engines.statements.Splitter`: SQL-script
-    ``BEGIN ... END`` blocks keep their inner ``;``) with their tokens."""
-    return [_Statement(text, tuple(st.tokenize(text, st.SPARK)))
-            for text in st.splitter("spark").split(sql)]
-
-
 def _is_punct(tok: st.Token | None, text: str) -> bool:
     return tok is not None and tok.kind is st.TokenKind.PUNCT and tok.text == text
 
@@ -762,22 +732,17 @@ def _is_name(tok: st.Token | None) -> bool:
         tok.kind is st.TokenKind.QUOTED and tok.text.startswith("`")))
 
 
-_DENIED_FUNCTIONS = {"reflect", "java_method", "try_reflect"}
+_DENIED_FUNCTIONS = frozenset({"reflect", "java_method", "try_reflect"})
 _PROTECTED_SETTING = re.compile(
     r"^spark\.(?!sql\.)|^spark\.sql\.(catalog|defaultcatalog|runsqlonfiles|variable\.substitute|"
     r"legacy\.notreserveproperties|sources\.|extensions|warehouse|globaltempdatabase|hive\.)"
     r"|^spark\..*class", re.IGNORECASE)
 
 
-def _refusal(statements: Sequence[_Statement]) -> str | None:
-    for stmt in statements:
-        reason = _statement_refusal(stmt)
-        if reason:
-            return reason
-    return None
-
-
-def _statement_refusal(stmt: _Statement) -> str | None:
+def _refusal(stmt: st.Plan) -> str | None:
+    """What Spark refuses beside the tables of :data:`GUARD`: clauses that name files,
+    connections, commands or Java classes, languages other than SQL, protected settings and
+    ``IDENTIFIER()`` of anything but one string literal."""
     tokens = stmt.tokens
     words = stmt.words
     creates_function = words[:1] == ("CREATE",) and "FUNCTION" in words
@@ -817,8 +782,6 @@ def _statement_refusal(stmt: _Statement) -> str | None:
             if key and changes and _PROTECTED_SETTING.search(key):
                 return (f"{word.upper()} {key} is not allowed (Spark core, catalog, class-valued "
                         "and parrot's safety settings are off limits)")
-        if _is_name(tok) and tok.name in _DENIED_FUNCTIONS and _is_punct(after, "("):
-            return f"{tok.name}() is not allowed (calls Java methods)"
         if word == "identifier" and _is_punct(after, "("):
             literal = _at(tokens, i + 2)
             if literal is None or not _is_string(literal) or not _is_punct(
@@ -826,8 +789,17 @@ def _statement_refusal(stmt: _Statement) -> str | None:
                 return "IDENTIFIER() is allowed with a single string literal only"
             target = _string_value(literal).replace("`", "").split(".")[-1].strip().lower()
             if target in _DENIED_FUNCTIONS:
-                return f"{target}() is not allowed (calls Java methods)"
+                return f"{target}() {GUARD.call_reason}"
     return None
+
+
+GUARD = st.Guard(
+    st.SPARK, reserved_prefix=None, extra=_refusal,
+    reads=frozenset({"SELECT", "WITH", "VALUES", "TABLE", "FROM", "EXPLAIN", "DESCRIBE", "DESC",
+                     "SHOW", "SET", "RESET", "USE", "CACHE", "UNCACHE", "CLEAR", "REFRESH", "LIST",
+                     "DECLARE", "DROP"}),
+    write_words=frozenset({"insert"}),  # FROM t INSERT INTO ...: fixture tables become copies
+    refused_calls=_DENIED_FUNCTIONS, call_reason="is not allowed (calls Java methods)")
 
 
 _DENIED_IN_PLAN = re.compile(  # in Spark's own parsed plan (lower-cased tree string)
@@ -835,16 +807,16 @@ _DENIED_IN_PLAN = re.compile(  # in Spark's own parsed plan (lower-cased tree st
     r"|expressionwithunresolvedidentifier\((reflect|java_method|try_reflect)\b")
 
 
-def _plan_refusal(session: Any, statements: Sequence[_Statement]) -> str | None:
+def _plan_refusal(session: Any, texts: Sequence[str]) -> str | None:
     """Why Spark's own parser says a statement must not run (Java calls, script transforms),
     or None. A text the parser rejects is left to fail as Spark reports it (it cannot run);
     anything else the parser check cannot do refuses the text (fail closed)."""
     from pyspark.errors import ParseException
 
     parser = session._jsparkSession.sessionState().sqlParser()
-    for stmt in statements:
+    for text in texts:
         try:
-            plan = str(parser.parsePlan(stmt.text).toString()).lower()
+            plan = str(parser.parsePlan(text).toString()).lower()
         except ParseException:
             continue
         except Exception as exc:
@@ -877,22 +849,15 @@ def _setting_key(tokens: Sequence[st.Token], i: int) -> tuple[str, int]:
     return "".join(parts), i
 
 
-_READING = {"SELECT", "WITH", "VALUES", "TABLE", "FROM", "EXPLAIN", "DESCRIBE", "DESC", "SHOW",
-            "SET", "RESET", "USE", "CACHE", "UNCACHE", "CLEAR", "REFRESH", "LIST", "DECLARE",
-            "DROP"}
-
-
-def _tables_to_copy(statements: Sequence[_Statement], tables: set[str]) -> set[str]:
+def _tables_to_copy(statements: Sequence[st.Plan], tables: set[str]) -> set[str]:
     """Fixture tables named by a statement that needs real tables (writes, permanent views and
     functions, CTAS): they become scratch copies for the execution."""
     out: set[str] = set()
     for stmt in statements:
         words = stmt.words
         names = {t.name for t in stmt.tokens if _is_name(t)}
-        if not words or words[0] in _READING:
-            if not any(t.kind is st.TokenKind.WORD and t.name == "insert" for t in stmt.tokens):
-                continue
-        elif words[0] == "CREATE" and ("TEMPORARY" in words or "TEMP" in words):
+        if not words or not stmt.writes or (
+                words[0] == "CREATE" and ("TEMPORARY" in words or "TEMP" in words)):
             continue
         out |= names & tables
         for i, tok in enumerate(stmt.tokens):  # IDENTIFIER('customers')
@@ -929,7 +894,7 @@ def _configure(jsession: Any, dialect_conf: dict[str, str]) -> None:
         conf.set(key, value)
 
 
-def _run_statement(spark: Any, session: Any, stmt: _Statement, max_rows: int, group: str,
+def _run_statement(spark: Any, session: Any, stmt: st.Plan, max_rows: int, group: str,
                    dialect_conf: dict[str, str],
                    stop: threading.Event) -> tuple[values.ResultSet, bool] | None:
     """Run one statement; its (capped) rows and whether there were more, or None if rowless."""
@@ -1099,11 +1064,25 @@ def _clean(message: str) -> str:
     return _PLAN_TAIL.sub(r"\1", message).strip()
 
 
+def _status(exc: BaseException, _interrupted: bool) -> ExecStatus:
+    """How a step failed; an engine error makes the JVM suspect (checked before its next use)."""
+    status = _classify(exc)[0]
+    if status is ExecStatus.ENGINE_ERROR:
+        _RUNTIME.suspect = True
+    return status
+
+
+def _message(exc: BaseException) -> str:
+    return st.trim_message(_classify(exc)[1])
+
+
 def _classify(exc: BaseException) -> tuple[ExecStatus, str]:
     """Status and message of an exception raised by pyspark or py4j."""
     from py4j.protocol import Py4JError, Py4JJavaError
     from pyspark.errors import ParseException, PySparkException
 
+    if isinstance(exc, _Cancelled):
+        return ExecStatus.TIMEOUT, str(exc)
     if isinstance(exc, ParseException):
         return ExecStatus.SYNTAX_ERROR, _clean(str(exc))
     if isinstance(exc, PySparkException):
@@ -1158,4 +1137,4 @@ class DatabricksOnSparkEngine(SparkEngine):
 
 
 __all__ = ["SESSION_CONF", "DatabricksOnSparkEngine", "HiveOnSparkEngine", "SparkEngine",
-           "shutdown", "spark_type", "split_statements"]
+           "shutdown", "spark_type"]

@@ -125,18 +125,7 @@ def _ident(name: str) -> sql.Identifier:
 
 # --- statement guard ------------------------------------------------------------------------------
 
-_TRANSACTION_WORDS = {"BEGIN", "START", "COMMIT", "END", "ROLLBACK", "ABORT", "SAVEPOINT",
-                      "RELEASE"}
-_REFUSED_FIRST = {
-    "COPY": "COPY", "VACUUM": "VACUUM", "CLUSTER": "CLUSTER", "REINDEX": "REINDEX",
-    "CHECKPOINT": "CHECKPOINT", "LOAD": "LOAD", "DISCARD": "DISCARD", "GRANT": "GRANT",
-    "REVOKE": "REVOKE", "REASSIGN": "REASSIGN OWNED", "IMPORT": "IMPORT FOREIGN SCHEMA",
-}
-_REFUSED_OBJECTS = {"DATABASE", "ROLE", "USER", "GROUP", "TABLESPACE", "EXTENSION",
-                    "SUBSCRIPTION", "PUBLICATION", "SERVER", "FOREIGN", "EVENT", "LANGUAGE",
-                    "OWNED", "SYSTEM"}
-_CREATE_MODIFIERS = {"OR", "REPLACE", "TRUSTED", "PROCEDURAL", "DEFAULT"}
-_REFUSED_FUNCTIONS = {
+_REFUSED_FUNCTIONS = frozenset({
     "pg_read_file", "pg_read_binary_file", "pg_stat_file", "pg_ls_dir", "pg_ls_logdir",
     "pg_ls_waldir", "pg_ls_tmpdir", "pg_ls_archive_statusdir", "pg_ls_logicalmapdir",
     "pg_ls_logicalsnapdir", "pg_ls_replslotdir", "pg_ls_summariesdir", "lo_import", "lo_export",
@@ -144,30 +133,25 @@ _REFUSED_FUNCTIONS = {
     "pg_terminate_backend", "pg_cancel_backend", "pg_reload_conf", "pg_rotate_logfile",
     "pg_promote", "pg_switch_wal", "pg_create_restore_point", "pg_log_backend_memory_contexts",
     "pg_signal_backend",
-}
+})
 
 
-def _refusal(tokens: Sequence[st.Token]) -> str | None:
-    """Why one statement is refused, or None."""
-    words = st.leading_words(tokens, 8)
-    first = words[0] if words else ""
-    if first in _TRANSACTION_WORDS or words[:2] == ("PREPARE", "TRANSACTION"):
-        return "transaction control (BEGIN/COMMIT/ROLLBACK/SAVEPOINT/PREPARE TRANSACTION)"
-    if first in _REFUSED_FIRST:
-        return _REFUSED_FIRST[first]
-    if first in ("CREATE", "ALTER", "DROP"):
-        rest = [w for w in words[1:] if w not in _CREATE_MODIFIERS]
-        if rest and rest[0] in _REFUSED_OBJECTS:
-            return f"{first} {rest[0]}"
-    if first in ("SET", "RESET"):
-        rest = [w for w in words[1:] if w not in ("SESSION", "LOCAL")]
-        if rest[:1] in (["ROLE"], ["AUTHORIZATION"]):
-            return f"{first} ROLE / SESSION AUTHORIZATION"
-    for tok in tokens:
-        name = tok.name
-        if name in _REFUSED_FUNCTIONS or name.startswith("dblink"):
-            return f"{name}() (server files, other connections and server control)"
-    return None
+GUARD = st.Guard(  # what runs always runs in a transaction rolled back afterwards
+    st.POSTGRES, reads=frozenset(), reserved_prefix=None, call_reason=(
+        "(server files, other connections and server control) is not allowed"),
+    refused_first=frozenset({
+        "BEGIN", "START", "COMMIT", "END", "ROLLBACK", "ABORT", "SAVEPOINT", "RELEASE", "COPY",
+        "VACUUM", "CLUSTER", "REINDEX", "CHECKPOINT", "LOAD", "DISCARD", "GRANT", "REVOKE",
+        "REASSIGN", "IMPORT"}),
+    refused_sequences=(("PREPARE", "TRANSACTION"),),
+    refused_objects=frozenset({"DATABASE", "ROLE", "USER", "GROUP", "TABLESPACE", "EXTENSION",
+                               "SUBSCRIPTION", "PUBLICATION", "SERVER", "FOREIGN", "EVENT",
+                               "LANGUAGE", "OWNED", "SYSTEM"}),
+    object_modifiers=frozenset({"OR", "REPLACE", "TRUSTED", "PROCEDURAL", "DEFAULT"}),
+    setting_statements=(("SET",), ("RESET",)), protected_settings=frozenset({"role",
+                                                                             "authorization"}),
+    refused_calls=_REFUSED_FUNCTIONS, refused_call_prefixes=("dblink",),
+    uncalled=frozenset({st.TokenKind.WORD, st.TokenKind.QUOTED}))
 
 
 # PostgreSQL's own parser (libpg_query through pglast): statement kinds and function calls found
@@ -196,7 +180,7 @@ _REFUSED_NODES = {
 def _tree_refusal(text: str) -> str | None:
     """Why PostgreSQL's own parse tree of one statement is refused, or None.
 
-    Beside the token guard (:func:`_refusal`), not instead of it: without pglast installed
+    Beside the token guard (:data:`GUARD`), not instead of it: without pglast installed
     (the ``postgres`` extra), or for a text pglast's parser (PostgreSQL 17) cannot read — a
     syntax error, or syntax newer than it — the token guard, the runner role's privileges and
     the always-rolled-back transaction are what hold, and the server reports the syntax error.
@@ -220,14 +204,14 @@ def _tree_refusal(text: str) -> str | None:
             continue
         kind = type(node).__name__
         if kind in _REFUSED_NODES:
-            return _REFUSED_NODES[kind]
+            return f"{_REFUSED_NODES[kind]} is not allowed"
         if isinstance(node, ast.VariableSetStmt) and (node.name or "").lower() in (
                 "role", "session_authorization"):
-            return "SET ROLE / SESSION AUTHORIZATION"
+            return "SET ROLE / SESSION AUTHORIZATION is not allowed"
         if isinstance(node, ast.FuncCall) and node.funcname:
             name = str(getattr(node.funcname[-1], "sval", "")).lower()
             if name in _REFUSED_FUNCTIONS or name.startswith("dblink"):
-                return f"{name}() (server files, other connections and server control)"
+                return f"{name}() {GUARD.call_reason}"
         pending.extend(getattr(node, slot) for slot in getattr(node, "__slots__", ()))
     return None
 
@@ -771,13 +755,13 @@ class PostgresEngine(EngineBase[str]):
     def execute(self, sql_text: str, fixture: Fixture, *, timeout: float = DEFAULT_TIMEOUT,
                 max_rows: int = DEFAULT_MAX_ROWS) -> Execution:
         texts = st.splitter("postgres").split(sql_text)
-        statements = [st.tokenize(text, st.POSTGRES) for text in texts]
         if not texts:
             return Execution(ExecStatus.SYNTAX_ERROR, error=st.NO_STATEMENT)
-        for text, tokens in zip(texts, statements, strict=True):
-            refusal = _refusal(tokens) or _tree_refusal(text)
+        for text in texts:
+            plan = GUARD.check(text)
+            refusal = plan if isinstance(plan, str) else _tree_refusal(text)
             if refusal:
-                return Execution(ExecStatus.UNSUPPORTED, error=f"{refusal} is not allowed")
+                return Execution(ExecStatus.UNSUPPORTED, error=refusal)
         try:
             schema = self.schema(fixture)
             conn = self._runner_conn()

@@ -81,9 +81,6 @@ from parrot.engines.base import Capabilities, Execution, FixtureLoadError, TypeM
 from parrot.engines.dbapi import (
     CONNECT_TIMEOUT,
     LOAD_WAIT,
-    ErrorTable,
-    Guard,
-    Plan,
     ServerEngine,
     ServerURL,
     create_table_sql,
@@ -132,7 +129,7 @@ _PROTECTED_SET = ("IMPLICIT_TRANSACTIONS", "XACT_ABORT", "LOCK_TIMEOUT", "NOEXEC
 _SYSTEM_PROCEDURE = re.compile(r"^(?:sp|xp)_", re.IGNORECASE)
 
 
-def _tsql_extra(plan: Plan) -> str | None:
+def _tsql_extra(plan: st.Plan) -> str | None:
     """What the tables cannot say: dynamic SQL and system procedures, USE, ``GO n``."""
     tokens = plan.tokens
     if plan.first == "GO":
@@ -156,7 +153,7 @@ def _tsql_extra(plan: Plan) -> str | None:
     return None
 
 
-GUARD = Guard(
+GUARD = st.Guard(
     lexicon=st.TSQL,
     reads=frozenset(),  # every batch runs inside a rolled-back transaction
     refused_sequences=(
@@ -198,7 +195,7 @@ def error_code(exc: BaseException) -> int | str | None:
     return sqlstate
 
 
-ERRORS = ErrorTable(
+ERRORS = st.ErrorTable(
     code=error_code,
     syntax=frozenset({102, 103, 105, 111, 156, 170, 319, 1018}),
     timeout=frozenset({"HYT00", "HYT01", 1222}),
@@ -294,8 +291,8 @@ class SQLServerEngine(ServerEngine):
     driver_package: ClassVar[str] = "pyodbc"
     driver_extra: ClassVar[str] = "sqlserver"
     driver_note: ClassVar[str] = ODBC_HINT
-    guard: ClassVar[Guard] = GUARD
-    errors: ClassVar[ErrorTable] = ERRORS
+    guard: ClassVar[st.Guard] = GUARD
+    errors: ClassVar[st.ErrorTable] = ERRORS
     quote_chars: ClassVar[tuple[str, str]] = ("[", "]")
     multiple_results: ClassVar[bool] = True
 
@@ -421,7 +418,7 @@ class SQLServerEngine(ServerEngine):
     # --- execution ----------------------------------------------------------------------------
 
 
-    def _execute_plans(self, plans: list[Plan], fixture: Fixture, container: str,
+    def _execute_plans(self, plans: list[st.Plan], fixture: Fixture, container: str,
                        deadline: st.Deadline, max_rows: int) -> Execution:
         conn = self._connect()
         try:

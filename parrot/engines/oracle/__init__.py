@@ -84,9 +84,6 @@ from parrot.engines.base import Capabilities, ExecStatus, Execution, FixtureLoad
 from parrot.engines.dbapi import (
     CONNECT_TIMEOUT,
     ContainerExists,
-    ErrorTable,
-    Guard,
-    Plan,
     ServerEngine,
     ServerURL,
     create_table_sql,
@@ -134,7 +131,7 @@ READ_ONLY_REASON = ("parrot runs Oracle translations read-only (SELECT/WITH): Or
                     "DDL implicitly, so views, tables, functions, PL/SQL blocks and DML could "
                     "not be rolled back")
 
-GUARD = Guard(
+GUARD = st.Guard(
     lexicon=st.ORACLE,
     reads=frozenset({"SELECT", "WITH"}),
     read_only=True,
@@ -177,7 +174,7 @@ def _ora(*numbers: int) -> frozenset[int | str]:
     return frozenset(f"ORA-{n:05d}" for n in numbers)
 
 
-ERRORS = ErrorTable(
+ERRORS = st.ErrorTable(
     code=error_code,
     syntax=_ora(900, 901, 902, 903, 905, 906, 907, 908, 911, 917, 920, 921, 923, 924, 925, 926,
                 927, 928, 931, 933, 936, 969, 1740, 1756)
@@ -291,8 +288,8 @@ class OracleEngine(ServerEngine):
     driver_module: ClassVar[str] = "oracledb"
     driver_package: ClassVar[str] = "oracledb"
     driver_extra: ClassVar[str] = "oracle"
-    guard: ClassVar[Guard] = GUARD
-    errors: ClassVar[ErrorTable] = ERRORS
+    guard: ClassVar[st.Guard] = GUARD
+    errors: ClassVar[st.ErrorTable] = ERRORS
     fold: ClassVar[str | None] = "upper"
 
     def __init__(self, url: str | None = None) -> None:
@@ -513,7 +510,7 @@ class OracleEngine(ServerEngine):
     # --- execution ----------------------------------------------------------------------------
 
 
-    def _execute_plans(self, plans: list[Plan], fixture: Fixture, container: str,
+    def _execute_plans(self, plans: list[st.Plan], fixture: Fixture, container: str,
                        deadline: st.Deadline, max_rows: int) -> Execution:
         conn = self._runner_conn()
         cur = conn.cursor()

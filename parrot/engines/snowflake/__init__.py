@@ -75,9 +75,6 @@ from parrot.engines.base import Capabilities, Execution, TypeMap
 from parrot.engines.dbapi import (
     CONNECT_TIMEOUT,
     ContainerExists,
-    ErrorTable,
-    Guard,
-    Plan,
     ServerEngine,
     ServerURL,
     create_table_sql,
@@ -134,7 +131,7 @@ _TARGET_KINDS = frozenset({"TABLE", "VIEW", "FUNCTION", "SEQUENCE", "TAG", "FILE
                            "EXISTS", "RECURSIVE"})
 
 
-def _write_targets(plan: Plan) -> list[int]:
+def _write_targets(plan: st.Plan) -> list[int]:
     """Indexes of the tokens naming what a writing statement writes to."""
     tokens, first = plan.tokens, plan.first
     words = [(i, t) for i, t in enumerate(tokens) if t.kind is not st.TokenKind.PUNCT]
@@ -158,7 +155,7 @@ def _write_targets(plan: Plan) -> list[int]:
     return out
 
 
-def _snowflake_extra(plan: Plan) -> str | None:
+def _snowflake_extra(plan: st.Plan) -> str | None:
     for tok in plan.tokens:
         if tok.kind is st.TokenKind.WORD and tok.name.startswith("system$") and \
                 tok.name not in _ALLOWED_SYSTEM:
@@ -172,7 +169,7 @@ def _snowflake_extra(plan: Plan) -> str | None:
     return None
 
 
-GUARD = Guard(
+GUARD = st.Guard(
     lexicon=st.SNOWFLAKE,
     reads=frozenset({"SELECT", "WITH", "SHOW", "DESCRIBE", "DESC", "EXPLAIN", "SET", "UNSET"}),
     refused_first=frozenset({"USE", "GRANT", "REVOKE", "COPY", "PUT", "GET", "REMOVE", "RM",
@@ -210,7 +207,7 @@ def error_code(exc: BaseException) -> int | None:
     return errno if isinstance(errno, int) and errno >= 0 else None
 
 
-ERRORS = ErrorTable(
+ERRORS = st.ErrorTable(
     code=error_code,
     syntax=frozenset({1003}),
     timeout=frozenset({630}),
@@ -265,8 +262,8 @@ class SnowflakeEngine(ServerEngine):
     driver_module: ClassVar[str] = "snowflake.connector"
     driver_package: ClassVar[str] = "snowflake-connector-python"
     driver_extra: ClassVar[str] = "snowflake"
-    guard: ClassVar[Guard] = GUARD
-    errors: ClassVar[ErrorTable] = ERRORS
+    guard: ClassVar[st.Guard] = GUARD
+    errors: ClassVar[st.ErrorTable] = ERRORS
     literal = literal
     fold: ClassVar[str | None] = "upper"
     rename_builds: ClassVar[bool] = True
@@ -359,7 +356,7 @@ class SnowflakeEngine(ServerEngine):
 
     # --- execution ----------------------------------------------------------------------------
 
-    def _execute_plans(self, plans: list[Plan], fixture: Fixture, container: str,
+    def _execute_plans(self, plans: list[st.Plan], fixture: Fixture, container: str,
                        deadline: st.Deadline, max_rows: int) -> Execution:
         writes = any(p.writes for p in plans)
         scratch = self.scratch_name() if writes else None
@@ -382,7 +379,7 @@ class SnowflakeEngine(ServerEngine):
                     self._admin_rows(f"DROP SCHEMA IF EXISTS {self.qualified(scratch)} CASCADE")
 
     @staticmethod
-    def leaves_session_state(plan: Plan) -> bool:
+    def leaves_session_state(plan: st.Plan) -> bool:
         return plan.first in ("SET", "UNSET") or plan.words[:2] == ("ALTER", "SESSION")
 
     def timeout_sql(self, seconds: float) -> str:

@@ -59,6 +59,7 @@ keeps the server's (or the user's profile's) values — which may differ from ch
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import hashlib
 import re
 import secrets
@@ -72,9 +73,6 @@ from parrot.engines.base import Capabilities, ExecStatus, Execution
 from parrot.engines.dbapi import (
     CONNECT_TIMEOUT,
     ContainerExists,
-    ErrorTable,
-    Guard,
-    Plan,
     ServerEngine,
     ServerURL,
     fetch_capped,
@@ -96,26 +94,22 @@ _SERVER_REFUSED = (("ON", "CLUSTER"), ("FREEZE",), ("UNFREEZE",), ("FETCH", "PAR
                    ("FETCH", "PART"), ("MOVE", "PARTITION"), ("MOVE", "PART"))
 
 
-def plan_statement(text: str) -> Plan | str:
-    """The chdb adapter's plan of one statement, with the refusals a shared server adds."""
-    planned = ch.guard(text)
-    if isinstance(planned, str):
-        return planned
-    words = [t.text.upper() for t in planned.tokens if t.kind is st.TokenKind.WORD]
-    for seq in _SERVER_REFUSED:
-        if any(tuple(words[i:i + len(seq)]) == seq for i in range(len(words))):
-            return f"{' '.join(seq)} is not allowed on a shared server"
-    if planned.words[:1] == ("CREATE",) and planned.words[1:3] == ("OR", "REPLACE") and \
-            "FUNCTION" in planned.words:
+def _server_refusal(plan: st.Plan) -> str | None:
+    """chdb's FORMAT clause check, and CREATE OR REPLACE FUNCTION (functions are global)."""
+    if plan.words[:3] == ("CREATE", "OR", "REPLACE") and "FUNCTION" in plan.words:
         return "CREATE OR REPLACE FUNCTION is not allowed (functions are global on a server)"
-    return planned
+    return ch.format_clause(plan)
 
 
-def plan_script(texts: Sequence[str]) -> list[Plan] | str:
-    plans: list[Plan] = []
+# chdb's guard plus what a shared server refuses
+GUARD = dataclasses.replace(ch.GUARD, refused_sequences=_SERVER_REFUSED, extra=_server_refusal)
+
+
+def plan_script(texts: Sequence[str]) -> list[st.Plan] | str:
+    plans: list[st.Plan] = []
     created: set[str] = set()
     for text in texts:
-        plan = plan_statement(text)
+        plan = GUARD.check(text)
         if isinstance(plan, str):
             return ch.OUR_DATABASE.sub("parrot_db", plan)
         if (name := ch.created_function(plan)) is not None:
@@ -124,9 +118,6 @@ def plan_script(texts: Sequence[str]) -> list[Plan] | str:
             return f"DROP FUNCTION {name}: only functions the script created may be dropped"
         plans.append(plan)
     return plans
-
-
-GUARD = ch.GUARD  # plan_script adds a shared server's refusals to it
 
 
 # --- errors ---------------------------------------------------------------------------------------
@@ -160,7 +151,7 @@ def server_error(exc: BaseException) -> BaseException:
     return ServerError(text[m.start():] if m else text, code)
 
 
-ERRORS = ErrorTable(
+ERRORS = st.ErrorTable(
     code=error_code,
     syntax=frozenset({62}),
     timeout=frozenset({159}),
@@ -282,8 +273,8 @@ class ClickHouseServerEngine(ServerEngine):
     driver_module: ClassVar[str] = "clickhouse_connect"
     driver_package: ClassVar[str] = "clickhouse-connect"
     driver_extra: ClassVar[str] = "clickhouse-server"
-    guard: ClassVar[Guard] = GUARD
-    errors: ClassVar[ErrorTable] = ERRORS
+    guard: ClassVar[st.Guard] = GUARD
+    errors: ClassVar[st.ErrorTable] = ERRORS
     quote_chars: ClassVar[tuple[str, str]] = ("`", "`")
     rename_builds: ClassVar[bool] = True
 
@@ -424,10 +415,10 @@ class ClickHouseServerEngine(ServerEngine):
 
     # --- execution ----------------------------------------------------------------------------
 
-    def plan(self, texts: Sequence[str]) -> list[Plan] | str:
+    def plan(self, texts: Sequence[str]) -> list[st.Plan] | str:
         return plan_script(texts)
 
-    def _execute_plans(self, plans: list[Plan], fixture: Fixture, container: str,
+    def _execute_plans(self, plans: list[st.Plan], fixture: Fixture, container: str,
                        deadline: st.Deadline, max_rows: int) -> Execution:
         settings: dict[str, Any] = {"session_timezone": "UTC",
                                     "format_custom_escaping_rule": "Quoted"}
@@ -493,7 +484,7 @@ class ClickHouseServerEngine(ServerEngine):
                 self._command(f"CREATE TABLE {dst} AS {src}")
                 self._command(f"INSERT INTO {dst} SELECT * FROM {src}")
 
-    def _statement(self, cursor: Any, plan: Plan, max_rows: int) -> values.ResultSet | None:
+    def _statement(self, cursor: Any, plan: st.Plan, max_rows: int) -> values.ResultSet | None:
         cursor.run(plan.text, query_like=plan.first in _QUERY_FIRST)
         if not cursor.description:
             return None
@@ -514,4 +505,4 @@ class ClickHouseServerEngine(ServerEngine):
 
 
 __all__ = ["ERRORS", "ClickHouseServerEngine", "HTTPCursor", "ServerError", "check_line",
-           "error_code", "plan_script", "plan_statement"]
+           "error_code", "plan_script"]

@@ -137,7 +137,7 @@ _PROTECTED_SETTINGS = frozenset({
 })
 
 
-def _format_clause(plan: st.Plan) -> str | None:
+def format_clause(plan: st.Plan) -> str | None:
     """Why a query is refused for a FORMAT clause (it changes the output format parrot reads)."""
     tokens = plan.tokens
     for i, tok in enumerate(tokens if plan.first in READ_FIRST else ()):
@@ -159,8 +159,7 @@ GUARD = st.Guard(
     refused_calls=_DENIED_CALLS, refused_call_prefixes=_DENIED_CALL_PREFIXES,
     call_reason="reaches outside the database and is not allowed", refused_words=_DENIED_WORDS,
     protected_settings=_PROTECTED_SETTINGS, protected_prefixes=("output_format_", "format_custom_"),
-    setting_statements=((),), reserved_prefix=DB_PREFIX, extra=_format_clause)
-guard = GUARD.check  # how to run one statement, or why it is refused
+    setting_statements=((),), reserved_prefix=DB_PREFIX, extra=format_clause)
 
 
 def _function_name(plan: st.Plan, verb: str) -> str | None:
@@ -616,7 +615,7 @@ class ClickHouseEngine(EngineBase[_Materialised]):
             return Execution(ExecStatus.SYNTAX_ERROR, error=st.NO_STATEMENT)
         plans: list[st.Plan] = []
         for text in texts:
-            plan = guard(text)
+            plan = GUARD.check(text)
             if isinstance(plan, str):
                 return Execution(ExecStatus.UNSUPPORTED, error=OUR_DATABASE.sub("parrot_db", plan))
             refusal = _ast_refusal(self._admin, text)  # the engine's own parser, second
@@ -752,9 +751,7 @@ def _result(names: list[str], types: list[str], rows: list[list[Any]],
     return values.ResultSet(tuple(names), canon, tuple(types)), len(rows) > max_rows
 
 
-_plan = guard  # its former private name
-
-# what the ClickHouse server adapter (clickhouse_server) shares with this one
-__all__ = ["OUR_DATABASE", "READ_FIRST", "CHType", "ClickHouseEngine", "canonical_rows",
-           "clickhouse_type", "converter", "created_function", "dropped_function", "guard", "ident",
-           "literal", "parse_literal", "parse_output", "parse_type", "string_literal"]
+# what the ClickHouse server adapter (clickhouse.server) shares with this one
+__all__ = ["GUARD", "OUR_DATABASE", "READ_FIRST", "CHType", "ClickHouseEngine", "canonical_rows",
+           "clickhouse_type", "converter", "created_function", "dropped_function", "format_clause",
+           "ident", "literal", "parse_literal", "parse_output", "parse_type", "string_literal"]

@@ -144,112 +144,62 @@ _LOOPBACK = ("127.0.0.1", "localhost", "::1", "")
 
 # --- statement guard ------------------------------------------------------------------------------
 
-_READ_FIRST = frozenset({"SELECT", "WITH", "SHOW", "DESC", "DESCRIBE", "EXPLAIN", "VALUES",
-                         "TABLE", "DO", "SET", "HELP", "BEGIN", "COMMIT", "ROLLBACK",
-                         "SAVEPOINT", "RELEASE", "START"})
-_WRITE_WORDS = frozenset({"insert", "update", "delete", "replace", "create", "drop", "alter",
-                          "truncate", "rename", "call"})
-_REFUSED_FIRST = frozenset({"USE", "LOAD", "GRANT", "REVOKE", "SHUTDOWN", "KILL", "FLUSH",
-                            "INSTALL", "UNINSTALL", "HANDLER", "RESET", "PURGE", "CHANGE", "STOP",
-                            "XA", "BINLOG", "BACKUP", "CACHE", "PREPARE", "EXECUTE", "DEALLOCATE",
-                            "RESTART", "CLONE", "IMPORT", "DELIMITER"})
-_REFUSED_OBJECTS = frozenset({"USER", "ROLE", "SERVER", "DATABASE", "SCHEMA", "EVENT",
-                              "TABLESPACE", "LOGFILE", "INSTANCE", "RESOURCE"})
-_OBJECT_WORDS = _REFUSED_OBJECTS | {"TABLE", "TABLES", "VIEW", "FUNCTION", "PROCEDURE", "TRIGGER",
-                                    "INDEX", "SEQUENCE", "PACKAGE"}
-_INNER_STATEMENT_AFTER = frozenset({"begin", "then", "else", "do", "loop", "repeat", "atomic"})
-_DENIED_CALLS = frozenset({"load_file", "sys_exec", "sys_eval", "master_pos_wait",
-                           "source_pos_wait", "master_gtid_wait"})
-_DENIED_WORDS = frozenset({"outfile", "dumpfile", "soname", "prepare", "execute", "deallocate"})
 _SET_DENIED = frozenset({"global", "persist", "persist_only", "password", "role", "names",
                          "charset", "transaction"})
-_PROTECTED_SETTINGS = frozenset({
-    "max_statement_time", "max_execution_time", "time_zone", "character_set_results",
-    "character_set_client", "character_set_connection", "transaction_read_only", "tx_read_only",
-})
-
-
-@dataclasses.dataclass(frozen=True)
-class _Plan:
-    text: str
-    writes: bool
-    names: frozenset[str] = frozenset()  # lower-cased words and quoted names it mentions
-
-
 # sql_mode NO_BACKSLASH_ESCAPES makes a backslash a plain character: a text is checked under both
 # readings, so a string that ends early in one of them cannot hide a call from the guard
 _MYSQL_PLAIN = dataclasses.replace(st.MYSQL, backslash_escapes=False)
 
 
-def _plan(text: str) -> _Plan | str:
-    """How to run one statement, or why it is refused."""
-    plain = _plan_lexed(text, _MYSQL_PLAIN)
-    return plain if isinstance(plain, str) else _plan_lexed(text, st.MYSQL)
-
-
-def _plan_lexed(text: str, lexicon: st.Lexicon) -> _Plan | str:
-    tokens = st.tokenize(text, lexicon)
-    words = st.leading_words(tokens, 8)
-    first = words[0] if words else ""
-    if first in _REFUSED_FIRST:
-        return f"{first} statements are not allowed"
-    if first == "START" and words[1:2] != ("TRANSACTION",):
-        return f"START {words[1] if len(words) > 1 else ''} is not allowed".rstrip()
-    if first in ("CREATE", "ALTER", "DROP", "RENAME"):
-        kind = next((t.text.upper() for t in tokens[1:] if t.kind is st.TokenKind.WORD
-                     and t.text.upper() in _OBJECT_WORDS), "")
-        if kind in _REFUSED_OBJECTS:
-            return f"{first} {kind} is not allowed"
-    writes = first not in _READ_FIRST
-    in_set = False  # inside a SET statement (top level or in a routine body)
+def _refusal(plan: st.Plan) -> str | None:
+    """What the tables cannot say: START other than a transaction, and SET of a scope, a
+    password, a role or a character set (in a routine body too)."""
+    if plan.first == "START" and plan.words[1:2] != ("TRANSACTION",):
+        return f"START {plan.words[1] if len(plan.words) > 1 else ''} is not allowed".rstrip()
+    tokens, in_set = plan.tokens, False
     for i, tok in enumerate(tokens):
         prev = tokens[i - 1] if i else None
-        nxt = tokens[i + 1] if i + 1 < len(tokens) else None
         if tok.text == ";":
             in_set = False
         elif tok.kind is st.TokenKind.WORD and tok.name == "set" and (
-                i == 0 or _starts_inner_statement(prev)):
+                i == 0 or GUARD.starts_body_statement(prev)):
             in_set = True
-            continue
-        if tok.kind in (st.TokenKind.STRING, st.TokenKind.QUOTED):
-            if RESERVED_PREFIX in tok.text.lower():
-                return f"{RESERVED_PREFIX}* names are reserved by the parrot sandbox"
-            if tok.kind is st.TokenKind.QUOTED and tok.name in _DENIED_CALLS:
-                return f"{tok.text}() is not allowed"  # `LOAD_FILE`(...) calls the function
-            continue
-        name = tok.name if tok.kind is st.TokenKind.WORD else tok.text
-        if name.startswith(RESERVED_PREFIX):
-            return f"{RESERVED_PREFIX}* names are reserved by the parrot sandbox"
-        if tok.kind is not st.TokenKind.WORD:
-            continue
-        called = nxt is not None and nxt.text == "("
-        if i and _starts_inner_statement(prev) and name.upper() in _REFUSED_FIRST:
-            return f"{tok.text.upper()} statements are not allowed"
-        if name in _DENIED_CALLS and called:
-            return f"{tok.text}() is not allowed"
-        if name in _DENIED_WORDS:
-            return f"{tok.text.upper()} is not allowed"
-        if name == "directory" and prev is not None and prev.name in ("data", "index"):
-            return f"{prev.text.upper()} DIRECTORY is not allowed"
-        if in_set and name in _PROTECTED_SETTINGS:
-            return f"{tok.text} is reserved by the parrot sandbox"
-        if in_set and prev is not None and (
-                (name in _SET_DENIED and (prev.name in ("set", "session") or prev.text in ",@"))
-                or (name == "character" and nxt is not None and nxt.name == "set")):
+        elif in_set and prev is not None and tok.kind is st.TokenKind.WORD and (
+                (tok.name in _SET_DENIED and (prev.name in ("set", "session")
+                                              or prev.text in ",@"))
+                or (tok.name == "character" and tokens[i + 1:i + 2]
+                    and tokens[i + 1].name == "set")):
             return f"SET {tok.text.upper()} is not allowed"
-        if name in _WRITE_WORDS and not called and first != "SHOW":
-            writes = True
-    names = frozenset(t.name for t in tokens if t.kind in (st.TokenKind.WORD,
-                                                           st.TokenKind.QUOTED))
-    return _Plan(text, writes, names)
+    return None
 
 
-def _starts_inner_statement(prev: st.Token | None) -> bool:
-    """Whether the token after ``prev`` starts a statement inside a routine body."""
-    if prev is None:
-        return False
-    return prev.text in (";", ":") or (prev.kind is st.TokenKind.WORD
-                                       and prev.name in _INNER_STATEMENT_AFTER)
+_OBJECTS = frozenset({"USER", "ROLE", "SERVER", "DATABASE", "SCHEMA", "EVENT", "TABLESPACE",
+                      "LOGFILE", "INSTANCE", "RESOURCE"})
+GUARD = st.Guard(
+    st.MYSQL, also=_MYSQL_PLAIN, extra=_refusal, reserved_starts=True,
+    reads=frozenset({"SELECT", "WITH", "SHOW", "DESC", "DESCRIBE", "EXPLAIN", "VALUES", "TABLE",
+                     "DO", "SET", "HELP", "BEGIN", "COMMIT", "ROLLBACK", "SAVEPOINT", "RELEASE",
+                     "START"}),
+    write_words=frozenset({"insert", "update", "delete", "replace", "create", "drop", "alter",
+                           "truncate", "rename", "call"}), write_exempt=frozenset({"SHOW"}),
+    refused_first=frozenset({
+        "USE", "LOAD", "GRANT", "REVOKE", "SHUTDOWN", "KILL", "FLUSH", "INSTALL", "UNINSTALL",
+        "HANDLER", "RESET", "PURGE", "CHANGE", "STOP", "XA", "BINLOG", "BACKUP", "CACHE",
+        "PREPARE", "EXECUTE", "DEALLOCATE", "RESTART", "CLONE", "IMPORT", "DELIMITER"}),
+    object_statements=frozenset({"CREATE", "ALTER", "DROP", "RENAME"}), refused_objects=_OBJECTS,
+    object_kinds=_OBJECTS | {"TABLE", "TABLES", "VIEW", "FUNCTION", "PROCEDURE", "TRIGGER",
+                             "INDEX", "SEQUENCE", "PACKAGE"},
+    body_starts=st.BODY_STARTS | {"atomic"},
+    refused_calls=frozenset({"load_file", "sys_exec", "sys_eval", "master_pos_wait",
+                             "source_pos_wait", "master_gtid_wait"}),
+    uncalled=frozenset({st.TokenKind.QUOTED}),
+    refused_words=frozenset({"outfile", "dumpfile", "soname", "prepare", "execute",
+                             "deallocate"}),
+    refused_sequences=(("DATA", "DIRECTORY"), ("INDEX", "DIRECTORY")),
+    protected_settings=frozenset({
+        "max_statement_time", "max_execution_time", "time_zone", "character_set_results",
+        "character_set_client", "character_set_connection", "transaction_read_only",
+        "tx_read_only"}))
 
 
 # --- database-qualified names --------------------------------------------------------------------
@@ -643,15 +593,9 @@ class MySQLEngine(EngineBase[_Materialised]):
 
     def execute(self, sql: str, fixture: Fixture, *, timeout: float = DEFAULT_TIMEOUT,
                 max_rows: int = DEFAULT_MAX_ROWS) -> Execution:
-        texts = st.splitter("mysql").split(sql)
-        if not texts:
-            return Execution(ExecStatus.SYNTAX_ERROR, error=st.NO_STATEMENT)
-        plans: list[_Plan] = []
-        for text in texts:
-            plan = _plan(text)
-            if isinstance(plan, str):
-                return Execution(ExecStatus.UNSUPPORTED, error=plan)
-            plans.append(plan)
+        plans = GUARD.script(st.splitter("mysql").split(sql))
+        if isinstance(plans, Execution):
+            return plans
         deadline = st.Deadline(timeout)
         writes = any(p.writes for p in plans)
         for attempt in range(2):
@@ -672,7 +616,7 @@ class MySQLEngine(EngineBase[_Materialised]):
                 return Execution(ExecStatus.ENGINE_ERROR, error=_message(exc))
         raise AssertionError("unreachable")
 
-    def _run_direct(self, mat: _Materialised, fixture: Fixture, plans: list[_Plan],
+    def _run_direct(self, mat: _Materialised, fixture: Fixture, plans: list[st.Plan],
                     deadline: st.Deadline, max_rows: int) -> Execution:
         creds = self._reader
         conn = self._target.connect(creds.user, creds.password, mat.database, streaming=True)
@@ -685,11 +629,12 @@ class MySQLEngine(EngineBase[_Materialised]):
         finally:
             _close(conn)
 
-    def _run_scratch(self, mat: _Materialised, fixture: Fixture, plans: list[_Plan],
+    def _run_scratch(self, mat: _Materialised, fixture: Fixture, plans: list[st.Plan],
                      deadline: st.Deadline, max_rows: int) -> Execution:
         scratch = f"{SCRATCH_PREFIX}{self._token}_{next(self._counter)}"
         try:
-            mentioned = frozenset().union(*(p.names for p in plans))
+            mentioned = {t.name for p in plans for t in p.tokens
+                         if t.kind in (st.TokenKind.WORD, st.TokenKind.QUOTED)}
             with self._admin_cursor() as cur:
                 cur.execute(f"CREATE DATABASE {_ident(scratch)} CHARACTER SET utf8mb4")
                 for table in fixture.tables:
@@ -709,18 +654,18 @@ class MySQLEngine(EngineBase[_Materialised]):
             with contextlib.suppress(pymysql.Error):
                 self._admin_sql(f"DROP DATABASE IF EXISTS {_ident(scratch)}")
 
-    def _run(self, conn: Any, creds: _Credentials, plans: list[_Plan], deadline: st.Deadline,
+    def _run(self, conn: Any, creds: _Credentials, plans: list[st.Plan], deadline: st.Deadline,
              max_rows: int) -> Execution:
         thread = conn.thread_id()
         limit = "max_statement_time" if self.mariadb else "max_execution_time"
         cursor = conn.cursor()
 
-        def before(_plan: _Plan, remaining: float) -> None:
+        def before(_plan: st.Plan, remaining: float) -> None:
             budget = max(remaining, 0.001)
             cursor.execute(f"SET SESSION {limit} = "
                            + (f"{budget:.3f}" if self.mariadb else str(int(budget * 1000) or 1)))
 
-        def run(plan: _Plan, _remaining: float) -> tuple[values.ResultSet, bool] | None:
+        def run(plan: st.Plan, _remaining: float) -> tuple[values.ResultSet, bool] | None:
             try:
                 result = _statement(cursor, plan, max_rows)
             except st.Overflow:
@@ -776,14 +721,14 @@ def _fixture_database(fixture: Fixture) -> str:
     return f"{FIXTURE_PREFIX}{fixture.content_hash}"
 
 
-def _qualified(plans: list[_Plan], fixture: Fixture, database: str) -> list[_Plan]:
+def _qualified(plans: list[st.Plan], fixture: Fixture, database: str) -> list[st.Plan]:
     """The plans with the fixture's own database name (:func:`database_name`) pointing at the
     database the execution reads: the fixture database, or a writing script's scratch copy."""
     name = database_name(fixture)
     return [dataclasses.replace(p, text=qualify(p.text, name, database)) for p in plans]
 
 
-def _statement(cursor: Any, plan: _Plan, max_rows: int) -> values.ResultSet | None:
+def _statement(cursor: Any, plan: st.Plan, max_rows: int) -> values.ResultSet | None:
     """Run one statement; its last result set (capped), or None when it returns no rows."""
     cursor.execute(plan.text)
     last: values.ResultSet | None = None

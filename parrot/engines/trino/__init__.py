@@ -62,9 +62,6 @@ from parrot.engines.base import Capabilities, Execution, TypeMap
 from parrot.engines.dbapi import (
     CONNECT_TIMEOUT,
     ContainerExists,
-    ErrorTable,
-    Guard,
-    Plan,
     ServerEngine,
     ServerURL,
     create_table_sql,
@@ -115,7 +112,7 @@ def literal(value: Any, column: Column) -> str:
 READ_ONLY_REASON = ("parrot runs Trino translations read-only: writes belong to the catalog's "
                     "connector and cannot be rolled back")
 
-GUARD = Guard(
+GUARD = st.Guard(
     lexicon=st.TRINO,
     reads=frozenset({"SELECT", "WITH", "VALUES", "TABLE", "SHOW", "DESCRIBE", "EXPLAIN", "SET",
                      "RESET"}),
@@ -142,7 +139,7 @@ def error_code(exc: BaseException) -> str | None:
     return name if isinstance(name, str) else None
 
 
-ERRORS = ErrorTable(
+ERRORS = st.ErrorTable(
     code=error_code,
     syntax=frozenset({"SYNTAX_ERROR"}),
     timeout=frozenset({"EXCEEDED_TIME_LIMIT"}),
@@ -216,8 +213,8 @@ class TrinoEngine(ServerEngine):
     driver_module: ClassVar[str] = "trino"
     driver_package: ClassVar[str] = "trino"
     driver_extra: ClassVar[str] = "trino"
-    guard: ClassVar[Guard] = GUARD
-    errors: ClassVar[ErrorTable] = ERRORS
+    guard: ClassVar[st.Guard] = GUARD
+    errors: ClassVar[st.ErrorTable] = ERRORS
     literal = literal
     fold: ClassVar[str | None] = "lower"
     admin_fetches: ClassVar[bool] = True  # a statement finishes when its results are read
@@ -320,7 +317,7 @@ class TrinoEngine(ServerEngine):
 
     # --- execution ----------------------------------------------------------------------------
 
-    def _execute_plans(self, plans: list[Plan], fixture: Fixture, container: str,
+    def _execute_plans(self, plans: list[st.Plan], fixture: Fixture, container: str,
                        deadline: st.Deadline, max_rows: int) -> Execution:
         conn = self._connect(schema=container, timeout=deadline.seconds)
         cur = conn.cursor()
@@ -329,7 +326,7 @@ class TrinoEngine(ServerEngine):
         finally:
             st.close_quietly(cur, conn)
 
-    def _statement(self, cursor: Any, plan: Plan, max_rows: int) -> values.ResultSet | None:
+    def _statement(self, cursor: Any, plan: st.Plan, max_rows: int) -> values.ResultSet | None:
         cursor.execute(plan.text)
         if cursor.description:
             return self._result(cursor.description, fetch_capped(cursor, max_rows))
