@@ -500,20 +500,6 @@ def test_without_user_privileges_falls_back_to_the_url_user(engine: MySQLEngine,
 
 
 @MYSQL
-def test_execution_overhead(engine: Engine, shop: Fixture) -> None:
-    def median_ms(sql: str) -> float:
-        times = []
-        for _ in range(15):
-            started = time.perf_counter()
-            assert engine.execute(sql, shop).ok
-            times.append(time.perf_counter() - started)
-        return sorted(times)[len(times) // 2] * 1000
-
-    assert median_ms("SELECT 1") < 50
-    assert median_ms("CREATE VIEW v AS SELECT name FROM customers; SELECT count(*) FROM v") < 500
-
-
-@MYSQL
 def test_lost_connection_is_an_engine_error(engine: MySQLEngine, shop: Fixture) -> None:
     def killer() -> None:
         conn = engine._target.connect()

@@ -66,14 +66,11 @@ def test_registry_and_hint(cache: Path, monkeypatch: pytest.MonkeyPatch) -> None
 
 
 def test_up_status_query_down(server: MariaDBServer, capsys: pytest.CaptureFixture[str]) -> None:
-    started = time.monotonic()
     assert cli(["up", "mysql"]) == 0
-    took = time.monotonic() - started
     out = capsys.readouterr().out
     state = server.state()
     assert state is not None
     assert f"mysql: up — mysql (MariaDB {state.version}) at {state.address}" in out
-    assert took < 60
     assert state.version.startswith("10.") and state.label == f"mysql (MariaDB {state.version})"
     if state.isolation:  # no network namespace here: on 127.0.0.1
         assert state.url == f"mysql://root@127.0.0.1:{state.port}/"
