@@ -18,6 +18,7 @@ the type-based filter.
 from __future__ import annotations
 
 import math
+import sys
 from dataclasses import replace
 from typing import Any, Protocol
 
@@ -46,7 +47,8 @@ _KEYWORDS = _keywords()
 
 
 def normalise(sql: str) -> tuple[str, ...]:
-    """Identifier-normalised tokens of a canonical statement (see the module docstring)."""
+    """Identifier-normalised tokens of a canonical statement (see the module docstring),
+    interned."""
     pieces = [(m.lastgroup, m.group()) for m in _PIECE.finditer(sql)
               if m.lastgroup not in ("ws", "line", "block")]
     out: list[str] = []
@@ -74,7 +76,7 @@ def normalise(sql: str) -> tuple[str, ...]:
             out.pop()  # column , column -> column
             continue
         out.append(token)
-    return tuple(out)
+    return tuple(map(sys.intern, out))  # one object per token text: a chunk pickles each once
 
 
 class Normalise(Stage):

@@ -13,6 +13,7 @@ literals and quoted identifiers keep their case in both keys.
 from __future__ import annotations
 
 import re
+import string
 from collections import Counter
 from dataclasses import replace
 from typing import Any
@@ -41,10 +42,37 @@ _PROCEDURAL = re.compile(
 HASH_COMMENTS = frozenset({"mysql", "singlestore", "starrocks", "doris", "clickhouse"})
 
 
+# where a statement boundary, a comment or a DELIMITER line could begin (else: one statement)
+_MAY_SPLIT = re.compile(r"[;#/]|--|delimiter", re.IGNORECASE)
+_FOLDS = re.compile(r"[^\S ]|  ")  # whitespace that canonical formatting would change
+
+
+def single_statement(sql: str, dialect: str) -> str | None:
+    """The canonical statement of an input with no ``;`` (but a last one), no comment and no
+    ``DELIMITER`` line, without lexing it: what :func:`split_and_format` gives (one statement,
+    or none for an empty text; no comments). None for any other input, which needs the
+    splitter and the lexer."""
+    body = sql.strip()
+    if body.endswith(";"):
+        body = body[:-1].rstrip()
+    if _MAY_SPLIT.search(body) or _PROCEDURAL.search(body):
+        return None
+    if not _FOLDS.search(body):
+        return body
+    return _format(body, _PIECE_BACKSLASH if dialect in BACKSLASH_ESCAPES else _PIECE, False)
+
+
 def split_and_format(sql: str, dialect: str) -> tuple[list[str], int]:
     """Canonical statements of one input, and how many comments were removed. The input is
     split by the dialect's one splitter (:func:`parrot.engines.statements.splitter`);
     procedural inputs stay whole."""
+    if (single := single_statement(sql, dialect)) is not None:
+        return ([single] if single else []), 0
+    return lexed_split_and_format(sql, dialect)
+
+
+def lexed_split_and_format(sql: str, dialect: str) -> tuple[list[str], int]:
+    """:func:`split_and_format` by the splitter and the lexer, for any input."""
     pieces = _PIECE_BACKSLASH if dialect in BACKSLASH_ESCAPES else _PIECE
     hash_comments = dialect in HASH_COMMENTS
     comments = sum(_kind(m, hash_comments) in ("line", "block") for m in pieces.finditer(sql))
@@ -77,10 +105,23 @@ def _format(text: str, pieces: re.Pattern[str], hash_comments: bool) -> str:
     return "".join(current).strip().rstrip(";").rstrip()
 
 
+# the pieces of _PIECE that keep their case: strings, quoted identifiers, comments. Every other
+# piece starts with none of their first characters, so searching finds the pieces _PIECE lexes
+_CASED = re.compile(r"""'(?:[^']|'')*'?|"(?:[^"]|"")*"?|`(?:[^`]|``)*`?|\[[^\]\n]*\]"""
+                    r"""|--[^\n]*|\#[^\n]*|/\*.*?(?:\*/|\Z)""", re.DOTALL)
+_ASCII_LOWER = str.maketrans(string.ascii_uppercase, string.ascii_lowercase)  # words are ASCII
+
+
 def normalised_key(sql: str) -> str:
-    """``sql`` (canonical) with keywords and unquoted identifiers case-folded."""
-    return "".join(m.group().lower() if m.lastgroup == "word" else m.group()
-                   for m in _PIECE.finditer(sql))
+    """``sql`` (canonical) with keywords and unquoted identifiers case-folded: the ASCII letters
+    outside strings, quoted identifiers and comments lower-cased."""
+    out: list[str] = []
+    pos = 0
+    for m in _CASED.finditer(sql):
+        out += (sql[pos:m.start()].translate(_ASCII_LOWER), m.group())
+        pos = m.end()
+    out.append(sql[pos:].translate(_ASCII_LOWER))
+    return "".join(out)
 
 
 def deduplicate(batch: Batch, detail: str = "") -> Batch:

@@ -39,12 +39,13 @@ class Partition:
 
 
 def split(paths: Sequence[Path], size: int = PARTITION_BYTES) -> list[Partition]:
-    """Byte-range partitions of ``paths``, in file order, each at most ``size`` bytes."""
+    """Byte-range partitions of ``paths``, in file order, each at most ``size`` bytes; their
+    paths absolute (a cluster's workers run in a directory of their own)."""
     size = max(1, size)
     parts = []
     for path in paths:
         total = os.path.getsize(path)
-        parts += [Partition(str(path), start, min(start + size, total))
+        parts += [Partition(str(Path(path).resolve()), start, min(start + size, total))
                   for start in range(0, total, size)]
     return parts
 

@@ -128,3 +128,8 @@ def test_grammar_coverage_drives_selection() -> None:
     kept, funnel, _ = run_pipeline(records, stages, LocalExecutor(1))
     assert {r.id for r in kept} == {"r0", "r1"}
     assert funnel[-1].dropped.get("unparseable", 0) == 1
+
+
+def test_normalised_tokens_are_shared_objects_so_chunks_pickle_each_once() -> None:
+    a, b = normalise("SELECT a FROM t WHERE x = 1"), normalise("SELECT b FROM u WHERE y = 2")
+    assert a == b and all(x is y for x, y in zip(a, b, strict=True))

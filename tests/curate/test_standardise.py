@@ -3,9 +3,24 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from parrot.curate.stages import LocalExecutor, Record, run_stage
-from parrot.curate.standardise import Standardise, normalised_key, split_and_format
+from parrot.curate.standardise import (
+    _PIECE,
+    Standardise,
+    lexed_split_and_format,
+    normalised_key,
+    single_statement,
+    split_and_format,
+)
+
+# SQL-ish texts full of what lexers disagree on: quotes, escapes, comments, ; and whitespace
+_TRICKY = st.lists(st.sampled_from([*"ab SEé'\"`[]\\;#/-*$\t\n\u00a0(1,=", "BEGIN ", "q'",
+                                     "DELIMITER ", "$$", "E'", "  "]),
+                   max_size=30).map("".join)
+_DIALECTS = ["sqlite", "duckdb", "postgres", "mysql", "clickhouse", "tsql", "oracle", "spark"]
 
 
 @pytest.mark.parametrize(("sql", "dialect", "statements", "comments"), [
@@ -32,6 +47,38 @@ def test_split_and_format(sql: str, dialect: str, statements: list[str], comment
 ])
 def test_split_uses_the_dialects_splitter(sql: str, dialect: str, statements: list[str]) -> None:
     assert split_and_format(sql, dialect)[0] == statements
+
+
+@pytest.mark.parametrize(("sql", "single"), [
+    ("  SELECT  a\n FROM t ; ", "SELECT a FROM t"),
+    ("SELECT 'a  b' FROM t;", "SELECT 'a  b' FROM t"),
+    ("SELECT 'unterminated ;", "SELECT 'unterminated"),
+    (" ; ", ""),
+    ("SELECT 1; SELECT 2", None),  # a split
+    ("SELECT a / b FROM t", None),  # '/' may start a comment or a SQL*Plus line
+    ("SELECT 1 -- c", None),
+    ("DELIMITER //", None),
+    ("BEGIN SELECT 1 END", None),  # procedural: kept whole by the lexed path
+    ("SELECT 'it\\'s  x'  FROM t", "SELECT 'it\\'s  x' FROM t"),  # the dialect's escapes
+])
+def test_single_statement_takes_only_what_needs_no_lexer(sql: str, single: str | None) -> None:
+    assert single_statement(sql, "mysql") == single
+    if single is not None:
+        assert lexed_split_and_format(sql, "mysql") == (([single] if single else []), 0)
+
+
+@settings(max_examples=300, deadline=None)
+@given(sql=_TRICKY, dialect=st.sampled_from(_DIALECTS))
+def test_the_unlexed_path_gives_what_the_lexer_gives(sql: str, dialect: str) -> None:
+    assert split_and_format(sql, dialect) == lexed_split_and_format(sql, dialect)
+
+
+@settings(max_examples=300, deadline=None)
+@given(sql=_TRICKY)
+def test_normalised_key_folds_the_words_the_lexer_finds(sql: str) -> None:
+    lexed = "".join(m.group().lower() if m.lastgroup == "word" else m.group()
+                    for m in _PIECE.finditer(sql))
+    assert normalised_key(sql) == lexed
 
 
 def test_normalised_key_folds_words_but_not_literals() -> None:

@@ -84,3 +84,12 @@ def test_a_record_the_reader_skips_is_not_read(tmp_path: Path) -> None:
     reader = RowReader(("duckdb",), frozenset(), spider_only=False)
     _, batch, read = map_partition(Standardise(), 0, split([path])[0], reader)
     assert read == 3 and [r.id for r in batch.records] == ["q0", "q3", "q6"]
+
+
+def test_partitions_name_their_files_absolutely(corpus: list[Path],
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(corpus[0].parent)
+    parts = split([Path(corpus[0].name)], 100)
+    monkeypatch.chdir(corpus[0].parent.parent)  # where a cluster worker runs: elsewhere
+    assert all(Path(p.path).is_absolute() for p in parts)
+    assert [r["id"] for p in parts for r in read_rows(p)] == [r["id"] for r in ROWS[:35]]
