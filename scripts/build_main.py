@@ -77,6 +77,7 @@ sys.path.insert(0, str(ROOT / "scripts"))
 from build_starter import sqlglot_order  # noqa: E402  (shared with the starter builder)
 
 CONCEPTS_DIR = ROOT / "concepts" / "main"
+FIXTURES_DIR = CONCEPTS_DIR / "fixtures"  # parrot-main's own fixtures, copied to OUT/fixtures
 OUT = ROOT / "datasets" / "main"
 ORIGIN = "parrot-main"
 ANNOTATION = "maintainer"
@@ -444,6 +445,8 @@ def render_files(concepts: list[MainConcept]) -> dict[Path, str]:
     return {
         OUT / "items.jsonl": "".join(json.dumps(i, ensure_ascii=False) + "\n" for i in items),
         OUT / "README.md": render_readme(concepts, items),
+        **{OUT / "fixtures" / p.name: p.read_text(encoding="utf-8")
+           for p in sorted(FIXTURES_DIR.glob("*.json"))},
     }
 
 
