@@ -244,8 +244,9 @@ class Splitter:
     and script bodies stay whole); ``END IF``, ``END LOOP``, ``END FOR``... (``block_keywords``)
     close blocks that opened none, an ``END`` after an operator, ``,``, ``(`` or a word such as
     ``DECLARE``/``INTO``/``SET`` is a name (``DECLARE end INT``), and a ``BEGIN`` that starts a
-    transaction (``BEGIN;``, ``BEGIN WORK``) opens nothing. ``begin_anywhere=False`` (Spark) opens a block only where a
-    statement or a block body starts, so ``SELECT begin FROM t`` is one plain statement.
+    transaction (``BEGIN;``, ``BEGIN WORK``) opens nothing. ``begin_anywhere=False`` (Spark)
+    opens a block only where a statement or a block body starts, so ``SELECT begin FROM t`` is
+    one plain statement.
     ``delimiter_lines``: mysql-client ``DELIMITER x`` lines switch the delimiter (the text is
     rewritten to use ``;``). ``slash_lines``: a SQL*Plus ``/`` line ends a statement.
     ``go_lines``: the script is cut into batches at ``GO`` lines (as sqlcmd does), each sent
