@@ -7,7 +7,8 @@ The content is data, one TOML file per source query under
     source = "sqlite"                  # the corpus dialect: items go only from it to the others
     corpus = "Spider"                  # the corpus file under corpora/parrot/ (Spider.jsonl)
     corpus_id = "Spider:dev.json:12"   # optional: the corpus record the source was taken from
-    fixture = "spider/concert_singer"  # a named fixture (parrot.migrate.named)
+    fixture = "spider/concert_singer"  # a named fixture (parrot.migrate.named) or one of
+                                       # concepts/main/fixtures/<name>.json (parrot-main's own)
     types = ["function"]               # parrot.datasets.TRANSLATION_TYPES
     tags = ["grouping"]                # free lower-case slugs
     difficulty = "medium"              # easy / medium / hard
