@@ -224,6 +224,9 @@ def split_statements(sql: str, lexicon: Lexicon = ANSI) -> list[str]:
 
 
 _BLOCK_KEYWORDS = frozenset({"if", "loop", "while", "repeat", "for"})
+# words after which END is a name (a column or variable called end), never a block's end
+_NAME_BEFORE = frozenset({"declare", "into", "set", "select", "as", "by", "where", "and", "or",
+                          "on"})
 _TRANSACTION_WORDS = frozenset({"work", "transaction", "tran"})  # BEGIN WORK starts no block
 BODY_STARTS = frozenset({"begin", "then", "else", "do", "loop", "repeat"})  # a body follows
 _DELIMITER_LINE = re.compile(r"^[ \t]*delimiter[ \t]+(\S+)[ \t]*(?:\r?\n|$)",
@@ -239,9 +242,11 @@ class Splitter:
     Statements end at ``;`` outside strings, identifiers and comments (per ``lexicon``). With
     ``blocks``, ``BEGIN ... END`` and ``CASE ... END`` keep their inner ``;`` (routine, trigger
     and script bodies stay whole); ``END IF``, ``END LOOP``, ``END FOR``... (``block_keywords``)
-    close blocks that opened none, and a ``BEGIN`` that starts a transaction (``BEGIN;``,
-    ``BEGIN WORK``) opens nothing. ``begin_anywhere=False`` (Spark) opens a block only where a
-    statement or a block body starts, so ``SELECT begin FROM t`` is one plain statement.
+    close blocks that opened none, an ``END`` after an operator, ``,``, ``(`` or a word such as
+    ``DECLARE``/``INTO``/``SET`` is a name (``DECLARE end INT``), and a ``BEGIN`` that starts a
+    transaction (``BEGIN;``, ``BEGIN WORK``) opens nothing. ``begin_anywhere=False`` (Spark)
+    opens a block only where a statement or a block body starts, so ``SELECT begin FROM t`` is
+    one plain statement.
     ``delimiter_lines``: mysql-client ``DELIMITER x`` lines switch the delimiter (the text is
     rewritten to use ``;``). ``slash_lines``: a SQL*Plus ``/`` line ends a statement.
     ``go_lines``: the script is cut into batches at ``GO`` lines (as sqlcmd does), each sent
@@ -307,6 +312,10 @@ class Splitter:
                 return depth + 1  # END CASE closed its block at END
         elif name == "end" and not (nxt is not None and nxt.kind is TokenKind.WORD
                                     and nxt.name in self.block_keywords):
+            if prev is not None and (
+                    (prev.kind is TokenKind.PUNCT and prev.text not in (";", ")"))
+                    or (prev.kind is TokenKind.WORD and prev.name in _NAME_BEFORE)):
+                return depth  # `(i <= end)`, `DECLARE end INT`: a name, not a block's end
             return max(depth - 1, 0)
         return depth
 
