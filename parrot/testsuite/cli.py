@@ -56,6 +56,11 @@ def _parser() -> tuple[argparse.ArgumentParser, argparse.ArgumentParser]:
                         "(repeatable; e.g. spark, whose per-query start-up is slow here)")
     b.add_argument("--jobs", type=int, default=1, help="worker processes")
     b.add_argument("--force", action="store_true", help="rebuild suites that exist")
+    b.add_argument("--outdated", action="store_true",
+                   help="rebuild the suites another generator made (as --force, but a rerun "
+                        "resumes an interrupted rebuild)")
+    b.add_argument("--fixture", action="append", default=None, metavar="NAME",
+                   help="only source queries over fixture NAME (repeatable; e.g. tpch)")
     b.add_argument("--no-start", action="store_true",
                    help="do not start the local PostgreSQL / MariaDB servers the dataset needs "
                         "(a dialect without a running server then builds no suite for its "
@@ -169,11 +174,11 @@ def _label(args: argparse.Namespace) -> str:
 
 def _stale(root: Path, key: str, item: Item, args: argparse.Namespace) -> bool:
     """Whether the suite ``key`` (of ``item``'s source) is to be built: missing, ``--force``, or
-    made by another generator than a model-using ``--datagen`` asks for."""
+    made by another generator than ``--outdated`` or a model-using ``--datagen`` asks for."""
     path = suite_path(root, key, from_corpus(item.fixture))
     if args.force or not path.is_file():
         return True
-    if parse_datagen(args.datagen)[1] is None:
+    if parse_datagen(args.datagen)[1] is None and not args.outdated:
         return False
     import json
 
@@ -187,7 +192,9 @@ def build(args: argparse.Namespace) -> int:
     groups = _groups(dataset.items)
     todo = [(k, g) for k, g in groups.items()
             if _stale(root, k, g[0], args)
-            and (not args.source or g[0].source_dialect in args.source)]
+            and (not args.source or g[0].source_dialect in args.source)
+            and (not args.fixture or (g[0].fixture is not None
+                                      and g[0].fixture.name in args.fixture))]
     if args.limit is not None:
         todo = todo[:args.limit]
     print(f"{dataset.name}: {len(dataset.items)} items, {len(groups)} source queries, "

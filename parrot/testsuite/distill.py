@@ -26,7 +26,7 @@ from parrot.testsuite.neighbours import Neighbour, neighbours
 from parrot.testsuite.store import Suite, SuiteDatabase, suite_key
 from parrot.translators.base import Translation, TranslationStatus
 
-GENERATOR = "rules-v8"
+GENERATOR = "rules-v9"
 DEFAULT_MAX_DBS = 8
 DEFAULT_CANDIDATES = 24
 REFERENCE_CANDIDATES = 4  # more candidates per reference, generated from the reference's SQL

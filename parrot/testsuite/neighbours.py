@@ -34,10 +34,12 @@ them in a column of their own (:data:`EQUIVALENCE_RULES`):
   them by position;
 * ``left_join_null_rejected``: INNER → LEFT JOIN where a WHERE conjunct or a later inner join's ON
   compares a column of the joined table, directly or through NULL-propagating functions
-  (arithmetic, CAST, LOWER, YEAR, ...): NULL-extended rows are then filtered out again; also
-  ClickHouse's ``toYear(col) = 2023`` (and its other date parts, :data:`_CH_DATE_PARTS`) when
-  the literal is not the part of 1970-01-01 (with ``join_use_nulls = 0`` the row holds the
-  column's default, not NULL);
+  (arithmetic, CAST, LOWER, YEAR, ...): NULL-extended rows are then filtered out again. In
+  ClickHouse (``join_use_nulls = 0``) an unmatched row holds the column type's default (0, '',
+  1970-01-01), not NULL: there only a comparison of the column (or its LOWER, UPPER, TRIM) with
+  literals that every default fails proves it (``u.k > 3``, ``u.s IN ('a', 'b')``, not
+  ``u.k > -1`` nor ``e.salary > a.avg_salary``), and ``toYear(col) = 2023`` (and its other date
+  parts, :data:`_CH_DATE_PARTS`) when the literal is not the part of 1970-01-01;
 * ``decimal_scale_under_round``: the scale S of ClickHouse's ``toDecimal32/64/128/256(x, S)``
   raised or lowered under ``round(·, N)`` while it stays above N (truncating at any scale past
   N digits leaves the rounding unchanged);
@@ -47,10 +49,12 @@ them in a column of their own (:data:`EQUIVALENCE_RULES`):
 
 from __future__ import annotations
 
+import operator as op_
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import partial
+from typing import Any
 
 import sqlglot
 from sqlglot import exp
@@ -281,7 +285,8 @@ def _equivalent(operator: str, node: exp.Expr, root: exp.Expr, keys: Keys,
                                                                      exp.From | exp.Join))) \
             and not any(isinstance(s, exp.Star) for s in root.walk()):
         return "inner_projection_swap"
-    if operator == "inner_left" and isinstance(node, exp.Join) and _null_rejected(node):
+    if operator == "inner_left" and isinstance(node, exp.Join) \
+            and _null_rejected(node, dialect == "clickhouse"):
         return "left_join_null_rejected"
     return ""
 
@@ -566,9 +571,12 @@ def _key_equated(join: exp.Join, qualifier: str, key: set[str]) -> bool:
     return key <= equated
 
 
-def _null_rejected(join: exp.Join) -> bool:
+def _null_rejected(join: exp.Join, defaults: bool = False) -> bool:
     """Whether a WHERE conjunct or a later inner join's ON compares a column of ``join``'s table
-    directly (the NULL-extended rows of a LEFT JOIN would be filtered out again)."""
+    directly (the NULL-extended rows of a LEFT JOIN would be filtered out again). ``defaults``:
+    an unmatched row may hold the column type's default instead of NULL (ClickHouse's
+    ``join_use_nulls = 0``), so only a comparison with literals that every default fails
+    (:func:`_default_rejects`) or :func:`_date_part_rejects` proves it."""
     select = join.parent
     if not isinstance(select, exp.Select):
         return False
@@ -586,16 +594,81 @@ def _null_rejected(join: exp.Join) -> bool:
         for conjunct in condition.flatten() if isinstance(condition, exp.And) else [condition]:
             while isinstance(conjunct, exp.Paren):
                 conjunct = conjunct.this
+            if _date_part_rejects(conjunct, alias):
+                return True
+            if defaults:
+                if _default_rejects(conjunct, alias):
+                    return True
+                continue
             if isinstance(conjunct, exp.Not) and isinstance(conjunct.this, exp.Is):
                 operands = [conjunct.this.this]
             elif isinstance(conjunct, _NULL_REJECTING):
                 operands = [conjunct.this, conjunct.args.get("expression")]
             else:
                 continue
-            if any(_reads_strictly(o, alias) for o in operands) or _date_part_rejects(conjunct,
-                                                                                   alias):
+            if any(_reads_strictly(o, alias) for o in operands):
                 return True
     return False
+
+
+# the values a non-Nullable column of an unmatched ClickHouse LEFT JOIN row holds, by whether
+# the literal compared is a string: 0 for numbers, '' for strings, the epoch for dates
+_DEFAULTS: dict[bool, tuple[float | str, ...]] = {
+    False: (0,), True: ("", "1970-01-01", "1970-01-01 00:00:00")}
+_HOLDS: dict[type[exp.Expr], Callable[[Any, Any], bool]] = {
+    exp.EQ: op_.eq, exp.NEQ: op_.ne, exp.GT: op_.gt, exp.GTE: op_.ge,
+    exp.LT: op_.lt, exp.LTE: op_.le}
+_MIRROR: dict[type[exp.Expr], type[exp.Expr]] = {
+    exp.EQ: exp.EQ, exp.NEQ: exp.NEQ, exp.GT: exp.LT, exp.GTE: exp.LTE, exp.LT: exp.GT,
+    exp.LTE: exp.GTE}
+
+
+def _literal(node: exp.Expr | None) -> tuple[bool, float | str] | None:
+    """(is_string, value) of a literal, a negated number included; None otherwise."""
+    if isinstance(node, exp.Neg) and isinstance(node.this, exp.Literal) \
+            and not node.this.is_string:
+        return False, -float(node.this.this)
+    if not isinstance(node, exp.Literal):
+        return None
+    return (True, node.this) if node.is_string else (False, float(node.this))
+
+
+def _literal_test(conjunct: exp.Expr, alias: str
+                  ) -> list[list[tuple[type[exp.Expr], tuple[bool, float | str] | None]]]:
+    """``conjunct`` as a disjunction of conjunctions of (comparison, literal) on one column of
+    ``alias`` (IN: one EQ per value; BETWEEN: GTE and LTE), [] when it is not of that form."""
+    def of_alias(node: exp.Expr | None) -> bool:  # LOWER/UPPER/TRIM keep every default
+        while isinstance(node, exp.Lower | exp.Upper | exp.Trim):
+            node = node.this
+        return isinstance(node, exp.Column) and node.table.lower() == alias
+
+    if isinstance(conjunct, exp.In) and of_alias(conjunct.this):
+        return [[(exp.EQ, _literal(e))] for e in conjunct.expressions]
+    if isinstance(conjunct, exp.Between) and of_alias(conjunct.this):
+        return [[(exp.GTE, _literal(conjunct.args.get("low"))),
+                 (exp.LTE, _literal(conjunct.args.get("high")))]]
+    if type(conjunct) in _HOLDS:
+        op, column, other = type(conjunct), conjunct.this, conjunct.expression
+        if not of_alias(column):
+            op, column, other = _MIRROR[op], other, column
+        return [[(op, _literal(other))]] if of_alias(column) else []
+    return []
+
+
+def _default_rejects(conjunct: exp.Expr, alias: str) -> bool:
+    """Whether ``conjunct`` compares a column of ``alias`` (or its LOWER, UPPER, TRIM) with
+    literals (=, <>, <, <=, >, >=, IN, BETWEEN) that NULL and every default of
+    :data:`_DEFAULTS` fail."""
+    test = _literal_test(conjunct, alias)
+    literals = [lit for clause in test for _, lit in clause]
+    if not literals or None in literals:
+        return False
+    kinds = {lit[0] for lit in literals if lit is not None}
+    if len(kinds) != 1 or any(lit is not None and str(lit[1]).startswith("1970-01-01")
+                              for lit in literals):
+        return False  # mixed kinds, or the epoch itself (a DateTime and a date compare equal)
+    return not any(all(_HOLDS[op](default, lit[1]) for op, lit in clause if lit is not None)
+                   for default in _DEFAULTS[kinds.pop()] for clause in test)
 
 
 def _date_part_rejects(conjunct: exp.Expr, alias: str) -> bool:

@@ -76,6 +76,25 @@ def test_build_cli_writes_suites_and_is_idempotent(tmp_path: Path,
     assert "suites built: 0" in capsys.readouterr().out
 
 
+def test_build_outdated_rebuilds_other_generators_and_fixture_selects(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """--outdated rebuilds only what another generator made (a rerun resumes); --fixture picks
+    the sources over one fixture."""
+    _engines_or_skip()
+    root = _dataset(tmp_path)
+    assert main(["build", str(root), "--candidates", "2", "--fixture", "other"]) == 0
+    assert "suites built: 0" in capsys.readouterr().out
+    assert main(["build", str(root), "--candidates", "2", "--fixture", "tiny"]) == 0
+    assert "suites built: 2" in capsys.readouterr().out
+    path = sorted((root / "suites").glob("*.json"))[0]
+    data = json.loads(path.read_text())
+    path.write_text(json.dumps({**data, "generator": "rules-v0"}))
+    assert main(["build", str(root), "--candidates", "2", "--outdated"]) == 0
+    assert "suites built: 1" in capsys.readouterr().out
+    assert main(["build", str(root), "--candidates", "2", "--outdated"]) == 0
+    assert "suites built: 0" in capsys.readouterr().out
+
+
 def test_suite_databases_never_cut_ties_under_limit(tmp_path: Path) -> None:
     _engines_or_skip()
     root = _dataset(tmp_path)

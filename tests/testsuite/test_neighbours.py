@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+import sqlglot
 
 from parrot.testsuite.neighbours import OPERATORS, neighbours
 
@@ -245,3 +246,41 @@ def test_clickhouse_rules(sql: str, neighbour: str, rule: str) -> None:
                                                      types=_RULES_TYPES)}
     assert neighbour in found, sorted(found)
     assert found[neighbour] == rule
+
+
+_JOINED = "SELECT t.a FROM t {} JOIN u ON u.tid = t.id WHERE {}"
+
+
+@pytest.mark.parametrize(("where", "rule"), [
+    # an unmatched row holds u's column defaults (0, '', 1970-01-01) under join_use_nulls = 0,
+    # not NULL: starter's above-department-average (e.salary > a.dept_avg, the default 0) was
+    # labelled equivalent under rules-v8
+    ("t.q > u.k", ""),
+    ("u.k > -1", ""),
+    ("u.k <> 3", ""),
+    ("u.k IN (0, 1)", ""),
+    ("u.k BETWEEN -1 AND 1", ""),
+    ("u.s <> 'x'", ""),
+    ("u.s < '2024-01-01'", ""),  # 1970-01-01 is earlier
+    ("u.s >= '1970-01-01'", ""),  # the epoch itself
+    ("NOT u.k IS NULL", ""),  # a non-Nullable column is never NULL
+    ("LENGTH(u.s) < 3", ""),  # a function of the default
+    ("u.k > 3", "left_join_null_rejected"),
+    ("3 < u.k", "left_join_null_rejected"),
+    ("u.k = -2", "left_join_null_rejected"),
+    ("u.k IN (1, 2)", "left_join_null_rejected"),
+    ("u.k BETWEEN 1 AND 5", "left_join_null_rejected"),
+    ("u.s = 'x'", "left_join_null_rejected"),
+    ("LOWER(u.s) = 'delivered'", "left_join_null_rejected"),
+    ("u.s >= '2024-01-01'", "left_join_null_rejected"),
+])
+def test_clickhouse_left_join_defaults(where: str, rule: str) -> None:
+    """INNER → LEFT JOIN in ClickHouse is labelled only when the WHERE rejects NULL and every
+    default an unmatched row can hold; in DuckDB NULL is all it must reject."""
+    sql = _JOINED.format("INNER", where)
+    found = {n.sql: n.equivalent for n in neighbours(sql, "clickhouse", keys=_KEYS,
+                                                     types=_RULES_TYPES)}
+    left = sqlglot.transpile(_JOINED.format("LEFT", where), read="clickhouse",
+                             write="clickhouse")[0]
+    assert left in found, sorted(found)
+    assert found[left] == rule
