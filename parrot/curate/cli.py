@@ -420,7 +420,7 @@ def build_manifest(args: argparse.Namespace, argv: list[str], sources: tuple[str
                        "executor": str(args.executor),
                        "chunk_size": args.chunk_size,
                        "stages": {s.name: s.params() for s in stages}},
-        "seeds": {"curation": args.seed, "test_data": f"{args.seed}:<pair id>:<round>"},
+        "seeds": {"curation": args.seed, "test_data": f"{args.seed}:<statement id>:<round>"},
         "versions": {"parrot": __version__, "sqlglot": sqlglot.__version__,
                      "python": platform.python_version(), "engines": engines},
         "funnel": [c.to_json() for c in funnel],

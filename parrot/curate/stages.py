@@ -55,6 +55,11 @@ class Record:
     info: dict[str, Any] = field(default_factory=dict, compare=False)  # per-stage notes
 
 
+def statement_id(record_id: str) -> str:
+    """The statement a record comes from: a pair's id is ``<statement id>~<target>``."""
+    return record_id.split("~", 1)[0]
+
+
 class Drop(StrEnum):
     """Why a stage dropped a record: the code the funnel counts (a detail string says more)."""
 
