@@ -186,7 +186,10 @@ class LocalExecutor(Executor):
                 yield index, stage.map(chunk)
             return
         if self._pool is None:
-            self._pool = ProcessPoolExecutor(self.jobs)
+            from parrot.engines.worker import die_with_parent
+
+            # a run ended by a signal (SIGTERM, SIGKILL) takes its workers with it
+            self._pool = ProcessPoolExecutor(self.jobs, initializer=die_with_parent)
         pending: set[Future[tuple[int, Batch]]] = set()
         queue = list(enumerate(chunks))
         queue.reverse()
