@@ -1,4 +1,4 @@
-"""The local executor's worker pool ends with the run."""
+"""The worker pools of a curation run (its chunks, its suite build) end with the run."""
 
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ class Sleep(Stage):
     name = "sleep"
 
     def map(self, chunk):
-        print(os.getpid(), flush=True)
+        os.write(1, f"{os.getpid()}\\n".encode())  # one write: workers share the pipe
         time.sleep(600)
         return Batch(chunk)
 
@@ -28,15 +28,31 @@ chunks = [[Record(str(i), "sqlite", "SELECT 1")] for i in range(2)]
 list(LocalExecutor(2).map(Sleep(), chunks))
 '''
 
+SUITE_BUILD = '''
+import argparse, multiprocessing, time
+from concurrent.futures import ProcessPoolExecutor
+from parrot.testsuite.cli import _init
 
+if __name__ == "__main__":  # the suite builder's pool: spawned workers set up by _init
+    pool = ProcessPoolExecutor(2, mp_context=multiprocessing.get_context("spawn"),
+                               initializer=_init, initargs=(argparse.Namespace(),))
+    list(pool.map(abs, range(8)))
+    for pid in list(pool._processes)[:2]:
+        print(pid, flush=True)
+    [pool.submit(time.sleep, 600) for _ in range(2)]
+    time.sleep(600)
+'''
+
+
+@pytest.mark.parametrize("script", [RUN, SUITE_BUILD], ids=["chunks", "suite-build"])
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGKILL])
-def test_a_run_ended_by_a_signal_takes_its_workers_with_it(tmp_path: Path,
+def test_a_run_ended_by_a_signal_takes_its_workers_with_it(tmp_path: Path, script: str,
                                                            sig: signal.Signals) -> None:
     """``--jobs`` workers busy with a chunk do not outlive a run that was sent SIGTERM or
     SIGKILL (they used to, until their chunk ended)."""
-    script = tmp_path / "run.py"
-    script.write_text(RUN)
-    process = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, text=True)
+    path = tmp_path / "run.py"
+    path.write_text(script)
+    process = subprocess.Popen([sys.executable, str(path)], stdout=subprocess.PIPE, text=True)
     try:
         assert process.stdout is not None
         workers = [int(process.stdout.readline()) for _ in range(2)]
