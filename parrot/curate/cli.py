@@ -43,6 +43,7 @@ from parrot.curate.serialise import (
 )
 from parrot.curate.stages import (
     DEFAULT_CHUNK,
+    ENGINE_CHUNK,
     Executor,
     LocalExecutor,
     Record,
@@ -132,7 +133,8 @@ def build_parser() -> argparse.ArgumentParser:
                         "(the diverse and main variants; default 4 MiB): the driver never "
                         "reads the corpus (not with --limit, which reads it here)")
     p.add_argument("--chunk-size", type=int, default=DEFAULT_CHUNK,
-                   help=f"statements per worker task (default: {DEFAULT_CHUNK})")
+                   help=f"statements per worker task (default: {DEFAULT_CHUNK}; the stages that "
+                        f"run engines, testdata to difficulty, take at most {ENGINE_CHUNK})")
     p.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT,
                    help=f"seconds per execution on an engine (default: {DEFAULT_TIMEOUT})")
     p.add_argument("--keep-unverified", action="store_true",

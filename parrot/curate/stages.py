@@ -21,6 +21,7 @@ from enum import StrEnum
 from typing import Any, ClassVar
 
 DEFAULT_CHUNK = 500
+ENGINE_CHUNK = 40  # records per chunk of the stages that run engines (a multiple of 4 targets)
 
 
 @dataclass(frozen=True)
@@ -116,6 +117,9 @@ class Stage(abc.ABC):
 
     name: ClassVar[str]
     chunked: ClassVar[bool] = True  # False: map is skipped, reduce does everything
+    # at most this many records per chunk (engine stages: seconds per record, so a 500-record
+    # chunk left one worker of two busy for minutes at the end of the stage); None: chunk_size
+    max_chunk: ClassVar[int | None] = None
 
     def map(self, chunk: list[Record]) -> Batch:
         """Process one chunk independently of every other (runs in a worker)."""
@@ -217,7 +221,7 @@ def run_stage(stage: Stage, records: list[Record], executor: Executor,
     start = time.perf_counter()
     total = len(records)
     if stage.chunked:
-        chunks = chunked(records, chunk_size)
+        chunks = chunked(records, min(chunk_size, stage.max_chunk or chunk_size))
         results: dict[int, Batch] = {}
         done = 0
         for index, batch in executor.map(stage, chunks):

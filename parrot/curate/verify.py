@@ -22,7 +22,15 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from parrot.curate.stages import Batch, Candidate, Drop, Record, Stage, statement_id
+from parrot.curate.stages import (
+    ENGINE_CHUNK,
+    Batch,
+    Candidate,
+    Drop,
+    Record,
+    Stage,
+    statement_id,
+)
 from parrot.datasets import Item
 from parrot.eval.records import Outcome
 from parrot.fixtures import Fixture, FixtureError, fixture_from_json
@@ -204,6 +212,7 @@ class TestData(Stage):
     """Generate the rounds of test data of every pair and pick the round eval will use."""
 
     name = "testdata"
+    max_chunk = ENGINE_CHUNK
     __test__ = False  # not a pytest class, despite its name
 
     def __init__(self, rounds: int = DEFAULT_ROUNDS, seed: int = 0,
@@ -285,6 +294,7 @@ class Verify(Stage):
     """Syntax and semantic check of every candidate; see the module docstring."""
 
     name = "verify"
+    max_chunk = ENGINE_CHUNK
 
     def __init__(self, timeout: float = DEFAULT_TIMEOUT, max_rows: int = DEFAULT_MAX_ROWS,
                  review: bool = True, keep_unverified: bool = False):

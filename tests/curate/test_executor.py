@@ -10,6 +10,10 @@ from pathlib import Path
 import pytest
 from patience import wait_until
 
+from parrot.curate.difficulty import Difficulty
+from parrot.curate.select import Normalise, TypeFilter
+from parrot.curate.stages import ENGINE_CHUNK, Batch, LocalExecutor, Record, run_stage
+from parrot.curate.verify import TestData, Verify
 from parrot.servers.base import pid_alive
 
 RUN = '''
@@ -63,3 +67,28 @@ def test_a_run_ended_by_a_signal_takes_its_workers_with_it(tmp_path: Path, scrip
     finally:
         if process.poll() is None:
             process.kill()
+
+
+class Chunks(LocalExecutor):
+    """Records the chunk sizes a stage is cut into (and runs nothing)."""
+
+    def __init__(self) -> None:
+        super().__init__(1)
+        self.sizes: list[int] = []
+
+    def map(self, stage, chunks):  # type: ignore[no-untyped-def]
+        self.sizes = [len(c) for c in chunks]
+        return ((i, Batch(c)) for i, c in enumerate(chunks))
+
+
+def test_engine_stages_are_cut_into_small_chunks() -> None:
+    """A stage that runs engines (seconds per pair) gets chunks of at most ENGINE_CHUNK records,
+    so the last 500-record chunk no longer keeps one worker busy while the others idle."""
+    records = [Record(str(i), "sqlite", "SELECT 1") for i in range(1000)]
+    for stage in (TestData(), TypeFilter(5.0, 100), Verify(), Difficulty("sqlglot")):
+        executor = Chunks()
+        run_stage(stage, records, executor, chunk_size=500)
+        assert max(executor.sizes) == ENGINE_CHUNK and sum(executor.sizes) == 1000
+    executor = Chunks()
+    run_stage(Normalise(), records, executor, chunk_size=500)
+    assert executor.sizes == [500, 500]
