@@ -22,7 +22,9 @@ CORPUS_ANNOTATOR = "corpus"  # a target the input corpus itself recorded
 
 
 class Pairs(Stage):
-    """One record per (statement, target); ids become ``<statement id>~<target>``."""
+    """One record per (statement, target); ids become ``<statement id>~<target>``. A statement
+    no test data can be made for (not one query, or volatile: what :class:`~parrot.curate.verify.
+    TestData` would drop for every target) is dropped here, once, before it becomes pairs."""
 
     name = "pairs"
 
@@ -37,8 +39,14 @@ class Pairs(Stage):
                 **({"pairs": str(self.pairs)} if self.pairs.patterns else {})}
 
     def map(self, chunk: list[Record]) -> Batch:
+        from parrot.curate.verify import no_test_data
+
         out = Batch([])
         for r in chunk:
+            why = no_test_data(r.sql, r.dialect)
+            if why is not None:
+                out.drop(Drop.NO_TEST_DATA, why)
+                continue
             known: dict[str, str] = r.info.get("references", {})
             targets = [t for t in self.targets if t != r.dialect
                        and (not self.corpus_targets_only or t in known)

@@ -43,6 +43,7 @@ from parrot.curate.serialise import (
 )
 from parrot.curate.stages import (
     DEFAULT_CHUNK,
+    ENGINE_CHUNK,
     Executor,
     LocalExecutor,
     Record,
@@ -132,7 +133,8 @@ def build_parser() -> argparse.ArgumentParser:
                         "(the diverse and main variants; default 4 MiB): the driver never "
                         "reads the corpus (not with --limit, which reads it here)")
     p.add_argument("--chunk-size", type=int, default=DEFAULT_CHUNK,
-                   help=f"statements per worker task (default: {DEFAULT_CHUNK})")
+                   help=f"statements per worker task (default: {DEFAULT_CHUNK}; the stages that "
+                        f"run engines, testdata to difficulty, take at most {ENGINE_CHUNK})")
     p.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT,
                    help=f"seconds per execution on an engine (default: {DEFAULT_TIMEOUT})")
     p.add_argument("--keep-unverified", action="store_true",
@@ -420,7 +422,7 @@ def build_manifest(args: argparse.Namespace, argv: list[str], sources: tuple[str
                        "executor": str(args.executor),
                        "chunk_size": args.chunk_size,
                        "stages": {s.name: s.params() for s in stages}},
-        "seeds": {"curation": args.seed, "test_data": f"{args.seed}:<pair id>:<round>"},
+        "seeds": {"curation": args.seed, "test_data": f"{args.seed}:<statement id>:<round>"},
         "versions": {"parrot": __version__, "sqlglot": sqlglot.__version__,
                      "python": platform.python_version(), "engines": engines},
         "funnel": [c.to_json() for c in funnel],

@@ -15,7 +15,7 @@ from dataclasses import replace
 from typing import Any
 
 from parrot.curate.annotate import translator as difficulty_translator
-from parrot.curate.stages import Batch, Drop, Record, Stage
+from parrot.curate.stages import ENGINE_CHUNK, Batch, Drop, Record, Stage
 from parrot.curate.verify import DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT, checker
 
 MODES = ("drop", "tag")
@@ -25,6 +25,7 @@ class Difficulty(Stage):
     """Drop (or tag ``easy``) the verified pairs that ``model`` already translates correctly."""
 
     name = "difficulty"
+    max_chunk = ENGINE_CHUNK
 
     def __init__(self, model: str, mode: str = "drop", llm: Any = None,
                  timeout: float = DEFAULT_TIMEOUT, max_rows: int = DEFAULT_MAX_ROWS):

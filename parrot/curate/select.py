@@ -22,7 +22,7 @@ import sys
 from dataclasses import replace
 from typing import Any, Protocol
 
-from parrot.curate.stages import Batch, Drop, Record, Stage
+from parrot.curate.stages import ENGINE_CHUNK, Batch, Drop, Record, Stage
 from parrot.curate.standardise import _PIECE
 
 DEFAULT_PREFIX_RATIO = 0.25
@@ -300,6 +300,7 @@ class TypeFilter(Stage):
     test data (nothing to translate). Pairs without an engine on either side pass untouched."""
 
     name = "type_filter"
+    max_chunk = ENGINE_CHUNK
 
     def __init__(self, timeout: float, max_rows: int):
         self.timeout = timeout

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from parrot.curate.anonymise import ANON_PREFIX, resolve_fixture
-from parrot.curate.stages import Record
+from parrot.curate.stages import Record, statement_id
 from parrot.fixtures import fixture_to_json
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9_.:-]+")
@@ -32,7 +32,7 @@ REVIEW_CSV = "review.csv"
 
 def item_id(variant: str, r: Record) -> str:
     """A stable, readable dataset id: ``<variant>-<statement id>-<source>-<target>``."""
-    base = _UNSAFE.sub("-", r.id.split("~", 1)[0]).strip("-")
+    base = _UNSAFE.sub("-", statement_id(r.id)).strip("-")
     return f"{variant}-{base}-{r.dialect}-{r.target}"
 
 

@@ -21,6 +21,7 @@ from enum import StrEnum
 from typing import Any, ClassVar
 
 DEFAULT_CHUNK = 500
+ENGINE_CHUNK = 40  # records per chunk of the stages that run engines (a multiple of 4 targets)
 
 
 @dataclass(frozen=True)
@@ -53,6 +54,11 @@ class Record:
     translation_types: tuple[str, ...] = ()
     tokens: int | None = None
     info: dict[str, Any] = field(default_factory=dict, compare=False)  # per-stage notes
+
+
+def statement_id(record_id: str) -> str:
+    """The statement a record comes from: a pair's id is ``<statement id>~<target>``."""
+    return record_id.split("~", 1)[0]
 
 
 class Drop(StrEnum):
@@ -111,6 +117,9 @@ class Stage(abc.ABC):
 
     name: ClassVar[str]
     chunked: ClassVar[bool] = True  # False: map is skipped, reduce does everything
+    # at most this many records per chunk (engine stages: seconds per record, so a 500-record
+    # chunk left one worker of two busy for minutes at the end of the stage); None: chunk_size
+    max_chunk: ClassVar[int | None] = None
 
     def map(self, chunk: list[Record]) -> Batch:
         """Process one chunk independently of every other (runs in a worker)."""
@@ -181,7 +190,10 @@ class LocalExecutor(Executor):
                 yield index, stage.map(chunk)
             return
         if self._pool is None:
-            self._pool = ProcessPoolExecutor(self.jobs)
+            from parrot.engines.worker import die_with_parent
+
+            # a run ended by a signal (SIGTERM, SIGKILL) takes its workers with it
+            self._pool = ProcessPoolExecutor(self.jobs, initializer=die_with_parent)
         pending: set[Future[tuple[int, Batch]]] = set()
         queue = list(enumerate(chunks))
         queue.reverse()
@@ -209,7 +221,7 @@ def run_stage(stage: Stage, records: list[Record], executor: Executor,
     start = time.perf_counter()
     total = len(records)
     if stage.chunked:
-        chunks = chunked(records, chunk_size)
+        chunks = chunked(records, min(chunk_size, stage.max_chunk or chunk_size))
         results: dict[int, Batch] = {}
         done = 0
         for index, batch in executor.map(stage, chunks):

@@ -22,11 +22,25 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from parrot.curate.stages import Batch, Candidate, Drop, Record, Stage
+from parrot.curate.stages import (
+    ENGINE_CHUNK,
+    Batch,
+    Candidate,
+    Drop,
+    Record,
+    Stage,
+    statement_id,
+)
 from parrot.datasets import Item
 from parrot.eval.records import Outcome
 from parrot.fixtures import Fixture, FixtureError, fixture_from_json
-from parrot.testsuite.datagen import SchemaError, fixture_name, query_test_data
+from parrot.testsuite.datagen import (
+    SchemaError,
+    fixture_name,
+    parse_query,
+    query_test_data,
+    volatile,
+)
 from parrot.translators.base import Translation, TranslationStatus
 
 if TYPE_CHECKING:
@@ -61,6 +75,7 @@ class Checker:
         self.judge = Judge(timeout=timeout, max_rows=max_rows, start=False,
                            syntax_fallback=False)
         self._fixtures: dict[str, Fixture] = {}
+        self._ties: dict[tuple[str, str, str], str | None] = {}
 
     def runnable(self, r: Record) -> bool:
         return (r.target is not None and self.judge.engine(r.dialect) is not None
@@ -113,8 +128,23 @@ class Checker:
             i = first_ok if first_ok is not None else -1
         if i < 0:
             return 0, "source fails on every round of test data"
-        reason = self.judge.limit_cuts_ties(self.item(r, fixtures[i]))
+        reason = self.cuts_ties(self.item(r, fixtures[i]))
         return i, (f"nondeterministic source: {reason}" if reason else None)
+
+    def cuts_ties(self, item: Item) -> str | None:
+        """The judge's :meth:`~parrot.eval.judge.Judge.limit_cuts_ties`, once per source and
+        round (it runs the source without its LIMIT): every target and candidate of a statement
+        asks it again. A failed run of that source is not kept (it may be the machine's)."""
+        assert item.fixture is not None
+        key = (item.source_dialect, item.source_sql, item.fixture.content_hash)
+        if key in self._ties:
+            return self._ties[key]
+        reason = self.judge.limit_cuts_ties(item)
+        if reason is None or not reason.startswith("the source without its LIMIT failed"):
+            if len(self._ties) > 20_000:
+                self._ties.clear()
+            self._ties[key] = reason
+        return reason
 
     def judge_retrying(self, item: Item, sql: str) -> Outcome:
         """The judge's record for ``sql``; one whose source or candidate run hit an engine
@@ -143,7 +173,7 @@ class Checker:
             strict = record["verdicts"]["strict"]
             if strict["reason"] == "gold_error":
                 continue  # the source itself fails on this round's data
-            if i != attached and self.judge.limit_cuts_ties(item):
+            if i != attached and self.cuts_ties(item):
                 continue  # ties cut by LIMIT: any choice of rows is right
             compared += 1
             if not strict["match"]:
@@ -182,6 +212,7 @@ class TestData(Stage):
     """Generate the rounds of test data of every pair and pick the round eval will use."""
 
     name = "testdata"
+    max_chunk = ENGINE_CHUNK
     __test__ = False  # not a pytest class, despite its name
 
     def __init__(self, rounds: int = DEFAULT_ROUNDS, seed: int = 0,
@@ -197,17 +228,11 @@ class TestData(Stage):
     def map(self, chunk: list[Record]) -> Batch:
         check = checker(self.timeout, self.max_rows)
         out = Batch([])
+        made: dict[tuple[str, str, str, str | None], list[dict[str, Any]] | str] = {}
         for r in chunk:
-            base = None
-            try:
-                if r.fixture:
-                    base = check.fixture(r.fixture)
-                generated = self.rounds - (1 if base is not None else 0)
-                rounds = query_test_data(r.sql, r.dialect, rounds=generated,
-                                   seed=f"{self.seed}:{r.id}", name=fixture_name(r.id),
-                                   base=base)
-            except (SchemaError, FixtureError) as exc:
-                out.drop(Drop.NO_TEST_DATA, _reason(exc))
+            rounds = self._data(r, check, made)
+            if isinstance(rounds, str):
+                out.drop(Drop.NO_TEST_DATA, rounds)
                 continue
             r.info["rounds"] = rounds
             if not check.runnable(r):
@@ -225,6 +250,36 @@ class TestData(Stage):
             out.records.append(r)
         return out
 
+    def _data(self, r: Record, check: Checker,
+              made: dict[tuple[str, str, str, str | None], list[dict[str, Any]] | str]
+              ) -> list[dict[str, Any]] | str:
+        """The rounds of ``r``'s statement (or why there are none): generated once per statement,
+        seeded and named by the statement's id, so every target of a statement is judged on the
+        same data (its source runs and loads once per round, and its fixtures are written once).
+        """
+        statement = statement_id(r.id)
+        key = (statement, r.dialect, r.sql, r.fixture)
+        if key not in made:
+            try:
+                base = check.fixture(r.fixture) if r.fixture else None
+                generated = self.rounds - (1 if base is not None else 0)
+                made[key] = query_test_data(r.sql, r.dialect, rounds=generated,
+                                            seed=f"{self.seed}:{statement}",
+                                            name=fixture_name(statement), base=base)
+            except (SchemaError, FixtureError) as exc:
+                made[key] = _reason(exc)
+        return made[key]
+
+
+def no_test_data(sql: str, dialect: str) -> str | None:
+    """Why no test data can be made for ``sql`` whatever its target (not one query, a volatile
+    function), or None: the check :func:`query_test_data` starts with."""
+    try:
+        tree = parse_query(sql, dialect)
+    except SchemaError as exc:
+        return _reason(exc)
+    return "volatile function" if volatile(tree) else None
+
 
 def _reason(exc: BaseException | str) -> str:
     """A short funnel reason (the first clause of a message)."""
@@ -239,6 +294,7 @@ class Verify(Stage):
     """Syntax and semantic check of every candidate; see the module docstring."""
 
     name = "verify"
+    max_chunk = ENGINE_CHUNK
 
     def __init__(self, timeout: float = DEFAULT_TIMEOUT, max_rows: int = DEFAULT_MAX_ROWS,
                  review: bool = True, keep_unverified: bool = False):

@@ -163,6 +163,9 @@ def _work(job: tuple[Item, tuple[str, ...], tuple[Item, ...]]
 
 def _init(args: argparse.Namespace) -> None:
     global _ARGS
+    from parrot.engines.worker import die_with_parent
+
+    die_with_parent()  # a build ended by a signal takes its --jobs workers with it
     _ARGS = args
 
 

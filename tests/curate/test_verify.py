@@ -172,3 +172,61 @@ def test_verification_skips_the_grammar_check_of_failing_runs() -> None:
         assert judge.judge(item, failing)["syntax_checked"] is True
     finally:
         judge.close()
+
+
+@pytest.mark.parametrize(("sql", "detail"), [
+    ("CREATE TABLE x (a INT)", "not a single query"),
+    ("SET x = 1", "not a single query"),
+    ("SELECT random() AS r", "volatile function"),
+])
+def test_pairs_drops_a_statement_with_no_test_data_once(sql: str, detail: str) -> None:
+    """What test data would drop for every target is dropped before it becomes pairs."""
+    from parrot.curate.annotate import Pairs
+
+    out = Pairs(["duckdb", "clickhouse", "postgres"]).map([Record("s", "sqlite", sql)])
+    assert out.records == []
+    assert out.dropped == {"no_test_data": 1} and out.details == {f"no_test_data: {detail}": 1}
+    kept = Pairs(["duckdb", "clickhouse"]).map([Record("s", "sqlite", DIVISION)]).records
+    assert [r.id for r in kept] == ["s~duckdb", "s~clickhouse"]
+
+
+def test_the_targets_of_a_statement_share_its_test_data(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Test data is made once per statement, named and seeded by it: every target is judged on
+    the same rounds, so the source runs once per round and each fixture is written once."""
+    from parrot.curate import verify
+    from parrot.testsuite.datagen import fixture_name
+
+    calls: list[str] = []
+    real = verify.query_test_data
+
+    def counting(sql, dialect, **kw):  # type: ignore[no-untyped-def]
+        calls.append(sql)
+        return real(sql, dialect, **kw)
+
+    monkeypatch.setattr(verify, "query_test_data", counting)
+    pairs = [Record(f"s~{t}", "sqlite", DIVISION, target=t) for t in ("duckdb", "clickhouse")]
+    kept = TestData(rounds=3).map(pairs).records
+    assert len(calls) == 1 and len(kept) == 2
+    assert kept[0].info["rounds"] == kept[1].info["rounds"]
+    assert kept[0].info["rounds"][0]["name"] == f"{fixture_name('s')}-r0"
+
+
+def test_ties_are_checked_once_per_source_and_round(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Whether a source's LIMIT cuts ties (a run of the source without it) is asked by every
+    target and candidate; it is computed once per source and round."""
+    from parrot.curate import verify
+
+    check = verify.checker(verify.DEFAULT_TIMEOUT, verify.DEFAULT_MAX_ROWS)
+    real = check.judge.limit_cuts_ties
+    asked: list[tuple[str, str]] = []
+
+    def counting(item):  # type: ignore[no-untyped-def]
+        asked.append((item.source_sql, item.fixture.content_hash))
+        return real(item)
+
+    monkeypatch.setattr(check.judge, "limit_cuts_ties", counting)
+    sql = "SELECT COUNT(*) AS n FROM t WHERE a > 2 LIMIT 5"
+    right = [sql, "SELECT COUNT(*) AS n FROM t WHERE 2 < a LIMIT 5"]
+    kept, _ = _verify(_pair(sql, *right), _pair(sql, *right, target="clickhouse"))
+    assert len(kept) == 2
+    assert asked and len(asked) == len(set(asked))
