@@ -362,6 +362,15 @@ class ServerEngine(EngineBase[str]):
                                          note=self.driver_note)
         return self._driver
 
+    def version(self) -> str:
+        if self._version is None:
+            self._version = self._ask_version()
+        return self._version
+
+    @abc.abstractmethod
+    def _ask_version(self) -> str:
+        """The server's version string (asked once)."""
+
     @property
     def label(self) -> str:
         """``name (version)``; when the server cannot be reached, says so (and asks again at

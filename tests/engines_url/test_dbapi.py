@@ -263,7 +263,7 @@ class Probe(ServerEngine):
         self.cancels = 0
         self.race: threading.Event | None = None
 
-    def version(self) -> str:
+    def _ask_version(self) -> str:
         return sqlite3.sqlite_version
 
     def _file(self, container: str) -> Path:

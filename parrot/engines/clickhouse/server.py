@@ -337,10 +337,8 @@ class ClickHouseServerEngine(ServerEngine):
             setattr(self, attr, None)
             st.close_quietly(client)
 
-    def version(self) -> str:
-        if self._version is None:
-            self._version = f"ClickHouse {self._rows('SELECT version()')[1][0][0]} server"
-        return self._version
+    def _ask_version(self) -> str:
+        return f"ClickHouse {self._rows('SELECT version()')[1][0][0]} server"
 
     def runner_password(self) -> str:
         secret = hashlib.sha256(f"parrot:{self.url.address(8123)}:{self.url.user}:"

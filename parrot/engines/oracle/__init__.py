@@ -403,10 +403,8 @@ class OracleEngine(ServerEngine):
 
     # --- identity -----------------------------------------------------------------------------
 
-    def version(self) -> str:
-        if self._version is None:
-            self._version = f"Oracle {self._admin_conn().version}"
-        return self._version
+    def _ask_version(self) -> str:
+        return f"Oracle {self._admin_conn().version}"
 
     # --- fixtures -----------------------------------------------------------------------------
 

@@ -316,10 +316,8 @@ class SnowflakeEngine(ServerEngine):
         self._drop_runner()
         super()._reset()
 
-    def version(self) -> str:
-        if self._version is None:
-            self._version = f"Snowflake {self._admin_rows('SELECT CURRENT_VERSION()')[0][0]}"
-        return self._version
+    def _ask_version(self) -> str:
+        return f"Snowflake {self._admin_rows('SELECT CURRENT_VERSION()')[0][0]}"
 
     def qualified(self, container: str, table: str | None = None) -> str:
         out = f"{self.quote(self.database)}.{self.quote(container)}"

@@ -268,10 +268,8 @@ class TrinoEngine(ServerEngine):
         exceptions = self.driver.exceptions
         return (exceptions.TrinoQueryError, exceptions.TrinoDataError)
 
-    def version(self) -> str:
-        if self._version is None:
-            self._version = f"Trino {self._admin_rows('SELECT version()')[0][0]}"
-        return self._version
+    def _ask_version(self) -> str:
+        return f"Trino {self._admin_rows('SELECT version()')[0][0]}"
 
     def qualified(self, container: str, table: str | None = None) -> str:
         out = f"{self.quote(self.catalog)}.{self.quote(container)}"

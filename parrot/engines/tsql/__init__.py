@@ -332,12 +332,10 @@ class SQLServerEngine(ServerEngine):
                 cur.execute("SET NOCOUNT ON")
         return self._admin
 
-    def version(self) -> str:
-        if self._version is None:
-            row = self._admin_rows("SELECT CAST(SERVERPROPERTY('ProductVersion') AS nvarchar(64)),"
-                                   " CAST(SERVERPROPERTY('Edition') AS nvarchar(128))")[0]
-            self._version = f"SQL Server {row[0]} {row[1]}, {self.odbc_driver}"
-        return self._version
+    def _ask_version(self) -> str:
+        row = self._admin_rows("SELECT CAST(SERVERPROPERTY('ProductVersion') AS nvarchar(64)),"
+                               " CAST(SERVERPROPERTY('Edition') AS nvarchar(128))")[0]
+        return f"SQL Server {row[0]} {row[1]}, {self.odbc_driver}"
 
     @staticmethod
     def runner(container: str) -> str:
