@@ -183,6 +183,10 @@ class EngineBase(Engine, Generic[H]):
     (a lock around it all) and :meth:`_usable` (a cached handle still valid).
     """
 
+    # containers kept at most, the least recently used discarded first (rebuilt on next use);
+    # None keeps every one (a server's containers may be shared with other processes)
+    keep: ClassVar[int | None] = None
+
     def __init__(self) -> None:
         self._stored: dict[str, Stored[H]] = {}
 
@@ -199,6 +203,10 @@ class EngineBase(Engine, Generic[H]):
             self._load_failed(exc)
             raise_load_error(fixture, self.name, exc, self._load_message(exc))
         self._stored[fixture.content_hash] = Stored(handle, report)
+        while self.keep is not None and len(self._stored) > self.keep:
+            oldest = next(iter(self._stored))
+            with contextlib.suppress(Exception):
+                self._discard(self._stored.pop(oldest).handle)
         return report
 
     def checksums(self, fixture: Fixture) -> dict[str, str]:
@@ -230,6 +238,7 @@ class EngineBase(Engine, Generic[H]):
         if not self._usable(hit.handle):
             del self._stored[fixture.content_hash]
             return None
+        self._stored[fixture.content_hash] = self._stored.pop(fixture.content_hash)  # recent
         return dataclasses.replace(hit.report, cached=True, seconds=0.0)
 
     def _materialise(self, fixture: Fixture, started: float) -> tuple[H, LoadReport]:

@@ -108,6 +108,25 @@ def test_second_load_is_cached(fresh_engine: Engine) -> None:
     assert second.checksums == first.checksums and second.verified
 
 
+def test_in_process_engine_keeps_its_recent_fixtures_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Regression: DuckDB kept every fixture it ever loaded (a database instance each, with its
+    own threads), and a curation run's later loads failed with "can't start new thread"."""
+    from parrot.engines.duckdb import DuckDBEngine
+
+    monkeypatch.setattr(DuckDBEngine, "keep", 2)
+    fixtures = [make_fixture(f"k{i}", [{"name": "t", "columns": [col("v", "integer")],
+                                         "rows": [[i]]}]) for i in range(4)]
+    with DuckDBEngine() as engine:
+        for fx in fixtures[:3]:
+            engine.load(fx)
+        assert engine.load(fixtures[1]).cached  # used last but one: kept, now the most recent
+        engine.load(fixtures[3])
+        assert len(engine._stored) == 2  # fixtures 0 and 2 discarded, oldest use first
+        assert engine.load(fixtures[1]).cached and engine.load(fixtures[3]).cached
+        ex = engine.execute("SELECT v FROM t", fixtures[0])  # rebuilt on use
+        assert ex.ok and ex.result is not None and ex.result.rows == ((0,),)
+
+
 def test_execute_loads_on_demand(fresh_engine: Engine) -> None:
     ex = fresh_engine.execute("SELECT count(*) FROM customers", SHOP)
     assert ex.ok, ex.error

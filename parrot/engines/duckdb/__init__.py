@@ -131,6 +131,11 @@ class DuckDBEngine(EngineBase[_Database]):
         in_process=True,
     )
 
+    # each fixture is a database instance with its own threads and memory: a curation run that
+    # kept its thousands of generated fixtures failed with "can't start new thread" and
+    # "Out of Memory Error: Allocation failure" on every later load
+    keep: ClassVar[int | None] = 64
+
     def version(self) -> str:
         return str(duckdb.__version__)
 
