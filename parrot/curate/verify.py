@@ -37,6 +37,7 @@ from parrot.fixtures import Fixture, FixtureError, fixture_from_json
 from parrot.testsuite.datagen import (
     SchemaError,
     fixture_name,
+    order_dependent_window,
     parse_query,
     query_test_data,
     volatile,
@@ -278,7 +279,9 @@ def no_test_data(sql: str, dialect: str) -> str | None:
         tree = parse_query(sql, dialect)
     except SchemaError as exc:
         return _reason(exc)
-    return "volatile function" if volatile(tree) else None
+    if volatile(tree):
+        return "volatile function"
+    return "order-dependent window function" if order_dependent_window(tree) else None
 
 
 def _reason(exc: BaseException | str) -> str:

@@ -149,6 +149,18 @@ def volatile(tree: exp.Expr) -> bool:
     return False
 
 
+_ORDER_DEPENDENT = (exp.FirstValue, exp.LastValue, exp.NthValue, exp.RowNumber, exp.Lag,
+                    exp.Lead, exp.Ntile)
+
+
+def order_dependent_window(tree: exp.Expr) -> bool:
+    """Whether the query has a window function whose value depends on the order of rows inside
+    its partition (``NTH_VALUE(x, 2) OVER (PARTITION BY k)``) with no ORDER BY to fix it: any
+    engine, and any run, may answer otherwise. A named window (``OVER w``) is not judged."""
+    return any(isinstance(w.this, _ORDER_DEPENDENT) and not w.args.get("order")
+               and not w.args.get("alias") for w in tree.find_all(exp.Window))
+
+
 def _literal_value(node: exp.Expr) -> Any:
     """The Python value of a (possibly negated) literal, else None."""
     negative = False

@@ -455,3 +455,19 @@ def test_a_number_written_as_a_string_reaches_a_numeric_column(sql: str,
     out = query_test_data(sql, "sqlite", rounds=8, seed="s", name="t",
                           base=fixture_from_json(_shop()))
     assert wanted <= set(_values(out, 3))
+
+
+@pytest.mark.parametrize(("sql", "dependent"), [
+    ("SELECT NTH_VALUE(a, 2) OVER (PARTITION BY b) FROM t", True),
+    ("SELECT LAG(a) OVER (PARTITION BY b) FROM t", True),
+    ("SELECT FIRST_VALUE(a) OVER () FROM t", True),
+    ("SELECT NTH_VALUE(a, 2) OVER (PARTITION BY b ORDER BY c) FROM t", False),
+    ("SELECT ROW_NUMBER() OVER (ORDER BY a) FROM t", False),
+    ("SELECT SUM(a) OVER (PARTITION BY b) FROM t", False),  # the whole partition: no order
+    ("SELECT RANK() OVER () FROM t", False),  # every row ties: 1
+    ("SELECT FIRST_VALUE(a) OVER w FROM t WINDOW w AS (ORDER BY a)", False),  # named: not judged
+])
+def test_order_dependent_window(sql: str, dependent: bool) -> None:
+    from parrot.testsuite.datagen import order_dependent_window
+
+    assert order_dependent_window(parse_query(sql, "duckdb")) is dependent
