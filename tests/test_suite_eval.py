@@ -80,6 +80,24 @@ def test_suite_verdicts(dataset_dir: Path, sql: str, fixture_match: bool,
     assert summary["suite_cost"]["databases"] == 2
 
 
+# a translation without SQL to run: it fails Acc_TS and stays in TS n (it used to leave TS n)
+NO_SQL = [Translation(TranslationStatus.UNSUPPORTED, error="not supported"),
+          Translation(TranslationStatus.ERROR, error="translator crashed")]
+
+
+@pytest.mark.parametrize("translation", NO_SQL, ids=lambda t: t.status.value)
+def test_untranslated_items_count_in_ts_n(dataset_dir: Path, translation: Translation) -> None:
+    item = load_dataset(str(dataset_dir), count_tokens=False).items[0]
+    judge = Judge(suite_dir=dataset_dir)
+    try:
+        record = judge.judge(item, translation)
+    finally:
+        judge.close()
+    assert record["suite"]["match"] is False and record["suite"]["judged"] == 0
+    overall = summarize([record])["overall"]
+    assert (overall["ts_items"], overall["ts"]) == (1, 0)
+
+
 def test_cli_suite_switch(dataset_dir: Path, tmp_path: Path) -> None:
     """On by default when the dataset has suites; --no-suite leaves records without one."""
     for flag, expect in (([], True), (["--no-suite"], False)):

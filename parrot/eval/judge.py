@@ -304,12 +304,14 @@ class Judge:
         record["syntax_checked"] = syntax is not None
         if syntax is not None:
             record["syntax"] = syntax
-        if (self.suite_dir is not None and not missing and gold.execution.ok and translation.ok
-                and translation.sql is not None):
+        if self.suite_dir is not None and not missing and gold.execution.ok:
             suite = self._suite(item)
-            if suite is not None:
+            if suite is not None and translation.ok and translation.sql is not None:
                 record["suite"] = self._judge_suite(item, translation.sql, suite,
                                                     record["verdicts"]["strict"]["match"])
+            elif suite is not None:  # no SQL to run (unsupported, error): fails Acc_TS, in TS n
+                record["suite"] = {"key": suite.key, "databases": [], "judged": 0,
+                                   "match": False, "first_failure": None, "elapsed": 0.0}
         if self._engine_errors:
             record["engine_errors_retried"] = list(self._engine_errors)
         return record
