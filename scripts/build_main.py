@@ -453,12 +453,19 @@ def render_readme(concepts: list[MainConcept], items: list[dict[str, Any]]) -> s
         f"Fixtures: {len(fixtures)} databases ("
         + ", ".join(f"{k} {n}" for k, n in sorted(fixtures.items())) + ").",
         "",
+        "Test suites (Acc_TS): `suites/` holds the suites of the committed fixtures (`tpch`, "
+        "`bird_*`); those of the corpus fixtures (`spider/*`, `text2sql/*`) hold corpus values, "
+        "so they are built where the corpora are, into the git-ignored `suites/corpus/`. A "
+        "source of several statements (a UDF or procedure setup, `SET @x`) gets no suite: its "
+        "items are scored on the fixture only.",
+        "",
         "## Rebuild and check",
         "",
         "```",
         "python scripts/build_main.py            # rewrite items.jsonl and this README",
         "python scripts/build_main.py --check    # exit 1 if stale",
         "python scripts/build_main.py --verify   # judge every item strictly on the real engines",
+        "python -m parrot.testsuite build main   # suites (Acc_TS); --fixture NAME for one",
         "python -m parrot.eval --model reference --dataset main",
         "```",
         "",
