@@ -17,7 +17,8 @@ LIMIT cuts a tie: ambiguous, never selected) / ``empty`` (the source returns no 
         --ids BIRD_Critic:open_sol.jsonl:344 --out /tmp/select.jsonl
 
 ``--fixture`` judges every chosen query on one fixture: a named one or parrot-main's own
-(``concepts/main/fixtures/<name>.json``), for corpora whose databases are absent (BIRD_Critic).
+(``datasets/main/fixtures/<name>.json``, built from ``concepts/main/fixtures/``), for corpora
+whose databases are absent (BIRD_Critic).
 """
 
 from __future__ import annotations
@@ -69,7 +70,7 @@ def main(argv: list[str] | None = None) -> int:
 
     from parrot.datasets import _FixtureStore
 
-    store = _FixtureStore(Path(__file__).resolve().parent.parent / "concepts" / "main" / "fixtures")
+    store = _FixtureStore(Path(__file__).resolve().parent.parent / "datasets" / "main" / "fixtures")
     glot = create_translator("sqlglot")
     judge = Judge(timeout=30, start=True)
     n = 0

@@ -87,6 +87,77 @@ def test_own_fixtures_load_and_are_used():
         assert fixture.name == path.stem and fixture.name in used
 
 
+def test_own_fixtures_are_built_from_their_specs():
+    specs = sorted(BUILD.FIXTURES_DIR.glob("*.toml"))
+    committed = sorted((ITEMS.parent / "fixtures").glob("*.json"))
+    assert [p.stem for p in specs] == [p.stem for p in committed]
+    for spec, path in zip(specs, committed, strict=True):
+        assert BUILD.render_fixture(BUILD.build_fixture(spec)) == path.read_text(
+            encoding="utf-8"), f"{path.name}: run python scripts/build_main.py"
+
+
+SPEC = """name = "tiny"
+seed = 3
+
+[[tables]]
+name = "users"
+size = 6
+primary_key = ["id"]
+columns = [
+  {name = "id", type = "integer", nullable = false, gen = "seq", start = 10},
+  {name = "login", type = "text", gen = "format", format = "{kind}-{i}", lower = true},
+  {name = "kind", type = "text", gen = "cycle", values = ["A", "B", {}]},
+  {name = "age", type = "integer", gen = "int", min = 1, max = 3},
+]
+
+[[tables]]
+name = "visits"
+product = ["users.id", "users.id"]
+keep = 1.0
+exclude = [10]
+columns = [
+  {name = "a", type = "integer"},
+  {name = "b", type = "integer"},
+  {name = "at", type = "date", gen = "moment", start = "2020-01-01", end = "2020-01-09", DAY},
+]
+
+[[tables]]
+name = "notes"
+columns = [{name = "who", type = "integer"}, {name = "text", type = "text"}]
+rows = [[10, "hi"], [11, {}]]
+""".replace("DAY", 'unit = 86400, strftime = "%Y-%m-%d"')  # TOML: an inline table on one line
+
+
+def test_fixture_specs_generate_each_column_kind(tmp_path):
+    from parrot.fixtures import fixture_from_json
+
+    path = tmp_path / "tiny.toml"
+    path.write_text(SPEC, encoding="utf-8")
+    fx = BUILD.build_fixture(path)
+    fixture_from_json(fx)  # a valid fixture
+    users, visits, notes = fx["tables"]
+    assert [r[0] for r in users["rows"]] == list(range(10, 16))
+    assert [r[2] for r in users["rows"]] == ["A", "B", None] * 2
+    assert [r[1] for r in users["rows"]][:2] == ["a-1", "b-2"]
+    assert {r[3] for r in users["rows"]} <= {1, 2, 3}
+    assert len(visits["rows"]) == 5 * 6 and all(r[0] != 10 for r in visits["rows"])
+    assert all("2020-01-01" <= r[2] <= "2020-01-09" for r in visits["rows"])
+    assert notes["rows"] == [[10, "hi"], [11, None]]
+    assert BUILD.build_fixture(path) == fx  # seeded: the same bytes every build
+
+
+@pytest.mark.parametrize(("edit", "problem"), [
+    (('start = 10}', 'start = 10, step = 0}'), "primary key"),
+    (('"B", {}]', '"B", {}], colour = 1'), "unknown key"),
+    (('name = "tiny"', 'name = "other"'), "not the file's"),
+])
+def test_bad_fixture_spec_is_reported_with_its_file(tmp_path, edit, problem):
+    path = tmp_path / "tiny.toml"
+    path.write_text(SPEC.replace(*edit), encoding="utf-8")
+    with pytest.raises(BUILD.SpecError, match=f"tiny.toml: .*{problem}"):
+        BUILD.build_fixture(path)
+
+
 def test_sources_are_sqlite_spider_family_into_several_targets():
     sqlite = [r for r in RECORDS if r["source_dialect"] == "sqlite"]
     assert sqlite

@@ -129,9 +129,11 @@ class QuerySchema:
 
 
 def parse_query(sql: str, dialect: str) -> exp.Expr:
-    """The query's AST (its last statement), or SchemaError when it is not a single query."""
+    """The query's AST, or SchemaError when it is not a single query (a comment after the last
+    ``;``, which sqlglot parses as an empty ``Semicolon`` statement, is none)."""
     try:
-        trees = [t for t in sqlglot.parse(sql, read=dialect) if t is not None]
+        trees = [t for t in sqlglot.parse(sql, read=dialect)
+                 if t is not None and not isinstance(t, exp.Semicolon)]
     except (SqlglotError, RecursionError, ValueError) as exc:
         raise SchemaError(f"unparseable: {str(exc).splitlines()[0][:200]}") from None
     if len(trees) != 1 or not isinstance(trees[0], exp.Query):
