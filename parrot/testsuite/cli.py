@@ -2,7 +2,8 @@
 dataset and write it to ``DATASET/suites/`` (content-keyed; existing keys are kept unless
 ``--force``). ``--datagen`` picks the generator: ``rules`` (default), ``llm:MODEL`` or
 ``rules+llm:MODEL`` (:mod:`parrot.testsuite.llm`; a stored rules suite is then extended, not
-rebuilt)."""
+rebuilt). ``--from-siblings`` distils from the databases of the references' own suites instead
+of generated ones (for Spark sources: see :func:`parrot.testsuite.distill.sibling_pool`)."""
 
 from __future__ import annotations
 
@@ -22,8 +23,11 @@ from parrot.testsuite.distill import (
     DEFAULT_CANDIDATES,
     DEFAULT_MAX_DBS,
     GENERATOR,
+    SIBLINGS,
     Distilled,
     distill,
+    sibling_pool,
+    with_origins,
 )
 from parrot.testsuite.store import from_corpus, load_suite, suite_key, suite_path, write_suite
 from parrot.translators.llm import options as llm_options
@@ -54,6 +58,12 @@ def _parser() -> tuple[argparse.ArgumentParser, argparse.ArgumentParser]:
     b.add_argument("--unchecked-reference", action="append", default=[], metavar="DIALECT",
                    help="do not check the references into DIALECT on candidate databases "
                         "(repeatable; e.g. spark, whose per-query start-up is slow here)")
+    b.add_argument("--from-siblings", action="store_true",
+                   help="candidates are the databases of the stored suites of the references' "
+                        "own source queries (the same concept in the target dialects, same "
+                        "fixture; build those first), not generated ones: each is checked "
+                        "against the references and the source's neighbours as usual, so a "
+                        "slow source engine (Spark) runs a few dozen candidates, not hundreds")
     b.add_argument("--jobs", type=int, default=1, help="worker processes")
     b.add_argument("--force", action="store_true", help="rebuild suites that exist")
     b.add_argument("--outdated", action="store_true",
@@ -141,6 +151,15 @@ def _work(job: tuple[Item, tuple[str, ...], tuple[Item, ...]]
         if rules and spec and not _ARGS.force and stored is not None \
                 and stored.generator == GENERATOR:
             result = Distilled(stored)  # extend the stored rules suite
+        elif _ARGS.from_siblings:
+            pool, origins = sibling_pool(Path(_ARGS.root), members)
+            if not pool:
+                return Distilled(None, "no stored suite of a reference's own source query to "
+                                       "draw databases from"), {}
+            result = distill(item, judge, dialects=dialects, max_dbs=_ARGS.max_dbs,
+                             seed=_ARGS.seed, references=members, pool=pool)
+            if result.suite is not None:
+                result = replace(result, suite=with_origins(result.suite, origins))
         else:
             result = distill(item, judge, dialects=dialects, max_dbs=_ARGS.max_dbs,
                              candidates=_ARGS.candidates if rules else 0, seed=_ARGS.seed,
@@ -172,6 +191,8 @@ def _init(args: argparse.Namespace) -> None:
 def _label(args: argparse.Namespace) -> str:
     """The suite generator ``--datagen`` asks for."""
     rules, spec = parse_datagen(args.datagen)
+    if args.from_siblings:
+        return SIBLINGS
     return f"{GENERATOR}+llm:{spec}" if rules and spec else f"llm:{spec}" if spec else GENERATOR
 
 
@@ -317,6 +338,8 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(str(exc))
     if args.llm_rounds < 1:
         parser.error("--llm-rounds must be positive")
+    if args.from_siblings and args.datagen != "rules":
+        parser.error("--from-siblings takes the siblings' databases: no --datagen")
     try:
         return build(args)
     finally:
