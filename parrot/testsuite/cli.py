@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from parrot.cli import add_model_args, model_args_flags
 from parrot.datasets import Item, load_dataset
+from parrot.engines.base import DEFAULT_TIMEOUT
 from parrot.testsuite.distill import (
     DEFAULT_CANDIDATES,
     DEFAULT_MAX_DBS,
@@ -64,6 +65,14 @@ def _parser() -> tuple[argparse.ArgumentParser, argparse.ArgumentParser]:
                         "fixture; build those first), not generated ones: each is checked "
                         "against the references and the source's neighbours as usual, so a "
                         "slow source engine (Spark) runs a few dozen candidates, not hundreds")
+    b.add_argument("--no-source-side", action="store_true",
+                   help="run none of the source's neighbours (the source side of the kill "
+                        "measurement; seconds each on Spark): the set cover counts the "
+                        "references' neighbours, on their own engines, only")
+    b.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT, metavar="SECONDS",
+                   help=f"per execution (default {DEFAULT_TIMEOUT:g}; a neighbour that times "
+                        "out is not counted, a source that does gets no suite: raise it for "
+                        "Spark, whose first queries of a session take longer under load)")
     b.add_argument("--jobs", type=int, default=1, help="worker processes")
     b.add_argument("--force", action="store_true", help="rebuild suites that exist")
     b.add_argument("--outdated", action="store_true",
@@ -143,7 +152,7 @@ def _work(job: tuple[Item, tuple[str, ...], tuple[Item, ...]]
     from parrot.eval.judge import Judge
 
     assert _ARGS is not None
-    judge = Judge()
+    judge = Judge(timeout=_ARGS.timeout)
     try:
         item, dialects, members = job
         rules, spec = parse_datagen(_ARGS.datagen)
@@ -157,13 +166,15 @@ def _work(job: tuple[Item, tuple[str, ...], tuple[Item, ...]]
                 return Distilled(None, "no stored suite of a reference's own source query to "
                                        "draw databases from"), {}
             result = distill(item, judge, dialects=dialects, max_dbs=_ARGS.max_dbs,
-                             seed=_ARGS.seed, references=members, pool=pool)
+                             seed=_ARGS.seed, references=members, pool=pool,
+                             source_side=not _ARGS.no_source_side)
             if result.suite is not None:
                 result = replace(result, suite=with_origins(result.suite, origins))
         else:
             result = distill(item, judge, dialects=dialects, max_dbs=_ARGS.max_dbs,
                              candidates=_ARGS.candidates if rules else 0, seed=_ARGS.seed,
-                             max_rows=_ARGS.max_rows, references=members)
+                             max_rows=_ARGS.max_rows, references=members,
+                             source_side=not _ARGS.no_source_side)
         gen = _datagen(_ARGS)
         if gen is None or result.suite is None:
             return result, {}
@@ -336,8 +347,8 @@ def main(argv: list[str] | None = None) -> int:
                                      + argv[1:])
     except ValueError as exc:
         parser.error(str(exc))
-    if args.llm_rounds < 1:
-        parser.error("--llm-rounds must be positive")
+    if args.llm_rounds < 1 or args.timeout <= 0:
+        parser.error("--llm-rounds and --timeout must be positive")
     if args.from_siblings and args.datagen != "rules":
         parser.error("--from-siblings takes the siblings' databases: no --datagen")
     try:

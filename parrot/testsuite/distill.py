@@ -65,13 +65,16 @@ def distill(item: Item, judge: Judge, *, dialects: tuple[str, ...] = (),
             max_dbs: int = DEFAULT_MAX_DBS, candidates: int = DEFAULT_CANDIDATES,
             seed: int = 0, max_rows: int = 12,
             references: tuple[Item, ...] = (),
-            pool: tuple[tuple[int, Fixture], ...] | None = None) -> Distilled:
+            pool: tuple[tuple[int, Fixture], ...] | None = None,
+            source_side: bool = True) -> Distilled:
     """The suite of ``item``'s source query (None, with a reason, when none can be built).
 
     ``references``: items of the same source query whose reference translations must agree with
     the source on every kept database (see :func:`reference_disagreement`). ``pool``: the
     candidate databases (numbered), tried in order instead of generated ones (see
-    :func:`sibling_pool`)."""
+    :func:`sibling_pool`). ``source_side=False`` runs none of the source's neighbours (each
+    costs seconds on Spark): the cover counts the references' neighbours only, and the suite
+    records ``source_side: false`` and no source-side counts."""
     fixture = item.fixture or EMPTY_FIXTURE
     gold = judge.gold(item).execution
     if not gold.ok:
@@ -99,7 +102,8 @@ def distill(item: Item, judge: Judge, *, dialects: tuple[str, ...] = (),
     keys = {t.name.lower(): t.primary_key for t in item.fixture.tables} if item.fixture else {}
     types = {t.name.lower(): {c.name.lower(): c.type for c in t.columns}
              for t in item.fixture.tables} if item.fixture else {}
-    for n in neighbours(item.source_sql, item.source_dialect, keys=keys, types=types):
+    for n in neighbours(item.source_sql, item.source_dialect, keys=keys,
+                        types=types) if source_side else ():
         if n.equivalent:
             equivalent[n.operator] = equivalent.get(n.operator, 0) + 1
             continue
@@ -188,6 +192,7 @@ def distill(item: Item, judge: Judge, *, dialects: tuple[str, ...] = (),
                              "unkillable": [[counted[i].operator, counted[i].sql, why]
                                             for i, why in sorted(unkillable.items())],
                              "reference_edges": edges,
+                             **({} if source_side else {"source_side": False}),
                              "target_neighbours": len(targets),
                              "target_killed": len({i for i in covered if i >= offset})}
     suite = Suite(key=suite_key(item.source_dialect, item.source_sql, item.fixture),
