@@ -69,10 +69,11 @@ def _parser() -> tuple[argparse.ArgumentParser, argparse.ArgumentParser]:
                    help="run none of the source's neighbours (the source side of the kill "
                         "measurement; seconds each on Spark): the set cover counts the "
                         "references' neighbours, on their own engines, only")
-    b.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT, metavar="SECONDS",
-                   help=f"per execution (default {DEFAULT_TIMEOUT:g}; a neighbour that times "
-                        "out is not counted, a source that does gets no suite: raise it for "
-                        "Spark, whose first queries of a session take longer under load)")
+    b.add_argument("--timeout", action="append", default=[], metavar="[DIALECT=]SECONDS",
+                   help=f"per execution (default {DEFAULT_TIMEOUT:g}), or for DIALECT's engine "
+                        "only (repeatable): a neighbour that times out is not counted, a source "
+                        "that does gets no suite, and a timed-out engine worker is replaced — "
+                        "for Spark a new JVM, whose first queries are slow again: spark=600")
     b.add_argument("--jobs", type=int, default=1, help="worker processes")
     b.add_argument("--force", action="store_true", help="rebuild suites that exist")
     b.add_argument("--outdated", action="store_true",
@@ -108,6 +109,21 @@ def parse_datagen(text: str) -> tuple[bool, str | None]:
         if text.startswith(prefix) and text[len(prefix):]:
             return rules, text[len(prefix):]
     raise ValueError(f"--datagen {text!r}: expected rules, llm:MODEL or rules+llm:MODEL")
+
+
+def parse_timeouts(specs: list[str]) -> tuple[float, dict[str, float]]:
+    """``--timeout`` values: (the default, per-dialect overrides); ValueError when malformed."""
+    default, per = DEFAULT_TIMEOUT, {}
+    for spec in specs:
+        dialect, _, seconds = spec.rpartition("=")
+        value = float(seconds)
+        if value <= 0:
+            raise ValueError(f"--timeout {spec!r}: must be positive")
+        if dialect:
+            per[dialect] = value
+        else:
+            default = value
+    return default, per
 
 
 def _groups(items: tuple[Item, ...]) -> dict[str, tuple[Item, tuple[str, ...]]]:
@@ -152,7 +168,8 @@ def _work(job: tuple[Item, tuple[str, ...], tuple[Item, ...]]
     from parrot.eval.judge import Judge
 
     assert _ARGS is not None
-    judge = Judge(timeout=_ARGS.timeout)
+    default, timeouts = parse_timeouts(_ARGS.timeout)
+    judge = Judge(timeout=default, timeouts=timeouts)
     try:
         item, dialects, members = job
         rules, spec = parse_datagen(_ARGS.datagen)
@@ -347,8 +364,12 @@ def main(argv: list[str] | None = None) -> int:
                                      + argv[1:])
     except ValueError as exc:
         parser.error(str(exc))
-    if args.llm_rounds < 1 or args.timeout <= 0:
-        parser.error("--llm-rounds and --timeout must be positive")
+    if args.llm_rounds < 1:
+        parser.error("--llm-rounds must be positive")
+    try:
+        parse_timeouts(args.timeout)
+    except ValueError as exc:
+        parser.error(f"--timeout: {exc}")
     if args.from_siblings and args.datagen != "rules":
         parser.error("--from-siblings takes the siblings' databases: no --datagen")
     try:

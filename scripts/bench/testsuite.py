@@ -39,7 +39,7 @@ from parrot.datasets import Item, load_dataset
 from parrot.engines.base import DEFAULT_TIMEOUT
 from parrot.eval.judge import EMPTY_FIXTURE, Judge
 from parrot.servers import stopping_started
-from parrot.testsuite.cli import LLM_FLAGS, _groups, _members
+from parrot.testsuite.cli import LLM_FLAGS, _groups, _members, parse_timeouts
 from parrot.testsuite.distill import distill, neighbour_outcome, order_probes
 from parrot.testsuite.neighbours import Neighbour, neighbours
 from parrot.testsuite.store import Suite, load_suite
@@ -188,8 +188,9 @@ def main(argv: list[str] | None = None) -> int:
                    help="leave out items into DIALECT (repeatable; e.g. spark, slow here)")
     p.add_argument("--source", action="append", default=[], metavar="DIALECT",
                    help="only items from DIALECT (repeatable; as the build's --source)")
-    p.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT, metavar="SECONDS",
-                   help=f"per execution (default {DEFAULT_TIMEOUT:g}; raise it for Spark)")
+    p.add_argument("--timeout", action="append", default=[], metavar="[DIALECT=]SECONDS",
+                   help=f"per execution (default {DEFAULT_TIMEOUT:g}), or for DIALECT only "
+                        "(repeatable; as the build's: spark=600)")
     p.add_argument("--no-target-side", action="store_true",
                    help="skip the neighbours of each reference judged on the target engine")
     p.add_argument("--llm", default=None, metavar="MODEL",
@@ -204,7 +205,8 @@ def main(argv: list[str] | None = None) -> int:
         args.datasets = ["starter", "polyglot"]
     llm = _LLMColumn(args) if args.llm else None
     # MariaDB and PostgreSQL too: without them their pairs judge nothing
-    judge = Judge(timeout=args.timeout, start=True)
+    default, timeouts = parse_timeouts(args.timeout)
+    judge = Judge(timeout=default, timeouts=timeouts, start=True)
     ops = Tally()
     target_ops = Tally()
     by_target: dict[str, Tally] = defaultdict(Tally)

@@ -286,7 +286,7 @@ def _check_sibling_suite(root: Path, slow: str) -> None:
         if not origin["reversed"]:
             assert drawn[db.fixture.content_hash].seed == origin["seed"]
         assert db.generator == sibling.generator
-    judge = Judge(timeout=300)  # a fresh Spark session's first queries are slow under load
+    judge = Judge(timeouts={"spark": 900})  # a fresh Spark session is slow under load
     try:  # the reference agrees with the source on every database kept
         for db in suite.databases:
             verdict = judge.judge(replace(slow_item, fixture=db.fixture),
@@ -339,7 +339,21 @@ def test_a_spark_source_gets_a_real_suite_from_its_siblings(tmp_path: Path) -> N
     root = _sibling_dataset(tmp_path, "spark")
     assert main(["build", str(root), "--source", "sqlite", "--candidates", "4",
                  "--unchecked-reference", "spark"]) == 0
-    # the first queries of a Spark session take longer than the default 10 s under load
+    # the first queries of a Spark session take longer than the default 10 s under load, and
+    # a timeout replaces the worker: a new JVM, slow again
     assert main(["build", str(root), "--source", "spark", "--from-siblings",
-                 "--timeout", "300"]) == 0
+                 "--timeout", "spark=900"]) == 0
     _check_sibling_suite(root, "spark")
+
+
+def test_timeouts_per_dialect() -> None:
+    """--timeout SECONDS and DIALECT=SECONDS (a Spark timeout replaces its JVM: raise Spark's
+    alone, not the runaway neighbours' of the other engines)."""
+    from parrot.testsuite.cli import parse_timeouts
+
+    assert parse_timeouts([]) == (10.0, {})
+    assert parse_timeouts(["30", "spark=600"]) == (30.0, {"spark": 600.0})
+    with pytest.raises(ValueError):
+        parse_timeouts(["spark=0"])
+    with pytest.raises(ValueError):
+        parse_timeouts(["spark=soon"])
