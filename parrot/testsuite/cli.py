@@ -34,6 +34,7 @@ from parrot.testsuite.store import from_corpus, load_suite, suite_key, suite_pat
 from parrot.translators.llm import options as llm_options
 
 if TYPE_CHECKING:
+    from parrot.eval.judge import Judge
     from parrot.testsuite.llm import Datagen
 
 LLM_FLAGS = ("api_base", "temperature", "max_tokens", "request_timeout", "retries", "cache",
@@ -149,6 +150,7 @@ def _members(items: tuple[Item, ...]) -> dict[str, tuple[Item, ...]]:
 
 _ARGS: argparse.Namespace | None = None
 _DATAGEN: Datagen | None = None  # the worker's model (one per process)
+_JUDGE: Judge | None = None  # --from-siblings: the process's judge, kept across suites
 
 
 def _datagen(args: argparse.Namespace) -> Datagen | None:
@@ -167,9 +169,12 @@ def _work(job: tuple[Item, tuple[str, ...], tuple[Item, ...]]
     """The item's suite, and what the ``--datagen`` model did for it (empty without one)."""
     from parrot.eval.judge import Judge
 
+    global _JUDGE
     assert _ARGS is not None
     default, timeouts = parse_timeouts(_ARGS.timeout)
-    judge = Judge(timeout=default, timeouts=timeouts)
+    if _ARGS.from_siblings:  # one judge for the process: a Spark JVM starts once, not per suite
+        _JUDGE = _JUDGE or Judge(timeout=default, timeouts=timeouts)
+    judge = _JUDGE or Judge(timeout=default, timeouts=timeouts)
     try:
         item, dialects, members = job
         rules, spec = parse_datagen(_ARGS.datagen)
@@ -205,7 +210,8 @@ def _work(job: tuple[Item, tuple[str, ...], tuple[Item, ...]]
             return Distilled(None, "no database the model wrote kills a neighbour"), llm
         return replace(result, suite=suite), llm
     finally:
-        judge.close()
+        if judge is not _JUDGE:  # a generated build's fixtures go with it (thousands of them)
+            judge.close()
 
 
 def _init(args: argparse.Namespace) -> None:
@@ -342,15 +348,18 @@ def _probe(args: argparse.Namespace) -> str | None:
     assert gen is not None
     problem = gen.translator.probe()
     if args.jobs > 1:  # the workers make their own
-        _close_datagen()
+        _close_shared()
     return problem
 
 
-def _close_datagen() -> None:
-    global _DATAGEN
+def _close_shared() -> None:
+    global _DATAGEN, _JUDGE
     if _DATAGEN is not None:
         _DATAGEN.close()
         _DATAGEN = None
+    if _JUDGE is not None:
+        _JUDGE.close()
+        _JUDGE = None
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -375,4 +384,4 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return build(args)
     finally:
-        _close_datagen()
+        _close_shared()
