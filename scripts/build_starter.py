@@ -462,10 +462,12 @@ def render_polyglot_readme(items: list[dict[str, Any]]) -> str:
         "(`python -m parrot.testsuite build polyglot`; the top-level README's *Test suites* "
         "section has the method and the measured kill rates per pair). The three concepts over "
         "Spider fixtures keep theirs in the git-ignored `suites/corpus/`, built where the "
-        "corpus is. Spark-sourced queries have no suite: on the shared 2-core build machine "
-        "(2026-12-03) a Spark source query took 102 s and 123 s on its fixture and still timed "
-        "out at the 10 s execution limit, and a build of 2 Spark sources took 420 s and built "
-        "none. Rebuild one source dialect at a time with `--source DIALECT`.",
+        "corpus is. Spark-sourced queries are distilled from the databases of their "
+        "references' own suites (`--from-siblings --no-source-side --timeout spark=600`: the "
+        "same concept in the other dialects, checked on Spark and against every reference; "
+        "generator `siblings/rules-v10`, provenance in `databases_from`), as a generated "
+        "build runs hundreds of Spark queries per suite. Rebuild one source dialect at a time "
+        "with `--source DIALECT`, the Spark sources after the others.",
         "",
         *_suite_matrix(),
         "",

@@ -82,8 +82,10 @@ class Judge:
 
     def __init__(self, timeout: float = DEFAULT_TIMEOUT, max_rows: int = DEFAULT_MAX_ROWS,
                  urls: dict[str, str] | None = None, start: bool = False, syntax: bool = False,
-                 suite_dir: Path | None = None, syntax_fallback: bool = True):
+                 suite_dir: Path | None = None, syntax_fallback: bool = True,
+                 timeouts: dict[str, float] | None = None):
         self.timeout = timeout
+        self.timeouts = dict(timeouts or {})  # dialect -> seconds, overriding ``timeout``
         self.syntax = syntax  # Acc_SYN on every translation, not only where no engine accepted it
         self.syntax_fallback = syntax_fallback  # False: no Acc_SYN at all (curation needs none)
         self.max_rows = max_rows
@@ -138,7 +140,7 @@ class Judge:
         except Exception as exc:  # a driver error (the server died mid-load, a lost connection)
             return (Execution(ExecStatus.ENGINE_ERROR,
                               error=f"fixture load: {_driver_error(exc)}"), engine.label)
-        return engine.execute(sql, fixture, timeout=self.timeout,
+        return engine.execute(sql, fixture, timeout=self.timeouts.get(dialect, self.timeout),
                               max_rows=self.max_rows), engine.label
 
     def gold(self, item: Item, fixture: Fixture | None = None) -> Gold:

@@ -2,7 +2,8 @@
 dataset and write it to ``DATASET/suites/`` (content-keyed; existing keys are kept unless
 ``--force``). ``--datagen`` picks the generator: ``rules`` (default), ``llm:MODEL`` or
 ``rules+llm:MODEL`` (:mod:`parrot.testsuite.llm`; a stored rules suite is then extended, not
-rebuilt)."""
+rebuilt). ``--from-siblings`` distils from the databases of the references' own suites instead
+of generated ones (for Spark sources: see :func:`parrot.testsuite.distill.sibling_pool`)."""
 
 from __future__ import annotations
 
@@ -18,17 +19,22 @@ from typing import TYPE_CHECKING, Any
 
 from parrot.cli import add_model_args, model_args_flags
 from parrot.datasets import Item, load_dataset
+from parrot.engines.base import DEFAULT_TIMEOUT
 from parrot.testsuite.distill import (
     DEFAULT_CANDIDATES,
     DEFAULT_MAX_DBS,
     GENERATOR,
+    SIBLINGS,
     Distilled,
     distill,
+    sibling_pool,
+    with_origins,
 )
 from parrot.testsuite.store import from_corpus, load_suite, suite_key, suite_path, write_suite
 from parrot.translators.llm import options as llm_options
 
 if TYPE_CHECKING:
+    from parrot.eval.judge import Judge
     from parrot.testsuite.llm import Datagen
 
 LLM_FLAGS = ("api_base", "temperature", "max_tokens", "request_timeout", "retries", "cache",
@@ -54,6 +60,21 @@ def _parser() -> tuple[argparse.ArgumentParser, argparse.ArgumentParser]:
     b.add_argument("--unchecked-reference", action="append", default=[], metavar="DIALECT",
                    help="do not check the references into DIALECT on candidate databases "
                         "(repeatable; e.g. spark, whose per-query start-up is slow here)")
+    b.add_argument("--from-siblings", action="store_true",
+                   help="candidates are the databases of the stored suites of the references' "
+                        "own source queries (the same concept in the target dialects, same "
+                        "fixture; build those first), not generated ones: each is checked "
+                        "against the references and the source's neighbours as usual, so a "
+                        "slow source engine (Spark) runs a few dozen candidates, not hundreds")
+    b.add_argument("--no-source-side", action="store_true",
+                   help="run none of the source's neighbours (the source side of the kill "
+                        "measurement; seconds each on Spark): the set cover counts the "
+                        "references' neighbours, on their own engines, only")
+    b.add_argument("--timeout", action="append", default=[], metavar="[DIALECT=]SECONDS",
+                   help=f"per execution (default {DEFAULT_TIMEOUT:g}), or for DIALECT's engine "
+                        "only (repeatable): a neighbour that times out is not counted, a source "
+                        "that does gets no suite, and a timed-out engine worker is replaced — "
+                        "for Spark a new JVM, whose first queries are slow again: spark=600")
     b.add_argument("--jobs", type=int, default=1, help="worker processes")
     b.add_argument("--force", action="store_true", help="rebuild suites that exist")
     b.add_argument("--outdated", action="store_true",
@@ -91,6 +112,21 @@ def parse_datagen(text: str) -> tuple[bool, str | None]:
     raise ValueError(f"--datagen {text!r}: expected rules, llm:MODEL or rules+llm:MODEL")
 
 
+def parse_timeouts(specs: list[str]) -> tuple[float, dict[str, float]]:
+    """``--timeout`` values: (the default, per-dialect overrides); ValueError when malformed."""
+    default, per = DEFAULT_TIMEOUT, {}
+    for spec in specs:
+        dialect, _, seconds = spec.rpartition("=")
+        value = float(seconds)
+        if value <= 0:
+            raise ValueError(f"--timeout {spec!r}: must be positive")
+        if dialect:
+            per[dialect] = value
+        else:
+            default = value
+    return default, per
+
+
 def _groups(items: tuple[Item, ...]) -> dict[str, tuple[Item, tuple[str, ...]]]:
     """One representative item per suite key, with every dialect the key's items run on."""
     out: dict[str, tuple[Item, tuple[str, ...]]] = {}
@@ -114,6 +150,7 @@ def _members(items: tuple[Item, ...]) -> dict[str, tuple[Item, ...]]:
 
 _ARGS: argparse.Namespace | None = None
 _DATAGEN: Datagen | None = None  # the worker's model (one per process)
+_JUDGE: Judge | None = None  # --from-siblings: the process's judge, kept across suites
 
 
 def _datagen(args: argparse.Namespace) -> Datagen | None:
@@ -132,8 +169,12 @@ def _work(job: tuple[Item, tuple[str, ...], tuple[Item, ...]]
     """The item's suite, and what the ``--datagen`` model did for it (empty without one)."""
     from parrot.eval.judge import Judge
 
+    global _JUDGE
     assert _ARGS is not None
-    judge = Judge()
+    default, timeouts = parse_timeouts(_ARGS.timeout)
+    if _ARGS.from_siblings:  # one judge for the process: a Spark JVM starts once, not per suite
+        _JUDGE = _JUDGE or Judge(timeout=default, timeouts=timeouts)
+    judge = _JUDGE or Judge(timeout=default, timeouts=timeouts)
     try:
         item, dialects, members = job
         rules, spec = parse_datagen(_ARGS.datagen)
@@ -141,10 +182,21 @@ def _work(job: tuple[Item, tuple[str, ...], tuple[Item, ...]]
         if rules and spec and not _ARGS.force and stored is not None \
                 and stored.generator == GENERATOR:
             result = Distilled(stored)  # extend the stored rules suite
+        elif _ARGS.from_siblings:
+            pool, origins = sibling_pool(Path(_ARGS.root), members)
+            if not pool:
+                return Distilled(None, "no stored suite of a reference's own source query to "
+                                       "draw databases from"), {}
+            result = distill(item, judge, dialects=dialects, max_dbs=_ARGS.max_dbs,
+                             seed=_ARGS.seed, references=members, pool=pool,
+                             source_side=not _ARGS.no_source_side)
+            if result.suite is not None:
+                result = replace(result, suite=with_origins(result.suite, origins))
         else:
             result = distill(item, judge, dialects=dialects, max_dbs=_ARGS.max_dbs,
                              candidates=_ARGS.candidates if rules else 0, seed=_ARGS.seed,
-                             max_rows=_ARGS.max_rows, references=members)
+                             max_rows=_ARGS.max_rows, references=members,
+                             source_side=not _ARGS.no_source_side)
         gen = _datagen(_ARGS)
         if gen is None or result.suite is None:
             return result, {}
@@ -158,7 +210,8 @@ def _work(job: tuple[Item, tuple[str, ...], tuple[Item, ...]]
             return Distilled(None, "no database the model wrote kills a neighbour"), llm
         return replace(result, suite=suite), llm
     finally:
-        judge.close()
+        if judge is not _JUDGE:  # a generated build's fixtures go with it (thousands of them)
+            judge.close()
 
 
 def _init(args: argparse.Namespace) -> None:
@@ -172,6 +225,8 @@ def _init(args: argparse.Namespace) -> None:
 def _label(args: argparse.Namespace) -> str:
     """The suite generator ``--datagen`` asks for."""
     rules, spec = parse_datagen(args.datagen)
+    if args.from_siblings:
+        return SIBLINGS
     return f"{GENERATOR}+llm:{spec}" if rules and spec else f"llm:{spec}" if spec else GENERATOR
 
 
@@ -293,15 +348,18 @@ def _probe(args: argparse.Namespace) -> str | None:
     assert gen is not None
     problem = gen.translator.probe()
     if args.jobs > 1:  # the workers make their own
-        _close_datagen()
+        _close_shared()
     return problem
 
 
-def _close_datagen() -> None:
-    global _DATAGEN
+def _close_shared() -> None:
+    global _DATAGEN, _JUDGE
     if _DATAGEN is not None:
         _DATAGEN.close()
         _DATAGEN = None
+    if _JUDGE is not None:
+        _JUDGE.close()
+        _JUDGE = None
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -318,6 +376,12 @@ def main(argv: list[str] | None = None) -> int:
     if args.llm_rounds < 1:
         parser.error("--llm-rounds must be positive")
     try:
+        parse_timeouts(args.timeout)
+    except ValueError as exc:
+        parser.error(f"--timeout: {exc}")
+    if args.from_siblings and args.datagen != "rules":
+        parser.error("--from-siblings takes the siblings' databases: no --datagen")
+    try:
         return build(args)
     finally:
-        _close_datagen()
+        _close_shared()

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import contextlib
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import Any
 
 from parrot.compare import Reason
@@ -28,6 +29,7 @@ from parrot.translators.base import Translation, TranslationStatus
 
 GENERATOR = "rules-v10"  # v10: v9's labels, the Spider-dev data changes (case-insensitive join
 # groups, text/integer joins, keyed rows sharing names, AVG and COUNT boundaries)
+SIBLINGS = f"siblings/{GENERATOR}"  # suites distilled from the sibling suites' databases
 DEFAULT_MAX_DBS = 8
 DEFAULT_CANDIDATES = 24
 REFERENCE_CANDIDATES = 4  # more candidates per reference, generated from the reference's SQL
@@ -62,30 +64,37 @@ def neighbour_outcome(judge: Judge, item: Item, fixture: Fixture, sql: str) -> s
 def distill(item: Item, judge: Judge, *, dialects: tuple[str, ...] = (),
             max_dbs: int = DEFAULT_MAX_DBS, candidates: int = DEFAULT_CANDIDATES,
             seed: int = 0, max_rows: int = 12,
-            references: tuple[Item, ...] = ()) -> Distilled:
+            references: tuple[Item, ...] = (),
+            pool: tuple[tuple[int, Fixture], ...] | None = None,
+            source_side: bool = True) -> Distilled:
     """The suite of ``item``'s source query (None, with a reason, when none can be built).
 
     ``references``: items of the same source query whose reference translations must agree with
-    the source on every kept database (see :func:`reference_disagreement`)."""
+    the source on every kept database (see :func:`reference_disagreement`). ``pool``: the
+    candidate databases (numbered), tried in order instead of generated ones (see
+    :func:`sibling_pool`). ``source_side=False`` runs none of the source's neighbours (each
+    costs seconds on Spark): the cover counts the references' neighbours only, and the suite
+    records ``source_side: false`` and no source-side counts."""
     fixture = item.fixture or EMPTY_FIXTURE
     gold = judge.gold(item).execution
     if not gold.ok:
         return Distilled(None, f"source fails on its fixture: {gold.status}")
-    try:
-        generated = query_test_data(item.source_sql, item.source_dialect, rounds=candidates,
-                                    seed=str(seed), name=f"ts{seed}", base=item.fixture,
-                                    dialects=dialects, max_rows=max_rows)
-    except SchemaError as exc:
-        return Distilled(None, str(exc))
-    dbs: list[tuple[int, Fixture]] = []
-    for r, data in enumerate(generated):
+    dbs: list[tuple[int, Fixture]] = list(pool or ())
+    made = 0  # candidates generated (numbered 0 .. made - 1), failed ones included
+    if pool is None:
         try:
-            dbs.append((r, fixture_from_json(data)))
-        except FixtureError:
-            continue
+            generated = query_test_data(item.source_sql, item.source_dialect, rounds=candidates,
+                                        seed=str(seed), name=f"ts{seed}", base=item.fixture,
+                                        dialects=dialects, max_rows=max_rows)
+        except SchemaError as exc:
+            return Distilled(None, str(exc))
+        made = len(generated)
+        for r, data in enumerate(generated):
+            with contextlib.suppress(FixtureError):
+                dbs.append((r, fixture_from_json(data)))
     from_source = len(dbs)
-    if candidates:
-        dbs += _reference_candidates(item, references, dialects, seed=seed, start=len(generated),
+    if candidates and pool is None:
+        dbs += _reference_candidates(item, references, dialects, seed=seed, start=made,
                                      max_rows=max_rows)
     counted: list[Neighbour] = []
     on_fixture: set[int] = set()
@@ -93,7 +102,8 @@ def distill(item: Item, judge: Judge, *, dialects: tuple[str, ...] = (),
     keys = {t.name.lower(): t.primary_key for t in item.fixture.tables} if item.fixture else {}
     types = {t.name.lower(): {c.name.lower(): c.type for c in t.columns}
              for t in item.fixture.tables} if item.fixture else {}
-    for n in neighbours(item.source_sql, item.source_dialect, keys=keys, types=types):
+    for n in neighbours(item.source_sql, item.source_dialect, keys=keys,
+                        types=types) if source_side else ():
         if n.equivalent:
             equivalent[n.operator] = equivalent.get(n.operator, 0) + 1
             continue
@@ -182,6 +192,7 @@ def distill(item: Item, judge: Judge, *, dialects: tuple[str, ...] = (),
                              "unkillable": [[counted[i].operator, counted[i].sql, why]
                                             for i, why in sorted(unkillable.items())],
                              "reference_edges": edges,
+                             **({} if source_side else {"source_side": False}),
                              "target_neighbours": len(targets),
                              "target_killed": len({i for i in covered if i >= offset})}
     suite = Suite(key=suite_key(item.source_dialect, item.source_sql, item.fixture),
@@ -190,6 +201,45 @@ def distill(item: Item, judge: Judge, *, dialects: tuple[str, ...] = (),
                   databases=databases, generator=GENERATOR, neighbours=len(counted),
                   killed=len({i for i in covered if i < offset} | on_fixture), extra=extra)
     return Distilled(suite, operators=operators)
+
+
+def sibling_pool(root: Path, references: tuple[Item, ...]
+                 ) -> tuple[tuple[tuple[int, Fixture], ...], list[dict[str, Any]]]:
+    """Candidate databases for a source query whose own engine is too slow to distil generated
+    candidates on (Spark): the databases of the stored suites of its references' own source
+    queries — the same query written in each target dialect over the same fixture, whose suites
+    were generated knowing every dialect of the concept —, numbered in order, each with where it
+    came from (``dialect``, ``suite`` key, ``seed`` there, ``generator``). Duplicates are
+    dropped."""
+    from parrot.testsuite.store import load_suite
+
+    pool: list[tuple[int, Fixture]] = []
+    origins: list[dict[str, Any]] = []
+    seen: set[str] = set()
+    for ref_item in references:
+        for sql in ref_item.reference_sql:
+            suite = load_suite(root, ref_item.target_dialect, sql, ref_item.fixture)
+            if suite is None:
+                continue
+            for db in suite.databases:
+                if db.fixture.content_hash in seen:
+                    continue
+                seen.add(db.fixture.content_hash)
+                pool.append((len(pool), db.fixture))
+                origins.append({"dialect": ref_item.target_dialect, "suite": suite.key,
+                                "seed": db.seed, "generator": db.generator or suite.generator})
+    return tuple(pool), origins
+
+
+def with_origins(suite: Suite, origins: list[dict[str, Any]]) -> Suite:
+    """A suite distilled from :func:`sibling_pool`'s databases, labelled ``SIBLINGS``: each
+    database names its sibling suite's generator, and ``databases_from`` says where each came
+    from (``reversed``: inserted in reverse order by :func:`order_probes`)."""
+    dbs = tuple(replace(d, generator=origins[d.seed]["generator"]) for d in suite.databases)
+    came = [{**origins[d.seed], "reversed": d.fixture.name.endswith("-rev")}
+            for d in suite.databases]
+    return replace(suite, databases=dbs, generator=SIBLINGS,
+                   extra={**suite.extra, "databases_from": came})
 
 
 ORDER_ONLY = frozenset({"drop_order"})  # neighbours that differ from the source in order only

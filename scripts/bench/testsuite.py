@@ -22,7 +22,8 @@ operators, and lists surviving neighbours (``--survivors K`` per operator), mark
 source returns no rows on the fixture and every suite database.
 
     python scripts/bench/testsuite.py [DATASET ...] [--limit N] [--build N] [--spider N]
-        [--skip-target DIALECT] [--source DIALECT] [--llm MODEL --llm-limit N]
+        [--skip-target DIALECT] [--source DIALECT] [--timeout SECONDS]
+        [--llm MODEL --llm-limit N]
 """
 
 from __future__ import annotations
@@ -35,9 +36,10 @@ from dataclasses import replace
 from pathlib import Path
 
 from parrot.datasets import Item, load_dataset
+from parrot.engines.base import DEFAULT_TIMEOUT
 from parrot.eval.judge import EMPTY_FIXTURE, Judge
 from parrot.servers import stopping_started
-from parrot.testsuite.cli import LLM_FLAGS, _groups, _members
+from parrot.testsuite.cli import LLM_FLAGS, _groups, _members, parse_timeouts
 from parrot.testsuite.distill import distill, neighbour_outcome, order_probes
 from parrot.testsuite.neighbours import Neighbour, neighbours
 from parrot.testsuite.store import Suite, load_suite
@@ -186,6 +188,9 @@ def main(argv: list[str] | None = None) -> int:
                    help="leave out items into DIALECT (repeatable; e.g. spark, slow here)")
     p.add_argument("--source", action="append", default=[], metavar="DIALECT",
                    help="only items from DIALECT (repeatable; as the build's --source)")
+    p.add_argument("--timeout", action="append", default=[], metavar="[DIALECT=]SECONDS",
+                   help=f"per execution (default {DEFAULT_TIMEOUT:g}), or for DIALECT only "
+                        "(repeatable; as the build's: spark=600)")
     p.add_argument("--no-target-side", action="store_true",
                    help="skip the neighbours of each reference judged on the target engine")
     p.add_argument("--llm", default=None, metavar="MODEL",
@@ -199,7 +204,9 @@ def main(argv: list[str] | None = None) -> int:
     if not args.datasets and not args.spider:
         args.datasets = ["starter", "polyglot"]
     llm = _LLMColumn(args) if args.llm else None
-    judge = Judge(start=True)  # MariaDB and PostgreSQL too: without them their pairs judge nothing
+    # MariaDB and PostgreSQL too: without them their pairs judge nothing
+    default, timeouts = parse_timeouts(args.timeout)
+    judge = Judge(timeout=default, timeouts=timeouts, start=True)
     ops = Tally()
     target_ops = Tally()
     by_target: dict[str, Tally] = defaultdict(Tally)

@@ -254,3 +254,106 @@ def test_a_dialect_without_an_engine_is_warned_about(tmp_path: Path,
     assert main(["build", str(root), "--no-start", "--candidates", "2"]) == 0
     err = capsys.readouterr().err
     assert "warning: no engine here for mysql" in err and "its sources get no suite" in err
+
+
+def _sibling_dataset(tmp_path: Path, slow: str) -> Path:
+    """One concept in SQLite and in ``slow``, both directions: the SQLite source's suite is
+    built first, the ``slow`` source's is distilled from its databases."""
+    root = _dataset(tmp_path)
+    fast_sql = "SELECT grp, COUNT(*) FROM t WHERE v > 3 GROUP BY grp ORDER BY grp"
+    slow_sql = "SELECT grp, count(*) FROM t WHERE v > 3 GROUP BY grp ORDER BY grp"
+    items = [{"id": "fast", "source_dialect": "sqlite", "target_dialect": slow,
+              "source_sql": fast_sql, "reference_sql": slow_sql, "fixture": {"name": "tiny"}},
+             {"id": "slow", "source_dialect": slow, "target_dialect": "sqlite",
+              "source_sql": slow_sql, "reference_sql": fast_sql, "fixture": {"name": "tiny"}}]
+    (root / "items.jsonl").write_text("".join(json.dumps(i) + "\n" for i in items))
+    return root
+
+
+def _check_sibling_suite(root: Path, slow: str) -> None:
+    from parrot.testsuite.distill import SIBLINGS
+
+    fast, slow_item = load_dataset(str(root), count_tokens=False).items
+    sibling = load_suite(root, "sqlite", fast.source_sql, fast.fixture)
+    suite = load_suite(root, slow, slow_item.source_sql, slow_item.fixture)
+    assert sibling is not None and suite is not None and suite.databases
+    assert suite.generator == SIBLINGS and suite.neighbours > 0
+    drawn = {d.fixture.content_hash: d for d in sibling.databases}
+    came = suite.extra["databases_from"]
+    assert len(came) == len(suite.databases)
+    for db, origin in zip(suite.databases, came, strict=True):
+        assert origin["dialect"] == "sqlite" and origin["suite"] == sibling.key
+        if not origin["reversed"]:
+            assert drawn[db.fixture.content_hash].seed == origin["seed"]
+        assert db.generator == sibling.generator
+    judge = Judge(timeouts={"spark": 900})  # a fresh Spark session is slow under load
+    try:  # the reference agrees with the source on every database kept
+        for db in suite.databases:
+            verdict = judge.judge(replace(slow_item, fixture=db.fixture),
+                                  Translation(TranslationStatus.OK,
+                                              sql=slow_item.reference_sql[0]))
+            assert verdict["verdicts"]["strict"]["match"]
+    finally:
+        judge.close()
+
+
+def test_a_suite_distilled_from_the_siblings_databases(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """--from-siblings (issue 12, for Spark sources): the candidates are the databases of the
+    suites of the references' own source queries, each checked as usual; provenance recorded,
+    a rerun writes the same file, and without a sibling suite there is none."""
+    _engines_or_skip()
+    root = _sibling_dataset(tmp_path, "duckdb")
+    assert main(["build", str(root), "--source", "duckdb", "--from-siblings"]) == 0
+    assert "no suite (1): no stored suite of a reference's own source query" \
+        in capsys.readouterr().out
+    assert main(["build", str(root), "--source", "sqlite", "--candidates", "6"]) == 0
+    assert main(["build", str(root), "--source", "duckdb", "--from-siblings"]) == 0
+    assert "suites built: 1" in capsys.readouterr().out
+    _check_sibling_suite(root, "duckdb")
+    written = {p.name: p.read_text() for p in (root / "suites").glob("*.json")}
+    assert main(["build", str(root), "--source", "duckdb", "--from-siblings", "--force"]) == 0
+    assert {p.name: p.read_text() for p in (root / "suites").glob("*.json")} == written
+    assert main(["build", str(root), "--source", "duckdb", "--from-siblings",
+                 "--outdated"]) == 0
+    assert "suites built: 0" in capsys.readouterr().out
+    # --no-source-side: none of the source's neighbours run; the references' ones choose
+    assert main(["build", str(root), "--source", "duckdb", "--from-siblings", "--force",
+                 "--no-source-side"]) == 0
+    slow = load_dataset(str(root), count_tokens=False).items[1]
+    suite = load_suite(root, "duckdb", slow.source_sql, slow.fixture)
+    assert suite is not None and suite.databases and suite.extra["source_side"] is False
+    assert suite.neighbours == 0 and not suite.extra["operators"]
+    assert suite.extra["target_neighbours"] > 0
+
+
+@pytest.mark.spark
+@pytest.mark.timeout(1500)  # two Spark sessions start: minutes each on a loaded 2-core box
+def test_a_spark_source_gets_a_real_suite_from_its_siblings(tmp_path: Path) -> None:
+    """Issue 12: a Spark-sourced item's suite, built for real on Spark from the SQLite
+    source's suite (the SQLite build leaves the Spark reference unchecked, as polyglot's did)."""
+    from parrot.engines.spark import SparkEngine
+
+    if SparkEngine.available() is not None:
+        pytest.skip(str(SparkEngine.available()))
+    root = _sibling_dataset(tmp_path, "spark")
+    assert main(["build", str(root), "--source", "sqlite", "--candidates", "4",
+                 "--unchecked-reference", "spark"]) == 0
+    # the first queries of a Spark session take longer than the default 10 s under load, and
+    # a timeout replaces the worker: a new JVM, slow again
+    assert main(["build", str(root), "--source", "spark", "--from-siblings",
+                 "--timeout", "spark=900"]) == 0
+    _check_sibling_suite(root, "spark")
+
+
+def test_timeouts_per_dialect() -> None:
+    """--timeout SECONDS and DIALECT=SECONDS (a Spark timeout replaces its JVM: raise Spark's
+    alone, not the runaway neighbours' of the other engines)."""
+    from parrot.testsuite.cli import parse_timeouts
+
+    assert parse_timeouts([]) == (10.0, {})
+    assert parse_timeouts(["30", "spark=600"]) == (30.0, {"spark": 600.0})
+    with pytest.raises(ValueError):
+        parse_timeouts(["spark=0"])
+    with pytest.raises(ValueError):
+        parse_timeouts(["spark=soon"])
