@@ -212,15 +212,10 @@ def _skip_quoted(sql: str, i: int, quote: str, backslash: bool) -> int:
 
 # --- statements -----------------------------------------------------------------------------------
 
-def statement_spans(sql: str, lexicon: Lexicon = ANSI) -> list[tuple[int, int]]:
-    """``(start, end)`` of every statement in ``sql``: split at ``;`` outside strings, identifiers
-    and comments; leading/trailing comments, the ``;`` itself and empty statements dropped."""
-    return Splitter(lexicon)._spans(sql)
-
-
 def split_statements(sql: str, lexicon: Lexicon = ANSI) -> list[str]:
-    """The statements of ``sql`` as texts (see :func:`statement_spans`)."""
-    return [sql[a:b] for a, b in statement_spans(sql, lexicon)]
+    """The statements of ``sql``: split at ``;`` outside strings, identifiers and comments;
+    leading/trailing comments, the ``;`` itself and empty statements dropped."""
+    return [sql[a:b] for a, b in Splitter(lexicon)._spans(sql)]
 
 
 _BLOCK_KEYWORDS = frozenset({"if", "loop", "while", "repeat", "for"})

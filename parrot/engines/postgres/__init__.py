@@ -101,7 +101,9 @@ from parrot.engines.base import (
     Execution,
     FixtureLoadError,
     TypeMap,
+    safe_canonical,
 )
+from parrot.engines.dbapi import interval
 from parrot.fixtures import Fixture, Table, is_plain
 
 RUNNER = "parrot_runner"
@@ -391,7 +393,7 @@ class _IntervalLoader(Loader):
             seconds = interval_seconds(text)
         if seconds is None:
             return values.Nested(json.dumps({"interval": text}))
-        return values.Nested(json.dumps({"interval_seconds": seconds}))
+        return interval(seconds)
 
 
 class _JsonLoader(Loader):
@@ -432,13 +434,6 @@ def _connect(conninfo: str, **kwargs: Any) -> psycopg.Connection[Any]:
         if isinstance(info, RangeInfo | MultirangeInfo):  # psycopg's Range objects → text
             adapters.register_loader(info.oid, _StrLoader)
     return conn
-
-
-def _canonical(value: Any) -> values.Value:
-    try:
-        return values.canonical(value)
-    except TypeError:
-        return str(value)
 
 
 def _type_name(conn: psycopg.Connection[Any], oid: int, mod: int) -> str:
@@ -901,7 +896,7 @@ class PostgresEngine(EngineBase[str]):
             raise _LostConnection("connection to the server lost")
         if outcome.error is not None or outcome.too_large or names is None:
             return outcome
-        canon = tuple(tuple(_canonical(v) for v in row) for row in rows)
+        canon = tuple(tuple(safe_canonical(v) for v in row) for row in rows)
         outcome.result = values.ResultSet(tuple(names), canon, tuple(types))
         return outcome
 
