@@ -671,7 +671,8 @@ class ErrorTable:
 
     In order: ``timeout`` (the engine's own limit fired), ``cancelled`` (a cancel: TIMEOUT when
     parrot sent it, else a runtime error), ``syntax``, ``denied`` (privileges, read-only mode:
-    UNSUPPORTED), ``lost`` codes, codes starting with ``lost_prefixes`` (SQLSTATE classes) and
+    UNSUPPORTED), ``runtime`` (a query's own error although its class is lost: RUNTIME_ERROR),
+    ``lost`` codes, codes starting with ``lost_prefixes`` (SQLSTATE classes) and
     ``lost_types`` (connection or engine failure: ENGINE_ERROR); then a failure without a code
     is a TIMEOUT when parrot cancelled it and ``uncoded_cancel``, else ``uncoded`` when set;
     anything not one of ``driver_errors`` is an ENGINE_ERROR (a broken connection, a bug).
@@ -682,6 +683,7 @@ class ErrorTable:
     timeout: frozenset[int | str] = frozenset()
     cancelled: frozenset[int | str] = frozenset()
     denied: frozenset[int | str] = frozenset()
+    runtime: frozenset[int | str] = frozenset()
     lost: frozenset[int | str] = frozenset()
     lost_prefixes: tuple[str, ...] = ()
     lost_types: tuple[type[BaseException], ...] = ()
@@ -701,6 +703,8 @@ class ErrorTable:
                 return ExecStatus.SYNTAX_ERROR
             if code in self.denied:
                 return ExecStatus.UNSUPPORTED
+            if code in self.runtime:
+                return ExecStatus.RUNTIME_ERROR
             if code in self.lost or str(code).startswith(self.lost_prefixes):
                 return ExecStatus.ENGINE_ERROR
         if isinstance(exc, self.lost_types):

@@ -54,7 +54,8 @@ CTEs stop within the timeout + ~0.1 s) → ``ExecStatus.TIMEOUT``. **Result cap*
 streamed in chunks; at ``max_rows + 1`` the statement is cancelled → ``ExecStatus.TOO_LARGE``
 (a 10^12-row result is never materialised). **Errors** by SQLSTATE: 42601 → SYNTAX_ERROR, 57014
 (cancel) → TIMEOUT, classes 08/57/58/XX and lost connections → ENGINE_ERROR (the adapter
-reconnects on the next call), everything else → RUNTIME_ERROR.
+reconnects on the next call) except 08P01 (a ``$1`` placeholder in the query: "bind message
+supplies 0 parameters"), everything else → RUNTIME_ERROR.
 
 **Session settings** (per connection): TimeZone UTC, DateStyle ISO output (the field order for
 input keeps the server's), client encoding UTF8. Nothing that changes query semantics (NULL
@@ -458,6 +459,7 @@ ERRORS = st.ErrorTable(
     lambda exc: exc.code if isinstance(exc, st.Failed) else "08006",
     timeout=frozenset({"57014"}),  # query_canceled: statement_timeout or parrot's cancel
     syntax=frozenset({"42601"}),
+    runtime=frozenset({"08P01"}),  # "bind message supplies 0 parameters": $1 in the query
     lost_prefixes=("08", "57", "58", "XX"),  # connection, operator intervention, system, internal
     uncoded=ExecStatus.ENGINE_ERROR, driver_errors=(st.Failed,))
 
