@@ -466,7 +466,7 @@ class ServerEngine(EngineBase[str]):
                                            f"{fixture.name!r} on {self.name}")
                 if self._container_exists(container):
                     try:
-                        report = self._verify(fixture, container, started)
+                        _, report = self._verified(fixture, container, started)
                     except FixtureLoadError:
                         if (raced or self._maybe_loading(container)) and \
                                 time.monotonic() < wait_until:
@@ -483,17 +483,13 @@ class ServerEngine(EngineBase[str]):
                     time.sleep(0.5)
                     continue
                 try:
-                    report = self._verify(fixture, container, started)
+                    _, report = self._verified(fixture, container, started)
                 except FixtureLoadError:  # stored unfaithfully: leave nothing behind
                     with contextlib.suppress(Exception):
                         self._drop_container(container)
                     raise
                 self._after_load(container, fixture)
                 return container, report
-
-    def _verify(self, fixture: Fixture, container: str, started: float) -> LoadReport:
-        return st.verify_load(fixture, self._read_back(container, fixture),
-                              seconds=time.perf_counter() - started)
 
     def _load_lock(self, container: str) -> contextlib.AbstractContextManager[object]:
         """A server-side lock serialising loaders of one container (default: none)."""
