@@ -17,14 +17,16 @@ import dataclasses
 import json
 import time
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, ClassVar, Generic, NoReturn, TypeVar
 
+from parrot import values
 from parrot.fixtures import (
     Column,
     Fixture,
+    Table,
     cell_text,
     decimal_precision,
     decimal_scale,
@@ -301,6 +303,50 @@ class EngineBase(Engine, Generic[H]):
 
     def _load_message(self, exc: BaseException) -> str:
         return trim_message(exc)
+
+
+def quote_ident(name: str, opener: str = '"', closer: str = '"') -> str:
+    """``name`` as a quoted identifier (the closing quote doubled inside)."""
+    return opener + name.replace(closer, closer * 2) + closer
+
+
+def select_all(table: Table, quote: Callable[[str], str], source: str | None = None) -> str:
+    """``SELECT`` every column of ``table`` ``FROM source`` (default: the table, quoted)."""
+    return (f"SELECT {', '.join(quote(c) for c in table.column_names)} "
+            f"FROM {source or quote(table.name)}")
+
+
+def create_table_sql(qualified: str, table: Table, quote_name: Callable[[str], str],
+                     type_of: Callable[[Column], str], *, primary_key: bool = True,
+                     not_null: bool = True, suffix: str = "") -> str:
+    """``CREATE TABLE qualified (col type [NOT NULL], ..., PRIMARY KEY (...))suffix``."""
+    cols = [f"{quote_name(c.name)} {type_of(c)}" + ("" if c.nullable or not not_null
+                                                    else " NOT NULL")
+            for c in table.columns]
+    if primary_key and table.primary_key:
+        cols.append(f"PRIMARY KEY ({', '.join(quote_name(k) for k in table.primary_key)})")
+    return f"CREATE TABLE {qualified} ({', '.join(cols)}){suffix}"
+
+
+def safe_canonical(value: Any) -> values.Value:
+    """:func:`values.canonical`, falling back to the value's text for unknown types."""
+    try:
+        return values.canonical(value)
+    except TypeError:  # a type parrot has no family for (geometry, user-defined types, ...)
+        return str(value)
+
+
+def arrow_arrays(table: Table) -> list[Any]:
+    """The table's columns as Arrow arrays of the types that carry its values unchanged."""
+    import pyarrow as pa
+
+    types = {"integer": pa.int32(), "bigint": pa.int64(), "double": pa.float64(),
+             "text": pa.string(), "boolean": pa.bool_(), "date": pa.date32(),
+             "timestamp": pa.timestamp("us")}
+    return [pa.array([row[i] for row in table.rows],
+                     type=pa.decimal128(decimal_precision(c.type), decimal_scale(c.type))
+                     if c.type.startswith("decimal") else types[c.type])
+            for i, c in enumerate(table.columns)]
 
 
 def trim_message(message: object, limit: int = MESSAGE_LIMIT) -> str:

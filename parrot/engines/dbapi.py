@@ -19,15 +19,15 @@ API
   not in the table is a runtime error, anything that is not a driver error an engine error.
 * :class:`ServerEngine` — an :class:`~parrot.engines.base.Engine` whose ``load`` creates one
   container (schema or database) per fixture content hash, ``<prefix><hash>``, fills it,
-  reads it back and verifies it (:func:`statements.verify_load`), shared by every adapter
+  reads it back and verifies it (:func:`base.verify_load`), shared by every adapter
   instance and process (an existing container is verified instead of reloaded, and rebuilt when
   it fails), and whose ``execute`` splits a script, runs the guard, then hands the plans to the
   adapter's ``_execute_plans`` (isolation), which usually calls :meth:`ServerEngine._run`: per
   statement the adapter's timeout is armed, a :class:`~parrot.engines.statements.Watchdog`
   cancels at the deadline, at most ``max_rows + 1`` rows are fetched (``fetchmany``) and errors
   are classified by the error table.
-* Helpers: :func:`fetch_capped`, :func:`create_table_sql`, :func:`insert_chunks`,
-  :func:`interval`, :func:`json_value`, :func:`safe_canonical`.
+* Helpers: :func:`fetch_capped`, :func:`insert_chunks`, :func:`interval`, :func:`json_value`
+  (and, from :mod:`parrot.engines.base`, :func:`create_table_sql`, :func:`safe_canonical`).
 """
 
 from __future__ import annotations
@@ -56,12 +56,15 @@ from parrot.engines.base import (
     Execution,
     FixtureLoadError,
     LoadReport,
+    create_table_sql,
+    quote_ident,
+    safe_canonical,
+    select_all,
 )
 from parrot.fixtures import Column, Fixture, Table, is_plain
 
 FIXTURE_PREFIX = "parrot_fx_"
 SCRATCH_PREFIX = "parrot_sx_"
-RESERVED_PREFIX = st.RESERVED_PREFIX
 CONNECT_TIMEOUT = 10  # seconds
 LOAD_WAIT = 120.0  # seconds to wait for another process building the same fixture
 FETCH_CHUNK = 1000  # rows per fetchmany call
@@ -212,14 +215,6 @@ def fetch_capped(cursor: Any, max_rows: int, chunk: int = FETCH_CHUNK) -> list[S
             raise st.Overflow
 
 
-def safe_canonical(value: Any) -> values.Value:
-    """:func:`values.canonical`, falling back to the value's text for unknown types."""
-    try:
-        return values.canonical(value)
-    except TypeError:
-        return str(value)
-
-
 def interval(seconds: float) -> values.Nested:
     """An interval as the other adapters render it (a month counts 30 days, a year 360)."""
     return values.Nested(json.dumps({"interval_seconds": seconds}))
@@ -249,18 +244,6 @@ def utc_naive(value: dt.datetime) -> dt.datetime:
 
 
 # --- DDL and bulk loading -------------------------------------------------------------------------
-
-def create_table_sql(qualified: str, table: Table, quote_name: Callable[[str], str],
-                     type_of: Callable[[Column], str], *, primary_key: bool = True,
-                     not_null: bool = True, suffix: str = "") -> str:
-    """``CREATE TABLE qualified (col type [NOT NULL], ..., PRIMARY KEY (...))suffix``."""
-    cols = [f"{quote_name(c.name)} {type_of(c)}" + ("" if c.nullable or not not_null
-                                                    else " NOT NULL")
-            for c in table.columns]
-    if primary_key and table.primary_key:
-        cols.append(f"PRIMARY KEY ({', '.join(quote_name(k) for k in table.primary_key)})")
-    return f"CREATE TABLE {qualified} ({', '.join(cols)}){suffix}"
-
 
 def insert_chunks(table: Table, *, max_rows: int, max_params: int | None = None
                   ) -> Iterator[tuple[tuple[Any, ...], ...]]:
@@ -331,6 +314,7 @@ class ServerEngine(EngineBase[str]):
     literal: ClassVar[Callable[[Any, Column], str]]  # a fixture value as SQL (for _insert)
     quote_chars: ClassVar[tuple[str, str]] = ('"', '"')
     fold: ClassVar[str | None] = None  # "upper"/"lower": how unquoted identifiers are stored
+    home: str | None = None  # the database or catalog whose schemas are the containers, if any
     multiple_results: ClassVar[bool] = False  # a statement may return several result sets
     rename_builds: ClassVar[bool] = False  # build a fixture under a temporary name, then rename
     admin_fetches: ClassVar[bool] = False  # read the results of every admin statement
@@ -346,6 +330,9 @@ class ServerEngine(EngineBase[str]):
         self._counter = 0
         self._version: str | None = None
         self._admin: Any = None  # the URL's user's connection: loads and drops fixtures
+        self._runner: Any = None  # the connection executions run on (adapters that keep one)
+        self.sandboxed: bool | None = None  # writing scripts can run sandboxed (None: unknown)
+        self.sandbox_error: str | None = None  # why they cannot
         self._label_retry = 0.0  # monotonic time before which an unreachable label is reused
         self._closed = False
 
@@ -390,8 +377,7 @@ class ServerEngine(EngineBase[str]):
     @classmethod
     def quote(cls, name: str) -> str:
         """``name`` as a quoted identifier (the closing quote doubled inside)."""
-        opener, closer = cls.quote_chars
-        return opener + name.replace(closer, closer * 2) + closer
+        return quote_ident(name, *cls.quote_chars)
 
     @classmethod
     def folded(cls, name: str) -> str:
@@ -480,7 +466,7 @@ class ServerEngine(EngineBase[str]):
                                            f"{fixture.name!r} on {self.name}")
                 if self._container_exists(container):
                     try:
-                        report = self._verify(fixture, container, started)
+                        _, report = self._verified(fixture, container, started)
                     except FixtureLoadError:
                         if (raced or self._maybe_loading(container)) and \
                                 time.monotonic() < wait_until:
@@ -497,17 +483,13 @@ class ServerEngine(EngineBase[str]):
                     time.sleep(0.5)
                     continue
                 try:
-                    report = self._verify(fixture, container, started)
+                    _, report = self._verified(fixture, container, started)
                 except FixtureLoadError:  # stored unfaithfully: leave nothing behind
                     with contextlib.suppress(Exception):
                         self._drop_container(container)
                     raise
                 self._after_load(container, fixture)
                 return container, report
-
-    def _verify(self, fixture: Fixture, container: str, started: float) -> LoadReport:
-        return st.verify_load(fixture, self._read_back(container, fixture),
-                              seconds=time.perf_counter() - started)
 
     def _load_lock(self, container: str) -> contextlib.AbstractContextManager[object]:
         """A server-side lock serialising loaders of one container (default: none)."""
@@ -551,8 +533,12 @@ class ServerEngine(EngineBase[str]):
     def _discard(self, container: str) -> None:
         self._drop_container(container)
 
-    @abc.abstractmethod
-    def _container_exists(self, container: str) -> bool: ...
+    def _container_exists(self, container: str) -> bool:
+        """Whether schema ``container`` exists in ``home`` (adapters without one ask their own
+        catalog)."""
+        return bool(self._admin_rows(f"SELECT 1 FROM {self.quote(self.home or '')}."
+                                     f"information_schema.schemata "
+                                     f"WHERE schema_name = '{container}'"))
 
     @abc.abstractmethod
     def _create_container(self, container: str) -> None: ...
@@ -569,20 +555,22 @@ class ServerEngine(EngineBase[str]):
 
     def _insert(self, container: str, table: Table) -> None:
         """Fill a table: by default ``INSERT ... VALUES`` statements of ``literal`` values."""
-        head = (f"INSERT INTO {self.table_name(container, table.name)} "
+        head = (f"INSERT INTO {self.qualified(container, table.name)} "
                 f"({', '.join(self.ident(c) for c in table.column_names)})")
         for sql in values_inserts(table, head, type(self).literal):
             self._admin_sql(sql)
 
-    def table_name(self, container: str, table: str) -> str:
-        """A fixture table's qualified name."""
-        return f"{self.quote(container)}.{self.ident(table)}"
+    def qualified(self, container: str, table: str | None = None) -> str:
+        """A container's name (inside ``home``), or with ``table`` one of its tables'."""
+        out = self.quote(container) if self.home is None else \
+            f"{self.quote(self.home)}.{self.quote(container)}"
+        return out if table is None else f"{out}.{self.ident(table)}"
 
     def _read_table(self, container: str, table: Table) -> list[Sequence[Any]]:
         """The table's rows as stored, converted so that :func:`fixtures.cell_text` reads them
         as the portable types (e.g. an Oracle DATE at midnight → date)."""
-        cols = ", ".join(self.ident(c) for c in table.column_names)
-        return self._admin_rows(f"SELECT {cols} FROM {self.table_name(container, table.name)}")
+        return self._admin_rows(select_all(table, self.ident, self.qualified(container,
+                                                                             table.name)))
 
     # --- execution ----------------------------------------------------------------------------
 
@@ -685,8 +673,13 @@ class ServerEngine(EngineBase[str]):
 
     def _reset(self) -> None:
         """Forget connections after a failure (the next call reconnects)."""
+        self._drop_runner()
         admin, self._admin = self._admin, None
         st.close_quietly(admin)
+
+    def _drop_runner(self) -> None:
+        runner, self._runner = self._runner, None
+        st.close_quietly(runner)
 
     def close(self) -> None:
         self._closed = True
@@ -700,7 +693,6 @@ def _identity(value: Any) -> Any:
 
 __all__ = [
     "FIXTURE_PREFIX",
-    "RESERVED_PREFIX",
     "SCRATCH_PREFIX",
     "ContainerExists",
     "ServerEngine",

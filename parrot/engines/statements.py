@@ -212,15 +212,10 @@ def _skip_quoted(sql: str, i: int, quote: str, backslash: bool) -> int:
 
 # --- statements -----------------------------------------------------------------------------------
 
-def statement_spans(sql: str, lexicon: Lexicon = ANSI) -> list[tuple[int, int]]:
-    """``(start, end)`` of every statement in ``sql``: split at ``;`` outside strings, identifiers
-    and comments; leading/trailing comments, the ``;`` itself and empty statements dropped."""
-    return Splitter(lexicon)._spans(sql)
-
-
 def split_statements(sql: str, lexicon: Lexicon = ANSI) -> list[str]:
-    """The statements of ``sql`` as texts (see :func:`statement_spans`)."""
-    return [sql[a:b] for a, b in statement_spans(sql, lexicon)]
+    """The statements of ``sql``: split at ``;`` outside strings, identifiers and comments;
+    leading/trailing comments, the ``;`` itself and empty statements dropped."""
+    return [sql[a:b] for a, b in Splitter(lexicon)._spans(sql)]
 
 
 _BLOCK_KEYWORDS = frozenset({"if", "loop", "while", "repeat", "for"})
@@ -676,7 +671,8 @@ class ErrorTable:
 
     In order: ``timeout`` (the engine's own limit fired), ``cancelled`` (a cancel: TIMEOUT when
     parrot sent it, else a runtime error), ``syntax``, ``denied`` (privileges, read-only mode:
-    UNSUPPORTED), ``lost`` codes, codes starting with ``lost_prefixes`` (SQLSTATE classes) and
+    UNSUPPORTED), ``runtime`` (a query's own error although its class is lost: RUNTIME_ERROR),
+    ``lost`` codes, codes starting with ``lost_prefixes`` (SQLSTATE classes) and
     ``lost_types`` (connection or engine failure: ENGINE_ERROR); then a failure without a code
     is a TIMEOUT when parrot cancelled it and ``uncoded_cancel``, else ``uncoded`` when set;
     anything not one of ``driver_errors`` is an ENGINE_ERROR (a broken connection, a bug).
@@ -687,6 +683,7 @@ class ErrorTable:
     timeout: frozenset[int | str] = frozenset()
     cancelled: frozenset[int | str] = frozenset()
     denied: frozenset[int | str] = frozenset()
+    runtime: frozenset[int | str] = frozenset()
     lost: frozenset[int | str] = frozenset()
     lost_prefixes: tuple[str, ...] = ()
     lost_types: tuple[type[BaseException], ...] = ()
@@ -706,6 +703,8 @@ class ErrorTable:
                 return ExecStatus.SYNTAX_ERROR
             if code in self.denied:
                 return ExecStatus.UNSUPPORTED
+            if code in self.runtime:
+                return ExecStatus.RUNTIME_ERROR
             if code in self.lost or str(code).startswith(self.lost_prefixes):
                 return ExecStatus.ENGINE_ERROR
         if isinstance(exc, self.lost_types):

@@ -216,6 +216,17 @@ def test_session_state_is_cleared(engine: Engine, shop: Fixture) -> None:
 
 
 @ONLY_PG
+def test_a_parameter_placeholder_is_a_query_error(engine: Engine, shop: Fixture) -> None:
+    """``$1`` in a source: the server's 08P01 (connection class) "bind message supplies 0
+    parameters" is the query's own error, not an engine failure to retry."""
+    ex = engine.execute("SELECT $1::int + 1 FROM orders", shop)
+    assert ex.status is ExecStatus.RUNTIME_ERROR
+    assert "bind message supplies 0 parameters" in (ex.error or "")
+    assert rows_of(engine, "SELECT 1") == ((1,),)  # the connection is usable afterwards
+    assert pg.ERRORS(st.Failed("protocol violation", "08P01"), False) is ExecStatus.RUNTIME_ERROR
+
+
+@ONLY_PG
 def test_disabled_statement_timeout_still_times_out(engine: Engine, shop: Fixture) -> None:
     started = time.monotonic()
     ex = engine.execute("SET statement_timeout = 0; SELECT pg_sleep(600)", shop, timeout=0.5)

@@ -31,7 +31,7 @@ def url(text: str = URL) -> ServerURL:
 
 def bare() -> sf.SnowflakeEngine:
     engine = sf.SnowflakeEngine.__new__(sf.SnowflakeEngine)
-    engine.url, engine.database = url(), "PARROT"
+    engine.url, engine.home = url(), "PARROT"
     engine._token, engine._counter = "abcd1234", 0
     engine._runner = engine._admin = None
     engine._runner_session = None

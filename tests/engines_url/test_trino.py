@@ -29,7 +29,7 @@ def url(text: str = URL) -> ServerURL:
 
 def bare() -> tr.TrinoEngine:
     engine = tr.TrinoEngine.__new__(tr.TrinoEngine)
-    engine.url, engine.catalog = url(), "memory"
+    engine.url, engine.home = url(), "memory"
     return engine
 
 

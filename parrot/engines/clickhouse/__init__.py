@@ -92,6 +92,8 @@ from parrot.engines.base import (
     ExecStatus,
     Execution,
     TypeMap,
+    create_table_sql,
+    select_all,
 )
 from parrot.fixtures import Column, Fixture, Table
 
@@ -479,6 +481,13 @@ def ident(name: str) -> str:
     return "`" + name.replace("\\", "\\\\").replace("`", "\\`") + "`"
 
 
+def table_ddl(database: str, table: Table) -> str:
+    """The CREATE TABLE statement of a fixture table in ``database``."""
+    return create_table_sql(f"{ident(database)}.{ident(table.name)}", table, ident,
+                            clickhouse_type, primary_key=False, not_null=False,
+                            suffix=f" ENGINE = {TABLE_ENGINE}")
+
+
 def string_literal(text: str) -> str:
     """A quoted ClickHouse string literal."""
     return "'" + text.replace("\\", "\\\\").replace("'", "\\'") + "'"
@@ -583,9 +592,8 @@ class ClickHouseEngine(EngineBase[_Materialised]):
 
     def _fill(self, mat: _Materialised, fixture: Fixture) -> None:
         for table in fixture.tables:
-            cols = ", ".join(f"{ident(c.name)} {clickhouse_type(c)}" for c in table.columns)
             target = f"{ident(mat.database)}.{ident(table.name)}"
-            self._admin.query(f"CREATE TABLE {target} ({cols}) ENGINE = {TABLE_ENGINE}")
+            self._admin.query(table_ddl(mat.database, table))
             for i in range(0, len(table.rows), INSERT_BATCH):
                 rows = table.rows[i:i + INSERT_BATCH]
                 self._admin.query(f"INSERT INTO {target} VALUES "
@@ -597,10 +605,8 @@ class ClickHouseEngine(EngineBase[_Materialised]):
 
     def _read_back(self, mat: _Materialised, fixture: Fixture) -> dict[str, Any]:
         def read(table: Table) -> list[Any]:
-            cols = ", ".join(ident(c) for c in table.column_names)
-            _, types, rows = parse_output(self._admin.query(
-                f"SELECT {cols} FROM {ident(mat.database)}.{ident(table.name)}",
-                OUTPUT_FORMAT).bytes())
+            _, types, rows = parse_output(self._admin.query(select_all(
+                table, ident, f"{ident(mat.database)}.{ident(table.name)}"), OUTPUT_FORMAT).bytes())
             return list(canonical_rows(types, rows))
 
         return st.read_tables(fixture, read, (RuntimeError, ValueError))
@@ -754,4 +760,5 @@ def _result(names: list[str], types: list[str], rows: list[list[Any]],
 # what the ClickHouse server adapter (clickhouse.server) shares with this one
 __all__ = ["GUARD", "OUR_DATABASE", "READ_FIRST", "CHType", "ClickHouseEngine", "canonical_rows",
            "clickhouse_type", "converter", "created_function", "dropped_function", "format_clause",
-           "ident", "literal", "parse_literal", "parse_output", "parse_type", "string_literal"]
+           "ident", "literal", "parse_literal", "parse_output", "parse_type", "string_literal",
+           "table_ddl"]

@@ -69,7 +69,7 @@ from typing import Any, ClassVar
 from parrot import values
 from parrot.engines import clickhouse as ch
 from parrot.engines import statements as st
-from parrot.engines.base import Capabilities, ExecStatus, Execution
+from parrot.engines.base import Capabilities, ExecStatus, Execution, select_all
 from parrot.engines.dbapi import (
     CONNECT_TIMEOUT,
     ContainerExists,
@@ -281,11 +281,7 @@ class ClickHouseServerEngine(ServerEngine):
     def __init__(self, url: str | None = None) -> None:
         super().__init__(url)
         self.client_params(self.url)  # validate the URL now
-        self._admin: Any = None
         self._reader: Any = None
-        self._runner: Any = None
-        self.sandboxed: bool | None = None  # whether writing scripts can run (restricted user)
-        self.sandbox_error: str | None = None
 
     # --- connections --------------------------------------------------------------------------
 
@@ -393,9 +389,7 @@ class ClickHouseServerEngine(ServerEngine):
         self._command(f"DROP DATABASE IF EXISTS {ch.ident(container)} SYNC")
 
     def table_ddl(self, container: str, table: Table) -> str:
-        cols = ", ".join(f"{ch.ident(c.name)} {ch.clickhouse_type(c)}" for c in table.columns)
-        return (f"CREATE TABLE {ch.ident(container)}.{ch.ident(table.name)} ({cols}) "
-                f"ENGINE = {ch.TABLE_ENGINE}")
+        return ch.table_ddl(container, table)
 
     def _create_table(self, container: str, table: Table) -> None:
         self._command(self.table_ddl(container, table))
@@ -406,9 +400,8 @@ class ClickHouseServerEngine(ServerEngine):
             self._command(sql, session_timezone="UTC")
 
     def _read_table(self, container: str, table: Table) -> list[Sequence[Any]]:
-        cols = ", ".join(ch.ident(c) for c in table.column_names)
-        types, rows = self._rows(f"SELECT {cols} FROM {ch.ident(container)}."
-                                 f"{ch.ident(table.name)}")
+        types, rows = self._rows(select_all(table, ch.ident,
+                                            f"{ch.ident(container)}.{ch.ident(table.name)}"))
         return list(ch.canonical_rows(types, rows))
 
     # --- execution ----------------------------------------------------------------------------
@@ -494,9 +487,6 @@ class ClickHouseServerEngine(ServerEngine):
 
     def _cancel(self, cursor: Any) -> None:
         cursor.cancel()
-
-    def _type_name(self, column: Sequence[Any]) -> str:
-        return str(column[1])
 
     def _converter(self, column: Sequence[Any]) -> Callable[[Any], Any]:
         return ch.converter(ch.parse_type(str(column[1])))

@@ -55,8 +55,12 @@ from parrot.engines.base import (
     ExecStatus,
     Execution,
     TypeMap,
+    arrow_arrays,
+    create_table_sql,
+    quote_ident,
+    select_all,
 )
-from parrot.fixtures import Column, Fixture, Table, decimal_precision, decimal_scale
+from parrot.fixtures import Fixture, Table
 
 ST = duckdb.StatementType
 _LOAD_VIEW = "__parrot_load"  # the Arrow table being inserted, registered only during a load
@@ -94,22 +98,6 @@ _TZ = re.compile(r"(TIMESTAMP|TIME) WITH TIME ZONE")
 duckdb_type = TypeMap({"integer": "INTEGER", "bigint": "BIGINT", "double": "DOUBLE",
                        "text": "VARCHAR", "boolean": "BOOLEAN", "date": "DATE",
                        "timestamp": "TIMESTAMP"})
-
-
-def _quote(name: str) -> str:
-    return '"' + name.replace('"', '""') + '"'
-
-
-def arrow_type(column: Column) -> Any:
-    """The Arrow type that carries a portable column's values into DuckDB unchanged."""
-    import pyarrow as pa
-
-    t = column.type
-    if t.startswith("decimal"):
-        return pa.decimal128(decimal_precision(t), decimal_scale(t))
-    return {"integer": pa.int32(), "bigint": pa.int64(), "double": pa.float64(),
-            "text": pa.string(), "boolean": pa.bool_(), "date": pa.date32(),
-            "timestamp": pa.timestamp("us")}[t]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -167,25 +155,20 @@ class DuckDBEngine(EngineBase[_Database]):
         """Create ``table`` and bulk-insert its rows through an Arrow table of the exact types."""
         import pyarrow as pa
 
-        cols = ", ".join(f"{_quote(c.name)} {duckdb_type(c)}" + ("" if c.nullable else " NOT NULL")
-                         for c in table.columns)
-        con.execute(f"CREATE TABLE {_quote(table.name)} ({cols})")
-        arrays = [pa.array([row[i] for row in table.rows], type=arrow_type(c))
-                  for i, c in enumerate(table.columns)]
+        con.execute(create_table_sql(quote_ident(table.name), table, quote_ident, duckdb_type,
+                                     primary_key=False))
+        arrays = arrow_arrays(table)
         con.register(_LOAD_VIEW, pa.Table.from_arrays(
             arrays, names=[f"c{i}" for i in range(len(arrays))]))
         try:
-            con.execute(f"INSERT INTO {_quote(table.name)} SELECT * FROM {_LOAD_VIEW}")
+            con.execute(f"INSERT INTO {quote_ident(table.name)} SELECT * FROM {_LOAD_VIEW}")
         finally:
             con.unregister(_LOAD_VIEW)
 
     @staticmethod
     def _read_back(db: _Database, fixture: Fixture) -> dict[str, list[tuple[Any, ...]]]:
-        def read(table: Table) -> list[tuple[Any, ...]]:
-            cols = ", ".join(_quote(c) for c in table.column_names)
-            return db.con.execute(f"SELECT {cols} FROM {_quote(table.name)}").fetchall()
-
-        return st.read_tables(fixture, read, duckdb.Error)
+        return st.read_tables(fixture, lambda t: db.con.execute(select_all(t, quote_ident))
+                              .fetchall(), duckdb.Error)
 
     @staticmethod
     def _settings(con: duckdb.DuckDBPyConnection) -> dict[str, Any]:
@@ -244,9 +227,9 @@ class DuckDBEngine(EngineBase[_Database]):
                 if current.get(name) == value:
                     continue
                 if value is None:
-                    db.con.execute(f"RESET GLOBAL {_quote(name)}")
+                    db.con.execute(f"RESET GLOBAL {quote_ident(name)}")
                 else:
-                    db.con.execute(f"SET GLOBAL {_quote(name)} = "
+                    db.con.execute(f"SET GLOBAL {quote_ident(name)} = "
                                    + "'" + str(value).replace("'", "''") + "'")
             if self._settings(db.con) != db.settings:
                 raise RuntimeError("settings differ after restore")
@@ -310,7 +293,7 @@ def _utc_projection(index: int, type_name: str, name: str) -> str:
         expr = f"CAST({ref} AS {_TZ.sub(lambda m: m.group(1), type_name)})"
     else:
         expr = ref
-    return f"{expr} AS {_quote(name)}"
+    return f"{expr} AS {quote_ident(name)}"
 
 
 def _fetch_arrow(cur: duckdb.DuckDBPyConnection, limit: int) -> list[tuple[Any, ...]]:

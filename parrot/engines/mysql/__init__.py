@@ -100,6 +100,7 @@ import contextlib
 import dataclasses
 import datetime as dt
 import decimal
+import functools
 import hashlib
 import itertools
 import re
@@ -124,18 +125,18 @@ from parrot.engines.base import (
     Execution,
     FixtureLoadError,
     TypeMap,
+    quote_ident,
+    select_all,
 )
+from parrot.engines.base import create_table_sql as base_create_table_sql
+from parrot.engines.dbapi import CONNECT_TIMEOUT, FIXTURE_PREFIX, SCRATCH_PREFIX
 from parrot.fixtures import Column, Fixture, Table
 
 URL_SCHEMES = ("mysql", "mariadb")
-FIXTURE_PREFIX = "parrot_fx_"
-SCRATCH_PREFIX = "parrot_sx_"
-RESERVED_PREFIX = "parrot_"
 READ_USER = "parrot_ro"
 WRITE_USER = "parrot_rw"
 KILL_GRACE = 0.3  # seconds after the deadline before the watchdog kills a query
 LOAD_LOCK_TIMEOUT = 600  # seconds to wait for another process loading the same fixture
-CONNECT_TIMEOUT = 10
 ADMIN_LOCK_WAIT = 60  # seconds the admin connection waits for a metadata lock
 INSERT_BATCH = 2_000  # rows per multi-row INSERT while loading
 KEY_BYTES = 3072  # InnoDB's index key limit (DYNAMIC rows); utf8mb4 takes 4 bytes a character
@@ -334,16 +335,13 @@ def create_table_sql(database: str, table: Table) -> str:
     text_keys = [c for c in table.columns if c.name in key and c.type == "text"]
     key_chars = max(1, (KEY_BYTES - 8 * (len(key) - len(text_keys))) // 4
                     // max(len(text_keys), 1)) if text_keys else None
-    cols = [f"{_ident(c.name)} {mysql_type(c, key_chars if c.name in key else None)}"
-            for c in table.columns]
-    if table.primary_key:
-        cols.append(f"PRIMARY KEY ({', '.join(_ident(k) for k in table.primary_key)})")
-    return (f"CREATE TABLE {_ident(database)}.{_ident(table.name)} ({', '.join(cols)}) "
-            "ENGINE = InnoDB")
+    return base_create_table_sql(
+        f"{_ident(database)}.{_ident(table.name)}", table, _ident,
+        lambda c: mysql_type(c, key_chars if c.name in key else None), not_null=False,
+        suffix=" ENGINE = InnoDB")
 
 
-def _ident(name: str) -> str:
-    return "`" + name.replace("`", "``") + "`"
+_ident = functools.partial(quote_ident, opener="`", closer="`")
 
 
 def _bind(value: Any) -> Any:
@@ -574,12 +572,8 @@ class MySQLEngine(EngineBase[_Materialised]):
                 self._admin_rows("SELECT RELEASE_LOCK(%s)", (name,))
 
     def _read_back(self, mat: _Materialised, fixture: Fixture) -> dict[str, Any]:
-        def read(table: Table) -> list[tuple[Any, ...]]:
-            cols = ", ".join(_ident(c) for c in table.column_names)
-            return self._admin_rows(f"SELECT {cols} FROM {_ident(mat.database)}."
-                                    f"{_ident(table.name)}")
-
-        return st.read_tables(fixture, read, pymysql.err.MySQLError)
+        return st.read_tables(fixture, lambda t: self._admin_rows(select_all(
+            t, _ident, f"{_ident(mat.database)}.{_ident(t.name)}")), pymysql.err.MySQLError)
 
     def _server_checksums(self, database: str, fixture: Fixture) -> dict[str, int | None]:
         tables = ", ".join(f"{_ident(database)}.{_ident(t.name)}" for t in fixture.tables)

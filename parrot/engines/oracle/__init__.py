@@ -80,7 +80,7 @@ from decimal import Decimal
 from typing import Any, ClassVar
 
 from parrot.engines import statements as st
-from parrot.engines.base import Capabilities, ExecStatus, Execution, FixtureLoadError
+from parrot.engines.base import Capabilities, ExecStatus, Execution, FixtureLoadError, select_all
 from parrot.engines.dbapi import (
     CONNECT_TIMEOUT,
     ContainerExists,
@@ -295,11 +295,8 @@ class OracleEngine(ServerEngine):
     def __init__(self, url: str | None = None) -> None:
         super().__init__(url)
         self.connect_params(self.url)  # validate the URL now
-        self._runner: Any = None
         self._major: int | None = None
         self._tablespace: str | None = None
-        self.sandboxed: bool | None = None  # None until the first execution set it up
-        self.sandbox_error: str | None = None
 
     # --- connections --------------------------------------------------------------------------
 
@@ -358,8 +355,7 @@ class OracleEngine(ServerEngine):
     def _runner_conn(self) -> Any:
         if self._runner is not None and self._healthy(self._runner):
             return self._runner
-        st.close_quietly(self._runner)
-        self._runner = None
+        self._drop_runner()
         if self.sandboxed is None or self.sandboxed:
             try:
                 self._setup_runner()
@@ -394,12 +390,6 @@ class OracleEngine(ServerEngine):
         for table in names:
             self._admin_sql(f"GRANT SELECT ON {self.quote(container)}.{self.quote(table)} "
                             f"TO {RUNNER}")
-
-    def _reset(self) -> None:
-        st.close_quietly(self._runner)
-        self._runner = None
-        st.close_quietly(self._admin)
-        self._admin = None
 
     # --- identity -----------------------------------------------------------------------------
 
@@ -467,7 +457,7 @@ class OracleEngine(ServerEngine):
             return oracle_type(column, major=major, max_bytes=text_bytes(table, column),
                                key_chars=key_chars if column in text_keys else None)
 
-        return create_table_sql(f"{self.quote(container)}.{self.ident(table.name)}", table,
+        return create_table_sql(self.qualified(container, table.name), table,
                                 self.ident, type_of)
 
     def _create_table(self, container: str, table: Table) -> None:
@@ -483,8 +473,7 @@ class OracleEngine(ServerEngine):
                  "boolean": oracledb.DB_TYPE_BOOLEAN if major >= 23 else oracledb.DB_TYPE_NUMBER}
         cols = ", ".join(self.ident(c) for c in table.column_names)
         marks = ", ".join(f":{i + 1}" for i in range(len(table.columns)))
-        sql = (f"INSERT INTO {self.quote(container)}.{self.ident(table.name)} ({cols}) "
-               f"VALUES ({marks})")
+        sql = f"INSERT INTO {self.qualified(container, table.name)} ({cols}) VALUES ({marks})"
         with conn.cursor() as cur:
             for chunk in insert_chunks(table, max_rows=INSERT_BATCH):
                 cur.setinputsizes(*[sizes.get(c.type, oracledb.DB_TYPE_NUMBER
@@ -494,9 +483,8 @@ class OracleEngine(ServerEngine):
         conn.commit()
 
     def _read_table(self, container: str, table: Table) -> list[Sequence[Any]]:
-        cols = ", ".join(self.ident(c) for c in table.column_names)
         with self._admin_conn().cursor() as cur:
-            cur.execute(f"SELECT {cols} FROM {self.quote(container)}.{self.ident(table.name)}")
+            cur.execute(select_all(table, self.ident, self.qualified(container, table.name)))
             return [stored_row(row, table.columns) for row in cur.fetchall()]
 
     def _after_load(self, container: str, fixture: Fixture) -> None:
@@ -523,8 +511,7 @@ class OracleEngine(ServerEngine):
                 cur.close()
                 conn.rollback()
             except Exception:
-                st.close_quietly(self._runner)
-                self._runner = None
+                self._drop_runner()
 
     def _arm_timeout(self, cursor: Any, seconds: float) -> None:
         cursor.connection.call_timeout = max(1, int(seconds * 1000))

@@ -54,7 +54,8 @@ CTEs stop within the timeout + ~0.1 s) → ``ExecStatus.TIMEOUT``. **Result cap*
 streamed in chunks; at ``max_rows + 1`` the statement is cancelled → ``ExecStatus.TOO_LARGE``
 (a 10^12-row result is never materialised). **Errors** by SQLSTATE: 42601 → SYNTAX_ERROR, 57014
 (cancel) → TIMEOUT, classes 08/57/58/XX and lost connections → ENGINE_ERROR (the adapter
-reconnects on the next call), everything else → RUNTIME_ERROR.
+reconnects on the next call) except 08P01 (a ``$1`` placeholder in the query: "bind message
+supplies 0 parameters"), everything else → RUNTIME_ERROR.
 
 **Session settings** (per connection): TimeZone UTC, DateStyle ISO output (the field order for
 input keeps the server's), client encoding UTF8. Nothing that changes query semantics (NULL
@@ -101,7 +102,9 @@ from parrot.engines.base import (
     Execution,
     FixtureLoadError,
     TypeMap,
+    safe_canonical,
 )
+from parrot.engines.dbapi import interval
 from parrot.fixtures import Fixture, Table, is_plain
 
 RUNNER = "parrot_runner"
@@ -391,7 +394,7 @@ class _IntervalLoader(Loader):
             seconds = interval_seconds(text)
         if seconds is None:
             return values.Nested(json.dumps({"interval": text}))
-        return values.Nested(json.dumps({"interval_seconds": seconds}))
+        return interval(seconds)
 
 
 class _JsonLoader(Loader):
@@ -434,13 +437,6 @@ def _connect(conninfo: str, **kwargs: Any) -> psycopg.Connection[Any]:
     return conn
 
 
-def _canonical(value: Any) -> values.Value:
-    try:
-        return values.canonical(value)
-    except TypeError:
-        return str(value)
-
-
 def _type_name(conn: psycopg.Connection[Any], oid: int, mod: int) -> str:
     info = conn.adapters.types.get(oid)
     if info is None:
@@ -463,6 +459,7 @@ ERRORS = st.ErrorTable(
     lambda exc: exc.code if isinstance(exc, st.Failed) else "08006",
     timeout=frozenset({"57014"}),  # query_canceled: statement_timeout or parrot's cancel
     syntax=frozenset({"42601"}),
+    runtime=frozenset({"08P01"}),  # "bind message supplies 0 parameters": $1 in the query
     lost_prefixes=("08", "57", "58", "XX"),  # connection, operator intervention, system, internal
     uncoded=ExecStatus.ENGINE_ERROR, driver_errors=(st.Failed,))
 
@@ -901,7 +898,7 @@ class PostgresEngine(EngineBase[str]):
             raise _LostConnection("connection to the server lost")
         if outcome.error is not None or outcome.too_large or names is None:
             return outcome
-        canon = tuple(tuple(_canonical(v) for v in row) for row in rows)
+        canon = tuple(tuple(safe_canonical(v) for v in row) for row in rows)
         outcome.result = values.ResultSet(tuple(names), canon, tuple(types))
         return outcome
 

@@ -270,9 +270,13 @@ class SnowflakeEngine(ServerEngine):
 
     def __init__(self, url: str | None = None) -> None:
         super().__init__(url)
-        self.database = self.connect_params(self.url)["database"]
-        self._runner: Any = None
+        self.home = self.connect_params(self.url)["database"]
         self._runner_session: str | None = None
+
+    @property
+    def database(self) -> str | None:
+        """The database whose schemas hold parrot's fixtures (the URL's path)."""
+        return self.home
 
     @staticmethod
     def connect_params(url: ServerURL) -> dict[str, Any]:
@@ -312,25 +316,10 @@ class SnowflakeEngine(ServerEngine):
         conn, self._runner, self._runner_session = self._runner, None, None
         st.close_quietly(conn)
 
-    def _reset(self) -> None:
-        self._drop_runner()
-        super()._reset()
-
     def _ask_version(self) -> str:
         return f"Snowflake {self._admin_rows('SELECT CURRENT_VERSION()')[0][0]}"
 
-    def qualified(self, container: str, table: str | None = None) -> str:
-        out = f"{self.quote(self.database)}.{self.quote(container)}"
-        return out if table is None else f"{out}.{self.ident(table)}"
-
-    table_name = qualified
-
     # --- fixtures -----------------------------------------------------------------------------
-
-    def _container_exists(self, container: str) -> bool:
-        return bool(self._admin_rows(
-            f"SELECT 1 FROM {self.quote(self.database)}.INFORMATION_SCHEMA.SCHEMATA "
-            f"WHERE SCHEMA_NAME = {string_literal(container)}"))
 
     def _create_container(self, container: str) -> None:
         self._admin_rows(f"CREATE TRANSIENT SCHEMA {self.qualified(container)} "

@@ -114,9 +114,12 @@ from parrot.engines.base import (
     FixtureLoadError,
     LoadReport,
     TypeMap,
+    arrow_arrays,
+    safe_canonical,
 )
+from parrot.engines.dbapi import months_interval
 from parrot.engines.sandbox import scrubbed_environ
-from parrot.fixtures import Fixture, Table, decimal_precision, decimal_scale
+from parrot.fixtures import Fixture, Table
 
 MASTER = "local[2]"
 GRACE = 0.6  # seconds a statement may run past its deadline while its jobs are being cancelled
@@ -590,7 +593,12 @@ class SparkEngine(EngineBase[_Stored]):
             stored.frames[table.name.lower()] = _frame(spark, table)
 
     def _read_back(self, stored: _Stored, fixture: Fixture) -> dict[str, list[tuple[Any, ...]]]:
-        return _read_all(stored.frames, fixture)
+        def read(table: Table) -> list[tuple[Any, ...]]:
+            frame = stored.frames.get(table.name.lower())
+            return [] if frame is None else [
+                tuple(row) for row in frame.select(*table.column_names).collect()]
+
+        return st.read_tables(fixture, read, Exception)  # e.g. lost checkpoint blocks
 
     def _discard(self, stored: _Stored) -> None:
         if stored.generation == _RUNTIME.generation and _RUNTIME.spark is not None:
@@ -677,32 +685,13 @@ def _frame(spark: Any, table: Table) -> Any:
     import pyarrow as pa
     from pyspark.sql.types import StructField, StructType, _parse_datatype_string
 
-    arrow_types = {"integer": pa.int32(), "bigint": pa.int64(), "double": pa.float64(),
-                   "text": pa.string(), "boolean": pa.bool_(), "date": pa.date32(),
-                   "timestamp": pa.timestamp("us")}
     schema = StructType([StructField(c.name, _parse_datatype_string(spark_type(c)), c.nullable)
                          for c in table.columns])
-    arrays = []
-    for i, c in enumerate(table.columns):
-        if c.type.startswith("decimal"):
-            atype = pa.decimal128(decimal_precision(c.type) or 38, decimal_scale(c.type) or 0)
-        else:
-            atype = arrow_types[c.type]
-        arrays.append(pa.array([row[i] for row in table.rows], type=atype))
-    data = pa.Table.from_arrays(arrays, names=list(table.column_names))
+    data = pa.Table.from_arrays(arrow_arrays(table), names=list(table.column_names))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", FutureWarning)
         frame = spark.createDataFrame(data, schema=schema)
     return frame.localCheckpoint(eager=True)
-
-
-def _read_all(frames: dict[str, Any], fixture: Fixture) -> dict[str, list[tuple[Any, ...]]]:
-    def read(table: Table) -> list[tuple[Any, ...]]:
-        frame = frames.get(table.name.lower())
-        return [] if frame is None else [
-            tuple(row) for row in frame.select(*table.column_names).collect()]
-
-    return st.read_tables(fixture, read, Exception)  # e.g. lost checkpoint blocks
 
 
 def _release(frame: Any) -> None:
@@ -978,9 +967,6 @@ def _contains(dtype: Any, kinds: tuple[type, ...]) -> bool:
 
 # --- values ---------------------------------------------------------------------------------------
 
-_MONTH_SECONDS = 30 * 86400
-
-
 def _result_set(fields: Sequence[Any], kinds: Sequence[str], rows: Sequence[Any],
                 max_rows: int, stop: threading.Event) -> values.ResultSet:
     names = tuple(str(f.name) for f in fields)
@@ -997,21 +983,13 @@ def _result_set(fields: Sequence[Any], kinds: Sequence[str], rows: Sequence[Any]
 def _converter(dtype: Any, kind: str) -> Callable[[Any], values.Value]:
     """How to turn a collected value of a column into a canonical value."""
     if kind == "months":
-        return lambda v: None if v is None else values.Nested(
-            json.dumps({"interval_seconds": float(v * _MONTH_SECONDS)}))
+        return lambda v: None if v is None else months_interval(0, v)
     if kind == "text":
         return lambda v: v
     plain = _plainer(dtype)
     if plain is None:
-        return _canonical
-    return lambda v: None if v is None else _canonical(plain(v))
-
-
-def _canonical(value: Any) -> values.Value:
-    try:
-        return values.canonical(value)
-    except TypeError:  # a type parrot has no family for (geometry, user-defined types, ...)
-        return str(value)
+        return safe_canonical
+    return lambda v: None if v is None else safe_canonical(plain(v))
 
 
 def _plainer(dtype: Any) -> Callable[[Any], Any] | None:
@@ -1054,7 +1032,7 @@ def _nullable(convert: Callable[[Any], Any] | None) -> Callable[[Any], Any]:
 
 def _key(value: Any) -> Any:
     """A map key usable as a JSON object key."""
-    v = _canonical(value)
+    v = safe_canonical(value)
     if isinstance(v, bytes):
         return v.hex()
     return v if isinstance(v, str | int | float | bool) else str(v)

@@ -36,8 +36,11 @@ from parrot.engines.base import (
     ExecStatus,
     Execution,
     TypeMap,
+    create_table_sql,
+    quote_ident,
+    select_all,
 )
-from parrot.fixtures import Fixture, Table
+from parrot.fixtures import Fixture
 
 MAX_VALUE_BYTES = 100_000_000  # SQLITE_LIMIT_LENGTH of an execution's connection
 PROGRESS_STEPS = 2_000  # SQLite VM instructions between deadline checks
@@ -61,10 +64,6 @@ def _bind(value: Any) -> Any:
     if isinstance(value, dt.date | dt.datetime):
         return values.temporal(value).iso
     return value
-
-
-def _quote(name: str) -> str:
-    return '"' + name.replace('"', '""') + '"'
 
 
 def _storage_class(column: list[Any]) -> str:
@@ -101,11 +100,10 @@ class SQLiteEngine(EngineBase[sqlite3.Connection]):
     def _fill(self, con: sqlite3.Connection, fixture: Fixture) -> None:
         con.execute("BEGIN")
         for table in fixture.tables:
-            cols = ", ".join(f"{_quote(c.name)} {sqlite_type(c)}"
-                             + ("" if c.nullable else " NOT NULL") for c in table.columns)
-            con.execute(f"CREATE TABLE {_quote(table.name)} ({cols})")
+            con.execute(create_table_sql(quote_ident(table.name), table, quote_ident,
+                                         sqlite_type, primary_key=False))
             marks = ", ".join("?" * len(table.columns))
-            con.executemany(f"INSERT INTO {_quote(table.name)} VALUES ({marks})",
+            con.executemany(f"INSERT INTO {quote_ident(table.name)} VALUES ({marks})",
                             ([_bind(v) for v in row] for row in table.rows))
         con.execute("COMMIT")
 
@@ -115,7 +113,7 @@ class SQLiteEngine(EngineBase[sqlite3.Connection]):
     @staticmethod
     def _read_back(con: sqlite3.Connection,
                    fixture: Fixture) -> dict[str, list[tuple[Any, ...]]]:
-        return st.read_tables(fixture, lambda t: con.execute(_select_all(t)).fetchall(),
+        return st.read_tables(fixture, lambda t: con.execute(select_all(t, quote_ident)).fetchall(),
                               sqlite3.Error)
 
     # --- execution ----------------------------------------------------------------------------
@@ -176,10 +174,6 @@ def _run_statement(con: sqlite3.Connection, text: str,
         return None
     rows = cur.fetchmany(max_rows + 1)
     return _result_set(cur.description, rows[:max_rows]), len(rows) > max_rows
-
-
-def _select_all(table: Table) -> str:
-    return f"SELECT {', '.join(_quote(c) for c in table.column_names)} FROM {_quote(table.name)}"
 
 
 def _result_set(description: Any, rows: list[tuple[Any, ...]]) -> values.ResultSet:

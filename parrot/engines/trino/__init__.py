@@ -224,7 +224,7 @@ class TrinoEngine(ServerEngine):
         for sub in ("auth", "dbapi", "exceptions"):  # submodules the adapter uses
             importlib.import_module(f"{self.driver_module}.{sub}")
 
-        self.catalog = self.catalog_of(self.url)
+        self.home = self.catalog_of(self.url)
         self._not_null = True  # whether the connector accepts NOT NULL columns
 
     @staticmethod
@@ -271,18 +271,7 @@ class TrinoEngine(ServerEngine):
     def _ask_version(self) -> str:
         return f"Trino {self._admin_rows('SELECT version()')[0][0]}"
 
-    def qualified(self, container: str, table: str | None = None) -> str:
-        out = f"{self.quote(self.catalog)}.{self.quote(container)}"
-        return out if table is None else f"{out}.{self.ident(table)}"
-
-    table_name = qualified
-
     # --- fixtures -----------------------------------------------------------------------------
-
-    def _container_exists(self, container: str) -> bool:
-        return bool(self._admin_rows(
-            f"SELECT 1 FROM {self.quote(self.catalog)}.information_schema.schemata "
-            f"WHERE schema_name = {string_literal(container)}"))
 
     def _create_container(self, container: str) -> None:
         try:
@@ -294,8 +283,8 @@ class TrinoEngine(ServerEngine):
 
     def _drop_container(self, container: str) -> None:
         for (name,) in self._admin_rows(
-                f"SELECT table_name FROM {self.quote(self.catalog)}.information_schema.tables "
-                f"WHERE table_schema = {string_literal(container)}"):
+                f"SELECT table_name FROM {self.quote(self.home or '')}.information_schema."
+                f"tables WHERE table_schema = {string_literal(container)}"):
             self._admin_rows(f"DROP TABLE IF EXISTS {self.qualified(container)}."
                              f"{self.quote(name)}")
         self._admin_rows(f"DROP SCHEMA IF EXISTS {self.qualified(container)}")
@@ -337,9 +326,6 @@ class TrinoEngine(ServerEngine):
 
     def _cancel(self, cursor: Any) -> None:
         cursor.cancel()
-
-    def _type_name(self, column: Sequence[Any]) -> str:
-        return str(column[1])
 
     def _converter(self, column: Sequence[Any]) -> Callable[[Any], Any]:
         return converter(str(column[1]))

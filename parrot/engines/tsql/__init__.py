@@ -382,14 +382,14 @@ class SQLServerEngine(ServerEngine):
         keys = set(table.primary_key)
         text_keys = [c for c in table.columns if c.name in keys and c.type == "text"]
         key_chars = max(1, KEY_CHARS // max(len(text_keys), 1))
-        return create_table_sql(f"{self.quote(container)}.{self.ident(table.name)}", table,
+        return create_table_sql(self.qualified(container, table.name), table,
                                 self.ident,
                                 lambda c: tsql_type(c, key_chars if c in text_keys else None))
 
     def _insert(self, container: str, table: Table) -> None:
         cols = ", ".join(self.ident(c) for c in table.column_names)
         row_marks = "(" + ", ".join("?" for _ in table.columns) + ")"
-        target = f"{self.quote(container)}.{self.ident(table.name)}"
+        target = self.qualified(container, table.name)
         with self._admin_conn().cursor() as cur:
             for chunk in insert_chunks(table, max_rows=MAX_VALUES_ROWS, max_params=MAX_PARAMS):
                 cur.execute(f"INSERT INTO {target} ({cols}) VALUES "
