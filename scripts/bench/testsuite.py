@@ -5,7 +5,8 @@ For every item with a stored suite (``python -m parrot.testsuite build DATASET``
 * per dialect pair and per neighbour operator: neighbours killed by the fixture alone and by
   fixture + suite, neighbours an equivalence rule proves equal to the source (left out of the
   denominators, counted apart; see :mod:`parrot.testsuite.neighbours`) and survivors (the counts
-  distillation recorded);
+  distillation recorded; a suite built without them, ``--no-source-side``, has its source's
+  neighbours run here on the fixture and its databases);
 * false separations: every reference translation is judged against its source on each suite
   database; a reference that matches on the fixture but not on a suite database is an equivalent
   pair the suite falsely separates (target ≤ 0.5%); each is listed with its reason;
@@ -89,18 +90,22 @@ class Tally:
         return [sum(r[i] for r in self.ops.values()) for i in range(5)]
 
 
-def _target_side(judge: Judge, item: Item, ref: str, suite: Suite, tally: Tally,
-                 ops: Tally) -> None:
-    """Neighbours of the reference ``ref``, judged against it on the target engine on the
-    fixture and the suite's databases (what eval faces: a near-miss translation)."""
-    fixture = item.fixture or EMPTY_FIXTURE
-    probe = replace(item, source_dialect=item.target_dialect, source_sql=ref)
+Counts = tuple[dict[str, list[int]], list[list[str]], list[list[str]]]
+
+
+def _side_counts(judge: Judge, probe: Item, suite: Suite) -> Counts:
+    """The neighbours of ``probe``'s source query, judged against it on its own engine on the
+    fixture and the suite's databases, as :meth:`Tally.add_counts` takes them (operators,
+    survivors, unkillable). A reference as the probe's source is the target side (what eval
+    faces: a near-miss translation); the item itself is the source side of a suite built
+    without it (``source_side: false``, Spark's)."""
+    fixture = probe.fixture or EMPTY_FIXTURE
     keys = {t.name.lower(): t.primary_key for t in fixture.tables}
     types = {t.name.lower(): {c.name.lower(): c.type for c in t.columns} for t in fixture.tables}
     counted: list[Neighbour] = []
     on_fixture: set[int] = set()
     operators: dict[str, list[int]] = {}
-    for n in neighbours(ref, item.target_dialect, keys=keys, types=types):
+    for n in neighbours(probe.source_sql, probe.source_dialect, keys=keys, types=types):
         if n.equivalent:
             operators.setdefault(n.operator, [0, 0, 0, 0, 0])[3] += 1
             continue
@@ -124,12 +129,9 @@ def _target_side(judge: Judge, item: Item, ref: str, suite: Suite, tally: Tally,
         row[1] += i in on_fixture
         row[2] += i not in alive
         row[4] += i in unkillable
-    args = (operators, [[counted[i].operator, counted[i].sql] for i in sorted(alive)
+    return (operators, [[counted[i].operator, counted[i].sql] for i in sorted(alive)
                         if i not in unkillable],
-            [[counted[i].operator, counted[i].sql, w] for i, w in unkillable.items()],
-            item.id, item.target_dialect)
-    tally.add_counts(*args)
-    ops.add_counts(*args)
+            [[counted[i].operator, counted[i].sql, w] for i, w in unkillable.items()])
 
 
 def _source_empty(judge: Judge, item: Item, suite: Suite) -> bool:
@@ -215,6 +217,7 @@ def main(argv: list[str] | None = None) -> int:
     separated: list[str] = []
     reasons: Counter[str] = Counter()
     seen_suites: set[str] = set()
+    live: dict[str, Counts] = {}  # suite key -> the source side measured here
     cost = {"fixture": 0.0, "suite": 0.0, "dbs": 0}
     builds: list[float] = []
     try:
@@ -227,15 +230,27 @@ def main(argv: list[str] | None = None) -> int:
                 if suite is None:
                     continue
                 empty = _source_empty(judge, item, suite)
-                by_pair[item.pair].add(suite, item.id, empty)  # a pair counts each of its items
+                if suite.extra.get("source_side", True):  # distillation's counts
+                    counts: Counts = (suite.extra.get("operators", {}),
+                                      suite.extra.get("survivors", []),
+                                      suite.extra.get("unkillable", []))
+                else:  # built without the source's neighbours: measured here, once a query
+                    if suite.key not in live:
+                        live[suite.key] = _side_counts(judge, item, suite)
+                    counts = live[suite.key]
+                # a pair counts each of its items
+                by_pair[item.pair].add_counts(*counts, item.id, item.source_dialect, empty)
                 if llm is not None:
                     llm.add(item, suite, judge)
                 if suite.key not in seen_suites:  # operators: once per source query
                     seen_suites.add(suite.key)
-                    ops.add(suite, item.id, empty)
+                    ops.add_counts(*counts, item.id, item.source_dialect, empty)
                 for ref in item.reference_sql:
                     if not args.no_target_side:
-                        _target_side(judge, item, ref, suite, by_target[item.pair], target_ops)
+                        probe = replace(item, source_dialect=item.target_dialect, source_sql=ref)
+                        side = _side_counts(judge, probe, suite)
+                        by_target[item.pair].add_counts(*side, item.id, item.target_dialect)
+                        target_ops.add_counts(*side, item.id, item.target_dialect)
                     translation = Translation(TranslationStatus.OK, sql=ref)
                     t0 = time.monotonic()
                     on_fixture = judge.judge(item, translation)["verdicts"]["strict"]

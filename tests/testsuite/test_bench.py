@@ -52,14 +52,43 @@ def test_target_side_counts_neighbours_of_the_reference_on_the_target(tmp_path: 
     pair, ops = bench.Tally(), bench.Tally()
     judge = Judge()
     try:
-        bench._target_side(judge, item, item.reference_sql[0], suite, pair, ops)
+        probe = replace(item, source_dialect=item.target_dialect,
+                        source_sql=item.reference_sql[0])
+        counts = bench._side_counts(judge, probe, suite)
     finally:
         judge.close()
+    pair.add_counts(*counts, item.id, item.target_dialect)
+    ops.add_counts(*counts, item.id, item.target_dialect)
     n, fixture, killed, _equiv, unkillable = pair.total()
     assert n > 0 and fixture <= killed <= n - unkillable
     assert pair.ops["drop_order"][4] == 1  # SQLite's GROUP BY returns its groups sorted
     assert any(k.startswith("drop_order on sqlite") for k in pair.unkillable)
     assert ops.total() == pair.total()
+
+
+def test_a_suite_built_without_the_source_side_has_it_measured_by_the_bench(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A suite built with ``--no-source-side`` (Spark's) records no source-side counts: the
+    bench runs the source's neighbours itself on the fixture and the suite's databases, and
+    reports the same source-side row as for a suite built with them."""
+    _engines_or_skip()
+    root = _dataset(tmp_path)
+    item_json = {"id": "s", "source_dialect": "sqlite", "target_dialect": "duckdb",
+                 "source_sql": "SELECT grp, v FROM t WHERE v > 3",
+                 "reference_sql": "SELECT grp, v FROM t WHERE v > 3", "fixture": {"name": "tiny"}}
+    (root / "items.jsonl").write_text(json.dumps(item_json) + "\n")
+    rows = {}
+    for flags in (["--no-source-side"], []):
+        assert main(["build", str(root), "--candidates", "6", "--force", *flags]) == 0
+        item = load_dataset(str(root), count_tokens=False).items[0]
+        suite = load_suite(root, item.source_dialect, item.source_sql, item.fixture)
+        assert suite is not None and suite.extra.get("source_side", True) == (not flags)
+        assert _bench().main([str(root), "--no-target-side"]) == 0
+        out = capsys.readouterr().out
+        side = out[out.index("[source side]"):]
+        row = next(line.split() for line in side.splitlines() if line.startswith("sqlite→duckdb"))
+        rows[bool(flags)] = int(row[1])
+    assert rows[True] == rows[False] > 0  # the same neighbours counted, here or at the build
 
 
 def test_llm_table_counts_fixture_suite_and_model_kills(tmp_path: Path,
