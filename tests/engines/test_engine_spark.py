@@ -374,6 +374,38 @@ def test_a_long_runaway_restarts_the_session(engine: Engine, shop: Fixture,
     assert runtime.generation == generation + 1 and runtime._abandoned == []
 
 
+# per row, a loop Spark never checks for cancellation: its tasks run on after their job is
+# cancelled, and hold both cores (the Spark tier hung on such tasks of a cancelled cross join)
+DEAF = ("SELECT sum(aggregate(sequence(1, 100000), 0L, (a, x) -> a + aggregate(sequence(1, "
+        "100000 + id), 0L, (b, y) -> b + y))) FROM range(0, 4, 1, 2)")
+
+
+@needs_spark
+@pytest.mark.slow
+@on_spark
+def test_tasks_that_ignore_cancellation_restart_the_session(
+        engine: Engine, shop: Fixture, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The next use waits TASK_DRAIN for a cancelled job's tasks, then restarts the session: the
+    fixture's read-back no longer waits for them for good (pytest's timeout failed it before)."""
+    runtime = sp._RUNTIME
+    monkeypatch.setattr(sp, "TASK_DRAIN", 1.0)
+    tracker = runtime.spark.sparkContext._jsc.sc().statusTracker()
+
+    def running() -> int:
+        return sum(e.numRunningTasks() for e in tracker.getExecutorInfos())
+
+    generation = runtime.generation
+    for timeout in (3, 10, 30):  # long enough for its tasks to start on a loaded machine
+        ex = engine.execute(DEAF, shop, timeout=timeout)
+        assert ex.status is ExecStatus.TIMEOUT, (ex.status, ex.error)
+        if running():
+            break
+    assert running()  # cancelled, still running
+    assert engine.checksums(shop) == shop.checksums
+    assert runtime.generation == generation + 1
+    assert rows(engine, "SELECT count(*) FROM customers") == ((4,),)
+
+
 @needs_spark
 @on_spark
 def test_a_column_named_language_is_not_refused(engine: Engine) -> None:

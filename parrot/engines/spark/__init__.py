@@ -53,7 +53,10 @@ job group (``interruptOnCancel``), interrupts the worker's JVM thread (pyspark p
 thread to one; this stops driver-side loops such as recursive CTE iterations) and raises the
 worker's stop flag (checked while rows are unpickled and converted in Python). A step still
 running 0.6 s after the deadline is abandoned to the JVM and the execution reports ``TIMEOUT``;
-if abandoned work still keeps the JVM busy 30 s later, the session is restarted.
+if abandoned work still keeps the JVM busy 30 s later, the session is restarted, and so it is
+when tasks of cancelled jobs still run 10 s into the next use (a higher-order function over a
+long array, a cartesian product's inner loop: Spark never checks there, so they would hold the
+cores, and the next job wait, for good).
 
 **Settings.** ``spark.sql.session.timeZone=UTC``, ``spark.sql.shuffle.partitions=2`` and
 ``spark.default.parallelism=2`` (speed only), and two safety settings that only matter to texts
@@ -125,6 +128,10 @@ MASTER = "local[2]"
 GRACE = 0.6  # seconds a statement may run past its deadline while its jobs are being cancelled
 CANCEL_EVERY = 0.1
 RUNAWAY_LIMIT = 30.0  # seconds an abandoned statement may keep the JVM busy before a restart
+# seconds the next use waits for tasks of cancelled jobs before it restarts the session: a task
+# looping where Spark never checks for cancellation (a higher-order function over a long array,
+# a cartesian product's inner loop) holds its core for good, and the next job waits for it
+TASK_DRAIN = 10.0
 INSTALL_HINT = "pip install 'parrot-sql[spark]' (pyspark 4.3) and a Java 17+ runtime"
 
 # Per-session SQL settings, applied to the shared session's configuration and again to every
@@ -255,6 +262,8 @@ class _Runtime:
                 time.monotonic() - (w.abandoned_at or 0.0) > RUNAWAY_LIMIT
                 for w, _ in self._abandoned):
             self.stop()  # work nothing could stop has kept the JVM busy for too long
+        if self.spark is not None and not self._drained():
+            self.stop(kill=True)  # tasks of cancelled jobs that ignore it hold the cores
         if self.spark is None:
             self._start()
         return self.spark
@@ -324,19 +333,31 @@ class _Runtime:
             atexit.register(shutdown)
             self._atexit = True
 
+    def _drained(self) -> bool:
+        """Whether no task runs (executions are serialised: any running now is a cancelled
+        job's), waiting up to :data:`TASK_DRAIN` for them to stop."""
+        tracker = self.spark.sparkContext._jsc.sc().statusTracker()
+        until = time.monotonic() + TASK_DRAIN
+        while sum(e.numRunningTasks() for e in tracker.getExecutorInfos()):
+            if time.monotonic() >= until:
+                return False
+            time.sleep(0.05)
+        return True
+
     def _alive(self) -> bool:
         try:
             return not self.spark.sparkContext._jsc.sc().isStopped()
         except Exception:
             return False
 
-    def stop(self) -> None:
-        """Stop the session (if any), forget a dead JVM and remove the temporary directory."""
+    def stop(self, kill: bool = False) -> None:
+        """Stop the session (if any), forget a dead JVM and remove the temporary directory;
+        ``kill``: end the JVM without stopping the context (tasks that ignore cancellation)."""
         with self.lock:
             if self._worker is not None:
                 self._worker.retire()
                 self._worker = None
-            runaway = any(w.busy for w, _ in self._abandoned)
+            runaway = kill or any(w.busy for w, _ in self._abandoned)
             self._abandoned.clear()
             if self.spark is not None:
                 from pyspark import SparkContext
