@@ -335,14 +335,20 @@ class _Runtime:
 
     def _drained(self) -> bool:
         """Whether no task runs (executions are serialised: any running now is a cancelled
-        job's), waiting up to :data:`TASK_DRAIN` for them to stop."""
-        tracker = self.spark.sparkContext._jsc.sc().statusTracker()
+        job's), waiting up to :data:`TASK_DRAIN` for them to stop. A JVM that cannot answer
+        counts as drained: the execution finds it dead, reports the engine error and marks the
+        session suspect, as before this check."""
         until = time.monotonic() + TASK_DRAIN
-        while sum(e.numRunningTasks() for e in tracker.getExecutorInfos()):
+        while True:
+            try:
+                tracker = self.spark.sparkContext._jsc.sc().statusTracker()
+                if not sum(e.numRunningTasks() for e in tracker.getExecutorInfos()):
+                    return True
+            except Exception:  # a dead JVM or gateway
+                return True
             if time.monotonic() >= until:
                 return False
             time.sleep(0.05)
-        return True
 
     def _alive(self) -> bool:
         try:
