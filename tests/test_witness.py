@@ -186,11 +186,20 @@ def test_parrot_witness_on_a_real_run(tmp_path, capsys):
     assert 0 < data["size"] < sum(data["rows_before"].values())
     assert sorted(p.name for p in out.iterdir()) == ["witness.duckdb.sql", "witness.sqlite.sql"]
     assert wrong.strip().rstrip(";") in (out / "witness.duckdb.sql").read_text()
+    # every rejected item of the run, appended by id; a second pass adds nothing
+    assert witness_main([str(run), "--all"]) == 0
+    assert witness_main([str(run), "--all"]) == 0
+    lines = [json.loads(x) for x in (run / "witnesses.jsonl").read_text().splitlines()]
+    assert [x["id"] for x in lines] == [item.id]
+    assert lines[0]["witness"]["size"] == data["size"]
 
 
 def test_parrot_witness_usage_errors_exit_2(tmp_path, capsys):
     assert witness_main([str(tmp_path), "x"]) == 2
     assert "no results.jsonl" in capsys.readouterr().err
+    assert witness_main([str(tmp_path)]) == 2
+    assert "ITEM_ID or --all" in capsys.readouterr().err
+    assert witness_main([str(tmp_path), "x", "--budget", "0"]) == 2
 
 
 def test_witness_is_registered_with_the_umbrella_cli():

@@ -195,17 +195,26 @@ def ddmin(units: list[Unit], fails: Callable[[list[Unit]], bool]) -> list[Unit]:
     return units
 
 
+def counting_judge(budget: int = DEFAULT_BUDGET, **judge_options: Any) -> _CountingJudge:
+    """A judge for :func:`witness` (reuse one across items: engines stay up)."""
+    return _CountingJudge(budget, **judge_options)
+
+
 def witness(
     item: Item,
     sql: str,
     databases: Sequence[tuple[str, Fixture]],
     *,
     budget: int = DEFAULT_BUDGET,
+    judge: _CountingJudge | None = None,
     **judge_options: Any,
 ) -> Witness | None:
     """Shrink the first of ``databases`` (origin, fixture) on which ``sql`` disagrees with the
-    item's source; None when it agrees on all of them or a side does not run."""
-    judge = _CountingJudge(budget, **judge_options)
+    item's source; None when it agrees on all of them or a side does not run. ``judge`` (from
+    :func:`counting_judge`) is reused and left open; without one a judge is made and closed."""
+    own = judge is None
+    judge = judge or _CountingJudge(budget, **judge_options)
+    judge.budget, judge.executions = budget, 0
     try:
         shrinker = Shrinker(judge, item, sql)
         for origin, fixture in databases:
@@ -217,7 +226,8 @@ def witness(
                 return found
         return None
     finally:
-        judge.close()
+        if own:
+            judge.close()
 
 
 # --- runnable scripts ----------------------------------------------------------------------------

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from dataclasses import replace
 from pathlib import Path
@@ -24,7 +25,7 @@ from typing import Any
 from parrot.cli import RawDescriptionDefaultsHelpFormatter
 from parrot.datasets import DatasetError, Item, load_dataset
 from parrot.engines import DEFAULT_TIMEOUT
-from parrot.eval.witness import DEFAULT_BUDGET, Witness, script, witness
+from parrot.eval.witness import DEFAULT_BUDGET, Witness, counting_judge, script, witness
 from parrot.fixtures import Fixture
 from parrot.testsuite.store import load_suite
 
@@ -36,7 +37,14 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=RawDescriptionDefaultsHelpFormatter,
     )
     p.add_argument("run", metavar="RUN", type=Path, help="a run directory of parrot eval")
-    p.add_argument("item", metavar="ITEM_ID", help="the id of a rejected item in that run")
+    p.add_argument(
+        "item", metavar="ITEM_ID", nargs="?", help="the id of a rejected item in that run"
+    )
+    p.add_argument(
+        "--all",
+        action="store_true",
+        help=f"every rejected item of the run, appended to RUN/{WITNESSES} (resumable)",
+    )
     p.add_argument(
         "--budget", type=int, default=DEFAULT_BUDGET, help="engine executions the search may spend"
     )
@@ -56,29 +64,31 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+WITNESSES = "witnesses.jsonl"
+
+
 class UsageError(Exception):
     """A run or item that cannot be read: exit 2."""
 
 
-def _record(run: Path, item_id: str) -> dict[str, Any]:
+def _records(run: Path) -> dict[str, dict[str, Any]]:
+    """The run's records by id (the last record of an id wins, as in the report)."""
     results = run / "results.jsonl"
     if not results.is_file():
         raise UsageError(f"{run}: no results.jsonl (not a parrot eval run directory)")
-    found = None
+    found: dict[str, dict[str, Any]] = {}
     with results.open(encoding="utf-8") as fh:
         for line in fh:
             try:
                 record = json.loads(line)
             except json.JSONDecodeError:
                 continue
-            if isinstance(record, dict) and record.get("id") == item_id:
-                found = record  # the last record of an id wins, as in the report
-    if found is None:
-        raise UsageError(f"{run}: no item {item_id!r} in results.jsonl")
+            if isinstance(record, dict) and isinstance(record.get("id"), str):
+                found[record["id"]] = record
     return found
 
 
-def _item(run: Path, item_id: str) -> tuple[Item, Path]:
+def _items(run: Path) -> tuple[dict[str, Item], Path]:
     try:
         manifest = json.loads((run / "manifest.json").read_text(encoding="utf-8"))
         path = Path(manifest["dataset"]["path"])
@@ -88,10 +98,20 @@ def _item(run: Path, item_id: str) -> tuple[Item, Path]:
         dataset = load_dataset(str(path), count_tokens=False, strict=False)
     except (DatasetError, OSError, ValueError) as exc:
         raise UsageError(f"{run}: dataset {path}: {exc}") from None
-    for item in dataset.items:
-        if item.id == item_id:
-            return item, path.parent
-    raise UsageError(f"dataset {path} has no item {item_id!r}")
+    return {item.id: item for item in dataset.items}, path.parent
+
+
+def read_jsonl_ids(path: Path) -> list[str]:
+    """The ids of a JSONL file's valid lines (none when it does not exist)."""
+    if not path.is_file():
+        return []
+    ids = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        try:
+            ids.append(json.loads(line)["id"])
+        except (ValueError, KeyError, TypeError):
+            continue
+    return ids
 
 
 def databases(record: dict[str, Any], item: Item, dataset_dir: Path) -> list[tuple[str, Fixture]]:
@@ -142,51 +162,111 @@ def describe(found: Witness) -> str:
     return "\n".join(lines)
 
 
-def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
-    from parrot.servers import stopping_started
+def _load(run: Path) -> tuple[dict[str, dict[str, Any]], dict[str, Item], Path]:
+    records = _records(run)
+    items, dataset_dir = _items(run)
+    return records, items, dataset_dir
 
-    try:
-        if args.budget < 1:
-            raise UsageError("--budget must be at least 1")
-        record = _record(args.run, args.item)
-        item, dataset_dir = _item(args.run, args.item)
-    except UsageError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+
+def _shrink(
+    record: dict[str, Any], item: Item, dataset_dir: Path, args: argparse.Namespace, judge: Any
+) -> tuple[Witness | None, str]:
+    """The item's witness, or None and why there is none."""
     sql = (record.get("translation") or {}).get("sql")
     where = databases(record, item, dataset_dir)
     if not isinstance(sql, str) or not where:
-        print(
-            f"{args.item}: no witness: the item was not rejected on a database where its "
-            f"translation ran",
-            file=sys.stderr,
-        )
-        return 1
-    with stopping_started():
-        found = witness(
-            item, sql, where, budget=args.budget, timeout=args.timeout, start=not args.no_start
-        )
+        return None, "not rejected on a database where its translation ran"
+    found = witness(item, sql, where, budget=args.budget, judge=judge)
     if found is None:
-        print(
-            f"{args.item}: no witness: the source and the translation agree on "
-            f"{', '.join(o for o, _ in where)} now, or one of them does not run",
-            file=sys.stderr,
+        return None, (
+            f"the source and the translation agree on {', '.join(o for o, _ in where)} now, "
+            "or one of them does not run"
         )
-        return 1
-    out = args.output_dir or args.run / "witness" / args.item
+    return found, ""
+
+
+def _write_scripts(found: Witness, item: Item, sql: str, out: Path) -> str:
     out.mkdir(parents=True, exist_ok=True)
     queries = [
         (item.source_dialect, "the source", item.source_sql),
         (item.target_dialect, "the translation", sql),
     ]
-    for dialect in dict.fromkeys((item.source_dialect, item.target_dialect)):
+    dialects = list(dict.fromkeys(d for d, _, _ in queries))
+    for dialect in dialects:
         mine = [(label, text) for d, label, text in queries if d == dialect]
         (out / f"witness.{dialect}.sql").write_text(script(found, dialect, mine), encoding="utf-8")
+    return f"scripts in {out}: " + ", ".join(f"witness.{d}.sql" for d in dialects)
+
+
+def _one(args: argparse.Namespace, judge: Any) -> int:
+    records, items, dataset_dir = _load(args.run)
+    if args.item not in records:
+        raise UsageError(f"{args.run}: no item {args.item!r} in results.jsonl")
+    if args.item not in items:
+        raise UsageError(f"the run's dataset has no item {args.item!r}")
+    record, item = records[args.item], items[args.item]
+    found, why = _shrink(record, item, dataset_dir, args, judge)
+    if found is None:
+        print(f"{args.item}: no witness: {why}", file=sys.stderr)
+        return 1
+    out = args.output_dir or args.run / "witness" / args.item
+    note = _write_scripts(found, item, record["translation"]["sql"], out)
     print(json.dumps(found.to_json(), default=str) if args.json else describe(found))
-    names = ", ".join(f"witness.{d}.sql" for d in dict.fromkeys(d for d, _, _ in queries))
-    print(f"scripts in {out}: {names}", file=sys.stderr)
+    print(note, file=sys.stderr)
     return 0
+
+
+def rejected(record: dict[str, Any]) -> bool:
+    """Whether the item was rejected on the fixture or on a suite database."""
+    strict = (record.get("verdicts") or {}).get("strict") or {}
+    return strict.get("match") is False or isinstance(
+        (record.get("suite") or {}).get("first_failure"), int
+    )
+
+
+def _every(args: argparse.Namespace, judge: Any) -> int:
+    """Witnesses of every rejected item, appended to RUN/witnesses.jsonl (resumable by id)."""
+    records, items, dataset_dir = _load(args.run)
+    path = args.run / WITNESSES
+    done = set(read_jsonl_ids(path))
+    todo = [i for i, r in records.items() if rejected(r) and i in items and i not in done]
+    print(f"{len(todo)} rejected items to shrink ({len(done)} already in {path})", file=sys.stderr)
+    found_count = 0
+    with path.open("a", encoding="utf-8") as fh:
+        for n, item_id in enumerate(todo, 1):
+            found, why = _shrink(records[item_id], items[item_id], dataset_dir, args, judge)
+            line = {"id": item_id, "witness": found.to_json() if found else None}
+            if found is None:
+                line["why"] = why
+            fh.write(json.dumps(line, default=str, ensure_ascii=False) + "\n")
+            fh.flush()
+            os.fsync(fh.fileno())
+            found_count += found is not None
+            size = f"{found.to_json()['size']} rows" if found else "none"
+            print(f"[{n}/{len(todo)}] {item_id}: {size}", file=sys.stderr)
+    print(f"{found_count} witnesses for {len(todo)} items: {path}", file=sys.stderr)
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    from parrot.servers import stopping_started
+
+    if args.budget < 1:
+        print("error: --budget must be at least 1", file=sys.stderr)
+        return 2
+    if (args.item is None) == (not args.all):
+        print("error: give ITEM_ID or --all (not both)", file=sys.stderr)
+        return 2
+    with stopping_started():
+        judge = counting_judge(args.budget, timeout=args.timeout, start=not args.no_start)
+        try:
+            return _every(args, judge) if args.all else _one(args, judge)
+        except UsageError as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
+        finally:
+            judge.close()
 
 
 if __name__ == "__main__":
