@@ -18,6 +18,7 @@ import argparse
 import json
 import os
 import sys
+import time
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -234,8 +235,14 @@ def _every(args: argparse.Namespace, judge: Any) -> int:
     found_count = 0
     with path.open("a", encoding="utf-8") as fh:
         for n, item_id in enumerate(todo, 1):
+            started = time.perf_counter()
             found, why = _shrink(records[item_id], items[item_id], dataset_dir, args, judge)
-            line = {"id": item_id, "witness": found.to_json() if found else None}
+            line: dict[str, Any] = {
+                "id": item_id,
+                "witness": found.to_json() if found else None,
+                "seconds": round(time.perf_counter() - started, 3),
+                "executions": judge.executions,
+            }
             if found is None:
                 line["why"] = why
             fh.write(json.dumps(line, default=str, ensure_ascii=False) + "\n")
