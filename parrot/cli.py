@@ -28,6 +28,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "translate": ("parrot.translate", "translate a .sql file or a query; check it on a database"),
     "testsuite": ("parrot.testsuite.cli", "build test suites (generated databases) for datasets"),
     "text2sql": ("parrot.text2sql.build", "build cross-dialect text-to-SQL datasets"),
+    "assess": ("parrot.assess.cli", "translate and verify a whole workload on data"),
     "witness": ("parrot.eval.witness_cmd", "shrink a rejected item's database to a witness"),
 }
 PIPED_WIDTH = 1000  # columns of a console that is not a terminal: tables are never cut

@@ -1,0 +1,196 @@
+"""``parrot assess INPUT --from SRC --to TGT``: translate and verify a whole workload.
+
+INPUT is a folder of ``.sql`` files (any depth), one ``.sql`` file, or a query log (one statement
+per line or ``;``-separated; a PostgreSQL ``pg_stat_statements`` CSV export; a MySQL/MariaDB
+general or slow log). Statements that differ only in literals form a template, translated once
+(any ``--model`` spec of ``parrot eval``); the others of a template take its translation with
+their own literals where the literals allow, else are translated themselves.
+
+Data: ``--db`` (a SQLite/DuckDB file or a SQLAlchemy URL, read as a fixture), ``--schema`` (DDL
+in the source dialect: databases are generated from the schema and the statements' literals by
+the test-suite generator — no data needed), or both (the database's rows plus generated
+databases). Every query runs on a real source engine and its translation on a real target engine
+on every database and is compared strictly: **verified**, **review** (a database disagrees: a
+minimal witness database is shown), **failed** or **not assessed** (why). DDL and DML are
+translated and checked with the target's grammar only.
+
+Writes into ``--output-dir``: ``translated/`` mirroring the input (a statement that was not
+verified carries a comment saying why; one that was not translated is its source, commented
+out), ``assessment.jsonl`` (one line per statement, appended as it is judged; ``--resume``
+continues) and ``assessment.html``. Exit status: 0 when every statement is verified, 1
+otherwise, 2 on usage errors.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from parrot import dialects
+from parrot.assess.inputs import FORMATS, InputError, read_workload
+from parrot.assess.output import write_html, write_tree
+from parrot.assess.run import RESULTS, VERIFIED, Assessment, Settings, appender, group, read_done
+from parrot.assess.schema import SchemaFileError, read_schema
+from parrot.cli import RawDescriptionDefaultsHelpFormatter
+from parrot.engines import DEFAULT_TIMEOUT
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="parrot assess",
+        description=__doc__,
+        formatter_class=RawDescriptionDefaultsHelpFormatter,
+    )
+    p.add_argument("input", metavar="INPUT", type=Path, help="folder, .sql file or query log")
+    p.add_argument("--from", dest="source", required=True, help="source dialect (or alias)")
+    p.add_argument("--to", dest="target", required=True, help="target dialect (or alias)")
+    p.add_argument("--model", default="sqlglot", help="translator spec, as in parrot eval")
+    p.add_argument("--db", metavar="DB", help="SQLite/DuckDB file or SQLAlchemy URL with data")
+    p.add_argument(
+        "--schema",
+        metavar="FILE",
+        type=Path,
+        help="DDL in the source dialect: generate the databases from it",
+    )
+    p.add_argument("--format", choices=FORMATS, help="input format (default: from the input)")
+    p.add_argument(
+        "-o",
+        "--output-dir",
+        type=Path,
+        default=Path("assessment"),
+        metavar="DIR",
+        help="folder for translated/, assessment.jsonl and assessment.html",
+    )
+    p.add_argument(
+        "--resume",
+        action="store_true",
+        help="continue in --output-dir, skipping statements already judged",
+    )
+    p.add_argument(
+        "--timeout", type=float, default=DEFAULT_TIMEOUT, help="seconds per SQL execution"
+    )
+    p.add_argument("--max-dbs", type=int, default=4, help="generated databases kept per template")
+    p.add_argument(
+        "--witness-budget",
+        type=int,
+        default=200,
+        help="engine executions to shrink a disagreeing database (0: no witness)",
+    )
+    p.add_argument("--no-start", action="store_true", help="do not start local servers")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    return p
+
+
+def _settings(args: argparse.Namespace) -> Settings:
+    source, target = dialects.resolve(args.source), dialects.resolve(args.target)
+    if args.timeout != args.timeout or not 0 < args.timeout < 1e6:  # NaN, inf, <= 0
+        raise ValueError("--timeout must be a positive number of seconds")
+    db = None
+    if args.db:
+        from parrot.migrate.transfer import read_source
+
+        db = read_source(args.db).fixture
+    schema = read_schema(str(args.schema), source).fixture if args.schema else None
+    return Settings(
+        source,
+        target,
+        args.output_dir,
+        db=db,
+        schema=schema,
+        max_dbs=args.max_dbs,
+        witness_budget=args.witness_budget,
+        judge_options={"timeout": args.timeout, "start": not args.no_start},
+    )
+
+
+def _prepare(args: argparse.Namespace) -> tuple[Settings, list, dict]:
+    settings = _settings(args)
+    workload = read_workload(args.input, settings.source, args.format)
+    if not workload:
+        raise InputError(f"{args.input}: no SQL statement")
+    results = args.output_dir / RESULTS
+    if results.exists() and not args.resume:
+        raise InputError(f"{results} exists: use --resume to continue, or another --output-dir")
+    args.output_dir.mkdir(parents=True, exist_ok=True)
+    return settings, workload, read_done(results)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    from parrot.eval.judge import Judge
+    from parrot.fixtures import FixtureError
+    from parrot.servers import stopping_started
+    from parrot.translators import UnknownTranslatorError, create_translator
+
+    try:
+        settings, workload, done = _prepare(args)
+        translator = create_translator(args.model)
+    except (
+        InputError,
+        SchemaFileError,
+        FixtureError,
+        UnknownTranslatorError,
+        ValueError,
+        OSError,
+    ) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    templates = group(workload, settings.source)
+    todo = sum(st.id not in done for st in workload)
+    print(
+        f"{len(workload)} statements in {len(templates)} templates; {todo} to judge",
+        file=sys.stderr,
+    )
+    with stopping_started():
+        judge = Judge(**settings.judge_options)
+        try:
+            _run(args, Assessment(settings, translator, judge), templates, set(done), todo)
+        finally:
+            judge.close()
+            translator.close()
+    return _finish(args, settings, workload)
+
+
+def _run(
+    args: argparse.Namespace, assessment: Assessment, templates: list, done: set[str], todo: int
+) -> None:
+    from rich.progress import Progress
+
+    emit = appender(args.output_dir / RESULTS)
+    with Progress(disable=args.quiet or not sys.stderr.isatty(), transient=True) as bar:
+        task = bar.add_task("assessing", total=todo)
+        assessment.run(templates, done, emit, lambda n: bar.advance(task, n))
+
+
+def _finish(args: argparse.Namespace, settings: Settings, workload: list) -> int:
+    lines = list(read_done(args.output_dir / RESULTS).values())
+    ids = {st.id for st in workload}
+    lines = [line for line in lines if line["id"] in ids]
+    write_tree(lines, args.output_dir / "translated")
+    data = " + ".join(
+        x
+        for x in (
+            f"--db {args.db}" if args.db else "",
+            f"--schema {args.schema}" if args.schema else "",
+        )
+        if x
+    )
+    page = write_html(
+        lines,
+        args.output_dir,
+        {
+            "title": str(args.input),
+            "source": settings.source,
+            "target": settings.target,
+            "model": args.model,
+            "data": data or "none (translation and syntax only)",
+        },
+    )
+    verified = sum(line["verdict"] == VERIFIED for line in lines)
+    print(f"{verified}/{len(workload)} statements verified on data; {page}", file=sys.stderr)
+    return 0 if verified == len(workload) else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

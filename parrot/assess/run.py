@@ -1,0 +1,273 @@
+"""One assessment: translate each template once, verify every statement, write the results.
+
+``assessment.jsonl`` gets one line per statement, appended (and synced) as soon as its verdict is
+known, keyed by the statement's id (``<file>:<n>``): ``--resume`` skips the ids already there. The
+translated tree and ``assessment.html`` are rebuilt from that file at the end.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from parrot.assess.inputs import Statement
+from parrot.assess.templates import Shape, carry_over, shape
+from parrot.assess.verify import FAILED, NOT_ASSESSED, VERIFIED, Outcome, judge_on
+from parrot.datasets import Item
+from parrot.eval.judge import Judge
+from parrot.fixtures import Fixture
+from parrot.translators.base import Translation, TranslationStatus, Translator
+
+RESULTS = "assessment.jsonl"
+_QUERY = re.compile(r"^\s*(?:\(\s*)*(?:SELECT|WITH|VALUES|TABLE|SHOW|EXPLAIN)\b", re.I)
+_PLACEHOLDER = re.compile(r"\$\d+|(?<![\w'])\?(?![\w'])|%s|:\w+\b")
+
+
+@dataclass
+class Settings:
+    source: str
+    target: str
+    output: Path
+    db: Fixture | None = None  # the user's data
+    schema: Fixture | None = None  # empty tables from --schema
+    max_dbs: int = 4
+    candidates: int = 40
+    witness_budget: int = 200
+    judge_options: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class Template:
+    """Statements that differ only in literals; the first one is translated."""
+
+    key: str
+    members: list[tuple[Statement, Shape]]
+    databases: list[tuple[str, Fixture]] | None = None  # built on first use
+    outcome: Outcome | None = None  # the representative's
+
+
+def kind(sql: str) -> str:
+    """``query`` (runs and returns rows), ``parameterised`` (placeholders without values) or
+    ``other`` (DDL/DML: translated and syntax-checked only)."""
+    if not _QUERY.match(sql):
+        return "other"
+    stripped = re.sub(r"'(?:[^']|'')*'", "''", sql)
+    return "parameterised" if _PLACEHOLDER.search(stripped) else "query"
+
+
+def group(statements: list[Statement], dialect: str) -> list[Template]:
+    """Templates in first-seen order."""
+    templates: dict[str, Template] = {}
+    for st in statements:
+        sh = shape(st.sql, dialect)
+        templates.setdefault(sh.key, Template(sh.key, [])).members.append((st, sh))
+    return list(templates.values())
+
+
+def template_id(key: str) -> str:
+    import hashlib
+
+    return "t" + hashlib.sha256(key.encode()).hexdigest()[:10]
+
+
+class Assessment:
+    """Runs the templates of a workload through a translator and the judge."""
+
+    def __init__(self, settings: Settings, translator: Translator, judge: Judge):
+        self.s, self.translator, self.judge = settings, translator, judge
+
+    def _item(self, st: Statement, fixture: Fixture | None = None) -> Item:
+        return Item(
+            id=st.id,
+            source_dialect=self.s.source,
+            target_dialect=self.s.target,
+            source_sql=st.sql,
+            fixture=fixture or self.s.db or self.s.schema,
+        )
+
+    def translate(self, statements: list[Statement]) -> dict[str, Translation]:
+        items = [self._item(st) for st in statements]
+        return {item.id: t for item, t in self.translator.translate_all(items)}
+
+    def databases(self, st: Statement) -> list[tuple[str, Fixture]]:
+        """The user's database, then test-suite databases generated for ``st`` (with
+        ``--schema``: from the schema's empty tables, or from the database's rows)."""
+        out: list[tuple[str, Fixture]] = []
+        if self.s.db is not None:
+            out.append(("your database", self.s.db))
+        if self.s.schema is None:
+            return out
+        from parrot.testsuite.distill import distill
+
+        base = self.s.db or self.s.schema
+        if self.s.db is None:
+            out.append(("empty tables", base))
+        distilled = distill(
+            self._item(st, base),
+            self.judge,
+            dialects=(self.s.source, self.s.target),
+            max_dbs=self.s.max_dbs,
+            candidates=self.s.candidates,
+        )
+        if distilled.suite is not None:
+            out += [
+                (f"generated database {i + 1}", replace(db.fixture, name=base.name))
+                for i, db in enumerate(distilled.suite.databases)
+            ]
+        return out
+
+    def run(
+        self,
+        templates: list[Template],
+        done: set[str],
+        emit: Callable[[dict[str, Any]], None],
+        tick: Callable[[int], None],
+    ) -> None:
+        for template in templates:
+            todo = [(st, sh) for st, sh in template.members if st.id not in done]
+            if todo:
+                for line in self._template(template, todo):
+                    emit(line)
+                    tick(1)
+
+    def _template(
+        self, template: Template, todo: list[tuple[Statement, Shape]]
+    ) -> Iterator[dict[str, Any]]:
+        rep, rep_shape = template.members[0]
+        rep_t = self.translate([rep])[rep.id]  # again when resumed past it: the translator's cache
+        carried = (
+            {
+                st.id: carry_over(rep_shape, sh, rep_t.sql, self.s.target)
+                for st, sh in todo
+                if st.id != rep.id
+            }
+            if rep_t.ok and rep_t.sql
+            else {}
+        )
+        own = [st for st, _ in todo if st.id != rep.id and carried.get(st.id) is None]
+        translated = self.translate(own) if own else {}
+        for st, _ in todo:
+            sql = carried.get(st.id)
+            if st.id == rep.id:
+                yield self._statement(template, st, rep_t, "translated", False)
+            elif sql is not None:
+                t = Translation(TranslationStatus.OK, sql=sql, annotation_source="template")
+                yield self._statement(template, st, t, f"from template {rep.id}", True)
+            else:
+                yield self._statement(template, st, translated[st.id], "translated", False)
+
+    def _statement(
+        self, template: Template, st: Statement, t: Translation, how: str, carried: bool
+    ) -> dict[str, Any]:
+        line: dict[str, Any] = {
+            "id": st.id,
+            "path": st.path,
+            "index": st.index,
+            "template": template_id(template.key),
+            "kind": kind(st.sql),
+            "source_sql": st.sql,
+            "weight": st.weight,
+            "translation": t.sql if t.ok else None,
+            "translation_status": str(t.status),
+            "translated": how,
+        }
+        if not t.ok:
+            out = Outcome(FAILED, "not_translated", f"{t.status}: {t.error or ''}".strip())
+        elif line["kind"] != "query":
+            out = self._not_run(line["kind"], t)
+        else:
+            out = self._verify(template, st, t, carried)
+        line.update(out.to_json())
+        return line
+
+    def _not_run(self, what: str, t: Translation) -> Outcome:
+        if what == "parameterised":
+            return Outcome(
+                NOT_ASSESSED,
+                "parameters",
+                "the statement holds parameter placeholders without values",
+            )
+        from parrot.check import check_sql
+
+        try:
+            verdicts = check_sql(t.sql or "", self.s.target)
+        except Exception as exc:  # no grammar for the target dialect
+            return Outcome(NOT_ASSESSED, "not_a_query", f"DDL/DML, not run; no grammar: {exc}")
+        bad = [v for v in verdicts if not v.ok]
+        if bad:
+            return Outcome(FAILED, "syntax_error", f"{self.s.target} grammar: {bad[0].message}")
+        return Outcome(
+            NOT_ASSESSED, "not_a_query", f"DDL/DML: not run; the {self.s.target} grammar accepts it"
+        )
+
+    def _verify(self, template: Template, st: Statement, t: Translation, carried: bool) -> Outcome:
+        if template.databases is None:
+            template.databases = self.databases(st)
+        if not template.databases:
+            return Outcome(NOT_ASSESSED, "no_database", "give --db or --schema to verify on data")
+        out = judge_on(self.judge, self._item(st), t, template.databases, self.s.witness_budget)
+        if template.outcome is None:
+            template.outcome = out
+            return out
+        if not carried or self.s.schema is None or out.verdict == template.outcome.verdict:
+            return out  # on the template's databases: the same evidence as the representative
+        mine = self.databases(st)  # its literals change the verdict: its own databases
+        own = judge_on(self.judge, self._item(st), t, mine, self.s.witness_budget)
+        note = (
+            f"its literals change the verdict ({out.verdict} on the template's databases, "
+            f"where the template is {template.outcome.verdict}): judged on its own databases"
+        )
+        return replace(own, detail=f"{note}; {own.detail}" if own.detail else note)
+
+
+def read_done(path: Path) -> dict[str, dict[str, Any]]:
+    """The lines already in ``assessment.jsonl`` (damaged lines are skipped, never deleted)."""
+    done: dict[str, dict[str, Any]] = {}
+    if path.is_file():
+        for raw in path.read_text(encoding="utf-8").splitlines():
+            try:
+                line = json.loads(raw)
+                done[line["id"]] = line
+            except (ValueError, KeyError, TypeError):
+                continue
+    return done
+
+
+def appender(path: Path) -> Callable[[dict[str, Any]], None]:
+    """Append lines to ``path``, each synced; a torn last line (a killed run) is ended first,
+    so it stays a damaged line of its own instead of spoiling the next one."""
+    if path.is_file() and path.stat().st_size:
+        with path.open("rb") as raw:
+            raw.seek(-1, os.SEEK_END)
+            torn = raw.read(1) != b"\n"
+        if torn:
+            with path.open("a", encoding="utf-8") as end:
+                end.write("\n")
+    fh = path.open("a", encoding="utf-8")
+
+    def emit(line: dict[str, Any]) -> None:
+        fh.write(json.dumps(line, ensure_ascii=False, default=str) + "\n")
+        fh.flush()
+        os.fsync(fh.fileno())
+
+    return emit
+
+
+__all__ = [
+    "FAILED",
+    "NOT_ASSESSED",
+    "RESULTS",
+    "VERIFIED",
+    "Assessment",
+    "Settings",
+    "Template",
+    "appender",
+    "group",
+    "kind",
+    "read_done",
+]
