@@ -1,5 +1,5 @@
-"""The README and docs/ against the code: the generated CLI reference, every flag the prose
-attributes to a parrot command, and the links between pages."""
+"""The README and docs/ against the code: CI's README commands, the generated CLI reference, and
+every flag the prose attributes to a parrot command."""
 
 from __future__ import annotations
 
@@ -24,7 +24,54 @@ def _script(name: str) -> ModuleType:
     return module
 
 
+readme_commands = _script("readme_commands")
 gen_cli_docs = _script("gen_cli_docs")
+
+
+# --- the README's two commands, which .ci/run reads and runs in a fresh venv ---------------------
+
+
+def test_readme_marks_the_main_job_and_the_tests_for_ci() -> None:
+    commands = readme_commands.readme_commands((ROOT / "README.md").read_text(encoding="utf-8"))
+    assert "python -m parrot.eval" in commands["main-job"]
+    assert "python -m pytest" in commands["tests"]
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    for name in ("main-job", "tests"):
+        assert f"scripts/readme_commands.py {name}" in ci
+    assert "-m venv" in ci
+
+
+def test_a_command_is_the_fenced_block_after_its_marker_without_comments() -> None:
+    text = (
+        "intro\n<!-- command:job -->\n\n```bash\n# what it does\npip install -e . \\\n"
+        "  && run it\n```\n"
+    )
+    assert readme_commands.readme_commands(text) == {"job": "pip install -e . \\\n  && run it"}
+
+
+@pytest.mark.parametrize(
+    "text, error",
+    [
+        ("<!-- command:job -->\nprose, no block\n", "no fenced block"),
+        ("<!-- command:job -->\n```bash\n# only a comment\n```\n", "is empty"),
+        ("<!-- command:job -->\n```bash\nrun\n", "not closed"),
+        ("<!-- command:a -->\n```\nx\n```\n<!-- command:a -->\n```\ny\n```\n", "marked twice"),
+    ],
+)
+def test_a_broken_marker_is_an_error_not_a_silent_skip(text: str, error: str) -> None:
+    with pytest.raises(ValueError, match=error):
+        readme_commands.readme_commands(text)
+
+
+def test_the_command_line_names_a_missing_command_with_exit_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
+    readme = tmp_path / "README.md"
+    readme.write_text("<!-- command:job -->\n```\nrun\n```\n", encoding="utf-8")
+    assert readme_commands.main(["--readme", str(readme), "job"]) == 0
+    assert capsys.readouterr().out == "run\n"
+    assert readme_commands.main(["--readme", str(readme), "other"]) == 2
+    assert "no command 'other'" in capsys.readouterr().err
 
 
 # --- docs/cli.md, generated from the parsers ------------------------------------------------------
