@@ -6,6 +6,7 @@ latency L, versus the ideal concurrency / L, and a cached rerun's time versus th
 The scripted server runs in its own process (so its threads do not share our interpreter), and
 every request goes through the real path: the litellm translator, litellm, HTTP on 127.0.0.1.
 Targets: >= 90% of the ideal rate at each concurrency; a cached rerun <= 5% of the first run.
+The table is printed and written to docs/results/llm_client.md (scripts/bench/resultsfile.py).
 """
 
 from __future__ import annotations
@@ -16,6 +17,8 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+
+from resultsfile import load_average, write_results
 
 from parrot.datasets import Item, item_from_record
 from parrot.translators.llm.options import LLMOptions
@@ -53,6 +56,7 @@ def main(argv: list[str] | None = None) -> int:
                         help="requests per run = waves x concurrency")
     parser.add_argument("--concurrency", default="1,8,32")
     args = parser.parse_args(argv)
+    started = load_average()
     proc, url = start_server(args.latency)
     rows = []
     try:
@@ -72,16 +76,19 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         proc.terminate()
         proc.wait()
-    print(f"latency L = {args.latency:g} s per request; ideal rate = concurrency / L\n")
     header = ("concurrency", "requests", "first s", "req/s", "ideal req/s", "of ideal",
               "cached s", "cached/first")
-    print("| " + " | ".join(header) + " |")
-    print("|" + "|".join("---:" for _ in header) + "|")
-    for c, n, first, achieved, ideal, ratio, cached, fraction in rows:
-        print(f"| {c} | {n} | {first:.2f} | {achieved:.1f} | {ideal:.1f} | {ratio:.1%} "
-              f"| {cached:.3f} | {fraction:.2%} |")
+    lines = [f"latency L = {args.latency:g} s per request; ideal rate = concurrency / L\n",
+             "| " + " | ".join(header) + " |", "|" + "|".join("---:" for _ in header) + "|"]
+    lines += [f"| {c} | {n} | {first:.2f} | {achieved:.1f} | {ideal:.1f} | {ratio:.1%} "
+              f"| {cached:.3f} | {fraction:.2%} |"
+              for c, n, first, achieved, ideal, ratio, cached, fraction in rows]
     ok = all(r[5] >= 0.9 and r[7] <= 0.05 for r in rows)
-    print(f"\ntargets (>= 90% of ideal, cached rerun <= 5%): {'met' if ok else 'NOT met'}")
+    lines.append(f"\ntargets (>= 90% of ideal, cached rerun <= 5%): {'met' if ok else 'NOT met'}")
+    body = "\n".join(lines)
+    print(body)
+    written = write_results("llm_client", "LLM client throughput", body, started_load=started)
+    print(f"\nwritten: {written}")
     return 0 if ok else 1
 
 
