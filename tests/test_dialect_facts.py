@@ -134,3 +134,33 @@ def test_facts_agree_with_sqlglot(dialect: type[dialects.Dialect], fact: str):
     if why:
         pytest.xfail(why)
     assert ours == _sqlglot_fact(dialect.key, fact)
+
+
+# --- lexical facts against sqlglot's tokenizer settings ---------------------------------------
+
+# parrot's lexical fact differs from sqlglot's tokenizer, deliberately
+LEXICON_DISAGREE = {
+    ("athena", "backslash_escapes"): "sqlglot tokenizes Athena as Hive (its DDL); its queries "
+    "run on Trino, where a backslash in a string is a plain character",
+    ("athena", "nested_comments"): "as above: Trino's block comments do not nest",
+}
+
+
+def _sqlglot_lexical(key: str, fact: str) -> bool:
+    tokenizer = SqlglotDialect.get_or_raise(key).tokenizer_class
+    comments = {c if isinstance(c, str) else c[0] for c in tokenizer.COMMENTS}
+    return {"backslash_escapes": "\\" in tokenizer.STRING_ESCAPES,
+            "hash_comments": "#" in comments,
+            "slash_comments": "//" in comments,
+            "nested_comments": bool(getattr(tokenizer, "NESTED_COMMENTS", False))}[fact]
+
+
+@pytest.mark.parametrize("dialect", [d for d in dialects.DIALECTS.values()
+                                     if d.grammar or d.engine], ids=lambda d: d.key)
+@pytest.mark.parametrize("fact", ["backslash_escapes", "hash_comments", "slash_comments",
+                                  "nested_comments"])
+def test_lexical_facts_agree_with_sqlglots_tokenizer(dialect: type[dialects.Dialect], fact: str):
+    why = LEXICON_DISAGREE.get((dialect.key, fact))
+    if why:
+        pytest.xfail(why)
+    assert getattr(dialect.lexicon, fact) == _sqlglot_lexical(dialect.key, fact)

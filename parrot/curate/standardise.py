@@ -12,34 +12,63 @@ literals and quoted identifiers keep their case in both keys.
 
 from __future__ import annotations
 
+import functools
 import re
 import string
 from collections import Counter
 from dataclasses import replace
 from typing import Any
 
+from parrot import dialects
 from parrot.curate.stages import Batch, Drop, Record, Stage
+from parrot.dialects import Lexicon
 from parrot.engines.statements import splitter
 
-# one lexical piece: a quoted thing, a comment, whitespace, a semicolon, or anything else
+# one lexical piece: a quoted thing, a comment, whitespace, a semicolon, or anything else; where
+# strings take backslash escapes and which line comments exist are the dialect's facts
+# (:attr:`parrot.dialects.Dialect.lexicon`), read by :func:`pieces`
+_STRING = r"""(?P<str>'(?:[^']|'')*'?)"""
+_STRING_BACKSLASH = r"""(?P<str>'(?:[^'\\]|''|\\.)*'?)"""
 _REST = (
     r"""|(?P<qid>"(?:[^"]|"")*"?|`(?:[^`]|``)*`?|\[[^\]\n]*\])"""
-    r"""|(?P<line>--[^\n]*|\#[^\n]*)"""
+    r"""|(?P<line>{line})"""
     r"""|(?P<block>/\*.*?(?:\*/|\Z))"""
     r"""|(?P<ws>\s+)"""
     r"""|(?P<semi>;)"""
     r"""|(?P<word>[A-Za-z_][A-Za-z0-9_$]*)"""
     r"""|(?P<other>[^'"`\[\s;A-Za-z_#/-]+|[/#\[-])""")
-_PIECE = re.compile(r"""(?P<str>'(?:[^']|'')*'?)""" + _REST, re.DOTALL)
-# dialects whose string literals take backslash escapes ('it\'s')
-BACKSLASH_ESCAPES = frozenset({"mysql", "bigquery", "spark", "hive", "databricks", "clickhouse",
-                               "singlestore", "starrocks", "doris"})
-_PIECE_BACKSLASH = re.compile(r"""(?P<str>'(?:[^'\\]|''|\\.)*'?)""" + _REST, re.DOTALL)
+_LINE = r"--[^\n]*|\#[^\n]*"
+_PIECE = re.compile(_STRING + _REST.format(line=_LINE), re.DOTALL)  # ANSI, '#' lexed as a comment
 _PROCEDURAL = re.compile(
     r"\b(?:BEGIN|CREATE\s+(?:OR\s+REPLACE\s+)?(?:PROCEDURE|PROC|FUNCTION|TRIGGER)|DECLARE)\b",
     re.IGNORECASE)
-# MySQL-family dialects and ClickHouse treat '#' as a comment; elsewhere it is an operator
-HASH_COMMENTS = frozenset({"mysql", "singlestore", "starrocks", "doris", "clickhouse"})
+
+
+def lexicon(dialect: str) -> Lexicon:
+    """The dialect's lexical facts; for a dialect parrot does not define, sqlglot's tokenizer
+    settings (string escapes, comment styles) stand in."""
+    try:
+        return dialects.get(dialect).lexicon
+    except dialects.UnknownDialectError:
+        from sqlglot.dialects.dialect import Dialect as SqlglotDialect
+
+        try:
+            tokenizer = SqlglotDialect.get_or_raise(dialect).tokenizer_class
+        except ValueError:
+            return Lexicon()
+        comments = {c if isinstance(c, str) else c[0] for c in tokenizer.COMMENTS}
+        return Lexicon(backslash_escapes="\\" in tokenizer.STRING_ESCAPES,
+                       hash_comments="#" in comments, slash_comments="//" in comments)
+
+
+@functools.cache
+def pieces(dialect: str) -> tuple[re.Pattern[str], bool]:
+    """The piece pattern of ``dialect`` and whether '#' starts a comment there."""
+    lex = lexicon(dialect)
+    line = _LINE if not lex.dash_comments_need_space else r"--(?=[\s\x00-\x1f]|\Z)[^\n]*|\#[^\n]*"
+    line += r"|//[^\n]*" if lex.slash_comments else ""
+    string = _STRING_BACKSLASH if lex.backslash_escapes else _STRING
+    return re.compile(string + _REST.format(line=line), re.DOTALL), lex.hash_comments
 
 
 # where a statement boundary, a comment or a DELIMITER line could begin (else: one statement)
@@ -59,7 +88,7 @@ def single_statement(sql: str, dialect: str) -> str | None:
         return None
     if not _FOLDS.search(body):
         return body
-    return _format(body, _PIECE_BACKSLASH if dialect in BACKSLASH_ESCAPES else _PIECE, False)
+    return _format(body, pieces(dialect)[0], False)
 
 
 def split_and_format(sql: str, dialect: str) -> tuple[list[str], int]:
@@ -73,13 +102,12 @@ def split_and_format(sql: str, dialect: str) -> tuple[list[str], int]:
 
 def lexed_split_and_format(sql: str, dialect: str) -> tuple[list[str], int]:
     """:func:`split_and_format` by the splitter and the lexer, for any input."""
-    pieces = _PIECE_BACKSLASH if dialect in BACKSLASH_ESCAPES else _PIECE
-    hash_comments = dialect in HASH_COMMENTS
-    comments = sum(_kind(m, hash_comments) in ("line", "block") for m in pieces.finditer(sql))
+    pattern, hash_comments = pieces(dialect)
+    comments = sum(_kind(m, hash_comments) in ("line", "block") for m in pattern.finditer(sql))
     # statements, not T-SQL batches: a GO line stays text, as any other word
     statements = replace(splitter(dialect), go_lines=False)
     texts = [sql] if _PROCEDURAL.search(sql) else statements.split(sql)
-    out = [_format(text, pieces, hash_comments) for text in texts]
+    out = [_format(text, pattern, hash_comments) for text in texts]
     return [s for s in out if s], comments
 
 

@@ -78,6 +78,8 @@ class Dialect:
     #     (T-SQL's GO)
     slash_terminator: ClassVar[bool] = False  # a line holding only '/' ends a PL/SQL unit
     delimiter_command: ClassVar[bool] = False  # client-side DELIMITER // changes the terminator
+    blocks_begin_anywhere: ClassVar[bool] = True  # False: BEGIN opens a block only where a
+    #     statement or a block body starts (Spark: SELECT begin FROM t is a plain statement)
 
     # --- LLM answers and prompts -------------------------------------------------------------
     fences: ClassVar[tuple[str, ...]] = ()  # code-fence languages (```postgresql) whose block

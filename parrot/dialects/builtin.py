@@ -79,6 +79,7 @@ class Spark(Dialect):
     lexicon = Lexicon(backslash_escapes=True, nested_comments=True, plain_backticks=True,
                       raw_strings=True)
     block_ends = frozenset({"if", "while", "loop", "repeat", "for"})
+    blocks_begin_anywhere = False
     nulls_in_asc, nulls_in_desc, integer_division = "first", "last", "float"
     case_sensitive_strings, unquoted_identifiers = True, "insensitive"
 
@@ -132,6 +133,8 @@ class Snowflake(Dialect):
 class BigQuery(Dialect):
     key, label, aliases = "bigquery", "BigQuery", ("bq", "googlesql")
     grammar = "Bigquery"
+    # 'it\'s' and # comments (documented: GoogleSQL lexical structure; sqlglot agrees)
+    lexicon = Lexicon(backslash_escapes=True, hash_comments=True, hash_comments_always=True)
     constructs = frozenset({"limit", "qualify", "trailing_comma"})
     nulls_in_asc, nulls_in_desc, integer_division = "first", "last", "float"  # documented
 

@@ -8,6 +8,7 @@ never splits a statement and a guard never mistakes a string's content for a key
 from __future__ import annotations
 
 import contextlib
+import functools
 import re
 import threading
 import time
@@ -16,6 +17,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, TypeVar
 
+from parrot import dialects
 from parrot.dialects import Lexicon, builtin
 from parrot.engines.base import (  # noqa: F401 - load verification, re-exported
     MESSAGE_LIMIT,
@@ -409,26 +411,23 @@ def _sqlite_complete(text: str) -> bool:
     return sqlite3.complete_statement(text)
 
 
-# Each dialect's splitting facts (dialects not listed split as ANSI SQL).
-SPLITTERS: dict[str, Splitter] = {
-    "sqlite": Splitter(SQLITE, complete=_sqlite_complete),
-    "duckdb": Splitter(DUCKDB),
-    "clickhouse": Splitter(CLICKHOUSE),
-    "postgres": Splitter(POSTGRES),
-    "mysql": Splitter(MYSQL, blocks=True, delimiter_lines=True),
-    "spark": Splitter(SPARK, blocks=True, begin_anywhere=False),
-    "hive": Splitter(SPARK, blocks=True, begin_anywhere=False),
-    "databricks": Splitter(SPARK, blocks=True, begin_anywhere=False),
-    "oracle": Splitter(ORACLE, blocks=True, slash_lines=True),
-    "tsql": Splitter(TSQL, go_lines=True),
-    "trino": Splitter(TRINO),
-    "snowflake": Splitter(SNOWFLAKE),
-}
+# engines that can tell a complete statement from a piece of one (SQLite's own parser)
+_COMPLETE: dict[str, Callable[[str], bool]] = {"sqlite": _sqlite_complete}
 
 
+@functools.cache
 def splitter(dialect: str) -> Splitter:
-    """The :class:`Splitter` of ``dialect`` (a canonical key; others split as ANSI SQL)."""
-    return SPLITTERS.get(dialect, _ANSI_SPLITTER)
+    """The :class:`Splitter` of ``dialect``, built from its :class:`parrot.dialects.Dialect`
+    facts (lexicon, procedural blocks, DELIMITER / ``/`` / GO lines); a dialect parrot does not
+    define splits as ANSI SQL."""
+    d = dialects.DIALECTS.get(dialect)
+    if d is None:
+        return _ANSI_SPLITTER
+    return Splitter(d.lexicon, blocks=bool(d.block_ends) or d.plsql_units,
+                    begin_anywhere=d.blocks_begin_anywhere,
+                    block_keywords=d.block_ends or _BLOCK_KEYWORDS,
+                    delimiter_lines=d.delimiter_command, slash_lines=d.slash_terminator,
+                    go_lines=d.batch_separator == "GO", complete=_COMPLETE.get(d.key))
 
 
 _ANSI_SPLITTER = Splitter()

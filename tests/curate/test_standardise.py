@@ -98,3 +98,19 @@ def test_standardise_stage_splits_and_deduplicates() -> None:
     assert count.dropped == {"duplicate": 1, "normalised_duplicate": 1, "empty": 1}
     assert count.details == {}
     assert (count.records_in, count.records_out) == (5, 3)
+
+
+@pytest.mark.parametrize(("sql", "dialect", "statements", "comments"), [
+    # a backslash-escaped quote does not end a Snowflake or BigQuery string (curation used its
+    # own escape list, which lacked Snowflake, and the Dialect class lacked BigQuery's)
+    ("SELECT 'it\\'s; -- no comment' AS s", "snowflake",
+     ["SELECT 'it\\'s; -- no comment' AS s"], 0),
+    ("SELECT 'it\\'s; # no comment' AS s # a comment", "bigquery",
+     ["SELECT 'it\\'s; # no comment' AS s"], 1),
+    # MySQL: '--' starts a comment only before whitespace: 1--1 is 1 - (-1)
+    ("SELECT 1--1; SELECT 2", "mysql", ["SELECT 1--1", "SELECT 2"], 0),
+    ("SELECT 1 -- c\n; SELECT 2 // x\n", "snowflake", ["SELECT 1", "SELECT 2"], 2),
+])
+def test_curation_reads_the_dialects_lexical_facts(sql, dialect, statements, comments):
+    assert split_and_format(sql, dialect) == (statements, comments)
+    assert lexed_split_and_format(sql, dialect) == (statements, comments)
