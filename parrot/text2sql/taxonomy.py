@@ -148,7 +148,9 @@ def build_parser(p: argparse.ArgumentParser) -> argparse.ArgumentParser:
                    help="also ask this LLM (any --model spec: PROVIDER/MODEL, local) for a label")
     p.add_argument("--api-base", default=None, help="the judge's endpoint (OpenAI-compatible)")
     p.add_argument("--base", default=None, help="base dialect (default: sqlite when a target)")
-    p.add_argument("--quiet", action="store_true", help="no progress lines")
+    from parrot import cli
+
+    cli.add_quiet(p, "progress lines")
     return p
 
 

@@ -8,6 +8,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from parrot.cli import seconds
+
 DEFAULT_PROMPT = "parrot-v1"
 FEEDBACK_MODES = ("errors", "results")
 
@@ -74,7 +76,8 @@ def add_arguments(parser: argparse.ArgumentParser, only: Collection[str] | None 
     g.add_argument("--max-tokens", type=int, default=d.max_tokens,
                    help=f"answer length cap in tokens (default: {d.max_tokens})")
     g.add_argument("--request-timeout", type=float, default=d.request_timeout,
-                   help=f"seconds per request (default: {d.request_timeout:g})")
+                   metavar="SECONDS",
+                   help=f"seconds per request (default: {seconds(d.request_timeout)})")
     g.add_argument("--retries", type=int, default=d.retries,
                    help="retries after 429/5xx/timeouts, exponential backoff with jitter "
                         f"(default: {d.retries})")
