@@ -237,6 +237,18 @@ def add_timeout(parser: argparse.ArgumentParser, default: float,
                         help=f"seconds {what} (default: {seconds(default)})")
 
 
+def add_max_rows(parser: argparse.ArgumentParser, default: int) -> None:
+    parser.add_argument("--max-rows", type=int, default=default, metavar="N",
+                        help=f"result-size cap per execution (default: {default})")
+
+
+def add_engine_urls(parser: argparse.ArgumentParser) -> None:
+    """``--engine DIALECT=URL`` (repeatable): a server of the caller's for a dialect."""
+    parser.add_argument("--engine", action="append", default=[], metavar="DIALECT=URL",
+                        help="run DIALECT on the server at URL, e.g. mysql=mysql://u@host:3306/ "
+                             "(repeatable; also read from $PARROT_<DIALECT>_URL; default: none)")
+
+
 def seconds(value: float) -> str:
     """A duration in help texts: ``10 s``, ``2.5 s``."""
     return f"{value:g} s"

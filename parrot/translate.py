@@ -37,9 +37,12 @@ def configure(p: argparse.ArgumentParser) -> argparse.ArgumentParser:
     """Fill ``p`` with translate's flags (also ``parrot translate``'s subparser)."""
     cli.configure(p, translate, __doc__, raw=True)
     p.add_argument("file", metavar="FILE.sql", help="SQL to translate; '-' reads standard input")
-    p.add_argument("--from", dest="source", required=True, help="source dialect (or alias)")
-    p.add_argument("--to", dest="target", required=True, help="target dialect (or alias)")
-    p.add_argument("--model", default="sqlglot", help="translator spec, as in parrot eval")
+    p.add_argument("--from", metavar="DIALECT", dest="source", required=True,
+                   help="source dialect (or alias)")
+    p.add_argument("--to", metavar="DIALECT", dest="target", required=True,
+                   help="target dialect (or alias)")
+    p.add_argument("--model", metavar="SPEC", default="sqlglot",
+                   help="translator spec, as in parrot eval")
     add_model_args(p)
     p.add_argument("--db", metavar="DB",
                    help="SQLite/DuckDB file or SQLAlchemy URL: run source and translation on "
@@ -47,10 +50,8 @@ def configure(p: argparse.ArgumentParser) -> argparse.ArgumentParser:
     cli.add_output_file(p, "the translated SQL ('-': standard output)", default="-",
                         value="-")
     cli.add_timeout(p, DEFAULT_TIMEOUT)
-    p.add_argument("--max-rows", type=int, default=DEFAULT_MAX_ROWS,
-                   help="result-size cap per execution")
-    p.add_argument("--engine", action="append", default=[], metavar="DIALECT=URL",
-                   help="run DIALECT on the server at URL (repeatable)")
+    cli.add_max_rows(p, DEFAULT_MAX_ROWS)
+    cli.add_engine_urls(p)
     p.add_argument("--no-start", action="store_true", help="do not start local servers")
     llm_options.add_arguments(p)
     return p

@@ -197,6 +197,17 @@ def test_old_spellings_parse_with_a_deprecation_warning(capsys, argv, dest, valu
     assert "is deprecated: use " in capsys.readouterr().err
 
 
+def test_no_metavar_is_a_python_name():
+    """``--limit INPUT_LIMIT``, ``--max-rows MAX_ROWS``: a value is named for what it is."""
+    named = [
+        (parser.prog, action.option_strings, action.metavar or action.dest.upper())
+        for parser in TREE
+        for action in parser._actions
+        if action.option_strings and action.nargs != 0 and action.choices is None
+    ]
+    assert not [case for case in named if "_" in str(case[2])]
+
+
 def test_curate_metavars_are_n():
     curate = next(p for p in TREE if p.prog == "parrot curate")
     metavars = {a.option_strings[0]: a.metavar for a in curate._actions if a.option_strings}

@@ -105,11 +105,12 @@ def _curate_flags(p: argparse.ArgumentParser) -> None:
                              "clickhouse, postgres and mysql, each to every other; diverse and "
                              "main: sqlite to duckdb and clickhouse); the postgres and mysql "
                              "servers are started for the run")
-    p.add_argument("--sources", type=_dialect_list,
+    p.add_argument("--sources", metavar="DIALECTS", type=_dialect_list,
                    help="source dialects, comma-separated (shorthand: --sources A --targets B "
                         "is --pairs A:B)")
-    p.add_argument("--targets", type=_dialect_list, help="target dialects, comma-separated")
-    p.add_argument("--annotator", action="append", default=[],
+    p.add_argument("--targets", metavar="DIALECTS", type=_dialect_list,
+                   help="target dialects, comma-separated")
+    p.add_argument("--annotator", metavar="SPEC", action="append", default=[],
                    help="a translator spec producing candidates (repeatable; default: the "
                         "variant's, simple: sqlglot and rules, diverse and main: sqlglot): "
                         "sqlglot, rules, openai/gpt-4o, ensemble:sqlglot,openai/gpt-4o, ...")
@@ -119,15 +120,16 @@ def _curate_flags(p: argparse.ArgumentParser) -> None:
                         "verification (strict, every round); pairs it solves are easy")
     p.add_argument("--difficulty", choices=DIFFICULTY_MODES, default="drop",
                    help="what happens to easy pairs: drop them, or tag them easy (default: drop)")
-    p.add_argument("--anonymise", default="", help=f"levels to apply: {','.join(LEVELS)}")
-    p.add_argument("--seed", type=int, default=0,
+    p.add_argument("--anonymise", metavar="LEVELS", default="",
+                   help=f"levels to apply: {','.join(LEVELS)}")
+    p.add_argument("--seed", metavar="N", type=int, default=0,
                    help="seed of anonymisation and generated test data (default: 0)")
-    p.add_argument("--rounds", type=int, default=DEFAULT_ROUNDS,
+    p.add_argument("--rounds", metavar="N", type=int, default=DEFAULT_ROUNDS,
                    help="rounds of test data per pair (k)")
-    p.add_argument("--prefix-ratio", type=float, default=DEFAULT_PREFIX_RATIO,
+    p.add_argument("--prefix-ratio", metavar="RATIO", type=float, default=DEFAULT_PREFIX_RATIO,
                    help="cluster prefix length as a share of the normalised statement's length "
                         f"(default: {DEFAULT_PREFIX_RATIO})")
-    p.add_argument("--patience", type=int, default=DEFAULT_PATIENCE,
+    p.add_argument("--patience", metavar="N", type=int, default=DEFAULT_PATIENCE,
                    help="non-improving statements before leaving a cluster")
     p.add_argument("--coverage", choices=sorted(COVERAGE_SOURCES),
                    help="parser coverage that selection maximises: sqlglot (expression nodes and "
@@ -140,14 +142,14 @@ def _curate_flags(p: argparse.ArgumentParser) -> None:
                         "variant's)")
     cli.add_limit(p, "input statements", dest="input_limit", old=("--input-limit",))
     cli.add_jobs(p)
-    p.add_argument("--executor", type=_executor, default=ExecutorSpec("local"),
+    p.add_argument("--executor", metavar="SPEC", type=_executor, default=ExecutorSpec("local"),
                    help=EXECUTOR_HELP + "; on Ray every chunk is a task (Ray's CPUs replace "
                         "--jobs) and the driver writes every output")
-    p.add_argument("--partition-bytes", type=int, default=4 * 2**20,
+    p.add_argument("--partition-bytes", metavar="BYTES", type=int, default=4 * 2**20,
                    help="on Ray, bytes of corpus JSONL each task reads for the first stage "
                         "(the diverse and main variants; default 4 MiB): the driver never "
                         "reads the corpus (not with --limit, which reads it here)")
-    p.add_argument("--chunk-size", type=int, default=DEFAULT_CHUNK,
+    p.add_argument("--chunk-size", metavar="N", type=int, default=DEFAULT_CHUNK,
                    help=f"statements per worker task (default: {DEFAULT_CHUNK}; the stages that "
                         f"run engines, testdata to difficulty, take at most {ENGINE_CHUNK})")
     cli.add_timeout(p, DEFAULT_TIMEOUT, "per execution on an engine")

@@ -53,7 +53,7 @@ def build_parser() -> argparse.ArgumentParser:
 def configure(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
     """Fill ``parser`` with eval's flags (also ``parrot eval``'s subparser)."""
     cli.configure(parser, evaluate, DESCRIPTION)
-    parser.add_argument("--model", required=True,
+    parser.add_argument("--model", metavar="SPEC", required=True,
                         help=f"translator: {', '.join(available())}; file:<path> scores a "
                              "predictions file (PARROT submission JSON or parrot JSONL); "
                              "PROVIDER/MODEL (e.g. openai/gpt-4o) calls any litellm model; "
@@ -73,18 +73,15 @@ def configure(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
     parser.add_argument("--resume", action="store_true",
                         help="continue the run in --output-dir, skipping items already done")
     cli.add_timeout(parser, DEFAULT_TIMEOUT)
-    parser.add_argument("--max-rows", type=int, default=DEFAULT_MAX_ROWS,
-                        help=f"result-size cap per execution (default: {DEFAULT_MAX_ROWS})")
+    cli.add_max_rows(parser, DEFAULT_MAX_ROWS)
     parser.add_argument("--syntax", action=argparse.BooleanOptionalAction, default=False,
                         help="Acc_SYN grammar check on every translation; default: only where "
                              "no engine ran it (no target engine, or the engine rejected it)")
     cli.add_jobs(parser, "worker processes executing queries")
-    parser.add_argument("--executor", default="local",
+    parser.add_argument("--executor", metavar="SPEC", default="local",
                         help=EXECUTOR_HELP + "; on Ray, --jobs is the number of judging actors "
                              "(default: one per cluster CPU)")
-    parser.add_argument("--engine", action="append", default=[], metavar="DIALECT=URL",
-                        help="run DIALECT on the server at URL, e.g. mysql=mysql://u@host:3306/ "
-                             "(repeatable; also read from $PARROT_<DIALECT>_URL)")
+    cli.add_engine_urls(parser)
     parser.add_argument("--no-start", action="store_true",
                         help="do not start local servers (a dialect without a running server "
                              "or URL then has no engine: see --allow-missing)")

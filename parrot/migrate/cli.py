@@ -51,7 +51,8 @@ def configure(p: argparse.ArgumentParser) -> argparse.ArgumentParser:
                         "value must fit it (repeatable). Columns whose values are all 0/1, ISO "
                         "dates or ISO timestamps are reported as candidates without it")
     p.add_argument("--report", action="store_true", help="print every column's type decision")
-    p.add_argument("--load", help="comma-separated engines (dialects) to load and verify on")
+    p.add_argument("--load", metavar="DIALECTS",
+                   help="comma-separated engines (dialects) to load and verify on")
     p.add_argument("--all", action="store_true", help="every available named fixture")
     p.add_argument("--list", action="store_true", help="list named fixtures and exit")
     return p

@@ -67,7 +67,7 @@ def _build_flags(b: argparse.ArgumentParser) -> None:
     b.add_argument("--candidates", type=int, default=DEFAULT_CANDIDATES, metavar="N",
                    help=f"candidate databases generated per query (default: "
                         f"{DEFAULT_CANDIDATES})")
-    b.add_argument("--seed", type=int, default=0,
+    b.add_argument("--seed", type=int, default=0, metavar="N",
                    help="seed of the generated databases: the same seed builds the same suites "
                         "(default: 0)")
     b.add_argument("--max-rows", type=int, default=12, metavar="N",

@@ -178,7 +178,8 @@ def configure(p: argparse.ArgumentParser) -> argparse.ArgumentParser:
                    help="a JSONL of {id, db_id, question, gold_sql[, gold_dialect, evidence]}, "
                         "or a name in $PARROT_CORPORA/nl/ (spider_dev, spider_syn_dev, "
                         "spider_realistic, spider_dk)")
-    b.add_argument("--targets", default=",".join(LOCAL_TARGETS + GRAMMAR_TARGETS),
+    b.add_argument("--targets", metavar="DIALECTS",
+                   default=",".join(LOCAL_TARGETS + GRAMMAR_TARGETS),
                    help="target dialects, comma-separated")
     cli.add_limit(b, "questions")
     b.add_argument("--no-check", dest="check", action="store_false",
