@@ -1,7 +1,8 @@
 """``parrot SUBCOMMAND …`` (also ``python -m parrot``): one entry point for parrot's tools.
 
-Each subcommand runs the ``main`` of an existing ``python -m parrot.X`` tool with the remaining
-arguments, so ``parrot eval --model sqlglot`` is ``python -m parrot.eval --model sqlglot``.
+One argparse tree: each subcommand's parser is filled by its module's ``configure(parser)``,
+the same function that builds ``python -m parrot.X`` (so ``parrot eval --model sqlglot`` is
+``python -m parrot.eval --model sqlglot``), and :func:`dispatch` parses once and runs it.
 Also home of what the tools share: the help formatter that shows every default, and the console
 that prints tables at full width (and uncut when piped).
 """
@@ -12,12 +13,14 @@ import argparse
 import importlib
 import subprocess
 import sys
+from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 from parrot import __version__
 
-# subcommand -> (module with main(argv), one-line summary)
+# subcommand -> (module whose configure(parser) fills its subparser, one-line summary)
 COMMANDS: dict[str, tuple[str, str]] = {
     "eval": ("parrot.eval.cli", "evaluate a translator on real engines"),
     "report": ("parrot.report.cli", "re-render finished runs, or a leaderboard of several"),
@@ -39,7 +42,7 @@ class DefaultsHelpFormatter(argparse.HelpFormatter):
 
     def _get_help_string(self, action: argparse.Action) -> str:
         text = action.help or ""
-        if ("default" in text or action.default is argparse.SUPPRESS or action.required
+        if ("default" in text.lower() or action.default is argparse.SUPPRESS or action.required
                 or not action.option_strings):
             return text
         if action.nargs == 0:  # a switch
@@ -85,31 +88,6 @@ def version_text() -> str:
     return f"parrot {__version__} (commit {git_commit()})"
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="parrot", formatter_class=argparse.RawDescriptionHelpFormatter,
-        description="Engine-backed benchmark toolkit for cross-system SQL translation.",
-        epilog="subcommands:\n" + "\n".join(f"  {name:<10} {summary}"
-                                             for name, (_, summary) in COMMANDS.items())
-        + "\n\n`parrot SUBCOMMAND --help` shows a subcommand's flags.")
-    parser.add_argument("--version", action="version", version=version_text())
-    parser.add_argument("command", choices=COMMANDS, metavar="SUBCOMMAND",
-                        help=", ".join(COMMANDS))
-    parser.add_argument("args", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
-    return parser
-
-
-def main(argv: list[str] | None = None) -> int:
-    argv = list(sys.argv[1:] if argv is None else argv)
-    if argv and argv[0] in COMMANDS:  # dispatch before parsing: the tool owns every flag
-        command, rest = argv[0], argv[1:]
-    else:
-        args = build_parser().parse_args(argv)
-        command, rest = args.command, args.args
-    module = importlib.import_module(COMMANDS[command][0])
-    return int(module.main(rest) or 0)
-
-
 def model_args_flags(text: str, parser: argparse.ArgumentParser) -> list[str]:
     """``--model-args k=v,…`` (lm-evaluation-harness style) as the equivalent translator flags:
     ``temperature=0.2,hints=false`` → ``--temperature 0.2 --no-hints``. A comma followed by no
@@ -147,16 +125,171 @@ def model_args_flags(text: str, parser: argparse.ArgumentParser) -> list[str]:
 
 def parse_with_model_args(parser: argparse.ArgumentParser,
                           argv: list[str] | None) -> argparse.Namespace:
-    """Parse ``argv``; ``--model-args`` expands to flags that explicit flags override."""
+    """Parse ``argv``; ``--model-args`` expands to flags that explicit flags override. The flags
+    go right after the subcommand words (``parrot testsuite build``): the subcommand's parser
+    is the one :func:`configure` recorded as ``_parser``."""
     argv = list(sys.argv[1:] if argv is None else argv)
     args = parser.parse_args(argv)
-    if not args.model_args:
+    leaf = getattr(args, "_parser", parser)
+    depth = len(leaf.prog.split()) - len(parser.prog.split())
+    args.argv = argv[depth:]  # what the subcommand itself was given (recorded in manifests)
+    if not getattr(args, "model_args", ""):
         return args
     try:
-        flags = model_args_flags(args.model_args, parser)
+        flags = model_args_flags(args.model_args, leaf)
     except ValueError as exc:
-        parser.error(str(exc))
-    return parser.parse_args(flags + argv)
+        leaf.error(str(exc))
+    args = parser.parse_args(argv[:depth] + flags + argv[depth:])
+    args.argv = argv[depth:]
+    return args
+
+
+def configure(parser: argparse.ArgumentParser, run: Callable[[argparse.Namespace], int],
+              description: str | None = None, raw: bool = False) -> argparse.ArgumentParser:
+    """Make ``parser`` a subcommand's: ``run(args)`` handles it (see :func:`dispatch`); its
+    help shows every default (``raw``: keeping the description's line breaks)."""
+    parser.formatter_class = RawDescriptionDefaultsHelpFormatter if raw else DefaultsHelpFormatter
+    if description is not None:
+        parser.description = description
+    parser.set_defaults(_run=run, _parser=parser)
+    return parser
+
+
+def dispatch(parser: argparse.ArgumentParser, argv: list[str] | None = None) -> int:
+    """Parse ``argv`` once with ``parser`` (a tree of subcommands) and run the chosen one."""
+    args = parse_with_model_args(parser, argv)
+    return int(args._run(args) or 0)
+
+
+def prog_name(module_prog: str) -> str:
+    """The name a tool was called by: ``parrot-eval`` from that script, else ``python -m X``."""
+    name = Path(sys.argv[0]).name if sys.argv and sys.argv[0] else ""
+    return name if name.startswith("parrot-") else module_prog
+
+
+def standalone(prog: str) -> argparse.ArgumentParser:
+    """The root parser of a ``python -m parrot.X`` tool (or its ``parrot-X`` script)."""
+    parser = argparse.ArgumentParser(prog=prog_name(prog))
+    parser.add_argument("--version", action="version", version=version_text())
+    return parser
+
+
+def build_parser(prog: str = "parrot", only: str | None = None) -> argparse.ArgumentParser:
+    """The ``parrot`` command: one parser, a subparser per subcommand filled by its module's
+    ``configure``. ``only``: fill that subcommand alone (the others keep their one-line
+    summary), so running one does not import every tool."""
+    parser = argparse.ArgumentParser(
+        prog=prog, formatter_class=partial(argparse.RawDescriptionHelpFormatter,
+                                           max_help_position=20),
+        description="Engine-backed benchmark toolkit for cross-system SQL translation.",
+        epilog="`parrot SUBCOMMAND --help` shows a subcommand's flags.")
+    parser.add_argument("--version", action="version", version=version_text())
+    sub = parser.add_subparsers(title="subcommands", metavar="SUBCOMMAND", dest="command",
+                                required=True)
+    for name, (module, summary) in COMMANDS.items():
+        child = sub.add_parser(name, help=summary, description=summary)
+        if only in (None, name):
+            importlib.import_module(module).configure(child)
+    return parser
+
+
+def main(argv: list[str] | None = None, prog: str = "parrot") -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    only = argv[0] if argv and argv[0] in COMMANDS else ""  # "": no subcommand runs
+    return dispatch(build_parser(prog, only=only), argv)
+
+
+class Store(argparse.Action):
+    """A flag's value, stored; its ``old`` spellings still parse, with a warning on stderr,
+    and are left out of the help (see :func:`add_flag`)."""
+
+    def __init__(self, option_strings: list[str], dest: str, old: tuple[str, ...] = (),
+                 **kwargs: Any) -> None:
+        self.old = old
+        super().__init__(option_strings, dest, **kwargs)
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
+                 values: Any, option_string: str | None = None) -> None:
+        if option_string in self.old:
+            print(f"warning: {option_string} is deprecated: use {'/'.join(self.option_strings)}",
+                  file=sys.stderr)
+        setattr(namespace, self.dest, values)
+
+
+def add_flag(parser: argparse.ArgumentParser, *flags: str, old: tuple[str, ...] = (),
+             **kwargs: Any) -> argparse.Action:
+    """``parser.add_argument(*flags, **kwargs)``, also parsing the ``old`` spellings."""
+    action = parser.add_argument(*flags, *old, action=Store, old=old, **kwargs)
+    action.option_strings = list(flags)  # shown in help and errors; the old ones still parse
+    return action
+
+
+# The flags several tools share: each one's name, metavar, help and default stated here once.
+def add_limit(parser: argparse.ArgumentParser, what: str, dest: str = "limit",
+              old: tuple[str, ...] = ()) -> None:
+    """``--limit N``: only the first N ``what``."""
+    add_flag(parser, "--limit", old=old, dest=dest, type=int, default=None, metavar="N",
+             help=f"only the first N {what} (default: all)")
+
+
+def add_timeout(parser: argparse.ArgumentParser, default: float,
+                what: str = "per SQL execution") -> None:
+    """``--timeout SECONDS``, its default printed as ``10 s``."""
+    parser.add_argument("--timeout", type=float, default=default, metavar="SECONDS",
+                        help=f"seconds {what} (default: {seconds(default)})")
+
+
+def add_max_rows(parser: argparse.ArgumentParser, default: int) -> None:
+    parser.add_argument("--max-rows", type=int, default=default, metavar="N",
+                        help=f"result-size cap per execution (default: {default})")
+
+
+def add_engine_urls(parser: argparse.ArgumentParser) -> None:
+    """``--engine DIALECT=URL`` (repeatable): a server of the caller's for a dialect."""
+    parser.add_argument("--engine", action="append", default=[], metavar="DIALECT=URL",
+                        help="run DIALECT on the server at URL, e.g. mysql=mysql://u@host:3306/ "
+                             "(repeatable; also read from $PARROT_<DIALECT>_URL; default: none)")
+
+
+def seconds(value: float) -> str:
+    """A duration in help texts: ``10 s``, ``2.5 s``."""
+    return f"{value:g} s"
+
+
+def add_jobs(parser: argparse.ArgumentParser, what: str = "worker processes") -> None:
+    parser.add_argument("--jobs", type=int, default=1, metavar="N", help=f"{what} (default: 1)")
+
+
+def add_quiet(parser: argparse.ArgumentParser, hides: str) -> None:
+    """``--quiet``: hides progress output; errors always reach stderr."""
+    parser.add_argument("--quiet", action="store_true",
+                        help=f"no {hides} (errors are still printed)")
+
+
+def add_pairs(parser: argparse.ArgumentParser, default: str = "every pair of the dataset"
+              ) -> None:
+    parser.add_argument("--pairs", default="", metavar="SRC:TGT,…",
+                        help="comma-separated SOURCE:TARGET dialect pairs to keep, e.g. "
+                             "sqlite:duckdb,duckdb:* (aliases like pg, ch; * = any dialect; "
+                             f"default: {default})")
+
+
+def add_output_dir(parser: argparse.ArgumentParser, what: str, required: bool = False,
+                   default: str = "", old: tuple[str, ...] = (), dest: str = "output_dir"
+                   ) -> None:
+    """``-o/--output-dir DIR``: where a tool that writes a folder writes it."""
+    add_flag(parser, "-o", "--output-dir", old=old, dest=dest, type=Path, required=required,
+             metavar="DIR", help=f"folder to write: {what}"
+             + (f" (default: {default})" if default else ""))
+
+
+def add_output_file(parser: argparse.ArgumentParser, what: str, default: str,
+                    old: tuple[str, ...] = (), dest: str = "output", value: Any = None,
+                    **kwargs: Any) -> None:
+    """``-o/--output FILE``: where a tool whose product is one file writes it (``value``: the
+    default, ``default`` says what it means)."""
+    add_flag(parser, "-o", "--output", old=old, dest=dest, metavar="FILE", default=value,
+             help=f"file to write: {what} (default: {default})", **kwargs)
 
 
 def add_model_args(parser: argparse.ArgumentParser) -> None:

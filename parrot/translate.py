@@ -16,8 +16,8 @@ import argparse
 import sys
 from pathlib import Path
 
-from parrot import dialects
-from parrot.cli import RawDescriptionDefaultsHelpFormatter, add_model_args, parse_with_model_args
+from parrot import cli, dialects
+from parrot.cli import add_model_args, standalone
 from parrot.datasets import Item
 from parrot.engines import DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT, statements
 from parrot.eval.records import Outcome
@@ -29,24 +29,29 @@ from parrot.translators.llm import options as llm_options
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="parrot translate", description=__doc__,
-                                formatter_class=RawDescriptionDefaultsHelpFormatter)
+    """``python -m parrot.translate``."""
+    return configure(standalone("python -m parrot.translate"))
+
+
+def configure(p: argparse.ArgumentParser) -> argparse.ArgumentParser:
+    """Fill ``p`` with translate's flags (also ``parrot translate``'s subparser)."""
+    cli.configure(p, translate, __doc__, raw=True)
     p.add_argument("file", metavar="FILE.sql", help="SQL to translate; '-' reads standard input")
-    p.add_argument("--from", dest="source", required=True, help="source dialect (or alias)")
-    p.add_argument("--to", dest="target", required=True, help="target dialect (or alias)")
-    p.add_argument("--model", default="sqlglot", help="translator spec, as in parrot eval")
+    p.add_argument("--from", metavar="DIALECT", dest="source", required=True,
+                   help="source dialect (or alias)")
+    p.add_argument("--to", metavar="DIALECT", dest="target", required=True,
+                   help="target dialect (or alias)")
+    p.add_argument("--model", metavar="SPEC", default="sqlglot",
+                   help="translator spec, as in parrot eval")
     add_model_args(p)
     p.add_argument("--db", metavar="DB",
                    help="SQLite/DuckDB file or SQLAlchemy URL: run source and translation on "
                         "its data and print a verdict per statement")
-    p.add_argument("-o", "--output", default="-", metavar="FILE",
-                   help="where to write the translated SQL ('-': standard output)")
-    p.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT,
-                   help="seconds per SQL execution")
-    p.add_argument("--max-rows", type=int, default=DEFAULT_MAX_ROWS,
-                   help="result-size cap per execution")
-    p.add_argument("--engine", action="append", default=[], metavar="DIALECT=URL",
-                   help="run DIALECT on the server at URL (repeatable)")
+    cli.add_output_file(p, "the translated SQL ('-': standard output)", default="-",
+                        value="-")
+    cli.add_timeout(p, DEFAULT_TIMEOUT)
+    cli.add_max_rows(p, DEFAULT_MAX_ROWS)
+    cli.add_engine_urls(p)
     p.add_argument("--no-start", action="store_true", help="do not start local servers")
     llm_options.add_arguments(p)
     return p
@@ -87,8 +92,11 @@ def verdict_line(index: int, record: Outcome) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
-    args = parse_with_model_args(parser, argv)
+    return cli.dispatch(build_parser(), argv)
+
+
+def translate(args: argparse.Namespace) -> int:
+    """Translate (and with ``--db`` judge) the file ``args`` name."""
     try:
         source, target = dialects.resolve(args.source), dialects.resolve(args.target)
         from parrot.eval.cli import parse_engine_urls
@@ -154,3 +162,7 @@ def _judge(items: list[Item], translations: list[Translation], args: argparse.Na
     finally:
         judge.close()
     return failed
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -18,23 +18,43 @@ from parrot import __version__, cli
 ROOT = Path(__file__).resolve().parent.parent
 
 
-@pytest.mark.parametrize(("command", "module"), [
-    ("eval", "parrot.eval.cli"),
-    ("report", "parrot.report.cli"),
-    ("curate", "parrot.curate.cli"),
-    ("check", "parrot.check.cli"),
-    ("migrate", "parrot.migrate.cli"),
-    ("engines", "parrot.servers.cli"),
-    ("translate", "parrot.translate"),
-    ("testsuite", "parrot.testsuite.cli"),
-    ("text2sql", "parrot.text2sql.build"),
-])
-def test_subcommand_runs_the_tools_main_with_the_rest_of_argv(monkeypatch, command, module):
+HANDLERS = {  # subcommand argv -> (module, its handler)
+    ("eval", "--model", "sqlglot"): ("parrot.eval.cli", "evaluate"),
+    ("report", "run"): ("parrot.report.cli", "report"),
+    ("curate",): ("parrot.curate.cli", "curate"),
+    ("curate", "review", "f.jsonl", "-o", "d"): ("parrot.curate.review", "review"),
+    ("curate", "rules", "check"): ("parrot.curate.rules", "rules_command"),
+    ("check", "-d", "sqlite"): ("parrot.check.cli", "check"),
+    ("migrate", "x.sqlite"): ("parrot.migrate.cli", "migrate"),
+    ("engines", "status"): ("parrot.servers.cli", "engines"),
+    ("translate", "--from", "mysql", "--to", "duckdb", "-"): ("parrot.translate", "translate"),
+    ("testsuite", "build", "ds"): ("parrot.testsuite.cli", "main_build"),
+    ("text2sql", "build", "q", "-o", "d"): ("parrot.text2sql.build", "build_command"),
+    ("text2sql", "align", "ds", "-o", "d"): ("parrot.text2sql.align", "run"),
+    ("text2sql", "taxonomy", "run"): ("parrot.text2sql.taxonomy", "run"),
+}
+
+
+@pytest.mark.parametrize("argv", list(HANDLERS))
+def test_one_parse_of_the_tree_runs_the_subcommands_handler(monkeypatch, argv):
+    module, name = HANDLERS[argv]
     seen = []
-    monkeypatch.setattr(importlib.import_module(module), "main",
-                        lambda argv: seen.append(argv) or 7)
-    assert cli.main([command, "--flag", "x", "-"]) == 7
-    assert seen == [["--flag", "x", "-"]]
+    monkeypatch.setattr(importlib.import_module(module), name,
+                        lambda args: seen.append(args) or 7)
+    assert cli.main(list(argv)) == 7
+    assert len(seen) == 1
+    words = len(argv) - len(seen[0].argv)  # the subcommand's own words, then its arguments
+    assert seen[0].argv == list(argv[words:])
+    assert seen[0]._parser.prog == " ".join(["parrot", *argv[:words]])
+
+
+def test_the_tree_has_every_subcommand_filled():
+    tree = cli.build_parser()
+    subparsers = next(a for a in tree._actions if isinstance(a, argparse._SubParsersAction))
+    assert list(subparsers.choices) == list(cli.COMMANDS)
+    for name, parser in subparsers.choices.items():
+        assert parser.prog == f"parrot {name}"
+        assert len(parser._actions) > 1, name  # more than -h: filled by the module
 
 
 def test_unknown_subcommand_is_a_usage_error(capsys):
@@ -78,14 +98,14 @@ def test_version_of_a_built_package_is_the_commit_baked_by_setup_py(tmp_path):
 def _parsers() -> dict[str, argparse.ArgumentParser]:
     from parrot.check.cli import build_parser as check
     from parrot.curate.cli import build_parser as curate
-    from parrot.curate.review import build_parser as review
     from parrot.eval.cli import build_parser as eval_
-    from parrot.migrate.cli import _parser as migrate
+    from parrot.migrate.cli import build_parser as migrate
     from parrot.report.cli import build_parser as report
     from parrot.servers.cli import build_parser as engines
     from parrot.translate import build_parser as translate
 
-    return {"eval": eval_(), "report": report(), "curate": curate(), "review": review(),
+    review = cli.build_parser().parse_args(["curate", "review", "f", "-o", "d"])._parser
+    return {"eval": eval_(), "report": report(), "curate": curate(), "review": review,
             "check": check(), "migrate": migrate(), "engines": engines(),
             "translate": translate(), "parrot": cli.build_parser()}
 

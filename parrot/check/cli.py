@@ -12,16 +12,20 @@ import json
 import sys
 from pathlib import Path
 
+from parrot import cli
 from parrot.check import GRAMMAR_OF, UnsupportedDialectError, Verdict, check_sql
-from parrot.cli import DefaultsHelpFormatter
+from parrot.cli import standalone
 from parrot.dialects import UnknownDialectError
 
 
 def build_parser() -> argparse.ArgumentParser:
-    ap = argparse.ArgumentParser(prog="python -m parrot.check",
-                                 formatter_class=DefaultsHelpFormatter,
-                                 description="Check SQL syntax with parrot's own grammars "
-                                             "(no engine, no Java).")
+    """``python -m parrot.check``."""
+    return configure(standalone("python -m parrot.check"))
+
+
+def configure(ap: argparse.ArgumentParser) -> argparse.ArgumentParser:
+    """Fill ``ap`` with check's flags (also ``parrot check``'s subparser)."""
+    cli.configure(ap, check, "Check SQL syntax with parrot's own grammars (no engine, no Java).")
     ap.add_argument("--dialect", "-d", required=True,
                     help=f"dialect or alias ({', '.join(sorted(GRAMMAR_OF))})")
     ap.add_argument("files", nargs="*", default=["-"],
@@ -37,7 +41,11 @@ def _snippet(sql: str, v: Verdict, width: int = 60) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    return cli.dispatch(build_parser(), argv)
+
+
+def check(args: argparse.Namespace) -> int:
+    """Check the files ``args`` name; print the verdicts."""
     results: list[tuple[str, str, list[Verdict]]] = []
     try:
         for name in args.files:

@@ -4,7 +4,7 @@ Stages, in order (each prints and records its funnel line): standardise → cano
 anonymise (optional) → [hard: main only] → normalise → cluster → features → coverage → pairs →
 testdata → type_filter → annotate → verify → classify, then the dataset, review queue and build
 manifest are written.
-``python -m parrot.curate review FILE --out DIR`` re-verifies a reviewer's fixes.
+``python -m parrot.curate review FILE -o DIR`` re-verifies a reviewer's fixes.
 """
 
 from __future__ import annotations
@@ -17,8 +17,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from parrot import __version__, dialects
-from parrot.cli import RawDescriptionDefaultsHelpFormatter, table_console
+from parrot import __version__, cli, dialects
+from parrot.cli import standalone, table_console
 from parrot.curate.annotate import Annotate, Pairs
 from parrot.curate.anonymise import LEVELS, Anonymise
 from parrot.curate.canonicalise import Canonicalise
@@ -77,24 +77,40 @@ def _executor(text: str) -> ExecutorSpec:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="python -m parrot.curate", description=__doc__,
-                                formatter_class=RawDescriptionDefaultsHelpFormatter)
+    """``python -m parrot.curate``."""
+    return configure(standalone("python -m parrot.curate"))
+
+
+def configure(p: argparse.ArgumentParser) -> argparse.ArgumentParser:
+    """Fill ``p`` with curate's flags and its ``review`` and ``rules`` subcommands (also
+    ``parrot curate``'s subparser)."""
+    cli.configure(p, curate, __doc__, raw=True)
+    _curate_flags(p)
+    sub = p.add_subparsers(title="other commands (without one: curate)", dest="command",
+                           metavar="[review|rules]")
+    from parrot.curate import review, rules
+
+    review.configure(sub.add_parser("review", help=review.DESCRIPTION))
+    rules.configure(sub.add_parser("rules", help=rules.DESCRIPTION))
+    return p
+
+
+def _curate_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument("--variant", choices=VARIANTS.names(), default="simple",
                    help="simple: sqlglot's test statements; diverse: Spider-family queries on "
                         "their databases; main: long multi-construct statements (default: simple)")
-    p.add_argument("--output-dir", "--out", dest="out", type=Path,
-                   help="output folder (default build/curated-<variant>)")
-    p.add_argument("--pairs", default="",
-                   help="SOURCE:TARGET dialect pairs to write, comma-separated, * = any "
-                        "(eval's syntax), e.g. mysql:duckdb,sqlite:*; default: the variant's "
-                        "sources to its targets (simple: sqlite, duckdb, clickhouse, postgres and "
-                        "mysql, each to every other; diverse and main: sqlite to duckdb and "
-                        "clickhouse); the postgres and mysql servers are started for the run")
-    p.add_argument("--sources", type=_dialect_list,
+    cli.add_output_dir(p, "the dataset (items.jsonl, review.jsonl, manifest.json)",
+                       default="build/curated-<variant>", old=("--out",), dest="out")
+    cli.add_pairs(p, default="the variant's sources to its targets (simple: sqlite, duckdb, "
+                             "clickhouse, postgres and mysql, each to every other; diverse and "
+                             "main: sqlite to duckdb and clickhouse); the postgres and mysql "
+                             "servers are started for the run")
+    p.add_argument("--sources", metavar="DIALECTS", type=_dialect_list,
                    help="source dialects, comma-separated (shorthand: --sources A --targets B "
                         "is --pairs A:B)")
-    p.add_argument("--targets", type=_dialect_list, help="target dialects, comma-separated")
-    p.add_argument("--annotator", action="append", default=[],
+    p.add_argument("--targets", metavar="DIALECTS", type=_dialect_list,
+                   help="target dialects, comma-separated")
+    p.add_argument("--annotator", metavar="SPEC", action="append", default=[],
                    help="a translator spec producing candidates (repeatable; default: the "
                         "variant's, simple: sqlglot and rules, diverse and main: sqlglot): "
                         "sqlglot, rules, openai/gpt-4o, ensemble:sqlglot,openai/gpt-4o, ...")
@@ -104,15 +120,16 @@ def build_parser() -> argparse.ArgumentParser:
                         "verification (strict, every round); pairs it solves are easy")
     p.add_argument("--difficulty", choices=DIFFICULTY_MODES, default="drop",
                    help="what happens to easy pairs: drop them, or tag them easy (default: drop)")
-    p.add_argument("--anonymise", default="", help=f"levels to apply: {','.join(LEVELS)}")
-    p.add_argument("--seed", type=int, default=0,
+    p.add_argument("--anonymise", metavar="LEVELS", default="",
+                   help=f"levels to apply: {','.join(LEVELS)}")
+    p.add_argument("--seed", metavar="N", type=int, default=0,
                    help="seed of anonymisation and generated test data (default: 0)")
-    p.add_argument("--rounds", type=int, default=DEFAULT_ROUNDS,
+    p.add_argument("--rounds", metavar="N", type=int, default=DEFAULT_ROUNDS,
                    help="rounds of test data per pair (k)")
-    p.add_argument("--prefix-ratio", type=float, default=DEFAULT_PREFIX_RATIO,
+    p.add_argument("--prefix-ratio", metavar="RATIO", type=float, default=DEFAULT_PREFIX_RATIO,
                    help="cluster prefix length as a share of the normalised statement's length "
                         f"(default: {DEFAULT_PREFIX_RATIO})")
-    p.add_argument("--patience", type=int, default=DEFAULT_PATIENCE,
+    p.add_argument("--patience", metavar="N", type=int, default=DEFAULT_PATIENCE,
                    help="non-improving statements before leaving a cluster")
     p.add_argument("--coverage", choices=sorted(COVERAGE_SOURCES),
                    help="parser coverage that selection maximises: sqlglot (expression nodes and "
@@ -120,23 +137,22 @@ def build_parser() -> argparse.ArgumentParser:
                         "for dialects without one) or statement (every parseable statement "
                         "counts: no selection) (default: the variant's, simple: statement, "
                         "diverse and main: sqlglot)")
-    p.add_argument("--keep", dest="limit", type=int, help="statements kept by coverage "
-                   "selection (variant default; 0 for no limit)")
-    p.add_argument("--limit", "--input-limit", dest="input_limit", type=int,
-                   help="read only the first N input statements")
-    p.add_argument("--jobs", type=int, default=1, help="worker processes")
-    p.add_argument("--executor", type=_executor, default=ExecutorSpec("local"),
+    p.add_argument("--keep", dest="limit", type=int, metavar="N",
+                   help="statements kept by coverage selection, 0 for no limit (default: the "
+                        "variant's)")
+    cli.add_limit(p, "input statements", dest="input_limit", old=("--input-limit",))
+    cli.add_jobs(p)
+    p.add_argument("--executor", metavar="SPEC", type=_executor, default=ExecutorSpec("local"),
                    help=EXECUTOR_HELP + "; on Ray every chunk is a task (Ray's CPUs replace "
                         "--jobs) and the driver writes every output")
-    p.add_argument("--partition-bytes", type=int, default=4 * 2**20,
+    p.add_argument("--partition-bytes", metavar="BYTES", type=int, default=4 * 2**20,
                    help="on Ray, bytes of corpus JSONL each task reads for the first stage "
                         "(the diverse and main variants; default 4 MiB): the driver never "
                         "reads the corpus (not with --limit, which reads it here)")
-    p.add_argument("--chunk-size", type=int, default=DEFAULT_CHUNK,
+    p.add_argument("--chunk-size", metavar="N", type=int, default=DEFAULT_CHUNK,
                    help=f"statements per worker task (default: {DEFAULT_CHUNK}; the stages that "
                         f"run engines, testdata to difficulty, take at most {ENGINE_CHUNK})")
-    p.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT,
-                   help=f"seconds per execution on an engine (default: {DEFAULT_TIMEOUT})")
+    cli.add_timeout(p, DEFAULT_TIMEOUT, "per execution on an engine")
     p.add_argument("--keep-unverified", action="store_true",
                    help="keep pairs with no engine here, labelled grammar-only")
     p.add_argument("--no-review", action="store_true",
@@ -147,11 +163,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-start", action="store_true",
                    help="do not start the local postgres/mysql servers the pairs need (their "
                         "pairs are then dropped as no_engine unless a server is up)")
-    p.add_argument("--quiet", action="store_true", help="no progress bars and no funnel table")
+    cli.add_quiet(p, "progress bars and no funnel table")
     llm_options.add_arguments(
         p, only={"api_base", "concurrency", "request_timeout", "cache", "no_cache", "shots"},
         description="for LLM annotators and --difficulty-model (PROVIDER/MODEL, local, ...)")
-    return p
 
 
 def chosen_pairs(args: argparse.Namespace) -> DialectPairs:
@@ -219,16 +234,12 @@ def funnel_table(funnel: list[StageCount]) -> Any:
 
 
 def main(argv: list[str] | None = None) -> int:
-    argv = list(sys.argv[1:] if argv is None else argv)
-    if argv[:1] == ["review"]:
-        from parrot.curate.review import main as review_main
+    return cli.dispatch(build_parser(), argv)
 
-        return review_main(argv[1:])
-    if argv[:1] == ["rules"]:
-        from parrot.curate.rules import main as rules_main
 
-        return rules_main(argv[1:])
-    args = build_parser().parse_args(argv)
+def curate(args: argparse.Namespace) -> int:
+    """Build the dataset ``args`` describe."""
+    argv = args.argv
     logging.getLogger("sqlglot").setLevel(logging.ERROR)  # "falling back to Command" noise
     console = table_console(stderr=True, quiet=args.quiet)
     errors = table_console(stderr=True)  # --quiet hides progress and tables, never errors

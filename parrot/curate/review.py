@@ -1,6 +1,6 @@
 """The review queue: a human fixes pairs no candidate survived; fixes are verified again.
 
-``python -m parrot.curate review DIR/review.csv --out DIR`` (or the ``.jsonl``): every entry with
+``python -m parrot.curate review DIR/review.csv -o DIR`` (or the ``.jsonl``): every entry with
 a non-empty ``fixed_sql`` is re-verified on the same rounds of test data (the JSONL keeps them;
 a CSV is joined to the JSONL beside it by id). Fixes that agree become items with
 ``annotation_source: human`` in ``DIR/items.jsonl`` (replacing an item with the same id); fixes
@@ -15,7 +15,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from parrot.cli import DefaultsHelpFormatter
+from parrot import cli
 from parrot.curate.classify import Classify
 from parrot.curate.serialise import (
     ITEMS,
@@ -90,20 +90,20 @@ def add_items(out: Path, variant: str, records: list[Record]) -> list[str]:
     return added
 
 
-def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="python -m parrot.curate review",
-                                description="re-verify reviewed fixes and add them",
-                                formatter_class=DefaultsHelpFormatter)
+DESCRIPTION = "re-verify reviewed fixes and add them"
+
+
+def configure(p: argparse.ArgumentParser) -> argparse.ArgumentParser:
+    """Fill ``p`` with the flags of ``parrot curate review``."""
+    cli.configure(p, review, DESCRIPTION)
     p.add_argument("file", type=Path, help="review.jsonl or review.csv with fixed_sql filled")
-    p.add_argument("--output-dir", "--out", dest="out", type=Path, required=True,
-                   help="the dataset folder to add to")
-    p.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT,
-                   help="seconds per execution on an engine")
+    cli.add_output_dir(p, "the dataset to add to", required=True, old=("--out",), dest="out")
+    cli.add_timeout(p, DEFAULT_TIMEOUT, "per execution on an engine")
     return p
 
 
-def main(argv: list[str]) -> int:
-    args = build_parser().parse_args(argv)
+def review(args: argparse.Namespace) -> int:
+    """Re-verify the fixes of ``args.file`` and add them to ``args.out``."""
     manifest = json.loads((args.out / "manifest.json").read_text(encoding="utf-8"))
     added, waiting = import_fixes(read_review(args.file), args.out, manifest["variant"],
                                   args.timeout)

@@ -13,7 +13,7 @@ and a test pair (``test_source``, ``test_target``) with its engine check: on the
 rule of the pair in file order; a statement no rule changes gets no candidate (sqlglot's own
 already is one). Its candidates carry ``annotation_source: "rule"``.
 ``python -m parrot.curate rules yield DIR/review.jsonl`` measures how many queued pairs the rules
-turn into verified items (and with ``--out DIR`` adds them to that dataset).
+turn into verified items (and with ``-o DIR`` adds them to that dataset).
 """
 
 from __future__ import annotations
@@ -211,21 +211,29 @@ def measure_yield(entries: list[dict[str, Any]], timeout: float
     return batch.records, counts
 
 
-def main(argv: list[str]) -> int:
-    from parrot.cli import DefaultsHelpFormatter
+DESCRIPTION = "check the rewrite rules, or measure their yield"
 
-    p = argparse.ArgumentParser(prog="python -m parrot.curate rules",
-                                description="check the rewrite rules, or measure their yield",
-                                formatter_class=DefaultsHelpFormatter)
-    sub = p.add_subparsers(dest="command", required=True)
-    sub.add_parser("check", help="run every rule's test pair on the engines")
-    y = sub.add_parser("yield", help="queued pairs of a review.jsonl the rules verify")
+
+def configure(p: argparse.ArgumentParser) -> argparse.ArgumentParser:
+    """Fill ``p`` with the actions of ``parrot curate rules``."""
+    from parrot import cli
+
+    cli.configure(p, rules_command, DESCRIPTION)
+    sub = p.add_subparsers(dest="rules_action", metavar="ACTION", required=True)
+    text = "run every rule's test pair on the engines"
+    cli.configure(sub.add_parser("check", help=text, description=text), rules_command)
+    text = "queued pairs of a review.jsonl the rules verify"
+    y = cli.configure(sub.add_parser("yield", help=text, description=text), rules_command)
     y.add_argument("file", type=Path, help="a curation run's review.jsonl")
-    y.add_argument("--out", type=Path, help="also add the verified pairs to this dataset folder "
-                   "(and take them out of its review queue)")
-    y.add_argument("--timeout", type=float, default=5.0, help="seconds per execution")
-    args = p.parse_args(argv)
-    if args.command == "check":
+    cli.add_output_dir(y, "a dataset to also add the verified pairs to (taking them out of its "
+                          "review queue)", default="none", old=("--out",), dest="out")
+    cli.add_timeout(y, 5.0, "per execution")
+    return p
+
+
+def rules_command(args: argparse.Namespace) -> int:
+    """``parrot curate rules check|yield``."""
+    if args.rules_action == "check":
         from parrot.eval.judge import Judge
 
         judge = Judge(timeout=10.0)

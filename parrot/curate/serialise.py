@@ -1,7 +1,7 @@
 """Stage 6b, serialise: dataset JSONL (the format :func:`parrot.datasets.load_dataset` reads), the
 generated fixtures, and the build manifest.
 
-Layout of ``--out DIR``::
+Layout of ``-o DIR``::
 
     items.jsonl          one item per line
     fixtures/<name>.json generated fixtures (items on real databases name them: spider/<db_id>)

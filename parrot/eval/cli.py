@@ -12,15 +12,14 @@ import contextlib
 import datetime as dt
 import os
 import re
-import sys
 from collections import Counter
 from pathlib import Path
 from typing import Any
 
 from rich.markup import escape
 
-from parrot import dialects
-from parrot.cli import DefaultsHelpFormatter, add_model_args, parse_with_model_args, table_console
+from parrot import cli, dialects
+from parrot.cli import add_model_args, standalone, table_console
 from parrot.datasets import DEFAULT_DATASET, DatasetError, load_dataset
 from parrot.engines import DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT
 from parrot.eval.records import Outcome
@@ -41,14 +40,20 @@ from parrot.testsuite.store import SUITES_DIR
 from parrot.translators import UnknownTranslatorError, available, create_translator
 from parrot.translators.llm import options as llm_options
 
+DESCRIPTION = ("Translate every benchmark item with a model, run the translation on a real "
+               "engine of the target dialect and compare its result with the source query's "
+               "result on the source engine (Acc_EX, Acc_RES strict/normalized/multiset).")
+
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="python -m parrot.eval", formatter_class=DefaultsHelpFormatter,
-        description="Translate every benchmark item with a model, run the translation on a real "
-                    "engine of the target dialect and compare its result with the source query's "
-                    "result on the source engine (Acc_EX, Acc_RES strict/normalized/multiset).")
-    parser.add_argument("--model", required=True,
+    """``python -m parrot.eval`` (and the ``parrot-eval`` script)."""
+    return configure(standalone("python -m parrot.eval"))
+
+
+def configure(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
+    """Fill ``parser`` with eval's flags (also ``parrot eval``'s subparser)."""
+    cli.configure(parser, evaluate, DESCRIPTION)
+    parser.add_argument("--model", metavar="SPEC", required=True,
                         help=f"translator: {', '.join(available())}; file:<path> scores a "
                              "predictions file (PARROT submission JSON or parrot JSONL); "
                              "PROVIDER/MODEL (e.g. openai/gpt-4o) calls any litellm model; "
@@ -61,30 +66,22 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--strict-dataset", action="store_true",
                         help="fail when any item's fixture is unavailable here (default: run "
                              "the items that can run and report how many were skipped and why)")
-    parser.add_argument("--pairs", default="",
-                        help="comma-separated SOURCE:TARGET dialect pairs to keep, e.g. "
-                             "sqlite:duckdb,duckdb:* (aliases like pg, ch; * = any dialect)")
-    parser.add_argument("--limit", type=int, default=None,
-                        help="evaluate only the first N selected items")
-    parser.add_argument("--output-dir", type=Path, default=None,
-                        help="run directory (default: runs/<model>-<dataset>-<UTC time>)")
+    cli.add_pairs(parser)
+    cli.add_limit(parser, "selected items")
+    cli.add_output_dir(parser, "the run (results.jsonl, summary, report.html)",
+                       default="runs/<model>-<dataset>-<UTC time>")
     parser.add_argument("--resume", action="store_true",
                         help="continue the run in --output-dir, skipping items already done")
-    parser.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT,
-                        help=f"seconds per SQL execution (default: {DEFAULT_TIMEOUT:g})")
-    parser.add_argument("--max-rows", type=int, default=DEFAULT_MAX_ROWS,
-                        help=f"result-size cap per execution (default: {DEFAULT_MAX_ROWS})")
+    cli.add_timeout(parser, DEFAULT_TIMEOUT)
+    cli.add_max_rows(parser, DEFAULT_MAX_ROWS)
     parser.add_argument("--syntax", action=argparse.BooleanOptionalAction, default=False,
                         help="Acc_SYN grammar check on every translation; default: only where "
                              "no engine ran it (no target engine, or the engine rejected it)")
-    parser.add_argument("--jobs", type=int, default=1,
-                        help="worker processes executing queries (default: 1)")
-    parser.add_argument("--executor", default="local",
+    cli.add_jobs(parser, "worker processes executing queries")
+    parser.add_argument("--executor", metavar="SPEC", default="local",
                         help=EXECUTOR_HELP + "; on Ray, --jobs is the number of judging actors "
                              "(default: one per cluster CPU)")
-    parser.add_argument("--engine", action="append", default=[], metavar="DIALECT=URL",
-                        help="run DIALECT on the server at URL, e.g. mysql=mysql://u@host:3306/ "
-                             "(repeatable; also read from $PARROT_<DIALECT>_URL)")
+    cli.add_engine_urls(parser)
     parser.add_argument("--no-start", action="store_true",
                         help="do not start local servers (a dialect without a running server "
                              "or URL then has no engine: see --allow-missing)")
@@ -96,9 +93,9 @@ def build_parser() -> argparse.ArgumentParser:
                              "--engine URL) never need it: they are scored by Acc_SYN")
     parser.add_argument("--suite", action=argparse.BooleanOptionalAction, default=None,
                         help="also judge each translation on every database of its item's test "
-                             "suite (DATASET/suites/; Acc_TS beside Acc_RES). Default: on when "
-                             "the dataset has suites")
-    parser.add_argument("--quiet", action="store_true", help="no progress bar and no tables")
+                             "suite (DATASET/suites/; Acc_TS beside Acc_RES) (default: on when "
+                             "the dataset has suites)")
+    cli.add_quiet(parser, "progress bar and no tables")
     llm_options.add_arguments(parser)
     return parser
 
@@ -193,7 +190,11 @@ def _suite_dir(dataset_path: Path, wanted: bool | None) -> Path | None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = parse_with_model_args(build_parser(), argv)
+    return cli.dispatch(build_parser(), argv)
+
+
+def evaluate(args: argparse.Namespace) -> int:
+    """Run the evaluation ``args`` describe (the parsed flags of ``parrot eval``)."""
     from rich.console import Console
 
     console = Console(stderr=True, soft_wrap=True)
@@ -238,7 +239,7 @@ def main(argv: list[str] | None = None) -> int:
         timeout=args.timeout, max_rows=args.max_rows, syntax=args.syntax, jobs=args.jobs,
         resume=args.resume,
         pairs=[f"{s}:{t}" for s, t in pairs.patterns], limit=args.limit,
-        command=["python", "-m", "parrot.eval", *(argv if argv is not None else sys.argv[1:])],
+        command=["python", "-m", "parrot.eval", *args.argv],
         urls=urls, start=not args.no_start, suite_dir=_suite_dir(dataset.path, args.suite),
         executor=executor)
     if not check_engines(items, urls, not args.no_start, args.allow_missing, console):

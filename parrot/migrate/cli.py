@@ -2,8 +2,8 @@
 
 Examples::
 
-    python -m parrot.migrate path/to/db.sqlite --name shop --out shop.json
-    python -m parrot.migrate postgresql://u@127.0.0.1:5432/db --tables a,b --out db.json.gz
+    python -m parrot.migrate path/to/db.sqlite --name shop -o shop.json
+    python -m parrot.migrate postgresql://u@127.0.0.1:5432/db --tables a,b -o db.json.gz
     python -m parrot.migrate spider/concert_singer --report          # type decisions
     python -m parrot.migrate app.sqlite --type users.active=boolean --type users.born=date
     python -m parrot.migrate --all --load sqlite,duckdb,clickhouse   # time every named fixture
@@ -20,21 +20,28 @@ import time
 from pathlib import Path
 from typing import Any
 
-from parrot.cli import RawDescriptionDefaultsHelpFormatter
+from parrot import cli
+from parrot.cli import standalone
 from parrot.fixtures import FixtureError
 from parrot.migrate.infer import parse_override
 from parrot.migrate.introspect import Introspection
 from parrot.migrate.transfer import read_source
 
 
-def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="python -m parrot.migrate", description=__doc__,
-                                formatter_class=RawDescriptionDefaultsHelpFormatter)
+def build_parser() -> argparse.ArgumentParser:
+    """``python -m parrot.migrate``."""
+    return configure(standalone("python -m parrot.migrate"))
+
+
+def configure(p: argparse.ArgumentParser) -> argparse.ArgumentParser:
+    """Fill ``p`` with migrate's flags (also ``parrot migrate``'s subparser)."""
+    cli.configure(p, migrate, __doc__, raw=True)
     p.add_argument("sources", nargs="*", metavar="SOURCE",
                    help="SQLite/DuckDB file, duckdb:/// or SQLAlchemy URL, or a named fixture "
                         "(spider/<db_id>, text2sql/<db>, tpch)")
     p.add_argument("--name", help="fixture name (default: the file's stem)")
-    p.add_argument("--out", help="write the fixture JSON here ('-' for stdout, .gz to compress)")
+    cli.add_output_file(p, "the fixture JSON ('-': standard output; .gz compresses)",
+                        default="none written", old=("--out",), dest="out")
     p.add_argument("--tables", help="comma-separated tables to read (default: all)")
     p.add_argument("--blank-as-null", action="store_true",
                    help="read '' as NULL in non-text columns (changes values; reported)")
@@ -44,14 +51,19 @@ def _parser() -> argparse.ArgumentParser:
                         "value must fit it (repeatable). Columns whose values are all 0/1, ISO "
                         "dates or ISO timestamps are reported as candidates without it")
     p.add_argument("--report", action="store_true", help="print every column's type decision")
-    p.add_argument("--load", help="comma-separated engines (dialects) to load and verify on")
+    p.add_argument("--load", metavar="DIALECTS",
+                   help="comma-separated engines (dialects) to load and verify on")
     p.add_argument("--all", action="store_true", help="every available named fixture")
     p.add_argument("--list", action="store_true", help="list named fixtures and exit")
     return p
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = _parser().parse_args(argv)
+    return cli.dispatch(build_parser(), argv)
+
+
+def migrate(args: argparse.Namespace) -> int:
+    """Read, write and load the fixtures ``args`` name."""
     from parrot.migrate import named
 
     if args.list:
@@ -64,14 +76,14 @@ def main(argv: list[str] | None = None) -> int:
     if args.all:
         sources += named.available_named()
     if not sources:
-        _parser().error("give a SOURCE, --all or --list")
+        args._parser.error("give a SOURCE, --all or --list")
     if args.out and len(sources) != 1:
-        _parser().error("--out takes exactly one SOURCE")
+        args._parser.error("-o/--output takes exactly one SOURCE")
     tables = args.tables.split(",") if args.tables else None
     try:
         types = dict(parse_override(spec) for spec in args.types)
     except ValueError as exc:
-        _parser().error(str(exc))
+        args._parser.error(str(exc))
     engines = _engines(args.load)
     totals = {"read": 0.0, **{d: 0.0 for d in engines}}
     failures = 0

@@ -13,7 +13,8 @@ import argparse
 import sys
 from pathlib import Path
 
-from parrot.cli import DefaultsHelpFormatter
+from parrot import cli
+from parrot.cli import standalone
 from parrot.dialects import UnknownDialectError, resolve
 from parrot.eval.results import (
     MANIFEST,
@@ -29,18 +30,22 @@ from parrot.report.render import leaderboards, render, summary_tables
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="python -m parrot.report", formatter_class=DefaultsHelpFormatter,
-        description="Re-render the tables of finished parrot runs, or a leaderboard of several.")
+    """``python -m parrot.report`` (and the ``parrot-report`` script)."""
+    return configure(standalone("python -m parrot.report"))
+
+
+def configure(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
+    """Fill ``parser`` with report's flags (also ``parrot report``'s subparser)."""
+    cli.configure(parser, report, "Re-render the tables of finished parrot runs, or a "
+                  "leaderboard of several.")
     parser.add_argument("run_dirs", nargs="+", type=Path, metavar="RUN_DIR",
                         help="run directories written by python -m parrot.eval")
     parser.add_argument("--format", choices=("md", "csv", "json", "html"), default="md",
                         help="output format; html is one self-contained page (plots, item "
                              "drill-down) that opens offline (default: md)")
-    parser.add_argument("-o", "--output", type=Path, metavar="FILE",
-                        help="write here instead of standard output (default: standard output; "
-                             "for html: RUN_DIR/report.html for one run, leaderboard.html in the "
-                             "current directory for several)")
+    cli.add_output_file(parser, "the tables, or the html page", type=Path,
+                        default="standard output; for html: RUN_DIR/report.html for one run, "
+                                "leaderboard.html in the current directory for several")
     parser.add_argument("--analysis", action=argparse.BooleanOptionalAction, default=True,
                         help="cross-dialect tables (accuracy drop, κ, consistency, DRS, failure "
                              "taxonomy, rank correlation) when a run answers questions in "
@@ -54,7 +59,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    return cli.dispatch(build_parser(), argv)
+
+
+def report(args: argparse.Namespace) -> int:
+    """Print or write the report ``args`` describe."""
     try:
         runs = []
         for run_dir in args.run_dirs:

@@ -13,20 +13,36 @@ from __future__ import annotations
 import argparse
 import sys
 
-from parrot.cli import DefaultsHelpFormatter
+from parrot import cli
+from parrot.cli import standalone
 from parrot.engines import ENGINES, UnknownEngineError, engine_class, url_from_env
 from parrot.engines.dbapi import redact_url
 from parrot.servers import SERVERS, ServerError, server_for
 from parrot.servers.base import pid_alive
 
+ACTIONS = {  # action -> its help
+    "up": "start the named servers (default: every managed server this machine can run)",
+    "down": "stop the named servers and delete their throwaway data (default: all)",
+    "status": "list every engine: in-process ones with their versions, servers with version, "
+              "port, data directory and uptime, engines reached by URL, and why any is absent",
+}
+
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="python -m parrot.engines", formatter_class=DefaultsHelpFormatter,
-        description="Start, stop and list the database servers parrot runs locally.")
-    parser.add_argument("action", choices=("up", "down", "status"))
-    parser.add_argument("names", nargs="*", metavar="NAME",
-                        help=f"servers (default: all of {', '.join(sorted(SERVERS))})")
+    """``python -m parrot.engines``."""
+    return configure(standalone("python -m parrot.engines"))
+
+
+def configure(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
+    """Fill ``parser`` with the engines actions (also ``parrot engines``'s subparser)."""
+    cli.configure(parser, engines,
+                  "Start, stop and list the database servers parrot runs locally.")
+    actions = parser.add_subparsers(title="actions", dest="action", metavar="ACTION",
+                                    required=True)
+    for action, text in ACTIONS.items():
+        sub = cli.configure(actions.add_parser(action, help=text, description=text), engines)
+        sub.add_argument("names", nargs="*", metavar="NAME",
+                         help=f"servers (default: all of {', '.join(sorted(SERVERS))})")
     return parser
 
 
@@ -68,7 +84,11 @@ def _orphan_note(owner: int) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    return cli.dispatch(build_parser(), argv)
+
+
+def engines(args: argparse.Namespace) -> int:
+    """Carry out ``args.action`` on the servers ``args.names``."""
     names = args.names or sorted(SERVERS)
     try:
         servers = [server_for(n) for n in names]

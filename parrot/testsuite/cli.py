@@ -17,7 +17,8 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from parrot.cli import add_model_args, model_args_flags
+from parrot import cli
+from parrot.cli import add_model_args
 from parrot.datasets import Item, load_dataset
 from parrot.engines.base import DEFAULT_TIMEOUT
 from parrot.testsuite.distill import (
@@ -41,20 +42,37 @@ LLM_FLAGS = ("api_base", "temperature", "max_tokens", "request_timeout", "retrie
              "no_cache")
 
 
-def _parser() -> tuple[argparse.ArgumentParser, argparse.ArgumentParser]:
-    """The command's parser and its ``build`` subparser."""
-    p = argparse.ArgumentParser(prog="python -m parrot.testsuite",
-                                description="Build distilled test suites for a dataset.")
-    sub = p.add_subparsers(dest="command", required=True)
-    b = sub.add_parser("build", help="build the suites of DATASET (a name or a path)")
-    b.add_argument("dataset")
-    b.add_argument("--max-dbs", type=int, default=DEFAULT_MAX_DBS,
-                   help=f"databases kept per suite (default {DEFAULT_MAX_DBS})")
-    b.add_argument("--candidates", type=int, default=DEFAULT_CANDIDATES,
-                   help=f"candidate databases generated per query (default {DEFAULT_CANDIDATES})")
-    b.add_argument("--seed", type=int, default=0)
-    b.add_argument("--max-rows", type=int, default=12, help="rows per generated table")
-    b.add_argument("--limit", type=int, default=None, help="build at most N suites")
+BUILD = ("Distil a test suite for every source query of DATASET and write it to "
+         "DATASET/suites/ (content-keyed; existing suites are kept unless --force).")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """``python -m parrot.testsuite``."""
+    return configure(cli.standalone("python -m parrot.testsuite"))
+
+
+def configure(p: argparse.ArgumentParser) -> argparse.ArgumentParser:
+    """Fill ``p`` with testsuite's ``build`` command (also ``parrot testsuite``'s subparser)."""
+    cli.configure(p, main_build, "Build distilled test suites for a dataset.")
+    sub = p.add_subparsers(title="commands", dest="command", metavar="COMMAND", required=True)
+    text = "build the suites of DATASET (a name or a path)"
+    _build_flags(cli.configure(sub.add_parser("build", help=text, description=BUILD), main_build))
+    return p
+
+
+def _build_flags(b: argparse.ArgumentParser) -> None:
+    b.add_argument("dataset", metavar="DATASET", help="a dataset name or path")
+    b.add_argument("--max-dbs", type=int, default=DEFAULT_MAX_DBS, metavar="N",
+                   help=f"databases kept per suite (default: {DEFAULT_MAX_DBS})")
+    b.add_argument("--candidates", type=int, default=DEFAULT_CANDIDATES, metavar="N",
+                   help=f"candidate databases generated per query (default: "
+                        f"{DEFAULT_CANDIDATES})")
+    b.add_argument("--seed", type=int, default=0, metavar="N",
+                   help="seed of the generated databases: the same seed builds the same suites "
+                        "(default: 0)")
+    b.add_argument("--max-rows", type=int, default=12, metavar="N",
+                   help="rows per generated table (default: 12)")
+    cli.add_limit(b, "suites")
     b.add_argument("--source", action="append", default=None, metavar="DIALECT",
                    help="only source queries in DIALECT (repeatable)")
     b.add_argument("--unchecked-reference", action="append", default=[], metavar="DIALECT",
@@ -71,11 +89,12 @@ def _parser() -> tuple[argparse.ArgumentParser, argparse.ArgumentParser]:
                         "measurement; seconds each on Spark): the set cover counts the "
                         "references' neighbours, on their own engines, only")
     b.add_argument("--timeout", action="append", default=[], metavar="[DIALECT=]SECONDS",
-                   help=f"per execution (default {DEFAULT_TIMEOUT:g}), or for DIALECT's engine "
+                   help=f"per execution (default: {cli.seconds(DEFAULT_TIMEOUT)}), or for "
+                        "DIALECT's engine "
                         "only (repeatable): a neighbour that times out is not counted, a source "
                         "that does gets no suite, and a timed-out engine worker is replaced — "
                         "for Spark a new JVM, whose first queries are slow again: spark=600")
-    b.add_argument("--jobs", type=int, default=1, help="worker processes")
+    cli.add_jobs(b)
     b.add_argument("--force", action="store_true", help="rebuild suites that exist")
     b.add_argument("--outdated", action="store_true",
                    help="rebuild the suites another generator made (as --force, but a rerun "
@@ -99,7 +118,6 @@ def _parser() -> tuple[argparse.ArgumentParser, argparse.ArgumentParser]:
     llm_options.add_arguments(b, only=LLM_FLAGS, description=(
         "for --datagen llm:MODEL and rules+llm:MODEL (--model-args takes these as K=V); API "
         "keys come from the provider's usual environment variables and are never recorded"))
-    return p, b
 
 
 def parse_datagen(text: str) -> tuple[bool, str | None]:
@@ -363,14 +381,14 @@ def _close_shared() -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    argv = list(sys.argv[1:] if argv is None else argv)
-    parser, build_parser = _parser()
-    args = parser.parse_args(argv)
+    return cli.dispatch(build_parser(), argv)
+
+
+def main_build(args: argparse.Namespace) -> int:
+    """``build``: check the flags ``args`` hold, then build the suites."""
+    parser = args._parser
     try:
         parse_datagen(args.datagen)
-        if args.model_args:  # K=V pairs become the LLM flags; explicit flags win
-            args = parser.parse_args(argv[:1] + model_args_flags(args.model_args, build_parser)
-                                     + argv[1:])
     except ValueError as exc:
         parser.error(str(exc))
     if args.llm_rounds < 1:

@@ -247,25 +247,29 @@ def card(name: str, source: str, records: list[dict[str, Any]],
 
 
 def build_parser(p: argparse.ArgumentParser) -> argparse.ArgumentParser:
+    """Fill ``p`` with the flags of ``parrot text2sql align``."""
+    from parrot import cli
+
     p.add_argument("dataset", metavar="DATASET",
                    help="a text-to-SQL dataset (directory or items.jsonl) from `build`")
-    p.add_argument("--output-dir", "-o", type=Path, required=True,
-                   help="directory to write (align.jsonl, items.jsonl, review.jsonl, README.md)")
-    p.add_argument("--annotator", action="append", default=[],
+    cli.add_output_dir(p, "the aligned dataset (align.jsonl, items.jsonl, review.jsonl, "
+                          "README.md)", required=True)
+    p.add_argument("--annotator", metavar="SPEC", action="append", default=[],
                    help="an LLM stage: any --model spec (repeatable; tried in order)")
-    p.add_argument("--api-base", default=None,
+    p.add_argument("--api-base", metavar="URL", default=None,
                    help="the annotators' endpoint (an OpenAI-compatible server)")
-    p.add_argument("--reflection", type=int, default=2,
+    p.add_argument("--reflection", metavar="K", type=int, default=2,
                    help="rounds of execution feedback for the LLM annotators (0: no reflection "
                         "stage)")
-    p.add_argument("--fixes", type=Path, default=None,
+    p.add_argument("--fixes", metavar="FILE", type=Path, default=None,
                    help="a review.jsonl or review.csv with fixed_sql filled in: verify the fixes "
                         "(annotation_source human)")
-    p.add_argument("--targets", default=None, help="only these target dialects (comma-separated)")
-    p.add_argument("--limit", type=int, default=None, help="only the first N items to align")
-    p.add_argument("--timeout", type=float, default=10.0, help="seconds per execution")
-    p.add_argument("--max-rows", type=int, default=100_000, help="result-size cap")
-    p.add_argument("--quiet", action="store_true", help="no progress lines")
+    p.add_argument("--targets", metavar="DIALECTS", default=None,
+                   help="only these target dialects (comma-separated)")
+    cli.add_limit(p, "items to align")
+    cli.add_timeout(p, 10.0, "per execution")
+    cli.add_max_rows(p, 100_000)
+    cli.add_quiet(p, "progress lines")
     return p
 
 

@@ -21,8 +21,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from parrot import dialects
-from parrot.cli import DefaultsHelpFormatter
+from parrot import cli, dialects
 
 LOCAL_TARGETS = ("sqlite", "duckdb", "clickhouse", "postgres", "mysql", "spark")
 GRAMMAR_TARGETS = ("tsql", "oracle", "snowflake", "bigquery", "trino")  # scored by Acc_SYN
@@ -165,51 +164,47 @@ def card(name: str, source: Path, targets: list[str], records: list[dict[str, An
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="python -m parrot.text2sql",
-                                formatter_class=DefaultsHelpFormatter,
-                                description="Build cross-dialect text-to-SQL datasets.")
-    sub = p.add_subparsers(dest="command", required=True)
-    b = sub.add_parser("build", formatter_class=DefaultsHelpFormatter,
-                       help="a dataset of question × target dialect items")
+    """``python -m parrot.text2sql``."""
+    return configure(cli.standalone("python -m parrot.text2sql"))
+
+
+def configure(p: argparse.ArgumentParser) -> argparse.ArgumentParser:
+    """Fill ``p`` with the build, align and taxonomy commands (also ``parrot text2sql``'s)."""
+    cli.configure(p, build_command, "Build cross-dialect text-to-SQL datasets.")
+    sub = p.add_subparsers(title="commands", dest="command", metavar="COMMAND", required=True)
+    text = "a dataset of question × target dialect items"
+    b = cli.configure(sub.add_parser("build", help=text, description=text), build_command)
     b.add_argument("questions", metavar="QUESTIONS",
                    help="a JSONL of {id, db_id, question, gold_sql[, gold_dialect, evidence]}, "
                         "or a name in $PARROT_CORPORA/nl/ (spider_dev, spider_syn_dev, "
                         "spider_realistic, spider_dk)")
-    b.add_argument("--targets", default=",".join(LOCAL_TARGETS + GRAMMAR_TARGETS),
+    b.add_argument("--targets", metavar="DIALECTS",
+                   default=",".join(LOCAL_TARGETS + GRAMMAR_TARGETS),
                    help="target dialects, comma-separated")
-    b.add_argument("--limit", type=int, default=None, help="only the first N questions")
+    cli.add_limit(b, "questions")
     b.add_argument("--no-check", dest="check", action="store_false",
                    help="do not run the golds on SQLite (skips the gold:error and "
                         "gold:limit-ties checks)")
-    b.add_argument("--output-dir", "-o", type=Path, required=True,
-                   help="dataset directory to write (items.jsonl, README.md)")
-    from parrot.text2sql.align import build_parser as align_parser
+    cli.add_output_dir(b, "the dataset (items.jsonl, README.md)", required=True)
+    from parrot.text2sql import align, taxonomy
 
-    align_parser(sub.add_parser(
-        "align", formatter_class=DefaultsHelpFormatter,
-        help="UniQL-style aligned golds: per question and dialect, verified candidates from "
-             "sqlglot, rewrite rules, --annotator models, reflection, then human review",
-        description="Aligned per-dialect golds (see parrot/text2sql/align.py)."))
-    from parrot.text2sql.taxonomy import build_parser as taxonomy_parser
-
-    taxonomy_parser(sub.add_parser(
-        "taxonomy", formatter_class=DefaultsHelpFormatter,
-        help="label a run's dialect-shift failures (rules + AST diff, optional --judge LLM) "
-             "into RUN/taxonomy.jsonl",
-        description="Failure taxonomy of a run (see parrot/text2sql/taxonomy.py)."))
+    text = ("UniQL-style aligned golds: per question and dialect, verified candidates from "
+            "sqlglot, rewrite rules, --annotator models, reflection, then human review")
+    align.build_parser(cli.configure(sub.add_parser("align", help=text, description=text),
+                                     align.run))
+    text = ("label a run's dialect-shift failures (rules + AST diff, optional --judge LLM) "
+            "into RUN/taxonomy.jsonl")
+    taxonomy.build_parser(cli.configure(sub.add_parser("taxonomy", help=text,
+                                                       description=text), taxonomy.run))
     return p
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
-    if args.command == "align":
-        from parrot.text2sql.align import run
+    return cli.dispatch(build_parser(), argv)
 
-        return run(args)
-    if args.command == "taxonomy":
-        from parrot.text2sql.taxonomy import run as taxonomy
 
-        return taxonomy(args)
+def build_command(args: argparse.Namespace) -> int:
+    """``build``: write the dataset ``args`` describe."""
     try:
         targets = [dialects.resolve(t) for t in args.targets.split(",") if t.strip()]
         source = questions_path(args.questions)

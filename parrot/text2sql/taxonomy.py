@@ -146,9 +146,13 @@ def build_parser(p: argparse.ArgumentParser) -> argparse.ArgumentParser:
     p.add_argument("run_dir", metavar="RUN", type=Path, help="a run directory of parrot.eval")
     p.add_argument("--judge", metavar="MODEL", default=None,
                    help="also ask this LLM (any --model spec: PROVIDER/MODEL, local) for a label")
-    p.add_argument("--api-base", default=None, help="the judge's endpoint (OpenAI-compatible)")
-    p.add_argument("--base", default=None, help="base dialect (default: sqlite when a target)")
-    p.add_argument("--quiet", action="store_true", help="no progress lines")
+    p.add_argument("--api-base", metavar="URL", default=None,
+                   help="the judge's endpoint (OpenAI-compatible)")
+    p.add_argument("--base", metavar="DIALECT", default=None,
+                   help="base dialect (default: sqlite when a target)")
+    from parrot import cli
+
+    cli.add_quiet(p, "progress lines")
     return p
 
 

@@ -21,7 +21,7 @@ pytestmark = pytest.mark.skipif(
 @pytest.mark.slow  # the whole curation pipeline with generated data (tens of seconds)
 def test_simple_variant_end_to_end(tmp_path: Path) -> None:
     out = tmp_path / "simple"
-    assert main(["--variant", "simple", "--input-limit", "150", "--out", str(out),
+    assert main(["--variant", "simple", "--limit", "150", "-o", str(out),
                  "--quiet"]) == 0
     manifest = json.loads((out / "manifest.json").read_text())
     funnel = {line["stage"]: line for line in manifest["funnel"]}
@@ -41,16 +41,16 @@ def test_simple_variant_end_to_end(tmp_path: Path) -> None:
 
 
 def test_unknown_annotator_is_refused(tmp_path: Path) -> None:
-    assert main(["--variant", "simple", "--annotator", "nope", "--out", str(tmp_path),
+    assert main(["--variant", "simple", "--annotator", "nope", "-o", str(tmp_path),
                  "--quiet"]) == 2
 
 
 def test_quiet_still_shows_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """``--quiet`` hides progress bars and the funnel, never the reason a run was refused."""
     assert main(["--variant", "simple", "--pairs", "sqlite:duckdb", "--targets", "duckdb",
-                 "--out", str(tmp_path), "--quiet"]) == 2
+                 "-o", str(tmp_path), "--quiet"]) == 2
     assert "--pairs replaces --sources/--targets" in capsys.readouterr().err
-    assert main(["--variant", "simple", "--annotator", "nope", "--out", str(tmp_path),
+    assert main(["--variant", "simple", "--annotator", "nope", "-o", str(tmp_path),
                  "--quiet"]) == 2
     err = capsys.readouterr().err
     assert "nope" in err, err
@@ -59,7 +59,7 @@ def test_quiet_still_shows_errors(tmp_path: Path, capsys: pytest.CaptureFixture[
 @pytest.mark.slow  # a small curation run (engines, generated data)
 def test_no_suites_skips_the_suite_build(tmp_path: Path) -> None:
     out = tmp_path / "simple"
-    assert main(["--variant", "simple", "--input-limit", "150", "--out", str(out),
+    assert main(["--variant", "simple", "--limit", "150", "-o", str(out),
                  "--no-suites", "--quiet"]) == 0
     manifest = json.loads((out / "manifest.json").read_text())
     assert manifest["outputs"]["items"] > 0  # items written, so only --no-suites skipped them
@@ -95,14 +95,14 @@ def test_simple_defaults_pair_five_engines_and_add_the_rules(
                         lambda started: calls.append(("stop", list(started))))
     monkeypatch.setattr(parrot.testsuite.cli, "main", _failing_builder(0))
     _one_verified_pair(monkeypatch)
-    assert main(["--variant", "simple", "--out", str(tmp_path), "--quiet"]) == 0
+    assert main(["--variant", "simple", "-o", str(tmp_path), "--quiet"]) == 0
     assert calls == [("start", ["mysql", "postgres"]), ("stop", ["mysql"])]
     params = json.loads((tmp_path / "manifest.json").read_text())["parameters"]
     local = ["sqlite", "duckdb", "clickhouse", "postgres", "mysql"]
     assert params["sources"] == local == params["targets"]
     assert [a["name"] for a in params["stages"]["annotate"]["annotators"]] == ["sqlglot", "rules"]
     calls.clear()
-    assert main(["--variant", "simple", "--out", str(tmp_path), "--quiet", "--no-start",
+    assert main(["--variant", "simple", "-o", str(tmp_path), "--quiet", "--no-start",
                  "--annotator", "sqlglot"]) == 0
     assert calls == []
     params = json.loads((tmp_path / "manifest.json").read_text())["parameters"]
@@ -129,7 +129,7 @@ def test_a_failed_suite_build_is_an_error_and_items_stay(
 
     _one_verified_pair(monkeypatch)
     monkeypatch.setattr(parrot.testsuite.cli, "main", _failing_builder(rc))
-    assert main(["--variant", "simple", "--input-limit", "1", "--out", str(tmp_path),
+    assert main(["--variant", "simple", "--limit", "1", "-o", str(tmp_path),
                  "--quiet", "--no-start"]) == 1
     captured = capsys.readouterr()
     assert "10/10 (progress)" not in captured.out  # --quiet holds the builder's progress back
@@ -146,7 +146,7 @@ def test_a_quiet_suite_build_prints_nothing(tmp_path: Path, monkeypatch: pytest.
 
     _one_verified_pair(monkeypatch)
     monkeypatch.setattr(parrot.testsuite.cli, "main", _failing_builder(0))
-    assert main(["--variant", "simple", "--input-limit", "1", "--out", str(tmp_path),
+    assert main(["--variant", "simple", "--limit", "1", "-o", str(tmp_path),
                  "--quiet", "--no-start"]) == 0
     captured = capsys.readouterr()
     assert captured.out == "" and captured.err == ""

@@ -96,7 +96,7 @@ def test_yield_turns_queued_pairs_into_rule_items(tmp_path: Path,
     queue = tmp_path / "review.jsonl"
     queue.write_text("".join(json.dumps(e) + "\n" for e in entries))
     (tmp_path / "manifest.json").write_text(json.dumps({"variant": "simple"}))
-    assert main(["rules", "yield", str(queue), "--out", str(tmp_path)]) == 0
+    assert main(["rules", "yield", str(queue), "-o", str(tmp_path)]) == 0
     counts = json.loads(capsys.readouterr().out)
     assert (counts["queued"], counts["rewritten"], counts["verified"]) == (2, 1, 1)
     [item] = [json.loads(line) for line in (tmp_path / "items.jsonl").read_text().splitlines()]

@@ -15,7 +15,7 @@ from parrot.migrate.cli import main
 def test_writes_a_fixture_that_the_dataset_loader_reads(dirty_db: Path, tmp_path: Path,
                                                         capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "shop.json"
-    assert main([str(dirty_db), "--name", "shop", "--out", str(out), "--load", "sqlite"]) == 0
+    assert main([str(dirty_db), "--name", "shop", "-o", str(out), "--load", "sqlite"]) == 0
     fx = fixture_from_json(json.loads(out.read_text()))
     assert fx.name == "shop" and [t.name for t in fx.tables] == ["station", "weather"]
     printed = capsys.readouterr().out
@@ -26,7 +26,7 @@ def test_writes_a_fixture_that_the_dataset_loader_reads(dirty_db: Path, tmp_path
 def test_gzip_output_and_report(dirty_db: Path, tmp_path: Path,
                                 capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "f.json.gz"
-    assert main([str(dirty_db), "--tables", "station", "--report", "--out", str(out)]) == 0
+    assert main([str(dirty_db), "--tables", "station", "--report", "-o", str(out)]) == 0
     data = json.loads(gzip.decompress(out.read_bytes()))
     assert [t["name"] for t in data["tables"]] == ["station"]
     assert "station.lat: REAL → double" in capsys.readouterr().out

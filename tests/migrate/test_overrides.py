@@ -121,7 +121,7 @@ def test_cli_prints_candidates_and_takes_type(users_db: Path, tmp_path: Path,
     assert "users.born: text values are all ISO dates: date candidate" in printed
     out = tmp_path / "users.json"
     assert main([str(users_db), "--type", "users.active=boolean", "--type", "users.born=date",
-                 "--out", str(out), "--load", "sqlite,duckdb"]) == 0
+                 "-o", str(out), "--load", "sqlite,duckdb"]) == 0
     fixture = fixture_from_json(json.loads(out.read_text()))
     assert [c.type for c in fixture.tables[0].columns][1:3] == ["boolean", "date"]
     assert "--type boolean applied" in capsys.readouterr().out

@@ -12,6 +12,7 @@ import logging
 import os
 import random
 import re
+import sys
 import time
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -75,6 +76,8 @@ class Completion:
 @lru_cache(maxsize=1)
 def _litellm() -> Any:
     os.environ["LITELLM_LOCAL_MODEL_COST_MAP"] = "True"  # never fetch the price list
+    if "litellm" not in sys.modules:  # its import takes seconds: say why nothing happens
+        print("loading litellm…", file=sys.stderr, flush=True)
     import litellm
 
     litellm.suppress_debug_info = True

@@ -8,6 +8,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from parrot.cli import seconds
+
 DEFAULT_PROMPT = "parrot-v1"
 FEEDBACK_MODES = ("errors", "results")
 
@@ -67,22 +69,23 @@ def add_arguments(parser: argparse.ArgumentParser, only: Collection[str] | None 
     g = _Chosen()
     g.add_argument("--api-base", default=None, metavar="URL",
                    help="an OpenAI-compatible endpoint, e.g. http://127.0.0.1:8000/v1")
-    g.add_argument("--concurrency", type=int, default=d.concurrency,
+    g.add_argument("--concurrency", metavar="N", type=int, default=d.concurrency,
                    help=f"requests in flight (default: {d.concurrency})")
-    g.add_argument("--temperature", type=float, default=d.temperature,
+    g.add_argument("--temperature", metavar="T", type=float, default=d.temperature,
                    help=f"sampling temperature (default: {d.temperature:g})")
-    g.add_argument("--max-tokens", type=int, default=d.max_tokens,
+    g.add_argument("--max-tokens", metavar="N", type=int, default=d.max_tokens,
                    help=f"answer length cap in tokens (default: {d.max_tokens})")
     g.add_argument("--request-timeout", type=float, default=d.request_timeout,
-                   help=f"seconds per request (default: {d.request_timeout:g})")
-    g.add_argument("--retries", type=int, default=d.retries,
+                   metavar="SECONDS",
+                   help=f"seconds per request (default: {seconds(d.request_timeout)})")
+    g.add_argument("--retries", metavar="N", type=int, default=d.retries,
                    help="retries after 429/5xx/timeouts, exponential backoff with jitter "
                         f"(default: {d.retries})")
-    g.add_argument("--prompt", default=d.prompt,
+    g.add_argument("--prompt", metavar="NAME", default=d.prompt,
                    help=f"prompt template NAME-vVERSION (default: {d.prompt})")
     g.add_argument("--hints", action=argparse.BooleanOptionalAction, default=d.hints,
                    help="include verified facts about the target dialect (default: on)")
-    g.add_argument("--shots", type=int, default=d.shots,
+    g.add_argument("--shots", metavar="N", type=int, default=d.shots,
                    help=f"worked examples in the prompt (default: {d.shots})")
     g.add_argument("--schema", action=argparse.BooleanOptionalAction, default=d.schema,
                    help="include the fixture's tables as DDL (default: on)")
