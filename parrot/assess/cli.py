@@ -27,58 +27,45 @@ import argparse
 import sys
 from pathlib import Path
 
-from parrot import dialects
+from parrot import cli, dialects
 from parrot.assess.inputs import FORMATS, InputError, read_workload
 from parrot.assess.output import write_html, write_tree
 from parrot.assess.run import RESULTS, VERIFIED, Assessment, Settings, appender, group, read_done
 from parrot.assess.schema import SchemaFileError, read_schema
-from parrot.cli import RawDescriptionDefaultsHelpFormatter
+from parrot.cli import standalone
 from parrot.engines import DEFAULT_TIMEOUT
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
-        prog="parrot assess",
-        description=__doc__,
-        formatter_class=RawDescriptionDefaultsHelpFormatter,
-    )
+    """``python -m parrot.assess``."""
+    return configure(standalone("python -m parrot.assess"))
+
+
+def configure(p: argparse.ArgumentParser) -> argparse.ArgumentParser:
+    """Fill ``p`` with assess's flags (also ``parrot assess``'s subparser)."""
+    cli.configure(p, run, __doc__, raw=True)
     p.add_argument("input", metavar="INPUT", type=Path, help="folder, .sql file or query log")
-    p.add_argument("--from", dest="source", required=True, help="source dialect (or alias)")
-    p.add_argument("--to", dest="target", required=True, help="target dialect (or alias)")
-    p.add_argument("--model", default="sqlglot", help="translator spec, as in parrot eval")
+    p.add_argument("--from", metavar="DIALECT", dest="source", required=True,
+                   help="source dialect (or alias)")
+    p.add_argument("--to", metavar="DIALECT", dest="target", required=True,
+                   help="target dialect (or alias)")
+    p.add_argument("--model", metavar="SPEC", default="sqlglot",
+                   help="translator spec, as in parrot eval")
     p.add_argument("--db", metavar="DB", help="SQLite/DuckDB file or SQLAlchemy URL with data")
-    p.add_argument(
-        "--schema",
-        metavar="FILE",
-        type=Path,
-        help="DDL in the source dialect: generate the databases from it",
-    )
+    p.add_argument("--schema", metavar="FILE", type=Path,
+                   help="DDL in the source dialect: generate the databases from it")
     p.add_argument("--format", choices=FORMATS, help="input format (default: from the input)")
-    p.add_argument(
-        "-o",
-        "--output-dir",
-        type=Path,
-        default=Path("assessment"),
-        metavar="DIR",
-        help="folder for translated/, assessment.jsonl and assessment.html",
-    )
-    p.add_argument(
-        "--resume",
-        action="store_true",
-        help="continue in --output-dir, skipping statements already judged",
-    )
-    p.add_argument(
-        "--timeout", type=float, default=DEFAULT_TIMEOUT, help="seconds per SQL execution"
-    )
-    p.add_argument("--max-dbs", type=int, default=4, help="generated databases kept per template")
-    p.add_argument(
-        "--witness-budget",
-        type=int,
-        default=200,
-        help="engine executions to shrink a disagreeing database (0: no witness)",
-    )
+    cli.add_output_dir(p, "translated/, assessment.jsonl and assessment.html",
+                       default="assessment")
+    p.add_argument("--resume", action="store_true",
+                   help="continue in --output-dir, skipping statements already judged")
+    cli.add_timeout(p, DEFAULT_TIMEOUT)
+    p.add_argument("--max-dbs", type=int, default=4, metavar="N",
+                   help="generated databases kept per template")
+    p.add_argument("--witness-budget", type=int, default=200, metavar="N",
+                   help="engine executions to shrink a disagreeing database (0: no witness)")
     p.add_argument("--no-start", action="store_true", help="do not start local servers")
-    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    cli.add_quiet(p, "progress bar")
     return p
 
 
@@ -117,7 +104,11 @@ def _prepare(args: argparse.Namespace) -> tuple[Settings, list, dict]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    return cli.dispatch(build_parser(), argv)
+
+
+def run(args: argparse.Namespace) -> int:
+    args.output_dir = args.output_dir or Path("assessment")
     from parrot.eval.judge import Judge
     from parrot.fixtures import FixtureError
     from parrot.servers import stopping_started

@@ -23,7 +23,8 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from parrot.cli import RawDescriptionDefaultsHelpFormatter
+from parrot import cli
+from parrot.cli import standalone
 from parrot.datasets import DatasetError, Item, load_dataset
 from parrot.engines import DEFAULT_TIMEOUT
 from parrot.eval.witness import DEFAULT_BUDGET, Witness, counting_judge, script, witness
@@ -32,11 +33,13 @@ from parrot.testsuite.store import load_suite
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
-        prog="parrot witness",
-        description=__doc__,
-        formatter_class=RawDescriptionDefaultsHelpFormatter,
-    )
+    """``python -m parrot.eval.witness_cmd``."""
+    return configure(standalone("python -m parrot.eval.witness_cmd"))
+
+
+def configure(p: argparse.ArgumentParser) -> argparse.ArgumentParser:
+    """Fill ``p`` with witness's flags (also ``parrot witness``'s subparser)."""
+    cli.configure(p, run, __doc__, raw=True)
     p.add_argument("run", metavar="RUN", type=Path, help="a run directory of parrot eval")
     p.add_argument(
         "item", metavar="ITEM_ID", nargs="?", help="the id of a rejected item in that run"
@@ -47,19 +50,14 @@ def build_parser() -> argparse.ArgumentParser:
         help=f"every rejected item of the run, appended to RUN/{WITNESSES} (resumable)",
     )
     p.add_argument(
-        "--budget", type=int, default=DEFAULT_BUDGET, help="engine executions the search may spend"
+        "--budget",
+        type=int,
+        default=DEFAULT_BUDGET,
+        metavar="N",
+        help="engine executions the search may spend per item",
     )
-    p.add_argument(
-        "-o",
-        "--output-dir",
-        type=Path,
-        default=None,
-        metavar="DIR",
-        help="folder for the per-dialect scripts (default: RUN/witness/ITEM_ID)",
-    )
-    p.add_argument(
-        "--timeout", type=float, default=DEFAULT_TIMEOUT, help="seconds per SQL execution"
-    )
+    cli.add_output_dir(p, "the per-dialect scripts", default="RUN/witness/ITEM_ID")
+    cli.add_timeout(p, DEFAULT_TIMEOUT)
     p.add_argument("--json", action="store_true", help="print the witness as JSON")
     p.add_argument("--no-start", action="store_true", help="do not start local servers")
     return p
@@ -256,7 +254,10 @@ def _every(args: argparse.Namespace, judge: Any) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    return cli.dispatch(build_parser(), argv)
+
+
+def run(args: argparse.Namespace) -> int:
     from parrot.servers import stopping_started
 
     if args.budget < 1:
