@@ -252,8 +252,9 @@ def _literal(value: Any, ptype: str) -> exp.Expr:
 
 
 def create_statements(fixture: Fixture, dialect: str) -> list[str]:
-    """CREATE TABLE and INSERT statements that build ``fixture`` in ``dialect`` (sqlglot renders
-    the portable column types; ClickHouse tables use the Memory engine)."""
+    """CREATE TABLE (with the primary key) and INSERT statements that build ``fixture`` in
+    ``dialect`` (sqlglot renders the portable column types; ClickHouse tables use the Memory
+    engine, without a key)."""
     out = []
     for table in fixture.tables:
         out.append(_create_table(table, dialect))
@@ -272,10 +273,16 @@ def create_statements(fixture: Fixture, dialect: str) -> list[str]:
 
 
 def _create_table(table: Table, dialect: str) -> str:
-    columns = [
+    columns: list[exp.Expr] = [
         exp.ColumnDef(this=exp.to_identifier(c.name, quoted=True), kind=exp.DataType.build(c.type))
         for c in table.columns
     ]
+    if table.primary_key and dialect != "clickhouse":  # Memory tables take no key
+        columns.append(
+            exp.PrimaryKey(
+                expressions=[exp.to_identifier(k, quoted=True) for k in table.primary_key]
+            )
+        )
     properties = (
         exp.Properties(expressions=[exp.EngineProperty(this=exp.var("Memory"))])
         if dialect == "clickhouse"
