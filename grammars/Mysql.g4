@@ -151,5 +151,9 @@ BIT_STRING : 'B' '\'' [01]* '\'' ;
 CHARSET_STRING : '_' [A-Z0-9]+ '\'' (~['\\] | '\'\'' | '\\' .)* '\'' ;
 VARIABLE : '@' '@'? ([A-Z0-9_.$]+ | BQ_TEXT | '\'' ~'\''* '\'') ;
 HASH_COMMENT : '#' ~[\r\n]* -> channel(HIDDEN) ;
+// '--' starts a comment only before whitespace, a control character or the end: 1--1 is 2
+LINE_COMMENT
+    : '--' ([\r\n] | [\u0000-\u0009\u000B\u000C\u000E-\u0020] ~[\r\n]* | EOF) -> channel(HIDDEN)
+    ;
 fragment IDENT_START : [A-Z_$] | [\u0080-\uFFFE] ;
 fragment IDENT_PART : [A-Z_0-9$] | [\u0080-\uFFFE] ;

@@ -108,7 +108,7 @@ insertStatement
     | 'INSERT' ('ALL' | 'FIRST') (multiInsertInto+ | ('WHEN' expr 'THEN' multiInsertInto+)+ ('ELSE' multiInsertInto+)?) query
     ;
 multiInsertInto : 'INTO' tableName columnList? ('VALUES' valuesRow)? ;
-insertSource : query | 'VALUES' valuesRow ;
+insertSource : query | 'VALUES' valuesRow (',' valuesRow)* ;  // multi-row: 23ai
 valuesRow : '(' valuesItem (',' valuesItem)* ')' | expr ;
 valuesItem : expr | 'DEFAULT' ;
 commonTableExpression

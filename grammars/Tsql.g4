@@ -16,6 +16,7 @@ statementExt
     | ('BREAK' | 'CONTINUE' | 'GO')
     | ('EXEC' | 'EXECUTE') (VARIABLE '=')? (qualifiedName | '(' expr ')') (execArg (',' execArg)*)?
     | 'USE' identifier
+    | ('CREATE' | 'ALTER') 'DATABASE' identifier ~';'*
     | 'CREATE' orAlter? ('PROCEDURE' | 'PROC') qualifiedName procParams? ('WITH' identifier (',' identifier)*)? 'AS' (statement | ';')+
     | 'CREATE' orAlter? 'FUNCTION' qualifiedName '(' (procParam (',' procParam)*)? ')' 'RETURNS' (dataType | VARIABLE? 'TABLE' ('(' tableElement (',' tableElement)* ')')?) ('WITH' identifier (',' identifier)*)? 'AS'? (statement | ';')+
     | 'DROP' ('PROCEDURE' | 'PROC' | 'FUNCTION') ifExists? qualifiedName

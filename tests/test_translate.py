@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import io
+import re
 import sqlite3
 from pathlib import Path
 
@@ -74,8 +75,111 @@ def test_a_target_without_an_engine_is_not_judged_not_a_mismatch(monkeypatch, ap
     assert main(["--from", "sqlite", "--to", "tsql", "--no-start", "--db", str(app_db),
                  "-"]) == 1
     err = capsys.readouterr().err
-    assert "statement 1: not judged: no tsql engine here (" in err
+    assert "no tsql engine here: its side of every statement is not judged (" in err
+    assert "statement 1: not judged (no tsql engine); the source ran on sqlite" in err
     assert "pred_error" not in err
+
+
+def test_a_missing_source_engine_is_said_once_and_the_target_side_still_runs(
+        monkeypatch, app_db, capsys):
+    # no MariaDB on this machine, as far as parrot can tell (the way the server tests hide it)
+    monkeypatch.setattr("parrot.servers.mariadb.find_binary", lambda *names: None)
+    monkeypatch.delenv("PARROT_MYSQL_URL", raising=False)
+    monkeypatch.setattr("parrot.servers.mariadb.MariaDBServer.state", lambda self: None)
+    monkeypatch.setattr("sys.stdin", io.StringIO(
+        "SELECT id FROM t ORDER BY id; SELECT name FROM t WHERE id = 1; SELECT IFNULL(score, 0)"
+        " AS s FROM t; SELECT nosuchcolumn FROM t"))
+    assert main(["--from", "mysql", "--to", "duckdb", "--db", str(app_db), "-"]) == 1
+    err = capsys.readouterr().err.splitlines()
+    assert sum("no mysql engine here" in line for line in err) == 1
+    lines = [re.sub(r"on duckdb [0-9.]+:", "on duckdb:", x) for x in err
+             if x.startswith("statement ")]  # (the engine's label carries its version)
+    assert lines[:3] == [
+        "statement 1: not judged (no mysql engine); the translation ran on duckdb: ok (3 rows)",
+        "statement 2: not judged (no mysql engine); the translation ran on duckdb: ok (1 row)",
+        "statement 3: not judged (no mysql engine); the translation ran on duckdb: ok (3 rows)"]
+    assert lines[3].startswith("statement 4: not judged (no mysql engine); the translation ran "
+                               "on duckdb: runtime_error: ") and "nosuchcolumn" in lines[3]
+    assert "0/4 statements match" in err[-1]
+
+
+def test_input_that_does_not_parse_in_the_source_dialect_is_a_usage_error(monkeypatch, capsys):
+    # DuckDB's own parser runs here and confirms the grammar: a usage error, nothing written
+    monkeypatch.setattr("sys.stdin", io.StringIO("SELECT 1;\nSELEC broken"))
+    assert cli.main(["translate", "--from", "duckdb", "--to", "sqlite", "-"]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""  # nothing translated, nothing half-written
+    assert ("error: line 2, column 1: statement 2 does not parse as duckdb: near 'SELEC': "
+            in captured.err)
+    monkeypatch.setattr("sys.stdin", io.StringIO("SELECT 1;\nSELEC broken"))
+    assert main(["--from", "duckdb", "--to", "sqlite", "--no-check", "-"]) == 0
+
+
+def test_a_rejection_only_parrots_grammar_makes_warns_translates_and_exits_1(monkeypatch, capsys):
+    # no MySQL parser runs in this process: the grammar's word is said, not enforced (its
+    # rejections of real MySQL queries are not all errors)
+    monkeypatch.setattr("sys.stdin", io.StringIO("SELECT 1;\nSELEC broken"))
+    assert cli.main(["translate", "--from", "mysql", "--to", "duckdb", "-"]) == 1
+    captured = capsys.readouterr()
+    assert "warning: line 2, column 1: statement 2 does not parse as mysql" in captured.err
+    assert "translated anyway, exit status 1" in captured.err
+    assert captured.out.startswith("SELECT 1;")
+
+
+def test_a_statement_the_grammar_rejects_but_the_engines_parser_accepts_is_translated(
+        monkeypatch, capsys):
+    # the grammar is stricter than DuckDB's own parser here: the engine's parser decides
+    from parrot.check import accepts
+
+    sql = "SELECT {'a': 1}.a AS x"
+    if accepts(sql, "duckdb"):
+        pytest.skip("the DuckDB grammar accepts this statement now: pick another")
+    monkeypatch.setattr("sys.stdin", io.StringIO(sql))
+    assert main(["--from", "duckdb", "--to", "duckdb", "--model", "identity", "-"]) == 0
+
+
+COMMENTED = """-- header: my report queries
+# a MySQL hash comment
+SELECT IFNULL(score, 0) AS s  -- inline note
+FROM t ORDER BY id; -- trailing note
+/* between
+   statements */
+SELECT COUNT(*) FROM t;
+-- the end
+"""
+
+
+def test_output_keeps_the_inputs_comments_and_still_parses(tmp_path):
+    from parrot.check import accepts
+
+    sql = tmp_path / "q.sql"
+    sql.write_text(COMMENTED, encoding="utf-8")
+    out = tmp_path / "q.duckdb.sql"
+    assert main(["--from", "mysql", "--to", "duckdb", str(sql), "-o", str(out)]) == 0
+    text = out.read_text(encoding="utf-8")
+    assert text.startswith("-- header: my report queries\n-- a MySQL hash comment\nSELECT ")
+    assert "inline note" in text
+    assert re.search(r"FROM t ORDER BY id[A-Z ]*;  -- trailing note\n", text)  # its line
+    assert "/* between\n   statements */\nSELECT COUNT(*) FROM t;" in text
+    assert text.endswith("\n-- the end\n")
+    assert accepts(text, "duckdb")
+
+
+@pytest.mark.server
+def test_servers_it_started_are_stopped_when_it_exits(tmp_path, monkeypatch, app_db, capsys):
+    from parrot.servers import server_for
+    from parrot.servers.postgres import PostgresServer
+
+    hint = PostgresServer(root=tmp_path / "probe").available()
+    if hint is not None:
+        pytest.skip(f"postgres cannot run here: {hint}")
+    monkeypatch.setenv("PARROT_CACHE", str(tmp_path / "cache"))
+    monkeypatch.delenv("PARROT_POSTGRES_URL", raising=False)
+    monkeypatch.setattr("sys.stdin", io.StringIO("SELECT name FROM t WHERE id = 2"))
+    assert server_for("postgres").state() is None
+    assert main(["--from", "sqlite", "--to", "postgres", "--db", str(app_db), "-"]) == 0
+    assert "statement 1: strict match" in capsys.readouterr().err
+    assert server_for("postgres").state() is None
 
 
 @pytest.mark.parametrize(("argv", "message"), [

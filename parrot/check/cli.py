@@ -3,6 +3,7 @@
 One verdict per statement: ``FILE:LINE:COLUMN: error …`` for each failing one (``ok`` lines with
 ``-v``), then a summary; ``--json`` prints one JSON object instead. Exit status: 0 when every
 statement parses, 1 when any fails, 2 on usage errors (unknown dialect, unreadable file).
+The prediction cache (DFA) the run warmed is kept in ``$PARROT_CACHE/dfa/`` for the next run.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from pathlib import Path
 
 from parrot import cli
 from parrot.check import GRAMMAR_OF, UnsupportedDialectError, Verdict, check_sql
+from parrot.check.parsers import persist
 from parrot.cli import standalone
 from parrot.dialects import UnknownDialectError
 
@@ -46,6 +48,13 @@ def main(argv: list[str] | None = None) -> int:
 
 def check(args: argparse.Namespace) -> int:
     """Check the files ``args`` name; print the verdicts."""
+    try:
+        return _run(args)
+    finally:
+        persist()  # the DFA this run warmed, for the next run (issue 31)
+
+
+def _run(args: argparse.Namespace) -> int:
     results: list[tuple[str, str, list[Verdict]]] = []
     try:
         for name in args.files:

@@ -37,6 +37,7 @@ class Reference:
     """A real parser: ``name`` for reports, ``accepts`` for verdicts, ``close`` when done."""
 
     name = ""
+    in_process = True  # runs inside this process (no server, no JVM): cheap to open
 
     def accepts(self, sql: str) -> bool:
         raise NotImplementedError
@@ -126,6 +127,8 @@ class ClickhouseReference(Reference):
 class MariadbReference(Reference):
     """MariaDB's parser: ``PREPARE`` on a server parrot manages (error 1064 = syntax error)."""
 
+    in_process = False
+
     def __init__(self) -> None:
         import pymysql
 
@@ -166,6 +169,8 @@ class MariadbReference(Reference):
 class SparkReference(Reference):
     """Spark SQL's parser (``sessionState.sqlParser.parsePlan``) in a small local session."""
 
+    in_process = False
+
     def __init__(self) -> None:
         from pyspark.sql import SparkSession
 
@@ -201,9 +206,12 @@ REFERENCES: dict[str, Callable[[], Reference]] = {
 }
 
 
-def open_reference(dialect: str) -> tuple[Reference | None, str]:
-    """The reference parser for ``dialect`` and "" — or None and why it cannot run here."""
+def open_reference(dialect: str, in_process: bool = False) -> tuple[Reference | None, str]:
+    """The reference parser for ``dialect`` and "" — or None and why it cannot run here
+    (``in_process``: only a parser that needs no server or JVM)."""
     factory = REFERENCES.get(dialect)
+    if in_process and not getattr(factory, "in_process", True):
+        return None, "its reference parser needs a server or a JVM"
     if factory is None:
         return None, "no reference parser for this dialect on PyPI or this machine"
     try:

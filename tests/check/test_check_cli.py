@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -41,3 +42,31 @@ def test_module_reads_stdin() -> None:
                           timeout=120, check=False)
     assert proc.returncode == 1
     assert proc.stdout.startswith("<stdin>:1:22: error: statement 1: near '<EOF>'")
+
+
+RUN = """
+import sys
+from parrot.check import dfacache
+dfacache.SEED_DIR = dfacache.SEED_DIR / "absent"  # as if parrot shipped no seed
+if sys.argv[1] == "check":
+    from parrot.check.cli import main
+    sys.exit(main(sys.argv[2:]))
+from parrot.check.parsers import checker
+print(dfacache.state_count(checker(sys.argv[2])._parser_cls))  # states loaded at start
+"""
+
+
+def test_a_second_check_process_starts_from_the_dfa_the_first_kept(tmp_path: Path) -> None:
+    f = tmp_path / "q.sql"
+    f.write_text("SELECT a, COUNT(*) FROM t WHERE b > 1 GROUP BY a; SELECT FROM WHERE;")
+    env = {**os.environ, "PARROT_CACHE": str(tmp_path / "cache")}
+
+    def run(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-c", RUN, *args], env=env, capture_output=True,
+                              text=True, timeout=300, check=False)
+
+    assert run("loaded", "sqlite").stdout.strip() == "0"  # nothing kept yet
+    checked = run("check", "-d", "sqlite", str(f))
+    assert checked.returncode == 1 and "1/2 statements parse as sqlite" in checked.stdout
+    assert list((tmp_path / "cache" / "dfa").glob("SqliteParser-*.marshal"))
+    assert int(run("loaded", "sqlite").stdout) > 0
