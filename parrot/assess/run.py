@@ -179,11 +179,20 @@ class Assessment:
         if not t.ok:
             out = Outcome(FAILED, "not_translated", f"{t.status}: {t.error or ''}".strip())
         elif line["kind"] != "query":
-            out = self._not_run(line["kind"], t)
+            out = self._source_problem(st) or self._not_run(line["kind"], t)
         else:
             out = self._verify(template, st, t, carried)
         line.update(out.to_json())
         return line
+
+    def _source_problem(self, st: Statement) -> Outcome | None:
+        """A statement that is not source-dialect SQL, when an engine's parser confirms it."""
+        from parrot.translate import syntax_problem
+
+        found = syntax_problem(st.sql, self.s.source)
+        if found is None or not found[1]:
+            return None
+        return Outcome(FAILED, "source_syntax", found[0])
 
     def _not_run(self, what: str, t: Translation) -> Outcome:
         if what == "parameterised":
