@@ -23,6 +23,7 @@ from typing import Any
 
 from parrot import dialects
 from parrot.cli import DefaultsHelpFormatter
+from parrot.datasets import item_line
 
 LOCAL_TARGETS = ("sqlite", "duckdb", "clickhouse", "postgres", "mysql", "spark")
 GRAMMAR_TARGETS = ("tsql", "oracle", "snowflake", "bigquery", "trino")  # scored by Acc_SYN
@@ -219,7 +220,8 @@ def main(argv: list[str] | None = None) -> int:
         args.output_dir.mkdir(parents=True, exist_ok=True)
         items = args.output_dir / "items.jsonl"
         tmp = items.with_suffix(".jsonl.tmp")
-        tmp.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records),
+        tmp.write_text("".join(json.dumps(item_line(r), ensure_ascii=False) + "\n"
+                           for r in records),
                        encoding="utf-8")
         tmp.replace(items)
         (args.output_dir / "README.md").write_text(card(name, source, targets, records, counts),
