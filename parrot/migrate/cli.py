@@ -4,6 +4,7 @@ Examples::
 
     python -m parrot.migrate path/to/db.sqlite --name shop --out shop.json
     python -m parrot.migrate postgresql://u@127.0.0.1:5432/db --tables a,b --out db.json.gz
+    python -m parrot.migrate db.json.gz --load duckdb,clickhouse     # a fixture --out wrote
     python -m parrot.migrate spider/concert_singer --report          # type decisions
     python -m parrot.migrate app.sqlite --type users.active=boolean --type users.born=date
     python -m parrot.migrate --all --load sqlite,duckdb,clickhouse   # time every named fixture
@@ -31,8 +32,9 @@ def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m parrot.migrate", description=__doc__,
                                 formatter_class=RawDescriptionDefaultsHelpFormatter)
     p.add_argument("sources", nargs="*", metavar="SOURCE",
-                   help="SQLite/DuckDB file, duckdb:/// or SQLAlchemy URL, or a named fixture "
-                        "(spider/<db_id>, text2sql/<db>, tpch)")
+                   help="SQLite/DuckDB file, duckdb:/// or SQLAlchemy URL, a named fixture "
+                        "(spider/<db_id>, text2sql/<db>, tpch), or a fixture file --out wrote "
+                        "(.json, .json.gz)")
     p.add_argument("--name", help="fixture name (default: the file's stem)")
     p.add_argument("--out", help="write the fixture JSON here ('-' for stdout, .gz to compress)")
     p.add_argument("--tables", help="comma-separated tables to read (default: all)")
