@@ -156,3 +156,32 @@ def test_the_embedded_fixture_schema_is_the_fixture_schema_file():
     fixture = json.loads((SCHEMAS / "fixture.schema.json").read_text())
     assert item["$defs"]["fixture"] == fixture, (
         "copy parrot/schemas/fixture.schema.json into item.schema.json's $defs.fixture")
+
+
+def test_results_schema_names_every_field_of_the_records():
+    """results.schema.json and summary.schema.json say what parrot.eval.records types: the same
+    fields, the same required ones (mypy checks the writers against the types)."""
+    from parrot.eval.records import Outcome, Summary
+
+    results = json.loads((SCHEMAS / "results.schema.json").read_text())
+    assert set(results["properties"]) == set(Outcome.__annotations__)
+    assert set(results["required"]) == set(Outcome.__required_keys__)
+    summary = json.loads((SCHEMAS / "summary.schema.json").read_text())
+    assert set(summary["$defs"]["score"]["properties"]) == set(Summary.__annotations__)
+
+
+def test_a_real_run_matches_the_results_and_summary_schemas(tmp_path):
+    from parrot.eval.cli import main as eval_main
+
+    run = tmp_path / "run"
+    assert eval_main(["--quiet", "--model", "sqlglot", "--limit", "12", "--output-dir",
+                      str(run)]) == 0
+    results = _validator("results.schema.json")
+    lines = _lines(run / "results.jsonl")
+    assert len(lines) == 12
+    errors = [f"{r['id']}: {e.json_path}: {e.message}" for r in lines
+              for e in results.iter_errors(r)]
+    assert errors == []
+    summary = json.loads((run / "summary.json").read_text())
+    assert [e.message for e in _validator("summary.schema.json").iter_errors(summary)] == []
+    assert not results.is_valid({**lines[0], "unknown_field": 1})  # a new field needs the schema
