@@ -23,23 +23,18 @@ class Tables(HTMLParser):
         self.tables: list[tuple[str, list[list[str]]]] = []
         self._cell: list[str] | None = None
         self._caption: list[str] | None = None
-        self._in_note = False
 
     def handle_starttag(self, tag: str, attrs: list) -> None:
         if tag == "table":
             self.tables.append(("", []))
         elif tag == "caption":
             self._caption = []
-        elif tag == "span" and ("class", "note") in attrs and self._caption is not None:
-            self._in_note = True  # a caption's note of subsets is not part of its title
         elif tag == "tr" and self.tables:
             self.tables[-1][1].append([])
         elif tag in ("td", "th") and self.tables:
             self._cell = []
 
     def handle_endtag(self, tag: str) -> None:
-        if tag == "span":
-            self._in_note = False
         if tag in ("td", "th") and self._cell is not None:
             self.tables[-1][1][-1].append("".join(self._cell).strip())
             self._cell = None
@@ -49,7 +44,7 @@ class Tables(HTMLParser):
 
     def handle_data(self, data: str) -> None:
         for buf in (self._cell, self._caption):
-            if buf is not None and not self._in_note:
+            if buf is not None:
                 buf.append(data)
 
 

@@ -178,3 +178,13 @@ def test_wide_tables_scroll_inside_a_wrapper(run_dirs):
     tables = re.findall(r"<table\b", page)
     wrapped = re.findall(r'<div class="scroll">\s*<table\b', page)
     assert len(tables) == len(wrapped) > 5
+
+
+def test_every_score_table_says_what_each_share_counts(run_dirs):
+    """The Acc_SYN card showed 79.9% of 189 beside Acc_EX over 438 without saying it was another
+    subset: each card and each score table now names its denominator and subset."""
+    page = (run_dirs["sqlglot"] / "report.html").read_text()
+    scored = [c for c, rows in html_tables(page) if "RES n" in rows[0]]
+    assert scored and page.count("what each % counts") == len(scored)
+    assert page.count('class="subset"') == page.count('class="metric"')
+    assert "another subset" in page  # the Acc_SYN card
