@@ -32,6 +32,12 @@ def _dataset(tmp_path: Path) -> Path:
             "target_dialect": "duckdb",
             "source_sql": "SELECT 2 AS x",
         },
+        {  # a grammar-only target: no engine, and no reference to parse either
+            "id": "q2-oracle",
+            "source_dialect": "sqlite",
+            "target_dialect": "oracle",
+            "source_sql": "SELECT 2 AS x",
+        },
     ]
     path = tmp_path / "items.jsonl"
     path.write_text("".join(json.dumps(line) + "\n" for line in lines))
@@ -59,6 +65,7 @@ def test_reference_without_a_reference_is_no_reference_not_a_failure(
     assert records["q2-duckdb"].get("no_reference") is True
     assert "no_reference" not in records["q1-duckdb"]
     assert "syntax" not in records["q2-duckdb"]  # nothing to check either
+    assert "syntax" not in records["q2-oracle"]  # was Acc_SYN 0/1: a missing SQL "failed"
     overall = json.loads((tmp_path / "run" / "summary.json").read_text())["overall"]
     assert (
         overall["items"],
@@ -67,7 +74,8 @@ def test_reference_without_a_reference_is_no_reference_not_a_failure(
         overall["ex_items"],
         overall["acc_strict"],
         overall["acc_ex"],
-    ) == (2, 1, 1, 1, 100.0, 100.0)
+    ) == (3, 1, 1, 1, 100.0, 100.0)
+    assert (overall["no_engine"], overall["syn_checked"]) == (1, 0)
     row = dict(
         zip(
             SCORE_HEADERS,

@@ -284,8 +284,8 @@ class Judge:
             detail = f"no translation ({translation.status}): {translation.error or ''}".strip()
             verdicts = (no_engine if item.target_dialect in missing
                         else {m: failure(m, Reason.PRED_ERROR, detail) for m in Mode})
-            if translation.status is TranslationStatus.NO_REFERENCE and not missing:
-                record["no_reference"] = True  # nothing to judge: reported apart from the score
+            if translation.status is TranslationStatus.NO_REFERENCE:
+                record["no_reference"] = True  # nothing to judge or parse: counted apart
         else:  # the translation runs even without a source engine: Acc_EX needs only its target
             fixture = item.fixture or EMPTY_FIXTURE
             pred, label = self._run(item.target_dialect, translation.sql, fixture)
