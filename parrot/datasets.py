@@ -13,6 +13,7 @@ import json
 import os
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -85,6 +86,25 @@ class Dataset:
 
     def by_id(self) -> dict[str, Item]:
         return {i.id: i for i in self.items}
+
+
+@cache
+def item_columns() -> tuple[str, ...]:
+    """Every column of a dataset line, in order: the properties of ``schemas/item.schema.json``
+    (the one place they are listed)."""
+    schema = json.loads(read_utf8(Path(__file__).resolve().parent / "schemas"
+                                  / "item.schema.json"))
+    return tuple(schema["properties"])
+
+
+def item_line(record: dict[str, Any]) -> dict[str, Any]:
+    """A dataset line with every column of :func:`item_columns`, in order, an absent optional
+    one as null; so any mix of shipped and built datasets loads as one table (Hugging Face's
+    ``load_dataset("json", data_files=[...])``, pyarrow) whatever the order of the files. Keys
+    outside the schema follow (none in a file parrot writes: a test checks it)."""
+    columns = item_columns()
+    return {**{c: record.get(c) for c in columns},
+            **{k: v for k, v in record.items() if k not in columns}}
 
 
 def datasets_root() -> Path:
@@ -265,7 +285,7 @@ def item_from_record(record: Any, store: _FixtureStore | None = None) -> Item:
     if bad:
         raise ValueError(f"item {item_id!r}: unknown translation type(s) {bad} "
                          f"(known: {', '.join(TRANSLATION_TYPES)})")
-    annotation = record.get("annotation_source", "human")
+    annotation = record.get("annotation_source") or "human"
     if annotation not in ANNOTATION_SOURCES:
         raise ValueError(f"item {item_id!r}: unknown annotation_source {annotation!r} "
                          f"(known: {', '.join(ANNOTATION_SOURCES)})")
@@ -291,7 +311,7 @@ def item_from_record(record: Any, store: _FixtureStore | None = None) -> Item:
         fixture=fixture,
         translation_types=types,
         tokens=tokens,
-        origin=str(record.get("origin", "")),
+        origin=str(record.get("origin") or ""),
         annotation_source=annotation,
         order_sensitive=order,
         tolerance=float(tolerance) if tolerance is not None else None,
@@ -299,7 +319,7 @@ def item_from_record(record: Any, store: _FixtureStore | None = None) -> Item:
         tags=_str_tuple(record, "tags"),
         question=record.get("question"),
         evidence=record.get("evidence"),
-        extra={k: v for k, v in record.items() if k not in known},
+        extra={k: v for k, v in record.items() if k not in known and v is not None},
     )
 
 

@@ -73,6 +73,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from parrot.datasets import item_line
 from parrot.servers import stopping_started
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -482,7 +483,8 @@ def own_fixtures() -> dict[Path, str]:
 def render_files(concepts: list[MainConcept]) -> dict[Path, str]:
     items = build_items(concepts)
     return {
-        OUT / "items.jsonl": "".join(json.dumps(i, ensure_ascii=False) + "\n" for i in items),
+        OUT / "items.jsonl": "".join(json.dumps(item_line(i), ensure_ascii=False) + "\n"
+                                     for i in items),
         OUT / "README.md": render_readme(concepts, items),
         **own_fixtures(),
     }

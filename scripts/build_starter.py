@@ -48,6 +48,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from parrot.datasets import item_line
 from parrot.servers import stopping_started
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -492,7 +493,7 @@ def render_polyglot_readme(items: list[dict[str, Any]]) -> str:
 def render_polyglot_files() -> dict[Path, str]:
     items = build_polyglot_items()
     files: dict[Path, str] = {
-        POLYGLOT_OUT / "items.jsonl": "".join(json.dumps(i, ensure_ascii=False) + "\n"
+        POLYGLOT_OUT / "items.jsonl": "".join(json.dumps(item_line(i), ensure_ascii=False) + "\n"
                                               for i in items),
         POLYGLOT_OUT / "README.md": render_polyglot_readme(items),
     }
@@ -506,7 +507,8 @@ def render_polyglot_files() -> dict[Path, str]:
 def render_files() -> dict[Path, str]:
     items = build_items()
     files: dict[Path, str] = {
-        OUT / "items.jsonl": "".join(json.dumps(i, ensure_ascii=False) + "\n" for i in items),
+        OUT / "items.jsonl": "".join(json.dumps(item_line(i), ensure_ascii=False) + "\n"
+                                     for i in items),
         OUT / "README.md": render_readme(items),
     }
     for name, raw in FIXTURES.items():

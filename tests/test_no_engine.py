@@ -86,8 +86,9 @@ def test_allow_missing_scores_only_the_runnable_items(
     assert "warning: no engine here for spark" in capsys.readouterr().err
     assert report_main([str(tmp_path / "run"), "--format", "csv"]) == 0
     csv = capsys.readouterr().out.splitlines()
-    assert csv[0].startswith("Overall,group,items,gold err,no engine,EX %,EX n,strict %")
-    assert csv[1].startswith("Overall,all,4,0,3,100.0,2,100.0")
+    assert csv[0].startswith("Overall,group,items,gold err,no engine,no ref,EX %,EX n,"
+                             "strict %,RES n")
+    assert csv[1].startswith("Overall,all,4,0,3,0,100.0,2,100.0,1")
 
 
 def test_leaderboard_has_the_no_engine_column(

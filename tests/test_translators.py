@@ -18,7 +18,7 @@ def test_identity_and_reference():
     assert create_translator("identity").translate(it).sql == "SELECT x FROM t"
     assert create_translator("reference").translate(it).sql == "SELECT y FROM t"
     missing = create_translator("reference").translate(item("b", ref=()))
-    assert missing.status is TranslationStatus.MISSING
+    assert missing.status is TranslationStatus.NO_REFERENCE
 
 
 def test_sqlglot_translates_and_types_its_failures():

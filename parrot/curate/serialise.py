@@ -21,6 +21,7 @@ from typing import Any
 
 from parrot.curate.anonymise import ANON_PREFIX, resolve_fixture
 from parrot.curate.stages import Record, statement_id
+from parrot.datasets import item_line
 from parrot.fixtures import fixture_to_json
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9_.:-]+")
@@ -75,7 +76,7 @@ def item_json(variant: str, r: Record) -> dict[str, Any]:
         line["rejected_candidates"] = len(r.info["rejected"])
     if r.info.get("original_sql"):  # the corpus's text before canonicalisation
         line["original_source_sql"] = r.info["original_sql"]
-    return line
+    return item_line(line)  # every column of every dataset, absent ones null
 
 
 def write_dataset(out: Path, variant: str, records: Iterable[Record]) -> tuple[int, int]:

@@ -33,7 +33,7 @@ from parrot.eval.runner import (
     servers_needed,
 )
 from parrot.pairs import parse_pairs
-from parrot.report.metrics import evaluated, summarize
+from parrot.report.metrics import evaluated, share, summarize
 from parrot.report.render import print_rich, summary_tables
 from parrot.scale import EXECUTOR_HELP, ExecutorError, parse_executor
 from parrot.testsuite.store import SUITES_DIR
@@ -325,7 +325,8 @@ def _run_with_progress(dataset: Any, items: list[Any], translator: Any, config: 
             if evaluated(record):  # the running figure has the summary's denominator
                 stats["done"] += 1
                 stats["strict"] += bool(record["verdicts"]["strict"]["match"])
-            acc = f"{100.0 * stats['strict'] / stats['done']:.1f}%" if stats["done"] else "–"
+            pct = share(stats["strict"], stats["done"])
+            acc = "–" if pct is None else f"{pct:.1f}%"
             progress.update(task, advance=1, acc=acc)
 
         return run(dataset, items, translator, config, on_result=on_result, on_start=on_start)

@@ -44,7 +44,7 @@ from parrot.eval.syntax import keep_warm_grammars, syntax_json
 from parrot.fixtures import Fixture
 from parrot.sqlfacts import order_facts, sort_key_columns, with_sort_key_columns, without_limit
 from parrot.testsuite.store import Suite, load_suite
-from parrot.translators.base import Translation
+from parrot.translators.base import Translation, TranslationStatus
 from parrot.values import ResultSet, to_json
 
 EMPTY_FIXTURE = Fixture(name="empty", tables=())
@@ -284,6 +284,8 @@ class Judge:
             detail = f"no translation ({translation.status}): {translation.error or ''}".strip()
             verdicts = (no_engine if item.target_dialect in missing
                         else {m: failure(m, Reason.PRED_ERROR, detail) for m in Mode})
+            if translation.status is TranslationStatus.NO_REFERENCE:
+                record["no_reference"] = True  # nothing to judge or parse: counted apart
         else:  # the translation runs even without a source engine: Acc_EX needs only its target
             fixture = item.fixture or EMPTY_FIXTURE
             pred, label = self._run(item.target_dialect, translation.sql, fixture)
@@ -301,12 +303,14 @@ class Judge:
         record["verdicts"] = {m.value: cast(VerdictRecord, v.to_json())
                               for m, v in verdicts.items()}
         ran = record["pred"] is not None and record["pred"]["status"] == ExecStatus.OK.value
+        unjudged = record.get("no_reference", False)
         syntax = (syntax_json(item.target_dialect, translation)
-                  if self.syntax or (not ran and self.syntax_fallback) else None)
+                  if not unjudged and (self.syntax or (not ran and self.syntax_fallback))
+                  else None)
         record["syntax_checked"] = syntax is not None
         if syntax is not None:
             record["syntax"] = syntax
-        if self.suite_dir is not None and not missing and gold.execution.ok:
+        if self.suite_dir is not None and not missing and not unjudged and gold.execution.ok:
             suite = self._suite(item)
             if suite is not None and translation.ok and translation.sql is not None:
                 record["suite"] = self._judge_suite(item, translation.sql, suite,

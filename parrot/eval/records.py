@@ -89,6 +89,7 @@ class Outcome(TypedDict):
     annotation_source: NotRequired[str]  # who wrote the item's reference (older runs lack it)
     annotators: NotRequired[list[str]]  # curation: the translators behind the reference
     no_engine: NotRequired[dict[str, str]]  # dialect -> why it has no engine here
+    no_reference: NotRequired[bool]  # ``reference`` on an item with none in its target dialect
     syntax: NotRequired[SyntaxRecord]
     suite: NotRequired[SuiteRecord]
     engine_errors_retried: NotRequired[list[str]]
@@ -101,6 +102,7 @@ class Summary(TypedDict):
     items: int
     gold_error: int
     no_engine: int
+    no_reference: int  # the reference translator had no reference in the target dialect
     evaluated: int
     nonempty: int
     ex_items: int

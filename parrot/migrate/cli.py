@@ -4,6 +4,7 @@ Examples::
 
     python -m parrot.migrate path/to/db.sqlite --name shop -o shop.json
     python -m parrot.migrate postgresql://u@127.0.0.1:5432/db --tables a,b -o db.json.gz
+    python -m parrot.migrate db.json.gz --load duckdb,clickhouse     # a fixture -o wrote
     python -m parrot.migrate spider/concert_singer --report          # type decisions
     python -m parrot.migrate app.sqlite --type users.active=boolean --type users.born=date
     python -m parrot.migrate --all --load sqlite,duckdb,clickhouse   # time every named fixture
@@ -37,8 +38,9 @@ def configure(p: argparse.ArgumentParser) -> argparse.ArgumentParser:
     """Fill ``p`` with migrate's flags (also ``parrot migrate``'s subparser)."""
     cli.configure(p, migrate, __doc__, raw=True)
     p.add_argument("sources", nargs="*", metavar="SOURCE",
-                   help="SQLite/DuckDB file, duckdb:/// or SQLAlchemy URL, or a named fixture "
-                        "(spider/<db_id>, text2sql/<db>, tpch)")
+                   help="SQLite/DuckDB file, duckdb:/// or SQLAlchemy URL, a named fixture "
+                        "(spider/<db_id>, text2sql/<db>, tpch), or a fixture file -o wrote "
+                        "(.json, .json.gz)")
     p.add_argument("--name", help="fixture name (default: the file's stem)")
     cli.add_output_file(p, "the fixture JSON ('-': standard output; .gz compresses)",
                         default="none written", old=("--out",), dest="out")

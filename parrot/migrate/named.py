@@ -6,8 +6,9 @@ Names:
   ``<corpora>/sqlite/spider/<db_id>/<db_id>.sqlite``, read by
   :func:`parrot.migrate.introspect.introspect_sqlite` (types inferred by the rule in
   :mod:`parrot.migrate.infer`). ``<corpora>`` is ``$PARROT_CORPORA``, else ``shared/corpora``
-  beside the repository (``<repo>/../shared/corpora``). Without that folder there are no Spider
-  names. Databases with table or column names the fixture format cannot hold
+  beside the repository (``<repo>/../shared/corpora``) in a checkout, else (a wheel install)
+  ``~/.local/share/parrot/corpora`` (:func:`corpora_root`). Without that folder there are no
+  Spider names. Databases with table or column names the fixture format cannot hold
   (:func:`parrot.fixtures.name_problem`) are listed by
   :func:`unavailable_named` with the reason and raise :class:`~parrot.fixtures.FixtureError`.
 * ``text2sql/<db>`` — the text2sql-data databases (``geography``: GeoQuery; ``restaurants``) at
@@ -86,11 +87,17 @@ _lock = threading.Lock()
 # --- where things are -----------------------------------------------------------------------------
 
 def corpora_root() -> Path:
-    """``$PARROT_CORPORA`` or ``<repo>/../shared/corpora``."""
+    """``$PARROT_CORPORA``; else, in a checkout, ``<repo>/../shared/corpora``; else (an installed
+    wheel, whose code lives inside a virtual environment) ``$XDG_DATA_HOME/parrot/corpora``
+    (``~/.local/share/parrot/corpora``) — never a folder inside the environment."""
     env = os.environ.get("PARROT_CORPORA")
     if env:
         return Path(env)
-    return Path(__file__).resolve().parents[2].parent / "shared" / "corpora"
+    repo = Path(__file__).resolve().parents[2]
+    if (repo / "pyproject.toml").is_file() and (repo / "datasets").is_dir():
+        return repo.parent / "shared" / "corpora"
+    data = os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share"
+    return Path(data) / "parrot" / "corpora"
 
 
 def spider_root() -> Path:

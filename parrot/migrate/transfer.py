@@ -9,6 +9,8 @@ faithfully.
 
 from __future__ import annotations
 
+import gzip
+import json
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -40,11 +42,41 @@ def is_named(source: Any) -> bool:
                  or source.startswith("tpch-sf")))
 
 
+FIXTURE_SUFFIXES = (".json", ".json.gz")  # what ``--out`` writes
+
+
+def is_fixture_file(source: Any) -> bool:
+    """A fixture file as ``parrot migrate --out`` writes it (``.json``, ``.json.gz``)."""
+    return isinstance(source, str | Path) and str(source).endswith(FIXTURE_SUFFIXES)
+
+
+def read_fixture_file(path: str | Path) -> Introspection:
+    """A fixture written by ``--out`` (gzip-compressed when its name ends in ``.gz``), with
+    its foreign keys and type report."""
+    from parrot.fixtures import FixtureError
+
+    path = Path(path)
+    try:
+        raw = path.read_bytes()
+        text = (gzip.decompress(raw) if path.name.endswith(".gz") else raw).decode("utf-8")
+        return Introspection.from_json(json.loads(text))
+    except FileNotFoundError:
+        raise FixtureError(f"{path}: no such fixture file") from None
+    except (OSError, EOFError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise FixtureError(f"{path}: not a fixture file: {exc}") from None
+
+
 def read_source(source: Any, *, name: str | None = None, tables: Sequence[str] | None = None,
                 blank_as_null: bool = False,
                 types: Mapping[str, str] | None = None) -> Introspection:
-    """A named fixture, a database file, a URL or an open connection, read as a fixture;
-    ``types``: ``table.column`` → forced type (:func:`parrot.migrate.infer.parse_override`)."""
+    """A named fixture, a fixture file (``--out``'s), a database file, a URL or an open
+    connection, read as a fixture; ``types``: ``table.column`` → forced type
+    (:func:`parrot.migrate.infer.parse_override`)."""
+    if is_fixture_file(source):
+        if tables is not None or blank_as_null or types or name:
+            raise ValueError("a fixture file takes no name, tables, blank_as_null or type "
+                             "options")
+        return read_fixture_file(source)
     if is_named(source):
         from parrot.migrate.named import named_introspection
 

@@ -71,8 +71,9 @@ def question_of(r: Record) -> str:
 
 
 def judged(r: Record) -> bool:
-    """Whether the item could be judged: its source ran and its target had an engine."""
-    if r["gold"]["status"] != "ok":
+    """Whether the item could be judged: its source ran, its target had an engine and there was
+    a translation (``reference`` has none where the item has no reference)."""
+    if r["gold"]["status"] != "ok" or r.get("no_reference"):
         return False
     return execution_status(r.get("pred")) != "no_engine"
 

@@ -47,6 +47,7 @@ class Metric:
     value: float | None
     hits: int
     total: int
+    subset: str  # what the denominator counts
 
 
 @dataclass(frozen=True)
@@ -106,21 +107,27 @@ def source_sql(manifest: dict[str, Any]) -> tuple[dict[str, str], str | None]:
 
 def headline(overall: dict[str, Any]) -> list[Metric]:
     """Acc_EX, Acc_RES (strict, normalized, multiset, strict on non-empty), Acc_TS and Acc_SYN
-    when measured, with their denominators."""
+    when measured, each with its denominator and the subset it counts."""
     ev = overall["evaluated"]
-    out = [Metric("acc_ex", "Acc_EX", overall["acc_ex"], overall["ex"], ev),
-           Metric("acc_strict", "Acc_RES strict", overall["acc_strict"], overall["strict"], ev)]
+    judged = "items judged on both engines"
+    out = [Metric("acc_ex", "Acc_EX", overall["acc_ex"], overall["ex"], overall["ex_items"],
+                  "translations that could run (target engine here, source ok)"),
+           Metric("acc_strict", "Acc_RES strict", overall["acc_strict"], overall["strict"], ev,
+                  judged)]
     if overall.get("ts_items"):
         out.append(Metric("acc_ts", "Acc_TS", overall["acc_ts"], overall["ts"],
-                          overall["ts_items"]))
+                          overall["ts_items"], "judged items with a test suite"))
     out += [Metric("acc_normalized", "normalized", overall["acc_normalized"],
-                   overall["normalized"], ev),
-            Metric("acc_multiset", "multiset", overall["acc_multiset"], overall["multiset"], ev),
+                   overall["normalized"], ev, judged),
+            Metric("acc_multiset", "multiset", overall["acc_multiset"], overall["multiset"], ev,
+                   judged),
             Metric("acc_strict_nonempty", "strict, non-empty gold", overall["acc_strict_nonempty"],
-                   overall["strict_nonempty"], overall["nonempty"])]
+                   overall["strict_nonempty"], overall["nonempty"],
+                   "judged items whose source returned rows")]
     if overall.get("syn_checked"):
         out.append(Metric("acc_syn", "Acc_SYN", overall["acc_syn"], overall["syn"],
-                          overall["syn_checked"]))
+                          overall["syn_checked"],
+                          "translations checked by the target's grammar (another subset)"))
     return out
 
 
@@ -134,7 +141,11 @@ def _reasons_by_pair(records: list[Record]) -> dict[str, dict[str, int]]:
 
 
 def _sections(summary: dict[str, Any], records: list[Record]) -> list[Section]:
-    tables = {t.title: t for t in summary_tables(summary)}
+    titled = summary_tables(summary)
+
+    def table(start: str) -> Table:  # the run's table whose title starts so (titles carry n)
+        return next(t for t in titled if t.title.startswith(start))
+
     by_reason = _reasons_by_pair(records)
     reasons = sorted({k for c in by_reason.values() for k in c}, key=lambda k: (k != "match", k))
     reason_table = Table("Strict verdicts by reason and dialect pair", ("pair", *reasons),
@@ -142,31 +153,33 @@ def _sections(summary: dict[str, Any], records: list[Record]) -> list[Section]:
     out = [
         Section("Strict Acc_RES by dialect pair (source × target; click a cell for its "
                 "failing items)", plots.heatmap(summary["by_pair"]),
-                (tables["By dialect pair"],), "#pair={}&strict=fail"),
-        Section("By translation type", plots.bars(summary["by_type"], "types", "strict by type"),
-                (tables["By translation type"],), "#type={}"),
+                (table("By dialect pair"),), "#pair={}&strict=fail"),
+        Section("Strict Acc_RES by translation type",
+                plots.bars(summary["by_type"], "types", "strict by type"),
+                (table("By translation type"),), "#type={}"),
         Section("By token length (fixed ranges)",
                 plots.bars(summary["by_tokens_range"], "ranges", "strict by token range"),
-                (tables["By token length (fixed ranges, tiktoken cl100k)"],)),
+                (table("By token length (fixed ranges, tiktoken cl100k)"),)),
         Section("By token length (quartiles of this run)",
                 plots.bars(summary["by_tokens_quartile"], "quartiles", "strict by quartile"),
-                (tables["By token length (quartiles of this run's items)"],)),
+                (table("By token length (quartiles of this run's items)"),)),
         Section("Strict verdict reasons", plots.stacked_reasons(by_reason),
-                (tables["Strict verdicts by reason"], reason_table), "#reason={}"),
+                (table("Strict verdicts by reason"), reason_table), "#reason={}"),
         Section("Status", plots.status(summary["translation_status"],
                                        summary["execution_status"]),
-                (tables["Translation status"], tables["Execution of translations"])),
+                (table("Translation status"), table("Execution of translations"))),
     ]
     suite = suite_tables(summary)
     if suite:  # no plot: the denominators, then the items each with its first separating database
-        counts, failed = suite
-        out.insert(1, Section("Test suites: Acc_RES and Acc_TS", "", (counts,)))
-        out.insert(2, Section(failed.title, "", (failed,), "#item={}"))
+        out.insert(1, Section("Test suites: Acc_RES and Acc_TS", "", (suite[0],)))
+        for failed in suite[1:]:
+            out.insert(2, Section("Items that fail only on a suite database", "", (failed,),
+                                  "#item={}"))
     usage = summary.get("usage", {})
     latencies = [float(t) for r in records
                  if isinstance(t := r["translation"].get("latency"), int | float)]
     if usage.get("calls") and latencies:
-        usage_tables = [t for title, t in tables.items() if title.startswith("Model usage")]
+        usage_tables = [t for t in titled if t.title.startswith("Model usage")]
         out.append(Section("Cost and latency", plots.latency(latencies), tuple(usage_tables)))
     return out
 

@@ -5,6 +5,7 @@ made with matplotlib's object API, never pyplot: no global backend or figure sta
 from __future__ import annotations
 
 import io
+import re
 from collections.abc import Mapping
 from typing import Any
 from urllib.parse import quote
@@ -24,7 +25,24 @@ def _svg(fig: Figure, name: str) -> str:
         buf = io.StringIO()
         fig.savefig(buf, format="svg", bbox_inches="tight", metadata={"Date": None})
     text = buf.getvalue()
-    return text[text.index("<svg"):]  # drop the XML prolog and doctype: inline SVG
+    return _prefix_ids(text[text.index("<svg"):], name)  # no XML prolog or doctype: inline SVG
+
+
+_ID = re.compile(r'\bid="([^"]+)"')
+
+
+def _prefix_ids(svg: str, name: str) -> str:
+    """Every id of one figure, and every reference to it (``url(#…)``, ``href="#…"``), prefixed
+    with the figure's name: matplotlib numbers ``figure_1``, ``axes_1``, ``patch_1``… afresh in
+    each figure, so a page of several figures would repeat them. Links that are not ids (a
+    heat-map cell's ``#pair=…``) are left as they are."""
+    ids = set(_ID.findall(svg))
+
+    def ref(m: re.Match[str]) -> str:
+        return f"{m.group(1)}#{name}-{m.group(2)}" if m.group(2) in ids else m.group(0)
+
+    svg = _ID.sub(lambda m: f'id="{name}-{m.group(1)}"', svg)
+    return re.sub(r'(url\(|href=")#([^")]+)', ref, svg)
 
 
 def heatmap(by_pair: Mapping[str, Mapping[str, Any]]) -> str:
@@ -44,7 +62,7 @@ def heatmap(by_pair: Mapping[str, Mapping[str, Any]]) -> str:
             link = f"#pair={quote(key)}&strict=fail"
             cell.set_url(link)
             ax.add_patch(cell)
-            label = "–" if acc is None else f"{acc:.0f}%\nn={score['evaluated']}"
+            label = "–" if acc is None else f"{acc:.1f}%\nn={score['evaluated']}"
             text = ax.text(x + 0.5, y + 0.5, label, ha="center", va="center", fontsize=8)
             text.set_url(link)
         ax.set_xlim(0, len(targets))

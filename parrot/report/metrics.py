@@ -83,23 +83,35 @@ def no_engine(r: Record) -> bool:
     return not gold_error(r) and bool(_missing(r))
 
 
+def no_reference(r: Record) -> bool:
+    """The ``reference`` translator had no reference in the item's target dialect (and the item
+    is neither a gold error nor missing an engine): not judged, counted apart."""
+    return bool(r.get("no_reference")) and not gold_error(r) and not no_engine(r)
+
+
 def evaluated(r: Record) -> bool:
-    """Judged by Acc_RES: both engines ran here and the source succeeded."""
-    return _gold_ok(r) and not _missing(r)
+    """Judged by Acc_RES: both engines ran here, the source succeeded and there is a
+    translation to judge."""
+    return _gold_ok(r) and not _missing(r) and not r.get("no_reference")
 
 
 def ex_evaluated(r: Record) -> bool:
     """Judged by Acc_EX: the target engine is here and the source did not fail (a missing
-    source engine does not stop the translation from running)."""
-    return not gold_error(r) and r.get("target_dialect", "?") not in _missing(r)
+    source engine does not stop the translation from running), and there is a translation."""
+    return (not gold_error(r) and r.get("target_dialect", "?") not in _missing(r)
+            and not r.get("no_reference"))
 
 
 def _number(value: object) -> float:
     return value if isinstance(value, int | float) else 0
 
 
-def _pct(n: int, d: int) -> float | None:
-    return round(100.0 * n / d, 2) if d else None
+def share(n: int, d: int) -> float | None:
+    """The percentage ``n`` of ``d``, rounded once, from the counts, to the one decimal every
+    summary, table and page shows (None without a denominator). Nothing rounds it again: a
+    share rounded to two decimals first (210/438 → 47.95) would print as 48.0 where the counts
+    give 47.9."""
+    return round(100.0 * n / d, 1) if d else None
 
 
 def score(records: Iterable[Record]) -> Summary:
@@ -113,28 +125,29 @@ def score(records: Iterable[Record]) -> Summary:
         "items": len(records),
         "gold_error": sum(1 for r in records if gold_error(r)),
         "no_engine": sum(1 for r in records if no_engine(r)),
+        "no_reference": sum(1 for r in records if no_reference(r)),
         "evaluated": len(judged),
         "nonempty": len(nonempty),
         "ex_items": len(ran),
         "ex": ex,
-        "acc_ex": _pct(ex, len(ran)),
+        "acc_ex": share(ex, len(ran)),
     }
     for mode in MODES:
         n = sum(1 for r in judged if r["verdicts"][mode]["match"])
         out[mode] = n
-        out[f"acc_{mode}"] = _pct(n, len(judged))
+        out[f"acc_{mode}"] = share(n, len(judged))
     n = sum(1 for r in nonempty if r["verdicts"]["strict"]["match"])
     out["strict_nonempty"] = n
-    out["acc_strict_nonempty"] = _pct(n, len(nonempty))
+    out["acc_strict_nonempty"] = share(n, len(nonempty))
     suited = [r for r in judged if r.get("suite") is not None]
     out["ts_items"] = len(suited)
     out["ts"] = sum(1 for r in suited if r["suite"]["match"])
-    out["acc_ts"] = _pct(out["ts"], len(suited))
+    out["acc_ts"] = share(out["ts"], len(suited))
     out["ts_strict"] = sum(1 for r in suited if r["verdicts"]["strict"]["match"])
     checked = [r for r in records if r.get("syntax") is not None]
     out["syn_checked"] = len(checked)
     out["syn"] = sum(1 for r in checked if r["syntax"]["ok"])
-    out["acc_syn"] = _pct(out["syn"], len(checked))
+    out["acc_syn"] = share(out["syn"], len(checked))
     return cast(Summary, out)
 
 

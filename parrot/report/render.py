@@ -9,13 +9,22 @@ from dataclasses import dataclass
 from typing import Any
 
 from parrot.eval.records import Outcome
-from parrot.report.metrics import summarize
+from parrot.report.metrics import share, summarize
 
 # shown in summary.json and the report's md/csv/json, not on a terminal
-TERMINAL_HIDDEN = ("EX n", "strict≠∅ %", "≠∅ n", "TS n", "detail")
-TERMINAL_NAMES = {"gold err": "gold\nerr", "no engine": "no\nengine"}  # two-line headers
-SCORE_HEADERS = ("group", "items", "gold err", "no engine", "EX %", "EX n", "strict %", "TS %",
-                 "TS n", "norm %", "multiset %", "strict≠∅ %", "≠∅ n", "SYN %")
+TERMINAL_HIDDEN = ("EX n", "RES n", "strict≠∅ %", "≠∅ n", "TS n", "SYN n", "detail")
+TERMINAL_NAMES = {"gold err": "gold\nerr", "no engine": "no\nengine",  # two-line headers
+                  "no ref": "no\nref"}
+SCORE_HEADERS = ("group", "items", "gold err", "no engine", "no ref", "EX %", "EX n",
+                 "strict %", "RES n", "TS %", "TS n", "norm %", "multiset %", "strict≠∅ %",
+                 "≠∅ n", "SYN %", "SYN n")
+# Each share's subset and denominator, said under every table of SCORE_HEADERS.
+SCORE_NOTE = ("Each % has its own subset: EX % of EX n (translations that could run: target "
+              "engine here, source did not fail); strict, norm and multiset % of RES n (judged "
+              "on both engines); TS % of TS n (those of RES n with a test suite); strict≠∅ % of "
+              "≠∅ n (those of RES n whose source returned rows); SYN % of SYN n (translations "
+              "checked by the target's grammar: by default only those no engine ran). gold err, "
+              "no engine and no ref items are in no denominator.")
 
 
 @dataclass(frozen=True)
@@ -23,6 +32,7 @@ class Table:
     title: str
     headers: tuple[str, ...]
     rows: list[tuple[Any, ...]]
+    note: str = ""  # the subset and denominator of its shares, when the title does not say
 
 
 def _fmt(pct: float | None) -> str:
@@ -30,11 +40,12 @@ def _fmt(pct: float | None) -> str:
 
 
 def _score_row(label: str, s: dict[str, Any]) -> tuple[Any, ...]:
-    return (label, s["items"], s["gold_error"], s["no_engine"], _fmt(s["acc_ex"]),
-            s["ex_items"], _fmt(s["acc_strict"]),
+    return (label, s["items"], s["gold_error"], s["no_engine"], s.get("no_reference", 0),
+            _fmt(s["acc_ex"]), s["ex_items"], _fmt(s["acc_strict"]), s["evaluated"],
             _fmt(s.get("acc_ts")), s.get("ts_items", 0),
             _fmt(s["acc_normalized"]), _fmt(s["acc_multiset"]),
-            _fmt(s["acc_strict_nonempty"]), s["nonempty"], _fmt(s.get("acc_syn")))
+            _fmt(s["acc_strict_nonempty"]), s["nonempty"], _fmt(s.get("acc_syn")),
+            s.get("syn_checked", 0))
 
 
 def _circular_flag(circular: dict[str, Any]) -> str:
@@ -51,8 +62,8 @@ def _value(v: Any) -> str:
 
 
 def _share(n: int, d: int) -> str:
-    """A percentage rounded as summary.json rounds it (so 47.945 shows as 48.0 in both tables)."""
-    return _fmt(round(100.0 * n / d, 2) if d else None)
+    """``n`` of ``d`` as a percentage, rounded as summary.json rounds it (:func:`share`)."""
+    return _fmt(share(n, d))
 
 
 def _cell(cell: dict[str, Any] | None) -> str:
@@ -64,7 +75,7 @@ def _cell(cell: dict[str, Any] | None) -> str:
 
 def suite_tables(summary: dict[str, Any]) -> list[Table]:
     """Acc_RES beside Acc_TS with their denominators, and the items that pass on the fixture but
-    fail on a suite database (none when the run judged no suite)."""
+    fail on a suite database when there are any (no table when the run judged no suite)."""
     o = summary["overall"]
     if not o.get("ts_items"):
         return []
@@ -87,34 +98,35 @@ def suite_tables(summary: dict[str, Any]) -> list[Table]:
         ("item", "pair", "database", "seed", "reason", "first differing cell", "detail"),
         [(f["id"], f["pair"], f["database"], "–" if f["seed"] is None else f["seed"],
           f["reason"], _cell(f["cell"]), f["detail"]) for f in only])
-    return [counts, failed]
+    return [counts, failed] if only else [counts]  # "(0 items)" in a title says enough
 
 
 def summary_tables(summary: dict[str, Any]) -> list[Table]:
     """The tables of one run's summary, in reading order."""
-    tables = [Table("Overall", SCORE_HEADERS, [_score_row("all", summary["overall"])]),
-              *suite_tables(summary)]
+    tables = [Table("Overall", SCORE_HEADERS, [_score_row("all", summary["overall"])],
+                    SCORE_NOTE), *suite_tables(summary)]
     circular = summary.get("circular")
     if circular:
         tables.append(Table(
             f"Circular: the translator under test wrote {circular['annotated_by_translator']} "
             f"of the {circular['items']} items' references — scores without them",
-            SCORE_HEADERS, [_score_row("not annotated by it", circular["rest"])]))
+            SCORE_HEADERS, [_score_row("not annotated by it", circular["rest"])], SCORE_NOTE))
     for key, title in (("by_pair", "By dialect pair"),
                        ("by_type", "By translation type"),
                        ("by_tokens_quartile", "By token length (quartiles of this run's items)"),
                        ("by_tokens_range", "By token length (fixed ranges, tiktoken cl100k)")):
         tables.append(Table(title, SCORE_HEADERS,
-                            [_score_row(k, v) for k, v in summary[key].items()]))
+                            [_score_row(k, v) for k, v in summary[key].items()], SCORE_NOTE))
     evaluated = summary["overall"]["evaluated"]
     reasons = summary["reasons"]["strict"]
-    tables.append(Table("Strict verdicts by reason", ("reason", "items", "% of evaluated"),
-                        [(k, v, _fmt(100.0 * v / evaluated if evaluated else None))
-                         for k, v in reasons.items()]))
-    tables.append(Table("Translation status", ("status", "items"),
-                        list(summary["translation_status"].items())))
-    tables.append(Table("Execution of translations", ("status", "items"),
-                        list(summary["execution_status"].items())))
+    tables.append(Table(f"Strict verdicts by reason (the {evaluated} items of RES n)",
+                        ("reason", "items", f"% of {evaluated}"),
+                        [(k, v, _share(v, evaluated)) for k, v in reasons.items()]))
+    tables.append(Table(f"Translation status (all {summary['overall']['items']} items)",
+                        ("status", "items"), list(summary["translation_status"].items())))
+    ex_items = summary["overall"]["ex_items"]
+    tables.append(Table(f"Execution of translations (the {ex_items} items of EX n)",
+                        ("status", "items"), list(summary["execution_status"].items())))
     cost = summary.get("suite_cost", {})
     if cost.get("databases"):
         tables.append(Table("Test suites (extra engine time)", ("databases judged", "seconds"),
@@ -132,8 +144,9 @@ def summary_tables(summary: dict[str, Any]) -> list[Table]:
     return tables
 
 
-LEADERBOARD_HEADERS = ("rank", "model", "dataset", "items", "gold err", "no engine", "EX %",
-                       "strict %", "TS %", "TS n", "norm %", "multiset %", "SYN %", "run", "flag")
+LEADERBOARD_HEADERS = ("rank", "model", "dataset", "items", "gold err", "no engine", "no ref",
+                       "EX %", "EX n", "strict %", "RES n", "TS %", "TS n", "norm %",
+                       "multiset %", "SYN %", "SYN n", "run", "flag")
 
 
 Member = tuple[str, dict[str, Any], dict[str, Any]]  # (run dir, manifest, summary)
@@ -179,7 +192,7 @@ def leaderboards(runs: list[tuple[str, dict[str, Any], list[Outcome]]]) -> list[
     tables = []
     for title, members, flags in leaderboard_groups(runs):
         table = leaderboard_table(members, flags)
-        tables.append(Table(title, table.headers, table.rows))
+        tables.append(Table(title, table.headers, table.rows, table.note))
     return tables
 
 
@@ -195,18 +208,23 @@ def leaderboard_table(runs: list[Member], flags: dict[str, str] | None = None) -
     for rank, (path, manifest, summary) in enumerate(ranked, 1):
         s = summary["overall"]
         rows.append((rank, model(manifest), manifest.get("dataset", {}).get("name", "?"),
-                     s["items"], s["gold_error"], s["no_engine"], _fmt(s["acc_ex"]),
-                     _fmt(s["acc_strict"]),
+                     s["items"], s["gold_error"], s["no_engine"], s.get("no_reference", 0),
+                     _fmt(s["acc_ex"]), s["ex_items"], _fmt(s["acc_strict"]), s["evaluated"],
                      _fmt(s.get("acc_ts")), s.get("ts_items", 0),
                      _fmt(s["acc_normalized"]), _fmt(s["acc_multiset"]),
-                     _fmt(s.get("acc_syn")), path, (flags or {}).get(path, "")))
-    return Table("Leaderboard", LEADERBOARD_HEADERS, rows)
+                     _fmt(s.get("acc_syn")), s.get("syn_checked", 0), path,
+                     (flags or {}).get(path, "")))
+    return Table("Leaderboard", LEADERBOARD_HEADERS, rows, SCORE_NOTE)
 
 
 def to_markdown(tables: list[Table]) -> str:
     out = []
+    noted: set[str] = set()  # a note is said under the first table that has it
     for t in tables:
         out.append(f"### {t.title}\n")
+        if t.note and t.note not in noted:
+            out.append(f"{t.note}\n")
+            noted.add(t.note)
         out.append("| " + " | ".join(t.headers) + " |")
         out.append("|" + "|".join("---" for _ in t.headers) + "|")
         out.extend("| " + " | ".join(str(c) for c in row) + " |" for row in t.rows)
@@ -226,23 +244,27 @@ def to_csv(tables: list[Table]) -> str:
 
 
 def to_json(tables: list[Table]) -> str:
-    return json.dumps([{"title": t.title, "rows": [dict(zip(t.headers, r, strict=True))
-                                                   for r in t.rows]} for t in tables],
-                      indent=2, ensure_ascii=False)
+    return json.dumps([{"title": t.title, **({"note": t.note} if t.note else {}),
+                        "rows": [dict(zip(t.headers, r, strict=True)) for r in t.rows]}
+                       for t in tables], indent=2, ensure_ascii=False)
 
 
 def print_rich(tables: list[Table], console: Any) -> None:
     """Rich tables for a terminal: the group column (a dialect pair, a type) is never cut,
-    percentages are said once in the title, and the non-empty columns are left to
-    ``python -m parrot.report``, so 80 columns suffice."""
+    percentages are said once in the title, each note of subsets and denominators once, and the
+    n columns are left to ``python -m parrot.report``, so 80 columns suffice."""
     from rich.table import Table as RichTable
 
+    noted: set[str] = set()  # a note is said under the first table that has it
     for t in tables:
         keep = [i for i, h in enumerate(t.headers) if h not in TERMINAL_HIDDEN]
         percent = any(t.headers[i].endswith(" %") for i in keep[1:])
         rt = RichTable(title=t.title + (" (%)" if percent else ""), title_justify="left",
                        box=None, pad_edge=False, padding=(0, 1, 0, 0),
-                       header_style="bold underline")
+                       header_style="bold underline",
+                       caption=(t.note + " (the n columns: --format md)")
+                       if t.note and t.note not in noted else None, caption_justify="left")
+        noted.add(t.note)
         for i in keep:
             h = TERMINAL_NAMES.get(t.headers[i], t.headers[i].removesuffix(" %"))
             if i == 0:

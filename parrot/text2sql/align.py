@@ -34,7 +34,7 @@ from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from parrot.datasets import Item, load_dataset
+from parrot.datasets import Item, item_line, load_dataset
 from parrot.translators import Translator, create_translator
 from parrot.translators.base import Translation
 
@@ -217,9 +217,9 @@ def aligned_records(raw: list[dict[str, Any]], outcomes: dict[str, Outcome]
         o = outcomes.get(r["id"])
         if o is not None and o.gold_sql is not None:
             r = {**r, "reference_sql": [o.gold_sql], "annotation_source": o.annotation_source,
-                 "annotators": [o.annotator], "tags": [*r.get("tags", []), "gold:aligned"]}
+                 "annotators": [o.annotator], "tags": [*(r.get("tags") or []), "gold:aligned"]}
         elif o is not None:
-            r = {**r, "tags": [*r.get("tags", []), "gold:unaligned"]}
+            r = {**r, "tags": [*(r.get("tags") or []), "gold:unaligned"]}
         out.append(r)
     return out
 
@@ -385,7 +385,8 @@ def run(args: argparse.Namespace) -> int:
             shutil.copytree(dataset.path.parent / folder, out / folder, dirs_exist_ok=True)
     items_path = out / "items.jsonl"
     tmp = items_path.with_suffix(".jsonl.tmp")
-    tmp.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records),
+    tmp.write_text("".join(json.dumps(item_line(r), ensure_ascii=False) + "\n"
+                           for r in records),
                    encoding="utf-8")
     tmp.replace(items_path)
     by_id = dataset.by_id()

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from parrot import cli, dialects
+from parrot.datasets import item_line
 
 LOCAL_TARGETS = ("sqlite", "duckdb", "clickhouse", "postgres", "mysql", "spark")
 GRAMMAR_TARGETS = ("tsql", "oracle", "snowflake", "bigquery", "trino")  # scored by Acc_SYN
@@ -214,7 +215,8 @@ def build_command(args: argparse.Namespace) -> int:
         args.output_dir.mkdir(parents=True, exist_ok=True)
         items = args.output_dir / "items.jsonl"
         tmp = items.with_suffix(".jsonl.tmp")
-        tmp.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records),
+        tmp.write_text("".join(json.dumps(item_line(r), ensure_ascii=False) + "\n"
+                           for r in records),
                        encoding="utf-8")
         tmp.replace(items)
         (args.output_dir / "README.md").write_text(card(name, source, targets, records, counts),

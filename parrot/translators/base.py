@@ -22,6 +22,7 @@ class TranslationStatus(StrEnum):
     MISSING = "missing"  # no translation exists (e.g. an id absent from a predictions file)
     EMPTY = "empty"  # the translator answered with no SQL
     UNPARSEABLE = "unparseable"  # an answer with no recognisable SQL (raw text kept in ``raw``)
+    NO_REFERENCE = "no_reference"  # ``reference`` on an item with none in its target dialect
 
 
 @dataclass(frozen=True)

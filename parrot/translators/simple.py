@@ -19,12 +19,15 @@ class IdentityTranslator(Translator):
 
 @register("reference")
 class ReferenceTranslator(Translator):
-    """Returns the item's reference target SQL: must score 100% on a sound dataset."""
+    """Returns the item's reference target SQL: must score 100% on a sound dataset. An item
+    with no reference in its target dialect (a text-to-SQL question beyond its gold's dialect)
+    answers ``no_reference``: reported apart from the score, like a missing engine."""
 
     name = "reference"
 
     def translate(self, item: Item) -> Translation:
         if not item.reference_sql:
-            return Translation(TranslationStatus.MISSING, error="item has no reference_sql")
+            return Translation(TranslationStatus.NO_REFERENCE,
+                               error=f"item has no reference_sql in {item.target_dialect}")
         return Translation.from_sql(item.reference_sql[0],
                                     annotation_source=item.annotation_source)

@@ -41,3 +41,25 @@ def test_list(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["--list"]) == 0
     listed = capsys.readouterr().out.split()
     assert listed == sorted(listed)
+
+
+@pytest.mark.parametrize("suffix", [".json", ".json.gz"])
+def test_load_reads_what_out_wrote(dirty_db: Path, tmp_path: Path, suffix: str,
+                                   capsys: pytest.CaptureFixture[str]) -> None:
+    """A fixture written by ``--out x.json.gz`` was not a source ``--load`` could read
+    ("neither a SQLite nor a DuckDB database file")."""
+    out = tmp_path / f"shop{suffix}"
+    assert main([str(dirty_db), "--name", "shop", "--out", str(out)]) == 0
+    written = capsys.readouterr().out.splitlines()[0].split("  ")[0]
+    assert main([str(out), "--load", "sqlite,duckdb"]) == 0
+    line = capsys.readouterr().out.splitlines()[0]
+    assert line.startswith(written) and "sqlite " in line and "duckdb " in line
+    assert "FAILED" not in line
+
+
+def test_a_fixture_file_that_is_not_one_fails_clearly(tmp_path: Path,
+                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    bad = tmp_path / "x.json.gz"
+    bad.write_bytes(b"not gzip")
+    assert main([str(bad), "--load", "sqlite"]) == 1
+    assert "not a fixture file" in capsys.readouterr().err

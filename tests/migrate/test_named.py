@@ -105,3 +105,22 @@ def test_default_corpora_root_is_beside_the_repository(monkeypatch: pytest.Monke
     monkeypatch.delenv("PARROT_CORPORA", raising=False)
     repo = Path(named.__file__).resolve().parents[2]
     assert named.corpora_root() == repo.parent / "shared" / "corpora"
+
+
+def test_a_wheel_install_has_no_corpora_folder_inside_its_environment(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Installed from a wheel, parrot's code lives in site-packages: the default was
+    ``<venv>/lib/python3.X/shared/corpora``, a folder inside the virtual environment."""
+    venv = tmp_path / "venv"
+    site = venv / "lib" / "python3.13" / "site-packages"
+    monkeypatch.setattr(named, "__file__", str(site / "parrot" / "migrate" / "named.py"))
+    monkeypatch.delenv("PARROT_CORPORA", raising=False)
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    assert named.corpora_root() == tmp_path / "data" / "parrot" / "corpora"
+    monkeypatch.delenv("XDG_DATA_HOME")
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    root = named.corpora_root()
+    assert root == tmp_path / "home" / ".local" / "share" / "parrot" / "corpora"
+    assert venv not in root.parents
+    monkeypatch.setenv("PARROT_CORPORA", str(tmp_path / "mine"))
+    assert named.corpora_root() == tmp_path / "mine"

@@ -160,3 +160,46 @@ def test_item_view_shows_the_model_answer(browser, llm_run):
     if item["translation"].get("raw"):
         assert browser.find_element("css selector", "#raw").text == item["translation"]["raw"]
     assert console_errors(browser) == []
+
+
+def test_no_duplicate_ids_and_no_table_cut_off(browser, run_dirs):
+    """Every id of the live page is unique (matplotlib's figure_1, patch_1… were repeated in
+    each figure) and no table reaches past the page at 1400 px: wide ones scroll in a
+    wrapper."""
+    open_page(browser, run_dirs["sqlglot"] / "report.html")
+    duplicates = browser.execute_script(
+        "const seen = {}; for (const e of document.querySelectorAll('[id]'))"
+        " seen[e.id] = (seen[e.id] || 0) + 1;"
+        " return Object.keys(seen).filter((k) => seen[k] > 1);")
+    assert duplicates == []
+    width = browser.execute_script("return document.documentElement.clientWidth")
+    assert browser.execute_script("return document.documentElement.scrollWidth") <= width
+    overflow = browser.execute_script(
+        "return [...document.querySelectorAll('#overview table')].filter((t) => {"
+        " const w = t.closest('.scroll'); return !w || w.getBoundingClientRect().right >"
+        f" {width} + 1; }}).length")
+    assert overflow == 0
+
+
+def test_difficulty_and_tag_filters(browser, run_dirs):
+    from selenium.webdriver.support.ui import Select
+
+    run_dir = run_dirs["sqlglot"]
+    recs = records(run_dir)
+    difficulties = Counter(r["difficulty"] for r in recs if r["difficulty"])
+    tags = Counter(t for r in recs for t in r["tags"])
+    assert len(difficulties) >= 2 and len(tags) >= 2
+    open_page(browser, run_dir / "report.html")
+    for difficulty in difficulties:
+        Select(browser.find_element("css selector", "select[name=difficulty]")
+               ).select_by_value(difficulty)
+        assert set(shown_ids(browser)) == {r["id"] for r in recs
+                                           if r["difficulty"] == difficulty}
+    Select(browser.find_element("css selector", "select[name=difficulty]")).select_by_value("")
+    tag = tags.most_common()[-1][0]
+    Select(browser.find_element("css selector", "select[name=tag]")).select_by_value(tag)
+    assert set(shown_ids(browser)) == {r["id"] for r in recs if tag in r["tags"]}
+    open_page(browser, run_dir / "report.html", f"#difficulty=hard&tag={tag}")
+    assert set(shown_ids(browser)) == {r["id"] for r in recs
+                                       if tag in r["tags"] and r["difficulty"] == "hard"}
+    assert console_errors(browser) == []

@@ -148,3 +148,43 @@ def test_wheel_carries_the_templates(tmp_path):
     shipped = {f"parrot/report/templates/{p.name}"
                for p in (repo / "parrot" / "report" / "templates").iterdir() if p.is_file()}
     assert shipped and shipped <= names
+
+
+def test_ids_are_unique_and_every_svg_reference_resolves(run_dirs):
+    """matplotlib numbers figure_1, axes_1, patch_1… afresh in each figure: 244 duplicate ids on
+    this page before each figure's ids were prefixed with its name."""
+    page = (run_dirs["sqlglot"] / "report.html").read_text()
+    ids = re.findall(r'\bid="([^"]+)"', page)
+    assert len(ids) == len(set(ids)), sorted({i for i in ids if ids.count(i) > 1})[:10]
+    refs = re.findall(r'(?:url\(|href=")#([^")]+)', page)
+    anchors = [r for r in refs if "=" not in r]  # #pair=…, #item=… are the item table's links
+    assert anchors and set(anchors) <= set(ids)
+
+
+def test_no_empty_table_and_no_title_said_twice(run_dirs):
+    """A table without rows is one line; a section's heading is not repeated as its table's
+    caption (the suite section showed "… (0 items)" as a heading and an empty table)."""
+    page = (run_dirs["sqlglot"] / "report.html").read_text()
+    for caption, rows in html_tables(page):
+        assert len(rows) > 1 or not caption, caption  # the item table is filled by its script
+    headings = re.findall(r"<h2>([^<]*)</h2>", page)
+    captions = [c for c, _ in html_tables(page)]
+    assert not set(headings) & set(captions)
+    assert "(0 items)" not in page
+
+
+def test_wide_tables_scroll_inside_a_wrapper(run_dirs):
+    page = (run_dirs["sqlglot"] / "report.html").read_text()
+    tables = re.findall(r"<table\b", page)
+    wrapped = re.findall(r'<div class="scroll">\s*<table\b', page)
+    assert len(tables) == len(wrapped) > 5
+
+
+def test_every_score_table_says_what_each_share_counts(run_dirs):
+    """The Acc_SYN card showed 79.9% of 189 beside Acc_EX over 438 without saying it was another
+    subset: each card and each score table now names its denominator and subset."""
+    page = (run_dirs["sqlglot"] / "report.html").read_text()
+    scored = [c for c, rows in html_tables(page) if "RES n" in rows[0]]
+    assert scored and page.count("what each % counts") == len(scored)
+    assert page.count('class="subset"') == page.count('class="metric"')
+    assert "another subset" in page  # the Acc_SYN card

@@ -94,7 +94,8 @@ def test_build_writes_one_item_per_question_and_target(spider):
     for r in records:
         assert r["id"] == f"{r['question_id']}-{r['target_dialect']}"
         assert r["fixture"]["name"].startswith("spider/") and r["question"]
-        assert ("reference_sql" in r) is (r["target_dialect"] == "sqlite")
+        assert (r["reference_sql"] is not None) is (r["target_dialect"] == "sqlite")
+        assert "evidence" in r and "note" in r  # every column, absent ones null
     assert "12 questions × 4 target dialects" in (spider / "README.md").read_text()
 
 

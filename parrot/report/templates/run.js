@@ -52,6 +52,8 @@
   };
   fill("pair", rows.map((x) => x.pair));
   fill("type", items.flatMap((r) => r.translation_types || []));
+  fill("difficulty", items.map((r) => r.difficulty).filter((d) => d));
+  fill("tag", items.flatMap((r) => r.tags || []));
   fill("reason", rows.map((x) => x.reason));
   fill("status", rows.map((x) => x.status));
 
@@ -64,6 +66,8 @@
     return rows.filter((x) =>
       (!f.pair || x.pair === f.pair) &&
       (!f.type || (x.r.translation_types || []).includes(f.type)) &&
+      (!f.difficulty || x.r.difficulty === f.difficulty) &&
+      (!f.tag || (x.r.tags || []).includes(f.tag)) &&
       (!f.reason || x.reason === f.reason) &&
       (!f.strict || (f.strict === "pass") === x.strict) &&
       (!f.status || x.status === f.status) &&
@@ -250,7 +254,7 @@
     if (id !== null) { showItem(id); return; }
     document.getElementById("item-view").hidden = true;
     document.getElementById("overview").hidden = false;
-    const keys = ["pair", "type", "reason", "strict", "status", "tmin", "tmax", "q"];
+    const keys = ["pair", "type", "difficulty", "tag", "reason", "strict", "status", "tmin", "tmax", "q"];
     if (keys.some((k) => params.has(k))) {
       for (const k of keys) form.elements[k].value = params.get(k) || "";
       page = 0;
