@@ -8,8 +8,11 @@ translates and is the only writer of ``results.jsonl``.
 from __future__ import annotations
 
 import datetime as dt
+import fcntl
 import multiprocessing
+import os
 import platform
+import socket
 import sys
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
@@ -54,6 +57,7 @@ if TYPE_CHECKING:
     from parrot.eval.feedback import EngineFeedback
 
 Progress = Callable[[Outcome], None]
+LOCK = ".lock"  # in a run directory: held by the one process writing it
 
 
 @dataclass
@@ -191,8 +195,52 @@ def _manifest(dataset: Dataset, items: list[Item], translator: Translator,
     }
 
 
+def _make_run_dir(out: Path) -> None:
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        blocker = next((p for p in (out, *out.parents) if p.exists() and not p.is_dir()), None)
+        why = f"{blocker} is a file, not a directory" if blocker else exc.strerror or str(exc)
+        raise RunDirError(f"cannot create the run directory {out}: {why}") from None
+
+
+class RunLock:
+    """One writer per run directory: an exclusive ``flock`` on ``<run dir>/.lock``, held for
+    the whole run; the file names the holder (pid, host, start time). A second writer (a
+    second ``--resume`` of the same run) gets a :class:`RunDirError` naming the holder. The
+    kernel drops the lock of a process that dies, so a stale lock file is simply taken over.
+    """
+
+    def __init__(self, out: Path) -> None:
+        self.path = out / LOCK
+        self._fd: int | None = None
+
+    def __enter__(self) -> RunLock:
+        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = os.read(fd, 4096).decode(errors="replace").strip() or "another process"
+            os.close(fd)
+            raise RunDirError(f"{self.path.parent} is being written by {holder}; wait for it "
+                              "to finish or stop it") from None
+        stamp = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"pid {os.getpid()} on {socket.gethostname()} since {stamp}\n".encode(),
+                  0)
+        self._fd = fd
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._fd is not None:
+            os.ftruncate(self._fd, 0)
+            os.close(self._fd)  # releases the lock
+            self._fd = None
+
+
 def prepare_run_dir(config: RunConfig, manifest: dict[str, Any]) -> dict[str, Any]:
-    """Create or reopen the run directory; on resume the dataset and translator must match."""
+    """Create or reopen the run directory; on resume the dataset and translator must match.
+    The caller holds the directory's :class:`RunLock`."""
     out = config.output_dir
     existing = out / MANIFEST
     if (out / RESULTS).exists() or existing.exists():
@@ -208,12 +256,7 @@ def prepare_run_dir(config: RunConfig, manifest: dict[str, Any]) -> dict[str, An
             manifest["started"] = old.get("started", manifest["started"])
             manifest["resumed"] = [*old.get("resumed", []),
                                    dt.datetime.now(dt.UTC).isoformat(timespec="seconds")]
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        blocker = next((p for p in (out, *out.parents) if p.exists() and not p.is_dir()), None)
-        why = f"{blocker} is a file, not a directory" if blocker else exc.strerror or str(exc)
-        raise RunDirError(f"cannot create the run directory {out}: {why}") from None
+    _make_run_dir(out)
     try:
         write_json(out / MANIFEST, manifest)
     except RunWriteError as exc:  # before any item ran: an unusable directory, not a resume
@@ -312,7 +355,16 @@ def _feedback_for(translator: Translator, config: RunConfig) -> EngineFeedback |
 def run(dataset: Dataset, items: list[Item], translator: Translator, config: RunConfig,
         on_result: Progress | None = None,
         on_start: Callable[[int, int], None] | None = None) -> list[Outcome]:
-    """Evaluate ``items``; returns every outcome record of the run (resumed ones included)."""
+    """Evaluate ``items``; returns every outcome record of the run (resumed ones included).
+    Only one process at a time writes a run directory (:class:`RunLock`)."""
+    _make_run_dir(config.output_dir)
+    with RunLock(config.output_dir):
+        return _run_locked(dataset, items, translator, config, on_result, on_start)
+
+
+def _run_locked(dataset: Dataset, items: list[Item], translator: Translator, config: RunConfig,
+                on_result: Progress | None,
+                on_start: Callable[[int, int], None] | None) -> list[Outcome]:
     manifest = prepare_run_dir(config, _manifest(dataset, items, translator, config))
     try:
         log = ResultsLog(config.output_dir)
