@@ -8,7 +8,9 @@ worker process has its own judge.
 from __future__ import annotations
 
 import contextlib
+import json
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, cast
@@ -49,6 +51,8 @@ from parrot.values import ResultSet, to_json
 
 EMPTY_FIXTURE = Fixture(name="empty", tables=())
 PREVIEW_ROWS = 5
+PREVIEW_CELL_BYTES = 1_024  # a preview cell's JSON text beyond this is cut (a note says how long)
+PREVIEW_BYTES = 8_192  # a preview's cells beyond this many bytes of JSON text become "…"
 NO_TIE_KEYS_NOTE = ("the source's sort-key values could not be computed: every row was held to "
                     "its position, ties included")
 UNORDERED_NOTE = ("the source orders at top level but the translation has no top-level ORDER BY: "
@@ -414,6 +418,27 @@ def execution_json(execution: Execution, engine: str) -> ExecutionRecord:
     if execution.result is not None:
         out["columns"] = list(execution.result.columns)
         out["rows"] = len(execution.result.rows)
-        out["preview"] = [[to_json(v) for v in row]
-                          for row in execution.result.rows[:PREVIEW_ROWS]]
+        out["preview"] = preview(execution.result.rows[:PREVIEW_ROWS])
+    return out
+
+
+def preview(rows: Sequence[Sequence[Any]]) -> list[list[object]]:
+    """JSON values of ``rows``, capped: a cell at PREVIEW_CELL_BYTES, the whole at
+    PREVIEW_BYTES (a ``SELECT repeat('x', 200000000)`` must not write a 200 MB line)."""
+    budget = PREVIEW_BYTES
+    out: list[list[object]] = []
+    for row in rows:
+        cells: list[object] = []
+        for value in row:
+            cell = to_json(value)
+            text = cell if isinstance(cell, str) else json.dumps(cell, default=str)
+            size = len(text.encode())
+            if size > PREVIEW_CELL_BYTES:
+                cut = text.encode()[:PREVIEW_CELL_BYTES].decode(errors="ignore")
+                cell, size = f"{cut}…[{size} bytes]", PREVIEW_CELL_BYTES
+            if size > budget:
+                cell, size = "…", 0
+            budget -= size
+            cells.append(cell)
+        out.append(cells)
     return out

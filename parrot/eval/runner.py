@@ -19,10 +19,17 @@ from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
-from urllib.parse import urlsplit, urlunsplit
+from typing import TYPE_CHECKING, Any, cast
 
 from parrot import __version__
+from parrot.api.secrets import (
+    argv_secrets,
+    redact_argv,
+    redact_url,
+    scrub_tree,
+    secret_values,
+    url_secrets,
+)
 from parrot.cli import git_commit
 from parrot.compare import SEMANTICS_VERSION
 from parrot.datasets import Dataset, Item
@@ -79,13 +86,12 @@ class RunConfig:
     executor: ExecutorSpec = field(default_factory=lambda: ExecutorSpec("local"))
 
 
-def redact_url(url: str) -> str:
-    """``url`` with any password replaced by ``***`` (manifests never hold secrets)."""
-    parts = urlsplit(url)
-    if parts.password is None:
-        return url
-    netloc = parts.netloc.replace(f":{parts.password}@", ":***@", 1)
-    return urlunsplit(parts._replace(netloc=netloc))
+def run_secrets(config: RunConfig) -> list[str]:
+    """Every secret the run can see: the environment's, the passwords of its server URLs and
+    what its command line hides (an ``--api-key``); scrubbed from all the run writes."""
+    given = [*argv_secrets(config.command),
+             *(s for url in config.urls.values() for s in url_secrets(url))]
+    return secret_values(given)
 
 
 def servers_needed(items: Sequence[Item], urls: dict[str, str]) -> list[str]:
@@ -173,13 +179,13 @@ def select_items(dataset: Dataset, pairs: DialectPairs = EVERY_PAIR,
 
 def _manifest(dataset: Dataset, items: list[Item], translator: Translator,
               config: RunConfig) -> dict[str, Any]:
-    return {
+    manifest = {
         "parrot": __version__,
         "commit": git_commit(),
         "comparator": SEMANTICS_VERSION,
         "started": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
         "finished": None,
-        "command": config.command,
+        "command": redact_argv(config.command),
         "python": sys.version.split()[0],
         "platform": platform.platform(),
         "dataset": {"name": dataset.name, "path": str(dataset.path), "sha256": dataset.sha256,
@@ -193,6 +199,7 @@ def _manifest(dataset: Dataset, items: list[Item], translator: Translator,
                      "engine_urls": {d: redact_url(u) for d, u in config.urls.items()}},
         "engines": {},
     }
+    return cast(dict[str, Any], scrub_tree(manifest, run_secrets(config)))
 
 
 def _make_run_dir(out: Path) -> None:
@@ -377,8 +384,10 @@ def _run_locked(dataset: Dataset, items: list[Item], translator: Translator, con
         if on_start:
             on_start(len(items), len(items) - len(pending))
         feedback = _feedback_for(translator, config) if pending else None
+        secrets = run_secrets(config)
         try:
-            for record in _judged(pending, translator, config):
+            for judged in _judged(pending, translator, config):
+                record = cast(Outcome, scrub_tree(judged, secrets))  # before anything is written
                 log.append(record)
                 if on_result:
                     on_result(record)
