@@ -23,6 +23,7 @@ from parrot import dialects
 from parrot.cli import DefaultsHelpFormatter, add_model_args, parse_with_model_args, table_console
 from parrot.datasets import DEFAULT_DATASET, DatasetError, load_dataset
 from parrot.engines import DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT
+from parrot.engines.base import timeout_arg
 from parrot.eval.records import Outcome
 from parrot.eval.results import DAMAGED, MANIFEST, RunDirError, RunWriteError, read_json
 from parrot.eval.runner import (
@@ -70,7 +71,7 @@ def build_parser() -> argparse.ArgumentParser:
                         help="run directory (default: runs/<model>-<dataset>-<UTC time>)")
     parser.add_argument("--resume", action="store_true",
                         help="continue the run in --output-dir, skipping items already done")
-    parser.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT,
+    parser.add_argument("--timeout", type=timeout_arg, default=DEFAULT_TIMEOUT,
                         help=f"seconds per SQL execution (default: {DEFAULT_TIMEOUT:g})")
     parser.add_argument("--max-rows", type=int, default=DEFAULT_MAX_ROWS,
                         help=f"result-size cap per execution (default: {DEFAULT_MAX_ROWS})")
