@@ -234,8 +234,9 @@ def add_limit(parser: argparse.ArgumentParser, what: str, dest: str = "limit",
 
 def add_timeout(parser: argparse.ArgumentParser, default: float,
                 what: str = "per SQL execution") -> None:
-    """``--timeout SECONDS``, its default printed as ``10 s``."""
-    parser.add_argument("--timeout", type=float, default=default, metavar="SECONDS",
+    """``--timeout SECONDS``, its default printed as ``10 s``; ``nan``, ``inf``, ``0`` and more
+    than a day are refused with a one-line usage error (exit 2)."""
+    parser.add_argument("--timeout", type=_timeout, default=default, metavar="SECONDS",
                         help=f"seconds {what} (default: {seconds(default)})")
 
 
@@ -249,6 +250,12 @@ def add_engine_urls(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--engine", action="append", default=[], metavar="DIALECT=URL",
                         help="run DIALECT on the server at URL, e.g. mysql=mysql://u@host:3306/ "
                              "(repeatable; also read from $PARROT_<DIALECT>_URL; default: none)")
+
+
+def _timeout(text: str) -> float:
+    from parrot.engines.base import timeout_arg
+
+    return timeout_arg(text)
 
 
 def seconds(value: float) -> str:

@@ -12,6 +12,7 @@ Engines never know about translators or LLMs. Every execution:
 from __future__ import annotations
 
 import abc
+import argparse
 import contextlib
 import dataclasses
 import json
@@ -35,7 +36,21 @@ from parrot.fixtures import (
 from parrot.values import ResultSet
 
 DEFAULT_TIMEOUT = 10.0  # seconds per execution
+MAX_TIMEOUT = 86_400.0  # the longest budget an execution may be given (a day)
 DEFAULT_MAX_ROWS = 100_000
+
+
+def timeout_arg(text: str) -> float:
+    """A ``--timeout`` value: seconds, finite, above 0 and at most MAX_TIMEOUT (``nan``,
+    ``inf`` and ``1e309`` are refused with a one-line message: an argparse ``type``)."""
+    try:
+        seconds = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
+    if not 0 < seconds <= MAX_TIMEOUT:  # also false for nan
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not a timeout: seconds above 0 and at most {MAX_TIMEOUT:g}")
+    return seconds
 MESSAGE_LIMIT = 1000  # characters of an engine message kept in Execution.error
 
 

@@ -47,6 +47,7 @@ from typing import Any, ClassVar
 from urllib.parse import parse_qsl, quote, unquote, urlsplit
 
 from parrot import values
+from parrot.api.secrets import SECRET_PARAMS, redact_url
 from parrot.engines import statements as st
 from parrot.engines.base import (
     DEFAULT_MAX_ROWS,
@@ -88,20 +89,8 @@ def import_driver(module: str, *, engine: str, extra: str, package: str, note: s
 
 # --- URLs -----------------------------------------------------------------------------------------
 
-SECRET_PARAMS = frozenset({"password", "pwd", "passwd", "token", "access_token", "secret",
-                           "client_secret", "passcode", "private_key_file_pwd",
-                           "private_key_passphrase", "private_key_password",
-                           "wallet_password", "oauth_token", "oauth_client_secret"})
-_USERINFO = re.compile(r"(//[^/@:?#]*):[^/@?#]*@")
-_SECRET_QUERY = re.compile(r"([?&;](?:" + "|".join(sorted(SECRET_PARAMS)) + r")=)[^&;#]*",
-                           re.IGNORECASE)
 _TRUE = ("1", "true", "yes", "on")
 _FALSE = ("0", "false", "no", "off")
-
-
-def redact_url(text: str) -> str:
-    """``text`` with URL passwords and secret query parameters replaced by ``***``."""
-    return _SECRET_QUERY.sub(r"\1***", _USERINFO.sub(r"\1:***@", text))
 
 
 @dataclasses.dataclass(frozen=True)

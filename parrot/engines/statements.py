@@ -34,6 +34,8 @@ from parrot.values import ResultSet
 R = TypeVar("R")  # a row as an engine returns it
 NO_STATEMENT = "no SQL statement to execute (empty text or only comments)"
 RESERVED_PREFIX = "parrot_"  # names of parrot's own databases, schemas, users
+ESCALATE_AFTER = 1.0  # seconds a statement may ignore its cancel before its session is ended
+STOP_WAIT = 5.0  # seconds a server gets to drop the work of a session parrot ended
 
 
 # --- lexing ---------------------------------------------------------------------------------------
@@ -735,7 +737,8 @@ def run_in_order(steps: Sequence[Any], deadline: Deadline, max_rows: int,
                  message: Callable[[BaseException], str], grace: float = 0.0, *,
                  before: Callable[[Any, float], str | None] | None = None,
                  after: Callable[[], str | None] | None = None,
-                 engine_message: Callable[[BaseException], str] = typed_message) -> Execution:
+                 engine_message: Callable[[BaseException], str] = typed_message,
+                 escalate: Callable[[], str | None] | None = None) -> Execution:
     """Run an execution's statements one after another under one deadline: the one execution
     loop of every local engine.
 
@@ -750,6 +753,11 @@ def run_in_order(steps: Sequence[Any], deadline: Deadline, max_rows: int,
     failure in ``before`` as not interrupted), with ``message(exc)``, or ``engine_message(exc)``
     for an engine error (by default the exception's type and message).
     A statement that returns at or after the deadline is a timeout, never ``ok``.
+    ``escalate()``, for a server whose statement can ignore the interrupt (a handler that catches
+    the cancel), runs ``ESCALATE_AFTER`` seconds after ``interrupt`` if the statement still has
+    not returned: it ends the session (``KILL CONNECTION``, ``pg_terminate_backend``), waits for
+    the server to drop the work and returns None, or why the work could not be seen to stop
+    (ENGINE_ERROR); a statement stopped that way is a TIMEOUT whatever its exception says.
     The last statement's rows are the execution's result.
     """
     elapsed = 0.0
@@ -773,7 +781,7 @@ def run_in_order(steps: Sequence[Any], deadline: Deadline, max_rows: int,
             if refusal:
                 return Execution(ExecStatus.UNSUPPORTED, error=refusal, elapsed=elapsed)
         started = time.perf_counter()
-        with Watchdog(remaining + grace, interrupt) as dog:
+        with Watchdog(remaining + grace, interrupt, escalate) as dog:
             try:
                 fetched = run(step, remaining)
             except Overflow:
@@ -782,8 +790,10 @@ def run_in_order(steps: Sequence[Any], deadline: Deadline, max_rows: int,
                                  elapsed=elapsed)
             except Exception as exc:
                 elapsed += time.perf_counter() - started
-                return failure(exc, dog.fired)
+                return _escalated(dog, elapsed) or failure(exc, dog.fired)
         elapsed += time.perf_counter() - started
+        if stopped := _escalated(dog, elapsed):
+            return stopped
         if dog.fired or deadline.expired:  # stopped at the deadline yet returned: no answer
             return Execution(ExecStatus.TIMEOUT, elapsed=elapsed,
                              error="timed out (stopped at the deadline)")
@@ -797,19 +807,47 @@ def run_in_order(steps: Sequence[Any], deadline: Deadline, max_rows: int,
     return Execution(ExecStatus.OK, result=result or ResultSet((), ()), elapsed=elapsed)
 
 
+def wait_stopped(still_running: Callable[[], bool], what: str) -> str | None:
+    """Poll ``still_running()`` (a server's own process list) for up to ``STOP_WAIT`` seconds:
+    None once the work is gone, else why not (for an escalation's ``unstopped``)."""
+    give_up = time.monotonic() + STOP_WAIT
+    while still_running():
+        if time.monotonic() >= give_up:
+            return f"{what} still ran {STOP_WAIT:g} s after parrot ended its session"
+        time.sleep(0.05)
+    return None
+
+
+def _escalated(dog: Watchdog, elapsed: float) -> Execution | None:
+    """The outcome of a statement the watchdog had to stop by ending its session, else None."""
+    if not dog.escalated:
+        return None
+    if dog.unstopped:
+        return Execution(ExecStatus.ENGINE_ERROR, error=dog.unstopped, elapsed=elapsed)
+    return Execution(ExecStatus.TIMEOUT, elapsed=elapsed,
+                     error="timed out (the statement ignored the cancel: its session was ended)")
+
+
 class Watchdog:
-    """Runs ``action`` once, from a timer thread, if still armed after ``seconds``.
+    """Runs ``action`` once, from a timer thread, if still armed after ``seconds``; then, if
+    ``escalate`` is given and the block is still running ``ESCALATE_AFTER`` seconds later,
+    ``escalate()`` once (``escalated``; ``unstopped`` holds what it returned).
 
     Leaving the ``with`` block disarms it and waits for an action already running, so the caller
     never races a late interrupt into its own clean-up. ``fired`` says whether it ran.
     """
 
-    def __init__(self, seconds: float, action: Callable[[], object]) -> None:
+    def __init__(self, seconds: float, action: Callable[[], object],
+                 escalate: Callable[[], str | None] | None = None) -> None:
         self._seconds = max(seconds, 0.0)
         self._action = action
+        self._escalate = escalate
         self._lock = threading.Lock()
+        self._left = threading.Event()
         self._armed = True
         self.fired = False
+        self.escalated = False
+        self.unstopped: str | None = None
         self._timer = threading.Timer(self._seconds, self._fire)
         self._timer.daemon = True
 
@@ -820,12 +858,24 @@ class Watchdog:
             self.fired = True
             with contextlib.suppress(Exception):
                 self._action()
+        if self._escalate is None or self._left.wait(ESCALATE_AFTER):
+            return
+        with self._lock:
+            if not self._armed:
+                return
+            self.escalated = True
+            try:
+                self.unstopped = self._escalate()
+            except Exception as exc:
+                self.unstopped = f"could not end the session of a statement that ignored " \
+                                 f"its cancel: {typed_message(exc)}"
 
     def __enter__(self) -> Watchdog:
         self._timer.start()
         return self
 
     def __exit__(self, *exc: object) -> None:
+        self._left.set()
         self._timer.cancel()
         with self._lock:  # waits for a running action
             self._armed = False

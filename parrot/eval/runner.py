@@ -8,18 +8,28 @@ translates and is the only writer of ``results.jsonl``.
 from __future__ import annotations
 
 import datetime as dt
+import fcntl
 import multiprocessing
+import os
 import platform
+import socket
 import sys
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
-from urllib.parse import urlsplit, urlunsplit
+from typing import TYPE_CHECKING, Any, cast
 
 from parrot import __version__
+from parrot.api.secrets import (
+    argv_secrets,
+    redact_argv,
+    redact_url,
+    scrub_tree,
+    secret_values,
+    url_secrets,
+)
 from parrot.cli import git_commit
 from parrot.compare import SEMANTICS_VERSION
 from parrot.datasets import Dataset, Item
@@ -54,6 +64,7 @@ if TYPE_CHECKING:
     from parrot.eval.feedback import EngineFeedback
 
 Progress = Callable[[Outcome], None]
+LOCK = ".lock"  # in a run directory: held by the one process writing it
 
 
 @dataclass
@@ -75,13 +86,12 @@ class RunConfig:
     executor: ExecutorSpec = field(default_factory=lambda: ExecutorSpec("local"))
 
 
-def redact_url(url: str) -> str:
-    """``url`` with any password replaced by ``***`` (manifests never hold secrets)."""
-    parts = urlsplit(url)
-    if parts.password is None:
-        return url
-    netloc = parts.netloc.replace(f":{parts.password}@", ":***@", 1)
-    return urlunsplit(parts._replace(netloc=netloc))
+def run_secrets(config: RunConfig) -> list[str]:
+    """Every secret the run can see: the environment's, the passwords of its server URLs and
+    what its command line hides (an ``--api-key``); scrubbed from all the run writes."""
+    given = [*argv_secrets(config.command),
+             *(s for url in config.urls.values() for s in url_secrets(url))]
+    return secret_values(given)
 
 
 def servers_needed(items: Sequence[Item], urls: dict[str, str]) -> list[str]:
@@ -169,13 +179,13 @@ def select_items(dataset: Dataset, pairs: DialectPairs = EVERY_PAIR,
 
 def _manifest(dataset: Dataset, items: list[Item], translator: Translator,
               config: RunConfig) -> dict[str, Any]:
-    return {
+    manifest = {
         "parrot": __version__,
         "commit": git_commit(),
         "comparator": SEMANTICS_VERSION,
         "started": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
         "finished": None,
-        "command": config.command,
+        "command": redact_argv(config.command),
         "python": sys.version.split()[0],
         "platform": platform.platform(),
         "dataset": {"name": dataset.name, "path": str(dataset.path), "sha256": dataset.sha256,
@@ -189,10 +199,55 @@ def _manifest(dataset: Dataset, items: list[Item], translator: Translator,
                      "engine_urls": {d: redact_url(u) for d, u in config.urls.items()}},
         "engines": {},
     }
+    return cast(dict[str, Any], scrub_tree(manifest, run_secrets(config)))
+
+
+def _make_run_dir(out: Path) -> None:
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        blocker = next((p for p in (out, *out.parents) if p.exists() and not p.is_dir()), None)
+        why = f"{blocker} is a file, not a directory" if blocker else exc.strerror or str(exc)
+        raise RunDirError(f"cannot create the run directory {out}: {why}") from None
+
+
+class RunLock:
+    """One writer per run directory: an exclusive ``flock`` on ``<run dir>/.lock``, held for
+    the whole run; the file names the holder (pid, host, start time). A second writer (a
+    second ``--resume`` of the same run) gets a :class:`RunDirError` naming the holder. The
+    kernel drops the lock of a process that dies, so a stale lock file is simply taken over.
+    """
+
+    def __init__(self, out: Path) -> None:
+        self.path = out / LOCK
+        self._fd: int | None = None
+
+    def __enter__(self) -> RunLock:
+        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = os.read(fd, 4096).decode(errors="replace").strip() or "another process"
+            os.close(fd)
+            raise RunDirError(f"{self.path.parent} is being written by {holder}; wait for it "
+                              "to finish or stop it") from None
+        stamp = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"pid {os.getpid()} on {socket.gethostname()} since {stamp}\n".encode(),
+                  0)
+        self._fd = fd
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._fd is not None:
+            os.ftruncate(self._fd, 0)
+            os.close(self._fd)  # releases the lock
+            self._fd = None
 
 
 def prepare_run_dir(config: RunConfig, manifest: dict[str, Any]) -> dict[str, Any]:
-    """Create or reopen the run directory; on resume the dataset and translator must match."""
+    """Create or reopen the run directory; on resume the dataset and translator must match.
+    The caller holds the directory's :class:`RunLock`."""
     out = config.output_dir
     existing = out / MANIFEST
     if (out / RESULTS).exists() or existing.exists():
@@ -208,12 +263,7 @@ def prepare_run_dir(config: RunConfig, manifest: dict[str, Any]) -> dict[str, An
             manifest["started"] = old.get("started", manifest["started"])
             manifest["resumed"] = [*old.get("resumed", []),
                                    dt.datetime.now(dt.UTC).isoformat(timespec="seconds")]
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        blocker = next((p for p in (out, *out.parents) if p.exists() and not p.is_dir()), None)
-        why = f"{blocker} is a file, not a directory" if blocker else exc.strerror or str(exc)
-        raise RunDirError(f"cannot create the run directory {out}: {why}") from None
+    _make_run_dir(out)
     try:
         write_json(out / MANIFEST, manifest)
     except RunWriteError as exc:  # before any item ran: an unusable directory, not a resume
@@ -312,7 +362,16 @@ def _feedback_for(translator: Translator, config: RunConfig) -> EngineFeedback |
 def run(dataset: Dataset, items: list[Item], translator: Translator, config: RunConfig,
         on_result: Progress | None = None,
         on_start: Callable[[int, int], None] | None = None) -> list[Outcome]:
-    """Evaluate ``items``; returns every outcome record of the run (resumed ones included)."""
+    """Evaluate ``items``; returns every outcome record of the run (resumed ones included).
+    Only one process at a time writes a run directory (:class:`RunLock`)."""
+    _make_run_dir(config.output_dir)
+    with RunLock(config.output_dir):
+        return _run_locked(dataset, items, translator, config, on_result, on_start)
+
+
+def _run_locked(dataset: Dataset, items: list[Item], translator: Translator, config: RunConfig,
+                on_result: Progress | None,
+                on_start: Callable[[int, int], None] | None) -> list[Outcome]:
     manifest = prepare_run_dir(config, _manifest(dataset, items, translator, config))
     try:
         log = ResultsLog(config.output_dir)
@@ -325,8 +384,10 @@ def run(dataset: Dataset, items: list[Item], translator: Translator, config: Run
         if on_start:
             on_start(len(items), len(items) - len(pending))
         feedback = _feedback_for(translator, config) if pending else None
+        secrets = run_secrets(config)
         try:
-            for record in _judged(pending, translator, config):
+            for judged in _judged(pending, translator, config):
+                record = cast(Outcome, scrub_tree(judged, secrets))  # before anything is written
                 log.append(record)
                 if on_result:
                     on_result(record)

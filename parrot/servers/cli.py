@@ -14,9 +14,9 @@ import argparse
 import sys
 
 from parrot import cli
+from parrot.api.secrets import redact_url
 from parrot.cli import standalone
 from parrot.engines import ENGINES, UnknownEngineError, engine_class, url_from_env
-from parrot.engines.dbapi import redact_url
 from parrot.servers import SERVERS, ServerError, server_for
 from parrot.servers.base import pid_alive
 

@@ -91,6 +91,9 @@ class FileTranslator(Translator):
         return Translation.from_sql(record.get("translated_sql"))
 
 
+_JSON_TYPES = {list: "array", dict: "object", int: "number", float: "number", bool: "boolean"}
+
+
 def _dialect(name: Any) -> str | None:
     try:
         return dialects.resolve(str(name))
@@ -142,6 +145,12 @@ def load_predictions(path: Path) -> tuple[dict[str, dict[str, Any]], bool]:
             raise PredictionsFileError(f"{where}: each prediction is an object with an 'id'")
         if "translated_sql" not in record and not isinstance(record.get("translation"), dict):
             raise PredictionsFileError(f"{where}: no 'translated_sql' field")
+        sql = record["translated_sql"] if "translated_sql" in record else \
+            record["translation"].get("sql")
+        if sql is not None and not isinstance(sql, str):
+            raise PredictionsFileError(f"{where}: the translated SQL is a JSON "
+                                       f"{_JSON_TYPES.get(type(sql), type(sql).__name__)}, "
+                                       "not a string")
         key = str(record["id"])
         if key in by_id:
             raise PredictionsFileError(f"{where}: duplicate prediction id {key!r}")

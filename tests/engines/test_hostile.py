@@ -218,7 +218,10 @@ def test_spark_plan_guard(sql: str, refused: bool) -> None:
 def test_clean_environ_drops_secrets() -> None:
     from parrot.engines.sandbox import clean_environ
     env = {"OPENAI_API_KEY": "k", "GITHUB_TOKEN": "t", "MY_SECRET": "s", "PGPASSWORD": "p",
-           "PARROT_POSTGRES_URL": "postgresql://u:pw@h/db", "PATH": "/bin", "HOME": "/root"}
+           "PARROT_POSTGRES_URL": "postgresql://u:pw@h/db", "PATH": "/bin", "HOME": "/root",
+           # an allow-list, not a deny-list: these passed the old filter
+           "MYSQL_PWD": "p", "DATABASE_URL": "postgresql://u:pw@h/db", "GITHUB_PAT": "g",
+           "ANY_OTHER": "x"}
     assert clean_environ(env) == {"PATH": "/bin", "HOME": "/root"}
 
 

@@ -155,8 +155,7 @@ class DuckDBEngine(EngineBase[_Database]):
         """Create ``table`` and bulk-insert its rows through an Arrow table of the exact types."""
         import pyarrow as pa
 
-        con.execute(create_table_sql(quote_ident(table.name), table, quote_ident, duckdb_type,
-                                     primary_key=False))
+        con.execute(create_table_sql(quote_ident(table.name), table, quote_ident, duckdb_type))
         arrays = arrow_arrays(table)
         con.register(_LOAD_VIEW, pa.Table.from_arrays(
             arrays, names=[f"c{i}" for i in range(len(arrays))]))

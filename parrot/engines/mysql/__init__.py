@@ -72,7 +72,10 @@ honoured. The result is the last statement's last result set (``CALL`` may retur
 
 **Timeouts.** Before each statement ``SET SESSION max_statement_time`` (MariaDB; MySQL:
 ``max_execution_time``, which covers SELECT only) gets the remaining budget, and a watchdog
-issues ``KILL QUERY`` from a second connection shortly after the deadline. A statement that
+issues ``KILL QUERY`` from a second connection shortly after the deadline; a statement that
+ignores it (``DECLARE CONTINUE HANDLER FOR SQLEXCEPTION`` swallows both) gets its connection
+killed ``ESCALATE_AFTER`` seconds later, and the execution returns once
+``information_schema.PROCESSLIST`` no longer lists the thread (a TIMEOUT). A statement that
 returns at or after the deadline (a killed ``BENCHMARK()`` returns 0) is a timeout. MariaDB stops a
 recursive CTE silently after ``max_recursive_iterations`` (default 1000) iterations and returns
 the rows so far: that is its semantics, left as is.
@@ -675,7 +678,8 @@ class MySQLEngine(EngineBase[_Materialised]):
         return st.run_in_order(plans, deadline, max_rows, run,
                                lambda: self._kill(creds, thread, query=True),
                                lambda exc, fired: ERRORS(exc, fired or deadline.expired),
-                               _message, KILL_GRACE, before=before, engine_message=_message)
+                               _message, KILL_GRACE, before=before, engine_message=_message,
+                               escalate=lambda: self._end_session(creds, thread))
 
     def _kill(self, creds: _Credentials, thread: int, query: bool) -> None:
         """``KILL [QUERY]`` an execution's connection, as the user that owns it."""
@@ -683,6 +687,24 @@ class MySQLEngine(EngineBase[_Materialised]):
         try:
             with conn.cursor() as cur:
                 cur.execute(f"KILL {'QUERY ' if query else ''}{int(thread)}")
+        finally:
+            _close(conn)
+
+    def _end_session(self, creds: _Credentials, thread: int) -> str | None:
+        """``KILL CONNECTION`` a session whose statement ignored ``KILL QUERY`` (a handler for
+        SQLEXCEPTION swallows it and ``max_statement_time``), then wait until the server's
+        process list no longer shows the thread."""
+        self._kill(creds, thread, query=False)
+        conn = self._target.connect(creds.user, creds.password)
+        try:
+            with conn.cursor() as cur:
+                def listed() -> bool:
+                    cur.execute("SELECT COUNT(*) FROM information_schema.PROCESSLIST "
+                                "WHERE ID = %s", (int(thread),))
+                    row = cur.fetchone()
+                    return bool(row and row[0])
+
+                return st.wait_stopped(listed, f"connection {int(thread)}")
         finally:
             _close(conn)
 

@@ -50,7 +50,10 @@ still hold.
 
 **Timeouts**: ``SET LOCAL statement_timeout`` to the execution's budget, plus a watchdog that
 sends a cancel request at the deadline (``pg_sleep``, cross-join bombs and endless recursive
-CTEs stop within the timeout + ~0.1 s) → ``ExecStatus.TIMEOUT``. **Result cap**: rows are
+CTEs stop within the timeout + ~0.1 s) → ``ExecStatus.TIMEOUT``; a statement that ignores the
+cancel (a DO block's ``EXCEPTION WHEN query_canceled``) gets its backend terminated
+``ESCALATE_AFTER`` seconds later and the execution returns once ``pg_stat_activity`` no longer
+lists it (a TIMEOUT; the next execution reconnects). **Result cap**: rows are
 streamed in chunks; at ``max_rows + 1`` the statement is cancelled → ``ExecStatus.TOO_LARGE``
 (a 10^12-row result is never materialised). **Errors** by SQLSTATE: 42601 → SYNTAX_ERROR, 57014
 (cancel) → TIMEOUT, classes 08/57/58/XX and lost connections → ENGINE_ERROR (the adapter
@@ -832,8 +835,26 @@ class PostgresEngine(EngineBase[str]):
                 raise st.Overflow
             return None if outcome.result is None else (outcome.result, False)
 
+        pid = conn.info.backend_pid
         return st.run_in_order(texts, deadline, max_rows, run, lambda: self._cancel(conn),
-                               ERRORS, str, before=before)
+                               ERRORS, str, before=before,
+                               escalate=lambda: self._terminate(pid))
+
+    def _terminate(self, pid: int) -> str | None:
+        """``pg_terminate_backend`` a runner whose statement ignored the cancel (a PL/pgSQL
+        handler for ``query_canceled`` swallows it), from a connection of its own, and wait
+        until ``pg_stat_activity`` no longer lists the backend (the next execution reconnects).
+        """
+        with _connect(self.url, application_name="parrot-admin", connect_timeout=10) as admin:
+            admin.autocommit = True
+            admin.execute("SELECT pg_terminate_backend(%s)", [pid])
+
+            def listed() -> bool:
+                row = admin.execute("SELECT count(*) FROM pg_stat_activity WHERE pid = %s",
+                                    [pid]).fetchone()
+                return bool(row and row[0])
+
+            return st.wait_stopped(listed, f"backend {pid}")
 
     @staticmethod
     def _cancel(conn: psycopg.Connection[Any]) -> None:

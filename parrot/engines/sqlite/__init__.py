@@ -17,6 +17,11 @@ as :func:`parrot.values.temporal` writes it, e.g. ``2024-01-05 10:00:00.5``). SQ
 a NaN double becomes NULL, which load verification reports.
 
 Results are returned as SQLite stores them: 0/1 stay ints, dates stay strings.
+
+A fixture's primary key becomes a UNIQUE index on the key columns (``<table>__pkey``): lookups
+and joins by key use it, and a duplicate key fails as on PostgreSQL and MariaDB, while the key
+is never the rowid (an INTEGER PRIMARY KEY would make every scan return key order instead of
+insertion order, which the test-suite order probes rely on).
 """
 
 from __future__ import annotations
@@ -105,6 +110,10 @@ class SQLiteEngine(EngineBase[sqlite3.Connection]):
             marks = ", ".join("?" * len(table.columns))
             con.executemany(f"INSERT INTO {quote_ident(table.name)} VALUES ({marks})",
                             ([_bind(v) for v in row] for row in table.rows))
+            if table.primary_key:  # the key's index, without making it the rowid (see above)
+                con.execute(f"CREATE UNIQUE INDEX {quote_ident(table.name + '__pkey')} ON "
+                            f"{quote_ident(table.name)} "
+                            f"({', '.join(quote_ident(k) for k in table.primary_key)})")
         con.execute("COMMIT")
 
     def _discard(self, con: sqlite3.Connection) -> None:

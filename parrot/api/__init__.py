@@ -1,0 +1,1 @@
+"""The ground floor: imports nothing from parrot's other packages."""
