@@ -22,15 +22,17 @@ compared cell by cell to explain a mismatch with a :class:`Reason`.
 from __future__ import annotations
 
 import datetime as dt
+import gc
 import math
 import re
 from collections import Counter, defaultdict
-from collections.abc import Callable, Hashable, Sequence
-from contextlib import suppress
+from collections.abc import Callable, Hashable, Iterator, Sequence
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Context, Decimal
 from enum import StrEnum
-from typing import Any, TypeGuard
+from itertools import repeat
+from typing import Any, TypeGuard, cast
 
 from parrot.values import Nested, ResultSet, Temporal, Value, family, to_json
 
@@ -169,9 +171,24 @@ def compare(
     pred_rows: Rows = pred.rows
     if cols != list(range(len(pred.columns))):
         pred_rows = [tuple(row[c] for c in cols) for row in pred.rows]
-    reason, detail, cell = _compare_rows(gold.rows, pred_rows, gold.columns, mode, facts)
+    with _gc_paused():
+        reason, detail, cell = _compare_rows(gold.rows, pred_rows, gold.columns, mode, facts)
     matched = reason in (Reason.MATCH, Reason.EMPTY_MATCH)
     return Verdict(mode, matched, reason, detail, cell, notes)
+
+
+@contextmanager
+def _gc_paused() -> Iterator[None]:
+    """No cyclic garbage collection while rows are keyed: the comparator makes a few small tuples
+    per row and no reference cycles, and the collector's passes over them cost up to half the
+    time of a large comparison."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
 
 
 def compare_all(
@@ -227,12 +244,20 @@ def _real(v: Value) -> TypeGuard[int | float | Decimal]:
     return _is_num(v) and not _is_nan(v)
 
 
+_PLAIN: frozenset[type] = frozenset({str, int, bool, bytes, type(None)})  # their own key
+
+
 def _key(v: Value) -> Hashable:
     """The strict canonical key: equal keys exactly when the values are equal (before tolerance).
 
     Python already compares bool, int, float and Decimal by exact value with consistent hashes; a
     Temporal keys as its ISO text, so it equals the same text from an engine without date types.
     """
+    kind = type(v)
+    if kind in _PLAIN:
+        return v
+    if kind is float:
+        return v if v == v else _NAN
     if _is_nan(v):
         return _NAN
     if isinstance(v, Temporal):
@@ -240,6 +265,23 @@ def _key(v: Value) -> Hashable:
     if isinstance(v, Nested):
         return ("nested", v.json)
     return v
+
+
+def _float(v: int | float | Decimal) -> float:
+    """The nearest float (an infinity for a number beyond the float range)."""
+    try:
+        return float(v)
+    except OverflowError:
+        return math.inf if v > 0 else -math.inf
+
+
+def _any_nan(column: Sequence[Value]) -> bool:
+    """Whether a column of numbers holds a NaN (True also when one is beyond the float range,
+    so the column is keyed cell by cell)."""
+    try:
+        return any(map(math.isnan, column))  # type: ignore[arg-type]
+    except OverflowError:
+        return True
 
 
 def _decimal(v: int | float | Decimal) -> Decimal:
@@ -270,9 +312,48 @@ class _Profile:
     key: Callable[[Value], Hashable]  # equal keys imply equal cells
     same: Callable[[Value, Value], bool]  # the mode's cell equality
     grid: Callable[[float], float]  # coarse rounding: numbers the mode calls equal mostly coincide
+    bits: int  # the same for :meth:`coarse`, as significant bits (cheaper than decimal digits)
+    itself: frozenset[type]  # cell types whose key is the value itself (floats unless NaN)
 
     def row_key(self, row: Row) -> Hashable:
         return tuple(map(self.key, row))
+
+    def coarse(self, v: Value) -> Hashable:
+        """A cell's key with numbers on a binary grid of ``bits`` significant bits: cells equal in
+        the mode almost always share it (a near-tie across a grid line does not)."""
+        kind = type(v)
+        if kind is str and self.key is _key:
+            return v
+        if kind is float or kind is int or _real(v):
+            x = _float(v)  # type: ignore[arg-type]
+            if math.isfinite(x):
+                mantissa, exponent = math.frexp(x)
+                return math.ldexp(round(math.ldexp(mantissa, self.bits)), exponent - self.bits)
+            return x if x == x else _NAN
+        return self.key(v)
+
+    def keys(self, rows: Rows, coarse: bool = False) -> list[Hashable]:
+        """Every row's :meth:`row_key` (``coarse``: its cells' :meth:`coarse` keys), computed a
+        column at a time: a column of one type that keys as itself is taken whole."""
+        if not rows:
+            return []
+        cell = self.coarse if coarse else self.key
+        columns: list[Sequence[Hashable]] = []
+        for column in zip(*rows, strict=True):
+            kinds = set(map(type, column))
+            if kinds <= self.itself and (float not in kinds or not _any_nan(column)):
+                if coarse and kinds & {int, float}:
+                    with suppress(OverflowError, ValueError):  # an infinity: cell by cell
+                        bits = self.bits
+                        columns.append([math.ldexp(round(math.ldexp(m, bits)), e - bits)
+                                        for m, e in map(math.frexp, map(float, column))])
+                        continue
+                    columns.append(list(map(cell, column)))
+                else:
+                    columns.append(column)
+            else:
+                columns.append(list(map(cell, column)))
+        return list(zip(*columns, strict=True))
 
     def row_order(self, row: Row) -> tuple[Any, ...]:
         """A total order in which rows equal in the mode (almost always) sit side by side.
@@ -281,10 +362,10 @@ class _Profile:
         exactly last; other values by family, then key.
         """
         coarse = tuple(
-            (1, self.grid(float(v))) if _real(v) else (2, type(k).__name__, k)
+            (1, self.grid(_float(v))) if _real(v) else (2, type(k).__name__, k)
             for v, k in zip(row, map(self.key, row), strict=True)
         )
-        return coarse, tuple(float(v) if _real(v) else 0.0 for v in row)
+        return coarse, tuple(_float(v) if _real(v) else 0.0 for v in row)
 
     def rows_same(self, gold: Row, pred: Row) -> bool:
         return all(map(self.same, gold, pred))
@@ -312,11 +393,20 @@ def _strict(rel_tol: float) -> _Profile:
     digits = 17 if rel_tol <= 0 else min(17, max(1, math.floor(-math.log10(rel_tol)) - 3))
 
     def same(a: Value, b: Value) -> bool:
+        kind = type(a)
+        if kind is type(b):  # the common cases first: one type on both sides
+            if kind in _PLAIN:
+                return a == b
+            if kind is float:
+                if a == a and b == b:  # neither NaN
+                    return math.isclose(a, b, rel_tol=rel_tol)  # type: ignore[arg-type]
+                return a != a and b != b
         if (isinstance(a, float) or isinstance(b, float)) and _real(a) and _real(b):
-            return math.isclose(float(a), float(b), rel_tol=rel_tol) or _same_at_scale(a, b)
+            return math.isclose(_float(a), _float(b), rel_tol=rel_tol) or _same_at_scale(a, b)
         return _key(a) == _key(b) or _same_at_scale(a, b)
 
-    return _Profile(_key, same, lambda x: _grid(x, digits))
+    return _Profile(_key, same, lambda x: _grid(x, digits), math.ceil(digits * math.log2(10)),
+                    _PLAIN | {float})
 
 
 def _normalized_key(v: Value) -> Hashable:
@@ -325,22 +415,38 @@ def _normalized_key(v: Value) -> Hashable:
 
 def _normalized_same(a: Value, b: Value) -> bool:
     if _real(a) and _real(b):
-        return math.isclose(float(a), float(b), rel_tol=1e-5, abs_tol=1e-5)
+        return math.isclose(_float(a), _float(b), rel_tol=1e-5, abs_tol=1e-5)
     return _normalized_key(a) == _normalized_key(b)
 
 
 def _rounded_key(v: Value) -> Hashable:
-    """Numbers rounded to 3 decimals; everything else strict."""
+    """Numbers rounded half away from zero to 3 decimals, as an integer count of thousandths;
+    everything else strict."""
+    kind = type(v)
+    if kind is str or v is None:
+        return v
+    if kind is int:
+        return cast(int, v) * 1000
+    if kind is float and -1e6 < (x := cast(float, v)) < 1e6:
+        scaled = abs(x) * 1000.0
+        whole = math.floor(scaled)
+        # the product and the repr are within 2e-7 of the exact value: clear of a half, the
+        # float rounds as the decimal it shows would
+        if abs(scaled - whole - 0.5) > 1e-6:
+            thousandths = whole + (scaled - whole > 0.5)
+            return thousandths if x >= 0 else -thousandths
     if _real(v) and (d := _decimal(v)).is_finite():
-        return _round(d, 3)
+        return int(_round(d, 3).scaleb(3))
     return _key(v)
 
 
 _NORMALIZED = _Profile(
-    _normalized_key, _normalized_same, lambda x: round(x, 3) if abs(x) < 1 else _grid(x, 3)
+    _normalized_key, _normalized_same, lambda x: round(x, 3) if abs(x) < 1 else _grid(x, 3), 10,
+    _PLAIN - {str} | {float},
 )
 _MULTISET = _Profile(
-    _rounded_key, lambda a, b: _rounded_key(a) == _rounded_key(b), lambda x: round(x, 3)
+    _rounded_key, lambda a, b: _rounded_key(a) == _rounded_key(b), lambda x: round(x, 3), 10,
+    frozenset({str, type(None), bytes}),
 )
 
 
@@ -443,25 +549,71 @@ def _unpaired(
     Equal-length inputs. Rows pair by hashing exact keys, then the rest (equal only within the
     mode's tolerance) by a sorted merge; None when every gold row finds a partner.
     """
-    left_gold, left_pred = _pair(gold, pred, prof.row_key)
+    left_gold, left_pred = _pair(prof.keys(gold), prof.keys(pred))
+    if left_gold:  # rows equal within tolerance almost always share a coarse key
+        left_gold, left_pred = _pair(
+            prof.keys([gold[i] for i in left_gold], coarse=True),
+            prof.keys([pred[j] for j in left_pred], coarse=True),
+            left_gold, left_pred, lambda i, j: prof.rows_same(gold[i], pred[j]))
     if left_gold:
         left_gold, left_pred = _merge(gold, pred, left_gold, left_pred, prof)
     return _closest(gold, pred, left_gold, left_pred, prof, positional) if left_gold else None
 
 
-def _pair(gold: Rows, pred: Rows, key: Callable[[Row], Hashable]) -> tuple[list[int], list[int]]:
-    """Pair rows with equal keys; the gold and prediction indices left over, ascending."""
+_NEAR_SCAN = 8  # rows sharing a coarse key tried for a gold row before leaving it to the merge
+
+
+def _pair(
+    gold: list[Hashable],
+    pred: list[Hashable],
+    gold_ids: Sequence[int] | None = None,
+    pred_ids: Sequence[int] | None = None,
+    verify: Callable[[int, int], bool] | None = None,
+) -> tuple[list[int], list[int]]:
+    """Pair rows by equal keys; the gold and prediction indices left over, ascending.
+
+    ``gold``/``pred`` key the rows ``gold_ids``/``pred_ids`` (default: all, in order). With
+    ``verify`` (a coarse key only suggests a partner) a pair must also pass ``verify(i, j)``.
+    """
+    gold_ids = range(len(gold)) if gold_ids is None else gold_ids
+    pred_ids = range(len(pred)) if pred_ids is None else pred_ids
+    index = dict(zip(pred, pred_ids, strict=True))
+    if len(index) == len(pred):  # unique prediction keys (the usual case): one dict, no lists
+        take = index.pop
+        if verify is None:
+            left = [i for i, j in zip(gold_ids, map(take, gold, repeat(-1)), strict=False) if j < 0]
+            return left, sorted(index.values())
+        left = []
+        for i, key in zip(gold_ids, gold, strict=True):
+            j = take(key, -1)
+            if j >= 0 and not verify(i, j):
+                index[key] = j
+                j = -1
+            if j < 0:
+                left.append(i)
+        return left, sorted(index.values())
     buckets: dict[Hashable, list[int]] = defaultdict(list)
-    for j, row in enumerate(pred):
-        buckets[key(row)].append(j)
+    for j, key in zip(pred_ids, pred, strict=True):
+        buckets[key].append(j)
     left = []
-    for i, row in enumerate(gold):
-        bucket = buckets.get(key(row))
-        if bucket:
-            bucket.pop()
-        else:
+    for i, key in zip(gold_ids, gold, strict=True):
+        bucket = buckets.get(key)
+        found = _partner(i, bucket, verify) if bucket else None
+        if bucket is None or found is None:
             left.append(i)
+        else:
+            del bucket[found]
     return left, sorted(j for bucket in buckets.values() for j in bucket)
+
+
+def _partner(i: int, bucket: list[int], verify: Callable[[int, int], bool] | None) -> int | None:
+    """The position in ``bucket`` of gold row ``i``'s partner (the last row that passes
+    ``verify``, among the last :data:`_NEAR_SCAN`), or None."""
+    if verify is None:
+        return len(bucket) - 1
+    last = len(bucket) - 1
+    return next((n for n in range(last, max(-1, last - _NEAR_SCAN), -1)
+                 if verify(i, bucket[n])), None)
 
 
 def _merge(
@@ -651,4 +803,4 @@ def _likeness(v: Value) -> Hashable:
             v = float(text)
         except ValueError:
             return text
-    return _grid(float(v), 2) if _real(v) else _key(v)
+    return _grid(_float(v), 2) if _real(v) else _key(v)

@@ -629,3 +629,33 @@ def test_large_ordered_swap_is_order():
     verdict = compare(rs(LARGE_ROWS), rs(pred), ORDERED)
     assert verdict.reason is R.ORDER
     assert verdict.cell is not None and verdict.cell.row == 40_000
+
+
+# --- the fast paths agree with the exact rules ---------------------------------------------------
+
+HALVES = [2.6785, -2.6785, 0.0005, -0.0005, 2.675, 1.0005, 999_999.9995, 1e6 + 0.0005, 0.1 + 0.2,
+          123_456.7895, 5e-324, -0.0, 1e300, 1 / 3]
+
+
+@pytest.mark.parametrize("x", HALVES + [random.Random(3).uniform(-2e6, 2e6) for _ in range(200)])
+def test_multiset_rounds_a_float_as_the_decimal_it_shows(x):
+    # half away from zero on the float's repr, the rule multiset mode states
+    from parrot.compare import _decimal, _round, _rounded_key
+
+    assert _rounded_key(x) == int(_round(_decimal(x), 3).scaleb(3))
+    assert compare(col(x), col(Decimal(repr(x))), mode=M).match
+
+
+@pytest.mark.parametrize(
+    ("gold", "pred", "match"),
+    [
+        (col(10**400, 1.5), col(1.5000000000001, 10**400), True),
+        (col(10**400, 1.5), col(1.5000000000001, 10**400 + 1), False),
+        (col(float("inf"), 1.0), col(1.0000000000001, float("inf")), True),
+        (col(float("-inf"), NAN, 2.0), col(NAN, 2.0000000000001, float("-inf")), True),
+        (col(True, 1.0), col(1.0000000000001, 1), True),
+    ],
+    ids=["huge-int", "huge-int-differs", "infinity", "nan-and-infinity", "bool-as-one"],
+)
+def test_tolerance_pairing_beyond_the_float_range(gold, pred, match):
+    assert compare(gold, pred).match is match
