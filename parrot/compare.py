@@ -28,7 +28,7 @@ import re
 from collections import Counter, defaultdict
 from collections.abc import Callable, Hashable, Iterator, Sequence
 from contextlib import contextmanager, suppress
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from decimal import ROUND_HALF_UP, Context, Decimal
 from enum import StrEnum
 from itertools import repeat
@@ -41,9 +41,10 @@ Rows = Sequence[Row]
 
 
 # The version of the verdict rules: bumped whenever a change can turn a verdict (2: decimals from
-# inexact operations at the engine's scale, any rows of a tie group a LIMIT cuts). Run manifests
-# record it; leaderboards never rank runs judged under different rules against each other.
-SEMANTICS_VERSION = 2
+# inexact operations at the engine's scale, any rows of a tie group a LIMIT cuts; 3: sort keys tie
+# within the mode's tolerance, a prediction whose own LIMIT cuts ties is not determined). Run
+# manifests record it; leaderboards never rank runs judged under different rules against each other.
+SEMANTICS_VERSION = 3
 
 
 class Mode(StrEnum):
@@ -96,6 +97,9 @@ class CompareFacts:
     rel_tol: float = 1e-9  # strict-mode float noise tolerance (relative)
     # gold positions filled from a tie group that the source's LIMIT/OFFSET cuts (ordered gold)
     tie_pools: tuple[TiePool, ...] = ()
+    # the same for the prediction's own LIMIT/OFFSET (rows of the prediction's unlimited result):
+    # a match only when every choice the engine could make there is a right answer
+    pred_pools: tuple[TiePool, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -171,6 +175,9 @@ def compare(
     pred_rows: Rows = pred.rows
     if cols != list(range(len(pred.columns))):
         pred_rows = [tuple(row[c] for c in cols) for row in pred.rows]
+        facts = replace(facts, pred_pools=tuple(
+            replace(p, rows=tuple(tuple(row[c] for c in cols) for row in p.rows))
+            for p in facts.pred_pools))
     with _gc_paused():
         reason, detail, cell = _compare_rows(gold.rows, pred_rows, gold.columns, mode, facts)
     matched = reason in (Reason.MATCH, Reason.EMPTY_MATCH)
@@ -459,16 +466,57 @@ def _profile(mode: Mode, facts: CompareFacts) -> _Profile:
 # --- rows --------------------------------------------------------------------------------------
 
 
+def sort_keys_tied(a: Sequence[Value], b: Sequence[Value], rel_tol: float = 1e-9) -> bool:
+    """Whether two rows' sort-key values tie: equal within strict mode's tolerance (float noise
+    in a computed key is no order)."""
+    return len(a) == len(b) and _strict(rel_tol).rows_same(tuple(a), tuple(b))
+
+
 def _compare_rows(
     gold: Rows, pred: Rows, names: Sequence[str], mode: Mode, facts: CompareFacts
 ) -> tuple[Reason, str, Cell | None]:
-    """Reason, detail and first differing cell for column-aligned rows."""
+    """Reason, detail and first differing cell for column-aligned rows; a match whose own LIMIT
+    left the engine a choice among tied rows that not all are right is no match."""
     prof = _profile(mode, facts)
+    reason, detail, cell = _compare_aligned(gold, pred, names, prof, facts)
+    if reason is Reason.MATCH:
+        for pool in facts.pred_pools:
+            if not _determined(pool, facts.tie_pools, prof):
+                kept = pool.end - pool.start
+                return Reason.ORDER, (
+                    f"the prediction's LIMIT/OFFSET cuts through {len(pool.rows)} rows tied on "
+                    f"its sort keys: rows {pool.start}–{pool.end - 1} may be any {kept} of them, "
+                    "the engine's choice, and not every choice is right"), None
+    return reason, detail, cell
+
+
+def _determined(pool: TiePool, gold_pools: Sequence[TiePool], prof: _Profile) -> bool:
+    """Whether every choice among a prediction tie pool's rows is right: its rows are all equal,
+    or all among the rows of a gold pool at the same positions (as a multiset)."""
+    if all(prof.rows_same(pool.rows[0], row) for row in pool.rows):
+        return True
+    for gold in gold_pools:
+        if (gold.start, gold.end) == (pool.start, pool.end) and len(gold.rows) >= len(pool.rows):
+            free = list(gold.rows)
+            for row in pool.rows:
+                twin = next((n for n, g in enumerate(free) if prof.rows_same(g, row)), None)
+                if twin is None:
+                    break
+                del free[twin]
+            else:
+                return True
+    return False
+
+
+def _compare_aligned(
+    gold: Rows, pred: Rows, names: Sequence[str], prof: _Profile, facts: CompareFacts
+) -> tuple[Reason, str, Cell | None]:
+    """:func:`_compare_rows` before the prediction's own tie pools are looked at."""
     if len(gold) != len(pred):
         return Reason.ROW_COUNT, _row_count_detail(gold, pred, prof), None
     if not gold:
         return Reason.EMPTY_MATCH, "both results are empty: a match, flagged as empty", None
-    groups = _groups(facts, len(gold))
+    groups = _groups(facts, len(gold), prof)
     if groups is not None and facts.tie_pools:
         gold = _fill_pools(gold, pred, facts.tie_pools, prof)
     if groups is None:
@@ -500,16 +548,18 @@ def _row_count_detail(gold: Rows, pred: Rows, prof: _Profile) -> str:
     return detail
 
 
-def _groups(facts: CompareFacts, n: int) -> list[tuple[int, int]] | None:
-    """Runs [start, end) of gold rows that must come in this order; None when order is free."""
+def _groups(facts: CompareFacts, n: int, prof: _Profile) -> list[tuple[int, int]] | None:
+    """Runs [start, end) of gold rows that must come in this order; None when order is free.
+
+    Consecutive rows whose sort keys are equal in the mode (its tolerance included) are tied."""
     if not facts.order_sensitive:
         return None
     if facts.sort_keys is None:
         return [(i, i + 1) for i in range(n)]
     if len(facts.sort_keys) != n:
         raise ValueError(f"{len(facts.sort_keys)} sort keys for {_rows(n)} of gold")
-    keys = [tuple(map(_key, k)) for k in facts.sort_keys]
-    starts = [i for i in range(n) if i == 0 or keys[i] != keys[i - 1]]
+    keys = facts.sort_keys
+    starts = [i for i in range(n) if i == 0 or not prof.rows_same(keys[i - 1], keys[i])]
     return list(zip(starts, [*starts[1:], n], strict=True))
 
 

@@ -484,7 +484,56 @@ DUPLICATES = [
     ]
 ]
 
-CASES = HOLES + STRICT_VALUES + ORDER_AND_TIES + NORMALIZED + MULTISET + DUPLICATES
+NOISY_SUM = 37.61999999999999  # SUM(x) summed in another order than 37.62
+TOP = CompareFacts(order_sensitive=True, sort_keys=((3,),))  # ORDER BY pts DESC, who LIMIT 1
+
+
+def own_cut(*pools: TiePool, gold: tuple[TiePool, ...] = ()) -> CompareFacts:
+    """Ordered gold of one row (key 3) and the prediction's own LIMIT cutting ``pools``."""
+    return CompareFacts(order_sensitive=True, sort_keys=((3,),), tie_pools=gold,
+                        pred_pools=pools)
+
+
+ANN_OR_BOB = TiePool(0, 1, (("ann",), ("bob",)))
+# issue 29, 7c/7d: sort keys tie within the mode's tolerance; a prediction whose own LIMIT cuts
+# ties matches only when every choice the engine could make is right
+TOLERANT_TIES = [
+    case(rs([("a", 37.62), ("b", NOISY_SUM)]), rs([("b", 37.62), ("a", 37.62)]),
+         ties(37.62, NOISY_SUM), S, True, R.MATCH, "float-noise-in-a-sort-key-is-a-tie"),
+    case(rs([("a", 37.62), ("b", 37.6)]), rs([("b", 37.6), ("a", 37.62)]),
+         ties(37.62, 37.6), S, False, R.ORDER, "sort-keys-apart-still-order"),
+    case(rs([("a", 1.0001), ("b", 1.0002)]), rs([("b", 1.0002), ("a", 1.0001)]),
+         ties(1.0001, 1.0002), S, False, R.ORDER, "strict-keys-beyond-tolerance"),
+    case(rs([("a", 1.0001), ("b", 1.0002)]), rs([("b", 1.0002), ("a", 1.0001)]),
+         ties(1.0001, 1.0002), M, True, R.MATCH, "multiset-keys-tie-at-3-decimals"),
+    case(col("ann"), col("ann"), own_cut(ANN_OR_BOB), S, False, R.ORDER,
+         "pred-limit-cuts-ties-the-gold-does-not"),
+    case(col("ann"), col("ann"), own_cut(ANN_OR_BOB), M, False, R.ORDER,
+         "pred-limit-cuts-ties-multiset"),
+    case(col("ann"), col("ann"), own_cut(TiePool(0, 1, (("ann",), ("ann",)))), S, True, R.MATCH,
+         "pred-limit-cuts-identical-rows"),
+    case(col("ann"), col("ann"), own_cut(ANN_OR_BOB, gold=(ANN_OR_BOB,)), S, True, R.MATCH,
+         "both-limits-cut-the-same-ties"),
+    case(col("ann"), col("ann"),
+         own_cut(TiePool(0, 1, (("ann",), ("bob",), ("cy",))), gold=(ANN_OR_BOB,)), S, False,
+         R.ORDER, "pred-cut-wider-than-the-gold's"),
+    case(col("ann"), col("cy"), own_cut(ANN_OR_BOB), S, False, R.VALUE,
+         "wrong-answer-keeps-its-reason"),
+    case(col("ann"), col("ann"), TOP, S, True, R.MATCH, "no-pools-unchanged"),
+]
+
+CASES = (HOLES + STRICT_VALUES + ORDER_AND_TIES + NORMALIZED + MULTISET + DUPLICATES
+         + TOLERANT_TIES)
+
+
+def test_prediction_pools_follow_the_normalized_projection():
+    gold = rs([("ann",)], ("who",))
+    pred = rs([(3, "ann")], ("pts", "who"))
+    pools = (TiePool(0, 1, ((3, "ann"), (3, "bob"))),)
+    facts = CompareFacts(order_sensitive=True, sort_keys=((3,),), pred_pools=pools)
+    verdict = compare(gold, pred, facts, N)
+    assert (verdict.match, verdict.reason) == (False, R.ORDER)
+    assert "cuts through 2 rows" in verdict.detail
 
 
 @pytest.mark.parametrize(("gold", "pred", "facts", "mode", "match", "reason"), CASES)
