@@ -76,7 +76,7 @@ def build_parser() -> argparse.ArgumentParser:
                         help=f"result-size cap per execution (default: {DEFAULT_MAX_ROWS})")
     parser.add_argument("--syntax", action=argparse.BooleanOptionalAction, default=False,
                         help="Acc_SYN grammar check on every translation; default: only where "
-                             "no engine ran it (no target engine, or the engine rejected it)")
+                             "no engine parsed it (no target engine, or its parser rejected it)")
     parser.add_argument("--jobs", type=int, default=1,
                         help="worker processes executing queries (default: 1)")
     parser.add_argument("--executor", default="local",

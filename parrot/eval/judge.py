@@ -41,7 +41,7 @@ from parrot.eval.records import (
     SuiteRecord,
     VerdictRecord,
 )
-from parrot.eval.syntax import keep_warm_grammars, syntax_json
+from parrot.eval.syntax import ENGINE_PARSED, keep_warm_grammars, syntax_json
 from parrot.fixtures import Fixture
 from parrot.sqlfacts import order_facts, sort_key_columns, with_sort_key_columns, without_limit
 from parrot.testsuite.store import Suite, load_suite
@@ -312,9 +312,9 @@ class Judge:
                 verdicts = {m: replace(v, notes=(*v.notes, *notes)) for m, v in verdicts.items()}
         record["verdicts"] = {m.value: cast(VerdictRecord, v.to_json())
                               for m, v in verdicts.items()}
-        ran = record["pred"] is not None and record["pred"]["status"] == ExecStatus.OK.value
+        parsed = record["pred"] is not None and record["pred"]["status"] in ENGINE_PARSED
         syntax = (syntax_json(item.target_dialect, translation)
-                  if self.syntax or (not ran and self.syntax_fallback) else None)
+                  if self.syntax or (not parsed and self.syntax_fallback) else None)
         record["syntax_checked"] = syntax is not None
         if syntax is not None:
             record["syntax"] = syntax
