@@ -85,6 +85,9 @@ class _Kinds:
     refused: dict[Any, str]
     # DML/DDL types whose single "Count"/"Success" column is a status, not rows
     rowless: frozenset[Any]
+    # types that cannot change a setting (configuration is locked, and these are no SET/RESET,
+    # PRAGMA, CALL, PREPARE/EXECUTE, ...): no settings check after an execution of only these
+    inert: frozenset[Any]
 
 
 @cache
@@ -106,7 +109,9 @@ def _kinds() -> _Kinds:
         st_.INSERT, st_.UPDATE, st_.DELETE, st_.CREATE, st_.DROP, st_.ALTER, st_.MERGE_INTO,
         st_.SET, st_.VARIABLE_SET, st_.PREPARE, st_.CALL, st_.VACUUM, st_.ANALYZE,
         st_.CREATE_FUNC, st_.PRAGMA, st_.EXECUTE})
-    return _Kinds(st_, refused, rowless)
+    inert = frozenset({st_.SELECT, st_.INSERT, st_.UPDATE, st_.DELETE, st_.CREATE, st_.DROP,
+                       st_.ALTER, st_.EXPLAIN, st_.MERGE_INTO})
+    return _Kinds(st_, refused, rowless, inert)
 
 _PROTECTED_SETTINGS = re.compile(
     r"\b(enable_external_access|lock_configuration|allow_\w+|allowed_\w+|\w*autoinstall\w*|"
@@ -248,14 +253,16 @@ class DuckDBEngine(EngineBase[_Database]):
             cur.close()
             if execution.status is ExecStatus.ENGINE_ERROR:  # e.g. a FatalException
                 self._forget(fixture)  # invalidates the database: reload on next use
-            else:  # after every execution: a SET can hide in a macro or prepared statement
-                self._restore_settings(fixture, db)
+            elif any(stmt.type not in _kinds().inert for stmt in statements):
+                self._restore_settings(fixture, db)  # a SET, PRAGMA, CALL, EXECUTE, ...
 
     def _restore_settings(self, fixture: Fixture, db: _Database) -> None:
         """Put back global settings a translation changed; drop the database if that fails."""
         duckdb = _duckdb()
         try:
             current = self._settings(db.con)
+            if current == db.settings:
+                return
             for name, value in db.settings.items():
                 if current.get(name) == value:
                     continue
