@@ -25,6 +25,8 @@ import datetime as dt
 import gc
 import math
 import re
+import struct
+from array import array
 from collections import Counter, defaultdict
 from collections.abc import Callable, Hashable, Iterator, Sequence
 from contextlib import contextmanager, suppress
@@ -252,6 +254,8 @@ def _real(v: Value) -> TypeGuard[int | float | Decimal]:
 
 
 _PLAIN: frozenset[type] = frozenset({str, int, bool, bytes, type(None)})  # their own key
+_NUMERIC: frozenset[type] = frozenset({int, float, bool})
+_DOUBLE, _BITS = struct.Struct("=d"), struct.Struct("=Q")  # a float's IEEE 754 bits
 
 
 def _key(v: Value) -> Hashable:
@@ -282,13 +286,15 @@ def _float(v: int | float | Decimal) -> float:
         return math.inf if v > 0 else -math.inf
 
 
-def _any_nan(column: Sequence[Value]) -> bool:
-    """Whether a column of numbers holds a NaN (True also when one is beyond the float range,
-    so the column is keyed cell by cell)."""
-    try:
-        return any(map(math.isnan, column))  # type: ignore[arg-type]
-    except OverflowError:
-        return True
+def _any_nan(column: Sequence[Value], kinds: set[type]) -> bool:
+    """Whether a column of the ``kinds`` holds a NaN (True also when a number is beyond the float
+    range, so the column is keyed cell by cell)."""
+    if kinds <= _NUMERIC:
+        try:
+            return any(map(math.isnan, column))  # type: ignore[arg-type]
+        except OverflowError:
+            return True
+    return any(v != v for v in column)  # among the plain types only NaN differs from itself
 
 
 def _decimal(v: int | float | Decimal) -> Decimal:
@@ -331,12 +337,12 @@ class _Profile:
         kind = type(v)
         if kind is str and self.key is _key:
             return v
-        if kind is float or kind is int or _real(v):
+        if kind in _NUMERIC or _real(v):
             x = _float(v)  # type: ignore[arg-type]
-            if math.isfinite(x):
-                mantissa, exponent = math.frexp(x)
-                return math.ldexp(round(math.ldexp(mantissa, self.bits)), exponent - self.bits)
-            return x if x == x else _NAN
+            if x != x:
+                return _NAN
+            code: int = _BITS.unpack(_DOUBLE.pack(x))[0]  # sign, exponent, mantissa bits
+            return code >> (52 - self.bits)
         return self.key(v)
 
     def keys(self, rows: Rows, coarse: bool = False) -> list[Hashable]:
@@ -348,13 +354,14 @@ class _Profile:
         columns: list[Sequence[Hashable]] = []
         for column in zip(*rows, strict=True):
             kinds = set(map(type, column))
-            if kinds <= self.itself and (float not in kinds or not _any_nan(column)):
-                if coarse and kinds & {int, float}:
-                    with suppress(OverflowError, ValueError):  # an infinity: cell by cell
-                        bits = self.bits
-                        columns.append([math.ldexp(round(math.ldexp(m, bits)), e - bits)
-                                        for m, e in map(math.frexp, map(float, column))])
-                        continue
+            if kinds <= self.itself and (float not in kinds or not _any_nan(column, kinds)):
+                if coarse and kinds & _NUMERIC:
+                    if kinds <= _NUMERIC:  # the cells' :meth:`coarse` codes, in bulk
+                        with suppress(OverflowError):  # an integer beyond the float range
+                            codes = memoryview(array("d", column)).cast("B").cast("Q").tolist()
+                            shift = 52 - self.bits
+                            columns.append([code >> shift for code in codes])
+                            continue
                     columns.append(list(map(cell, column)))
                 else:
                     columns.append(column)
@@ -601,13 +608,41 @@ def _unpaired(
     """
     left_gold, left_pred = _pair(prof.keys(gold), prof.keys(pred))
     if left_gold:  # rows equal within tolerance almost always share a coarse key
-        left_gold, left_pred = _pair(
-            prof.keys([gold[i] for i in left_gold], coarse=True),
-            prof.keys([pred[j] for j in left_pred], coarse=True),
-            left_gold, left_pred, lambda i, j: prof.rows_same(gold[i], pred[j]))
+        left_gold, left_pred = _pair_near(gold, pred, left_gold, left_pred, prof)
     if left_gold:
         left_gold, left_pred = _merge(gold, pred, left_gold, left_pred, prof)
     return _closest(gold, pred, left_gold, left_pred, prof, positional) if left_gold else None
+
+
+def _pair_near(
+    gold: Rows, pred: Rows, left_gold: list[int], left_pred: list[int], prof: _Profile
+) -> tuple[list[int], list[int]]:
+    """Pair rows by their coarse keys, each pair equal in the mode; the indices left over.
+
+    With unique coarse keys the pairs are checked all at once, a column at a time; otherwise, or
+    when a pair fails, pair by pair (:func:`_pair` with a check)."""
+    gold_keys = prof.keys([gold[i] for i in left_gold], coarse=True)
+    pred_keys = prof.keys([pred[j] for j in left_pred], coarse=True)
+    index = dict(zip(pred_keys, left_pred, strict=True))
+    if len(index) == len(pred_keys):
+        partners = list(map(index.pop, gold_keys, repeat(-1)))
+        pairs = [(i, j) for i, j in zip(left_gold, partners, strict=True) if j >= 0]
+        if _all_same(pairs, gold, pred, prof):
+            rest = [i for i, j in zip(left_gold, partners, strict=True) if j < 0]
+            return rest, sorted(index.values())
+    return _pair(gold_keys, pred_keys, left_gold, left_pred,
+                 lambda i, j: prof.rows_same(gold[i], pred[j]))
+
+
+def _all_same(pairs: list[tuple[int, int]], gold: Rows, pred: Rows, prof: _Profile) -> bool:
+    """Whether every (gold, prediction) pair of rows is equal in the mode, checked a column at a
+    time (a column equal by ``==`` is equal in every mode)."""
+    if not pairs:
+        return True
+    gold_columns = zip(*(gold[i] for i, _ in pairs), strict=True)
+    pred_columns = zip(*(pred[j] for _, j in pairs), strict=True)
+    return all(g == p or all(map(prof.same, g, p))
+               for g, p in zip(gold_columns, pred_columns, strict=True))
 
 
 _NEAR_SCAN = 8  # rows sharing a coarse key tried for a gold row before leaving it to the merge

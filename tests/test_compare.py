@@ -708,3 +708,32 @@ def test_multiset_rounds_a_float_as_the_decimal_it_shows(x):
 )
 def test_tolerance_pairing_beyond_the_float_range(gold, pred, match):
     assert compare(gold, pred).match is match
+
+
+@pytest.mark.parametrize(
+    ("gold", "pred", "mode", "match"),
+    [
+        (col(None, 1.5), col(1.5000000000001, None), S, True),
+        (col(None, 1.5, "x"), col("x", 1.5000000000001, None), S, True),
+        (col(None, 1.5), col(1.6, None), S, False),
+        (col(None, 2.0), col(2.000001, None), N, True),
+        (col(None, True, 2.5), col(2.5000000000001, None, 1), S, True),
+        (col(NAN, None, 1.0), col(None, 1.0000000000001, NAN), S, True),
+    ],
+    ids=["null-and-noise", "null-text-and-noise", "null-and-a-difference",
+         "null-normalized", "bool-null-noise", "nan-null-noise"],
+)
+def test_nulls_beside_noisy_floats(gold, pred, mode, match):
+    # a float column with NULLs in it raised TypeError in the column-wise keys (caught before
+    # landing: no released version had it)
+    assert compare(gold, pred, mode=mode).match is match
+
+
+def test_coarse_keys_agree_cell_by_cell_and_in_bulk():
+    from parrot.compare import _profile
+
+    values = [0.0, -0.0, 1.5, -1.5, 1e-300, 1e300, float("inf"), float("-inf"), 3, True, 2**60]
+    for mode in Mode:
+        prof = _profile(mode, CompareFacts())
+        bulk = [key[0] for key in prof.keys([(v,) for v in values], coarse=True)]
+        assert bulk == [prof.coarse(v) for v in values], mode
