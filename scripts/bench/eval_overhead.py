@@ -113,8 +113,11 @@ def measure(tree: Path, args: argparse.Namespace, syntax: bool, cache: Path,
                args.model, *(["--syntax"] if syntax else []),
                *(["--suites"] if with_suites else [])]
     start = time.perf_counter()
-    done = subprocess.run(command, cwd=tree, env=env, check=True, capture_output=True, text=True)
+    done = subprocess.run(command, cwd=tree, env=env, check=False, capture_output=True, text=True)
     wall = time.perf_counter() - start
+    if done.returncode != 0:
+        raise SystemExit(f"a measured run of {tree} failed (exit {done.returncode}):\n"
+                         f"{done.stderr[-3000:]}")
     result: dict[str, Any] = json.loads(done.stdout.splitlines()[-1])
     if not result["parrot"].startswith(str(tree)):
         raise SystemExit(f"the run imported parrot from {result['parrot']}, not {tree}")
