@@ -22,15 +22,19 @@ compared cell by cell to explain a mismatch with a :class:`Reason`.
 from __future__ import annotations
 
 import datetime as dt
+import gc
 import math
 import re
+import struct
+from array import array
 from collections import Counter, defaultdict
-from collections.abc import Callable, Hashable, Sequence
-from contextlib import suppress
-from dataclasses import dataclass
+from collections.abc import Callable, Hashable, Iterator, Sequence
+from contextlib import contextmanager, suppress
+from dataclasses import dataclass, replace
 from decimal import ROUND_HALF_UP, Context, Decimal
 from enum import StrEnum
-from typing import Any, TypeGuard
+from itertools import repeat
+from typing import Any, TypeGuard, cast
 
 from parrot.values import Nested, ResultSet, Temporal, Value, family, to_json
 
@@ -39,9 +43,10 @@ Rows = Sequence[Row]
 
 
 # The version of the verdict rules: bumped whenever a change can turn a verdict (2: decimals from
-# inexact operations at the engine's scale, any rows of a tie group a LIMIT cuts). Run manifests
-# record it; leaderboards never rank runs judged under different rules against each other.
-SEMANTICS_VERSION = 2
+# inexact operations at the engine's scale, any rows of a tie group a LIMIT cuts; 3: sort keys tie
+# within the mode's tolerance, a prediction whose own LIMIT cuts ties is not determined). Run
+# manifests record it; leaderboards never rank runs judged under different rules against each other.
+SEMANTICS_VERSION = 3
 
 
 class Mode(StrEnum):
@@ -94,6 +99,9 @@ class CompareFacts:
     rel_tol: float = 1e-9  # strict-mode float noise tolerance (relative)
     # gold positions filled from a tie group that the source's LIMIT/OFFSET cuts (ordered gold)
     tie_pools: tuple[TiePool, ...] = ()
+    # the same for the prediction's own LIMIT/OFFSET (rows of the prediction's unlimited result):
+    # a match only when every choice the engine could make there is a right answer
+    pred_pools: tuple[TiePool, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -169,9 +177,27 @@ def compare(
     pred_rows: Rows = pred.rows
     if cols != list(range(len(pred.columns))):
         pred_rows = [tuple(row[c] for c in cols) for row in pred.rows]
-    reason, detail, cell = _compare_rows(gold.rows, pred_rows, gold.columns, mode, facts)
+        facts = replace(facts, pred_pools=tuple(
+            replace(p, rows=tuple(tuple(row[c] for c in cols) for row in p.rows))
+            for p in facts.pred_pools))
+    with _gc_paused():
+        reason, detail, cell = _compare_rows(gold.rows, pred_rows, gold.columns, mode, facts)
     matched = reason in (Reason.MATCH, Reason.EMPTY_MATCH)
     return Verdict(mode, matched, reason, detail, cell, notes)
+
+
+@contextmanager
+def _gc_paused() -> Iterator[None]:
+    """No cyclic garbage collection while rows are keyed: the comparator makes a few small tuples
+    per row and no reference cycles, and the collector's passes over them cost up to half the
+    time of a large comparison."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
 
 
 def compare_all(
@@ -227,12 +253,22 @@ def _real(v: Value) -> TypeGuard[int | float | Decimal]:
     return _is_num(v) and not _is_nan(v)
 
 
+_PLAIN: frozenset[type] = frozenset({str, int, bool, bytes, type(None)})  # their own key
+_NUMERIC: frozenset[type] = frozenset({int, float, bool})
+_DOUBLE, _BITS = struct.Struct("=d"), struct.Struct("=Q")  # a float's IEEE 754 bits
+
+
 def _key(v: Value) -> Hashable:
     """The strict canonical key: equal keys exactly when the values are equal (before tolerance).
 
     Python already compares bool, int, float and Decimal by exact value with consistent hashes; a
     Temporal keys as its ISO text, so it equals the same text from an engine without date types.
     """
+    kind = type(v)
+    if kind in _PLAIN:
+        return v
+    if kind is float:
+        return v if v == v else _NAN
     if _is_nan(v):
         return _NAN
     if isinstance(v, Temporal):
@@ -240,6 +276,25 @@ def _key(v: Value) -> Hashable:
     if isinstance(v, Nested):
         return ("nested", v.json)
     return v
+
+
+def _float(v: int | float | Decimal) -> float:
+    """The nearest float (an infinity for a number beyond the float range)."""
+    try:
+        return float(v)
+    except OverflowError:
+        return math.inf if v > 0 else -math.inf
+
+
+def _any_nan(column: Sequence[Value], kinds: set[type]) -> bool:
+    """Whether a column of the ``kinds`` holds a NaN (True also when a number is beyond the float
+    range, so the column is keyed cell by cell)."""
+    if kinds <= _NUMERIC:
+        try:
+            return any(map(math.isnan, column))  # type: ignore[arg-type]
+        except OverflowError:
+            return True
+    return any(v != v for v in column)  # among the plain types only NaN differs from itself
 
 
 def _decimal(v: int | float | Decimal) -> Decimal:
@@ -270,9 +325,49 @@ class _Profile:
     key: Callable[[Value], Hashable]  # equal keys imply equal cells
     same: Callable[[Value, Value], bool]  # the mode's cell equality
     grid: Callable[[float], float]  # coarse rounding: numbers the mode calls equal mostly coincide
+    bits: int  # the same for :meth:`coarse`, as significant bits (cheaper than decimal digits)
+    itself: frozenset[type]  # cell types whose key is the value itself (floats unless NaN)
 
     def row_key(self, row: Row) -> Hashable:
         return tuple(map(self.key, row))
+
+    def coarse(self, v: Value) -> Hashable:
+        """A cell's key with numbers on a binary grid of ``bits`` significant bits: cells equal in
+        the mode almost always share it (a near-tie across a grid line does not)."""
+        kind = type(v)
+        if kind is str and self.key is _key:
+            return v
+        if kind in _NUMERIC or _real(v):
+            x = _float(v)  # type: ignore[arg-type]
+            if x != x:
+                return _NAN
+            code: int = _BITS.unpack(_DOUBLE.pack(x))[0]  # sign, exponent, mantissa bits
+            return code >> (52 - self.bits)
+        return self.key(v)
+
+    def keys(self, rows: Rows, coarse: bool = False) -> list[Hashable]:
+        """Every row's :meth:`row_key` (``coarse``: its cells' :meth:`coarse` keys), computed a
+        column at a time: a column of one type that keys as itself is taken whole."""
+        if not rows:
+            return []
+        cell = self.coarse if coarse else self.key
+        columns: list[Sequence[Hashable]] = []
+        for column in zip(*rows, strict=True):
+            kinds = set(map(type, column))
+            if kinds <= self.itself and (float not in kinds or not _any_nan(column, kinds)):
+                if coarse and kinds & _NUMERIC:
+                    if kinds <= _NUMERIC:  # the cells' :meth:`coarse` codes, in bulk
+                        with suppress(OverflowError):  # an integer beyond the float range
+                            codes = memoryview(array("d", column)).cast("B").cast("Q").tolist()
+                            shift = 52 - self.bits
+                            columns.append([code >> shift for code in codes])
+                            continue
+                    columns.append(list(map(cell, column)))
+                else:
+                    columns.append(column)
+            else:
+                columns.append(list(map(cell, column)))
+        return list(zip(*columns, strict=True))
 
     def row_order(self, row: Row) -> tuple[Any, ...]:
         """A total order in which rows equal in the mode (almost always) sit side by side.
@@ -281,10 +376,10 @@ class _Profile:
         exactly last; other values by family, then key.
         """
         coarse = tuple(
-            (1, self.grid(float(v))) if _real(v) else (2, type(k).__name__, k)
+            (1, self.grid(_float(v))) if _real(v) else (2, type(k).__name__, k)
             for v, k in zip(row, map(self.key, row), strict=True)
         )
-        return coarse, tuple(float(v) if _real(v) else 0.0 for v in row)
+        return coarse, tuple(_float(v) if _real(v) else 0.0 for v in row)
 
     def rows_same(self, gold: Row, pred: Row) -> bool:
         return all(map(self.same, gold, pred))
@@ -312,11 +407,20 @@ def _strict(rel_tol: float) -> _Profile:
     digits = 17 if rel_tol <= 0 else min(17, max(1, math.floor(-math.log10(rel_tol)) - 3))
 
     def same(a: Value, b: Value) -> bool:
+        kind = type(a)
+        if kind is type(b):  # the common cases first: one type on both sides
+            if kind in _PLAIN:
+                return a == b
+            if kind is float:
+                if a == a and b == b:  # neither NaN
+                    return math.isclose(a, b, rel_tol=rel_tol)  # type: ignore[arg-type]
+                return a != a and b != b
         if (isinstance(a, float) or isinstance(b, float)) and _real(a) and _real(b):
-            return math.isclose(float(a), float(b), rel_tol=rel_tol) or _same_at_scale(a, b)
+            return math.isclose(_float(a), _float(b), rel_tol=rel_tol) or _same_at_scale(a, b)
         return _key(a) == _key(b) or _same_at_scale(a, b)
 
-    return _Profile(_key, same, lambda x: _grid(x, digits))
+    return _Profile(_key, same, lambda x: _grid(x, digits), math.ceil(digits * math.log2(10)),
+                    _PLAIN | {float})
 
 
 def _normalized_key(v: Value) -> Hashable:
@@ -325,22 +429,38 @@ def _normalized_key(v: Value) -> Hashable:
 
 def _normalized_same(a: Value, b: Value) -> bool:
     if _real(a) and _real(b):
-        return math.isclose(float(a), float(b), rel_tol=1e-5, abs_tol=1e-5)
+        return math.isclose(_float(a), _float(b), rel_tol=1e-5, abs_tol=1e-5)
     return _normalized_key(a) == _normalized_key(b)
 
 
 def _rounded_key(v: Value) -> Hashable:
-    """Numbers rounded to 3 decimals; everything else strict."""
+    """Numbers rounded half away from zero to 3 decimals, as an integer count of thousandths;
+    everything else strict."""
+    kind = type(v)
+    if kind is str or v is None:
+        return v
+    if kind is int:
+        return cast(int, v) * 1000
+    if kind is float and -1e6 < (x := cast(float, v)) < 1e6:
+        scaled = abs(x) * 1000.0
+        whole = math.floor(scaled)
+        # the product and the repr are within 2e-7 of the exact value: clear of a half, the
+        # float rounds as the decimal it shows would
+        if abs(scaled - whole - 0.5) > 1e-6:
+            thousandths = whole + (scaled - whole > 0.5)
+            return thousandths if x >= 0 else -thousandths
     if _real(v) and (d := _decimal(v)).is_finite():
-        return _round(d, 3)
+        return int(_round(d, 3).scaleb(3))
     return _key(v)
 
 
 _NORMALIZED = _Profile(
-    _normalized_key, _normalized_same, lambda x: round(x, 3) if abs(x) < 1 else _grid(x, 3)
+    _normalized_key, _normalized_same, lambda x: round(x, 3) if abs(x) < 1 else _grid(x, 3), 10,
+    _PLAIN - {str} | {float},
 )
 _MULTISET = _Profile(
-    _rounded_key, lambda a, b: _rounded_key(a) == _rounded_key(b), lambda x: round(x, 3)
+    _rounded_key, lambda a, b: _rounded_key(a) == _rounded_key(b), lambda x: round(x, 3), 10,
+    frozenset({str, type(None), bytes}),
 )
 
 
@@ -353,16 +473,57 @@ def _profile(mode: Mode, facts: CompareFacts) -> _Profile:
 # --- rows --------------------------------------------------------------------------------------
 
 
+def sort_keys_tied(a: Sequence[Value], b: Sequence[Value], rel_tol: float = 1e-9) -> bool:
+    """Whether two rows' sort-key values tie: equal within strict mode's tolerance (float noise
+    in a computed key is no order)."""
+    return len(a) == len(b) and _strict(rel_tol).rows_same(tuple(a), tuple(b))
+
+
 def _compare_rows(
     gold: Rows, pred: Rows, names: Sequence[str], mode: Mode, facts: CompareFacts
 ) -> tuple[Reason, str, Cell | None]:
-    """Reason, detail and first differing cell for column-aligned rows."""
+    """Reason, detail and first differing cell for column-aligned rows; a match whose own LIMIT
+    left the engine a choice among tied rows that not all are right is no match."""
     prof = _profile(mode, facts)
+    reason, detail, cell = _compare_aligned(gold, pred, names, prof, facts)
+    if reason is Reason.MATCH:
+        for pool in facts.pred_pools:
+            if not _determined(pool, facts.tie_pools, prof):
+                kept = pool.end - pool.start
+                return Reason.ORDER, (
+                    f"the prediction's LIMIT/OFFSET cuts through {len(pool.rows)} rows tied on "
+                    f"its sort keys: rows {pool.start}–{pool.end - 1} may be any {kept} of them, "
+                    "the engine's choice, and not every choice is right"), None
+    return reason, detail, cell
+
+
+def _determined(pool: TiePool, gold_pools: Sequence[TiePool], prof: _Profile) -> bool:
+    """Whether every choice among a prediction tie pool's rows is right: its rows are all equal,
+    or all among the rows of a gold pool at the same positions (as a multiset)."""
+    if all(prof.rows_same(pool.rows[0], row) for row in pool.rows):
+        return True
+    for gold in gold_pools:
+        if (gold.start, gold.end) == (pool.start, pool.end) and len(gold.rows) >= len(pool.rows):
+            free = list(gold.rows)
+            for row in pool.rows:
+                twin = next((n for n, g in enumerate(free) if prof.rows_same(g, row)), None)
+                if twin is None:
+                    break
+                del free[twin]
+            else:
+                return True
+    return False
+
+
+def _compare_aligned(
+    gold: Rows, pred: Rows, names: Sequence[str], prof: _Profile, facts: CompareFacts
+) -> tuple[Reason, str, Cell | None]:
+    """:func:`_compare_rows` before the prediction's own tie pools are looked at."""
     if len(gold) != len(pred):
         return Reason.ROW_COUNT, _row_count_detail(gold, pred, prof), None
     if not gold:
         return Reason.EMPTY_MATCH, "both results are empty: a match, flagged as empty", None
-    groups = _groups(facts, len(gold))
+    groups = _groups(facts, len(gold), prof)
     if groups is not None and facts.tie_pools:
         gold = _fill_pools(gold, pred, facts.tie_pools, prof)
     if groups is None:
@@ -394,16 +555,18 @@ def _row_count_detail(gold: Rows, pred: Rows, prof: _Profile) -> str:
     return detail
 
 
-def _groups(facts: CompareFacts, n: int) -> list[tuple[int, int]] | None:
-    """Runs [start, end) of gold rows that must come in this order; None when order is free."""
+def _groups(facts: CompareFacts, n: int, prof: _Profile) -> list[tuple[int, int]] | None:
+    """Runs [start, end) of gold rows that must come in this order; None when order is free.
+
+    Consecutive rows whose sort keys are equal in the mode (its tolerance included) are tied."""
     if not facts.order_sensitive:
         return None
     if facts.sort_keys is None:
         return [(i, i + 1) for i in range(n)]
     if len(facts.sort_keys) != n:
         raise ValueError(f"{len(facts.sort_keys)} sort keys for {_rows(n)} of gold")
-    keys = [tuple(map(_key, k)) for k in facts.sort_keys]
-    starts = [i for i in range(n) if i == 0 or keys[i] != keys[i - 1]]
+    keys = facts.sort_keys
+    starts = [i for i in range(n) if i == 0 or not prof.rows_same(keys[i - 1], keys[i])]
     return list(zip(starts, [*starts[1:], n], strict=True))
 
 
@@ -443,25 +606,99 @@ def _unpaired(
     Equal-length inputs. Rows pair by hashing exact keys, then the rest (equal only within the
     mode's tolerance) by a sorted merge; None when every gold row finds a partner.
     """
-    left_gold, left_pred = _pair(gold, pred, prof.row_key)
+    left_gold, left_pred = _pair(prof.keys(gold), prof.keys(pred))
+    if left_gold:  # rows equal within tolerance almost always share a coarse key
+        left_gold, left_pred = _pair_near(gold, pred, left_gold, left_pred, prof)
     if left_gold:
         left_gold, left_pred = _merge(gold, pred, left_gold, left_pred, prof)
     return _closest(gold, pred, left_gold, left_pred, prof, positional) if left_gold else None
 
 
-def _pair(gold: Rows, pred: Rows, key: Callable[[Row], Hashable]) -> tuple[list[int], list[int]]:
-    """Pair rows with equal keys; the gold and prediction indices left over, ascending."""
+def _pair_near(
+    gold: Rows, pred: Rows, left_gold: list[int], left_pred: list[int], prof: _Profile
+) -> tuple[list[int], list[int]]:
+    """Pair rows by their coarse keys, each pair equal in the mode; the indices left over.
+
+    With unique coarse keys the pairs are checked all at once, a column at a time; otherwise, or
+    when a pair fails, pair by pair (:func:`_pair` with a check)."""
+    gold_keys = prof.keys([gold[i] for i in left_gold], coarse=True)
+    pred_keys = prof.keys([pred[j] for j in left_pred], coarse=True)
+    index = dict(zip(pred_keys, left_pred, strict=True))
+    if len(index) == len(pred_keys):
+        partners = list(map(index.pop, gold_keys, repeat(-1)))
+        pairs = [(i, j) for i, j in zip(left_gold, partners, strict=True) if j >= 0]
+        if _all_same(pairs, gold, pred, prof):
+            rest = [i for i, j in zip(left_gold, partners, strict=True) if j < 0]
+            return rest, sorted(index.values())
+    return _pair(gold_keys, pred_keys, left_gold, left_pred,
+                 lambda i, j: prof.rows_same(gold[i], pred[j]))
+
+
+def _all_same(pairs: list[tuple[int, int]], gold: Rows, pred: Rows, prof: _Profile) -> bool:
+    """Whether every (gold, prediction) pair of rows is equal in the mode, checked a column at a
+    time (a column equal by ``==`` is equal in every mode)."""
+    if not pairs:
+        return True
+    gold_columns = zip(*(gold[i] for i, _ in pairs), strict=True)
+    pred_columns = zip(*(pred[j] for _, j in pairs), strict=True)
+    return all(g == p or all(map(prof.same, g, p))
+               for g, p in zip(gold_columns, pred_columns, strict=True))
+
+
+_NEAR_SCAN = 8  # rows sharing a coarse key tried for a gold row before leaving it to the merge
+
+
+def _pair(
+    gold: list[Hashable],
+    pred: list[Hashable],
+    gold_ids: Sequence[int] | None = None,
+    pred_ids: Sequence[int] | None = None,
+    verify: Callable[[int, int], bool] | None = None,
+) -> tuple[list[int], list[int]]:
+    """Pair rows by equal keys; the gold and prediction indices left over, ascending.
+
+    ``gold``/``pred`` key the rows ``gold_ids``/``pred_ids`` (default: all, in order). With
+    ``verify`` (a coarse key only suggests a partner) a pair must also pass ``verify(i, j)``.
+    """
+    gold_ids = range(len(gold)) if gold_ids is None else gold_ids
+    pred_ids = range(len(pred)) if pred_ids is None else pred_ids
+    index = dict(zip(pred, pred_ids, strict=True))
+    if len(index) == len(pred):  # unique prediction keys (the usual case): one dict, no lists
+        take = index.pop
+        if verify is None:
+            left = [i for i, j in zip(gold_ids, map(take, gold, repeat(-1)), strict=False) if j < 0]
+            return left, sorted(index.values())
+        left = []
+        for i, key in zip(gold_ids, gold, strict=True):
+            j = take(key, -1)
+            if j >= 0 and not verify(i, j):
+                index[key] = j
+                j = -1
+            if j < 0:
+                left.append(i)
+        return left, sorted(index.values())
     buckets: dict[Hashable, list[int]] = defaultdict(list)
-    for j, row in enumerate(pred):
-        buckets[key(row)].append(j)
+    for j, key in zip(pred_ids, pred, strict=True):
+        buckets[key].append(j)
     left = []
-    for i, row in enumerate(gold):
-        bucket = buckets.get(key(row))
-        if bucket:
-            bucket.pop()
-        else:
+    for i, key in zip(gold_ids, gold, strict=True):
+        bucket = buckets.get(key)
+        found = _partner(i, bucket, verify) if bucket else None
+        if bucket is None or found is None:
             left.append(i)
+        else:
+            del bucket[found]
     return left, sorted(j for bucket in buckets.values() for j in bucket)
+
+
+def _partner(i: int, bucket: list[int], verify: Callable[[int, int], bool] | None) -> int | None:
+    """The position in ``bucket`` of gold row ``i``'s partner (the last row that passes
+    ``verify``, among the last :data:`_NEAR_SCAN`), or None."""
+    if verify is None:
+        return len(bucket) - 1
+    last = len(bucket) - 1
+    return next((n for n in range(last, max(-1, last - _NEAR_SCAN), -1)
+                 if verify(i, bucket[n])), None)
 
 
 def _merge(
@@ -651,4 +888,4 @@ def _likeness(v: Value) -> Hashable:
             v = float(text)
         except ValueError:
             return text
-    return _grid(float(v), 2) if _real(v) else _key(v)
+    return _grid(_float(v), 2) if _real(v) else _key(v)

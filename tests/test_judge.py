@@ -119,3 +119,24 @@ def test_the_question_of_a_text_to_sql_item_is_recorded(judge):
     assert judge.judge(it, Translation.from_sql("SELECT who FROM s"))["question_id"] == "q7"
     assert "question_id" not in judge.judge(item("SELECT who FROM s"),
                                             Translation.from_sql("SELECT who FROM s"))
+
+
+@pytest.mark.parametrize(("sql", "translation", "match"), [
+    # the gold keeps ann (who breaks the tie); the translation's LIMIT 1 lets the engine pick ann
+    # or bob: accepted before whenever the engine happened to pick ann (issue 29, 7c)
+    ("SELECT who FROM s ORDER BY pts DESC, who LIMIT 1",
+     "SELECT who FROM s ORDER BY pts DESC LIMIT 1", False),
+    ("SELECT who FROM s ORDER BY pts DESC, who LIMIT 1",
+     "SELECT who FROM s ORDER BY pts DESC, who LIMIT 1", True),
+    # both cut the same tie group: any choice is right
+    ("SELECT who FROM s ORDER BY pts DESC LIMIT 1",
+     "SELECT who FROM s ORDER BY pts DESC LIMIT 1", True),
+    # the translation's cut leaves the engine dee or eve, either right only with pts alone shown
+    ("SELECT pts FROM s ORDER BY pts LIMIT 2", "SELECT pts FROM s ORDER BY pts LIMIT 2", True),
+])
+def test_ties_the_translation_s_own_limit_cuts(judge, sql, translation, match):
+    verdict = strict(judge, item(sql), translation)
+    assert verdict["match"] is match, verdict["detail"]
+    if not match:
+        assert verdict["reason"] == "order" and "prediction's LIMIT" in verdict["detail"]
+

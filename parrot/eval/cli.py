@@ -76,7 +76,7 @@ def configure(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
     cli.add_max_rows(parser, DEFAULT_MAX_ROWS)
     parser.add_argument("--syntax", action=argparse.BooleanOptionalAction, default=False,
                         help="Acc_SYN grammar check on every translation; default: only where "
-                             "no engine ran it (no target engine, or the engine rejected it)")
+                             "no engine parsed it (no target engine, or its parser rejected it)")
     cli.add_jobs(parser, "worker processes executing queries")
     parser.add_argument("--executor", metavar="SPEC", default="local",
                         help=EXECUTOR_HELP + "; on Ray, --jobs is the number of judging actors "

@@ -23,6 +23,7 @@ from parrot.compare import (
     Verdict,
     compare_all,
     failure,
+    sort_keys_tied,
 )
 from parrot.datasets import Item
 from parrot.engines import (
@@ -43,7 +44,7 @@ from parrot.eval.records import (
     SuiteRecord,
     VerdictRecord,
 )
-from parrot.eval.syntax import keep_warm_grammars, syntax_json
+from parrot.eval.syntax import ENGINE_PARSED, keep_warm_grammars, syntax_json
 from parrot.fixtures import Fixture
 from parrot.sqlfacts import order_facts, sort_key_columns, with_sort_key_columns, without_limit
 from parrot.testsuite.store import Suite, load_suite
@@ -196,7 +197,7 @@ class Judge:
             return (f"LIMIT/OFFSET keeps rows {window.start}–{window.end - 1} of "
                     f"{len(window.full.rows)} without a top-level ORDER BY")
         for edge in window.edges:
-            if window.keys[edge - 1] == window.keys[edge]:
+            if sort_keys_tied(window.keys[edge - 1], window.keys[edge]):
                 return (f"the LIMIT/OFFSET window [{window.start}, {window.end}) cuts through "
                         f"rows tied on the sort keys {window.keys[edge]}")
         return None
@@ -206,20 +207,24 @@ class Judge:
         """The source's LIMIT/OFFSET window over its unlimited result on ``fixture``; None when
         the source has no limit or the window has no edge inside the result; a message when the
         unlimited source or its sort keys cannot be read."""
-        unlimited = without_limit(item.source_sql, item.source_dialect)
+        return self._limit_window(item.source_sql, item.source_dialect, fixture, gold)
+
+    def _limit_window(self, sql: str, dialect: str, fixture: Fixture,
+                      gold: Execution) -> _Window | str | None:
+        """:meth:`_window` of any query ``sql`` whose result on ``fixture`` is ``gold``."""
+        unlimited = without_limit(sql, dialect)
         if not gold.ok or gold.result is None or not gold.result.rows or unlimited is None:
             return None
-        full, _ = self._run(item.source_dialect, unlimited.sql, fixture)
+        full, _ = self._run(dialect, unlimited.sql, fixture)
         if not full.ok or full.result is None:
-            return f"the source without its LIMIT failed: {full.error}"
+            return f"the query without its LIMIT failed: {full.error}"
         start, end = unlimited.offset, unlimited.offset + len(gold.result.rows)
         edges = tuple(i for i in (start, end) if 0 < i < len(full.result.rows))
         if not edges:
             return None
         keys = None
-        if order_facts(unlimited.sql, item.source_dialect).ordered:
-            keys = self._sort_key_values(unlimited.sql, item.source_dialect, fixture,
-                                         full.result)
+        if order_facts(unlimited.sql, dialect).ordered:
+            keys = self._sort_key_values(unlimited.sql, dialect, fixture, full.result)
             if keys is None:
                 return "cannot read the sort keys to check the LIMIT for ties"
         return _Window(full.result, start, end, edges, keys)
@@ -227,19 +232,25 @@ class Judge:
     def _tie_pools(self, item: Item, fixture: Fixture, gold: Execution) -> tuple[TiePool, ...]:
         """For an ordered source whose LIMIT/OFFSET cuts a tie group: the window positions of
         each cut group with all of its rows, so the comparator accepts any of them there."""
-        window = self._window(item, fixture, gold)
+        return self._pools(item.source_sql, item.source_dialect, fixture, gold)
+
+    def _pools(self, sql: str, dialect: str, fixture: Fixture,
+               execution: Execution) -> tuple[TiePool, ...]:
+        """:meth:`_tie_pools` of any query ``sql`` whose result on ``fixture`` is ``execution``
+        (the prediction's own: the comparator then checks that every choice is right)."""
+        window = self._limit_window(sql, dialect, fixture, execution)
         if window is None or isinstance(window, str) or window.keys is None:
             return ()
         keys, rows = window.keys, window.full.rows
         pools = []
         for edge in window.edges:
-            if keys[edge - 1] != keys[edge]:
+            if not sort_keys_tied(keys[edge - 1], keys[edge]):
                 continue
             first = edge
-            while first > 0 and keys[first - 1] == keys[edge]:
+            while first > 0 and sort_keys_tied(keys[first - 1], keys[first]):
                 first -= 1
             last = edge
-            while last < len(rows) and keys[last] == keys[edge]:
+            while last < len(rows) and sort_keys_tied(keys[last - 1], keys[last]):
                 last += 1
             lo, hi = max(first, window.start), min(last, window.end)
             pool = TiePool(lo - window.start, hi - window.start, tuple(rows[first:last]))
@@ -306,7 +317,8 @@ class Judge:
             fixture = item.fixture or EMPTY_FIXTURE
             pred, label = self._run(item.target_dialect, translation.sql, fixture)
             record["pred"] = execution_json(pred, label)
-            verdicts = no_engine if missing else _verdicts(item, gold, pred, label)
+            verdicts = no_engine if missing else _verdicts(
+                item, gold, pred, label, self._pred_pools(item, translation.sql, fixture, pred))
             if (pred.ok and pred.result is not None and gold.execution.result is not None
                     and gold.facts.order_sensitive):
                 notes: tuple[str, ...] = ()
@@ -318,10 +330,10 @@ class Judge:
                 verdicts = {m: replace(v, notes=(*v.notes, *notes)) for m, v in verdicts.items()}
         record["verdicts"] = {m.value: cast(VerdictRecord, v.to_json())
                               for m, v in verdicts.items()}
-        ran = record["pred"] is not None and record["pred"]["status"] == ExecStatus.OK.value
+        parsed = record["pred"] is not None and record["pred"]["status"] in ENGINE_PARSED
         unjudged = record.get("no_reference", False)
         syntax = (syntax_json(item.target_dialect, translation)
-                  if not unjudged and (self.syntax or (not ran and self.syntax_fallback))
+                  if not unjudged and (self.syntax or (not parsed and self.syntax_fallback))
                   else None)
         record["syntax_checked"] = syntax is not None
         if syntax is not None:
@@ -377,7 +389,8 @@ class Judge:
                 databases.append(out)
                 continue
             pred, label = self._run(item.target_dialect, sql, fixture)
-            verdict = _verdicts(item, gold, pred, label)[Mode.STRICT]
+            pools = self._pred_pools(item, sql, fixture, pred)
+            verdict = _verdicts(item, gold, pred, label, pools)[Mode.STRICT]
             full = verdict.to_json()
             out.update({"match": verdict.match, "reason": full["reason"]})
             if not verdict.match:
@@ -390,6 +403,14 @@ class Judge:
                 "first_failure": failed["index"] if failed is not None else None,
                 "elapsed": round(time.perf_counter() - started, 6)}
 
+    def _pred_pools(self, item: Item, sql: str, fixture: Fixture,
+                    pred: Execution) -> tuple[TiePool, ...]:
+        """The tie groups the translation's own ORDER BY … LIMIT cuts (one more execution, of
+        the translation without its LIMIT, only for a translation that has one)."""
+        if not pred.ok or pred.result is None or not pred.result.rows:
+            return ()
+        return self._pools(sql, item.target_dialect, fixture, pred)
+
     def close(self) -> None:
         for engine in self._engines.values():
             if engine is not None:
@@ -398,10 +419,12 @@ class Judge:
         keep_warm_grammars()
 
 
-def _verdicts(item: Item, gold: Gold, pred: Execution, label: str) -> dict[Mode, Verdict]:
-    """Every mode's verdict of a translation's execution ``pred`` against a successful gold."""
+def _verdicts(item: Item, gold: Gold, pred: Execution, label: str,
+              pred_pools: tuple[TiePool, ...] = ()) -> dict[Mode, Verdict]:
+    """Every mode's verdict of a translation's execution ``pred`` against a successful gold
+    (``pred_pools``: the ties its own LIMIT cuts)."""
     if pred.ok and pred.result is not None and gold.execution.result is not None:
-        facts = gold.facts
+        facts = replace(gold.facts, pred_pools=pred_pools)
         if item.tolerance is not None:
             facts = replace(facts, rel_tol=item.tolerance)
         return compare_all(gold.execution.result, pred.result, facts)

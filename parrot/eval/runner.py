@@ -302,7 +302,8 @@ def _judged(pending: list[Item], translator: Translator,
         judge = Judge(timeout=config.timeout, max_rows=config.max_rows, urls=config.urls,
                       start=config.start, syntax=config.syntax,
                       suite_dir=config.suite_dir)
-        preload_grammars({i.target_dialect for i in pending})
+        if config.syntax:  # every translation is checked; else only the few no engine parsed
+            preload_grammars({i.target_dialect for i in pending})
         try:
             for item, translation in translations:
                 yield judge.judge(item, translation)

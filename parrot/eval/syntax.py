@@ -9,8 +9,15 @@ from __future__ import annotations
 import sys
 from collections.abc import Iterable
 
+from parrot.engines.base import ExecStatus
 from parrot.eval.records import SyntaxRecord
 from parrot.translators.base import Translation
+
+# execution statuses after which the target engine had parsed the translation: a runtime or binder
+# error, a timeout or a too-large result came after the parse, so Acc_SYN's fallback (a grammar
+# check where no engine judged the text) skips them and loads no parser for them
+ENGINE_PARSED = frozenset(s.value for s in (ExecStatus.OK, ExecStatus.RUNTIME_ERROR,
+                                            ExecStatus.TIMEOUT, ExecStatus.TOO_LARGE))
 
 
 def has_grammar(dialect: str) -> bool:

@@ -39,11 +39,11 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import importlib.util
 import re
 from collections.abc import Sequence
-from typing import Any, ClassVar
-
-import duckdb
+from functools import cache
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from parrot import values
 from parrot.engines import statements as st
@@ -62,26 +62,57 @@ from parrot.engines.base import (
 )
 from parrot.fixtures import Fixture, Table
 
-ST = duckdb.StatementType
+if TYPE_CHECKING:
+    import duckdb
+
 _LOAD_VIEW = "__parrot_load"  # the Arrow table being inserted, registered only during a load
 
-_REFUSED_TYPES = {
-    ST.TRANSACTION: "transaction control (BEGIN/COMMIT/ROLLBACK)",
-    ST.ATTACH: "ATTACH",
-    ST.DETACH: "DETACH",
-    ST.COPY: "COPY",
-    ST.COPY_DATABASE: "COPY FROM DATABASE",
-    ST.EXPORT: "EXPORT/IMPORT DATABASE",
-    ST.LOAD: "LOAD/INSTALL",
-    ST.EXTENSION: "extension statements",
-    ST.LOGICAL_PLAN: "logical plans",
-    ST.INVALID: "statements DuckDB cannot classify (e.g. UPDATE EXTENSIONS)",
-}
-# statement types after which global settings are compared with their baseline
-# DML/DDL types whose single "Count"/"Success" column is a status, not rows
-_ROWLESS_TYPES = {ST.INSERT, ST.UPDATE, ST.DELETE, ST.CREATE, ST.DROP, ST.ALTER, ST.MERGE_INTO,
-                  ST.SET, ST.VARIABLE_SET, ST.PREPARE, ST.CALL, ST.VACUUM, ST.ANALYZE,
-                  ST.CREATE_FUNC, ST.PRAGMA, ST.EXECUTE}
+
+@cache
+def _duckdb() -> Any:
+    """duckdb, imported on first use: a main process that only dispatches to engine workers asks
+    whether DuckDB runs here (:meth:`DuckDBEngine.available`) without loading it."""
+    import duckdb
+
+    return duckdb
+
+
+@dataclasses.dataclass(frozen=True)
+class _Kinds:
+    """DuckDB's statement types parrot treats apart."""
+
+    st: Any  # duckdb.StatementType
+    refused: dict[Any, str]
+    # DML/DDL types whose single "Count"/"Success" column is a status, not rows
+    rowless: frozenset[Any]
+    # types that cannot change a setting (configuration is locked, and these are no SET/RESET,
+    # PRAGMA, CALL, PREPARE/EXECUTE, ...): no settings check after an execution of only these
+    inert: frozenset[Any]
+
+
+@cache
+def _kinds() -> _Kinds:
+    st_ = _duckdb().StatementType
+    refused = {
+        st_.TRANSACTION: "transaction control (BEGIN/COMMIT/ROLLBACK)",
+        st_.ATTACH: "ATTACH",
+        st_.DETACH: "DETACH",
+        st_.COPY: "COPY",
+        st_.COPY_DATABASE: "COPY FROM DATABASE",
+        st_.EXPORT: "EXPORT/IMPORT DATABASE",
+        st_.LOAD: "LOAD/INSTALL",
+        st_.EXTENSION: "extension statements",
+        st_.LOGICAL_PLAN: "logical plans",
+        st_.INVALID: "statements DuckDB cannot classify (e.g. UPDATE EXTENSIONS)",
+    }
+    rowless = frozenset({
+        st_.INSERT, st_.UPDATE, st_.DELETE, st_.CREATE, st_.DROP, st_.ALTER, st_.MERGE_INTO,
+        st_.SET, st_.VARIABLE_SET, st_.PREPARE, st_.CALL, st_.VACUUM, st_.ANALYZE,
+        st_.CREATE_FUNC, st_.PRAGMA, st_.EXECUTE})
+    inert = frozenset({st_.SELECT, st_.INSERT, st_.UPDATE, st_.DELETE, st_.CREATE, st_.DROP,
+                       st_.ALTER, st_.EXPLAIN, st_.MERGE_INTO})
+    return _Kinds(st_, refused, rowless, inert)
+
 _PROTECTED_SETTINGS = re.compile(
     r"\b(enable_external_access|lock_configuration|allow_\w+|allowed_\w+|\w*autoinstall\w*|"
     r"\w*autoload\w*|\w*extension\w*|home_directory|temp_directory|secret_directory|"
@@ -124,13 +155,18 @@ class DuckDBEngine(EngineBase[_Database]):
     # "Out of Memory Error: Allocation failure" on every later load
     keep: ClassVar[int | None] = 64
 
+    @staticmethod
+    def available() -> str | None:
+        """Asked without importing duckdb."""
+        return None if importlib.util.find_spec("duckdb") else "duckdb is not installed"
+
     def version(self) -> str:
-        return str(duckdb.__version__)
+        return str(_duckdb().__version__)
 
     # --- fixtures -----------------------------------------------------------------------------
 
     def _create(self, fixture: Fixture) -> _Database:
-        con = duckdb.connect(":memory:")
+        con = _duckdb().connect(":memory:")
         try:
             con.execute("SET GLOBAL TimeZone = 'UTC'")  # executions run on cursors: global
             con.execute("SET enable_external_access = false")
@@ -167,7 +203,7 @@ class DuckDBEngine(EngineBase[_Database]):
     @staticmethod
     def _read_back(db: _Database, fixture: Fixture) -> dict[str, list[tuple[Any, ...]]]:
         return st.read_tables(fixture, lambda t: db.con.execute(select_all(t, quote_ident))
-                              .fetchall(), duckdb.Error)
+                              .fetchall(), _duckdb().Error)
 
     @staticmethod
     def _settings(con: duckdb.DuckDBPyConnection) -> dict[str, Any]:
@@ -184,12 +220,13 @@ class DuckDBEngine(EngineBase[_Database]):
         if any(st.leading_words(text, 1, st.DUCKDB) == ("IMPORT",)
                for text in st.splitter("duckdb").split(sql)):
             return Execution(ExecStatus.UNSUPPORTED, error="IMPORT DATABASE is not allowed")
+        duckdb = _duckdb()
         try:  # the connection's parser: IMPORT/COPY expansion cannot read files through it
             statements = db.con.extract_statements(sql)
         except duckdb.PermissionException as exc:
             return Execution(ExecStatus.UNSUPPORTED, error=st.trim_message(exc))
         except duckdb.Error as exc:
-            return Execution(ERRORS(exc, False), error=st.trim_message(exc))
+            return Execution(_errors()(exc, False), error=st.trim_message(exc))
         if not statements:
             return Execution(ExecStatus.SYNTAX_ERROR, error=st.NO_STATEMENT)
         refusal = _refusal(statements)
@@ -207,7 +244,7 @@ class DuckDBEngine(EngineBase[_Database]):
             execution = st.run_in_order(
                 statements, deadline, max_rows,
                 lambda stmt, _remaining: _run_statement(cur, stmt, max_rows),
-                cur.interrupt, ERRORS, str)
+                cur.interrupt, _errors(), str)
             return execution
         finally:
             with contextlib.suppress(duckdb.Error):
@@ -215,13 +252,16 @@ class DuckDBEngine(EngineBase[_Database]):
             cur.close()
             if execution.status is ExecStatus.ENGINE_ERROR:  # e.g. a FatalException
                 self._forget(fixture)  # invalidates the database: reload on next use
-            else:  # after every execution: a SET can hide in a macro or prepared statement
-                self._restore_settings(fixture, db)
+            elif any(stmt.type not in _kinds().inert for stmt in statements):
+                self._restore_settings(fixture, db)  # a SET, PRAGMA, CALL, EXECUTE, ...
 
     def _restore_settings(self, fixture: Fixture, db: _Database) -> None:
         """Put back global settings a translation changed; drop the database if that fails."""
+        duckdb = _duckdb()
         try:
             current = self._settings(db.con)
+            if current == db.settings:
+                return
             for name, value in db.settings.items():
                 if current.get(name) == value:
                     continue
@@ -245,9 +285,11 @@ def _statement_text(stmt: Any) -> str:
 
 
 def _refusal(statements: Sequence[Any]) -> str | None:
+    kinds = _kinds()
+    ST = kinds.st
     for stmt in statements:
-        if stmt.type in _REFUSED_TYPES:
-            return f"{_REFUSED_TYPES[stmt.type]} is not allowed"
+        if stmt.type in kinds.refused:
+            return f"{kinds.refused[stmt.type]} is not allowed"
         text = _statement_text(stmt)
         if stmt.type == ST.CREATE and _SECRET.match(text):
             return "CREATE SECRET is not allowed"
@@ -260,7 +302,8 @@ def _refusal(statements: Sequence[Any]) -> str | None:
 def _run_statement(cur: duckdb.DuckDBPyConnection, stmt: Any,
                    max_rows: int) -> tuple[values.ResultSet, bool] | None:
     """Run one statement; its (capped) result and whether it overflowed, or None if rowless."""
-    if stmt.type == ST.SELECT:
+    kinds = _kinds()
+    if stmt.type == kinds.st.SELECT:
         rel = cur.sql(stmt)
         if rel is None:
             return None
@@ -272,7 +315,7 @@ def _run_statement(cur: duckdb.DuckDBPyConnection, stmt: Any,
         return _result_set(rel.columns, types, rows, max_rows), len(rows) > max_rows
     cur.execute(stmt)
     desc = cur.description
-    if desc is None or (stmt.type in _ROWLESS_TYPES and len(desc) == 1
+    if desc is None or (stmt.type in kinds.rowless and len(desc) == 1
                         and desc[0][0] in ("Count", "Success")):
         return None
     names = [d[0] for d in desc]
@@ -312,24 +355,29 @@ def _result_set(names: Sequence[str], types: Sequence[str], rows: list[tuple[Any
     return values.ResultSet(tuple(names), canon, tuple(types))
 
 
-_DRIVER_ERRORS = (duckdb.Error, ValueError, OverflowError, TypeError)
+@cache
+def _driver_errors() -> tuple[type[BaseException], ...]:
+    return (_duckdb().Error, ValueError, OverflowError, TypeError)
 
 
 def _error_code(exc: BaseException) -> str | None:
     """A failure's class name, or "interrupt" when it says it was interrupted."""
-    if not isinstance(exc, _DRIVER_ERRORS):
+    if not isinstance(exc, _driver_errors()):
         return None
+    duckdb = _duckdb()
     if not isinstance(exc, duckdb.InterruptException | duckdb.ParserException) and \
             "interrupt" in str(exc).lower():
         return "interrupt"
     return type(exc).__name__
 
 
-ERRORS = st.ErrorTable(
-    _error_code, timeout=frozenset({"InterruptException"}), cancelled=frozenset({"interrupt"}),
-    syntax=frozenset({"ParserException"}),
-    lost=frozenset({"FatalException", "InternalException"}), uncoded_cancel=False,
-    driver_errors=_DRIVER_ERRORS)
+@cache
+def _errors() -> st.ErrorTable:
+    return st.ErrorTable(
+        _error_code, timeout=frozenset({"InterruptException"}),
+        cancelled=frozenset({"interrupt"}), syntax=frozenset({"ParserException"}),
+        lost=frozenset({"FatalException", "InternalException"}), uncoded_cancel=False,
+        driver_errors=_driver_errors())
 
 
 __all__ = ["DuckDBEngine", "duckdb_type"]
