@@ -121,3 +121,6 @@ class Summary(TypedDict):
     syn_checked: int
     syn: int
     acc_syn: float | None
+    # accuracy (ex, strict, normalized, multiset, strict_nonempty, ts, syn) -> its 95% Wilson
+    # interval [low, high] in percent (None without a denominator; summaries before it lack it)
+    ci95: NotRequired[dict[str, list[float] | None]]

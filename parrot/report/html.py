@@ -32,6 +32,7 @@ from parrot.report.render import (
     suite_tables,
     summary_tables,
 )
+from parrot.report.stats import interval_text, wilson
 
 REPORT = "report.html"
 Record = Outcome
@@ -47,6 +48,11 @@ class Metric:
     value: float | None
     hits: int
     total: int
+
+    @property
+    def ci(self) -> str:
+        """The 95% Wilson interval of ``hits``/``total`` (``–`` without a denominator)."""
+        return interval_text(wilson(self.hits, self.total))
 
 
 @dataclass(frozen=True)

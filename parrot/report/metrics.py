@@ -25,6 +25,7 @@ from typing import Any, cast
 from parrot.compare import Mode
 from parrot.eval.records import ExecutionRecord, Outcome, Summary
 from parrot.registry import Registry
+from parrot.report.stats import wilson
 
 
 @dataclass(frozen=True)
@@ -47,6 +48,10 @@ for _profile in (
 ):
     COMPARISON_MODES.add(_profile.mode.value, _profile)
 MODES = tuple(COMPARISON_MODES)  # the modes every summary counts, in report order
+# accuracy -> (hits key, denominator key) of a Summary: each gets a 95% Wilson interval (ci95)
+ACCURACIES = {"ex": ("ex", "ex_items"), **{m: (m, "evaluated") for m in MODES},
+              "strict_nonempty": ("strict_nonempty", "nonempty"), "ts": ("ts", "ts_items"),
+              "syn": ("syn", "syn_checked")}
 # Fixed token-length ranges (tiktoken cl100k), comparable across datasets and runs.
 TOKEN_RANGES = ((0, 50), (50, 100), (100, 200), (200, 500), (500, 1000), (1000, None))
 
@@ -94,6 +99,19 @@ def ex_evaluated(r: Record) -> bool:
     return not gold_error(r) and r.get("target_dialect", "?") not in _missing(r)
 
 
+def right(r: Record, metric: str = "strict") -> bool | None:
+    """Whether ``metric`` (``ex``, a comparison mode, or ``ts``) counts the item right; None
+    when the metric does not judge it (not in its denominator)."""
+    if metric == "ex":
+        return status(r.get("pred")) == "ok" if ex_evaluated(r) else None
+    if not evaluated(r):
+        return None
+    if metric == "ts":
+        suite = r.get("suite")
+        return None if suite is None else bool(suite["match"])
+    return bool(r["verdicts"][metric]["match"])
+
+
 def _number(value: object) -> float:
     return value if isinstance(value, int | float) else 0
 
@@ -135,6 +153,8 @@ def score(records: Iterable[Record]) -> Summary:
     out["syn_checked"] = len(checked)
     out["syn"] = sum(1 for r in checked if r["syntax"]["ok"])
     out["acc_syn"] = _pct(out["syn"], len(checked))
+    out["ci95"] = {name: (None if (ci := wilson(out[hits], out[total])) is None else list(ci))
+                   for name, (hits, total) in ACCURACIES.items()}
     return cast(Summary, out)
 
 

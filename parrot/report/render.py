@@ -4,18 +4,26 @@ from __future__ import annotations
 
 import csv
 import io
+import itertools
 import json
 from dataclasses import dataclass
 from typing import Any
 
 from parrot.eval.records import Outcome
-from parrot.report.metrics import summarize
+from parrot.report.metrics import right, summarize
+from parrot.report.stats import ALPHA, interval_text, mcnemar_exact, wilson
 
+# (summary key of the interval, heading): the 95% Wilson interval of each accuracy of a row
+INTERVALS = (("ex", "EX 95% CI"), ("strict", "strict 95% CI"), ("ts", "TS 95% CI"),
+             ("normalized", "norm 95% CI"), ("multiset", "multiset 95% CI"),
+             ("strict_nonempty", "strict≠∅ 95% CI"), ("syn", "SYN 95% CI"))
 # shown in summary.json and the report's md/csv/json, not on a terminal
-TERMINAL_HIDDEN = ("EX n", "strict≠∅ %", "≠∅ n", "TS n", "detail")
+TERMINAL_HIDDEN = ("EX n", "strict≠∅ %", "≠∅ n", "TS n", "detail",
+                   *(heading for _, heading in INTERVALS))
 TERMINAL_NAMES = {"gold err": "gold\nerr", "no engine": "no\nengine"}  # two-line headers
 SCORE_HEADERS = ("group", "items", "gold err", "no engine", "EX %", "EX n", "strict %", "TS %",
-                 "TS n", "norm %", "multiset %", "strict≠∅ %", "≠∅ n", "SYN %")
+                 "TS n", "norm %", "multiset %", "strict≠∅ %", "≠∅ n", "SYN %",
+                 *(heading for _, heading in INTERVALS))
 
 
 @dataclass(frozen=True)
@@ -34,7 +42,15 @@ def _score_row(label: str, s: dict[str, Any]) -> tuple[Any, ...]:
             s["ex_items"], _fmt(s["acc_strict"]),
             _fmt(s.get("acc_ts")), s.get("ts_items", 0),
             _fmt(s["acc_normalized"]), _fmt(s["acc_multiset"]),
-            _fmt(s["acc_strict_nonempty"]), s["nonempty"], _fmt(s.get("acc_syn")))
+            _fmt(s["acc_strict_nonempty"]), s["nonempty"], _fmt(s.get("acc_syn")),
+            *_intervals(s, [key for key, _ in INTERVALS]))
+
+
+def _intervals(s: dict[str, Any], keys: list[str]) -> list[str]:
+    """The 95% Wilson intervals of a summary's accuracies (``–`` when not measured, or for a
+    summary.json written before intervals were)."""
+    cis = s.get("ci95") or {}
+    return [interval_text(cis.get(key)) for key in keys]
 
 
 def _circular_flag(circular: dict[str, Any]) -> str:
@@ -73,14 +89,14 @@ def suite_tables(summary: dict[str, Any]) -> list[Table]:
     counts = Table(
         "Acc_RES and Acc_TS: Acc_TS counts only the items with a suite (TS n); the rest have "
         "none (a multi-statement source, or no suite built)",
-        ("metric", "passed", "n", "%", "n counts"),
+        ("metric", "passed", "n", "%", "95% CI", "n counts"),
         [("Acc_RES strict", o["strict"], ev, _share(o["strict"], ev),
-          "items judged on the fixture"),
+          interval_text(wilson(o["strict"], ev)), "items judged on the fixture"),
          ("Acc_RES strict, items with a suite", ts_strict, ts_n, _share(ts_strict, ts_n),
-          "the items of TS n"),
-         ("Acc_TS", o["ts"], ts_n, _share(o["ts"], ts_n),
+          interval_text(wilson(ts_strict, ts_n)), "the items of TS n"),
+         ("Acc_TS", o["ts"], ts_n, _share(o["ts"], ts_n), interval_text(wilson(o["ts"], ts_n)),
           "items with a suite: the fixture and every suite database match"),
-         ("without a suite", ev - ts_n, ev, _share(ev - ts_n, ev), "not in TS n")])
+         ("without a suite", ev - ts_n, ev, _share(ev - ts_n, ev), "–", "not in TS n")])
     only = summary.get("suite_only", [])
     failed = Table(
         f"Passed on the fixture, failed on the suite ({len(only)} items)",
@@ -132,8 +148,11 @@ def summary_tables(summary: dict[str, Any]) -> list[Table]:
     return tables
 
 
+LEADERBOARD_INTERVALS = ("ex", "strict", "ts", "normalized", "multiset", "syn")
 LEADERBOARD_HEADERS = ("rank", "model", "dataset", "items", "gold err", "no engine", "EX %",
-                       "strict %", "TS %", "TS n", "norm %", "multiset %", "SYN %", "run", "flag")
+                       "strict %", "TS %", "TS n", "norm %", "multiset %", "SYN %",
+                       *(h for k, h in INTERVALS if k in LEADERBOARD_INTERVALS),
+                       "vs rank above", "run", "flag")
 
 
 Member = tuple[str, dict[str, Any], dict[str, Any]]  # (run dir, manifest, summary)
@@ -147,6 +166,8 @@ def leaderboard_groups(runs: list[tuple[str, dict[str, Any], list[Outcome]]]
     same verdict rules (the manifest's ``comparator``, :data:`SEMANTICS_VERSION`); a run
     made with ``--limit``/``--pairs`` is titled a subset, and one whose every item failed to
     translate with one error message is flagged (run dir → flag) as a configuration error.
+    Each member's summary gets ``versus_above``: McNemar's exact test against the run ranked
+    just above it, marked ``not significant`` when p ≥ :data:`~parrot.report.stats.ALPHA`.
     """
     groups: dict[tuple[str, frozenset[str], int], list[Member]] = {}
     flags: dict[str, str] = {}
@@ -162,6 +183,7 @@ def leaderboard_groups(runs: list[tuple[str, dict[str, Any], list[Outcome]]]
         failed = sum(1 for r in records if r["translation"]["status"] == "error")
         if records and failed == len(records) and len(errors) == 1:
             flags[path] = f"config error: {str(next(iter(errors)))[:60]}"
+    outcomes = {path: records for path, _, records in runs}
     out = []
     several_rules = len({rules for _, _, rules in groups}) > 1
     for (sha, ids, rules), members in groups.items():
@@ -170,8 +192,33 @@ def leaderboard_groups(runs: list[tuple[str, dict[str, Any], list[Outcome]]]
         title = (f"Leaderboard — dataset sha256 {sha[:12]} — {len(ids)} items"
                  + (f" — subset: {' '.join(subset)}" if subset else "")
                  + (f" — verdict rules v{rules}" if several_rules else ""))
+        versus = _versus_above(members, outcomes)
+        for path, _, summary in members:  # relative to the group: set here, not by summarize
+            summary["versus_above"] = versus.get(path, "–")
         out.append((title, members, flags))
     return out
+
+
+def _versus_above(members: list[Member], outcomes: dict[str, list[Outcome]]) -> dict[str, str]:
+    """Run dir → how it differs from the run ranked just above it in strict Acc_RES: McNemar's
+    exact p-value over the items both judged, marked ``not significant`` when p ≥ ALPHA."""
+    ranked = [path for path, _, _ in _ranked(members)]
+    out = {}
+    for above, below in itertools.pairwise(ranked):
+        a = {str(r["id"]): right(r) for r in outcomes[above]}
+        b = {str(r["id"]): right(r) for r in outcomes[below]}
+        pairs = [(a[i], b[i]) for i in a if a[i] is not None and b.get(i) is not None]
+        broken = sum(1 for x, y in pairs if x and not y)
+        fixed = sum(1 for x, y in pairs if y and not x)
+        p = mcnemar_exact(broken, fixed)
+        out[below] = (f"{'not significant' if p >= ALPHA else 'significant'}: McNemar p={p:.3g} "
+                      f"({broken} right only above, {fixed} only here, {len(pairs)} paired)")
+    return out
+
+
+def _ranked(members: list[Member]) -> list[Member]:
+    """Runs best strict Acc_RES first (the leaderboard's order)."""
+    return sorted(members, key=lambda r: -(r[2]["overall"]["acc_strict"] or 0.0))
 
 
 def leaderboards(runs: list[tuple[str, dict[str, Any], list[Outcome]]]) -> list[Table]:
@@ -190,16 +237,17 @@ def leaderboard_table(runs: list[Member], flags: dict[str, str] | None = None) -
         extra = ", ".join(f"{k}={v}" for k, v in t.items() if k != "name")
         return str(t.get("name", "?")) + (f" ({extra})" if extra else "")
 
-    ranked = sorted(runs, key=lambda r: -(r[2]["overall"]["acc_strict"] or 0.0))
     rows = []
-    for rank, (path, manifest, summary) in enumerate(ranked, 1):
+    keys = [k for k, _ in INTERVALS if k in LEADERBOARD_INTERVALS]
+    for rank, (path, manifest, summary) in enumerate(_ranked(runs), 1):
         s = summary["overall"]
         rows.append((rank, model(manifest), manifest.get("dataset", {}).get("name", "?"),
                      s["items"], s["gold_error"], s["no_engine"], _fmt(s["acc_ex"]),
                      _fmt(s["acc_strict"]),
                      _fmt(s.get("acc_ts")), s.get("ts_items", 0),
                      _fmt(s["acc_normalized"]), _fmt(s["acc_multiset"]),
-                     _fmt(s.get("acc_syn")), path, (flags or {}).get(path, "")))
+                     _fmt(s.get("acc_syn")), *_intervals(s, keys),
+                     summary.get("versus_above", "–"), path, (flags or {}).get(path, "")))
     return Table("Leaderboard", LEADERBOARD_HEADERS, rows)
 
 

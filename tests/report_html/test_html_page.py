@@ -43,6 +43,8 @@ def test_headline_equals_summary_json(run_dirs):
     assert {"acc_ex", "acc_strict", "acc_ts", "acc_normalized", "acc_multiset"} <= set(shown)
     for key, value in shown.items():
         assert value == ("" if overall[key] is None else str(overall[key])), key
+    low, high = overall["ci95"]["strict"]  # each headline number with its Wilson interval
+    assert re.search(rf'data-key="acc_strict".*?95% CI \[{low:.1f}–{high:.1f}\]', page, re.S)
 
 
 def test_every_record_is_inlined_with_its_source_sql(run_dirs):
