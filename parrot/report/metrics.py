@@ -23,7 +23,14 @@ from dataclasses import dataclass
 from typing import Any, cast
 
 from parrot.compare import Mode
-from parrot.eval.records import ExecutionRecord, Outcome, Summary
+from parrot.eval.records import (
+    LEVELS,
+    ExecutionRecord,
+    LevelRecord,
+    Outcome,
+    Summary,
+    verdict_level,
+)
 from parrot.registry import Registry
 from parrot.report.stats import wilson
 
@@ -110,6 +117,11 @@ def right(r: Record, metric: str = "strict") -> bool | None:
         suite = r.get("suite")
         return None if suite is None else bool(suite["match"])
     return bool(r["verdicts"][metric]["match"])
+
+
+def level(r: Record) -> LevelRecord:
+    """What the item's verdict rests on, as the judge recorded it (computed for older runs)."""
+    return r.get("level") or verdict_level(r)
 
 
 def _number(value: object) -> float:
@@ -265,6 +277,7 @@ def summarize(records: list[Record], translator: dict[str, Any] | None = None) -
         "token_quartiles": cuts,
         "by_pair": _group(records, lambda r: [f"{r['source_dialect']}→{r['target_dialect']}"]),
         "by_type": _group(records, lambda r: r.get("translation_types") or ["(none)"]),
+        "by_level": _group(records, lambda r: [level(r)["name"]], list(LEVELS)),
         "by_tokens_quartile": _group(
             records, lambda r: [_quartile_label(r.get("tokens"), cuts)], quartile_order),
         "by_tokens_range": _group(records, lambda r: [_range_label(r.get("tokens"))],

@@ -118,10 +118,13 @@ def summary_tables(summary: dict[str, Any]) -> list[Table]:
             SCORE_HEADERS, [_score_row("not annotated by it", circular["rest"])]))
     for key, title in (("by_pair", "By dialect pair"),
                        ("by_type", "By translation type"),
+                       ("by_level", "By verdict level (suite: the fixture and k generated "
+                                    "databases; fixture: one database; not assessed: no engine "
+                                    "or the source failed)"),
                        ("by_tokens_quartile", "By token length (quartiles of this run's items)"),
                        ("by_tokens_range", "By token length (fixed ranges, tiktoken cl100k)")):
         tables.append(Table(title, SCORE_HEADERS,
-                            [_score_row(k, v) for k, v in summary[key].items()]))
+                            [_score_row(k, v) for k, v in summary.get(key, {}).items()]))
     evaluated = summary["overall"]["evaluated"]
     reasons = summary["reasons"]["strict"]
     tables.append(Table("Strict verdicts by reason", ("reason", "items", "% of evaluated"),

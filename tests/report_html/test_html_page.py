@@ -150,3 +150,12 @@ def test_wheel_carries_the_templates(tmp_path):
     shipped = {f"parrot/report/templates/{p.name}"
                for p in (repo / "parrot" / "report" / "templates").iterdir() if p.is_file()}
     assert shipped and shipped <= names
+
+
+def test_the_page_shows_verdict_levels_and_filters_items_by_level(run_dirs):
+    page = (run_dirs["sqlglot"] / "report.html").read_text()
+    by_level = summary(run_dirs["sqlglot"])["by_level"]
+    assert '<select name="level">' in page and "By verdict level" in page
+    assert "#level=" in page  # each level's row links to its items
+    levels = [i["level"]["name"] for i in inlined_items(page)]
+    assert {k: v["items"] for k, v in by_level.items()} == {k: levels.count(k) for k in by_level}
