@@ -4,7 +4,8 @@ against statsmodels on the same tables, and the paired bootstrap interval of a d
 import pytest
 from statsmodels.stats.contingency_tables import mcnemar
 
-from parrot.report.metrics import score
+from parrot.report.metrics import score, summarize
+from parrot.report.render import summary_tables
 from parrot.report.stats import mcnemar_exact, paired_difference, wilson
 
 
@@ -59,3 +60,42 @@ def test_paired_bootstrap_is_seeded_and_covers_the_observed_difference() -> None
     assert paired_difference([], []) is None
     with pytest.raises(ValueError, match="differ in length"):
         paired_difference([True], [])
+
+
+def _priced(rid: str, match: bool, tokens: int | None, cost: float | None) -> dict:
+    record = _record(rid, match)
+    record["translation"] = {
+        "status": "ok",
+        "latency": 0.5,
+        **({} if tokens is None else {"tokens_in": tokens, "tokens_out": 10}),
+    }
+    if cost is not None:
+        record["translation"]["cost"] = cost
+    return record
+
+
+def test_cost_of_a_verified_translation_per_item_and_per_strictly_right_item() -> None:
+    records = [
+        _priced("a", True, 90, 0.002),
+        _priced("b", False, 190, 0.004),
+        _priced("c", True, 40, 0.0),
+        _priced("d", False, 0, 0.002),
+    ]
+    cost = summarize(records)["verified_cost"]
+    assert (cost["items"], cost["strict"]) == (4, 2)
+    assert cost["total"] == {"tokens": 360.0, "cost": 0.008, "latency": 2.0}
+    assert cost["per_item"] == {"tokens": 90.0, "cost": 0.002, "latency": 0.5}
+    assert cost["per_strict"] == {"tokens": 180.0, "cost": 0.004, "latency": 1.0}
+    (table,) = [t for t in summary_tables(summarize(records)) if t.title.startswith("Cost of")]
+    assert table.rows == [
+        ("item", 4, "90.0", "0.002000", "0.500"),
+        ("strictly-right item", 2, "180.0", "0.004000", "1.000"),
+    ]
+    # a translator that counts no tokens and prices nothing: not recorded, never 0
+    free = summarize([_priced("a", True, None, None), _priced("b", False, None, None)])
+    assert free["verified_cost"]["per_strict"] == {"tokens": None, "cost": None, "latency": 1.0}
+    assert summarize([_priced("a", False, 5, 0.1)])["verified_cost"]["per_strict"] == {
+        "tokens": None,
+        "cost": None,
+        "latency": None,
+    }  # no strictly-right item

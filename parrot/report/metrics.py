@@ -217,6 +217,29 @@ def translator_specs(params: dict[str, Any] | None) -> set[str]:
     return specs
 
 
+def _total(records: list[Record], keys: tuple[str, ...]) -> float | None:
+    """The sum of the translations' ``keys`` (None when no translation records any of them:
+    a translator that does not count tokens or prices calls)."""
+    values = [v for r in records for k in keys
+              if isinstance(v := r["translation"].get(k), int | float)]
+    return float(sum(values)) if values else None
+
+
+def verified_cost(records: list[Record]) -> dict[str, Any]:
+    """Tokens (in + out), money (USD) and translation latency (seconds) per item and per
+    strictly-right item (strict Acc_RES): what one verified translation costs."""
+    strict = sum(1 for r in records if right(r) is True)
+    totals = {"tokens": _total(records, ("tokens_in", "tokens_out")),
+              "cost": _total(records, ("cost",)), "latency": _total(records, ("latency",))}
+
+    def per(n: int) -> dict[str, float | None]:
+        return {k: None if v is None or not n else round(v / n, 10 if k == "cost" else 4)
+                for k, v in totals.items()}
+
+    return {"items": len(records), "strict": strict, "total": totals,
+            "per_item": per(len(records)), "per_strict": per(strict)}
+
+
 def suite_only(records: Iterable[Record]) -> list[dict[str, Any]]:
     """Items that match on the fixture but not on their suite: the first database that separates
     them (index, seed), its reason, first differing cell and detail."""
@@ -271,6 +294,7 @@ def summarize(records: list[Record], translator: dict[str, Any] | None = None) -
         "translation_status": dict(translation.most_common()),
         "execution_status": dict(execution.most_common()),
         "usage": usage,
+        "verified_cost": verified_cost(records),
         "suite_cost": {"databases": sum(len(r["suite"]["databases"]) for r in suited),
                        "seconds": round(sum(r["suite"]["elapsed"] for r in suited), 3)},
         "suite_only": suite_only(records),

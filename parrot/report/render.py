@@ -138,6 +138,9 @@ def summary_tables(summary: dict[str, Any]) -> list[Table]:
     if cost.get("databases"):
         tables.append(Table("Test suites (extra engine time)", ("databases judged", "seconds"),
                             [(cost["databases"], cost["seconds"])]))
+    verified = summary.get("verified_cost")
+    if verified:
+        tables.append(verified_cost_table(verified))
     usage = summary.get("usage", {})
     if usage.get("calls"):
         cost = f"{usage['cost']:.6f}"
@@ -151,11 +154,31 @@ def summary_tables(summary: dict[str, Any]) -> list[Table]:
     return tables
 
 
+def _amount(value: float | None, digits: int) -> str:
+    return "–" if value is None else f"{value:.{digits}f}"
+
+
+COST_HEADERS = ("tokens", "USD", "seconds")  # of translating (in + out tokens; latency)
+
+
+def _costs(row: dict[str, float | None]) -> tuple[str, str, str]:
+    return (_amount(row["tokens"], 1), _amount(row["cost"], 6), _amount(row["latency"], 3))
+
+
+def verified_cost_table(verified: dict[str, Any]) -> Table:
+    """Translation tokens, money and latency per item and per strictly-right item."""
+    return Table("Cost of a verified translation (– : not recorded by this translator)",
+                 ("per", "n", *COST_HEADERS),
+                 [("item", verified["items"], *_costs(verified["per_item"])),
+                  ("strictly-right item", verified["strict"], *_costs(verified["per_strict"]))])
+
+
 LEADERBOARD_INTERVALS = ("ex", "strict", "ts", "normalized", "multiset", "syn")
 LEADERBOARD_HEADERS = ("rank", "model", "dataset", "items", "gold err", "no engine", "EX %",
                        "strict %", "TS %", "TS n", "norm %", "multiset %", "SYN %",
                        *(h for k, h in INTERVALS if k in LEADERBOARD_INTERVALS),
-                       "vs rank above", "run", "flag")
+                       "vs rank above", *(f"{h} / strict item" for h in COST_HEADERS),
+                       "run", "flag")
 
 
 Member = tuple[str, dict[str, Any], dict[str, Any]]  # (run dir, manifest, summary)
@@ -244,13 +267,16 @@ def leaderboard_table(runs: list[Member], flags: dict[str, str] | None = None) -
     keys = [k for k, _ in INTERVALS if k in LEADERBOARD_INTERVALS]
     for rank, (path, manifest, summary) in enumerate(_ranked(runs), 1):
         s = summary["overall"]
+        per_strict = summary.get("verified_cost", {}).get(
+            "per_strict", dict.fromkeys(("tokens", "cost", "latency")))
         rows.append((rank, model(manifest), manifest.get("dataset", {}).get("name", "?"),
                      s["items"], s["gold_error"], s["no_engine"], _fmt(s["acc_ex"]),
                      _fmt(s["acc_strict"]),
                      _fmt(s.get("acc_ts")), s.get("ts_items", 0),
                      _fmt(s["acc_normalized"]), _fmt(s["acc_multiset"]),
                      _fmt(s.get("acc_syn")), *_intervals(s, keys),
-                     summary.get("versus_above", "–"), path, (flags or {}).get(path, "")))
+                     summary.get("versus_above", "–"), *_costs(per_strict), path,
+                     (flags or {}).get(path, "")))
     return Table("Leaderboard", LEADERBOARD_HEADERS, rows)
 
 

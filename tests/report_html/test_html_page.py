@@ -130,6 +130,9 @@ def test_leaderboard_separates_datasets(run_dirs, tmp_path):
 def test_cost_and_latency_only_when_a_model_was_called(run_dirs, llm_run):
     assert "Cost and latency" in (llm_run / "report.html").read_text()
     assert "Cost and latency" not in (run_dirs["sqlglot"] / "report.html").read_text()
+    verified = summary(llm_run)["verified_cost"]  # the model's tokens per verified translation
+    assert verified["per_item"]["tokens"] > 0 and "Cost of a verified translation" in (
+        llm_run / "report.html").read_text()
     item = inlined_items((llm_run / "report.html").read_text())[0]
     assert item["translation"]["reasoning"] == "the source runs unchanged"
 
