@@ -2,10 +2,11 @@
 against statsmodels on the same tables, and the paired bootstrap interval of a difference."""
 
 import pytest
+from rich.console import Console
 from statsmodels.stats.contingency_tables import mcnemar
 
 from parrot.report.metrics import score, summarize
-from parrot.report.render import summary_tables
+from parrot.report.render import print_rich, summary_tables
 from parrot.report.stats import mcnemar_exact, paired_difference, wilson
 
 
@@ -99,3 +100,31 @@ def test_cost_of_a_verified_translation_per_item_and_per_strictly_right_item() -
         "cost": None,
         "latency": None,
     }  # no strictly-right item
+
+
+def test_reliability_matrix_counts_construct_by_pair_with_wilson_intervals() -> None:
+    records = []
+    for n, (pair, match) in enumerate(
+        [("sqlite→duckdb", True)] * 3 + [("sqlite→duckdb", False)] * 7 + [("duckdb→sqlite", True)]
+    ):
+        r = _record(f"i{n}", match)
+        r["source_dialect"], r["target_dialect"] = pair.split("→")
+        r["translation_types"], r["tags"] = ["function"], (["window"] if n % 2 else [])
+        records.append(r)
+    matrix = summarize(records)["reliability"]
+    assert list(matrix) == ["type: function", "tag: window"]
+    assert matrix["type: function"]["sqlite→duckdb"] == {
+        "evaluated": 10,
+        "strict": 3,
+        "ci95": [10.78, 60.32],
+    }  # the hand-computed example
+    assert matrix["tag: window"]["sqlite→duckdb"]["strict"] == 1  # i1 of i1, i3, i5, i7, i9
+    assert "duckdb→sqlite" not in matrix["tag: window"]  # i10: no judged item with the tag
+    (table,) = [t for t in summary_tables(summarize(records)) if t.title.startswith("Reliab")]
+    assert table.headers == ("construct", "duckdb→sqlite", "sqlite→duckdb")
+    # shown to 1 decimal from the 2 decimals summary.json stores (20.65, 62.45)
+    assert table.rows[0] == ("type: function", "1/1 [20.6–100.0]", "3/10 [10.8–60.3]")
+    assert table.rows[1] == ("tag: window", "–", "1/5 [3.6–62.5]")
+    console = Console(width=80, record=True)
+    print_rich([table], console)
+    assert console.export_text() == ""  # wider than a terminal: left to parrot report

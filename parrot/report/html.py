@@ -172,8 +172,8 @@ def _sections(summary: dict[str, Any], records: list[Record]) -> list[Section]:
         counts, failed = suite
         out.insert(1, Section("Test suites: Acc_RES and Acc_TS", "", (counts,)))
         out.insert(2, Section(failed.title, "", (failed,), "#item={}"))
-    out += [Section("Cost of a verified translation", "", (t,)) for title, t in tables.items()
-            if title.startswith("Cost of a verified translation")]
+    out += [Section(title.split(":")[0], "", (t,)) for title, t in tables.items()
+            if title.startswith(("Reliability", "Cost of a verified translation"))]
     usage = summary.get("usage", {})
     latencies = [float(t) for r in records
                  if isinstance(t := r["translation"].get("latency"), int | float)]

@@ -240,6 +240,30 @@ def verified_cost(records: list[Record]) -> dict[str, Any]:
             "per_item": per(len(records)), "per_strict": per(strict)}
 
 
+def constructs(r: Record) -> list[str]:
+    """The constructs an item exercises: its translation types and tags."""
+    return ([f"type: {t}" for t in r.get("translation_types") or []]
+            + [f"tag: {t}" for t in r.get("tags") or []])
+
+
+def reliability(records: list[Record]) -> dict[str, dict[str, dict[str, Any]]]:
+    """Construct → dialect pair → strict Acc_RES's ``evaluated`` and ``strict`` counts with the
+    95% Wilson interval (``ci95``) over the items judged; cells without a judged item left out."""
+    cells: dict[str, dict[str, list[int]]] = {}
+    for r in records:
+        if (ok := right(r)) is None:
+            continue
+        pair = f"{r['source_dialect']}→{r['target_dialect']}"
+        for construct in constructs(r):
+            cell = cells.setdefault(construct, {}).setdefault(pair, [0, 0])
+            cell[0] += 1
+            cell[1] += ok
+    return {c: {pair: {"evaluated": n, "strict": k,
+                       "ci95": None if (ci := wilson(k, n)) is None else list(ci)}
+                for pair, (n, k) in sorted(cells[c].items())}
+            for c in sorted(cells, key=lambda c: (not c.startswith("type"), c))}
+
+
 def suite_only(records: Iterable[Record]) -> list[dict[str, Any]]:
     """Items that match on the fixture but not on their suite: the first database that separates
     them (index, seed), its reason, first differing cell and detail."""
@@ -301,6 +325,7 @@ def summarize(records: list[Record], translator: dict[str, Any] | None = None) -
         "token_quartiles": cuts,
         "by_pair": _group(records, lambda r: [f"{r['source_dialect']}→{r['target_dialect']}"]),
         "by_type": _group(records, lambda r: r.get("translation_types") or ["(none)"]),
+        "reliability": reliability(records),
         "by_level": _group(records, lambda r: [level(r)["name"]], list(LEVELS)),
         "by_tokens_quartile": _group(
             records, lambda r: [_quartile_label(r.get("tokens"), cuts)], quartile_order),

@@ -138,6 +138,8 @@ def summary_tables(summary: dict[str, Any]) -> list[Table]:
     if cost.get("databases"):
         tables.append(Table("Test suites (extra engine time)", ("databases judged", "seconds"),
                             [(cost["databases"], cost["seconds"])]))
+    if summary.get("reliability"):
+        tables.append(reliability_table(summary["reliability"]))
     verified = summary.get("verified_cost")
     if verified:
         tables.append(verified_cost_table(verified))
@@ -152,6 +154,19 @@ def summary_tables(summary: dict[str, Any]) -> list[Table]:
                             [(usage["calls"], usage["cache_hits"], usage["tokens_in"],
                               usage["tokens_out"], cost)]))
     return tables
+
+
+RELIABILITY_TITLE = "Reliability: strictly right / judged [95% CI] by construct and dialect pair"
+
+
+def reliability_table(matrix: dict[str, dict[str, dict[str, Any]]]) -> Table:
+    """Construct × dialect pair: strictly right / judged and the Wilson interval in percent."""
+    pairs = sorted({p for cells in matrix.values() for p in cells})
+    rows = [(construct, *("–" if (c := cells.get(p)) is None
+                          else f"{c['strict']}/{c['evaluated']} {interval_text(c['ci95'])}"
+                          for p in pairs))
+            for construct, cells in matrix.items()]
+    return Table(RELIABILITY_TITLE, ("construct", *pairs), rows)
 
 
 def _amount(value: float | None, digits: int) -> str:
@@ -315,6 +330,8 @@ def print_rich(tables: list[Table], console: Any) -> None:
     from rich.table import Table as RichTable
 
     for t in tables:
+        if t.title == RELIABILITY_TITLE:  # a matrix wider than a terminal: left to the report
+            continue
         keep = [i for i, h in enumerate(t.headers) if h not in TERMINAL_HIDDEN]
         percent = any(t.headers[i].endswith(" %") for i in keep[1:])
         rt = RichTable(title=t.title + (" (%)" if percent else ""), title_justify="left",
