@@ -252,6 +252,9 @@ def build_parser() -> argparse.ArgumentParser:
         "bootstrap interval of the accuracy difference B − A, overall, per dialect "
         "pair and per translation type. Refuses runs over different items, dataset "
         "files or verdict rules (exit 2).",
+        epilog="Exit status: 0 compared; 1 with --fail-on-regression when B is significantly "
+        "worse; 2 bad input (a missing or damaged run, runs not comparable, --alpha outside "
+        "(0, 1)).",
     )
     parser.add_argument("run_a", type=Path, metavar="RUN_A", help="the baseline run directory")
     parser.add_argument("run_b", type=Path, metavar="RUN_B", help="the candidate run directory")
