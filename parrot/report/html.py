@@ -114,7 +114,7 @@ def headline(overall: dict[str, Any]) -> list[Metric]:
     """Acc_EX, Acc_RES (strict, normalized, multiset, strict on non-empty), Acc_TS and Acc_SYN
     when measured, with their denominators."""
     ev = overall["evaluated"]
-    out = [Metric("acc_ex", "Acc_EX", overall["acc_ex"], overall["ex"], ev),
+    out = [Metric("acc_ex", "Acc_EX", overall["acc_ex"], overall["ex"], overall["ex_items"]),
            Metric("acc_strict", "Acc_RES strict", overall["acc_strict"], overall["strict"], ev)]
     if overall.get("ts_items"):
         out.append(Metric("acc_ts", "Acc_TS", overall["acc_ts"], overall["ts"],
