@@ -24,6 +24,7 @@ from parrot import __version__
 COMMANDS: dict[str, tuple[str, str]] = {
     "eval": ("parrot.eval.cli", "evaluate a translator on real engines"),
     "report": ("parrot.report.cli", "re-render finished runs, or a leaderboard of several"),
+    "compare": ("parrot.report.paired", "compare two runs item by item, with McNemar's test"),
     "curate": ("parrot.curate.cli", "build a benchmark variant from raw SQL corpora"),
     "check": ("parrot.check.cli", "grammar-only syntax checks of SQL files"),
     "migrate": ("parrot.migrate.cli", "read databases into fixtures, load them on engines"),

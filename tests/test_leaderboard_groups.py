@@ -1,3 +1,5 @@
+import pytest
+
 from parrot.report.metrics import MODES
 from parrot.report.render import LEADERBOARD_HEADERS, leaderboards
 
@@ -58,3 +60,20 @@ def test_runs_judged_under_different_verdict_rules_are_grouped_apart():
     assert sorted(len(t.rows) for t in tables) == [1, 2]
     assert any(t.title.endswith("verdict rules v1") for t in tables)
     assert leaderboards([("a", new, records)])[0].title.endswith("1 items")
+
+
+# (right per item in the better run, in the worse run, the mark the worse run gets)
+VERSUS_CASES = [
+    ("1111111100", "1111111000", "not significant: McNemar p=1 (1 right only above, 0 only here"),
+    ("1" * 12 + "0" * 8, "0" * 20, "significant: McNemar p=0.000488 (12 right only above, 0 "),
+]
+
+
+@pytest.mark.parametrize(("better", "worse", "mark"), VERSUS_CASES)
+def test_the_leaderboard_marks_a_difference_that_is_not_significant(better, worse, mark):
+    runs = [(name, _manifest(name), [_record(f"i{n}", ok=c == "1") for n, c in enumerate(bits)])
+            for name, bits in (("worse", worse), ("better", better))]
+    (table,) = leaderboards(runs)
+    versus, run = LEADERBOARD_HEADERS.index("vs rank above"), LEADERBOARD_HEADERS.index("run")
+    assert (table.rows[0][run], table.rows[0][versus]) == ("better", "–")
+    assert table.rows[1][run] == "worse" and table.rows[1][versus].startswith(mark)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -84,6 +85,8 @@ def test_allow_missing_scores_only_the_runnable_items(
     assert summary["by_pair"]["sqlite→spark"]["acc_strict"] is None
     assert summary["execution_status"] == {"ok": 2}
     assert "warning: no engine here for spark" in capsys.readouterr().err
+    page = (tmp_path / "run" / "report.html").read_text()  # Acc_EX over its own denominator
+    assert re.search(r'data-key="acc_ex".*?<span class="den">2/2</span>', page, re.S)
     assert report_main([str(tmp_path / "run"), "--format", "csv"]) == 0
     csv = capsys.readouterr().out.splitlines()
     assert csv[0].startswith("Overall,group,items,gold err,no engine,no ref,EX %,EX n,"

@@ -11,7 +11,7 @@ from parrot.report.render import SCORE_HEADERS, Table, print_rich, suite_tables
 
 def test_rich_tables_fit_80_columns_without_cutting_labels_or_numbers() -> None:
     rows = [(pair, 155, 0, 155, 0, "58.9", 155, "49.6", 155, "41.0", 155, "49.6", "49.6",
-             "49.6", 155, "100.0", 155)
+             "49.6", 155, "100.0", 155, *["[41.8–57.4]"] * 7)
             for pair in ("clickhouse→postgres", "databricks→snowflake", "sqlite→duckdb")]
     console = Console(width=80, record=True)
     print_rich([Table("By dialect pair", SCORE_HEADERS, rows)], console)

@@ -69,6 +69,7 @@ def test_suite_verdicts(dataset_dir: Path, sql: str, fixture_match: bool,
     suite = record["suite"]
     assert suite["match"] is suite_match
     assert [d["seed"] for d in suite["databases"]] == [1, 2]
+    assert record["level"] == {"name": "suite", "databases": 3}  # the fixture and 2 generated
     if fixture_match and not suite_match:  # differs only on generated data: database 1 shows it
         first, second = suite["databases"]
         assert first["match"] is True
@@ -94,6 +95,7 @@ def test_untranslated_items_count_in_ts_n(dataset_dir: Path, translation: Transl
     finally:
         judge.close()
     assert record["suite"]["match"] is False and record["suite"]["judged"] == 0
+    assert record["level"] == {"name": "fixture", "databases": 1}  # no SQL ran on the suite
     overall = summarize([record])["overall"]
     assert (overall["ts_items"], overall["ts"]) == (1, 0)
 

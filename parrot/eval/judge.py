@@ -43,6 +43,7 @@ from parrot.eval.records import (
     SuiteDatabaseRecord,
     SuiteRecord,
     VerdictRecord,
+    verdict_level,
 )
 from parrot.eval.syntax import ENGINE_PARSED, keep_warm_grammars, syntax_json
 from parrot.fixtures import Fixture
@@ -348,6 +349,7 @@ class Judge:
                                    "match": False, "first_failure": None, "elapsed": 0.0}
         if self._engine_errors:
             record["engine_errors_retried"] = list(self._engine_errors)
+        record["level"] = verdict_level(record)
         return record
 
     def _missing_engines(self, item: Item) -> dict[str, str]:

@@ -70,6 +70,16 @@ class SuiteRecord(TypedDict):
     elapsed: float
 
 
+class LevelRecord(TypedDict):
+    """What a verdict rests on (:func:`verdict_level`)."""
+
+    name: str  # one of LEVELS
+    databases: int  # the databases both queries ran on: the fixture and k suite databases
+
+
+LEVELS = ("suite", "fixture", "not assessed")  # strongest first
+
+
 class Outcome(TypedDict):
     """One item's outcome, as :meth:`parrot.eval.judge.Judge.judge` writes it to results.jsonl."""
 
@@ -94,6 +104,7 @@ class Outcome(TypedDict):
     suite: NotRequired[SuiteRecord]
     engine_errors_retried: NotRequired[list[str]]
     question_id: NotRequired[str]  # text-to-SQL items: the question (report.analysis groups by it)
+    level: NotRequired[LevelRecord]  # what the verdict rests on (older runs lack it)
 
 
 class Summary(TypedDict):
@@ -123,3 +134,19 @@ class Summary(TypedDict):
     syn_checked: int
     syn: int
     acc_syn: float | None
+    # accuracy (ex, strict, normalized, multiset, strict_nonempty, ts, syn) -> its 95% Wilson
+    # interval [low, high] in percent (None without a denominator; summaries before it lack it)
+    ci95: NotRequired[dict[str, list[float] | None]]
+
+
+def verdict_level(record: Outcome) -> LevelRecord:
+    """``suite`` (the fixture and k generated databases), ``fixture`` (one database: the item's
+    fixture, or no database when the translation never ran) or ``not assessed`` (no engine here
+    for a dialect of the item, or the source failed: only Acc_SYN, a grammar, judges it)."""
+    pred = record.get("pred")
+    if (record.get("no_engine") or record["gold"]["status"] != "ok"
+            or (pred is not None and pred["status"] == "no_engine")):
+        return {"name": "not assessed", "databases": 0}
+    suite = record.get("suite")
+    judged = len(suite["databases"]) if suite else 0
+    return {"name": "suite" if judged else "fixture", "databases": 1 + judged}

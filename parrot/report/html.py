@@ -32,6 +32,7 @@ from parrot.report.render import (
     suite_tables,
     summary_tables,
 )
+from parrot.report.stats import interval_text, wilson
 
 REPORT = "report.html"
 Record = Outcome
@@ -48,6 +49,11 @@ class Metric:
     hits: int
     total: int
     subset: str  # what the denominator counts
+
+    @property
+    def ci(self) -> str:
+        """The 95% Wilson interval of ``hits``/``total`` (``–`` without a denominator)."""
+        return interval_text(wilson(self.hits, self.total))
 
 
 @dataclass(frozen=True)
@@ -157,6 +163,9 @@ def _sections(summary: dict[str, Any], records: list[Record]) -> list[Section]:
         Section("Strict Acc_RES by translation type",
                 plots.bars(summary["by_type"], "types", "strict by type"),
                 (table("By translation type"),), "#type={}"),
+        Section("By verdict level (what each verdict rests on)",
+                plots.bars(summary["by_level"], "levels", "strict by verdict level"),
+                (table("By verdict level"),), "#level={}"),
         Section("By token length (fixed ranges)",
                 plots.bars(summary["by_tokens_range"], "ranges", "strict by token range"),
                 (table("By token length (fixed ranges, tiktoken cl100k)"),)),
@@ -175,6 +184,8 @@ def _sections(summary: dict[str, Any], records: list[Record]) -> list[Section]:
         for failed in suite[1:]:
             out.insert(2, Section("Items that fail only on a suite database", "", (failed,),
                                   "#item={}"))
+    out += [Section(t.title.split(":")[0], "", (t,)) for t in titled
+            if t.title.startswith(("Reliability", "Cost of a verified translation"))]
     usage = summary.get("usage", {})
     latencies = [float(t) for r in records
                  if isinstance(t := r["translation"].get("latency"), int | float)]

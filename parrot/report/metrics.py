@@ -23,8 +23,16 @@ from dataclasses import dataclass
 from typing import Any, cast
 
 from parrot.compare import Mode
-from parrot.eval.records import ExecutionRecord, Outcome, Summary
+from parrot.eval.records import (
+    LEVELS,
+    ExecutionRecord,
+    LevelRecord,
+    Outcome,
+    Summary,
+    verdict_level,
+)
 from parrot.registry import Registry
+from parrot.report.stats import wilson
 
 
 @dataclass(frozen=True)
@@ -47,6 +55,10 @@ for _profile in (
 ):
     COMPARISON_MODES.add(_profile.mode.value, _profile)
 MODES = tuple(COMPARISON_MODES)  # the modes every summary counts, in report order
+# accuracy -> (hits key, denominator key) of a Summary: each gets a 95% Wilson interval (ci95)
+ACCURACIES = {"ex": ("ex", "ex_items"), **{m: (m, "evaluated") for m in MODES},
+              "strict_nonempty": ("strict_nonempty", "nonempty"), "ts": ("ts", "ts_items"),
+              "syn": ("syn", "syn_checked")}
 # Fixed token-length ranges (tiktoken cl100k), comparable across datasets and runs.
 TOKEN_RANGES = ((0, 50), (50, 100), (100, 200), (200, 500), (500, 1000), (1000, None))
 
@@ -102,6 +114,24 @@ def ex_evaluated(r: Record) -> bool:
             and not r.get("no_reference"))
 
 
+def right(r: Record, metric: str = "strict") -> bool | None:
+    """Whether ``metric`` (``ex``, a comparison mode, or ``ts``) counts the item right; None
+    when the metric does not judge it (not in its denominator)."""
+    if metric == "ex":
+        return status(r.get("pred")) == "ok" if ex_evaluated(r) else None
+    if not evaluated(r):
+        return None
+    if metric == "ts":
+        suite = r.get("suite")
+        return None if suite is None else bool(suite["match"])
+    return bool(r["verdicts"][metric]["match"])
+
+
+def level(r: Record) -> LevelRecord:
+    """What the item's verdict rests on, as the judge recorded it (computed for older runs)."""
+    return r.get("level") or verdict_level(r)
+
+
 def _number(value: object) -> float:
     return value if isinstance(value, int | float) else 0
 
@@ -148,6 +178,8 @@ def score(records: Iterable[Record]) -> Summary:
     out["syn_checked"] = len(checked)
     out["syn"] = sum(1 for r in checked if r["syntax"]["ok"])
     out["acc_syn"] = share(out["syn"], len(checked))
+    out["ci95"] = {name: (None if (ci := wilson(out[hits], out[total])) is None else list(ci))
+                   for name, (hits, total) in ACCURACIES.items()}
     return cast(Summary, out)
 
 
@@ -196,6 +228,53 @@ def translator_specs(params: dict[str, Any] | None) -> set[str]:
     for member in params.get("members") or []:
         specs |= translator_specs(member if isinstance(member, dict) else {"name": member})
     return specs
+
+
+def _total(records: list[Record], keys: tuple[str, ...]) -> float | None:
+    """The sum of the translations' ``keys`` (None when no translation records any of them:
+    a translator that does not count tokens or prices calls)."""
+    values = [v for r in records for k in keys
+              if isinstance(v := r["translation"].get(k), int | float)]
+    return float(sum(values)) if values else None
+
+
+def verified_cost(records: list[Record]) -> dict[str, Any]:
+    """Tokens (in + out), money (USD) and translation latency (seconds) per item and per
+    strictly-right item (strict Acc_RES): what one verified translation costs."""
+    strict = sum(1 for r in records if right(r) is True)
+    totals = {"tokens": _total(records, ("tokens_in", "tokens_out")),
+              "cost": _total(records, ("cost",)), "latency": _total(records, ("latency",))}
+
+    def per(n: int) -> dict[str, float | None]:
+        return {k: None if v is None or not n else round(v / n, 10 if k == "cost" else 4)
+                for k, v in totals.items()}
+
+    return {"items": len(records), "strict": strict, "total": totals,
+            "per_item": per(len(records)), "per_strict": per(strict)}
+
+
+def constructs(r: Record) -> list[str]:
+    """The constructs an item exercises: its translation types and tags."""
+    return ([f"type: {t}" for t in r.get("translation_types") or []]
+            + [f"tag: {t}" for t in r.get("tags") or []])
+
+
+def reliability(records: list[Record]) -> dict[str, dict[str, dict[str, Any]]]:
+    """Construct → dialect pair → strict Acc_RES's ``evaluated`` and ``strict`` counts with the
+    95% Wilson interval (``ci95``) over the items judged; cells without a judged item left out."""
+    cells: dict[str, dict[str, list[int]]] = {}
+    for r in records:
+        if (ok := right(r)) is None:
+            continue
+        pair = f"{r['source_dialect']}→{r['target_dialect']}"
+        for construct in constructs(r):
+            cell = cells.setdefault(construct, {}).setdefault(pair, [0, 0])
+            cell[0] += 1
+            cell[1] += ok
+    return {c: {pair: {"evaluated": n, "strict": k,
+                       "ci95": None if (ci := wilson(k, n)) is None else list(ci)}
+                for pair, (n, k) in sorted(cells[c].items())}
+            for c in sorted(cells, key=lambda c: (not c.startswith("type"), c))}
 
 
 def suite_only(records: Iterable[Record]) -> list[dict[str, Any]]:
@@ -252,12 +331,15 @@ def summarize(records: list[Record], translator: dict[str, Any] | None = None) -
         "translation_status": dict(translation.most_common()),
         "execution_status": dict(execution.most_common()),
         "usage": usage,
+        "verified_cost": verified_cost(records),
         "suite_cost": {"databases": sum(len(r["suite"]["databases"]) for r in suited),
                        "seconds": round(sum(r["suite"]["elapsed"] for r in suited), 3)},
         "suite_only": suite_only(records),
         "token_quartiles": cuts,
         "by_pair": _group(records, lambda r: [f"{r['source_dialect']}→{r['target_dialect']}"]),
         "by_type": _group(records, lambda r: r.get("translation_types") or ["(none)"]),
+        "reliability": reliability(records),
+        "by_level": _group(records, lambda r: [level(r)["name"]], list(LEVELS)),
         "by_tokens_quartile": _group(
             records, lambda r: [_quartile_label(r.get("tokens"), cuts)], quartile_order),
         "by_tokens_range": _group(records, lambda r: [_range_label(r.get("tokens"))],

@@ -4,27 +4,35 @@ from __future__ import annotations
 
 import csv
 import io
+import itertools
 import json
 from dataclasses import dataclass
 from typing import Any
 
 from parrot.eval.records import Outcome
-from parrot.report.metrics import share, summarize
+from parrot.report.metrics import right, share, summarize
+from parrot.report.stats import ALPHA, interval_text, mcnemar_exact, wilson
 
+# (summary key of the interval, heading): the 95% Wilson interval of each accuracy of a row
+INTERVALS = (("ex", "EX 95% CI"), ("strict", "strict 95% CI"), ("ts", "TS 95% CI"),
+             ("normalized", "norm 95% CI"), ("multiset", "multiset 95% CI"),
+             ("strict_nonempty", "strict≠∅ 95% CI"), ("syn", "SYN 95% CI"))
 # shown in summary.json and the report's md/csv/json, not on a terminal
-TERMINAL_HIDDEN = ("EX n", "RES n", "strict≠∅ %", "≠∅ n", "TS n", "SYN n", "detail")
+TERMINAL_HIDDEN = ("EX n", "RES n", "strict≠∅ %", "≠∅ n", "TS n", "SYN n", "detail",
+                   *(heading for _, heading in INTERVALS))
 TERMINAL_NAMES = {"gold err": "gold\nerr", "no engine": "no\nengine",  # two-line headers
                   "no ref": "no\nref"}
 SCORE_HEADERS = ("group", "items", "gold err", "no engine", "no ref", "EX %", "EX n",
                  "strict %", "RES n", "TS %", "TS n", "norm %", "multiset %", "strict≠∅ %",
-                 "≠∅ n", "SYN %", "SYN n")
+                 "≠∅ n", "SYN %", "SYN n", *(heading for _, heading in INTERVALS))
 # Each share's subset and denominator, said under every table of SCORE_HEADERS.
 SCORE_NOTE = ("Each % has its own subset: EX % of EX n (translations that could run: target "
               "engine here, source did not fail); strict, norm and multiset % of RES n (judged "
               "on both engines); TS % of TS n (those of RES n with a test suite); strict≠∅ % of "
               "≠∅ n (those of RES n whose source returned rows); SYN % of SYN n (translations "
               "checked by the target's grammar: by default only those no engine ran). gold err, "
-              "no engine and no ref items are in no denominator.")
+              "no engine and no ref items are in no denominator. The 95% CI columns are "
+              "Wilson intervals of each %.")
 
 
 @dataclass(frozen=True)
@@ -45,7 +53,14 @@ def _score_row(label: str, s: dict[str, Any]) -> tuple[Any, ...]:
             _fmt(s.get("acc_ts")), s.get("ts_items", 0),
             _fmt(s["acc_normalized"]), _fmt(s["acc_multiset"]),
             _fmt(s["acc_strict_nonempty"]), s["nonempty"], _fmt(s.get("acc_syn")),
-            s.get("syn_checked", 0))
+            s.get("syn_checked", 0), *_intervals(s, [key for key, _ in INTERVALS]))
+
+
+def _intervals(s: dict[str, Any], keys: list[str]) -> list[str]:
+    """The 95% Wilson intervals of a summary's accuracies (``–`` when not measured, or for a
+    summary.json written before intervals were)."""
+    cis = s.get("ci95") or {}
+    return [interval_text(cis.get(key)) for key in keys]
 
 
 def _circular_flag(circular: dict[str, Any]) -> str:
@@ -84,14 +99,14 @@ def suite_tables(summary: dict[str, Any]) -> list[Table]:
     counts = Table(
         "Acc_RES and Acc_TS: Acc_TS counts only the items with a suite (TS n); the rest have "
         "none (a multi-statement source, or no suite built)",
-        ("metric", "passed", "n", "%", "n counts"),
+        ("metric", "passed", "n", "%", "95% CI", "n counts"),
         [("Acc_RES strict", o["strict"], ev, _share(o["strict"], ev),
-          "items judged on the fixture"),
+          interval_text(wilson(o["strict"], ev)), "items judged on the fixture"),
          ("Acc_RES strict, items with a suite", ts_strict, ts_n, _share(ts_strict, ts_n),
-          "the items of TS n"),
-         ("Acc_TS", o["ts"], ts_n, _share(o["ts"], ts_n),
+          interval_text(wilson(ts_strict, ts_n)), "the items of TS n"),
+         ("Acc_TS", o["ts"], ts_n, _share(o["ts"], ts_n), interval_text(wilson(o["ts"], ts_n)),
           "items with a suite: the fixture and every suite database match"),
-         ("without a suite", ev - ts_n, ev, _share(ev - ts_n, ev), "not in TS n")])
+         ("without a suite", ev - ts_n, ev, _share(ev - ts_n, ev), "–", "not in TS n")])
     only = summary.get("suite_only", [])
     failed = Table(
         f"Passed on the fixture, failed on the suite ({len(only)} items)",
@@ -113,10 +128,14 @@ def summary_tables(summary: dict[str, Any]) -> list[Table]:
             SCORE_HEADERS, [_score_row("not annotated by it", circular["rest"])], SCORE_NOTE))
     for key, title in (("by_pair", "By dialect pair"),
                        ("by_type", "By translation type"),
+                       ("by_level", "By verdict level (suite: the fixture and k generated "
+                                    "databases; fixture: one database; not assessed: no engine "
+                                    "or the source failed)"),
                        ("by_tokens_quartile", "By token length (quartiles of this run's items)"),
                        ("by_tokens_range", "By token length (fixed ranges, tiktoken cl100k)")):
         tables.append(Table(title, SCORE_HEADERS,
-                            [_score_row(k, v) for k, v in summary[key].items()], SCORE_NOTE))
+                            [_score_row(k, v) for k, v in summary.get(key, {}).items()],
+                            SCORE_NOTE))
     evaluated = summary["overall"]["evaluated"]
     reasons = summary["reasons"]["strict"]
     tables.append(Table(f"Strict verdicts by reason (the {evaluated} items of RES n)",
@@ -131,6 +150,11 @@ def summary_tables(summary: dict[str, Any]) -> list[Table]:
     if cost.get("databases"):
         tables.append(Table("Test suites (extra engine time)", ("databases judged", "seconds"),
                             [(cost["databases"], cost["seconds"])]))
+    if summary.get("reliability"):
+        tables.append(reliability_table(summary["reliability"]))
+    verified = summary.get("verified_cost")
+    if verified:
+        tables.append(verified_cost_table(verified))
     usage = summary.get("usage", {})
     if usage.get("calls"):
         cost = f"{usage['cost']:.6f}"
@@ -144,9 +168,45 @@ def summary_tables(summary: dict[str, Any]) -> list[Table]:
     return tables
 
 
+RELIABILITY_TITLE = "Reliability: strictly right / judged [95% CI] by construct and dialect pair"
+
+
+def reliability_table(matrix: dict[str, dict[str, dict[str, Any]]]) -> Table:
+    """Construct × dialect pair: strictly right / judged and the Wilson interval in percent."""
+    pairs = sorted({p for cells in matrix.values() for p in cells})
+    rows = [(construct, *("–" if (c := cells.get(p)) is None
+                          else f"{c['strict']}/{c['evaluated']} {interval_text(c['ci95'])}"
+                          for p in pairs))
+            for construct, cells in matrix.items()]
+    return Table(RELIABILITY_TITLE, ("construct", *pairs), rows)
+
+
+def _amount(value: float | None, digits: int) -> str:
+    return "–" if value is None else f"{value:.{digits}f}"
+
+
+COST_HEADERS = ("tokens", "USD", "seconds")  # of translating (in + out tokens; latency)
+
+
+def _costs(row: dict[str, float | None]) -> tuple[str, str, str]:
+    return (_amount(row["tokens"], 1), _amount(row["cost"], 6), _amount(row["latency"], 3))
+
+
+def verified_cost_table(verified: dict[str, Any]) -> Table:
+    """Translation tokens, money and latency per item and per strictly-right item."""
+    return Table("Cost of a verified translation (– : not recorded by this translator)",
+                 ("per", "n", *COST_HEADERS),
+                 [("item", verified["items"], *_costs(verified["per_item"])),
+                  ("strictly-right item", verified["strict"], *_costs(verified["per_strict"]))])
+
+
+LEADERBOARD_INTERVALS = ("ex", "strict", "ts", "normalized", "multiset", "syn")
 LEADERBOARD_HEADERS = ("rank", "model", "dataset", "items", "gold err", "no engine", "no ref",
                        "EX %", "EX n", "strict %", "RES n", "TS %", "TS n", "norm %",
-                       "multiset %", "SYN %", "SYN n", "run", "flag")
+                       "multiset %", "SYN %", "SYN n",
+                       *(h for k, h in INTERVALS if k in LEADERBOARD_INTERVALS),
+                       "vs rank above", *(f"{h} / strict item" for h in COST_HEADERS),
+                       "run", "flag")
 
 
 Member = tuple[str, dict[str, Any], dict[str, Any]]  # (run dir, manifest, summary)
@@ -160,6 +220,8 @@ def leaderboard_groups(runs: list[tuple[str, dict[str, Any], list[Outcome]]]
     same verdict rules (the manifest's ``comparator``, :data:`SEMANTICS_VERSION`); a run
     made with ``--limit``/``--pairs`` is titled a subset, and one whose every item failed to
     translate with one error message is flagged (run dir → flag) as a configuration error.
+    Each member's summary gets ``versus_above``: McNemar's exact test against the run ranked
+    just above it, marked ``not significant`` when p ≥ :data:`~parrot.report.stats.ALPHA`.
     """
     groups: dict[tuple[str, frozenset[str], int], list[Member]] = {}
     flags: dict[str, str] = {}
@@ -175,6 +237,7 @@ def leaderboard_groups(runs: list[tuple[str, dict[str, Any], list[Outcome]]]
         failed = sum(1 for r in records if r["translation"]["status"] == "error")
         if records and failed == len(records) and len(errors) == 1:
             flags[path] = f"config error: {str(next(iter(errors)))[:60]}"
+    outcomes = {path: records for path, _, records in runs}
     out = []
     several_rules = len({rules for _, _, rules in groups}) > 1
     for (sha, ids, rules), members in groups.items():
@@ -183,8 +246,33 @@ def leaderboard_groups(runs: list[tuple[str, dict[str, Any], list[Outcome]]]
         title = (f"Leaderboard — dataset sha256 {sha[:12]} — {len(ids)} items"
                  + (f" — subset: {' '.join(subset)}" if subset else "")
                  + (f" — verdict rules v{rules}" if several_rules else ""))
+        versus = _versus_above(members, outcomes)
+        for path, _, summary in members:  # relative to the group: set here, not by summarize
+            summary["versus_above"] = versus.get(path, "–")
         out.append((title, members, flags))
     return out
+
+
+def _versus_above(members: list[Member], outcomes: dict[str, list[Outcome]]) -> dict[str, str]:
+    """Run dir → how it differs from the run ranked just above it in strict Acc_RES: McNemar's
+    exact p-value over the items both judged, marked ``not significant`` when p ≥ ALPHA."""
+    ranked = [path for path, _, _ in _ranked(members)]
+    out = {}
+    for above, below in itertools.pairwise(ranked):
+        a = {str(r["id"]): right(r) for r in outcomes[above]}
+        b = {str(r["id"]): right(r) for r in outcomes[below]}
+        pairs = [(a[i], b[i]) for i in a if a[i] is not None and b.get(i) is not None]
+        broken = sum(1 for x, y in pairs if x and not y)
+        fixed = sum(1 for x, y in pairs if y and not x)
+        p = mcnemar_exact(broken, fixed)
+        out[below] = (f"{'not significant' if p >= ALPHA else 'significant'}: McNemar p={p:.3g} "
+                      f"({broken} right only above, {fixed} only here, {len(pairs)} paired)")
+    return out
+
+
+def _ranked(members: list[Member]) -> list[Member]:
+    """Runs best strict Acc_RES first (the leaderboard's order)."""
+    return sorted(members, key=lambda r: -(r[2]["overall"]["acc_strict"] or 0.0))
 
 
 def leaderboards(runs: list[tuple[str, dict[str, Any], list[Outcome]]]) -> list[Table]:
@@ -203,16 +291,19 @@ def leaderboard_table(runs: list[Member], flags: dict[str, str] | None = None) -
         extra = ", ".join(f"{k}={v}" for k, v in t.items() if k != "name")
         return str(t.get("name", "?")) + (f" ({extra})" if extra else "")
 
-    ranked = sorted(runs, key=lambda r: -(r[2]["overall"]["acc_strict"] or 0.0))
     rows = []
-    for rank, (path, manifest, summary) in enumerate(ranked, 1):
+    keys = [k for k, _ in INTERVALS if k in LEADERBOARD_INTERVALS]
+    for rank, (path, manifest, summary) in enumerate(_ranked(runs), 1):
         s = summary["overall"]
+        per_strict = summary.get("verified_cost", {}).get(
+            "per_strict", dict.fromkeys(("tokens", "cost", "latency")))
         rows.append((rank, model(manifest), manifest.get("dataset", {}).get("name", "?"),
                      s["items"], s["gold_error"], s["no_engine"], s.get("no_reference", 0),
                      _fmt(s["acc_ex"]), s["ex_items"], _fmt(s["acc_strict"]), s["evaluated"],
                      _fmt(s.get("acc_ts")), s.get("ts_items", 0),
                      _fmt(s["acc_normalized"]), _fmt(s["acc_multiset"]),
-                     _fmt(s.get("acc_syn")), s.get("syn_checked", 0), path,
+                     _fmt(s.get("acc_syn")), s.get("syn_checked", 0), *_intervals(s, keys),
+                     summary.get("versus_above", "–"), *_costs(per_strict), path,
                      (flags or {}).get(path, "")))
     return Table("Leaderboard", LEADERBOARD_HEADERS, rows, SCORE_NOTE)
 
@@ -257,6 +348,8 @@ def print_rich(tables: list[Table], console: Any) -> None:
 
     noted: set[str] = set()  # a note is said under the first table that has it
     for t in tables:
+        if t.title == RELIABILITY_TITLE:  # a matrix wider than a terminal: left to the report
+            continue
         keep = [i for i, h in enumerate(t.headers) if h not in TERMINAL_HIDDEN]
         percent = any(t.headers[i].endswith(" %") for i in keep[1:])
         rt = RichTable(title=t.title + (" (%)" if percent else ""), title_justify="left",

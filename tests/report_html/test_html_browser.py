@@ -203,3 +203,21 @@ def test_difficulty_and_tag_filters(browser, run_dirs):
     assert set(shown_ids(browser)) == {r["id"] for r in recs
                                        if tag in r["tags"] and r["difficulty"] == "hard"}
     assert console_errors(browser) == []
+
+
+def test_level_filter_shows_exactly_the_items_of_each_verdict_level(browser, run_dirs):
+    from selenium.webdriver.support.ui import Select
+
+    run_dir = run_dirs["sqlglot"]
+    recs = records(run_dir)
+    levels = Counter(r["level"]["name"] for r in recs)
+    assert levels["suite"]  # the slice's items all have a suite: "fixture" is then no option
+    open_page(browser, run_dir / "report.html")
+    for level in levels:
+        Select(browser.find_element("css selector", "select[name=level]")).select_by_value(level)
+        assert set(shown_ids(browser)) == {r["id"] for r in recs if r["level"]["name"] == level}
+    options = browser.find_elements("css selector", "select[name=level] option")
+    assert [o.get_attribute("value") for o in options] == ["", *sorted(levels)]
+    open_page(browser, run_dir / "report.html", "#level=suite")  # the level table's links
+    assert len(shown_ids(browser)) == levels["suite"]
+    assert console_errors(browser) == []

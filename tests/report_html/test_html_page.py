@@ -43,6 +43,8 @@ def test_headline_equals_summary_json(run_dirs):
     assert {"acc_ex", "acc_strict", "acc_ts", "acc_normalized", "acc_multiset"} <= set(shown)
     for key, value in shown.items():
         assert value == ("" if overall[key] is None else str(overall[key])), key
+    low, high = overall["ci95"]["strict"]  # each headline number with its Wilson interval
+    assert re.search(rf'data-key="acc_strict".*?95% CI \[{low:.1f}–{high:.1f}\]', page, re.S)
 
 
 def test_every_record_is_inlined_with_its_source_sql(run_dirs):
@@ -128,6 +130,9 @@ def test_leaderboard_separates_datasets(run_dirs, tmp_path):
 def test_cost_and_latency_only_when_a_model_was_called(run_dirs, llm_run):
     assert "Cost and latency" in (llm_run / "report.html").read_text()
     assert "Cost and latency" not in (run_dirs["sqlglot"] / "report.html").read_text()
+    verified = summary(llm_run)["verified_cost"]  # the model's tokens per verified translation
+    assert verified["per_item"]["tokens"] > 0 and "Cost of a verified translation" in (
+        llm_run / "report.html").read_text()
     item = inlined_items((llm_run / "report.html").read_text())[0]
     assert item["translation"]["reasoning"] == "the source runs unchanged"
 
@@ -188,3 +193,12 @@ def test_every_score_table_says_what_each_share_counts(run_dirs):
     assert scored and page.count("what each % counts") == len(scored)
     assert page.count('class="subset"') == page.count('class="metric"')
     assert "another subset" in page  # the Acc_SYN card
+
+
+def test_the_page_shows_verdict_levels_and_filters_items_by_level(run_dirs):
+    page = (run_dirs["sqlglot"] / "report.html").read_text()
+    by_level = summary(run_dirs["sqlglot"])["by_level"]
+    assert '<select name="level">' in page and "By verdict level" in page
+    assert "#level=" in page  # each level's row links to its items
+    levels = [i["level"]["name"] for i in inlined_items(page)]
+    assert {k: v["items"] for k, v in by_level.items()} == {k: levels.count(k) for k in by_level}

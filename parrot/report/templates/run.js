@@ -42,6 +42,7 @@
     normalized: r.verdicts.normalized.match ? "✓" : "✗",
     multiset: r.verdicts.multiset.match ? "✓" : "✗",
     ts: r.suite ? (r.suite.match ? "✓" : "✗") : "",
+    level: r.level ? r.level.name : "",
     text: [r.id, r.translation.sql || "", r.source_sql || ""].join("\n").toLowerCase(),
   }));
 
@@ -56,6 +57,7 @@
   fill("tag", items.flatMap((r) => r.tags || []));
   fill("reason", rows.map((x) => x.reason));
   fill("status", rows.map((x) => x.status));
+  fill("level", rows.map((x) => x.level).filter((v) => v));
 
   let sortKey = null, sortDir = 1, page = 0, shown = [], lastList = "#items";
 
@@ -71,6 +73,7 @@
       (!f.reason || x.reason === f.reason) &&
       (!f.strict || (f.strict === "pass") === x.strict) &&
       (!f.status || x.status === f.status) &&
+      (!f.level || x.level === f.level) &&
       (tmin === null || (x.tokens !== null && x.tokens >= tmin)) &&
       (tmax === null || (x.tokens !== null && x.tokens <= tmax)) &&
       (!q || x.text.includes(q)));
@@ -254,7 +257,7 @@
     if (id !== null) { showItem(id); return; }
     document.getElementById("item-view").hidden = true;
     document.getElementById("overview").hidden = false;
-    const keys = ["pair", "type", "difficulty", "tag", "reason", "strict", "status", "tmin", "tmax", "q"];
+    const keys = ["pair", "type", "difficulty", "tag", "reason", "strict", "status", "level", "tmin", "tmax", "q"];
     if (keys.some((k) => params.has(k))) {
       for (const k of keys) form.elements[k].value = params.get(k) || "";
       page = 0;
