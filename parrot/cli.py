@@ -300,6 +300,17 @@ def add_output_file(parser: argparse.ArgumentParser, what: str, default: str,
              help=f"file to write: {what} (default: {default})", **kwargs)
 
 
+def add_translation(parser: argparse.ArgumentParser) -> None:
+    """``--from DIALECT --to DIALECT --model SPEC``: what translates your SQL, and between which
+    dialects (``parrot translate``, ``parrot assess``)."""
+    parser.add_argument("--from", metavar="DIALECT", dest="source", required=True,
+                        help="source dialect (or alias)")
+    parser.add_argument("--to", metavar="DIALECT", dest="target", required=True,
+                        help="target dialect (or alias)")
+    parser.add_argument("--model", metavar="SPEC", default="sqlglot",
+                        help="translator spec, as in parrot eval")
+
+
 def add_model_args(parser: argparse.ArgumentParser) -> None:
     """The ``--model-args`` flag (read by :func:`parse_with_model_args`)."""
     parser.add_argument("--model-args", default="", metavar="K=V,…",

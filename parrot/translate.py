@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from parrot import cli, dialects
-from parrot.cli import add_model_args, standalone
+from parrot.cli import standalone
 from parrot.datasets import Item
 from parrot.engines import DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT, statements
 from parrot.eval.records import Outcome
@@ -43,13 +43,8 @@ def configure(p: argparse.ArgumentParser) -> argparse.ArgumentParser:
     """Fill ``p`` with translate's flags (also ``parrot translate``'s subparser)."""
     cli.configure(p, translate, __doc__, raw=True)
     p.add_argument("file", metavar="FILE.sql", help="SQL to translate; '-' reads standard input")
-    p.add_argument("--from", metavar="DIALECT", dest="source", required=True,
-                   help="source dialect (or alias)")
-    p.add_argument("--to", metavar="DIALECT", dest="target", required=True,
-                   help="target dialect (or alias)")
-    p.add_argument("--model", metavar="SPEC", default="sqlglot",
-                   help="translator spec, as in parrot eval")
-    add_model_args(p)
+    cli.add_translation(p)
+    cli.add_model_args(p)
     p.add_argument("--db", metavar="DB",
                    help="SQLite/DuckDB file or SQLAlchemy URL: run source and translation on "
                         "its data and print a verdict per statement")

@@ -8,6 +8,7 @@ import json
 from pathlib import Path
 
 import pytest
+from outcomes import outcome
 
 from parrot.eval.cli import main as eval_main
 from parrot.eval.results import read_results
@@ -87,26 +88,10 @@ def test_reference_without_a_reference_is_no_reference_not_a_failure(
 
 
 def _record(rid: str, match: bool) -> dict:
-    return {
-        "id": rid,
-        "source_dialect": "sqlite",
-        "target_dialect": "duckdb",
-        "gold": {"status": "ok", "rows": 1},
-        "pred": {"status": "ok"},
-        "translation": {"status": "ok"},
-        "tokens": 10,
-        "verdicts": {
-            m: {"match": match, "reason": "match" if match else "value"}
-            for m in ("strict", "normalized", "multiset")
-        },
-        "suite": {
-            "databases": [],
-            "judged": 0,
-            "elapsed": 0.0,
-            "match": match,
-            "first_failure": None,
-        },
-    }
+    record = outcome(rid, match)
+    record["suite"] = {"databases": [], "judged": 0, "elapsed": 0.0, "match": match,
+                       "first_failure": None}
+    return record
 
 
 def test_a_share_is_rounded_once_from_its_counts() -> None:

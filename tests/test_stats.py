@@ -2,6 +2,7 @@
 against statsmodels on the same tables, and the paired bootstrap interval of a difference."""
 
 import pytest
+from outcomes import outcome
 from rich.console import Console
 from statsmodels.stats.contingency_tables import mcnemar
 
@@ -20,19 +21,7 @@ def test_wilson_matches_a_hand_computed_interval() -> None:
 
 
 def _record(rid: str, match: bool) -> dict:
-    return {
-        "id": rid,
-        "source_dialect": "sqlite",
-        "target_dialect": "duckdb",
-        "gold": {"status": "ok", "rows": 1},
-        "pred": {"status": "ok"},
-        "translation": {"status": "ok"},
-        "tokens": 5,
-        "verdicts": {
-            m: {"match": match, "reason": "match" if match else "value"}
-            for m in ("strict", "normalized", "multiset")
-        },
-    }
+    return outcome(rid, match, tokens=5)
 
 
 def test_every_accuracy_of_a_summary_has_its_wilson_interval() -> None:

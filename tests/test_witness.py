@@ -139,24 +139,12 @@ def test_parrot_witness_on_a_real_run(tmp_path, capsys):
         for i in load_dataset("starter").items
         if i.id == "starter-revenue-per-customer-2024-sqlite-duckdb"
     )
+    def run_eval(model: str, out: Path) -> int:
+        return eval_main(["--quiet", "--model", model, "--pairs", "sqlite:duckdb", "--limit", "1",
+                          "--no-suite", "--output-dir", str(out)])
+
     base = tmp_path / "base"
-    assert (
-        eval_main(
-            [
-                "--quiet",
-                "--model",
-                "reference",
-                "--pairs",
-                "sqlite:duckdb",
-                "--limit",
-                "1",
-                "--no-suite",
-                "--output-dir",
-                str(base),
-            ]
-        )
-        == 0
-    )
+    assert run_eval("reference", base) == 0
     reference = json.loads((base / "results.jsonl").read_text().splitlines()[0])
     assert reference["id"] == item.id
     wrong = reference["translation"]["sql"].replace("count(DISTINCT o.id)", "count(o.id)")
@@ -164,20 +152,7 @@ def test_parrot_witness_on_a_real_run(tmp_path, capsys):
     preds = tmp_path / "preds.json"
     preds.write_text(json.dumps([{"id": item.id, "translated_sql": wrong}]))
     run = tmp_path / "run"
-    eval_main(
-        [
-            "--quiet",
-            "--model",
-            f"file:{preds}",
-            "--pairs",
-            "sqlite:duckdb",
-            "--limit",
-            "1",
-            "--no-suite",
-            "--output-dir",
-            str(run),
-        ]
-    )
+    run_eval(f"file:{preds}", run)
     capsys.readouterr()
     out = tmp_path / "w"
     assert witness_main([str(run), item.id, "-o", str(out), "--json"]) == 0

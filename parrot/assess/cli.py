@@ -45,12 +45,7 @@ def configure(p: argparse.ArgumentParser) -> argparse.ArgumentParser:
     """Fill ``p`` with assess's flags (also ``parrot assess``'s subparser)."""
     cli.configure(p, run, __doc__, raw=True)
     p.add_argument("input", metavar="INPUT", type=Path, help="folder, .sql file or query log")
-    p.add_argument("--from", metavar="DIALECT", dest="source", required=True,
-                   help="source dialect (or alias)")
-    p.add_argument("--to", metavar="DIALECT", dest="target", required=True,
-                   help="target dialect (or alias)")
-    p.add_argument("--model", metavar="SPEC", default="sqlglot",
-                   help="translator spec, as in parrot eval")
+    cli.add_translation(p)
     p.add_argument("--db", metavar="DB", help="SQLite/DuckDB file or SQLAlchemy URL with data")
     p.add_argument("--schema", metavar="FILE", type=Path,
                    help="DDL in the source dialect: generate the databases from it")
