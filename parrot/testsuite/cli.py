@@ -313,6 +313,7 @@ def _build(args: argparse.Namespace, root: Path,
         if result.suite is None:
             reason = result.why_none.split(":")[0][:60]
             skipped[reason] = skipped.get(reason, 0) + 1
+            print(f"  no suite for {item.id}: {result.why_none[:200]}", file=sys.stderr)
         else:
             write_suite(root, result.suite, from_corpus(item.fixture))
             built += 1

@@ -56,7 +56,7 @@ from sqlglot import exp
 from sqlglot.errors import SqlglotError
 
 from parrot.dialects import DIALECTS
-from parrot.fixtures import Fixture, decimal_scale, name_problem, storage_text
+from parrot.fixtures import Fixture, decimal_scale, fixture_to_json, name_problem, storage_text
 
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 _TIMESTAMP = re.compile(r"^\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?$")
@@ -247,9 +247,12 @@ def infer_schema(tree: exp.Expr, base: Fixture | None = None) -> QuerySchema:
     for t in tree.find_all(exp.Table):
         if not isinstance(t.this, exp.Identifier) or t.name.lower() in ctes:
             continue
-        if t.args.get("db") or t.args.get("catalog"):
+        if (t.args.get("db") or t.args.get("catalog")) and (
+                base is None or t.name.lower() not in base_tables):
             raise SchemaError(f"qualified table name {t.sql()!r}")
         name = t.name
+        if base is not None and name.lower() == "dual" and name.lower() not in base_tables:
+            continue  # MySQL's and Oracle's one-row FROM dual reads no table
         if base is not None:
             if name.lower() not in base_tables:
                 raise SchemaError(f"table {name!r} is not in fixture {base.name!r}")
@@ -718,8 +721,20 @@ def generate(schema: QuerySchema, *, rounds: int, seed: str, name: str,
                                        for i in infos],
                            "primary_key": list(keys),
                            "rows": rows})
-        out.append({"name": f"{name}-r{r}", "tables": tables})
+        out.append({"name": f"{name}-r{r}", "tables": _every_table(tables, base)})
     return out
+
+
+def _every_table(tables: list[dict[str, Any]], base: Fixture | None) -> list[dict[str, Any]]:
+    """``tables`` (generated) and every other table of ``base`` with its own rows, in the base's
+    order: a correct answer that reads a table the source does not (a text-to-SQL join) finds it
+    on every suite database."""
+    if base is None:
+        return tables
+    made = {t["name"].lower(): t for t in tables}
+    kept = [made.pop(t.name.lower(), None) or fixture_to_json(Fixture(base.name, (t,)))
+            ["tables"][0] for t in base.tables]
+    return [*kept, *made.values()]
 
 
 def _deal_keys(rows: list[list[Any]], infos: list[ColumnInfo], rng: random.Random) -> None:

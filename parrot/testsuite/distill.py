@@ -18,17 +18,19 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from sqlglot import exp
+
 from parrot.compare import Reason
 from parrot.datasets import Item
 from parrot.eval.judge import EMPTY_FIXTURE, Judge
 from parrot.fixtures import Fixture, FixtureError, fixture_from_json, fixture_to_json
-from parrot.testsuite.datagen import SchemaError, query_test_data
+from parrot.testsuite.datagen import SchemaError, parse_query, query_test_data
 from parrot.testsuite.neighbours import Neighbour, neighbours
 from parrot.testsuite.store import Suite, SuiteDatabase, suite_key
 from parrot.translators.base import Translation, TranslationStatus
 
-GENERATOR = "rules-v10"  # v10: v9's labels, the Spider-dev data changes (case-insensitive join
-# groups, text/integer joins, keyed rows sharing names, AVG and COUNT boundaries)
+GENERATOR = "rules-v11"  # v11: every fixture table in every database (those the source does not
+# read keep the fixture's rows); v10: v9's labels, the Spider-dev data changes
 SIBLINGS = f"siblings/{GENERATOR}"  # suites distilled from the sibling suites' databases
 DEFAULT_MAX_DBS = 8
 DEFAULT_CANDIDATES = 24
@@ -89,9 +91,10 @@ def distill(item: Item, judge: Judge, *, dialects: tuple[str, ...] = (),
         except SchemaError as exc:
             return Distilled(None, str(exc))
         made = len(generated)
+        named = item.fixture.name if item.fixture and _qualified(item) else None
         for r, data in enumerate(generated):
             with contextlib.suppress(FixtureError):
-                dbs.append((r, fixture_from_json(data)))
+                dbs.append((r, fixture_from_json({**data, "name": named or data["name"]})))
     from_source = len(dbs)
     if candidates and pool is None:
         dbs += _reference_candidates(item, references, dialects, seed=seed, start=made,
@@ -201,6 +204,17 @@ def distill(item: Item, judge: Judge, *, dialects: tuple[str, ...] = (),
                   databases=databases, generator=GENERATOR, neighbours=len(counted),
                   killed=len({i for i in covered if i < offset} | on_fixture), extra=extra)
     return Distilled(suite, operators=operators)
+
+
+def _qualified(item: Item) -> bool:
+    """Whether the source names a table as ``db.table`` (a server engine's database, named after
+    the fixture): candidate databases then keep the fixture's name, as eval's suite judging
+    does."""
+    try:
+        tree = parse_query(item.source_sql, item.source_dialect)
+    except SchemaError:
+        return False
+    return any(t.args.get("db") for t in tree.find_all(exp.Table))
 
 
 def sibling_pool(root: Path, references: tuple[Item, ...]

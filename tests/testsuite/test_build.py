@@ -357,3 +357,44 @@ def test_timeouts_per_dialect() -> None:
         parse_timeouts(["spark=0"])
     with pytest.raises(ValueError):
         parse_timeouts(["spark=soon"])
+
+
+TWO_TABLES = {"name": "two", "tables": [
+    {"name": "t", "primary_key": ["id"],
+     "columns": [{"name": "id", "type": "integer", "nullable": False},
+                 {"name": "name", "type": "text"}, {"name": "v", "type": "integer"}],
+     "rows": [[1, "ann", 5], [2, "bob", 7], [3, "cy", 2]]},
+    {"name": "u", "primary_key": ["uid"],
+     "columns": [{"name": "uid", "type": "integer", "nullable": False},
+                 {"name": "tid", "type": "integer"}],
+     "rows": [[10, 1], [11, 2], [12, 2]]}]}
+
+
+def test_a_correct_answer_joining_a_table_the_gold_does_not_read_passes_the_suite(
+        tmp_path: Path) -> None:
+    """Every suite database holds every table of the fixture (those the source does not read
+    keep the fixture's rows): a text-to-SQL answer reading ``u`` must not fail "no such table"."""
+    _engines_or_skip()
+    (tmp_path / "fixtures").mkdir()
+    (tmp_path / "fixtures" / "two.json").write_text(json.dumps(TWO_TABLES))
+    gold = "SELECT name FROM t WHERE v > 3 ORDER BY name"
+    item = {"id": "g", "source_dialect": "sqlite", "target_dialect": "sqlite",
+            "source_sql": gold, "reference_sql": gold, "fixture": {"name": "two"}}
+    (tmp_path / "items.jsonl").write_text(json.dumps(item) + "\n")
+    assert main(["build", str(tmp_path), "--candidates", "6"]) == 0
+    loaded = load_dataset(str(tmp_path), count_tokens=False).items[0]
+    suite = load_suite(tmp_path, loaded.source_dialect, loaded.source_sql, loaded.fixture)
+    assert suite is not None and suite.databases
+    for db in suite.databases:
+        assert {t.name for t in db.fixture.tables} == {"t", "u"}
+        assert sorted(db.fixture.table("u").rows) == sorted(loaded.fixture.table("u").rows)
+    answer = ("SELECT name FROM t WHERE v > 3 AND NOT EXISTS "
+              "(SELECT 1 FROM u WHERE u.uid < 0) ORDER BY name")
+    judge = Judge(suite_dir=tmp_path)
+    try:
+        record = judge.judge(loaded, Translation(TranslationStatus.OK, sql=answer))
+    finally:
+        judge.close()
+    reasons = [d.get("detail", "") for d in record["suite"]["databases"]]
+    assert not any("no such table" in r for r in reasons), reasons
+    assert record["suite"]["match"] is True
