@@ -23,6 +23,7 @@ from parrot.engines.base import DEFAULT_TIMEOUT
 from parrot.testsuite.distill import (
     DEFAULT_CANDIDATES,
     DEFAULT_MAX_DBS,
+    DEFAULT_MIN_DBS,
     GENERATOR,
     SIBLINGS,
     Distilled,
@@ -49,9 +50,15 @@ def _parser() -> tuple[argparse.ArgumentParser, argparse.ArgumentParser]:
     b = sub.add_parser("build", help="build the suites of DATASET (a name or a path)")
     b.add_argument("dataset")
     b.add_argument("--max-dbs", type=int, default=DEFAULT_MAX_DBS,
-                   help=f"databases kept per suite (default {DEFAULT_MAX_DBS})")
+                   help=f"databases the set cover keeps per suite (default {DEFAULT_MAX_DBS}; "
+                        "--min-dbs more are kept beyond it)")
+    b.add_argument("--min-dbs", type=int, default=DEFAULT_MIN_DBS,
+                   help="diverse databases kept beyond the cover: boundary ones (one row, "
+                        f"duplicate-heavy, empty, ...) first (default {DEFAULT_MIN_DBS})")
     b.add_argument("--candidates", type=int, default=DEFAULT_CANDIDATES,
-                   help=f"candidate databases generated per query (default {DEFAULT_CANDIDATES})")
+                   help=f"random candidate databases generated per query (default "
+                        f"{DEFAULT_CANDIDATES}), and boundary ones (one row, duplicate-heavy, "
+                        "empty, ...: up to half as many) before them")
     b.add_argument("--seed", type=int, default=0)
     b.add_argument("--max-rows", type=int, default=12, help="rows per generated table")
     b.add_argument("--limit", type=int, default=None, help="build at most N suites")
@@ -195,6 +202,7 @@ def _work(job: tuple[Item, tuple[str, ...], tuple[Item, ...]]
         else:
             result = distill(item, judge, dialects=dialects, max_dbs=_ARGS.max_dbs,
                              candidates=_ARGS.candidates if rules else 0, seed=_ARGS.seed,
+                             min_dbs=_ARGS.min_dbs,
                              max_rows=_ARGS.max_rows, references=members,
                              source_side=not _ARGS.no_source_side)
         gen = _datagen(_ARGS)
