@@ -31,7 +31,8 @@ from parrot.testsuite.neighbours import Neighbour, neighbours
 from parrot.testsuite.store import Suite, SuiteDatabase, suite_key
 from parrot.translators.base import Translation, TranslationStatus
 
-GENERATOR = "rules-v12"  # v12: boundary candidates (parrot.testsuite.boundary), --min-dbs diverse
+GENERATOR = "rules-v13"  # v13: the operator registry (parrot.testsuite.operators: SQLMutation's
+# categories, span drops); v12: boundary candidates (parrot.testsuite.boundary), --min-dbs diverse
 # databases beyond the cover, order-less LIMIT ties kept; v11: every fixture table in every
 # database (those the source does not read keep the fixture's rows)
 SIBLINGS = f"siblings/{GENERATOR}"  # suites distilled from the sibling suites' databases
