@@ -28,6 +28,7 @@ from parrot.eval.judge import EMPTY_FIXTURE, Judge
 from parrot.fixtures import Fixture, FixtureError, fixture_from_json, fixture_to_json
 from parrot.testsuite.datagen import SchemaError, parse_query, query_test_data
 from parrot.testsuite.neighbours import Neighbour, neighbours
+from parrot.testsuite.operators import family_of
 from parrot.testsuite.store import Suite, SuiteDatabase, suite_key
 from parrot.translators.base import Translation, TranslationStatus
 
@@ -73,7 +74,7 @@ def distill(item: Item, judge: Judge, *, dialects: tuple[str, ...] = (),
             seed: int = 0, max_rows: int = 12, min_dbs: int = DEFAULT_MIN_DBS,
             references: tuple[Item, ...] = (),
             pool: tuple[tuple[int, Fixture], ...] | None = None,
-            source_side: bool = True) -> Distilled:
+            source_side: bool = True, exclude: frozenset[str] = frozenset()) -> Distilled:
     """The suite of ``item``'s source query (None, with a reason, when none can be built).
 
     ``references``: items of the same source query whose reference translations must agree with
@@ -81,7 +82,9 @@ def distill(item: Item, judge: Judge, *, dialects: tuple[str, ...] = (),
     candidate databases (numbered), tried in order instead of generated ones (see
     :func:`sibling_pool`). ``source_side=False`` runs none of the source's neighbours (each
     costs seconds on Spark): the cover counts the references' neighbours only, and the suite
-    records ``source_side: false`` and no source-side counts. Beyond the cover, ``min_dbs``
+    records ``source_side: false`` and no source-side counts. ``exclude``: operator families
+    (:func:`parrot.testsuite.operators.family_of`) whose neighbours distillation neither counts
+    nor aims at (the leave-one-family-out measurement). Beyond the cover, ``min_dbs``
     diverse usable databases are kept (:func:`_diverse`), the boundary candidates of
     :mod:`parrot.testsuite.boundary` first."""
     fixture = item.fixture or EMPTY_FIXTURE
@@ -117,6 +120,8 @@ def distill(item: Item, judge: Judge, *, dialects: tuple[str, ...] = (),
              for t in item.fixture.tables} if item.fixture else {}
     for n in neighbours(item.source_sql, item.source_dialect, keys=keys,
                         types=types) if source_side else ():
+        if family_of(n.operator) in exclude:
+            continue
         if n.equivalent:
             equivalent[n.operator] = equivalent.get(n.operator, 0) + 1
             continue
@@ -134,7 +139,8 @@ def distill(item: Item, judge: Judge, *, dialects: tuple[str, ...] = (),
     edges: list[str] = []  # why databases were left out: the references disagree there
     # the target side: neighbours of each reference on its target engine that the fixture does
     # not kill (what eval faces: a near-miss translation) join the set cover after the source's
-    targets = reference_neighbours(judge, refs, keys, types)
+    targets = [(probe, n) for probe, n in reference_neighbours(judge, refs, keys, types)
+               if family_of(n.operator) not in exclude]
     offset = len(counted)
     todo |= {offset + k for k in range(len(targets))}
     stall = 0  # candidates in a row that killed nothing new, once the source's are all killed
