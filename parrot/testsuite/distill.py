@@ -32,10 +32,11 @@ from parrot.testsuite.operators import family_of
 from parrot.testsuite.store import Suite, SuiteDatabase, suite_key
 from parrot.translators.base import Translation, TranslationStatus
 
-GENERATOR = "rules-v13"  # v13: the operator registry (parrot.testsuite.operators: SQLMutation's
-# categories, span drops); v12: boundary candidates (parrot.testsuite.boundary), --min-dbs diverse
-# databases beyond the cover, order-less LIMIT ties kept; v11: every fixture table in every
-# database (those the source does not read keep the fixture's rows)
+# v14: NOT IN -> NOT EXISTS neighbours; v13: the operator registry (parrot.testsuite.operators:
+# SQLMutation's categories, span drops); v12: boundary candidates (parrot.testsuite.boundary),
+# --min-dbs diverse databases beyond the cover, order-less LIMIT ties kept; v11: every fixture
+# table in every database (those the source does not read keep the fixture's rows)
+GENERATOR = "rules-v14"
 SIBLINGS = f"siblings/{GENERATOR}"  # suites distilled from the sibling suites' databases
 DEFAULT_MAX_DBS = 8
 DEFAULT_MIN_DBS = 4  # diverse databases kept beyond the cover (a boundary, a duplicate-heavy one)

@@ -51,7 +51,9 @@ them in a column of their own (:data:`EQUIVALENCE_RULES`):
 * ``null_in_filtering_in``: NULL added to the list of an IN that is a conjunct of a WHERE,
   HAVING or JOIN ON (NULL and FALSE drop the same rows there);
 * ``order_of_one_row``: the ORDER BY dropped under a LIMIT of an aggregate without GROUP BY;
-* ``left_join_null_rejected`` also proves LEFT → INNER JOIN (``left_inner``).
+* ``left_join_null_rejected`` also proves LEFT → INNER JOIN (``left_inner``);
+* ``not_in_over_keys``: ``x NOT IN (SELECT k ...)`` → ``NOT EXISTS`` when ``x`` and ``k`` are
+  single-column primary keys (never NULL) of the tables they name (only with ``keys``).
 """
 
 from __future__ import annotations
@@ -66,15 +68,15 @@ import sqlglot
 from sqlglot import exp
 from sqlglot.errors import SqlglotError
 
-from parrot.testsuite.operators import REGISTRY, operator_names, single_row
+from parrot.testsuite.operators import REGISTRY, not_in_parts, operator_names, single_row
 
 OPERATORS = operator_names()  # the registry's operators (parrot.testsuite.operators)
 
 EQUIVALENCE_RULES = ("case_insensitive_collation", "distinct_aggregate_over_key",
                      "distinct_in_semijoin", "distinct_over_keys", "distinct_under_set_op",
                      "decimal_scale_under_round", "exists_projection", "inner_projection_swap",
-                     "left_join_null_rejected", "null_in_filtering_in", "order_of_one_row",
-                     "round_beyond_scale")
+                     "left_join_null_rejected", "not_in_over_keys", "null_in_filtering_in",
+                     "order_of_one_row", "round_beyond_scale")
 _NULL_REJECTING = (exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE, exp.In, exp.Between,
                    exp.Like, exp.ILike)
 
@@ -189,7 +191,28 @@ def _clause_rule(operator: str, node: exp.Expr, root: exp.Expr, keys: Keys) -> s
         return "null_in_filtering_in"
     if operator == "drop_order_limit" and isinstance(root, exp.Select) and single_row(root):
         return "order_of_one_row"
+    if operator == "not_in_not_exists" and _not_in_keys(node, root, keys):
+        return "not_in_over_keys"
     return ""
+
+
+def _not_in_keys(node: exp.Expr, root: exp.Expr, keys: Keys) -> bool:
+    """Whether both columns of ``x NOT IN (SELECT k ...)`` are single-column primary keys (never
+    NULL) of the tables they name: NOT IN and NOT EXISTS then agree."""
+    parts = not_in_parts(node)
+    if parts is None:
+        return False
+    tables = {t.alias_or_name.lower(): t.name.lower() for t in root.find_all(exp.Table)}
+
+    def keyed(col: exp.Column, scope: exp.Expr) -> bool:
+        own = [t.name.lower() for t in scope.find_all(exp.Table)]
+        name = tables.get(col.table.lower()) if col.table else (own[0] if len(own) == 1
+                                                                 else None)
+        key = keys.get(name or "") or ()
+        return len(key) == 1 and key[0].lower() == col.name.lower()
+
+    outer, inner, projected = parts
+    return keyed(outer, root) and keyed(projected, inner)
 
 
 def _aggregates_a_key(node: exp.Expr, keys: Keys) -> bool:

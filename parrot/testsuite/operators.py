@@ -406,6 +406,51 @@ def _null_in_list(node: exp.Expr, root: exp.Expr) -> Iterator[Apply]:
         yield lambda: node.set("expressions", [*node.expressions, exp.Null()])
 
 
+def not_in_parts(node: exp.Expr) -> tuple[exp.Column, exp.Select, exp.Column] | None:
+    """(outer column, subquery, its projected column) of ``outer.c NOT IN (SELECT inner.k ...)``
+    when the outer column's qualifier names no source of the subquery (so that the rewritten
+    correlation binds it outside), else None."""
+    if not isinstance(node, exp.Not) or not isinstance(node.this, exp.In):
+        return None
+    member = node.this
+    query = member.args.get("query")
+    inner = query.this if isinstance(query, exp.Subquery) else query
+    outer = member.this
+    if (
+        not isinstance(inner, exp.Select)
+        or not isinstance(outer, exp.Column)
+        or not outer.table
+        or len(inner.expressions) != 1
+        or inner.args.get("group") is not None
+        or inner.args.get("limit") is not None
+    ):
+        return None
+    projected = inner.expressions[0].unalias()
+    names = {t.alias_or_name.lower() for t in inner.find_all(exp.Table)}
+    if not isinstance(projected, exp.Column) or outer.table.lower() in names:
+        return None
+    return outer, inner, projected
+
+
+@register("not_in_not_exists", "NL.not_in", rules=("not_in_over_keys",))
+def _not_in_not_exists(node: exp.Expr, root: exp.Expr) -> Iterator[Apply]:
+    """``x NOT IN (SELECT k FROM ...)`` → ``NOT EXISTS (SELECT k FROM ... WHERE k = x)``: they
+    differ when ``k`` holds a NULL (NOT IN keeps no row) or ``x`` is NULL."""
+    parts = not_in_parts(node)
+    if parts is None:
+        return
+    outer, inner, projected = parts
+
+    def rewrite() -> exp.Expr:
+        body = inner.copy()
+        link = exp.EQ(this=projected.copy(), expression=outer.copy())
+        where = body.args.get("where")
+        body.set("where", exp.Where(this=exp.and_(where.this.copy(), link) if where else link))
+        return exp.Not(this=exp.Exists(this=body))
+
+    yield _replace_with(node, rewrite)
+
+
 # --- IR: identifier replacement ----------------------------------------------------------------
 
 

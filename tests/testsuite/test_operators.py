@@ -88,6 +88,11 @@ EDITS = [  # (operator, source, an expected neighbour)
     ("is_null", "SELECT a FROM t WHERE b IS NOT NULL", "SELECT a FROM t WHERE b IS NULL"),
     ("null_in_list", "SELECT a NOT IN (1, 2) FROM t", "SELECT NOT a IN (1, 2, NULL) FROM t"),
     (
+        "not_in_not_exists",
+        "SELECT t.a FROM t WHERE t.b NOT IN (SELECT u.k FROM u WHERE u.z > 1)",
+        "SELECT t.a FROM t WHERE NOT EXISTS(SELECT u.k FROM u WHERE u.z > 1 AND u.k = t.b)",
+    ),
+    (
         "join_key",
         "SELECT t.a FROM t JOIN u ON t.id = u.tid WHERE u.k = 1",
         "SELECT t.a FROM t JOIN u ON t.id = u.k WHERE u.k = 1",
@@ -108,6 +113,12 @@ EDITS = [  # (operator, source, an expected neighbour)
 ]
 
 EQUIVALENT = [  # (operator, source, the neighbour, the rule that labels it)
+    (
+        "not_in_not_exists",
+        "SELECT t.a FROM t WHERE t.id NOT IN (SELECT u.id FROM u)",
+        "SELECT t.a FROM t WHERE NOT EXISTS(SELECT u.id FROM u WHERE u.id = t.id)",
+        "not_in_over_keys",
+    ),
     (
         "aggregate_distinct",
         "SELECT COUNT(id) FROM t WHERE a > 1",
@@ -153,6 +164,7 @@ EQUIVALENT = [  # (operator, source, the neighbour, the rule that labels it)
 ]
 
 NOT_EQUIVALENT = [  # (operator, source): the same edit where it changes the meaning
+    ("not_in_not_exists", "SELECT t.a FROM t WHERE t.b NOT IN (SELECT u.tid FROM u)"),
     ("aggregate_distinct", "SELECT COUNT(a) FROM t"),
     ("aggregate_distinct", "SELECT COUNT(t.id) FROM t JOIN u ON u.tid = t.id"),
     ("null_in_list", "SELECT a FROM t WHERE x NOT IN (1, 2)"),
