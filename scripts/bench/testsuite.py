@@ -195,7 +195,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--lofo", type=int, default=0, metavar="N",
                    help="only the leave-one-family-out table of the first N source queries of "
                         "each dataset (and of --spider golds), built in memory; writes "
-                        "docs/results/testsuite_lofo.md")
+                        "docs/results/testsuite_lofo_NAMES.md")
     p.add_argument("--skip-target", action="append", default=[], metavar="DIALECT",
                    help="leave out items into DIALECT (repeatable; e.g. spark, slow here)")
     p.add_argument("--source", action="append", default=[], metavar="DIALECT",
@@ -553,7 +553,8 @@ def lofo_table(families: dict[str, Row], runs: list[dict[str, Any]], label: str)
 
 def lofo_main(args: argparse.Namespace) -> int:
     """``--lofo N``: the leave-one-family-out table of the first N source queries of each
-    dataset (and of ``--spider`` golds), written to docs/results/testsuite_lofo.md."""
+    dataset (and of ``--spider`` golds), written to docs/results/testsuite_lofo_NAMES.md (the
+    datasets' names, and ``spider``)."""
     from resultsfile import load_average, write_results
 
     started = load_average()
@@ -583,7 +584,9 @@ def lofo_main(args: argparse.Namespace) -> int:
              "every family (in-sample), and when it aimed at every family but that one (a suite "
              "built blind to the family; its neighbours then counted on the fixture and that "
              "suite). Unkillable order-only neighbours are left out of the in-sample count.\n\n")
-    path = write_results("testsuite_lofo", "Test suites: leave-one-family-out kill rates",
+    names = [Path(d).name for d in args.datasets] + (["spider"] if args.spider else [])
+    path = write_results("testsuite_lofo_" + "_".join(names),
+                         "Test suites: leave-one-family-out kill rates",
                          intro + "\n".join(parts), started_load=started)
     print(f"wrote {path}")
     return 0
