@@ -524,7 +524,7 @@ def _compare_aligned(
     if not gold:
         return Reason.EMPTY_MATCH, "both results are empty: a match, flagged as empty", None
     groups = _groups(facts, len(gold), prof)
-    if groups is not None and facts.tie_pools:
+    if facts.tie_pools:  # unordered: one pool, any pick of the unlimited result's rows
         gold = _fill_pools(gold, pred, facts.tie_pools, prof)
     if groups is None:
         miss = _unpaired(gold, pred, prof)

@@ -177,6 +177,9 @@ class Judge:
     def _facts(self, item: Item, execution: Execution, fixture: Fixture) -> CompareFacts:
         order = order_facts(item.source_sql, item.source_dialect)
         ordered = item.order_sensitive if item.order_sensitive is not None else order.ordered
+        if not order.ordered and execution.result is not None:  # LIMIT without ORDER BY
+            return CompareFacts(order_sensitive=ordered,
+                                tie_pools=self._unordered_pool(item, fixture, execution))
         if not ordered or not order.ordered or execution.result is None:
             return CompareFacts(order_sensitive=ordered)
         keys = self._sort_key_values(item.source_sql, item.source_dialect, fixture,
@@ -202,6 +205,14 @@ class Judge:
                 return (f"the LIMIT/OFFSET window [{window.start}, {window.end}) cuts through "
                         f"rows tied on the sort keys {window.keys[edge]}")
         return None
+
+    def limit_unjudgeable(self, item: Item) -> str | None:
+        """Why the source's LIMIT/OFFSET window cannot be judged on the item's fixture (the
+        unlimited source fails, or its sort keys cannot be read), else None: the rows a window
+        cuts from ties, or from a result it does not order, are judged as tie pools."""
+        gold = self.gold(item).execution
+        window = self._window(item, item.fixture or EMPTY_FIXTURE, gold)
+        return window if isinstance(window, str) else None
 
     def _window(self, item: Item, fixture: Fixture,
                 gold: Execution) -> _Window | str | None:
@@ -229,6 +240,15 @@ class Judge:
             if keys is None:
                 return "cannot read the sort keys to check the LIMIT for ties"
         return _Window(full.result, start, end, edges, keys)
+
+    def _unordered_pool(self, item: Item, fixture: Fixture,
+                        gold: Execution) -> tuple[TiePool, ...]:
+        """For a source whose LIMIT/OFFSET keeps some rows of a result it does not order: every
+        row of the unlimited result is a valid pick (the row count must still match)."""
+        window = self._window(item, fixture, gold)
+        if window is None or isinstance(window, str) or gold.result is None:
+            return ()
+        return (TiePool(0, len(gold.result.rows), tuple(window.full.rows)),)
 
     def _tie_pools(self, item: Item, fixture: Fixture, gold: Execution) -> tuple[TiePool, ...]:
         """For an ordered source whose LIMIT/OFFSET cuts a tie group: the window positions of

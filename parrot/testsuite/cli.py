@@ -24,6 +24,7 @@ from parrot.engines.base import DEFAULT_TIMEOUT
 from parrot.testsuite.distill import (
     DEFAULT_CANDIDATES,
     DEFAULT_MAX_DBS,
+    DEFAULT_MIN_DBS,
     GENERATOR,
     SIBLINGS,
     Distilled,
@@ -63,10 +64,15 @@ def configure(p: argparse.ArgumentParser) -> argparse.ArgumentParser:
 def _build_flags(b: argparse.ArgumentParser) -> None:
     b.add_argument("dataset", metavar="DATASET", help="a dataset name or path")
     b.add_argument("--max-dbs", type=int, default=DEFAULT_MAX_DBS, metavar="N",
-                   help=f"databases kept per suite (default: {DEFAULT_MAX_DBS})")
+                   help=f"databases the set cover keeps per suite (default: {DEFAULT_MAX_DBS}; "
+                        "--min-dbs more are kept beyond it)")
+    b.add_argument("--min-dbs", type=int, default=DEFAULT_MIN_DBS, metavar="N",
+                   help="diverse databases kept beyond the cover: boundary ones (one row, "
+                        f"duplicate-heavy, empty, ...) first (default: {DEFAULT_MIN_DBS})")
     b.add_argument("--candidates", type=int, default=DEFAULT_CANDIDATES, metavar="N",
-                   help=f"candidate databases generated per query (default: "
-                        f"{DEFAULT_CANDIDATES})")
+                   help=f"random candidate databases generated per query (default: "
+                        f"{DEFAULT_CANDIDATES}), and boundary ones (one row, duplicate-heavy, "
+                        "empty, ...: up to half as many) before them")
     b.add_argument("--seed", type=int, default=0, metavar="N",
                    help="seed of the generated databases: the same seed builds the same suites "
                         "(default: 0)")
@@ -213,6 +219,7 @@ def _work(job: tuple[Item, tuple[str, ...], tuple[Item, ...]]
         else:
             result = distill(item, judge, dialects=dialects, max_dbs=_ARGS.max_dbs,
                              candidates=_ARGS.candidates if rules else 0, seed=_ARGS.seed,
+                             min_dbs=_ARGS.min_dbs,
                              max_rows=_ARGS.max_rows, references=members,
                              source_side=not _ARGS.no_source_side)
         gen = _datagen(_ARGS)
@@ -331,6 +338,7 @@ def _build(args: argparse.Namespace, root: Path,
         if result.suite is None:
             reason = result.why_none.split(":")[0][:60]
             skipped[reason] = skipped.get(reason, 0) + 1
+            print(f"  no suite for {item.id}: {result.why_none[:200]}", file=sys.stderr)
         else:
             write_suite(root, result.suite, from_corpus(item.fixture))
             built += 1

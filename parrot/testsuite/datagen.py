@@ -25,12 +25,13 @@ unfiltered average (``age >= (SELECT AVG(age) ...)``) has a row exactly at the a
 round from round 2, every sixth round from round 5 one row of each table no key of another refers
 to has twins up to a COUNT literal the query compares (``HAVING COUNT(*) > 10``: 10 or 11 copies),
 a text column with real values draws only from them and the query's literals (no synthetic 'abc' in
-a phone or JSON column), and numeric columns whose real values are all non-negative get no
-negatives. ``dialects`` names every engine of the item: text values that only differ by case or
-trailing spaces are kept only when none of them folds those together (:mod:`parrot.dialects`). Join
-groups match the fixture's columns in any case (Spider's ``t1.stuid`` is ``StuID``), and a text
-column joined to an integer one (Spider's ``concert.Stadium_ID``) draws the integers as text, so
-that the join matches.
+a phone or JSON column), numeric columns whose real values are all non-negative get no
+negatives, and integer columns of epoch seconds (every real value between 1980 and 2100) stay
+within a year of their real span. ``dialects`` names every engine of the item: text values that
+only differ by case or trailing spaces are kept only when none of them folds those together
+(:mod:`parrot.dialects`). Join groups match the fixture's columns in any case (Spider's
+``t1.stuid`` is ``StuID``), and a text column joined to an integer one (Spider's
+``concert.Stadium_ID``) draws the integers as text, so that the join matches.
 
 Boundaries: a numeric literal compared with a column gives the column the literal and ± 1
 (integer and decimal/double columns alike); a literal compared with an expression computed from
@@ -56,7 +57,7 @@ from sqlglot import exp
 from sqlglot.errors import SqlglotError
 
 from parrot.dialects import DIALECTS
-from parrot.fixtures import Fixture, decimal_scale, name_problem, storage_text
+from parrot.fixtures import Fixture, decimal_scale, fixture_to_json, name_problem, storage_text
 
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 _TIMESTAMP = re.compile(r"^\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?$")
@@ -109,6 +110,8 @@ class ColumnInfo:
     query_dates: list[Any] = field(default_factory=list)  # dates the query names elsewhere
     offsets: list[int] = field(default_factory=list)  # seconds the query compares differences with
     mean_boundary: bool = False  # compared with (SELECT AVG(itself) FROM its table)
+    grouped: bool = False  # a GROUP BY key (or inside one)
+    epoch: tuple[int, int] | None = None  # integer epoch seconds: the real values' span
 
 
 @dataclass
@@ -247,9 +250,12 @@ def infer_schema(tree: exp.Expr, base: Fixture | None = None) -> QuerySchema:
     for t in tree.find_all(exp.Table):
         if not isinstance(t.this, exp.Identifier) or t.name.lower() in ctes:
             continue
-        if t.args.get("db") or t.args.get("catalog"):
+        if (t.args.get("db") or t.args.get("catalog")) and (
+                base is None or t.name.lower() not in base_tables):
             raise SchemaError(f"qualified table name {t.sql()!r}")
         name = t.name
+        if base is not None and name.lower() == "dual" and name.lower() not in base_tables:
+            continue  # MySQL's and Oracle's one-row FROM dual reads no table
         if base is not None:
             if name.lower() not in base_tables:
                 raise SchemaError(f"table {name!r} is not in fixture {base.name!r}")
@@ -278,6 +284,7 @@ def infer_schema(tree: exp.Expr, base: Fixture | None = None) -> QuerySchema:
             raise SchemaError(f"column name {info.name!r} {problem}")
         resolved[id(col)] = (table, info.name)
         _evidence(col, info)
+        info.grouped = info.grouped or col.find_ancestor(exp.Group) is not None
     through = _derived_columns(tree, resolved)
     for node in tree.find_all(exp.EQ, exp.NullSafeEQ):
         left, right = (_resolve(side, resolved, through) for side in (node.this, node.expression))
@@ -327,6 +334,8 @@ def _quoted_strings(tree: exp.Expr, base: Fixture) -> exp.Expr:
 
 
 MAX_COUNT = 50  # the largest COUNT literal a group is grown to
+EPOCH_LOW, EPOCH_HIGH = 315_532_800, 4_102_444_800  # 1980 .. 2100 in epoch seconds
+YEAR = 366 * 86400
 
 
 def _count_literals(tree: exp.Expr) -> list[int]:
@@ -549,6 +558,9 @@ def _domain(info: ColumnInfo, values: list[Any], primary_key: tuple[str, ...]) -
     numeric = info.type in ("integer", "bigint", "double") or info.type.startswith("decimal")
     if numeric and present:
         info.non_negative = all(float(v) >= 0 for v in present)
+    if info.type in ("integer", "bigint") and present \
+            and all(EPOCH_LOW <= int(v) <= EPOCH_HIGH for v in present):
+        info.epoch = (min(map(int, present)), max(map(int, present)))
     if info.type in ("date", "timestamp") and len(present) >= 2:
         texts = sorted(str(storage_text(v, info.type)) for v in present)
         info.span = (texts[0], texts[-1])
@@ -675,9 +687,11 @@ def _json_value(value: Any, ptype: str) -> Any:
 
 def generate(schema: QuerySchema, *, rounds: int, seed: str, name: str,
              base: Fixture | None = None, dialects: tuple[str, ...] = (),
-             first_round: int = 0, max_rows: int = 12) -> list[dict[str, Any]]:
+             first_round: int = 0, max_rows: int = 12,
+             size: int | None = None) -> list[dict[str, Any]]:
     """Fixtures (JSON form) for ``schema``, rounds ``first_round`` .. ``first_round + rounds -
-    1``, at most ``max_rows`` rows per table; see the module docstring."""
+    1``, at most ``max_rows`` rows per table (``size``: that many rows drawn per table); see the
+    module docstring."""
     samples = _samples(schema, base, seed, folds_text(dialects))
     out = []
     for r in range(first_round, first_round + rounds):
@@ -685,7 +699,7 @@ def generate(schema: QuerySchema, *, rounds: int, seed: str, name: str,
         tables = []
         for table, cols in schema.tables.items():
             infos = list(cols.values())
-            n = min(max_rows - 2 * (r % 2), 8 if r == 0 else rng.randint(6, 12))
+            n = size or min(max_rows - 2 * (r % 2), 8 if r == 0 else rng.randint(6, 12))
             rows = [[_json_value(_value(info, samples[(table, info.name)], rng, r), info.type)
                      for info in infos] for _ in range(n)]
             _deal_keys(rows, infos, rng)
@@ -718,8 +732,20 @@ def generate(schema: QuerySchema, *, rounds: int, seed: str, name: str,
                                        for i in infos],
                            "primary_key": list(keys),
                            "rows": rows})
-        out.append({"name": f"{name}-r{r}", "tables": tables})
+        out.append({"name": f"{name}-r{r}", "tables": _every_table(tables, base)})
     return out
+
+
+def _every_table(tables: list[dict[str, Any]], base: Fixture | None) -> list[dict[str, Any]]:
+    """``tables`` (generated) and every other table of ``base`` with its own rows, in the base's
+    order: a correct answer that reads a table the source does not (a text-to-SQL join) finds it
+    on every suite database."""
+    if base is None:
+        return tables
+    made = {t["name"].lower(): t for t in tables}
+    kept = [made.pop(t.name.lower(), None) or fixture_to_json(Fixture(base.name, (t,)))
+            ["tables"][0] for t in base.tables]
+    return [*kept, *made.values()]
 
 
 def _deal_keys(rows: list[list[Any]], infos: list[ColumnInfo], rng: random.Random) -> None:
@@ -749,11 +775,14 @@ def _deal_unique(rows: list[list[Any]], j: int, info: ColumnInfo, pool: list[Any
     rng.shuffle(rest)
     values = [_json_value(v, info.type) for v in dict.fromkeys([*pool[:named], *rest])]
     present = [row for row in rows if row[j] is not None]
+    ints = [v for v in values if isinstance(v, int) and not isinstance(v, bool)]
     for k, row in enumerate(present):
         if repeat:
             row[j] = rng.choice(values[:2])
         elif k < len(values):
             row[j] = values[k]
+        elif ints:  # more rows than the pool has values (a large round): fresh integers
+            row[j] = max(ints) + 1 + k - len(values)
 
 
 def _at_mean(rows: list[list[Any]], j: int, info: ColumnInfo, rng: random.Random) -> None:
@@ -893,6 +922,10 @@ def _samples(schema: QuerySchema, base: Fixture | None, seed: str, fold: bool = 
             pool = [v for v in _pool(info, sample) if _fits(v, info.type)]
             if info.non_negative:
                 pool = [v for v in pool if float(v) >= 0]
+            if info.epoch:  # epoch seconds stay epoch seconds (a year around the real span)
+                first, last = info.epoch
+                named = set(_pool(info, [], edges=False))
+                pool = [v for v in pool if v in named or first - YEAR <= v <= last + YEAR]
             if info.span:  # dates stay in the real span unless the query names them
                 named = set(_pool(info, sample[:1], edges=False))
                 low, high = info.span

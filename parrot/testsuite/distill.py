@@ -7,8 +7,10 @@ every neighbour the fixture does not kill on each database on the source engine 
 comparison says its result differs; candidates stop once every such neighbour is killed.
 Neighbours that error or time out on the fixture are not counted, nor are those an equivalence
 rule proves equal to the source (counted apart, per operator); a database on which the source
-fails or its LIMIT cuts through tied rows is not used. A greedy set cover then keeps
-at most ``max_dbs`` databases. Deterministic under ``seed``.
+fails, or whose LIMIT window cannot be read, is not used (one where the LIMIT cuts tied rows, or
+keeps some rows of a result it does not order, is: eval judges any pick of the cut rows as
+right). A greedy set cover then keeps at most ``max_dbs`` databases, and ``min_dbs`` diverse ones
+join them (boundary kinds first). Deterministic under ``seed``.
 """
 
 from __future__ import annotations
@@ -18,19 +20,26 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from sqlglot import exp
+
 from parrot.compare import Reason
 from parrot.datasets import Item
 from parrot.eval.judge import EMPTY_FIXTURE, Judge
 from parrot.fixtures import Fixture, FixtureError, fixture_from_json, fixture_to_json
-from parrot.testsuite.datagen import SchemaError, query_test_data
+from parrot.testsuite.datagen import SchemaError, parse_query, query_test_data
 from parrot.testsuite.neighbours import Neighbour, neighbours
+from parrot.testsuite.operators import family_of
 from parrot.testsuite.store import Suite, SuiteDatabase, suite_key
 from parrot.translators.base import Translation, TranslationStatus
 
-GENERATOR = "rules-v10"  # v10: v9's labels, the Spider-dev data changes (case-insensitive join
-# groups, text/integer joins, keyed rows sharing names, AVG and COUNT boundaries)
+# v14: NOT IN -> NOT EXISTS neighbours; v13: the operator registry (parrot.testsuite.operators:
+# SQLMutation's categories, span drops); v12: boundary candidates (parrot.testsuite.boundary),
+# --min-dbs diverse databases beyond the cover, order-less LIMIT ties kept; v11: every fixture
+# table in every database (those the source does not read keep the fixture's rows)
+GENERATOR = "rules-v14"
 SIBLINGS = f"siblings/{GENERATOR}"  # suites distilled from the sibling suites' databases
 DEFAULT_MAX_DBS = 8
+DEFAULT_MIN_DBS = 4  # diverse databases kept beyond the cover (a boundary, a duplicate-heavy one)
 DEFAULT_CANDIDATES = 24
 REFERENCE_CANDIDATES = 4  # more candidates per reference, generated from the reference's SQL
 _STALL = 4  # candidates in a row that kill nothing new before the references' neighbours give up
@@ -63,10 +72,10 @@ def neighbour_outcome(judge: Judge, item: Item, fixture: Fixture, sql: str) -> s
 
 def distill(item: Item, judge: Judge, *, dialects: tuple[str, ...] = (),
             max_dbs: int = DEFAULT_MAX_DBS, candidates: int = DEFAULT_CANDIDATES,
-            seed: int = 0, max_rows: int = 12,
+            seed: int = 0, max_rows: int = 12, min_dbs: int = DEFAULT_MIN_DBS,
             references: tuple[Item, ...] = (),
             pool: tuple[tuple[int, Fixture], ...] | None = None,
-            source_side: bool = True) -> Distilled:
+            source_side: bool = True, exclude: frozenset[str] = frozenset()) -> Distilled:
     """The suite of ``item``'s source query (None, with a reason, when none can be built).
 
     ``references``: items of the same source query whose reference translations must agree with
@@ -74,7 +83,11 @@ def distill(item: Item, judge: Judge, *, dialects: tuple[str, ...] = (),
     candidate databases (numbered), tried in order instead of generated ones (see
     :func:`sibling_pool`). ``source_side=False`` runs none of the source's neighbours (each
     costs seconds on Spark): the cover counts the references' neighbours only, and the suite
-    records ``source_side: false`` and no source-side counts."""
+    records ``source_side: false`` and no source-side counts. ``exclude``: operator families
+    (:func:`parrot.testsuite.operators.family_of`) whose neighbours distillation neither counts
+    nor aims at (the leave-one-family-out measurement). Beyond the cover, ``min_dbs``
+    diverse usable databases are kept (:func:`_diverse`), the boundary candidates of
+    :mod:`parrot.testsuite.boundary` first."""
     fixture = item.fixture or EMPTY_FIXTURE
     gold = judge.gold(item).execution
     if not gold.ok:
@@ -88,10 +101,14 @@ def distill(item: Item, judge: Judge, *, dialects: tuple[str, ...] = (),
                                         dialects=dialects, max_rows=max_rows)
         except SchemaError as exc:
             return Distilled(None, str(exc))
-        made = len(generated)
-        for r, data in enumerate(generated):
+        named = item.fixture.name if item.fixture and _qualified(item) else None
+        kinds = _boundary_candidates(item, dialects, seed, len(generated), candidates // 2)
+        made = len(generated) + len(kinds)
+        for r, data in [*((r, d) for r, (_, d) in kinds.items()), *enumerate(generated)]:
             with contextlib.suppress(FixtureError):
-                dbs.append((r, fixture_from_json(data)))
+                dbs.append((r, fixture_from_json({**data, "name": named or data["name"]})))
+    else:
+        kinds = {}
     from_source = len(dbs)
     if candidates and pool is None:
         dbs += _reference_candidates(item, references, dialects, seed=seed, start=made,
@@ -104,6 +121,8 @@ def distill(item: Item, judge: Judge, *, dialects: tuple[str, ...] = (),
              for t in item.fixture.tables} if item.fixture else {}
     for n in neighbours(item.source_sql, item.source_dialect, keys=keys,
                         types=types) if source_side else ():
+        if family_of(n.operator) in exclude:
+            continue
         if n.equivalent:
             equivalent[n.operator] = equivalent.get(n.operator, 0) + 1
             continue
@@ -121,7 +140,8 @@ def distill(item: Item, judge: Judge, *, dialects: tuple[str, ...] = (),
     edges: list[str] = []  # why databases were left out: the references disagree there
     # the target side: neighbours of each reference on its target engine that the fixture does
     # not kill (what eval faces: a near-miss translation) join the set cover after the source's
-    targets = reference_neighbours(judge, refs, keys, types)
+    targets = [(probe, n) for probe, n in reference_neighbours(judge, refs, keys, types)
+               if family_of(n.operator) not in exclude]
     offset = len(counted)
     todo |= {offset + k for k in range(len(targets))}
     stall = 0  # candidates in a row that killed nothing new, once the source's are all killed
@@ -139,13 +159,13 @@ def distill(item: Item, judge: Judge, *, dialects: tuple[str, ...] = (),
         probe = Item(id=item.id, source_dialect=item.source_dialect,
                      target_dialect=item.source_dialect, source_sql=item.source_sql,
                      fixture=db, order_sensitive=item.order_sensitive)
-        if not judge.gold(probe).execution.ok or judge.limit_cuts_ties(probe) is not None:
-            continue  # the source fails, or its LIMIT picks arbitrary rows: not a test of it
+        if not judge.gold(probe).execution.ok or judge.limit_unjudgeable(probe) is not None:
+            continue  # the source fails, or its LIMIT's window cannot be read: not a test of it
         killed = {i for i in todo if i < offset
                   and neighbour_outcome(judge, item, db, counted[i].sql) == "kill"}
         killed |= {i for i in todo if i >= offset and neighbour_outcome(
             judge, targets[i - offset][0], db, targets[i - offset][1].sql) == "kill"}
-        if killed or not usable:  # only databases distillation may keep need the references
+        if killed or not usable or r in kinds:  # only databases that may be kept need them
             why = reference_disagreement(judge, refs, db)
             if why is not None:
                 edges.append(f"r{r}: {why}")
@@ -169,6 +189,8 @@ def distill(item: Item, judge: Judge, *, dialects: tuple[str, ...] = (),
         j = -max(gains)[2]
         chosen.append(j)
         covered |= kills[j]
+    chosen += _diverse(judge, item, usable, kills, dbs[position:from_source], chosen,
+                       {r: k for r, (k, _) in kinds.items()}, refs, min_dbs)
     if not chosen and usable:  # nothing to kill: still keep one database beyond the fixture
         chosen.append(0)
     operators: dict[str, list[int]] = {}
@@ -187,6 +209,8 @@ def distill(item: Item, judge: Judge, *, dialects: tuple[str, ...] = (),
     survivors = [[n.operator, n.sql] for i, n in enumerate(counted)
                  if i not in covered and i not in on_fixture and i not in unkillable]
     extra: dict[str, Any] = {"seed": seed, "candidates": len(usable),
+                             "kinds": [kinds[usable[j][0]][0] if usable[j][0] in kinds
+                                       else "random" for j in chosen],
                              "killed_by_fixture": len(on_fixture), "operators": operators,
                              "survivors": survivors,
                              "unkillable": [[counted[i].operator, counted[i].sql, why]
@@ -201,6 +225,78 @@ def distill(item: Item, judge: Judge, *, dialects: tuple[str, ...] = (),
                   databases=databases, generator=GENERATOR, neighbours=len(counted),
                   killed=len({i for i in covered if i < offset} | on_fixture), extra=extra)
     return Distilled(suite, operators=operators)
+
+
+def _boundary_candidates(item: Item, dialects: tuple[str, ...], seed: int, start: int,
+                         most: int) -> dict[int, tuple[str, dict[str, Any]]]:
+    """The first ``most`` boundary candidates of the source (:mod:`parrot.testsuite.boundary`),
+    numbered from ``start``: number -> (kind, fixture JSON)."""
+    from parrot.testsuite.boundary import query_boundary_data
+
+    made = query_boundary_data(item.source_sql, item.source_dialect, seed=str(seed),
+                               name=f"ts{seed}", base=item.fixture, dialects=dialects)
+    return {start + k: pair for k, pair in enumerate(made[:most])}
+
+
+def _judgeable(judge: Judge, probe: Item) -> bool:
+    """Whether the source runs on the probe's fixture and its LIMIT window (if any) is readable."""
+    return judge.gold(probe).execution.ok and judge.limit_unjudgeable(probe) is None
+
+
+def _diverse(judge: Judge, item: Item, usable: list[tuple[int, Fixture]], kills: list[set[int]],
+             spare: list[tuple[int, Fixture]], chosen: list[int], kinds: dict[int, str],
+             refs: list[tuple[Item, str]], count: int) -> list[int]:
+    """Up to ``count`` databases beyond ``chosen`` (indices into ``usable``; ``spare``: the
+    candidates distillation did not get to, appended to ``usable`` and ``kills``, usable when
+    the source can be judged there): the boundary kinds in the order of
+    :data:`~parrot.testsuite.boundary.KINDS` (one row, duplicate-heavy, empty, ...), then
+    others on which the source returns a result no kept database gives; each on which the
+    references agree."""
+    from parrot.testsuite.boundary import KINDS
+
+    start = len(usable)
+    usable.extend(spare)
+    kills.extend(set() for _ in spare)
+
+    def result(j: int) -> str:
+        probe = replace(item, target_dialect=item.source_dialect, fixture=usable[j][1])
+        rows = judge.gold(probe).execution.result
+        return repr(sorted(map(repr, rows.rows))) if rows is not None else ""
+
+    def rank(j: int) -> int:
+        kind = kinds.get(usable[j][0], "")
+        return KINDS.index(kind) if kind in KINDS else len(KINDS)
+
+    seen = {result(j) for j in chosen}
+    out: list[int] = []
+    for j in sorted((j for j in range(len(usable)) if j not in chosen), key=rank):
+        if len(out) >= count:
+            break
+        kind = kinds.get(usable[j][0], "")
+        if j >= start and not _judgeable(judge, replace(item, target_dialect=item.source_dialect,
+                                                         fixture=usable[j][1])):
+            continue
+        signature = result(j)
+        if (not kind and signature in seen) or reference_disagreement(judge, refs, usable[j][1]):
+            continue
+        seen.add(signature)
+        out.append(j)
+    kept = set(chosen) | set(out)  # spare databases not kept leave ``usable`` again
+    while len(usable) > start and len(usable) - 1 not in kept:
+        usable.pop()
+        kills.pop()
+    return out
+
+
+def _qualified(item: Item) -> bool:
+    """Whether the source names a table as ``db.table`` (a server engine's database, named after
+    the fixture): candidate databases then keep the fixture's name, as eval's suite judging
+    does."""
+    try:
+        tree = parse_query(item.source_sql, item.source_dialect)
+    except SchemaError:
+        return False
+    return any(t.args.get("db") for t in tree.find_all(exp.Table))
 
 
 def sibling_pool(root: Path, references: tuple[Item, ...]

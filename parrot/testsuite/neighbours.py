@@ -1,12 +1,13 @@
 """Neighbour queries: one-edit rewrites of a source query that a good suite tells apart from it.
 
 After Zhong, Yu and Klein (2020), "Semantic Evaluation for Text-to-SQL with Distilled Test Suites";
-our own implementation on sqlglot's AST. Each neighbour carries the operator that made it and is
-checked to parse in the source dialect. Edits known to keep the meaning are not made: DISTINCT
-under a projection that holds every GROUP BY key, ORDER BY removed under a LIMIT (that changes
-which rows come back arbitrarily, not meaningfully), a LIMIT on an aggregate without GROUP BY,
-a string's case changed anywhere but where it is compared with data (function arguments such as
-date modifiers and format strings are not data).
+our own implementation on sqlglot's AST. The edits are the operators of the registry in
+:mod:`parrot.testsuite.operators` (SQLMutation's categories, Zhong et al.'s span drops, LIMIT
+edits), each with its family. Each neighbour carries the operator that made it and is checked to
+parse in the source dialect. Edits known to keep the meaning are not made: DISTINCT under a
+projection that holds every GROUP BY key, DISTINCT on an aggregate without GROUP BY, a string's
+case changed anywhere but where it is compared with data (function arguments such as date
+modifiers and format strings are not data).
 
 Edits that are provably equivalent to the source are made but labelled with the rule that proves
 it (:attr:`Neighbour.equivalent`), so that kill rates leave them out of the denominator and count
@@ -44,7 +45,15 @@ them in a column of their own (:data:`EQUIVALENCE_RULES`):
   raised or lowered under ``round(·, N)`` while it stays above N (truncating at any scale past
   N digits leaves the rounding unchanged);
 * ``round_beyond_scale``: ROUND's digits raised (or kept) at or above the scale of an expression
-  of integer and decimal columns (+, -, *, SUM, MIN, MAX; only with ``types``).
+  of integer and decimal columns (+, -, *, SUM, MIN, MAX; only with ``types``);
+* ``distinct_aggregate_over_key``: DISTINCT added inside (or dropped from) COUNT / SUM / AVG of
+  the single-column primary key of the only table its SELECT reads (only with ``keys``);
+* ``null_in_filtering_in``: NULL added to the list of an IN that is a conjunct of a WHERE,
+  HAVING or JOIN ON (NULL and FALSE drop the same rows there);
+* ``order_of_one_row``: the ORDER BY dropped under a LIMIT of an aggregate without GROUP BY;
+* ``left_join_null_rejected`` also proves LEFT → INNER JOIN (``left_inner``);
+* ``not_in_over_keys``: ``x NOT IN (SELECT k ...)`` → ``NOT EXISTS`` when ``x`` and ``k`` are
+  single-column primary keys (never NULL) of the tables they name (only with ``keys``).
 """
 
 from __future__ import annotations
@@ -53,24 +62,21 @@ import operator as op_
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from functools import partial
 from typing import Any
 
 import sqlglot
 from sqlglot import exp
 from sqlglot.errors import SqlglotError
 
-OPERATORS = ("flip_comparison", "and_or", "drop_distinct", "add_distinct", "limit_plus",
-             "limit_minus", "drop_conjunct", "count_sum", "min_max", "inner_left",
-             "drop_order", "asc_desc", "literal_plus", "literal_minus", "string_case",
-             "swap_projection", "group_by_column", "join_key")
+from parrot.testsuite.operators import REGISTRY, not_in_parts, operator_names, single_row
 
-EQUIVALENCE_RULES = ("case_insensitive_collation", "distinct_in_semijoin", "distinct_over_keys",
-                     "distinct_under_set_op",
+OPERATORS = operator_names()  # the registry's operators (parrot.testsuite.operators)
+
+EQUIVALENCE_RULES = ("case_insensitive_collation", "distinct_aggregate_over_key",
+                     "distinct_in_semijoin", "distinct_over_keys", "distinct_under_set_op",
                      "decimal_scale_under_round", "exists_projection", "inner_projection_swap",
-                     "left_join_null_rejected", "round_beyond_scale")
-_COMPARED = (exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE, exp.In, exp.Between, exp.Like,
-             exp.ILike, exp.NullSafeEQ)
+                     "left_join_null_rejected", "not_in_over_keys", "null_in_filtering_in",
+                     "order_of_one_row", "round_beyond_scale")
 _NULL_REJECTING = (exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE, exp.In, exp.Between,
                    exp.Like, exp.ILike)
 
@@ -80,10 +86,6 @@ _TO_DECIMAL = re.compile(r"toDecimal(32|64|128|256)", re.IGNORECASE)
 _CH_DATE_PARTS = {"toyear": 1970, "tomonth": 1, "toquarter": 1, "todayofmonth": 1,
                   "toyyyymm": 197001}
 
-_FLIP: dict[type[exp.Expr], type[exp.Expr]] = {
-    exp.GT: exp.GTE, exp.GTE: exp.GT, exp.LT: exp.LTE, exp.LTE: exp.LT,
-    exp.EQ: exp.NEQ, exp.NEQ: exp.EQ}
-
 
 @dataclass(frozen=True)
 class Neighbour:
@@ -92,123 +94,12 @@ class Neighbour:
     equivalent: str = ""  # the rule of EQUIVALENCE_RULES that proves it equal to the source
 
 
-def _grouped_fully(select: exp.Select) -> bool:
-    """Whether the projection holds every GROUP BY key (DISTINCT is then a no-op)."""
-    group = select.args.get("group")
-    if group is None:
-        return False
-    projected = {e.unalias().sql() for e in select.expressions}
-    n = len(select.expressions)
-    return all(g.sql() in projected or (isinstance(g, exp.Literal) and g.is_int
-                                        and 1 <= int(g.this) <= n)
-               for g in group.expressions)
-
-
-def _single_row(select: exp.Select) -> bool:
-    return select.args.get("group") is None and any(
-        e.find(exp.AggFunc) is not None for e in select.expressions)
-
-
-def _columns(tree: exp.Expr) -> list[exp.Column]:
-    return [c for c in tree.find_all(exp.Column) if not isinstance(c.this, exp.Star)]
-
-
 def _edits(node: exp.Expr, root: exp.Expr) -> Iterator[tuple[str, Callable[[], object]]]:
-    """The (operator, apply) pairs applicable at ``node`` of ``root`` (a copy, mutated in place)."""
-    if type(node) in _FLIP:
-        new = _FLIP[type(node)]
-        yield "flip_comparison", lambda: node.replace(new(this=node.this.copy(),
-                                                          expression=node.expression.copy()))
-    if isinstance(node, exp.And | exp.Or):
-        other = exp.Or if isinstance(node, exp.And) else exp.And
-        yield "and_or", lambda: node.replace(
-            exp.Paren(this=other(this=node.this.copy(), expression=node.expression.copy())))
-    if isinstance(node, exp.Select):
-        distinct = node.args.get("distinct")
-        if not _grouped_fully(node) and not _single_row(node):
-            if distinct is not None:
-                yield "drop_distinct", lambda: node.set("distinct", None)
-            else:
-                yield "add_distinct", lambda: node.set("distinct", exp.Distinct())
-        where = node.args.get("where")
-        if where is not None and isinstance(where.this, exp.And):
-            conjuncts = list(where.this.flatten())
-            for i in range(len(conjuncts)):
-                rest = [c.copy() for j, c in enumerate(conjuncts) if j != i]
-                yield "drop_conjunct", partial(node.set, "where",
-                                               exp.Where(this=exp.and_(*rest)))
-        projection = node.expressions
-        if len(projection) >= 2 and not any(isinstance(e, exp.Star) for e in projection):
-            def swap() -> None:
-                a, b = projection[0].copy(), projection[1].copy()
-                projection[0].replace(b)
-                projection[1].replace(a)
-            yield "swap_projection", swap
-        group = node.args.get("group")
-        if group is not None:
-            used = {g.sql() for g in group.expressions}
-            candidates = [c for c in _columns(node) if c.sql() not in used
-                          and c.find_ancestor(exp.AggFunc) is None]
-            for g in group.expressions:
-                if isinstance(g, exp.Column):
-                    for c in {c.sql(): c for c in candidates if c.table == g.table}.values():
-                        yield "group_by_column", partial(g.replace, c.copy())
-    if isinstance(node, exp.Limit) and node is root.args.get("limit"):
-        value = node.expression
-        if isinstance(value, exp.Literal) and value.is_int:
-            n = int(value.this)
-            yield "limit_plus", lambda: node.set("expression", exp.Literal.number(n + 1))
-            if n > 1:
-                yield "limit_minus", lambda: node.set("expression", exp.Literal.number(n - 1))
-    if isinstance(node, exp.Count) and not isinstance(node.this, exp.Star) \
-            and node.this is not None and not node.args.get("distinct") \
-            and not isinstance(node.this, exp.Distinct):
-        yield "count_sum", lambda: node.replace(exp.Sum(this=node.this.copy()))
-    if isinstance(node, exp.Sum):
-        yield "count_sum", lambda: node.replace(exp.Count(this=node.this.copy()))
-    if isinstance(node, exp.Min | exp.Max):
-        other_agg = exp.Max if isinstance(node, exp.Min) else exp.Min
-        yield "min_max", lambda: node.replace(other_agg(this=node.this.copy()))
-    if isinstance(node, exp.Join) and node.args.get("on") is not None \
-            and not node.side and node.kind in ("", "INNER"):
-        def left() -> None:
-            node.set("side", "LEFT")
-            node.set("kind", None)
-        yield "inner_left", left
-        on = node.args["on"]
-        if isinstance(on, exp.EQ) and isinstance(on.expression, exp.Column):
-            key = on.expression
-            others = {c.sql(): c for c in _columns(root)
-                      if c.table == key.table and c.name != key.name}
-            for c in others.values():
-                yield "join_key", partial(key.replace, c.copy())
-    if isinstance(node, exp.Order) and node is root.args.get("order") \
-            and root.args.get("limit") is None:
-        yield "drop_order", lambda: root.set("order", None)
-    if isinstance(node, exp.Ordered):
-        desc, first = bool(node.args.get("desc")), bool(node.args.get("nulls_first"))
-
-        def flip() -> None:  # NULLs stay where the engine puts them (smallest or largest)
-            node.set("desc", not desc)
-            node.set("nulls_first", not first)
-        yield "asc_desc", flip
-    # not a type's size (DECIMAL(20, 6), CHAR(200)): no value within the data's domain sees it
-    if isinstance(node, exp.Literal) and not node.is_string and node.is_int \
-            and not isinstance(node.parent, exp.Limit | exp.Offset | exp.Ordered | exp.Group
-                               | exp.DataTypeParam):
-        n = int(node.this)
-        yield "literal_plus", lambda: node.replace(exp.Literal.number(n + 1))
-        yield "literal_minus", lambda: node.replace(exp.Literal.number(n - 1))
-    if isinstance(node, exp.Literal) and node.is_string and any(ch.isalpha() for ch in node.this):
-        text = node.this
-        changed = text.lower() if text != text.lower() else text.upper()
-        parent = node.parent
-        while isinstance(parent, exp.Paren | exp.Tuple):
-            parent = parent.parent
-        if isinstance(parent, exp.Like | exp.ILike) or not isinstance(parent, _COMPARED) \
-                or changed == text:
-            return
-        yield "string_case", lambda: node.replace(exp.Literal.string(changed))
+    """The (operator, apply) pairs applicable at ``node`` of ``root`` (a copy, mutated in
+    place), operator by operator in registry order."""
+    for name, op in REGISTRY.items():
+        for apply in op.edits(node, root):
+            yield name, apply
 
 
 Keys = dict[str, tuple[str, ...]]  # lower-case table name -> its primary-key columns
@@ -238,8 +129,9 @@ def neighbours(sql: str, dialect: str, limit: int | None = None, *, keys: Keys |
             target = list(copy.walk())[index]
             rule = _equivalent(operator, target, copy, keys or {}, types or {}, dialect)
             edit = list(_edits(target, copy))[position][1]
-            edit()
-            text = copy.sql(dialect=dialect)
+            made = edit()  # a replaced root (a set operation's operator) is the new tree
+            after = made if target is copy and isinstance(made, exp.Query) else copy
+            text = after.sql(dialect=dialect)
             if text in seen or not _parses(text, dialect):
                 continue
             seen.add(text)
@@ -285,10 +177,70 @@ def _equivalent(operator: str, node: exp.Expr, root: exp.Expr, keys: Keys,
                                                                      exp.From | exp.Join))) \
             and not any(isinstance(s, exp.Star) for s in root.walk()):
         return "inner_projection_swap"
-    if operator == "inner_left" and isinstance(node, exp.Join) \
+    if operator in ("inner_left", "left_inner") and isinstance(node, exp.Join) \
             and _null_rejected(node, dialect == "clickhouse"):
         return "left_join_null_rejected"
+    return _clause_rule(operator, node, root, keys)
+
+
+def _clause_rule(operator: str, node: exp.Expr, root: exp.Expr, keys: Keys) -> str:
+    """The rules of the aggregate, NULL and ORDER BY operators (see :func:`_equivalent`)."""
+    if operator == "aggregate_distinct" and _aggregates_a_key(node, keys):
+        return "distinct_aggregate_over_key"
+    if operator == "null_in_list" and isinstance(node, exp.In) and _filters(node):
+        return "null_in_filtering_in"
+    if operator == "drop_order_limit" and isinstance(root, exp.Select) and single_row(root):
+        return "order_of_one_row"
+    if operator == "not_in_not_exists" and _not_in_keys(node, root, keys):
+        return "not_in_over_keys"
     return ""
+
+
+def _not_in_keys(node: exp.Expr, root: exp.Expr, keys: Keys) -> bool:
+    """Whether both columns of ``x NOT IN (SELECT k ...)`` are single-column primary keys (never
+    NULL) of the tables they name: NOT IN and NOT EXISTS then agree."""
+    parts = not_in_parts(node)
+    if parts is None:
+        return False
+    tables = {t.alias_or_name.lower(): t.name.lower() for t in root.find_all(exp.Table)}
+
+    def keyed(col: exp.Column, scope: exp.Expr) -> bool:
+        own = [t.name.lower() for t in scope.find_all(exp.Table)]
+        name = tables.get(col.table.lower()) if col.table else (own[0] if len(own) == 1
+                                                                 else None)
+        key = keys.get(name or "") or ()
+        return len(key) == 1 and key[0].lower() == col.name.lower()
+
+    outer, inner, projected = parts
+    return keyed(outer, root) and keyed(projected, inner)
+
+
+def _aggregates_a_key(node: exp.Expr, keys: Keys) -> bool:
+    """Whether ``node`` is COUNT / SUM / AVG (DISTINCT or not) of the single-column primary key
+    of the only table its SELECT reads (no join, no subquery source): its values are distinct,
+    so DISTINCT inside the aggregate changes nothing."""
+    arg = node.this.expressions[0] if isinstance(node.this, exp.Distinct) \
+        and len(node.this.expressions) == 1 else node.this
+    select = node.find_ancestor(exp.Select)
+    if not isinstance(arg, exp.Column) or not isinstance(select, exp.Select) \
+            or select.args.get("joins"):
+        return False
+    sources = _from_tables(select)
+    if sources is None or len(sources) != 1 or not isinstance(sources[0][0], exp.Table):
+        return False
+    table = sources[0][0]
+    key = keys.get(table.name.lower()) or ()
+    return len(key) == 1 and arg.name.lower() == key[0].lower() \
+        and arg.table.lower() in ("", table.alias_or_name.lower())
+
+
+def _filters(node: exp.Expr) -> bool:
+    """Whether ``node`` is a conjunct of a WHERE, HAVING or JOIN ON (through AND and
+    parentheses only): there a NULL and a FALSE drop the same rows."""
+    parent = node.parent
+    while isinstance(parent, exp.And | exp.Paren):
+        parent = parent.parent
+    return isinstance(parent, exp.Where | exp.Having | exp.Join)
 
 
 def _in_semijoin(select: exp.Select) -> bool:

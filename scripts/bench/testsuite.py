@@ -15,6 +15,10 @@ For every item with a stored suite (``python -m parrot.testsuite build DATASET``
 * ``--spider N``: the first N Spider dev golds (``corpora/nl/spider_dev.jsonl``) distilled on
   their databases (``corpora/sqlite/spider``) as a third source, when the corpus is present
   (given alone, only Spider runs);
+* ``--lofo N``: only the leave-one-family-out table (see :func:`lofo_main`): per operator
+  family, the kill rate of suites distilled aiming at every family (in-sample) beside that of
+  suites distilled aiming at every family but that one, with build time per source, suite size
+  and false separations of the references on the freshly built suites;
 * ``--llm MODEL --llm-limit N``: the first N suites extended by the model's data; neighbours
   killed by the fixture, fixture + suite, fixture + suite + LLM data, and the kills LLM data adds.
 
@@ -23,7 +27,7 @@ operators, and lists surviving neighbours (``--survivors K`` per operator), mark
 source returns no rows on the fixture and every suite database.
 
     python scripts/bench/testsuite.py [DATASET ...] [--limit N] [--build N] [--spider N]
-        [--skip-target DIALECT] [--source DIALECT] [--timeout SECONDS]
+        [--skip-target DIALECT] [--source DIALECT] [--timeout SECONDS] [--lofo N]
         [--llm MODEL --llm-limit N]
 """
 
@@ -35,6 +39,7 @@ import time
 from collections import Counter, defaultdict
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 from parrot.datasets import Item, load_dataset
 from parrot.engines.base import DEFAULT_TIMEOUT
@@ -43,6 +48,7 @@ from parrot.servers import stopping_started
 from parrot.testsuite.cli import LLM_FLAGS, _groups, _members, parse_timeouts
 from parrot.testsuite.distill import distill, neighbour_outcome, order_probes
 from parrot.testsuite.neighbours import Neighbour, neighbours
+from parrot.testsuite.operators import family_of
 from parrot.testsuite.store import Suite, load_suite
 from parrot.translators.base import Translation, TranslationStatus
 from parrot.translators.llm import options as llm_options
@@ -186,6 +192,10 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--survivors", type=int, default=3, help="survivors listed per operator")
     p.add_argument("--build", type=int, default=0, help="time rebuilding N suites per dataset")
     p.add_argument("--spider", type=int, default=0, help="distil N Spider dev golds")
+    p.add_argument("--lofo", type=int, default=0, metavar="N",
+                   help="only the leave-one-family-out table of the first N source queries of "
+                        "each dataset (and of --spider golds), built in memory; writes "
+                        "docs/results/testsuite_lofo_NAMES.md")
     p.add_argument("--skip-target", action="append", default=[], metavar="DIALECT",
                    help="leave out items into DIALECT (repeatable; e.g. spark, slow here)")
     p.add_argument("--source", action="append", default=[], metavar="DIALECT",
@@ -205,6 +215,8 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     if not args.datasets and not args.spider:
         args.datasets = ["starter", "polyglot"]
+    if args.lofo:
+        return lofo_main(args)
     llm = _LLMColumn(args) if args.llm else None
     # MariaDB and PostgreSQL too: without them their pairs judge nothing
     default, timeouts = parse_timeouts(args.timeout)
@@ -448,6 +460,136 @@ class _LLMColumn:
 
     def close(self) -> None:
         self.gen.close()
+
+
+
+# --- leave one family out ------------------------------------------------------------------------
+
+Row = list[int]  # family -> [neighbours, killed in sample, counted left out, killed left out]
+
+
+def _family_neighbours(judge: Judge, item: Item, family: str) -> list[Neighbour]:
+    """The source's non-equivalent neighbours of ``family`` that run on the fixture."""
+    fixture = item.fixture or EMPTY_FIXTURE
+    keys = {t.name.lower(): t.primary_key for t in fixture.tables}
+    types = {t.name.lower(): {c.name.lower(): c.type for c in t.columns} for t in fixture.tables}
+    return [n for n in neighbours(item.source_sql, item.source_dialect, keys=keys, types=types)
+            if not n.equivalent and family_of(n.operator) == family
+            and neighbour_outcome(judge, item, fixture, n.sql) != "error"]
+
+
+def _killed(judge: Judge, item: Item, found: list[Neighbour], suite: Suite | None) -> int:
+    """How many of ``found`` the fixture or a database of ``suite`` kills."""
+    dbs = [item.fixture or EMPTY_FIXTURE, *(d.fixture for d in suite.databases if suite)]
+    return sum(any(neighbour_outcome(judge, item, db, n.sql) == "kill" for db in dbs)
+               for n in found)
+
+
+def _separations(judge: Judge, members: tuple[Item, ...], suite: Suite) -> tuple[int, int]:
+    """(references judged, separated): references matching on the fixture that some database
+    of ``suite`` separates from their source."""
+    judged = separated = 0
+    for item in members:
+        for ref in item.reference_sql:
+            translation = Translation(TranslationStatus.OK, sql=ref)
+            if not judge.judge(item, translation)["verdicts"]["strict"]["match"]:
+                continue
+            judged += 1
+            separated += any(not judge.judge(replace(item, fixture=d.fixture), translation)
+                             ["verdicts"]["strict"]["match"] for d in suite.databases)
+    return judged, separated
+
+
+def lofo_source(judge: Judge, item: Item, dialects: tuple[str, ...],
+                members: tuple[Item, ...], families: dict[str, Row]) -> dict[str, Any]:
+    """One source query: the full build (timed; in-sample kills per family, false separations
+    of its references), then one build without each family F, on which F's neighbours are
+    counted. Adds to ``families``; returns the build's seconds, suite size and separations."""
+    t0 = time.monotonic()
+    full = distill(item, judge, dialects=dialects, references=members)
+    seconds = time.monotonic() - t0
+    if full.suite is None:
+        return {"seconds": seconds, "why": full.why_none}
+    present: set[str] = set()
+    for op, (n, _fx, ts, _eq, unk) in full.operators.items():
+        row = families.setdefault(family_of(op), [0, 0, 0, 0])
+        row[0] += n - unk
+        row[1] += ts
+        if n - unk:
+            present.add(family_of(op))
+    for family in sorted(present):
+        left = distill(item, judge, dialects=dialects, exclude=frozenset({family})).suite
+        found = _family_neighbours(judge, item, family)
+        families[family][2] += len(found)
+        families[family][3] += _killed(judge, item, found, left)
+    judged, separated = _separations(judge, members, full.suite)
+    return {"seconds": seconds, "dbs": len(full.suite.databases), "judged": judged,
+            "separated": separated}
+
+
+def lofo_table(families: dict[str, Row], runs: list[dict[str, Any]], label: str) -> str:
+    """The Markdown of one dataset's leave-one-family-out measurement."""
+    built = [r for r in runs if "dbs" in r]
+    seconds = sorted(r["seconds"] for r in runs)
+    judged, separated = (sum(r.get(k, 0) for r in built) for k in ("judged", "separated"))
+    sizes = sorted(r["dbs"] for r in built)
+    lines = [f"## {label}", "",
+             f"{len(runs)} source queries, {len(built)} suites built; build "
+             f"{sum(seconds):.0f} s in all, median {seconds[len(seconds) // 2]:.1f} s, max "
+             f"{seconds[-1]:.1f} s per source (one process); median suite size "
+             f"{sizes[len(sizes) // 2] if sizes else 0} databases; references separated "
+             f"from their source on a suite database: {separated} of {judged} "
+             f"({_pct(separated, judged).strip()})", "",
+             "| family | neighbours | in-sample killed | left-out neighbours | "
+             "killed when left out |", "|---|---:|---:|---:|---:|"]
+    for family, (n, ins, m, out) in sorted(families.items()):
+        lines.append(f"| {family} | {n} | {_pct(ins, n).strip()} | {m} | "
+                     f"{_pct(out, m).strip()} |")
+    total = [sum(r[i] for r in families.values()) for i in range(4)]
+    lines.append(f"| all | {total[0]} | {_pct(total[1], total[0]).strip()} | {total[2]} | "
+                 f"{_pct(total[3], total[2]).strip()} |")
+    return "\n".join(lines) + "\n"
+
+
+def lofo_main(args: argparse.Namespace) -> int:
+    """``--lofo N``: the leave-one-family-out table of the first N source queries of each
+    dataset (and of ``--spider`` golds), written to docs/results/testsuite_lofo_NAMES.md (the
+    datasets' names, and ``spider``)."""
+    from resultsfile import load_average, write_results
+
+    started = load_average()
+    default, timeouts = parse_timeouts(args.timeout)
+    judge = Judge(timeout=default, timeouts=timeouts, start=True)
+    parts: list[str] = []
+    try:
+        for name in args.datasets:
+            ds = load_dataset(name, count_tokens=False)
+            items = selected(ds.items, args)
+            members = _members(items)
+            families: dict[str, Row] = {}
+            runs = [lofo_source(judge, item, dialects, members[key], families)
+                    for key, (item, dialects) in list(_groups(items).items())[:args.lofo]]
+            parts.append(lofo_table(families, runs, ds.name))
+            print(parts[-1])
+        if args.spider:
+            families = {}
+            runs = [lofo_source(judge, item, ("sqlite",), (), families)
+                    for item in _spider_items(args.spider)]
+            parts.append(lofo_table(families, runs, "Spider dev"))
+            print(parts[-1])
+    finally:
+        judge.close()
+    intro = ("Per operator family (parrot/testsuite/operators.py): non-equivalent neighbours of "
+             "each source query killed by the fixture or its suite when distillation aimed at "
+             "every family (in-sample), and when it aimed at every family but that one (a suite "
+             "built blind to the family; its neighbours then counted on the fixture and that "
+             "suite). Unkillable order-only neighbours are left out of the in-sample count.\n\n")
+    names = [Path(d).name for d in args.datasets] + (["spider"] if args.spider else [])
+    path = write_results("testsuite_lofo_" + "_".join(names),
+                         "Test suites: leave-one-family-out kill rates",
+                         intro + "\n".join(parts), started_load=started)
+    print(f"wrote {path}")
+    return 0
 
 
 if __name__ == "__main__":

@@ -151,3 +151,29 @@ def test_source_and_skip_target_select_the_items_measured() -> None:
     args = argparse.Namespace(source=[], skip_target=[], limit=3)
     assert [i.id for i in _bench().selected(items, args)] == ["mysql-duckdb", "mysql-spark",
                                                                "sqlite-duckdb"]
+
+
+def test_leave_one_family_out(tmp_path: Path) -> None:
+    """A build blind to a family counts none of its neighbours; the bench counts that family's
+    neighbours on the blind build's suite beside the in-sample rate, and renders the table."""
+    from parrot.testsuite.distill import distill
+    from parrot.testsuite.operators import family_of
+
+    _engines_or_skip()
+    root = _dataset(tmp_path)
+    item = load_dataset(str(root), count_tokens=False).items[0]
+    bench = _bench()
+    judge = Judge()
+    try:
+        blind = distill(item, judge, candidates=4, exclude=frozenset({"OR.relational"}))
+        assert blind.operators and not any(family_of(op) == "OR.relational"
+                                           for op in blind.operators)
+        families: dict[str, list[int]] = {}
+        run = bench.lofo_source(judge, item, (item.source_dialect,), (item,), families)
+    finally:
+        judge.close()
+    assert run["dbs"] >= 1 and run["judged"] == 1 and run["separated"] == 0
+    n, killed, left_out, killed_left_out = families["OR.relational"]
+    assert n == left_out > 0 and killed <= n and killed_left_out <= left_out
+    table = bench.lofo_table(families, [run], "tiny")
+    assert "| OR.relational |" in table and "1 suites built" in table

@@ -66,7 +66,7 @@ def test_build_cli_writes_suites_and_is_idempotent(tmp_path: Path,
                                                    capsys: pytest.CaptureFixture[str]) -> None:
     _engines_or_skip()
     root = _dataset(tmp_path)
-    assert main(["build", str(root), "--candidates", "4", "--max-dbs", "2"]) == 0
+    assert main(["build", str(root), "--candidates", "4", "--max-dbs", "2", "--min-dbs", "0"]) == 0
     assert "suites built: 2" in capsys.readouterr().out
     ds = load_dataset(str(root), count_tokens=False)
     for item in ds.items:
@@ -95,19 +95,37 @@ def test_build_outdated_rebuilds_other_generators_and_fixture_selects(
     assert "suites built: 0" in capsys.readouterr().out
 
 
-def test_suite_databases_never_cut_ties_under_limit(tmp_path: Path) -> None:
+def test_databases_where_an_orderless_limit_cuts_ties_are_kept_and_judged_as_a_pick(
+        tmp_path: Path) -> None:
+    """A LIMIT without ORDER BY keeps arbitrary rows: a suite keeps databases where it cuts
+    (else ``LIMIT n`` -> ``n + 1`` is never killed) and judges any pick of the unlimited
+    result's rows as right, a wrong row count as wrong."""
     _engines_or_skip()
     root = _dataset(tmp_path)
-    data = {**ITEMS[0], "id": "lim",
-            "source_sql": "SELECT grp, v FROM t ORDER BY grp LIMIT 1"}
+    data = {**ITEMS[0], "id": "lim", "source_sql": "SELECT grp, v FROM t LIMIT 2",
+            "reference_sql": "SELECT grp, v FROM t LIMIT 2"}
     (root / "items.jsonl").write_text(json.dumps(data) + "\n")
     item = load_dataset(str(root), count_tokens=False).items[0]
     judge = Judge()
     try:
         suite = distill(item, judge, candidates=8, seed=1).suite
         assert suite is not None
-        for db in suite.databases:
-            assert judge.limit_cuts_ties(replace(item, fixture=db.fixture)) is None
+        cut = [db for db in suite.databases
+               if judge.limit_cuts_ties(replace(item, fixture=db.fixture)) is not None]
+        assert cut
+        assert not any(op == "limit_plus" for op, _ in suite.extra["survivors"])
+        other = "SELECT grp, v FROM t ORDER BY grp DESC, v DESC LIMIT 2"
+        differs = 0
+        for db in cut:
+            on_db = replace(item, fixture=db.fixture, target_dialect="sqlite")
+            rows = [judge.gold(replace(on_db, source_sql=sql)).execution.result
+                    for sql in (item.source_sql, other)]
+            differs += sorted(rows[0].rows) != sorted(rows[1].rows)  # type: ignore[union-attr]
+            other_pick = Translation(TranslationStatus.OK, sql=other)
+            assert judge.judge(on_db, other_pick)["verdicts"]["strict"]["match"]
+            three = Translation(TranslationStatus.OK, sql="SELECT grp, v FROM t LIMIT 3")
+            assert not judge.judge(on_db, three)["verdicts"]["strict"]["match"]
+        assert differs  # another pick than the source's own is judged
     finally:
         judge.close()
 
@@ -357,3 +375,44 @@ def test_timeouts_per_dialect() -> None:
         parse_timeouts(["spark=0"])
     with pytest.raises(ValueError):
         parse_timeouts(["spark=soon"])
+
+
+TWO_TABLES = {"name": "two", "tables": [
+    {"name": "t", "primary_key": ["id"],
+     "columns": [{"name": "id", "type": "integer", "nullable": False},
+                 {"name": "name", "type": "text"}, {"name": "v", "type": "integer"}],
+     "rows": [[1, "ann", 5], [2, "bob", 7], [3, "cy", 2]]},
+    {"name": "u", "primary_key": ["uid"],
+     "columns": [{"name": "uid", "type": "integer", "nullable": False},
+                 {"name": "tid", "type": "integer"}],
+     "rows": [[10, 1], [11, 2], [12, 2]]}]}
+
+
+def test_a_correct_answer_joining_a_table_the_gold_does_not_read_passes_the_suite(
+        tmp_path: Path) -> None:
+    """Every suite database holds every table of the fixture (those the source does not read
+    keep the fixture's rows): a text-to-SQL answer reading ``u`` must not fail "no such table"."""
+    _engines_or_skip()
+    (tmp_path / "fixtures").mkdir()
+    (tmp_path / "fixtures" / "two.json").write_text(json.dumps(TWO_TABLES))
+    gold = "SELECT name FROM t WHERE v > 3 ORDER BY name"
+    item = {"id": "g", "source_dialect": "sqlite", "target_dialect": "sqlite",
+            "source_sql": gold, "reference_sql": gold, "fixture": {"name": "two"}}
+    (tmp_path / "items.jsonl").write_text(json.dumps(item) + "\n")
+    assert main(["build", str(tmp_path), "--candidates", "6"]) == 0
+    loaded = load_dataset(str(tmp_path), count_tokens=False).items[0]
+    suite = load_suite(tmp_path, loaded.source_dialect, loaded.source_sql, loaded.fixture)
+    assert suite is not None and suite.databases
+    for db in suite.databases:
+        assert {t.name for t in db.fixture.tables} == {"t", "u"}
+        assert sorted(db.fixture.table("u").rows) == sorted(loaded.fixture.table("u").rows)
+    answer = ("SELECT name FROM t WHERE v > 3 AND NOT EXISTS "
+              "(SELECT 1 FROM u WHERE u.uid < 0) ORDER BY name")
+    judge = Judge(suite_dir=tmp_path)
+    try:
+        record = judge.judge(loaded, Translation(TranslationStatus.OK, sql=answer))
+    finally:
+        judge.close()
+    reasons = [d.get("detail", "") for d in record["suite"]["databases"]]
+    assert not any("no such table" in r for r in reasons), reasons
+    assert record["suite"]["match"] is True

@@ -481,3 +481,20 @@ def test_order_dependent_window(sql: str, dependent: bool) -> None:
     from parrot.testsuite.datagen import order_dependent_window
 
     assert order_dependent_window(parse_query(sql, "duckdb")) is dependent
+
+
+def test_qualified_and_dual_sources_get_data_over_a_base_fixture() -> None:
+    """``db.table`` over a table of the base fixture and MySQL's ``FROM dual`` are readable (they
+    got no suite); every table of the base is in every round."""
+    base = fixture_from_json({"name": "shop", "tables": [
+        {"name": "t", "primary_key": ["id"],
+         "columns": [{"name": "id", "type": "integer", "nullable": False},
+                     {"name": "a", "type": "integer"}], "rows": [[1, 2], [2, 3]]},
+        {"name": "other", "columns": [{"name": "x", "type": "text"}], "rows": [["q"]]}]})
+    for sql in ("SELECT a FROM shop.t WHERE a > 2",
+                "SELECT (SELECT COUNT(*) FROM t WHERE a > 2) AS n FROM dual"):
+        rounds = query_test_data(sql, "mysql", rounds=3, seed="1", name="g", base=base)
+        assert len(rounds) == 3
+        for data in rounds:
+            assert [t["name"] for t in data["tables"]] == ["t", "other"]
+            assert data["tables"][1]["rows"] == [["q"]]

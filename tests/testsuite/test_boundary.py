@@ -1,0 +1,123 @@
+"""Boundary candidates: data that does not depend on the neighbour set."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from parrot.engines import create_engine
+from parrot.eval.judge import Judge
+from parrot.fixtures import fixture_from_json
+from parrot.testsuite.boundary import KINDS, LARGE, query_boundary_data
+from parrot.testsuite.datagen import query_test_data
+from parrot.testsuite.distill import DEFAULT_MIN_DBS, distill
+
+BASE = fixture_from_json(
+    {
+        "name": "shop",
+        "tables": [
+            {
+                "name": "orders",
+                "primary_key": ["id"],
+                "columns": [
+                    {"name": "id", "type": "integer", "nullable": False},
+                    {"name": "cust", "type": "text", "nullable": False},
+                    {"name": "amount", "type": "integer"},
+                    {"name": "note", "type": "text"},
+                    {"name": "placed", "type": "integer"},
+                ],
+                "rows": [
+                    [1, "ann", 5, "x", 1_600_000_000],
+                    [2, "bob", 7, None, 1_600_086_400],
+                    [3, "ann", 2, "y", 1_600_172_800],
+                    [4, "cy", 9, "z", 1_600_259_200],
+                ],
+            },
+            {"name": "other", "columns": [{"name": "k", "type": "integer"}], "rows": [[1], [2]]},
+        ],
+    }
+)
+SQL = "SELECT cust, COUNT(*), SUM(amount) FROM orders WHERE amount > 3 AND note = 'x' GROUP BY cust"
+
+
+def _rounds() -> dict[str, dict[str, Any]]:
+    made = query_boundary_data(SQL, "sqlite", seed="3", name="b", base=BASE)
+    assert made == query_boundary_data(SQL, "sqlite", seed="3", name="b", base=BASE)
+    return {kind: data for kind, data in made}
+
+
+def _orders(data: dict[str, Any]) -> list[list[Any]]:
+    assert data["tables"][1]["rows"] == [[1], [2]]  # a table the query does not read: as is
+    return next(t["rows"] for t in data["tables"] if t["name"] == "orders")
+
+
+@pytest.mark.parametrize(
+    ("kind", "check"),
+    [
+        ("empty", lambda rows: rows == []),
+        ("one_row", lambda rows: len(rows) == 1),
+        ("single_group", lambda rows: len({r[1] for r in rows}) == 1 and len(rows) > 1),
+        (
+            "duplicates",
+            lambda rows: all(len({r[j] for r in rows}) <= 2 for j in (1, 2, 3)) and len(rows) > 2,
+        ),
+        ("null_only", lambda rows: all(r[2] is None and r[3] is None for r in rows) and rows),
+        ("on_literal", lambda rows: all(r[3] == "x" for r in rows) and rows),
+        (
+            "off_literal",
+            lambda rows: all(r[3] != "x" and r[2] not in (2, 3, 4) for r in rows) and rows,
+        ),
+        ("large", lambda rows: len(rows) >= LARGE // 2 and len({r[0] for r in rows}) == len(rows)),
+    ],
+)
+def test_each_boundary_kind(kind: str, check: Any) -> None:
+    rows = _orders(_rounds()[kind])
+    assert check(rows), rows
+    assert len({r[0] for r in rows}) == len(rows)  # keys stay unique
+
+
+def test_epoch_seconds_stay_epoch_seconds() -> None:
+    """An integer column of epoch seconds gets no 5 or 59 beside 1.6e9."""
+    rounds = query_test_data(
+        "SELECT id FROM orders WHERE placed > 1600100000",
+        "sqlite",
+        rounds=6,
+        seed="1",
+        name="g",
+        base=BASE,
+    )
+    rounds += [
+        data
+        for _, data in query_boundary_data(
+            "SELECT id FROM orders WHERE placed > 1600100000",
+            "sqlite",
+            seed="1",
+            name="b",
+            base=BASE,
+        )
+    ]
+    values = [r[4] for data in rounds for r in _orders(data) if r[4] is not None]
+    assert values and all(1_500_000_000 < v < 1_700_000_000 for v in values)
+
+
+def test_a_suite_keeps_diverse_databases_beyond_its_cover() -> None:
+    try:
+        create_engine("sqlite").close()
+    except Exception as exc:
+        pytest.skip(f"sqlite unavailable: {exc}")
+    from parrot.datasets import Item
+
+    item = Item(
+        id="b", source_dialect="sqlite", target_dialect="sqlite", source_sql=SQL, fixture=BASE
+    )
+    judge = Judge()
+    try:
+        suite = distill(item, judge, candidates=6, seed=0).suite
+    finally:
+        judge.close()
+    assert suite is not None
+    kinds = suite.extra["kinds"]
+    assert len(kinds) >= DEFAULT_MIN_DBS
+    assert "duplicates" in kinds and {"one_row", "empty"} & set(kinds)
+    assert set(kinds) <= {*KINDS, "random"}
