@@ -190,3 +190,26 @@ def test_the_witness_record_is_json(tmp_path: Path):
     assert found is not None
     data = json.loads(json.dumps(found.to_json()))
     assert data["size"] == 2 and data["tables"]["t"][0][1] == data["tables"]["t"][1][1]
+
+
+def test_eval_with_witness_records_them_and_the_report_shows_them(tmp_path):
+    """``parrot eval --witness``: witnesses.jsonl beside results.jsonl, inlined in report.html."""
+    import base64
+    import gzip
+    import re
+
+    run = tmp_path / "run"
+    code = eval_main(["--quiet", "--model", "sqlglot", "--pairs", "sqlite:clickhouse",
+                      "--limit", "12", "--no-suite", "--witness", "--output-dir", str(run)])
+    assert code == 0
+    lines = [json.loads(x) for x in (run / "witnesses.jsonl").read_text().splitlines()]
+    found = {x["id"]: x["witness"] for x in lines if x["witness"]}
+    assert found, "sqlglot's sqlite→clickhouse slice has value mismatches with witnesses"
+    page = (run / "report.html").read_text()
+    packed = re.search(r'id="parrot-data">([^<]*)</script>', page)
+    assert packed is not None
+    items = json.loads(gzip.decompress(base64.b64decode(packed.group(1))))["items"]
+    shown = {i["id"]: i["witness"] for i in items if i.get("witness")}
+    assert shown == found
+    for one in shown.values():
+        assert set(one["columns"]) == set(one["tables"])

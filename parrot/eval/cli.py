@@ -95,6 +95,10 @@ def configure(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
                         help="also judge each translation on every database of its item's test "
                              "suite (DATASET/suites/; Acc_TS beside Acc_RES) (default: on when "
                              "the dataset has suites)")
+    parser.add_argument("--witness", action="store_true",
+                        help="after the run, shrink every rejected item's database to a minimal "
+                             "witness (parrot witness RUN --all: RUN/witnesses.jsonl, shown in "
+                             "report.html's item view)")
     cli.add_quiet(parser, "progress bar and no tables")
     llm_options.add_arguments(parser)
     return parser
@@ -284,6 +288,8 @@ def evaluate(args: argparse.Namespace) -> int:
         console.print(f"[yellow]repaired:[/] {len(repaired)} damaged line(s) of results.jsonl "
                       f"(line number(s) {', '.join(map(str, repaired))}) moved to "
                       f"{config.output_dir / DAMAGED}; their items were re-run", highlight=False)
+    if args.witness:
+        _witnesses(config, args, console)
     from parrot.report.html import write_run_report
 
     page = write_run_report(config.output_dir, read_json(config.output_dir / MANIFEST), records)
@@ -294,6 +300,15 @@ def evaluate(args: argparse.Namespace) -> int:
                       f"report: {page}  (one self-contained page; open it in a browser)",
                       highlight=False)
     return 0
+
+
+def _witnesses(config: RunConfig, args: argparse.Namespace, console: Any) -> None:
+    """``parrot witness RUN --all`` on the finished run (its servers started and stopped by it)."""
+    from parrot.eval import witness_cmd
+
+    console.print("shrinking the rejected items' databases to witnesses (--witness)…")
+    witness_cmd.main([str(config.output_dir), "--all", "--timeout", str(args.timeout),
+                      *(["--no-start"] if args.no_start else [])])
 
 
 def _run_with_progress(dataset: Any, items: list[Any], translator: Any, config: RunConfig,

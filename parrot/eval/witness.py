@@ -80,6 +80,7 @@ class Witness:
                 for t in self.fixture.tables
                 if t.rows
             },
+            "columns": {t.name: list(t.column_names) for t in self.fixture.tables if t.rows},
         }
 
 

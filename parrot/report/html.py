@@ -195,13 +195,33 @@ def _sections(summary: dict[str, Any], records: list[Record]) -> list[Section]:
     return out
 
 
+def witnesses(run_dir: Path) -> dict[str, dict[str, Any]]:
+    """The witness of each item ``parrot witness --all`` wrote into ``RUN/witnesses.jsonl``
+    (the last line of an id wins; damaged lines and items without a witness are skipped)."""
+    path = run_dir / "witnesses.jsonl"
+    out: dict[str, dict[str, Any]] = {}
+    if not path.is_file():
+        return out
+    for line in path.read_text(encoding="utf-8").splitlines():
+        try:
+            data = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(data, dict) and isinstance(data.get("witness"), dict):
+            out[str(data.get("id"))] = data["witness"]
+    return out
+
+
 def run_page(path: str, manifest: dict[str, Any], records: list[Record],
              analysis: list[Table] | None = None) -> str:
     """The HTML page of one run; ``analysis`` defaults to the cross-dialect tables of
     :mod:`parrot.report.analysis` (none unless the run answers questions in several dialects)."""
     summary = summarize(records, manifest.get("translator"))
     sources, missing = source_sql(manifest)
-    items = [{**r, "source_sql": sources.get(str(r["id"]))} for r in records]
+    found = witnesses(Path(path))
+    items = [{**r, "source_sql": sources.get(str(r["id"])),
+              **({"witness": found[str(r["id"])]} if str(r["id"]) in found else {})}
+             for r in records]
     return _env().get_template("run.html.j2").render(
         title=f"parrot — {manifest.get('translator', {}).get('name', '?')} on "
               f"{manifest.get('dataset', {}).get('name', '?')}",

@@ -221,3 +221,28 @@ def test_level_filter_shows_exactly_the_items_of_each_verdict_level(browser, run
     open_page(browser, run_dir / "report.html", "#level=suite")  # the level table's links
     assert len(shown_ids(browser)) == levels["suite"]
     assert console_errors(browser) == []
+
+
+def test_the_item_view_shows_the_witness(browser, run_dirs, tmp_path):
+    """``parrot witness --all`` on a run, the page re-rendered: a witnessed item's view shows
+    the witness's rows (as many as its size) and both results on it."""
+    import json
+    import shutil
+
+    from parrot.eval.witness_cmd import main as witness_main
+    from parrot.report.cli import main as report_main
+
+    run = tmp_path / "run"
+    shutil.copytree(run_dirs["sqlglot"], run)
+    assert witness_main([str(run), "--all"]) == 0
+    found = [x for x in map(json.loads, (run / "witnesses.jsonl").read_text().splitlines())
+             if x["witness"]]
+    assert found, "the sqlglot slice has rejections on data"
+    assert report_main([str(run), "--format", "html"]) == 0
+    item = found[0]
+    open_page(browser, run / "report.html", f"#item={item['id']}")
+    header = browser.find_element("css selector", "#witness").text
+    assert "1-minimal" in header and f"{item['witness']['size']} row" in header
+    cells = browser.find_elements("css selector", "#item-view .witness-table tbody tr")
+    assert len(cells) == item["witness"]["size"]
+    assert console_errors(browser) == []

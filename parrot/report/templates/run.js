@@ -199,6 +199,18 @@
     return h("div", {}, head, h("div", { class: "scroll" }, table), more);
   }
 
+  function witnessView(w) {
+    const tables = Object.entries(w.tables || {});
+    return [h("h3", { id: "witness" }, `Witness: ${w.size} row${w.size === 1 ? "" : "s"} (${w.minimal ? "1-minimal" : "not minimal: the budget ran out"}, from the ${w.origin}, ${w.executions} engine executions)`),
+      h("p", { class: "sub" }, `the smallest database found on which the source and the translation still differ (${w.reason}: ${w.detail || ""}); other tables empty. Runnable scripts: parrot witness RUN ITEM_ID`),
+      tables.map(([name, rows]) => h("div", { class: "scroll" }, h("table", { class: "witness-table" },
+        h("caption", {}, name),
+        h("thead", {}, h("tr", {}, ((w.columns || {})[name] || []).map((c) => h("th", {}, c)))),
+        h("tbody", {}, rows.map((row) => h("tr", {}, row.map((v) => h("td", {}, value(v))))))))),
+      h("div", { class: "cols" }, preview("source on the witness", w.gold, w.cell, "gold"),
+        preview("translation on the witness", w.pred, w.cell, "pred"))];
+  }
+
   function showItem(id) {
     const r = byId.get(id);
     const view = document.getElementById("item-view");
@@ -233,6 +245,7 @@
         value(cell.gold), " vs prediction ", value(cell.pred)) : null,
       h("div", { class: "cols" }, preview("source result (gold)", r.gold, cell, "gold"),
         preview("translation result", r.pred, cell, "pred")),
+      r.witness ? witnessView(r.witness) : null,
       h("h3", {}, "Verdicts"),
       h("table", { id: "verdicts" }, h("thead", {}, h("tr", {}, ["mode", "match", "reason", "detail", "notes"].map((x) => h("th", {}, x)))),
         h("tbody", {}, modes.map(([m, v]) => h("tr", { class: v.match ? "ok" : "fail" }, h("td", {}, m), h("td", {}, v.match ? "✓" : "✗"),
