@@ -192,6 +192,18 @@ def _row(label: str, r: dict[str, Any]) -> tuple[Any, ...]:
     )
 
 
+AGREEING_SHOWN = 10  # ids listed for both-right / both-wrong (fixed and broken: every one)
+
+
+def _ids(outcome: str, ids: list[str]) -> str:
+    """The ids of one outcome: every fixed and broken one, the first few of the others."""
+    if not ids:
+        return "–"
+    if outcome in ("fixed", "broken") or len(ids) <= AGREEING_SHOWN:
+        return " ".join(ids)
+    return " ".join(ids[:AGREEING_SHOWN]) + f" … ({len(ids) - AGREEING_SHOWN} more)"
+
+
 def tables(result: dict[str, Any]) -> list[Table]:
     """The comparison as tables: overall, by dialect pair, by translation type, the items."""
     metric = result["metric"]
@@ -215,12 +227,10 @@ def tables(result: dict[str, Any]) -> list[Table]:
     items = result["items"]
     out.append(
         Table(
-            "Items",
+            f"Items (the agreeing outcomes list their first {AGREEING_SHOWN} ids; --json has all)",
             ("outcome", "n", "ids"),
-            [
-                (k.replace("_", " "), len(items[k]), " ".join(items[k]) or "–")
-                for k in (*OUTCOMES, "not_judged")
-            ],
+            [(k.replace("_", " "), len(items[k]), _ids(k, items[k]))
+             for k in (*OUTCOMES, "not_judged")],
         )
     )
     return out
