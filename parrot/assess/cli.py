@@ -57,6 +57,9 @@ def configure(p: argparse.ArgumentParser) -> argparse.ArgumentParser:
     cli.add_timeout(p, DEFAULT_TIMEOUT)
     p.add_argument("--max-dbs", type=int, default=4, metavar="N",
                    help="generated databases kept per template")
+    p.add_argument("--no-distill", dest="distill", action="store_false",
+                   help="keep a few diverse generated databases per template instead of those "
+                        "that tell the query from its near-miss neighbours (faster, finds less)")
     p.add_argument("--witness-budget", type=int, default=200, metavar="N",
                    help="engine executions to shrink a disagreeing database (0: no witness)")
     p.add_argument("--no-start", action="store_true", help="do not start local servers")
@@ -79,6 +82,7 @@ def _settings(args: argparse.Namespace) -> Settings:
         db=db,
         schema=schema,
         max_dbs=args.max_dbs,
+        distill=args.distill,
         witness_budget=args.witness_budget,
         judge_options={"timeout": args.timeout, "start": not args.no_start},
     )

@@ -37,6 +37,7 @@ class Settings:
     schema: Fixture | None = None  # empty tables from --schema
     max_dbs: int = 4
     candidates: int = 40
+    distill: bool = True  # keep the generated databases that kill the query's neighbours
     witness_budget: int = 200
     judge_options: dict[str, Any] = field(default_factory=dict)
 
@@ -49,6 +50,9 @@ class Template:
     members: list[tuple[Statement, Shape]]
     databases: list[tuple[str, Fixture]] | None = None  # built on first use
     outcome: Outcome | None = None  # the representative's
+    # (source, translation) -> the id judged with them and its outcome: a repeated statement
+    # on the same databases is the same evidence, not judged again
+    judged: dict[tuple[str, str], tuple[str, Outcome]] = field(default_factory=dict)
 
 
 def kind(sql: str) -> str:
@@ -112,7 +116,8 @@ class Assessment:
             self.judge,
             dialects=(self.s.source, self.s.target),
             max_dbs=self.s.max_dbs,
-            candidates=self.s.candidates,
+            candidates=self.s.candidates if self.s.distill else min(self.s.candidates, 12),
+            source_side=self.s.distill,
         )
         if distilled.suite is not None:
             out += [
@@ -219,6 +224,18 @@ class Assessment:
             template.databases = self.databases(st)
         if not template.databases:
             return Outcome(NOT_ASSESSED, "no_database", "give --db or --schema to verify on data")
+        same = template.judged.get((st.sql, t.sql or ""))
+        if same is not None:
+            note = f"the same statement as {same[0]}: its outcome"
+            return replace(same[1], detail=f"{note}; {same[1].detail}" if same[1].detail else note)
+        out = self._judge_new(template, st, t, carried)
+        template.judged[(st.sql, t.sql or "")] = (st.id, out)
+        return out
+
+    def _judge_new(
+        self, template: Template, st: Statement, t: Translation, carried: bool
+    ) -> Outcome:
+        assert template.databases is not None
         out = judge_on(self.judge, self._item(st), t, template.databases, self.s.witness_budget)
         if template.outcome is None:
             template.outcome = out
