@@ -60,6 +60,9 @@ def configure(p: argparse.ArgumentParser) -> argparse.ArgumentParser:
     p.add_argument("--no-distill", dest="distill", action="store_false",
                    help="keep a few diverse generated databases per template instead of those "
                         "that tell the query from its near-miss neighbours (faster, finds less)")
+    p.add_argument("--generated-timeout", type=float, default=2.0, metavar="SECONDS",
+                   help="seconds per execution while building generated databases; a source "
+                        "that times out there is not assessed (timeout on generated data)")
     p.add_argument("--witness-budget", type=int, default=200, metavar="N",
                    help="engine executions to shrink a disagreeing database (0: no witness)")
     p.add_argument("--no-start", action="store_true", help="do not start local servers")
@@ -83,6 +86,8 @@ def _settings(args: argparse.Namespace) -> Settings:
         schema=schema,
         max_dbs=args.max_dbs,
         distill=args.distill,
+        generated_timeout=args.generated_timeout,
+        generated_budget=30 * args.generated_timeout,
         witness_budget=args.witness_budget,
         judge_options={"timeout": args.timeout, "start": not args.no_start},
     )
