@@ -26,7 +26,7 @@ from parrot.translators.base import Translation, TranslationStatus, Translator
 
 RESULTS = "assessment.jsonl"
 _QUERY = re.compile(r"^\s*(?:\(\s*)*(?:SELECT|WITH|VALUES|TABLE|SHOW|EXPLAIN)\b", re.I)
-_PLACEHOLDER = re.compile(r"\$\d+|(?<![\w'])\?(?![\w'])|%s|:\w+\b")
+_PLACEHOLDER = re.compile(r"\$\d+|(?<![\w'])\?(?![\w'])|%s|(?<![:\w]):[A-Za-z_]\w*")  # not ::type
 
 
 @dataclass
@@ -195,6 +195,7 @@ class Assessment:
             "template": template_id(template.key),
             "kind": kind(st.sql),
             "source_sql": st.sql,
+            "comments": st.comments,
             "weight": st.weight,
             "translation": t.sql if t.ok else None,
             "translation_status": str(t.status),
