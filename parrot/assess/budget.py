@@ -5,13 +5,13 @@ not being tested there: it is a query the generator cannot serve (TPC-H Q8's eig
 boundary candidate's 200-row tables, say). While distillation builds a template's databases it
 sees a :class:`BudgetedJudge`: every execution gets ``timeout`` seconds (the judge's one re-run
 of a timeout included, so at most ``(1 + TIMEOUT_RERUN) * timeout``), the first time the source
-times out ends the building, and so does ``seconds`` spent in all — the template is then *not
-assessed: timeout on generated data* instead of running every candidate to the timeout.
+times out ends the building, and so does the ``judged``-th comparison (a count, not seconds: a
+verdict must not depend on the machine's load) — the template is then *not assessed: timeout on
+generated data* instead of running every candidate to the timeout.
 """
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -29,17 +29,19 @@ class GenerationBudget(Exception):
 class BudgetedJudge:
     """``judge`` with a per-execution timeout and a total budget (see the module docstring)."""
 
-    def __init__(self, judge: Judge, timeout: float, seconds: float):
-        self._judge, self._timeout, self._seconds = judge, timeout, seconds
-        self._deadline = 0.0
+    def __init__(self, judge: Judge, timeout: float, judged: int):
+        self._judge, self._timeout, self._most = judge, timeout, judged
+        self._used = 0
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._judge, name)
 
     def _check(self) -> None:
-        if time.monotonic() > self._deadline:
+        self._used += 1
+        if self._used > self._most:
             raise GenerationBudget(
-                f"timeout on generated data: building its databases took over {self._seconds:g} s"
+                f"timeout on generated data: building its databases took over {self._most} "
+                "source and neighbour runs"
             )
 
     def gold(self, item: Item, fixture: Fixture | None = None) -> Gold:
@@ -62,7 +64,7 @@ class BudgetedJudge:
         saved = dict(self._judge.timeouts)
         self._judge.timeouts.update({d: min(self._timeout, saved.get(d, self._judge.timeout))
                                      for d in dialects})
-        self._deadline = time.monotonic() + self._seconds
+        self._used = 0
         try:
             yield self
         finally:

@@ -40,7 +40,7 @@ class Settings:
     candidates: int = 40
     distill: bool = True  # keep the generated databases that kill the query's neighbours
     generated_timeout: float = 2.0  # seconds per execution while building generated databases
-    generated_budget: float = 60.0  # seconds to build one template's generated databases
+    generated_budget: int = 2000  # source/neighbour runs to build one template's databases
     witness_budget: int = 200
     judge_options: dict[str, Any] = field(default_factory=dict)
 

@@ -53,6 +53,8 @@ def main() -> int:
     p.add_argument("--target", default="duckdb")
     p.add_argument("--queries", default="1-22", help="a range of query numbers, e.g. 1-5")
     p.add_argument("--generated-timeout", type=float, default=2.0)
+    p.add_argument("--distill", action="store_true", help="distilled databases (default: "
+                   "parrot assess --no-distill)")
     args = p.parse_args()
     first, _, last = args.queries.partition("-")
     numbers = range(int(first), int(last or first) + 1)
@@ -68,7 +70,8 @@ def main() -> int:
     subprocess.run([sys.executable, "-m", "parrot", "assess", str(work / "tpch.sql"), "--quiet",
                     "--from", args.source, "--to", args.target, "--schema",
                     str(work / "schema.sql"), "-o", str(work / "out"),
-                    "--generated-timeout", str(args.generated_timeout)], check=False)
+                    "--generated-timeout", str(args.generated_timeout),
+                    *([] if args.distill else ["--no-distill"])], check=False)
     seconds, cpu = time.perf_counter() - started, _children_cpu() - cpu
     lines = [json.loads(x) for x in (work / "out" / "assessment.jsonl").read_text().splitlines()]
     rows = [f"| Q{numbers[line['index'] - 1]} | {line['verdict']} | {line['reason']} | "
@@ -78,8 +81,9 @@ def main() -> int:
             for line in lines]
     body = (f"{args.source} → {args.target}, sqlglot, TPC-H queries {args.queries} from the "
             f"schema alone (no rows): {seconds:.0f} s wall.\n\n"
-            f"Generated databases: at most {args.generated_timeout:g} s per execution while "
-            "they are built (parrot assess --generated-timeout); CPU "
+            f"Generated databases ({'distilled' if args.distill else '--no-distill'}): at most "
+            f"{args.generated_timeout:g} s per execution while they are built (parrot assess "
+            "--generated-timeout); CPU "
             f"{cpu:.0f} s (assess and its engine workers).\n\n"
             "| query | verdict | reason | databases judged | witness rows | why |\n"
             "|---|---|---|---|---|---|\n" + "\n".join(rows) + "\n")
