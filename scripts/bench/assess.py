@@ -6,7 +6,8 @@ target dialect with the sqlglot baseline: with ``--db`` (the Spider database's r
 ``--schema`` only (the database's own ``CREATE TABLE`` statements; rows generated; ``--no-distill``
 unless ``--distill``). Reports the share of statements on which the two verdicts agree, every
 disagreement (statement, both verdicts and reasons, and its kind: see :func:`why`), and the wall
-and CPU time of each mode; writes ``docs/results/assess_TARGET.md``.
+and CPU time of each mode; writes ``docs/results/assess_TARGET.md`` (``assess_TARGET_distill.md``
+with ``--distill``).
 
     python scripts/bench/assess.py [--target duckdb] [--db concert_singer --db pets_1 …] [--limit N]
         [--distill]
@@ -164,8 +165,10 @@ def main() -> int:
         load = load_average()
         body = one_target(target, work, loads, args.distill)
         print(body)
-        write_results(f"assess_{target}", f"parrot assess: --schema against --db ({target})",
-                      body, started_load=load)
+        mode = "_distill" if args.distill else ""
+        write_results(f"assess_{target}{mode}",
+                      f"parrot assess: --schema{' distilled' if args.distill else ''} against "
+                      f"--db ({target})", body, started_load=load)
     return 0
 
 
