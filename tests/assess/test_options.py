@@ -104,3 +104,15 @@ def test_an_llm_model_with_eval_flags_and_a_ddl_schema(tmp_path, monkeypatch):
     lines = [json.loads(x) for x in (work / "out" / "assessment.jsonl").read_text().splitlines()]
     assert lines[0]["verdict"] == "verified" and lines[0]["judged"] >= 2  # generated data
     assert lines[0]["translation"].startswith("SELECT k, name FROM t")
+
+
+def test_a_repeated_statement_takes_the_outcome_judged_first(tmp_path):
+    work = _workload(tmp_path)
+    (work / "q.sql").write_text("SELECT name FROM t WHERE k > 1;\n" * 3)
+    code = assess_main([str(work / "q.sql"), "--from", "sqlite", "--to", "duckdb", "--quiet",
+                        "--db", str(work / "app.sqlite"), "-o", str(work / "out")])
+    assert code == 0
+    lines = [json.loads(x) for x in (work / "out" / "assessment.jsonl").read_text().splitlines()]
+    assert [x["verdict"] for x in lines] == ["verified"] * 3
+    assert lines[0]["detail"] == ""
+    assert [x["detail"] for x in lines[1:]] == ["the same statement as q.sql:1: its outcome"] * 2
