@@ -61,10 +61,10 @@ def configure(p: argparse.ArgumentParser) -> argparse.ArgumentParser:
     p.add_argument("--no-distill", dest="distill", action="store_false",
                    help="keep a few diverse generated databases per template instead of those "
                         "that tell the query from its near-miss neighbours (faster, finds less)")
-    p.add_argument("--generated-timeout", type=float, default=2.0, metavar="SECONDS",
-                   help="seconds per execution while building generated databases; a source "
-                        "that times out there is not assessed (timeout on generated data), "
-                        "as is one whose databases take over 2,000 runs to build")
+    cli.add_timeout(p, 2.0, flag="--generated-timeout",
+                    what="per execution while building generated databases; a source that "
+                         "times out there is not assessed (timeout on generated data), as is "
+                         "one whose databases take over 2,000 runs to build")
     p.add_argument("--witness-budget", type=int, default=200, metavar="N",
                    help="engine executions to shrink a disagreeing database (0: no witness)")
     p.add_argument("--no-start", action="store_true", help="do not start local servers")
