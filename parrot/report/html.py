@@ -20,11 +20,11 @@ from typing import Any
 
 import jinja2
 
-from parrot.datasets import DatasetError, load_dataset
 from parrot.eval.records import Outcome
+from parrot.eval.results import read_witnesses
 from parrot.report import html_plots as plots
 from parrot.report.analysis import analysis_tables, run_context
-from parrot.report.metrics import summarize
+from parrot.report.metrics import run_summary, source_sql
 from parrot.report.render import (
     Table,
     leaderboard_groups,
@@ -93,22 +93,6 @@ def _asset(name: str) -> str:
 def _pack(data: Any) -> str:
     raw = json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
     return base64.b64encode(gzip.compress(raw, compresslevel=9, mtime=0)).decode("ascii")
-
-
-def source_sql(manifest: dict[str, Any]) -> tuple[dict[str, str], str | None]:
-    """The source SQL of each item id from the run's dataset file, or a note saying why not
-    (the file is gone, or its SHA-256 is no longer the one the run recorded)."""
-    ds = manifest.get("dataset", {})
-    path = ds.get("path")
-    if not path:
-        return {}, "the manifest names no dataset file"
-    try:
-        dataset = load_dataset(path, count_tokens=False, strict=False)
-    except (DatasetError, OSError) as exc:
-        return {}, f"dataset {path} not readable here: {str(exc).splitlines()[0]}"
-    if dataset.sha256 != ds.get("sha256"):
-        return {}, f"dataset {path} changed since the run (SHA-256 differs)"
-    return {i.id: i.source_sql for i in dataset.items}, None
 
 
 def headline(overall: dict[str, Any]) -> list[Metric]:
@@ -184,6 +168,8 @@ def _sections(summary: dict[str, Any], records: list[Record]) -> list[Section]:
         for failed in suite[1:]:
             out.insert(2, Section("Items that fail only on a suite database", "", (failed,),
                                   "#item={}"))
+    out += [Section(t.title.split(":")[0].split(" (")[0], "", (t,)) for t in titled
+            if t.title.startswith(("What the strong levels", "Witnesses"))]
     out += [Section(t.title.split(":")[0], "", (t,)) for t in titled
             if t.title.startswith(("Reliability", "Cost of a verified translation"))]
     usage = summary.get("usage", {})
@@ -195,30 +181,14 @@ def _sections(summary: dict[str, Any], records: list[Record]) -> list[Section]:
     return out
 
 
-def witnesses(run_dir: Path) -> dict[str, dict[str, Any]]:
-    """The witness of each item ``parrot witness --all`` wrote into ``RUN/witnesses.jsonl``
-    (the last line of an id wins; damaged lines and items without a witness are skipped)."""
-    path = run_dir / "witnesses.jsonl"
-    out: dict[str, dict[str, Any]] = {}
-    if not path.is_file():
-        return out
-    for line in path.read_text(encoding="utf-8").splitlines():
-        try:
-            data = json.loads(line)
-        except ValueError:
-            continue
-        if isinstance(data, dict) and isinstance(data.get("witness"), dict):
-            out[str(data.get("id"))] = data["witness"]
-    return out
-
-
 def run_page(path: str, manifest: dict[str, Any], records: list[Record],
              analysis: list[Table] | None = None) -> str:
     """The HTML page of one run; ``analysis`` defaults to the cross-dialect tables of
     :mod:`parrot.report.analysis` (none unless the run answers questions in several dialects)."""
-    summary = summarize(records, manifest.get("translator"))
+    lines = read_witnesses(Path(path))
     sources, missing = source_sql(manifest)
-    found = witnesses(Path(path))
+    summary = run_summary(Path(path), manifest, records, sources)
+    found = {i: w for i, line in lines.items() if (w := line["witness"]) is not None}
     items = [{**r, "source_sql": sources.get(str(r["id"])),
               **({"witness": found[str(r["id"])]} if str(r["id"]) in found else {})}
              for r in records]
