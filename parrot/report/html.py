@@ -17,14 +17,16 @@ from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 import jinja2
+from markupsafe import escape
 
-from parrot.eval.records import Outcome
+from parrot.eval.records import Outcome, WitnessRecord
 from parrot.eval.results import read_witnesses
 from parrot.report import html_plots as plots
 from parrot.report.analysis import analysis_tables, run_context
-from parrot.report.metrics import run_summary, source_sql
+from parrot.report.metrics import constructs, right, run_summary, source_sql
 from parrot.report.render import (
     Table,
     leaderboard_groups,
@@ -37,6 +39,8 @@ from parrot.report.stats import interval_text, wilson
 REPORT = "report.html"
 Record = Outcome
 Run = tuple[str, dict[str, Any], list[Record]]  # (run dir, manifest, records)
+WORST = 10  # constructs in the "wrong most often" table
+WORST_ITEMS = 5  # wrong items linked per construct
 
 
 @dataclass(frozen=True)
@@ -130,6 +134,41 @@ def _reasons_by_pair(records: list[Record]) -> dict[str, dict[str, int]]:
     return {k: dict(out[k].most_common()) for k in sorted(out)}
 
 
+def worst_constructs(records: list[Record], sources: dict[str, str],
+                     witnessed: dict[str, WitnessRecord], limit: int = WORST) -> str:
+    """The constructs the translator gets wrong most often (most strictly-wrong judged items,
+    then the highest share), each with its error rate and Wilson interval and links to its
+    wrong items, those with a witness first (their size in rows)."""
+    wrong: dict[str, list[str]] = {}
+    judged: Counter[str] = Counter()
+    for r in records:
+        if (ok := right(r)) is None:
+            continue
+        for c in constructs(r, sources):
+            judged[c] += 1
+            if not ok:
+                wrong.setdefault(c, []).append(str(r["id"]))
+    ranked = sorted(wrong, key=lambda c: (-len(wrong[c]), -len(wrong[c]) / judged[c], c))[:limit]
+    rows = []
+    for c in ranked:
+        ids = sorted(wrong[c], key=lambda i: (i not in witnessed, i))[:WORST_ITEMS]
+        links = ", ".join(
+            f'<a href="#item={quote(i)}">{escape(i)}</a>'
+            + (f" (witness: {witnessed[i]['size']} rows)" if i in witnessed else "")
+            for i in ids)
+        more = len(wrong[c]) - len(ids)
+        rows.append(f"<tr><th scope=\"row\">{escape(c)}</th><td class=\"num\">{len(wrong[c])}"
+                    f"/{judged[c]}</td><td class=\"num\">"
+                    f"{interval_text(wilson(len(wrong[c]), judged[c]))}</td><td>{links}"
+                    f"{f' and {more} more' if more > 0 else ''}</td></tr>")
+    if not rows:
+        return ""
+    return ('<table id="worst-constructs"><caption>constructs by strictly-wrong items '
+            "(error rate 95% CI; the items with a witness first)</caption><thead><tr>"
+            "<th>construct</th><th>wrong / judged</th><th>error 95% CI</th><th>wrong items</th>"
+            f"</tr></thead><tbody>{''.join(rows)}</tbody></table>")
+
+
 def _sections(summary: dict[str, Any], records: list[Record]) -> list[Section]:
     titled = summary_tables(summary)
 
@@ -170,8 +209,11 @@ def _sections(summary: dict[str, Any], records: list[Record]) -> list[Section]:
                                   "#item={}"))
     out += [Section(t.title.split(":")[0].split(" (")[0], "", (t,)) for t in titled
             if t.title.startswith(("What the strong levels", "Witnesses"))]
+    if summary.get("reliability"):
+        out.append(Section("Reliability: strict Acc_RES by construct and dialect pair",
+                           plots.reliability_heatmap(summary["reliability"]), ()))
     out += [Section(t.title.split(":")[0], "", (t,)) for t in titled
-            if t.title.startswith(("Reliability", "Cost of a verified translation"))]
+            if t.title.startswith("Cost of a verified translation")]
     usage = summary.get("usage", {})
     latencies = [float(t) for r in records
                  if isinstance(t := r["translation"].get("latency"), int | float)]
@@ -190,13 +232,20 @@ def run_page(path: str, manifest: dict[str, Any], records: list[Record],
     summary = run_summary(Path(path), manifest, records, sources)
     found = {i: w for i, line in lines.items() if (w := line["witness"]) is not None}
     items = [{**r, "source_sql": sources.get(str(r["id"])),
+              "features": [c.split(": ", 1)[1] for c in constructs(r, sources)
+                           if c.startswith("feature: ")],
               **({"witness": found[str(r["id"])]} if str(r["id"]) in found else {})}
              for r in records]
+    sections = _sections(summary, records)
+    worst = worst_constructs(records, sources, found)
+    if worst:
+        sections.append(Section("Where the translator is wrong most often, with witnesses",
+                                worst, ()))
     return _env().get_template("run.html.j2").render(
         title=f"parrot — {manifest.get('translator', {}).get('name', '?')} on "
               f"{manifest.get('dataset', {}).get('name', '?')}",
         path=path, manifest=manifest, overall=summary["overall"],
-        metrics=headline(summary["overall"]), sections=_sections(summary, records),
+        metrics=headline(summary["overall"]), sections=sections,
         source_missing=missing, data=_pack({"items": items}),
         analysis=(analysis_tables([(path, records)],
                                   context={path: run_context(Path(path), manifest)})
@@ -218,6 +267,36 @@ def _score_columns(members: list[tuple[str, dict[str, Any], dict[str, Any]]], ke
                  ("run", *groups), rows)
 
 
+COST_AXES = (("cost", "USD"), ("latency", "seconds of translation"), ("tokens", "tokens"))
+
+
+def cost_points(members: list[tuple[str, dict[str, Any], dict[str, Any]]],
+                ranked: list[str]) -> tuple[list[tuple[str, float, Any, float]], str, list[str]]:
+    """The accuracy-vs-cost plot's points: per run, strict Acc_RES, its interval and the cost of
+    a strictly-right item, in the first unit (USD, then seconds, then tokens) that some run of
+    the group records; and the runs left out (no strictly-right item, or that unit unrecorded)."""
+    by_path = {p: s for p, _, s in members}
+
+    def per_strict(key: str) -> dict[str, Any]:
+        return {p: (by_path[p].get("verified_cost") or {}).get("per_strict", {}).get(key)
+                for p in ranked}
+
+    axis = next(((k, u) for k, u in COST_AXES
+                 if any(v is not None for v in per_strict(k).values())), None)
+    if axis is None:
+        return [], "", ranked
+    per, unit = per_strict(axis[0]), axis[1]
+    points, left = [], []
+    for p in ranked:
+        o = by_path[p]["overall"]
+        if per[p] is None or o["acc_strict"] is None:
+            left.append(p)
+        else:
+            points.append((Path(p).name, o["acc_strict"], (o.get("ci95") or {}).get("strict"),
+                           float(per[p])))
+    return points, unit, left
+
+
 def leaderboard_page(runs: list[Run], analysis: list[Table] | None = None) -> str:
     """The HTML leaderboard of several runs: one section per comparable group (the groups and
     rows of ``python -m parrot.report … --format md``), each with per-pair and per-type
@@ -226,8 +305,12 @@ def leaderboard_page(runs: list[Run], analysis: list[Table] | None = None) -> st
     for title, members, flags in leaderboard_groups(runs):
         table = leaderboard_table(members, flags)
         ranked = [str(row[table.headers.index("run")]) for row in table.rows]
+        points, unit, left = cost_points(members, ranked)
+        plot = plots.accuracy_cost(points, unit) if points else ""
+        note = (f"not plotted (no strictly-right item, or no {unit or 'cost'} recorded): "
+                + ", ".join(left)) if left else ""
         groups.append((title, table, _score_columns(members, "by_pair", ranked),
-                       _score_columns(members, "by_type", ranked)))
+                       _score_columns(members, "by_type", ranked), plot, note))
     return _env().get_template("leaderboard.html.j2").render(
         title="parrot leaderboard", groups=groups, css=_asset("report.css"),
         analysis=(analysis_tables([(p, r) for p, _, r in runs]) if analysis is None
