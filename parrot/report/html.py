@@ -250,7 +250,7 @@ def run_page(path: str, manifest: dict[str, Any], records: list[Record],
         analysis=(analysis_tables([(path, records)],
                                   context={path: run_context(Path(path), manifest)})
                   if analysis is None else analysis),
-        css=_asset("report.css"), js=_asset("sortable.js") + _asset("run.js"))
+        css=_asset("report.css") + plots.heat_css(), js=_asset("sortable.js") + _asset("run.js"))
 
 
 def _score_columns(members: list[tuple[str, dict[str, Any], dict[str, Any]]], key: str,

@@ -140,10 +140,17 @@ def latency(seconds: list[float]) -> str:
     return _svg(fig, "latency")
 
 
-def _tint(acc: float) -> str:
-    """A cell's background for a strict accuracy in percent (the heat map's colour map)."""
-    r, g, b, _ = colormaps["RdYlGn"](0.15 + 0.7 * acc / 100)  # the pale middle of the map
-    return f"#{int(r * 255):02x}{int(g * 255):02x}{int(b * 255):02x}"
+HEAT_STEPS = 10  # the heat map's colour classes h0 … h10 (accuracy rounded to 10%)
+
+
+def heat_css() -> str:
+    """The heat map's colour classes: the pale middle of RdYlGn, one per 10% of accuracy."""
+    out = []
+    for step in range(HEAT_STEPS + 1):
+        r, g, b, _ = colormaps["RdYlGn"](0.15 + 0.7 * step / HEAT_STEPS)
+        out.append(f".heat .h{step}{{background:#{int(r * 255):02x}{int(g * 255):02x}"
+                   f"{int(b * 255):02x}}}")
+    return "\n".join(out) + "\n"
 
 
 def _cell_link(construct: str, pair: str) -> str:
@@ -167,9 +174,8 @@ def reliability_heatmap(matrix: Mapping[str, Mapping[str, Mapping[str, Any]]]) -
                 continue
             acc = 100.0 * c["strict"] / c["evaluated"]
             ci = "–" if c["ci95"] is None else f"[{c['ci95'][0]:.1f}–{c['ci95'][1]:.1f}]"
-            title = (f"{construct}, {pair}: {c['strict']}/{c['evaluated']} strictly right, "
-                     f"95% CI {ci}")
-            tds.append(f"<td style=\"background:{_tint(acc)}\" title=\"{escape(title)}\">"
+            title = f"{c['strict']}/{c['evaluated']} right, 95% CI {ci}"
+            tds.append(f"<td class=\"h{round(acc / 100 * HEAT_STEPS)}\" title=\"{title}\">"
                        f"<a href=\"{escape(_cell_link(construct, pair))}\">{acc:.0f}</a></td>")
         rows.append(f"<tr><th scope=\"row\">{escape(construct)}</th>{''.join(tds)}</tr>")
     return ("<table class=\"heat\" id=\"reliability-heatmap\"><caption>strict Acc_RES % by "

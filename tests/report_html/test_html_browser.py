@@ -299,9 +299,13 @@ def test_the_reliability_heat_map_counts_and_links(browser, run_dirs, tmp_path):
                             and any(x["strict"] < x["evaluated"] for x in p.values()))
     pair, cell = next((p, x) for p, x in pairs.items() if x["strict"] < x["evaluated"])
     lo, hi = cell["ci95"]
-    (td,) = [td for td in cells if td.get_attribute("title").startswith(f"{construct}, {pair}:")]
-    assert f"{cell['strict']}/{cell['evaluated']} strictly right, 95% CI [{lo:.1f}–{hi:.1f}]" \
-        in td.get_attribute("title")
+    heads = [th.text for th in browser.find_elements("css selector",
+                                                     "#reliability-heatmap thead th")]
+    (row,) = [tr for tr in browser.find_elements("css selector", "#reliability-heatmap tbody tr")
+              if tr.find_element("css selector", "th").text == construct]
+    td = row.find_elements("css selector", "td")[heads.index(pair) - 1]
+    assert td.get_attribute("title") == (f"{cell['strict']}/{cell['evaluated']} right, "
+                                          f"95% CI [{lo:.1f}–{hi:.1f}]")
     td.find_element("css selector", "a").click()
     feature = construct.split(": ", 1)[1]
     sources, _ = source_sql(manifest)
