@@ -136,9 +136,9 @@ def _reasons_by_pair(records: list[Record]) -> dict[str, dict[str, int]]:
 
 def worst_constructs(records: list[Record], sources: dict[str, str],
                      witnessed: dict[str, WitnessRecord], limit: int = WORST) -> str:
-    """The constructs the translator gets wrong most often (most strictly-wrong judged items,
-    then the highest share), each with its error rate and Wilson interval and links to its
-    wrong items, those with a witness first (their size in rows)."""
+    """The constructs the translator gets wrong most often (by the lower bound of the Wilson
+    interval of their error rate), each with its counts and interval and links to its wrong
+    items, those with a witness first (their size in rows)."""
     wrong: dict[str, list[str]] = {}
     judged: Counter[str] = Counter()
     for r in records:
@@ -148,7 +148,11 @@ def worst_constructs(records: list[Record], sources: dict[str, str],
             judged[c] += 1
             if not ok:
                 wrong.setdefault(c, []).append(str(r["id"]))
-    ranked = sorted(wrong, key=lambda c: (-len(wrong[c]), -len(wrong[c]) / judged[c], c))[:limit]
+    bounds = {c: wilson(len(wrong[c]), judged[c]) for c in wrong}
+    # most often = the highest error rate the counts support: the Wilson interval's lower bound
+    # (a construct wrong on 2 of 2 items ranks below one wrong on 40 of 50)
+    ranked = sorted(wrong, key=lambda c: (-(bounds[c] or (0.0, 0.0))[0], -len(wrong[c]), c))
+    ranked = ranked[:limit]
     rows = []
     for c in ranked:
         ids = sorted(wrong[c], key=lambda i: (i not in witnessed, i))[:WORST_ITEMS]
@@ -157,14 +161,17 @@ def worst_constructs(records: list[Record], sources: dict[str, str],
             + (f" (witness: {witnessed[i]['size']} rows)" if i in witnessed else "")
             for i in ids)
         more = len(wrong[c]) - len(ids)
+        kind, _, value = c.partition(": ")
+        every = f'<a href="#{kind}={quote(value)}&amp;strict=fail">{more} more</a>'
         rows.append(f"<tr><th scope=\"row\">{escape(c)}</th><td class=\"num\">{len(wrong[c])}"
                     f"/{judged[c]}</td><td class=\"num\">"
-                    f"{interval_text(wilson(len(wrong[c]), judged[c]))}</td><td>{links}"
-                    f"{f' and {more} more' if more > 0 else ''}</td></tr>")
+                    f"{interval_text(bounds[c])}</td><td>{links}"
+                    f"{f' and {every}' if more > 0 else ''}</td></tr>")
     if not rows:
         return ""
-    return ('<table id="worst-constructs"><caption>constructs by strictly-wrong items '
-            "(error rate 95% CI; the items with a witness first)</caption><thead><tr>"
+    return ('<table id="worst-constructs"><caption>constructs by the lower bound of their error '
+            "rate's 95% interval (the highest rate the counts support); the wrong items with a "
+            "witness first</caption><thead><tr>"
             "<th>construct</th><th>wrong / judged</th><th>error 95% CI</th><th>wrong items</th>"
             f"</tr></thead><tbody>{''.join(rows)}</tbody></table>")
 
