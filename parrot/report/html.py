@@ -169,11 +169,11 @@ def worst_constructs(records: list[Record], sources: dict[str, str],
                     f"{f' and {every}' if more > 0 else ''}</td></tr>")
     if not rows:
         return ""
-    return ('<table id="worst-constructs"><caption>constructs by the lower bound of their error '
-            "rate's 95% interval (the highest rate the counts support); the wrong items with a "
-            "witness first</caption><thead><tr>"
+    return ('<div class="scroll"><table id="worst-constructs"><caption>constructs by the '
+            "lower bound of their error rate's 95% interval (the highest rate the counts "
+            "support); the wrong items with a witness first</caption><thead><tr>"
             "<th>construct</th><th>wrong / judged</th><th>error 95% CI</th><th>wrong items</th>"
-            f"</tr></thead><tbody>{''.join(rows)}</tbody></table>")
+            f"</tr></thead><tbody>{''.join(rows)}</tbody></table></div>")
 
 
 def _sections(summary: dict[str, Any], records: list[Record]) -> list[Section]:
@@ -214,8 +214,9 @@ def _sections(summary: dict[str, Any], records: list[Record]) -> list[Section]:
         for failed in suite[1:]:
             out.insert(2, Section("Items that fail only on a suite database", "", (failed,),
                                   "#item={}"))
-    out += [Section(t.title.split(":")[0].split(" (")[0], "", (t,)) for t in titled
-            if t.title.startswith(("What the strong levels", "Witnesses"))]
+    out += [Section("Strength of the suite and bounded-equivalent verdicts", "", (t,))
+            for t in titled if t.title.startswith("What the strong levels")]
+    out += [Section("Witnesses", "", (t,)) for t in titled if t.title.startswith("Witnesses")]
     if summary.get("reliability"):
         out.append(Section("Reliability: strict Acc_RES by construct and dialect pair",
                            plots.reliability_heatmap(summary["reliability"]), ()))

@@ -178,10 +178,11 @@ def reliability_heatmap(matrix: Mapping[str, Mapping[str, Mapping[str, Any]]]) -
             tds.append(f"<td class=\"h{round(acc / 100 * HEAT_STEPS)}\" title=\"{title}\">"
                        f"<a href=\"{escape(_cell_link(construct, pair))}\">{acc:.0f}</a></td>")
         rows.append(f"<tr><th scope=\"row\">{escape(construct)}</th>{''.join(tds)}</tr>")
-    return ("<table class=\"heat\" id=\"reliability-heatmap\"><caption>strict Acc_RES % by "
-            "construct × dialect pair (hover: counts and interval; click: the failing items)"
+    return ("<div class=\"scroll\"><table class=\"heat\" id=\"reliability-heatmap\">"
+            "<caption>strict Acc_RES % by construct × dialect pair (hover: counts and "
+            "interval; click: the failing items)"
             f"</caption><thead><tr><th>construct</th>{head}</tr></thead><tbody>"
-            f"{''.join(rows)}</tbody></table>")
+            f"{''.join(rows)}</tbody></table></div>")
 
 
 def accuracy_cost(points: list[tuple[str, float, list[float] | None, float]], unit: str) -> str:
