@@ -312,7 +312,10 @@ def test_the_reliability_heat_map_counts_and_links(browser, run_dirs, tmp_path):
     expected = {r["id"] for r in recs if f"{r['source_dialect']}→{r['target_dialect']}" == pair
                 and r["verdicts"]["strict"]["match"] is False
                 and feature in features(sources[r["id"]], r["source_dialect"])}
-    WebDriverWait(browser, WAIT).until(lambda d: set(shown_ids(d)) == expected)
+    from selenium.common.exceptions import StaleElementReferenceException
+
+    WebDriverWait(browser, WAIT, ignored_exceptions=(StaleElementReferenceException,)).until(
+        lambda d: set(shown_ids(d)) == expected)  # the table is redrawn under the wait
     assert console_errors(browser) == []
 
 
