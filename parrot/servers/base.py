@@ -32,20 +32,13 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import ClassVar
 
+from parrot.cachedir import cache_dir
+
 _WATCHDOGS: list[subprocess.Popen[bytes]] = []
 
 
 class ServerError(RuntimeError):
     """A server could not be installed, started, reached or stopped."""
-
-
-def cache_dir() -> Path:
-    """The cache root: ``$PARROT_CACHE``, ``$XDG_CACHE_HOME/parrot`` or ``~/.cache/parrot``."""
-    env = os.environ.get("PARROT_CACHE")
-    if env:
-        return Path(env)
-    xdg = os.environ.get("XDG_CACHE_HOME")
-    return (Path(xdg) if xdg else Path.home() / ".cache") / "parrot"
 
 
 def free_port() -> int:
