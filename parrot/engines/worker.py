@@ -172,6 +172,8 @@ def socket_roots() -> list[str]:
     """Directories a worker sees empty: where parrot's servers (and the host's) keep their unix
     sockets, which let uid 0 in as a superuser without a password (the cache, the temporary
     directories a deep cache's sockets move to, ``/run``). Computed in parrot's process."""
+    with contextlib.suppress(OSError):  # made now, so a server started there later is hidden
+        cache_dir().mkdir(parents=True, exist_ok=True)
     roots = {str(cache_dir()), tempfile.gettempdir(), "/tmp", "/var/tmp", "/run"}
     return sorted(os.path.realpath(r) for r in roots if os.path.isdir(r))
 
