@@ -11,6 +11,7 @@ import sqlite3
 from collections.abc import Callable
 from typing import Any
 
+from parrot.engines.clickhouse import MultiStatementError, explain_ast
 from parrot.engines.statements import TokenKind, splitter, tokenize
 
 _SQLITE_SYNTAX = ("syntax error", "incomplete input", "unrecognized token")
@@ -117,7 +118,9 @@ class ClickhouseReference(Reference):
     def accepts(self, sql: str) -> bool:
         for stmt in _split(sql, "clickhouse"):
             try:
-                self._chdb.query("EXPLAIN AST " + stmt, "CSV")
+                explain_ast(self._chdb, stmt)  # exactly one statement, never run
+            except MultiStatementError:
+                return False
             except Exception as exc:  # chdb raises RuntimeError with the server's message
                 if "Syntax error" in str(exc) or "SYNTAX_ERROR" in str(exc):
                     return False

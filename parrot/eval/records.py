@@ -139,6 +139,10 @@ class Summary(TypedDict):
     ts: int
     acc_ts: float | None
     ts_strict: int  # strict matches on the fixture among the ts_items (one denominator)
+    # the judged items not strictly right, apart: a different answer / a translation that timed
+    # out (its budget, then the re-run's); summaries before them lack them
+    wrong: NotRequired[int]
+    timeout: NotRequired[int]
     syn_checked: int
     syn: int
     acc_syn: float | None

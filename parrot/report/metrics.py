@@ -171,6 +171,9 @@ def score(records: Iterable[Record]) -> Summary:
         n = sum(1 for r in judged if r["verdicts"][mode]["match"])
         out[mode] = n
         out[f"acc_{mode}"] = share(n, len(judged))
+    missed = [r for r in judged if not r["verdicts"]["strict"]["match"]]
+    out["timeout"] = sum(1 for r in missed if r["verdicts"]["strict"]["reason"] == "timeout")
+    out["wrong"] = len(missed) - out["timeout"]
     n = sum(1 for r in nonempty if r["verdicts"]["strict"]["match"])
     out["strict_nonempty"] = n
     out["acc_strict_nonempty"] = share(n, len(nonempty))
