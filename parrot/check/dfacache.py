@@ -20,6 +20,7 @@ import inspect
 import lzma
 import marshal
 import os
+from collections.abc import Callable
 from functools import cache
 from importlib.metadata import version
 from pathlib import Path
@@ -159,39 +160,48 @@ def save(parser_cls: type[Any]) -> Path:
     return path
 
 
-def load(parser_cls: type[Any]) -> bool:
-    """Replace the (cold) DFA of ``parser_cls`` with its cached one, or else with the shipped
-    seed; False when neither can be read (the parser then warms as usual)."""
+def _read(parser_cls: type[Any]) -> Any:
+    """The kept DFA of ``parser_cls`` as saved (cache, else shipped seed), or None when neither
+    can be read or it was saved for another format or grammar."""
     try:
         data = cache_file(parser_cls).read_bytes()
     except OSError:
         try:
             data = lzma.decompress(seed_file(parser_cls).read_bytes())
         except (OSError, lzma.LZMAError):
-            return False
+            return None
     try:
         version, contexts, semantics, dfas = marshal.loads(data)
     except (ValueError, EOFError, TypeError):
-        return False
+        return None
     if version != FORMAT or len(dfas) != len(parser_cls.decisionsToDFA):
-        return False
-    atn_states = parser_cls.atn.states
+        return None
+    return contexts, semantics, dfas
+
+
+def _contexts(entries: list[Any]) -> Callable[[int], Any]:
+    """The prediction contexts, rebuilt; the function maps a saved number to its context."""
     ctx: list[Any] = []
 
     def context(n: int) -> Any:
         return None if n == -1 else PredictionContext.EMPTY if n == -2 else ctx[n]
 
-    for entry in contexts:  # parents are numbered before their children
+    for entry in entries:  # parents are numbered before their children
         if entry[0] == "a":
             ctx.append(ArrayPredictionContext([context(p) for p in entry[1]], entry[2]))
         else:
             ctx.append(SingletonPredictionContext.create(context(entry[1]), entry[2]))
+    return context
+
+
+def _semantics(entries: list[Any]) -> Callable[[int], Any]:
+    """The semantic contexts, rebuilt; the function maps a saved number to its context."""
     sem: list[Any] = []
 
     def semantic(n: int) -> Any:
         return SemanticContext.NONE if n == -1 else sem[n]
 
-    for entry in semantics:
+    for entry in entries:
         if entry[0] == "p":
             sem.append(Predicate(entry[1], entry[2], entry[3]))
         elif entry[0] == "r":
@@ -200,37 +210,50 @@ def load(parser_cls: type[Any]) -> bool:
             combined = object.__new__(AND if entry[0] == "&" else OR)
             combined.opnds = [semantic(o) for o in entry[1]]
             sem.append(combined)
+    return semantic
 
+
+def _configs(data: Any, atn_states: list[Any], context: Callable[[int], Any],
+             semantic: Callable[[int], Any]) -> Any:
+    """One DFA state's ATN configuration set, rebuilt."""
+    full, readonly, unique, conflicting, has_sem, dips, items = data
+    out = ATNConfigSet(full)
+    built = out.configs
     new = object.__new__
+    for state, alt, c, s, reaches, suppressed in items:
+        config = new(ATNConfig)
+        config.state = atn_states[state]
+        config.alt = alt
+        config.context = context(c)
+        config.semanticContext = semantic(s)
+        config.reachesIntoOuterContext = reaches
+        config.precedenceFilterSuppressed = suppressed
+        built.append(config)
+    if readonly:  # the runtime drops the lookup table of a read-only set
+        out.setReadonly(True)
+    else:
+        for config in built:
+            out.getOrAdd(config)
+    out.uniqueAlt = unique
+    out.conflictingAlts = set(conflicting) if conflicting is not None else None
+    out.hasSemanticContext = has_sem
+    out.dipsIntoOuterContext = dips
+    return out
 
-    def configs(data: Any) -> Any:
-        full, readonly, unique, conflicting, has_sem, dips, items = data
-        out = ATNConfigSet(full)
-        built = out.configs
-        for state, alt, c, s, reaches, suppressed in items:
-            config = new(ATNConfig)
-            config.state = atn_states[state]
-            config.alt = alt
-            config.context = context(c)
-            config.semanticContext = semantic(s)
-            config.reachesIntoOuterContext = reaches
-            config.precedenceFilterSuppressed = suppressed
-            built.append(config)
-        if readonly:  # the runtime drops the lookup table of a read-only set
-            out.setReadonly(True)
-        else:
-            for config in built:
-                out.getOrAdd(config)
-        out.uniqueAlt = unique
-        out.conflictingAlts = set(conflicting) if conflicting is not None else None
-        out.hasSemanticContext = has_sem
-        out.dipsIntoOuterContext = dips
-        return out
 
+def load(parser_cls: type[Any]) -> bool:
+    """Replace the (cold) DFA of ``parser_cls`` with its cached one, or else with the shipped
+    seed; False when neither can be read (the parser then warms as usual)."""
+    kept = _read(parser_cls)
+    if kept is None:
+        return False
+    contexts, semantics, dfas = kept
+    atn_states = parser_cls.atn.states
+    context, semantic = _contexts(contexts), _semantics(semantics)
     for dfa, (s0, precedence, states) in zip(parser_cls.decisionsToDFA, dfas, strict=True):
         built = []
         for number, data, _edges, accept, prediction, full_ctx, predicates, _kept in states:
-            state = DFAState(number, configs(data))
+            state = DFAState(number, _configs(data, atn_states, context, semantic))
             state.isAcceptState = accept
             state.prediction = prediction
             state.requiresFullContext = full_ctx
