@@ -12,17 +12,19 @@ literals and quoted identifiers keep their case in both keys.
 
 from __future__ import annotations
 
+import bisect
 import functools
 import re
 import string
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import replace
 from typing import Any
 
 from parrot import dialects
 from parrot.curate.stages import Batch, Drop, Record, Stage
 from parrot.dialects import Lexicon
-from parrot.dialects.lexer import TokenKind, scan
+from parrot.dialects.lexer import Token, TokenKind, scan
 from parrot.dialects.splitter import splitter
 
 _PROCEDURAL = re.compile(
@@ -65,7 +67,7 @@ def single_statement(sql: str, dialect: str) -> str | None:
         return None
     if not _FOLDS.search(body):
         return body
-    return _format(body, lexicon(dialect))
+    return _format(scan(body, lexicon(dialect)))
 
 
 def split_and_format(sql: str, dialect: str) -> tuple[list[str], int]:
@@ -80,24 +82,26 @@ def split_and_format(sql: str, dialect: str) -> tuple[list[str], int]:
 def lexed_split_and_format(sql: str, dialect: str) -> tuple[list[str], int]:
     """:func:`split_and_format` by the splitter and the lexer, for any input."""
     lex = lexicon(dialect)
-    comments = sum(t.kind is TokenKind.COMMENT and t.text != "*/" for t in scan(sql, lex))
     # statements, not T-SQL batches: a GO line stays text, as any other word
     statements = splitter(dialect).statements()
     script = statements.script(sql)  # DELIMITER lines blanked
+    pieces = list(scan(script, lex))
+    comments = sum(t.kind is TokenKind.COMMENT and t.text != "*/" for t in pieces)
     spans = statements.spans(script)
     if _PROCEDURAL.search(sql):  # kept whole
         spans = [(spans[0][0], spans[-1][1])] if spans else []
-    texts = [script[a:b] for a, b in spans]
-    out = [_format(text, lex) for text in texts]
+    starts = [t.start for t in pieces]
+    out = [_format(pieces[bisect.bisect_left(starts, a):bisect.bisect_left(starts, b)])
+           for a, b in spans]
     return [s for s in out if s], comments
 
 
-def _format(text: str, lex: Lexicon) -> str:
-    """One statement with its comments removed and its whitespace runs folded (strings,
-    quoted identifiers and the code inside MySQL's ``/*! ... */`` kept as written)."""
+def _format(pieces: Iterable[Token]) -> str:
+    """One statement's pieces with its comments removed and its whitespace runs folded
+    (strings, quoted identifiers and the code inside MySQL's ``/*! ... */`` kept as written)."""
     current: list[str] = []
     space = False
-    for tok in scan(text, lex):
+    for tok in pieces:
         if tok.kind is TokenKind.COMMENT or tok.kind is TokenKind.SPACE:
             space = True
         else:

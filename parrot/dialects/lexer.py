@@ -14,8 +14,8 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
 from enum import StrEnum
+from typing import NamedTuple
 
 from parrot.dialects.base import Lexicon
 
@@ -31,8 +31,7 @@ class TokenKind(StrEnum):
     SPACE = "space"  # a run of whitespace (scan only)
 
 
-@dataclass(frozen=True)
-class Token:
+class Token(NamedTuple):  # a tuple: made for every piece of every statement parrot lexes
     kind: TokenKind
     text: str  # the token's source text (quotes included)
     start: int
@@ -185,7 +184,7 @@ def tokenize(sql: str, lexicon: Lexicon = ANSI) -> list[Token]:
     append = tokens.append
     pos, n = 0, len(sql)
     executable = 0
-    comment, space = TokenKind.COMMENT, TokenKind.SPACE
+    comment = TokenKind.COMMENT
     while pos < n and (m := match(sql, pos)) is not None:
         group = m.lastgroup
         assert group is not None
@@ -201,6 +200,5 @@ def tokenize(sql: str, lexicon: Lexicon = ANSI) -> list[Token]:
                 executable -= 1
             if kind is comment:
                 continue
-        if kind is not space:
-            append(Token(kind, sql[start:pos], start, pos))
+        append(Token(kind, sql[start:pos], start, pos))
     return tokens
