@@ -20,6 +20,7 @@ from typing import Any
 
 import jinja2
 
+from parrot.api import jsonl
 from parrot.datasets import DatasetError, load_dataset
 from parrot.eval.records import Outcome
 from parrot.report import html_plots as plots
@@ -202,11 +203,7 @@ def witnesses(run_dir: Path) -> dict[str, dict[str, Any]]:
     out: dict[str, dict[str, Any]] = {}
     if not path.is_file():
         return out
-    for line in path.read_text(encoding="utf-8").splitlines():
-        try:
-            data = json.loads(line)
-        except ValueError:
-            continue
+    for _, data in jsonl.read(path)[0]:  # damaged lines skipped
         if isinstance(data, dict) and isinstance(data.get("witness"), dict):
             out[str(data.get("id"))] = data["witness"]
     return out
