@@ -74,3 +74,11 @@ def test_suite_builder(dialect: str, sql: str, statements: list[str], comments: 
 def test_scan_gives_the_text_back(dialect: str, sql: str, statements: list[str],
                                   comments: int) -> None:
     assert "".join(t.text for t in scan(sql, get(dialect).lexicon)) == sql
+
+
+def test_engines_keep_a_plsql_units_declarations_in_one_statement() -> None:
+    """The grammar check always did; the engines' splitter cut the unit at each declaration."""
+    sql = ("CREATE OR REPLACE FUNCTION f RETURN INT IS x INT; y INT; BEGIN IF x > 0 THEN "
+           "y := 1; END IF; RETURN y; END;\n/\nSELECT f FROM dual")
+    assert [s.split()[0] for s in st.splitter("oracle").split(sql)] == ["CREATE", "SELECT"]
+    assert [v.ok for v in check_sql(sql, "oracle")] == [True, True]
