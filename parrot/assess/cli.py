@@ -28,9 +28,10 @@ import sys
 from pathlib import Path
 
 from parrot import cli, dialects
+from parrot.api.jsonl import appender
 from parrot.assess.inputs import FORMATS, InputError, read_workload
 from parrot.assess.output import write_html, write_tree
-from parrot.assess.run import RESULTS, VERIFIED, Assessment, Settings, appender, group, read_done
+from parrot.assess.run import RESULTS, VERIFIED, Assessment, Settings, group, read_done
 from parrot.assess.schema import SchemaFileError, read_schema
 from parrot.cli import standalone
 from parrot.engines import DEFAULT_TIMEOUT

@@ -19,6 +19,7 @@ import time
 from pathlib import Path
 from typing import Any, cast
 
+from parrot.api import jsonl
 from parrot.eval.records import Outcome, WitnessLine
 
 FSYNC_INTERVAL = 1.0  # seconds between fsyncs of results.jsonl
@@ -188,11 +189,7 @@ def read_witnesses(run_dir: Path) -> dict[str, WitnessLine]:
     out: dict[str, WitnessLine] = {}
     if not path.is_file():
         return out
-    for line in path.read_text(encoding="utf-8").splitlines():
-        try:
-            data = json.loads(line)
-        except ValueError:
-            continue
+    for _, data in jsonl.read(path)[0]:  # damaged lines skipped
         if isinstance(data, dict) and isinstance(data.get("id"), str) and "witness" in data:
             out[data["id"]] = cast(WitnessLine, data)
     return out

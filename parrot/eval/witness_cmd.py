@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from parrot import cli
+from parrot.api import jsonl
 from parrot.cli import standalone
 from parrot.datasets import DatasetError, Item, load_dataset
 from parrot.engines import DEFAULT_TIMEOUT
@@ -82,14 +83,9 @@ def _records(run: Path) -> dict[str, dict[str, Any]]:
     if not results.is_file():
         raise UsageError(f"{run}: no results.jsonl (not a parrot eval run directory)")
     found: dict[str, dict[str, Any]] = {}
-    with results.open(encoding="utf-8") as fh:
-        for line in fh:
-            try:
-                record = json.loads(line)
-            except json.JSONDecodeError:
-                continue
-            if isinstance(record, dict) and isinstance(record.get("id"), str):
-                found[record["id"]] = record
+    for _, record in jsonl.read(results)[0]:  # damaged lines skipped
+        if isinstance(record, dict) and isinstance(record.get("id"), str):
+            found[record["id"]] = record
     return found
 
 
