@@ -52,6 +52,6 @@ def test_the_guard_and_the_fidelity_reference_refuse_it(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     out = tmp_path / "side-effect.csv"
     assert ch._ast_refusal(chdb, _bomb(out)) == ch.MULTI_STATEMENT
-    monkeypatch.setattr(references, "_split", lambda sql, dialect: [sql])
+    monkeypatch.setattr(references, "splitter", lambda dialect: _MissesSemicolons())
     assert references.ClickhouseReference().accepts(_bomb(out)) is False
     assert not out.exists()
