@@ -32,11 +32,11 @@ from parrot.eval.runner import (
     select_items,
     servers_needed,
 )
+from parrot.eval.suites import SUITES_DIR
 from parrot.pairs import parse_pairs
 from parrot.report.metrics import evaluated, share, summarize
 from parrot.report.render import print_rich, summary_tables
 from parrot.scale import EXECUTOR_HELP, ExecutorError, parse_executor
-from parrot.testsuite.store import SUITES_DIR
 from parrot.translators import UnknownTranslatorError, available, create_translator
 from parrot.translators.llm import options as llm_options
 

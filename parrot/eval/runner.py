@@ -329,7 +329,7 @@ def _judged_on_ray(pending: list[Item], translations: Iterator[tuple[Item, Trans
                    config: RunConfig) -> Iterator[Outcome]:
     """Judging on Ray actors: the servers this machine runs for the run are shared by URL, and
     restarted by this process when they die (unless ``--no-start``)."""
-    from parrot.scale.cluster import judged
+    from parrot.eval.cluster import judged
     from parrot.servers import server_for
 
     urls = dict(config.urls)

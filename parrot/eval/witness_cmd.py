@@ -27,9 +27,9 @@ from parrot import cli
 from parrot.cli import standalone
 from parrot.datasets import DatasetError, Item, load_dataset
 from parrot.engines import DEFAULT_TIMEOUT
+from parrot.eval.suites import load_suite
 from parrot.eval.witness import DEFAULT_BUDGET, Witness, counting_judge, script, witness
 from parrot.fixtures import Fixture
-from parrot.testsuite.store import load_suite
 
 
 def build_parser() -> argparse.ArgumentParser:

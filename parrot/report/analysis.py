@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from parrot import dialects
-from parrot.eval.records import Outcome
+from parrot.api.records import Outcome
 from parrot.report import astdiff
 from parrot.report.metrics import status as execution_status
 

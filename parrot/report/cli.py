@@ -14,9 +14,7 @@ import sys
 from pathlib import Path
 
 from parrot import cli
-from parrot.cli import standalone
-from parrot.dialects import UnknownDialectError, resolve
-from parrot.eval.results import (
+from parrot.api.results import (
     MANIFEST,
     RESULTS,
     DamagedResultsError,
@@ -24,6 +22,8 @@ from parrot.eval.results import (
     read_json,
     scan_results,
 )
+from parrot.cli import standalone
+from parrot.dialects import UnknownDialectError, resolve
 from parrot.report.analysis import analysis_tables, run_context
 from parrot.report.metrics import summarize
 from parrot.report.render import leaderboards, render, summary_tables

@@ -20,8 +20,8 @@ from typing import Any
 
 import jinja2
 
+from parrot.api.records import Outcome
 from parrot.datasets import DatasetError, load_dataset
-from parrot.eval.records import Outcome
 from parrot.report import html_plots as plots
 from parrot.report.analysis import analysis_tables, run_context
 from parrot.report.metrics import summarize

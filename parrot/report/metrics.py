@@ -22,8 +22,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any, cast
 
-from parrot.compare import Mode
-from parrot.eval.records import (
+from parrot.api.records import (
     LEVELS,
     ExecutionRecord,
     LevelRecord,
@@ -31,6 +30,7 @@ from parrot.eval.records import (
     Summary,
     verdict_level,
 )
+from parrot.compare import Mode
 from parrot.registry import Registry
 from parrot.report.stats import wilson
 
