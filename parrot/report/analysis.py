@@ -241,9 +241,25 @@ class RunContext:
     labels: Mapping[str, Mapping[str, Any]]
 
 
-def run_context(run_dir: Path, manifest: Mapping[str, Any]) -> RunContext:
-    from parrot.text2sql.taxonomy import read_labels
+TAXONOMY_FILE = "taxonomy.jsonl"  # written by ``python -m parrot.text2sql taxonomy``
 
+
+def read_labels(run_dir: Path) -> dict[str, dict[str, Any]]:
+    """id → the last stored line for it (a torn last line is ignored)."""
+    out: dict[str, dict[str, Any]] = {}
+    path = run_dir / TAXONOMY_FILE
+    if not path.is_file():
+        return out
+    for line in path.read_text(encoding="utf-8").splitlines():
+        try:
+            entry = json.loads(line)
+            out[str(entry["id"])] = entry
+        except (json.JSONDecodeError, KeyError, TypeError):
+            continue
+    return out
+
+
+def run_context(run_dir: Path, manifest: Mapping[str, Any]) -> RunContext:
     return RunContext(run_golds(manifest), read_labels(run_dir))
 
 

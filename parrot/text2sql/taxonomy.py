@@ -22,24 +22,10 @@ from pathlib import Path
 from typing import Any
 
 from parrot.report import analysis, astdiff
+from parrot.report.analysis import read_labels
 
-FILE = "taxonomy.jsonl"
+FILE = analysis.TAXONOMY_FILE
 PROMPT = "taxonomy-judge-v1"
-
-
-def read_labels(run_dir: Path) -> dict[str, dict[str, Any]]:
-    """id → the last stored line for it (a torn last line is ignored)."""
-    out: dict[str, dict[str, Any]] = {}
-    path = run_dir / FILE
-    if not path.is_file():
-        return out
-    for line in path.read_text(encoding="utf-8").splitlines():
-        try:
-            entry = json.loads(line)
-            out[str(entry["id"])] = entry
-        except (json.JSONDecodeError, KeyError, TypeError):
-            continue
-    return out
 
 
 def outcome_text(r: analysis.Record) -> str:
