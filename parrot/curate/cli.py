@@ -331,7 +331,8 @@ def curate(args: argparse.Namespace) -> int:
 def start_local_servers(dialects_used: tuple[str, ...], console: Any) -> list[str]:
     """Start the local servers (postgres, mysql) the run's dialects need and no URL names;
     returns the ones started here (stopped after the suites are built)."""
-    from parrot.engines import needs_server, url_from_env
+    from parrot.connect import needs_server
+    from parrot.engines import url_from_env
     from parrot.eval.cli import start_servers
 
     needed = sorted(d for d in set(dialects_used) if needs_server(d) and url_from_env(d) is None)

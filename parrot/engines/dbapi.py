@@ -185,7 +185,8 @@ def default_url(dialect: str) -> str:
     url = url_from_env(dialect)
     if url is None:
         raise UnknownEngineError(f"no {dialect} server: pass --engine {dialect}=URL or set "
-                                 f"PARROT_{dialect.upper()}_URL")
+                                 f"PARROT_{dialect.upper()}_URL (parrot.connect.create_engine "
+                                 "also finds the server `python -m parrot.engines up` started)")
     return url
 
 

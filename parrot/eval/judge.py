@@ -25,6 +25,7 @@ from parrot.compare import (
     failure,
     sort_keys_tied,
 )
+from parrot.connect import create_engine
 from parrot.datasets import Item
 from parrot.engines import (
     DEFAULT_MAX_ROWS,
@@ -34,7 +35,6 @@ from parrot.engines import (
     Execution,
     FixtureLoadError,
     UnknownEngineError,
-    create_engine,
 )
 from parrot.engines.base import MAX_TIMEOUT
 from parrot.eval.records import (

@@ -32,6 +32,7 @@ from parrot.api.secrets import (
 )
 from parrot.cli import git_commit
 from parrot.compare import SEMANTICS_VERSION
+from parrot.connect import needs_server
 from parrot.datasets import Dataset, Item
 from parrot.engines import (
     DEFAULT_MAX_ROWS,
@@ -39,7 +40,6 @@ from parrot.engines import (
     ENGINE_REGISTRY,
     engine_class,
     engine_name_for,
-    needs_server,
     url_from_env,
 )
 from parrot.eval.judge import Judge

@@ -136,7 +136,7 @@ def migrate(args: argparse.Namespace) -> int:
 def _engines(spec: str | None) -> dict[str, Any]:
     if not spec:
         return {}
-    from parrot.engines import create_engine
+    from parrot.connect import create_engine
 
     return {d: create_engine(d) for d in spec.split(",") if d}
 

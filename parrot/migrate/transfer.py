@@ -17,7 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from parrot.engines import Engine, LoadReport, create_engine
+from parrot.connect import create_engine
+from parrot.engines import Engine, LoadReport
 from parrot.fixtures import Fixture
 from parrot.migrate.introspect import Introspection, introspect
 
