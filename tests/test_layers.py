@@ -236,7 +236,6 @@ def _long_functions() -> list[str]:
     return sorted(found)
 
 
-@pytest.mark.xfail(strict=True, reason="today's offenders: issue 30 removes them")
 def test_no_function_over_80_lines() -> None:
     long = sorted(set(_long_functions()) - LONG_FUNCTIONS_KNOWN)
     assert not long, f"split these (parse -> config -> run): {long}"

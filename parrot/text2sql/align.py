@@ -34,7 +34,9 @@ from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from parrot.datasets import Item, item_line, load_dataset
+from parrot import dialects
+from parrot.curate.serialise import write_review
+from parrot.datasets import Dataset, Item, item_line, load_dataset
 from parrot.translators import Translator, create_translator
 from parrot.translators.base import Translation
 
@@ -314,27 +316,11 @@ def fixes_stage(path: Path) -> Producer:
     return produce
 
 
-def run(args: argparse.Namespace) -> int:
-    """The ``align`` command (arguments from :func:`build_parser`)."""
-    from parrot.curate.serialise import write_review
-
-    try:
-        dataset = load_dataset(args.dataset, count_tokens=False)
-        raw = [json.loads(line) for line in
-               dataset.path.read_text(encoding="utf-8").splitlines() if line.strip()]
-    except (ValueError, OSError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    from parrot import dialects
-
+def _todo(args: argparse.Namespace, dataset: Dataset, outcomes: dict[str, Outcome],
+          verifier: Verifier) -> tuple[list[Item], Counter[str]]:
+    """The items to align (at most ``--limit``), and why the others cannot be aligned here."""
     wanted = ({dialects.resolve(t) for t in args.targets.split(",") if t.strip()}
               if args.targets else None)
-    out: Path = args.output_dir
-    out.mkdir(parents=True, exist_ok=True)
-    log_path = out / LOG
-    outcomes = read_log(log_path)
-    suite_dir = dataset.path.parent if (dataset.path.parent / "suites").is_dir() else None
-    verifier = Verifier(args.timeout, args.max_rows, suite_dir)
     skipped: Counter[str] = Counter()
     todo = []
     for item in dataset.items:
@@ -347,7 +333,13 @@ def run(args: argparse.Namespace) -> int:
             skipped[f"no engine for {item.target_dialect}"] += 1
         elif args.fixes is not None or item.id not in outcomes:
             todo.append(item)
-    todo = todo[:args.limit]
+    return todo[:args.limit], skipped
+
+
+def _align(args: argparse.Namespace, todo: list[Item], outcomes: dict[str, Outcome],
+           verifier: Verifier, log_path: Path) -> bool:
+    """Align ``todo``, appending each outcome to the log; False (the error printed, the
+    verifier closed) when the stages cannot start."""
     try:
         if args.fixes is not None:
             queued = {o.id for o in outcomes.values() if o.gold_sql is None}
@@ -360,7 +352,7 @@ def run(args: argparse.Namespace) -> int:
     except (ValueError, LookupError, OSError) as exc:
         verifier.close()
         print(f"error: {exc}", file=sys.stderr)
-        return 2
+        return False
     done = Counter[str]()
     with log_path.open("a", encoding="utf-8") as log:
         def record(o: Outcome) -> None:
@@ -379,6 +371,13 @@ def run(args: argparse.Namespace) -> int:
             for c in closing:
                 c.close()
             verifier.close()
+    return True
+
+
+def _write(args: argparse.Namespace, dataset: Dataset, raw: list[dict[str, Any]],
+           outcomes: dict[str, Outcome], skipped: Counter[str]) -> None:
+    """The aligned dataset (items, fixtures, suites), its review queue and its card."""
+    out: Path = args.output_dir
     records = aligned_records(raw, outcomes)
     for folder in ("fixtures", "suites"):  # the aligned dataset judges items as the source did
         if (dataset.path.parent / folder).is_dir():
@@ -399,4 +398,26 @@ def run(args: argparse.Namespace) -> int:
           f"{len(outcomes)} items aligned ({', '.join(f'{k} {v}' for k, v in sources.items())}); "
           f"{sources['review']} in {out / 'review.jsonl'}; "
           f"{sum(skipped.values())} not alignable here")
+
+
+def run(args: argparse.Namespace) -> int:
+    """The ``align`` command (arguments from :func:`build_parser`): read the dataset and the
+    log, align what is left (:func:`_align`), write the aligned dataset (:func:`_write`)."""
+    try:
+        dataset = load_dataset(args.dataset, count_tokens=False)
+        raw = [json.loads(line) for line in
+               dataset.path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    except (ValueError, OSError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    out: Path = args.output_dir
+    out.mkdir(parents=True, exist_ok=True)
+    log_path = out / LOG
+    outcomes = read_log(log_path)
+    suite_dir = dataset.path.parent if (dataset.path.parent / "suites").is_dir() else None
+    verifier = Verifier(args.timeout, args.max_rows, suite_dir)
+    todo, skipped = _todo(args, dataset, outcomes, verifier)
+    if not _align(args, todo, outcomes, verifier, log_path):
+        return 2
+    _write(args, dataset, raw, outcomes, skipped)
     return 0
