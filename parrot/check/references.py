@@ -12,6 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 from parrot.engines.statements import TokenKind, splitter, tokenize
+from parrot.servers import server_for
 
 _SQLITE_SYNTAX = ("syntax error", "incomplete input", "unrecognized token")
 
@@ -131,8 +132,6 @@ class MariadbReference(Reference):
 
     def __init__(self) -> None:
         import pymysql
-
-        from parrot.servers import server_for
 
         server = server_for("mysql")
         state = server.state()

@@ -23,6 +23,7 @@ from parrot import cli, dialects
 from parrot.cli import add_model_args, standalone, table_console
 from parrot.datasets import DEFAULT_DATASET, Dataset, DatasetError, Item, load_dataset
 from parrot.engines import DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT
+from parrot.eval import witness_cmd
 from parrot.eval.records import Outcome
 from parrot.eval.results import DAMAGED, MANIFEST, RunDirError, RunWriteError, read_json
 from parrot.eval.runner import (
@@ -38,6 +39,8 @@ from parrot.pairs import parse_pairs
 from parrot.report.metrics import evaluated, share, summarize
 from parrot.report.render import print_rich, summary_tables
 from parrot.scale import EXECUTOR_HELP, ExecutorError, parse_executor
+from parrot.scale.cluster import connect
+from parrot.servers import SERVERS, ServerError, server_for
 from parrot.translators import UnknownTranslatorError, available, create_translator
 from parrot.translators.base import Translator
 from parrot.translators.llm import options as llm_options
@@ -119,8 +122,6 @@ def parse_engine_urls(values: list[str]) -> dict[str, str]:
 def start_servers(needed: list[str], console: Any) -> tuple[list[str], dict[str, str]]:
     """Start the managed servers a run needs that this machine can run; returns the dialects
     this call started and {dialect: why} for those that failed to start."""
-    from parrot.servers import SERVERS, ServerError, server_for
-
     started, failed = [], {}
     for dialect in sorted(SERVERS):  # whatever a crashed run left running goes first
         with contextlib.suppress(ServerError):
@@ -175,8 +176,6 @@ def check_engines(items: list[Any], urls: dict[str, str], start: bool, allow_mis
 def stop_servers(started: list[str]) -> None:
     """Stop the servers this run started."""
     if started:
-        from parrot.servers import server_for
-
         for dialect in started:
             server_for(dialect).stop()
 
@@ -288,8 +287,6 @@ def _reachable(args: argparse.Namespace, plan: _Plan, console: Any) -> bool:
         return False
     if plan.config.executor.kind == "ray":
         try:
-            from parrot.scale.cluster import connect  # deferred: Ray, the optional extra
-
             assert plan.config.executor.address is not None
             connect(plan.config.executor.address)
         except ExecutorError as exc:
@@ -343,6 +340,7 @@ def _finish(args: argparse.Namespace, plan: _Plan, console: Any) -> None:
                       f"{config.output_dir / DAMAGED}; their items were re-run", highlight=False)
     if args.witness:
         _witnesses(config, args, console)
+    # deferred: matplotlib, jinja2 (loaded only on this path)
     from parrot.report.html import write_run_report
 
     page = write_run_report(config.output_dir, read_json(config.output_dir / MANIFEST), records)
@@ -356,8 +354,6 @@ def _finish(args: argparse.Namespace, plan: _Plan, console: Any) -> None:
 
 def _witnesses(config: RunConfig, args: argparse.Namespace, console: Any) -> None:
     """``parrot witness RUN --all`` on the finished run (its servers started and stopped by it)."""
-    from parrot.eval import witness_cmd
-
     console.print("shrinking the rejected items' databases to witnesses (--witness)…")
     witness_cmd.main([str(config.output_dir), "--all", "--timeout", str(args.timeout),
                       *(["--no-start"] if args.no_start else [])])

@@ -37,6 +37,7 @@ from parrot.engines import (
     UnknownEngineError,
 )
 from parrot.engines.base import MAX_TIMEOUT
+from parrot.engines.dbapi import redact_url
 from parrot.eval.records import (
     ExecutionRecord,
     Outcome,
@@ -464,8 +465,6 @@ def _cut_ties_note(pool: TiePool) -> str:
 
 def _driver_error(exc: Exception) -> str:
     """A driver exception as one line without URL secrets, e.g. ``OperationalError: (2003, …)``."""
-    from parrot.engines.dbapi import redact_url
-
     text = " ".join(str(exc).split()) or "(no message)"
     return redact_url(f"{type(exc).__name__}: {text}")
 

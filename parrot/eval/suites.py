@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from parrot.fixtures import Fixture, fixture_from_json, fixture_to_json
+from parrot.migrate.named import CORPUS_FAMILIES
 
 SUITE_VERSION = 1
 SUITES_DIR = "suites"
@@ -73,8 +74,6 @@ def suite_path(dataset_dir: Path, key: str, corpus: bool = False) -> Path:
 def from_corpus(fixture: Fixture | None) -> bool:
     """Whether suites of ``fixture`` hold corpus data (not to be committed): a named fixture of a
     corpus family (``spider/<db>``, ``text2sql/<db>``), whose values the generator samples."""
-    from parrot.migrate.named import CORPUS_FAMILIES
-
     return fixture is not None and fixture.name.split("/", 1)[0] in CORPUS_FAMILIES
 
 

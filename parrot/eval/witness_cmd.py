@@ -30,6 +30,7 @@ from parrot.engines import DEFAULT_TIMEOUT
 from parrot.eval.suites import load_suite
 from parrot.eval.witness import DEFAULT_BUDGET, Witness, counting_judge, script, witness
 from parrot.fixtures import Fixture
+from parrot.servers import stopping_started
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -258,8 +259,6 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
-    from parrot.servers import stopping_started
-
     if args.budget < 1:
         print("error: --budget must be at least 1", file=sys.stderr)
         return 2

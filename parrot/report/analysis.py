@@ -37,6 +37,7 @@ from parrot import dialects
 from parrot.api.records import Outcome
 from parrot.report import astdiff
 from parrot.report.metrics import status as execution_status
+from parrot.report.render import Table
 
 Record = Outcome
 
@@ -375,8 +376,6 @@ def analysis_tables(runs: Sequence[tuple[str, Sequence[Record]]], base: str | No
     """The analysis as report tables (empty when no run answers a question in two dialects);
     ``context`` (run name → :class:`RunContext`) adds the AST diff to the taxonomy and the
     stored judge labels."""
-    from parrot.report.render import Table
-
     if not runs:
         return []
     base = base or default_base(r for _, records in runs for r in records)

@@ -89,6 +89,7 @@ def report(args: argparse.Namespace) -> int:
         analysis = analysis_tables([(name, records) for name, _, records in runs], base,
                                    context=context)
     if args.format == "html":
+        # deferred: matplotlib, jinja2 (loaded only on this path)
         from parrot.report.html import leaderboard_page, write_run_report
 
         if len(runs) == 1:

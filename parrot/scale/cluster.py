@@ -20,6 +20,8 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
+import parrot
+from parrot.migrate.named import corpora_root
 from parrot.scale import ExecutorError
 from parrot.scale.partitions import Partition, PartitionExecutor, RowReader, map_partition
 from parrot.scale.stages import Batch, Record, Stage, run_chunk
@@ -36,8 +38,6 @@ def connect(address: str) -> None:
         raise ExecutorError("the Ray executor needs Ray: pip install 'parrot[ray]'") from None
     if ray.is_initialized():
         return
-    import parrot
-    from parrot.migrate.named import corpora_root
 
     env = {k: v for k, v in os.environ.items() if k.startswith("PARROT_")}
     env.setdefault("PARROT_CORPORA", str(corpora_root().resolve()))  # not beside shipped code

@@ -20,6 +20,8 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, ClassVar
 
+from parrot.engines.worker import die_with_parent
+
 DEFAULT_CHUNK = 500
 ENGINE_CHUNK = 40  # records per chunk of the stages that run engines (a multiple of 4 targets)
 
@@ -190,8 +192,6 @@ class LocalExecutor(Executor):
                 yield index, stage.map(chunk)
             return
         if self._pool is None:
-            from parrot.engines.worker import die_with_parent
-
             # a run ended by a signal (SIGTERM, SIGKILL) takes its workers with it
             self._pool = ProcessPoolExecutor(self.jobs, initializer=die_with_parent)
         pending: set[Future[tuple[int, Batch]]] = set()

@@ -34,11 +34,16 @@ from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from parrot import dialects
+from parrot import cli, dialects
+from parrot.curate.canonicalise import Schema, canonicalise
+from parrot.curate.review import read_review
 from parrot.curate.serialise import write_review
 from parrot.datasets import Dataset, Item, item_line, load_dataset
+from parrot.eval.feedback import EngineFeedback
+from parrot.eval.judge import Judge
 from parrot.translators import Translator, create_translator
 from parrot.translators.base import Translation
+from parrot.translators.llm.options import LLMOptions
 
 STAGES = ("tool", "rule", "llm", "reflection", "human")
 LOG = "align.jsonl"
@@ -82,8 +87,6 @@ class Verifier:
 
     def __init__(self, timeout: float, max_rows: int, suite_dir: Path | None,
                  urls: dict[str, str] | None = None, start: bool = True):
-        from parrot.eval.judge import Judge
-
         self.judge = Judge(timeout=timeout, max_rows=max_rows, urls=urls, start=start,
                            suite_dir=suite_dir)
 
@@ -116,8 +119,6 @@ def as_translation(item: Item) -> Item:
 def rule_rewrite(item: Item) -> Item | None:
     """The item with its gold rewritten by parrot's canonicalisation rules, or None when no rule
     applies."""
-    from parrot.curate.canonicalise import Schema, canonicalise
-
     if item.fixture is None:
         return None
     result = canonicalise(item.source_sql, item.source_dialect, Schema.of(item.fixture))
@@ -250,8 +251,6 @@ def card(name: str, source: str, records: list[dict[str, Any]],
 
 def build_parser(p: argparse.ArgumentParser) -> argparse.ArgumentParser:
     """Fill ``p`` with the flags of ``parrot text2sql align``."""
-    from parrot import cli
-
     p.add_argument("dataset", metavar="DATASET",
                    help="a text-to-SQL dataset (directory or items.jsonl) from `build`")
     cli.add_output_dir(p, "the aligned dataset (align.jsonl, items.jsonl, review.jsonl, "
@@ -279,9 +278,6 @@ def stages(annotators: Sequence[str], reflection: int, verifier: Verifier,
            timeout: float, max_rows: int, api_base: str | None = None
            ) -> tuple[list[tuple[str, Producer]], list[Any]]:
     """The producers of every stage, and what to close after the run."""
-    from parrot.eval.feedback import EngineFeedback
-    from parrot.translators.llm.options import LLMOptions
-
     sqlglot = create_translator("sqlglot")
     out: list[tuple[str, Producer]] = [("tool", translator_stage("sqlglot", sqlglot)),
                                        ("rule", rule_stage(sqlglot))]
@@ -306,8 +302,6 @@ def stages(annotators: Sequence[str], reflection: int, verifier: Verifier,
 
 
 def fixes_stage(path: Path) -> Producer:
-    from parrot.curate.review import read_review
-
     fixed = {e["id"]: e["fixed_sql"].strip() for e in read_review(path)
              if str(e.get("fixed_sql", "")).strip()}
 

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from parrot.cli import seconds
+from parrot.servers.base import cache_dir
 
 DEFAULT_PROMPT = "parrot-v1"
 FEEDBACK_MODES = ("errors", "results")
@@ -40,7 +41,6 @@ class LLMOptions:
             return None
         if self.cache_path is not None:
             return self.cache_path
-        from parrot.servers.base import cache_dir
 
         return cache_dir() / "llm" / "responses.sqlite"
 
