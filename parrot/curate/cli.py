@@ -68,7 +68,7 @@ from parrot.pairs import EVERY_PAIR, DialectPairs, combined, parse_pairs
 from parrot.scale import EXECUTOR_HELP, ExecutorError, ExecutorSpec, parse_executor
 from parrot.scale.cluster import RayExecutor
 from parrot.scale.partitions import PartitionExecutor, run_partitioned, split
-from parrot.testsuite.cli import main as testsuite_main
+from parrot.testsuite import cli as testsuite_cli
 from parrot.translators.llm import options as llm_options
 
 
@@ -360,7 +360,7 @@ def build_suites(out: Path, seed: int, jobs: int, quiet: bool = False) -> dict[s
             stack.enter_context(contextlib.redirect_stdout(held))
             stack.enter_context(contextlib.redirect_stderr(held))
         try:
-            rc = testsuite_main(command)
+            rc = testsuite_cli.main(command)
         except SystemExit as exc:  # its argument parser refused the command
             rc = exc.code if isinstance(exc.code, int) else 2
         except Exception as exc:  # a defect in the builder: recorded, the items stay written
