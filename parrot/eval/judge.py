@@ -15,6 +15,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, cast
 
+from parrot.api.secrets import redact_url
 from parrot.compare import (
     CompareFacts,
     Mode,
