@@ -38,7 +38,6 @@ from parrot.engines import (
     UnknownEngineError,
 )
 from parrot.engines.base import MAX_TIMEOUT
-from parrot.engines.dbapi import redact_url
 from parrot.eval.records import (
     ExecutionRecord,
     Outcome,
