@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from parrot import __version__
+from parrot.engines.base import timeout_arg
 
 # subcommand -> (module whose configure(parser) fills its subparser, one-line summary)
 COMMANDS: dict[str, tuple[str, str]] = {
@@ -254,8 +255,6 @@ def add_engine_urls(parser: argparse.ArgumentParser) -> None:
 
 
 def _timeout(text: str) -> float:
-    from parrot.engines.base import timeout_arg
-
     return timeout_arg(text)
 
 

@@ -19,7 +19,9 @@ from typing import Any
 
 from parrot import dialects
 from parrot.fixtures import Fixture, FixtureError, fixture_from_json
+from parrot.migrate.named import named_fixture, spider_root, text2sql_root, tpch_available
 from parrot.textfiles import decode_utf8, read_utf8
+from parrot.tokens import count_tokens as _count
 
 # PARROT's seven translation types (paper §3): syntax rule, keyword, data type,
 # operator & built-in function, stored procedure, UDF, other.
@@ -144,8 +146,6 @@ def load_dataset(name_or_path: str = DEFAULT_DATASET, *, count_tokens: bool = Tr
     skipped: list[tuple[str, str]] | None = None if strict else []
     items = parse_items(decode_utf8(raw, path).splitlines(), path, skipped=skipped)
     if count_tokens and any(i.tokens is None for i in items):
-        from parrot.tokens import count_tokens as _count
-
         items = [i if i.tokens is not None else _replace(i, tokens=_count(i.source_sql))
                  for i in items]
     digest = hashlib.sha256(raw)
@@ -174,8 +174,6 @@ class _FixtureStore:
         if name not in self._cache:
             path = self.folder / f"{name}.json"
             if not path.is_file():
-                from parrot.migrate.named import named_fixture
-
                 try:
                     self._cache[name] = named_fixture(name)
                 except FixtureError as exc:
@@ -198,8 +196,6 @@ class _FixtureStore:
 
 def _source_absent(name: str) -> str | None:
     """Why the named fixture ``name`` cannot exist on this machine, or None."""
-    from parrot.migrate.named import spider_root, text2sql_root, tpch_available
-
     if name.startswith("spider/") and not spider_root().is_dir():
         return f"no Spider corpus at {spider_root()} (set PARROT_CORPORA)"
     if name.startswith("text2sql/") and not text2sql_root().is_dir():

@@ -26,8 +26,11 @@ from parrot import cli, dialects
 from parrot.cli import standalone
 from parrot.datasets import Item
 from parrot.engines import DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT, statements
+from parrot.eval.judge import Judge
 from parrot.eval.records import Outcome
 from parrot.fixtures import Fixture, FixtureError
+from parrot.migrate.transfer import read_source
+from parrot.servers import stopping_started
 from parrot.textfiles import read_stdin, read_utf8
 from parrot.translators import UnknownTranslatorError, create_translator
 from parrot.translators.base import Translation
@@ -149,6 +152,7 @@ def syntax_problem(sql: str, dialect: str) -> tuple[str, bool] | None:
     there); with no engine parser here the grammar's word stands alone (its rejections of real
     queries are not all errors: 2-12% on MySQL, T-SQL and Oracle corpora). None when all parse
     or the dialect has no grammar."""
+    # deferred: ANTLR's runtime and generated parsers (loaded only on this path)
     from parrot.check import GRAMMAR_OF, check_sql
     from parrot.check.references import Reference, open_reference
 
@@ -216,6 +220,7 @@ def translate(args: argparse.Namespace) -> int:
     """Translate (and with ``--db`` judge) the file ``args`` name."""
     try:
         source, target = dialects.resolve(args.source), dialects.resolve(args.target)
+        # deferred: scipy, numpy, rich (loaded only on this path)
         from parrot.eval.cli import parse_engine_urls
 
         urls = parse_engine_urls(args.engine)
@@ -261,8 +266,6 @@ def translate(args: argparse.Namespace) -> int:
 
 
 def _fixture(db: str) -> Fixture:
-    from parrot.migrate.transfer import read_source
-
     try:
         return read_source(db).fixture
     except FixtureError as exc:
@@ -273,9 +276,6 @@ def _judge(items: list[Item], translations: list[Translation], args: argparse.Na
            urls: dict[str, str]) -> int:
     """Print each statement's verdict; returns how many did not match under strict. Servers
     started on the way are stopped before it returns."""
-    from parrot.eval.judge import Judge
-    from parrot.servers import stopping_started
-
     failed = 0
     said: set[str] = set()
     with stopping_started():

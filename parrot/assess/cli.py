@@ -35,6 +35,11 @@ from parrot.assess.run import RESULTS, VERIFIED, Assessment, Settings, group, re
 from parrot.assess.schema import SchemaFileError, read_schema
 from parrot.cli import standalone
 from parrot.engines import DEFAULT_TIMEOUT
+from parrot.eval.judge import Judge
+from parrot.fixtures import FixtureError
+from parrot.migrate.transfer import read_source
+from parrot.servers import stopping_started
+from parrot.translators import UnknownTranslatorError, create_translator
 from parrot.translators.llm import options as llm_options
 
 
@@ -80,8 +85,6 @@ def _settings(args: argparse.Namespace) -> Settings:
     source, target = dialects.resolve(args.source), dialects.resolve(args.target)
     db = None
     if args.db:
-        from parrot.migrate.transfer import read_source
-
         db = read_source(args.db).fixture
     schema = read_schema(str(args.schema_file), source).fixture if args.schema_file else None
     return Settings(
@@ -116,10 +119,6 @@ def main(argv: list[str] | None = None) -> int:
 
 def run(args: argparse.Namespace) -> int:
     args.output_dir = args.output_dir or Path("assessment")
-    from parrot.eval.judge import Judge
-    from parrot.fixtures import FixtureError
-    from parrot.servers import stopping_started
-    from parrot.translators import UnknownTranslatorError, create_translator
 
     try:
         settings, workload, done = _prepare(args)

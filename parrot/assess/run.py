@@ -21,6 +21,8 @@ from parrot.assess.verify import FAILED, NOT_ASSESSED, VERIFIED, Outcome, judge_
 from parrot.datasets import Item
 from parrot.eval.judge import Judge
 from parrot.fixtures import Fixture
+from parrot.testsuite.distill import distill
+from parrot.translate import syntax_problem
 from parrot.translators.base import Translation, TranslationStatus, Translator
 
 RESULTS = "assessment.jsonl"
@@ -117,7 +119,6 @@ class Assessment:
             out.append(("your database", self.s.db))
         if self.s.schema is None:
             return out
-        from parrot.testsuite.distill import distill
 
         base = self.s.db or self.s.schema
         if self.s.db is None:
@@ -211,8 +212,6 @@ class Assessment:
 
     def _source_problem(self, st: Statement) -> Outcome | None:
         """A statement that is not source-dialect SQL, when an engine's parser confirms it."""
-        from parrot.translate import syntax_problem
-
         found = syntax_problem(st.sql, self.s.source)
         if found is None or not found[1]:
             return None
@@ -225,6 +224,7 @@ class Assessment:
                 "parameters",
                 "the statement holds parameter placeholders without values",
             )
+        # deferred: ANTLR's runtime and generated parsers (loaded only on this path)
         from parrot.check import check_sql
 
         try:

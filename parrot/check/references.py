@@ -13,6 +13,7 @@ from typing import Any
 
 from parrot.dialects.splitter import splitter
 from parrot.engines.clickhouse import MultiStatementError, explain_ast
+from parrot.servers import server_for
 
 _SQLITE_SYNTAX = ("syntax error", "incomplete input", "unrecognized token")
 
@@ -117,8 +118,6 @@ class MariadbReference(Reference):
 
     def __init__(self) -> None:
         import pymysql
-
-        from parrot.servers import server_for
 
         server = server_for("mysql")
         state = server.state()

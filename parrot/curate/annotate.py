@@ -14,6 +14,7 @@ from dataclasses import replace
 from typing import Any
 
 from parrot.curate.stages import Batch, Candidate, Drop, Record, Stage
+from parrot.curate.verify import no_test_data
 from parrot.datasets import ANNOTATION_SOURCES, Item
 from parrot.pairs import EVERY_PAIR, DialectPairs
 from parrot.translators import Translator, create_translator
@@ -39,8 +40,6 @@ class Pairs(Stage):
                 **({"pairs": str(self.pairs)} if self.pairs.patterns else {})}
 
     def map(self, chunk: list[Record]) -> Batch:
-        from parrot.curate.verify import no_test_data
-
         out = Batch([])
         for r in chunk:
             why = no_test_data(r.sql, r.dialect)

@@ -29,6 +29,7 @@ from sqlglot.errors import SqlglotError
 
 from parrot.curate.stages import Batch, Drop, Record, Stage
 from parrot.fixtures import Column, Fixture, Table
+from parrot.migrate.named import named_fixture
 
 LEVELS = ("entity", "field", "query")
 ANON_PREFIX = "anon-s"
@@ -82,7 +83,6 @@ def resolve_fixture(name: str) -> Fixture | None:
     if not name.startswith(ANON_PREFIX):
         return None
     seed_text, _, rest = name[len(ANON_PREFIX):].partition("-")
-    from parrot.migrate.named import named_fixture
 
     base = named_fixture(rest.replace("-", "/", 1))
     return anonymise_fixture(base, fixture_entity_map(base, int(seed_text)), name)
@@ -224,8 +224,6 @@ class Anonymise(Stage):
             fixture = r.fixture
             if "entity" in self.levels:
                 if r.fixture:
-                    from parrot.migrate.named import named_fixture
-
                     mapping = fixture_entity_map(named_fixture(r.fixture), self.seed)
                     fixture = anonymised_name(self.seed, r.fixture)
                 else:

@@ -35,9 +35,14 @@ from sqlglot import exp
 from sqlglot.errors import SqlglotError
 from sqlglot.optimizer.scope import Scope, ScopeType, build_scope
 
+from parrot.compare import Mode, compare
+from parrot.curate.anonymise import resolve_fixture
 from parrot.curate.stages import Batch, Drop, Record, Stage
 from parrot.curate.standardise import deduplicate
-from parrot.fixtures import Fixture
+from parrot.curate.verify import checker
+from parrot.datasets import Item
+from parrot.fixtures import Fixture, FixtureError
+from parrot.migrate.named import named_fixture
 
 # identifier kinds the source dialect matches case-insensitively (whatever the quoting)
 CASE_INSENSITIVE: dict[str, frozenset[str]] = {
@@ -444,10 +449,6 @@ class Canonicalise(Stage):
 
 def named(name: str) -> Fixture | None:
     """The named (or anonymised named) fixture, or None when it does not resolve."""
-    from parrot.curate.anonymise import resolve_fixture
-    from parrot.fixtures import FixtureError
-    from parrot.migrate.named import named_fixture
-
     try:
         return resolve_fixture(name) or named_fixture(name)
     except FixtureError:
@@ -459,10 +460,6 @@ def same_result(dialect: str, original: str, rewritten: str, fixture: Fixture,
     """'' when ``rewritten`` returns what ``original`` returns on ``fixture`` (strict
     comparison on the ``dialect`` engine), the reason code when it does not, None when the
     original cannot run there."""
-    from parrot.compare import Mode, compare
-    from parrot.curate.verify import checker
-    from parrot.datasets import Item
-
     judge = checker(timeout, max_rows).judge
     before = judge.gold(Item("original", dialect, dialect, original, fixture=fixture))
     if not before.execution.ok or before.execution.result is None:

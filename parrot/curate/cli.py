@@ -19,6 +19,8 @@ from typing import Any
 
 from parrot import __version__, cli, dialects
 from parrot.cli import standalone, table_console
+from parrot.connect import needs_server
+from parrot.curate import review, rules
 from parrot.curate.annotate import Annotate, Pairs
 from parrot.curate.anonymise import LEVELS, Anonymise
 from parrot.curate.canonicalise import Canonicalise
@@ -59,9 +61,14 @@ from parrot.curate.verify import (
     DEFAULT_TIMEOUT,
     TestData,
     Verify,
+    checker,
 )
+from parrot.engines import url_from_env
 from parrot.pairs import EVERY_PAIR, DialectPairs, combined, parse_pairs
 from parrot.scale import EXECUTOR_HELP, ExecutorError, ExecutorSpec, parse_executor
+from parrot.scale.cluster import RayExecutor
+from parrot.scale.partitions import PartitionExecutor, run_partitioned, split
+from parrot.testsuite import cli as testsuite_cli
 from parrot.translators.llm import options as llm_options
 
 
@@ -88,8 +95,6 @@ def configure(p: argparse.ArgumentParser) -> argparse.ArgumentParser:
     _curate_flags(p)
     sub = p.add_subparsers(title="other commands (without one: curate)", dest="command",
                            metavar="[review|rules]")
-    from parrot.curate import review, rules
-
     review.configure(sub.add_parser("review", help=review.DESCRIPTION))
     rules.configure(sub.add_parser("rules", help=rules.DESCRIPTION))
     return p
@@ -213,8 +218,6 @@ def make_executor(spec: ExecutorSpec, jobs: int) -> Executor:
     """The executor ``--executor`` names (Ray is imported only when it names Ray)."""
     if spec.kind == "local" or spec.address is None:
         return LocalExecutor(jobs)
-    from parrot.scale.cluster import RayExecutor
-
     return RayExecutor(spec.address)
 
 
@@ -287,6 +290,7 @@ def curate(args: argparse.Namespace) -> int:
             manifest["suites"] = build_suites(out, args.seed, args.jobs, quiet=args.quiet)
     finally:
         if servers:
+            # deferred: scipy, numpy, rich (loaded only on this path)
             from parrot.eval.cli import stop_servers
 
             stop_servers(servers)
@@ -312,8 +316,6 @@ def _read_inputs(args: argparse.Namespace, variant: Any, sources: tuple[str, ...
             if absent:
                 raise CorpusMissing(f"{absent[0]} not found: set PARROT_CORPORA to the folder "
                                     "holding the shared corpora (parrot/, sqlglot/, sqlite/)")
-            from parrot.scale.partitions import split
-
             parts = split(inputs, args.partition_bytes)
         else:
             records, inputs = variant.load(sources)
@@ -351,7 +353,7 @@ def _finish(console: Any, errors: Any, out: Path, manifest: dict[str, Any], funn
 def start_local_servers(dialects_used: tuple[str, ...], console: Any) -> list[str]:
     """Start the local servers (postgres, mysql) the run's dialects need and no URL names;
     returns the ones started here (stopped after the suites are built)."""
-    from parrot.engines import needs_server, url_from_env
+    # deferred: scipy, numpy, rich (loaded only on this path)
     from parrot.eval.cli import start_servers
 
     needed = sorted(d for d in set(dialects_used) if needs_server(d) and url_from_env(d) is None)
@@ -369,8 +371,6 @@ def build_suites(out: Path, seed: int, jobs: int, quiet: bool = False) -> dict[s
     import contextlib
     import io
 
-    from parrot.testsuite.cli import main as testsuite_main
-
     command = ["build", str(out), "--seed", str(seed), "--jobs", str(jobs)]
     held = io.StringIO()
     with contextlib.ExitStack() as stack:
@@ -378,7 +378,7 @@ def build_suites(out: Path, seed: int, jobs: int, quiet: bool = False) -> dict[s
             stack.enter_context(contextlib.redirect_stdout(held))
             stack.enter_context(contextlib.redirect_stderr(held))
         try:
-            rc = testsuite_main(command)
+            rc = testsuite_cli.main(command)
         except SystemExit as exc:  # its argument parser refused the command
             rc = exc.code if isinstance(exc.code, int) else 2
         except Exception as exc:  # a defect in the builder: recorded, the items stay written
@@ -417,8 +417,6 @@ def _run(records: list[Record], stages: list[Stage], executor: Executor,
                             description=f"{count.stage} → {count.records_out}")
 
         if partitioned is not None:
-            from parrot.scale.partitions import PartitionExecutor, run_partitioned
-
             assert isinstance(executor, PartitionExecutor)
             return run_partitioned(*partitioned, stages, executor, chunk_size, on_progress,
                                    on_stage)
@@ -433,8 +431,6 @@ def build_manifest(args: argparse.Namespace, argv: list[str], sources: tuple[str
                    n_items: int, n_fixtures: int, n_review: int, n_inputs: int
                    ) -> dict[str, Any]:
     import sqlglot
-
-    from parrot.curate.verify import checker
 
     check = checker(args.timeout, DEFAULT_MAX_ROWS)
     engines = {}

@@ -29,9 +29,16 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from parrot import cli, dialects
+from parrot.curate.review import add_items, read_review, record_of
+from parrot.curate.serialise import write_review
+from parrot.curate.stages import Candidate
+from parrot.curate.verify import DEFAULT_MAX_ROWS, Verify
 from parrot.datasets import Item
+from parrot.eval.judge import EMPTY_FIXTURE, Judge
 from parrot.translators.base import Translation, TranslationStatus, Translator
 from parrot.translators.registry import register
+from parrot.translators.sqlglot_baseline import SqlglotTranslator
 
 RULES_DIR = Path(__file__).with_name("rules")
 ANY = "*"
@@ -62,8 +69,6 @@ FIELDS = ("name", "source", "target", "pattern", "replacement", "why", "test_sou
 
 def load_rules(folder: Path = RULES_DIR) -> tuple[Rule, ...]:
     """Every rule in ``folder/*.toml``, in file then table order; ValueError on a bad one."""
-    from parrot import dialects
-
     rules: list[Rule] = []
     for path in sorted(folder.glob("*.toml")):
         for i, table in enumerate(tomllib.loads(path.read_text(encoding="utf-8")).get("rule", [])):
@@ -105,8 +110,6 @@ def rewrite(sql: str, source: str, target: str, rules: tuple[Rule, ...]) -> tupl
 
 @cache
 def _sqlglot() -> Translator:
-    from parrot.translators.sqlglot_baseline import SqlglotTranslator
-
     return SqlglotTranslator()
 
 
@@ -144,9 +147,6 @@ class RulesTranslator(Translator):
 def check_rule(rule: Rule, judge: Any = None) -> list[str]:
     """What is wrong with ``rule`` (empty: it is proven); ``judge=None`` checks only the text
     (the rule turns sqlglot's translation of test_source into test_target), not the engines."""
-    from parrot.eval.judge import EMPTY_FIXTURE
-    from parrot.translators.sqlglot_baseline import SqlglotTranslator
-
     problems = []
     sides = [rule.source, rule.target]
     if ANY in sides:
@@ -183,10 +183,6 @@ def measure_yield(entries: list[dict[str, Any]], timeout: float
     """The review entries the rules turn into verified records, and the counts."""
     from collections import Counter
 
-    from parrot.curate.review import record_of
-    from parrot.curate.stages import Candidate
-    from parrot.curate.verify import DEFAULT_MAX_ROWS, Verify
-
     translator = RulesTranslator()
     fired: Counter[str] = Counter()
     by_id: dict[str, list[str]] = {}
@@ -216,8 +212,6 @@ DESCRIPTION = "check the rewrite rules, or measure their yield"
 
 def configure(p: argparse.ArgumentParser) -> argparse.ArgumentParser:
     """Fill ``p`` with the actions of ``parrot curate rules``."""
-    from parrot import cli
-
     cli.configure(p, rules_command, DESCRIPTION)
     sub = p.add_subparsers(dest="rules_action", metavar="ACTION", required=True)
     text = "run every rule's test pair on the engines"
@@ -234,8 +228,6 @@ def configure(p: argparse.ArgumentParser) -> argparse.ArgumentParser:
 def rules_command(args: argparse.Namespace) -> int:
     """``parrot curate rules check|yield``."""
     if args.rules_action == "check":
-        from parrot.eval.judge import Judge
-
         judge = Judge(timeout=10.0)
         try:
             rules = load_rules()
@@ -246,7 +238,6 @@ def rules_command(args: argparse.Namespace) -> int:
             print(msg)
         print(f"{len(rules)} rules, {len(problems)} problem(s)")
         return 1 if problems else 0
-    from parrot.curate.review import read_review
 
     entries = read_review(args.file)
     records, counts = measure_yield(entries, args.timeout)
@@ -258,9 +249,6 @@ def rules_command(args: argparse.Namespace) -> int:
 
 def _add(out: Path, records: list[Any], entries: list[dict[str, Any]]) -> None:
     """Add verified rule records to ``out``'s items and drop them from its review queue."""
-    from parrot.curate.review import add_items
-    from parrot.curate.serialise import write_review
-
     variant = json.loads((out / "manifest.json").read_text(encoding="utf-8"))["variant"]
     done = set(add_items(out, variant, records))
     write_review(out, [e for e in entries if e["id"] not in done])

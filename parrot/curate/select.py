@@ -24,6 +24,7 @@ from dataclasses import replace
 from typing import Any, Protocol
 
 from parrot.curate.stages import ENGINE_CHUNK, Batch, Drop, Record, Stage
+from parrot.curate.verify import checker
 
 DEFAULT_PREFIX_RATIO = 0.25
 DEFAULT_PATIENCE = 5
@@ -185,6 +186,7 @@ class GrammarCoverage:
         self._fallback = SqlglotCoverage()
 
     def features(self, sql: str, dialect: str) -> frozenset[str] | None:
+        # deferred: ANTLR's runtime and generated parsers (loaded only on this path)
         from parrot.check import UnsupportedDialectError
         from parrot.check.parsers import checker
 
@@ -322,8 +324,6 @@ class TypeFilter(Stage):
         return {"identity_check": "execution on every round", "timeout": self.timeout}
 
     def map(self, chunk: list[Record]) -> Batch:
-        from parrot.curate.verify import checker
-
         check = checker(self.timeout, self.max_rows)
         out = Batch([])
         for r in chunk:

@@ -22,8 +22,9 @@ from typing import Any
 
 from parrot.api import jsonl
 from parrot.curate.stages import Batch, Drop, Record, Stage
-from parrot.migrate.named import corpora_root
+from parrot.migrate.named import available_named, corpora_root
 from parrot.registry import Registry
+from parrot.tokens import count_tokens
 
 EMBEDDED = ("sqlite", "duckdb", "clickhouse")
 LOCAL = (*EMBEDDED, "postgres", "mysql")  # engines here without Spark's JVM (servers: started)
@@ -100,8 +101,6 @@ class RowReader:
 
 
 def _reader(sources: tuple[str, ...], spider_only: bool) -> RowReader:
-    from parrot.migrate.named import available_named
-
     return RowReader(sources, frozenset(available_named()), spider_only)
 
 
@@ -235,8 +234,6 @@ class Hard(Stage):
         return {"length_quantile": self.quantile, "min_constructs": self.min_constructs}
 
     def map(self, chunk: list[Record]) -> Batch:
-        from parrot.tokens import count_tokens
-
         out = Batch([])
         for r in chunk:
             found = constructs(r.sql, r.dialect)

@@ -22,6 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from parrot.curate.anonymise import resolve_fixture
 from parrot.curate.stages import (
     ENGINE_CHUNK,
     Batch,
@@ -32,8 +33,10 @@ from parrot.curate.stages import (
     statement_id,
 )
 from parrot.datasets import Item
+from parrot.eval.judge import EMPTY_FIXTURE, Judge
 from parrot.eval.records import Outcome
 from parrot.fixtures import Fixture, FixtureError, fixture_from_json
+from parrot.migrate.named import named_fixture
 from parrot.testsuite.datagen import (
     SchemaError,
     fixture_name,
@@ -70,8 +73,6 @@ class Checker:
     """One judge (one set of engines) per process, and the fixtures of the current pairs."""
 
     def __init__(self, timeout: float, max_rows: int):
-        from parrot.eval.judge import Judge
-
         # execution verdicts only: the grammar check of a failing run (Acc_SYN) is unused here
         self.judge = Judge(timeout=timeout, max_rows=max_rows, start=False,
                            syntax_fallback=False)
@@ -84,9 +85,6 @@ class Checker:
 
     def fixture(self, data: dict[str, Any] | str) -> Fixture:
         if isinstance(data, str):
-            from parrot.curate.anonymise import resolve_fixture
-            from parrot.migrate.named import named_fixture
-
             key = data
             if key not in self._fixtures:
                 self._fixtures[key] = resolve_fixture(data) or named_fixture(data)
@@ -100,8 +98,6 @@ class Checker:
 
     def rounds(self, r: Record) -> list[Fixture]:
         """The fixtures of every round (a query that reads no table: the empty fixture)."""
-        from parrot.eval.judge import EMPTY_FIXTURE
-
         out = [self.fixture(r.fixture)] if r.fixture else []
         out.extend(self.fixture(f) for f in r.info.get("rounds", ()))
         return out or [EMPTY_FIXTURE]
@@ -362,6 +358,7 @@ class Verify(Stage):
 def grammar_accepts(sql: str, dialect: str) -> bool:
     """Grammar-only syntax verdict: parrot's ANTLR grammar when it covers the dialect, else
     sqlglot's parser."""
+    # deferred: ANTLR's runtime and generated parsers (loaded only on this path)
     from parrot.check import UnsupportedDialectError, accepts
 
     try:

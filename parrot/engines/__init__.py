@@ -1,12 +1,11 @@
 """Engine adapters, one module per engine, looked up lazily by name, dialect or URL scheme.
 
 Embedded engines (SQLite, DuckDB, chdb, the Spark family) run in isolated worker processes
-(:mod:`parrot.engines.worker`; ``PARROT_ISOLATION=off`` runs them in-process). Server engines
-are reached by URL, found in this order: an explicit URL (``--engine DIALECT=URL``), the
-environment variable ``PARROT_<DIALECT>_URL``, then the local server parrot manages
-(``python -m parrot.engines up``), started on demand when the caller allows it. A URL picks its
-adapter by scheme, so ``--engine clickhouse=clickhouse://host:8123`` uses a ClickHouse server
-instead of chdb.
+(:mod:`parrot.engines.worker`; ``PARROT_ISOLATION=off`` runs them in-process). Server engines are
+reached by URL: an explicit URL (``--engine DIALECT=URL``) or the environment variable
+``PARROT_<DIALECT>_URL``; :mod:`parrot.connect` (above engines and servers) also finds the local
+server parrot manages (``python -m parrot.engines up``). A URL picks its adapter by scheme, so
+``--engine clickhouse=clickhouse://host:8123`` uses a ClickHouse server instead of chdb.
 """
 
 from __future__ import annotations
@@ -106,63 +105,6 @@ def url_from_env(dialect: str) -> str | None:
     return os.environ.get(f"PARROT_{dialects.resolve(dialect).upper()}_URL") or None
 
 
-def needs_server(dialect: str) -> bool:
-    """True when ``dialect`` runs here on a server parrot manages rather than in-process."""
-    from parrot.servers import SERVERS
-
-    name = engine_name_for(dialect)
-    return (name is not None and dialect in SERVERS
-            and engine_class(name).url_schemes is not None)
-
-
-def create_engine(dialect: str, url: str | None = None, start: bool = False) -> Engine:
-    """A new adapter instance for ``dialect``.
-
-    Raises UnknownEngineError when parrot has no adapter for it or, for a server engine, when no
-    URL is given, none is in the environment and no managed server runs (``start=True`` starts
-    the managed server instead).
-    """
-    url = url or url_from_env(dialect)
-    if url is not None:
-        return engine_for_url(dialect, url)(url)  # type: ignore[call-arg]
-    name = engine_name_for(dialect)
-    if name is None or name not in ENGINE_REGISTRY:
-        raise UnknownEngineError(
-            f"no engine runs dialect {dialect!r} on this machine; pass --engine {dialect}=URL "
-            f"or set PARROT_{dialect.upper()}_URL to use a server")
-    cls = engine_class(name)
-    if cls.url_schemes is None:
-        from parrot.engines.worker import isolated, isolation_enabled
-
-        if not isolation_enabled():
-            return cls()
-        problem = cls.available()  # checked here: the worker would only fail at its first call
-        if problem is not None:
-            raise UnknownEngineError(f"{cls.name} is not available: {problem}")
-        return isolated(cls)()
-    return cls(default_url(dialect, start=start))  # type: ignore[call-arg]
-
-
-def default_url(dialect: str, start: bool = False) -> str:
-    """``$PARROT_<DIALECT>_URL``, else the URL of the local server parrot manages for
-    ``dialect`` (started first when ``start``); UnknownEngineError when there is neither."""
-    url = url_from_env(dialect)
-    if url is not None:
-        return url
-    from parrot.servers import ServerError, server_for
-
-    server = server_for(dialect)
-    try:
-        state = server.state() or (server.start() if start else None)
-    except ServerError as exc:
-        raise UnknownEngineError(str(exc)) from None
-    if state is None:
-        raise UnknownEngineError(
-            f"no {dialect} server: start one with `python -m parrot.engines up {dialect}`, "
-            f"pass --engine {dialect}=URL or set PARROT_{dialect.upper()}_URL")
-    return state.url
-
-
 __all__ = [
     "DEFAULT_MAX_ROWS",
     "DEFAULT_TIMEOUT",
@@ -176,11 +118,8 @@ __all__ = [
     "FixtureLoadError",
     "LoadReport",
     "UnknownEngineError",
-    "create_engine",
-    "default_url",
     "engine_class",
     "engine_for_url",
     "engine_name_for",
-    "needs_server",
     "url_from_env",
 ]

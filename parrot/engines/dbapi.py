@@ -48,6 +48,7 @@ from urllib.parse import parse_qsl, quote, unquote, urlsplit
 
 from parrot import values
 from parrot.api.secrets import SECRET_PARAMS, redact_url
+from parrot.engines import UnknownEngineError, url_from_env
 from parrot.engines import statements as st
 from parrot.engines.base import (
     DEFAULT_MAX_ROWS,
@@ -77,8 +78,6 @@ LABEL_RETRY = 60.0  # seconds before an unreachable server is asked for its vers
 
 def import_driver(module: str, *, engine: str, extra: str, package: str, note: str = "") -> Any:
     """Import an adapter's driver, or raise an UnknownEngineError saying how to install it."""
-    from parrot.engines import UnknownEngineError
-
     try:
         return importlib.import_module(module)
     except ImportError as exc:
@@ -180,12 +179,11 @@ class ServerURL:
 
 def default_url(dialect: str) -> str:
     """``$PARROT_<DIALECT>_URL``, or an UnknownEngineError saying how to name a server."""
-    from parrot.engines import UnknownEngineError, url_from_env
-
     url = url_from_env(dialect)
     if url is None:
         raise UnknownEngineError(f"no {dialect} server: pass --engine {dialect}=URL or set "
-                                 f"PARROT_{dialect.upper()}_URL")
+                                 f"PARROT_{dialect.upper()}_URL (parrot.connect.create_engine "
+                                 "also finds the server `python -m parrot.engines up` started)")
     return url
 
 

@@ -54,6 +54,7 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any, ClassVar
 
+import parrot
 from parrot.cachedir import cache_dir
 from parrot.engines.base import (
     DEFAULT_MAX_ROWS,
@@ -283,8 +284,6 @@ def _landlock(libc: ctypes.CDLL, scratch: str | list[str], readable: list[str], 
 
 
 def _readable_paths() -> list[str]:
-    import parrot
-
     # parrot's package only, not the checkout around it (datasets, .git); it is imported already
     paths = {sys.prefix, sys.base_prefix, sys.exec_prefix, str(Path(parrot.__file__).parent)}
     paths.update(READABLE)
@@ -505,8 +504,6 @@ def _sweep_scratch() -> None:
 def worker_environ(scratch: str) -> dict[str, str]:
     """A worker's environment: this one without secrets, in UTC, its scratch directory as home
     and temporary directory, importing the same parrot as this process."""
-    import parrot
-
     env = clean_environ()
     env.update(TMPDIR=scratch, HOME=scratch, TZ="UTC",
                PYTHONPATH=os.pathsep.join([str(Path(parrot.__file__).parent.parent),

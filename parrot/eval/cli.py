@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import dataclasses
 import datetime as dt
 import os
 import re
@@ -20,8 +21,9 @@ from rich.markup import escape
 
 from parrot import cli, dialects
 from parrot.cli import add_model_args, standalone, table_console
-from parrot.datasets import DEFAULT_DATASET, DatasetError, load_dataset
+from parrot.datasets import DEFAULT_DATASET, Dataset, DatasetError, Item, load_dataset
 from parrot.engines import DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT
+from parrot.eval import witness_cmd
 from parrot.eval.records import Outcome
 from parrot.eval.results import DAMAGED, MANIFEST, RunDirError, RunWriteError, read_json
 from parrot.eval.runner import (
@@ -32,12 +34,15 @@ from parrot.eval.runner import (
     select_items,
     servers_needed,
 )
+from parrot.eval.suites import SUITES_DIR
 from parrot.pairs import parse_pairs
 from parrot.report.metrics import evaluated, share, summarize
 from parrot.report.render import print_rich, summary_tables
 from parrot.scale import EXECUTOR_HELP, ExecutorError, parse_executor
-from parrot.testsuite.store import SUITES_DIR
+from parrot.scale.cluster import connect
+from parrot.servers import SERVERS, ServerError, server_for
 from parrot.translators import UnknownTranslatorError, available, create_translator
+from parrot.translators.base import Translator
 from parrot.translators.llm import options as llm_options
 
 DESCRIPTION = ("Translate every benchmark item with a model, run the translation on a real "
@@ -117,8 +122,6 @@ def parse_engine_urls(values: list[str]) -> dict[str, str]:
 def start_servers(needed: list[str], console: Any) -> tuple[list[str], dict[str, str]]:
     """Start the managed servers a run needs that this machine can run; returns the dialects
     this call started and {dialect: why} for those that failed to start."""
-    from parrot.servers import SERVERS, ServerError, server_for
-
     started, failed = [], {}
     for dialect in sorted(SERVERS):  # whatever a crashed run left running goes first
         with contextlib.suppress(ServerError):
@@ -173,8 +176,6 @@ def check_engines(items: list[Any], urls: dict[str, str], start: bool, allow_mis
 def stop_servers(started: list[str]) -> None:
     """Stop the servers this run started."""
     if started:
-        from parrot.servers import server_for
-
         for dialect in started:
             server_for(dialect).stop()
 
@@ -198,19 +199,49 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def evaluate(args: argparse.Namespace) -> int:
-    """Run the evaluation ``args`` describe (the parsed flags of ``parrot eval``)."""
+    """Run the evaluation ``args`` describe (the parsed flags of ``parrot eval``): parse and
+    check the flags and the dataset (:func:`_plan`), run (:func:`_run`), then report."""
     from rich.console import Console
 
     console = Console(stderr=True, soft_wrap=True)
-    out = table_console()
+    plan = _plan(args, console)
+    if plan is None:
+        return 2
+    code = _run(args, plan, console)
+    if code is not None:
+        return code
+    _finish(args, plan, console)
+    return 0
+
+
+@dataclasses.dataclass
+class _Plan:
+    """What ``parrot eval`` runs: the dataset, its selected items, the translator, the config."""
+
+    dataset: Dataset
+    items: list[Item]
+    translator: Translator
+    config: RunConfig
+    urls: dict[str, str]
+    records: list[Outcome] = dataclasses.field(default_factory=list)
+
+
+def _flags_ok(args: argparse.Namespace, console: Any) -> bool:
     if args.resume and args.output_dir is None:
         console.print("[red]error:[/] --resume needs --output-dir")
-        return 2
+        return False
     if args.jobs < 1 or args.timeout <= 0 or args.max_rows < 1 or (
             args.limit is not None and args.limit < 0):
         console.print("[red]error:[/] --jobs, --timeout and --max-rows must be positive, "
                       "--limit non-negative")
-        return 2
+        return False
+    return True
+
+
+def _plan(args: argparse.Namespace, console: Any) -> _Plan | None:
+    """The run ``args`` ask for, or None (the error printed) when it cannot start."""
+    if not _flags_ok(args, console):
+        return None
     try:
         pairs = parse_pairs(args.pairs)
         urls = parse_engine_urls(args.engine)
@@ -219,14 +250,14 @@ def evaluate(args: argparse.Namespace) -> int:
         translator = create_translator(args.model, llm=llm_options.from_args(args))
     except (ValueError, UnknownTranslatorError, OSError) as exc:
         console.print(f"[red]error:[/] {exc}", highlight=False)
-        return 2
+        return None
     for reason, count in Counter(reason for _, reason in dataset.skipped).most_common():
         console.print(f"[yellow]skipped[/] {count} of {len(dataset.items) + len(dataset.skipped)} "
                       f"items (fixture unavailable): {reason}", highlight=False)
     items = select_items(dataset, pairs, args.limit)
     if not items:
         console.print("[red]error:[/] no items selected (check --pairs and --limit)")
-        return 2
+        return None
     if not translator.takes_llm_options and (args.api_base or args.reflection
                                              or args.model_args):
         console.print(f"[yellow]warning:[/] {args.model} calls no model: --api-base, "
@@ -235,7 +266,7 @@ def evaluate(args: argparse.Namespace) -> int:
     if problem:
         console.print(f"[red]error:[/] {problem}", highlight=False)
         translator.close()
-        return 2
+        return None
     for warning in translator.check_items(items):
         console.print(f"[yellow]warning:[/] {warning}", highlight=False)
     config = RunConfig(
@@ -246,19 +277,31 @@ def evaluate(args: argparse.Namespace) -> int:
         command=["python", "-m", "parrot.eval", *args.argv],
         urls=urls, start=not args.no_start, suite_dir=_suite_dir(dataset.path, args.suite),
         executor=executor)
-    if not check_engines(items, urls, not args.no_start, args.allow_missing, console):
-        translator.close()
-        return 2
-    if executor.kind == "ray":
-        try:
-            from parrot.scale.cluster import connect
+    return _Plan(dataset, items, translator, config, urls)
 
-            assert executor.address is not None
-            connect(executor.address)
+
+def _reachable(args: argparse.Namespace, plan: _Plan, console: Any) -> bool:
+    """Every engine the items need is reachable (or allowed missing) and the Ray cluster, if
+    named, joined."""
+    if not check_engines(plan.items, plan.urls, not args.no_start, args.allow_missing, console):
+        return False
+    if plan.config.executor.kind == "ray":
+        try:
+            assert plan.config.executor.address is not None
+            connect(plan.config.executor.address)
         except ExecutorError as exc:
             console.print(f"[red]error:[/] {escape(str(exc))}", highlight=False)
-            translator.close()
-            return 2
+            return False
+    return True
+
+
+def _run(args: argparse.Namespace, plan: _Plan, console: Any) -> int | None:
+    """Run the items (starting and stopping the managed servers they need); the exit code
+    when the run did not finish, else None (``plan.records`` holds the outcomes)."""
+    config, items, urls, translator = plan.config, plan.items, plan.urls, plan.translator
+    if not _reachable(args, plan, console):
+        translator.close()
+        return 2
     started: list[str] = []
     if not args.no_start:
         started, failed = start_servers(servers_needed(items, urls), console)
@@ -267,7 +310,8 @@ def evaluate(args: argparse.Namespace) -> int:
             translator.close()
             return 2
     try:
-        records = _run_with_progress(dataset, items, translator, config, console, args.quiet)
+        plan.records = _run_with_progress(plan.dataset, items, translator, config, console,
+                                          args.quiet)
     except RunWriteError as exc:  # the disk filled up, say: what was appended is intact
         console.print(f"[red]error:[/] {escape(str(exc))}; the items finished before it are "
                       f"saved: continue with --output-dir {config.output_dir} --resume",
@@ -283,6 +327,12 @@ def evaluate(args: argparse.Namespace) -> int:
     finally:
         translator.close()
         stop_servers(started)
+    return None
+
+
+def _finish(args: argparse.Namespace, plan: _Plan, console: Any) -> None:
+    """After the run: the repaired lines, the witnesses, the page and the summary."""
+    config, records = plan.config, plan.records
     repaired = read_json(config.output_dir / MANIFEST).get("repaired_lines")
     if repaired:
         console.print(f"[yellow]repaired:[/] {len(repaired)} damaged line(s) of results.jsonl "
@@ -290,22 +340,20 @@ def evaluate(args: argparse.Namespace) -> int:
                       f"{config.output_dir / DAMAGED}; their items were re-run", highlight=False)
     if args.witness:
         _witnesses(config, args, console)
+    # deferred: matplotlib, jinja2 (loaded only on this path)
     from parrot.report.html import write_run_report
 
     page = write_run_report(config.output_dir, read_json(config.output_dir / MANIFEST), records)
     if not args.quiet:
-        print_rich(summary_tables(summarize(records, translator.params())), out)
+        print_rich(summary_tables(summarize(records, plan.translator.params())), table_console())
         console.print(f"results: {config.output_dir}/results.jsonl  "
                       f"(re-render: python -m parrot.report {config.output_dir})\n"
                       f"report: {page}  (one self-contained page; open it in a browser)",
                       highlight=False)
-    return 0
 
 
 def _witnesses(config: RunConfig, args: argparse.Namespace, console: Any) -> None:
     """``parrot witness RUN --all`` on the finished run (its servers started and stopped by it)."""
-    from parrot.eval import witness_cmd
-
     console.print("shrinking the rejected items' databases to witnesses (--witness)…")
     witness_cmd.main([str(config.output_dir), "--all", "--timeout", str(args.timeout),
                       *(["--no-start"] if args.no_start else [])])

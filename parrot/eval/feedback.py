@@ -14,6 +14,7 @@ from concurrent.futures import ProcessPoolExecutor
 
 from parrot.datasets import Item
 from parrot.engines import FixtureLoadError
+from parrot.engines.worker import die_with_parent
 from parrot.eval.judge import EMPTY_FIXTURE, Judge
 from parrot.translators.base import Translation
 from parrot.translators.llm.options import FEEDBACK_MODES
@@ -23,7 +24,6 @@ _JUDGE: Judge | None = None
 
 def _init(timeout: float, max_rows: int, urls: dict[str, str], start: bool) -> None:
     global _JUDGE
-    from parrot.engines.worker import die_with_parent
 
     die_with_parent()  # never outlives the run
     _JUDGE = Judge(timeout=timeout, max_rows=max_rows, urls=urls, start=start)

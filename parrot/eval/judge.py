@@ -26,6 +26,7 @@ from parrot.compare import (
     failure,
     sort_keys_tied,
 )
+from parrot.connect import create_engine
 from parrot.datasets import Item
 from parrot.engines import (
     DEFAULT_MAX_ROWS,
@@ -35,7 +36,6 @@ from parrot.engines import (
     Execution,
     FixtureLoadError,
     UnknownEngineError,
-    create_engine,
 )
 from parrot.engines.base import MAX_TIMEOUT
 from parrot.eval.records import (
@@ -46,10 +46,10 @@ from parrot.eval.records import (
     VerdictRecord,
     verdict_level,
 )
+from parrot.eval.suites import Suite, load_suite
 from parrot.eval.syntax import ENGINE_PARSED, keep_warm_grammars, syntax_json
 from parrot.fixtures import Fixture
 from parrot.sqlfacts import order_facts, sort_key_columns, with_sort_key_columns, without_limit
-from parrot.testsuite.store import Suite, load_suite
 from parrot.translators.base import Translation, TranslationStatus
 from parrot.values import ResultSet, to_json
 

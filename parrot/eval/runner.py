@@ -32,6 +32,7 @@ from parrot.api.secrets import (
 )
 from parrot.cli import git_commit
 from parrot.compare import SEMANTICS_VERSION
+from parrot.connect import needs_server
 from parrot.datasets import Dataset, Item
 from parrot.engines import (
     DEFAULT_MAX_ROWS,
@@ -39,9 +40,11 @@ from parrot.engines import (
     ENGINE_REGISTRY,
     engine_class,
     engine_name_for,
-    needs_server,
     url_from_env,
 )
+from parrot.engines.worker import die_with_parent
+from parrot.eval.cluster import judged
+from parrot.eval.feedback import EngineFeedback
 from parrot.eval.judge import Judge
 from parrot.eval.records import Outcome
 from parrot.eval.results import (
@@ -58,6 +61,7 @@ from parrot.eval.results import (
 from parrot.eval.syntax import preload_grammars
 from parrot.pairs import EVERY_PAIR, DialectPairs
 from parrot.scale import ExecutorSpec
+from parrot.servers import server_for
 from parrot.translators.base import Translation, Translator
 
 if TYPE_CHECKING:
@@ -130,7 +134,6 @@ def engine_absence(dialect: str, urls: dict[str, str], start: bool) -> str | Non
         return engine_class(name).available()
     if not needs_server(dialect):
         return None  # a server reached by URL only (oracle, tsql, …): grammar-only here
-    from parrot.servers import server_for
 
     server = server_for(dialect)
     if server.state() is not None:
@@ -279,7 +282,6 @@ _WORKER_JUDGE: Judge | None = None
 def _init_worker(timeout: float, max_rows: int, urls: dict[str, str], start: bool,
                  syntax: bool, suite_dir: Path | None) -> None:
     global _WORKER_JUDGE
-    from parrot.engines.worker import die_with_parent
 
     die_with_parent()  # a run killed with SIGKILL takes its --jobs workers with it
     _WORKER_JUDGE = Judge(timeout=timeout, max_rows=max_rows, urls=urls, start=start,
@@ -329,9 +331,6 @@ def _judged_on_ray(pending: list[Item], translations: Iterator[tuple[Item, Trans
                    config: RunConfig) -> Iterator[Outcome]:
     """Judging on Ray actors: the servers this machine runs for the run are shared by URL, and
     restarted by this process when they die (unless ``--no-start``)."""
-    from parrot.scale.cluster import judged
-    from parrot.servers import server_for
-
     urls = dict(config.urls)
     managed = []
     for dialect in servers_needed(pending, urls):
@@ -352,7 +351,6 @@ def _feedback_for(translator: Translator, config: RunConfig) -> EngineFeedback |
     it runs candidates on the target engine in its own process. None for the others."""
     if translator.feedback_mode is None:
         return None
-    from parrot.eval.feedback import EngineFeedback
 
     feedback = EngineFeedback(translator.feedback_mode, timeout=config.timeout,
                               max_rows=config.max_rows, urls=config.urls, start=config.start)
@@ -403,6 +401,7 @@ def _run_locked(dataset: Dataset, items: list[Item], translator: Translator, con
     manifest["engines"] = engines_of(records)
     manifest["finished"] = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
     write_json(config.output_dir / MANIFEST, manifest)
+    # deferred: scipy, numpy (loaded only on this path)
     from parrot.report.metrics import summarize
 
     sources = {i.id: i.source_sql for i in items}  # the reliability matrix's SQL features

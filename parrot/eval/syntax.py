@@ -21,6 +21,7 @@ ENGINE_PARSED = frozenset(s.value for s in (ExecStatus.OK, ExecStatus.RUNTIME_ER
 
 
 def has_grammar(dialect: str) -> bool:
+    # deferred: ANTLR's runtime and generated parsers (loaded only on this path)
     from parrot.check import UnsupportedDialectError, grammar_for
 
     try:
@@ -33,6 +34,7 @@ def has_grammar(dialect: str) -> bool:
 def preload_grammars(dialects: Iterable[str]) -> None:
     """Start loading the grammars of ``dialects`` in a background thread (Acc_SYN will need
     them; the load overlaps the engines' work)."""
+    # deferred: ANTLR's runtime and generated parsers (loaded only on this path)
     from parrot.check.parsers import preload
 
     preload(dialects)
@@ -56,6 +58,7 @@ def syntax_json(dialect: str, translation: Translation) -> SyntaxRecord | None:
         return None
     if not translation.ok or not translation.sql:
         return {"ok": False, "error": f"no translation ({translation.status})"}
+    # deferred: ANTLR's runtime and generated parsers (loaded only on this path)
     from parrot.check import check_sql
 
     verdicts = check_sql(translation.sql, dialect)

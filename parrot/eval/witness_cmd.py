@@ -37,9 +37,10 @@ from parrot.eval.results import (
     witness_summary,
     write_json,
 )
+from parrot.eval.suites import load_suite
 from parrot.eval.witness import DEFAULT_BUDGET, Witness, counting_judge, script, witness
 from parrot.fixtures import Fixture
-from parrot.testsuite.store import load_suite
+from parrot.servers import stopping_started
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -262,8 +263,6 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
-    from parrot.servers import stopping_started
-
     if args.budget < 1:
         print("error: --budget must be at least 1", file=sys.stderr)
         return 2

@@ -23,7 +23,9 @@ from typing import Any
 
 from parrot import cli
 from parrot.cli import standalone
+from parrot.connect import create_engine
 from parrot.fixtures import FixtureError
+from parrot.migrate import named
 from parrot.migrate.infer import parse_override
 from parrot.migrate.introspect import Introspection
 from parrot.migrate.transfer import read_source
@@ -66,8 +68,6 @@ def main(argv: list[str] | None = None) -> int:
 
 def migrate(args: argparse.Namespace) -> int:
     """Read, write and load the fixtures ``args`` name."""
-    from parrot.migrate import named
-
     if args.list:
         for n in named.available_named():
             print(n)
@@ -136,7 +136,6 @@ def migrate(args: argparse.Namespace) -> int:
 def _engines(spec: str | None) -> dict[str, Any]:
     if not spec:
         return {}
-    from parrot.engines import create_engine
 
     return {d: create_engine(d) for d in spec.split(",") if d}
 

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from parrot.fixtures import Fixture, fixture_from_json, name_problem
+from parrot.fixtures import Fixture, fixture_from_json, fixture_to_json, name_problem
 from parrot.migrate.infer import IntrospectionError, infer_column
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
@@ -136,8 +136,6 @@ class Introspection:
     def to_json(self) -> dict[str, Any]:
         """The fixture's JSON form plus ``source``, ``inference`` and per-table foreign keys;
         :func:`parrot.fixtures.fixture_from_json` reads it (and ignores the extras)."""
-        from parrot.fixtures import fixture_to_json
-
         data = fixture_to_json(self.fixture)
         for table in data["tables"]:
             table["foreign_keys"] = [fk.to_json() for fk in self.foreign_keys.get(table["name"],

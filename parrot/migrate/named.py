@@ -55,6 +55,7 @@ from parrot.migrate.introspect import (
     introspect_sqlite,
     name_problems,
 )
+from parrot.servers import cache_dir
 
 INFERENCE_VERSION = "2"  # bump when the inference rule changes what a fixture holds
 TPCH_DEFAULT_SF = 0.01
@@ -149,8 +150,6 @@ CORPUS_FAMILIES = frozenset(_SQLITE_FAMILIES)  # named fixtures read from $PARRO
 
 
 def fixtures_cache_dir() -> Path:
-    from parrot.servers import cache_dir
-
     return cache_dir() / "fixtures"
 
 

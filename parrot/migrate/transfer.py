@@ -17,9 +17,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from parrot.engines import Engine, LoadReport, create_engine
-from parrot.fixtures import Fixture
+from parrot.connect import create_engine
+from parrot.engines import Engine, LoadReport
+from parrot.fixtures import Fixture, FixtureError
 from parrot.migrate.introspect import Introspection, introspect
+from parrot.migrate.named import named_introspection
 
 
 @dataclass(frozen=True)
@@ -53,8 +55,6 @@ def is_fixture_file(source: Any) -> bool:
 def read_fixture_file(path: str | Path) -> Introspection:
     """A fixture written by ``--out`` (gzip-compressed when its name ends in ``.gz``), with
     its foreign keys and type report."""
-    from parrot.fixtures import FixtureError
-
     path = Path(path)
     try:
         raw = path.read_bytes()
@@ -78,8 +78,6 @@ def read_source(source: Any, *, name: str | None = None, tables: Sequence[str] |
                              "options")
         return read_fixture_file(source)
     if is_named(source):
-        from parrot.migrate.named import named_introspection
-
         result = named_introspection(source)
         if tables is not None or blank_as_null or types or (name and name != source):
             raise ValueError("named fixtures take no name, tables, blank_as_null or type "

@@ -34,9 +34,11 @@ from pathlib import Path
 from typing import Any
 
 from parrot import dialects
-from parrot.eval.records import Outcome
+from parrot.api import jsonl
+from parrot.api.records import Outcome
 from parrot.report import astdiff
 from parrot.report.metrics import status as execution_status
+from parrot.report.render import Table
 
 Record = Outcome
 
@@ -241,9 +243,24 @@ class RunContext:
     labels: Mapping[str, Mapping[str, Any]]
 
 
-def run_context(run_dir: Path, manifest: Mapping[str, Any]) -> RunContext:
-    from parrot.text2sql.taxonomy import read_labels
+TAXONOMY_FILE = "taxonomy.jsonl"  # written by ``python -m parrot.text2sql taxonomy``
 
+
+def read_labels(run_dir: Path) -> dict[str, dict[str, Any]]:
+    """id → the last stored line for it (a torn last line is ignored)."""
+    out: dict[str, dict[str, Any]] = {}
+    path = run_dir / TAXONOMY_FILE
+    if not path.is_file():
+        return out
+    for _, entry in jsonl.read(path)[0]:  # damaged lines skipped
+        try:
+            out[str(entry["id"])] = entry
+        except (KeyError, TypeError):
+            continue
+    return out
+
+
+def run_context(run_dir: Path, manifest: Mapping[str, Any]) -> RunContext:
     return RunContext(run_golds(manifest), read_labels(run_dir))
 
 
@@ -359,8 +376,6 @@ def analysis_tables(runs: Sequence[tuple[str, Sequence[Record]]], base: str | No
     """The analysis as report tables (empty when no run answers a question in two dialects);
     ``context`` (run name → :class:`RunContext`) adds the AST diff to the taxonomy and the
     stored judge labels."""
-    from parrot.report.render import Table
-
     if not runs:
         return []
     base = base or default_base(r for _, records in runs for r in records)

@@ -14,9 +14,7 @@ import sys
 from pathlib import Path
 
 from parrot import cli
-from parrot.cli import standalone
-from parrot.dialects import UnknownDialectError, resolve
-from parrot.eval.results import (
+from parrot.api.results import (
     MANIFEST,
     RESULTS,
     DamagedResultsError,
@@ -24,6 +22,8 @@ from parrot.eval.results import (
     read_json,
     scan_results,
 )
+from parrot.cli import standalone
+from parrot.dialects import UnknownDialectError, resolve
 from parrot.report.analysis import analysis_tables, run_context
 from parrot.report.metrics import run_summary
 from parrot.report.render import leaderboards, render, summary_tables
@@ -89,6 +89,7 @@ def report(args: argparse.Namespace) -> int:
         analysis = analysis_tables([(name, records) for name, _, records in runs], base,
                                    context=context)
     if args.format == "html":
+        # deferred: matplotlib, jinja2 (loaded only on this path)
         from parrot.report.html import leaderboard_page, write_run_report
 
         if len(runs) == 1:

@@ -22,8 +22,8 @@ from urllib.parse import quote
 import jinja2
 from markupsafe import escape
 
-from parrot.eval.records import Outcome, WitnessRecord
-from parrot.eval.results import read_witnesses
+from parrot.api.records import Outcome, WitnessRecord
+from parrot.api.results import read_witnesses
 from parrot.report import html_plots as plots
 from parrot.report.analysis import analysis_tables, run_context
 from parrot.report.metrics import constructs, right, run_summary, source_sql

@@ -23,9 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
 
-from parrot.compare import Mode
-from parrot.datasets import DatasetError, load_dataset
-from parrot.eval.records import (
+from parrot.api.records import (
     LEVELS,
     ExecutionRecord,
     LevelRecord,
@@ -34,7 +32,9 @@ from parrot.eval.records import (
     WitnessLine,
     verdict_level,
 )
-from parrot.eval.results import WITNESSES, read_witnesses, witness_summary
+from parrot.api.results import WITNESSES, read_witnesses, witness_summary
+from parrot.compare import Mode
+from parrot.datasets import DatasetError, load_dataset
 from parrot.registry import Registry
 from parrot.report.features import features
 from parrot.report.stats import wilson

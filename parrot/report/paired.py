@@ -18,9 +18,9 @@ from pathlib import Path
 from typing import Any
 
 from parrot import cli
+from parrot.api.records import Outcome
+from parrot.api.results import MANIFEST, RunDirError, read_json, read_results
 from parrot.cli import standalone
-from parrot.eval.records import Outcome
-from parrot.eval.results import MANIFEST, RunDirError, read_json, read_results
 from parrot.report.metrics import MODES, right
 from parrot.report.render import Table, to_markdown
 from parrot.report.stats import ALPHA, mcnemar_exact, paired_difference, wilson

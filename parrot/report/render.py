@@ -9,7 +9,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from parrot.eval.records import Outcome
+from parrot.api.records import Outcome
 from parrot.report.metrics import right, share, summarize
 from parrot.report.stats import ALPHA, interval_text, mcnemar_exact, wilson
 

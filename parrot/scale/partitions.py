@@ -20,10 +20,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from parrot.curate.stages import Batch, Executor, Record, Stage, StageCount, run_pipeline
+from parrot.scale.stages import Batch, Executor, Record, Stage, StageCount, run_pipeline
 
 if TYPE_CHECKING:
-    from parrot.curate.stages import Progress
+    from parrot.scale.stages import Progress
 
 PARTITION_BYTES = 4 * 2**20  # ~4 MiB of JSONL: ~10 k benchmark statements
 RowReader = Callable[[dict[str, Any], Path], Record | None]

@@ -29,6 +29,7 @@ import sys
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+import parrot
 from parrot.engines import worker
 
 # besides the worker's readable set: what a server and its tools look up
@@ -55,8 +56,6 @@ def command(spec: Spec, argv: list[str]) -> list[str]:
 
 def environ(env: dict[str, str]) -> dict[str, str]:
     """``env`` (already without secrets) plus what the wrapper needs to import this parrot."""
-    import parrot
-
     root = str(Path(parrot.__file__).parent.parent)
     return {**env, "PYTHONPATH": os.pathsep.join([root, *filter(None, [env.get("PYTHONPATH")])])}
 

@@ -21,6 +21,9 @@ from parrot import cli
 from parrot.cli import add_model_args
 from parrot.datasets import Item, load_dataset
 from parrot.engines.base import DEFAULT_TIMEOUT
+from parrot.engines.worker import die_with_parent
+from parrot.eval.judge import Judge
+from parrot.eval.runner import missing_engines, servers_needed
 from parrot.testsuite.distill import (
     DEFAULT_CANDIDATES,
     DEFAULT_MAX_DBS,
@@ -32,6 +35,7 @@ from parrot.testsuite.distill import (
     sibling_pool,
     with_origins,
 )
+from parrot.testsuite.llm import augment, make_datagen
 from parrot.testsuite.store import from_corpus, load_suite, suite_key, suite_path, write_suite
 from parrot.translators.llm import options as llm_options
 
@@ -181,8 +185,6 @@ def _datagen(args: argparse.Namespace) -> Datagen | None:
     global _DATAGEN
     spec = parse_datagen(args.datagen)[1]
     if spec is not None and _DATAGEN is None:
-        from parrot.testsuite.llm import make_datagen
-
         _DATAGEN = make_datagen(spec, llm_options.from_args(args), prompt=args.datagen_prompt,
                                 rounds=args.llm_rounds)
     return _DATAGEN
@@ -191,8 +193,6 @@ def _datagen(args: argparse.Namespace) -> Datagen | None:
 def _work(job: tuple[Item, tuple[str, ...], tuple[Item, ...]]
           ) -> tuple[Distilled, dict[str, Any]]:
     """The item's suite, and what the ``--datagen`` model did for it (empty without one)."""
-    from parrot.eval.judge import Judge
-
     global _JUDGE
     assert _ARGS is not None
     default, timeouts = parse_timeouts(_ARGS.timeout)
@@ -225,8 +225,6 @@ def _work(job: tuple[Item, tuple[str, ...], tuple[Item, ...]]
         gen = _datagen(_ARGS)
         if gen is None or result.suite is None:
             return result, {}
-        from parrot.testsuite.llm import augment
-
         suite = result.suite if rules else replace(result.suite, generator="")
         suite = augment(suite, item, judge, gen, dialects=dialects,
                         max_rows=_ARGS.max_rows).suite
@@ -241,7 +239,6 @@ def _work(job: tuple[Item, tuple[str, ...], tuple[Item, ...]]
 
 def _init(args: argparse.Namespace) -> None:
     global _ARGS
-    from parrot.engines.worker import die_with_parent
 
     die_with_parent()  # a build ended by a signal takes its --jobs workers with it
     _ARGS = args
@@ -295,6 +292,7 @@ def build(args: argparse.Namespace) -> int:
     try:
         return _build(args, root, todo, jobs)
     finally:
+        # deferred: scipy, numpy, rich (loaded only on this path)
         from parrot.eval.cli import stop_servers
 
         stop_servers(started)
@@ -306,8 +304,8 @@ def _engines_for(items: list[Item], args: argparse.Namespace) -> list[str]:
     Returns the servers this call started."""
     from rich.console import Console
 
+    # deferred: scipy, numpy, rich (loaded only on this path)
     from parrot.eval.cli import start_servers
-    from parrot.eval.runner import missing_engines, servers_needed
 
     console = Console(stderr=True, highlight=False)
     started: list[str] = []

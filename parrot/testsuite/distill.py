@@ -26,10 +26,11 @@ from parrot.compare import Reason
 from parrot.datasets import Item
 from parrot.eval.judge import EMPTY_FIXTURE, Judge
 from parrot.fixtures import Fixture, FixtureError, fixture_from_json, fixture_to_json
+from parrot.testsuite.boundary import KINDS, query_boundary_data
 from parrot.testsuite.datagen import SchemaError, parse_query, query_test_data
 from parrot.testsuite.neighbours import Neighbour, neighbours
 from parrot.testsuite.operators import family_of
-from parrot.testsuite.store import Suite, SuiteDatabase, suite_key
+from parrot.testsuite.store import Suite, SuiteDatabase, load_suite, suite_key
 from parrot.translators.base import Translation, TranslationStatus
 
 # v14: NOT IN -> NOT EXISTS neighbours; v13: the operator registry (parrot.testsuite.operators:
@@ -231,8 +232,6 @@ def _boundary_candidates(item: Item, dialects: tuple[str, ...], seed: int, start
                          most: int) -> dict[int, tuple[str, dict[str, Any]]]:
     """The first ``most`` boundary candidates of the source (:mod:`parrot.testsuite.boundary`),
     numbered from ``start``: number -> (kind, fixture JSON)."""
-    from parrot.testsuite.boundary import query_boundary_data
-
     made = query_boundary_data(item.source_sql, item.source_dialect, seed=str(seed),
                                name=f"ts{seed}", base=item.fixture, dialects=dialects)
     return {start + k: pair for k, pair in enumerate(made[:most])}
@@ -252,8 +251,6 @@ def _diverse(judge: Judge, item: Item, usable: list[tuple[int, Fixture]], kills:
     :data:`~parrot.testsuite.boundary.KINDS` (one row, duplicate-heavy, empty, ...), then
     others on which the source returns a result no kept database gives; each on which the
     references agree."""
-    from parrot.testsuite.boundary import KINDS
-
     start = len(usable)
     usable.extend(spare)
     kills.extend(set() for _ in spare)
@@ -307,8 +304,6 @@ def sibling_pool(root: Path, references: tuple[Item, ...]
     were generated knowing every dialect of the concept —, numbered in order, each with where it
     came from (``dialect``, ``suite`` key, ``seed`` there, ``generator``). Duplicates are
     dropped."""
-    from parrot.testsuite.store import load_suite
-
     pool: list[tuple[int, Fixture]] = []
     origins: list[dict[str, Any]] = []
     seen: set[str] = set()

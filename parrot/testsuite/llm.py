@@ -44,6 +44,7 @@ from parrot.testsuite.datagen import (
 from parrot.testsuite.distill import neighbour_outcome
 from parrot.testsuite.neighbours import Neighbour, neighbours
 from parrot.testsuite.store import Suite, SuiteDatabase
+from parrot.translators import create_translator
 from parrot.translators.llm.client import LLMError
 from parrot.translators.llm.loop import shared_loop
 from parrot.translators.llm.parsing import Unparseable, parse_answer
@@ -437,8 +438,6 @@ class Datagen:
 def make_datagen(spec: str, options: Any = None, *, prompt: str = DEFAULT_PROMPT,
                  rounds: int = DEFAULT_ROUNDS) -> Datagen:
     """The datagen model of ``--datagen llm:SPEC`` (SPEC: any LLM ``--model`` spec of eval)."""
-    from parrot.translators import create_translator
-
     translator = create_translator(spec, llm=options)
     if not isinstance(translator, LLMTranslator):
         translator.close()

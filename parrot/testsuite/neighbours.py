@@ -68,6 +68,7 @@ import sqlglot
 from sqlglot import exp
 from sqlglot.errors import SqlglotError
 
+from parrot.dialects import DIALECTS
 from parrot.testsuite.operators import REGISTRY, not_in_parts, operator_names, single_row
 
 OPERATORS = operator_names()  # the registry's operators (parrot.testsuite.operators)
@@ -503,8 +504,6 @@ def _one_row_per_iteration(select: exp.Select) -> bool:
 
 def _folds_case(dialect: str) -> bool:
     """Whether ``dialect``'s default collation compares strings ignoring case."""
-    from parrot.dialects import DIALECTS
-
     d = DIALECTS.get(dialect)
     return d is not None and d.case_sensitive_strings is False
 

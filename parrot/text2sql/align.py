@@ -34,9 +34,16 @@ from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from parrot.datasets import Item, item_line, load_dataset
+from parrot import cli, dialects
+from parrot.curate.canonicalise import Schema, canonicalise
+from parrot.curate.review import read_review
+from parrot.curate.serialise import write_review
+from parrot.datasets import Dataset, Item, item_line, load_dataset
+from parrot.eval.feedback import EngineFeedback
+from parrot.eval.judge import Judge
 from parrot.translators import Translator, create_translator
 from parrot.translators.base import Translation
+from parrot.translators.llm.options import LLMOptions
 
 STAGES = ("tool", "rule", "llm", "reflection", "human")
 LOG = "align.jsonl"
@@ -80,8 +87,6 @@ class Verifier:
 
     def __init__(self, timeout: float, max_rows: int, suite_dir: Path | None,
                  urls: dict[str, str] | None = None, start: bool = True):
-        from parrot.eval.judge import Judge
-
         self.judge = Judge(timeout=timeout, max_rows=max_rows, urls=urls, start=start,
                            suite_dir=suite_dir)
 
@@ -114,8 +119,6 @@ def as_translation(item: Item) -> Item:
 def rule_rewrite(item: Item) -> Item | None:
     """The item with its gold rewritten by parrot's canonicalisation rules, or None when no rule
     applies."""
-    from parrot.curate.canonicalise import Schema, canonicalise
-
     if item.fixture is None:
         return None
     result = canonicalise(item.source_sql, item.source_dialect, Schema.of(item.fixture))
@@ -248,8 +251,6 @@ def card(name: str, source: str, records: list[dict[str, Any]],
 
 def build_parser(p: argparse.ArgumentParser) -> argparse.ArgumentParser:
     """Fill ``p`` with the flags of ``parrot text2sql align``."""
-    from parrot import cli
-
     p.add_argument("dataset", metavar="DATASET",
                    help="a text-to-SQL dataset (directory or items.jsonl) from `build`")
     cli.add_output_dir(p, "the aligned dataset (align.jsonl, items.jsonl, review.jsonl, "
@@ -277,9 +278,6 @@ def stages(annotators: Sequence[str], reflection: int, verifier: Verifier,
            timeout: float, max_rows: int, api_base: str | None = None
            ) -> tuple[list[tuple[str, Producer]], list[Any]]:
     """The producers of every stage, and what to close after the run."""
-    from parrot.eval.feedback import EngineFeedback
-    from parrot.translators.llm.options import LLMOptions
-
     sqlglot = create_translator("sqlglot")
     out: list[tuple[str, Producer]] = [("tool", translator_stage("sqlglot", sqlglot)),
                                        ("rule", rule_stage(sqlglot))]
@@ -304,8 +302,6 @@ def stages(annotators: Sequence[str], reflection: int, verifier: Verifier,
 
 
 def fixes_stage(path: Path) -> Producer:
-    from parrot.curate.review import read_review
-
     fixed = {e["id"]: e["fixed_sql"].strip() for e in read_review(path)
              if str(e.get("fixed_sql", "")).strip()}
 
@@ -314,27 +310,11 @@ def fixes_stage(path: Path) -> Producer:
     return produce
 
 
-def run(args: argparse.Namespace) -> int:
-    """The ``align`` command (arguments from :func:`build_parser`)."""
-    from parrot.curate.serialise import write_review
-
-    try:
-        dataset = load_dataset(args.dataset, count_tokens=False)
-        raw = [json.loads(line) for line in
-               dataset.path.read_text(encoding="utf-8").splitlines() if line.strip()]
-    except (ValueError, OSError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    from parrot import dialects
-
+def _todo(args: argparse.Namespace, dataset: Dataset, outcomes: dict[str, Outcome],
+          verifier: Verifier) -> tuple[list[Item], Counter[str]]:
+    """The items to align (at most ``--limit``), and why the others cannot be aligned here."""
     wanted = ({dialects.resolve(t) for t in args.targets.split(",") if t.strip()}
               if args.targets else None)
-    out: Path = args.output_dir
-    out.mkdir(parents=True, exist_ok=True)
-    log_path = out / LOG
-    outcomes = read_log(log_path)
-    suite_dir = dataset.path.parent if (dataset.path.parent / "suites").is_dir() else None
-    verifier = Verifier(args.timeout, args.max_rows, suite_dir)
     skipped: Counter[str] = Counter()
     todo = []
     for item in dataset.items:
@@ -347,7 +327,13 @@ def run(args: argparse.Namespace) -> int:
             skipped[f"no engine for {item.target_dialect}"] += 1
         elif args.fixes is not None or item.id not in outcomes:
             todo.append(item)
-    todo = todo[:args.limit]
+    return todo[:args.limit], skipped
+
+
+def _align(args: argparse.Namespace, todo: list[Item], outcomes: dict[str, Outcome],
+           verifier: Verifier, log_path: Path) -> bool:
+    """Align ``todo``, appending each outcome to the log; False (the error printed, the
+    verifier closed) when the stages cannot start."""
     try:
         if args.fixes is not None:
             queued = {o.id for o in outcomes.values() if o.gold_sql is None}
@@ -360,7 +346,7 @@ def run(args: argparse.Namespace) -> int:
     except (ValueError, LookupError, OSError) as exc:
         verifier.close()
         print(f"error: {exc}", file=sys.stderr)
-        return 2
+        return False
     done = Counter[str]()
     with log_path.open("a", encoding="utf-8") as log:
         def record(o: Outcome) -> None:
@@ -379,6 +365,13 @@ def run(args: argparse.Namespace) -> int:
             for c in closing:
                 c.close()
             verifier.close()
+    return True
+
+
+def _write(args: argparse.Namespace, dataset: Dataset, raw: list[dict[str, Any]],
+           outcomes: dict[str, Outcome], skipped: Counter[str]) -> None:
+    """The aligned dataset (items, fixtures, suites), its review queue and its card."""
+    out: Path = args.output_dir
     records = aligned_records(raw, outcomes)
     for folder in ("fixtures", "suites"):  # the aligned dataset judges items as the source did
         if (dataset.path.parent / folder).is_dir():
@@ -399,4 +392,26 @@ def run(args: argparse.Namespace) -> int:
           f"{len(outcomes)} items aligned ({', '.join(f'{k} {v}' for k, v in sources.items())}); "
           f"{sources['review']} in {out / 'review.jsonl'}; "
           f"{sum(skipped.values())} not alignable here")
+
+
+def run(args: argparse.Namespace) -> int:
+    """The ``align`` command (arguments from :func:`build_parser`): read the dataset and the
+    log, align what is left (:func:`_align`), write the aligned dataset (:func:`_write`)."""
+    try:
+        dataset = load_dataset(args.dataset, count_tokens=False)
+        raw = [json.loads(line) for line in
+               dataset.path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    except (ValueError, OSError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    out: Path = args.output_dir
+    out.mkdir(parents=True, exist_ok=True)
+    log_path = out / LOG
+    outcomes = read_log(log_path)
+    suite_dir = dataset.path.parent if (dataset.path.parent / "suites").is_dir() else None
+    verifier = Verifier(args.timeout, args.max_rows, suite_dir)
+    todo, skipped = _todo(args, dataset, outcomes, verifier)
+    if not _align(args, todo, outcomes, verifier, log_path):
+        return 2
+    _write(args, dataset, raw, outcomes, skipped)
     return 0

@@ -22,7 +22,11 @@ from pathlib import Path
 from typing import Any
 
 from parrot import cli, dialects
-from parrot.datasets import item_line
+from parrot.datasets import item_line, parse_items
+from parrot.eval.judge import Judge
+from parrot.migrate.named import corpora_root as root
+from parrot.sqlfacts import order_facts
+from parrot.textfiles import read_utf8
 
 LOCAL_TARGETS = ("sqlite", "duckdb", "clickhouse", "postgres", "mysql", "spark")
 GRAMMAR_TARGETS = ("tsql", "oracle", "snowflake", "bigquery", "trino")  # scored by Acc_SYN
@@ -36,8 +40,6 @@ class BuildError(Exception):
 
 
 def corpora_root() -> Path:
-    from parrot.migrate.named import corpora_root as root
-
     return root()
 
 
@@ -54,8 +56,6 @@ def questions_path(spec: str) -> Path:
 
 
 def read_questions(path: Path) -> list[dict[str, Any]]:
-    from parrot.textfiles import read_utf8
-
     out = []
     for n, line in enumerate(read_utf8(path).splitlines(), 1):
         if not line.strip():
@@ -73,8 +73,6 @@ def read_questions(path: Path) -> list[dict[str, Any]]:
 
 def order_missing(question: str, gold: str, dialect: str) -> bool:
     """The question asks for an order that the gold's top-level query does not impose."""
-    from parrot.sqlfacts import order_facts
-
     return bool(ORDER_WORDS.search(question)) and not order_facts(gold, dialect).ordered
 
 
@@ -98,8 +96,6 @@ def gold_flags(records: list[dict[str, Any]], check: bool) -> dict[str, list[str
     """Tags per question id: order words without ORDER BY, and (``check``) the golds run on
     the source engine — failures and LIMITs that cut ties (questions whose database cannot be
     resolved here are not run)."""
-    from parrot.datasets import parse_items
-
     firsts = {r["question_id"]: r for r in reversed(records)}
     flags: dict[str, list[str]] = {}
     for qid, r in firsts.items():
@@ -107,7 +103,6 @@ def gold_flags(records: list[dict[str, Any]], check: bool) -> dict[str, list[str
             flags.setdefault(qid, []).append("gold:order-missing")
     if not check:
         return flags
-    from parrot.eval.judge import Judge
 
     skipped: list[tuple[str, str]] = []
     items = parse_items([json.dumps(r) for r in firsts.values()], Path("questions.jsonl"),
@@ -187,6 +182,7 @@ def configure(p: argparse.ArgumentParser) -> argparse.ArgumentParser:
                    help="do not run the golds on SQLite (skips the gold:error and "
                         "gold:limit-ties checks)")
     cli.add_output_dir(b, "the dataset (items.jsonl, README.md)", required=True)
+    # deferred: scipy, numpy (loaded only on this path)
     from parrot.text2sql import align, taxonomy
 
     text = ("UniQL-style aligned golds: per question and dialect, verified candidates from "

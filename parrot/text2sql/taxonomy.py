@@ -21,25 +21,20 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from parrot.api import jsonl
+from parrot import cli, dialects
+from parrot.eval.results import read_results
 from parrot.report import analysis, astdiff
+from parrot.report.analysis import read_labels
+from parrot.translators import create_translator
+from parrot.translators.llm.client import LLMError
+from parrot.translators.llm.loop import shared_loop
+from parrot.translators.llm.options import LLMOptions
+from parrot.translators.llm.parsing import Unparseable, parse_answer
+from parrot.translators.llm.prompts import parse_template
+from parrot.translators.llm.translator import LLMTranslator
 
-FILE = "taxonomy.jsonl"
+FILE = analysis.TAXONOMY_FILE
 PROMPT = "taxonomy-judge-v1"
-
-
-def read_labels(run_dir: Path) -> dict[str, dict[str, Any]]:
-    """id → the last stored line for it (a torn last line is ignored)."""
-    out: dict[str, dict[str, Any]] = {}
-    path = run_dir / FILE
-    if not path.is_file():
-        return out
-    for _, entry in jsonl.read(path)[0]:  # damaged lines skipped
-        try:
-            out[str(entry["id"])] = entry
-        except (KeyError, TypeError):
-            continue
-    return out
 
 
 def outcome_text(r: analysis.Record) -> str:
@@ -55,11 +50,6 @@ class LLMJudge:
     """An LLM asked for one :data:`~parrot.report.analysis.TAXONOMY` label per failure."""
 
     def __init__(self, spec: str, api_base: str | None = None, cache: Path | None = None):
-        from parrot.translators import create_translator
-        from parrot.translators.llm.options import LLMOptions
-        from parrot.translators.llm.prompts import parse_template
-        from parrot.translators.llm.translator import LLMTranslator
-
         options = LLMOptions(api_base=api_base, temperature=0.0, cache_path=cache)
         translator = create_translator(spec, llm=options)
         if not isinstance(translator, LLMTranslator):
@@ -72,10 +62,6 @@ class LLMJudge:
 
     def label(self, r: analysis.Record, gold: analysis.Gold, question: str | None
               ) -> dict[str, Any]:
-        from parrot.translators.llm.client import LLMError
-        from parrot.translators.llm.loop import shared_loop
-        from parrot.translators.llm.parsing import Unparseable, parse_answer
-
         user = self.template.render(
             "user", question=f"Question: {question}\n" if question else "", gold=gold[0],
             gold_dialect=gold[1], dialect=r["target_dialect"],
@@ -104,8 +90,6 @@ class LLMJudge:
 def label_run(run_dir: Path, base: str | None, judge: LLMJudge | None,
               progress: bool = True) -> Counter[str]:
     """Label the run's dialect-shift failures; returns the counts of what was written."""
-    from parrot.eval.results import read_results
-
     manifest = json.loads((run_dir / "manifest.json").read_text(encoding="utf-8"))
     records = read_results(run_dir)
     base = base or analysis.default_base(records)
@@ -150,7 +134,6 @@ def build_parser(p: argparse.ArgumentParser) -> argparse.ArgumentParser:
                    help="the judge's endpoint (OpenAI-compatible)")
     p.add_argument("--base", metavar="DIALECT", default=None,
                    help="base dialect (default: sqlite when a target)")
-    from parrot import cli
 
     cli.add_quiet(p, "progress lines")
     return p
@@ -158,8 +141,6 @@ def build_parser(p: argparse.ArgumentParser) -> argparse.ArgumentParser:
 
 def run(args: argparse.Namespace) -> int:
     """The ``taxonomy`` command (arguments from :func:`build_parser`)."""
-    from parrot import dialects
-
     judge = None
     try:
         base = dialects.resolve(args.base) if args.base else None

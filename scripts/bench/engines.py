@@ -52,7 +52,8 @@ def _fixtures(groups: list[str]) -> dict[str, list]:  # type: ignore[type-arg]
 
 def _bring_up(dialect: str) -> tuple[float, object]:
     """Seconds to a usable adapter: server start to ready (servers), or construction + SELECT 1."""
-    from parrot.engines import create_engine, engine_class, engine_name_for
+    from parrot.connect import create_engine
+    from parrot.engines import engine_class, engine_name_for
     from parrot.fixtures import Fixture
     from parrot.servers import server_for
 

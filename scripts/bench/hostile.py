@@ -102,7 +102,7 @@ def _working(engine: Any, sql: str) -> Callable[[], bool]:
 
 
 def measure(name: str, bomb: dict[str, Any], timeout: float, repeat: int) -> Row:
-    from parrot.engines import create_engine
+    from parrot.connect import create_engine
 
     shop = _shop()
     engine = create_engine(name, start=True)

@@ -64,7 +64,7 @@ def run_polyglot(pairs: str | None, out: Path) -> dict[str, Any]:
 def spider_dev_golds(slowest: int = 5) -> tuple[list[tuple[str, str, float, str]], int, int]:
     """Every Spider-dev gold on parrot's SQLite: the ``slowest`` (id, database, seconds,
     status), how many were not ``ok`` and how many ran."""
-    from parrot.engines import create_engine
+    from parrot.connect import create_engine
     from parrot.migrate.named import named_fixture
 
     corpora = Path(os.environ.get("PARROT_CORPORA", ROOT.parent / "shared" / "corpora"))

@@ -48,10 +48,11 @@ from parrot.curate.select import Features, Normalise
 from parrot.curate.stages import LocalExecutor, Record, run_pipeline
 from parrot.curate.standardise import Standardise
 from parrot.datasets import Item, load_dataset
+from parrot.eval import cluster
 from parrot.eval.judge import Judge
 from parrot.eval.results import ResultsLog
 from parrot.migrate.named import corpora_root
-from parrot.scale import cluster, untimed
+from parrot.scale import untimed
 from parrot.scale.local import start_head
 from parrot.translators import create_translator
 from parrot.translators.base import Translation

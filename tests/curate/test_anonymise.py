@@ -8,6 +8,7 @@ from collections import Counter
 import pytest
 import sqlglot
 
+from parrot.connect import create_engine
 from parrot.curate.anonymise import (
     Anonymise,
     anonymised_name,
@@ -17,7 +18,6 @@ from parrot.curate.anonymise import (
     rewrite_fields,
 )
 from parrot.curate.stages import Batch, Record
-from parrot.engines import create_engine
 from parrot.migrate import named
 
 

@@ -13,7 +13,8 @@ import pytest
 from engine_fixtures import col, make_fixture
 
 from parrot.compare import Mode, Reason, compare
-from parrot.engines import Engine, create_engine
+from parrot.connect import create_engine
+from parrot.engines import Engine
 
 NUMBERS = make_fixture("inexact_numbers", [{
     "name": "t",

@@ -12,6 +12,7 @@ import pytest
 from engine_fixtures import ALLTYPES, SHOP, col, make_fixture
 from patience import within
 
+from parrot.connect import default_url
 from parrot.engines import Engine, ExecStatus, FixtureLoadError
 from parrot.engines import statements as st
 from parrot.engines.mysql import (
@@ -412,7 +413,7 @@ def test_result_cap_stops_streaming(engine: Engine, shop: Fixture) -> None:
 
 @MYSQL
 def test_fixture_database_shared_and_verified(engine: MySQLEngine) -> None:
-    other = MySQLEngine()
+    other = MySQLEngine(default_url("mysql"))
     try:
         report = other.load(SHOP)  # found on the server: verified, not reloaded
         assert report.verified and not report.cached
@@ -426,7 +427,7 @@ def test_fixture_database_shared_and_verified(engine: MySQLEngine) -> None:
 def test_changed_fixture_database_is_dropped_and_reloaded(engine: MySQLEngine) -> None:
     fixture = make_fixture("mutable", [{"name": "m", "columns": [col("a", "integer")],
                                         "rows": [[1], [2]]}])
-    damaged = MySQLEngine()
+    damaged = MySQLEngine(default_url("mysql"))
     damaged.load(fixture)
     db = damaged.stored(fixture).database
     damaged._admin_sql(f"UPDATE `{db}`.m SET a = 3 WHERE a = 2")
@@ -434,7 +435,7 @@ def test_changed_fixture_database_is_dropped_and_reloaded(engine: MySQLEngine) -
     damaged.close()  # notices the change and drops the database
     assert not engine._admin_rows("SELECT 1 FROM information_schema.SCHEMATA "
                                   "WHERE SCHEMA_NAME = %s", (db,))
-    fresh = MySQLEngine()
+    fresh = MySQLEngine(default_url("mysql"))
     try:
         assert fresh.load(fixture).verified
         assert run(fresh, "SELECT sum(a) FROM m", fixture) == ((Decimal(3),),)

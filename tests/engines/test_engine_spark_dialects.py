@@ -8,7 +8,8 @@ import pytest
 from engine_fixtures import SHOP, SPARK_VARIANTS
 
 from parrot import dialects
-from parrot.engines import Engine, ExecStatus, create_engine, engine_name_for
+from parrot.connect import create_engine
+from parrot.engines import Engine, ExecStatus, engine_name_for
 from parrot.engines import spark as sp
 
 pytestmark = pytest.mark.spark

@@ -27,7 +27,8 @@ from engine_fixtures import SHOP
 from patience import wait_until
 from processes import descendants
 
-from parrot.engines import ExecStatus, create_engine, engine_class
+from parrot.connect import create_engine
+from parrot.engines import ExecStatus, engine_class
 from parrot.engines import worker as w
 
 SECRET = "parrot-isolation-canary-51c2"
@@ -136,7 +137,7 @@ def test_without_namespaces_landlock_still_contains(probed_fallback: dict[str, o
 def test_a_fallback_is_said_on_the_terminal_and_in_the_label() -> None:
     if shutil.which("setpriv") is None:
         pytest.skip("setpriv (util-linux) is not installed")
-    script = "from parrot.engines import create_engine; print(create_engine('sqlite').label)"
+    script = "from parrot.connect import create_engine; print(create_engine('sqlite').label)"
     child = subprocess.run([*NO_SYS_ADMIN, sys.executable, "-c", script], capture_output=True,
                            text=True, timeout=120, cwd=Path(__file__).parents[2])
     assert child.returncode == 0, child.stderr
@@ -317,7 +318,7 @@ def test_workers_die_with_their_parent() -> None:
         import sys, time
         sys.path.insert(0, sys.argv[1])
         from engine_fixtures import SHOP
-        from parrot.engines import create_engine
+        from parrot.connect import create_engine
         engines = [create_engine(d) for d in ("sqlite", "duckdb")]
         for e in engines:
             e.load(SHOP)

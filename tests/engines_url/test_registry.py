@@ -12,13 +12,13 @@ from engine_fixtures import SHOP
 from url_helpers import driver
 
 from parrot import dialects
+from parrot.connect import create_engine
 from parrot.engines import (
     ENGINES,
     URL_SCHEMES,
     ExecStatus,
     FixtureLoadError,
     UnknownEngineError,
-    create_engine,
     engine_class,
     engine_for_url,
 )

@@ -16,7 +16,8 @@ from engine_fixtures import SHOP
 from patience import within
 from url_helpers import driver
 
-from parrot.engines import Engine, ExecStatus, create_engine, url_from_env
+from parrot.connect import create_engine
+from parrot.engines import Engine, ExecStatus, url_from_env
 
 pytestmark = pytest.mark.server
 

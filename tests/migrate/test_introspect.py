@@ -10,7 +10,7 @@ import duckdb
 import pytest
 from migrate_helpers import make_sqlite
 
-from parrot.engines import create_engine
+from parrot.connect import create_engine
 from parrot.fixtures import fixture_from_json
 from parrot.migrate import (
     ForeignKey,

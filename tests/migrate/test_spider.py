@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from parrot.engines import create_engine
+from parrot.connect import create_engine
 from parrot.migrate import named
 
 pytestmark = pytest.mark.skipif(not named.spider_ids(),

@@ -89,12 +89,12 @@ def test_up_status_query_down(server: MariaDBServer, capsys: pytest.CaptureFixtu
     assert f"at {state.address}" in line and f"data {state.data_dir}" in line
     assert state.label in line and "uptime" in line
 
-    from parrot.engines.mysql import MySQLEngine
+    from parrot.connect import create_engine
     from parrot.fixtures import fixture_from_json
 
     fixture = fixture_from_json({"name": "one", "tables": [
         {"name": "t", "columns": [{"name": "a", "type": "integer"}], "rows": [[1], [2]]}]})
-    engine = MySQLEngine()  # no URL: finds the managed server through its state file
+    engine = create_engine("mysql")  # no URL: finds the managed server through its state file
     try:
         assert engine.label == state.label
         ex = engine.execute("SELECT sum(a) FROM t", fixture)

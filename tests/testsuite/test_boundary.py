@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from parrot.engines import create_engine
+from parrot.connect import create_engine
 from parrot.eval.judge import Judge
 from parrot.fixtures import fixture_from_json
 from parrot.testsuite.boundary import KINDS, LARGE, query_boundary_data

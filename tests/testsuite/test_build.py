@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from parrot.connect import create_engine
 from parrot.datasets import load_dataset
-from parrot.engines import create_engine
 from parrot.eval.judge import Judge
 from parrot.testsuite.cli import main
 from parrot.testsuite.distill import distill

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from sqlglot import exp
 
-from parrot.engines import create_engine
+from parrot.connect import create_engine
 from parrot.fixtures import fixture_from_json
 from parrot.testsuite.datagen import SchemaError, infer_schema, parse_query, query_test_data
 

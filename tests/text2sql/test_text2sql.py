@@ -18,8 +18,8 @@ from parrot.fixtures import fixture_from_json
 from parrot.migrate.named import corpora_root
 from parrot.text2sql.build import main as build_main
 from parrot.text2sql.build import order_missing
-from parrot.text2sql.schema import parses, target_ddl
 from parrot.translators.llm.prompts import TEXT2SQL_PROMPT, build_text2sql_messages, load_template
+from parrot.translators.schema import parses, target_ddl
 
 REPO = Path(__file__).resolve().parents[2]
 SHOP = fixture_from_json(json.loads((REPO / "datasets/starter/fixtures/shop.json").read_text()))

@@ -9,8 +9,9 @@ from typing import Any
 import pytest
 from conftest import make_item
 
+from parrot.connect import create_engine
 from parrot.datasets import load_dataset
-from parrot.engines import Engine, create_engine
+from parrot.engines import Engine
 from parrot.eval.judge import EMPTY_FIXTURE
 from parrot.translators.llm.prompts import (
     PromptError,

@@ -117,7 +117,6 @@ import pymysql.cursors
 from pymysql.constants import CLIENT, FIELD_TYPE
 
 from parrot import values
-from parrot.engines import default_url
 from parrot.engines import statements as st
 from parrot.engines.base import (
     DEFAULT_MAX_ROWS,
@@ -132,7 +131,7 @@ from parrot.engines.base import (
     select_all,
 )
 from parrot.engines.base import create_table_sql as base_create_table_sql
-from parrot.engines.dbapi import CONNECT_TIMEOUT, FIXTURE_PREFIX, SCRATCH_PREFIX
+from parrot.engines.dbapi import CONNECT_TIMEOUT, FIXTURE_PREFIX, SCRATCH_PREFIX, default_url
 from parrot.fixtures import Column, Fixture, Table
 
 URL_SCHEMES = ("mysql", "mariadb")

@@ -94,7 +94,6 @@ from psycopg.types.multirange import MultirangeInfo
 from psycopg.types.range import RangeInfo
 
 from parrot import values
-from parrot.engines import default_url
 from parrot.engines import statements as st
 from parrot.engines.base import (
     DEFAULT_MAX_ROWS,
@@ -107,7 +106,7 @@ from parrot.engines.base import (
     TypeMap,
     safe_canonical,
 )
-from parrot.engines.dbapi import interval
+from parrot.engines.dbapi import default_url, interval
 from parrot.fixtures import Fixture, Table, is_plain
 
 RUNNER = "parrot_runner"

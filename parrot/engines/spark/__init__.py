@@ -106,6 +106,7 @@ from concurrent.futures import TimeoutError as FutureTimeout
 from typing import Any, ClassVar
 
 from parrot import values
+from parrot.engines import UnknownEngineError
 from parrot.engines import statements as st
 from parrot.engines.base import (
     DEFAULT_MAX_ROWS,
@@ -565,8 +566,6 @@ class SparkEngine(EngineBase[_Stored]):
     def __init__(self) -> None:
         hint = self.available()
         if hint is not None:
-            from parrot.engines import UnknownEngineError
-
             raise UnknownEngineError(f"Spark is not available: {hint}")
         super().__init__()
 

@@ -76,6 +76,7 @@ import struct
 from collections.abc import Iterator, Sequence
 from typing import Any, ClassVar
 
+from parrot.engines import UnknownEngineError
 from parrot.engines import statements as st
 from parrot.engines.base import Capabilities, Execution, FixtureLoadError, TypeMap
 from parrot.engines.dbapi import (
@@ -298,7 +299,6 @@ class SQLServerEngine(ServerEngine):
 
     def __init__(self, url: str | None = None) -> None:
         super().__init__(url)
-        from parrot.engines import UnknownEngineError
 
         if not self.url.path:
             raise ValueError(f"name the database parrot may create schemas in: "

@@ -28,6 +28,7 @@ from tenacity import (
 )
 
 from parrot.engines.sandbox import scrub_secrets
+from parrot.tokens import count_tokens
 from parrot.translators.llm.cache import CachedResponse, ResponseCache, cache_key
 
 RETRY_STATUS = frozenset({408, 409, 429})  # and every 5xx
@@ -128,8 +129,6 @@ def _retry_after(exc: BaseException) -> float | None:
 
 def count_message_tokens(messages: list[dict[str, str]]) -> int:
     """tiktoken count of a chat (contents plus 3 tokens of framing per message)."""
-    from parrot.tokens import count_tokens
-
     return sum(count_tokens(m.get("content", "")) + 3 for m in messages) + 3
 
 
@@ -187,7 +186,6 @@ class LLMClient:
         tokens_out = int(getattr(usage, "completion_tokens", 0) or 0)
         if not tokens_in and not tokens_out:  # the provider reported none: count them
             tokens_in = count_message_tokens(messages)
-            from parrot.tokens import count_tokens
 
             tokens_out = count_tokens(content)
         latency = time.perf_counter() - (start or 0.0)

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from parrot.cli import seconds
+from parrot.servers.base import cache_dir
 
 DEFAULT_PROMPT = "parrot-v1"
 FEEDBACK_MODES = ("errors", "results")
@@ -41,7 +42,6 @@ class LLMOptions:
             return None
         if self.cache_path is not None:
             return self.cache_path
-        from parrot.servers.base import cache_dir
 
         return cache_dir() / "llm" / "responses.sqlite"
 

@@ -15,6 +15,7 @@ from typing import Any
 from parrot import dialects
 from parrot.datasets import Item
 from parrot.fixtures import Fixture
+from parrot.translators.schema import target_ddl
 
 Message = dict[str, str]
 
@@ -190,8 +191,6 @@ def build_text2sql_messages(item: Item, template: PromptTemplate, *, use_hints: 
                             use_schema: bool = True) -> list[Message]:
     """The request for a text-to-SQL item: its question (and evidence), the schema as the target
     engine holds it (``CREATE TABLE`` in the target dialect, a few rows as comments), hints."""
-    from parrot.text2sql.schema import target_ddl
-
     target = _label(item.target_dialect)
     facts = target_hints(item.target_dialect) if use_hints else ()
     hint_text = template.render("hints", target=target, facts="\n".join(

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, replace
 from typing import Any
@@ -21,6 +22,7 @@ from parrot.translators.llm.prompts import (
     PromptTemplate,
     build_messages,
     build_text2sql_messages,
+    feedback_message,
     load_template,
 )
 from parrot.translators.registry import register
@@ -154,8 +156,6 @@ class LLMTranslator(Translator):
         messages = self.messages(item)
         translation = await self.ask(messages, tally)
         if self.options.reflection and self.feedback is not None:
-            from parrot.translators.llm.reflection import reflect
-
             translation, rounds = await reflect(self, item, messages, translation, tally)
             return tally.apply(translation, rounds)
         return tally.apply(translation)
@@ -182,3 +182,35 @@ class LLMTranslator(Translator):
         if self._client is not None and self._client.cache is not None:
             self._client.cache.close()
         self._client = None
+
+
+# Reflection (UniQL / CrackSQL style): the model sees what went wrong with its previous answer
+# and tries again, up to K rounds. In ``errors`` mode the feedback is only what a real user would
+# have: the target engine's error for the candidate (or a note that the reply held no SQL).
+# ``results`` mode, for curation, also reports a mismatch with the expected result; runs using it
+# are labelled in their manifest.
+async def reflect(translator: LLMTranslator, item: Item, messages: list[Message],
+                  first: Translation, tally: Tally) -> tuple[Translation, int]:
+    """The answer after up to ``options.reflection`` rounds, and the rounds used."""
+    feedback = translator.feedback
+    assert feedback is not None
+    history = list(messages)
+    current, rounds = first, 0
+    while rounds < translator.options.reflection:
+        if current.status is TranslationStatus.ERROR:  # no answer (the API failed): stop
+            break
+        if current.ok and current.sql is not None:
+            problem = await asyncio.to_thread(feedback.check, item, current.sql)
+            if problem is None:
+                break
+            follow_up = feedback_message(translator.template_for(item), item, feedback.mode,
+                                         problem)
+        else:  # unparseable or empty: ask for the format again
+            follow_up = translator.template_for(item).render("unparseable")
+        history += [{"role": "assistant", "content": current.raw or current.sql or ""},
+                    {"role": "user", "content": follow_up}]
+        current = await translator.ask(history, tally)
+        rounds += 1
+    if rounds:
+        current = replace(current, annotation_source="reflection")
+    return current, rounds

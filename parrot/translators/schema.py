@@ -8,6 +8,7 @@ from collections.abc import Callable
 import sqlglot
 from sqlglot import exp
 
+from parrot.engines.clickhouse import TABLE_ENGINE
 from parrot.fixtures import Column, Fixture
 
 # dialect -> the engine module whose ``<module>_type(column)`` creates the fixture's columns
@@ -29,8 +30,6 @@ def column_type(dialect: str) -> Callable[[Column], str]:
 
 
 def clickhouse_engine() -> str:
-    from parrot.engines.clickhouse import TABLE_ENGINE
-
     return TABLE_ENGINE
 
 
