@@ -416,3 +416,19 @@ def test_a_correct_answer_joining_a_table_the_gold_does_not_read_passes_the_suit
     reasons = [d.get("detail", "") for d in record["suite"]["databases"]]
     assert not any("no such table" in r for r in reasons), reasons
     assert record["suite"]["match"] is True
+
+
+def test_build_jobs_workers_get_picklable_arguments() -> None:
+    # --jobs 2 failed before any worker started: the parsed arguments held the parser
+    # (``_parser``, set by parrot.cli.configure), which does not pickle under spawn
+    import argparse
+    import pickle
+
+    from parrot.testsuite.cli import build_parser, worker_args
+
+    args = build_parser().parse_args(["build", "starter", "--jobs", "2"])
+    with pytest.raises((AttributeError, pickle.PicklingError)):
+        pickle.dumps(args)
+    sent = pickle.loads(pickle.dumps(worker_args(args)))
+    assert isinstance(sent, argparse.Namespace)
+    assert sent.jobs == 2 and sent.dataset == "starter" and not hasattr(sent, "_parser")
