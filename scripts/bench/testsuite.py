@@ -159,7 +159,8 @@ def selected(items: tuple[Item, ...], args: argparse.Namespace) -> tuple[Item, .
     return kept[:args.limit] if args.limit else kept
 
 
-def _spider_items(limit: int) -> list[Item]:
+def _spider_items(limit: int, skip: int = 0) -> list[Item]:
+    """The first ``limit`` Spider dev golds after the first ``skip`` whose database is here."""
     from parrot.fixtures import FixtureError
     from parrot.migrate.named import corpora_root, named_fixture, spider_root
 
@@ -173,6 +174,9 @@ def _spider_items(limit: int) -> list[Item]:
             if len(items) >= limit:
                 break
             rec = json.loads(line)
+            if skip > 0:
+                skip -= 1
+                continue
             try:
                 fixture = named_fixture(f"spider/{rec['db_id']}")
             except FixtureError:
@@ -192,6 +196,10 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--survivors", type=int, default=3, help="survivors listed per operator")
     p.add_argument("--build", type=int, default=0, help="time rebuilding N suites per dataset")
     p.add_argument("--spider", type=int, default=0, help="distil N Spider dev golds")
+    p.add_argument("--spider-from", type=int, default=0, metavar="K",
+                   help="--spider golds after the first K (those measured, or tuned on, before)")
+    p.add_argument("--jobs", type=int, default=1,
+                   help="worker processes for --lofo (one judge each; servers started here)")
     p.add_argument("--lofo", type=int, default=0, metavar="N",
                    help="only the leave-one-family-out table of the first N source queries of "
                         "each dataset (and of --spider golds), built in memory; writes "
@@ -287,7 +295,7 @@ def main(argv: list[str] | None = None) -> int:
                 t0 = time.monotonic()
                 distill(item, judge, dialects=dialects, references=members[key])
                 builds.append(time.monotonic() - t0)
-        for item in _spider_items(args.spider):
+        for item in _spider_items(args.spider, args.spider_from):
             t0 = time.monotonic()
             result = distill(item, judge, dialects=("sqlite",))
             builds.append(time.monotonic() - t0)
@@ -478,25 +486,31 @@ def _family_neighbours(judge: Judge, item: Item, family: str) -> list[Neighbour]
             and neighbour_outcome(judge, item, fixture, n.sql) != "error"]
 
 
-def _killed(judge: Judge, item: Item, found: list[Neighbour], suite: Suite | None) -> int:
-    """How many of ``found`` the fixture or a database of ``suite`` kills."""
+def _killed(judge: Judge, item: Item, found: list[Neighbour],
+            suite: Suite | None) -> list[Neighbour]:
+    """Those of ``found`` the fixture or a database of ``suite`` kills."""
     dbs = [item.fixture or EMPTY_FIXTURE, *(d.fixture for d in suite.databases if suite)]
-    return sum(any(neighbour_outcome(judge, item, db, n.sql) == "kill" for db in dbs)
-               for n in found)
+    return [n for n in found
+            if any(neighbour_outcome(judge, item, db, n.sql) == "kill" for db in dbs)]
 
 
-def _separations(judge: Judge, members: tuple[Item, ...], suite: Suite) -> tuple[int, int]:
-    """(references judged, separated): references matching on the fixture that some database
-    of ``suite`` separates from their source."""
-    judged = separated = 0
+def _separations(judge: Judge, members: tuple[Item, ...], suite: Suite) -> tuple[int, list[str]]:
+    """(references judged, one line per separated one): references matching on the fixture
+    that some database of ``suite`` separates from their source, with the reason."""
+    judged, separated = 0, []
     for item in members:
         for ref in item.reference_sql:
             translation = Translation(TranslationStatus.OK, sql=ref)
             if not judge.judge(item, translation)["verdicts"]["strict"]["match"]:
                 continue
             judged += 1
-            separated += any(not judge.judge(replace(item, fixture=d.fixture), translation)
-                             ["verdicts"]["strict"]["match"] for d in suite.databases)
+            for d in suite.databases:
+                strict = judge.judge(replace(item, fixture=d.fixture),
+                                     translation)["verdicts"]["strict"]
+                if not strict["match"]:
+                    separated.append(f"{item.id} (seed {d.seed}): {strict['reason']}: "
+                                     f"{' '.join(str(strict['detail']).split())[:160]}")
+                    break
     return judged, separated
 
 
@@ -517,18 +531,24 @@ def lofo_source(judge: Judge, item: Item, dialects: tuple[str, ...],
         row[1] += ts
         if n - unk:
             present.add(family_of(op))
+    alive: list[str] = []  # left-out neighbours that survived: family, operator, SQL
     for family in sorted(present):
         left = distill(item, judge, dialects=dialects, exclude=frozenset({family})).suite
         found = _family_neighbours(judge, item, family)
+        killed = _killed(judge, item, found, left)
         families[family][2] += len(found)
-        families[family][3] += _killed(judge, item, found, left)
+        families[family][3] += len(killed)
+        alive += [f"{family} {n.operator} {item.id}: {' '.join(n.sql.split())[:200]}"
+                  for n in found if n not in killed]
     judged, separated = _separations(judge, members, full.suite)
     return {"seconds": seconds, "dbs": len(full.suite.databases), "judged": judged,
-            "separated": separated}
+            "separated": len(separated), "separations": separated, "alive": alive}
 
 
-def lofo_table(families: dict[str, Row], runs: list[dict[str, Any]], label: str) -> str:
-    """The Markdown of one dataset's leave-one-family-out measurement."""
+def lofo_table(families: dict[str, Row], runs: list[dict[str, Any]], label: str,
+               jobs: int = 1, skipped: list[str] | None = None) -> str:
+    """The Markdown of one dataset's leave-one-family-out measurement (``skipped``: a line per
+    source query left out, with why)."""
     built = [r for r in runs if "dbs" in r]
     seconds = sorted(r["seconds"] for r in runs)
     judged, separated = (sum(r.get(k, 0) for r in built) for k in ("judged", "separated"))
@@ -536,25 +556,105 @@ def lofo_table(families: dict[str, Row], runs: list[dict[str, Any]], label: str)
     lines = [f"## {label}", "",
              f"{len(runs)} source queries, {len(built)} suites built; build "
              f"{sum(seconds):.0f} s in all, median {seconds[len(seconds) // 2]:.1f} s, max "
-             f"{seconds[-1]:.1f} s per source (one process); median suite size "
+             f"{seconds[-1]:.1f} s per source (wall, {jobs} process"
+             f"{'es' if jobs > 1 else ''}); median suite size "
              f"{sizes[len(sizes) // 2] if sizes else 0} databases; references separated "
              f"from their source on a suite database: {separated} of {judged} "
              f"({_pct(separated, judged).strip()})", "",
              "| family | neighbours | in-sample killed | left-out neighbours | "
              "killed when left out |", "|---|---:|---:|---:|---:|"]
+    lines[2:2] = ([f"{len(skipped)} source queries left out: "
+                   + "; ".join(skipped[:5]) + (" …" if len(skipped) > 5 else ""), ""]
+                  if skipped else [])
     for family, (n, ins, m, out) in sorted(families.items()):
         lines.append(f"| {family} | {n} | {_pct(ins, n).strip()} | {m} | "
                      f"{_pct(out, m).strip()} |")
     total = [sum(r[i] for r in families.values()) for i in range(4)]
     lines.append(f"| all | {total[0]} | {_pct(total[1], total[0]).strip()} | {total[2]} | "
                  f"{_pct(total[3], total[2]).strip()} |")
+    separations = [line for r in built for line in r.get("separations", [])]
+    if separations:
+        lines += ["", "References separated from their source on a suite database:", ""]
+        lines += [f"- {line}" for line in separations]
+    alive = [line for r in built for line in r.get("alive", [])]
+    if alive:
+        lines += ["", f"Neighbours alive when their family was left out ({len(alive)}; up to "
+                  "5 per family):", ""]
+        shown: Counter[str] = Counter()
+        for line in alive:
+            family = line.split(" ", 1)[0]
+            shown[family] += 1
+            if shown[family] <= 5:
+                lines.append(f"- `{line}`")
     return "\n".join(lines) + "\n"
+
+
+_WORKER: dict[str, Any] = {}  # a --jobs worker's judge and timeouts
+
+
+def _lofo_init(timeout: list[str]) -> None:
+    from parrot.engines.worker import die_with_parent
+
+    die_with_parent()  # an interrupted bench takes its workers with it
+    _WORKER["timeout"] = timeout
+
+
+def _lofo_work(job: tuple[Item, tuple[str, ...], tuple[Item, ...]]
+               ) -> tuple[dict[str, Row], dict[str, Any]]:
+    """One source query's :func:`lofo_source` in a ``--jobs`` worker (one judge per worker; the
+    managed servers were started by the parent)."""
+    if "judge" not in _WORKER:
+        default, timeouts = parse_timeouts(_WORKER.get("timeout", []))
+        _WORKER["judge"] = Judge(timeout=default, timeouts=timeouts)
+    families: dict[str, Row] = {}
+    item, dialects, members = job
+    return families, lofo_source(_WORKER["judge"], item, dialects, members, families)
+
+
+def _lofo_runs(judge: Judge, jobs: list[tuple[Item, tuple[str, ...], tuple[Item, ...]]],
+               args: argparse.Namespace, families: dict[str, Row]) -> list[dict[str, Any]]:
+    """:func:`lofo_source` of every job, in ``--jobs`` spawned worker processes when more than
+    one; adds to ``families``."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    if args.jobs <= 1:
+        return [lofo_source(judge, item, dialects, members, families)
+                for item, dialects, members in jobs]
+    runs = []
+    with ProcessPoolExecutor(args.jobs, mp_context=multiprocessing.get_context("spawn"),
+                             initializer=_lofo_init, initargs=(args.timeout,)) as pool:
+        for part, run in pool.map(_lofo_work, jobs):
+            for family, row in part.items():
+                total = families.setdefault(family, [0, 0, 0, 0])
+                for i, v in enumerate(row):
+                    total[i] += v
+            runs.append(run)
+    return runs
+
+
+def _lofo_jobs(judge: Judge, items: tuple[Item, ...], args: argparse.Namespace
+               ) -> tuple[list[tuple[Item, tuple[str, ...], tuple[Item, ...]]], list[str]]:
+    """The first ``--lofo`` source queries of ``items`` (with their dialects and references),
+    and a line per source left out: a source in a ``--skip-target`` dialect (Spark: a JVM per
+    worker per engine) is not measured. Starts the servers the jobs need (workers do not)."""
+    members = _members(items)
+    jobs, skipped = [], []
+    for key, (item, dialects) in list(_groups(items).items())[:args.lofo]:
+        if item.source_dialect in args.skip_target:
+            skipped.append(f"{item.id}: source in {item.source_dialect} (--skip-target)")
+            continue
+        jobs.append((item, dialects, members[key]))
+    for dialect in sorted({m.target_dialect for job in jobs for m in job[2]}
+                          | {job[0].source_dialect for job in jobs}):
+        judge.engine(dialect)  # starts MariaDB / PostgreSQL here, once, for every worker
+    return jobs, skipped
 
 
 def lofo_main(args: argparse.Namespace) -> int:
     """``--lofo N``: the leave-one-family-out table of the first N source queries of each
     dataset (and of ``--spider`` golds), written to docs/results/testsuite_lofo_NAMES.md (the
-    datasets' names, and ``spider``)."""
+    datasets' names, and ``spider``). ``--jobs N``: sources measured in N processes."""
     from resultsfile import load_average, write_results
 
     started = load_average()
@@ -564,18 +664,17 @@ def lofo_main(args: argparse.Namespace) -> int:
     try:
         for name in args.datasets:
             ds = load_dataset(name, count_tokens=False)
-            items = selected(ds.items, args)
-            members = _members(items)
+            jobs, skipped = _lofo_jobs(judge, selected(ds.items, args), args)
             families: dict[str, Row] = {}
-            runs = [lofo_source(judge, item, dialects, members[key], families)
-                    for key, (item, dialects) in list(_groups(items).items())[:args.lofo]]
-            parts.append(lofo_table(families, runs, ds.name))
+            runs = _lofo_runs(judge, jobs, args, families)
+            parts.append(lofo_table(families, runs, ds.name, args.jobs, skipped))
             print(parts[-1])
         if args.spider:
             families = {}
-            runs = [lofo_source(judge, item, ("sqlite",), (), families)
-                    for item in _spider_items(args.spider)]
-            parts.append(lofo_table(families, runs, "Spider dev"))
+            runs = _lofo_runs(judge, [(item, ("sqlite",), ()) for item in
+                                      _spider_items(args.spider, args.spider_from)],
+                              args, families)
+            parts.append(lofo_table(families, runs, "Spider dev", args.jobs, []))
             print(parts[-1])
     finally:
         judge.close()
