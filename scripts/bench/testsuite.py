@@ -34,7 +34,10 @@ source returns no rows on the fixture and every suite database.
 from __future__ import annotations
 
 import argparse
+import contextlib
+import io
 import json
+import os
 import time
 from collections import Counter, defaultdict
 from dataclasses import replace
@@ -186,8 +189,7 @@ def _spider_items(limit: int, skip: int = 0) -> list[Item]:
     return items
 
 
-@stopping_started()  # MariaDB and PostgreSQL, started by the judge, are stopped again
-def main(argv: list[str] | None = None) -> int:
+def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("datasets", nargs="*",
                    help="default: starter and polyglot, or none when --spider is given")
@@ -198,6 +200,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--spider", type=int, default=0, help="distil N Spider dev golds")
     p.add_argument("--spider-from", type=int, default=0, metavar="K",
                    help="--spider golds after the first K (those measured, or tuned on, before)")
+    p.add_argument("--no-write", action="store_true",
+                   help="print only (default: also docs/results/testsuite_NAMES.md)")
     p.add_argument("--jobs", type=int, default=1,
                    help="worker processes for --lofo (one judge each; servers started here)")
     p.add_argument("--lofo", type=int, default=0, metavar="N",
@@ -220,119 +224,154 @@ def main(argv: list[str] | None = None) -> int:
     llm_options.add_arguments(p, only=LLM_FLAGS, description=(
         "for --llm MODEL (this bench's defaults: --max-tokens 384, --request-timeout 600)"))
     p.set_defaults(max_tokens=384, request_timeout=600.0)  # the local model is slow
-    args = p.parse_args(argv)
+    return p
+
+
+class _Bench:
+    """What the default measurement adds up over the stored suites."""
+
+    def __init__(self) -> None:
+        self.ops = Tally()
+        self.target_ops = Tally()
+        self.by_target: dict[str, Tally] = defaultdict(Tally)
+        self.by_pair: dict[str, Tally] = defaultdict(Tally)
+        self.refs: dict[str, list[int]] = defaultdict(lambda: [0, 0])  # pair -> [judged, false]
+        self.separated: list[str] = []
+        self.reasons: Counter[str] = Counter()
+        self.seen_suites: set[str] = set()
+        self.live: dict[str, Counts] = {}  # suite key -> the source side measured here
+        self.cost = {"fixture": 0.0, "suite": 0.0, "dbs": 0}
+        self.builds: list[float] = []
+
+    def item(self, judge: Judge, item: Item, suite: Suite, args: argparse.Namespace,
+             llm: _LLMColumn | None) -> None:
+        """One item with a stored suite: its source side's counts, its references' target
+        side and false separations, timed."""
+        empty = _source_empty(judge, item, suite)
+        if suite.extra.get("source_side", True):  # distillation's counts
+            counts: Counts = (suite.extra.get("operators", {}), suite.extra.get("survivors", []),
+                              suite.extra.get("unkillable", []))
+        else:  # built without the source's neighbours: measured here, once a query
+            if suite.key not in self.live:
+                self.live[suite.key] = _side_counts(judge, item, suite)
+            counts = self.live[suite.key]
+        # a pair counts each of its items
+        self.by_pair[item.pair].add_counts(*counts, item.id, item.source_dialect, empty)
+        if llm is not None:
+            llm.add(item, suite, judge)
+        if suite.key not in self.seen_suites:  # operators: once per source query
+            self.seen_suites.add(suite.key)
+            self.ops.add_counts(*counts, item.id, item.source_dialect, empty)
+        for ref in item.reference_sql:
+            if not args.no_target_side:
+                probe = replace(item, source_dialect=item.target_dialect, source_sql=ref)
+                side = _side_counts(judge, probe, suite)
+                self.by_target[item.pair].add_counts(*side, item.id, item.target_dialect)
+                self.target_ops.add_counts(*side, item.id, item.target_dialect)
+            self.reference(judge, item, suite, Translation(TranslationStatus.OK, sql=ref))
+
+    def reference(self, judge: Judge, item: Item, suite: Suite, translation: Translation) -> None:
+        """A reference judged on the fixture and, when it matches there, on the suite."""
+        t0 = time.monotonic()
+        on_fixture = judge.judge(item, translation)["verdicts"]["strict"]
+        self.cost["fixture"] += time.monotonic() - t0
+        if not on_fixture["match"]:
+            return  # the fixture already separates it: not the suite's doing
+        self.refs[item.pair][0] += 1
+        t0 = time.monotonic()
+        for db in suite.databases:
+            self.cost["dbs"] += 1
+            verdict = judge.judge(replace(item, fixture=db.fixture),
+                                  translation)["verdicts"]["strict"]
+            if not verdict["match"]:
+                self.refs[item.pair][1] += 1
+                self.reasons[verdict["reason"]] += 1
+                self.separated.append(f"{item.id} seed {db.seed}: {verdict['reason']}: "
+                                      f"{verdict['detail'][:120]}")
+                break
+        self.cost["suite"] += time.monotonic() - t0
+
+    def dataset(self, judge: Judge, name: str, args: argparse.Namespace,
+                llm: _LLMColumn | None) -> None:
+        ds = load_dataset(name, count_tokens=False)
+        root = Path(ds.path).parent
+        items = selected(ds.items, args)
+        for item in items:
+            suite = load_suite(root, item.source_dialect, item.source_sql, item.fixture)
+            if suite is not None:
+                self.item(judge, item, suite, args, llm)
+        members = _members(items)
+        for key, (item, dialects) in list(_groups(items).items())[:args.build]:
+            t0 = time.monotonic()
+            distill(item, judge, dialects=dialects, references=members[key])
+            self.builds.append(time.monotonic() - t0)
+
+    def spider(self, judge: Judge, args: argparse.Namespace) -> None:
+        for item in _spider_items(args.spider, args.spider_from):
+            t0 = time.monotonic()
+            result = distill(item, judge, dialects=("sqlite",))
+            self.builds.append(time.monotonic() - t0)
+            if result.suite is not None:
+                self.seen_suites.add(result.suite.key)
+                empty = _source_empty(judge, item, result.suite)
+                self.by_pair["spider (sqlite)"].add(result.suite, item.id, empty)
+                self.ops.add(result.suite, item.id, empty)
+
+    def print(self, args: argparse.Namespace, llm: _LLMColumn | None) -> None:
+        _report(self.ops, self.by_pair, self.refs, args.survivors)
+        if not args.no_target_side and args.datasets:  # Spider golds have no references
+            _report(self.target_ops, self.by_target, {}, args.survivors, side="target")
+        if llm is not None:
+            llm.print()
+        if self.reasons:
+            print("\nfalse separations by reason: "
+                  + ", ".join(f"{r} {c}" for r, c in self.reasons.most_common()))
+            for line in self.separated[:args.show]:
+                print("  " + line)
+        judged = sum(r[0] for r in self.refs.values())
+        cost = self.cost
+        print(f"\n{len(self.seen_suites)} suites; eval cost judging {judged} references: "
+              f"fixture {cost['fixture']:.1f}s, suites {cost['suite']:.1f}s ({cost['dbs']} "
+              f"databases, {1000 * cost['suite'] / max(cost['dbs'], 1):.0f} ms each)")
+        if self.builds:
+            print(f"suite build time: {len(self.builds)} suites, {sum(self.builds):.0f}s, "
+                  f"{sum(self.builds) / len(self.builds):.1f}s each "
+                  f"(max {max(self.builds):.1f}s)")
+
+
+@stopping_started()  # MariaDB and PostgreSQL, started by the judge, are stopped again
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
     if not args.datasets and not args.spider:
         args.datasets = ["starter", "polyglot"]
     if args.lofo:
         return lofo_main(args)
+    started = os.getloadavg()
     llm = _LLMColumn(args) if args.llm else None
     # MariaDB and PostgreSQL too: without them their pairs judge nothing
     default, timeouts = parse_timeouts(args.timeout)
     judge = Judge(timeout=default, timeouts=timeouts, start=True)
-    ops = Tally()
-    target_ops = Tally()
-    by_target: dict[str, Tally] = defaultdict(Tally)
-    by_pair: dict[str, Tally] = defaultdict(Tally)
-    refs: dict[str, list[int]] = defaultdict(lambda: [0, 0])  # pair -> [judged, false]
-    separated: list[str] = []
-    reasons: Counter[str] = Counter()
-    seen_suites: set[str] = set()
-    live: dict[str, Counts] = {}  # suite key -> the source side measured here
-    cost = {"fixture": 0.0, "suite": 0.0, "dbs": 0}
-    builds: list[float] = []
+    bench = _Bench()
     try:
         for name in args.datasets:
-            ds = load_dataset(name, count_tokens=False)
-            root = Path(ds.path).parent
-            items = selected(ds.items, args)
-            for item in items:
-                suite = load_suite(root, item.source_dialect, item.source_sql, item.fixture)
-                if suite is None:
-                    continue
-                empty = _source_empty(judge, item, suite)
-                if suite.extra.get("source_side", True):  # distillation's counts
-                    counts: Counts = (suite.extra.get("operators", {}),
-                                      suite.extra.get("survivors", []),
-                                      suite.extra.get("unkillable", []))
-                else:  # built without the source's neighbours: measured here, once a query
-                    if suite.key not in live:
-                        live[suite.key] = _side_counts(judge, item, suite)
-                    counts = live[suite.key]
-                # a pair counts each of its items
-                by_pair[item.pair].add_counts(*counts, item.id, item.source_dialect, empty)
-                if llm is not None:
-                    llm.add(item, suite, judge)
-                if suite.key not in seen_suites:  # operators: once per source query
-                    seen_suites.add(suite.key)
-                    ops.add_counts(*counts, item.id, item.source_dialect, empty)
-                for ref in item.reference_sql:
-                    if not args.no_target_side:
-                        probe = replace(item, source_dialect=item.target_dialect, source_sql=ref)
-                        side = _side_counts(judge, probe, suite)
-                        by_target[item.pair].add_counts(*side, item.id, item.target_dialect)
-                        target_ops.add_counts(*side, item.id, item.target_dialect)
-                    translation = Translation(TranslationStatus.OK, sql=ref)
-                    t0 = time.monotonic()
-                    on_fixture = judge.judge(item, translation)["verdicts"]["strict"]
-                    cost["fixture"] += time.monotonic() - t0
-                    if not on_fixture["match"]:
-                        continue  # the fixture already separates it: not the suite's doing
-                    refs[item.pair][0] += 1
-                    t0 = time.monotonic()
-                    for db in suite.databases:
-                        cost["dbs"] += 1
-                        verdict = judge.judge(replace(item, fixture=db.fixture),
-                                              translation)["verdicts"]["strict"]
-                        if not verdict["match"]:
-                            refs[item.pair][1] += 1
-                            reasons[verdict["reason"]] += 1
-                            separated.append(f"{item.id} seed {db.seed}: {verdict['reason']}: "
-                                             f"{verdict['detail'][:120]}")
-                            break
-                    cost["suite"] += time.monotonic() - t0
-            members = _members(items)
-            for key, (item, dialects) in list(_groups(items).items())[:args.build]:
-                t0 = time.monotonic()
-                distill(item, judge, dialects=dialects, references=members[key])
-                builds.append(time.monotonic() - t0)
-        for item in _spider_items(args.spider, args.spider_from):
-            t0 = time.monotonic()
-            result = distill(item, judge, dialects=("sqlite",))
-            builds.append(time.monotonic() - t0)
-            if result.suite is not None:
-                seen_suites.add(result.suite.key)
-                empty = _source_empty(judge, item, result.suite)
-                by_pair["spider (sqlite)"].add(result.suite, item.id, empty)
-                ops.add(result.suite, item.id, empty)
+            bench.dataset(judge, name, args, llm)
+        bench.spider(judge, args)
     finally:
         judge.close()
         if llm is not None:
             llm.close()
-    _report(ops, by_pair, refs, args.survivors)
-    if not args.no_target_side and args.datasets:  # Spider golds have no references
-        _report(target_ops, by_target, {}, args.survivors, side="target")
-    if llm is not None:
-        print("\nLLM data: neighbours of the extended suites killed by the fixture, fixture + "
-              "suite, fixture + suite + LLM data, and the kills only LLM data adds")
-        print(f"{'pair':24}" + llm.header())
-        for pair, row in sorted(llm.pairs.items()):
-            print(f"{pair:24}" + llm.cells(row))
-        print(f"{'all':24}" + llm.cells(llm.total()))
-        for op, row in sorted(llm.ops.items()):
-            print(f"{op:24}" + llm.cells(row))
-        print(llm.summary())
-    if reasons:
-        print("\nfalse separations by reason: "
-              + ", ".join(f"{r} {c}" for r, c in reasons.most_common()))
-        for line in separated[:args.show]:
-            print("  " + line)
-    judged = sum(r[0] for r in refs.values())
-    print(f"\n{len(seen_suites)} suites; eval cost judging {judged} references: fixture "
-          f"{cost['fixture']:.1f}s, suites {cost['suite']:.1f}s ({cost['dbs']} databases, "
-          f"{1000 * cost['suite'] / max(cost['dbs'], 1):.0f} ms each)")
-    if builds:
-        print(f"suite build time: {len(builds)} suites, {sum(builds):.0f}s, "
-              f"{sum(builds) / len(builds):.1f}s each (max {max(builds):.1f}s)")
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        bench.print(args, llm)
+    print(out.getvalue(), end="")
+    if not args.no_write:
+        from resultsfile import write_results  # scripts/bench/, on the path when run as a script
+
+        names = [Path(d).name for d in args.datasets] + (["spider"] if args.spider else [])
+        path = write_results("testsuite_" + "_".join(names), "Test suites: kill rates, false "
+                             "separations and eval cost", "```\n" + out.getvalue().strip()
+                             + "\n```\n", started_load=started)
+        print(f"wrote {path}")
     return 0
 
 
@@ -465,6 +504,17 @@ class _LLMColumn:
                 f"{self.requests} requests, {self.seconds:.0f}s in the model; rejected: "
                 + (", ".join(f"{r} {c}" for r, c in self.rejected.most_common()) or "none")
                 + "".join(f"\n  {line}" for line in self.examples[:10]))
+
+    def print(self) -> None:
+        print("\nLLM data: neighbours of the extended suites killed by the fixture, fixture + "
+              "suite, fixture + suite + LLM data, and the kills only LLM data adds")
+        print(f"{'pair':24}" + self.header())
+        for pair, row in sorted(self.pairs.items()):
+            print(f"{pair:24}" + self.cells(row))
+        print(f"{'all':24}" + self.cells(self.total()))
+        for op, row in sorted(self.ops.items()):
+            print(f"{op:24}" + self.cells(row))
+        print(self.summary())
 
     def close(self) -> None:
         self.gen.close()
