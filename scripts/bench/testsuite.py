@@ -15,7 +15,8 @@ For every item with a stored suite (``python -m parrot.testsuite build DATASET``
 * ``--spider N``: the first N Spider dev golds (``corpora/nl/spider_dev.jsonl``) distilled on
   their databases (``corpora/sqlite/spider``) as a third source, when the corpus is present
   (given alone, only Spider runs);
-* ``--lofo N``: only the leave-one-family-out table (see :func:`lofo_main`): per operator
+* ``--lofo N [--lofo-from K] [--jobs J]``: only the leave-one-family-out table (see
+  :func:`lofo_main`) of the N source queries after the first K, in J processes: per operator
   family, the kill rate of suites distilled aiming at every family (in-sample) beside that of
   suites distilled aiming at every family but that one, with build time per source, suite size
   and false separations of the references on the freshly built suites;
@@ -28,6 +29,7 @@ source returns no rows on the fixture and every suite database.
 
     python scripts/bench/testsuite.py [DATASET ...] [--limit N] [--build N] [--spider N]
         [--skip-target DIALECT] [--source DIALECT] [--timeout SECONDS] [--lofo N]
+        [--lofo-from K] [--spider-from K] [--jobs J] [--no-write]
         [--llm MODEL --llm-limit N]
 """
 
@@ -208,6 +210,8 @@ def _parser() -> argparse.ArgumentParser:
                    help="only the leave-one-family-out table of the first N source queries of "
                         "each dataset (and of --spider golds), built in memory; writes "
                         "docs/results/testsuite_lofo_NAMES.md")
+    p.add_argument("--lofo-from", type=int, default=0, metavar="K",
+                   help="--lofo: the N source queries after the first K of each dataset")
     p.add_argument("--skip-target", action="append", default=[], metavar="DIALECT",
                    help="leave out items into DIALECT (repeatable; e.g. spark, slow here)")
     p.add_argument("--source", action="append", default=[], metavar="DIALECT",
@@ -685,12 +689,14 @@ def _lofo_runs(judge: Judge, jobs: list[tuple[Item, tuple[str, ...], tuple[Item,
 
 def _lofo_jobs(judge: Judge, items: tuple[Item, ...], args: argparse.Namespace
                ) -> tuple[list[tuple[Item, tuple[str, ...], tuple[Item, ...]]], list[str]]:
-    """The first ``--lofo`` source queries of ``items`` (with their dialects and references),
-    and a line per source left out: a source in a ``--skip-target`` dialect (Spark: a JVM per
-    worker per engine) is not measured. Starts the servers the jobs need (workers do not)."""
+    """``--lofo`` source queries of ``items`` after the first ``--lofo-from`` (with their
+    dialects and references), and a line per source left out: a source in a ``--skip-target``
+    dialect (Spark: a JVM per worker per engine) is not measured. Starts the servers the jobs
+    need (workers do not)."""
     members = _members(items)
     jobs, skipped = [], []
-    for key, (item, dialects) in list(_groups(items).items())[:args.lofo]:
+    first = args.lofo_from
+    for key, (item, dialects) in list(_groups(items).items())[first:first + args.lofo]:
         if item.source_dialect in args.skip_target:
             skipped.append(f"{item.id}: source in {item.source_dialect} (--skip-target)")
             continue

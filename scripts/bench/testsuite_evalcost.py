@@ -4,8 +4,10 @@ Runs ``python -m parrot eval --model reference --suite`` on a dataset (its store
 ``DATASET/suites/``) in a fresh process, then reads the run's results.jsonl: per dialect pair,
 the items judged on a suite, the suite databases they judged, Σ each record's suite ``elapsed``
 (the source and the translation run on every database, and the tie pools of an order-less LIMIT)
-and that sum ÷ the databases (target ≤ 40 ms). Beside it the run's wall time and its CPU time
-(the eval process and the processes it waited for), with the machine's load.
+and that sum ÷ the databases (target ≤ 40 ms); and, since ``--model reference`` answers with the
+references, every one separated from its source on a suite database (a false separation). Beside
+it the run's wall time and its CPU time (the eval process and the processes it waited for), with
+the machine's load.
 
     python scripts/bench/testsuite_evalcost.py [--dataset starter] [--limit N] [--pairs SRC:TGT,…]
         [--jobs N] [--no-write]
@@ -29,9 +31,11 @@ from pathlib import Path
 from resultsfile import ROOT, load_average, write_results
 
 
-def per_pair(results: Path) -> dict[str, list[float]]:
-    """pair -> [items with a suite, databases judged, Σ suite seconds] of a results file."""
-    out: dict[str, list[float]] = defaultdict(lambda: [0, 0, 0.0])
+def per_pair(results: Path, separated: list[str]) -> dict[str, list[float]]:
+    """pair -> [items with a suite, databases judged, Σ suite seconds, references separated] of
+    a results file; ``separated`` gets a line per reference that matches its source on the
+    fixture but not on a suite database (a false separation: the references are right)."""
+    out: dict[str, list[float]] = defaultdict(lambda: [0, 0, 0.0, 0])
     with results.open(encoding="utf-8") as fh:
         for line in fh:
             record = json.loads(line)
@@ -42,17 +46,23 @@ def per_pair(results: Path) -> dict[str, list[float]]:
             row[0] += 1
             row[1] += len(suite["databases"])
             row[2] += float(suite.get("elapsed") or 0.0)
+            if record["verdicts"]["strict"]["match"] and not suite.get("match"):
+                row[3] += 1
+                failed = next(d for d in suite["databases"] if d.get("match") is False)
+                separated.append(f"{record['id']} (seed {failed['seed']}): {failed['reason']}: "
+                                 f"{' '.join(str(failed.get('detail', '')).split())[:160]}")
     return out
 
 
 def table(pairs: dict[str, list[float]]) -> str:
-    lines = ["| pair | items on a suite | suite databases | Σ suite time | ms per database |",
-             "|---|---:|---:|---:|---:|"]
+    lines = ["| pair | items on a suite | suite databases | Σ suite time | ms per database | "
+             "references separated |", "|---|---:|---:|---:|---:|---:|"]
     rows = sorted(pairs.items())
-    total = [sum(r[i] for _, r in rows) for i in range(3)]
-    for pair, (items, dbs, seconds) in [*rows, ("all", total)]:
+    total = [sum(r[i] for _, r in rows) for i in range(4)]
+    for pair, (items, dbs, seconds, false) in [*rows, ("all", total)]:
         ms = f"{1000 * seconds / dbs:.1f}" if dbs else "n/a"
-        lines.append(f"| {pair} | {int(items)} | {int(dbs)} | {seconds:.1f} s | {ms} |")
+        lines.append(f"| {pair} | {int(items)} | {int(dbs)} | {seconds:.1f} s | {ms} | "
+                     f"{int(false)} |")
     return "\n".join(lines) + "\n"
 
 
@@ -76,7 +86,8 @@ def main(argv: list[str] | None = None) -> int:
         subprocess.run(cmd, check=True, cwd=ROOT, env=os.environ.copy())
         wall = time.monotonic() - t0
         after = resource.getrusage(resource.RUSAGE_CHILDREN)
-        pairs = per_pair(run / "results.jsonl")
+        separated: list[str] = []
+        pairs = per_pair(run / "results.jsonl", separated)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     dbs = sum(r[1] for r in pairs.values())
     end = load_average()
@@ -88,7 +99,8 @@ def main(argv: list[str] | None = None) -> int:
             "run: translation, fixture judging and start-up included).\n\n"
             "Σ suite time per record: the source and the translation on every suite database, "
             "engines already warm from the fixture run; wall time, so it grows with the load.\n\n"
-            + table(pairs))
+            + table(pairs)
+            + "".join(f"\n- separated: {line}" for line in separated))
     print(body)
     if not args.no_write:
         name = f"testsuite_evalcost_{Path(args.dataset).name}"
