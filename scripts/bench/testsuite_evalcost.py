@@ -95,8 +95,10 @@ def main(argv: list[str] | None = None) -> int:
     body = (f"`{' '.join(['parrot', *shown])}` (run directory temporary).\n\n"
             f"Run: wall {wall:.0f} s at load {started[0]:.1f}–{end[0]:.1f} on {os.cpu_count()} "
             f"cores, CPU {cpu:.0f} s (eval and the processes it waited for); {int(dbs)} suite "
-            f"databases judged, wall ÷ databases {1000 * wall / max(dbs, 1):.0f} ms (the whole "
-            "run: translation, fixture judging and start-up included).\n\n"
+            f"databases judged; the whole run (translation, fixture judging and start-up "
+            f"included) ÷ databases: wall {1000 * wall / max(dbs, 1):.0f} ms, CPU "
+            f"{1000 * cpu / max(dbs, 1):.0f} ms (an upper bound of the CPU a suite database "
+            "costs, independent of the load).\n\n"
             "Σ suite time per record: the source and the translation on every suite database, "
             "engines already warm from the fixture run; wall time, so it grows with the load.\n\n"
             + table(pairs)
