@@ -128,14 +128,16 @@ def summary_tables(summary: dict[str, Any]) -> list[Table]:
             SCORE_HEADERS, [_score_row("not annotated by it", circular["rest"])], SCORE_NOTE))
     for key, title in (("by_pair", "By dialect pair"),
                        ("by_type", "By translation type"),
-                       ("by_level", "By verdict level (suite: the fixture and k generated "
-                                    "databases; fixture: one database; not assessed: no engine "
-                                    "or the source failed)"),
+                       ("by_level", "By verdict level (bounded-equivalent: proved equal up "
+                                    "to a bound; suite: the fixture and k generated databases; "
+                                    "fixture: one database; not assessed: no engine or the "
+                                    "source failed)"),
                        ("by_tokens_quartile", "By token length (quartiles of this run's items)"),
                        ("by_tokens_range", "By token length (fixed ranges, tiktoken cl100k)")):
         tables.append(Table(title, SCORE_HEADERS,
                             [_score_row(k, v) for k, v in summary.get(key, {}).items()],
                             SCORE_NOTE))
+    tables += level_tables(summary)
     evaluated = summary["overall"]["evaluated"]
     reasons = summary["reasons"]["strict"]
     tables.append(Table(f"Strict verdicts by reason (the {evaluated} items of RES n)",
@@ -166,6 +168,36 @@ def summary_tables(summary: dict[str, Any]) -> list[Table]:
                             [(usage["calls"], usage["cache_hits"], usage["tokens_in"],
                               usage["tokens_out"], cost)]))
     return tables
+
+
+def level_tables(summary: dict[str, Any]) -> list[Table]:
+    """What the strong levels rest on (the suites' neighbour kill rate, the bounds proved) and
+    the run's witnesses (once ``parrot witness RUN --all`` ran), where the summary has them."""
+    out = []
+    levels = summary.get("levels")
+    if levels and (levels["suite"]["items"] or levels["bounded-equivalent"]["items"]):
+        s, b = levels["suite"], levels["bounded-equivalent"]
+        kill = ("–" if s["kill_rate"] is None
+                else f"{s['killed']}/{s['neighbours']} neighbours killed, {s['kill_rate']:.1f}% "
+                     f"{interval_text(s['ci95'])} (the {s['measured']} items whose suite "
+                     "records them)")
+        bounds = ", ".join(f"k={k}: {n}" for k, n in b["by_bound"].items()) or "–"
+        out.append(Table("What the strong levels rest on", ("level", "items", "strength"),
+                         [("suite", s["items"], kill), ("bounded-equivalent", b["items"], bounds)]))
+    w = summary.get("witnesses")
+    if w:
+        def median(key: str) -> str:
+            return "–" if w[key] is None else f"{w[key]:g}"
+
+        out.append(Table(
+            "Witnesses (parrot witness RUN --all: the smallest database on which a rejected "
+            "translation still differs)",
+            ("rejected", "shrunk", "with a witness", "1-minimal", "median rows",
+             "median rows before", "median executions", "median seconds"),
+            [(w["rejected"], w["shrunk"], w["with_witness"], w["minimal"], median("median_size"),
+              median("median_rows_before"), median("median_executions"),
+              median("median_seconds"))]))
+    return out
 
 
 RELIABILITY_TITLE = "Reliability: strictly right / judged [95% CI] by construct and dialect pair"
