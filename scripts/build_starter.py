@@ -50,6 +50,7 @@ from typing import Any
 
 from parrot.datasets import item_line
 from parrot.servers import stopping_started
+from parrot.testsuite.distill import SIBLINGS
 
 ROOT = Path(__file__).resolve().parent.parent
 CONCEPTS_DIR = ROOT / "concepts"
@@ -466,7 +467,7 @@ def render_polyglot_readme(items: list[dict[str, Any]]) -> str:
         "corpus is. Spark-sourced queries are distilled from the databases of their "
         "references' own suites (`--from-siblings --no-source-side --timeout spark=600`: the "
         "same concept in the other dialects, checked on Spark and against every reference; "
-        "generator `siblings/rules-v10`, provenance in `databases_from`), as a generated "
+        f"generator `{SIBLINGS}` when built now, provenance in `databases_from`), as a generated "
         "build runs hundreds of Spark queries per suite. Rebuild one source dialect at a time "
         "with `--source DIALECT`, the Spark sources after the others.",
         "",

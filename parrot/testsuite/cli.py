@@ -237,6 +237,12 @@ def _work(job: tuple[Item, tuple[str, ...], tuple[Item, ...]]
             judge.close()
 
 
+def worker_args(args: argparse.Namespace) -> argparse.Namespace:
+    """``args`` without the entries the command-line tree adds (``_run``, ``_parser``: a parser
+    does not pickle), as a ``--jobs`` worker receives them."""
+    return argparse.Namespace(**{k: v for k, v in vars(args).items() if not k.startswith("_")})
+
+
 def _init(args: argparse.Namespace) -> None:
     global _ARGS
 
@@ -328,7 +334,8 @@ def _build(args: argparse.Namespace, root: Path,
     # spawn: a forked worker would inherit the probe's dead event-loop thread
     results = (map(_work, jobs) if args.jobs <= 1 else
                ProcessPoolExecutor(args.jobs, mp_context=multiprocessing.get_context("spawn"),
-                                   initializer=_init, initargs=(args,)).map(_work, jobs))
+                                   initializer=_init, initargs=(worker_args(args),)
+                                   ).map(_work, jobs))
     for n, ((_key, (item, _)), (result, llm)) in enumerate(zip(todo, results, strict=True), 1):
         llm_kills += int(llm.get("killed", 0))
         llm_dbs += int(llm.get("databases_kept", 0))

@@ -71,6 +71,47 @@ def neighbour_outcome(judge: Judge, item: Item, fixture: Fixture, sql: str) -> s
     return "error" if strict["reason"] in _NOT_COUNTED else "kill"
 
 
+@dataclass
+class _Candidates:
+    """The candidate databases of one source query, numbered, in the order they are tried: the
+    boundary ones (``kinds``: number -> (kind, fixture JSON)), the random ones, then from
+    ``from_source`` on those generated from the references' SQL."""
+
+    dbs: list[tuple[int, Fixture]]
+    kinds: dict[int, tuple[str, dict[str, Any]]]
+    from_source: int
+
+
+@dataclass
+class _Trial:
+    """The neighbours distillation aims at and what the candidates tried so far did to them.
+
+    ``counted``: the source's non-equivalent neighbours that run on the fixture (indices below
+    ``offset``); ``targets``: the references' neighbours with their probe items (index
+    ``offset + k``); ``todo``: those the fixture does not kill; ``usable`` and ``kills``: each
+    usable database and the neighbours it kills; ``edges``: databases left out because the
+    references disagree there."""
+
+    item: Item
+    counted: list[Neighbour]
+    on_fixture: set[int]
+    targets: list[tuple[Item, Neighbour]]
+    refs: list[tuple[Item, str]]
+    todo: set[int] = field(default_factory=set)
+    seen: set[int] = field(default_factory=set)
+    usable: list[tuple[int, Fixture]] = field(default_factory=list)
+    kills: list[set[int]] = field(default_factory=list)
+    edges: list[str] = field(default_factory=list)
+
+    @property
+    def offset(self) -> int:
+        return len(self.counted)
+
+    def alive(self) -> list[Neighbour]:
+        """The source's neighbours no usable database has killed yet (nor the fixture)."""
+        return [self.counted[i] for i in sorted(self.todo - self.seen) if i < self.offset]
+
+
 def distill(item: Item, judge: Judge, *, dialects: tuple[str, ...] = (),
             max_dbs: int = DEFAULT_MAX_DBS, candidates: int = DEFAULT_CANDIDATES,
             seed: int = 0, max_rows: int = 12, min_dbs: int = DEFAULT_MIN_DBS,
@@ -88,32 +129,77 @@ def distill(item: Item, judge: Judge, *, dialects: tuple[str, ...] = (),
     (:func:`parrot.testsuite.operators.family_of`) whose neighbours distillation neither counts
     nor aims at (the leave-one-family-out measurement). Beyond the cover, ``min_dbs``
     diverse usable databases are kept (:func:`_diverse`), the boundary candidates of
-    :mod:`parrot.testsuite.boundary` first."""
-    fixture = item.fixture or EMPTY_FIXTURE
+    :mod:`parrot.testsuite.boundary` first.
+
+    The steps: :func:`_candidate_databases`, :func:`_aims` (the neighbours),
+    :func:`_try_candidates`, :func:`extra_candidates` for the survivors (tried the same way),
+    :func:`order_probes`, :func:`_cover` and :func:`_diverse`, then :func:`_suite`."""
     gold = judge.gold(item).execution
     if not gold.ok:
         return Distilled(None, f"source fails on its fixture: {gold.status}")
-    dbs: list[tuple[int, Fixture]] = list(pool or ())
-    made = 0  # candidates generated (numbered 0 .. made - 1), failed ones included
-    if pool is None:
-        try:
-            generated = query_test_data(item.source_sql, item.source_dialect, rounds=candidates,
-                                        seed=str(seed), name=f"ts{seed}", base=item.fixture,
-                                        dialects=dialects, max_rows=max_rows)
-        except SchemaError as exc:
-            return Distilled(None, str(exc))
-        named = item.fixture.name if item.fixture and _qualified(item) else None
-        kinds = _boundary_candidates(item, dialects, seed, len(generated), candidates // 2)
-        made = len(generated) + len(kinds)
-        for r, data in [*((r, d) for r, (_, d) in kinds.items()), *enumerate(generated)]:
-            with contextlib.suppress(FixtureError):
-                dbs.append((r, fixture_from_json({**data, "name": named or data["name"]})))
-    else:
-        kinds = {}
+    try:
+        cands = _candidate_databases(item, references, dialects, seed=seed,
+                                     candidates=candidates, max_rows=max_rows, pool=pool)
+    except SchemaError as exc:
+        return Distilled(None, str(exc))
+    trial, equivalent = _aims(judge, item, references, source_side, exclude)
+    position = _try_candidates(judge, trial, cands.dbs, cands.from_source, set(cands.kinds))
+    extra = extra_candidates(item, trial.alive(), item.fixture)
+    if extra and trial.seen != trial.todo:
+        start = 1 + max((r for r, _ in cands.dbs), default=-1)
+        numbered = list(enumerate(extra, start))
+        _try_candidates(judge, trial, numbered, len(numbered), set())
+    alive = {i for i in trial.todo - trial.seen if i < trial.offset}
+    unkillable = order_probes(judge, item, trial.counted, alive, trial.usable, trial.kills,
+                              trial.refs, trial.edges)
+    chosen, covered = _cover(trial.kills, trial.offset, max_dbs)
+    chosen += _diverse(judge, item, trial.usable, trial.kills,
+                       cands.dbs[position:cands.from_source], chosen,
+                       {r: k for r, (k, _) in cands.kinds.items()}, trial.refs, min_dbs)
+    if not chosen and trial.usable:  # nothing to kill: still keep one database beyond the fixture
+        chosen.append(0)
+    return _suite(item, trial, chosen, covered, unkillable, equivalent, cands.kinds,
+                  seed=seed, source_side=source_side)
+
+
+def extra_candidates(item: Item, survivors: list[Neighbour], schema: Fixture | None
+                     ) -> list[Fixture]:
+    """Candidate databases proposed for the source's neighbours that no generated candidate
+    killed (``survivors``, over the fixture ``schema``), tried after the others as they are:
+    the seam for solver-built witnesses (issue 28 item 3). None yet."""
+    return []
+
+
+def _candidate_databases(item: Item, references: tuple[Item, ...], dialects: tuple[str, ...],
+                         *, seed: int, candidates: int, max_rows: int,
+                         pool: tuple[tuple[int, Fixture], ...] | None) -> _Candidates:
+    """``pool`` as given, or the source's boundary and random candidates then the references'
+    (raises :class:`SchemaError` when the generator cannot read the source)."""
+    if pool is not None:
+        return _Candidates(list(pool), {}, len(pool))
+    generated = query_test_data(item.source_sql, item.source_dialect, rounds=candidates,
+                                seed=str(seed), name=f"ts{seed}", base=item.fixture,
+                                dialects=dialects, max_rows=max_rows)
+    named = item.fixture.name if item.fixture and _qualified(item) else None
+    kinds = _boundary_candidates(item, dialects, seed, len(generated), candidates // 2)
+    made = len(generated) + len(kinds)  # numbered 0 .. made - 1, failed ones included
+    dbs: list[tuple[int, Fixture]] = []
+    for r, data in [*((r, d) for r, (_, d) in kinds.items()), *enumerate(generated)]:
+        with contextlib.suppress(FixtureError):
+            dbs.append((r, fixture_from_json({**data, "name": named or data["name"]})))
     from_source = len(dbs)
-    if candidates and pool is None:
+    if candidates:
         dbs += _reference_candidates(item, references, dialects, seed=seed, start=made,
                                      max_rows=max_rows)
+    return _Candidates(dbs, kinds, from_source)
+
+
+def _aims(judge: Judge, item: Item, references: tuple[Item, ...], source_side: bool,
+          exclude: frozenset[str]) -> tuple[_Trial, dict[str, int]]:
+    """The neighbours to kill: the source's (unless not ``source_side``) and the agreeing
+    references' on their target engines (what eval faces: a near-miss translation), none of an
+    ``exclude``d family; with the equivalent ones counted per operator."""
+    fixture = item.fixture or EMPTY_FIXTURE
     counted: list[Neighbour] = []
     on_fixture: set[int] = set()
     equivalent: dict[str, int] = {}
@@ -133,26 +219,31 @@ def distill(item: Item, judge: Judge, *, dialects: tuple[str, ...] = (),
         if outcome == "kill":
             on_fixture.add(len(counted))
         counted.append(n)
-    kills: list[set[int]] = []
-    usable: list[tuple[int, Fixture]] = []
-    todo = set(range(len(counted))) - on_fixture
-    seen: set[int] = set()
     refs = agreeing_references(judge, references)
-    edges: list[str] = []  # why databases were left out: the references disagree there
-    # the target side: neighbours of each reference on its target engine that the fixture does
-    # not kill (what eval faces: a near-miss translation) join the set cover after the source's
     targets = [(probe, n) for probe, n in reference_neighbours(judge, refs, keys, types)
                if family_of(n.operator) not in exclude]
-    offset = len(counted)
-    todo |= {offset + k for k in range(len(targets))}
+    trial = _Trial(item, counted, on_fixture, targets, refs)
+    trial.todo = (set(range(len(counted))) - on_fixture) | {
+        len(counted) + k for k in range(len(targets))}
+    return trial, equivalent
+
+
+def _try_candidates(judge: Judge, trial: _Trial, dbs: list[tuple[int, Fixture]],
+                    from_source: int, boundary: set[int]) -> int:
+    """Run every neighbour still alive on each of ``dbs`` in turn (those from ``from_source`` on
+    are the references'), recording the usable ones in ``trial``; stops once every neighbour
+    is killed, or when only the references' are left and the last few databases killed none
+    (then going on to the references' databases first). ``boundary``: numbers of databases
+    checked against the references even when they kill nothing (they may be kept anyway).
+    Returns how many of ``dbs`` were looked at."""
+    item, offset = trial.item, trial.offset
+    references_only = set(range(offset, offset + len(trial.targets)))
     stall = 0  # candidates in a row that killed nothing new, once the source's are all killed
     position = 0
     while position < len(dbs):
         r, db = dbs[position]
         position += 1
-        if stall >= _STALL and todo - seen <= set(range(offset, offset + len(targets))):
-            # only the references' neighbours are left and the last candidates killed none:
-            # go on to the databases generated from the references, or stop there
+        if stall >= _STALL and trial.todo - trial.seen <= references_only:
             if position > from_source:
                 break
             position, stall = from_source, 0
@@ -160,29 +251,33 @@ def distill(item: Item, judge: Judge, *, dialects: tuple[str, ...] = (),
         probe = Item(id=item.id, source_dialect=item.source_dialect,
                      target_dialect=item.source_dialect, source_sql=item.source_sql,
                      fixture=db, order_sensitive=item.order_sensitive)
-        if not judge.gold(probe).execution.ok or judge.limit_unjudgeable(probe) is not None:
+        if not _judgeable(judge, probe):
             continue  # the source fails, or its LIMIT's window cannot be read: not a test of it
-        killed = {i for i in todo if i < offset
-                  and neighbour_outcome(judge, item, db, counted[i].sql) == "kill"}
-        killed |= {i for i in todo if i >= offset and neighbour_outcome(
-            judge, targets[i - offset][0], db, targets[i - offset][1].sql) == "kill"}
-        if killed or not usable or r in kinds:  # only databases that may be kept need them
-            why = reference_disagreement(judge, refs, db)
+        killed = {i for i in trial.todo if i < offset and neighbour_outcome(
+            judge, item, db, trial.counted[i].sql) == "kill"}
+        killed |= {i for i in trial.todo if i >= offset and neighbour_outcome(
+            judge, trial.targets[i - offset][0], db, trial.targets[i - offset][1].sql) == "kill"}
+        if killed or not trial.usable or r in boundary:  # only databases that may be kept
+            why = reference_disagreement(judge, trial.refs, db)
             if why is not None:
-                edges.append(f"r{r}: {why}")
+                trial.edges.append(f"r{r}: {why}")
                 continue
-        usable.append((r, db))
-        kills.append(killed)
-        stall = 0 if killed - seen else stall + 1
-        seen |= kills[-1]
-        if seen == todo:
+        trial.usable.append((r, db))
+        trial.kills.append(killed)
+        stall = 0 if killed - trial.seen else stall + 1
+        trial.seen |= killed
+        if trial.seen == trial.todo:
             break  # every neighbour the fixture misses is killed: later candidates add nothing
-    unkillable = order_probes(judge, item, counted, {i for i in todo - seen if i < offset},
-                              usable, kills, refs, edges)
+    return position
+
+
+def _cover(kills: list[set[int]], offset: int, max_dbs: int) -> tuple[list[int], set[int]]:
+    """Greedy set cover: at most ``max_dbs`` indices into ``kills``, the source's neighbours
+    (below ``offset``) first, the references' breaking ties and filling the rest; with the
+    neighbours they kill."""
     chosen: list[int] = []
     covered: set[int] = set()
     while len(chosen) < max_dbs:
-        # the source's neighbours first; the references' break ties and fill the rest
         gains = [(len({i for i in k - covered if i < offset}), len(k - covered), -j)
                  for j, k in enumerate(kills) if j not in chosen]
         if not gains or max(gains)[1] == 0:
@@ -190,10 +285,16 @@ def distill(item: Item, judge: Judge, *, dialects: tuple[str, ...] = (),
         j = -max(gains)[2]
         chosen.append(j)
         covered |= kills[j]
-    chosen += _diverse(judge, item, usable, kills, dbs[position:from_source], chosen,
-                       {r: k for r, (k, _) in kinds.items()}, refs, min_dbs)
-    if not chosen and usable:  # nothing to kill: still keep one database beyond the fixture
-        chosen.append(0)
+    return chosen, covered
+
+
+def _suite(item: Item, trial: _Trial, chosen: list[int], covered: set[int],
+           unkillable: dict[int, str], equivalent: dict[str, int],
+           kinds: dict[int, tuple[str, dict[str, Any]]], *, seed: int,
+           source_side: bool) -> Distilled:
+    """The suite of the ``chosen`` usable databases, with the per-operator counts."""
+    counted, offset, usable, kills = trial.counted, trial.offset, trial.usable, trial.kills
+    on_fixture = trial.on_fixture
     operators: dict[str, list[int]] = {}
     for i, n in enumerate(counted):
         row = operators.setdefault(n.operator, [0, 0, 0, 0, 0])
@@ -209,17 +310,15 @@ def distill(item: Item, judge: Judge, *, dialects: tuple[str, ...] = (),
                       for j in chosen)
     survivors = [[n.operator, n.sql] for i, n in enumerate(counted)
                  if i not in covered and i not in on_fixture and i not in unkillable]
-    extra: dict[str, Any] = {"seed": seed, "candidates": len(usable),
-                             "kinds": [kinds[usable[j][0]][0] if usable[j][0] in kinds
-                                       else "random" for j in chosen],
-                             "killed_by_fixture": len(on_fixture), "operators": operators,
-                             "survivors": survivors,
-                             "unkillable": [[counted[i].operator, counted[i].sql, why]
-                                            for i, why in sorted(unkillable.items())],
-                             "reference_edges": edges,
-                             **({} if source_side else {"source_side": False}),
-                             "target_neighbours": len(targets),
-                             "target_killed": len({i for i in covered if i >= offset})}
+    extra: dict[str, Any] = {
+        "seed": seed, "candidates": len(usable),
+        "kinds": [kinds[usable[j][0]][0] if usable[j][0] in kinds else "random" for j in chosen],
+        "killed_by_fixture": len(on_fixture), "operators": operators, "survivors": survivors,
+        "unkillable": [[counted[i].operator, counted[i].sql, why]
+                       for i, why in sorted(unkillable.items())],
+        "reference_edges": trial.edges, **({} if source_side else {"source_side": False}),
+        "target_neighbours": len(trial.targets),
+        "target_killed": len({i for i in covered if i >= offset})}
     suite = Suite(key=suite_key(item.source_dialect, item.source_sql, item.fixture),
                   source_dialect=item.source_dialect, source_sql=item.source_sql,
                   fixture_sha256=item.fixture.content_hash if item.fixture else "",

@@ -15,7 +15,8 @@ For every item with a stored suite (``python -m parrot.testsuite build DATASET``
 * ``--spider N``: the first N Spider dev golds (``corpora/nl/spider_dev.jsonl``) distilled on
   their databases (``corpora/sqlite/spider``) as a third source, when the corpus is present
   (given alone, only Spider runs);
-* ``--lofo N``: only the leave-one-family-out table (see :func:`lofo_main`): per operator
+* ``--lofo N [--lofo-from K] [--jobs J]``: only the leave-one-family-out table (see
+  :func:`lofo_main`) of the N source queries after the first K, in J processes: per operator
   family, the kill rate of suites distilled aiming at every family (in-sample) beside that of
   suites distilled aiming at every family but that one, with build time per source, suite size
   and false separations of the references on the freshly built suites;
@@ -28,13 +29,17 @@ source returns no rows on the fixture and every suite database.
 
     python scripts/bench/testsuite.py [DATASET ...] [--limit N] [--build N] [--spider N]
         [--skip-target DIALECT] [--source DIALECT] [--timeout SECONDS] [--lofo N]
+        [--lofo-from K] [--spider-from K] [--jobs J] [--no-write]
         [--llm MODEL --llm-limit N]
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import io
 import json
+import os
 import time
 from collections import Counter, defaultdict
 from dataclasses import replace
@@ -159,7 +164,8 @@ def selected(items: tuple[Item, ...], args: argparse.Namespace) -> tuple[Item, .
     return kept[:args.limit] if args.limit else kept
 
 
-def _spider_items(limit: int) -> list[Item]:
+def _spider_items(limit: int, skip: int = 0) -> list[Item]:
+    """The first ``limit`` Spider dev golds after the first ``skip`` whose database is here."""
     from parrot.fixtures import FixtureError
     from parrot.migrate.named import corpora_root, named_fixture, spider_root
 
@@ -173,6 +179,9 @@ def _spider_items(limit: int) -> list[Item]:
             if len(items) >= limit:
                 break
             rec = json.loads(line)
+            if skip > 0:
+                skip -= 1
+                continue
             try:
                 fixture = named_fixture(f"spider/{rec['db_id']}")
             except FixtureError:
@@ -182,8 +191,7 @@ def _spider_items(limit: int) -> list[Item]:
     return items
 
 
-@stopping_started()  # MariaDB and PostgreSQL, started by the judge, are stopped again
-def main(argv: list[str] | None = None) -> int:
+def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("datasets", nargs="*",
                    help="default: starter and polyglot, or none when --spider is given")
@@ -192,10 +200,18 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--survivors", type=int, default=3, help="survivors listed per operator")
     p.add_argument("--build", type=int, default=0, help="time rebuilding N suites per dataset")
     p.add_argument("--spider", type=int, default=0, help="distil N Spider dev golds")
+    p.add_argument("--spider-from", type=int, default=0, metavar="K",
+                   help="--spider golds after the first K (those measured, or tuned on, before)")
+    p.add_argument("--no-write", action="store_true",
+                   help="print only (default: also docs/results/testsuite_NAMES.md)")
+    p.add_argument("--jobs", type=int, default=1,
+                   help="worker processes for --lofo (one judge each; servers started here)")
     p.add_argument("--lofo", type=int, default=0, metavar="N",
                    help="only the leave-one-family-out table of the first N source queries of "
                         "each dataset (and of --spider golds), built in memory; writes "
                         "docs/results/testsuite_lofo_NAMES.md")
+    p.add_argument("--lofo-from", type=int, default=0, metavar="K",
+                   help="--lofo: the N source queries after the first K of each dataset")
     p.add_argument("--skip-target", action="append", default=[], metavar="DIALECT",
                    help="leave out items into DIALECT (repeatable; e.g. spark, slow here)")
     p.add_argument("--source", action="append", default=[], metavar="DIALECT",
@@ -212,119 +228,154 @@ def main(argv: list[str] | None = None) -> int:
     llm_options.add_arguments(p, only=LLM_FLAGS, description=(
         "for --llm MODEL (this bench's defaults: --max-tokens 384, --request-timeout 600)"))
     p.set_defaults(max_tokens=384, request_timeout=600.0)  # the local model is slow
-    args = p.parse_args(argv)
+    return p
+
+
+class _Bench:
+    """What the default measurement adds up over the stored suites."""
+
+    def __init__(self) -> None:
+        self.ops = Tally()
+        self.target_ops = Tally()
+        self.by_target: dict[str, Tally] = defaultdict(Tally)
+        self.by_pair: dict[str, Tally] = defaultdict(Tally)
+        self.refs: dict[str, list[int]] = defaultdict(lambda: [0, 0])  # pair -> [judged, false]
+        self.separated: list[str] = []
+        self.reasons: Counter[str] = Counter()
+        self.seen_suites: set[str] = set()
+        self.live: dict[str, Counts] = {}  # suite key -> the source side measured here
+        self.cost = {"fixture": 0.0, "suite": 0.0, "dbs": 0}
+        self.builds: list[float] = []
+
+    def item(self, judge: Judge, item: Item, suite: Suite, args: argparse.Namespace,
+             llm: _LLMColumn | None) -> None:
+        """One item with a stored suite: its source side's counts, its references' target
+        side and false separations, timed."""
+        empty = _source_empty(judge, item, suite)
+        if suite.extra.get("source_side", True):  # distillation's counts
+            counts: Counts = (suite.extra.get("operators", {}), suite.extra.get("survivors", []),
+                              suite.extra.get("unkillable", []))
+        else:  # built without the source's neighbours: measured here, once a query
+            if suite.key not in self.live:
+                self.live[suite.key] = _side_counts(judge, item, suite)
+            counts = self.live[suite.key]
+        # a pair counts each of its items
+        self.by_pair[item.pair].add_counts(*counts, item.id, item.source_dialect, empty)
+        if llm is not None:
+            llm.add(item, suite, judge)
+        if suite.key not in self.seen_suites:  # operators: once per source query
+            self.seen_suites.add(suite.key)
+            self.ops.add_counts(*counts, item.id, item.source_dialect, empty)
+        for ref in item.reference_sql:
+            if not args.no_target_side:
+                probe = replace(item, source_dialect=item.target_dialect, source_sql=ref)
+                side = _side_counts(judge, probe, suite)
+                self.by_target[item.pair].add_counts(*side, item.id, item.target_dialect)
+                self.target_ops.add_counts(*side, item.id, item.target_dialect)
+            self.reference(judge, item, suite, Translation(TranslationStatus.OK, sql=ref))
+
+    def reference(self, judge: Judge, item: Item, suite: Suite, translation: Translation) -> None:
+        """A reference judged on the fixture and, when it matches there, on the suite."""
+        t0 = time.monotonic()
+        on_fixture = judge.judge(item, translation)["verdicts"]["strict"]
+        self.cost["fixture"] += time.monotonic() - t0
+        if not on_fixture["match"]:
+            return  # the fixture already separates it: not the suite's doing
+        self.refs[item.pair][0] += 1
+        t0 = time.monotonic()
+        for db in suite.databases:
+            self.cost["dbs"] += 1
+            verdict = judge.judge(replace(item, fixture=db.fixture),
+                                  translation)["verdicts"]["strict"]
+            if not verdict["match"]:
+                self.refs[item.pair][1] += 1
+                self.reasons[verdict["reason"]] += 1
+                self.separated.append(f"{item.id} seed {db.seed}: {verdict['reason']}: "
+                                      f"{verdict['detail'][:120]}")
+                break
+        self.cost["suite"] += time.monotonic() - t0
+
+    def dataset(self, judge: Judge, name: str, args: argparse.Namespace,
+                llm: _LLMColumn | None) -> None:
+        ds = load_dataset(name, count_tokens=False)
+        root = Path(ds.path).parent
+        items = selected(ds.items, args)
+        for item in items:
+            suite = load_suite(root, item.source_dialect, item.source_sql, item.fixture)
+            if suite is not None:
+                self.item(judge, item, suite, args, llm)
+        members = _members(items)
+        for key, (item, dialects) in list(_groups(items).items())[:args.build]:
+            t0 = time.monotonic()
+            distill(item, judge, dialects=dialects, references=members[key])
+            self.builds.append(time.monotonic() - t0)
+
+    def spider(self, judge: Judge, args: argparse.Namespace) -> None:
+        for item in _spider_items(args.spider, args.spider_from):
+            t0 = time.monotonic()
+            result = distill(item, judge, dialects=("sqlite",))
+            self.builds.append(time.monotonic() - t0)
+            if result.suite is not None:
+                self.seen_suites.add(result.suite.key)
+                empty = _source_empty(judge, item, result.suite)
+                self.by_pair["spider (sqlite)"].add(result.suite, item.id, empty)
+                self.ops.add(result.suite, item.id, empty)
+
+    def print(self, args: argparse.Namespace, llm: _LLMColumn | None) -> None:
+        _report(self.ops, self.by_pair, self.refs, args.survivors)
+        if not args.no_target_side and args.datasets:  # Spider golds have no references
+            _report(self.target_ops, self.by_target, {}, args.survivors, side="target")
+        if llm is not None:
+            llm.print()
+        if self.reasons:
+            print("\nfalse separations by reason: "
+                  + ", ".join(f"{r} {c}" for r, c in self.reasons.most_common()))
+            for line in self.separated[:args.show]:
+                print("  " + line)
+        judged = sum(r[0] for r in self.refs.values())
+        cost = self.cost
+        print(f"\n{len(self.seen_suites)} suites; eval cost judging {judged} references: "
+              f"fixture {cost['fixture']:.1f}s, suites {cost['suite']:.1f}s ({cost['dbs']} "
+              f"databases, {1000 * cost['suite'] / max(cost['dbs'], 1):.0f} ms each)")
+        if self.builds:
+            print(f"suite build time: {len(self.builds)} suites, {sum(self.builds):.0f}s, "
+                  f"{sum(self.builds) / len(self.builds):.1f}s each "
+                  f"(max {max(self.builds):.1f}s)")
+
+
+@stopping_started()  # MariaDB and PostgreSQL, started by the judge, are stopped again
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
     if not args.datasets and not args.spider:
         args.datasets = ["starter", "polyglot"]
     if args.lofo:
         return lofo_main(args)
+    started = os.getloadavg()
     llm = _LLMColumn(args) if args.llm else None
     # MariaDB and PostgreSQL too: without them their pairs judge nothing
     default, timeouts = parse_timeouts(args.timeout)
     judge = Judge(timeout=default, timeouts=timeouts, start=True)
-    ops = Tally()
-    target_ops = Tally()
-    by_target: dict[str, Tally] = defaultdict(Tally)
-    by_pair: dict[str, Tally] = defaultdict(Tally)
-    refs: dict[str, list[int]] = defaultdict(lambda: [0, 0])  # pair -> [judged, false]
-    separated: list[str] = []
-    reasons: Counter[str] = Counter()
-    seen_suites: set[str] = set()
-    live: dict[str, Counts] = {}  # suite key -> the source side measured here
-    cost = {"fixture": 0.0, "suite": 0.0, "dbs": 0}
-    builds: list[float] = []
+    bench = _Bench()
     try:
         for name in args.datasets:
-            ds = load_dataset(name, count_tokens=False)
-            root = Path(ds.path).parent
-            items = selected(ds.items, args)
-            for item in items:
-                suite = load_suite(root, item.source_dialect, item.source_sql, item.fixture)
-                if suite is None:
-                    continue
-                empty = _source_empty(judge, item, suite)
-                if suite.extra.get("source_side", True):  # distillation's counts
-                    counts: Counts = (suite.extra.get("operators", {}),
-                                      suite.extra.get("survivors", []),
-                                      suite.extra.get("unkillable", []))
-                else:  # built without the source's neighbours: measured here, once a query
-                    if suite.key not in live:
-                        live[suite.key] = _side_counts(judge, item, suite)
-                    counts = live[suite.key]
-                # a pair counts each of its items
-                by_pair[item.pair].add_counts(*counts, item.id, item.source_dialect, empty)
-                if llm is not None:
-                    llm.add(item, suite, judge)
-                if suite.key not in seen_suites:  # operators: once per source query
-                    seen_suites.add(suite.key)
-                    ops.add_counts(*counts, item.id, item.source_dialect, empty)
-                for ref in item.reference_sql:
-                    if not args.no_target_side:
-                        probe = replace(item, source_dialect=item.target_dialect, source_sql=ref)
-                        side = _side_counts(judge, probe, suite)
-                        by_target[item.pair].add_counts(*side, item.id, item.target_dialect)
-                        target_ops.add_counts(*side, item.id, item.target_dialect)
-                    translation = Translation(TranslationStatus.OK, sql=ref)
-                    t0 = time.monotonic()
-                    on_fixture = judge.judge(item, translation)["verdicts"]["strict"]
-                    cost["fixture"] += time.monotonic() - t0
-                    if not on_fixture["match"]:
-                        continue  # the fixture already separates it: not the suite's doing
-                    refs[item.pair][0] += 1
-                    t0 = time.monotonic()
-                    for db in suite.databases:
-                        cost["dbs"] += 1
-                        verdict = judge.judge(replace(item, fixture=db.fixture),
-                                              translation)["verdicts"]["strict"]
-                        if not verdict["match"]:
-                            refs[item.pair][1] += 1
-                            reasons[verdict["reason"]] += 1
-                            separated.append(f"{item.id} seed {db.seed}: {verdict['reason']}: "
-                                             f"{verdict['detail'][:120]}")
-                            break
-                    cost["suite"] += time.monotonic() - t0
-            members = _members(items)
-            for key, (item, dialects) in list(_groups(items).items())[:args.build]:
-                t0 = time.monotonic()
-                distill(item, judge, dialects=dialects, references=members[key])
-                builds.append(time.monotonic() - t0)
-        for item in _spider_items(args.spider):
-            t0 = time.monotonic()
-            result = distill(item, judge, dialects=("sqlite",))
-            builds.append(time.monotonic() - t0)
-            if result.suite is not None:
-                seen_suites.add(result.suite.key)
-                empty = _source_empty(judge, item, result.suite)
-                by_pair["spider (sqlite)"].add(result.suite, item.id, empty)
-                ops.add(result.suite, item.id, empty)
+            bench.dataset(judge, name, args, llm)
+        bench.spider(judge, args)
     finally:
         judge.close()
         if llm is not None:
             llm.close()
-    _report(ops, by_pair, refs, args.survivors)
-    if not args.no_target_side and args.datasets:  # Spider golds have no references
-        _report(target_ops, by_target, {}, args.survivors, side="target")
-    if llm is not None:
-        print("\nLLM data: neighbours of the extended suites killed by the fixture, fixture + "
-              "suite, fixture + suite + LLM data, and the kills only LLM data adds")
-        print(f"{'pair':24}" + llm.header())
-        for pair, row in sorted(llm.pairs.items()):
-            print(f"{pair:24}" + llm.cells(row))
-        print(f"{'all':24}" + llm.cells(llm.total()))
-        for op, row in sorted(llm.ops.items()):
-            print(f"{op:24}" + llm.cells(row))
-        print(llm.summary())
-    if reasons:
-        print("\nfalse separations by reason: "
-              + ", ".join(f"{r} {c}" for r, c in reasons.most_common()))
-        for line in separated[:args.show]:
-            print("  " + line)
-    judged = sum(r[0] for r in refs.values())
-    print(f"\n{len(seen_suites)} suites; eval cost judging {judged} references: fixture "
-          f"{cost['fixture']:.1f}s, suites {cost['suite']:.1f}s ({cost['dbs']} databases, "
-          f"{1000 * cost['suite'] / max(cost['dbs'], 1):.0f} ms each)")
-    if builds:
-        print(f"suite build time: {len(builds)} suites, {sum(builds):.0f}s, "
-              f"{sum(builds) / len(builds):.1f}s each (max {max(builds):.1f}s)")
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        bench.print(args, llm)
+    print(out.getvalue(), end="")
+    if not args.no_write:
+        from resultsfile import write_results  # scripts/bench/, on the path when run as a script
+
+        names = [Path(d).name for d in args.datasets] + (["spider"] if args.spider else [])
+        path = write_results("testsuite_" + "_".join(names), "Test suites: kill rates, false "
+                             "separations and eval cost", "```\n" + out.getvalue().strip()
+                             + "\n```\n", started_load=started)
+        print(f"wrote {path}")
     return 0
 
 
@@ -458,6 +509,17 @@ class _LLMColumn:
                 + (", ".join(f"{r} {c}" for r, c in self.rejected.most_common()) or "none")
                 + "".join(f"\n  {line}" for line in self.examples[:10]))
 
+    def print(self) -> None:
+        print("\nLLM data: neighbours of the extended suites killed by the fixture, fixture + "
+              "suite, fixture + suite + LLM data, and the kills only LLM data adds")
+        print(f"{'pair':24}" + self.header())
+        for pair, row in sorted(self.pairs.items()):
+            print(f"{pair:24}" + self.cells(row))
+        print(f"{'all':24}" + self.cells(self.total()))
+        for op, row in sorted(self.ops.items()):
+            print(f"{op:24}" + self.cells(row))
+        print(self.summary())
+
     def close(self) -> None:
         self.gen.close()
 
@@ -478,25 +540,31 @@ def _family_neighbours(judge: Judge, item: Item, family: str) -> list[Neighbour]
             and neighbour_outcome(judge, item, fixture, n.sql) != "error"]
 
 
-def _killed(judge: Judge, item: Item, found: list[Neighbour], suite: Suite | None) -> int:
-    """How many of ``found`` the fixture or a database of ``suite`` kills."""
+def _killed(judge: Judge, item: Item, found: list[Neighbour],
+            suite: Suite | None) -> list[Neighbour]:
+    """Those of ``found`` the fixture or a database of ``suite`` kills."""
     dbs = [item.fixture or EMPTY_FIXTURE, *(d.fixture for d in suite.databases if suite)]
-    return sum(any(neighbour_outcome(judge, item, db, n.sql) == "kill" for db in dbs)
-               for n in found)
+    return [n for n in found
+            if any(neighbour_outcome(judge, item, db, n.sql) == "kill" for db in dbs)]
 
 
-def _separations(judge: Judge, members: tuple[Item, ...], suite: Suite) -> tuple[int, int]:
-    """(references judged, separated): references matching on the fixture that some database
-    of ``suite`` separates from their source."""
-    judged = separated = 0
+def _separations(judge: Judge, members: tuple[Item, ...], suite: Suite) -> tuple[int, list[str]]:
+    """(references judged, one line per separated one): references matching on the fixture
+    that some database of ``suite`` separates from their source, with the reason."""
+    judged, separated = 0, []
     for item in members:
         for ref in item.reference_sql:
             translation = Translation(TranslationStatus.OK, sql=ref)
             if not judge.judge(item, translation)["verdicts"]["strict"]["match"]:
                 continue
             judged += 1
-            separated += any(not judge.judge(replace(item, fixture=d.fixture), translation)
-                             ["verdicts"]["strict"]["match"] for d in suite.databases)
+            for d in suite.databases:
+                strict = judge.judge(replace(item, fixture=d.fixture),
+                                     translation)["verdicts"]["strict"]
+                if not strict["match"]:
+                    separated.append(f"{item.id} (seed {d.seed}): {strict['reason']}: "
+                                     f"{' '.join(str(strict['detail']).split())[:160]}")
+                    break
     return judged, separated
 
 
@@ -517,18 +585,24 @@ def lofo_source(judge: Judge, item: Item, dialects: tuple[str, ...],
         row[1] += ts
         if n - unk:
             present.add(family_of(op))
+    alive: list[str] = []  # left-out neighbours that survived: family, operator, SQL
     for family in sorted(present):
         left = distill(item, judge, dialects=dialects, exclude=frozenset({family})).suite
         found = _family_neighbours(judge, item, family)
+        killed = _killed(judge, item, found, left)
         families[family][2] += len(found)
-        families[family][3] += _killed(judge, item, found, left)
+        families[family][3] += len(killed)
+        alive += [f"{family} {n.operator} {item.id}: {' '.join(n.sql.split())[:200]}"
+                  for n in found if n not in killed]
     judged, separated = _separations(judge, members, full.suite)
     return {"seconds": seconds, "dbs": len(full.suite.databases), "judged": judged,
-            "separated": separated}
+            "separated": len(separated), "separations": separated, "alive": alive}
 
 
-def lofo_table(families: dict[str, Row], runs: list[dict[str, Any]], label: str) -> str:
-    """The Markdown of one dataset's leave-one-family-out measurement."""
+def lofo_table(families: dict[str, Row], runs: list[dict[str, Any]], label: str,
+               jobs: int = 1, skipped: list[str] | None = None) -> str:
+    """The Markdown of one dataset's leave-one-family-out measurement (``skipped``: a line per
+    source query left out, with why)."""
     built = [r for r in runs if "dbs" in r]
     seconds = sorted(r["seconds"] for r in runs)
     judged, separated = (sum(r.get(k, 0) for r in built) for k in ("judged", "separated"))
@@ -536,25 +610,107 @@ def lofo_table(families: dict[str, Row], runs: list[dict[str, Any]], label: str)
     lines = [f"## {label}", "",
              f"{len(runs)} source queries, {len(built)} suites built; build "
              f"{sum(seconds):.0f} s in all, median {seconds[len(seconds) // 2]:.1f} s, max "
-             f"{seconds[-1]:.1f} s per source (one process); median suite size "
+             f"{seconds[-1]:.1f} s per source (wall, {jobs} process"
+             f"{'es' if jobs > 1 else ''}); median suite size "
              f"{sizes[len(sizes) // 2] if sizes else 0} databases; references separated "
              f"from their source on a suite database: {separated} of {judged} "
              f"({_pct(separated, judged).strip()})", "",
              "| family | neighbours | in-sample killed | left-out neighbours | "
              "killed when left out |", "|---|---:|---:|---:|---:|"]
+    lines[2:2] = ([f"{len(skipped)} source queries left out: "
+                   + "; ".join(skipped[:5]) + (" …" if len(skipped) > 5 else ""), ""]
+                  if skipped else [])
     for family, (n, ins, m, out) in sorted(families.items()):
         lines.append(f"| {family} | {n} | {_pct(ins, n).strip()} | {m} | "
                      f"{_pct(out, m).strip()} |")
     total = [sum(r[i] for r in families.values()) for i in range(4)]
     lines.append(f"| all | {total[0]} | {_pct(total[1], total[0]).strip()} | {total[2]} | "
                  f"{_pct(total[3], total[2]).strip()} |")
+    separations = [line for r in built for line in r.get("separations", [])]
+    if separations:
+        lines += ["", "References separated from their source on a suite database:", ""]
+        lines += [f"- {line}" for line in separations]
+    alive = [line for r in built for line in r.get("alive", [])]
+    if alive:
+        lines += ["", f"Neighbours alive when their family was left out ({len(alive)}; up to "
+                  "5 per family):", ""]
+        shown: Counter[str] = Counter()
+        for line in alive:
+            family = line.split(" ", 1)[0]
+            shown[family] += 1
+            if shown[family] <= 5:
+                lines.append(f"- `{line}`")
     return "\n".join(lines) + "\n"
+
+
+_WORKER: dict[str, Any] = {}  # a --jobs worker's judge and timeouts
+
+
+def _lofo_init(timeout: list[str]) -> None:
+    from parrot.engines.worker import die_with_parent
+
+    die_with_parent()  # an interrupted bench takes its workers with it
+    _WORKER["timeout"] = timeout
+
+
+def _lofo_work(job: tuple[Item, tuple[str, ...], tuple[Item, ...]]
+               ) -> tuple[dict[str, Row], dict[str, Any]]:
+    """One source query's :func:`lofo_source` in a ``--jobs`` worker (one judge per worker; the
+    managed servers were started by the parent)."""
+    if "judge" not in _WORKER:
+        default, timeouts = parse_timeouts(_WORKER.get("timeout", []))
+        _WORKER["judge"] = Judge(timeout=default, timeouts=timeouts)
+    families: dict[str, Row] = {}
+    item, dialects, members = job
+    return families, lofo_source(_WORKER["judge"], item, dialects, members, families)
+
+
+def _lofo_runs(judge: Judge, jobs: list[tuple[Item, tuple[str, ...], tuple[Item, ...]]],
+               args: argparse.Namespace, families: dict[str, Row]) -> list[dict[str, Any]]:
+    """:func:`lofo_source` of every job, in ``--jobs`` spawned worker processes when more than
+    one; adds to ``families``."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    if args.jobs <= 1:
+        return [lofo_source(judge, item, dialects, members, families)
+                for item, dialects, members in jobs]
+    runs = []
+    with ProcessPoolExecutor(args.jobs, mp_context=multiprocessing.get_context("spawn"),
+                             initializer=_lofo_init, initargs=(args.timeout,)) as pool:
+        for part, run in pool.map(_lofo_work, jobs):
+            for family, row in part.items():
+                total = families.setdefault(family, [0, 0, 0, 0])
+                for i, v in enumerate(row):
+                    total[i] += v
+            runs.append(run)
+    return runs
+
+
+def _lofo_jobs(judge: Judge, items: tuple[Item, ...], args: argparse.Namespace
+               ) -> tuple[list[tuple[Item, tuple[str, ...], tuple[Item, ...]]], list[str]]:
+    """``--lofo`` source queries of ``items`` after the first ``--lofo-from`` (with their
+    dialects and references), and a line per source left out: a source in a ``--skip-target``
+    dialect (Spark: a JVM per worker per engine) is not measured. Starts the servers the jobs
+    need (workers do not)."""
+    members = _members(items)
+    jobs, skipped = [], []
+    first = args.lofo_from
+    for key, (item, dialects) in list(_groups(items).items())[first:first + args.lofo]:
+        if item.source_dialect in args.skip_target:
+            skipped.append(f"{item.id}: source in {item.source_dialect} (--skip-target)")
+            continue
+        jobs.append((item, dialects, members[key]))
+    for dialect in sorted({m.target_dialect for job in jobs for m in job[2]}
+                          | {job[0].source_dialect for job in jobs}):
+        judge.engine(dialect)  # starts MariaDB / PostgreSQL here, once, for every worker
+    return jobs, skipped
 
 
 def lofo_main(args: argparse.Namespace) -> int:
     """``--lofo N``: the leave-one-family-out table of the first N source queries of each
     dataset (and of ``--spider`` golds), written to docs/results/testsuite_lofo_NAMES.md (the
-    datasets' names, and ``spider``)."""
+    datasets' names, and ``spider``). ``--jobs N``: sources measured in N processes."""
     from resultsfile import load_average, write_results
 
     started = load_average()
@@ -564,18 +720,17 @@ def lofo_main(args: argparse.Namespace) -> int:
     try:
         for name in args.datasets:
             ds = load_dataset(name, count_tokens=False)
-            items = selected(ds.items, args)
-            members = _members(items)
+            jobs, skipped = _lofo_jobs(judge, selected(ds.items, args), args)
             families: dict[str, Row] = {}
-            runs = [lofo_source(judge, item, dialects, members[key], families)
-                    for key, (item, dialects) in list(_groups(items).items())[:args.lofo]]
-            parts.append(lofo_table(families, runs, ds.name))
+            runs = _lofo_runs(judge, jobs, args, families)
+            parts.append(lofo_table(families, runs, ds.name, args.jobs, skipped))
             print(parts[-1])
         if args.spider:
             families = {}
-            runs = [lofo_source(judge, item, ("sqlite",), (), families)
-                    for item in _spider_items(args.spider)]
-            parts.append(lofo_table(families, runs, "Spider dev"))
+            runs = _lofo_runs(judge, [(item, ("sqlite",), ()) for item in
+                                      _spider_items(args.spider, args.spider_from)],
+                              args, families)
+            parts.append(lofo_table(families, runs, "Spider dev", args.jobs, []))
             print(parts[-1])
     finally:
         judge.close()

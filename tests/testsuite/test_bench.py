@@ -83,7 +83,7 @@ def test_a_suite_built_without_the_source_side_has_it_measured_by_the_bench(
         item = load_dataset(str(root), count_tokens=False).items[0]
         suite = load_suite(root, item.source_dialect, item.source_sql, item.fixture)
         assert suite is not None and suite.extra.get("source_side", True) == (not flags)
-        assert _bench().main([str(root), "--no-target-side"]) == 0
+        assert _bench().main([str(root), "--no-target-side", "--no-write"]) == 0
         out = capsys.readouterr().out
         side = out[out.index("[source side]"):]
         row = next(line.split() for line in side.splitlines() if line.startswith("sqlite→duckdb"))
@@ -100,8 +100,9 @@ def test_llm_table_counts_fixture_suite_and_model_kills(tmp_path: Path,
     root = _llm_dataset(tmp_path)
     assert main(["build", str(root), "--candidates", "0"]) == 0
     with ScriptedServer(lambda request: Reply(GOOD)) as server:
-        assert _bench().main([str(root), "--no-target-side", "--llm", "openai/scripted",
-                              "--api-base", server.url, "--cache", str(tmp_path / "c.sqlite"),
+        assert _bench().main([str(root), "--no-target-side", "--no-write", "--llm",
+                              "openai/scripted", "--api-base", server.url,
+                              "--cache", str(tmp_path / "c.sqlite"),
                               "--request-timeout", "10"]) == 0
     out = capsys.readouterr().out
     table = out[out.index("LLM data:"):]

@@ -416,3 +416,49 @@ def test_a_correct_answer_joining_a_table_the_gold_does_not_read_passes_the_suit
     reasons = [d.get("detail", "") for d in record["suite"]["databases"]]
     assert not any("no such table" in r for r in reasons), reasons
     assert record["suite"]["match"] is True
+
+
+def test_build_jobs_workers_get_picklable_arguments() -> None:
+    # --jobs 2 failed before any worker started: the parsed arguments held the parser
+    # (``_parser``, set by parrot.cli.configure), which does not pickle under spawn
+    import argparse
+    import pickle
+
+    from parrot.testsuite.cli import build_parser, worker_args
+
+    args = build_parser().parse_args(["build", "starter", "--jobs", "2"])
+    with pytest.raises((AttributeError, pickle.PicklingError)):
+        pickle.dumps(args)
+    sent = pickle.loads(pickle.dumps(worker_args(args)))
+    assert isinstance(sent, argparse.Namespace)
+    assert sent.jobs == 2 and sent.dataset == "starter" and not hasattr(sent, "_parser")
+
+
+def test_extra_candidates_are_tried_for_the_survivors(tmp_path: Path,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """The seam for solver-built witnesses: with no generated candidates every neighbour the
+    fixture misses survives, ``extra_candidates`` is asked for databases for them, and a
+    database it proposes that kills some is tried and kept like any other."""
+    from parrot.fixtures import fixture_from_json
+    from parrot.testsuite import distill as distill_module
+
+    _engines_or_skip()
+    item = load_dataset(str(_dataset(tmp_path)), count_tokens=False).items[0]
+    rows = [[1, "a", 3], [2, "a", 4], [3, "b", 3], [4, "c", 10], [5, "c", None]]
+    witness = fixture_from_json({**FIXTURE, "tables": [{**FIXTURE["tables"][0], "rows": rows}]})
+    asked: list[tuple[int, object]] = []
+
+    def propose(source, survivors, schema):  # type: ignore[no-untyped-def]
+        asked.append((len(survivors), schema))
+        return [witness]
+
+    monkeypatch.setattr(distill_module, "extra_candidates", propose)
+    judge = Judge()
+    try:
+        suite = distill(item, judge, candidates=0, min_dbs=0).suite
+    finally:
+        judge.close()
+    assert suite is not None and len(asked) == 1
+    assert asked[0][0] > 0 and asked[0][1] is item.fixture
+    assert [d.fixture.content_hash for d in suite.databases] == [witness.content_hash]
+    assert suite.killed > int(suite.extra["killed_by_fixture"])

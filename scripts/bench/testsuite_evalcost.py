@@ -1,0 +1,116 @@
+"""What judging test suites costs in a real eval run: milliseconds per suite database, per pair.
+
+Runs ``python -m parrot eval --model reference --suite`` on a dataset (its stored suites,
+``DATASET/suites/``) in a fresh process, then reads the run's results.jsonl: per dialect pair,
+the items judged on a suite, the suite databases they judged, Σ each record's suite ``elapsed``
+(the source and the translation run on every database, and the tie pools of an order-less LIMIT)
+and that sum ÷ the databases (target ≤ 40 ms); and, since ``--model reference`` answers with the
+references, every one separated from its source on a suite database (a false separation). Beside
+it the run's wall time and its CPU time (the eval process and the processes it waited for), with
+the machine's load.
+
+    python scripts/bench/testsuite_evalcost.py [--dataset starter] [--limit N] [--pairs SRC:TGT,…]
+        [--jobs N] [--no-write]
+
+Writes docs/results/testsuite_evalcost_DATASET.md (unless --no-write).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from collections import defaultdict
+from pathlib import Path
+
+from resultsfile import ROOT, load_average, write_results
+
+
+def per_pair(results: Path, separated: list[str]) -> dict[str, list[float]]:
+    """pair -> [items with a suite, databases judged, Σ suite seconds, references separated] of
+    a results file; ``separated`` gets a line per reference that matches its source on the
+    fixture but not on a suite database (a false separation: the references are right)."""
+    out: dict[str, list[float]] = defaultdict(lambda: [0, 0, 0.0, 0])
+    with results.open(encoding="utf-8") as fh:
+        for line in fh:
+            record = json.loads(line)
+            suite = record.get("suite")
+            if not suite or not suite.get("databases"):
+                continue
+            row = out[f"{record['source_dialect']} -> {record['target_dialect']}"]
+            row[0] += 1
+            row[1] += len(suite["databases"])
+            row[2] += float(suite.get("elapsed") or 0.0)
+            if record["verdicts"]["strict"]["match"] and not suite.get("match"):
+                row[3] += 1
+                failed = next(d for d in suite["databases"] if d.get("match") is False)
+                separated.append(f"{record['id']} (seed {failed['seed']}): {failed['reason']}: "
+                                 f"{' '.join(str(failed.get('detail', '')).split())[:160]}")
+    return out
+
+
+def table(pairs: dict[str, list[float]]) -> str:
+    lines = ["| pair | items on a suite | suite databases | Σ suite time | ms per database | "
+             "references separated |", "|---|---:|---:|---:|---:|---:|"]
+    rows = sorted(pairs.items())
+    total = [sum(r[i] for _, r in rows) for i in range(4)]
+    for pair, (items, dbs, seconds, false) in [*rows, ("all", total)]:
+        ms = f"{1000 * seconds / dbs:.1f}" if dbs else "n/a"
+        lines.append(f"| {pair} | {int(items)} | {int(dbs)} | {seconds:.1f} s | {ms} | "
+                     f"{int(false)} |")
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--dataset", default="starter")
+    p.add_argument("--limit", type=int, default=None, help="only the first N items")
+    p.add_argument("--pairs", default=None, help="as parrot eval's --pairs")
+    p.add_argument("--jobs", type=int, default=1, help="as parrot eval's --jobs")
+    p.add_argument("--no-write", action="store_true", help="print only")
+    args = p.parse_args(argv)
+    started = load_average()
+    with tempfile.TemporaryDirectory(prefix="parrot-evalcost-") as tmp:
+        run = Path(tmp) / "run"
+        cmd = [sys.executable, "-m", "parrot", "eval", "--model", "reference", "--dataset",
+               args.dataset, "--suite", "--quiet", "--jobs", str(args.jobs), "-o", str(run),
+               *(["--limit", str(args.limit)] if args.limit else []),
+               *(["--pairs", args.pairs] if args.pairs else [])]
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        t0 = time.monotonic()
+        subprocess.run(cmd, check=True, cwd=ROOT, env=os.environ.copy())
+        wall = time.monotonic() - t0
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        separated: list[str] = []
+        pairs = per_pair(run / "results.jsonl", separated)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    dbs = sum(r[1] for r in pairs.values())
+    end = load_average()
+    shown = [a for a in cmd[3:] if a not in ("-o", str(run))]
+    body = (f"`{' '.join(['parrot', *shown])}` (run directory temporary).\n\n"
+            f"Run: wall {wall:.0f} s at load {started[0]:.1f}–{end[0]:.1f} on {os.cpu_count()} "
+            f"cores, CPU {cpu:.0f} s (eval and the processes it waited for); {int(dbs)} suite "
+            f"databases judged; the whole run (translation, fixture judging and start-up "
+            f"included) ÷ databases: wall {1000 * wall / max(dbs, 1):.0f} ms, CPU "
+            f"{1000 * cpu / max(dbs, 1):.0f} ms (an upper bound of the CPU a suite database "
+            "costs, independent of the load).\n\n"
+            "Σ suite time per record: the source and the translation on every suite database, "
+            "engines already warm from the fixture run; wall time, so it grows with the load.\n\n"
+            + table(pairs)
+            + "".join(f"\n- separated: {line}" for line in separated))
+    print(body)
+    if not args.no_write:
+        name = f"testsuite_evalcost_{Path(args.dataset).name}"
+        path = write_results(name, "Test suites: eval cost per suite database", body,
+                             started_load=started)
+        print(f"wrote {path}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
