@@ -29,6 +29,7 @@ from parrot.fixtures import Fixture, FixtureError, fixture_from_json, fixture_to
 from parrot.testsuite.datagen import SchemaError, parse_query, query_test_data
 from parrot.testsuite.neighbours import Neighbour, neighbours
 from parrot.testsuite.operators import family_of
+from parrot.testsuite.solver import Attempt, available, solve_survivors
 from parrot.testsuite.store import Suite, SuiteDatabase, suite_key
 from parrot.translators.base import Translation, TranslationStatus
 
@@ -53,7 +54,8 @@ class Distilled:
     suite: Suite | None
     why_none: str = ""
     # op -> [non-equivalent neighbours, killed by the fixture, by fixture + suite, equivalent,
-    #        unkillable on the source engine (see order_probes)]
+    #        unkillable on the source engine (see order_probes), bounded-equivalent (the solver's;
+    #        only where there are some)]
     operators: dict[str, list[int]] = field(default_factory=dict)
 
 
@@ -75,7 +77,8 @@ def distill(item: Item, judge: Judge, *, dialects: tuple[str, ...] = (),
             seed: int = 0, max_rows: int = 12, min_dbs: int = DEFAULT_MIN_DBS,
             references: tuple[Item, ...] = (),
             pool: tuple[tuple[int, Fixture], ...] | None = None,
-            source_side: bool = True, exclude: frozenset[str] = frozenset()) -> Distilled:
+            source_side: bool = True, exclude: frozenset[str] = frozenset(),
+            solver: bool | None = None) -> Distilled:
     """The suite of ``item``'s source query (None, with a reason, when none can be built).
 
     ``references``: items of the same source query whose reference translations must agree with
@@ -87,7 +90,9 @@ def distill(item: Item, judge: Judge, *, dialects: tuple[str, ...] = (),
     (:func:`parrot.testsuite.operators.family_of`) whose neighbours distillation neither counts
     nor aims at (the leave-one-family-out measurement). Beyond the cover, ``min_dbs``
     diverse usable databases are kept (:func:`_diverse`), the boundary candidates of
-    :mod:`parrot.testsuite.boundary` first."""
+    :mod:`parrot.testsuite.boundary` first. ``solver`` (default: when z3 is importable):
+    witnesses for the source's neighbours still alive (:mod:`parrot.testsuite.solver`) join
+    the candidates; those it proves bounded-equivalent are counted apart, not as survivors."""
     fixture = item.fixture or EMPTY_FIXTURE
     gold = judge.gold(item).execution
     if not gold.ok:
@@ -178,6 +183,10 @@ def distill(item: Item, judge: Judge, *, dialects: tuple[str, ...] = (),
             break  # every neighbour the fixture misses is killed: later candidates add nothing
     unkillable = order_probes(judge, item, counted, {i for i in todo - seen if i < offset},
                               usable, kills, refs, edges)
+    attempts, bounded = _witnesses(judge, item, counted, [
+        i for i in sorted(todo - seen) if i < offset and i not in unkillable], usable, kills,
+        refs) if (available() if solver is None else solver) and pool is None else ([], {})
+    kinds |= {r: ("solver", {}) for r, _ in usable if r < 0}
     chosen: list[int] = []
     covered: set[int] = set()
     while len(chosen) < max_dbs:
@@ -196,6 +205,10 @@ def distill(item: Item, judge: Judge, *, dialects: tuple[str, ...] = (),
     operators: dict[str, list[int]] = {}
     for i, n in enumerate(counted):
         row = operators.setdefault(n.operator, [0, 0, 0, 0, 0])
+        if i in bounded:  # proved equal on every small database: not a survivor
+            row.extend([0] * (6 - len(row)))
+            row[5] += 1
+            continue
         row[0] += 1
         row[1] += i in on_fixture
         row[2] += i in covered or i in on_fixture
@@ -207,7 +220,8 @@ def distill(item: Item, judge: Judge, *, dialects: tuple[str, ...] = (),
                                     kills=len({i for i in kills[j] if i < offset}))
                       for j in chosen)
     survivors = [[n.operator, n.sql] for i, n in enumerate(counted)
-                 if i not in covered and i not in on_fixture and i not in unkillable]
+                 if i not in covered and i not in on_fixture and i not in unkillable
+                 and i not in bounded]
     extra: dict[str, Any] = {"seed": seed, "candidates": len(usable),
                              "kinds": [kinds[usable[j][0]][0] if usable[j][0] in kinds
                                        else "random" for j in chosen],
@@ -216,6 +230,10 @@ def distill(item: Item, judge: Judge, *, dialects: tuple[str, ...] = (),
                              "unkillable": [[counted[i].operator, counted[i].sql, why]
                                             for i, why in sorted(unkillable.items())],
                              "reference_edges": edges,
+                             **({"solver": [a.to_json() for a in attempts],
+                                 "bounded_equivalent": [[counted[i].operator, counted[i].sql, b]
+                                                        for i, b in sorted(bounded.items())]}
+                                if attempts else {}),
                              **({} if source_side else {"source_side": False}),
                              "target_neighbours": len(targets),
                              "target_killed": len({i for i in covered if i >= offset})}
@@ -225,6 +243,21 @@ def distill(item: Item, judge: Judge, *, dialects: tuple[str, ...] = (),
                   databases=databases, generator=GENERATOR, neighbours=len(counted),
                   killed=len({i for i in covered if i < offset} | on_fixture), extra=extra)
     return Distilled(suite, operators=operators)
+
+
+def _witnesses(judge: Judge, item: Item, counted: list[Neighbour], alive: list[int],
+               usable: list[tuple[int, Fixture]], kills: list[set[int]],
+               refs: list[tuple[Item, str]]) -> tuple[list[Attempt], dict[int, int]]:
+    """The solver's witnesses for the source's neighbours still ``alive`` (see
+    :func:`parrot.testsuite.solver.solve_survivors`): each joins ``usable`` where the source
+    can be judged and every reference agrees with it."""
+    return solve_survivors(
+        item.source_sql, item.source_dialect, item.fixture or EMPTY_FIXTURE,
+        [(i, counted[i].operator, counted[i].sql) for i in alive],
+        lambda db, sql: neighbour_outcome(judge, item, db, sql) == "kill",
+        lambda db: _judgeable(judge, replace(item, target_dialect=item.source_dialect,
+                                             fixture=db))
+        and reference_disagreement(judge, refs, db) is None, usable, kills)
 
 
 def _boundary_candidates(item: Item, dialects: tuple[str, ...], seed: int, start: int,

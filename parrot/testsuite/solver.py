@@ -914,3 +914,38 @@ def extra_candidates(source_sql: str, dialect: str, fixture: Fixture,
 
 def _bind(verify: Callable[[Fixture, str], bool], sql: str) -> Callable[[Fixture], bool]:
     return lambda db: verify(db, sql)
+
+
+def solve_survivors(source_sql: str, dialect: str, fixture: Fixture,
+                    alive: Sequence[tuple[int, str, str]],
+                    verify: Callable[[Fixture, str], bool], fair: Callable[[Fixture], bool],
+                    usable: list[tuple[int, Fixture]], kills: list[set[int]]
+                    ) -> tuple[list[Attempt], dict[int, int]]:
+    """Distillation's hook: witnesses for the neighbours it leaves alive ((index, operator, sql)).
+    Each witness database that ``fair`` accepts (the source can be judged there and every
+    reference agrees with it) joins ``usable`` (numbered -1, -2, ...: no seed made it) with the
+    indices it kills in ``kills``; one ``fair`` rejects leaves its neighbour alive (relabelled
+    unknown). Returns the attempts and the bounded-equivalent neighbours, index -> bound."""
+    attempts = extra_candidates(source_sql, dialect, fixture, [(op, sql) for _, op, sql in alive],
+                                verify)
+    bounded: dict[int, int] = {}
+    added: dict[str, int] = {}  # witness content hash -> its index in usable (None: unfair)
+    for n, ((i, _, _), a) in enumerate(zip(alive, attempts, strict=True)):
+        o = a.outcome
+        if isinstance(o, BoundedEquivalent):
+            bounded[i] = o.bound
+        if not isinstance(o, Killed):
+            continue
+        key = o.fixture.content_hash
+        if key not in added:
+            added[key] = -1
+            if fair(o.fixture):
+                usable.append((-1 - sum(v >= 0 for v in added.values()), o.fixture))
+                kills.append(set())
+                added[key] = len(usable) - 1
+        if added[key] < 0:
+            attempts[n] = Attempt(a.operator, a.sql, Unknown(
+                "a reference translation disagrees with the source on the witness", o.seconds))
+            continue
+        kills[added[key]].add(i)
+    return attempts, bounded

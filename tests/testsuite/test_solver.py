@@ -9,7 +9,7 @@ import pytest
 from parrot.datasets import Item
 from parrot.eval.judge import Judge
 from parrot.fixtures import Fixture, fixture_from_json
-from parrot.testsuite.distill import neighbour_outcome
+from parrot.testsuite.distill import distill, neighbour_outcome
 from parrot.testsuite.solver import (
     NEED_Z3,
     BoundedEquivalent,
@@ -124,3 +124,23 @@ def test_model_the_engine_rejects_is_unknown() -> None:
     out = witness("SELECT COUNT(x) FROM t", "SELECT COUNT(DISTINCT x) FROM t", "sqlite",
                   FIXTURE, lambda db: False)
     assert isinstance(out, Unknown) and out.reason.startswith("unverified"), out
+
+
+def test_distill_adds_witnesses_and_counts_bounded_equivalent_apart(judge: Judge) -> None:
+    # no generated candidates: every neighbour the fixture misses is left to the solver
+    item = Item(id="d", source_dialect="sqlite", target_dialect="sqlite", fixture=FIXTURE,
+                source_sql="SELECT g, COUNT(x) FROM t WHERE x > 5 GROUP BY g ORDER BY g")
+    without = distill(item, judge, candidates=0, min_dbs=0, solver=False).suite
+    with_ = distill(item, judge, candidates=0, min_dbs=0, solver=True).suite
+    assert without is not None and with_ is not None
+    assert "solver" not in without.extra and without.extra["survivors"]
+    records = with_.extra["solver"]
+    assert [[r["operator"], r["sql"]] for r in records] == without.extra["survivors"]
+    killed = [r for r in records if r["label"] == "killed"]
+    assert killed and "solver" in with_.extra["kinds"]
+    assert with_.killed == without.killed + len(killed)
+    left = {(r["operator"], r["sql"]) for r in records if r["label"] != "killed"}
+    bounded = {(op, sql) for op, sql, _ in with_.extra["bounded_equivalent"]}
+    assert {tuple(s) for s in with_.extra["survivors"]} == left - bounded
+    for op, row in with_.extra["operators"].items():  # bounded-equivalent: 6th count, apart
+        assert row[0] + (row[5] if len(row) > 5 else 0) == without.extra["operators"][op][0]
