@@ -82,6 +82,9 @@ class Tally:
                                     f"{' '.join(a.sql.split())[:120]}")
             if "cpu_s" in rec:
                 self.cpu.append(rec["cpu_s"])
+        print(f"{item.id}: {len(survivors)} survivors, "
+              f"{dict(Counter(a.to_json()['label'] for a in attempts))}", file=sys.stderr,
+              flush=True)
 
 
 def _q(values: list[float]) -> str:
