@@ -647,7 +647,10 @@ def _projection(ev: _Eval, ctx: Ctx | _Group) -> list[_V]:
 def _order_key(ev: _Eval, o: exp.Ordered, ctx: Ctx | _Group) -> _V:
     node = o.this
     if isinstance(node, exp.Literal) and node.is_int:
-        return ev.value(ev.q.tree.expressions[int(node.this) - 1], ctx)
+        position = int(node.this)
+        if not 1 <= position <= len(ev.q.tree.expressions):
+            raise _Unsupported(f"ORDER BY {position} out of range")
+        return ev.value(ev.q.tree.expressions[position - 1], ctx)
     if isinstance(node, exp.Column) and not node.table and node.name.lower() in ev.aliases:
         return ev.value(ev.aliases[node.name.lower()], ctx)
     return ev.value(node, ctx)
@@ -834,8 +837,10 @@ def witness(source_sql: str, neighbour_sql: str, dialect: str, fixture: Fixture,
                 return _checked(_decode(db, solver.model(), fixture), k, verify, start)
     except (_Unsupported, SchemaError) as exc:
         return Unsupported(str(exc))
-    except (FixtureError, z3.Z3Exception) as exc:
-        return Unknown(f"{type(exc).__name__}: {exc}", time.process_time() - start)
+    except (FixtureError, z3.Z3Exception, LookupError, TypeError, ValueError) as exc:
+        # a model the fixture refuses, or a construct the encoder misreads: no answer, counted
+        return Unknown(f"encoder: {type(exc).__name__}: {str(exc)[:120]}",
+                       time.process_time() - start)
     seconds = time.process_time() - start
     if mode == "ordered":
         return Unknown(f"no witness up to {bound} rows a table among databases without ORDER "
