@@ -15,6 +15,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, cast
 
+from parrot.api.secrets import redact_url
 from parrot.compare import (
     CompareFacts,
     Mode,
@@ -464,8 +465,6 @@ def _cut_ties_note(pool: TiePool) -> str:
 
 def _driver_error(exc: Exception) -> str:
     """A driver exception as one line without URL secrets, e.g. ``OperationalError: (2003, …)``."""
-    from parrot.engines.dbapi import redact_url
-
     text = " ".join(str(exc).split()) or "(no message)"
     return redact_url(f"{type(exc).__name__}: {text}")
 
