@@ -209,6 +209,8 @@ def _domain(trees: Sequence[exp.Expr]) -> list[str]:
     three others."""
     strings, _ = _literals(trees)
     out = set(strings) | {"a", "m", "zz"}
+    out |= {str(int(lit.this)) for tree in trees for lit in tree.find_all(exp.Literal)
+            if lit.is_int}  # SQLite compares text with an integer literal as text
     for tree in trees:
         for like in tree.find_all(exp.Like, exp.ILike):
             pattern = like.expression
@@ -367,7 +369,7 @@ class _Eval:
         if node.is_string:
             return _V("text", z3.IntVal(self.db.domain.index(node.this)), _F, lit=node.this)
         if node.is_int:
-            return _V("int", z3.IntVal(int(node.this)), _F)
+            return _V("int", z3.IntVal(int(node.this)), _F, lit=str(int(node.this)))
         return _V("real", z3.RealVal(node.this), _F)
 
     def truth(self, node: exp.Expr, ctx: Ctx | _Group) -> _V:
@@ -400,10 +402,21 @@ class _Eval:
         op = _OPS.get(type(node))
         if op is None:
             raise _Unsupported(type(node).__name__)
-        a, b = self.value(node.this, ctx), self.value(node.expression, ctx)
+        a, b = self.affinity(self.value(node.this, ctx), self.value(node.expression, ctx))
         if op not in ("=", "<>"):
             self.ordered(a)
         return _compare(op, a, b)
+
+    def affinity(self, a: _V, b: _V) -> tuple[_V, _V]:
+        """SQLite compares a text value with an integer literal as text (the literal takes the
+        column's TEXT affinity): ``'5'``."""
+        if self.dialect != "sqlite" or {a.kind, b.kind} != {"text", "int"}:
+            return a, b
+        number = a if a.kind == "int" else b
+        if not number.lit or number.lit not in self.db.domain:
+            return a, b  # not a literal: compared as numbers are, unsupported below
+        text = _V("text", z3.IntVal(self.db.domain.index(number.lit)), _F, lit=number.lit)
+        return (text, b) if a is number else (a, text)
 
     def ordered(self, v: _V | None) -> None:
         """Text is ordered as its domain (code points): SQLite's and DuckDB's default
@@ -433,6 +446,9 @@ class _Eval:
             if len(arg.expressions) != 1:
                 raise _Unsupported("aggregate over several DISTINCT expressions")
             arg = arg.expressions[0]
+        if name == "COUNTIF":  # DuckDB's COUNT_IF(condition)
+            return _fold("COUNT", [(z3.And(m, _truth(self.truth(arg, c))), _V("int", _T, _F))
+                                   for m, c in g.members])
         if name not in ("COUNT", "SUM", "MIN", "MAX", "AVG") or (
                 name != "COUNT" and isinstance(arg, exp.Star)):
             raise _Unsupported(f"aggregate {name}")

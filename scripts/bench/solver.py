@@ -10,8 +10,11 @@ unknown (timeout, or ties left undecided), unverified (a model the engine reject
 bug), and the solver's CPU seconds per neighbour (median, p90), with the reasons outside the
 fragment. Writes ``docs/results/solver.md``.
 
-    python scripts/bench/solver.py [DATASET ...] [--limit N] [--spider N] [--spider-offset N]
-        [--bound K] [--timeout-ms MS]
+``--stored``: the survivors the datasets' stored suites recorded, grouped by the generator that
+built them, instead of distilling again (fast; older generators leave more alive).
+
+    python scripts/bench/solver.py [DATASET ...] [--limit N] [--stored] [--spider N]
+        [--spider-offset N] [--bound K] [--timeout-ms MS]
 """
 
 from __future__ import annotations
@@ -27,8 +30,9 @@ from pathlib import Path
 from parrot.datasets import Item, load_dataset
 from parrot.eval.judge import Judge
 from parrot.testsuite.cli import _groups, _members
-from parrot.testsuite.distill import distill, neighbour_outcome
+from parrot.testsuite.distill import Distilled, distill, neighbour_outcome
 from parrot.testsuite.solver import DEFAULT_BOUND, DEFAULT_TIMEOUT_MS, DIALECTS, extra_candidates
+from parrot.testsuite.store import Suite, load_suite
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from resultsfile import load_average, write_results
@@ -52,10 +56,14 @@ class Tally:
         self.build_cpu: list[float] = []
 
     def add(self, item: Item, judge: Judge, dialects: tuple[str, ...],
-            references: tuple[Item, ...], args: argparse.Namespace) -> None:
+            references: tuple[Item, ...], args: argparse.Namespace,
+            stored: Suite | None = None) -> None:
+        """``stored``: the survivors a stored suite recorded (not distilled again)."""
         t0 = time.process_time()
-        result = distill(item, judge, dialects=dialects, references=references, solver=False)
-        self.build_cpu.append(time.process_time() - t0)
+        result = Distilled(stored) if stored is not None else distill(
+            item, judge, dialects=dialects, references=references, solver=False)
+        if stored is None:
+            self.build_cpu.append(time.process_time() - t0)
         if result.suite is None:
             self.skipped[f"no suite: {result.why_none[:60]}"] += 1
             return
@@ -143,6 +151,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--spider-offset", type=int, default=0, help="first Spider dev gold taken")
     p.add_argument("--bound", type=int, default=DEFAULT_BOUND, help="rows per table, at most")
     p.add_argument("--timeout-ms", type=int, default=DEFAULT_TIMEOUT_MS, help="per z3 check")
+    p.add_argument("--stored", action="store_true",
+                   help="the datasets' survivors as their stored suites recorded them (named "
+                        "with their generator), not distilled again")
     p.add_argument("--out", default="solver", help="results file name (docs/results/NAME.md)")
     args = p.parse_args(argv)
     load = load_average()
@@ -151,14 +162,19 @@ def main(argv: list[str] | None = None) -> int:
     judge = Judge()
     try:
         for name in args.datasets:
-            items = load_dataset(name, count_tokens=False).items
-            members = _members(items)
-            t = tallies.setdefault(name, Tally())
-            for key, (item, dialects) in list(_groups(items).items())[:args.limit]:
+            ds = load_dataset(name, count_tokens=False)
+            members = _members(ds.items)
+            for key, (item, dialects) in list(_groups(ds.items).items())[:args.limit]:
+                stored = load_suite(Path(ds.path).parent, item.source_dialect, item.source_sql,
+                                    item.fixture) if args.stored else None
+                label = (f"{name} (stored {stored.generator})" if stored is not None
+                         else f"{name} (stored, none)" if args.stored else name)
+                t = tallies.setdefault(label, Tally())
                 if item.source_dialect not in DIALECTS:
                     t.skipped[f"source dialect {item.source_dialect}"] += 1
                     continue
-                t.add(item, judge, dialects, members[key], args)
+                if not args.stored or stored is not None:
+                    t.add(item, judge, dialects, members[key], args, stored)
         if args.spider:
             from testsuite import _spider_items  # scripts/bench/testsuite.py: one loader
 

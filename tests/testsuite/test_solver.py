@@ -58,12 +58,19 @@ KILLED = [  # (source, surviving neighbour): the solver must find a database tha
     ("SELECT AVG(x) FROM t", "SELECT AVG(DISTINCT x) FROM t"),
 ]
 
+KILLED_IN = [  # dialect-specific semantics
+    ("sqlite", "SELECT id FROM t WHERE g = 5", "SELECT id FROM t WHERE g = 6"),  # text affinity
+    ("sqlite", "SELECT id FROM t WHERE g LIKE 'A%'", "SELECT id FROM t WHERE g LIKE 'B%'"),
+    ("duckdb", "SELECT COUNT_IF(x > 5) FROM t", "SELECT COUNT_IF(x >= 5) FROM t"),
+]
+
 EQUIVALENT = [  # proved equal on every database of up to 3 rows a table
     ("SELECT id FROM t WHERE x BETWEEN 1 AND 3", "SELECT id FROM t WHERE x >= 1 AND x <= 3"),
     ("SELECT COUNT(*) FROM t", "SELECT COUNT(1) FROM t"),
     ("SELECT id FROM t WHERE NOT (x > 5 OR n IS NULL)",
      "SELECT id FROM t WHERE x <= 5 AND n IS NOT NULL"),
     ("SELECT g, MAX(x) FROM t GROUP BY g", "SELECT g, MAX(x) FROM t GROUP BY g ORDER BY g"),
+    ("SELECT id FROM t WHERE g LIKE 'a%'", "SELECT id FROM t WHERE g LIKE 'A%'"),  # SQLite: no case
     ("SELECT COUNT(DISTINCT id) FROM t", "SELECT COUNT(id) FROM t"),
 ]
 
@@ -105,6 +112,14 @@ def test_survivor_killed_and_verified(judge: Judge, dialect: str, source: str,
     assert verify(out.fixture)  # the engine separates them on the model
     names = [t.name for t in out.fixture.tables]
     assert names == ["t", "u", "other"] and out.fixture.table("other").rows == ((7,),)
+
+
+@pytest.mark.parametrize(("dialect", "source", "neighbour"), KILLED_IN)
+def test_dialect_semantics_killed(judge: Judge, dialect: str, source: str,
+                                  neighbour: str) -> None:
+    verify = _verify(judge, dialect, source, neighbour)
+    out = witness(source, neighbour, dialect, FIXTURE, verify)
+    assert isinstance(out, Killed) and verify(out.fixture), out
 
 
 @pytest.mark.parametrize(("source", "neighbour"), EQUIVALENT)
