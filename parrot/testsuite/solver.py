@@ -8,14 +8,16 @@ differ (as bags; in order where the source orders and the neighbour's ORDER BY i
 source's, or either has a LIMIT). The encoded fragment (anything else is :class:`Unsupported`,
 never a guess):
 
-* one SELECT block, no CTE, subquery, set operation or window; FROM one or more tables joined by
-  comma, [INNER] JOIN or LEFT JOIN with an ON condition (self joins included);
+* SELECT blocks (or a UNION [ALL] of them, without ORDER BY or LIMIT), no CTE, subquery,
+  EXCEPT, INTERSECT or window; FROM one or more tables joined by comma, [INNER] JOIN or LEFT JOIN
+  with an ON condition (self joins included);
 * columns of type integer, bigint, double, decimal (as multiples of 1/4, 1/2 or 1 by scale),
   text (a finite domain: the queries' string literals and a few others) and date (days);
 * WHERE / ON / HAVING: AND, OR, NOT, = <> < <= > >=, IS [NOT] NULL, IN (list), BETWEEN, LIKE
   (on text; case-insensitive on SQLite), in SQL's three-valued logic; + - * (no division),
-  unary minus, NULLIF, COALESCE, CASE;
-* GROUP BY expressions, COUNT(*) / COUNT / SUM / MIN / MAX / AVG (with DISTINCT), HAVING,
+  unary minus, NULLIF, COALESCE, CASE; SQLite's text-versus-integer-literal comparison as text;
+* GROUP BY expressions, COUNT(*) / COUNT / SUM / MIN / MAX / AVG (with DISTINCT), COUNT_IF,
+  HAVING,
   SELECT DISTINCT, ORDER BY (columns, aliases, positions; NULLs ordered as the dialect does),
   LIMIT n; dialects SQLite, DuckDB and PostgreSQL.
 
@@ -112,11 +114,12 @@ class _V:
 class _Query:
     """The parts of one SELECT the encoder reads."""
 
-    tree: exp.Select
+    tree: exp.Query
     slots: list[tuple[str, str]]  # (alias, table) in FROM order
     joins: list[tuple[str, exp.Expr | None]]  # per slot after the first: (kind, ON)
     order: list[exp.Ordered]
     limit: int | None
+    union: list[_Query] = field(default_factory=list)  # UNION [ALL]'s two SELECTs (or unions)
 
 
 @dataclass
@@ -130,8 +133,15 @@ class _Row:
 
 
 def _parts(tree: exp.Expr) -> _Query:
+    if type(tree) is exp.Union:
+        if any(tree.args.get(k) for k in ("order", "limit", "offset", "with_", "with")):
+            raise _Unsupported("ORDER BY, LIMIT or WITH on a UNION")
+        branches = [_parts(tree.left), _parts(tree.right)]
+        if any(b.order or b.limit is not None for b in branches):
+            raise _Unsupported("ORDER BY or LIMIT inside a UNION")
+        return _Query(tree, [], [], [], None, union=branches)
     if not isinstance(tree, exp.Select):
-        raise _Unsupported(f"{type(tree).__name__} (not a single SELECT)")
+        raise _Unsupported(f"{type(tree).__name__} (not a SELECT or UNION)")
     for key in ("with_", "with", "windows", "offset", "qualify", "distribute", "sort",
                 "cluster", "into", "laterals", "pivots"):
         if tree.args.get(key):
@@ -289,7 +299,7 @@ class _Eval:
 
     def __init__(self, db: _Db, q: _Query, dialect: str):
         self.db, self.q, self.dialect = db, q, dialect
-        self.aliases = {e.alias.lower(): e.this for e in q.tree.expressions
+        self.aliases = {e.alias.lower(): e.this for e in q.tree.selects
                         if isinstance(e, exp.Alias)}
 
     def column(self, node: exp.Column, ctx: Ctx) -> _V:
@@ -674,6 +684,9 @@ def _order_key(ev: _Eval, o: exp.Ordered, ctx: Ctx | _Group) -> _V:
 
 def _result(ev: _Eval) -> list[_Row]:
     """The query's output rows (candidates, each with its presence) and their ORDER BY keys."""
+    if ev.q.union:
+        both = [r for b in ev.q.union for r in _result(_Eval(ev.db, b, ev.dialect))]
+        return _distinct(both) if ev.q.tree.args.get("distinct") else both
     rows = _tuples(ev)
     units: list[tuple[Any, Ctx | _Group]] = list(_groups(ev, rows) if _grouped(ev.q) else rows)
     having = ev.q.tree.args.get("having")
@@ -690,10 +703,15 @@ def _result(ev: _Eval) -> list[_Row]:
     if ev.q.tree.args.get("distinct"):
         if ev.q.tree.args["distinct"].args.get("on"):
             raise _Unsupported("DISTINCT ON")
-        out = [_Row(z3.And(r.present, *[z3.Not(z3.And(s.present, _same(s, r)))
-                                        for s in out[:i]]), r.values, r.keys)
-               for i, r in enumerate(out)]
+        out = _distinct(out)
     return out
+
+
+def _distinct(rows: list[_Row]) -> list[_Row]:
+    """Each row present only where no earlier present row equals it."""
+    return [_Row(z3.And(r.present, *[z3.Not(z3.And(s.present, _same(s, r)))
+                                     for s in rows[:i]]), r.values, r.keys)
+            for i, r in enumerate(rows)]
 
 
 def _same(a: _Row, b: _Row) -> Any:

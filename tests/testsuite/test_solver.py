@@ -56,6 +56,7 @@ KILLED = [  # (source, surviving neighbour): the solver must find a database tha
     ("SELECT DISTINCT g FROM t", "SELECT g FROM t"),
     ("SELECT id FROM t ORDER BY x DESC LIMIT 2", "SELECT id FROM t ORDER BY x LIMIT 2"),
     ("SELECT AVG(x) FROM t", "SELECT AVG(DISTINCT x) FROM t"),
+    ("SELECT g FROM t UNION SELECT w FROM u", "SELECT g FROM t UNION ALL SELECT w FROM u"),
 ]
 
 KILLED_IN = [  # dialect-specific semantics
@@ -77,8 +78,8 @@ EQUIVALENT = [  # proved equal on every database of up to 3 rows a table
 UNSUPPORTED = [
     ("SELECT id FROM t WHERE x IN (SELECT tid FROM u)", "SELECT id FROM t WHERE x NOT IN "
      "(SELECT tid FROM u)", "subquery"),
-    ("SELECT id FROM t UNION SELECT k FROM u", "SELECT id FROM t UNION ALL SELECT k FROM u",
-     "not a single SELECT"),
+    ("SELECT id FROM t EXCEPT SELECT k FROM u", "SELECT id FROM t INTERSECT SELECT k FROM u",
+     "not a SELECT or UNION"),
     ("SELECT x / 2 FROM t", "SELECT x / 3 FROM t", "Div"),
     ("SELECT id FROM t LIMIT 3", "SELECT id FROM t LIMIT 4", "LIMIT without ORDER BY"),
     ("SELECT id FROM t ORDER BY id", "SELECT id FROM t", "order-only"),
