@@ -249,15 +249,15 @@ def _witnesses(judge: Judge, item: Item, counted: list[Neighbour], alive: list[i
                usable: list[tuple[int, Fixture]], kills: list[set[int]],
                refs: list[tuple[Item, str]]) -> tuple[list[Attempt], dict[int, int]]:
     """The solver's witnesses for the source's neighbours still ``alive`` (see
-    :func:`parrot.testsuite.solver.solve_survivors`): each joins ``usable`` where the source
-    can be judged and every reference agrees with it."""
+    :func:`parrot.testsuite.solver.solve_survivors`), verified where the source can be judged;
+    each joins ``usable`` where every reference agrees with the source."""
     return solve_survivors(
         item.source_sql, item.source_dialect, item.fixture or EMPTY_FIXTURE,
         [(i, counted[i].operator, counted[i].sql) for i in alive],
-        lambda db, sql: neighbour_outcome(judge, item, db, sql) == "kill",
-        lambda db: _judgeable(judge, replace(item, target_dialect=item.source_dialect,
-                                             fixture=db))
-        and reference_disagreement(judge, refs, db) is None, usable, kills)
+        lambda db, sql: _judgeable(judge, replace(item, target_dialect=item.source_dialect,
+                                                  fixture=db))
+        and neighbour_outcome(judge, item, db, sql) == "kill",
+        lambda db: reference_disagreement(judge, refs, db) is None, usable, kills)
 
 
 def _boundary_candidates(item: Item, dialects: tuple[str, ...], seed: int, start: int,

@@ -325,7 +325,7 @@ class _Eval:
             return self.aggregate(node, ctx)
         if isinstance(node, exp.Column):
             if isinstance(ctx, _Group):
-                if node.sql().lower() not in ctx.keys and node.name.lower() not in ctx.keys:
+                if not self.grouped(node, ctx):
                     raise _Unsupported(f"{node.sql()} neither grouped nor aggregated")
                 return self.column(node, ctx.leader)
             return self.column(node, ctx)
@@ -343,6 +343,22 @@ class _Eval:
         if isinstance(node, exp.Nullif | exp.Coalesce | exp.Case):
             return self.conditional(node, ctx)
         return self.truth(node, ctx)
+
+    def grouped(self, node: exp.Column, g: _Group) -> bool:
+        """Whether a column has one value per group: a GROUP BY key, or a column of a table
+        whose primary key the GROUP BY holds (a functional dependency; not on DuckDB, which
+        refuses it)."""
+        if node.sql().lower() in g.keys or node.name.lower() in g.keys:
+            return True
+        if self.dialect == "duckdb":
+            return False
+        alias = node.table.lower() or next(
+            (a for a, (t, _) in g.leader.items() if node.name.lower() in self.db.columns(t)), "")
+        if alias not in g.leader:
+            return False
+        pk = [c.lower() for c in self.db.tables[g.leader[alias][0]].primary_key]
+        return bool(pk) and all(f"{alias}.{c}" in g.keys or (len(g.leader) == 1 and c in g.keys)
+                                for c in pk)
 
     def number(self, node: exp.Expr, ctx: Ctx | _Group) -> _V:
         v = self.value(node, ctx)
@@ -839,8 +855,9 @@ def witness(source_sql: str, neighbour_sql: str, dialect: str, fixture: Fixture,
     over ``fixture``'s schema), tried with 1 .. ``bound`` rows per queried table (a LIMIT n
     raises the bound to n + 1, at most ``_MAX_K``).
 
-    ``verify(db)``: whether the two queries really differ on ``db`` on the engine (the caller
-    judges them there); a model it rejects is reported as Unknown (``unverified``)."""
+    ``verify(db)``: whether the source runs on ``db`` on the engine and the neighbour's result
+    differs from it there (the caller judges them); a model it rejects is reported as Unknown
+    (``unverified``)."""
     if z3 is None:
         return Unsupported(NEED_Z3)
     if dialect not in DIALECTS:
@@ -961,8 +978,8 @@ def solve_survivors(source_sql: str, dialect: str, fixture: Fixture,
                     usable: list[tuple[int, Fixture]], kills: list[set[int]]
                     ) -> tuple[list[Attempt], dict[int, int]]:
     """Distillation's hook: witnesses for the neighbours it leaves alive ((index, operator, sql)).
-    Each witness database that ``fair`` accepts (the source can be judged there and every
-    reference agrees with it) joins ``usable`` (numbered -1, -2, ...: no seed made it) with the
+    Each witness database that ``fair`` accepts (every reference agrees with the source there)
+    joins ``usable`` (numbered -1, -2, ...: no seed made it) with the
     indices it kills in ``kills``; one ``fair`` rejects leaves its neighbour alive (relabelled
     unknown). Returns the attempts and the bounded-equivalent neighbours, index -> bound."""
     attempts = extra_candidates(source_sql, dialect, fixture, [(op, sql) for _, op, sql in alive],

@@ -25,10 +25,12 @@ import statistics
 import sys
 import time
 from collections import Counter
+from dataclasses import replace
 from pathlib import Path
 
 from parrot.datasets import Item, load_dataset
 from parrot.eval.judge import Judge
+from parrot.fixtures import Fixture
 from parrot.testsuite.cli import _groups, _members
 from parrot.testsuite.distill import Distilled, distill, neighbour_outcome
 from parrot.testsuite.solver import DEFAULT_BOUND, DEFAULT_TIMEOUT_MS, DIALECTS, extra_candidates
@@ -73,8 +75,9 @@ class Tally:
         self.killed_before += suite.killed
         survivors = [(op, sql) for op, sql in suite.extra.get("survivors", [])]
 
-        def verify(db: object, sql: str) -> bool:
-            return neighbour_outcome(judge, item, db, sql) == "kill"  # type: ignore[arg-type]
+        def verify(db: Fixture, sql: str) -> bool:  # the source runs there; the neighbour differs
+            return (judge.gold(replace(item, fixture=db)).execution.ok
+                    and neighbour_outcome(judge, item, db, sql) == "kill")
 
         attempts = extra_candidates(item.source_sql, item.source_dialect, item.fixture,
                                     survivors, verify, bound=args.bound,
