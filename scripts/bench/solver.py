@@ -187,6 +187,7 @@ def main(argv: list[str] | None = None) -> int:
                 t.add(item, judge, ("sqlite",), (), args)
     finally:
         judge.close()
+    tallies = {n: t for n, t in tallies.items() if t.sources or t.skipped}
     body = (f"Bound {args.bound} rows a table (a LIMIT n raises it to n + 1, at most 6), "
             f"z3 timeout {args.timeout_ms} ms per check; CPU seconds of this process "
             f"(wall {time.monotonic() - started:.0f} s at the load above). See "
