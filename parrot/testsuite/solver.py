@@ -271,7 +271,7 @@ class _Db:
         """Primary keys hold among present rows (where every key column is encoded)."""
         for table, t in self.tables.items():
             pk = [c.lower() for c in t.primary_key]
-            if not pk or not all((table, 0, c) in self.cells for c in pk):
+            if not pk or not all((table, i, c) in self.cells for i in range(self.k) for c in pk):
                 continue
             for i in range(self.k):
                 for j in range(i + 1, self.k):
