@@ -143,7 +143,7 @@ def test_every_flag_help_states_its_default(name):
 @pytest.mark.parametrize(("model_args", "flags"), [
     ("temperature=0.2", ["--temperature", "0.2"]),
     ("max_tokens=512,hints=false", ["--max-tokens", "512", "--no-hints"]),
-    ("schema=true,no_cache=1", ["--schema", "--no-cache"]),
+    ("schema=true,no_cache=1", ["--prompt-schema", "--no-cache"]),
     ("price=2.5,10,shots=0", ["--price", "2.5,10", "--shots", "0"]),
     ("api-base=http://h:1/v1", ["--api-base", "http://h:1/v1"]),
 ])

@@ -34,6 +34,7 @@ from parrot.assess.run import RESULTS, VERIFIED, Assessment, Settings, appender,
 from parrot.assess.schema import SchemaFileError, read_schema
 from parrot.cli import standalone
 from parrot.engines import DEFAULT_TIMEOUT
+from parrot.translators.llm import options as llm_options
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -47,7 +48,7 @@ def configure(p: argparse.ArgumentParser) -> argparse.ArgumentParser:
     p.add_argument("input", metavar="INPUT", type=Path, help="folder, .sql file or query log")
     cli.add_translation(p)
     p.add_argument("--db", metavar="DB", help="SQLite/DuckDB file or SQLAlchemy URL with data")
-    p.add_argument("--schema", metavar="FILE", type=Path,
+    p.add_argument("--schema", dest="schema_file", metavar="FILE", type=Path,
                    help="DDL in the source dialect: generate the databases from it")
     p.add_argument("--format", choices=FORMATS, help="input format (default: from the input)")
     cli.add_output_dir(p, "translated/, assessment.jsonl and assessment.html",
@@ -57,10 +58,20 @@ def configure(p: argparse.ArgumentParser) -> argparse.ArgumentParser:
     cli.add_timeout(p, DEFAULT_TIMEOUT)
     p.add_argument("--max-dbs", type=int, default=4, metavar="N",
                    help="generated databases kept per template")
+    p.add_argument("--no-distill", dest="distill", action="store_false",
+                   help="keep a few diverse generated databases per template instead of those "
+                        "that tell the query from its near-miss neighbours (faster, finds less)")
+    p.add_argument("--generated-timeout", type=float, default=2.0, metavar="SECONDS",
+                   help="seconds per execution while building generated databases; a source "
+                        "that times out there is not assessed (timeout on generated data), "
+                        "as is one whose databases take over 2,000 runs to build")
     p.add_argument("--witness-budget", type=int, default=200, metavar="N",
                    help="engine executions to shrink a disagreeing database (0: no witness)")
     p.add_argument("--no-start", action="store_true", help="do not start local servers")
     cli.add_quiet(p, "progress bar")
+    cli.add_model_args(p)
+    # the prompt's --prompt-schema only: --schema is this command's DDL file
+    llm_options.add_arguments(p, old_schema=False)
     return p
 
 
@@ -71,7 +82,7 @@ def _settings(args: argparse.Namespace) -> Settings:
         from parrot.migrate.transfer import read_source
 
         db = read_source(args.db).fixture
-    schema = read_schema(str(args.schema), source).fixture if args.schema else None
+    schema = read_schema(str(args.schema_file), source).fixture if args.schema_file else None
     return Settings(
         source,
         target,
@@ -79,6 +90,8 @@ def _settings(args: argparse.Namespace) -> Settings:
         db=db,
         schema=schema,
         max_dbs=args.max_dbs,
+        distill=args.distill,
+        generated_timeout=args.generated_timeout,
         witness_budget=args.witness_budget,
         judge_options={"timeout": args.timeout, "start": not args.no_start},
     )
@@ -109,7 +122,7 @@ def run(args: argparse.Namespace) -> int:
 
     try:
         settings, workload, done = _prepare(args)
-        translator = create_translator(args.model)
+        translator = create_translator(args.model, llm=llm_options.from_args(args))
     except (
         InputError,
         SchemaFileError,
@@ -120,6 +133,9 @@ def run(args: argparse.Namespace) -> int:
     ) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    if args.model_args and not translator.takes_llm_options:
+        print(f"warning: {args.model} calls no model: --model-args are ignored",
+              file=sys.stderr)
     templates = group(workload, settings.source)
     todo = sum(st.id not in done for st in workload)
     print(
@@ -156,7 +172,7 @@ def _finish(args: argparse.Namespace, settings: Settings, workload: list) -> int
         x
         for x in (
             f"--db {args.db}" if args.db else "",
-            f"--schema {args.schema}" if args.schema else "",
+            f"--schema {args.schema_file}" if args.schema_file else "",
         )
         if x
     )

@@ -22,7 +22,7 @@ import csv
 import io
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from parrot.engines import statements
@@ -44,6 +44,7 @@ class Statement:
     index: int  # 1-based position in that file
     sql: str
     weight: int = 1  # how often the log saw it (pg_stat_statements ``calls``), else 1
+    comments: str = ""  # the input's comments right before it (.sql files), for the tree
 
 
 def detect(path: Path) -> str:
@@ -75,11 +76,11 @@ def read_workload(path: Path, dialect: str, fmt: str | None = None) -> list[Stat
             raise InputError(f"{path}: no .sql file below this folder")
         out: list[Statement] = []
         for f in files:
-            out += _numbered(f.relative_to(path).as_posix(), _split(read_utf8(f), dialect))
+            out += _with_comments(f.relative_to(path).as_posix(), read_utf8(f), dialect)
         return out
     text = _read(path)
     if fmt == "sql":
-        pieces = _split(text, dialect)
+        return _with_comments(path.name, text, dialect)
     elif fmt == "lines":
         pieces = _lines(text, dialect)
     elif fmt == "pgss":
@@ -113,6 +114,25 @@ def _lines(text: str, dialect: str) -> list[str]:
     if any(line.endswith(";") for line in lines):
         return _split(text, dialect)
     return [line for line in lines if _has_sql(line)]
+
+
+_COMMENT = re.compile(r"--[^\n]*|/\*.*?\*/", re.S)
+
+
+def _with_comments(path: str, text: str, dialect: str) -> list[Statement]:
+    """The statements of a ``.sql`` file, each with the comments between it and the previous
+    one (the splitter drops them; found by locating each statement in the text)."""
+    out, position = [], 0
+    for st in _numbered(path, _split(text, dialect)):
+        at = text.find(st.sql, position)
+        if at < 0:  # the splitter rewrote it: no comments rather than wrong ones
+            out.append(st)
+            continue
+        gap = re.sub(r"'(?:[^']|'')*'", "", text[position:at])
+        found = "\n".join(m.group(0).strip() for m in _COMMENT.finditer(gap))
+        out.append(replace(st, comments=found))
+        position = at + len(st.sql)
+    return out
 
 
 def _numbered(path: str, pieces: list[str]) -> list[Statement]:

@@ -24,13 +24,18 @@ def _commented(text: str) -> str:
 
 
 def statement_text(line: dict[str, Any]) -> str:
-    """One statement of the translated file: the translation, a header when it was not
-    verified, or the source commented out with the reason when there is no translation."""
+    """One statement of the translated file: the input's comments before it, the translation
+    and a header when it was not verified, or the source commented out with the reason when
+    there is no translation."""
     why = f"{line['verdict']}: {line['reason']} {line.get('detail') or ''}".strip()
     if not line.get("translation"):
-        return f"-- parrot assess: not translated ({why})\n{_commented(line['source_sql'])}"
+        kept = (line["comments"] + "\n") if line.get("comments") else ""
+        return f"{kept}-- parrot assess: not translated ({why})\n{_commented(line['source_sql'])}"
     head = "" if line["verdict"] == VERIFIED else f"-- parrot assess: {' '.join(why.split())}\n"
-    return head + line["translation"].strip().rstrip(";") + ";"
+    body = line["translation"].strip().rstrip(";") + ";"
+    if line.get("comments"):  # the input's, before the statement (translators drop them)
+        head = line["comments"] + "\n" + head
+    return head + body
 
 
 def write_tree(lines: list[dict[str, Any]], out: Path) -> list[Path]:

@@ -13,8 +13,9 @@ import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
+from parrot.assess.budget import BudgetedJudge, GenerationBudget
 from parrot.assess.inputs import Statement
 from parrot.assess.templates import Shape, carry_over, shape
 from parrot.assess.verify import FAILED, NOT_ASSESSED, VERIFIED, Outcome, judge_on
@@ -25,7 +26,7 @@ from parrot.translators.base import Translation, TranslationStatus, Translator
 
 RESULTS = "assessment.jsonl"
 _QUERY = re.compile(r"^\s*(?:\(\s*)*(?:SELECT|WITH|VALUES|TABLE|SHOW|EXPLAIN)\b", re.I)
-_PLACEHOLDER = re.compile(r"\$\d+|(?<![\w'])\?(?![\w'])|%s|:\w+\b")
+_PLACEHOLDER = re.compile(r"\$\d+|(?<![\w'])\?(?![\w'])|%s|(?<![:\w]):[A-Za-z_]\w*")  # not ::type
 
 
 @dataclass
@@ -37,6 +38,9 @@ class Settings:
     schema: Fixture | None = None  # empty tables from --schema
     max_dbs: int = 4
     candidates: int = 40
+    distill: bool = True  # keep the generated databases that kill the query's neighbours
+    generated_timeout: float = 2.0  # seconds per execution while building generated databases
+    generated_budget: int = 2000  # source/neighbour runs to build one template's databases
     witness_budget: int = 200
     judge_options: dict[str, Any] = field(default_factory=dict)
 
@@ -48,7 +52,11 @@ class Template:
     key: str
     members: list[tuple[Statement, Shape]]
     databases: list[tuple[str, Fixture]] | None = None  # built on first use
+    why_fewer: str = ""  # why the generated databases are missing (a budget ran out)
     outcome: Outcome | None = None  # the representative's
+    # (source, translation) -> the id judged with them and its outcome: a repeated statement
+    # on the same databases is the same evidence, not judged again
+    judged: dict[tuple[str, str], tuple[str, Outcome]] = field(default_factory=dict)
 
 
 def kind(sql: str) -> str:
@@ -73,6 +81,14 @@ def template_id(key: str) -> str:
     import hashlib
 
     return "t" + hashlib.sha256(key.encode()).hexdigest()[:10]
+
+
+class NoDatabases(Exception):
+    """The generated databases could not be built: why, and the databases left."""
+
+    def __init__(self, why: str, left: list[tuple[str, Fixture]]):
+        super().__init__(why)
+        self.left = left
 
 
 class Assessment:
@@ -107,13 +123,21 @@ class Assessment:
         base = self.s.db or self.s.schema
         if self.s.db is None:
             out.append(("empty tables", base))
-        distilled = distill(
-            self._item(st, base),
-            self.judge,
-            dialects=(self.s.source, self.s.target),
-            max_dbs=self.s.max_dbs,
-            candidates=self.s.candidates,
-        )
+        dialects = (self.s.source, self.s.target)
+        budgeted = BudgetedJudge(self.judge, self.s.generated_timeout, self.s.generated_budget)
+        try:
+            with budgeted.active(dialects):
+                distilled = distill(
+                    self._item(st, base),
+                    cast(Judge, budgeted),  # a Judge in all but its budget
+                    dialects=dialects,
+                    max_dbs=self.s.max_dbs,
+                    candidates=self.s.candidates if self.s.distill else min(self.s.candidates, 12),
+                    source_side=self.s.distill,
+                )
+        except GenerationBudget as exc:
+            # the user's database alone, when there is one; else nothing to judge on
+            raise NoDatabases(str(exc), out[:1] if self.s.db is not None else []) from None
         if distilled.suite is not None:
             out += [
                 (f"generated database {i + 1}", replace(db.fixture, name=base.name))
@@ -171,6 +195,7 @@ class Assessment:
             "template": template_id(template.key),
             "kind": kind(st.sql),
             "source_sql": st.sql,
+            "comments": st.comments,
             "weight": st.weight,
             "translation": t.sql if t.ok else None,
             "translation_status": str(t.status),
@@ -216,16 +241,38 @@ class Assessment:
 
     def _verify(self, template: Template, st: Statement, t: Translation, carried: bool) -> Outcome:
         if template.databases is None:
-            template.databases = self.databases(st)
+            try:
+                template.databases = self.databases(st)
+            except NoDatabases as exc:
+                template.databases, template.why_fewer = exc.left, str(exc)
+        if not template.databases and template.why_fewer:
+            return Outcome(NOT_ASSESSED, "timeout", template.why_fewer)
         if not template.databases:
             return Outcome(NOT_ASSESSED, "no_database", "give --db or --schema to verify on data")
+        same = template.judged.get((st.sql, t.sql or ""))
+        if same is not None:
+            note = f"the same statement as {same[0]}: its outcome"
+            return replace(same[1], detail=f"{note}; {same[1].detail}" if same[1].detail else note)
+        out = self._judge_new(template, st, t, carried)
+        template.judged[(st.sql, t.sql or "")] = (st.id, out)
+        return out
+
+    def _judge_new(
+        self, template: Template, st: Statement, t: Translation, carried: bool
+    ) -> Outcome:
+        assert template.databases is not None
         out = judge_on(self.judge, self._item(st), t, template.databases, self.s.witness_budget)
+        if template.why_fewer:  # the user's database only
+            out = replace(out, detail=f"{template.why_fewer}; {out.detail}".rstrip("; "))
         if template.outcome is None:
             template.outcome = out
             return out
         if not carried or self.s.schema is None or out.verdict == template.outcome.verdict:
             return out  # on the template's databases: the same evidence as the representative
-        mine = self.databases(st)  # its literals change the verdict: its own databases
+        try:
+            mine = self.databases(st)  # its literals change the verdict: its own databases
+        except NoDatabases as exc:
+            return replace(out, detail=f"its own databases: {exc}; {out.detail}")
         own = judge_on(self.judge, self._item(st), t, mine, self.s.witness_budget)
         note = (
             f"its literals change the verdict ({out.verdict} on the template's databases, "

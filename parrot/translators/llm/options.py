@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
@@ -50,10 +51,24 @@ def feedback_label(mode: str) -> str:
     return "errors" if mode == "errors" else "results (curation: sees the expected result)"
 
 
+class _DeprecatedSchema(argparse.BooleanOptionalAction):
+    """``--schema/--no-schema``, the old spelling of ``--prompt-schema`` (``parrot assess``
+    needed ``--schema FILE``): still accepted, with a warning."""
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
+                 values: Any, option_string: str | None = None) -> None:
+        new = "--no-prompt-schema" if (option_string or "").startswith("--no-") else \
+            "--prompt-schema"
+        print(f"warning: {option_string} is deprecated: use {new}", file=sys.stderr)
+        super().__call__(parser, namespace, values, option_string)
+
+
 def add_arguments(parser: argparse.ArgumentParser, only: Collection[str] | None = None,
-                  description: str | None = None) -> None:
+                  description: str | None = None, old_schema: bool = True) -> None:
     """The LLM flags of ``python -m parrot.eval`` (``only``: just the flags with these
-    destinations, e.g. for a tool that asks a model but translates nothing)."""
+    destinations, e.g. for a tool that asks a model but translates nothing; ``old_schema``:
+    also the deprecated ``--schema/--no-schema``, hidden, outside the group so that
+    ``--model-args schema=…`` expands to ``--prompt-schema``)."""
     d = LLMOptions()
     group = parser.add_argument_group(
         "LLM translators", description or (
@@ -87,8 +102,13 @@ def add_arguments(parser: argparse.ArgumentParser, only: Collection[str] | None 
                    help="include verified facts about the target dialect (default: on)")
     g.add_argument("--shots", metavar="N", type=int, default=d.shots,
                    help=f"worked examples in the prompt (default: {d.shots})")
-    g.add_argument("--schema", action=argparse.BooleanOptionalAction, default=d.schema,
-                   help="include the fixture's tables as DDL (default: on)")
+    g.add_argument("--prompt-schema", dest="schema", action=argparse.BooleanOptionalAction,
+                   default=d.schema,
+                   help="include the fixture's tables as DDL in the prompt (default: on; "
+                        "formerly --schema)")
+    if old_schema and (only is None or "schema" in only):
+        parser.add_argument("--schema", dest="schema", action=_DeprecatedSchema,
+                            default=argparse.SUPPRESS, help=argparse.SUPPRESS)
     g.add_argument("--cache", type=Path, default=None, metavar="PATH",
                    help="SQLite response cache (default: $PARROT_CACHE/llm/responses.sqlite, "
                         "~/.cache/parrot/llm/... without it)")

@@ -1,0 +1,61 @@
+"""``assessment.html`` in headless Chromium: no console errors, the cards equal to
+``assessment.jsonl``, one row per statement, a review statement's witness opens, the page no
+wider than the window."""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+from collections import Counter
+from pathlib import Path
+
+import pytest
+from report_html.conftest import browser  # noqa: F401  (the session's headless Chromium)
+
+from parrot.assess.cli import main as assess_main
+
+pytestmark = pytest.mark.browser
+
+
+@pytest.fixture(scope="module")
+def assessed(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    work = tmp_path_factory.mktemp("assess-page")
+    (work / "q.sql").write_text(
+        "SELECT COUNT(*) FROM t WHERE x > 5;\nSELECT COUNT(*) FROM t WHERE x > 7;\n"
+        "SELECT COUNT(*) FROM t WHERE name LIKE 'a%';\nSELECT * FROM t WHERE k = $1;\n"
+        "INSERT INTO t VALUES (99, 'z', 1);\n")
+    con = sqlite3.connect(work / "app.sqlite")
+    con.execute("CREATE TABLE t (k INTEGER PRIMARY KEY, name TEXT, x INTEGER)")
+    con.executemany("INSERT INTO t VALUES (?, ?, ?)",
+                    [(1, "apple", 3), (2, "Avocado", 8), (3, "banana", 6)])
+    con.commit()
+    con.close()
+    assert assess_main([str(work / "q.sql"), "--from", "sqlite", "--to", "duckdb", "--quiet",
+                        "--db", str(work / "app.sqlite"), "-o", str(work / "out")]) == 1
+    return work / "out"
+
+
+def test_the_page_matches_the_results(browser, assessed, tmp_path):  # noqa: F811
+    lines = [json.loads(x) for x in (assessed / "assessment.jsonl").read_text().splitlines()]
+    counts = Counter(x["verdict"] for x in lines)
+    browser.get((assessed / "assessment.html").resolve().as_uri())
+    assert [e for e in browser.get_log("browser") if e["level"] == "SEVERE"] == []
+    for verdict in ("verified", "review", "failed", "not_assessed"):
+        card = browser.find_element("css selector", f"#card-{verdict} b")
+        assert card.text == str(counts.get(verdict, 0)), verdict
+    rows = browser.find_elements("css selector", "#statements tr[id^=s-]")
+    assert len(rows) == len(lines) == 5
+    # the review statement's witness: closed at first, its tables shown once opened
+    details = browser.find_element("css selector", "#statements details")
+    pre = details.find_elements("css selector", "pre")[0]
+    assert not pre.is_displayed()
+    details.find_element("css selector", "summary").click()
+    assert pre.is_displayed() and pre.text.startswith("t:")
+    assert "witness" in details.find_element("css selector", "summary").text
+    wide = browser.execute_script(
+        "return document.documentElement.scrollWidth > window.innerWidth")
+    assert not wide
+    shot = Path(os.environ.get("PARROT_SCREENSHOTS", tmp_path)) / "assessment.png"
+    shot.parent.mkdir(parents=True, exist_ok=True)
+    assert browser.save_screenshot(str(shot))

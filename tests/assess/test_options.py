@@ -1,0 +1,118 @@
+"""``parrot assess``: the LLM flags of ``parrot eval`` (``--prompt-schema``, once ``--schema``),
+placeholders, and the input's comments in the translated tree."""
+
+from __future__ import annotations
+
+import json
+import re
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from parrot.assess.cli import build_parser as assess_parser
+from parrot.assess.cli import main as assess_main
+from parrot.assess.run import kind
+
+QUOTED = re.compile(r"Source query \([^)]*\):\n```sql\n(.*?)\n```", re.S)
+
+
+def _llm_flags(parser) -> set[str]:
+    return {o for g in parser._action_groups if g.title == "LLM translators"
+            for a in g._group_actions for o in a.option_strings}
+
+
+def test_assess_takes_the_llm_flags_of_eval():
+    from parrot.eval.cli import build_parser as eval_parser
+
+    assert _llm_flags(assess_parser()) == _llm_flags(eval_parser())
+    assert "--prompt-schema" in _llm_flags(assess_parser())
+
+
+def test_the_old_schema_flag_of_eval_still_works_with_a_warning(capsys):
+    from parrot.eval.cli import build_parser as eval_parser
+
+    args = eval_parser().parse_args(["--model", "sqlglot", "--no-schema"])
+    assert args.schema is False
+    assert "--no-schema is deprecated: use --no-prompt-schema" in capsys.readouterr().err
+    assert eval_parser().parse_args(["--model", "sqlglot"]).schema is True
+
+
+@pytest.mark.parametrize("sql", [
+    "SELECT * FROM t WHERE k = $1",
+    "SELECT * FROM t WHERE k = ?",
+    "SELECT * FROM t WHERE k = %s",
+    "SELECT * FROM t WHERE k = :key",
+])
+def test_placeholders_of_each_style_are_parameters(sql):
+    assert kind(sql) == "parameterised"
+
+
+def test_a_postgres_cast_is_no_placeholder():
+    # regression: ':\w+' took '::int' for a ':int' parameter
+    assert kind("SELECT k::int FROM t WHERE name = ':x'") == "query"
+
+
+def _workload(tmp_path: Path) -> Path:
+    (tmp_path / "q.sql").write_text(
+        "-- monthly report\n/* owner: finance */\nSELECT k, name FROM t WHERE k > 1;\n"
+        "SELECT * FROM t WHERE k = :key;\n")
+    (tmp_path / "schema.sql").write_text("CREATE TABLE t (k INTEGER PRIMARY KEY, name TEXT);\n")
+    con = sqlite3.connect(tmp_path / "app.sqlite")
+    con.execute("CREATE TABLE t (k INTEGER PRIMARY KEY, name TEXT)")
+    con.executemany("INSERT INTO t VALUES (?, ?)", [(1, "a"), (2, "b")])
+    con.commit()
+    con.close()
+    return tmp_path
+
+
+def test_comments_kept_and_placeholders_reported(tmp_path):
+    work = _workload(tmp_path)
+    code = assess_main([str(work / "q.sql"), "--from", "sqlite", "--to", "duckdb", "--quiet",
+                        "--db", str(work / "app.sqlite"), "-o", str(work / "out")])
+    assert code == 1  # the parameterised statement is not verified
+    lines = [json.loads(x) for x in (work / "out" / "assessment.jsonl").read_text().splitlines()]
+    assert [(x["verdict"], x["reason"]) for x in lines] == [
+        ("verified", "match"), ("not_assessed", "parameters")]
+    tree = (work / "out" / "translated" / "q.sql").read_text()
+    assert tree.startswith("-- monthly report\n/* owner: finance */\nSELECT")
+
+
+def test_an_llm_model_with_eval_flags_and_a_ddl_schema(tmp_path, monkeypatch):
+    from parrot.translators.llm.scripted_server import Reply, ScriptedServer
+
+    def echo(request: dict) -> Reply:
+        found = [s for m in request["messages"] if m["role"] == "user"
+                 for s in QUOTED.findall(m["content"])]
+        return Reply(json.dumps({"Answer": found[-1] if found else "", "Reasoning": "same",
+                                 "Confidence": 0.5}))
+
+    work = _workload(tmp_path)
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-parrot-test")
+    with ScriptedServer(echo) as server:
+        code = assess_main([
+            str(work / "q.sql"), "--from", "sqlite", "--to", "duckdb", "--quiet",
+            "--model", "openai/gpt-4o-mini", "--api-base", server.url,
+            "--no-prompt-schema", "--model-args", "temperature=0.3,max_tokens=200",
+            "--cache", str(work / "cache.sqlite"),
+            "--schema", str(work / "schema.sql"), "--no-distill", "-o", str(work / "out")])
+        bodies = list(server.requests)
+    assert code == 1
+    assert bodies and all(b["temperature"] == 0.3 and b["max_tokens"] == 200 for b in bodies)
+    prompt = " ".join(m["content"] for b in bodies for m in b["messages"])
+    assert "CREATE TABLE" not in prompt  # --no-prompt-schema
+    lines = [json.loads(x) for x in (work / "out" / "assessment.jsonl").read_text().splitlines()]
+    assert lines[0]["verdict"] == "verified" and lines[0]["judged"] >= 2  # generated data
+    assert lines[0]["translation"].startswith("SELECT k, name FROM t")
+
+
+def test_a_repeated_statement_takes_the_outcome_judged_first(tmp_path):
+    work = _workload(tmp_path)
+    (work / "q.sql").write_text("SELECT name FROM t WHERE k > 1;\n" * 3)
+    code = assess_main([str(work / "q.sql"), "--from", "sqlite", "--to", "duckdb", "--quiet",
+                        "--db", str(work / "app.sqlite"), "-o", str(work / "out")])
+    assert code == 0
+    lines = [json.loads(x) for x in (work / "out" / "assessment.jsonl").read_text().splitlines()]
+    assert [x["verdict"] for x in lines] == ["verified"] * 3
+    assert lines[0]["detail"] == ""
+    assert [x["detail"] for x in lines[1:]] == ["the same statement as q.sql:1: its outcome"] * 2
