@@ -234,10 +234,10 @@ def add_limit(parser: argparse.ArgumentParser, what: str, dest: str = "limit",
 
 
 def add_timeout(parser: argparse.ArgumentParser, default: float,
-                what: str = "per SQL execution") -> None:
-    """``--timeout SECONDS``, its default printed as ``10 s``; ``nan``, ``inf``, ``0`` and more
-    than a day are refused with a one-line usage error (exit 2)."""
-    parser.add_argument("--timeout", type=_timeout, default=default, metavar="SECONDS",
+                what: str = "per SQL execution", flag: str = "--timeout") -> None:
+    """``--timeout SECONDS`` (or another ``flag``), its default printed as ``10 s``; ``nan``,
+    ``inf``, ``0`` and more than a day are refused with a one-line usage error (exit 2)."""
+    parser.add_argument(flag, type=_timeout, default=default, metavar="SECONDS",
                         help=f"seconds {what} (default: {seconds(default)})")
 
 

@@ -33,15 +33,17 @@ class OrderFacts:
     limited: bool = False  # LIMIT / FETCH / TOP on the ordered query
 
 
-def _statements(sql: str, dialect: str) -> list[exp.Expr]:
-    """The parsed statements of ``sql`` (empty when sqlglot cannot parse it)."""
+@lru_cache(maxsize=MEMO)
+def _statements(sql: str, dialect: str) -> tuple[exp.Expr, ...]:
+    """The parsed statements of ``sql`` (empty when sqlglot cannot parse it), parsed once per
+    distinct text: shared by every caller, so read-only — whoever rewrites one copies it."""
     try:
-        return [s for s in sqlglot.parse(sql, read=dialect) if s is not None]
+        return tuple(s for s in sqlglot.parse(sql, read=dialect) if s is not None)
     except SqlglotError:
-        return []
+        return ()
 
 
-def _render(statements: list[exp.Expr], last: exp.Expr, dialect: str) -> str | None:
+def _render(statements: tuple[exp.Expr, ...], last: exp.Expr, dialect: str) -> str | None:
     """``statements`` with the last one replaced by ``last``, as SQL text (None on failure)."""
     try:
         return ";\n".join([*(s.sql(dialect=dialect) for s in statements[:-1]),

@@ -737,3 +737,25 @@ def test_coarse_keys_agree_cell_by_cell_and_in_bulk():
         prof = _profile(mode, CompareFacts())
         bulk = [key[0] for key in prof.keys([(v,) for v in values], coarse=True)]
         assert bulk == [prof.coarse(v) for v in values], mode
+
+
+@pytest.mark.parametrize("broken", [0, 1, 5])
+def test_pairing_noisy_floats_by_coarse_key_first_gives_the_two_pass_verdict(
+        monkeypatch: pytest.MonkeyPatch, broken: int) -> None:
+    """Float noise on every row sends the pairing straight to coarse keys (no exact pass); the
+    verdict and its detail are those of pairing by exact keys first."""
+    import parrot.compare as comparator
+
+    rng = random.Random(3)
+    gold = [(i, rng.uniform(-1e3, 1e3), f"l{i % 7}") for i in range(400)]
+    pred = [(i, x * (1 + 1e-12), s) for i, x, s in gold]
+    for n in range(broken):
+        i = rng.randrange(len(pred))
+        pred[i] = (pred[i][0], pred[i][1] + 1.0 + n, pred[i][2])
+    rng.shuffle(pred)
+    g, p = ResultSet(("a", "b", "c"), tuple(gold)), ResultSet(("a", "b", "c"), tuple(pred))
+    assert comparator._floats_differ(g.rows, p.rows)
+    fast = compare(g, p, mode=Mode.STRICT)
+    monkeypatch.setattr(comparator, "_floats_differ", lambda gold, pred: False)
+    assert compare(g, p, mode=Mode.STRICT) == fast
+    assert (fast.reason is Reason.MATCH) == (broken == 0)

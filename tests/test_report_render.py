@@ -6,11 +6,11 @@ import pytest
 from rich.console import Console
 
 from parrot.report.metrics import summarize
-from parrot.report.render import SCORE_HEADERS, Table, print_rich, suite_tables
+from parrot.report.render import SCORE_HEADERS, Table, print_rich, suite_tables, summary_tables
 
 
 def test_rich_tables_fit_80_columns_without_cutting_labels_or_numbers() -> None:
-    rows = [(pair, 155, 0, 155, 0, "58.9", 155, "49.6", 155, "41.0", 155, "49.6", "49.6",
+    rows = [(pair, 155, 0, 155, 0, "58.9", 155, "49.6", 155, 75, 3, "41.0", 155, "49.6", "49.6",
              "49.6", 155, "100.0", 155, *["[41.8–57.4]"] * 7)
             for pair in ("clickhouse→postgres", "databricks→snowflake", "sqlite→duckdb")]
     console = Console(width=80, record=True)
@@ -70,3 +70,22 @@ def test_suite_tables_show_denominators_and_suite_only_failures(records, res, ts
 
 def test_no_suite_tables_without_suites() -> None:
     assert suite_tables(summarize([_record("a", True, None)])) == []
+
+
+def test_timeouts_are_counted_apart_from_wrong_answers() -> None:
+    """A translation that timed out is not strictly right, like a wrong answer, but summary.json
+    and the score tables (md/csv/json, report.html) count it apart (before: only the reasons
+    table and the execution-status table said so)."""
+    records = [_record("right", True, None), _record("wrong", False, None),
+               _record("slow", False, None)]
+    records[2]["pred"] = {"status": "timeout"}
+    records[2]["verdicts"] = {m: {"match": False, "reason": "timeout"}
+                              for m in ("strict", "normalized", "multiset")}
+    summary = summarize(records)
+    overall = summary["overall"]
+    assert (overall["strict"], overall["wrong"], overall["timeout"]) == (1, 1, 1)
+    assert summary["by_pair"]["sqlite→duckdb"]["timeout"] == 1
+    table = summary_tables(summary)[0]
+    row = dict(zip(table.headers, table.rows[0], strict=True))
+    assert (row["wrong"], row["timeout"]) == (1, 1)
+    assert "timed out" in table.note

@@ -174,6 +174,13 @@ def test_results_schema_names_every_field_of_the_records():
     assert set(results["required"]) == set(Outcome.__required_keys__)
     summary = json.loads((SCHEMAS / "summary.schema.json").read_text())
     assert set(summary["$defs"]["score"]["properties"]) == set(Summary.__annotations__)
+    from parrot.eval.records import LevelRecord, WitnessLine, WitnessRecord
+
+    witness = json.loads((SCHEMAS / "witness.schema.json").read_text())
+    assert set(witness["properties"]) == set(WitnessLine.__annotations__)
+    assert set(witness["required"]) == set(WitnessLine.__required_keys__)
+    assert set(witness["$defs"]["witness"]["properties"]) == set(WitnessRecord.__annotations__)
+    assert set(results["properties"]["level"]["properties"]) == set(LevelRecord.__annotations__)
 
 
 def test_a_real_run_matches_the_results_and_summary_schemas(tmp_path):

@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import statistics
 from pathlib import Path
 
 import duckdb
+import jsonschema
 import pytest
+import referencing
 
 from parrot.datasets import Item
 from parrot.eval.cli import main as eval_main
@@ -213,3 +216,19 @@ def test_eval_with_witness_records_them_and_the_report_shows_them(tmp_path):
     assert shown == found
     for one in shown.values():
         assert set(one["columns"]) == set(one["tables"])
+    # the witness is part of the run's results: typed lines, counted in summary.json and the
+    # report's tables
+    schemas = Path(__file__).resolve().parents[1] / "parrot" / "schemas"
+    loaded = {p.name: json.loads(p.read_text()) for p in schemas.glob("*.schema.json")}
+    registry = referencing.Registry().with_resources(
+        (uri, referencing.Resource.from_contents(x))
+        for n, x in loaded.items() for uri in (n, x["$id"]))
+    validator = jsonschema.Draft202012Validator(loaded["witness.schema.json"], registry=registry)
+    assert [e.message for x in lines for e in validator.iter_errors(x)] == []
+    counts = json.loads((run / "summary.json").read_text())["witnesses"]
+    assert (counts["shrunk"], counts["with_witness"]) == (len(lines), len(found))
+    assert counts["median_size"] == statistics.median(w["size"] for w in found.values())
+    assert counts["minimal"] == sum(w["minimal"] for w in found.values())
+    summary_schema = jsonschema.Draft202012Validator(loaded["summary.schema.json"])
+    assert list(summary_schema.iter_errors(json.loads((run / "summary.json").read_text()))) == []
+    assert "Witnesses (parrot witness" in page  # report.html's table reads witnesses.jsonl

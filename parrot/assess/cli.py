@@ -28,9 +28,10 @@ import sys
 from pathlib import Path
 
 from parrot import cli, dialects
+from parrot.api.jsonl import appender
 from parrot.assess.inputs import FORMATS, InputError, read_workload
 from parrot.assess.output import write_html, write_tree
-from parrot.assess.run import RESULTS, VERIFIED, Assessment, Settings, appender, group, read_done
+from parrot.assess.run import RESULTS, VERIFIED, Assessment, Settings, group, read_done
 from parrot.assess.schema import SchemaFileError, read_schema
 from parrot.cli import standalone
 from parrot.engines import DEFAULT_TIMEOUT
@@ -61,10 +62,10 @@ def configure(p: argparse.ArgumentParser) -> argparse.ArgumentParser:
     p.add_argument("--no-distill", dest="distill", action="store_false",
                    help="keep a few diverse generated databases per template instead of those "
                         "that tell the query from its near-miss neighbours (faster, finds less)")
-    p.add_argument("--generated-timeout", type=float, default=2.0, metavar="SECONDS",
-                   help="seconds per execution while building generated databases; a source "
-                        "that times out there is not assessed (timeout on generated data), "
-                        "as is one whose databases take over 2,000 runs to build")
+    cli.add_timeout(p, 2.0, flag="--generated-timeout",
+                    what="per execution while building generated databases; a source that "
+                         "times out there is not assessed (timeout on generated data), as is "
+                         "one whose databases take over 2,000 runs to build")
     p.add_argument("--witness-budget", type=int, default=200, metavar="N",
                    help="engine executions to shrink a disagreeing database (0: no witness)")
     p.add_argument("--no-start", action="store_true", help="do not start local servers")

@@ -7,14 +7,13 @@ translated tree and ``assessment.html`` are rebuilt from that file at the end.
 
 from __future__ import annotations
 
-import json
-import os
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, cast
 
+from parrot.api import jsonl
 from parrot.assess.budget import BudgetedJudge, GenerationBudget
 from parrot.assess.inputs import Statement
 from parrot.assess.templates import Shape, carry_over, shape
@@ -285,33 +284,14 @@ def read_done(path: Path) -> dict[str, dict[str, Any]]:
     """The lines already in ``assessment.jsonl`` (damaged lines are skipped, never deleted)."""
     done: dict[str, dict[str, Any]] = {}
     if path.is_file():
-        for raw in path.read_text(encoding="utf-8").splitlines():
+        for _, line in jsonl.read(path)[0]:
             try:
-                line = json.loads(raw)
                 done[line["id"]] = line
-            except (ValueError, KeyError, TypeError):
+            except (KeyError, TypeError):
                 continue
     return done
 
 
-def appender(path: Path) -> Callable[[dict[str, Any]], None]:
-    """Append lines to ``path``, each synced; a torn last line (a killed run) is ended first,
-    so it stays a damaged line of its own instead of spoiling the next one."""
-    if path.is_file() and path.stat().st_size:
-        with path.open("rb") as raw:
-            raw.seek(-1, os.SEEK_END)
-            torn = raw.read(1) != b"\n"
-        if torn:
-            with path.open("a", encoding="utf-8") as end:
-                end.write("\n")
-    fh = path.open("a", encoding="utf-8")
-
-    def emit(line: dict[str, Any]) -> None:
-        fh.write(json.dumps(line, ensure_ascii=False, default=str) + "\n")
-        fh.flush()
-        os.fsync(fh.fileno())
-
-    return emit
 
 
 __all__ = [
@@ -322,7 +302,6 @@ __all__ = [
     "Assessment",
     "Settings",
     "Template",
-    "appender",
     "group",
     "kind",
     "read_done",

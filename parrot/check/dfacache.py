@@ -20,6 +20,7 @@ import inspect
 import lzma
 import marshal
 import os
+import threading
 from functools import cache
 from importlib.metadata import version
 from pathlib import Path
@@ -35,6 +36,7 @@ from antlr4.atn.SemanticContext import (  # type: ignore[import-untyped]
     Predicate,
     SemanticContext,
 )
+from antlr4.dfa.DFA import DFA  # type: ignore[import-untyped]
 from antlr4.dfa.DFAState import DFAState, PredPrediction  # type: ignore[import-untyped]
 from antlr4.PredictionContext import (  # type: ignore[import-untyped]
     ArrayPredictionContext,
@@ -69,7 +71,8 @@ def seed_file(parser_cls: type[Any]) -> Path:
 
 def state_count(parser_cls: type[Any]) -> int:
     """DFA states the class holds now (to tell whether parsing added any since a load)."""
-    return sum(len(dfa._states) for dfa in parser_cls.decisionsToDFA)
+    return sum(dfa.kept if getattr(dfa, "pending", None) is not None else len(dfa._states)
+               for dfa in parser_cls.decisionsToDFA)
 
 
 class _Writer:
@@ -161,7 +164,10 @@ def save(parser_cls: type[Any]) -> Path:
 
 def load(parser_cls: type[Any]) -> bool:
     """Replace the (cold) DFA of ``parser_cls`` with its cached one, or else with the shipped
-    seed; False when neither can be read (the parser then warms as usual)."""
+    seed; False when neither can be read (the parser then warms as usual). The shared prediction
+    and semantic contexts are rebuilt now; each decision's DFA states only when the parser first
+    predicts that decision (:class:`_LazyDFA`): a run that checks a few statements pays for the
+    decisions they reach, not for all of them."""
     try:
         data = cache_file(parser_cls).read_bytes()
     except OSError:
@@ -175,38 +181,50 @@ def load(parser_cls: type[Any]) -> bool:
         return False
     if version != FORMAT or len(dfas) != len(parser_cls.decisionsToDFA):
         return False
-    atn_states = parser_cls.atn.states
-    ctx: list[Any] = []
+    shared = _Shared(parser_cls.atn.states, contexts, semantics)
+    table = parser_cls.decisionsToDFA  # the list every parser's simulator indexes
+    for index, (dfa, entry) in enumerate(zip(table, dfas, strict=True)):
+        table[index] = _LazyDFA(dfa, entry, shared)
+    return True
 
-    def context(n: int) -> Any:
-        return None if n == -1 else PredictionContext.EMPTY if n == -2 else ctx[n]
 
-    for entry in contexts:  # parents are numbered before their children
-        if entry[0] == "a":
-            ctx.append(ArrayPredictionContext([context(p) for p in entry[1]], entry[2]))
-        else:
-            ctx.append(SingletonPredictionContext.create(context(entry[1]), entry[2]))
-    sem: list[Any] = []
+class _Shared:
+    """The rebuilt prediction and semantic contexts of one parser's cache, which the states of
+    every decision refer to by number."""
 
-    def semantic(n: int) -> Any:
-        return SemanticContext.NONE if n == -1 else sem[n]
+    def __init__(self, atn_states: list[Any], contexts: list[Any], semantics: list[Any]) -> None:
+        self.atn_states = atn_states
+        self.ctx: list[Any] = []
+        for entry in contexts:  # parents are numbered before their children
+            if entry[0] == "a":
+                self.ctx.append(ArrayPredictionContext([self.context(p) for p in entry[1]],
+                                                       entry[2]))
+            else:
+                self.ctx.append(SingletonPredictionContext.create(self.context(entry[1]),
+                                                                  entry[2]))
+        self.sem: list[Any] = []
+        for entry in semantics:
+            if entry[0] == "p":
+                self.sem.append(Predicate(entry[1], entry[2], entry[3]))
+            elif entry[0] == "r":
+                self.sem.append(PrecedencePredicate(entry[1]))
+            else:
+                combined = object.__new__(AND if entry[0] == "&" else OR)
+                combined.opnds = [self.semantic(o) for o in entry[1]]
+                self.sem.append(combined)
 
-    for entry in semantics:
-        if entry[0] == "p":
-            sem.append(Predicate(entry[1], entry[2], entry[3]))
-        elif entry[0] == "r":
-            sem.append(PrecedencePredicate(entry[1]))
-        else:
-            combined = object.__new__(AND if entry[0] == "&" else OR)
-            combined.opnds = [semantic(o) for o in entry[1]]
-            sem.append(combined)
+    def context(self, n: int) -> Any:
+        return None if n == -1 else PredictionContext.EMPTY if n == -2 else self.ctx[n]
 
-    new = object.__new__
+    def semantic(self, n: int) -> Any:
+        return SemanticContext.NONE if n == -1 else self.sem[n]
 
-    def configs(data: Any) -> Any:
+    def configs(self, data: Any) -> Any:
         full, readonly, unique, conflicting, has_sem, dips, items = data
         out = ATNConfigSet(full)
         built = out.configs
+        new, atn_states, context, semantic = object.__new__, self.atn_states, self.context, \
+            self.semantic
         for state, alt, c, s, reaches, suppressed in items:
             config = new(ATNConfig)
             config.state = atn_states[state]
@@ -227,26 +245,54 @@ def load(parser_cls: type[Any]) -> bool:
         out.dipsIntoOuterContext = dips
         return out
 
-    for dfa, (s0, precedence, states) in zip(parser_cls.decisionsToDFA, dfas, strict=True):
+    def fill(self, dfa: Any, entry: Any) -> None:
+        """Give ``dfa`` the states, start state and precedence flag of its cache ``entry``."""
+        s0, precedence, states = entry
         built = []
         for number, data, _edges, accept, prediction, full_ctx, predicates, _kept in states:
-            state = DFAState(number, configs(data))
+            state = DFAState(number, self.configs(data))
             state.isAcceptState = accept
             state.prediction = prediction
             state.requiresFullContext = full_ctx
             if predicates is not None:
-                state.predicates = [PredPrediction(semantic(p), alt) for p, alt in predicates]
+                state.predicates = [PredPrediction(self.semantic(p), alt)
+                                    for p, alt in predicates]
             built.append(state)
 
-        def target(n: int, built: list[Any] = built) -> Any:
+        def target(n: int) -> Any:
             return None if n == -1 else ATNSimulator.ERROR if n == -2 else built[n]
 
-        dfa._states = {}
-        for state, entry in zip(built, states, strict=True):
-            if entry[2] is not None:
-                state.edges = [target(e) for e in entry[2]]
-            if entry[7]:
-                dfa._states[state] = state
+        kept: dict[Any, Any] = {}
+        for state, row in zip(built, states, strict=True):
+            if row[2] is not None:
+                state.edges = [target(e) for e in row[2]]
+            if row[7]:
+                kept[state] = state
+        dfa._states = kept
         dfa.precedenceDfa = precedence
         dfa.s0 = target(s0)
-    return True
+
+
+_FILLING = threading.Lock()
+
+
+class _LazyDFA(DFA):
+    """A decision's DFA whose cached states are rebuilt on first use: until then it lacks the
+    attributes the runtime reads (``s0``, ``_states``, ``precedenceDfa``), and the first read of
+    one fills them all."""
+
+    def __init__(self, cold: Any, entry: Any, shared: _Shared) -> None:  # no DFA.__init__
+        self.atnStartState = cold.atnStartState
+        self.decision = cold.decision
+        self.pending: tuple[Any, _Shared] | None = (entry, shared)
+        self.kept = sum(1 for state in entry[2] if state[7])
+
+    def __getattr__(self, name: str) -> Any:  # only reached while the attribute is missing
+        if name not in ("s0", "_states", "precedenceDfa"):
+            raise AttributeError(name)
+        with _FILLING:
+            pending = self.pending
+            if pending is not None:
+                pending[1].fill(self, pending[0])
+                self.pending = None
+        return object.__getattribute__(self, name)  # DFA's attributes are slots

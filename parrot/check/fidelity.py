@@ -14,7 +14,6 @@ queries should parse, broken ones should not.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import random
 import re
@@ -25,6 +24,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from parrot.api import jsonl
 from parrot.check import check_sql
 from parrot.check.parsers import GRAMMAR_OF
 from parrot.check.references import Reference, open_reference
@@ -125,10 +125,7 @@ def real_queries(dialect: str, per_source: int, seed: int = 0) -> list[Query]:
 
 
 def _jsonl(path: Path) -> Iterator[dict]:
-    with path.open(encoding="utf-8") as fh:
-        for line in fh:
-            if line.strip():
-                yield json.loads(line)
+    yield from jsonl.objects(path)
 
 
 # ---------------------------------------------------------------- broken queries

@@ -30,25 +30,10 @@ from antlr4.tree.Tree import TerminalNode  # type: ignore[import-untyped]
 
 from parrot.check import dfacache
 from parrot.dialects import DIALECTS, resolve
+from parrot.dialects.splitter import splitter
 
 # canonical dialect key -> grammar (grammars/<Name>.g4, generated into generated/<name>/)
 GRAMMAR_OF: dict[str, str] = {k: d.grammar for k, d in DIALECTS.items() if d.grammar}
-
-# token texts that open/close a nesting level the statement splitter must not split inside
-_OPEN = {"(", "[", "{"}
-_CLOSE = {")", "]", "}"}
-# after BEGIN, these words mean a transaction statement rather than a BEGIN … END block
-_BEGIN_TXN = {";", "TRANSACTION", "TRAN", "WORK", "DEFERRED", "IMMEDIATE", "EXCLUSIVE"}
-# grammars whose CREATE FUNCTION/PROCEDURE/TRIGGER and DECLARE open a PL/SQL unit: its
-# declarations (before BEGIN) and END IF / END LOOP / END CASE do not end the statement
-_PLSQL_GRAMMARS = {d.grammar for d in DIALECTS.values() if d.plsql_units}
-_PLSQL_UNITS = {"FUNCTION", "PROCEDURE", "TRIGGER"}
-_CREATE_PREFIX = {"CREATE", "OR", "REPLACE", "EDITIONABLE", "NONEDITIONABLE"}
-# grammars with procedural blocks where END IF / END LOOP / END WHILE / END REPEAT end a compound
-# statement (not the enclosing BEGIN) and END CASE ends a CASE statement
-_COMPOUND_END_GRAMMARS = {d.grammar for d in DIALECTS.values() if d.compound_block_ends}
-_COMPOUND_ENDS = {"IF", "LOOP", "WHILE", "REPEAT"}
-
 
 class UnsupportedDialectError(ValueError):
     """A dialect parrot has no grammar for."""
@@ -116,96 +101,32 @@ class DialectChecker:
         self._parser = self._parser_cls(CommonTokenStream(ListTokenSource([])))
         self._parser.removeErrorListeners()
         self._parser.buildParseTrees = False
-        names = list(self._parser_cls.literalNames)
-        self._semi = names.index("';'")
-        self._open = {names.index(f"'{c}'") for c in _OPEN if f"'{c}'" in names}
-        self._close = {names.index(f"'{c}'") for c in _CLOSE if f"'{c}'" in names}
-        self._plsql = grammar in _PLSQL_GRAMMARS
-        self._compound_end = grammar in _COMPOUND_END_GRAMMARS
+        # every grammar is named after the dialect it was written for (Spark's serves Hive)
+        self._splitter = splitter(grammar.lower())
 
     def split(self, sql: str) -> list[Statement]:
-        """Lex ``sql`` once and cut it into statements at top-level semicolons."""
+        """The statements of ``sql`` as the dialect's one splitter cuts them (its statements,
+        not T-SQL's GO batches: :meth:`parrot.dialects.splitter.Splitter.statements`), each
+        lexed by the grammar's lexer; positions are the input's."""
+        statements = self._splitter.statements()
+        script = statements.script(sql)  # DELIMITER lines blanked, same positions
+        return [self._lex(script, start, end) for start, end in statements.spans(script)]
+
+    def _lex(self, sql: str, start: int, end: int) -> Statement:
+        """The default-channel tokens of ``sql[start:end]``, and the lexer's first problem
+        (its line and column counted in the whole input)."""
         listener = _Collect()
         lexer = self._lexer
         lexer.removeErrorListeners()
         lexer.addErrorListener(listener)
-        lexer.inputStream = InputStream(sql)
-        statements: list[Statement] = []
-        current: list[Any] = []
-        problem: SyntaxProblem | None = None
-        depth = 0
-        blocks: list[str] = []  # open CASE / BEGIN keywords awaiting END
-        previous_upper = ""
-        last_semi: Any = None  # the ';' that ended the last statement, until the next token
-        # PL/SQL: in a unit's declarations until its BEGIN; nested subprograms awaiting theirs
-        declaring, nested = False, 0
-        popped = ""  # the block the last END closed (END IF / END LOOP reopen it)
-        while True:
-            if listener.first is not None and problem is None:
-                problem = listener.first
-            tok = lexer.nextToken()
-            if tok.type == Token.EOF:
-                break
-            if tok.channel != Token.DEFAULT_CHANNEL:
-                continue
-            if tok.type == self._semi and depth <= 0 and not blocks and not declaring:
-                if current or problem:
-                    statements.append(self._statement(current, problem, tok.start))
-                    last_semi = tok
-                current, problem, listener.first = [], None, None
-                previous_upper = ";"
-                nested = 0
-                continue
-            upper = tok.text.upper()
-            if self._plsql:
-                if upper == "/" and not current:  # SQL*Plus: '/' alone ends a unit
-                    continue
-                if (not current and upper == "DECLARE") or (
-                        upper in _PLSQL_UNITS and current and current[0].text.upper() == "CREATE"
-                        and all(t.text.upper() in _CREATE_PREFIX for t in current)):
-                    declaring = True
-                elif declaring and upper in {"FUNCTION", "PROCEDURE"}:
-                    nested += 1
-                elif declaring and upper in {"LANGUAGE", "EXTERNAL"} and previous_upper in {
-                        "IS", "AS"}:
-                    declaring = False
-                elif declaring and upper == "BEGIN" and depth <= 0 and not blocks:
-                    if nested:
-                        nested -= 1
-                    else:
-                        declaring = False
-            if self._compound_end:
-                if previous_upper == "END" and popped and upper in _COMPOUND_ENDS:
-                    blocks.append(popped)  # END IF / END LOOP / … closed no BEGIN or CASE
-                popped = ""
-            if upper == "ELSE" and last_semi is not None and not current:
-                # IF … ; ELSE …: one statement (T-SQL, PL/SQL)
-                merged = statements.pop()
-                current, problem = [*merged.tokens, last_semi], merged.lexer_problem
-            last_semi = None
-            if tok.type in self._open:
-                depth += 1
-            elif tok.type in self._close:
-                depth -= 1
-            elif upper == "CASE" and not (self._compound_end and previous_upper == "END"):
-                blocks.append("CASE")  # (END CASE closes a CASE statement)
-            elif upper == "END" and blocks:
-                popped = blocks.pop()
-            if previous_upper == "BEGIN" and upper not in _BEGIN_TXN and upper != "END":
-                blocks.append("BEGIN")
-            previous_upper = upper
-            current.append(tok)
-        if listener.first is not None and problem is None:
-            problem = listener.first
-        if current or problem:
-            statements.append(self._statement(current, problem, len(sql)))
-        return statements
-
-    @staticmethod
-    def _statement(tokens: list[Any], problem: SyntaxProblem | None, end: int) -> Statement:
-        start = tokens[0].start if tokens else end
-        stop = tokens[-1].stop + 1 if tokens else end
-        return Statement(tokens, start, stop, problem)
+        lexer.inputStream = InputStream(sql[start:end])
+        lexer.line = sql.count("\n", 0, start) + 1
+        lexer.column = start - (sql.rfind("\n", 0, start) + 1)
+        tokens: list[Any] = []
+        while (tok := lexer.nextToken()).type != Token.EOF:
+            if tok.channel == Token.DEFAULT_CHANNEL:
+                tokens.append(tok)
+        return Statement(tokens, start, end, listener.first)
 
     def parse(self, tokens: list[Any]) -> SyntaxProblem | None:
         """None if the tokens form one statement of the grammar, else the first problem."""

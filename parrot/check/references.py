@@ -11,26 +11,10 @@ import sqlite3
 from collections.abc import Callable
 from typing import Any
 
-from parrot.engines.statements import TokenKind, splitter, tokenize
+from parrot.dialects.splitter import splitter
+from parrot.engines.clickhouse import MultiStatementError, explain_ast
 
 _SQLITE_SYNTAX = ("syntax error", "incomplete input", "unrecognized token")
-
-
-def split_naive(sql: str) -> list[str]:
-    """Cut at semicolons outside quotes and comments (ANSI lexing, no dialect's block rules),
-    keeping each piece's text as written; pieces with no code (blank, only comments) dropped."""
-    pieces, pos = [], 0
-    for tok in tokenize(sql):
-        if tok.kind is TokenKind.PUNCT and tok.text == ";":
-            pieces.append(sql[pos:tok.start])
-            pos = tok.end
-    pieces.append(sql[pos:])
-    return [p for p in pieces if tokenize(p)]
-
-
-def _split(sql: str, dialect: str) -> list[str]:
-    """The statements of ``sql`` as the engines split them (the dialect's one splitter)."""
-    return splitter(dialect).split(sql)
 
 
 class Reference:
@@ -54,7 +38,7 @@ class SqliteReference(Reference):
         self.name = f"sqlite {sqlite3.sqlite_version} EXPLAIN"
 
     def accepts(self, sql: str) -> bool:
-        for stmt in _split(sql, "sqlite"):
+        for stmt in splitter("sqlite").split(sql):
             try:
                 self.conn.execute("EXPLAIN " + stmt)
             except sqlite3.Warning:
@@ -115,9 +99,11 @@ class ClickhouseReference(Reference):
         self.name = f"clickhouse {version} (chdb) EXPLAIN AST"
 
     def accepts(self, sql: str) -> bool:
-        for stmt in _split(sql, "clickhouse"):
+        for stmt in splitter("clickhouse").split(sql):
             try:
-                self._chdb.query("EXPLAIN AST " + stmt, "CSV")
+                explain_ast(self._chdb, stmt)  # exactly one statement, never run
+            except MultiStatementError:
+                return False
             except Exception as exc:  # chdb raises RuntimeError with the server's message
                 if "Syntax error" in str(exc) or "SYNTAX_ERROR" in str(exc):
                     return False
@@ -149,7 +135,7 @@ class MariadbReference(Reference):
 
     def accepts(self, sql: str) -> bool:
         with self.conn.cursor() as cur:
-            for stmt in _split(sql, "mysql"):
+            for stmt in splitter("mysql").split(sql):
                 try:
                     cur.execute("PREPARE parrot_check FROM %s", (stmt,))
                 except self._pymysql.err.MySQLError as exc:
@@ -184,7 +170,7 @@ class SparkReference(Reference):
         self.name = f"spark {self.spark.version} parsePlan"
 
     def accepts(self, sql: str) -> bool:
-        for stmt in _split(sql, "spark"):
+        for stmt in splitter("spark").split(sql):
             try:
                 self._parser.parsePlan(stmt)
             except Exception as exc:  # py4j wraps ParseException

@@ -254,33 +254,11 @@ def curate(args: argparse.Namespace) -> int:
     limit = variant.limit if args.limit is None else (args.limit or None)
     out: Path = args.out or Path("build") / f"curated-{args.variant}"
     started = dt.datetime.now(dt.UTC)
-    # on Ray, a corpus of one record per row is read in partitions by the cluster's tasks
-    partitioned = (args.executor.kind == "ray" and variant.rows is not None
-                   and not args.input_limit)
-    records: list[Record] = []
-    parts: list[Any] = []
-    try:
-        if partitioned:
-            assert variant.rows is not None
-            inputs, reader = variant.rows(sources)
-            absent = [p for p in inputs if not p.is_file()]
-            if absent:
-                raise CorpusMissing(f"{absent[0]} not found: set PARROT_CORPORA to the folder "
-                                    "holding the shared corpora (parrot/, sqlglot/, sqlite/)")
-            from parrot.scale.partitions import split
-
-            parts = split(inputs, args.partition_bytes)
-        else:
-            records, inputs = variant.load(sources)
-    except CorpusMissing as exc:
-        errors.print(f"[red]{exc}[/red]")
+    read = _read_inputs(args, variant, sources, targets, console, errors)
+    if read is None:
         return 2
-    if args.input_limit:
-        records = records[:args.input_limit]
-    read_where = (f"{len(parts)} partition(s) read on the cluster" if partitioned
-                  else f"{len(records)} input statements")
-    console.print(f"{args.variant}: {read_where} from {len(inputs)} file(s); sources "
-                  f"{','.join(sources)} → targets {','.join(targets)}")
+    records, inputs, parts, reader = read
+    partitioned = reader is not None
     try:
         stages = build_stages(args, targets, limit, variant.corpus_targets_only, pairs)
     except (ValueError, LookupError) as exc:
@@ -313,9 +291,51 @@ def curate(args: argparse.Namespace) -> int:
 
             stop_servers(servers)
     write_manifest(out, manifest)
+    return _finish(console, errors, out, manifest, funnel, n_items, n_fixtures, len(routed))
+
+
+def _read_inputs(args: argparse.Namespace, variant: Any, sources: tuple[str, ...],
+                 targets: tuple[str, ...], console: Any,
+                 errors: Any) -> tuple[list[Record], list[Path], list[Any], Any] | None:
+    """The input records (or, on Ray with a corpus of one record per row, the partitions the
+    cluster's tasks read, and their reader: None otherwise), the files they come from; None
+    after printing why the corpus is missing."""
+    partitioned = (args.executor.kind == "ray" and variant.rows is not None
+                   and not args.input_limit)
+    records: list[Record] = []
+    parts: list[Any] = []
+    reader = None
+    try:
+        if partitioned:
+            inputs, reader = variant.rows(sources)
+            absent = [p for p in inputs if not p.is_file()]
+            if absent:
+                raise CorpusMissing(f"{absent[0]} not found: set PARROT_CORPORA to the folder "
+                                    "holding the shared corpora (parrot/, sqlglot/, sqlite/)")
+            from parrot.scale.partitions import split
+
+            parts = split(inputs, args.partition_bytes)
+        else:
+            records, inputs = variant.load(sources)
+    except CorpusMissing as exc:
+        errors.print(f"[red]{exc}[/red]")
+        return None
+    if args.input_limit:
+        records = records[:args.input_limit]
+    read_where = (f"{len(parts)} partition(s) read on the cluster" if partitioned
+                  else f"{len(records)} input statements")
+    console.print(f"{args.variant}: {read_where} from {len(inputs)} file(s); sources "
+                  f"{','.join(sources)} → targets {','.join(targets)}")
+    return records, inputs, parts, reader
+
+
+def _finish(console: Any, errors: Any, out: Path, manifest: dict[str, Any], funnel: Any,
+            n_items: int, n_fixtures: int, n_routed: int) -> int:
+    """Print what the run wrote; the exit status (1 when no item was kept or the suites
+    failed)."""
     console.print(funnel_table(funnel))
     console.print(f"{n_items} items ({n_fixtures} generated fixtures) → {out}/items.jsonl; "
-                  f"{len(routed)} pairs in review.jsonl; manifest: {out}/manifest.json")
+                  f"{n_routed} pairs in review.jsonl; manifest: {out}/manifest.json")
     console.print(f"check it: python -m parrot.eval --model reference --dataset {out}")
     suites = manifest.get("suites")
     if suites is not None and suites["exit_status"] != 0:

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from parrot import cli
+from parrot.api import jsonl
 from parrot.curate.classify import Classify
 from parrot.curate.serialise import (
     ITEMS,
@@ -32,8 +33,7 @@ from parrot.curate.verify import DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT, Verify, chec
 def read_review(path: Path) -> list[dict[str, Any]]:
     """Review entries from the JSONL, or from a CSV joined to the JSONL next to it."""
     if path.suffix == ".jsonl":
-        return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()
-                if line.strip()]
+        return list(jsonl.objects(path))
     full = {e["id"]: e for e in read_review(path.with_name(REVIEW))}
     out = []
     with path.open(encoding="utf-8", newline="") as fh:

@@ -18,12 +18,12 @@ the type-based filter.
 from __future__ import annotations
 
 import math
+import re
 import sys
 from dataclasses import replace
 from typing import Any, Protocol
 
 from parrot.curate.stages import ENGINE_CHUNK, Batch, Drop, Record, Stage
-from parrot.curate.standardise import _PIECE
 
 DEFAULT_PREFIX_RATIO = 0.25
 DEFAULT_PATIENCE = 5
@@ -32,6 +32,18 @@ _CLAUSE_END = frozenset({"WHERE", "ON", "GROUP", "ORDER", "HAVING", "LIMIT", "UN
                          "SET", "VALUES", "SELECT", "EXCEPT", "INTERSECT", "WINDOW", "QUALIFY",
                          "OFFSET", "FETCH"})
 _RUNS = frozenset({"column", "value"})
+# the pieces :func:`normalise` reads in a canonical statement. Not the dialect lexer
+# (parrot.dialects.lexer): clustering keys were made with this one, and the lexer's pieces differ
+# (numbers, runs of punctuation); moving normalise onto it changes which statements selection keeps
+_PIECE = re.compile(
+    r"""(?P<str>'(?:[^']|'')*'?)"""
+    r"""|(?P<qid>"(?:[^"]|"")*"?|`(?:[^`]|``)*`?|\[[^\]\n]*\])"""
+    r"""|(?P<line>--[^\n]*|\#[^\n]*)"""
+    r"""|(?P<block>/\*.*?(?:\*/|\Z))"""
+    r"""|(?P<ws>\s+)"""
+    r"""|(?P<semi>;)"""
+    r"""|(?P<word>[A-Za-z_][A-Za-z0-9_$]*)"""
+    r"""|(?P<other>[^'"`\[\s;A-Za-z_#/-]+|[/#\[-])""", re.DOTALL)
 
 
 def _keywords() -> frozenset[str]:

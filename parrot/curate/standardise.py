@@ -12,38 +12,27 @@ literals and quoted identifiers keep their case in both keys.
 
 from __future__ import annotations
 
+import bisect
 import functools
 import re
 import string
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import replace
 from typing import Any
 
 from parrot import dialects
 from parrot.curate.stages import Batch, Drop, Record, Stage
 from parrot.dialects import Lexicon
-from parrot.engines.statements import splitter
+from parrot.dialects.lexer import Token, TokenKind, scan
+from parrot.dialects.splitter import splitter
 
-# one lexical piece: a quoted thing, a comment, whitespace, a semicolon, or anything else; where
-# strings take backslash escapes and which line comments exist are the dialect's facts
-# (:attr:`parrot.dialects.Dialect.lexicon`), read by :func:`pieces`
-_STRING = r"""(?P<str>'(?:[^']|'')*'?)"""
-_STRING_BACKSLASH = r"""(?P<str>'(?:[^'\\]|''|\\.)*'?)"""
-_REST = (
-    r"""|(?P<qid>"(?:[^"]|"")*"?|`(?:[^`]|``)*`?|\[[^\]\n]*\])"""
-    r"""|(?P<line>{line})"""
-    r"""|(?P<block>/\*.*?(?:\*/|\Z))"""
-    r"""|(?P<ws>\s+)"""
-    r"""|(?P<semi>;)"""
-    r"""|(?P<word>[A-Za-z_][A-Za-z0-9_$]*)"""
-    r"""|(?P<other>[^'"`\[\s;A-Za-z_#/-]+|[/#\[-])""")
-_LINE = r"--[^\n]*|\#[^\n]*"
-_PIECE = re.compile(_STRING + _REST.format(line=_LINE), re.DOTALL)  # ANSI, '#' lexed as a comment
 _PROCEDURAL = re.compile(
     r"\b(?:BEGIN|CREATE\s+(?:OR\s+REPLACE\s+)?(?:PROCEDURE|PROC|FUNCTION|TRIGGER)|DECLARE)\b",
     re.IGNORECASE)
 
 
+@functools.cache
 def lexicon(dialect: str) -> Lexicon:
     """The dialect's lexical facts; for a dialect parrot does not define, sqlglot's tokenizer
     settings (string escapes, comment styles) stand in."""
@@ -59,16 +48,6 @@ def lexicon(dialect: str) -> Lexicon:
         comments = {c if isinstance(c, str) else c[0] for c in tokenizer.COMMENTS}
         return Lexicon(backslash_escapes="\\" in tokenizer.STRING_ESCAPES,
                        hash_comments="#" in comments, slash_comments="//" in comments)
-
-
-@functools.cache
-def pieces(dialect: str) -> tuple[re.Pattern[str], bool]:
-    """The piece pattern of ``dialect`` and whether '#' starts a comment there."""
-    lex = lexicon(dialect)
-    line = _LINE if not lex.dash_comments_need_space else r"--(?=[\s\x00-\x1f]|\Z)[^\n]*|\#[^\n]*"
-    line += r"|//[^\n]*" if lex.slash_comments else ""
-    string = _STRING_BACKSLASH if lex.backslash_escapes else _STRING
-    return re.compile(string + _REST.format(line=line), re.DOTALL), lex.hash_comments
 
 
 # where a statement boundary, a comment or a DELIMITER line could begin (else: one statement)
@@ -88,7 +67,7 @@ def single_statement(sql: str, dialect: str) -> str | None:
         return None
     if not _FOLDS.search(body):
         return body
-    return _format(body, pieces(dialect)[0], False)
+    return _format(scan(body, lexicon(dialect)))
 
 
 def split_and_format(sql: str, dialect: str) -> tuple[list[str], int]:
@@ -102,54 +81,46 @@ def split_and_format(sql: str, dialect: str) -> tuple[list[str], int]:
 
 def lexed_split_and_format(sql: str, dialect: str) -> tuple[list[str], int]:
     """:func:`split_and_format` by the splitter and the lexer, for any input."""
-    pattern, hash_comments = pieces(dialect)
-    comments = sum(_kind(m, hash_comments) in ("line", "block") for m in pattern.finditer(sql))
+    lex = lexicon(dialect)
     # statements, not T-SQL batches: a GO line stays text, as any other word
-    statements = replace(splitter(dialect), go_lines=False)
-    texts = [sql] if _PROCEDURAL.search(sql) else statements.split(sql)
-    out = [_format(text, pattern, hash_comments) for text in texts]
+    statements = splitter(dialect).statements()
+    script = statements.script(sql)  # DELIMITER lines blanked
+    pieces = list(scan(script, lex))
+    comments = sum(t.kind is TokenKind.COMMENT and t.text != "*/" for t in pieces)
+    spans = statements.spans(script)
+    if _PROCEDURAL.search(sql):  # kept whole
+        spans = [(spans[0][0], spans[-1][1])] if spans else []
+    starts = [t.start for t in pieces]
+    out = [_format(pieces[bisect.bisect_left(starts, a):bisect.bisect_left(starts, b)])
+           for a, b in spans]
     return [s for s in out if s], comments
 
 
-def _kind(m: re.Match[str], hash_comments: bool) -> str | None:
-    kind = m.lastgroup
-    if kind == "line" and m.group().startswith("#") and not hash_comments:
-        return "other"
-    return kind
-
-
-def _format(text: str, pieces: re.Pattern[str], hash_comments: bool) -> str:
-    """One statement with its comments removed and its whitespace runs folded."""
+def _format(pieces: Iterable[Token]) -> str:
+    """One statement's pieces with its comments removed and its whitespace runs folded
+    (strings, quoted identifiers and the code inside MySQL's ``/*! ... */`` kept as written)."""
     current: list[str] = []
     space = False
-    for m in pieces.finditer(text):
-        if _kind(m, hash_comments) in ("line", "block", "ws"):
+    for tok in pieces:
+        if tok.kind is TokenKind.COMMENT or tok.kind is TokenKind.SPACE:
             space = True
         else:
             if space and current:
                 current.append(" ")
-            current.append(m.group())
+            current.append(tok.text)
             space = False
     return "".join(current).strip().rstrip(";").rstrip()
 
 
-# the pieces of _PIECE that keep their case: strings, quoted identifiers, comments. Every other
-# piece starts with none of their first characters, so searching finds the pieces _PIECE lexes
-_CASED = re.compile(r"""'(?:[^']|'')*'?|"(?:[^"]|"")*"?|`(?:[^`]|``)*`?|\[[^\]\n]*\]"""
-                    r"""|--[^\n]*|\#[^\n]*|/\*.*?(?:\*/|\Z)""", re.DOTALL)
 _ASCII_LOWER = str.maketrans(string.ascii_uppercase, string.ascii_lowercase)  # words are ASCII
+_CASED = (TokenKind.STRING, TokenKind.QUOTED, TokenKind.COMMENT)  # pieces that keep their case
 
 
-def normalised_key(sql: str) -> str:
+def normalised_key(sql: str, dialect: str = "") -> str:
     """``sql`` (canonical) with keywords and unquoted identifiers case-folded: the ASCII letters
-    outside strings, quoted identifiers and comments lower-cased."""
-    out: list[str] = []
-    pos = 0
-    for m in _CASED.finditer(sql):
-        out += (sql[pos:m.start()].translate(_ASCII_LOWER), m.group())
-        pos = m.end()
-    out.append(sql[pos:].translate(_ASCII_LOWER))
-    return "".join(out)
+    outside strings, quoted identifiers and comments (as ``dialect`` lexes them) lower-cased."""
+    return "".join(t.text if t.kind in _CASED else t.text.translate(_ASCII_LOWER)
+                   for t in scan(sql, lexicon(dialect)))
 
 
 def deduplicate(batch: Batch, detail: str = "") -> Batch:
@@ -165,7 +136,7 @@ def deduplicate(batch: Batch, detail: str = "") -> Batch:
             out.drop(Drop.DUPLICATE, detail)
             continue
         exact.add(key)
-        nkey = (r.dialect, normalised_key(r.sql), r.fixture)
+        nkey = (r.dialect, normalised_key(r.sql, r.dialect), r.fixture)
         if nkey in normal:
             out.drop(Drop.NORMALISED_DUPLICATE, detail)
             continue

@@ -14,13 +14,13 @@
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from parrot.api import jsonl
 from parrot.curate.stages import Batch, Drop, Record, Stage
 from parrot.migrate.named import corpora_root
 from parrot.registry import Registry
@@ -54,10 +54,7 @@ def _jsonl(path: Path) -> Iterator[dict[str, Any]]:
     if not path.is_file():
         raise CorpusMissing(f"{path} not found: set PARROT_CORPORA to the folder holding the "
                             "shared corpora (parrot/, sqlglot/, sqlite/)")
-    with path.open(encoding="utf-8") as fh:
-        for line in fh:
-            if line.strip():
-                yield json.loads(line)
+    yield from jsonl.objects(path)
 
 
 def load_simple(sources: tuple[str, ...]) -> tuple[list[Record], list[Path]]:

@@ -1,24 +1,28 @@
-"""Helpers the engine adapters share: lexing and splitting SQL texts, watchdogs, load checks.
+"""Helpers the engine adapters share: statement guards, watchdogs, load checks.
 
-Nothing here knows a particular engine. The lexer only needs to know where strings, quoted
-identifiers and comments start and end (per :class:`Lexicon`), so that a ``;`` inside a string
-never splits a statement and a guard never mistakes a string's content for a keyword.
+Nothing here knows a particular engine. The lexer and the splitter are the dialects' own
+(:mod:`parrot.dialects.lexer`, :mod:`parrot.dialects.splitter`), re-exported here: a ``;``
+inside a string never splits a statement and a guard never mistakes a string's content for a
+keyword.
 """
 
 from __future__ import annotations
 
 import contextlib
-import functools
-import re
 import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from enum import StrEnum
 from typing import Any, TypeVar
 
-from parrot import dialects
 from parrot.dialects import Lexicon, builtin
+from parrot.dialects.lexer import ANSI, Token, TokenKind, tokenize
+from parrot.dialects.splitter import (  # noqa: F401 - the one splitter, re-exported
+    BODY_STARTS,
+    Splitter,
+    split_statements,
+    splitter,
+)
 from parrot.engines.base import (  # noqa: F401 - load verification, re-exported
     MESSAGE_LIMIT,
     ExecStatus,
@@ -37,11 +41,7 @@ RESERVED_PREFIX = "parrot_"  # names of parrot's own databases, schemas, users
 ESCALATE_AFTER = 1.0  # seconds a statement may ignore its cancel before its session is ended
 STOP_WAIT = 5.0  # seconds a server gets to drop the work of a session parrot ended
 
-
-# --- lexing ---------------------------------------------------------------------------------------
-
 # Lexicons are dialect facts (parrot.dialects); these names keep the engines' spelling.
-ANSI = Lexicon()
 SQLITE = builtin.SQLite.lexicon
 DUCKDB = builtin.DuckDB.lexicon
 CLICKHOUSE = builtin.ClickHouse.lexicon
@@ -52,387 +52,6 @@ ORACLE = builtin.Oracle.lexicon
 TSQL = builtin.TSQL.lexicon
 TRINO = builtin.Trino.lexicon
 SNOWFLAKE = builtin.Snowflake.lexicon
-
-
-class TokenKind(StrEnum):
-    WORD = "word"  # keyword, bare identifier or number
-    QUOTED = "quoted"  # "identifier", `identifier` or [identifier]
-    STRING = "string"  # 'literal', $$literal$$ or r'raw literal'
-    PUNCT = "punct"  # one character of punctuation (';' included)
-
-
-@dataclass(frozen=True)
-class Token:
-    kind: TokenKind
-    text: str  # the token's source text (quotes included)
-    start: int
-    end: int
-
-    @property
-    def name(self) -> str:
-        """Lower-cased identifier or keyword text without its quotes ('' for strings/punct)."""
-        if self.kind is TokenKind.WORD:
-            return self.text.lower()
-        if self.kind is TokenKind.QUOTED:
-            return self.text[1:-1].lower()
-        return ""
-
-
-_WORD = re.compile(r"[^\W]+|\$[0-9]+", re.UNICODE)  # letters, digits, '_', and $1 parameters
-_DOLLAR_WORD = re.compile(r"[^\W]+[\w$]*|\$[0-9]+", re.UNICODE)  # ... and a$b identifiers
-_DOLLAR_TAG = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)?\$")
-_EXECUTABLE_COMMENT = re.compile(r"/\*M?!\d*")  # /*!50100 ... */, /*M!100301 ... */
-
-
-def tokenize(sql: str, lexicon: Lexicon = ANSI) -> list[Token]:
-    """Tokens of ``sql`` without whitespace and comments. Never raises: an unterminated string,
-    identifier or comment simply runs to the end of the text (the engine reports the error)."""
-    tokens: list[Token] = []
-    i, n = 0, len(sql)
-    executable = 0  # open /*! ... */ comments whose content is being tokenized as code
-    while i < n:
-        c = sql[i]
-        if c.isspace():
-            i += 1
-        elif _line_comment(sql, i, lexicon):
-            j = sql.find("\n", i)
-            i = n if j < 0 else j + 1
-        elif lexicon.executable_comments and (m := _EXECUTABLE_COMMENT.match(sql, i)):
-            executable += 1
-            i = m.end()
-        elif executable and sql.startswith("*/", i):
-            executable -= 1
-            i += 2
-        elif sql.startswith("/*", i):
-            i = _skip_block_comment(sql, i, lexicon.nested_comments)
-        elif lexicon.q_quotes and (j := _q_quote_end(sql, i)) > i:
-            tokens.append(Token(TokenKind.STRING, sql[i:j], i, j))
-            i = j
-        elif (c in "'\"" and lexicon.raw_strings and tokens and tokens[-1].end == i
-              and tokens[-1].kind is TokenKind.WORD and tokens[-1].text in ("r", "R")):
-            start = tokens.pop().start  # r'...' is one string token; a backslash is plain
-            close = sql.find(c, i + 1)
-            j = n if close < 0 else close + 1
-            tokens.append(Token(TokenKind.STRING, sql[start:j], start, j))
-            i = j
-        elif c == "'":
-            start, escaped = i, lexicon.backslash_escapes
-            if (lexicon.escape_strings and tokens and tokens[-1].end == i
-                    and tokens[-1].kind is TokenKind.WORD and tokens[-1].text in ("E", "e")):
-                start, escaped = tokens.pop().start, True  # E'...' is one string token
-            j = _skip_quoted(sql, i, "'", escaped)
-            tokens.append(Token(TokenKind.STRING, sql[start:j], start, j))
-            i = j
-        elif c in "\"`":
-            j = _skip_quoted(sql, i, c, lexicon.backslash_escapes
-                             and not (c == "`" and lexicon.plain_backticks)
-                             and not (c == '"' and lexicon.plain_double_quotes))
-            tokens.append(Token(TokenKind.QUOTED, sql[i:j], i, j))
-            i = j
-        elif c == "[" and lexicon.bracket_identifiers:
-            j = sql.find("]", i + 1)
-            while lexicon.bracket_escapes and j >= 0 and sql.startswith("]]", j):
-                j = sql.find("]", j + 2)
-            j = n if j < 0 else j + 1
-            tokens.append(Token(TokenKind.QUOTED, sql[i:j], i, j))
-            i = j
-        elif c == "$" and lexicon.dollar_quotes and (m := _DOLLAR_TAG.match(sql, i)):
-            close = sql.find(m.group(0), m.end())
-            j = n if close < 0 else close + len(m.group(0))
-            tokens.append(Token(TokenKind.STRING, sql[i:j], i, j))
-            i = j
-        elif m := (_DOLLAR_WORD if lexicon.dollar_identifiers else _WORD).match(sql, i):
-            tokens.append(Token(TokenKind.WORD, m.group(0), i, m.end()))
-            i = m.end()
-        else:
-            tokens.append(Token(TokenKind.PUNCT, c, i, i + 1))
-            i += 1
-    return tokens
-
-
-def _line_comment(sql: str, i: int, lexicon: Lexicon) -> bool:
-    """Whether a ``--`` or ``#`` comment running to the end of the line starts at ``i``."""
-    if sql.startswith("--", i):
-        after = sql[i + 2:i + 3]
-        return (not lexicon.dash_comments_need_space or after == "" or after.isspace()
-                or ord(after) < 32)
-    if lexicon.slash_comments and sql.startswith("//", i):
-        return True
-    if sql[i] == "#" and lexicon.hash_comments:
-        return lexicon.hash_comments_always or sql[i + 1:i + 2] in ("", "!", " ", "\t", "\n",
-                                                                    "\r")
-    return False
-
-
-_Q_CLOSERS = {"[": "]", "{": "}", "(": ")", "<": ">"}
-
-
-def _q_quote_end(sql: str, i: int) -> int:
-    """End of an Oracle ``q'Xtext X'`` (or ``nq'...'``) literal starting at ``i``, else ``i``."""
-    j = i + 1 if sql[i] in "nN" else i
-    if sql[j:j + 1] not in ("q", "Q") or sql[j + 1:j + 2] != "'" or j + 2 >= len(sql):
-        return i
-    if i and (sql[i - 1].isalnum() or sql[i - 1] in "_$#"):
-        return i  # part of a longer word (e.g. the identifier abq'...)
-    opener = sql[j + 2]
-    if opener.isspace():
-        return i
-    close = sql.find(_Q_CLOSERS.get(opener, opener) + "'", j + 3)
-    return len(sql) if close < 0 else close + 2
-
-
-def _skip_block_comment(sql: str, i: int, nested: bool) -> int:
-    depth, i, n = 1, i + 2, len(sql)
-    while i < n:
-        if sql.startswith("*/", i):
-            depth -= 1
-            i += 2
-            if depth == 0 or not nested:
-                return i
-        elif nested and sql.startswith("/*", i):
-            depth += 1
-            i += 2
-        else:
-            i += 1
-    return n
-
-
-def _skip_quoted(sql: str, i: int, quote: str, backslash: bool) -> int:
-    """Index just past the literal or identifier opened by ``quote`` at ``i`` ('' doubles)."""
-    j, n = i + 1, len(sql)
-    while j < n:
-        c = sql[j]
-        if backslash and c == "\\":
-            j += 2
-        elif c == quote:
-            if j + 1 < n and sql[j + 1] == quote:
-                j += 2
-            else:
-                return j + 1
-        else:
-            j += 1
-    return n
-
-
-# --- statements -----------------------------------------------------------------------------------
-
-def split_statements(sql: str, lexicon: Lexicon = ANSI) -> list[str]:
-    """The statements of ``sql``: split at ``;`` outside strings, identifiers and comments;
-    leading/trailing comments, the ``;`` itself and empty statements dropped."""
-    return [sql[a:b] for a, b in Splitter(lexicon)._spans(sql)]
-
-
-_BLOCK_KEYWORDS = frozenset({"if", "loop", "while", "repeat", "for"})
-# words after which END is a name (a column or variable called end), never a block's end
-_NAME_BEFORE = frozenset({"declare", "into", "set", "select", "as", "by", "where", "and", "or",
-                          "on"})
-_TRANSACTION_WORDS = frozenset({"work", "transaction", "tran"})  # BEGIN WORK starts no block
-BODY_STARTS = frozenset({"begin", "then", "else", "do", "loop", "repeat"})  # a body follows
-_DELIMITER_LINE = re.compile(r"^[ \t]*delimiter[ \t]+(\S+)[ \t]*(?:\r?\n|$)",
-                             re.IGNORECASE | re.MULTILINE)
-_GO_LINE = re.compile(r"^[ \t]*go(?:[ \t]+(\d+))?[ \t]*$", re.IGNORECASE)
-
-
-@dataclass(frozen=True)
-class Splitter:
-    """How a dialect's scripts divide into statements: the one splitter every part of parrot
-    uses, configured by the dialect's facts.
-
-    Statements end at ``;`` outside strings, identifiers and comments (per ``lexicon``). With
-    ``blocks``, ``BEGIN ... END`` and ``CASE ... END`` keep their inner ``;`` (routine, trigger
-    and script bodies stay whole); ``END IF``, ``END LOOP``, ``END FOR``... (``block_keywords``)
-    close blocks that opened none, an ``END`` after an operator, ``,``, ``(`` or a word such as
-    ``DECLARE``/``INTO``/``SET`` is a name (``DECLARE end INT``), and a ``BEGIN`` that starts a
-    transaction (``BEGIN;``, ``BEGIN WORK``) opens nothing. ``begin_anywhere=False`` (Spark)
-    opens a block only where a statement or a block body starts, so ``SELECT begin FROM t`` is
-    one plain statement.
-    ``delimiter_lines``: mysql-client ``DELIMITER x`` lines switch the delimiter (the text is
-    rewritten to use ``;``). ``slash_lines``: a SQL*Plus ``/`` line ends a statement.
-    ``go_lines``: the script is cut into batches at ``GO`` lines (as sqlcmd does), each sent
-    whole; ``GO n`` with n > 1 becomes a statement of its own for the guard to refuse.
-    ``complete`` (SQLite) re-joins pieces until the engine's own check calls them complete.
-    """
-
-    lexicon: Lexicon = ANSI
-    blocks: bool = False
-    begin_anywhere: bool = True
-    block_keywords: frozenset[str] = _BLOCK_KEYWORDS
-    delimiter_lines: bool = False
-    slash_lines: bool = False
-    go_lines: bool = False
-    complete: Callable[[str], bool] | None = None
-
-    def split(self, sql: str) -> list[str]:
-        """The statements of ``sql`` as texts (comments around them and the ``;`` dropped)."""
-        if self.go_lines:
-            return self._batches(sql)
-        if self.delimiter_lines:
-            sql = _apply_delimiters(sql, self.lexicon)
-        return [sql[a:b] for a, b in self._spans(sql)]
-
-    def _spans(self, sql: str) -> list[tuple[int, int]]:
-        tokens = tokenize(sql, self.lexicon)
-        spans: list[tuple[int, int]] = []
-        first: Token | None = None
-        prev: Token | None = None  # the statement's last token so far
-        depth = 0
-        for i, tok in enumerate(tokens):
-            end = tok.kind is TokenKind.PUNCT and (
-                (tok.text == ";" and depth == 0)
-                or (self.slash_lines and tok.text == "/" and _alone_on_line(sql, tok)))
-            if end:
-                if first is not None and prev is not None:
-                    spans.append((first.start, prev.end))
-                first = prev = None
-                depth = 0
-                continue
-            if self.blocks and tok.kind is TokenKind.WORD:
-                depth = self._depth(tokens, i, prev, depth)
-            first = first or tok
-            prev = tok
-        if first is not None and prev is not None:
-            spans.append((first.start, prev.end))
-        if self.complete is not None:
-            spans = self._joined(sql, spans)
-        return spans
-
-    def _depth(self, tokens: Sequence[Token], i: int, prev: Token | None, depth: int) -> int:
-        """The block depth after the word ``tokens[i]``."""
-        name = tokens[i].name
-        nxt = tokens[i + 1] if i + 1 < len(tokens) else None
-        if name == "begin":
-            if nxt is None or nxt.text == ";" or nxt.name in _TRANSACTION_WORDS:
-                return depth  # BEGIN; / BEGIN WORK: a transaction
-            if prev is None or self.begin_anywhere or (depth > 0 and (
-                    prev.text in (";", ":") or prev.name in BODY_STARTS)):
-                return depth + 1
-        elif name == "case":
-            if prev is None or prev.kind is not TokenKind.WORD or prev.name != "end":
-                return depth + 1  # END CASE closed its block at END
-        elif name == "end" and not (nxt is not None and nxt.kind is TokenKind.WORD
-                                    and nxt.name in self.block_keywords):
-            if prev is not None and (
-                    (prev.kind is TokenKind.PUNCT and prev.text not in (";", ")"))
-                    or (prev.kind is TokenKind.WORD and prev.name in _NAME_BEFORE)):
-                return depth  # `(i <= end)`, `DECLARE end INT`: a name, not a block's end
-            return max(depth - 1, 0)
-        return depth
-
-    def _joined(self, sql: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
-        """Pieces re-joined until ``complete`` calls them a whole statement."""
-        assert self.complete is not None
-        out: list[tuple[int, int]] = []
-        start: int | None = None
-        for a, b in spans:
-            start = a if start is None else start
-            if self.complete(sql[start:b] + ";"):
-                out.append((start, b))
-                start = None
-        if start is not None:
-            out.append((start, spans[-1][1]))
-        return out
-
-    def _batches(self, sql: str) -> list[str]:
-        cuts: list[tuple[int, int, str | None]] = []
-        for tok in tokenize(sql, self.lexicon):
-            if tok.kind is not TokenKind.WORD or tok.name != "go":
-                continue
-            start = sql.rfind("\n", 0, tok.start) + 1
-            end = sql.find("\n", tok.end)
-            end = len(sql) if end < 0 else end
-            if m := _GO_LINE.match(sql[start:end].rstrip("\r")):
-                cuts.append((start, end, m.group(1)))
-        pieces: list[str] = []
-        pos = 0
-        for start, end, count in cuts:
-            pieces.append(sql[pos:start])
-            if count is not None and count != "1":
-                pieces.append(f"GO {count}")  # refused by the guard (a repeated batch)
-            pos = end
-        pieces.append(sql[pos:])
-        out = []
-        for text in pieces:
-            if spans := Splitter(self.lexicon)._spans(text):
-                out.append(text[spans[0][0]:spans[-1][1]])
-        return out
-
-
-def _alone_on_line(sql: str, tok: Token) -> bool:
-    line_start = sql.rfind("\n", 0, tok.start) + 1
-    line_end = sql.find("\n", tok.end)
-    line = sql[line_start:len(sql) if line_end < 0 else line_end]
-    return line.strip() == "/"
-
-
-def _apply_delimiters(sql: str, lexicon: Lexicon) -> str:
-    """Rewrite a script using mysql-client ``DELIMITER`` lines into one separated by ``;``."""
-    if not _DELIMITER_LINE.search(sql):
-        return sql
-    out: list[str] = []
-    delimiter = ";"
-    pos = 0
-    for m in _DELIMITER_LINE.finditer(sql):
-        if any(t.start < m.start() < t.end for t in tokenize(sql[:m.start() + 1], lexicon)
-               if t.kind in (TokenKind.STRING, TokenKind.QUOTED)):
-            continue  # inside a literal
-        out.append(_replace_delimiter(sql[pos:m.start()], delimiter, lexicon))
-        out.append("\n")
-        delimiter = m.group(1)
-        pos = m.end()
-    out.append(_replace_delimiter(sql[pos:], delimiter, lexicon))
-    return "".join(out)
-
-
-def _replace_delimiter(chunk: str, delimiter: str, lexicon: Lexicon) -> str:
-    if delimiter == ";":
-        return chunk
-    code = [(t.start, t.end) for t in tokenize(chunk, lexicon)
-            if t.kind in (TokenKind.WORD, TokenKind.PUNCT)]
-
-    def in_code(a: int, b: int) -> bool:
-        return all(any(s <= k < e for s, e in code) for k in range(a, b))
-
-    parts: list[str] = []
-    pos = 0
-    at = chunk.find(delimiter)
-    while at >= 0:
-        if in_code(at, at + len(delimiter)):
-            parts.append(chunk[pos:at])
-            parts.append(";")
-            pos = at + len(delimiter)
-            at = chunk.find(delimiter, pos)
-        else:
-            at = chunk.find(delimiter, at + 1)
-    parts.append(chunk[pos:])
-    return "".join(parts)
-
-
-def _sqlite_complete(text: str) -> bool:
-    import sqlite3
-
-    return sqlite3.complete_statement(text)
-
-
-# engines that can tell a complete statement from a piece of one (SQLite's own parser)
-_COMPLETE: dict[str, Callable[[str], bool]] = {"sqlite": _sqlite_complete}
-
-
-@functools.cache
-def splitter(dialect: str) -> Splitter:
-    """The :class:`Splitter` of ``dialect``, built from its :class:`parrot.dialects.Dialect`
-    facts (lexicon, procedural blocks, DELIMITER / ``/`` / GO lines); a dialect parrot does not
-    define splits as ANSI SQL."""
-    d = dialects.DIALECTS.get(dialect)
-    if d is None:
-        return _ANSI_SPLITTER
-    return Splitter(d.lexicon, blocks=bool(d.block_ends) or d.plsql_units,
-                    begin_anywhere=d.blocks_begin_anywhere,
-                    block_keywords=d.block_ends or _BLOCK_KEYWORDS,
-                    delimiter_lines=d.delimiter_command, slash_lines=d.slash_terminator,
-                    go_lines=d.batch_separator == "GO", complete=_COMPLETE.get(d.key))
-
-
-_ANSI_SPLITTER = Splitter()
 
 
 def leading_words(statement: str | Sequence[Token], n: int = 4,

@@ -12,6 +12,9 @@ engine:
   libraries and the JVM are readable, its scratch directory is the only writable place, every
   other host file (home directories, ``/etc/passwd``, datasets, other runs) is unreadable, and
   other processes' ``/proc`` entries are out of reach;
+* sees the directories where unix sockets live (the cache with parrot's servers, the temporary
+  directories, ``/run``) **empty**: a tmpfs is mounted over each in its mount namespace, since
+  Landlock does not govern ``connect()`` to a socket by name and uid 0 is a superuser there;
 * has an environment without secrets (:mod:`parrot.engines.sandbox`), ``TZ=UTC``, a cap on its
   address space (``RLIMIT_AS``, not for the JVM, which is bounded by its heap) and a CPU-time
   budget per execution (``RLIMIT_CPU``);
@@ -51,6 +54,7 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any, ClassVar
 
+from parrot.cachedir import cache_dir
 from parrot.engines.base import (
     DEFAULT_MAX_ROWS,
     DEFAULT_TIMEOUT,
@@ -80,6 +84,9 @@ _FS_READ = _FS_EXECUTE | _FS_READ_FILE | _FS_READ_DIR
 _CLONE_NEWNET, _CLONE_NEWPID, _CLONE_NEWNS = 0x40000000, 0x20000000, 0x20000
 _MS_NOSUID, _MS_NODEV, _MS_NOEXEC, _MS_REC, _MS_PRIVATE = 2, 4, 8, 1 << 14, 1 << 18
 _PR_SET_PDEATHSIG, _PR_SET_NO_NEW_PRIVS = 1, 38
+# the new mount API (open_tree, move_mount: the same numbers on every architecture)
+_SYS_OPEN_TREE, _SYS_MOVE_MOUNT = 428, 429
+_AT_FDCWD, _OPEN_TREE_CLONE, _AT_RECURSIVE, _MOVE_MOUNT_F_EMPTY_PATH = -100, 1, 0x8000, 4
 
 # what a worker may read besides the Python installation, parrot and its scratch directory
 READABLE = ("/usr", "/lib", "/lib64", "/lib32", "/bin", "/sbin", "/opt", "/sys",
@@ -161,6 +168,63 @@ def _private_proc(libc: ctypes.CDLL) -> bool:
                       None) == 0
 
 
+def socket_roots() -> list[str]:
+    """Directories a worker sees empty: where parrot's servers (and the host's) keep their unix
+    sockets, which let uid 0 in as a superuser without a password (the cache, the temporary
+    directories a deep cache's sockets move to, ``/run``). Computed in parrot's process."""
+    with contextlib.suppress(OSError):  # made now, so a server started there later is hidden
+        cache_dir().mkdir(parents=True, exist_ok=True)
+    roots = {str(cache_dir()), tempfile.gettempdir(), "/tmp", "/var/tmp", "/run"}
+    return sorted(os.path.realpath(r) for r in roots if os.path.isdir(r))
+
+
+def _under(path: str, root: str) -> bool:
+    return path == root or path.startswith(root.rstrip("/") + "/")
+
+
+def _hide(libc: ctypes.CDLL, roots: list[str], scratch: str, readable: list[str],
+          warnings: list[str]) -> None:
+    """Mount an empty tmpfs over each of ``roots`` in this mount namespace, so no unix socket
+    under them can be reached by name; ``scratch`` is carried over (``open_tree`` and
+    ``move_mount``). A root holding something the worker reads stays visible, with a warning."""
+    syscall = libc.syscall
+    syscall.restype = ctypes.c_long
+    scratch = os.path.realpath(scratch)
+    hidden: list[str] = []
+    for root in sorted(set(roots)):
+        if any(_under(root, h) for h in hidden):
+            continue
+        if any(_under(os.path.realpath(p), root) for p in readable):
+            warnings.append(f"{root} holds files the engine reads: unix sockets under it are "
+                            "reachable")
+            continue
+        hidden.append(root)
+    keep = -1
+    if any(_under(scratch, h) for h in hidden):
+        keep = syscall(_SYS_OPEN_TREE, ctypes.c_int(_AT_FDCWD), scratch.encode(),
+                       ctypes.c_uint(_OPEN_TREE_CLONE | os.O_CLOEXEC | _AT_RECURSIVE))
+        if keep < 0:
+            error = os.strerror(ctypes.get_errno())
+            warnings.append(f"scratch directory not carried over ({error}): server sockets "
+                            "are reachable")
+            return
+    try:
+        for root in hidden:
+            if libc.mount(b"tmpfs", root.encode(), b"tmpfs", _MS_NOSUID | _MS_NODEV | _MS_NOEXEC,
+                          b"size=64k,mode=755") != 0:
+                warnings.append(f"{root} not hidden ({os.strerror(ctypes.get_errno())}): unix "
+                                "sockets under it are reachable")
+        if keep >= 0:
+            os.makedirs(scratch, exist_ok=True)
+            if syscall(_SYS_MOVE_MOUNT, ctypes.c_int(keep), b"", ctypes.c_int(_AT_FDCWD),
+                       scratch.encode(), ctypes.c_uint(_MOVE_MOUNT_F_EMPTY_PATH)) != 0:
+                raise OSError(ctypes.get_errno(), "move_mount of the scratch directory")
+            os.chdir(scratch)
+    finally:
+        if keep >= 0:
+            os.close(keep)
+
+
 def _landlock(libc: ctypes.CDLL, scratch: str | list[str], readable: list[str], deny_tcp: bool,
               warnings: list[str], tcp_bind: int | None = None) -> None:
     """Confine file access to ``readable`` (read) and ``scratch`` (one directory or several,
@@ -230,8 +294,9 @@ def _readable_paths() -> list[str]:
     return sorted(paths)
 
 
-def _isolate(group: str, scratch: str, parent: int) -> list[str]:
-    """Apply every layer this kernel grants; the warnings name the ones it refused."""
+def _isolate(group: str, scratch: str, parent: int, hide: list[str] | None = None) -> list[str]:
+    """Apply every layer this kernel grants; the warnings name the ones it refused. ``hide``:
+    the directories to see empty (default :func:`socket_roots`)."""
     warnings: list[str] = []
     libc = _libc()
     _die_with_parent(libc, parent)
@@ -239,8 +304,10 @@ def _isolate(group: str, scratch: str, parent: int) -> list[str]:
     readable = _readable_paths()  # before Landlock: resolving them needs the file system
     if not networked and _private_proc(libc):
         readable.append("/proc")
+        _hide(libc, socket_roots() if hide is None else hide, scratch, readable, warnings)
     else:
         readable.extend(PROC_SHARED)
+        warnings.append("no mount namespace: parrot's server sockets are reachable")
     _landlock(libc, scratch, readable, deny_tcp=networked and group != "spark",
               warnings=warnings)
     limit = MEMORY_LIMITS.get(group)
@@ -308,10 +375,10 @@ def _serve(conn: Connection) -> None:
 
 
 def main(argv: list[str]) -> None:
-    """``python -m parrot.engines.worker FD PARENT_PID GROUP SCRATCH``."""
+    """``python -m parrot.engines.worker FD PARENT_PID GROUP SCRATCH [HIDDEN_DIR...]``."""
     fd, parent, group, scratch = int(argv[0]), int(argv[1]), argv[2], argv[3]
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C stops the parent, which kills us
-    warnings = _isolate(group, scratch, parent)
+    warnings = _isolate(group, scratch, parent, hide=argv[4:])
     conn = Connection(fd)
     conn.send_bytes(pickle.dumps(("hello", os.getpid(), warnings)))
     _serve(conn)
@@ -365,7 +432,7 @@ class _Worker:
         try:
             process = subprocess.Popen(
                 [sys.executable, "-m", "parrot.engines.worker", str(theirs.fileno()),
-                 str(os.getpid()), group, scratch],
+                 str(os.getpid()), group, scratch, *socket_roots()],
                 env=worker_environ(scratch), cwd=scratch, stdin=subprocess.DEVNULL,
                 pass_fds=(theirs.fileno(),), start_new_session=True)
         except BaseException:

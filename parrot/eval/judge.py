@@ -368,6 +368,8 @@ class Judge:
             elif suite is not None:  # no SQL to run (unsupported, error): fails Acc_TS, in TS n
                 record["suite"] = {"key": suite.key, "databases": [], "judged": 0,
                                    "match": False, "first_failure": None, "elapsed": 0.0}
+            if suite is not None and suite.neighbours:  # the suite's strength, for its level
+                record["suite"].update({"neighbours": suite.neighbours, "killed": suite.killed})
         if self._engine_errors:
             record["engine_errors_retried"] = list(self._engine_errors)
         record["level"] = verdict_level(record)

@@ -68,6 +68,8 @@ class SuiteRecord(TypedDict):
     match: bool
     first_failure: int | None
     elapsed: float
+    neighbours: NotRequired[int]  # the suite file's distillation counts (older runs lack them)
+    killed: NotRequired[int]
 
 
 class LevelRecord(TypedDict):
@@ -75,9 +77,15 @@ class LevelRecord(TypedDict):
 
     name: str  # one of LEVELS
     databases: int  # the databases both queries ran on: the fixture and k suite databases
+    # bounded-equivalent: equal on every database up to this bound (a prover's, not written here)
+    bound: NotRequired[int]
+    # suite: its distillation's neighbours of the source and how many the suite kills (a measure
+    # of the suite's strength; absent where the suite file or an older run does not record them)
+    neighbours: NotRequired[int]
+    killed: NotRequired[int]
 
 
-LEVELS = ("suite", "fixture", "not assessed")  # strongest first
+LEVELS = ("bounded-equivalent", "suite", "fixture", "not assessed")  # strongest first
 
 
 class Outcome(TypedDict):
@@ -131,6 +139,10 @@ class Summary(TypedDict):
     ts: int
     acc_ts: float | None
     ts_strict: int  # strict matches on the fixture among the ts_items (one denominator)
+    # the judged items not strictly right, apart: a different answer / a translation that timed
+    # out (its budget, then the re-run's); summaries before them lack them
+    wrong: NotRequired[int]
+    timeout: NotRequired[int]
     syn_checked: int
     syn: int
     acc_syn: float | None
@@ -139,14 +151,60 @@ class Summary(TypedDict):
     ci95: NotRequired[dict[str, list[float] | None]]
 
 
+def level_name(level: LevelRecord) -> str:
+    """The level as the tables and the report show it: ``bounded-equivalent (k=3)``,
+    ``suite (kills 7/9 neighbours)``, or the bare name."""
+    if "bound" in level:
+        return f"{level['name']} (k={level['bound']})"
+    if "neighbours" in level:
+        return f"{level['name']} (kills {level.get('killed', 0)}/{level['neighbours']} neighbours)"
+    return level["name"]
+
+
 def verdict_level(record: Outcome) -> LevelRecord:
-    """``suite`` (the fixture and k generated databases), ``fixture`` (one database: the item's
+    """``suite`` (the fixture and k generated databases, with the neighbours of the source the
+    suite kills where its file records them), ``fixture`` (one database: the item's
     fixture, or no database when the translation never ran) or ``not assessed`` (no engine here
-    for a dialect of the item, or the source failed: only Acc_SYN, a grammar, judges it)."""
+    for a dialect of the item, or the source failed: only Acc_SYN, a grammar, judges it).
+    ``bounded-equivalent`` is never computed here: a prover writes it into the record."""
     pred = record.get("pred")
     if (record.get("no_engine") or record["gold"]["status"] != "ok"
             or (pred is not None and pred["status"] == "no_engine")):
         return {"name": "not assessed", "databases": 0}
     suite = record.get("suite")
     judged = len(suite["databases"]) if suite else 0
-    return {"name": "suite" if judged else "fixture", "databases": 1 + judged}
+    if not judged:
+        return {"name": "fixture", "databases": 1}
+    out: LevelRecord = {"name": "suite", "databases": 1 + judged}
+    if suite and "neighbours" in suite and "killed" in suite:
+        out.update({"neighbours": suite["neighbours"], "killed": suite["killed"]})
+    return out
+
+
+class WitnessRecord(TypedDict):
+    """A witness database (:meth:`parrot.eval.witness.Witness.to_json`): the smallest database
+    found on which the source and the translation still differ, and both results on it."""
+
+    origin: str  # "fixture" or "suite database N"
+    rows: dict[str, int]  # table -> rows in the witness
+    rows_before: dict[str, int]  # table -> rows of the database it was shrunk from
+    size: int  # rows in all
+    minimal: bool  # 1-minimal: the search finished within the budget
+    executions: int  # engine executions spent shrinking
+    reason: str  # the strict verdict on the witness (parrot.compare.Reason value)
+    detail: str
+    cell: CellRecord | None  # the first differing cell
+    gold: ExecutionRecord  # the source on the witness
+    pred: ExecutionRecord  # the translation on the witness
+    tables: dict[str, list[list[object]]]  # the witness's non-empty tables' rows
+    columns: dict[str, list[str]]  # their column names
+
+
+class WitnessLine(TypedDict):
+    """One line of RUN/witnesses.jsonl (``parrot witness RUN --all``; an id's last line wins)."""
+
+    id: str
+    witness: WitnessRecord | None  # None: no data-dependent witness (``why``)
+    seconds: float  # wall seconds spent on the item
+    executions: int  # engine executions spent on the item
+    why: NotRequired[str]

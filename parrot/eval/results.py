@@ -1,4 +1,5 @@
-"""Run directories: append-only ``results.jsonl`` keyed by id, ``manifest.json``, ``summary.json``.
+"""Run directories: append-only ``results.jsonl`` keyed by id, ``manifest.json``, ``summary.json``,
+and, after ``parrot witness RUN --all``, the append-only ``witnesses.jsonl`` keyed by id.
 
 Each finished item is one line, written to the OS before the next item starts, so a crashed or
 killed process loses at most the items in flight; the file is also fsynced at least once a second
@@ -13,17 +14,20 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import statistics
 import time
 from pathlib import Path
 from typing import Any, cast
 
-from parrot.eval.records import Outcome
+from parrot.api import jsonl
+from parrot.eval.records import Outcome, WitnessLine
 
 FSYNC_INTERVAL = 1.0  # seconds between fsyncs of results.jsonl
 RESULTS = "results.jsonl"
 MANIFEST = "manifest.json"
 SUMMARY = "summary.json"
 DAMAGED = "results.damaged.jsonl"
+WITNESSES = "witnesses.jsonl"  # one WitnessLine per rejected item (parrot witness RUN --all)
 
 
 class RunDirError(RuntimeError):
@@ -176,3 +180,49 @@ def write_json(path: Path, data: Any) -> None:
 
 def read_json(path: Path) -> Any:
     return json.loads(path.read_text(encoding="utf-8"))
+
+
+def read_witnesses(run_dir: Path) -> dict[str, WitnessLine]:
+    """The witness line of each item in ``RUN/witnesses.jsonl`` (the last line of an id wins;
+    damaged lines are skipped; none when the run was never shrunk)."""
+    path = run_dir / WITNESSES
+    out: dict[str, WitnessLine] = {}
+    if not path.is_file():
+        return out
+    for _, data in jsonl.read(path)[0]:  # damaged lines skipped
+        if isinstance(data, dict) and isinstance(data.get("id"), str) and "witness" in data:
+            out[data["id"]] = cast(WitnessLine, data)
+    return out
+
+
+def rejected(record: Outcome | dict[str, Any]) -> bool:
+    """Whether the item was rejected on the fixture or on a suite database (what
+    ``parrot witness --all`` shrinks)."""
+    strict = (record.get("verdicts") or {}).get("strict") or {}
+    return strict.get("match") is False or isinstance(
+        (record.get("suite") or {}).get("first_failure"), int
+    )
+
+
+def _median(values: list[float]) -> float | None:
+    return round(float(statistics.median(values)), 3) if values else None
+
+
+def witness_summary(records: list[Outcome] | list[dict[str, Any]],
+                    lines: dict[str, WitnessLine]) -> dict[str, Any]:
+    """summary.json's ``witnesses``: of the run's rejected items, how many were shrunk, how many
+    have a witness (the rest: a side does not run there, so no data-dependent witness), how many
+    are 1-minimal, and the median witness size (rows), engine executions and seconds per item."""
+    ids = {str(r["id"]) for r in records if rejected(r)}
+    shrunk = [line for i, line in lines.items() if i in ids]
+    found = [w for line in shrunk if (w := line["witness"]) is not None]
+    return {
+        "rejected": len(ids),
+        "shrunk": len(shrunk),
+        "with_witness": len(found),
+        "minimal": sum(1 for w in found if w["minimal"]),
+        "median_size": _median([w["size"] for w in found]),
+        "median_rows_before": _median([sum(w["rows_before"].values()) for w in found]),
+        "median_executions": _median([line["executions"] for line in shrunk]),
+        "median_seconds": _median([line["seconds"] for line in shrunk]),
+    }

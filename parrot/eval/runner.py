@@ -405,7 +405,9 @@ def _run_locked(dataset: Dataset, items: list[Item], translator: Translator, con
     write_json(config.output_dir / MANIFEST, manifest)
     from parrot.report.metrics import summarize
 
-    write_json(config.output_dir / SUMMARY, summarize(records, manifest.get("translator")))
+    sources = {i.id: i.source_sql for i in items}  # the reliability matrix's SQL features
+    write_json(config.output_dir / SUMMARY,
+               summarize(records, manifest.get("translator"), sources=sources))
     return records
 
 

@@ -24,9 +24,19 @@ from pathlib import Path
 from typing import Any
 
 from parrot import cli
+from parrot.api import jsonl
 from parrot.cli import standalone
 from parrot.datasets import DatasetError, Item, load_dataset
 from parrot.engines import DEFAULT_TIMEOUT
+from parrot.eval.results import (
+    SUMMARY,
+    WITNESSES,
+    read_json,
+    read_witnesses,
+    rejected,
+    witness_summary,
+    write_json,
+)
 from parrot.eval.witness import DEFAULT_BUDGET, Witness, counting_judge, script, witness
 from parrot.fixtures import Fixture
 from parrot.testsuite.store import load_suite
@@ -63,9 +73,6 @@ def configure(p: argparse.ArgumentParser) -> argparse.ArgumentParser:
     return p
 
 
-WITNESSES = "witnesses.jsonl"
-
-
 class UsageError(Exception):
     """A run or item that cannot be read: exit 2."""
 
@@ -76,14 +83,9 @@ def _records(run: Path) -> dict[str, dict[str, Any]]:
     if not results.is_file():
         raise UsageError(f"{run}: no results.jsonl (not a parrot eval run directory)")
     found: dict[str, dict[str, Any]] = {}
-    with results.open(encoding="utf-8") as fh:
-        for line in fh:
-            try:
-                record = json.loads(line)
-            except json.JSONDecodeError:
-                continue
-            if isinstance(record, dict) and isinstance(record.get("id"), str):
-                found[record["id"]] = record
+    for _, record in jsonl.read(results)[0]:  # damaged lines skipped
+        if isinstance(record, dict) and isinstance(record.get("id"), str):
+            found[record["id"]] = record
     return found
 
 
@@ -215,14 +217,6 @@ def _one(args: argparse.Namespace, judge: Any) -> int:
     return 0
 
 
-def rejected(record: dict[str, Any]) -> bool:
-    """Whether the item was rejected on the fixture or on a suite database."""
-    strict = (record.get("verdicts") or {}).get("strict") or {}
-    return strict.get("match") is False or isinstance(
-        (record.get("suite") or {}).get("first_failure"), int
-    )
-
-
 def _every(args: argparse.Namespace, judge: Any) -> int:
     """Witnesses of every rejected item, appended to RUN/witnesses.jsonl (resumable by id)."""
     records, items, dataset_dir = _load(args.run)
@@ -250,7 +244,17 @@ def _every(args: argparse.Namespace, judge: Any) -> int:
             size = f"{found.to_json()['size']} rows" if found else "none"
             print(f"[{n}/{len(todo)}] {item_id}: {size}", file=sys.stderr)
     print(f"{found_count} witnesses for {len(todo)} items: {path}", file=sys.stderr)
+    _summarise(args.run, records)
     return 0
+
+
+def _summarise(run: Path, records: dict[str, dict[str, Any]]) -> None:
+    """summary.json's ``witnesses`` counts, from witnesses.jsonl as it now is."""
+    summary_path = run / SUMMARY
+    if summary_path.is_file():
+        summary = read_json(summary_path)
+        summary["witnesses"] = witness_summary(list(records.values()), read_witnesses(run))
+        write_json(summary_path, summary)
 
 
 def main(argv: list[str] | None = None) -> int:

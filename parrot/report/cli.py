@@ -25,7 +25,7 @@ from parrot.eval.results import (
     scan_results,
 )
 from parrot.report.analysis import analysis_tables, run_context
-from parrot.report.metrics import summarize
+from parrot.report.metrics import run_summary
 from parrot.report.render import leaderboards, render, summary_tables
 
 
@@ -99,7 +99,7 @@ def report(args: argparse.Namespace) -> int:
             target.write_text(leaderboard_page(runs, analysis), encoding="utf-8")
         print(f"report: {target}", file=sys.stderr)
         return 0
-    tables = (summary_tables(summarize(runs[0][2], runs[0][1].get("translator")))
+    tables = (summary_tables(run_summary(Path(runs[0][0]), runs[0][1], runs[0][2]))
               if len(runs) == 1 else leaderboards(runs)) + analysis
     text = render(tables, args.format)
     if args.output:

@@ -17,14 +17,16 @@ from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 import jinja2
+from markupsafe import escape
 
-from parrot.datasets import DatasetError, load_dataset
-from parrot.eval.records import Outcome
+from parrot.eval.records import Outcome, WitnessRecord
+from parrot.eval.results import read_witnesses
 from parrot.report import html_plots as plots
 from parrot.report.analysis import analysis_tables, run_context
-from parrot.report.metrics import summarize
+from parrot.report.metrics import constructs, right, run_summary, source_sql
 from parrot.report.render import (
     Table,
     leaderboard_groups,
@@ -37,6 +39,8 @@ from parrot.report.stats import interval_text, wilson
 REPORT = "report.html"
 Record = Outcome
 Run = tuple[str, dict[str, Any], list[Record]]  # (run dir, manifest, records)
+WORST = 10  # constructs in the "wrong most often" table
+WORST_ITEMS = 5  # wrong items linked per construct
 
 
 @dataclass(frozen=True)
@@ -95,22 +99,6 @@ def _pack(data: Any) -> str:
     return base64.b64encode(gzip.compress(raw, compresslevel=9, mtime=0)).decode("ascii")
 
 
-def source_sql(manifest: dict[str, Any]) -> tuple[dict[str, str], str | None]:
-    """The source SQL of each item id from the run's dataset file, or a note saying why not
-    (the file is gone, or its SHA-256 is no longer the one the run recorded)."""
-    ds = manifest.get("dataset", {})
-    path = ds.get("path")
-    if not path:
-        return {}, "the manifest names no dataset file"
-    try:
-        dataset = load_dataset(path, count_tokens=False, strict=False)
-    except (DatasetError, OSError) as exc:
-        return {}, f"dataset {path} not readable here: {str(exc).splitlines()[0]}"
-    if dataset.sha256 != ds.get("sha256"):
-        return {}, f"dataset {path} changed since the run (SHA-256 differs)"
-    return {i.id: i.source_sql for i in dataset.items}, None
-
-
 def headline(overall: dict[str, Any]) -> list[Metric]:
     """Acc_EX, Acc_RES (strict, normalized, multiset, strict on non-empty), Acc_TS and Acc_SYN
     when measured, each with its denominator and the subset it counts."""
@@ -144,6 +132,48 @@ def _reasons_by_pair(records: list[Record]) -> dict[str, dict[str, int]]:
             pair = f"{r['source_dialect']}→{r['target_dialect']}"
             out.setdefault(pair, Counter())[r["verdicts"]["strict"]["reason"]] += 1
     return {k: dict(out[k].most_common()) for k in sorted(out)}
+
+
+def worst_constructs(records: list[Record], sources: dict[str, str],
+                     witnessed: dict[str, WitnessRecord], limit: int = WORST) -> str:
+    """The constructs the translator gets wrong most often (by the lower bound of the Wilson
+    interval of their error rate), each with its counts and interval and links to its wrong
+    items, those with a witness first (their size in rows)."""
+    wrong: dict[str, list[str]] = {}
+    judged: Counter[str] = Counter()
+    for r in records:
+        if (ok := right(r)) is None:
+            continue
+        for c in constructs(r, sources):
+            judged[c] += 1
+            if not ok:
+                wrong.setdefault(c, []).append(str(r["id"]))
+    bounds = {c: wilson(len(wrong[c]), judged[c]) for c in wrong}
+    # most often = the highest error rate the counts support: the Wilson interval's lower bound
+    # (a construct wrong on 2 of 2 items ranks below one wrong on 40 of 50)
+    ranked = sorted(wrong, key=lambda c: (-(bounds[c] or (0.0, 0.0))[0], -len(wrong[c]), c))
+    ranked = ranked[:limit]
+    rows = []
+    for c in ranked:
+        ids = sorted(wrong[c], key=lambda i: (i not in witnessed, i))[:WORST_ITEMS]
+        links = ", ".join(
+            f'<a href="#item={quote(i)}">{escape(i)}</a>'
+            + (f" (witness: {witnessed[i]['size']} rows)" if i in witnessed else "")
+            for i in ids)
+        more = len(wrong[c]) - len(ids)
+        kind, _, value = c.partition(": ")
+        every = f'<a href="#{kind}={quote(value)}&amp;strict=fail">{more} more</a>'
+        rows.append(f"<tr><th scope=\"row\">{escape(c)}</th><td class=\"num\">{len(wrong[c])}"
+                    f"/{judged[c]}</td><td class=\"num\">"
+                    f"{interval_text(bounds[c])}</td><td>{links}"
+                    f"{f' and {every}' if more > 0 else ''}</td></tr>")
+    if not rows:
+        return ""
+    return ('<div class="scroll"><table id="worst-constructs"><caption>constructs by the '
+            "lower bound of their error rate's 95% interval (the highest rate the counts "
+            "support); the wrong items with a witness first</caption><thead><tr>"
+            "<th>construct</th><th>wrong / judged</th><th>error 95% CI</th><th>wrong items</th>"
+            f"</tr></thead><tbody>{''.join(rows)}</tbody></table></div>")
 
 
 def _sections(summary: dict[str, Any], records: list[Record]) -> list[Section]:
@@ -184,8 +214,14 @@ def _sections(summary: dict[str, Any], records: list[Record]) -> list[Section]:
         for failed in suite[1:]:
             out.insert(2, Section("Items that fail only on a suite database", "", (failed,),
                                   "#item={}"))
+    out += [Section("Strength of the suite and bounded-equivalent verdicts", "", (t,))
+            for t in titled if t.title.startswith("What the strong levels")]
+    out += [Section("Witnesses", "", (t,)) for t in titled if t.title.startswith("Witnesses")]
+    if summary.get("reliability"):
+        out.append(Section("Reliability: strict Acc_RES by construct and dialect pair",
+                           plots.reliability_heatmap(summary["reliability"]), ()))
     out += [Section(t.title.split(":")[0], "", (t,)) for t in titled
-            if t.title.startswith(("Reliability", "Cost of a verified translation"))]
+            if t.title.startswith("Cost of a verified translation")]
     usage = summary.get("usage", {})
     latencies = [float(t) for r in records
                  if isinstance(t := r["translation"].get("latency"), int | float)]
@@ -195,43 +231,34 @@ def _sections(summary: dict[str, Any], records: list[Record]) -> list[Section]:
     return out
 
 
-def witnesses(run_dir: Path) -> dict[str, dict[str, Any]]:
-    """The witness of each item ``parrot witness --all`` wrote into ``RUN/witnesses.jsonl``
-    (the last line of an id wins; damaged lines and items without a witness are skipped)."""
-    path = run_dir / "witnesses.jsonl"
-    out: dict[str, dict[str, Any]] = {}
-    if not path.is_file():
-        return out
-    for line in path.read_text(encoding="utf-8").splitlines():
-        try:
-            data = json.loads(line)
-        except ValueError:
-            continue
-        if isinstance(data, dict) and isinstance(data.get("witness"), dict):
-            out[str(data.get("id"))] = data["witness"]
-    return out
-
-
 def run_page(path: str, manifest: dict[str, Any], records: list[Record],
              analysis: list[Table] | None = None) -> str:
     """The HTML page of one run; ``analysis`` defaults to the cross-dialect tables of
     :mod:`parrot.report.analysis` (none unless the run answers questions in several dialects)."""
-    summary = summarize(records, manifest.get("translator"))
+    lines = read_witnesses(Path(path))
     sources, missing = source_sql(manifest)
-    found = witnesses(Path(path))
+    summary = run_summary(Path(path), manifest, records, sources)
+    found = {i: w for i, line in lines.items() if (w := line["witness"]) is not None}
     items = [{**r, "source_sql": sources.get(str(r["id"])),
+              "features": [c.split(": ", 1)[1] for c in constructs(r, sources)
+                           if c.startswith("feature: ")],
               **({"witness": found[str(r["id"])]} if str(r["id"]) in found else {})}
              for r in records]
+    sections = _sections(summary, records)
+    worst = worst_constructs(records, sources, found)
+    if worst:
+        sections.append(Section("Where the translator is wrong most often, with witnesses",
+                                worst, ()))
     return _env().get_template("run.html.j2").render(
         title=f"parrot — {manifest.get('translator', {}).get('name', '?')} on "
               f"{manifest.get('dataset', {}).get('name', '?')}",
         path=path, manifest=manifest, overall=summary["overall"],
-        metrics=headline(summary["overall"]), sections=_sections(summary, records),
+        metrics=headline(summary["overall"]), sections=sections,
         source_missing=missing, data=_pack({"items": items}),
         analysis=(analysis_tables([(path, records)],
                                   context={path: run_context(Path(path), manifest)})
                   if analysis is None else analysis),
-        css=_asset("report.css"), js=_asset("sortable.js") + _asset("run.js"))
+        css=_asset("report.css") + plots.heat_css(), js=_asset("sortable.js") + _asset("run.js"))
 
 
 def _score_columns(members: list[tuple[str, dict[str, Any], dict[str, Any]]], key: str,
@@ -248,6 +275,36 @@ def _score_columns(members: list[tuple[str, dict[str, Any], dict[str, Any]]], ke
                  ("run", *groups), rows)
 
 
+COST_AXES = (("cost", "USD"), ("latency", "seconds of translation"), ("tokens", "tokens"))
+
+
+def cost_points(members: list[tuple[str, dict[str, Any], dict[str, Any]]],
+                ranked: list[str]) -> tuple[list[tuple[str, float, Any, float]], str, list[str]]:
+    """The accuracy-vs-cost plot's points: per run, strict Acc_RES, its interval and the cost of
+    a strictly-right item, in the first unit (USD, then seconds, then tokens) that some run of
+    the group records; and the runs left out (no strictly-right item, or that unit unrecorded)."""
+    by_path = {p: s for p, _, s in members}
+
+    def per_strict(key: str) -> dict[str, Any]:
+        return {p: (by_path[p].get("verified_cost") or {}).get("per_strict", {}).get(key)
+                for p in ranked}
+
+    axis = next(((k, u) for k, u in COST_AXES
+                 if any(v is not None for v in per_strict(k).values())), None)
+    if axis is None:
+        return [], "", ranked
+    per, unit = per_strict(axis[0]), axis[1]
+    points, left = [], []
+    for p in ranked:
+        o = by_path[p]["overall"]
+        if per[p] is None or o["acc_strict"] is None:
+            left.append(p)
+        else:
+            points.append((Path(p).name, o["acc_strict"], (o.get("ci95") or {}).get("strict"),
+                           float(per[p])))
+    return points, unit, left
+
+
 def leaderboard_page(runs: list[Run], analysis: list[Table] | None = None) -> str:
     """The HTML leaderboard of several runs: one section per comparable group (the groups and
     rows of ``python -m parrot.report … --format md``), each with per-pair and per-type
@@ -256,8 +313,12 @@ def leaderboard_page(runs: list[Run], analysis: list[Table] | None = None) -> st
     for title, members, flags in leaderboard_groups(runs):
         table = leaderboard_table(members, flags)
         ranked = [str(row[table.headers.index("run")]) for row in table.rows]
+        points, unit, left = cost_points(members, ranked)
+        plot = plots.accuracy_cost(points, unit) if points else ""
+        note = (f"not plotted (no strictly-right item, or no {unit or 'cost'} recorded): "
+                + ", ".join(left)) if left else ""
         groups.append((title, table, _score_columns(members, "by_pair", ranked),
-                       _score_columns(members, "by_type", ranked)))
+                       _score_columns(members, "by_type", ranked), plot, note))
     return _env().get_template("leaderboard.html.j2").render(
         title="parrot leaderboard", groups=groups, css=_asset("report.css"),
         analysis=(analysis_tables([(p, r) for p, _, r in runs]) if analysis is None

@@ -10,6 +10,7 @@ from collections.abc import Mapping
 from typing import Any
 from urllib.parse import quote
 
+from markupsafe import escape
 from matplotlib import colormaps, rc_context
 from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
@@ -137,3 +138,69 @@ def latency(seconds: list[float]) -> str:
         ax.set_xlabel("translation latency (s)")
         ax.set_ylabel("items")
     return _svg(fig, "latency")
+
+
+HEAT_STEPS = 10  # the heat map's colour classes h0 … h10 (accuracy rounded to 10%)
+
+
+def heat_css() -> str:
+    """The heat map's colour classes: the pale middle of RdYlGn, one per 10% of accuracy."""
+    out = []
+    for step in range(HEAT_STEPS + 1):
+        r, g, b, _ = colormaps["RdYlGn"](0.15 + 0.7 * step / HEAT_STEPS)
+        out.append(f".heat .h{step}{{background:#{int(r * 255):02x}{int(g * 255):02x}"
+                   f"{int(b * 255):02x}}}")
+    return "\n".join(out) + "\n"
+
+
+def _cell_link(construct: str, pair: str) -> str:
+    kind, _, value = construct.partition(": ")
+    return f"#pair={quote(pair)}&{kind}={quote(value)}&strict=fail"
+
+
+def reliability_heatmap(matrix: Mapping[str, Mapping[str, Mapping[str, Any]]]) -> str:
+    """Construct × dialect pair as an HTML table coloured by strict Acc_RES (no script, no
+    image: a few bytes a cell). Each cell shows the accuracy, carries strictly right / judged
+    and the 95% Wilson interval in its title (on hover), and links to its failing items."""
+    pairs = sorted({p for cells in matrix.values() for p in cells})
+    head = "".join(f"<th scope=\"col\">{escape(p)}</th>" for p in pairs)
+    rows = []
+    for construct, cells in matrix.items():
+        tds = []
+        for pair in pairs:
+            c = cells.get(pair)
+            if c is None:
+                tds.append("<td></td>")
+                continue
+            acc = 100.0 * c["strict"] / c["evaluated"]
+            ci = "–" if c["ci95"] is None else f"[{c['ci95'][0]:.1f}–{c['ci95'][1]:.1f}]"
+            title = f"{c['strict']}/{c['evaluated']} right, 95% CI {ci}"
+            tds.append(f"<td class=\"h{round(acc / 100 * HEAT_STEPS)}\" title=\"{title}\">"
+                       f"<a href=\"{escape(_cell_link(construct, pair))}\">{acc:.0f}</a></td>")
+        rows.append(f"<tr><th scope=\"row\">{escape(construct)}</th>{''.join(tds)}</tr>")
+    return ("<div class=\"scroll\"><table class=\"heat\" id=\"reliability-heatmap\">"
+            "<caption>strict Acc_RES % by construct × dialect pair (hover: counts and "
+            "interval; click: the failing items)"
+            f"</caption><thead><tr><th>construct</th>{head}</tr></thead><tbody>"
+            f"{''.join(rows)}</tbody></table></div>")
+
+
+def accuracy_cost(points: list[tuple[str, float, list[float] | None, float]], unit: str) -> str:
+    """Strict Acc_RES (with its 95% Wilson interval as an error bar) against the cost of one
+    strictly-right item, one point per run (``points``: label, accuracy %, interval, cost);
+    the cost axis is logarithmic when the costs span more than a factor of 20."""
+    with rc_context(STYLE):
+        fig = Figure(figsize=(6.0, 3.6))
+        ax = fig.subplots()
+        for i, (label, acc, ci, cost) in enumerate(points):
+            low, high = (acc - ci[0], ci[1] - acc) if ci else (0.0, 0.0)
+            color = REASON_COLORS[i % len(REASON_COLORS)]
+            ax.errorbar([cost], [acc], yerr=[[low], [high]], fmt="o", color=color, capsize=3)
+            ax.annotate(label, (cost, acc), textcoords="offset points", xytext=(6, 4), fontsize=7)
+        costs = [p[3] for p in points if p[3] > 0]
+        if costs and max(costs) / min(costs) > 20:
+            ax.set_xscale("log")
+        ax.set_xlabel(f"{unit} per strictly-right item")
+        ax.set_ylabel("strict Acc_RES % (95% CI)")
+        ax.set_ylim(0, 100)
+    return _svg(fig, "accuracy-cost")

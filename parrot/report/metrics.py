@@ -20,18 +20,23 @@ import statistics
 from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, cast
 
 from parrot.compare import Mode
+from parrot.datasets import DatasetError, load_dataset
 from parrot.eval.records import (
     LEVELS,
     ExecutionRecord,
     LevelRecord,
     Outcome,
     Summary,
+    WitnessLine,
     verdict_level,
 )
+from parrot.eval.results import WITNESSES, read_witnesses, witness_summary
 from parrot.registry import Registry
+from parrot.report.features import features
 from parrot.report.stats import wilson
 
 
@@ -166,6 +171,9 @@ def score(records: Iterable[Record]) -> Summary:
         n = sum(1 for r in judged if r["verdicts"][mode]["match"])
         out[mode] = n
         out[f"acc_{mode}"] = share(n, len(judged))
+    missed = [r for r in judged if not r["verdicts"]["strict"]["match"]]
+    out["timeout"] = sum(1 for r in missed if r["verdicts"]["strict"]["reason"] == "timeout")
+    out["wrong"] = len(missed) - out["timeout"]
     n = sum(1 for r in nonempty if r["verdicts"]["strict"]["match"])
     out["strict_nonempty"] = n
     out["acc_strict_nonempty"] = share(n, len(nonempty))
@@ -253,13 +261,17 @@ def verified_cost(records: list[Record]) -> dict[str, Any]:
             "per_item": per(len(records)), "per_strict": per(strict)}
 
 
-def constructs(r: Record) -> list[str]:
-    """The constructs an item exercises: its translation types and tags."""
+def constructs(r: Record, sources: dict[str, str] | None = None) -> list[str]:
+    """The constructs an item exercises: its translation types, tags and, when its source SQL
+    is known (``sources``: id → source SQL), the SQL features sqlglot finds in it."""
+    sql = (sources or {}).get(str(r["id"]))
     return ([f"type: {t}" for t in r.get("translation_types") or []]
-            + [f"tag: {t}" for t in r.get("tags") or []])
+            + [f"tag: {t}" for t in r.get("tags") or []]
+            + ([f"feature: {f}" for f in features(sql, r["source_dialect"])] if sql else []))
 
 
-def reliability(records: list[Record]) -> dict[str, dict[str, dict[str, Any]]]:
+def reliability(records: list[Record],
+                sources: dict[str, str] | None = None) -> dict[str, dict[str, dict[str, Any]]]:
     """Construct → dialect pair → strict Acc_RES's ``evaluated`` and ``strict`` counts with the
     95% Wilson interval (``ci95``) over the items judged; cells without a judged item left out."""
     cells: dict[str, dict[str, list[int]]] = {}
@@ -267,14 +279,33 @@ def reliability(records: list[Record]) -> dict[str, dict[str, dict[str, Any]]]:
         if (ok := right(r)) is None:
             continue
         pair = f"{r['source_dialect']}→{r['target_dialect']}"
-        for construct in constructs(r):
+        for construct in constructs(r, sources):
             cell = cells.setdefault(construct, {}).setdefault(pair, [0, 0])
             cell[0] += 1
             cell[1] += ok
+    kinds = ("type", "tag", "feature")
     return {c: {pair: {"evaluated": n, "strict": k,
                        "ci95": None if (ci := wilson(k, n)) is None else list(ci)}
                 for pair, (n, k) in sorted(cells[c].items())}
-            for c in sorted(cells, key=lambda c: (not c.startswith("type"), c))}
+            for c in sorted(cells, key=lambda c: (kinds.index(c.split(":")[0]), c))}
+
+
+def levels(records: list[Record]) -> dict[str, dict[str, Any]]:
+    """What the strong levels rest on: for ``suite``, the items whose suite records its
+    neighbours and the share of those neighbours the suites kill (pooled, with its Wilson
+    interval); for ``bounded-equivalent``, the items by bound."""
+    suite = [lv for r in records if (lv := level(r))["name"] == "suite"]
+    measured = [lv for lv in suite if "neighbours" in lv]
+    neighbours = sum(lv["neighbours"] for lv in measured)
+    killed = sum(lv.get("killed", 0) for lv in measured)
+    ci = wilson(killed, neighbours)
+    bounded = Counter(str(lv.get("bound", "?")) for r in records
+                      if (lv := level(r))["name"] == "bounded-equivalent")
+    return {"suite": {"items": len(suite), "measured": len(measured), "neighbours": neighbours,
+                      "killed": killed, "kill_rate": share(killed, neighbours),
+                      "ci95": None if ci is None else list(ci)},
+            "bounded-equivalent": {"items": sum(bounded.values()),
+                                   "by_bound": dict(sorted(bounded.items()))}}
 
 
 def suite_only(records: Iterable[Record]) -> list[dict[str, Any]]:
@@ -306,9 +337,13 @@ def circularity(records: list[Record], translator: dict[str, Any] | None) -> dic
             "rest": score(rest)}
 
 
-def summarize(records: list[Record], translator: dict[str, Any] | None = None) -> dict[str, Any]:
+def summarize(records: list[Record], translator: dict[str, Any] | None = None, *,
+              witnesses: dict[str, WitnessLine] | None = None,
+              sources: dict[str, str] | None = None) -> dict[str, Any]:
     """The whole summary of a run, as written to summary.json (``translator``: the manifest's
-    translator parameters, for the circularity check)."""
+    translator parameters, for the circularity check; ``witnesses``: RUN/witnesses.jsonl's
+    lines, counted when given; ``sources``: id → source SQL, whose sqlglot features join the
+    reliability matrix's constructs)."""
     cuts = token_quartiles(records)
     quartile_order = sorted({_quartile_label(r.get("tokens"), cuts) for r in records},
                             key=lambda s: (s == "unknown", s))
@@ -338,10 +373,39 @@ def summarize(records: list[Record], translator: dict[str, Any] | None = None) -
         "token_quartiles": cuts,
         "by_pair": _group(records, lambda r: [f"{r['source_dialect']}→{r['target_dialect']}"]),
         "by_type": _group(records, lambda r: r.get("translation_types") or ["(none)"]),
-        "reliability": reliability(records),
+        "reliability": reliability(records, sources),
         "by_level": _group(records, lambda r: [level(r)["name"]], list(LEVELS)),
+        "levels": levels(records),
+        **({"witnesses": witness_summary(records, witnesses)} if witnesses is not None else {}),
         "by_tokens_quartile": _group(
             records, lambda r: [_quartile_label(r.get("tokens"), cuts)], quartile_order),
         "by_tokens_range": _group(records, lambda r: [_range_label(r.get("tokens"))],
                                   range_order),
     }
+
+
+def source_sql(manifest: dict[str, Any]) -> tuple[dict[str, str], str | None]:
+    """The source SQL of each item id from the run's dataset file, or a note saying why not
+    (the file is gone, or its SHA-256 is no longer the one the run recorded)."""
+    ds = manifest.get("dataset", {})
+    path = ds.get("path")
+    if not path:
+        return {}, "the manifest names no dataset file"
+    try:
+        dataset = load_dataset(path, count_tokens=False, strict=False)
+    except (DatasetError, OSError) as exc:
+        return {}, f"dataset {path} not readable here: {str(exc).splitlines()[0]}"
+    if dataset.sha256 != ds.get("sha256"):
+        return {}, f"dataset {path} changed since the run (SHA-256 differs)"
+    return {i.id: i.source_sql for i in dataset.items}, None
+
+
+def run_summary(run_dir: Path, manifest: dict[str, Any], records: list[Record],
+                sources: dict[str, str] | None = None) -> dict[str, Any]:
+    """:func:`summarize` of a run directory as the reports show it: with its witnesses (when
+    ``parrot witness --all`` wrote RUN/witnesses.jsonl) and its sources' SQL features (read
+    from the run's dataset file unless ``sources`` is given)."""
+    if sources is None:
+        sources, _ = source_sql(manifest)
+    witnesses = read_witnesses(run_dir) if (run_dir / WITNESSES).is_file() else None
+    return summarize(records, manifest.get("translator"), witnesses=witnesses, sources=sources)

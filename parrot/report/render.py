@@ -17,19 +17,22 @@ from parrot.report.stats import ALPHA, interval_text, mcnemar_exact, wilson
 INTERVALS = (("ex", "EX 95% CI"), ("strict", "strict 95% CI"), ("ts", "TS 95% CI"),
              ("normalized", "norm 95% CI"), ("multiset", "multiset 95% CI"),
              ("strict_nonempty", "strict≠∅ 95% CI"), ("syn", "SYN 95% CI"))
-# shown in summary.json and the report's md/csv/json, not on a terminal
-TERMINAL_HIDDEN = ("EX n", "RES n", "strict≠∅ %", "≠∅ n", "TS n", "SYN n", "detail",
-                   *(heading for _, heading in INTERVALS))
+# shown in summary.json and the report's md/csv/json, not on a terminal (80 columns; there the
+# strict-verdicts-by-reason table has the timeouts on a line of their own)
+TERMINAL_HIDDEN = ("EX n", "RES n", "wrong", "timeout", "strict≠∅ %", "≠∅ n", "TS n", "SYN n",
+                   "detail", *(heading for _, heading in INTERVALS))
 TERMINAL_NAMES = {"gold err": "gold\nerr", "no engine": "no\nengine",  # two-line headers
                   "no ref": "no\nref"}
 SCORE_HEADERS = ("group", "items", "gold err", "no engine", "no ref", "EX %", "EX n",
-                 "strict %", "RES n", "TS %", "TS n", "norm %", "multiset %", "strict≠∅ %",
-                 "≠∅ n", "SYN %", "SYN n", *(heading for _, heading in INTERVALS))
+                 "strict %", "RES n", "wrong", "timeout", "TS %", "TS n", "norm %", "multiset %",
+                 "strict≠∅ %", "≠∅ n", "SYN %", "SYN n", *(heading for _, heading in INTERVALS))
 # Each share's subset and denominator, said under every table of SCORE_HEADERS.
 SCORE_NOTE = ("Each % has its own subset: EX % of EX n (translations that could run: target "
               "engine here, source did not fail); strict, norm and multiset % of RES n (judged "
               "on both engines); TS % of TS n (those of RES n with a test suite); strict≠∅ % of "
-              "≠∅ n (those of RES n whose source returned rows); SYN % of SYN n (translations "
+              "≠∅ n (those of RES n whose source returned rows); wrong and timeout split the "
+              "items of RES n not strictly right: a different answer, or a translation that "
+              "timed out (its budget, then 3× it on the re-run); SYN % of SYN n (translations "
               "checked by the target's grammar: by default only those no engine ran). gold err, "
               "no engine and no ref items are in no denominator. The 95% CI columns are "
               "Wilson intervals of each %.")
@@ -50,6 +53,7 @@ def _fmt(pct: float | None) -> str:
 def _score_row(label: str, s: dict[str, Any]) -> tuple[Any, ...]:
     return (label, s["items"], s["gold_error"], s["no_engine"], s.get("no_reference", 0),
             _fmt(s["acc_ex"]), s["ex_items"], _fmt(s["acc_strict"]), s["evaluated"],
+            s.get("wrong", "–"), s.get("timeout", "–"),
             _fmt(s.get("acc_ts")), s.get("ts_items", 0),
             _fmt(s["acc_normalized"]), _fmt(s["acc_multiset"]),
             _fmt(s["acc_strict_nonempty"]), s["nonempty"], _fmt(s.get("acc_syn")),
@@ -128,14 +132,16 @@ def summary_tables(summary: dict[str, Any]) -> list[Table]:
             SCORE_HEADERS, [_score_row("not annotated by it", circular["rest"])], SCORE_NOTE))
     for key, title in (("by_pair", "By dialect pair"),
                        ("by_type", "By translation type"),
-                       ("by_level", "By verdict level (suite: the fixture and k generated "
-                                    "databases; fixture: one database; not assessed: no engine "
-                                    "or the source failed)"),
+                       ("by_level", "By verdict level (bounded-equivalent: proved equal up "
+                                    "to a bound; suite: the fixture and k generated databases; "
+                                    "fixture: one database; not assessed: no engine or the "
+                                    "source failed)"),
                        ("by_tokens_quartile", "By token length (quartiles of this run's items)"),
                        ("by_tokens_range", "By token length (fixed ranges, tiktoken cl100k)")):
         tables.append(Table(title, SCORE_HEADERS,
                             [_score_row(k, v) for k, v in summary.get(key, {}).items()],
                             SCORE_NOTE))
+    tables += level_tables(summary)
     evaluated = summary["overall"]["evaluated"]
     reasons = summary["reasons"]["strict"]
     tables.append(Table(f"Strict verdicts by reason (the {evaluated} items of RES n)",
@@ -166,6 +172,36 @@ def summary_tables(summary: dict[str, Any]) -> list[Table]:
                             [(usage["calls"], usage["cache_hits"], usage["tokens_in"],
                               usage["tokens_out"], cost)]))
     return tables
+
+
+def level_tables(summary: dict[str, Any]) -> list[Table]:
+    """What the strong levels rest on (the suites' neighbour kill rate, the bounds proved) and
+    the run's witnesses (once ``parrot witness RUN --all`` ran), where the summary has them."""
+    out = []
+    levels = summary.get("levels")
+    if levels and (levels["suite"]["items"] or levels["bounded-equivalent"]["items"]):
+        s, b = levels["suite"], levels["bounded-equivalent"]
+        kill = ("–" if s["kill_rate"] is None
+                else f"{s['killed']}/{s['neighbours']} neighbours killed, {s['kill_rate']:.1f}% "
+                     f"{interval_text(s['ci95'])} (the {s['measured']} items whose suite "
+                     "records them)")
+        bounds = ", ".join(f"k={k}: {n}" for k, n in b["by_bound"].items()) or "–"
+        out.append(Table("What the strong levels rest on", ("level", "items", "strength"),
+                         [("suite", s["items"], kill), ("bounded-equivalent", b["items"], bounds)]))
+    w = summary.get("witnesses")
+    if w:
+        def median(key: str) -> str:
+            return "–" if w[key] is None else f"{w[key]:g}"
+
+        out.append(Table(
+            "Witnesses (parrot witness RUN --all: the smallest database on which a rejected "
+            "translation still differs)",
+            ("rejected", "shrunk", "with a witness", "1-minimal", "median rows",
+             "median rows before", "median executions", "median seconds"),
+            [(w["rejected"], w["shrunk"], w["with_witness"], w["minimal"], median("median_size"),
+              median("median_rows_before"), median("median_executions"),
+              median("median_seconds"))]))
+    return out
 
 
 RELIABILITY_TITLE = "Reliability: strictly right / judged [95% CI] by construct and dialect pair"

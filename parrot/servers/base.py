@@ -32,20 +32,15 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import ClassVar
 
+import psutil
+
+from parrot.cachedir import cache_dir
+
 _WATCHDOGS: list[subprocess.Popen[bytes]] = []
 
 
 class ServerError(RuntimeError):
     """A server could not be installed, started, reached or stopped."""
-
-
-def cache_dir() -> Path:
-    """The cache root: ``$PARROT_CACHE``, ``$XDG_CACHE_HOME/parrot`` or ``~/.cache/parrot``."""
-    env = os.environ.get("PARROT_CACHE")
-    if env:
-        return Path(env)
-    xdg = os.environ.get("XDG_CACHE_HOME")
-    return (Path(xdg) if xdg else Path.home() / ".cache") / "parrot"
 
 
 def free_port() -> int:
@@ -62,33 +57,52 @@ def port_open(port: int, host: str = "127.0.0.1", timeout: float = 0.2) -> bool:
 
 
 def pid_alive(pid: int | None) -> bool:
+    """The process exists and is not a zombie (a dead child not reaped yet)."""
     if not pid:
         return False
     try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
+        return bool(psutil.Process(pid).status() != psutil.STATUS_ZOMBIE)
+    except psutil.NoSuchProcess:
         return False
-    except PermissionError:
+    except psutil.AccessDenied:
         return True
-    # a zombie child still answers kill(0); treat it as dead
-    with contextlib.suppress(OSError):
-        stat = Path(f"/proc/{pid}/stat").read_text()
-        if stat.rsplit(")", 1)[-1].split()[0] == "Z":
-            return False
-    return True
+
+
+def _gone(procs: list[psutil.Process], seconds: float) -> list[psutil.Process]:
+    """Wait up to ``seconds`` for ``procs`` to end (a zombie has ended); those still running."""
+    deadline = time.monotonic() + seconds
+    while True:
+        alive = [p for p in procs if pid_alive(p.pid) and p.is_running()]
+        if not alive or time.monotonic() >= deadline:
+            return alive
+        psutil.wait_procs(alive, timeout=min(0.05, max(0.0, deadline - time.monotonic())))
+
+
+def stop_processes(pids: list[int], asks: tuple[tuple[int, float], ...] = ((15, 20.0),),
+                   kill_wait: float = 5.0) -> list[int]:
+    """Stop ``pids``: each ``(signal number, seconds)`` of ``asks`` in turn (a polite stop,
+    default SIGTERM for 20 s), then kill and wait ``kill_wait``; the pids still running."""
+    procs = []
+    for pid in pids:
+        with contextlib.suppress(psutil.NoSuchProcess, psutil.AccessDenied):
+            procs.append(psutil.Process(pid))
+    for sig, seconds in asks:
+        for proc in procs:
+            with contextlib.suppress(psutil.NoSuchProcess, psutil.AccessDenied):
+                proc.send_signal(sig)
+        procs = _gone(procs, seconds)
+        if not procs:
+            return []
+    for proc in procs:
+        with contextlib.suppress(psutil.NoSuchProcess, psutil.AccessDenied):
+            proc.kill()
+    return [p.pid for p in _gone(procs, kill_wait)]
 
 
 def stop_pid(pid: int, timeout: float = 20.0) -> None:
-    """SIGTERM, wait, then SIGKILL."""
-    for sig, wait in ((signal.SIGTERM, timeout), (signal.SIGKILL, 5.0)):
-        with contextlib.suppress(ProcessLookupError):
-            os.kill(pid, sig)
-        deadline = time.monotonic() + wait
-        while time.monotonic() < deadline:
-            if not pid_alive(pid):
-                return
-            time.sleep(0.05)
-    raise ServerError(f"process {pid} did not stop")
+    """Ask the process to stop (SIGTERM), wait ``timeout`` seconds, then kill it."""
+    if stop_processes([pid], ((signal.SIGTERM.value, timeout),)):
+        raise ServerError(f"process {pid} did not stop")
 
 
 @dataclass(frozen=True)

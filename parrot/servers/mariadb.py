@@ -116,22 +116,9 @@ class MariaDBServer(Server):
             socket = Path(socket_dir) / "mariadbd.sock"
             writable.append(socket_dir)
         spec = confine.Spec(writable=writable, port=port)
-        log = data_dir / "install.log"
-        with log.open("wb") as out:
-            try:
-                done = subprocess.run(
-                    confine.command(spec, [
-                        install, "--no-defaults", f"--datadir={data_dir}", *as_root,
-                        "--auth-root-authentication-method=normal", "--skip-test-db",
-                        "--skip-name-resolve", f"--tmpdir={tmp}", *innodb]),
-                    stdout=out, stderr=subprocess.STDOUT, timeout=INSTALL_TIMEOUT,
-                    cwd=data_dir, check=False, env=confine.environ(clean_environ()))
-            except subprocess.TimeoutExpired:
-                raise ServerError(f"mariadb-install-db did not finish in {INSTALL_TIMEOUT:.0f} s"
-                                  f" (log {log})") from None
-        if done.returncode != 0:
-            raise ServerError(f"mariadb-install-db failed ({done.returncode}): "
-                              f"{_tail(log)} (log {log})")
+        _install_db(spec, [install, "--no-defaults", f"--datadir={data_dir}", *as_root,
+                           "--auth-root-authentication-method=normal", "--skip-test-db",
+                           "--skip-name-resolve", f"--tmpdir={tmp}", *innodb], data_dir)
         files = data_dir / "files"  # secure_file_priv: the only directory FILE may touch
         files.mkdir(exist_ok=True)
         error_log = data_dir / "mariadbd.err"
@@ -189,6 +176,23 @@ class MariaDBServer(Server):
         if state is not None and Path(state.socket).parent.name.startswith(SOCKET_DIR_PREFIX):
             shutil.rmtree(Path(state.socket).parent, ignore_errors=True)
         super()._discard()
+
+
+def _install_db(spec: confine.Spec, argv: list[str], data_dir: Path) -> None:
+    """Run ``mariadb-install-db`` (``argv``) confined by ``spec``; its log in ``data_dir``."""
+    log = data_dir / "install.log"
+    with log.open("wb") as out:
+        try:
+            done = subprocess.run(
+                confine.command(spec, argv), stdout=out, stderr=subprocess.STDOUT,
+                timeout=INSTALL_TIMEOUT, cwd=data_dir, check=False,
+                env=confine.environ(clean_environ()))
+        except subprocess.TimeoutExpired:
+            raise ServerError(f"mariadb-install-db did not finish in {INSTALL_TIMEOUT:.0f} s"
+                              f" (log {log})") from None
+    if done.returncode != 0:
+        raise ServerError(f"mariadb-install-db failed ({done.returncode}): "
+                          f"{_tail(log)} (log {log})")
 
 
 def _tail(path: Path, lines: int = 5) -> str:

@@ -57,6 +57,8 @@ from pathlib import Path
 from typing import ClassVar
 from urllib.parse import quote
 
+import psutil
+
 from parrot.engines.sandbox import clean_environ
 from parrot.servers import confine
 from parrot.servers.base import (
@@ -65,6 +67,7 @@ from parrot.servers.base import (
     ServerState,
     free_port,
     pid_alive,
+    stop_processes,
 )
 
 SUPERUSER = "postgres"  # the cluster's superuser (initdb -U); trust auth, no password
@@ -222,33 +225,10 @@ def _mirror(src: Path, dst: Path) -> None:
     shutil.copytree(src, dst, symlinks=True, copy_function=link_or_copy)
 
 
-def _cwd_of(pid: int) -> str | None:
-    try:
-        return os.readlink(f"/proc/{pid}/cwd")
-    except OSError:
-        return None
-
-
 def processes_in(data_dir: Path) -> list[int]:
     """Pids of processes whose working directory is ``data_dir`` (a cluster's processes)."""
     target = os.path.realpath(data_dir)
-    pids = []
-    for entry in os.listdir("/proc") if os.path.isdir("/proc") else []:
-        if entry.isdigit() and _cwd_of(int(entry)) == target:
-            pids.append(int(entry))
-    return pids
-
-
-def _signal_and_wait(pid: int, sig: signal.Signals, seconds: float) -> bool:
-    """Send ``sig``; True once the process is gone within ``seconds``."""
-    with contextlib.suppress(ProcessLookupError):
-        os.kill(pid, sig)
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if not pid_alive(pid):
-            return True
-        time.sleep(0.02)
-    return not pid_alive(pid)
+    return [p.pid for p in psutil.process_iter(["cwd"]) if p.info.get("cwd") == target]
 
 
 class PostgresServer(Server):
@@ -397,10 +377,13 @@ class PostgresServer(Server):
     @staticmethod
     def _owns(state: ServerState) -> bool:
         """The recorded pid is still the postmaster of the recorded data directory (not a
-        recycled pid); unknowable without /proc, then assumed."""
-        if not os.path.isdir("/proc"):
+        recycled pid); assumed when its working directory cannot be read."""
+        try:
+            return bool(psutil.Process(state.pid).cwd() == os.path.realpath(state.data_dir))
+        except psutil.NoSuchProcess:
+            return False
+        except psutil.AccessDenied:
             return True
-        return _cwd_of(state.pid) == os.path.realpath(state.data_dir)
 
     # -- stop --------------------------------------------------------------------------------
     def _stop_unlocked(self) -> bool:
@@ -410,11 +393,9 @@ class PostgresServer(Server):
         was_running = False
         if state is not None and pid_alive(state.pid) and self._owns(state):
             was_running = True
-            for sig, wait in ((signal.SIGINT, 20.0), (signal.SIGQUIT, 5.0),
-                              (signal.SIGKILL, 5.0)):
-                if _signal_and_wait(state.pid, sig, wait):
-                    break
-            else:
+            # fast shutdown (SIGINT), then immediate (SIGQUIT), then killed
+            if stop_processes([state.pid], ((signal.SIGINT.value, 20.0),
+                                            (signal.SIGQUIT.value, 5.0))):
                 raise ServerError(f"postgres (pid {state.pid}) did not stop")
         self._discard()
         return was_running
@@ -442,13 +423,10 @@ class PostgresServer(Server):
 
     @staticmethod
     def _kill_cluster(data_dir: Path) -> None:
-        """SIGKILL every process still working in ``data_dir`` and wait for them to go."""
+        """Kill every process still working in ``data_dir`` and wait for them to go."""
         deadline = time.monotonic() + 10
         while (pids := processes_in(data_dir)) and time.monotonic() < deadline:
-            for pid in pids:
-                with contextlib.suppress(ProcessLookupError, PermissionError):
-                    os.kill(pid, signal.SIGKILL)
-            time.sleep(0.05)
+            stop_processes(pids, asks=(), kill_wait=max(0.0, deadline - time.monotonic()))
 
 
 def _query(host: str, port: int, sql: str) -> str:

@@ -57,6 +57,7 @@ from sqlglot import exp
 from sqlglot.errors import SqlglotError
 
 from parrot.dialects import DIALECTS
+from parrot.dialects.splitter import splitter
 from parrot.fixtures import Fixture, decimal_scale, fixture_to_json, name_problem, storage_text
 
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
@@ -132,10 +133,13 @@ class QuerySchema:
 
 
 def parse_query(sql: str, dialect: str) -> exp.Expr:
-    """The query's AST, or SchemaError when it is not a single query (a comment after the last
-    ``;``, which sqlglot parses as an empty ``Semicolon`` statement, is none)."""
+    """The query's AST, or SchemaError when it is not a single query: the dialect's splitter
+    (the engines') counts the statements, sqlglot parses the one there is."""
+    statements = splitter(dialect).split(sql)
+    if len(statements) != 1:
+        raise SchemaError("not a single query")
     try:
-        trees = [t for t in sqlglot.parse(sql, read=dialect)
+        trees = [t for t in sqlglot.parse(statements[0], read=dialect)
                  if t is not None and not isinstance(t, exp.Semicolon)]
     except (SqlglotError, RecursionError, ValueError) as exc:
         raise SchemaError(f"unparseable: {str(exc).splitlines()[0][:200]}") from None

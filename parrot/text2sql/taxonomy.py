@@ -21,6 +21,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from parrot.api import jsonl
 from parrot.report import analysis, astdiff
 
 FILE = "taxonomy.jsonl"
@@ -33,11 +34,10 @@ def read_labels(run_dir: Path) -> dict[str, dict[str, Any]]:
     path = run_dir / FILE
     if not path.is_file():
         return out
-    for line in path.read_text(encoding="utf-8").splitlines():
+    for _, entry in jsonl.read(path)[0]:  # damaged lines skipped
         try:
-            entry = json.loads(line)
             out[str(entry["id"])] = entry
-        except (json.JSONDecodeError, KeyError, TypeError):
+        except (KeyError, TypeError):
             continue
     return out
 

@@ -2,7 +2,7 @@
 exact path, in one run.
 
 The gold is ``--rows`` rows of (integer id, float measure, text label); the prediction is the same
-rows shuffled. The paths:
+rows shuffled (new row and value objects, as an engine would return them). The paths:
 
 * strict, exact — every row pairs by hashing (the exact path);
 * strict, float noise — every float is off by a relative 1e-12, so no row pairs by its exact key
@@ -41,6 +41,9 @@ def results(rows: int, seed: int) -> tuple[ResultSet, ResultSet, ResultSet]:
     gold = [(i, rng.uniform(-1e4, 1e4), f"label {i % 997}") for i in range(rows)]
     shuffled = list(gold)
     rng.shuffle(shuffled)
+    # fresh rows and values, as an engine returns them (a shuffle of the gold's own objects would
+    # scatter every pass over the prediction across memory)
+    shuffled = [(i, x * 1.0, f"label {i % 997}") for i, x, _ in shuffled]
     noisy = [(i, x * (1 + NOISE), label) for i, x, label in shuffled]
     return (
         ResultSet(COLUMNS, tuple(gold)),

@@ -4,7 +4,8 @@ Runs ``python -m parrot witness RUN --all`` (unless ``--no-run``: then reads an 
 ``RUN/witnesses.jsonl``) and summarises it: how many rejected items got a witness (the rest:
 a side did not run, so no data-dependent witness exists), whether each is 1-minimal, the median
 and largest witness size in rows beside the size of the database it was shrunk from, and the cost
-per item in engine executions and wall seconds. Writes ``docs/results/witness_DATASET.md``.
+per item in engine executions and wall seconds. Writes ``docs/results/witness_DATASET.md`` and,
+for the polyglot set, the README's line between ``<!-- bench:witness -->`` markers.
 
     python scripts/bench/witness.py runs/sqlglot-polyglot [--budget 400] [--no-run]
 """
@@ -54,6 +55,33 @@ def summarise(lines: list[dict]) -> str:
     return "| | |\n|---|---|\n" + "\n".join(f"| {a} | {b} |" for a, b in rows) + "\n"
 
 
+README = Path(__file__).resolve().parents[2] / "README.md"
+MARKERS = ("<!-- bench:witness -->", "<!-- /bench:witness -->")
+
+
+def readme_line(lines: list[dict], model: str, name: str) -> str:
+    """The README's sentence: median witness size and shrinking cost per item."""
+    found = [x for x in lines if x.get("witness")]
+    if not found:
+        return f"no witness on `{model}` × `{name}`"
+    size = statistics.median(x["witness"]["size"] for x in found)
+    runs = statistics.median(x["executions"] for x in found)
+    secs = statistics.median(x["seconds"] for x in found)
+    minimal = sum(bool(x["witness"]["minimal"]) for x in found)
+    return (f"on `{model}` × `{name}`, {len(found)} rejected items have a witness ({minimal} "
+            f"of them 1-minimal), of a median {size:g} row(s), shrunk in a median {runs:g} "
+            f"engine executions ({secs:.2g} s) per item "
+            f"([figures](docs/results/witness_{name}.md))")
+
+
+def update_readme(line: str) -> None:
+    text = README.read_text(encoding="utf-8")
+    start, end = (text.find(m) for m in MARKERS)
+    if start < 0 or end < start:
+        return
+    README.write_text(text[:start + len(MARKERS[0])] + line + text[end:], encoding="utf-8")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("run", type=Path, help="a finished parrot eval run directory")
@@ -71,11 +99,16 @@ def main() -> int:
     name = manifest["dataset"]["name"]
     model = manifest["translator"]["name"]
     body = (f"Run: `{model}` on `{name}` ({manifest['dataset']['items']} items), budget "
-            f"{args.budget} engine executions per item.\n\n" + summarise(lines))
+            f"{args.budget} engine executions per item"
+            + (" (--no-run: summarised from the run's existing witnesses.jsonl; the seconds are "
+               "those of the run that wrote it)" if args.no_run else "")
+            + ".\n\n" + summarise(lines))
     print(body)
     path = write_results(f"witness_{name}", f"Witness databases: {model} on {name}", body,
                          started_load=load)
     print(f"written: {path}", file=sys.stderr)
+    if name == "polyglot":
+        update_readme(readme_line(lines, model, name))
     return 0
 
 

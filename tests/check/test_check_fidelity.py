@@ -6,14 +6,9 @@ import pytest
 
 from parrot.check import accepts
 from parrot.check.fidelity import _mutations, broken_queries, corpora_dir, real_queries
-from parrot.check.references import open_reference, split_naive
+from parrot.check.references import open_reference
 
 SAMPLE = 60
-
-
-def test_split_naive_respects_quotes_and_comments() -> None:
-    assert split_naive("SELECT ';' ; -- x;\nSELECT \"a;b\" /* ; */") == [
-        "SELECT ';' ", " -- x;\nSELECT \"a;b\" /* ; */"]
 
 
 def test_mutations_are_dialect_aware() -> None:

@@ -8,13 +8,13 @@ from hypothesis import strategies as st
 
 from parrot.curate.stages import LocalExecutor, Record, run_stage
 from parrot.curate.standardise import (
-    _PIECE,
     Standardise,
     lexed_split_and_format,
     normalised_key,
     single_statement,
     split_and_format,
 )
+from parrot.dialects.lexer import TokenKind, scan
 
 # SQL-ish texts full of what lexers disagree on: quotes, escapes, comments, ; and whitespace
 _TRICKY = st.lists(st.sampled_from([*"ab SEé'\"`[]\\;#/-*$\t\n\u00a0(1,=", "BEGIN ", "q'",
@@ -76,8 +76,8 @@ def test_the_unlexed_path_gives_what_the_lexer_gives(sql: str, dialect: str) -> 
 @settings(max_examples=300, deadline=None)
 @given(sql=_TRICKY)
 def test_normalised_key_folds_the_words_the_lexer_finds(sql: str) -> None:
-    lexed = "".join(m.group().lower() if m.lastgroup == "word" else m.group()
-                    for m in _PIECE.finditer(sql))
+    lexed = "".join(t.text.lower() if t.kind is TokenKind.WORD else t.text
+                    for t in scan(sql))
     assert normalised_key(sql) == lexed
 
 

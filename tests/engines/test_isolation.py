@@ -369,3 +369,67 @@ def test_spark_jvm_runs_inside_the_worker_sandbox(monkeypatch: pytest.MonkeyPatc
         assert wait_until(lambda: not _alive(set(jvms)), 30), "the JVM outlived its timeout"
     finally:
         engine.close()
+
+
+SOCKET_SCRIPT = """
+import json, os, socket, sys
+from parrot.engines import worker
+scratch, parent = sys.argv[1], int(sys.argv[2])
+paths, hide = json.loads(sys.argv[3]), json.loads(sys.argv[4])
+warnings = worker._isolate("duckdb", scratch, parent, hide=hide)
+outcomes = {}
+for path in paths:
+    try:
+        with socket.socket(socket.AF_UNIX) as s:
+            s.connect(path)
+        outcomes[path] = "connected"
+    except OSError as exc:
+        outcomes[path] = "refused: " + type(exc).__name__
+open(os.path.join(scratch, "written-inside"), "w").write("ok")
+print(json.dumps({"warnings": warnings, "outcomes": outcomes}))
+"""
+
+
+def test_a_worker_cannot_reach_the_server_sockets(tmp_path: Path,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """Where parrot's servers put their unix sockets (the cache; /tmp for a deep cache's
+    MariaDB socket and PostgreSQL's data directory under root; the host's /run): reachable
+    from parrot's process, not from a process isolated as a worker is (Landlock does not
+    govern connect(): before the tmpfs over them every connect succeeded)."""
+    import socket
+    import tempfile
+
+    outside = Path(tempfile.mkdtemp(dir="/dev/shm")) if os.path.isdir("/dev/shm") else tmp_path
+    monkeypatch.setenv("PARROT_CACHE", str(outside / "cache"))  # a cache outside /tmp too
+    places = [outside / "cache" / "servers" / "mysql" / "mariadbd.sock",
+              Path(tempfile.mkdtemp(prefix="parrot-mariadb-")) / "mariadbd.sock",
+              Path(tempfile.mkdtemp(prefix="parrot-postgres-", dir="/tmp")) / ".s.PGSQL.5432"]
+    listeners = []
+    try:
+        for place in places:
+            place.parent.mkdir(parents=True, exist_ok=True)
+            listener = socket.socket(socket.AF_UNIX)
+            listener.bind(str(place))
+            listener.listen(4)
+            listeners.append(listener)
+            with socket.socket(socket.AF_UNIX) as client:
+                client.connect(str(place))  # outside: it works
+        scratch = Path(tempfile.mkdtemp(prefix=w.SCRATCH_PREFIX))
+        child = subprocess.run(
+            [sys.executable, "-c", SOCKET_SCRIPT, str(scratch), str(os.getpid()),
+             json.dumps([str(p) for p in places]), json.dumps(w.socket_roots())],
+            env=w.worker_environ(str(scratch)), cwd=scratch, capture_output=True, text=True,
+            timeout=120)
+        assert child.returncode == 0, child.stderr[-3000:]
+        result = json.loads(child.stdout.splitlines()[-1])
+        assert result["warnings"] == []
+        assert all(v.startswith("refused") for v in result["outcomes"].values()), result
+        assert (scratch / "written-inside").read_text() == "ok"  # its scratch carried over
+    finally:
+        for listener in listeners:
+            listener.close()
+        for place in places:
+            shutil.rmtree(place.parent, ignore_errors=True)
+        shutil.rmtree(outside, ignore_errors=True)
+        if "scratch" in locals():
+            shutil.rmtree(scratch, ignore_errors=True)

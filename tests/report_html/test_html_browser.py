@@ -246,3 +246,101 @@ def test_the_item_view_shows_the_witness(browser, run_dirs, tmp_path):
     cells = browser.find_elements("css selector", "#item-view .witness-table tbody tr")
     assert len(cells) == item["witness"]["size"]
     assert console_errors(browser) == []
+
+
+def test_the_worst_constructs_link_to_witnessed_items(browser, run_dirs, tmp_path):
+    """After ``parrot witness --all``: the "wrong most often" table links its wrong items, the
+    witnessed ones first, and a link opens the item view with its witness."""
+    import shutil
+
+    from parrot.eval.witness_cmd import main as witness_main
+    from parrot.report.cli import main as report_main
+
+    run = tmp_path / "run"
+    shutil.copytree(run_dirs["sqlglot"], run)
+    assert witness_main([str(run), "--all"]) == 0
+    assert report_main([str(run), "--format", "html"]) == 0
+    open_page(browser, run / "report.html")
+    rows = browser.find_elements("css selector", "#worst-constructs tbody tr")
+    assert rows
+    witnessed = [a for a in browser.find_elements("css selector", "#worst-constructs a")
+                 if "witness:" in a.find_element("xpath", "..").text]
+    assert witnessed, "the slice's most frequent wrong constructs include witnessed items"
+    target = witnessed[0].get_attribute("href").split("#item=")[1]
+    witnessed[0].click()
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    WebDriverWait(browser, WAIT).until(lambda d: d.find_elements("css selector", "#witness"))
+    assert browser.find_element("css selector", "#item-view h2").text == target
+    assert console_errors(browser) == []
+
+
+def test_the_reliability_heat_map_counts_and_links(browser, run_dirs, tmp_path):
+    """Each heat-map cell carries strictly right / judged and the interval of summary's matrix
+    in its title, and a click shows exactly that pair's failing items with that construct."""
+    import json
+
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    from parrot.report.features import features
+    from parrot.report.html import write_run_report
+    from parrot.report.metrics import run_summary, source_sql
+
+    run_dir = run_dirs["sqlglot"]
+    manifest = json.loads((run_dir / "manifest.json").read_text())
+    recs = records(run_dir)
+    matrix = run_summary(run_dir, manifest, recs)["reliability"]
+    assert any(c.startswith("feature: ") for c in matrix)  # the sources' SQL features
+    write_run_report(run_dir, manifest, recs, tmp_path / "page.html")
+    open_page(browser, tmp_path / "page.html")
+    cells = browser.find_elements("css selector", "#reliability-heatmap td[title]")
+    assert len(cells) == sum(len(pairs) for pairs in matrix.values())
+    construct, pairs = next((c, p) for c, p in matrix.items() if c.startswith("feature: ")
+                            and any(x["strict"] < x["evaluated"] for x in p.values()))
+    pair, cell = next((p, x) for p, x in pairs.items() if x["strict"] < x["evaluated"])
+    lo, hi = cell["ci95"]
+    heads = [th.text for th in browser.find_elements("css selector",
+                                                     "#reliability-heatmap thead th")]
+    (row,) = [tr for tr in browser.find_elements("css selector", "#reliability-heatmap tbody tr")
+              if tr.find_element("css selector", "th").text == construct]
+    td = row.find_elements("css selector", "td")[heads.index(pair) - 1]
+    assert td.get_attribute("title") == (f"{cell['strict']}/{cell['evaluated']} right, "
+                                          f"95% CI [{lo:.1f}–{hi:.1f}]")
+    td.find_element("css selector", "a").click()
+    feature = construct.split(": ", 1)[1]
+    sources, _ = source_sql(manifest)
+    expected = {r["id"] for r in recs if f"{r['source_dialect']}→{r['target_dialect']}" == pair
+                and r["verdicts"]["strict"]["match"] is False
+                and feature in features(sources[r["id"]], r["source_dialect"])}
+    from selenium.common.exceptions import StaleElementReferenceException
+
+    WebDriverWait(browser, WAIT, ignored_exceptions=(StaleElementReferenceException,)).until(
+        lambda d: set(shown_ids(d)) == expected)  # the table is redrawn under the wait
+    assert console_errors(browser) == []
+
+
+def test_the_level_filter_and_item_view_show_bounded_equivalent(browser, run_dirs, tmp_path):
+    """Records a prover marked ``bounded-equivalent`` (built by code from the run's own lines):
+    the level filter offers it and shows exactly them, and the item view states the bound."""
+    import json
+
+    from parrot.report.html import write_run_report
+
+    run_dir = run_dirs["sqlglot"]
+    manifest = json.loads((run_dir / "manifest.json").read_text())
+    recs = records(run_dir)
+    proved = {r["id"] for r in recs if r["verdicts"]["strict"]["match"]}
+    proved = set(sorted(proved)[:3])
+    for r in recs:
+        if r["id"] in proved:
+            r["level"] = {"name": "bounded-equivalent", "databases": r["level"]["databases"],
+                          "bound": 4}
+    write_run_report(run_dir, manifest, recs, tmp_path / "page.html")
+    open_page(browser, tmp_path / "page.html", "#level=bounded-equivalent")
+    assert set(shown_ids(browser)) == proved
+    values = [o.get_attribute("value")
+              for o in browser.find_elements("css selector", "select[name=level] option")]
+    assert "bounded-equivalent" in values
+    open_page(browser, tmp_path / "page.html", f"#item={sorted(proved)[0]}")
+    assert "up to 4 rows" in browser.find_element("css selector", "#level").text
+    assert console_errors(browser) == []

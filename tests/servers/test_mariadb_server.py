@@ -7,7 +7,11 @@ or another test session runs is never touched. Skips with the install hint when 
 from __future__ import annotations
 
 import os
+import shutil
 import signal
+import socket
+import subprocess
+import sys
 import tempfile
 import time
 from collections.abc import Iterator
@@ -15,6 +19,7 @@ from pathlib import Path
 
 import pytest
 
+from parrot.engines import worker
 from parrot.servers import server_for
 from parrot.servers.base import pid_alive
 from parrot.servers.cli import main as cli
@@ -149,3 +154,38 @@ def test_long_data_directory_puts_the_socket_in_tmp(tmp_path: Path) -> None:
     assert not socket.parent.exists()
     assert _processes_using(state.data_dir) == []
     assert not root.joinpath("mariadb").exists()
+
+
+WORKER_CONNECT = """
+import socket, sys
+from parrot.engines import worker
+scratch, parent, path = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+hide = sys.argv[4:]
+warnings = worker._isolate("sqlite", scratch, parent, hide=hide)
+try:
+    with socket.socket(socket.AF_UNIX) as s:
+        s.connect(path)
+    print("connected", warnings)
+except OSError as exc:
+    print("refused", type(exc).__name__, warnings)
+"""
+
+
+def test_an_engine_worker_cannot_reach_the_running_server(server: MariaDBServer) -> None:
+    """The real server's socket: parrot's process reaches it, a process isolated as an engine
+    worker is (with the directories parrot's process hides) does not."""
+    state = server.start()
+    if not state.socket:
+        pytest.skip("the server listens on TCP here (no network namespace): nothing to hide")
+    with socket.socket(socket.AF_UNIX) as s:
+        s.connect(state.socket)  # outside: it works
+    scratch = tempfile.mkdtemp(prefix=worker.SCRATCH_PREFIX)
+    try:
+        child = subprocess.run(
+            [sys.executable, "-c", WORKER_CONNECT, scratch, str(os.getpid()), state.socket,
+             *worker.socket_roots()], env=worker.worker_environ(scratch), cwd=scratch,
+            capture_output=True, text=True, timeout=120)
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    assert child.returncode == 0, child.stderr[-2000:]
+    assert child.stdout.startswith("refused"), child.stdout

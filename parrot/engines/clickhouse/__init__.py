@@ -184,6 +184,34 @@ def dropped_function(plan: st.Plan) -> str | None:
 
 
 _AST_FUNCTION = re.compile(r"^\s*Function (\S+)", re.MULTILINE)
+MULTI_STATEMENT = "more than one statement: ClickHouse's parser explains one at a time"
+
+
+class MultiStatementError(ValueError):
+    """A text given to :func:`explain_ast` that holds more than one statement."""
+
+
+def _string_literal(text: str) -> str:
+    return "'" + text.replace("\\", "\\\\").replace("'", "\\'") + "'"
+
+
+def explain_ast(conn: Any, text: str) -> str:
+    """ClickHouse's ``EXPLAIN AST`` of ``text``, which must be exactly one statement: chdb runs
+    *every* statement of a multi-statement text (``EXPLAIN AST SELECT 1; INSERT INTO FUNCTION
+    file(...) SELECT 1`` writes the file). The text is refused (:class:`MultiStatementError`)
+    when parrot's splitter sees more than one statement, or when ClickHouse's own parser does
+    (``formatQuerySingleLine`` of the exact query to be sent, which parses a string without
+    running it and refuses multi-statements). chdb's RuntimeError (a syntax error) propagates."""
+    if len(st.splitter("clickhouse").split(text)) > 1:
+        raise MultiStatementError(MULTI_STATEMENT)
+    query = f"EXPLAIN AST {text}"
+    try:
+        conn.query(f"SELECT formatQuerySingleLine({_string_literal(query)})", "TSVRaw")
+    except RuntimeError as exc:
+        if "Multi-statements are not allowed" in str(exc):
+            raise MultiStatementError(MULTI_STATEMENT) from None
+        raise
+    return str(conn.query(query, "TSVRaw").bytes().decode("utf-8", "replace"))
 
 
 def _ast_refusal(conn: Any, text: str) -> str | None:
@@ -192,7 +220,9 @@ def _ast_refusal(conn: Any, text: str) -> str | None:
     (which parses without running). A syntax error is left to the execution, which fails the
     same way before running anything; any other failure to explain refuses (fails closed)."""
     try:
-        tree = conn.query(f"EXPLAIN AST {text}", "TSVRaw").bytes().decode("utf-8", "replace")
+        tree = explain_ast(conn, text)
+    except MultiStatementError as exc:
+        return str(exc)
     except RuntimeError as exc:
         if _error_code(exc) in _SYNTAX_CODES:
             return None

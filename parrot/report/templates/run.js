@@ -58,6 +58,7 @@
   fill("reason", rows.map((x) => x.reason));
   fill("status", rows.map((x) => x.status));
   fill("level", rows.map((x) => x.level).filter((v) => v));
+  fill("feature", items.flatMap((r) => r.features || []));
 
   let sortKey = null, sortDir = 1, page = 0, shown = [], lastList = "#items";
 
@@ -70,6 +71,7 @@
       (!f.type || (x.r.translation_types || []).includes(f.type)) &&
       (!f.difficulty || x.r.difficulty === f.difficulty) &&
       (!f.tag || (x.r.tags || []).includes(f.tag)) &&
+      (!f.feature || (x.r.features || []).includes(f.feature)) &&
       (!f.reason || x.reason === f.reason) &&
       (!f.strict || (f.strict === "pass") === x.strict) &&
       (!f.status || x.status === f.status) &&
@@ -199,6 +201,12 @@
     return h("div", {}, head, h("div", { class: "scroll" }, table), more);
   }
 
+  function levelText(l) {
+    if (l.bound !== undefined) return `${l.name}, equal on every database up to ${l.bound} rows (${l.databases} databases run)`;
+    const kills = l.neighbours ? `; the suite kills ${l.killed}/${l.neighbours} of the source's neighbours` : "";
+    return `${l.name} (${l.databases} database${l.databases === 1 ? "" : "s"}${kills})`;
+  }
+
   function witnessView(w) {
     const tables = Object.entries(w.tables || {});
     return [h("h3", { id: "witness" }, `Witness: ${w.size} row${w.size === 1 ? "" : "s"} (${w.minimal ? "1-minimal" : "not minimal: the budget ran out"}, from the ${w.origin}, ${w.executions} engine executions)`),
@@ -232,7 +240,9 @@
       h("p", {}, h("a", { href: lastList, id: "back" }, "← back to the items")),
       h("h2", {}, r.id),
       h("p", {}, `${r.source_dialect} → ${r.target_dialect} · types: ${(r.translation_types || []).join(", ") || "none"} · ${r.tokens ?? "?"} tokens` +
-        (r.difficulty ? ` · ${r.difficulty}` : "") + (r.tags && r.tags.length ? ` · tags: ${r.tags.join(", ")}` : "")),
+        (r.difficulty ? ` · ${r.difficulty}` : "") + (r.tags && r.tags.length ? ` · tags: ${r.tags.join(", ")}` : "") +
+        (r.features && r.features.length ? ` · SQL features: ${r.features.join(", ")}` : "")),
+      r.level ? h("p", { id: "level" }, `verdict level: ${levelText(r.level)}`) : null,
       h("div", { class: "cols" },
         h("div", {}, h("h3", {}, `source (${r.source_dialect})`),
           r.source_sql === null || r.source_sql === undefined ? h("p", { class: "warn" }, "source SQL not available (see the top of the page)")
@@ -270,7 +280,7 @@
     if (id !== null) { showItem(id); return; }
     document.getElementById("item-view").hidden = true;
     document.getElementById("overview").hidden = false;
-    const keys = ["pair", "type", "difficulty", "tag", "reason", "strict", "status", "level", "tmin", "tmax", "q"];
+    const keys = ["pair", "type", "difficulty", "tag", "feature", "reason", "strict", "status", "level", "tmin", "tmax", "q"];
     if (keys.some((k) => params.has(k))) {
       for (const k of keys) form.elements[k].value = params.get(k) || "";
       page = 0;

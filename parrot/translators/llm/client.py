@@ -1,5 +1,6 @@
-"""An async chat client over litellm: bounded concurrency, retries with exponential backoff and
-jitter, a per-request timeout, the response cache, and token and cost accounting.
+"""An async chat client over litellm: bounded concurrency, retries (tenacity: which errors
+:func:`retryable` says, exponential backoff with jitter or the server's Retry-After), a per-request
+timeout, the response cache, and token and cost accounting.
 
 litellm is imported on the first request (its import takes seconds), with its price list read
 from the copy it ships instead of the network.
@@ -18,6 +19,13 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 from urllib.parse import urlsplit
+
+from tenacity import (
+    AsyncRetrying,
+    RetryCallState,
+    retry_if_exception,
+    stop_after_attempt,
+)
 
 from parrot.engines.sandbox import scrub_secrets
 from parrot.translators.llm.cache import CachedResponse, ResponseCache, cache_key
@@ -153,23 +161,25 @@ class LLMClient:
             self._semaphore = asyncio.Semaphore(s.concurrency)
         _litellm()  # the first import takes seconds: not inside a request's timeout
         start: float | None = None  # the first request, not the wait for a slot
-        attempt = 0
-        while True:
-            attempt += 1
-            try:
-                async with self._semaphore:
-                    start = start or time.perf_counter()
-                    self.requests += 1
-                    response = await asyncio.wait_for(self._request(messages), s.request_timeout)
-                break
-            except Exception as exc:
-                if attempt > s.retries or not retryable(exc):
-                    raise LLMError(_describe(exc, attempt, self._secrets), attempt) from None
-                await asyncio.sleep(self._delay(attempt, exc))
+        retrying = AsyncRetrying(stop=stop_after_attempt(s.retries + 1),
+                                 retry=retry_if_exception(retryable), wait=self._wait,
+                                 reraise=True)
+        try:
+            async for attempt in retrying:
+                with attempt:
+                    async with self._semaphore:
+                        start = start or time.perf_counter()
+                        self.requests += 1
+                        response = await asyncio.wait_for(self._request(messages),
+                                                          s.request_timeout)
+        except Exception as exc:
+            tries = retrying.statistics["attempt_number"]
+            raise LLMError(_describe(exc, tries, self._secrets), tries) from None
+        attempts = retrying.statistics["attempt_number"]
         choices = getattr(response, "choices", None) or []
         message = getattr(choices[0], "message", None) if choices else None
         if message is None:
-            raise LLMError("the response holds no message", attempt)
+            raise LLMError("the response holds no message", attempts)
         # an answer that echoes a key is stored (cache, results.jsonl) without it
         content = scrub_secrets(getattr(message, "content", None) or "", self._secrets)
         usage = getattr(response, "usage", None)
@@ -182,7 +192,7 @@ class LLMClient:
             tokens_out = count_tokens(content)
         latency = time.perf_counter() - (start or 0.0)
         completion = Completion(content, tokens_in, tokens_out, self.cost(tokens_in, tokens_out),
-                                latency, cached=False, attempts=attempt)
+                                latency, cached=False, attempts=attempts)
         if self.cache is not None:
             self.cache.put(key, s.model, CachedResponse(content, tokens_in, tokens_out, latency))
         return completion
@@ -205,11 +215,16 @@ class LLMClient:
             kwargs["api_key"] = api_key
         return await _litellm().acompletion(**kwargs)
 
-    def _delay(self, attempt: int, exc: BaseException) -> float:
+    def _wait(self, state: RetryCallState) -> float:
+        """tenacity's wait: the delay after the failed attempt ``state`` describes."""
+        assert state.outcome is not None
+        return self._delay(state.attempt_number, state.outcome.exception())
+
+    def _delay(self, attempt: int, exc: BaseException | None) -> float:
         """Exponential backoff with equal jitter, or the server's Retry-After when it says."""
         s = self.settings
         ceiling = min(s.backoff_max, s.backoff * 2 ** (attempt - 1))
-        after = _retry_after(exc)
+        after = _retry_after(exc) if exc is not None else None
         if after is not None:
             return min(s.backoff_max, after)
         return ceiling / 2 + self._rng.uniform(0, ceiling / 2)
