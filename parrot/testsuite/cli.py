@@ -98,6 +98,12 @@ def _build_flags(b: argparse.ArgumentParser) -> None:
                    help="run none of the source's neighbours (the source side of the kill "
                         "measurement; seconds each on Spark): the set cover counts the "
                         "references' neighbours, on their own engines, only")
+    b.add_argument("--solver", action=argparse.BooleanOptionalAction, default=None,
+                   help="ask z3 for a database that kills each source-side neighbour the "
+                        "candidates leave alive, checked on the engine, and label those it "
+                        "proves equal on every small database bounded-equivalent (default: on "
+                        "when z3-solver is installed: pip install 'parrot-sql[solver]'; with the "
+                        "rules generator only; see docs/test-suites-solver.md)")
     b.add_argument("--timeout", action="append", default=[], metavar="[DIALECT=]SECONDS",
                    help=f"per execution (default: {cli.seconds(DEFAULT_TIMEOUT)}), or for "
                         "DIALECT's engine "
@@ -221,7 +227,8 @@ def _work(job: tuple[Item, tuple[str, ...], tuple[Item, ...]]
                              candidates=_ARGS.candidates if rules else 0, seed=_ARGS.seed,
                              min_dbs=_ARGS.min_dbs,
                              max_rows=_ARGS.max_rows, references=members,
-                             source_side=not _ARGS.no_source_side)
+                             source_side=not _ARGS.no_source_side,
+                             solver=_ARGS.solver if rules else False)
         gen = _datagen(_ARGS)
         if gen is None or result.suite is None:
             return result, {}

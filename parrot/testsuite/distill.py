@@ -30,6 +30,7 @@ from parrot.testsuite.boundary import KINDS, query_boundary_data
 from parrot.testsuite.datagen import SchemaError, parse_query, query_test_data
 from parrot.testsuite.neighbours import Neighbour, neighbours
 from parrot.testsuite.operators import family_of
+from parrot.testsuite.solver import Attempt, available, solve_survivors
 from parrot.testsuite.store import Suite, SuiteDatabase, load_suite, suite_key
 from parrot.translators.base import Translation, TranslationStatus
 
@@ -54,7 +55,8 @@ class Distilled:
     suite: Suite | None
     why_none: str = ""
     # op -> [non-equivalent neighbours, killed by the fixture, by fixture + suite, equivalent,
-    #        unkillable on the source engine (see order_probes)]
+    #        unkillable on the source engine (see order_probes), bounded-equivalent (the solver's;
+    #        only where there are some)]
     operators: dict[str, list[int]] = field(default_factory=dict)
 
 
@@ -117,7 +119,8 @@ def distill(item: Item, judge: Judge, *, dialects: tuple[str, ...] = (),
             seed: int = 0, max_rows: int = 12, min_dbs: int = DEFAULT_MIN_DBS,
             references: tuple[Item, ...] = (),
             pool: tuple[tuple[int, Fixture], ...] | None = None,
-            source_side: bool = True, exclude: frozenset[str] = frozenset()) -> Distilled:
+            source_side: bool = True, exclude: frozenset[str] = frozenset(),
+            solver: bool | None = None) -> Distilled:
     """The suite of ``item``'s source query (None, with a reason, when none can be built).
 
     ``references``: items of the same source query whose reference translations must agree with
@@ -129,11 +132,14 @@ def distill(item: Item, judge: Judge, *, dialects: tuple[str, ...] = (),
     (:func:`parrot.testsuite.operators.family_of`) whose neighbours distillation neither counts
     nor aims at (the leave-one-family-out measurement). Beyond the cover, ``min_dbs``
     diverse usable databases are kept (:func:`_diverse`), the boundary candidates of
-    :mod:`parrot.testsuite.boundary` first.
+    :mod:`parrot.testsuite.boundary` first. ``solver`` (default: when z3 is importable):
+    witnesses for the source's neighbours still alive (:mod:`parrot.testsuite.solver`) join
+    the candidates; those it proves bounded-equivalent are counted apart, not as survivors.
 
     The steps: :func:`_candidate_databases`, :func:`_aims` (the neighbours),
     :func:`_try_candidates`, :func:`extra_candidates` for the survivors (tried the same way),
-    :func:`order_probes`, :func:`_cover` and :func:`_diverse`, then :func:`_suite`."""
+    :func:`order_probes`, :func:`_witnesses` (the solver), :func:`_cover` and :func:`_diverse`,
+    then :func:`_suite`."""
     gold = judge.gold(item).execution
     if not gold.ok:
         return Distilled(None, f"source fails on its fixture: {gold.status}")
@@ -152,6 +158,10 @@ def distill(item: Item, judge: Judge, *, dialects: tuple[str, ...] = (),
     alive = {i for i in trial.todo - trial.seen if i < trial.offset}
     unkillable = order_probes(judge, item, trial.counted, alive, trial.usable, trial.kills,
                               trial.refs, trial.edges)
+    use_solver = (available() if solver is None else solver) and pool is None
+    attempts, bounded = _witnesses(judge, item, trial, sorted(alive - set(unkillable))) \
+        if use_solver else ([], {})
+    cands.kinds.update({r: ("solver", {}) for r, _ in trial.usable if r < 0})
     chosen, covered = _cover(trial.kills, trial.offset, max_dbs)
     chosen += _diverse(judge, item, trial.usable, trial.kills,
                        cands.dbs[position:cands.from_source], chosen,
@@ -159,7 +169,7 @@ def distill(item: Item, judge: Judge, *, dialects: tuple[str, ...] = (),
     if not chosen and trial.usable:  # nothing to kill: still keep one database beyond the fixture
         chosen.append(0)
     return _suite(item, trial, chosen, covered, unkillable, equivalent, cands.kinds,
-                  seed=seed, source_side=source_side)
+                  seed=seed, source_side=source_side, solved=(attempts, bounded))
 
 
 def extra_candidates(item: Item, survivors: list[Neighbour], schema: Fixture | None
@@ -291,13 +301,20 @@ def _cover(kills: list[set[int]], offset: int, max_dbs: int) -> tuple[list[int],
 def _suite(item: Item, trial: _Trial, chosen: list[int], covered: set[int],
            unkillable: dict[int, str], equivalent: dict[str, int],
            kinds: dict[int, tuple[str, dict[str, Any]]], *, seed: int,
-           source_side: bool) -> Distilled:
-    """The suite of the ``chosen`` usable databases, with the per-operator counts."""
+           source_side: bool, solved: tuple[list[Attempt], dict[int, int]] = ([], {})
+           ) -> Distilled:
+    """The suite of the ``chosen`` usable databases, with the per-operator counts
+    (``solved``: the solver's attempts and the neighbours it proved bounded-equivalent)."""
+    attempts, bounded = solved
     counted, offset, usable, kills = trial.counted, trial.offset, trial.usable, trial.kills
     on_fixture = trial.on_fixture
     operators: dict[str, list[int]] = {}
     for i, n in enumerate(counted):
         row = operators.setdefault(n.operator, [0, 0, 0, 0, 0])
+        if i in bounded:  # proved equal on every small database: not a survivor
+            row.extend([0] * (6 - len(row)))
+            row[5] += 1
+            continue
         row[0] += 1
         row[1] += i in on_fixture
         row[2] += i in covered or i in on_fixture
@@ -309,7 +326,8 @@ def _suite(item: Item, trial: _Trial, chosen: list[int], covered: set[int],
                                     kills=len({i for i in kills[j] if i < offset}))
                       for j in chosen)
     survivors = [[n.operator, n.sql] for i, n in enumerate(counted)
-                 if i not in covered and i not in on_fixture and i not in unkillable]
+                 if i not in covered and i not in on_fixture and i not in unkillable
+                 and i not in bounded]
     extra: dict[str, Any] = {
         "seed": seed, "candidates": len(usable),
         "kinds": [kinds[usable[j][0]][0] if usable[j][0] in kinds else "random" for j in chosen],
@@ -317,6 +335,9 @@ def _suite(item: Item, trial: _Trial, chosen: list[int], covered: set[int],
         "unkillable": [[counted[i].operator, counted[i].sql, why]
                        for i, why in sorted(unkillable.items())],
         "reference_edges": trial.edges, **({} if source_side else {"source_side": False}),
+        **({"solver": [a.to_json() for a in attempts],
+            "bounded_equivalent": [[counted[i].operator, counted[i].sql, b]
+                                   for i, b in sorted(bounded.items())]} if attempts else {}),
         "target_neighbours": len(trial.targets),
         "target_killed": len({i for i in covered if i >= offset})}
     suite = Suite(key=suite_key(item.source_dialect, item.source_sql, item.fixture),
@@ -325,6 +346,21 @@ def _suite(item: Item, trial: _Trial, chosen: list[int], covered: set[int],
                   databases=databases, generator=GENERATOR, neighbours=len(counted),
                   killed=len({i for i in covered if i < offset} | on_fixture), extra=extra)
     return Distilled(suite, operators=operators)
+
+
+def _witnesses(judge: Judge, item: Item, trial: _Trial, alive: list[int]
+               ) -> tuple[list[Attempt], dict[int, int]]:
+    """The solver's witnesses for the source's neighbours still ``alive`` (see
+    :func:`parrot.testsuite.solver.solve_survivors`), verified where the source can be judged;
+    each joins ``trial.usable`` where every reference agrees with the source."""
+    return solve_survivors(
+        item.source_sql, item.source_dialect, item.fixture or EMPTY_FIXTURE,
+        [(i, trial.counted[i].operator, trial.counted[i].sql) for i in alive],
+        lambda db, sql: _judgeable(judge, replace(item, target_dialect=item.source_dialect,
+                                                  fixture=db))
+        and neighbour_outcome(judge, item, db, sql) == "kill",
+        lambda db: reference_disagreement(judge, trial.refs, db) is None, trial.usable,
+        trial.kills)
 
 
 def _boundary_candidates(item: Item, dialects: tuple[str, ...], seed: int, start: int,

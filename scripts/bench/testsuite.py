@@ -4,7 +4,8 @@ For every item with a stored suite (``python -m parrot.testsuite build DATASET``
 
 * per dialect pair and per neighbour operator: neighbours killed by the fixture alone and by
   fixture + suite, neighbours an equivalence rule proves equal to the source (left out of the
-  denominators, counted apart; see :mod:`parrot.testsuite.neighbours`) and survivors (the counts
+  denominators, counted apart; see :mod:`parrot.testsuite.neighbours`; those the solver proves
+  bounded-equivalent likewise, see :mod:`parrot.testsuite.solver`) and survivors (the counts
   distillation recorded; a suite built without them, ``--no-source-side``, has its source's
   neighbours run here on the fixture and its databases);
 * false separations: every reference translation is judged against its source on each suite
@@ -76,6 +77,8 @@ class Tally:
         self.engines: dict[str, Counter[str]] = defaultdict(Counter)  # op -> engine
         self.unkillable: Counter[str] = Counter()  # engine: reason -> count
         self.empty: Counter[str] = Counter()  # op -> survivors whose source returns no rows
+        # op -> neighbours the solver proved bounded-equivalent (a sixth count; not in the five)
+        self.bounded: Counter[str] = Counter()
 
     def add_counts(self, operators: dict[str, list[int]], survivors: list[list[str]],
                    unkillable: list[list[str]], label: str, engine: str,
@@ -85,6 +88,8 @@ class Tally:
             row = self.ops[op]
             for i, v in enumerate([*counts, 0, 0, 0, 0, 0][:5]):
                 row[i] += v
+            if len(counts) > 5 and counts[5]:
+                self.bounded[op] += counts[5]
         for op, sql in survivors:
             mark = " [source empty everywhere]" if empty else ""
             self.survivors[op].append(f"{label}{mark}: {' '.join(sql.split())[:160]}")
@@ -422,6 +427,10 @@ def _report(ops: Tally, by_pair: dict[str, Tally], refs: dict[str, list[int]],
         print("\nunkillable (no data can kill them on that engine; excluded from the kill rate):")
         for why, count in ops.unkillable.most_common():
             print(f"  {count:4}  {why}")
+    if ops.bounded:
+        print(f"\nbounded-equivalent (the solver found no small database separating them; "
+              f"excluded, not survivors): {sum(ops.bounded.values())}: "
+              + ", ".join(f"{op} {n}" for op, n in ops.bounded.most_common()))
     missed = False
     for pair, tally in rows:
         ts, killable = _kill(tally.total())

@@ -120,4 +120,4 @@ def test_a_suite_keeps_diverse_databases_beyond_its_cover() -> None:
     kinds = suite.extra["kinds"]
     assert len(kinds) >= DEFAULT_MIN_DBS
     assert "duplicates" in kinds and {"one_row", "empty"} & set(kinds)
-    assert set(kinds) <= {*KINDS, "random"}
+    assert set(kinds) <= {*KINDS, "random", "solver"}
