@@ -34,5 +34,6 @@ def test_reference_is_all_strict_beside_two_cpu_hogs(tmp_path: Path) -> None:
             hog.wait()
     assert done.returncode == 0, done.stderr[-3000:]
     overall = json.loads((tmp_path / "run" / "summary.json").read_text())["overall"]
-    assert overall["evaluated"] == 62
-    assert (overall["strict"], overall["timeout"]) == (62, 0), overall
+    # 62 items; the 6 over Spider's databases are skipped where the corpora are absent
+    assert overall["evaluated"] == overall["items"] in (56, 62), overall
+    assert (overall["strict"], overall["timeout"]) == (overall["items"], 0), overall
