@@ -207,3 +207,25 @@ def test_syntax_is_checked_only_where_no_engine_parsed_the_translation_unless_as
     assert summary(default)["overall"]["syn_checked"] == len(rejected)
     assert all(r["syntax_checked"] for r in read_results(every))
     assert summary(every)["overall"]["syn_checked"] == len(records)
+
+
+def test_resume_follows_a_moved_dataset_but_refuses_changed_items(tmp_path, capsys):
+    """A run resumed after its dataset moved (same items, another path) was refused: the
+    manifest's dataset path was compared with the rest."""
+    import shutil
+
+    root = Path(__file__).resolve().parents[1] / "datasets" / "starter"
+    first, moved = tmp_path / "a" / "starter", tmp_path / "b" / "starter"
+    shutil.copytree(root, first, ignore=shutil.ignore_patterns("suites"))
+    args = ("--model", "identity", "--limit", "2")
+    code, _ = run_eval(tmp_path, "r", *args, "--dataset", str(first))
+    assert code == 0
+    first.rename(tmp_path / "a" / "gone")
+    shutil.copytree(tmp_path / "a" / "gone", moved)
+    code, _ = run_eval(tmp_path, "r", *args, "--dataset", str(moved), "--resume")
+    assert code == 0, capsys.readouterr().err
+    items = moved / "items.jsonl"
+    items.write_text(items.read_text().replace("SELECT", "select", 1))
+    code, _ = run_eval(tmp_path, "r", *args, "--dataset", str(moved), "--resume")
+    assert code == 2
+    assert "dataset differs" in " ".join(capsys.readouterr().err.split())

@@ -248,6 +248,14 @@ class RunLock:
             self._fd = None
 
 
+def _identity(entry: Any) -> Any:
+    """What makes a manifest's dataset or translator the same one on resume: its content, not
+    where it lies (a dataset's ``path`` changes when a checkout moves; its sha256 does not)."""
+    if isinstance(entry, dict):
+        return {k: v for k, v in entry.items() if k != "path"}
+    return entry
+
+
 def prepare_run_dir(config: RunConfig, manifest: dict[str, Any]) -> dict[str, Any]:
     """Create or reopen the run directory; on resume the dataset and translator must match.
     The caller holds the directory's :class:`RunLock`."""
@@ -260,7 +268,7 @@ def prepare_run_dir(config: RunConfig, manifest: dict[str, Any]) -> dict[str, An
         if existing.exists():
             old = read_json(existing)
             for key in ("dataset", "translator"):
-                if old.get(key) != manifest[key]:
+                if _identity(old.get(key)) != _identity(manifest[key]):
                     raise RunDirError(f"cannot resume {out}: its {key} differs "
                                       f"({old.get(key)} vs {manifest[key]})")
             manifest["started"] = old.get("started", manifest["started"])
