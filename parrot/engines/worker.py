@@ -186,44 +186,72 @@ def _under(path: str, root: str) -> bool:
 def _hide(libc: ctypes.CDLL, roots: list[str], scratch: str, readable: list[str],
           warnings: list[str]) -> None:
     """Mount an empty tmpfs over each of ``roots`` in this mount namespace, so no unix socket
-    under them can be reached by name; ``scratch`` is carried over (``open_tree`` and
-    ``move_mount``). A root holding something the worker reads stays visible, with a warning."""
-    syscall = libc.syscall
-    syscall.restype = ctypes.c_long
-    scratch = os.path.realpath(scratch)
+    under them can be reached by name; ``scratch`` and every ``readable`` path under a hidden
+    root (a virtual environment in ``/tmp``) are carried over (``open_tree`` and
+    ``move_mount``). A root the worker reads as a whole stays visible, with a warning."""
     hidden: list[str] = []
     for root in sorted(set(roots)):
         if any(_under(root, h) for h in hidden):
             continue
-        if any(_under(os.path.realpath(p), root) for p in readable):
+        if any(_under(root, os.path.realpath(p)) for p in readable):
             warnings.append(f"{root} holds files the engine reads: unix sockets under it are "
                             "reachable")
             continue
         hidden.append(root)
-    keep = -1
-    if any(_under(scratch, h) for h in hidden):
-        keep = syscall(_SYS_OPEN_TREE, ctypes.c_int(_AT_FDCWD), scratch.encode(),
-                       ctypes.c_uint(_OPEN_TREE_CLONE | os.O_CLOEXEC | _AT_RECURSIVE))
-        if keep < 0:
-            error = os.strerror(ctypes.get_errno())
-            warnings.append(f"scratch directory not carried over ({error}): server sockets "
-                            "are reachable")
-            return
+    wanted = sorted({os.path.realpath(p) for p in [scratch, *readable]
+                     if os.path.exists(p) and any(_under(os.path.realpath(p), h)
+                                                  for h in hidden)})
+    carried = [p for p in wanted if not any(_under(p, q) and p != q for q in wanted)]
+    dirs = {p for p in carried if os.path.isdir(p)}  # known before the tmpfs hides them
+    kept = _clone_trees(libc, carried, warnings)
+    if kept is None:
+        return
     try:
         for root in hidden:
             if libc.mount(b"tmpfs", root.encode(), b"tmpfs", _MS_NOSUID | _MS_NODEV | _MS_NOEXEC,
                           b"size=64k,mode=755") != 0:
                 warnings.append(f"{root} not hidden ({os.strerror(ctypes.get_errno())}): unix "
                                 "sockets under it are reachable")
-        if keep >= 0:
-            os.makedirs(scratch, exist_ok=True)
-            if syscall(_SYS_MOVE_MOUNT, ctypes.c_int(keep), b"", ctypes.c_int(_AT_FDCWD),
-                       scratch.encode(), ctypes.c_uint(_MOVE_MOUNT_F_EMPTY_PATH)) != 0:
-                raise OSError(ctypes.get_errno(), "move_mount of the scratch directory")
+        for path, fd in kept:
+            _move_tree(libc, fd, path, directory=path in dirs)
+        if any(path == os.path.realpath(scratch) for path, _ in kept):
             os.chdir(scratch)
     finally:
-        if keep >= 0:
-            os.close(keep)
+        for _, fd in kept:
+            os.close(fd)
+
+
+def _clone_trees(libc: ctypes.CDLL, paths: list[str], warnings: list[str]
+                 ) -> list[tuple[str, int]] | None:
+    """A detached copy (``open_tree``) of each of ``paths``, to be put back over the tmpfs;
+    None (nothing hidden, with a warning) when the kernel refuses one."""
+    syscall = libc.syscall
+    syscall.restype = ctypes.c_long
+    kept: list[tuple[str, int]] = []
+    for path in paths:
+        fd = syscall(_SYS_OPEN_TREE, ctypes.c_int(_AT_FDCWD), path.encode(),
+                     ctypes.c_uint(_OPEN_TREE_CLONE | os.O_CLOEXEC | _AT_RECURSIVE))
+        if fd < 0:
+            error = os.strerror(ctypes.get_errno())
+            warnings.append(f"{path} not carried over ({error}): server sockets are reachable")
+            for _, other in kept:
+                os.close(other)
+            return None
+        kept.append((path, fd))
+    return kept
+
+
+def _move_tree(libc: ctypes.CDLL, fd: int, path: str, directory: bool) -> None:
+    """Mount the detached tree ``fd`` at ``path`` (made on the tmpfs: a directory, or an empty
+    file for a file)."""
+    if directory:
+        os.makedirs(path, exist_ok=True)
+    else:
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        open(path, "a").close()  # an empty mount point
+    if libc.syscall(_SYS_MOVE_MOUNT, ctypes.c_int(fd), b"", ctypes.c_int(_AT_FDCWD),
+                    path.encode(), ctypes.c_uint(_MOVE_MOUNT_F_EMPTY_PATH)) != 0:
+        raise OSError(ctypes.get_errno(), f"move_mount of {path}")
 
 
 def _landlock(libc: ctypes.CDLL, scratch: str | list[str], readable: list[str], deny_tcp: bool,

@@ -434,3 +434,49 @@ def test_a_worker_cannot_reach_the_server_sockets(tmp_path: Path,
         shutil.rmtree(outside, ignore_errors=True)
         if "scratch" in locals():
             shutil.rmtree(scratch, ignore_errors=True)
+
+
+CARRY_SCRIPT = """
+import json, os, socket, sys
+from parrot.engines import worker
+scratch, parent, root = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+worker.READABLE = (*worker.READABLE, os.path.join(root, "venv"))  # an installation under root
+warnings = worker._isolate("duckdb", scratch, parent, hide=[root])
+try:
+    with socket.socket(socket.AF_UNIX) as s:
+        s.connect(os.path.join(root, "server.sock"))
+    sock = "connected"
+except OSError as exc:
+    sock = "refused: " + type(exc).__name__
+lib = open(os.path.join(root, "venv", "lib", "module.py")).read()
+print(json.dumps({"warnings": warnings, "socket": sock, "lib": lib}))
+"""
+
+
+def test_an_installation_under_a_hidden_root_stays_readable_and_its_sockets_hidden(
+        tmp_path: Path) -> None:
+    """A fresh virtual environment under /tmp (as CI makes one) left /tmp visible with a warning:
+    every isolation test failed 'isolation fell back'. The installation is carried over the
+    tmpfs; a socket beside it stays out of reach."""
+    import socket
+    import tempfile
+
+    root = Path(tempfile.mkdtemp(prefix="parrot-hidden-root-"))
+    try:
+        (root / "venv" / "lib").mkdir(parents=True)
+        (root / "venv" / "lib" / "module.py").write_text("x = 1\n")
+        with socket.socket(socket.AF_UNIX) as listener:
+            listener.bind(str(root / "server.sock"))
+            listener.listen(1)
+            scratch = Path(tempfile.mkdtemp(prefix=w.SCRATCH_PREFIX))
+            child = subprocess.run(
+                [sys.executable, "-c", CARRY_SCRIPT, str(scratch), str(os.getpid()), str(root)],
+                env=w.worker_environ(str(scratch)), cwd=scratch, capture_output=True, text=True,
+                timeout=120)
+        assert child.returncode == 0, child.stderr[-3000:]
+        result = json.loads(child.stdout.splitlines()[-1])
+        assert result["warnings"] == [], result
+        assert result["socket"].startswith("refused"), result
+        assert result["lib"] == "x = 1\n"
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
