@@ -164,19 +164,26 @@ def remembered(size: int, jobs: int) -> dict[str, Any]:
 
 
 def row(r: dict[str, Any]) -> str:
-    verdict = "yes" if r["wall"] <= TARGET_SECONDS and r["peak_tree"] <= TARGET_RSS else "no"
+    """One table line; a figure a run did not record (``None``) shows as ``—``."""
+    tree = r.get("peak_tree")
+    verdict = "yes" if r["wall"] <= TARGET_SECONDS and tree and tree <= TARGET_RSS else "no"
     kept = r["funnel"][-1]["out"]
     return (f"| {r['mode']} | {r['size']:,} | {r['wall'] / 60:.1f} | {r['cpu']:.0f} | "
             f"{r['size'] / r['wall']:,.0f} | {r['peak_main'] / GIB:.2f} | "
-            f"{r['peak_tree'] / GIB:.2f} | {r['load_start']:.1f}–{r['load_end']:.1f} | "
-            f"{kept:,} | {verdict} |")
+            f"{'—' if tree is None else f'{tree / GIB:.2f}'} | "
+            f"{_num(r.get('load_start'))}–{_num(r.get('load_end'))} | {kept:,} | {verdict} |")
+
+
+def _num(x: float | None) -> str:
+    return "—" if x is None else f"{x:.1f}"
 
 
 def compare(stream: dict[str, Any], memory: dict[str, Any]) -> str:
     a, b = stream["kept"], memory["kept"]
     same = a == b
     ids_a, ids_b = {x[0] for x in a}, {x[0] for x in b}
-    lines = [f"\nSelected records at {stream['size']:,}: streaming {len(a):,}, in-memory "
+    lines = [f"\nIn-memory run: {memory['note']}\n"] if memory.get("note") else []
+    lines += [f"\nSelected records at {stream['size']:,}: streaming {len(a):,}, in-memory "
              f"{len(b):,}; identical (id, cluster, rank, order): **{'yes' if same else 'no'}**"
              f" ({len(ids_a - ids_b)} only streamed, {len(ids_b - ids_a)} only in memory).\n"]
     for s_stage, m_stage in ((stream["funnel"][0], memory["funnel"][0]),
@@ -193,12 +200,19 @@ def main() -> int:
     p.add_argument("--jobs", type=int, default=2)
     p.add_argument("--compare", action="store_true",
                    help="also run the in-memory pipeline on the first size, compare selections")
+    p.add_argument("--render", nargs="+", metavar="JSON",
+                   help="write the results file from saved runs (the JSON --one prints; a run "
+                        "with mode memory is the comparison) instead of running")
     p.add_argument("--one", type=int, help=argparse.SUPPRESS)
     p.add_argument("--mode", default="stream", help=argparse.SUPPRESS)
     args = p.parse_args()
     if args.one:
         json.dump(one(args.one, args.jobs, args.mode), sys.stdout)
         return 0
+    if args.render:
+        saved = [json.loads(Path(f).read_text()) for f in args.render]
+        memory = next((r for r in saved if r["mode"] == "memory"), None)
+        return render([r for r in saved if r["mode"] == "stream"], memory, None)
     sizes = [int(s) for s in args.sizes.split(",")]
     corpus_file(max(sizes))  # written once, before any timing
     started = load_average()
@@ -206,17 +220,22 @@ def main() -> int:
     for size in sizes:
         runs.append(spawn(size, args.jobs, "stream"))
         print(row(runs[-1]), flush=True)
+    return render(runs, remembered(sizes[0], args.jobs) if args.compare else None, started)
+
+
+def render(runs: list[dict[str, Any]], memory: dict[str, Any] | None,
+           started: tuple[float, float, float] | None) -> int:
+    """Write ``docs/results/curate_stream.md`` from the runs (and the in-memory one)."""
     body = ("| pipeline | statements | wall min | CPU-s | stmts/s | main GiB | tree GiB | load "
             "| selected | within 15 min, 4 GiB |\n|---|---|---|---|---|---|---|---|---|---|\n")
     body += "\n".join(row(r) for r in runs) + "\n"
-    if args.compare:
-        memory = remembered(sizes[0], args.jobs)
-        print(row(memory), flush=True)
+    if memory is not None:
         body += row(memory) + "\n" + compare(runs[0], memory)
     body += "\nFunnels (streaming):\n\n" + "\n".join(
         f"- {r['size']:,}: " + "; ".join(f"{c['stage']} {c['in']:,}→{c['out']:,} "
                                          f"{c['seconds']:.0f} s" for c in r["funnel"])
-        + f"; stats {r['stats']}" for r in runs) + "\n"
+        + f"; stats {r['stats']}" + (f" ({r['note']})" if r.get("note") else "")
+        for r in runs) + "\n"
     write_results("curate_stream", "Streaming curation at 1–10 M statements", body,
                   started_load=started)
     print(body)

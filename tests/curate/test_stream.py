@@ -1,4 +1,4 @@
-"""Streaming selection (parrot.curate.stream): the in-memory pipeline's result, in bounded memory."""
+"""Streaming selection (parrot.curate.stream): the in-memory pipeline's result, bounded memory."""
 
 from __future__ import annotations
 
