@@ -196,6 +196,7 @@ class Assessment:
             "kind": kind(st.sql),
             "source_sql": st.sql,
             "comments": st.comments,
+            "trailing_comments": st.trailing,
             "weight": st.weight,
             "translation": t.sql if t.ok else None,
             "translation_status": str(t.status),
