@@ -31,7 +31,15 @@ from parrot import cli, dialects
 from parrot.api.jsonl import appender
 from parrot.assess.inputs import FORMATS, InputError, read_workload
 from parrot.assess.output import write_html, write_tree
-from parrot.assess.run import RESULTS, VERIFIED, Assessment, Settings, group, read_done
+from parrot.assess.run import (
+    RESULTS,
+    VERIFIED,
+    Assessment,
+    Settings,
+    group,
+    read_done,
+    with_values,
+)
 from parrot.assess.schema import SchemaFileError, read_schema
 from parrot.cli import standalone
 from parrot.engines import DEFAULT_TIMEOUT
@@ -106,6 +114,7 @@ def _prepare(args: argparse.Namespace) -> tuple[Settings, list, dict]:
     workload = read_workload(args.input, settings.source, args.format)
     if not workload:
         raise InputError(f"{args.input}: no SQL statement")
+    workload = with_values(workload, settings.source, settings.db or settings.schema)
     results = args.output_dir / RESULTS
     if results.exists() and not args.resume:
         raise InputError(f"{results} exists: use --resume to continue, or another --output-dir")

@@ -46,6 +46,9 @@ class Statement:
     weight: int = 1  # how often the log saw it (pg_stat_statements ``calls``), else 1
     comments: str = ""  # the input's comments right before it (.sql files), for the tree
     trailing: str = ""  # comments that start on its own last line, after it (.sql files)
+    parameterised: str = ""  # the input's text when ``sql`` is it with placeholders filled
+    filled: str = ""  # which values filled them (placeholders.Filled.describe)
+    unfilled: str = ""  # why its placeholders could not be filled
 
 
 def detect(path: Path) -> str:
@@ -148,7 +151,8 @@ def _gap_comments(gap: str, follows: bool) -> tuple[str, str]:
     """The comments of the text between two statements: (those before the next statement,
     those on the previous statement's last line). ``follows``: there is a previous one."""
     gap = re.sub(r"'(?:[^']|'')*'", "", gap)
-    before, after = [], []
+    before: list[str] = []
+    after: list[str] = []
     for m in _COMMENT.finditer(gap):
         same_line = follows and "\n" not in gap[: m.start()]
         (after if same_line else before).append(m.group(0).strip())

@@ -16,6 +16,7 @@ from typing import Any, cast
 from parrot.api import jsonl
 from parrot.assess.budget import BudgetedJudge, GenerationBudget
 from parrot.assess.inputs import Statement
+from parrot.assess.placeholders import Filled, fill
 from parrot.assess.templates import Shape, carry_over, shape
 from parrot.assess.verify import FAILED, NOT_ASSESSED, VERIFIED, Outcome, judge_on
 from parrot.datasets import Item
@@ -67,6 +68,23 @@ def kind(sql: str) -> str:
         return "other"
     stripped = re.sub(r"'(?:[^']|'')*'", "''", sql)
     return "parameterised" if _PLACEHOLDER.search(stripped) else "query"
+
+
+def with_values(statements: list[Statement], dialect: str,
+                fixture: Fixture | None) -> list[Statement]:
+    """Each statement with placeholders gets values from the columns they are compared with
+    (:mod:`parrot.assess.placeholders`), or says why not."""
+    out = []
+    for st in statements:
+        if kind(st.sql) != "parameterised":
+            out.append(st)
+            continue
+        found = fill(st.sql, dialect, fixture)
+        if isinstance(found, Filled):
+            out.append(replace(st, sql=found.sql, parameterised=st.sql, filled=found.describe()))
+        else:
+            out.append(replace(st, unfilled=found))
+    return out
 
 
 def group(statements: list[Statement], dialect: str) -> list[Template]:
@@ -195,6 +213,7 @@ class Assessment:
             "template": template_id(template.key),
             "kind": kind(st.sql),
             "source_sql": st.sql,
+            "parameterised_sql": st.parameterised or None,
             "comments": st.comments,
             "trailing_comments": st.trailing,
             "weight": st.weight,
@@ -205,9 +224,11 @@ class Assessment:
         if not t.ok:
             out = Outcome(FAILED, "not_translated", f"{t.status}: {t.error or ''}".strip())
         elif line["kind"] != "query":
-            out = self._source_problem(st) or self._not_run(line["kind"], t)
+            out = self._source_problem(st) or self._not_run(line["kind"], t, st.unfilled)
         else:
             out = self._verify(template, st, t, carried)
+        if st.filled:
+            out = replace(out, detail=f"{st.filled}; {out.detail}".rstrip("; "))
         line.update(out.to_json())
         return line
 
@@ -218,12 +239,13 @@ class Assessment:
             return None
         return Outcome(FAILED, "source_syntax", found[0])
 
-    def _not_run(self, what: str, t: Translation) -> Outcome:
+    def _not_run(self, what: str, t: Translation, unfilled: str = "") -> Outcome:
         if what == "parameterised":
+            why = f": {unfilled}" if unfilled else ""
             return Outcome(
                 NOT_ASSESSED,
                 "parameters",
-                "the statement holds parameter placeholders without values",
+                f"the statement holds parameter placeholders without values{why}",
             )
         # deferred: ANTLR's runtime and generated parsers (loaded only on this path)
         from parrot.check import check_sql
@@ -306,4 +328,5 @@ __all__ = [
     "group",
     "kind",
     "read_done",
+    "with_values",
 ]
