@@ -15,6 +15,7 @@ from typing import Any, cast
 
 from parrot.api import jsonl
 from parrot.assess.budget import BudgetedJudge, GenerationBudget
+from parrot.assess.dml import DML, judge_dml, probe
 from parrot.assess.inputs import Statement
 from parrot.assess.placeholders import Filled, fill
 from parrot.assess.templates import Shape, carry_over, shape
@@ -62,10 +63,14 @@ class Template:
 
 
 def kind(sql: str) -> str:
-    """``query`` (runs and returns rows), ``parameterised`` (placeholders without values) or
-    ``other`` (DDL/DML: translated and syntax-checked only)."""
-    if not _QUERY.match(sql):
+    """``query`` (runs and returns rows), ``dml`` (INSERT/UPDATE/DELETE/MERGE: run on a copy),
+    ``parameterised`` (either, with placeholders without values) or ``other`` (DDL and the rest:
+    translated and syntax-checked only)."""
+    if not _QUERY.match(sql) and not DML.match(sql):
         return "other"
+    if not _QUERY.match(sql):
+        return "parameterised" if _PLACEHOLDER.search(re.sub(r"'(?:[^']|'')*'", "''", sql)) \
+            else "dml"
     stripped = re.sub(r"'(?:[^']|'')*'", "''", sql)
     return "parameterised" if _PLACEHOLDER.search(stripped) else "query"
 
@@ -223,6 +228,8 @@ class Assessment:
         }
         if not t.ok:
             out = Outcome(FAILED, "not_translated", f"{t.status}: {t.error or ''}".strip())
+        elif line["kind"] == "dml" and (self.s.db or self.s.schema) is not None:
+            out = self._source_problem(st) or self._verify_dml(template, st, t)
         elif line["kind"] != "query":
             out = self._source_problem(st) or self._not_run(line["kind"], t, st.unfilled)
         else:
@@ -276,6 +283,23 @@ class Assessment:
             note = f"the same statement as {same[0]}: its outcome"
             return replace(same[1], detail=f"{note}; {same[1].detail}" if same[1].detail else note)
         out = self._judge_new(template, st, t, carried)
+        template.judged[(st.sql, t.sql or "")] = (st.id, out)
+        return out
+
+    def _verify_dml(self, template: Template, st: Statement, t: Translation) -> Outcome:
+        """Run on a copy of each database and compare the changed tables (:mod:`.dml`)."""
+        if template.databases is None:
+            query = probe(st.sql, self.s.source)
+            given = [("your database", self.s.db)] if self.s.db else \
+                [("empty tables", self.s.schema)] if self.s.schema else []
+            try:
+                template.databases = self.databases(replace(st, sql=query)) if query else given
+            except NoDatabases as exc:
+                template.databases, template.why_fewer = exc.left, str(exc)
+        same = template.judged.get((st.sql, t.sql or ""))
+        if same is not None:
+            return replace(same[1], detail=f"the same statement as {same[0]}: its outcome")
+        out = judge_dml(self.judge, self._item(st), t.sql or "", template.databases)
         template.judged[(st.sql, t.sql or "")] = (st.id, out)
         return out
 
