@@ -11,8 +11,10 @@ in the source dialect: databases are generated from the schema and the statement
 the test-suite generator — no data needed), or both (the database's rows plus generated
 databases). Every query runs on a real source engine and its translation on a real target engine
 on every database and is compared strictly: **verified**, **review** (a database disagrees: a
-minimal witness database is shown), **failed** or **not assessed** (why). DDL and DML are
-translated and checked with the target's grammar only.
+minimal witness database is shown), **failed** or **not assessed** (why). DML (INSERT, UPDATE,
+DELETE, MERGE) runs on a copy of each database on both engines and the table it writes is
+compared; DDL is checked with the target's grammar only. Placeholders (``$1``, ``?``, ``%s``,
+``:name``) are filled with values of the column each is compared with.
 
 Writes into ``--output-dir``: ``translated/`` mirroring the input (a statement that was not
 verified carries a comment saying why; one that was not translated is its source, commented
