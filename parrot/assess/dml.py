@@ -5,10 +5,10 @@ engine, then the tables the statement changes are read back and compared as rows
 database itself never changes).
 
 The databases are the user's (``--db``) and, with ``--schema``, the empty tables plus databases
-generated for a query that reads the rows the statement touches (:func:`probe`): ``SELECT *
-FROM t WHERE <its WHERE>`` for ``UPDATE``/``DELETE``, the ``SELECT`` of an ``INSERT ... SELECT``,
-``SELECT * FROM t`` otherwise. A difference is not shrunk to a witness (the witness search
-shrinks queries); the detail names the table and the first difference.
+generated for a query that reads the rows the statement touches (:func:`probe`): ``SELECT
+<columns> FROM t WHERE <its WHERE>`` for ``UPDATE``/``DELETE``, the ``SELECT`` of an ``INSERT ...
+SELECT``, ``SELECT <columns> FROM t`` otherwise. A difference is not shrunk to a witness (the
+witness search shrinks queries); the detail names the table and the first difference.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from parrot.datasets import Item
 from parrot.engines.base import Engine, ExecStatus, Execution, FixtureLoadError
 from parrot.engines.readback import ReadBack, run_then_read
 from parrot.eval.judge import Judge
-from parrot.fixtures import Fixture
+from parrot.fixtures import Fixture, is_plain
 
 DML = re.compile(r"^\s*(?:INSERT|UPDATE|DELETE|MERGE)\b", re.I)
 _WRITES = (exp.Insert, exp.Update, exp.Delete, exp.Merge)
@@ -59,15 +59,20 @@ def changed_tables(sql: str, dialect: str, fixture: Fixture) -> list[str] | str:
     return [names[target.name.lower()]]
 
 
-def probe(sql: str, dialect: str) -> str | None:
-    """A query over the rows the statement reads or changes (for generating databases)."""
+def probe(sql: str, dialect: str, fixture: Fixture) -> str | None:
+    """A query over the rows the statement reads or changes (for generating databases), its
+    columns named from ``fixture``'s table."""
     tree = _tree(sql, dialect)
     target = _target(tree) if tree is not None else None
     if tree is None or target is None:
         return None
     if isinstance(tree, exp.Insert) and isinstance(tree.expression, exp.Query):
         return tree.expression.sql(dialect)
-    query = exp.select("*").from_(exp.Table(this=target.this.copy()))
+    table = next((t for t in fixture.tables if t.name.lower() == target.name.lower()), None)
+    if table is None:
+        return None
+    columns = [exp.column(c, quoted=not is_plain(c)) for c in table.column_names]
+    query = exp.select(*columns).from_(exp.Table(this=target.this.copy()))
     where = tree.args.get("where") if isinstance(tree, (exp.Update, exp.Delete)) else None
     if where is not None:
         query = query.where(where.this.copy())

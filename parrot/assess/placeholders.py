@@ -31,6 +31,7 @@ from parrot.testsuite.datagen import EDGES
 
 FILLED = "placeholders filled with generated values"
 _PYFORMAT = re.compile(r"'(?:[^']|'')*'|%s")  # %s outside strings (sqlglot reads only ?)
+_NUMBERED = re.compile(r"^\$\d+$")  # $1 where a dialect reads it as a column name
 _RANGE = (exp.GT, exp.GTE, exp.LT, exp.LTE, exp.Between)
 _TYPICAL = {"integer": 1, "double": 2, "text": 1, "date": 2, "timestamp": 2, "boolean": 0}
 
@@ -55,8 +56,9 @@ def fill(sql: str, dialect: str, fixture: Fixture | None) -> Filled | str:
         tree = sqlglot.parse_one(text, read=dialect)
     except SqlglotError as exc:
         return f"sqlglot cannot parse it to find the placeholders: {str(exc).splitlines()[0]}"
-    nodes = [n for n in tree.find_all(exp.Placeholder, exp.Parameter)
-             if not isinstance(n.parent, exp.Parameter)]
+    nodes = [n for n in tree.find_all(exp.Placeholder, exp.Parameter, exp.Column)
+             if not isinstance(n.parent, exp.Parameter)
+             and (not isinstance(n, exp.Column) or _NUMBERED.match(n.sql(dialect)))]
     if not nodes:
         return "no placeholder found in sqlglot's tree"
     tables = _tables(tree, fixture)
@@ -77,7 +79,9 @@ def fill(sql: str, dialect: str, fixture: Fixture | None) -> Filled | str:
 
 
 def _label(node: exp.Expr, position: int) -> str:
-    if isinstance(node, exp.Parameter):
+    if isinstance(node, exp.Column):  # SQLite's reading of $1: a column so named
+        return node.name
+    if isinstance(node, exp.Parameter) or node.name.isdigit():
         return f"${node.name}"
     return f":{node.name}" if node.name and node.name != "?" else f"?{position}"
 

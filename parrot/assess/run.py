@@ -289,9 +289,9 @@ class Assessment:
     def _verify_dml(self, template: Template, st: Statement, t: Translation) -> Outcome:
         """Run on a copy of each database and compare the changed tables (:mod:`.dml`)."""
         if template.databases is None:
-            query = probe(st.sql, self.s.source)
             given = [("your database", self.s.db)] if self.s.db else \
                 [("empty tables", self.s.schema)] if self.s.schema else []
+            query = probe(st.sql, self.s.source, given[0][1]) if given else None
             try:
                 template.databases = self.databases(replace(st, sql=query)) if query else given
             except NoDatabases as exc:

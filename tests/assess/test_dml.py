@@ -50,8 +50,9 @@ def test_dml_kinds_targets_and_probes():
         ["dml", "dml", "dml", "other", "parameterised"]
     assert changed_tables("insert into T (k) values (1)", "sqlite", FIXTURE) == ["t"]
     assert "not in the database" in str(changed_tables("DELETE FROM x", "sqlite", FIXTURE))
-    assert probe("DELETE FROM t WHERE k > 1", "sqlite") == "SELECT * FROM t WHERE k > 1"
-    assert probe("INSERT INTO t SELECT k, name FROM t WHERE k < 3", "sqlite") == \
+    assert probe("DELETE FROM t WHERE k > 1", "sqlite", FIXTURE) == \
+        "SELECT k, name FROM t WHERE k > 1"
+    assert probe("INSERT INTO t SELECT k, name FROM t WHERE k < 3", "sqlite", FIXTURE) == \
         "SELECT k, name FROM t WHERE k < 3"
 
 
