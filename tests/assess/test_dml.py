@@ -97,3 +97,25 @@ def test_the_real_fixture_is_unchanged_after_dml(target):
                 assert engine.checksums(FIXTURE) == FIXTURE.checksums
         finally:
             judge.close()
+
+
+MERGE = ("MERGE INTO t USING s ON t.k = s.k WHEN MATCHED THEN UPDATE SET name = s.name "
+         "WHEN NOT MATCHED THEN INSERT (k, name) VALUES (s.k, s.name)")
+TWO = Fixture("app", (FIXTURE.tables[0], Table(
+    "s", (Column("k", "integer", False), Column("name", "text")), ((2, "B"), (9, "c")), ("k",))))
+
+
+@pytest.mark.server
+def test_merge_where_both_engines_have_it():
+    with stopping_started():
+        judge = Judge(start=True)
+        try:
+            def run(source: str) -> tuple[str, str]:
+                item = Item(id="m", source_dialect=source, target_dialect="duckdb",
+                            source_sql=MERGE, fixture=TWO)
+                out = judge_dml(judge, item, MERGE, [("yours", TWO)])
+                return out.verdict, out.reason
+            assert run("postgres") == ("verified", "match")
+            assert run("sqlite") == ("not_assessed", "gold_error")  # SQLite has no MERGE
+        finally:
+            judge.close()
