@@ -11,7 +11,9 @@ tables (``--schema``), the test-suite generator's typical value of the column's 
 (:data:`parrot.testsuite.datagen.EDGES`), which the generated databases then hold because the
 generator seeds them with the statement's literals. The same named or numbered placeholder gets
 the same value everywhere. Anywhere else (``LIMIT $1``, a function argument, a column the
-fixture lacks) there is no domain: the statement stays unfilled, with the reason.
+fixture lacks) there is no domain: the statement stays unfilled, with the reason. A placeholder
+in ``INSERT ... VALUES`` takes its column's place: a number above every real and generated one,
+a text no row holds (a new key must not collide), the typical value otherwise.
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ FILLED = "placeholders filled with generated values"
 _PYFORMAT = re.compile(r"'(?:[^']|'')*'|%s")  # %s outside strings (sqlglot reads only ?)
 _NUMBERED = re.compile(r"^\$\d+$")  # $1 where a dialect reads it as a column name
 _RANGE = (exp.GT, exp.GTE, exp.LT, exp.LTE, exp.Between)
+FRESH = 9000  # an inserted number: this much above every real and generated value
 _TYPICAL = {"integer": 1, "double": 2, "text": 1, "date": 2, "timestamp": 2, "boolean": 0}
 
 
@@ -103,6 +106,8 @@ def _column(node: exp.Expr, tables: dict[str, Table]
     """The (table, column) ``node`` is compared with, its rank in an IN list, and for a range
     the quantile of the column's values it takes (None for equality)."""
     parent, rank, quantile = node.parent, 0, None
+    if isinstance(parent, exp.Tuple) and isinstance(parent.parent, exp.Values):
+        return _inserted(node, parent, tables)
     if isinstance(parent, exp.In):
         other, rank = parent.this, parent.expressions.index(node)
     elif isinstance(parent, exp.Between):
@@ -125,15 +130,45 @@ def _column(node: exp.Expr, tables: dict[str, Table]
     return owners[0][0], owners[0][1], rank, quantile
 
 
+def _inserted(node: exp.Expr, row: exp.Tuple, tables: dict[str, Table]
+              ) -> tuple[Table, str, int, float | None] | None:
+    """The column an ``INSERT ... VALUES`` placeholder goes into (rank -1 - the row's index:
+    a new value, another in each row)."""
+    values = row.parent
+    insert = values.parent if values is not None else None
+    if values is None or not isinstance(insert, exp.Insert):
+        return None
+    target = insert.this
+    names = [e.name for e in target.expressions] if isinstance(target, exp.Schema) else None
+    name = target.this.name if isinstance(target, exp.Schema) else target.name
+    table = tables.get(name.lower())
+    if table is None:
+        return None
+    names = names or list(table.column_names)
+    position = row.expressions.index(node)
+    if position >= len(names):
+        return None
+    found = next((c for c in table.column_names if c.lower() == names[position].lower()), None)
+    rank = -1 - values.expressions.index(row)
+    return (table, found, rank, None) if found else None
+
+
 def _value(table: Table, column: str, rank: int, quantile: float | None) -> str:
-    """A value of ``table.column`` as a SQL literal (see the module docstring)."""
+    """A value of ``table.column`` as a SQL literal (see the module docstring); a rank below 0:
+    one the column does not hold, another for each rank (inserted rows must not repeat a key)."""
     index = table.column_names.index(column)
     ptype = table.columns[index].type
     present = [v for v in (row[index] for row in table.rows) if v is not None]
     kind = "double" if ptype.startswith("decimal") else "integer" if ptype == "bigint" else ptype
     pool = EDGES.get(kind, EDGES["text"])
     value: Any
-    if quantile is not None:
+    if rank < 0 and kind in ("integer", "double"):  # above the real and the generated values
+        value = max([*present, *pool], key=float) + FRESH - 1 - rank
+    elif rank < 0 and kind == "text":
+        value = f"parrot {len(present) - rank}"
+    elif rank < 0:
+        value = pool[_TYPICAL.get(kind, 1) % len(pool)]
+    elif quantile is not None:
         ordered = sorted(present or set(pool), key=lambda v: (type(v).__name__, v))
         value = ordered[min(int(len(ordered) * quantile), len(ordered) - 1)]
     elif present:

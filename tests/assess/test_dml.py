@@ -119,3 +119,17 @@ def test_merge_where_both_engines_have_it():
             assert run("sqlite") == ("not_assessed", "gold_error")  # SQLite has no MERGE
         finally:
             judge.close()
+
+
+def test_dml_from_pg_stat_statements_with_placeholders_filled(tmp_path):
+    work = _work(tmp_path)
+    (work / "stats.csv").write_text('query,calls\n"INSERT INTO t (k, name) VALUES ($1, $2)",5\n'
+                                    '"UPDATE t SET name = $1 WHERE k = $2",3\n')
+    code = assess_main([str(work / "stats.csv"), "--from", "postgres", "--to", "duckdb",
+                        "--quiet", "--schema", str(work / "schema.sql"), "--no-distill",
+                        "-o", str(work / "out")])
+    lines = _lines(work / "out")
+    assert code == 0 and [x["kind"] for x in lines] == ["dml", "dml"]
+    assert lines[0]["source_sql"] == "INSERT INTO t (k, name) VALUES (9100, 'parrot 1')"
+    assert all(x["detail"].startswith("placeholders filled with generated values")
+               for x in lines)

@@ -37,3 +37,11 @@ def test_real_values_then_generated_ones():
 def test_no_domain_no_values(sql, why):
     assert why in str(fill(sql, "postgres", DB))
     assert "give --db or --schema" in str(fill(sql, "postgres", None))
+
+
+def test_inserted_values_are_new_keys_and_set_values_come_from_the_column():
+    got = fill("INSERT INTO singer (id, name) VALUES ($1, $2), ($3, $4)", "postgres", DB)
+    assert isinstance(got, Filled)
+    assert got.sql == "INSERT INTO singer (id, name) VALUES (9100, 'parrot 4'), (9101, 'parrot 5')"
+    got = fill("UPDATE singer SET age = $1 WHERE id = $2", "postgres", DB)
+    assert isinstance(got, Filled) and got.sql == "UPDATE singer SET age = 30 WHERE id = 1"
