@@ -296,6 +296,9 @@ class Assessment:
                 template.databases = self.databases(replace(st, sql=query)) if query else given
             except NoDatabases as exc:
                 template.databases, template.why_fewer = exc.left, str(exc)
+        if not template.databases:
+            return Outcome(NOT_ASSESSED, "timeout" if template.why_fewer else "no_database",
+                           template.why_fewer or "no database to run the statement on")
         same = template.judged.get((st.sql, t.sql or ""))
         if same is not None:
             return replace(same[1], detail=f"the same statement as {same[0]}: its outcome")
