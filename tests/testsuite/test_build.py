@@ -462,3 +462,37 @@ def test_extra_candidates_are_tried_for_the_survivors(tmp_path: Path,
     assert asked[0][0] > 0 and asked[0][1] is item.fixture
     assert [d.fixture.content_hash for d in suite.databases] == [witness.content_hash]
     assert suite.killed > int(suite.extra["killed_by_fixture"])
+
+
+def test_the_build_keeps_one_judge_across_suites_and_builds_the_same_suites(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A judge per suite started and stopped its engine workers for every source query (seconds
+    each, more than the suite's own executions): the build now keeps one judge for
+    JUDGE_SUITES suites, closes it at the end, and the suites it builds are the same."""
+    _engines_or_skip()
+    from parrot.testsuite import cli
+
+    made: list[Judge] = []
+    closed: list[Judge] = []
+
+    class Counted(Judge):
+        def __init__(self, *args: object, **kwargs: object) -> None:
+            super().__init__(*args, **kwargs)  # type: ignore[arg-type]
+            made.append(self)
+
+        def close(self) -> None:
+            closed.append(self)
+            super().close()
+
+    monkeypatch.setattr(cli, "Judge", Counted)
+    files = {}
+    for every in (cli.JUDGE_SUITES, 1):
+        monkeypatch.setattr(cli, "JUDGE_SUITES", every)
+        (tmp_path / str(every)).mkdir()
+        root = _dataset(tmp_path / str(every))
+        made.clear()
+        closed.clear()
+        assert main(["build", str(root), "--candidates", "4", "--max-dbs", "2"]) == 0
+        assert len(made) == (1 if every > 1 else 2) and closed == made
+        files[every] = {p.name: p.read_text() for p in (root / "suites").glob("*.json")}
+    assert len(files[1]) == 2 and files[1] == files[cli.JUDGE_SUITES]
