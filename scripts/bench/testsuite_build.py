@@ -6,9 +6,12 @@ build DATASET --force --jobs J`` does (``parrot.testsuite.cli``'s worker functio
 worker processes, nothing written), once per mode:
 
 * ``judge-per-suite``: a fresh judge per source query, its engine workers started and stopped
-  with it (the build before this bench's commit);
-* ``reused``: one judge per build process, replaced after ``JUDGE_SUITES`` suites (the build
-  now).
+  with it, and every neighbour run on every candidate database (the build before 2026-12-06);
+* ``reused``: one judge per build process, replaced after ``JUDGE_SUITES`` suites, every
+  neighbour still run on every candidate (so the suites must be identical to the first mode's);
+* ``first-kill``: as ``reused``, each neighbour run until a candidate kills it
+  (``distill.JUDGE_KILLED`` off: the build now; the cover works on first kills, so the suites
+  may keep other databases: the kill counts of every mode are listed to compare).
 
 Per source query: wall seconds in its build process (the load of the machine is in it: stated
 beside) and CPU seconds (the build process and its engine workers, independent of the load);
@@ -38,10 +41,11 @@ from typing import Any
 from resultsfile import load_average, write_results
 
 from parrot.datasets import Item, load_dataset
-from parrot.testsuite import cli
+from parrot.testsuite import cli, distill
 from parrot.testsuite.store import suite_to_json
 
-MODES = {"judge-per-suite": 1, "reused": cli.JUDGE_SUITES}
+MODES = {"judge-per-suite": (1, True), "reused": (cli.JUDGE_SUITES, True),
+         "first-kill": (cli.JUDGE_SUITES, False)}  # judge kept for N suites, JUDGE_KILLED
 _STATE: dict[str, int] = {"built": 0, "every": 1}
 
 
@@ -70,9 +74,10 @@ def _ticks() -> float:
     return total
 
 
-def _init(args: argparse.Namespace, every: int) -> None:
+def _init(args: argparse.Namespace, mode: tuple[int, bool]) -> None:
     cli._init(args)
-    _STATE["every"] = every
+    _STATE["every"] = mode[0]
+    distill.JUDGE_KILLED = mode[1]
 
 
 def _timed(job: tuple[Item, tuple[str, ...], tuple[Item, ...]]) -> dict[str, Any]:
@@ -106,10 +111,10 @@ def _args(root: Path) -> argparse.Namespace:
 
 
 def _run(jobs: list[tuple[Item, tuple[str, ...], tuple[Item, ...]]], args: argparse.Namespace,
-         every: int, processes: int) -> tuple[list[dict[str, Any]], float]:
+         mode: tuple[int, bool], processes: int) -> tuple[list[dict[str, Any]], float]:
     started = time.monotonic()
     with ProcessPoolExecutor(processes, mp_context=multiprocessing.get_context("spawn"),
-                             initializer=_init, initargs=(args, every)) as pool:
+                             initializer=_init, initargs=(args, mode)) as pool:
         out = list(pool.map(_timed, jobs))
     return out, time.monotonic() - started
 
@@ -146,6 +151,15 @@ def _table(runs: dict[str, list[dict[str, Any]]]) -> str:
                          f"{_stats([r['wall'] for r in part])} | "
                          f"{_stats([r['cpu'] for r in part])} |")
     return "\n".join(lines) + "\n"
+
+
+def _kills(rows: list[dict[str, Any]]) -> str:
+    """What the suites of ``rows`` kill: the source's neighbours, the references', databases."""
+    suites = [r["suite"] for r in rows if r["suite"] is not None]
+    return (f"killed {sum(s['killed'] for s in suites)} of {sum(s['neighbours'] for s in suites)}"
+            f" source neighbours, {sum(s.get('target_killed', 0) for s in suites)} of "
+            f"{sum(s.get('target_neighbours', 0) for s in suites)} references' neighbours, "
+            f"{sum(len(s['databases']) for s in suites)} databases kept")
 
 
 def _differences(runs: dict[str, list[dict[str, Any]]]) -> list[str]:
@@ -207,7 +221,6 @@ def main(argv: list[str] | None = None) -> int:
 def _body(args: argparse.Namespace, runs: dict[str, list[dict[str, Any]]],
           walls: dict[str, tuple[float, tuple[float, float, float]]], n: int) -> str:
     differences = _differences(runs)
-    same = n - len(differences) if len(runs) > 1 else n
     none = {m: sum(r["suite"] is None for r in rows) for m, rows in runs.items()}
     lines = [f"`python -m parrot.testsuite build {args.dataset} --force --jobs {args.jobs}` at "
              f"its defaults on {n} source queries ({args.per_engine} per source dialect, "
@@ -218,11 +231,13 @@ def _body(args: argparse.Namespace, runs: dict[str, list[dict[str, Any]]],
         lines.append(f"- {mode}: {n} sources in {wall:.0f} s wall with {args.jobs} processes "
                      f"at load {load[0]:.1f} on {os.cpu_count()} cores ({wall / n:.1f} s per "
                      f"source, throughput); no suite: {none[mode]}; Σ CPU "
-                     f"{sum(r['cpu'] for r in runs[mode]):.0f} s")
+                     f"{sum(r['cpu'] for r in runs[mode]):.0f} s; {_kills(runs[mode])}")
     lines += ["", _table(runs)]
-    if len(runs) > 1:
-        lines.append(f"Suites identical across modes: {same} of {n}.")
-        lines += [f"- {d}" for d in differences]
+    first = next(iter(runs))
+    for mode in list(runs)[1:]:
+        differ = sum(f" vs {mode} " in d or f", {mode} " in d for d in differences)
+        lines.append(f"Suites {mode} built identical to {first}'s: {n - differ} of {n}.")
+    lines += [f"- {d}" for d in differences]
     return "\n".join(lines) + "\n"
 
 
