@@ -496,3 +496,39 @@ def test_the_build_keeps_one_judge_across_suites_and_builds_the_same_suites(
         assert len(made) == (1 if every > 1 else 2) and closed == made
         files[every] = {p.name: p.read_text() for p in (root / "suites").glob("*.json")}
     assert len(files[1]) == 2 and files[1] == files[cli.JUDGE_SUITES]
+
+
+def test_a_killed_neighbour_is_not_run_on_later_candidates(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each candidate database ran every neighbour the fixture misses, killed ones included (a
+    source with one survivor ran them all on every candidate, the references' on their own
+    engines): now a neighbour runs until a database kills it, and the cover counts first kills."""
+    _engines_or_skip()
+    from parrot.testsuite import distill as distill_module
+
+    item = load_dataset(str(_dataset(tmp_path)), count_tokens=False).items[0]
+    runs: list[tuple[str, str, str]] = []
+    real = distill_module.neighbour_outcome
+
+    def outcome(judge: Judge, probe: object, fixture: object, sql: str) -> str:
+        verdict = real(judge, probe, fixture, sql)  # type: ignore[arg-type]
+        runs.append((sql, fixture.content_hash, verdict))  # type: ignore[attr-defined]
+        return verdict
+
+    monkeypatch.setattr(distill_module, "neighbour_outcome", outcome)
+    judge = Judge()
+    try:
+        suite = distill(item, judge, candidates=8, seed=1, min_dbs=0, solver=False).suite
+    finally:
+        judge.close()
+    assert suite is not None
+    fixture = item.fixture.content_hash  # type: ignore[union-attr]
+    killed_on: dict[str, str] = {}
+    for sql, db, verdict in runs:
+        if db == fixture:
+            continue
+        assert sql not in killed_on, f"{sql} ran again after {killed_on[sql]} killed it"
+        if verdict == "kill":
+            killed_on[sql] = db
+    assert killed_on, "no candidate killed anything: the test shows nothing"
+    assert sum(d.kills for d in suite.databases) == suite.killed - suite.extra["killed_by_fixture"]
