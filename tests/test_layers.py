@@ -35,6 +35,7 @@ LAYERS: list[list[str]] = [
     ["connect"],  # URL -> engine, starting a managed server when asked (above both)
     ["migrate", "check"],
     ["datasets"],
+    ["solver"],  # bounded equivalence with z3 (optional): encodes queries, no engine
     ["translators"],
     ["scale"],  # where work runs: local processes or Ray
     ["report"],  # metrics and pages from results.jsonl
