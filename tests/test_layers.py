@@ -49,8 +49,8 @@ LAYERS: list[list[str]] = [
 RANK = {unit: rank for rank, layer in enumerate(LAYERS) for unit in layer}
 
 # in-function imports of parrot: only where a heavy dependency is deferred (ANTLR's parsers, scipy,
-# matplotlib, jinja2), each place commented ("# deferred: WHAT" above), at most this many in all
-IN_FUNCTION_CEILING = 18
+# matplotlib, jinja2, z3), each place commented ("# deferred: WHAT" above), at most this many in all
+IN_FUNCTION_CEILING = 19
 
 # functions over 80 lines that are being split elsewhere; the list only shrinks
 LONG_FUNCTIONS_KNOWN: set[str] = set()

@@ -30,18 +30,7 @@ from parrot.eval.judge import Judge, execution_json
 from parrot.eval.records import Outcome, ProveRecord, WitnessRecord
 from parrot.eval.witness import Witness, disagreement
 from parrot.fixtures import Fixture
-from parrot.solver import (
-    DEFAULT_BOUND,
-    DEFAULT_TIMEOUT_MS,
-    DIALECTS,
-    BoundedEquivalent,
-    Killed,
-    Unknown,
-    Unsupported,
-    available,
-    witness,
-)
-from parrot.solver.core import z3
+from parrot.solver import DEFAULT_BOUND, DEFAULT_TIMEOUT_MS, DIALECTS, z3_version
 from parrot.translators.base import Translation
 
 
@@ -55,7 +44,7 @@ class ProveSettings:
     def manifest(self) -> dict[str, Any]:
         """The run manifest's ``settings.prove``: these and z3's version."""
         return {"bound": self.bound, "timeout_ms": self.timeout_ms,
-                "z3": z3.get_version_string() if available() else None,
+                "z3": z3_version(),
                 "dialects": sorted(DIALECTS)}
 
 
@@ -75,6 +64,9 @@ def prove(judge: Judge, item: Item, translation: Translation, record: Outcome,
     if (not record["verdicts"]["strict"]["match"] or (suite is not None and not suite["match"])
             or translation.sql is None or item.fixture is None):
         return
+    # deferred: z3 (parrot.solver.core loads it; an eval without --prove never does)
+    from parrot.solver.core import BoundedEquivalent, Killed, Unknown, Unsupported, witness
+
     found: list[tuple[Fixture, Any]] = []
 
     def verify(db: Fixture) -> bool:

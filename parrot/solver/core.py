@@ -43,6 +43,7 @@ from sqlglot.errors import SqlglotError
 
 from parrot.dialects.splitter import splitter
 from parrot.fixtures import Fixture, FixtureError, fixture_from_json, fixture_to_json
+from parrot.solver import DEFAULT_BOUND, DEFAULT_TIMEOUT_MS, DIALECTS, NEED_Z3
 from parrot.solver.functions import closed_domain, text_function
 from parrot.solver.logic import (
     _EPOCH,
@@ -62,18 +63,9 @@ from parrot.solver.logic import (
     z3,
 )
 
-NEED_Z3 = "solver witnesses need z3-solver: pip install 'parrot-sql[solver]'"
-DEFAULT_BOUND = 3  # rows per table tried: 1 .. bound
-DEFAULT_TIMEOUT_MS = 2000  # per z3 check
-DIALECTS = frozenset({"sqlite", "duckdb", "postgres"})
 _INT_RANGE = 1000
 _MAX_K = 6  # rows per table tried at most (a LIMIT n raises the bound to n + 1 up to this)
 _DATE_HI = (dt.date(2100, 12, 31) - _EPOCH).days
-
-
-def available() -> bool:
-    """Whether z3-solver is importable."""
-    return z3 is not None
 
 
 @dataclass(frozen=True)

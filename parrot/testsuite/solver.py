@@ -10,17 +10,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from parrot.fixtures import Fixture
-from parrot.solver import (
-    DEFAULT_BOUND,
-    DEFAULT_TIMEOUT_MS,
-    DIALECTS,
-    NEED_Z3,
+from parrot.solver import DEFAULT_BOUND, DEFAULT_TIMEOUT_MS, DIALECTS, NEED_Z3, available
+from parrot.solver.core import (
     BoundedEquivalent,
     Killed,
     Outcome,
     Unknown,
     Unsupported,
-    available,
     label,
     witness,
 )

@@ -7,7 +7,8 @@ from __future__ import annotations
 import pytest
 
 from parrot.eval.judge import Judge
-from parrot.solver import NEED_Z3, BoundedEquivalent, Killed, Unknown, available, witness
+from parrot.solver import NEED_Z3, available
+from parrot.solver.core import BoundedEquivalent, Killed, Unknown, witness
 from tests.testsuite.test_solver import FIXTURE, _verify
 
 pytestmark = pytest.mark.skipif(not available(), reason=NEED_Z3)
