@@ -142,12 +142,13 @@ def parse(sql: str, dialect: str) -> exp.Query:
 def _parts(tree: exp.Expr) -> _Query:
     ctes = _ctes(tree)
     if type(tree) is exp.Union:
-        if any(tree.args.get(k) for k in ("order", "limit", "offset")):
-            raise _Unsupported("ORDER BY or LIMIT on a UNION")
+        if tree.args.get("offset"):
+            raise _Unsupported("OFFSET")
         branches = [_parts(tree.left), _parts(tree.right)]
         if any(b.order or b.limit is not None for b in branches):
             raise _Unsupported("ORDER BY or LIMIT inside a UNION")
-        return _Query(tree, [], [], [], None, union=branches, ctes=ctes)
+        order = list(tree.args["order"].expressions) if tree.args.get("order") else []
+        return _Query(tree, [], [], order, _limit(tree), union=branches, ctes=ctes)
     if isinstance(tree, exp.Subquery):
         return _parts(tree.this)
     if not isinstance(tree, exp.Select):
@@ -171,17 +172,22 @@ def _parts(tree: exp.Expr) -> _Query:
             joins.append(("left", j.args.get("on")))
         elif not side and kind in ("", "INNER", "CROSS"):
             joins.append(("inner", j.args.get("on")))
+        elif side in ("", "LEFT") and kind in ("SEMI", "ANTI"):  # DuckDB's: EXISTS, NOT EXISTS
+            joins.append((kind.lower(), j.args.get("on")))
         else:
             raise _Unsupported(f"{side} {kind} JOIN".strip())
         slots.append(_slot(j.this))
-    limit = None
-    if tree.args.get("limit") is not None:
-        n = tree.args["limit"].expression
-        if not (isinstance(n, exp.Literal) and n.is_int):
-            raise _Unsupported("LIMIT that is not an integer literal")
-        limit = int(n.this)
     order = list(tree.args["order"].expressions) if tree.args.get("order") else []
-    return _Query(tree, slots, joins, order, limit, ctes=ctes)
+    return _Query(tree, slots, joins, order, _limit(tree), ctes=ctes)
+
+
+def _limit(tree: exp.Expr) -> int | None:
+    if tree.args.get("limit") is None:
+        return None
+    n = tree.args["limit"].expression
+    if not (isinstance(n, exp.Literal) and n.is_int):
+        raise _Unsupported("LIMIT that is not an integer literal")
+    return int(n.this)
 
 
 def _ctes(tree: exp.Expr) -> list[tuple[str, _Query, list[str] | None]]:
@@ -257,10 +263,36 @@ def _domain(trees: Sequence[exp.Expr]) -> list[str]:
         for like in tree.find_all(exp.Like, exp.ILike):
             pattern = like.expression
             if isinstance(pattern, exp.Literal) and pattern.is_string:
-                for hit in (pattern.this.replace("%", "").replace("_", "x"),
-                            pattern.this.replace("%", "q").replace("_", "y")):
+                tokens = _like_tokens(pattern.this, _escape_of(like))
+                for hit in ("".join({"%": "", "_": "x"}.get(t, t[-1]) for t in tokens),
+                            "".join({"%": "q", "_": "y"}.get(t, t[-1]) for t in tokens)):
                     out |= {hit, hit.swapcase()}  # SQLite's LIKE folds case, the others' not
     return sorted(out)
+
+
+def _escape_of(like: exp.Expr) -> str:
+    """The ESCAPE character of a LIKE (its parent ``Escape`` node), or ''."""
+    parent = like.parent
+    if isinstance(parent, exp.Escape) and parent.this is like:
+        esc = parent.expression
+        if not (isinstance(esc, exp.Literal) and esc.is_string and len(esc.this) == 1):
+            raise _Unsupported("ESCAPE that is not one character")
+        return str(esc.this)
+    return ""
+
+
+def _like_tokens(pattern: str, escape: str) -> list[str]:
+    """A LIKE pattern as tokens: '%', '_', or '=' + a literal character."""
+    out, i = [], 0
+    while i < len(pattern):
+        c = pattern[i]
+        if escape and c == escape and i + 1 < len(pattern):
+            out.append("=" + pattern[i + 1])
+            i += 2
+            continue
+        out.append(c if c in "%_" else "=" + c)
+        i += 1
+    return out
 
 
 class _Db:
@@ -407,9 +439,13 @@ class _Eval:
     def value(self, node: exp.Expr, ctx: Ctx | _Group) -> _V:
         if isinstance(node, exp.Paren | exp.Alias):
             return self.value(node.this, ctx)
-        if isinstance(node, exp.AggFunc):
+        if isinstance(node, exp.AggFunc | exp.Filter):
             if not isinstance(ctx, _Group):
                 raise _Unsupported("aggregate outside SELECT / HAVING / ORDER BY")
+            if isinstance(node, exp.Filter):  # AGG(...) FILTER (WHERE c): the rows where c
+                members = [(z3.And(m, _truth(self.truth(node.expression.this, c))), c)
+                           for m, c in ctx.members]
+                return self.aggregate(node.this, _Group(ctx.leader, members, ctx.keys))
             return self.aggregate(node, ctx)
         if isinstance(node, exp.Column):
             if isinstance(ctx, _Group):
@@ -538,17 +574,26 @@ class _Eval:
             return out
         if isinstance(node, exp.Like):
             return self.like(node, ctx)
+        if isinstance(node, exp.Escape) and isinstance(node.this, exp.Like):
+            return self.like(node.this, ctx)  # the ESCAPE character is read there
         op = _OPS.get(type(node))
         if op is None:
             raise _Unsupported(type(node).__name__)
-        a, b = self.affinity(self.value(node.this, ctx), self.value(node.expression, ctx))
+        a, b = self.affinity(self.value(node.this, ctx), self.value(node.expression, ctx),
+                             (node.this, node.expression))
         if op not in ("=", "<>"):
             self.ordered(a)
         return _compare(op, a, b)
 
-    def affinity(self, a: _V, b: _V) -> tuple[_V, _V]:
-        """SQLite compares a text value with an integer literal as text (the literal takes the
-        column's TEXT affinity): ``'5'``."""
+    def affinity(self, a: _V, b: _V, nodes: tuple[exp.Expr, exp.Expr] | None = None
+                 ) -> tuple[_V, _V]:
+        """A string literal compared with a number: SQLite gives it a numeric column's
+        affinity (``int_col = '5'`` compares 5; with an expression, no conversion), DuckDB and
+        PostgreSQL cast it to the number's type. SQLite compares a text value with an integer
+        literal as text (the literal takes the column's TEXT affinity): ``'5'``."""
+        numeric = self.numeric_literal(a, b, nodes)
+        if numeric is not None:
+            return numeric
         if self.dialect != "sqlite" or {a.kind, b.kind} != {"text", "int"}:
             return a, b
         number = a if a.kind == "int" else b
@@ -556,6 +601,27 @@ class _Eval:
             return a, b  # not a literal: compared as numbers are, unsupported below
         text = _V("text", z3.IntVal(self.db.domain.index(number.lit)), _F, lit=number.lit)
         return (text, b) if a is number else (a, text)
+
+    def numeric_literal(self, a: _V, b: _V, nodes: tuple[exp.Expr, exp.Expr] | None
+                        ) -> tuple[_V, _V] | None:
+        """(a, b) with a numeric string literal as the number it converts to, or None."""
+        if nodes is None or not {a.kind, b.kind} & {"int", "real"} or "text" not in (a.kind,
+                                                                                   b.kind):
+            return None
+        text, number = (a, b) if a.kind == "text" else (b, a)
+        text_node, number_node = nodes if text is a else nodes[::-1]
+        if not (isinstance(text_node, exp.Literal) and text_node.is_string):
+            return None
+        if self.dialect == "sqlite" and not isinstance(number_node, exp.Column):
+            return None  # no affinity on either side: a number is less than any text
+        lit = text.lit.strip() if self.dialect != "sqlite" else text.lit
+        if number.kind == "int" and re.fullmatch(r"[+-]?\d+", lit):
+            value = _V("int", z3.IntVal(int(lit)), _F)
+        elif re.fullmatch(r"[+-]?(\d+\.?\d*|\.\d+)", lit):
+            value = _V("real", z3.RealVal(lit.lstrip("+")), _F)
+        else:
+            return None
+        return (value, b) if text is a else (a, value)
 
     def ordered(self, v: _V | None) -> None:
         """Text is ordered as its domain (code points): SQLite's and DuckDB's default
@@ -566,12 +632,12 @@ class _Eval:
     def like(self, node: exp.Like, ctx: Ctx | _Group) -> _V:
         pattern = node.expression
         if node.args.get("escape") or not (isinstance(pattern, exp.Literal) and pattern.is_string):
-            raise _Unsupported("LIKE with a non-literal pattern or ESCAPE")
+            raise _Unsupported("LIKE with a non-literal pattern")
         v = self.value(node.this, ctx)
         if v.kind != "text":
             raise _Unsupported("LIKE on a non-text value")
-        regex = "".join(".*" if c == "%" else "." if c == "_" else re.escape(c)
-                        for c in pattern.this)
+        regex = "".join(".*" if t == "%" else "." if t == "_" else re.escape(t[1])
+                        for t in _like_tokens(pattern.this, _escape_of(node)))
         flags = re.IGNORECASE if self.dialect == "sqlite" else 0
         hits = [i for i, s in enumerate(self.db.domain)
                 if re.fullmatch(regex, s, flags | re.DOTALL)]
@@ -632,7 +698,11 @@ def _tuples(ev: _Eval) -> list[tuple[Any, Ctx]]:
                 hit = z3.And(p, db.row(table, j),
                              _truth(ev.truth(on, c)) if on is not None else _T)
                 matches.append(hit)
-                out.append((hit, c))
+                if kind in ("inner", "left"):
+                    out.append((hit, c))
+            if kind in ("semi", "anti"):  # the left row, where some / no right row matches
+                some = z3.Or(_F, *matches)
+                out.append((z3.And(p, some if kind == "semi" else z3.Not(some)), ctx))
             if kind == "left":
                 db.columns(table)
                 out.append((z3.And(p, z3.Not(z3.Or(_F, *matches))), {**ctx, alias: (table, None)}))
@@ -723,7 +793,8 @@ def _result(ev: _Eval) -> list[_Row]:
     if ev.q.union:
         ev.branches = [_Eval(ev.db, b, ev.dialect, ev.scope, ev.outer) for b in ev.q.union]
         both = [r for b in ev.branches for r in _result(b)]
-        return _distinct(both) if ev.q.tree.args.get("distinct") else both
+        both = _distinct(both) if ev.q.tree.args.get("distinct") else both
+        return _union_keys(ev, both) if ev.q.order else both
     rows = _tuples(ev)
     units: list[tuple[Any, Ctx | _Group]] = list(_groups(ev, rows) if _grouped(ev.q) else rows)
     having = ev.q.tree.args.get("having")
@@ -741,6 +812,28 @@ def _result(ev: _Eval) -> list[_Row]:
         if ev.q.tree.args["distinct"].args.get("on"):
             raise _Unsupported("DISTINCT ON")
         out = _distinct(out)
+    return out
+
+
+def _union_keys(ev: _Eval, rows: list[_Row]) -> list[_Row]:
+    """A UNION's ORDER BY keys: output columns, by position or by the first branch's names."""
+    names = _names(ev)
+    keys: list[tuple[int, bool, bool]] = []
+    for o in ev.q.order:
+        node = o.this
+        if isinstance(node, exp.Literal) and node.is_int and 1 <= int(node.this) <= len(names):
+            index = int(node.this) - 1
+        elif (isinstance(node, exp.Column) and not node.table
+              and names.count(node.name.lower()) == 1):
+            index = names.index(node.name.lower())
+        else:
+            raise _Unsupported(f"UNION ordered by {node.sql()}")
+        keys.append((index, bool(o.args.get("desc")), bool(o.args.get("nulls_first"))))
+    out = [_Row(r.present, r.values, [(r.values[i], desc, first) for i, desc, first in keys])
+           for r in rows]
+    for r in out[:1]:
+        for key, _, _ in r.keys:
+            ev.ordered(key)
     return out
 
 
@@ -838,8 +931,8 @@ def _mode(a: _Query, b: _Query) -> str:
         return "bag"
     if not b.order:
         raise _Unsupported("the neighbour drops the ORDER BY (an order-only difference)")
-    outputs = {e.sql().lower() for e in a.tree.expressions} | {
-        e.alias.lower() for e in a.tree.expressions if isinstance(e, exp.Alias)}
+    outputs = {e.sql().lower() for e in a.tree.selects} | {
+        e.alias.lower() for e in a.tree.selects if isinstance(e, exp.Alias)}
     same = [o.sql().lower() for o in a.order] == [o.sql().lower() for o in b.order]
     shown = all((isinstance(o.this, exp.Literal) and o.this.is_int)
                 or o.this.sql().lower() in outputs for o in a.order)
