@@ -770,8 +770,9 @@ def _projection(ev: _Eval, ctx: Ctx | _Group) -> list[_V]:
             continue
         if isinstance(ctx, _Group):
             raise _Unsupported("* in a grouped query")
+        qual = e.table.lower() if isinstance(e, exp.Column) else ""
         for alias, (table, _) in ctx.items():
-            if not e.table or e.table.lower() == alias:
+            if not qual or qual == alias:
                 out += [ev.column(exp.column(c, table=alias), ctx) for c in ev.db.columns(table)]
     return out
 
@@ -859,7 +860,9 @@ def _names(ev: _Eval) -> list[str]:
     for i, e in enumerate(ev.q.tree.expressions):
         if isinstance(e, exp.Star) or (isinstance(e, exp.Column) and isinstance(e.this, exp.Star)):
             qual = e.table.lower() if isinstance(e, exp.Column) else ""
-            out += [c for alias, table in ev.sources() if not qual or qual == alias
+            kinds = ["", *(kind for kind, _ in ev.q.joins)]  # SEMI / ANTI show no columns
+            out += [c for (alias, table), kind in zip(ev.sources(), kinds, strict=True)
+                    if (not qual or qual == alias) and kind not in ("semi", "anti")
                     for c in ev.db.columns(table)]
         else:
             out.append(e.alias_or_name.lower() if isinstance(e, exp.Alias | exp.Column)
@@ -1036,7 +1039,8 @@ def witness(source_sql: str, neighbour_sql: str, dialect: str, fixture: Fixture,
                 return _checked(_decode(db, solver.model(), fixture), k, verify, start)
     except _Unsupported as exc:
         return Unsupported(str(exc))
-    except (FixtureError, z3.Z3Exception, LookupError, TypeError, ValueError) as exc:
+    except (FixtureError, z3.Z3Exception, LookupError, TypeError, ValueError,
+            AttributeError, ArithmeticError) as exc:
         # a model the fixture refuses, or a construct the encoder misreads: no answer, counted
         return Unknown(f"encoder: {type(exc).__name__}: {str(exc)[:120]}",
                        time.process_time() - start)

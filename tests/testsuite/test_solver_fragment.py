@@ -43,6 +43,10 @@ KILLED = [  # (kind, source, surviving neighbour)
     ("like escape", "SELECT id FROM t WHERE g LIKE 'b!%' ESCAPE '!'",
      "SELECT id FROM t WHERE g LIKE 'b!_' ESCAPE '!'"),
     ("numeric string", "SELECT id FROM t WHERE x = '25'", "SELECT id FROM t WHERE x = '26'"),
+    # SELECT * once raised AttributeError ('Star' has no 'table') out of the solver
+    ("star", "SELECT * FROM t WHERE x > 25", "SELECT * FROM t WHERE x >= 25"),
+    ("star of a derived table", "SELECT * FROM (SELECT * FROM t) AS s WHERE s.x > 25",
+     "SELECT * FROM (SELECT * FROM t) AS s WHERE s.x >= 25"),
 ]
 
 KILLED_DUCKDB = [  # DuckDB's own joins
