@@ -65,6 +65,9 @@ from parrot.solver.logic import (
 
 _INT_RANGE = 1000
 _MAX_K = 6  # rows per table tried at most (a LIMIT n raises the bound to n + 1 up to this)
+# row combinations one FROM clause may have (k ** tables): past it the encoding (grouping is
+# quadratic in them) would take minutes before z3 starts, so the query is left out at that k
+_MAX_TUPLES = 100
 _DATE_HI = (dt.date(2100, 12, 31) - _EPOCH).days
 
 
@@ -293,6 +296,10 @@ def _like_tokens(pattern: str, escape: str) -> list[str]:
         out.append(c if c in "%_" else "=" + c)
         i += 1
     return out
+
+
+class _TooLarge(_Unsupported):
+    """The encoding at this k is too large (not the construct: smaller k were searched)."""
 
 
 class _Db:
@@ -690,6 +697,8 @@ def _tuples(ev: _Eval) -> list[tuple[Any, Ctx]]:
     if len({a for a, _ in sources}) != len(sources):
         raise _Unsupported("a FROM alias used twice")
     for (alias, table), (kind, on) in zip(sources[1:], q.joins, strict=True):
+        if len(rows) * max(db.size(table), 1) > _MAX_TUPLES:
+            raise _TooLarge(f"more than {_MAX_TUPLES} row combinations at k={db.k}")
         out: list[tuple[Any, Ctx]] = []
         for p, ctx in rows:
             matches = []
@@ -1037,6 +1046,8 @@ def witness(source_sql: str, neighbour_sql: str, dialect: str, fixture: Fixture,
                                time.process_time() - start)
             if verdict == z3.sat:
                 return _checked(_decode(db, solver.model(), fixture), k, verify, start)
+    except _TooLarge as exc:  # smaller k were searched: no proof, no witness
+        return Unknown(f"{exc}; no witness with fewer rows", time.process_time() - start)
     except _Unsupported as exc:
         return Unsupported(str(exc))
     except (FixtureError, z3.Z3Exception, LookupError, TypeError, ValueError,

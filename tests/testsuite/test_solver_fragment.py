@@ -138,3 +138,14 @@ def test_each_side_in_its_own_dialect(judge: Judge) -> None:
     assert isinstance(out, Killed), out
     assert isinstance(witness(source, source, "sqlite", FIXTURE, lambda db: True,
                               target_dialect="sqlite"), BoundedEquivalent)
+
+
+def test_an_encoding_too_large_is_unknown_not_a_hang() -> None:
+    # five self-joined copies of t: 3 ** 5 row combinations at k = 3, refused there (k = 1, 2
+    # searched)
+    joins = " ".join(f"JOIN t AS t{i} ON t{i}.id = t.id" for i in range(1, 5))
+    source = f"SELECT t.id FROM t {joins} WHERE t.x > 5"
+    out = witness(source, source.replace("> 5", ">= 6"), "sqlite", FIXTURE,
+                  lambda db: True)
+    assert isinstance(out, Unknown) and "row combinations at k=3" in out.reason, out
+
