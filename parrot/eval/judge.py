@@ -10,7 +10,7 @@ from __future__ import annotations
 import contextlib
 import json
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, cast
@@ -106,6 +106,8 @@ class Judge:
         self._gold: dict[tuple[str, str, str, bool | None], Gold] = {}
         self.suite_dir = suite_dir  # the dataset directory whose suites/ judge every item
         self._suites: dict[tuple[str, str, str], Suite | None] = {}
+        # eval --prove: called on each finished record (parrot.eval.prove.attach sets it)
+        self.prover: Callable[[Item, Translation, Outcome], None] | None = None
 
     def engine(self, dialect: str) -> Engine | None:
         if dialect not in self._engines:
@@ -373,6 +375,8 @@ class Judge:
         if self._engine_errors:
             record["engine_errors_retried"] = list(self._engine_errors)
         record["level"] = verdict_level(record)
+        if self.prover is not None and translation.ok:
+            self.prover(item, translation, record)
         return record
 
     def _missing_engines(self, item: Item) -> dict[str, str]:

@@ -46,6 +46,7 @@ from parrot.engines.worker import die_with_parent
 from parrot.eval.cluster import judged
 from parrot.eval.feedback import EngineFeedback
 from parrot.eval.judge import Judge
+from parrot.eval.prove import ProveSettings, attach
 from parrot.eval.records import Outcome
 from parrot.eval.results import (
     MANIFEST,
@@ -88,6 +89,7 @@ class RunConfig:
     start: bool = True  # (re)start managed servers when needed
     suite_dir: Path | None = None  # judge on the suites of this dataset directory too
     executor: ExecutorSpec = field(default_factory=lambda: ExecutorSpec("local"))
+    prove: ProveSettings | None = None  # eval --prove: the solver on items judged right
 
 
 def run_secrets(config: RunConfig) -> list[str]:
@@ -199,6 +201,7 @@ def _manifest(dataset: Dataset, items: list[Item], translator: Translator,
                      "executor": str(config.executor),
                      "pairs": config.pairs, "limit": config.limit,
                      "suite": config.suite_dir is not None,
+                     "prove": config.prove.manifest() if config.prove else None,
                      "engine_urls": {d: redact_url(u) for d, u in config.urls.items()}},
         "engines": {},
     }
@@ -288,12 +291,12 @@ _WORKER_JUDGE: Judge | None = None
 
 
 def _init_worker(timeout: float, max_rows: int, urls: dict[str, str], start: bool,
-                 syntax: bool, suite_dir: Path | None) -> None:
+                 syntax: bool, suite_dir: Path | None, prove: ProveSettings | None) -> None:
     global _WORKER_JUDGE
 
     die_with_parent()  # a run killed with SIGKILL takes its --jobs workers with it
-    _WORKER_JUDGE = Judge(timeout=timeout, max_rows=max_rows, urls=urls, start=start,
-                          syntax=syntax, suite_dir=suite_dir)
+    _WORKER_JUDGE = attach(Judge(timeout=timeout, max_rows=max_rows, urls=urls, start=start,
+                                 syntax=syntax, suite_dir=suite_dir), prove)
 
 
 def _judge_in_worker(item: Item, translation: Translation) -> Outcome:
@@ -309,9 +312,9 @@ def _judged(pending: list[Item], translator: Translator,
         yield from _judged_on_ray(pending, translations, config)
         return
     if config.jobs <= 1:
-        judge = Judge(timeout=config.timeout, max_rows=config.max_rows, urls=config.urls,
-                      start=config.start, syntax=config.syntax,
-                      suite_dir=config.suite_dir)
+        judge = attach(Judge(timeout=config.timeout, max_rows=config.max_rows, urls=config.urls,
+                             start=config.start, syntax=config.syntax,
+                             suite_dir=config.suite_dir), config.prove)
         if config.syntax:  # every translation is checked; else only the few no engine parsed
             preload_grammars({i.target_dialect for i in pending})
         try:
@@ -323,7 +326,8 @@ def _judged(pending: list[Item], translator: Translator,
     context = multiprocessing.get_context("spawn")  # engines must not be forked mid-flight
     with ProcessPoolExecutor(config.jobs, mp_context=context, initializer=_init_worker,
                              initargs=(config.timeout, config.max_rows, config.urls,
-                                       config.start, config.syntax, config.suite_dir)) as pool:
+                                       config.start, config.syntax, config.suite_dir,
+                                       config.prove)) as pool:
         window: set[Future[Outcome]] = set()
         for item, translation in translations:
             window.add(pool.submit(_judge_in_worker, item, translation))
