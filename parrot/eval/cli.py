@@ -114,9 +114,8 @@ def configure(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
                              "then fails Acc_TS); SQLite, DuckDB and PostgreSQL items only")
     parser.add_argument("--prove-bound", type=int, default=DEFAULT_BOUND, metavar="K",
                         help="rows per table the solver tries, 1..K (default: %(default)s)")
-    parser.add_argument("--prove-timeout-ms", type=int, default=DEFAULT_TIMEOUT_MS, metavar="MS",
-                        help="z3's budget per check; past it the item's answer is unknown "
-                             "(default: %(default)s)")
+    cli.add_timeout(parser, DEFAULT_TIMEOUT_MS / 1000, flag="--prove-timeout",
+                    what="z3 may spend on each check; past it the item's answer is unknown")
     cli.add_quiet(parser, "progress bar and no tables")
     llm_options.add_arguments(parser)
     return parser
@@ -251,8 +250,8 @@ def _flags_ok(args: argparse.Namespace, console: Any) -> bool:
     if args.prove and not solver_available():
         console.print(f"[red]error:[/] --prove: {NEED_Z3}", highlight=False)
         return False
-    if args.prove and (args.prove_bound < 1 or args.prove_timeout_ms < 1):
-        console.print("[red]error:[/] --prove-bound and --prove-timeout-ms must be positive")
+    if args.prove and args.prove_bound < 1:
+        console.print("[red]error:[/] --prove-bound must be positive")
         return False
     return True
 
@@ -296,7 +295,8 @@ def _plan(args: argparse.Namespace, console: Any) -> _Plan | None:
         command=["python", "-m", "parrot.eval", *args.argv],
         urls=urls, start=not args.no_start, suite_dir=_suite_dir(dataset.path, args.suite),
         executor=executor,
-        prove=ProveSettings(args.prove_bound, args.prove_timeout_ms) if args.prove else None)
+        prove=(ProveSettings(args.prove_bound, max(1, round(args.prove_timeout * 1000)))
+               if args.prove else None))
     return _Plan(dataset, items, translator, config, urls)
 
 
