@@ -8,6 +8,7 @@ worker process has its own judge.
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 import time
 from collections.abc import Callable, Sequence
@@ -43,6 +44,7 @@ from parrot.eval.records import (
     Outcome,
     SuiteDatabaseRecord,
     SuiteRecord,
+    SyntaxRecord,
     VerdictRecord,
     verdict_level,
 )
@@ -301,6 +303,14 @@ class Judge:
 
     def judge(self, item: Item, translation: Translation) -> Outcome:
         """The full outcome record of one item, as written to results.jsonl."""
+        record, check = self.judge_later(item, translation)
+        return with_syntax(record, check() if check is not None else None)
+
+    def judge_later(self, item: Item, translation: Translation
+                    ) -> tuple[Outcome, Callable[[], SyntaxRecord | None] | None]:
+        """The outcome record of one item but for its Acc_SYN grammar check, and that check
+        (None when the item needs none), to be run later — in another thread, overlapping the
+        engines' work — and put in by :func:`with_syntax`."""
         self._engine_errors = []
         gold = self.gold(item)
         missing = self._missing_engines(item)
@@ -356,12 +366,8 @@ class Judge:
                               for m, v in verdicts.items()}
         parsed = record["pred"] is not None and record["pred"]["status"] in ENGINE_PARSED
         unjudged = record.get("no_reference", False)
-        syntax = (syntax_json(item.target_dialect, translation)
-                  if not unjudged and (self.syntax or (not parsed and self.syntax_fallback))
-                  else None)
-        record["syntax_checked"] = syntax is not None
-        if syntax is not None:
-            record["syntax"] = syntax
+        needed = not unjudged and (self.syntax or (not parsed and self.syntax_fallback))
+        record["syntax_checked"] = False  # set, with "syntax" after it, by with_syntax()
         if self.suite_dir is not None and not missing and not unjudged and gold.execution.ok:
             suite = self._suite(item)
             if suite is not None and translation.ok and translation.sql is not None:
@@ -377,7 +383,8 @@ class Judge:
         record["level"] = verdict_level(record)
         if self.prover is not None and translation.ok:
             self.prover(item, translation, record)
-        return record
+        return record, (functools.partial(syntax_json, item.target_dialect, translation)
+                        if needed else None)
 
     def _missing_engines(self, item: Item) -> dict[str, str]:
         """dialect → why, for the item's source and target dialects that have no engine here."""
@@ -446,6 +453,19 @@ class Judge:
                 engine.close()
         self._engines.clear()
         keep_warm_grammars()
+
+
+def with_syntax(record: Outcome, syntax: SyntaxRecord | None) -> Outcome:
+    """``record`` with its Acc_SYN verdict (None: not checked), in the key order results.jsonl
+    has always had (``syntax_checked``, then ``syntax``, before the suite)."""
+    out: dict[str, Any] = {}
+    for key, value in record.items():
+        out[key] = value
+        if key == "syntax_checked":
+            out[key] = syntax is not None
+            if syntax is not None:
+                out["syntax"] = syntax
+    return cast(Outcome, out)
 
 
 def _verdicts(item: Item, gold: Gold, pred: Execution, label: str,

@@ -14,9 +14,15 @@ import os
 import platform
 import socket
 import sys
-from collections import Counter
+from collections import Counter, deque
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures import (
+    FIRST_COMPLETED,
+    Future,
+    ProcessPoolExecutor,
+    ThreadPoolExecutor,
+    wait,
+)
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
@@ -45,9 +51,9 @@ from parrot.engines import (
 from parrot.engines.worker import die_with_parent
 from parrot.eval.cluster import judged
 from parrot.eval.feedback import EngineFeedback
-from parrot.eval.judge import Judge
+from parrot.eval.judge import Judge, with_syntax
 from parrot.eval.prove import ProveSettings, attach
-from parrot.eval.records import Outcome
+from parrot.eval.records import Outcome, SyntaxRecord
 from parrot.eval.results import (
     MANIFEST,
     RESULTS,
@@ -70,6 +76,7 @@ if TYPE_CHECKING:
 
 Progress = Callable[[Outcome], None]
 LOCK = ".lock"  # in a run directory: held by the one process writing it
+SYNTAX_BACKLOG = 64  # judged records at most waiting for their grammar check (--jobs 1)
 
 
 @dataclass
@@ -318,8 +325,7 @@ def _judged(pending: list[Item], translator: Translator,
         if config.syntax:  # every translation is checked; else only the few no engine parsed
             preload_grammars({i.target_dialect for i in pending})
         try:
-            for item, translation in translations:
-                yield judge.judge(item, translation)
+            yield from _judged_here(judge, translations)
         finally:
             judge.close()
         return
@@ -337,6 +343,30 @@ def _judged(pending: list[Item], translator: Translator,
                     yield future.result()
         for future in wait(window).done:
             yield future.result()
+
+
+def _judged_here(judge: Judge, translations: Iterator[tuple[Item, Translation]]
+                 ) -> Iterator[Outcome]:
+    """Outcome records judged in this process, in order. The Acc_SYN grammar checks (pure
+    Python, seconds each on a cold grammar) run in a thread of their own while the engine
+    workers run the next items; at most ``SYNTAX_BACKLOG`` records wait for theirs."""
+    waiting: deque[tuple[Outcome, Future[SyntaxRecord | None] | None]] = deque()
+    with ThreadPoolExecutor(1, thread_name_prefix="parrot-syntax") as checks:
+        try:
+            for item, translation in translations:
+                record, check = judge.judge_later(item, translation)
+                waiting.append((record, checks.submit(check) if check is not None else None))
+                while waiting and (waiting[0][1] is None or waiting[0][1].done()
+                                   or len(waiting) > SYNTAX_BACKLOG):
+                    done, check_done = waiting.popleft()
+                    yield with_syntax(done, check_done.result() if check_done else None)
+            while waiting:
+                done, check_done = waiting.popleft()
+                yield with_syntax(done, check_done.result() if check_done else None)
+        finally:
+            for _, left in waiting:  # stopped early: no check still to start
+                if left is not None:
+                    left.cancel()
 
 
 def _judged_on_ray(pending: list[Item], translations: Iterator[tuple[Item, Translation]],
