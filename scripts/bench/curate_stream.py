@@ -123,7 +123,8 @@ def one(size: int, jobs: int, mode: str) -> dict[str, Any]:
         stats = {}
     wall = time.perf_counter() - start
     sampler.stop()
-    return {"size": size, "mode": mode, "jobs": jobs, "wall": wall, "cpu": cpu_seconds() - cpu0,
+    return {"size": size, "mode": mode, "jobs": jobs, "normaliser": "lexer", "wall": wall,
+            "cpu": cpu_seconds() - cpu0,
             "peak_tree": sampler.peak, "peak_main": sampler.peak_main,
             "load_start": load0, "load_end": os.getloadavg()[0], "stats": stats,
             "funnel": [c.to_json() for c in funnel],
@@ -168,7 +169,8 @@ def row(r: dict[str, Any]) -> str:
     tree = r.get("peak_tree")
     verdict = "yes" if r["wall"] <= TARGET_SECONDS and tree and tree <= TARGET_RSS else "no"
     kept = r["funnel"][-1]["out"]
-    return (f"| {r['mode']} | {r['size']:,} | {r['wall'] / 60:.1f} | {r['cpu']:.0f} | "
+    label = r["mode"] + (f" ({r['normaliser']} keys)" if r.get("normaliser") else "")
+    return (f"| {label} | {r['size']:,} | {r['wall'] / 60:.1f} | {r['cpu']:.0f} | "
             f"{r['size'] / r['wall']:,.0f} | {r['peak_main'] / GIB:.2f} | "
             f"{'—' if tree is None else f'{tree / GIB:.2f}'} | "
             f"{_num(r.get('load_start'))}–{_num(r.get('load_end'))} | {kept:,} | {verdict} |")
