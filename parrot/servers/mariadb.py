@@ -117,16 +117,7 @@ class MariaDBServer(Server):
         files = data_dir / "files"  # secure_file_priv: the only directory FILE may touch
         files.mkdir(exist_ok=True)
         error_log = data_dir / "mariadbd.err"
-        # in its own network namespace the server has no network: the socket is the way in
-        network = ([f"--port={port}", f"--bind-address={HOST}"] if refused
-                   else ["--skip-networking"])
-        args = [server, "--no-defaults", *as_root, f"--datadir={data_dir}", *network,
-                f"--socket={socket}", f"--tmpdir={tmp}",
-                f"--pid-file={data_dir / 'mariadbd.pid'}", f"--log-error={error_log}",
-                "--character-set-server=utf8mb4", "--collation-server=utf8mb4_general_ci",
-                "--skip-name-resolve", "--local-infile=0", f"--secure-file-priv={files}",
-                "--skip-log-bin", "--innodb-flush-log-at-trx-commit=2", "--innodb-doublewrite=0",
-                *INNODB]
+        args = _server_args(server, data_dir, port, socket, refused, as_root)
         started = time.monotonic()
         proc, isolation = _launch(spec, args, data_dir)
         via = {} if refused else {"socket": str(socket)}
@@ -152,6 +143,22 @@ class MariaDBServer(Server):
         if state is not None and Path(state.socket).parent.name.startswith(SOCKET_DIR_PREFIX):
             shutil.rmtree(Path(state.socket).parent, ignore_errors=True)
         super()._discard()
+
+
+def _server_args(server: str, data_dir: Path, port: int, socket: Path, refused: str | None,
+                 as_root: list[str]) -> list[str]:
+    """mariadbd's command line: its files in ``data_dir``, reached by ``socket`` (or by TCP on
+    ``port`` when the kernel refused it a network namespace of its own)."""
+    # in its own network namespace the server has no network: the socket is the way in
+    network = ([f"--port={port}", f"--bind-address={HOST}"] if refused
+               else ["--skip-networking"])
+    return [server, "--no-defaults", *as_root, f"--datadir={data_dir}", *network,
+            f"--socket={socket}", f"--tmpdir={data_dir / 'tmp'}",
+            f"--pid-file={data_dir / 'mariadbd.pid'}", f"--log-error={data_dir / 'mariadbd.err'}",
+            "--character-set-server=utf8mb4", "--collation-server=utf8mb4_general_ci",
+            "--skip-name-resolve", "--local-infile=0", f"--secure-file-priv={data_dir / 'files'}",
+            "--skip-log-bin", "--innodb-flush-log-at-trx-commit=2", "--innodb-doublewrite=0",
+            *INNODB]
 
 
 def _socket(data_dir: Path) -> tuple[Path, list[str]]:
