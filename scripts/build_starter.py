@@ -138,30 +138,31 @@ def sqlglot_order(sql: str, dialect: str) -> bool | None:
     return last.args.get("order") is not None
 
 
+def concept_record(c: Concept, src: str, tgt: str, prefix: str, origin: str) -> dict[str, Any]:
+    """The item that translates concept ``c`` from ``src`` to ``tgt``."""
+    record: dict[str, Any] = {
+        "id": f"{prefix}-{c.id}-{src}-{tgt}",
+        "source_dialect": src,
+        "target_dialect": tgt,
+        "source_sql": c.sql[src],
+        "reference_sql": [c.sql[tgt]],
+        "fixture": {"name": c.fixture},
+        "translation_types": list(c.types),
+        "origin": origin,
+        "annotation_source": "human",
+        "difficulty": c.difficulty,
+        "tags": list(c.tags),
+        "concept": c.id,
+    }
+    # The loader derives order sensitivity from the source's AST; state it only where
+    # sqlglot cannot see it (unparseable source) or would see it wrongly.
+    if sqlglot_order(c.sql[src], src) != c.ordered:
+        record["order_sensitive"] = c.ordered
+    return record
+
+
 def build_items() -> list[dict[str, Any]]:
-    items = []
-    for c in CONCEPTS:
-        for src, tgt in PAIRS:
-            record: dict[str, Any] = {
-                "id": f"starter-{c.id}-{src}-{tgt}",
-                "source_dialect": src,
-                "target_dialect": tgt,
-                "source_sql": c.sql[src],
-                "reference_sql": [c.sql[tgt]],
-                "fixture": {"name": c.fixture},
-                "translation_types": list(c.types),
-                "origin": ORIGIN,
-                "annotation_source": "human",
-                "difficulty": c.difficulty,
-                "tags": list(c.tags),
-                "concept": c.id,
-            }
-            # The loader derives order sensitivity from the source's AST; state it only where
-            # sqlglot cannot see it (unparseable source) or would see it wrongly.
-            if sqlglot_order(c.sql[src], src) != c.ordered:
-                record["order_sensitive"] = c.ordered
-            items.append(record)
-    return items
+    return [concept_record(c, src, tgt, "starter", ORIGIN) for c in CONCEPTS for src, tgt in PAIRS]
 
 
 def polyglot_concepts() -> list[Concept]:
@@ -170,23 +171,7 @@ def polyglot_concepts() -> list[Concept]:
 
 
 def polyglot_record(c: Concept, src: str, tgt: str) -> dict[str, Any]:
-    record: dict[str, Any] = {
-        "id": f"polyglot-{c.id}-{src}-{tgt}",
-        "source_dialect": src,
-        "target_dialect": tgt,
-        "source_sql": c.sql[src],
-        "reference_sql": [c.sql[tgt]],
-        "fixture": {"name": c.fixture},
-        "translation_types": list(c.types),
-        "origin": POLYGLOT_ORIGIN,
-        "annotation_source": "human",
-        "difficulty": c.difficulty,
-        "tags": list(c.tags),
-        "concept": c.id,
-    }
-    if sqlglot_order(c.sql[src], src) != c.ordered:
-        record["order_sensitive"] = c.ordered
-    return record
+    return concept_record(c, src, tgt, "polyglot", POLYGLOT_ORIGIN)
 
 
 def build_polyglot_items() -> list[dict[str, Any]]:
