@@ -209,6 +209,15 @@ def identical_share(items: list[dict[str, Any]]) -> float:
     return same / len(items) if items else 0.0
 
 
+def _difficulty_and_tag_tables(diffs: Counter[str], tags: Counter[str]) -> list[str]:
+    """The README's concepts by difficulty and by tag (most used first), as Markdown lines."""
+    return ["| difficulty | concepts |", "|---|---:|",
+            *[f"| {d} | {diffs[d]} |" for d in ("easy", "medium", "hard")],
+            "",
+            "| tag | concepts |", "|---|---:|",
+            *[f"| {t} | {n} |" for t, n in sorted(tags.items(), key=lambda kv: (-kv[1], kv[0]))]]
+
+
 def render_readme(items: list[dict[str, Any]]) -> str:
     pairs = Counter(f'{i["source_dialect"]} → {i["target_dialect"]}' for i in items)
     types = Counter(t for c in CONCEPTS for t in c.types)
@@ -249,11 +258,7 @@ def render_readme(items: list[dict[str, Any]]) -> str:
         "",
         "No concept is typed `procedure`: none of the three engines has stored procedures.",
         "",
-        "| difficulty | concepts |", "|---|---:|",
-        *[f"| {d} | {diffs[d]} |" for d in ("easy", "medium", "hard")],
-        "",
-        "| tag | concepts |", "|---|---:|",
-        *[f"| {t} | {n} |" for t, n in sorted(tags.items(), key=lambda kv: (-kv[1], kv[0]))],
+        *_difficulty_and_tag_tables(diffs, tags),
         "",
         "## Fixtures",
         "",
@@ -397,11 +402,7 @@ def render_polyglot_readme(items: list[dict[str, Any]]) -> str:
         "| translation type | concepts | items |", "|---|---:|---:|",
         *[f"| {t} | {n} | {n_pairs * n} |" for t, n in sorted(types.items())],
         "",
-        "| difficulty | concepts |", "|---|---:|",
-        *[f"| {d} | {diffs[d]} |" for d in ("easy", "medium", "hard")],
-        "",
-        "| tag | concepts |", "|---|---:|",
-        *[f"| {t} | {n} |" for t, n in sorted(tags.items(), key=lambda kv: (-kv[1], kv[0]))],
+        *_difficulty_and_tag_tables(diffs, tags),
         "",
         "## Fixtures",
         "",
