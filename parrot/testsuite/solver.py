@@ -680,8 +680,9 @@ def _projection(ev: _Eval, ctx: Ctx | _Group) -> list[_V]:
             continue
         if isinstance(ctx, _Group):
             raise _Unsupported("* in a grouped query")
+        qualifier = e.table if isinstance(e, exp.Column) else ""  # a bare Star has no .table
         for alias, (table, _) in ctx.items():
-            if not e.table or e.table.lower() == alias:
+            if not qualifier or qualifier.lower() == alias:
                 out += [ev.column(exp.column(c, table=alias), ctx) for c in ev.db.columns(table)]
     return out
 

@@ -59,6 +59,8 @@ KILLED = [  # (source, surviving neighbour): the solver must find a database tha
     ("SELECT id FROM t ORDER BY x DESC LIMIT 2", "SELECT id FROM t ORDER BY x LIMIT 2"),
     ("SELECT AVG(x) FROM t", "SELECT AVG(DISTINCT x) FROM t"),
     ("SELECT g FROM t UNION SELECT w FROM u", "SELECT g FROM t UNION ALL SELECT w FROM u"),
+    # regression: a bare * raised AttributeError ('Star' has no .table), ending parrot assess
+    ("SELECT * FROM t WHERE x > 5", "SELECT * FROM t WHERE x >= 5"),
 ]
 
 KILLED_IN = [  # dialect-specific semantics
