@@ -462,7 +462,7 @@ def test_the_build_keeps_one_judge_across_suites_and_builds_the_same_suites(
     """A judge per suite started and stopped its engine workers for every source query (seconds
     each, more than the suite's own executions): the build now keeps one judge for
     JUDGE_SUITES suites, closes it at the end, and the suites it builds are the same."""
-    _engines_or_skip()
+    engines_or_skip()
     from parrot.testsuite import cli
 
     made: list[Judge] = []
@@ -496,7 +496,7 @@ def test_a_killed_neighbour_is_not_run_on_later_candidates(
     """Each candidate database ran every neighbour the fixture misses, killed ones included (a
     source with one survivor ran them all on every candidate, the references' on their own
     engines): now a neighbour runs until a database kills it, and the cover counts first kills."""
-    _engines_or_skip()
+    engines_or_skip()
     from parrot.testsuite import distill as distill_module
 
     item = load_dataset(str(_dataset(tmp_path)), count_tokens=False).items[0]
