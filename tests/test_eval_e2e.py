@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from parrot.api.results import read_results
 from parrot.eval.cli import main as eval_main
-from parrot.eval.results import read_results
 from parrot.report.cli import main as report_main
 
 

@@ -22,6 +22,18 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
 from parrot import __version__
+from parrot.api.records import Outcome
+from parrot.api.results import (
+    MANIFEST,
+    RESULTS,
+    SUMMARY,
+    ResultsLog,
+    RunDirError,
+    RunWriteError,
+    read_json,
+    read_results,
+    write_json,
+)
 from parrot.api.secrets import (
     argv_secrets,
     redact_argv,
@@ -46,18 +58,6 @@ from parrot.engines.worker import die_with_parent
 from parrot.eval.cluster import judged
 from parrot.eval.feedback import EngineFeedback
 from parrot.eval.judge import Judge
-from parrot.eval.records import Outcome
-from parrot.eval.results import (
-    MANIFEST,
-    RESULTS,
-    SUMMARY,
-    ResultsLog,
-    RunDirError,
-    RunWriteError,
-    read_json,
-    read_results,
-    write_json,
-)
 from parrot.eval.syntax import preload_grammars
 from parrot.pairs import EVERY_PAIR, DialectPairs
 from parrot.scale import ExecutorSpec

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from local_only import forbid_network
 
+from parrot.api.results import read_results
 from parrot.eval.cli import main as eval_main
-from parrot.eval.results import read_results
 from parrot.translators import create_translator
 from parrot.translators.llm import local
 
