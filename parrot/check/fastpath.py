@@ -56,6 +56,16 @@ def _outcome(state: Any) -> tuple[int, int] | None:
     return (state.prediction if ttype == Token.INVALID_TYPE else ttype), channel
 
 
+def _token(pair: tuple[Any, Any], ttype: int, start: int, stop: int, line: int,
+           column: int) -> Any:
+    """The ``CommonToken`` the lexer's factory would make (text read from the stream)."""
+    token = object.__new__(CommonToken)
+    token.source, token.type, token.channel, token.start, token.stop = \
+        pair, ttype, _DEFAULT, start, stop
+    token.tokenIndex, token.line, token.column, token._text = -1, line, column, None
+    return token
+
+
 class FastLexer:
     """Lexes statements with ``lexer`` (a generated lexer, error listeners already attached),
     its warm DFA first and the runtime wherever the DFA does not decide."""
@@ -63,23 +73,32 @@ class FastLexer:
     def __init__(self, lexer: Any) -> None:
         self.lexer = lexer
         self._outcomes: dict[int, tuple[int, int] | None] = {}  # id(accepting state) -> outcome
+        # when no transition of the lexer's ATN matches EOF, nothing continues a token at the end
+        # of the input (the runtime's reach there is empty): the last accept state decides
+        self._eof_stops = not any(t.matches(Token.EOF, 0, Lexer.MAX_CHAR_VALUE)
+                                  for state in lexer.atn.states for t in state.transitions)
 
     def _match(self, data: list[int], pos: int) -> tuple[int, tuple[int, int]] | None:
         """(end, outcome) of the token at ``pos`` if the cached DFA decides it alone."""
         state = self.lexer._interp.decisionToDFA[Lexer.DEFAULT_MODE].s0
+        if state is None:
+            return None
         accept, end, i, n = None, pos, pos, len(data)
-        while i < n and state is not None:
+        while i < n:
             edges, char = state.edges, data[i]
             if edges is None or char > _MAX_EDGE:
                 return None
             state = edges[char]
+            if state is None:  # not computed yet: the runtime computes it
+                return None
             if state is _ERROR:
                 break
             i += 1
-            if state is not None and state.isAcceptState:
+            if state.isAcceptState:
                 accept, end = state, i
-        else:  # at the end of the input the runtime consults the ATN; or a missing edge
-            return None
+        else:
+            if not self._eof_stops:
+                return None
         if accept is None or end == pos:
             return None
         key = id(accept)
@@ -109,9 +128,7 @@ class FastLexer:
                 continue
             end, (ttype, channel) = found
             if ttype != Lexer.SKIP and channel == _DEFAULT:
-                token = CommonToken(pair, ttype, channel, pos, end - 1)
-                token.line, token.column = line, column
-                out.append(token)
+                out.append(_token(pair, ttype, pos, end - 1, line, column))
             newlines = text.count("\n", pos, end)
             if newlines:
                 line, column = line + newlines, end - text.rfind("\n", pos, end) - 1
@@ -141,6 +158,10 @@ class TokenList(CommonTokenStream):
             i = self.index + k - 1
             return self.tokens[i if i < self._last else self._last]
         return None if k == 0 else self.LB(-k)
+
+    def LB(self, k: int) -> Any:
+        i = self.index - k
+        return None if k == 0 or i < 0 else self.tokens[i]
 
     def LA(self, k: int) -> int:
         return self.LT(k).type

@@ -133,6 +133,11 @@ RUNAWAY_LIMIT = 30.0  # seconds an abandoned statement may keep the JVM busy bef
 # looping where Spark never checks for cancellation (a higher-order function over a long array,
 # a cartesian product's inner loop) holds its core for good, and the next job waits for it
 TASK_DRAIN = 10.0
+# The driver JVM's collector: the serial one grows the heap with the data it holds, where G1
+# (the JVM's default) grows it towards spark.driver.memory with the allocation rate (issue 31: the
+# polyglot reference run's JVM at 4.6 GiB). PARROT_SPARK_JAVA_OPTIONS replaces these options
+# (empty: the JVM's defaults).
+JAVA_OPTIONS = "-XX:+UseSerialGC"
 INSTALL_HINT = "pip install 'parrot-sql[spark]' (pyspark 4.3) and a Java 17+ runtime"
 
 # Per-session SQL settings, applied to the shared session's configuration and again to every
@@ -295,7 +300,8 @@ class _Runtime:
             "spark.driver.extraJavaOptions": (
                 f"-Djava.io.tmpdir={os.path.join(root, 'tmp')} "
                 f"-Dderby.system.home={os.path.join(root, 'derby')} -XX:-UsePerfData "
-                f"-Dlog4j2.configurationFile=file:{log_conf}"),
+                f"-Dlog4j2.configurationFile=file:{log_conf} "
+                + os.environ.get("PARROT_SPARK_JAVA_OPTIONS", JAVA_OPTIONS)).strip(),
             **SESSION_CONF,
         }
         os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")  # no "resolves to a loopback" probe
