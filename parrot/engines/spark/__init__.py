@@ -240,6 +240,32 @@ class _Worker:
         return self.future is not None and not self.future.done()
 
 
+def driver_conf(root: str, log_conf: str) -> dict[str, str]:
+    """The session's configuration: local mode, its directories under ``root``, the driver's
+    heap (``PARROT_SPARK_MEMORY``) and JVM options (``PARROT_SPARK_JAVA_OPTIONS``)."""
+    return {
+        "spark.master": MASTER,
+        "spark.app.name": "parrot",
+        "spark.ui.enabled": "false",
+        "spark.ui.showConsoleProgress": "false",
+        "spark.driver.bindAddress": "127.0.0.1",
+        "spark.driver.host": "127.0.0.1",
+        # local mode runs everything in the driver JVM; the 1g default ran out of heap with
+        # many fixtures (TPC-H, Spider) loaded in one process. Override: PARROT_SPARK_MEMORY
+        "spark.driver.memory": os.environ.get("PARROT_SPARK_MEMORY", "4g"),
+        "spark.default.parallelism": "2",
+        "spark.sql.catalogImplementation": "in-memory",
+        "spark.sql.warehouse.dir": os.path.join(root, "warehouse"),
+        "spark.local.dir": os.path.join(root, "local"),
+        "spark.driver.extraJavaOptions": (
+            f"-Djava.io.tmpdir={os.path.join(root, 'tmp')} "
+            f"-Dderby.system.home={os.path.join(root, 'derby')} -XX:-UsePerfData "
+            f"-Dlog4j2.configurationFile=file:{log_conf} "
+            + os.environ.get("PARROT_SPARK_JAVA_OPTIONS", JAVA_OPTIONS)).strip(),
+        **SESSION_CONF,
+    }
+
+
 class _Runtime:
     """The process's Spark session, its temporary directory, worker thread and catalog baseline."""
 
@@ -283,27 +309,7 @@ class _Runtime:
         log_conf = os.path.join(root, "log4j2.properties")
         with open(log_conf, "w") as f:  # the JVM's own logs: errors only (parrot reports the rest)
             f.write(LOG4J_CONF)
-        conf = {
-            "spark.master": MASTER,
-            "spark.app.name": "parrot",
-            "spark.ui.enabled": "false",
-            "spark.ui.showConsoleProgress": "false",
-            "spark.driver.bindAddress": "127.0.0.1",
-            "spark.driver.host": "127.0.0.1",
-            # local mode runs everything in the driver JVM; the 1g default ran out of heap with
-            # many fixtures (TPC-H, Spider) loaded in one process. Override: PARROT_SPARK_MEMORY
-            "spark.driver.memory": os.environ.get("PARROT_SPARK_MEMORY", "4g"),
-            "spark.default.parallelism": "2",
-            "spark.sql.catalogImplementation": "in-memory",
-            "spark.sql.warehouse.dir": os.path.join(root, "warehouse"),
-            "spark.local.dir": os.path.join(root, "local"),
-            "spark.driver.extraJavaOptions": (
-                f"-Djava.io.tmpdir={os.path.join(root, 'tmp')} "
-                f"-Dderby.system.home={os.path.join(root, 'derby')} -XX:-UsePerfData "
-                f"-Dlog4j2.configurationFile=file:{log_conf} "
-                + os.environ.get("PARROT_SPARK_JAVA_OPTIONS", JAVA_OPTIONS)).strip(),
-            **SESSION_CONF,
-        }
+        conf = driver_conf(root, log_conf)
         os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")  # no "resolves to a loopback" probe
         builder = SparkSession.builder
         for key, value in conf.items():
