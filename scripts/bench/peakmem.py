@@ -11,8 +11,12 @@ one after another in one invocation, so their figures share the machine's condit
 average is recorded before and after each.
 
     python scripts/bench/peakmem.py [--variant base] [--variant spark1g:PARROT_SPARK_MEMORY=1g]
-        [--model reference] [--dataset polyglot] [--pairs P] [--interval 0.2] [--keep DIR]
-        [--no-write]
+        [--model reference] [--dataset polyglot] [--pairs P] [--exclude W,…] [--interval 0.2]
+        [--keep DIR] [--no-write]
+
+``--pairs`` and ``--exclude`` (item ids containing a word) measure a part of the dataset when the
+machine is too loaded for the whole run (Spark's recursive-CTE items time out under load and each
+timeout restarts the JVM).
 
 Writes docs/results/peakmem.md (unless --no-write).
 """
@@ -93,10 +97,23 @@ def _children_cpu() -> float:
     return used.ru_utime + used.ru_stime
 
 
+def subset(dataset: str, exclude: str, into: Path) -> str:
+    """A copy of ``datasets/DATASET`` without the items whose id contains one of the
+    comma-separated words of ``exclude`` (its fixtures linked, no suites); its directory."""
+    source = ROOT / "datasets" / dataset
+    into.mkdir(parents=True, exist_ok=True)
+    words = [w for w in exclude.split(",") if w]
+    lines = (source / "items.jsonl").read_text(encoding="utf-8").splitlines(keepends=True)
+    kept = [x for x in lines if not any(w in json.loads(x)["id"] for w in words)]
+    (into / "items.jsonl").write_text("".join(kept), encoding="utf-8")
+    (into / "fixtures").symlink_to(source / "fixtures")
+    return str(into)
+
+
 def run_variant(args: argparse.Namespace, env_set: dict[str, str], out: Path) -> dict[str, Any]:
     """One eval with ``env_set`` added to the environment, sampled until it exits."""
     argv = [sys.executable, "-m", "parrot.eval", "--model", args.model, "--dataset",
-            args.dataset, "-o", str(out), *(["--pairs", args.pairs] if args.pairs else [])]
+            args.items, "-o", str(out), *(["--pairs", args.pairs] if args.pairs else [])]
     load_before, cpu, started = load_average()[0], _children_cpu(), time.monotonic()
     peaks: dict[str, int] = {}
     log_path = out.with_suffix(".log")
@@ -153,6 +170,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--model", default="reference")
     ap.add_argument("--dataset", default="polyglot")
     ap.add_argument("--pairs", help="eval's --pairs (default: every pair)")
+    ap.add_argument("--exclude", default="",
+                    help="leave out items whose id contains one of these words (comma-separated)")
     ap.add_argument("--interval", type=float, default=0.2, help="seconds between samples")
     ap.add_argument("--keep", type=Path, help="keep the runs under this directory")
     ap.add_argument("--no-write", action="store_true", help="print only")
@@ -161,6 +180,8 @@ def main(argv: list[str] | None = None) -> int:
     started = load_average()
     with tempfile.TemporaryDirectory(prefix="parrot-bench-peakmem-") as tmp:
         base = args.keep or Path(tmp)
+        args.items = subset(args.dataset, args.exclude, Path(tmp) / "dataset") \
+            if args.exclude else args.dataset
         rows = [f"| variant | environment | **tree peak GiB** | "
                 f"{' | '.join(k + ' GiB' for k in KINDS)} | wall s | load | CPU s | exit | "
                 f"strict | verdicts differing from {variants[0][0]} |", "|" + "---|" * 14]
@@ -171,6 +192,7 @@ def main(argv: list[str] | None = None) -> int:
             rows.append(_row(name, env_set, result, diff))
             print(rows[-1], file=sys.stderr)
     pairs = f" --pairs {args.pairs}" if args.pairs else ""
+    pairs += f" (items whose id contains {args.exclude} left out)" if args.exclude else ""
     note = (f"\n`python -m parrot.eval --model {args.model} --dataset {args.dataset}{pairs}` "
             "per variant, one after another; RSS of the eval process, all its descendants and "
             "the PostgreSQL server it starts (detached; found by its data directory) sampled every "
