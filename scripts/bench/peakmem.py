@@ -11,8 +11,8 @@ one after another in one invocation, so their figures share the machine's condit
 average is recorded before and after each.
 
     python scripts/bench/peakmem.py [--variant base] [--variant spark1g:PARROT_SPARK_MEMORY=1g]
-        [--model reference] [--dataset polyglot] [--pairs P] [--exclude W,…] [--interval 0.2]
-        [--keep DIR] [--no-write]
+        [--model reference] [--dataset polyglot] [--pairs P] [--exclude W,…] [--timeout S]
+        [--interval 0.2] [--keep DIR] [--no-write]
 
 ``--pairs`` and ``--exclude`` (item ids containing a word) measure a part of the dataset when the
 machine is too loaded for the whole run (Spark's recursive-CTE items time out under load and each
@@ -113,7 +113,8 @@ def subset(dataset: str, exclude: str, into: Path) -> str:
 def run_variant(args: argparse.Namespace, env_set: dict[str, str], out: Path) -> dict[str, Any]:
     """One eval with ``env_set`` added to the environment, sampled until it exits."""
     argv = [sys.executable, "-m", "parrot.eval", "--model", args.model, "--dataset",
-            args.items, "-o", str(out), *(["--pairs", args.pairs] if args.pairs else [])]
+            args.items, "-o", str(out), *(["--pairs", args.pairs] if args.pairs else []),
+            *(["--timeout", str(args.timeout)] if args.timeout else [])]
     load_before, cpu, started = load_average()[0], _children_cpu(), time.monotonic()
     peaks: dict[str, int] = {}
     log_path = out.with_suffix(".log")
@@ -170,6 +171,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--model", default="reference")
     ap.add_argument("--dataset", default="polyglot")
     ap.add_argument("--pairs", help="eval's --pairs (default: every pair)")
+    ap.add_argument("--timeout", type=float,
+                    help="eval's --timeout (a timed-out Spark execution restarts the JVM)")
     ap.add_argument("--exclude", default="",
                     help="leave out items whose id contains one of these words (comma-separated)")
     ap.add_argument("--interval", type=float, default=0.2, help="seconds between samples")
@@ -192,6 +195,7 @@ def main(argv: list[str] | None = None) -> int:
             rows.append(_row(name, env_set, result, diff))
             print(rows[-1], file=sys.stderr)
     pairs = f" --pairs {args.pairs}" if args.pairs else ""
+    pairs += f" --timeout {args.timeout:g}" if args.timeout else ""
     pairs += f" (items whose id contains {args.exclude} left out)" if args.exclude else ""
     note = (f"\n`python -m parrot.eval --model {args.model} --dataset {args.dataset}{pairs}` "
             "per variant, one after another; RSS of the eval process, all its descendants and "
