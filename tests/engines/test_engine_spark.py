@@ -130,18 +130,6 @@ def test_catalog_objects_never_outlive_an_execution(engine: Engine, shop: Fixtur
 
 @needs_spark
 @on_spark
-def test_the_driver_jvm_runs_the_serial_collector(engine: Engine, shop: Fixture) -> None:
-    if os.environ.get("PARROT_SPARK_JAVA_OPTIONS") is not None:
-        pytest.skip("PARROT_SPARK_JAVA_OPTIONS replaces the driver's JVM options")
-    assert rows(engine, "SELECT 1") == ((1,),)
-    jvm = sp._RUNTIME.spark._jvm
-    names = {b.getName() for b in jvm.java.lang.management.ManagementFactory
-             .getGarbageCollectorMXBeans()}
-    assert names == {"Copy", "MarkSweepCompact"}  # the serial collector's two generations
-
-
-@needs_spark
-@on_spark
 def test_session_state_never_outlives_an_execution(engine: Engine, shop: Fixture) -> None:
     assert rows(engine, "CREATE TEMPORARY FUNCTION twice(x INT) RETURNS INT RETURN x * 2; "
                         "DECLARE VARIABLE k INT DEFAULT 20; SET spark.sql.ansi.enabled = false; "
