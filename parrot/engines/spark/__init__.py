@@ -133,9 +133,9 @@ RUNAWAY_LIMIT = 30.0  # seconds an abandoned statement may keep the JVM busy bef
 # looping where Spark never checks for cancellation (a higher-order function over a long array,
 # a cartesian product's inner loop) holds its core for good, and the next job waits for it
 TASK_DRAIN = 10.0
-# Extra options for the driver JVM (PARROT_SPARK_JAVA_OPTIONS; default: none, the JVM's own
-# collector). The serial collector was measured against G1 and held more, not less (issue 31:
-# docs/results/peakmem.md); the knob stays for such measurements.
+# Extra options for the driver JVM (PARROT_SPARK_JAVA_OPTIONS; default: none). On polyglot's
+# Spark items the JVM's peak RSS was 2.4-2.8 GiB whether the heap was 4g or 1g, G1 or serial
+# (docs/results/peakmem.md): not the heap's maximum, so neither setting is changed here.
 JAVA_OPTIONS = ""
 INSTALL_HINT = "pip install 'parrot-sql[spark]' (pyspark 4.3) and a Java 17+ runtime"
 
