@@ -462,3 +462,74 @@ def test_extra_candidates_are_tried_for_the_survivors(tmp_path: Path,
     assert asked[0][0] > 0 and asked[0][1] is item.fixture
     assert [d.fixture.content_hash for d in suite.databases] == [witness.content_hash]
     assert suite.killed > int(suite.extra["killed_by_fixture"])
+
+
+@pytest.mark.slow  # two small builds: ~55 s at load 20
+def test_the_build_keeps_one_judge_across_suites_and_builds_the_same_suites(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A judge per suite started and stopped its engine workers for every source query (seconds
+    each, more than the suite's own executions): the build now keeps one judge for
+    JUDGE_SUITES suites, closes it at the end, and the suites it builds are the same."""
+    _engines_or_skip()
+    from parrot.testsuite import cli
+
+    made: list[Judge] = []
+    closed: list[Judge] = []
+
+    class Counted(Judge):
+        def __init__(self, *args: object, **kwargs: object) -> None:
+            super().__init__(*args, **kwargs)  # type: ignore[arg-type]
+            made.append(self)
+
+        def close(self) -> None:
+            closed.append(self)
+            super().close()
+
+    monkeypatch.setattr(cli, "Judge", Counted)
+    files = {}
+    for every in (cli.JUDGE_SUITES, 1):
+        monkeypatch.setattr(cli, "JUDGE_SUITES", every)
+        (tmp_path / str(every)).mkdir()
+        root = _dataset(tmp_path / str(every))
+        made.clear()
+        closed.clear()
+        assert main(["build", str(root), "--candidates", "4", "--max-dbs", "2"]) == 0
+        assert len(made) == (1 if every > 1 else 2) and closed == made
+        files[every] = {p.name: p.read_text() for p in (root / "suites").glob("*.json")}
+    assert len(files[1]) == 2 and files[1] == files[cli.JUDGE_SUITES]
+
+
+def test_a_killed_neighbour_is_not_run_on_later_candidates(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each candidate database ran every neighbour the fixture misses, killed ones included (a
+    source with one survivor ran them all on every candidate, the references' on their own
+    engines): now a neighbour runs until a database kills it, and the cover counts first kills."""
+    _engines_or_skip()
+    from parrot.testsuite import distill as distill_module
+
+    item = load_dataset(str(_dataset(tmp_path)), count_tokens=False).items[0]
+    runs: list[tuple[str, str, str]] = []
+    real = distill_module.neighbour_outcome
+
+    def outcome(judge: Judge, probe: object, fixture: object, sql: str) -> str:
+        verdict = real(judge, probe, fixture, sql)  # type: ignore[arg-type]
+        runs.append((sql, fixture.content_hash, verdict))  # type: ignore[attr-defined]
+        return verdict
+
+    monkeypatch.setattr(distill_module, "neighbour_outcome", outcome)
+    judge = Judge()
+    try:
+        suite = distill(item, judge, candidates=8, seed=1, min_dbs=0, solver=False).suite
+    finally:
+        judge.close()
+    assert suite is not None
+    fixture = item.fixture.content_hash  # type: ignore[union-attr]
+    killed_on: dict[str, str] = {}
+    for sql, db, verdict in runs:
+        if db == fixture:
+            continue
+        assert sql not in killed_on, f"{sql} ran again after {killed_on[sql]} killed it"
+        if verdict == "kill":
+            killed_on[sql] = db
+    assert killed_on, "no candidate killed anything: the test shows nothing"
+    assert sum(d.kills for d in suite.databases) == suite.killed - suite.extra["killed_by_fixture"]

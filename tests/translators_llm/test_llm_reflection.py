@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import make_item, source_of
+from llm_items import make_item, source_of
 
 from parrot.datasets import Item
 from parrot.eval.cli import main as eval_main
