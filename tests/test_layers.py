@@ -249,7 +249,7 @@ def test_the_known_long_functions_still_exist() -> None:
 
 
 @pytest.mark.parametrize("source, target, expected", [
-    ("parrot.eval.judge", "parrot.eval.records", False),
+    ("parrot.eval.judge", "parrot.eval.suites", False),
     ("parrot.eval.judge", "parrot.api", False),
     ("parrot.api", "parrot.eval", True),
 ])

@@ -20,13 +20,13 @@ from typing import Any
 from rich.markup import escape
 
 from parrot import cli, dialects
+from parrot.api.records import Outcome
+from parrot.api.results import DAMAGED, MANIFEST, RunDirError, RunWriteError, read_json
 from parrot.cli import add_model_args, standalone, table_console
 from parrot.datasets import DEFAULT_DATASET, Dataset, DatasetError, Item, load_dataset
 from parrot.engines import DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT
 from parrot.eval import witness_cmd
 from parrot.eval.prove import ProveSettings
-from parrot.eval.records import Outcome
-from parrot.eval.results import DAMAGED, MANIFEST, RunDirError, RunWriteError, read_json
 from parrot.eval.runner import (
     RunConfig,
     grammar_only,

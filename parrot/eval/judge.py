@@ -16,6 +16,15 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, cast
 
+from parrot.api.records import (
+    ExecutionRecord,
+    Outcome,
+    SuiteDatabaseRecord,
+    SuiteRecord,
+    SyntaxRecord,
+    VerdictRecord,
+    verdict_level,
+)
 from parrot.api.secrets import redact_url
 from parrot.compare import (
     CompareFacts,
@@ -39,15 +48,6 @@ from parrot.engines import (
     UnknownEngineError,
 )
 from parrot.engines.base import MAX_TIMEOUT
-from parrot.eval.records import (
-    ExecutionRecord,
-    Outcome,
-    SuiteDatabaseRecord,
-    SuiteRecord,
-    SyntaxRecord,
-    VerdictRecord,
-    verdict_level,
-)
 from parrot.eval.suites import Suite, load_suite
 from parrot.eval.syntax import ENGINE_PARSED, keep_warm_grammars, syntax_json
 from parrot.fixtures import Fixture

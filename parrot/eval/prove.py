@@ -25,9 +25,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, cast
 
+from parrot.api.records import Outcome, ProveRecord, WitnessRecord
 from parrot.datasets import Item
 from parrot.eval.judge import Judge, execution_json
-from parrot.eval.records import Outcome, ProveRecord, WitnessRecord
 from parrot.eval.witness import Witness, disagreement
 from parrot.fixtures import Fixture
 from parrot.solver import DEFAULT_BOUND, DEFAULT_TIMEOUT_MS, DIALECTS, z3_version

@@ -28,6 +28,18 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
 from parrot import __version__
+from parrot.api.records import Outcome, SyntaxRecord
+from parrot.api.results import (
+    MANIFEST,
+    RESULTS,
+    SUMMARY,
+    ResultsLog,
+    RunDirError,
+    RunWriteError,
+    read_json,
+    read_results,
+    write_json,
+)
 from parrot.api.secrets import (
     argv_secrets,
     redact_argv,
@@ -53,18 +65,6 @@ from parrot.eval.cluster import judged
 from parrot.eval.feedback import EngineFeedback
 from parrot.eval.judge import Judge, with_syntax
 from parrot.eval.prove import ProveSettings, attach
-from parrot.eval.records import Outcome, SyntaxRecord
-from parrot.eval.results import (
-    MANIFEST,
-    RESULTS,
-    SUMMARY,
-    ResultsLog,
-    RunDirError,
-    RunWriteError,
-    read_json,
-    read_results,
-    write_json,
-)
 from parrot.eval.syntax import preload_grammars
 from parrot.pairs import EVERY_PAIR, DialectPairs
 from parrot.scale import ExecutorSpec

@@ -28,11 +28,11 @@ from typing import Any
 
 from sqlglot import exp
 
+from parrot.api.records import ExecutionRecord
 from parrot.compare import Mode, Verdict
 from parrot.datasets import Item
 from parrot.engines import ExecStatus, Execution
 from parrot.eval.judge import Gold, Judge, _verdicts, execution_json
-from parrot.eval.records import ExecutionRecord
 from parrot.fixtures import Fixture, Table
 
 DEFAULT_BUDGET = 400  # engine executions per item
