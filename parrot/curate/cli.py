@@ -93,97 +93,209 @@ def configure(p: argparse.ArgumentParser) -> argparse.ArgumentParser:
     ``parrot curate``'s subparser)."""
     cli.configure(p, curate, __doc__, raw=True)
     _curate_flags(p)
-    sub = p.add_subparsers(title="other commands (without one: curate)", dest="command",
-                           metavar="[review|rules]")
+    sub = p.add_subparsers(
+        title="other commands (without one: curate)", dest="command", metavar="[review|rules]"
+    )
     review.configure(sub.add_parser("review", help=review.DESCRIPTION))
     rules.configure(sub.add_parser("rules", help=rules.DESCRIPTION))
     return p
 
 
 def _curate_flags(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--variant", choices=VARIANTS.names(), default="simple",
-                   help="simple: sqlglot's test statements; diverse: Spider-family queries on "
-                        "their databases; main: long multi-construct statements (default: simple)")
-    cli.add_output_dir(p, "the dataset (items.jsonl, review.jsonl, manifest.json)",
-                       default="build/curated-<variant>", old=("--out",), dest="out")
-    cli.add_pairs(p, default="the variant's sources to its targets (simple: sqlite, duckdb, "
-                             "clickhouse, postgres and mysql, each to every other; diverse and "
-                             "main: sqlite to duckdb and clickhouse); the postgres and mysql "
-                             "servers are started for the run")
-    p.add_argument("--sources", metavar="DIALECTS", type=_dialect_list,
-                   help="source dialects, comma-separated (shorthand: --sources A --targets B "
-                        "is --pairs A:B)")
-    p.add_argument("--targets", metavar="DIALECTS", type=_dialect_list,
-                   help="target dialects, comma-separated")
-    p.add_argument("--annotator", metavar="SPEC", action="append", default=[],
-                   help="a translator spec producing candidates (repeatable; default: the "
-                        "variant's, simple: sqlglot and rules, diverse and main: sqlglot): "
-                        "sqlglot, rules, openai/gpt-4o, ensemble:sqlglot,openai/gpt-4o, ...")
-    p.add_argument("--difficulty-model", metavar="SPEC",
-                   help="the difficulty filter's translator (any --model spec, e.g. local, "
-                        "openai/gpt-4o-mini): it translates every verified pair, judged like "
-                        "verification (strict, every round); pairs it solves are easy")
-    p.add_argument("--difficulty", choices=DIFFICULTY_MODES, default="drop",
-                   help="what happens to easy pairs: drop them, or tag them easy (default: drop)")
-    p.add_argument("--anonymise", metavar="LEVELS", default="",
-                   help=f"levels to apply: {','.join(LEVELS)}")
-    p.add_argument("--seed", metavar="N", type=int, default=0,
-                   help="seed of anonymisation and generated test data (default: 0)")
-    p.add_argument("--rounds", metavar="N", type=int, default=DEFAULT_ROUNDS,
-                   help="rounds of test data per pair (k)")
-    p.add_argument("--prefix-ratio", metavar="RATIO", type=float, default=DEFAULT_PREFIX_RATIO,
-                   help="cluster prefix length as a share of the normalised statement's length "
-                        f"(default: {DEFAULT_PREFIX_RATIO})")
-    p.add_argument("--patience", metavar="N", type=int, default=DEFAULT_PATIENCE,
-                   help="non-improving statements before leaving a cluster")
-    p.add_argument("--coverage", choices=sorted(COVERAGE_SOURCES),
-                   help="parser coverage that selection maximises: sqlglot (expression nodes and "
-                        "slots), grammar (parrot's own grammar rules and alternatives; sqlglot "
-                        "for dialects without one) or statement (every parseable statement "
-                        "counts: no selection) (default: the variant's, simple: statement, "
-                        "diverse and main: sqlglot)")
-    p.add_argument("--keep", dest="limit", type=int, metavar="N",
-                   help="statements kept by coverage selection, 0 for no limit (default: the "
-                        "variant's)")
+    _input_flags(p)
+    _annotation_flags(p)
+    _selection_flags(p)
+    _run_flags(p)
+
+
+def _input_flags(p: argparse.ArgumentParser) -> None:
+    """The variant, where it goes, and the dialect pairs."""
+    p.add_argument(
+        "--variant",
+        choices=VARIANTS.names(),
+        default="simple",
+        help="simple: sqlglot's test statements; diverse: Spider-family queries on "
+        "their databases; main: long multi-construct statements (default: simple)",
+    )
+    cli.add_output_dir(
+        p,
+        "the dataset (items.jsonl, review.jsonl, manifest.json)",
+        default="build/curated-<variant>",
+        old=("--out",),
+        dest="out",
+    )
+    cli.add_pairs(
+        p,
+        default="the variant's sources to its targets (simple: sqlite, duckdb, "
+        "clickhouse, postgres and mysql, each to every other; diverse and "
+        "main: sqlite to duckdb and clickhouse); the postgres and mysql "
+        "servers are started for the run",
+    )
+    p.add_argument(
+        "--sources",
+        metavar="DIALECTS",
+        type=_dialect_list,
+        help="source dialects, comma-separated (shorthand: --sources A --targets B is --pairs A:B)",
+    )
+    p.add_argument(
+        "--targets", metavar="DIALECTS", type=_dialect_list, help="target dialects, comma-separated"
+    )
+
+
+def _annotation_flags(p: argparse.ArgumentParser) -> None:
+    """Who annotates, how difficulty is judged, what is anonymised."""
+    p.add_argument(
+        "--annotator",
+        metavar="SPEC",
+        action="append",
+        default=[],
+        help="a translator spec producing candidates (repeatable; default: the "
+        "variant's, simple: sqlglot and rules, diverse and main: sqlglot): "
+        "sqlglot, rules, openai/gpt-4o, ensemble:sqlglot,openai/gpt-4o, ...",
+    )
+    p.add_argument(
+        "--difficulty-model",
+        metavar="SPEC",
+        help="the difficulty filter's translator (any --model spec, e.g. local, "
+        "openai/gpt-4o-mini): it translates every verified pair, judged like "
+        "verification (strict, every round); pairs it solves are easy",
+    )
+    p.add_argument(
+        "--difficulty",
+        choices=DIFFICULTY_MODES,
+        default="drop",
+        help="what happens to easy pairs: drop them, or tag them easy (default: drop)",
+    )
+    p.add_argument(
+        "--anonymise", metavar="LEVELS", default="", help=f"levels to apply: {','.join(LEVELS)}"
+    )
+
+
+def _selection_flags(p: argparse.ArgumentParser) -> None:
+    """Prefix clustering and coverage selection."""
+    p.add_argument(
+        "--seed",
+        metavar="N",
+        type=int,
+        default=0,
+        help="seed of anonymisation and generated test data (default: 0)",
+    )
+    p.add_argument(
+        "--rounds",
+        metavar="N",
+        type=int,
+        default=DEFAULT_ROUNDS,
+        help="rounds of test data per pair (k)",
+    )
+    p.add_argument(
+        "--prefix-ratio",
+        metavar="RATIO",
+        type=float,
+        default=DEFAULT_PREFIX_RATIO,
+        help="cluster prefix length as a share of the normalised statement's length "
+        f"(default: {DEFAULT_PREFIX_RATIO})",
+    )
+    p.add_argument(
+        "--patience",
+        metavar="N",
+        type=int,
+        default=DEFAULT_PATIENCE,
+        help="non-improving statements before leaving a cluster",
+    )
+    p.add_argument(
+        "--coverage",
+        choices=sorted(COVERAGE_SOURCES),
+        help="parser coverage that selection maximises: sqlglot (expression nodes and "
+        "slots), grammar (parrot's own grammar rules and alternatives; sqlglot "
+        "for dialects without one) or statement (every parseable statement "
+        "counts: no selection) (default: the variant's, simple: statement, "
+        "diverse and main: sqlglot)",
+    )
+    p.add_argument(
+        "--keep",
+        dest="limit",
+        type=int,
+        metavar="N",
+        help="statements kept by coverage selection, 0 for no limit (default: the variant's)",
+    )
+
+
+def _run_flags(p: argparse.ArgumentParser) -> None:
+    """Parallelism, engines, review and suites, and the LLM options."""
     cli.add_limit(p, "input statements", dest="input_limit", old=("--input-limit",))
     cli.add_jobs(p)
-    p.add_argument("--executor", metavar="SPEC", type=_executor, default=ExecutorSpec("local"),
-                   help=EXECUTOR_HELP + "; on Ray every chunk is a task (Ray's CPUs replace "
-                        "--jobs) and the driver writes every output")
-    p.add_argument("--partition-bytes", metavar="BYTES", type=int, default=4 * 2**20,
-                   help="on Ray, bytes of corpus JSONL each task reads for the first stage "
-                        "(the diverse and main variants; default 4 MiB): the driver never "
-                        "reads the corpus (not with --limit, which reads it here)")
-    p.add_argument("--chunk-size", metavar="N", type=int, default=DEFAULT_CHUNK,
-                   help=f"statements per worker task (default: {DEFAULT_CHUNK}; the stages that "
-                        f"run engines, testdata to difficulty, take at most {ENGINE_CHUNK})")
+    p.add_argument(
+        "--executor",
+        metavar="SPEC",
+        type=_executor,
+        default=ExecutorSpec("local"),
+        help=EXECUTOR_HELP + "; on Ray every chunk is a task (Ray's CPUs replace "
+        "--jobs) and the driver writes every output",
+    )
+    p.add_argument(
+        "--partition-bytes",
+        metavar="BYTES",
+        type=int,
+        default=4 * 2**20,
+        help="on Ray, bytes of corpus JSONL each task reads for the first stage "
+        "(the diverse and main variants; default 4 MiB): the driver never "
+        "reads the corpus (not with --limit, which reads it here)",
+    )
+    p.add_argument(
+        "--chunk-size",
+        metavar="N",
+        type=int,
+        default=DEFAULT_CHUNK,
+        help=f"statements per worker task (default: {DEFAULT_CHUNK}; the stages that "
+        f"run engines, testdata to difficulty, take at most {ENGINE_CHUNK})",
+    )
     cli.add_timeout(p, DEFAULT_TIMEOUT, "per execution on an engine")
-    p.add_argument("--keep-unverified", action="store_true",
-                   help="keep pairs with no engine here, labelled grammar-only")
-    p.add_argument("--no-review", action="store_true",
-                   help="drop disagreeing pairs instead of routing them to review")
-    p.add_argument("--no-suites", action="store_true",
-                   help="skip building the distilled test suites (python -m parrot.testsuite "
-                        "build) of the written dataset; by default they go to OUT/suites/")
-    p.add_argument("--no-start", action="store_true",
-                   help="do not start the local postgres/mysql servers the pairs need (their "
-                        "pairs are then dropped as no_engine unless a server is up)")
+    p.add_argument(
+        "--keep-unverified",
+        action="store_true",
+        help="keep pairs with no engine here, labelled grammar-only",
+    )
+    p.add_argument(
+        "--no-review",
+        action="store_true",
+        help="drop disagreeing pairs instead of routing them to review",
+    )
+    p.add_argument(
+        "--no-suites",
+        action="store_true",
+        help="skip building the distilled test suites (python -m parrot.testsuite "
+        "build) of the written dataset; by default they go to OUT/suites/",
+    )
+    p.add_argument(
+        "--no-start",
+        action="store_true",
+        help="do not start the local postgres/mysql servers the pairs need (their "
+        "pairs are then dropped as no_engine unless a server is up)",
+    )
     cli.add_quiet(p, "progress bars and no funnel table")
     llm_options.add_arguments(
-        p, only={"api_base", "concurrency", "request_timeout", "cache", "no_cache", "shots"},
-        description="for LLM annotators and --difficulty-model (PROVIDER/MODEL, local, ...)")
+        p,
+        only={"api_base", "concurrency", "request_timeout", "cache", "no_cache", "shots"},
+        description="for LLM annotators and --difficulty-model (PROVIDER/MODEL, local, ...)",
+    )
 
 
 def chosen_pairs(args: argparse.Namespace) -> DialectPairs:
     """``--pairs``, or the pairs ``--sources``/``--targets`` stand for."""
     if args.pairs and (args.sources or args.targets):
         raise ValueError("--pairs replaces --sources/--targets: give one or the other")
-    return parse_pairs(args.pairs) if args.pairs else combined(args.sources or (),
-                                                               args.targets or ())
+    return (
+        parse_pairs(args.pairs) if args.pairs else combined(args.sources or (), args.targets or ())
+    )
 
 
-def build_stages(args: argparse.Namespace, targets: tuple[str, ...], limit: int | None,
-                 corpus_targets_only: bool, pairs: DialectPairs = EVERY_PAIR) -> list[Stage]:
+def build_stages(
+    args: argparse.Namespace,
+    targets: tuple[str, ...],
+    limit: int | None,
+    corpus_targets_only: bool,
+    pairs: DialectPairs = EVERY_PAIR,
+) -> list[Stage]:
     llm = llm_options.from_args(args)
     variant = VARIANTS.get(args.variant)  # defaults of the options not given
     coverage = args.coverage or variant.coverage
@@ -204,12 +316,17 @@ def build_stages(args: argparse.Namespace, targets: tuple[str, ...], limit: int 
         TestData(args.rounds, args.seed, args.timeout),
         TypeFilter(args.timeout, DEFAULT_MAX_ROWS),
         Annotate(args.annotator or variant.annotators, llm),
-        Verify(args.timeout, DEFAULT_MAX_ROWS, review=not args.no_review,
-               keep_unverified=args.keep_unverified),
+        Verify(
+            args.timeout,
+            DEFAULT_MAX_ROWS,
+            review=not args.no_review,
+            keep_unverified=args.keep_unverified,
+        ),
     ]
     if args.difficulty_model:
-        stages.append(Difficulty(args.difficulty_model, args.difficulty, llm, args.timeout,
-                                 DEFAULT_MAX_ROWS))
+        stages.append(
+            Difficulty(args.difficulty_model, args.difficulty, llm, args.timeout, DEFAULT_MAX_ROWS)
+        )
     stages.append(Classify())
     return stages
 
@@ -231,8 +348,14 @@ def funnel_table(funnel: list[StageCount]) -> Any:
         why = "; ".join(f"{k} {v}" for k, v in list(c.dropped.items())[:4])
         if c.routed:
             why += f"; → review {c.routed}"
-        table.add_row(c.stage, str(c.records_in), str(c.records_out), why or "–",
-                      f"{c.seconds:.1f}", f"{c.rate:,.0f}" if c.seconds > 0 else "–")
+        table.add_row(
+            c.stage,
+            str(c.records_in),
+            str(c.records_out),
+            why or "–",
+            f"{c.seconds:.1f}",
+            f"{c.rate:,.0f}" if c.seconds > 0 else "–",
+        )
     return table
 
 
@@ -275,15 +398,34 @@ def curate(args: argparse.Namespace) -> int:
     servers = [] if args.no_start else start_local_servers((*sources, *targets), console)
     try:
         try:
-            kept, funnel, routed, n_inputs = _run(records, stages, executor, args.chunk_size,
-                                                  console, args.quiet,
-                                                  (parts, reader) if partitioned else None)
+            kept, funnel, routed, n_inputs = _run(
+                records,
+                stages,
+                executor,
+                args.chunk_size,
+                console,
+                args.quiet,
+                (parts, reader) if partitioned else None,
+            )
         finally:
             executor.close()
         n_items, n_fixtures = write_dataset(out, args.variant, kept)
         write_review(out, routed)
-        manifest = build_manifest(args, argv, sources, targets, limit, inputs, stages, funnel,
-                                  started, n_items, n_fixtures, len(routed), n_inputs)
+        manifest = build_manifest(
+            args,
+            argv,
+            sources,
+            targets,
+            limit,
+            inputs,
+            stages,
+            funnel,
+            started,
+            n_items,
+            n_fixtures,
+            len(routed),
+            n_inputs,
+        )
         if partitioned:
             manifest["corpus_read"] = {"partitions": len(parts), "bytes": args.partition_bytes}
         if n_items and not args.no_suites:
@@ -298,14 +440,18 @@ def curate(args: argparse.Namespace) -> int:
     return _finish(console, errors, out, manifest, funnel, n_items, n_fixtures, len(routed))
 
 
-def _read_inputs(args: argparse.Namespace, variant: Any, sources: tuple[str, ...],
-                 targets: tuple[str, ...], console: Any,
-                 errors: Any) -> tuple[list[Record], list[Path], list[Any], Any] | None:
+def _read_inputs(
+    args: argparse.Namespace,
+    variant: Any,
+    sources: tuple[str, ...],
+    targets: tuple[str, ...],
+    console: Any,
+    errors: Any,
+) -> tuple[list[Record], list[Path], list[Any], Any] | None:
     """The input records (or, on Ray with a corpus of one record per row, the partitions the
     cluster's tasks read, and their reader: None otherwise), the files they come from; None
     after printing why the corpus is missing."""
-    partitioned = (args.executor.kind == "ray" and variant.rows is not None
-                   and not args.input_limit)
+    partitioned = args.executor.kind == "ray" and variant.rows is not None and not args.input_limit
     records: list[Record] = []
     parts: list[Any] = []
     reader = None
@@ -314,8 +460,10 @@ def _read_inputs(args: argparse.Namespace, variant: Any, sources: tuple[str, ...
             inputs, reader = variant.rows(sources)
             absent = [p for p in inputs if not p.is_file()]
             if absent:
-                raise CorpusMissing(f"{absent[0]} not found: set PARROT_CORPORA to the folder "
-                                    "holding the shared corpora (parrot/, sqlglot/, sqlite/)")
+                raise CorpusMissing(
+                    f"{absent[0]} not found: set PARROT_CORPORA to the folder "
+                    "holding the shared corpora (parrot/, sqlglot/, sqlite/)"
+                )
             parts = split(inputs, args.partition_bytes)
         else:
             records, inputs = variant.load(sources)
@@ -323,29 +471,47 @@ def _read_inputs(args: argparse.Namespace, variant: Any, sources: tuple[str, ...
         errors.print(f"[red]{exc}[/red]")
         return None
     if args.input_limit:
-        records = records[:args.input_limit]
-    read_where = (f"{len(parts)} partition(s) read on the cluster" if partitioned
-                  else f"{len(records)} input statements")
-    console.print(f"{args.variant}: {read_where} from {len(inputs)} file(s); sources "
-                  f"{','.join(sources)} → targets {','.join(targets)}")
+        records = records[: args.input_limit]
+    read_where = (
+        f"{len(parts)} partition(s) read on the cluster"
+        if partitioned
+        else f"{len(records)} input statements"
+    )
+    console.print(
+        f"{args.variant}: {read_where} from {len(inputs)} file(s); sources "
+        f"{','.join(sources)} → targets {','.join(targets)}"
+    )
     return records, inputs, parts, reader
 
 
-def _finish(console: Any, errors: Any, out: Path, manifest: dict[str, Any], funnel: Any,
-            n_items: int, n_fixtures: int, n_routed: int) -> int:
+def _finish(
+    console: Any,
+    errors: Any,
+    out: Path,
+    manifest: dict[str, Any],
+    funnel: Any,
+    n_items: int,
+    n_fixtures: int,
+    n_routed: int,
+) -> int:
     """Print what the run wrote; the exit status (1 when no item was kept or the suites
     failed)."""
     console.print(funnel_table(funnel))
-    console.print(f"{n_items} items ({n_fixtures} generated fixtures) → {out}/items.jsonl; "
-                  f"{n_routed} pairs in review.jsonl; manifest: {out}/manifest.json")
+    console.print(
+        f"{n_items} items ({n_fixtures} generated fixtures) → {out}/items.jsonl; "
+        f"{n_routed} pairs in review.jsonl; manifest: {out}/manifest.json"
+    )
     console.print(f"check it: python -m parrot.eval --model reference --dataset {out}")
     suites = manifest.get("suites")
     if suites is not None and suites["exit_status"] != 0:
         tail = "".join(f"\n  {line}" for line in suites.get("output_tail", []))
-        errors.print(f"[red]error:[/] building the test suites failed (exit status "
-                     f"{suites['exit_status']}: {' '.join(suites['command'])}); the {n_items} "
-                     f"items are written, but the dataset has no suites{tail}", highlight=False,
-                     markup=True)
+        errors.print(
+            f"[red]error:[/] building the test suites failed (exit status "
+            f"{suites['exit_status']}: {' '.join(suites['command'])}); the {n_items} "
+            f"items are written, but the dataset has no suites{tail}",
+            highlight=False,
+            markup=True,
+        )
         return 1
     return 0 if n_items else 1
 
@@ -359,8 +525,10 @@ def start_local_servers(dialects_used: tuple[str, ...], console: Any) -> list[st
     needed = sorted(d for d in set(dialects_used) if needs_server(d) and url_from_env(d) is None)
     started, failed = start_servers(needed, console)
     for dialect, why in failed.items():
-        console.print(f"[yellow]warning:[/] {dialect}: {why}; its pairs are dropped as "
-                      "no_engine", highlight=False)
+        console.print(
+            f"[yellow]warning:[/] {dialect}: {why}; its pairs are dropped as no_engine",
+            highlight=False,
+        )
     return started
 
 
@@ -386,23 +554,38 @@ def build_suites(out: Path, seed: int, jobs: int, quiet: bool = False) -> dict[s
             rc = 1
     suites = out / "suites"
     built = sum(1 for _ in suites.rglob("*.json")) if suites.is_dir() else 0
-    record: dict[str, Any] = {"command": ["python", "-m", "parrot.testsuite", *command],
-                              "exit_status": rc, "files": built}
+    record: dict[str, Any] = {
+        "command": ["python", "-m", "parrot.testsuite", *command],
+        "exit_status": rc,
+        "files": built,
+    }
     if rc != 0 and quiet:
         record["output_tail"] = held.getvalue().splitlines()[-5:]
     return record
 
 
-def _run(records: list[Record], stages: list[Stage], executor: Executor,
-         chunk_size: int, console: Any, quiet: bool, partitioned: tuple[Any, Any] | None = None
-         ) -> tuple[list[Record], list[StageCount], list[dict[str, Any]], int]:
+def _run(
+    records: list[Record],
+    stages: list[Stage],
+    executor: Executor,
+    chunk_size: int,
+    console: Any,
+    quiet: bool,
+    partitioned: tuple[Any, Any] | None = None,
+) -> tuple[list[Record], list[StageCount], list[dict[str, Any]], int]:
     """The pipeline with progress bars; ``partitioned``: (partitions, row reader) of a corpus
     the cluster reads. Returns the kept records, the funnel, the review queue and the number
     of input records."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-    with Progress(TextColumn("[bold]{task.description:<12}"), BarColumn(), MofNCompleteColumn(),
-                  TimeElapsedColumn(), console=console, disable=quiet) as progress:
+    with Progress(
+        TextColumn("[bold]{task.description:<12}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=console,
+        disable=quiet,
+    ) as progress:
         tasks: dict[str, Any] = {}
 
         def on_progress(stage: str, done: int, total: int) -> None:
@@ -413,23 +596,38 @@ def _run(records: list[Record], stages: list[Stage], executor: Executor,
         def on_stage(count: StageCount) -> None:
             if count.stage not in tasks:
                 tasks[count.stage] = progress.add_task(count.stage, total=count.records_in)
-            progress.update(tasks[count.stage], completed=count.records_in,
-                            description=f"{count.stage} → {count.records_out}")
+            progress.update(
+                tasks[count.stage],
+                completed=count.records_in,
+                description=f"{count.stage} → {count.records_out}",
+            )
 
         if partitioned is not None:
             assert isinstance(executor, PartitionExecutor)
-            return run_partitioned(*partitioned, stages, executor, chunk_size, on_progress,
-                                   on_stage)
-        kept, funnel, routed = run_pipeline(records, stages, executor, chunk_size, on_progress,
-                                            on_stage)
+            return run_partitioned(
+                *partitioned, stages, executor, chunk_size, on_progress, on_stage
+            )
+        kept, funnel, routed = run_pipeline(
+            records, stages, executor, chunk_size, on_progress, on_stage
+        )
         return kept, funnel, routed, len(records)
 
 
-def build_manifest(args: argparse.Namespace, argv: list[str], sources: tuple[str, ...],
-                   targets: tuple[str, ...], limit: int | None, inputs: list[Path],
-                   stages: list[Stage], funnel: list[StageCount], started: dt.datetime,
-                   n_items: int, n_fixtures: int, n_review: int, n_inputs: int
-                   ) -> dict[str, Any]:
+def build_manifest(
+    args: argparse.Namespace,
+    argv: list[str],
+    sources: tuple[str, ...],
+    targets: tuple[str, ...],
+    limit: int | None,
+    inputs: list[Path],
+    stages: list[Stage],
+    funnel: list[StageCount],
+    started: dt.datetime,
+    n_items: int,
+    n_fixtures: int,
+    n_review: int,
+    n_inputs: int,
+) -> dict[str, Any]:
     import sqlglot
 
     check = checker(args.timeout, DEFAULT_MAX_ROWS)
@@ -444,14 +642,24 @@ def build_manifest(args: argparse.Namespace, argv: list[str], sources: tuple[str
         "finished": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
         "inputs": [{"path": str(p), "sha256": file_digest(p)} for p in inputs if p.is_file()],
         "input_statements": n_inputs,
-        "parameters": {"sources": list(sources), "targets": list(targets), "limit": limit,
-                       "seed": args.seed, "rounds": args.rounds, "jobs": args.jobs,
-                       "executor": str(args.executor),
-                       "chunk_size": args.chunk_size,
-                       "stages": {s.name: s.params() for s in stages}},
+        "parameters": {
+            "sources": list(sources),
+            "targets": list(targets),
+            "limit": limit,
+            "seed": args.seed,
+            "rounds": args.rounds,
+            "jobs": args.jobs,
+            "executor": str(args.executor),
+            "chunk_size": args.chunk_size,
+            "stages": {s.name: s.params() for s in stages},
+        },
         "seeds": {"curation": args.seed, "test_data": f"{args.seed}:<statement id>:<round>"},
-        "versions": {"parrot": __version__, "sqlglot": sqlglot.__version__,
-                     "python": platform.python_version(), "engines": engines},
+        "versions": {
+            "parrot": __version__,
+            "sqlglot": sqlglot.__version__,
+            "python": platform.python_version(),
+            "engines": engines,
+        },
         "funnel": [c.to_json() for c in funnel],
         "outputs": {"items": n_items, "generated_fixtures": n_fixtures, "review": n_review},
         "seconds": round((dt.datetime.now(dt.UTC) - started).total_seconds(), 1),

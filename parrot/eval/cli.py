@@ -48,9 +48,11 @@ from parrot.translators import UnknownTranslatorError, available, create_transla
 from parrot.translators.base import Translator
 from parrot.translators.llm import options as llm_options
 
-DESCRIPTION = ("Translate every benchmark item with a model, run the translation on a real "
-               "engine of the target dialect and compare its result with the source query's "
-               "result on the source engine (Acc_EX, Acc_RES strict/normalized/multiset).")
+DESCRIPTION = (
+    "Translate every benchmark item with a model, run the translation on a real "
+    "engine of the target dialect and compare its result with the source query's "
+    "result on the source engine (Acc_EX, Acc_RES strict/normalized/multiset)."
+)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -61,64 +63,128 @@ def build_parser() -> argparse.ArgumentParser:
 def configure(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
     """Fill ``parser`` with eval's flags (also ``parrot eval``'s subparser)."""
     cli.configure(parser, evaluate, DESCRIPTION)
-    parser.add_argument("--model", metavar="SPEC", required=True,
-                        help=f"translator: {', '.join(available())}; file:<path> scores a "
-                             "predictions file (PARROT submission JSON or parrot JSONL); "
-                             "PROVIDER/MODEL (e.g. openai/gpt-4o) calls any litellm model; "
-                             "local runs SmolLM2-135M offline (extra: local); "
-                             "ensemble:A,B tries A, then B where A fails or the target rejects it")
-    add_model_args(parser)
-    parser.add_argument("--dataset", default=DEFAULT_DATASET,
-                        help="dataset name under datasets/, a directory, or a .jsonl file "
-                             f"(default: {DEFAULT_DATASET})")
-    parser.add_argument("--strict-dataset", action="store_true",
-                        help="fail when any item's fixture is unavailable here (default: run "
-                             "the items that can run and report how many were skipped and why)")
-    cli.add_pairs(parser)
-    cli.add_limit(parser, "selected items")
-    cli.add_output_dir(parser, "the run (results.jsonl, summary, report.html)",
-                       default="runs/<model>-<dataset>-<UTC time>")
-    parser.add_argument("--resume", action="store_true",
-                        help="continue the run in --output-dir, skipping items already done")
-    cli.add_timeout(parser, DEFAULT_TIMEOUT)
-    cli.add_max_rows(parser, DEFAULT_MAX_ROWS)
-    parser.add_argument("--syntax", action=argparse.BooleanOptionalAction, default=False,
-                        help="Acc_SYN grammar check on every translation; default: only where "
-                             "no engine parsed it (no target engine, or its parser rejected it)")
-    cli.add_jobs(parser, "worker processes executing queries")
-    parser.add_argument("--executor", metavar="SPEC", default="local",
-                        help=EXECUTOR_HELP + "; on Ray, --jobs is the number of judging actors "
-                             "(default: one per cluster CPU)")
-    cli.add_engine_urls(parser)
-    parser.add_argument("--no-start", action="store_true",
-                        help="do not start local servers (a dialect without a running server "
-                             "or URL then has no engine: see --allow-missing)")
-    parser.add_argument("--allow-missing", action="store_true",
-                        help="run even when an engine the items need cannot run here (no Java "
-                             "for Spark, no MariaDB, ...): their items are no_engine, excluded "
-                             "from the accuracies and counted (default: refuse, exit 2, naming "
-                             "the engines). Grammar-only targets (oracle, tsql, ... without "
-                             "--engine URL) never need it: they are scored by Acc_SYN")
-    parser.add_argument("--suite", action=argparse.BooleanOptionalAction, default=None,
-                        help="also judge each translation on every database of its item's test "
-                             "suite (DATASET/suites/; Acc_TS beside Acc_RES) (default: on when "
-                             "the dataset has suites)")
-    parser.add_argument("--witness", action="store_true",
-                        help="after the run, shrink every rejected item's database to a minimal "
-                             "witness (parrot witness RUN --all: RUN/witnesses.jsonl, shown in "
-                             "report.html's item view)")
-    parser.add_argument("--prove", action="store_true",
-                        help="ask the solver (z3-solver: pip install 'parrot-sql[solver]') about "
-                             "every item judged right: bounded-equivalent up to --prove-bound "
-                             "rows a table, or a counterexample checked on both engines (the item "
-                             "then fails Acc_TS); SQLite, DuckDB and PostgreSQL items only")
-    parser.add_argument("--prove-bound", type=int, default=DEFAULT_BOUND, metavar="K",
-                        help="rows per table the solver tries, 1..K (default: %(default)s)")
-    cli.add_timeout(parser, DEFAULT_TIMEOUT_MS / 1000, flag="--prove-timeout",
-                    what="z3 may spend on each check; past it the item's answer is unknown")
+    _input_flags(parser)
+    _engine_flags(parser)
+    _verdict_flags(parser)
     cli.add_quiet(parser, "progress bar and no tables")
     llm_options.add_arguments(parser)
     return parser
+
+
+def _input_flags(parser: argparse.ArgumentParser) -> None:
+    """The translator, the items and the run directory."""
+    parser.add_argument(
+        "--model",
+        metavar="SPEC",
+        required=True,
+        help=f"translator: {', '.join(available())}; file:<path> scores a "
+        "predictions file (PARROT submission JSON or parrot JSONL); "
+        "PROVIDER/MODEL (e.g. openai/gpt-4o) calls any litellm model; "
+        "local runs SmolLM2-135M offline (extra: local); "
+        "ensemble:A,B tries A, then B where A fails or the target rejects it",
+    )
+    add_model_args(parser)
+    parser.add_argument(
+        "--dataset",
+        default=DEFAULT_DATASET,
+        help="dataset name under datasets/, a directory, or a .jsonl file "
+        f"(default: {DEFAULT_DATASET})",
+    )
+    parser.add_argument(
+        "--strict-dataset",
+        action="store_true",
+        help="fail when any item's fixture is unavailable here (default: run "
+        "the items that can run and report how many were skipped and why)",
+    )
+    cli.add_pairs(parser)
+    cli.add_limit(parser, "selected items")
+    cli.add_output_dir(
+        parser,
+        "the run (results.jsonl, summary, report.html)",
+        default="runs/<model>-<dataset>-<UTC time>",
+    )
+    parser.add_argument(
+        "--resume",
+        action="store_true",
+        help="continue the run in --output-dir, skipping items already done",
+    )
+
+
+def _engine_flags(parser: argparse.ArgumentParser) -> None:
+    """How the engines run: budgets, Acc_SYN, parallelism, servers."""
+    cli.add_timeout(parser, DEFAULT_TIMEOUT)
+    cli.add_max_rows(parser, DEFAULT_MAX_ROWS)
+    parser.add_argument(
+        "--syntax",
+        action=argparse.BooleanOptionalAction,
+        default=False,
+        help="Acc_SYN grammar check on every translation; default: only where "
+        "no engine parsed it (no target engine, or its parser rejected it)",
+    )
+    cli.add_jobs(parser, "worker processes executing queries")
+    parser.add_argument(
+        "--executor",
+        metavar="SPEC",
+        default="local",
+        help=EXECUTOR_HELP + "; on Ray, --jobs is the number of judging actors "
+        "(default: one per cluster CPU)",
+    )
+    cli.add_engine_urls(parser)
+    parser.add_argument(
+        "--no-start",
+        action="store_true",
+        help="do not start local servers (a dialect without a running server "
+        "or URL then has no engine: see --allow-missing)",
+    )
+    parser.add_argument(
+        "--allow-missing",
+        action="store_true",
+        help="run even when an engine the items need cannot run here (no Java "
+        "for Spark, no MariaDB, ...): their items are no_engine, excluded "
+        "from the accuracies and counted (default: refuse, exit 2, naming "
+        "the engines). Grammar-only targets (oracle, tsql, ... without "
+        "--engine URL) never need it: they are scored by Acc_SYN",
+    )
+
+
+def _verdict_flags(parser: argparse.ArgumentParser) -> None:
+    """What else judges a translation: suites, witnesses, the solver."""
+    parser.add_argument(
+        "--suite",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="also judge each translation on every database of its item's test "
+        "suite (DATASET/suites/; Acc_TS beside Acc_RES) (default: on when "
+        "the dataset has suites)",
+    )
+    parser.add_argument(
+        "--witness",
+        action="store_true",
+        help="after the run, shrink every rejected item's database to a minimal "
+        "witness (parrot witness RUN --all: RUN/witnesses.jsonl, shown in "
+        "report.html's item view)",
+    )
+    parser.add_argument(
+        "--prove",
+        action="store_true",
+        help="ask the solver (z3-solver: pip install 'parrot-sql[solver]') about "
+        "every item judged right: bounded-equivalent up to --prove-bound "
+        "rows a table, or a counterexample checked on both engines (the item "
+        "then fails Acc_TS); SQLite, DuckDB and PostgreSQL items only",
+    )
+    parser.add_argument(
+        "--prove-bound",
+        type=int,
+        default=DEFAULT_BOUND,
+        metavar="K",
+        help="rows per table the solver tries, 1..K (default: %(default)s)",
+    )
+    cli.add_timeout(
+        parser,
+        DEFAULT_TIMEOUT_MS / 1000,
+        flag="--prove-timeout",
+        what="z3 may spend on each check; past it the item's answer is unknown",
+    )
 
 
 def parse_engine_urls(values: list[str]) -> dict[str, str]:
@@ -139,8 +205,11 @@ def start_servers(needed: list[str], console: Any) -> tuple[list[str], dict[str,
         with contextlib.suppress(ServerError):
             crashed = server_for(dialect).stop_orphan()
             if crashed is not None:
-                console.print(f"stopped the local {dialect} server left running by run "
-                              f"{crashed}, which crashed", highlight=False)
+                console.print(
+                    f"stopped the local {dialect} server left running by run "
+                    f"{crashed}, which crashed",
+                    highlight=False,
+                )
     for dialect in needed:
         server = server_for(dialect)
         if server.state() is not None or server.available() is not None:
@@ -152,36 +221,51 @@ def start_servers(needed: list[str], console: Any) -> tuple[list[str], dict[str,
             failed[dialect] = f"its server failed to start: {exc}"
             continue
         server.watch(os.getpid())  # stops it should this run be killed
-        console.print(f"  {state.label} at {state.address} (stopped after the run)",
-                      highlight=False)
+        console.print(
+            f"  {state.label} at {state.address} (stopped after the run)", highlight=False
+        )
         started.append(dialect)
     return started, failed
 
 
-def check_engines(items: list[Any], urls: dict[str, str], start: bool, allow_missing: bool,
-                  console: Any, absent: dict[str, str] | None = None) -> bool:
+def check_engines(
+    items: list[Any],
+    urls: dict[str, str],
+    start: bool,
+    allow_missing: bool,
+    console: Any,
+    absent: dict[str, str] | None = None,
+) -> bool:
     """Say which engines the run needs and cannot run here; False when the run must not start
     (some are missing and not ``allow_missing``). Grammar-only targets (no engine here unless
     given a URL) are only noted: they are scored by Acc_SYN."""
     missing = missing_engines(items, urls, start, absent)
     if missing and not allow_missing:
-        total = sum(1 for i in items if {i.source_dialect, i.target_dialect}
-                    & {m.dialect for m in missing})
-        console.print(f"[red]error:[/] {total} of {len(items)} items need an engine that "
-                      "cannot run here; install it, pass --engine DIALECT=URL, or pass "
-                      "--allow-missing to score them no_engine (excluded from the accuracies, "
-                      "counted in their own column):", highlight=False)
+        total = sum(
+            1 for i in items if {i.source_dialect, i.target_dialect} & {m.dialect for m in missing}
+        )
+        console.print(
+            f"[red]error:[/] {total} of {len(items)} items need an engine that "
+            "cannot run here; install it, pass --engine DIALECT=URL, or pass "
+            "--allow-missing to score them no_engine (excluded from the accuracies, "
+            "counted in their own column):",
+            highlight=False,
+        )
         for m in missing:
             console.print(f"  {escape(m.describe())}", highlight=False)
         return False
     for m in missing:
-        console.print(f"[yellow]warning:[/] no engine here for {escape(m.describe())}: scored "
-                      "no_engine", highlight=False)
+        console.print(
+            f"[yellow]warning:[/] no engine here for {escape(m.describe())}: scored no_engine",
+            highlight=False,
+        )
     targets = Counter(i.target_dialect for i in items if grammar_only(i.target_dialect, urls))
     for dialect, count in sorted(targets.items()):
-        console.print(f"note: {dialect} has no engine here (pass --engine {dialect}=URL): its "
-                      f"{count} item{'s' * (count != 1)} are no_engine, scored by Acc_SYN",
-                      highlight=False)
+        console.print(
+            f"note: {dialect} has no engine here (pass --engine {dialect}=URL): its "
+            f"{count} item{'s' * (count != 1)} are no_engine, scored by Acc_SYN",
+            highlight=False,
+        )
     return True
 
 
@@ -242,10 +326,15 @@ def _flags_ok(args: argparse.Namespace, console: Any) -> bool:
     if args.resume and args.output_dir is None:
         console.print("[red]error:[/] --resume needs --output-dir")
         return False
-    if args.jobs < 1 or args.timeout <= 0 or args.max_rows < 1 or (
-            args.limit is not None and args.limit < 0):
-        console.print("[red]error:[/] --jobs, --timeout and --max-rows must be positive, "
-                      "--limit non-negative")
+    if (
+        args.jobs < 1
+        or args.timeout <= 0
+        or args.max_rows < 1
+        or (args.limit is not None and args.limit < 0)
+    ):
+        console.print(
+            "[red]error:[/] --jobs, --timeout and --max-rows must be positive, --limit non-negative"
+        )
         return False
     if args.prove and not solver_available():
         console.print(f"[red]error:[/] --prove: {NEED_Z3}", highlight=False)
@@ -270,16 +359,21 @@ def _plan(args: argparse.Namespace, console: Any) -> _Plan | None:
         console.print(f"[red]error:[/] {exc}", highlight=False)
         return None
     for reason, count in Counter(reason for _, reason in dataset.skipped).most_common():
-        console.print(f"[yellow]skipped[/] {count} of {len(dataset.items) + len(dataset.skipped)} "
-                      f"items (fixture unavailable): {reason}", highlight=False)
+        console.print(
+            f"[yellow]skipped[/] {count} of {len(dataset.items) + len(dataset.skipped)} "
+            f"items (fixture unavailable): {reason}",
+            highlight=False,
+        )
     items = select_items(dataset, pairs, args.limit)
     if not items:
         console.print("[red]error:[/] no items selected (check --pairs and --limit)")
         return None
-    if not translator.takes_llm_options and (args.api_base or args.reflection
-                                             or args.model_args):
-        console.print(f"[yellow]warning:[/] {args.model} calls no model: --api-base, "
-                      "--reflection and --model-args are ignored", highlight=False)
+    if not translator.takes_llm_options and (args.api_base or args.reflection or args.model_args):
+        console.print(
+            f"[yellow]warning:[/] {args.model} calls no model: --api-base, "
+            "--reflection and --model-args are ignored",
+            highlight=False,
+        )
     problem = translator.probe()
     if problem:
         console.print(f"[red]error:[/] {problem}", highlight=False)
@@ -289,14 +383,24 @@ def _plan(args: argparse.Namespace, console: Any) -> _Plan | None:
         console.print(f"[yellow]warning:[/] {warning}", highlight=False)
     config = RunConfig(
         output_dir=args.output_dir or _default_dir(args.model, dataset.name),
-        timeout=args.timeout, max_rows=args.max_rows, syntax=args.syntax, jobs=args.jobs,
+        timeout=args.timeout,
+        max_rows=args.max_rows,
+        syntax=args.syntax,
+        jobs=args.jobs,
         resume=args.resume,
-        pairs=[f"{s}:{t}" for s, t in pairs.patterns], limit=args.limit,
+        pairs=[f"{s}:{t}" for s, t in pairs.patterns],
+        limit=args.limit,
         command=["python", "-m", "parrot.eval", *args.argv],
-        urls=urls, start=not args.no_start, suite_dir=_suite_dir(dataset.path, args.suite),
+        urls=urls,
+        start=not args.no_start,
+        suite_dir=_suite_dir(dataset.path, args.suite),
         executor=executor,
-        prove=(ProveSettings(args.prove_bound, max(1, round(args.prove_timeout * 1000)))
-               if args.prove else None))
+        prove=(
+            ProveSettings(args.prove_bound, max(1, round(args.prove_timeout * 1000)))
+            if args.prove
+            else None
+        ),
+    )
     return _Plan(dataset, items, translator, config, urls)
 
 
@@ -306,8 +410,7 @@ def _reachable(args: argparse.Namespace, plan: _Plan, console: Any) -> bool:
     if not check_engines(plan.items, plan.urls, not args.no_start, args.allow_missing, console):
         return False
     if plan.config.executor.kind == "ray" and plan.config.prove is not None:
-        console.print("[red]error:[/] --prove runs on local workers only (not with a Ray "
-                      "executor)")
+        console.print("[red]error:[/] --prove runs on local workers only (not with a Ray executor)")
         return False
     if plan.config.executor.kind == "ray":
         try:
@@ -334,19 +437,24 @@ def _run(args: argparse.Namespace, plan: _Plan, console: Any) -> int | None:
             translator.close()
             return 2
     try:
-        plan.records = _run_with_progress(plan.dataset, items, translator, config, console,
-                                          args.quiet)
+        plan.records = _run_with_progress(
+            plan.dataset, items, translator, config, console, args.quiet
+        )
     except RunWriteError as exc:  # the disk filled up, say: what was appended is intact
-        console.print(f"[red]error:[/] {escape(str(exc))}; the items finished before it are "
-                      f"saved: continue with --output-dir {config.output_dir} --resume",
-                      highlight=False)
+        console.print(
+            f"[red]error:[/] {escape(str(exc))}; the items finished before it are "
+            f"saved: continue with --output-dir {config.output_dir} --resume",
+            highlight=False,
+        )
         return 1
     except (RunDirError, DatasetError, ExecutorError) as exc:
         console.print(f"[red]error:[/] {escape(str(exc))}", highlight=False)
         return 2
     except KeyboardInterrupt:
-        console.print(f"\ninterrupted; finished items are saved in {config.output_dir}. "
-                      f"Continue with: --output-dir {config.output_dir} --resume")
+        console.print(
+            f"\ninterrupted; finished items are saved in {config.output_dir}. "
+            f"Continue with: --output-dir {config.output_dir} --resume"
+        )
         return 130
     finally:
         translator.close()
@@ -359,9 +467,12 @@ def _finish(args: argparse.Namespace, plan: _Plan, console: Any) -> None:
     config, records = plan.config, plan.records
     repaired = read_json(config.output_dir / MANIFEST).get("repaired_lines")
     if repaired:
-        console.print(f"[yellow]repaired:[/] {len(repaired)} damaged line(s) of results.jsonl "
-                      f"(line number(s) {', '.join(map(str, repaired))}) moved to "
-                      f"{config.output_dir / DAMAGED}; their items were re-run", highlight=False)
+        console.print(
+            f"[yellow]repaired:[/] {len(repaired)} damaged line(s) of results.jsonl "
+            f"(line number(s) {', '.join(map(str, repaired))}) moved to "
+            f"{config.output_dir / DAMAGED}; their items were re-run",
+            highlight=False,
+        )
     if args.witness:
         _witnesses(config, args, console)
     # deferred: matplotlib, jinja2 (loaded only on this path)
@@ -370,21 +481,31 @@ def _finish(args: argparse.Namespace, plan: _Plan, console: Any) -> None:
     page = write_run_report(config.output_dir, read_json(config.output_dir / MANIFEST), records)
     if not args.quiet:
         print_rich(summary_tables(summarize(records, plan.translator.params())), table_console())
-        console.print(f"results: {config.output_dir}/results.jsonl  "
-                      f"(re-render: python -m parrot.report {config.output_dir})\n"
-                      f"report: {page}  (one self-contained page; open it in a browser)",
-                      highlight=False)
+        console.print(
+            f"results: {config.output_dir}/results.jsonl  "
+            f"(re-render: python -m parrot.report {config.output_dir})\n"
+            f"report: {page}  (one self-contained page; open it in a browser)",
+            highlight=False,
+        )
 
 
 def _witnesses(config: RunConfig, args: argparse.Namespace, console: Any) -> None:
     """``parrot witness RUN --all`` on the finished run (its servers started and stopped by it)."""
     console.print("shrinking the rejected items' databases to witnesses (--witness)…")
-    witness_cmd.main([str(config.output_dir), "--all", "--timeout", str(args.timeout),
-                      *(["--no-start"] if args.no_start else [])])
+    witness_cmd.main(
+        [
+            str(config.output_dir),
+            "--all",
+            "--timeout",
+            str(args.timeout),
+            *(["--no-start"] if args.no_start else []),
+        ]
+    )
 
 
-def _run_with_progress(dataset: Any, items: list[Any], translator: Any, config: RunConfig,
-                       console: Any, quiet: bool) -> list[Outcome]:
+def _run_with_progress(
+    dataset: Any, items: list[Any], translator: Any, config: RunConfig, console: Any, quiet: bool
+) -> list[Outcome]:
     if quiet:
         return run(dataset, items, translator, config)
     from rich.progress import (
@@ -397,11 +518,17 @@ def _run_with_progress(dataset: Any, items: list[Any], translator: Any, config: 
     )
 
     stats = {"strict": 0, "done": 0}
-    with Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
-                  TextColumn("strict {task.fields[acc]}"), TimeElapsedColumn(),
-                  TimeRemainingColumn(), console=console, transient=False) as progress:
-        task = progress.add_task(f"{translator.name} on {dataset.name}", total=len(items),
-                                 acc="–")
+    with Progress(
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("strict {task.fields[acc]}"),
+        TimeElapsedColumn(),
+        TimeRemainingColumn(),
+        console=console,
+        transient=False,
+    ) as progress:
+        task = progress.add_task(f"{translator.name} on {dataset.name}", total=len(items), acc="–")
 
         def on_start(total: int, done: int) -> None:
             if done:

@@ -60,10 +60,14 @@ PREVIEW_ROWS = 5
 TIMEOUT_RERUN = 3.0  # a timed-out execution is re-run once with this many times its budget
 PREVIEW_CELL_BYTES = 1_024  # a preview cell's JSON text beyond this is cut (a note says how long)
 PREVIEW_BYTES = 8_192  # a preview's cells beyond this many bytes of JSON text become "…"
-NO_TIE_KEYS_NOTE = ("the source's sort-key values could not be computed: every row was held to "
-                    "its position, ties included")
-UNORDERED_NOTE = ("the source orders at top level but the translation has no top-level ORDER BY: "
-                  "its row order is the engine's choice, not guaranteed")
+NO_TIE_KEYS_NOTE = (
+    "the source's sort-key values could not be computed: every row was held to "
+    "its position, ties included"
+)
+UNORDERED_NOTE = (
+    "the source orders at top level but the translation has no top-level ORDER BY: "
+    "its row order is the engine's choice, not guaranteed"
+)
 
 
 @dataclass(frozen=True)
@@ -91,10 +95,17 @@ class Gold:
 class Judge:
     """Runs sources and translations on real engines and compares the results."""
 
-    def __init__(self, timeout: float = DEFAULT_TIMEOUT, max_rows: int = DEFAULT_MAX_ROWS,
-                 urls: dict[str, str] | None = None, start: bool = False, syntax: bool = False,
-                 suite_dir: Path | None = None, syntax_fallback: bool = True,
-                 timeouts: dict[str, float] | None = None):
+    def __init__(
+        self,
+        timeout: float = DEFAULT_TIMEOUT,
+        max_rows: int = DEFAULT_MAX_ROWS,
+        urls: dict[str, str] | None = None,
+        start: bool = False,
+        syntax: bool = False,
+        suite_dir: Path | None = None,
+        syntax_fallback: bool = True,
+        timeouts: dict[str, float] | None = None,
+    ):
         self.timeout = timeout
         self.timeouts = dict(timeouts or {})  # dialect -> seconds, overriding ``timeout``
         self.syntax = syntax  # Acc_SYN on every translation, not only where no engine accepted it
@@ -114,8 +125,9 @@ class Judge:
     def engine(self, dialect: str) -> Engine | None:
         if dialect not in self._engines:
             try:
-                self._engines[dialect] = create_engine(dialect, url=self.urls.get(dialect),
-                                                       start=self.start)
+                self._engines[dialect] = create_engine(
+                    dialect, url=self.urls.get(dialect), start=self.start
+                )
             except UnknownEngineError as exc:
                 self._engines[dialect] = None
                 self._missing[dialect] = str(exc)
@@ -130,8 +142,9 @@ class Judge:
         execution, label = self._run_once(dialect, sql, fixture)
         engine = self._engines.get(dialect)
         if execution.status is ExecStatus.ENGINE_ERROR and (
-                dialect not in self._engines  # its adapter could not even connect
-                or (engine is not None and engine.url_schemes is not None)):
+            dialect not in self._engines  # its adapter could not even connect
+            or (engine is not None and engine.url_schemes is not None)
+        ):
             self._engine_errors.append(f"{dialect}: {execution.error}")
             self._engines.pop(dialect, None)
             if engine is not None:
@@ -143,17 +156,21 @@ class Judge:
             longer = min(budget * TIMEOUT_RERUN, MAX_TIMEOUT)
             execution, label = self._run_once(dialect, sql, fixture, longer)
             if execution.status is ExecStatus.TIMEOUT:
-                execution = replace(execution, error=f"timed out at {budget:g} s, and again "
-                                                     f"when re-run with {longer:g} s")
+                execution = replace(
+                    execution,
+                    error=f"timed out at {budget:g} s, and again when re-run with {longer:g} s",
+                )
         return execution, label
 
-    def _run_once(self, dialect: str, sql: str, fixture: Fixture,
-                  timeout: float | None = None) -> tuple[Execution, str]:
+    def _run_once(
+        self, dialect: str, sql: str, fixture: Fixture, timeout: float | None = None
+    ) -> tuple[Execution, str]:
         try:
             engine = self.engine(dialect)
         except Exception as exc:  # a driver error while connecting: the engine failed
-            return Execution(ExecStatus.ENGINE_ERROR, error=f"connect: {_driver_error(exc)}"), \
-                dialect
+            return Execution(
+                ExecStatus.ENGINE_ERROR, error=f"connect: {_driver_error(exc)}"
+            ), dialect
         if engine is None:
             return Execution(ExecStatus.NO_ENGINE, error=self._missing[dialect]), "none"
         try:
@@ -161,8 +178,10 @@ class Judge:
         except FixtureLoadError as exc:
             return Execution(ExecStatus.ENGINE_ERROR, error=f"fixture load: {exc}"), engine.label
         except Exception as exc:  # a driver error (the server died mid-load, a lost connection)
-            return (Execution(ExecStatus.ENGINE_ERROR,
-                              error=f"fixture load: {_driver_error(exc)}"), engine.label)
+            return (
+                Execution(ExecStatus.ENGINE_ERROR, error=f"fixture load: {_driver_error(exc)}"),
+                engine.label,
+            )
         budget = timeout or self.timeouts.get(dialect, self.timeout)
         return engine.execute(sql, fixture, timeout=budget, max_rows=self.max_rows), engine.label
 
@@ -183,15 +202,19 @@ class Judge:
         order = order_facts(item.source_sql, item.source_dialect)
         ordered = item.order_sensitive if item.order_sensitive is not None else order.ordered
         if not order.ordered and execution.result is not None:  # LIMIT without ORDER BY
-            return CompareFacts(order_sensitive=ordered,
-                                tie_pools=self._unordered_pool(item, fixture, execution))
+            return CompareFacts(
+                order_sensitive=ordered, tie_pools=self._unordered_pool(item, fixture, execution)
+            )
         if not ordered or not order.ordered or execution.result is None:
             return CompareFacts(order_sensitive=ordered)
-        keys = self._sort_key_values(item.source_sql, item.source_dialect, fixture,
-                                     execution.result)
-        return CompareFacts(order_sensitive=True,
-                            sort_keys=tuple(keys) if keys is not None else None,
-                            tie_pools=self._tie_pools(item, fixture, execution))
+        keys = self._sort_key_values(
+            item.source_sql, item.source_dialect, fixture, execution.result
+        )
+        return CompareFacts(
+            order_sensitive=True,
+            sort_keys=tuple(keys) if keys is not None else None,
+            tie_pools=self._tie_pools(item, fixture, execution),
+        )
 
     def limit_cuts_ties(self, item: Item) -> str | None:
         """Why the source's result is not deterministic (its LIMIT/OFFSET window cuts through
@@ -203,12 +226,16 @@ class Judge:
         if window is None or isinstance(window, str):
             return window
         if window.keys is None:
-            return (f"LIMIT/OFFSET keeps rows {window.start}–{window.end - 1} of "
-                    f"{len(window.full.rows)} without a top-level ORDER BY")
+            return (
+                f"LIMIT/OFFSET keeps rows {window.start}–{window.end - 1} of "
+                f"{len(window.full.rows)} without a top-level ORDER BY"
+            )
         for edge in window.edges:
             if sort_keys_tied(window.keys[edge - 1], window.keys[edge]):
-                return (f"the LIMIT/OFFSET window [{window.start}, {window.end}) cuts through "
-                        f"rows tied on the sort keys {window.keys[edge]}")
+                return (
+                    f"the LIMIT/OFFSET window [{window.start}, {window.end}) cuts through "
+                    f"rows tied on the sort keys {window.keys[edge]}"
+                )
         return None
 
     def limit_unjudgeable(self, item: Item) -> str | None:
@@ -219,15 +246,15 @@ class Judge:
         window = self._window(item, item.fixture or EMPTY_FIXTURE, gold)
         return window if isinstance(window, str) else None
 
-    def _window(self, item: Item, fixture: Fixture,
-                gold: Execution) -> _Window | str | None:
+    def _window(self, item: Item, fixture: Fixture, gold: Execution) -> _Window | str | None:
         """The source's LIMIT/OFFSET window over its unlimited result on ``fixture``; None when
         the source has no limit or the window has no edge inside the result; a message when the
         unlimited source or its sort keys cannot be read."""
         return self._limit_window(item.source_sql, item.source_dialect, fixture, gold)
 
-    def _limit_window(self, sql: str, dialect: str, fixture: Fixture,
-                      gold: Execution) -> _Window | str | None:
+    def _limit_window(
+        self, sql: str, dialect: str, fixture: Fixture, gold: Execution
+    ) -> _Window | str | None:
         """:meth:`_window` of any query ``sql`` whose result on ``fixture`` is ``gold``."""
         unlimited = without_limit(sql, dialect)
         if not gold.ok or gold.result is None or not gold.result.rows or unlimited is None:
@@ -246,8 +273,7 @@ class Judge:
                 return "cannot read the sort keys to check the LIMIT for ties"
         return _Window(full.result, start, end, edges, keys)
 
-    def _unordered_pool(self, item: Item, fixture: Fixture,
-                        gold: Execution) -> tuple[TiePool, ...]:
+    def _unordered_pool(self, item: Item, fixture: Fixture, gold: Execution) -> tuple[TiePool, ...]:
         """For a source whose LIMIT/OFFSET keeps some rows of a result it does not order: every
         row of the unlimited result is a valid pick (the row count must still match)."""
         window = self._window(item, fixture, gold)
@@ -260,8 +286,9 @@ class Judge:
         each cut group with all of its rows, so the comparator accepts any of them there."""
         return self._pools(item.source_sql, item.source_dialect, fixture, gold)
 
-    def _pools(self, sql: str, dialect: str, fixture: Fixture,
-               execution: Execution) -> tuple[TiePool, ...]:
+    def _pools(
+        self, sql: str, dialect: str, fixture: Fixture, execution: Execution
+    ) -> tuple[TiePool, ...]:
         """:meth:`_tie_pools` of any query ``sql`` whose result on ``fixture`` is ``execution``
         (the prediction's own: the comparator then checks that every choice is right)."""
         window = self._limit_window(sql, dialect, fixture, execution)
@@ -284,8 +311,9 @@ class Judge:
                 pools.append(pool)
         return tuple(pools)
 
-    def _sort_key_values(self, sql: str, dialect: str, fixture: Fixture,
-                         result: ResultSet) -> list[tuple[Any, ...]] | None:
+    def _sort_key_values(
+        self, sql: str, dialect: str, fixture: Fixture, result: ResultSet
+    ) -> list[tuple[Any, ...]] | None:
         """The sort-key values of every row of ``result`` (the result of ``sql``): read from
         its columns, or from ``sql`` rewritten to output keys that are not among them. None
         when neither works (the comparator then holds every row to its position)."""
@@ -296,8 +324,11 @@ class Judge:
         rewritten = with_sort_key_columns(sql, dialect)
         keyed = self._run(dialect, rewritten, fixture)[0] if rewritten else None
         width = len(result.columns)
-        if (keyed is None or keyed.result is None
-                or [row[:width] for row in keyed.result.rows] != list(result.rows)):
+        if (
+            keyed is None
+            or keyed.result is None
+            or [row[:width] for row in keyed.result.rows] != list(result.rows)
+        ):
             return None  # not the same rows in the same order
         return [tuple(row[width:]) for row in keyed.result.rows]
 
@@ -306,55 +337,86 @@ class Judge:
         record, check = self.judge_later(item, translation)
         return with_syntax(record, check() if check is not None else None)
 
-    def judge_later(self, item: Item, translation: Translation
-                    ) -> tuple[Outcome, Callable[[], SyntaxRecord | None] | None]:
+    def judge_later(
+        self, item: Item, translation: Translation
+    ) -> tuple[Outcome, Callable[[], SyntaxRecord | None] | None]:
         """The outcome record of one item but for its Acc_SYN grammar check, and that check
         (None when the item needs none), to be run later — in another thread, overlapping the
         engines' work — and put in by :func:`with_syntax`."""
         self._engine_errors = []
         gold = self.gold(item)
         missing = self._missing_engines(item)
-        record = cast(Outcome, {
-            "id": item.id,
-            "source_dialect": item.source_dialect,
-            "target_dialect": item.target_dialect,
-            "tokens": item.tokens,
-            "translation_types": list(item.translation_types),
-            "tags": list(item.tags),
-            "difficulty": item.difficulty,
-            "annotation_source": item.annotation_source,  # who wrote the item's reference
-            **({"annotators": list(item.extra["annotators"])}
-               if item.extra.get("annotators") else {}),
-            **({"question_id": str(item.extra["question_id"])}  # text-to-SQL: one question, many
-               if item.extra.get("question_id") else {}),  # dialects (report.analysis groups by it)
-            "order_sensitive": gold.facts.order_sensitive,
-            "translation": translation.to_json(),
-            "gold": execution_json(gold.execution, gold.engine),
-            "pred": None,
-            **({"no_engine": missing} if missing else {}),
-        })  # verdicts and syntax_checked follow
+        record = _record_head(item, translation, gold, missing)  # verdicts, syntax follow
+        verdicts = self._verdicts_of(item, translation, gold, missing, record)
+        record["verdicts"] = {
+            m.value: cast(VerdictRecord, v.to_json()) for m, v in verdicts.items()
+        }
+        parsed = record["pred"] is not None and record["pred"]["status"] in ENGINE_PARSED
+        unjudged = record.get("no_reference", False)
+        needed = not unjudged and (self.syntax or (not parsed and self.syntax_fallback))
+        record["syntax_checked"] = False  # set, with "syntax" after it, by with_syntax()
+        if self.suite_dir is not None and not missing and not unjudged and gold.execution.ok:
+            self._suite_verdict(item, translation, record)
+        if self._engine_errors:
+            record["engine_errors_retried"] = list(self._engine_errors)
+        record["level"] = verdict_level(record)
+        if self.prover is not None and translation.ok:
+            self.prover(item, translation, record)
+        return record, (
+            functools.partial(syntax_json, item.target_dialect, translation) if needed else None
+        )
+
+    def _verdicts_of(
+        self,
+        item: Item,
+        translation: Translation,
+        gold: Gold,
+        missing: dict[str, str],
+        record: Outcome,
+    ) -> dict[Mode, Verdict]:
+        """Every mode's verdict on the fixture; runs the translation (``record["pred"]``)."""
         verdicts: dict[Mode, Verdict]
-        no_engine = {m: failure(m, Reason.NO_ENGINE, "no engine here for " + "; ".join(
-            f"{d} ({why})" for d, why in missing.items())) for m in Mode}
+        no_engine = {
+            m: failure(
+                m,
+                Reason.NO_ENGINE,
+                "no engine here for " + "; ".join(f"{d} ({why})" for d, why in missing.items()),
+            )
+            for m in Mode
+        }
         source_ran = item.source_dialect not in missing
         if source_ran and not gold.execution.ok:
-            detail = (f"source failed on {gold.engine}: {gold.execution.status}: "
-                      f"{gold.execution.error or ''}").strip()
+            detail = (
+                f"source failed on {gold.engine}: {gold.execution.status}: "
+                f"{gold.execution.error or ''}"
+            ).strip()
             verdicts = {m: failure(m, Reason.GOLD_ERROR, detail) for m in Mode}
         elif not translation.ok or translation.sql is None:
             detail = f"no translation ({translation.status}): {translation.error or ''}".strip()
-            verdicts = (no_engine if item.target_dialect in missing
-                        else {m: failure(m, Reason.PRED_ERROR, detail) for m in Mode})
+            verdicts = (
+                no_engine
+                if item.target_dialect in missing
+                else {m: failure(m, Reason.PRED_ERROR, detail) for m in Mode}
+            )
             if translation.status is TranslationStatus.NO_REFERENCE:
                 record["no_reference"] = True  # nothing to judge or parse: counted apart
         else:  # the translation runs even without a source engine: Acc_EX needs only its target
             fixture = item.fixture or EMPTY_FIXTURE
             pred, label = self._run(item.target_dialect, translation.sql, fixture)
             record["pred"] = execution_json(pred, label)
-            verdicts = no_engine if missing else _verdicts(
-                item, gold, pred, label, self._pred_pools(item, translation.sql, fixture, pred))
-            if (pred.ok and pred.result is not None and gold.execution.result is not None
-                    and gold.facts.order_sensitive):
+            verdicts = (
+                no_engine
+                if missing
+                else _verdicts(
+                    item, gold, pred, label, self._pred_pools(item, translation.sql, fixture, pred)
+                )
+            )
+            if (
+                pred.ok
+                and pred.result is not None
+                and gold.execution.result is not None
+                and gold.facts.order_sensitive
+            ):
                 notes: tuple[str, ...] = ()
                 if gold.facts.sort_keys is None:
                     notes += (NO_TIE_KEYS_NOTE,)
@@ -362,29 +424,26 @@ class Judge:
                     notes += (UNORDERED_NOTE,)
                 notes += tuple(map(_cut_ties_note, gold.facts.tie_pools))
                 verdicts = {m: replace(v, notes=(*v.notes, *notes)) for m, v in verdicts.items()}
-        record["verdicts"] = {m.value: cast(VerdictRecord, v.to_json())
-                              for m, v in verdicts.items()}
-        parsed = record["pred"] is not None and record["pred"]["status"] in ENGINE_PARSED
-        unjudged = record.get("no_reference", False)
-        needed = not unjudged and (self.syntax or (not parsed and self.syntax_fallback))
-        record["syntax_checked"] = False  # set, with "syntax" after it, by with_syntax()
-        if self.suite_dir is not None and not missing and not unjudged and gold.execution.ok:
-            suite = self._suite(item)
-            if suite is not None and translation.ok and translation.sql is not None:
-                record["suite"] = self._judge_suite(item, translation.sql, suite,
-                                                    record["verdicts"]["strict"]["match"])
-            elif suite is not None:  # no SQL to run (unsupported, error): fails Acc_TS, in TS n
-                record["suite"] = {"key": suite.key, "databases": [], "judged": 0,
-                                   "match": False, "first_failure": None, "elapsed": 0.0}
-            if suite is not None and suite.neighbours:  # the suite's strength, for its level
-                record["suite"].update({"neighbours": suite.neighbours, "killed": suite.killed})
-        if self._engine_errors:
-            record["engine_errors_retried"] = list(self._engine_errors)
-        record["level"] = verdict_level(record)
-        if self.prover is not None and translation.ok:
-            self.prover(item, translation, record)
-        return record, (functools.partial(syntax_json, item.target_dialect, translation)
-                        if needed else None)
+        return verdicts
+
+    def _suite_verdict(self, item: Item, translation: Translation, record: Outcome) -> None:
+        """``record["suite"]``: the translation judged on its item's suite, if it has one."""
+        suite = self._suite(item)
+        if suite is not None and translation.ok and translation.sql is not None:
+            record["suite"] = self._judge_suite(
+                item, translation.sql, suite, record["verdicts"]["strict"]["match"]
+            )
+        elif suite is not None:  # no SQL to run (unsupported, error): fails Acc_TS, in TS n
+            record["suite"] = {
+                "key": suite.key,
+                "databases": [],
+                "judged": 0,
+                "match": False,
+                "first_failure": None,
+                "elapsed": 0.0,
+            }
+        if suite is not None and suite.neighbours:  # the suite's strength, for its level
+            record["suite"].update({"neighbours": suite.neighbours, "killed": suite.killed})
 
     def _missing_engines(self, item: Item) -> dict[str, str]:
         """dialect → why, for the item's source and target dialects that have no engine here."""
@@ -402,12 +461,12 @@ class Judge:
         fixture = item.fixture or EMPTY_FIXTURE
         key = (item.source_dialect, item.source_sql, fixture.content_hash)
         if key not in self._suites:
-            self._suites[key] = load_suite(self.suite_dir, item.source_dialect, item.source_sql,
-                                           item.fixture)
+            self._suites[key] = load_suite(
+                self.suite_dir, item.source_dialect, item.source_sql, item.fixture
+            )
         return self._suites[key]
 
-    def _judge_suite(self, item: Item, sql: str, suite: Suite,
-                     fixture_match: bool) -> SuiteRecord:
+    def _judge_suite(self, item: Item, sql: str, suite: Suite, fixture_match: bool) -> SuiteRecord:
         """Dual execution on every suite database: one compact strict verdict per database.
         The test-suite verdict matches when the fixture and every judged database match; a
         database on which the source itself fails judges nothing (``match`` null)."""
@@ -419,9 +478,14 @@ class Judge:
             fixture = replace(db.fixture, name=name)
             gold = self.gold(item, fixture)
             if not gold.execution.ok or gold.execution.result is None:
-                out.update({"match": None, "reason": Reason.GOLD_ERROR.value,
-                            "detail": f"source {gold.execution.status} on {gold.engine}: "
-                                      f"{gold.execution.error or ''}".strip()})
+                out.update(
+                    {
+                        "match": None,
+                        "reason": Reason.GOLD_ERROR.value,
+                        "detail": f"source {gold.execution.status} on {gold.engine}: "
+                        f"{gold.execution.error or ''}".strip(),
+                    }
+                )
                 databases.append(out)
                 continue
             pred, label = self._run(item.target_dialect, sql, fixture)
@@ -434,13 +498,18 @@ class Judge:
             databases.append(out)
         judged = [d for d in databases if d["match"] is not None]
         failed = next((d for d in judged if not d["match"]), None)
-        return {"key": suite.key, "databases": databases, "judged": len(judged),
-                "match": fixture_match and failed is None,
-                "first_failure": failed["index"] if failed is not None else None,
-                "elapsed": round(time.perf_counter() - started, 6)}
+        return {
+            "key": suite.key,
+            "databases": databases,
+            "judged": len(judged),
+            "match": fixture_match and failed is None,
+            "first_failure": failed["index"] if failed is not None else None,
+            "elapsed": round(time.perf_counter() - started, 6),
+        }
 
-    def _pred_pools(self, item: Item, sql: str, fixture: Fixture,
-                    pred: Execution) -> tuple[TiePool, ...]:
+    def _pred_pools(
+        self, item: Item, sql: str, fixture: Fixture, pred: Execution
+    ) -> tuple[TiePool, ...]:
         """The tie groups the translation's own ORDER BY … LIMIT cuts (one more execution, of
         the translation without its LIMIT, only for a translation that has one)."""
         if not pred.ok or pred.result is None or not pred.result.rows:
@@ -468,8 +537,9 @@ def with_syntax(record: Outcome, syntax: SyntaxRecord | None) -> Outcome:
     return cast(Outcome, out)
 
 
-def _verdicts(item: Item, gold: Gold, pred: Execution, label: str,
-              pred_pools: tuple[TiePool, ...] = ()) -> dict[Mode, Verdict]:
+def _verdicts(
+    item: Item, gold: Gold, pred: Execution, label: str, pred_pools: tuple[TiePool, ...] = ()
+) -> dict[Mode, Verdict]:
     """Every mode's verdict of a translation's execution ``pred`` against a successful gold
     (``pred_pools``: the ties its own LIMIT cuts)."""
     if pred.ok and pred.result is not None and gold.execution.result is not None:
@@ -485,8 +555,10 @@ def _verdicts(item: Item, gold: Gold, pred: Execution, label: str,
 def _cut_ties_note(pool: TiePool) -> str:
     """The verdict note for a tie group cut by the source's LIMIT/OFFSET."""
     kept = pool.end - pool.start
-    return (f"the source's LIMIT/OFFSET cuts through {len(pool.rows)} rows tied on the sort "
-            f"keys: rows {pool.start}–{pool.end - 1} may be any {kept} of them")
+    return (
+        f"the source's LIMIT/OFFSET cuts through {len(pool.rows)} rows tied on the sort "
+        f"keys: rows {pool.start}–{pool.end - 1} may be any {kept} of them"
+    )
 
 
 def _driver_error(exc: Exception) -> str:
@@ -497,8 +569,11 @@ def _driver_error(exc: Exception) -> str:
 
 def execution_json(execution: Execution, engine: str) -> ExecutionRecord:
     """A compact JSON record of an execution (status, error, size and a short preview)."""
-    out: ExecutionRecord = {"status": execution.status.value, "engine": engine,
-                           "elapsed": round(execution.elapsed, 6)}
+    out: ExecutionRecord = {
+        "status": execution.status.value,
+        "engine": engine,
+        "elapsed": round(execution.elapsed, 6),
+    }
     if execution.error:
         out["error"] = execution.error
     if execution.result is not None:
@@ -528,3 +603,37 @@ def preview(rows: Sequence[Sequence[Any]]) -> list[list[object]]:
             cells.append(cell)
         out.append(cells)
     return out
+
+
+def _record_head(
+    item: Item, translation: Translation, gold: Gold, missing: dict[str, str]
+) -> Outcome:
+    """An outcome record's fields that come before its verdicts."""
+    return cast(
+        Outcome,
+        {
+            "id": item.id,
+            "source_dialect": item.source_dialect,
+            "target_dialect": item.target_dialect,
+            "tokens": item.tokens,
+            "translation_types": list(item.translation_types),
+            "tags": list(item.tags),
+            "difficulty": item.difficulty,
+            "annotation_source": item.annotation_source,  # who wrote the item's reference
+            **(
+                {"annotators": list(item.extra["annotators"])}
+                if item.extra.get("annotators")
+                else {}
+            ),
+            **(
+                {"question_id": str(item.extra["question_id"])}  # text-to-SQL: one question, many
+                if item.extra.get("question_id")
+                else {}
+            ),  # dialects (report.analysis groups by it)
+            "order_sensitive": gold.facts.order_sensitive,
+            "translation": translation.to_json(),
+            "gold": execution_json(gold.execution, gold.engine),
+            "pred": None,
+            **({"no_engine": missing} if missing else {}),
+        },
+    )
