@@ -16,6 +16,12 @@ the query reads (the fixture's other tables keep their rows); keys stay unique a
   the first column of the group) and the other columns refer to them as :data:`FANOUT` does: one
   parent with several children, one with one, most with none, a child with no parent (an orphan
   value) and, where the column is nullable, a NULL reference (``JOIN`` is no ``LEFT JOIN``);
+* ``twins``: the rows of each table the query reads come in pairs equal on every column but
+  the key (names unique by observation included), and references to a key refer to twins
+  equally often (:data:`TWINS`): groups by key whose outputs are equal (``SELECT DISTINCT name,
+  COUNT(*) ... GROUP BY id`` is not the query without DISTINCT), and a pair of twins whose
+  merged group outnumbers the largest single one (``GROUP BY name ORDER BY COUNT(*) DESC LIMIT
+  1`` is not ``GROUP BY id ...``);
 * ``ordered``: each ORDER BY column that is not joined holds distinct values in an order that is
   neither ascending nor descending nor insertion order (a dropped or reversed ORDER BY, or a
   LIMIT without it, shows);
@@ -48,6 +54,7 @@ from parrot.testsuite.datagen import (
     _json_value,
     _named,
     _samples,
+    _twin,
     _unique_rows,
     folds_text,
     generate,
@@ -59,9 +66,10 @@ from parrot.testsuite.datagen import (
 KINDS = (
     "duplicates",
     "fanout",
+    "large",
+    "twins",
     "ordered",
     "one_row",
-    "large",
     "empty",
     "single_group",
     "null_only",
@@ -76,6 +84,10 @@ STAIR: tuple[int, ...] = (1, 0, 2, 1, 0, 3, 1, 2, 0, 1, 4, 2, 0, 1, 3, 5)
 # and a NULL reference ("n"; a parent where the column is NOT NULL)
 FANOUT: tuple[int | str, ...] = (0, "o", 0, 1, "n", 0)
 SIZES = {"large": LARGE, "duplicates": len(STAIR)}  # rows a table drawn (others: 8)
+# references per row in ``twins`` (parents in row order: a row, its twin, the next row, its
+# twin, ...): parent 2 three times, the twins 0 and 1 twice each (together more than 2, apart
+# fewer), 4 once
+TWINS: tuple[int | str, ...] = (2, 0, 1, 2, 0, 1, 2, 4)
 
 Samples = dict[tuple[str, str], list[Any]]
 Reshape = Callable[
@@ -216,6 +228,8 @@ def _applies(kind: str, schema: QuerySchema) -> bool:
         return any(i.group is not None for i in infos)
     if kind == "ordered":
         return any(i.ordered and i.group is None for i in infos)
+    if kind == "twins":  # a table with a key: its twins differ by it
+        return any(schema.primary_keys.values()) or any(i.unique for i in infos)
     if kind in ("on_literal", "off_literal"):
         return any(i.literals and not i.unique for i in infos)
     if kind == "null_only":
@@ -260,8 +274,10 @@ def boundary_rounds(
             infos = list(cols.values())
             pools = [samples[(table["name"], i.name)] for i in infos]
             table["rows"] = reshape(table["rows"], infos, tuple(table["primary_key"]), pools)
-        if kind in ("fanout", "duplicates"):
-            _fanout(data["tables"], schema, FANOUT if kind == "fanout" else STAIR)
+        if kind == "twins":
+            _twins(data["tables"], schema, samples)
+        if kind in ("fanout", "duplicates", "twins"):
+            _fanout(data["tables"], schema, {"fanout": FANOUT, "twins": TWINS}.get(kind, STAIR))
         out.append((kind, {**data, "name": f"{name}-{kind}"}))
     return out
 
@@ -295,15 +311,18 @@ def _fanout(tables: list[dict[str, Any]], schema: QuerySchema,
     columns = [(by_name[table], j, info) for table, cols in schema.tables.items()
                if table in by_name for j, info in enumerate(cols.values())
                if info.group is not None]
+    declared = {info.group for _, _, info in columns if info.unique}
+    parent_of = {id(info): info.unique or (info.observed_unique and info.group not in declared)
+                 for _, _, info in columns}  # keys; else columns unique by observation
     parents: dict[int, list[Any]] = {}
     for table, j, info in columns:
-        if info.unique or info.observed_unique:
+        if parent_of[id(info)]:
             parents.setdefault(info.group or 0, []).extend(
                 row[j] for row in table["rows"] if row[j] is not None)
     referring: dict[str, int] = {}  # table -> its columns reshaped so far
     for table, j, info in columns:
         group = info.group or 0
-        if info.unique or info.observed_unique:
+        if parent_of[id(info)]:
             continue
         if group not in parents:  # no key in the group: this column holds the parents
             parents[group] = [row[j] for row in table["rows"] if row[j] is not None]
@@ -325,8 +344,8 @@ def _refer(table: dict[str, Any], j: int, info: ColumnInfo, parents: list[Any],
         ref = pattern[(k + shift) % len(pattern)]
         if ref == "n" and info.nullable:
             row[j] = None
-        elif ref == "o" and orphan is not None:
-            row[j] = orphan
+        elif ref == "o" or (isinstance(ref, int) and ref >= len(distinct)):
+            row[j] = orphan if orphan is not None else distinct[-1]
         else:
             row[j] = distinct[(ref if isinstance(ref, int) else 1) % len(distinct)]
     keys = tuple(table["primary_key"])
@@ -354,3 +373,19 @@ def _as(value: Any, info: ColumnInfo) -> Any:
     if info.type in ("integer", "bigint") and isinstance(value, str):
         return int(value) if value.strip().lstrip("-").isdigit() else None
     return _json_value(value, info.type)
+
+
+def _twins(tables: list[dict[str, Any]], schema: QuerySchema, samples: Samples) -> None:
+    """Each table ``schema`` reads: its first rows, each followed by a twin (a fresh key, every
+    other value kept; :func:`parrot.testsuite.datagen._twin`), as many rows as before."""
+    for table in tables:
+        cols = schema.tables.get(table["name"])
+        if cols is None or not table["rows"]:
+            continue
+        infos, keys = list(cols.values()), tuple(table["primary_key"])
+        rows: list[list[Any]] = []
+        for row in table["rows"][: max(1, len(table["rows"]) // 2)]:
+            twin = _twin(row, [*table["rows"], *rows], infos, keys, samples, table["name"],
+                         keep_observed=True)
+            rows += [row] if twin is None else [row, twin]
+        table["rows"] = rows

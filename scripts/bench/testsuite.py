@@ -606,7 +606,7 @@ def lofo_source(judge: Judge, item: Item, dialects: tuple[str, ...],
     if full.suite is None:
         return {"seconds": seconds, "why": full.why_none}
     present: set[str] = set()
-    for op, (n, _fx, ts, _eq, unk, *_bounded) in full.operators.items():
+    for op, (n, _fx, ts, _eq, unk, *_proved) in full.operators.items():
         row = families.setdefault(family_of(op), [0, 0, 0, 0, 0])
         row[0] += n - unk
         row[1] += ts

@@ -125,7 +125,7 @@ def test_a_suite_keeps_diverse_databases_beyond_its_cover() -> None:
     assert suite is not None
     kinds = suite.extra["kinds"]
     assert len(kinds) >= DEFAULT_MIN_DBS
-    assert "duplicates" in kinds and {"one_row", "empty"} & set(kinds)
+    assert "duplicates" in kinds and {"one_row", "empty", "large", "twins"} & set(kinds)
     assert set(kinds) <= {*KINDS, "random", "solver"}
 
 
@@ -175,6 +175,19 @@ KILLS = [
         "fanout",
         "SELECT p.name FROM parent AS p JOIN child AS c ON c.pid = p.id",
         "SELECT p.name FROM parent AS p WHERE p.id IN (SELECT pid FROM child)",
+    ),
+    (
+        "twins",
+        "SELECT p.name, COUNT(*) FROM child AS c JOIN parent AS p ON c.pid = p.id GROUP BY p.id",
+        "SELECT DISTINCT p.name, COUNT(*) FROM child AS c JOIN parent AS p ON c.pid = p.id "
+        "GROUP BY p.id",
+    ),
+    (
+        "twins",
+        "SELECT p.name FROM child AS c JOIN parent AS p ON c.pid = p.id GROUP BY p.id "
+        "ORDER BY COUNT(*) DESC LIMIT 1",
+        "SELECT p.name FROM child AS c JOIN parent AS p ON c.pid = p.id GROUP BY p.name "
+        "ORDER BY COUNT(*) DESC LIMIT 1",
     ),
     (
         "ordered",
