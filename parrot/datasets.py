@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from parrot import dialects
+from parrot.api import schemas
 from parrot.fixtures import Fixture, FixtureError, fixture_from_json
 from parrot.migrate.named import named_fixture, spider_root, text2sql_root, tpch_available
 from parrot.textfiles import decode_utf8, read_utf8
@@ -28,6 +29,10 @@ from parrot.tokens import count_tokens as _count
 TRANSLATION_TYPES = ("syntax", "keyword", "data_type", "function", "procedure", "udf", "other")
 ANNOTATION_SOURCES = ("tool", "llm", "reflection", "rule", "human", "maintainer")
 DEFAULT_DATASET = "starter"
+# the fields Item has a place for; an item's other non-null fields go to Item.extra
+KNOWN = {"id", "source_dialect", "target_dialect", "source_sql", "reference_sql", "fixture",
+         "translation_types", "tokens", "origin", "annotation_source", "order_sensitive",
+         "tolerance", "difficulty", "tags", "question", "evidence"}
 
 
 class FixtureUnavailable(FixtureError):
@@ -246,86 +251,70 @@ def parse_items(lines: Iterable[str], path: Path, *,
 
 
 def _str_tuple(record: dict[str, Any], key: str) -> tuple[str, ...]:
-    value = record.get(key)
-    if value is None:
-        return ()
-    if isinstance(value, str):
-        value = [value]
-    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-        raise ValueError(f"{key!r} must be a string or a list of strings")
-    return tuple(value)
+    value = record.get(key)  # the schema let through null, a string or a list of strings
+    return () if value is None else (value,) if isinstance(value, str) else tuple(value)
+
+
+def normalised(record: Any) -> Any:
+    """``record`` with the loader's shorthands spelt out as the item schema has them: an integer
+    id as a string, a bare-string fixture as ``{"name": ...}``, a bare-string
+    ``translation_types`` or ``tags`` as a one-element list (anything else unchanged)."""
+    if not isinstance(record, dict):
+        return record
+    out = dict(record)
+    if isinstance(out.get("id"), int) and not isinstance(out["id"], bool):
+        out["id"] = str(out["id"])
+    if isinstance(out.get("fixture"), str):
+        out["fixture"] = {"name": out["fixture"]}
+    for key in ("translation_types", "tags"):
+        if isinstance(out.get(key), str):
+            out[key] = [out[key]]
+    return out
+
+
+class ItemSchemaError(ValueError):
+    """An item that ``schemas/item.schema.json`` refuses; ``problems``: one message an error."""
+
+    def __init__(self, record: Any, problems: list[str]):
+        self.problems = problems
+        item_id = record.get("id") if isinstance(record, dict) else None
+        named = f"item {item_id!r}: " if isinstance(item_id, str) and item_id.strip() else ""
+        super().__init__(named + "; ".join(problems))
 
 
 def item_from_record(record: Any, store: _FixtureStore | None = None) -> Item:
-    """Build an :class:`Item` from one JSON object, raising ValueError with a clear reason."""
-    if not isinstance(record, dict):
-        raise ValueError("each line must be a JSON object")
-    for key in ("id", "source_dialect", "target_dialect", "source_sql"):
-        if key not in record:
-            raise ValueError(f"missing required field {key!r}")
-    item_id = record["id"]
-    if isinstance(item_id, int) and not isinstance(item_id, bool):
-        item_id = str(item_id)
-    if not isinstance(item_id, str) or not item_id.strip():
-        raise ValueError("'id' must be a non-empty string")
-    source_sql = record["source_sql"]
-    if not isinstance(source_sql, str) or not source_sql.strip():
-        raise ValueError(f"item {item_id!r}: 'source_sql' is empty")
-    src = dialects.resolve(record["source_dialect"])
-    tgt = dialects.resolve(record["target_dialect"])
-    refs = _str_tuple(record, "reference_sql")
-    if any(not r.strip() for r in refs):
-        raise ValueError(f"item {item_id!r}: a 'reference_sql' is empty")
-    types = _str_tuple(record, "translation_types")
-    bad = [t for t in types if t not in TRANSLATION_TYPES]
-    if bad:
-        raise ValueError(f"item {item_id!r}: unknown translation type(s) {bad} "
-                         f"(known: {', '.join(TRANSLATION_TYPES)})")
-    annotation = record.get("annotation_source") or "human"
-    if annotation not in ANNOTATION_SOURCES:
-        raise ValueError(f"item {item_id!r}: unknown annotation_source {annotation!r} "
-                         f"(known: {', '.join(ANNOTATION_SOURCES)})")
-    fixture = _fixture_of(record.get("fixture"), store)
-    order = record.get("order_sensitive")
-    if order is not None and not isinstance(order, bool):
-        raise ValueError(f"item {item_id!r}: 'order_sensitive' must be true, false or null")
+    """Build an :class:`Item` from one JSON object: validated by the shipped item schema
+    (:class:`ItemSchemaError`, a ValueError, naming the item, each JSON path and what was
+    expected), then its dialects and fixture resolved (ValueError with the reason)."""
+    record = normalised(record)
+    found = schemas.problems("item.schema.json", record)
+    if found:
+        raise ItemSchemaError(record, found)
     tolerance = record.get("tolerance")
-    if tolerance is not None and (not isinstance(tolerance, int | float) or tolerance < 0):
-        raise ValueError(f"item {item_id!r}: 'tolerance' must be a non-negative number")
-    tokens = record.get("tokens")
-    if tokens is not None and (not isinstance(tokens, int) or tokens < 0):
-        raise ValueError(f"item {item_id!r}: 'tokens' must be a non-negative integer")
-    known = {"id", "source_dialect", "target_dialect", "source_sql", "reference_sql", "fixture",
-             "translation_types", "tokens", "origin", "annotation_source", "order_sensitive",
-             "tolerance", "difficulty", "tags", "question", "evidence"}
     return Item(
-        id=item_id,
-        source_dialect=src,
-        target_dialect=tgt,
-        source_sql=source_sql,
-        reference_sql=refs,
-        fixture=fixture,
-        translation_types=types,
-        tokens=tokens,
+        id=record["id"],
+        source_dialect=dialects.resolve(record["source_dialect"]),
+        target_dialect=dialects.resolve(record["target_dialect"]),
+        source_sql=record["source_sql"],
+        reference_sql=_str_tuple(record, "reference_sql"),
+        fixture=_fixture_of(record.get("fixture"), store),
+        translation_types=_str_tuple(record, "translation_types"),
+        tokens=record.get("tokens"),
         origin=str(record.get("origin") or ""),
-        annotation_source=annotation,
-        order_sensitive=order,
+        annotation_source=record.get("annotation_source") or "human",
+        order_sensitive=record.get("order_sensitive"),
         tolerance=float(tolerance) if tolerance is not None else None,
         difficulty=record.get("difficulty"),
         tags=_str_tuple(record, "tags"),
         question=record.get("question"),
         evidence=record.get("evidence"),
-        extra={k: v for k, v in record.items() if k not in known and v is not None},
+        extra={k: v for k, v in record.items() if k not in KNOWN and v is not None},
     )
 
 
 def _fixture_of(value: Any, store: _FixtureStore | None) -> Fixture | None:
-    if value is None:
+    if value is None:  # else an object, as the schema has it: a fixture, or a fixture's name
         return None
-    if isinstance(value, str):
-        value = {"name": value}
-    if not isinstance(value, dict):
-        raise ValueError("'fixture' must be a name or an object")
     if "tables" in value:
         return fixture_from_json(value)
     name = value.get("name")

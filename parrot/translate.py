@@ -23,11 +23,11 @@ from pathlib import Path
 from typing import Any
 
 from parrot import cli, dialects
+from parrot.api.records import Outcome
 from parrot.cli import standalone
 from parrot.datasets import Item
 from parrot.engines import DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT, statements
 from parrot.eval.judge import Judge
-from parrot.eval.records import Outcome
 from parrot.fixtures import Fixture, FixtureError
 from parrot.migrate.transfer import read_source
 from parrot.servers import stopping_started

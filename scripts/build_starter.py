@@ -138,30 +138,31 @@ def sqlglot_order(sql: str, dialect: str) -> bool | None:
     return last.args.get("order") is not None
 
 
+def concept_record(c: Concept, src: str, tgt: str, prefix: str, origin: str) -> dict[str, Any]:
+    """The item that translates concept ``c`` from ``src`` to ``tgt``."""
+    record: dict[str, Any] = {
+        "id": f"{prefix}-{c.id}-{src}-{tgt}",
+        "source_dialect": src,
+        "target_dialect": tgt,
+        "source_sql": c.sql[src],
+        "reference_sql": [c.sql[tgt]],
+        "fixture": {"name": c.fixture},
+        "translation_types": list(c.types),
+        "origin": origin,
+        "annotation_source": "human",
+        "difficulty": c.difficulty,
+        "tags": list(c.tags),
+        "concept": c.id,
+    }
+    # The loader derives order sensitivity from the source's AST; state it only where
+    # sqlglot cannot see it (unparseable source) or would see it wrongly.
+    if sqlglot_order(c.sql[src], src) != c.ordered:
+        record["order_sensitive"] = c.ordered
+    return record
+
+
 def build_items() -> list[dict[str, Any]]:
-    items = []
-    for c in CONCEPTS:
-        for src, tgt in PAIRS:
-            record: dict[str, Any] = {
-                "id": f"starter-{c.id}-{src}-{tgt}",
-                "source_dialect": src,
-                "target_dialect": tgt,
-                "source_sql": c.sql[src],
-                "reference_sql": [c.sql[tgt]],
-                "fixture": {"name": c.fixture},
-                "translation_types": list(c.types),
-                "origin": ORIGIN,
-                "annotation_source": "human",
-                "difficulty": c.difficulty,
-                "tags": list(c.tags),
-                "concept": c.id,
-            }
-            # The loader derives order sensitivity from the source's AST; state it only where
-            # sqlglot cannot see it (unparseable source) or would see it wrongly.
-            if sqlglot_order(c.sql[src], src) != c.ordered:
-                record["order_sensitive"] = c.ordered
-            items.append(record)
-    return items
+    return [concept_record(c, src, tgt, "starter", ORIGIN) for c in CONCEPTS for src, tgt in PAIRS]
 
 
 def polyglot_concepts() -> list[Concept]:
@@ -170,23 +171,7 @@ def polyglot_concepts() -> list[Concept]:
 
 
 def polyglot_record(c: Concept, src: str, tgt: str) -> dict[str, Any]:
-    record: dict[str, Any] = {
-        "id": f"polyglot-{c.id}-{src}-{tgt}",
-        "source_dialect": src,
-        "target_dialect": tgt,
-        "source_sql": c.sql[src],
-        "reference_sql": [c.sql[tgt]],
-        "fixture": {"name": c.fixture},
-        "translation_types": list(c.types),
-        "origin": POLYGLOT_ORIGIN,
-        "annotation_source": "human",
-        "difficulty": c.difficulty,
-        "tags": list(c.tags),
-        "concept": c.id,
-    }
-    if sqlglot_order(c.sql[src], src) != c.ordered:
-        record["order_sensitive"] = c.ordered
-    return record
+    return concept_record(c, src, tgt, "polyglot", POLYGLOT_ORIGIN)
 
 
 def build_polyglot_items() -> list[dict[str, Any]]:
@@ -222,6 +207,15 @@ def _fixture_json(raw: dict[str, Any]) -> str:
 def identical_share(items: list[dict[str, Any]]) -> float:
     same = sum(1 for i in items if [i["source_sql"]] == i["reference_sql"])
     return same / len(items) if items else 0.0
+
+
+def _difficulty_and_tag_tables(diffs: Counter[str], tags: Counter[str]) -> list[str]:
+    """The README's concepts by difficulty and by tag (most used first), as Markdown lines."""
+    return ["| difficulty | concepts |", "|---|---:|",
+            *[f"| {d} | {diffs[d]} |" for d in ("easy", "medium", "hard")],
+            "",
+            "| tag | concepts |", "|---|---:|",
+            *[f"| {t} | {n} |" for t, n in sorted(tags.items(), key=lambda kv: (-kv[1], kv[0]))]]
 
 
 def render_readme(items: list[dict[str, Any]]) -> str:
@@ -264,11 +258,7 @@ def render_readme(items: list[dict[str, Any]]) -> str:
         "",
         "No concept is typed `procedure`: none of the three engines has stored procedures.",
         "",
-        "| difficulty | concepts |", "|---|---:|",
-        *[f"| {d} | {diffs[d]} |" for d in ("easy", "medium", "hard")],
-        "",
-        "| tag | concepts |", "|---|---:|",
-        *[f"| {t} | {n} |" for t, n in sorted(tags.items(), key=lambda kv: (-kv[1], kv[0]))],
+        *_difficulty_and_tag_tables(diffs, tags),
         "",
         "## Fixtures",
         "",
@@ -412,11 +402,7 @@ def render_polyglot_readme(items: list[dict[str, Any]]) -> str:
         "| translation type | concepts | items |", "|---|---:|---:|",
         *[f"| {t} | {n} | {n_pairs * n} |" for t, n in sorted(types.items())],
         "",
-        "| difficulty | concepts |", "|---|---:|",
-        *[f"| {d} | {diffs[d]} |" for d in ("easy", "medium", "hard")],
-        "",
-        "| tag | concepts |", "|---|---:|",
-        *[f"| {t} | {n} |" for t, n in sorted(tags.items(), key=lambda kv: (-kv[1], kv[0]))],
+        *_difficulty_and_tag_tables(diffs, tags),
         "",
         "## Fixtures",
         "",

@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from parrot.eval.results import read_results
+from parrot.api.results import read_results
 from parrot.report.metrics import MODES
 
 

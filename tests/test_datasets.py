@@ -41,12 +41,12 @@ def test_valid_items_load_with_canonical_dialects_and_tokens(tmp_path):
 @pytest.mark.parametrize(("line", "reason"), [
     ("{not json", "invalid JSON"),
     ({**GOOD, "source_dialect": "postgress"}, "unknown dialect 'postgress'"),
-    ({**GOOD, "source_sql": "   "}, "'source_sql' is empty"),
+    ({**GOOD, "source_sql": "   "}, "item 'a1': $.source_sql: expected a non-blank string"),
     ({k: v for k, v in GOOD.items() if k != "target_dialect"}, "missing required field"),
-    ({**GOOD, "translation_types": ["magic"]}, "unknown translation type"),
+    ({**GOOD, "translation_types": ["magic"]}, "$.translation_types[0]: expected one of"),
     ({**GOOD, "fixture": "nowhere"}, "fixture 'nowhere' is neither in"),
-    ({**GOOD, "reference_sql": ""}, "a 'reference_sql' is empty"),
-    ([1, 2], "each line must be a JSON object"),
+    ({**GOOD, "reference_sql": ""}, "$.reference_sql: expected a non-blank string"),
+    ([1, 2], "$: expected a JSON object, got [1, 2]"),
 ])
 def test_bad_line_is_reported_with_file_and_line(tmp_path, line, reason):
     path = write(tmp_path, [GOOD, line])

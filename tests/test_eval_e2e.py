@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from parrot.api.results import read_results
 from parrot.eval.cli import main as eval_main
-from parrot.eval.results import read_results
 from parrot.report.cli import main as report_main
 
 
@@ -161,7 +161,7 @@ def test_bad_input_exits_2_with_a_message(tmp_path, capsys, args, message):
 
 @pytest.mark.parametrize(("line", "message"), [
     ('{"id": "a", "source_dialect": "sqlite", "target_dialect": "duckdb", "source_sql": ""}',
-     "'source_sql' is empty"),
+     "$.source_sql: expected a non-blank string"),
     ('{"id": "a", "source_dialect": "sqlite", "target_dialect": "mssqlx", "source_sql": "x"}',
      "unknown dialect 'mssqlx'"),
     ('{"id": "a", "source_dialect": "sqlite", ', "invalid JSON"),

@@ -5,8 +5,8 @@ from pathlib import Path
 
 import pytest
 
+from parrot.api.results import read_results
 from parrot.eval.cli import main as eval_main
-from parrot.eval.results import read_results
 from parrot.eval.syntax import has_grammar, syntax_json
 from parrot.report.metrics import score
 from parrot.translators.base import Translation, TranslationStatus

@@ -35,6 +35,7 @@ LAYERS: list[list[str]] = [
     ["connect"],  # URL -> engine, starting a managed server when asked (above both)
     ["migrate", "check"],
     ["datasets"],
+    ["solver"],  # bounded equivalence with z3 (optional): encodes queries, no engine
     ["translators"],
     ["scale"],  # where work runs: local processes or Ray
     ["report"],  # metrics and pages from results.jsonl
@@ -48,8 +49,8 @@ LAYERS: list[list[str]] = [
 RANK = {unit: rank for rank, layer in enumerate(LAYERS) for unit in layer}
 
 # in-function imports of parrot: only where a heavy dependency is deferred (ANTLR's parsers, scipy,
-# matplotlib, jinja2), each place commented ("# deferred: WHAT" above), at most this many in all
-IN_FUNCTION_CEILING = 18
+# matplotlib, jinja2, z3), each place commented ("# deferred: WHAT" above), at most this many in all
+IN_FUNCTION_CEILING = 19
 
 # functions over 80 lines that are being split elsewhere; the list only shrinks
 LONG_FUNCTIONS_KNOWN: set[str] = set()
@@ -248,7 +249,7 @@ def test_the_known_long_functions_still_exist() -> None:
 
 
 @pytest.mark.parametrize("source, target, expected", [
-    ("parrot.eval.judge", "parrot.eval.records", False),
+    ("parrot.eval.judge", "parrot.eval.suites", False),
     ("parrot.eval.judge", "parrot.api", False),
     ("parrot.api", "parrot.eval", True),
 ])

@@ -12,7 +12,7 @@ import jsonschema
 import referencing
 from outcomes import outcome
 
-from parrot.eval.records import LEVELS, level_name, verdict_level
+from parrot.api.records import LEVELS, level_name, verdict_level
 from parrot.report.metrics import summarize
 from parrot.report.render import summary_tables
 

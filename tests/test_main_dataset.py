@@ -307,8 +307,8 @@ def test_verify_fails_naming_the_file_whose_grammar_only_reference_does_not_pars
 def test_eval_scores_grammar_only_items_no_engine_with_acc_syn(tmp_path):
     """Real parrot-main items into each grammar-only dialect (and one whose translation does not
     parse) are no_engine, scored by Acc_SYN, never a translator failure or a gold error."""
+    from parrot.api.results import read_results
     from parrot.eval.cli import main as eval_main
-    from parrot.eval.results import read_results
     from parrot.migrate.named import spider_root
 
     if not spider_root().is_dir():

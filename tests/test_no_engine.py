@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from parrot.api.results import read_results
 from parrot.eval.cli import main as eval_main
-from parrot.eval.results import read_results
 from parrot.eval.runner import engine_absence, grammar_only
 from parrot.report.cli import main as report_main
 from parrot.servers.cli import main as engines_main

@@ -4,8 +4,8 @@ circular, with its scores on the items it did not annotate beside the headline."
 import json
 from pathlib import Path
 
+from parrot.api.results import read_json
 from parrot.eval.cli import main as eval_main
-from parrot.eval.results import read_json
 from parrot.report.cli import main as report_main
 from parrot.report.metrics import translator_specs
 

@@ -4,9 +4,9 @@ from typing import get_type_hints
 
 import pytest
 
+from parrot.api.records import ExecutionRecord, Outcome, Summary, VerdictRecord
 from parrot.datasets import item_from_record
 from parrot.eval.judge import Judge
-from parrot.eval.records import ExecutionRecord, Outcome, Summary, VerdictRecord
 from parrot.report.metrics import score
 from parrot.translators import Translation
 

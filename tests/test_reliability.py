@@ -15,8 +15,8 @@ import pytest
 from patience import wait_until
 from processes import descendants
 
+from parrot.api.results import read_results
 from parrot.datasets import load_dataset
-from parrot.eval.results import read_results
 from parrot.eval.runner import RunConfig, run
 from parrot.servers import server_for
 from parrot.servers.base import pid_alive

@@ -2,7 +2,7 @@ import json
 
 import pytest
 
-from parrot.eval.results import (
+from parrot.api.results import (
     DAMAGED,
     DamagedResultsError,
     ResultsLog,

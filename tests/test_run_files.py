@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from parrot.api.results import read_results, scan_results
 from parrot.eval.cli import main as eval_main
-from parrot.eval.results import read_results, scan_results
 from parrot.textfiles import NotUTF8Error, decode_utf8
 from parrot.translate import main as translate_main
 

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from parrot.api.results import RunDirError, read_results
 from parrot.eval.cli import main as eval_main
-from parrot.eval.results import RunDirError, read_results
 from parrot.eval.runner import LOCK, RunLock
 
 HOLD = (

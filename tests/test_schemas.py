@@ -165,16 +165,16 @@ def test_the_embedded_fixture_schema_is_the_fixture_schema_file():
 
 
 def test_results_schema_names_every_field_of_the_records():
-    """results.schema.json and summary.schema.json say what parrot.eval.records types: the same
+    """results.schema.json and summary.schema.json say what parrot.api.records types: the same
     fields, the same required ones (mypy checks the writers against the types)."""
-    from parrot.eval.records import Outcome, Summary
+    from parrot.api.records import Outcome, Summary
 
     results = json.loads((SCHEMAS / "results.schema.json").read_text())
     assert set(results["properties"]) == set(Outcome.__annotations__)
     assert set(results["required"]) == set(Outcome.__required_keys__)
     summary = json.loads((SCHEMAS / "summary.schema.json").read_text())
     assert set(summary["$defs"]["score"]["properties"]) == set(Summary.__annotations__)
-    from parrot.eval.records import LevelRecord, WitnessLine, WitnessRecord
+    from parrot.api.records import LevelRecord, WitnessLine, WitnessRecord
 
     witness = json.loads((SCHEMAS / "witness.schema.json").read_text())
     assert set(witness["properties"]) == set(WitnessLine.__annotations__)

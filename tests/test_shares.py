@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from outcomes import outcome
 
+from parrot.api.results import read_results
 from parrot.eval.cli import main as eval_main
-from parrot.eval.results import read_results
 from parrot.report.html import headline
 from parrot.report.metrics import share, summarize
 from parrot.report.render import SCORE_HEADERS, render, summary_tables

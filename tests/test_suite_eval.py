@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
+from parrot.api.results import read_results
 from parrot.datasets import load_dataset
 from parrot.eval.cli import main
 from parrot.eval.judge import Judge
-from parrot.eval.results import read_results
 from parrot.fixtures import Fixture, Table
 from parrot.report.metrics import summarize
 from parrot.testsuite.store import Suite, SuiteDatabase, suite_key, write_suite

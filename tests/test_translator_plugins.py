@@ -5,8 +5,8 @@ import json
 
 import pytest
 
+from parrot.api.results import read_results
 from parrot.eval.cli import main as eval_main
-from parrot.eval.results import read_results
 from parrot.translators import available, create_translator
 from parrot.translators.registry import UnknownTranslatorError
 

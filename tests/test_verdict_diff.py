@@ -3,7 +3,7 @@
 import importlib.util
 from pathlib import Path
 
-from parrot.eval.results import ResultsLog
+from parrot.api.results import ResultsLog
 
 ROOT = Path(__file__).resolve().parents[1]
 spec = importlib.util.spec_from_file_location("verdict_diff", ROOT / "scripts" / "verdict_diff.py")

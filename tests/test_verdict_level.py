@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import pytest
 
+from parrot.api.records import verdict_level
 from parrot.datasets import item_from_record
 from parrot.eval.judge import Judge
-from parrot.eval.records import verdict_level
 from parrot.report.metrics import summarize
 from parrot.report.render import summary_tables
 from parrot.translators import Translation

@@ -88,6 +88,41 @@ class LevelRecord(TypedDict):
 LEVELS = ("bounded-equivalent", "suite", "fixture", "not assessed")  # strongest first
 
 
+class WitnessRecord(TypedDict):
+    """A witness database (:meth:`parrot.eval.witness.Witness.to_json`): the smallest database
+    found on which the source and the translation still differ, and both results on it."""
+
+    origin: str  # "fixture" or "suite database N"
+    rows: dict[str, int]  # table -> rows in the witness
+    rows_before: dict[str, int]  # table -> rows of the database it was shrunk from
+    size: int  # rows in all
+    minimal: bool  # 1-minimal: the search finished within the budget
+    executions: int  # engine executions spent shrinking
+    reason: str  # the strict verdict on the witness (parrot.compare.Reason value)
+    detail: str
+    cell: CellRecord | None  # the first differing cell
+    gold: ExecutionRecord  # the source on the witness
+    pred: ExecutionRecord  # the translation on the witness
+    tables: dict[str, list[list[object]]]  # the witness's non-empty tables' rows
+    columns: dict[str, list[str]]  # their column names
+
+
+class ProveRecord(TypedDict):
+    """``parrot eval --prove`` on an item judged right on the fixture (and its suite): the
+    solver's answer for the source against the translation (:mod:`parrot.eval.prove`)."""
+
+    # bounded-equivalent (equal on every database up to ``bound`` rows a table),
+    # counterexample (a k-row database on which the engines disagree: ``witness``), unknown
+    # (the solver's budget, ties or a restricted search), unverified (a model the engines do
+    # not confirm), unsupported (outside the fragment or the dialect pairs: ``reason``)
+    label: str
+    reason: NotRequired[str]
+    bound: NotRequired[int]
+    k: NotRequired[int]
+    cpu_s: NotRequired[float]  # the solver's CPU seconds (with the engine checks of a model)
+    witness: NotRequired[WitnessRecord]  # counterexample: the database and both results
+
+
 class Outcome(TypedDict):
     """One item's outcome, as :meth:`parrot.eval.judge.Judge.judge` writes it to results.jsonl."""
 
@@ -113,6 +148,7 @@ class Outcome(TypedDict):
     engine_errors_retried: NotRequired[list[str]]
     question_id: NotRequired[str]  # text-to-SQL items: the question (report.analysis groups by it)
     level: NotRequired[LevelRecord]  # what the verdict rests on (older runs lack it)
+    prove: NotRequired[ProveRecord]  # eval --prove: the solver on an item judged right
 
 
 class Summary(TypedDict):
@@ -179,25 +215,6 @@ def verdict_level(record: Outcome) -> LevelRecord:
     if suite and "neighbours" in suite and "killed" in suite:
         out.update({"neighbours": suite["neighbours"], "killed": suite["killed"]})
     return out
-
-
-class WitnessRecord(TypedDict):
-    """A witness database (:meth:`parrot.eval.witness.Witness.to_json`): the smallest database
-    found on which the source and the translation still differ, and both results on it."""
-
-    origin: str  # "fixture" or "suite database N"
-    rows: dict[str, int]  # table -> rows in the witness
-    rows_before: dict[str, int]  # table -> rows of the database it was shrunk from
-    size: int  # rows in all
-    minimal: bool  # 1-minimal: the search finished within the budget
-    executions: int  # engine executions spent shrinking
-    reason: str  # the strict verdict on the witness (parrot.compare.Reason value)
-    detail: str
-    cell: CellRecord | None  # the first differing cell
-    gold: ExecutionRecord  # the source on the witness
-    pred: ExecutionRecord  # the translation on the witness
-    tables: dict[str, list[list[object]]]  # the witness's non-empty tables' rows
-    columns: dict[str, list[str]]  # their column names
 
 
 class WitnessLine(TypedDict):

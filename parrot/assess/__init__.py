@@ -7,6 +7,8 @@ generated from the schema alone.
 * :mod:`parrot.assess.schema` turns DDL into an empty fixture (``--schema``);
 * :mod:`parrot.assess.templates` groups statements by template and carries a translation over to
   the statements of a template whose literals allow it;
+* :mod:`parrot.assess.placeholders` fills placeholders from the columns they are compared with;
+* :mod:`parrot.assess.dml` runs DML on a copy of each database and compares the written table;
 * :mod:`parrot.assess.run` translates each template once, verifies every statement by dual
   execution on every database, and writes the translated tree, ``assessment.jsonl`` and
   ``assessment.html``.

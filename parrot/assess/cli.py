@@ -11,8 +11,10 @@ in the source dialect: databases are generated from the schema and the statement
 the test-suite generator — no data needed), or both (the database's rows plus generated
 databases). Every query runs on a real source engine and its translation on a real target engine
 on every database and is compared strictly: **verified**, **review** (a database disagrees: a
-minimal witness database is shown), **failed** or **not assessed** (why). DDL and DML are
-translated and checked with the target's grammar only.
+minimal witness database is shown), **failed** or **not assessed** (why). DML (INSERT, UPDATE,
+DELETE, MERGE) runs on a copy of each database on both engines and the table it writes is
+compared; DDL is checked with the target's grammar only. Placeholders (``$1``, ``?``, ``%s``,
+``:name``) are filled with values of the column each is compared with.
 
 Writes into ``--output-dir``: ``translated/`` mirroring the input (a statement that was not
 verified carries a comment saying why; one that was not translated is its source, commented
@@ -31,7 +33,15 @@ from parrot import cli, dialects
 from parrot.api.jsonl import appender
 from parrot.assess.inputs import FORMATS, InputError, read_workload
 from parrot.assess.output import write_html, write_tree
-from parrot.assess.run import RESULTS, VERIFIED, Assessment, Settings, group, read_done
+from parrot.assess.run import (
+    RESULTS,
+    VERIFIED,
+    Assessment,
+    Settings,
+    group,
+    read_done,
+    with_values,
+)
 from parrot.assess.schema import SchemaFileError, read_schema
 from parrot.cli import standalone
 from parrot.engines import DEFAULT_TIMEOUT
@@ -106,6 +116,7 @@ def _prepare(args: argparse.Namespace) -> tuple[Settings, list, dict]:
     workload = read_workload(args.input, settings.source, args.format)
     if not workload:
         raise InputError(f"{args.input}: no SQL statement")
+    workload = with_values(workload, settings.source, settings.db or settings.schema)
     results = args.output_dir / RESULTS
     if results.exists() and not args.resume:
         raise InputError(f"{results} exists: use --resume to continue, or another --output-dir")

@@ -45,6 +45,10 @@ class Statement:
     sql: str
     weight: int = 1  # how often the log saw it (pg_stat_statements ``calls``), else 1
     comments: str = ""  # the input's comments right before it (.sql files), for the tree
+    trailing: str = ""  # comments that start on its own last line, after it (.sql files)
+    parameterised: str = ""  # the input's text when ``sql`` is it with placeholders filled
+    filled: str = ""  # which values filled them (placeholders.Filled.describe)
+    unfilled: str = ""  # why its placeholders could not be filled
 
 
 def detect(path: Path) -> str:
@@ -121,18 +125,38 @@ _COMMENT = re.compile(r"--[^\n]*|/\*.*?\*/", re.S)
 
 def _with_comments(path: str, text: str, dialect: str) -> list[Statement]:
     """The statements of a ``.sql`` file, each with the comments between it and the previous
-    one (the splitter drops them; found by locating each statement in the text)."""
-    out, position = [], 0
+    one (the splitter drops them; found by locating each statement in the text). A comment that
+    starts on the line where the previous statement ends (``SELECT 1; -- one``) is that
+    statement's trailing comment, not the next one's."""
+    out: list[Statement] = []
+    position, located = 0, False  # located: the last statement was found in the text
     for st in _numbered(path, _split(text, dialect)):
         at = text.find(st.sql, position)
         if at < 0:  # the splitter rewrote it: no comments rather than wrong ones
             out.append(st)
+            located = False
             continue
-        gap = re.sub(r"'(?:[^']|'')*'", "", text[position:at])
-        found = "\n".join(m.group(0).strip() for m in _COMMENT.finditer(gap))
-        out.append(replace(st, comments=found))
-        position = at + len(st.sql)
+        before, after = _gap_comments(text[position:at], located)
+        if after:
+            out[-1] = replace(out[-1], trailing=after)
+        out.append(replace(st, comments=before))
+        position, located = at + len(st.sql), True
+    _, after = _gap_comments(text[position:], located)
+    if after:
+        out[-1] = replace(out[-1], trailing=after)
     return out
+
+
+def _gap_comments(gap: str, follows: bool) -> tuple[str, str]:
+    """The comments of the text between two statements: (those before the next statement,
+    those on the previous statement's last line). ``follows``: there is a previous one."""
+    gap = re.sub(r"'(?:[^']|'')*'", "", gap)
+    before: list[str] = []
+    after: list[str] = []
+    for m in _COMMENT.finditer(gap):
+        same_line = follows and "\n" not in gap[: m.start()]
+        (after if same_line else before).append(m.group(0).strip())
+    return "\n".join(before), " ".join(after)
 
 
 def _numbered(path: str, pieces: list[str]) -> list[Statement]:

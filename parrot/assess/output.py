@@ -26,13 +26,19 @@ def _commented(text: str) -> str:
 def statement_text(line: dict[str, Any]) -> str:
     """One statement of the translated file: the input's comments before it, the translation
     and a header when it was not verified, or the source commented out with the reason when
-    there is no translation."""
+    there is no translation; the input's comments after it on its line follow it."""
     why = f"{line['verdict']}: {line['reason']} {line.get('detail') or ''}".strip()
+    tail = line.get("trailing_comments") or ""
     if not line.get("translation"):
         kept = (line["comments"] + "\n") if line.get("comments") else ""
-        return f"{kept}-- parrot assess: not translated ({why})\n{_commented(line['source_sql'])}"
+        source = _commented(line["source_sql"])
+        return f"{kept}-- parrot assess: not translated ({why})\n{source}" + (
+            f"\n{tail}" if tail else "")
     head = "" if line["verdict"] == VERIFIED else f"-- parrot assess: {' '.join(why.split())}\n"
-    body = line["translation"].strip().rstrip(";") + ";"
+    if line.get("parameterised_sql"):  # translated and judged with values in its placeholders
+        head += "-- parrot assess: the input has placeholders: " + " ".join(
+            line["parameterised_sql"].split()) + "\n"
+    body = line["translation"].strip().rstrip(";") + ";" + (f" {tail}" if tail else "")
     if line.get("comments"):  # the input's, before the statement (translators drop them)
         head = line["comments"] + "\n" + head
     return head + body

@@ -15,7 +15,9 @@ from typing import Any, cast
 
 from parrot.api import jsonl
 from parrot.assess.budget import BudgetedJudge, GenerationBudget
+from parrot.assess.dml import DML, judge_dml, probe
 from parrot.assess.inputs import Statement
+from parrot.assess.placeholders import Filled, fill
 from parrot.assess.templates import Shape, carry_over, shape
 from parrot.assess.verify import FAILED, NOT_ASSESSED, VERIFIED, Outcome, judge_on
 from parrot.datasets import Item
@@ -61,12 +63,33 @@ class Template:
 
 
 def kind(sql: str) -> str:
-    """``query`` (runs and returns rows), ``parameterised`` (placeholders without values) or
-    ``other`` (DDL/DML: translated and syntax-checked only)."""
-    if not _QUERY.match(sql):
+    """``query`` (runs and returns rows), ``dml`` (INSERT/UPDATE/DELETE/MERGE: run on a copy),
+    ``parameterised`` (either, with placeholders without values) or ``other`` (DDL and the rest:
+    translated and syntax-checked only)."""
+    if not _QUERY.match(sql) and not DML.match(sql):
         return "other"
+    if not _QUERY.match(sql):
+        return "parameterised" if _PLACEHOLDER.search(re.sub(r"'(?:[^']|'')*'", "''", sql)) \
+            else "dml"
     stripped = re.sub(r"'(?:[^']|'')*'", "''", sql)
     return "parameterised" if _PLACEHOLDER.search(stripped) else "query"
+
+
+def with_values(statements: list[Statement], dialect: str,
+                fixture: Fixture | None) -> list[Statement]:
+    """Each statement with placeholders gets values from the columns they are compared with
+    (:mod:`parrot.assess.placeholders`), or says why not."""
+    out = []
+    for st in statements:
+        if kind(st.sql) != "parameterised":
+            out.append(st)
+            continue
+        found = fill(st.sql, dialect, fixture)
+        if isinstance(found, Filled):
+            out.append(replace(st, sql=found.sql, parameterised=st.sql, filled=found.describe()))
+        else:
+            out.append(replace(st, unfilled=found))
+    return out
 
 
 def group(statements: list[Statement], dialect: str) -> list[Template]:
@@ -195,7 +218,9 @@ class Assessment:
             "template": template_id(template.key),
             "kind": kind(st.sql),
             "source_sql": st.sql,
+            "parameterised_sql": st.parameterised or None,
             "comments": st.comments,
+            "trailing_comments": st.trailing,
             "weight": st.weight,
             "translation": t.sql if t.ok else None,
             "translation_status": str(t.status),
@@ -203,10 +228,14 @@ class Assessment:
         }
         if not t.ok:
             out = Outcome(FAILED, "not_translated", f"{t.status}: {t.error or ''}".strip())
+        elif line["kind"] == "dml" and (self.s.db or self.s.schema) is not None:
+            out = self._source_problem(st) or self._verify_dml(template, st, t)
         elif line["kind"] != "query":
-            out = self._source_problem(st) or self._not_run(line["kind"], t)
+            out = self._source_problem(st) or self._not_run(line["kind"], t, st.unfilled)
         else:
             out = self._verify(template, st, t, carried)
+        if st.filled:
+            out = replace(out, detail=f"{st.filled}; {out.detail}".rstrip("; "))
         line.update(out.to_json())
         return line
 
@@ -217,12 +246,13 @@ class Assessment:
             return None
         return Outcome(FAILED, "source_syntax", found[0])
 
-    def _not_run(self, what: str, t: Translation) -> Outcome:
+    def _not_run(self, what: str, t: Translation, unfilled: str = "") -> Outcome:
         if what == "parameterised":
+            why = f": {unfilled}" if unfilled else ""
             return Outcome(
                 NOT_ASSESSED,
                 "parameters",
-                "the statement holds parameter placeholders without values",
+                f"the statement holds parameter placeholders without values{why}",
             )
         # deferred: ANTLR's runtime and generated parsers (loaded only on this path)
         from parrot.check import check_sql
@@ -253,6 +283,26 @@ class Assessment:
             note = f"the same statement as {same[0]}: its outcome"
             return replace(same[1], detail=f"{note}; {same[1].detail}" if same[1].detail else note)
         out = self._judge_new(template, st, t, carried)
+        template.judged[(st.sql, t.sql or "")] = (st.id, out)
+        return out
+
+    def _verify_dml(self, template: Template, st: Statement, t: Translation) -> Outcome:
+        """Run on a copy of each database and compare the changed tables (:mod:`.dml`)."""
+        if template.databases is None:
+            given = [("your database", self.s.db)] if self.s.db else \
+                [("empty tables", self.s.schema)] if self.s.schema else []
+            query = probe(st.sql, self.s.source, given[0][1]) if given else None
+            try:
+                template.databases = self.databases(replace(st, sql=query)) if query else given
+            except NoDatabases as exc:
+                template.databases, template.why_fewer = exc.left, str(exc)
+        if not template.databases:
+            return Outcome(NOT_ASSESSED, "timeout" if template.why_fewer else "no_database",
+                           template.why_fewer or "no database to run the statement on")
+        same = template.judged.get((st.sql, t.sql or ""))
+        if same is not None:
+            return replace(same[1], detail=f"the same statement as {same[0]}: its outcome")
+        out = judge_dml(self.judge, self._item(st), t.sql or "", template.databases)
         template.judged[(st.sql, t.sql or "")] = (st.id, out)
         return out
 
@@ -305,4 +355,5 @@ __all__ = [
     "group",
     "kind",
     "read_done",
+    "with_values",
 ]

@@ -17,9 +17,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from parrot.api.records import VerdictRecord
 from parrot.datasets import Item
 from parrot.eval.judge import Judge
-from parrot.eval.records import VerdictRecord
 from parrot.eval.witness import witness
 from parrot.fixtures import Fixture
 from parrot.translators.base import Translation

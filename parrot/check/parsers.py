@@ -29,6 +29,7 @@ from antlr4.ListTokenSource import ListTokenSource  # type: ignore[import-untype
 from antlr4.tree.Tree import TerminalNode  # type: ignore[import-untyped]
 
 from parrot.check import dfacache
+from parrot.check.fastpath import FastLexer, TokenList
 from parrot.dialects import DIALECTS, resolve
 from parrot.dialects.splitter import splitter
 
@@ -98,6 +99,7 @@ class DialectChecker:
                                    f"{grammar}Parser")
         self._lexer = self._lexer_cls(InputStream(""))
         self._lexer.removeErrorListeners()
+        self._fast = FastLexer(self._lexer)
         self._parser = self._parser_cls(CommonTokenStream(ListTokenSource([])))
         self._parser.removeErrorListeners()
         self._parser.buildParseTrees = False
@@ -119,13 +121,9 @@ class DialectChecker:
         lexer = self._lexer
         lexer.removeErrorListeners()
         lexer.addErrorListener(listener)
-        lexer.inputStream = InputStream(sql[start:end])
-        lexer.line = sql.count("\n", 0, start) + 1
-        lexer.column = start - (sql.rfind("\n", 0, start) + 1)
-        tokens: list[Any] = []
-        while (tok := lexer.nextToken()).type != Token.EOF:
-            if tok.channel == Token.DEFAULT_CHANNEL:
-                tokens.append(tok)
+        line = sql.count("\n", 0, start) + 1
+        column = start - (sql.rfind("\n", 0, start) + 1)
+        tokens = self._fast.tokens(sql[start:end], line, column)
         return Statement(tokens, start, end, listener.first)
 
     def parse(self, tokens: list[Any]) -> SyntaxProblem | None:
@@ -136,7 +134,7 @@ class DialectChecker:
             listener = _Collect()
             if mode == PredictionMode.LL:  # only the full-LL verdict is reported
                 parser.addErrorListener(listener)
-            parser.setTokenStream(CommonTokenStream(ListTokenSource(tokens)))
+            parser.setTokenStream(TokenList(tokens))
             parser._interp.predictionMode = mode
             try:
                 parser.statementList()

@@ -3,7 +3,9 @@ the type-based filter.
 
 * **Normalise**: each statement becomes a token sequence in which table names are ``table``,
   other identifiers ``column``, literals ``value``, keywords and function names upper case, and
-  runs such as ``column , column , column`` shrink to one ``column``.
+  runs such as ``column , column , column`` shrink to one ``column``; the statement is read by
+  its dialect's lexer (:mod:`parrot.dialects.lexer`), adjacent punctuation and digits making one
+  piece.
 * **Cluster**: statements (of one dialect) sharing the first ``ceil(ratio × length)`` normalised
   tokens form a cluster; inside it the longest statement comes first.
 * **Coverage**: cluster by cluster, a statement is kept only if it exercises a parser feature
@@ -18,13 +20,15 @@ the type-based filter.
 from __future__ import annotations
 
 import math
-import re
 import sys
+from collections.abc import Iterator
 from dataclasses import replace
 from typing import Any, Protocol
 
 from parrot.curate.stages import ENGINE_CHUNK, Batch, Drop, Record, Stage
+from parrot.curate.standardise import lexicon
 from parrot.curate.verify import checker
+from parrot.dialects.lexer import TokenKind, tokenize
 
 DEFAULT_PREFIX_RATIO = 0.25
 DEFAULT_PATIENCE = 5
@@ -33,18 +37,8 @@ _CLAUSE_END = frozenset({"WHERE", "ON", "GROUP", "ORDER", "HAVING", "LIMIT", "UN
                          "SET", "VALUES", "SELECT", "EXCEPT", "INTERSECT", "WINDOW", "QUALIFY",
                          "OFFSET", "FETCH"})
 _RUNS = frozenset({"column", "value"})
-# the pieces :func:`normalise` reads in a canonical statement. Not the dialect lexer
-# (parrot.dialects.lexer): clustering keys were made with this one, and the lexer's pieces differ
-# (numbers, runs of punctuation); moving normalise onto it changes which statements selection keeps
-_PIECE = re.compile(
-    r"""(?P<str>'(?:[^']|'')*'?)"""
-    r"""|(?P<qid>"(?:[^"]|"")*"?|`(?:[^`]|``)*`?|\[[^\]\n]*\])"""
-    r"""|(?P<line>--[^\n]*|\#[^\n]*)"""
-    r"""|(?P<block>/\*.*?(?:\*/|\Z))"""
-    r"""|(?P<ws>\s+)"""
-    r"""|(?P<semi>;)"""
-    r"""|(?P<word>[A-Za-z_][A-Za-z0-9_$]*)"""
-    r"""|(?P<other>[^'"`\[\s;A-Za-z_#/-]+|[/#\[-])""", re.DOTALL)
+# characters that end a run of punctuation and digits (one piece of :func:`normalise`'s input)
+_RUN_BREAKS = frozenset("'\"`[;#/-")
 
 
 def _keywords() -> frozenset[str]:
@@ -59,11 +53,39 @@ def _keywords() -> frozenset[str]:
 _KEYWORDS = _keywords()
 
 
-def normalise(sql: str) -> tuple[str, ...]:
-    """Identifier-normalised tokens of a canonical statement (see the module docstring),
-    interned."""
-    pieces = [(m.lastgroup, m.group()) for m in _PIECE.finditer(sql)
-              if m.lastgroup not in ("ws", "line", "block")]
+def _pieces(sql: str, dialect: str) -> list[tuple[str, str]]:
+    """The dialect lexer's tokens of ``sql`` as (kind, text), kind ``str``, ``qid``, ``word``,
+    ``semi`` or ``other``; adjacent punctuation and numbers run together into one ``other``
+    piece (``(*)``, ``>=``, ``1.5``): the clustering keys parrot has always made, with strings,
+    quoted identifiers and comments as the dialect reads them."""
+    out: list[tuple[str, str]] = []
+    end = -1
+    joins = False  # the last piece is a run that the next token may extend
+    for tok in tokenize(sql, lexicon(dialect)):
+        if tok.kind is TokenKind.STRING:
+            out.append(("str", tok.text))
+        elif tok.kind is TokenKind.QUOTED:
+            out.append(("qid", tok.text))
+        elif tok.text == ";":
+            out.append(("semi", tok.text))
+        elif tok.kind is TokenKind.WORD and not tok.text[0].isdigit():
+            out.append(("word", tok.text))
+        else:
+            runs = tok.text not in _RUN_BREAKS
+            if runs and joins and tok.start == end:
+                out[-1] = ("other", out[-1][1] + tok.text)
+            else:
+                out.append(("other", tok.text))
+            joins, end = runs, tok.end
+            continue
+        joins = False
+    return out
+
+
+def normalise(sql: str, dialect: str = "") -> tuple[str, ...]:
+    """Identifier-normalised tokens of a canonical statement of ``dialect`` (see the module
+    docstring), interned."""
+    pieces = _pieces(sql, dialect)
     out: list[str] = []
     in_from = False
     for i, (kind, text) in enumerate(pieces):
@@ -98,7 +120,7 @@ class Normalise(Stage):
     name = "normalise"
 
     def map(self, chunk: list[Record]) -> Batch:
-        return Batch([replace(r, norm=normalise(r.sql)) for r in chunk])
+        return Batch([replace(r, norm=normalise(r.sql, r.dialect)) for r in chunk])
 
 
 class Cluster(Stage):
@@ -271,40 +293,57 @@ class Coverage(Stage):
         return {"coverage_source": self.source, "patience": self.patience, "limit": self.limit}
 
     def reduce(self, batch: Batch) -> Batch:
-        cov = coverage_source(self.source)
-        covered: set[str] = set()
-        kept: list[Record] = []
-        out = Batch(kept, batch.dropped, batch.notes, batch.routed, batch.details)
+        out = Batch([], batch.dropped, batch.notes, batch.routed, batch.details)
+        selector = Selector(self.source, self.patience, self.limit, out)
         clusters: dict[str, list[Record]] = {}
         for r in batch.records:
             clusters.setdefault(r.cluster, []).append(r)
         for members in clusters.values():
             members.sort(key=lambda r: r.rank)
-            misses = 0
-            for position, r in enumerate(members):
-                if misses >= self.patience or (self.limit is not None
-                                               and len(kept) >= self.limit):
-                    out.drop(Drop.NOT_REACHED if misses >= self.patience else Drop.OVER_KEEP,
-                             n=len(members) - position)
-                    break
-                feats = r.features
-                if feats is None:
-                    feats = cov.features(r.sql, r.dialect) or _UNPARSEABLE
-                    out.notes["features computed late"] += 1
-                if feats == _UNPARSEABLE:
-                    out.drop(Drop.UNPARSEABLE)
-                    misses += 1
-                    continue
-                new = feats - covered
-                if not new:
-                    out.drop(Drop.NO_NEW_COVERAGE)
-                    misses += 1
-                    continue
-                covered |= new
-                misses = 0
-                kept.append(replace(r, features=None))
-        out.notes["coverage features"] = len(covered)
+            selector.cluster(iter(members), len(members))
+        out.notes["coverage features"] = len(selector.covered)
         return out
+
+
+class Selector:
+    """The greedy walk of :class:`Coverage`, one cluster at a time in cluster order: kept
+    records go to ``out.records``, the others are counted in ``out``. A cluster's members are
+    pulled one by one, and none after its patience has run out (the streaming selection fetches
+    them from disk on demand)."""
+
+    def __init__(self, source: str, patience: int, limit: int | None, out: Batch):
+        self.cov = coverage_source(source)
+        self.patience = patience
+        self.limit = limit
+        self.out = out
+        self.covered: set[str] = set()
+
+    def cluster(self, members: Iterator[Record], size: int) -> None:
+        """Walk one cluster of ``size`` members, longest first (``members`` yields them)."""
+        out, kept = self.out, self.out.records
+        misses = 0
+        for position in range(size):
+            if misses >= self.patience or (self.limit is not None and len(kept) >= self.limit):
+                out.drop(Drop.NOT_REACHED if misses >= self.patience else Drop.OVER_KEEP,
+                         n=size - position)
+                return
+            r = next(members)
+            feats = r.features
+            if feats is None:
+                feats = self.cov.features(r.sql, r.dialect) or _UNPARSEABLE
+                out.notes["features computed late"] += 1
+            if feats == _UNPARSEABLE:
+                out.drop(Drop.UNPARSEABLE)
+                misses += 1
+                continue
+            new = feats - self.covered
+            if not new:
+                out.drop(Drop.NO_NEW_COVERAGE)
+                misses += 1
+                continue
+            self.covered |= new
+            misses = 0
+            kept.append(replace(r, features=None))
 
 
 # --- type-based filter ----------------------------------------------------------------------------

@@ -22,6 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from parrot.api.records import Outcome
 from parrot.curate.anonymise import resolve_fixture
 from parrot.curate.stages import (
     ENGINE_CHUNK,
@@ -34,7 +35,6 @@ from parrot.curate.stages import (
 )
 from parrot.datasets import Item
 from parrot.eval.judge import EMPTY_FIXTURE, Judge
-from parrot.eval.records import Outcome
 from parrot.fixtures import Fixture, FixtureError, fixture_from_json
 from parrot.migrate.named import named_fixture
 from parrot.testsuite.datagen import (

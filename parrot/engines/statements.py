@@ -170,9 +170,9 @@ class Guard:
             prev.text in (";", ":") or (prev.kind is TokenKind.WORD
                                         and prev.name in self.body_starts))
 
-    def _check(self, text: str, lexicon: Lexicon) -> Plan | str:
-        tokens = tuple(tokenize(text, lexicon))
-        words = leading_words(tokens, 8)
+    def _refused_shape(self, tokens: tuple[Token, ...], words: tuple[str, ...]) -> str | None:
+        """Why the statement's kind is refused: its first word, the kind of object it creates
+        or drops, or a refused sequence of consecutive words anywhere; None when none is."""
         first = words[0] if words else ""
         if first in self.refused_first:
             return f"{first} statements are not allowed"
@@ -189,6 +189,15 @@ class Guard:
                 if word == seq[0] and tuple(w for _, w in bare[pos:pos + len(seq)]) == seq and \
                         bare[pos + len(seq) - 1][0] == i + len(seq) - 1:  # consecutive tokens
                     return f"{' '.join(seq)} is not allowed"
+        return None
+
+    def _check(self, text: str, lexicon: Lexicon) -> Plan | str:
+        tokens = tuple(tokenize(text, lexicon))
+        words = leading_words(tokens, 8)
+        first = words[0] if words else ""
+        refused = self._refused_shape(tokens, words)
+        if refused is not None:
+            return refused
         setting = any(words[:len(s)] == s for s in self.setting_statements)
         writes = first not in self.reads
         writer = first  # the word that makes the statement write
@@ -392,13 +401,8 @@ def run_in_order(steps: Sequence[Any], deadline: Deadline, max_rows: int,
         remaining = deadline.remaining()
         if remaining <= 0:
             return Execution(ExecStatus.TIMEOUT, error="timed out", elapsed=elapsed)
-        if before is not None:
-            try:
-                refusal = before(step, remaining)
-            except Exception as exc:
-                return failure(exc, False)
-            if refusal:
-                return Execution(ExecStatus.UNSUPPORTED, error=refusal, elapsed=elapsed)
+        if before is not None and (refused := _prepare(before, step, remaining, failure, elapsed)):
+            return refused
         started = time.perf_counter()
         with Watchdog(remaining + grace, interrupt, escalate) as dog:
             try:
@@ -425,6 +429,18 @@ def run_in_order(steps: Sequence[Any], deadline: Deadline, max_rows: int,
                          elapsed=elapsed)
     return Execution(ExecStatus.OK, result=result or ResultSet((), ()), elapsed=elapsed)
 
+
+
+def _prepare(before: Callable[[Any, float], str | None], step: Any, remaining: float,
+             failure: Callable[[BaseException, bool], Execution],
+             elapsed: float) -> Execution | None:
+    """``before(step, remaining)`` run for :func:`run_in_order`: None to go on, else the
+    execution it ends in (its failure, or UNSUPPORTED with the reason it returned)."""
+    try:
+        refusal = before(step, remaining)
+    except Exception as exc:
+        return failure(exc, False)
+    return Execution(ExecStatus.UNSUPPORTED, error=refusal, elapsed=elapsed) if refusal else None
 
 def wait_stopped(still_running: Callable[[], bool], what: str) -> str | None:
     """Poll ``still_running()`` (a server's own process list) for up to ``STOP_WAIT`` seconds:

@@ -49,9 +49,11 @@ import sys
 import tempfile
 import threading
 import time
+from concurrent.futures import Future
 from dataclasses import dataclass, field, replace
 from multiprocessing.connection import Connection
 from pathlib import Path
+from queue import SimpleQueue
 from typing import Any, ClassVar
 
 import parrot
@@ -440,6 +442,51 @@ class WorkerDied(RuntimeError):
     """The worker process ended or stopped answering."""
 
 
+class _Spawner:
+    """Starts every worker process from one long-lived thread of this process.
+
+    A worker asks for ``PR_SET_PDEATHSIG``, and Linux sends that signal when the *thread* that
+    forked it ends, not the process: a worker started by a short-lived thread (a thread pool's,
+    a test's) was SIGKILLed when that thread finished, under whatever query another thread was
+    running on it. The spawner thread lives as long as the process (a daemon: at exit the
+    workers die with it, as they should); a forked child starts its own on first use."""
+
+    def __init__(self) -> None:
+        self._owner: int | None = None
+        self._queue: SimpleQueue[tuple[Future[Any], tuple[Any, ...], dict[str, Any]]] = \
+            SimpleQueue()
+        self._lock = threading.Lock()
+        os.register_at_fork(after_in_child=self._forget)
+
+    def _forget(self) -> None:
+        """In a forked child: the parent's thread and lock do not exist here."""
+        self._owner, self._lock, self._queue = None, threading.Lock(), SimpleQueue()
+
+    def popen(self, *args: Any, **kwargs: Any) -> subprocess.Popen[bytes]:
+        """``subprocess.Popen(*args, **kwargs)``, run on the spawner thread."""
+        with self._lock:
+            if self._owner != os.getpid():
+                self._owner = os.getpid()
+                threading.Thread(target=self._serve, args=(self._queue,), daemon=True,
+                                 name="parrot-worker-spawner").start()
+        done: Future[subprocess.Popen[bytes]] = Future()
+        self._queue.put((done, args, kwargs))
+        return done.result()
+
+    @staticmethod
+    def _serve(requests: SimpleQueue[tuple[Future[Any], tuple[Any, ...], dict[str, Any]]]
+               ) -> None:
+        while True:
+            done, args, kwargs = requests.get()
+            try:
+                done.set_result(subprocess.Popen(*args, **kwargs))
+            except BaseException as exc:  # handed to the caller, raised there
+                done.set_exception(exc)
+
+
+SPAWNER = _Spawner()
+
+
 @dataclass
 class _Worker:
     """One worker process and the connection to it."""
@@ -457,7 +504,7 @@ class _Worker:
         scratch = tempfile.mkdtemp(prefix=f"{SCRATCH_PREFIX}{os.getpid()}-{group}-")
         ours, theirs = socket.socketpair()
         try:
-            process = subprocess.Popen(
+            process = SPAWNER.popen(
                 [sys.executable, "-m", "parrot.engines.worker", str(theirs.fileno()),
                  str(os.getpid()), group, scratch, *socket_roots()],
                 env=worker_environ(scratch), cwd=scratch, stdin=subprocess.DEVNULL,

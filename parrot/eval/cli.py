@@ -20,12 +20,13 @@ from typing import Any
 from rich.markup import escape
 
 from parrot import cli, dialects
+from parrot.api.records import Outcome
+from parrot.api.results import DAMAGED, MANIFEST, RunDirError, RunWriteError, read_json
 from parrot.cli import add_model_args, standalone, table_console
 from parrot.datasets import DEFAULT_DATASET, Dataset, DatasetError, Item, load_dataset
 from parrot.engines import DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT
 from parrot.eval import witness_cmd
-from parrot.eval.records import Outcome
-from parrot.eval.results import DAMAGED, MANIFEST, RunDirError, RunWriteError, read_json
+from parrot.eval.prove import ProveSettings
 from parrot.eval.runner import (
     RunConfig,
     grammar_only,
@@ -41,6 +42,8 @@ from parrot.report.render import print_rich, summary_tables
 from parrot.scale import EXECUTOR_HELP, ExecutorError, parse_executor
 from parrot.scale.cluster import connect
 from parrot.servers import SERVERS, ServerError, server_for
+from parrot.solver import DEFAULT_BOUND, DEFAULT_TIMEOUT_MS, NEED_Z3
+from parrot.solver import available as solver_available
 from parrot.translators import UnknownTranslatorError, available, create_translator
 from parrot.translators.base import Translator
 from parrot.translators.llm import options as llm_options
@@ -104,6 +107,15 @@ def configure(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
                         help="after the run, shrink every rejected item's database to a minimal "
                              "witness (parrot witness RUN --all: RUN/witnesses.jsonl, shown in "
                              "report.html's item view)")
+    parser.add_argument("--prove", action="store_true",
+                        help="ask the solver (z3-solver: pip install 'parrot-sql[solver]') about "
+                             "every item judged right: bounded-equivalent up to --prove-bound "
+                             "rows a table, or a counterexample checked on both engines (the item "
+                             "then fails Acc_TS); SQLite, DuckDB and PostgreSQL items only")
+    parser.add_argument("--prove-bound", type=int, default=DEFAULT_BOUND, metavar="K",
+                        help="rows per table the solver tries, 1..K (default: %(default)s)")
+    cli.add_timeout(parser, DEFAULT_TIMEOUT_MS / 1000, flag="--prove-timeout",
+                    what="z3 may spend on each check; past it the item's answer is unknown")
     cli.add_quiet(parser, "progress bar and no tables")
     llm_options.add_arguments(parser)
     return parser
@@ -235,6 +247,12 @@ def _flags_ok(args: argparse.Namespace, console: Any) -> bool:
         console.print("[red]error:[/] --jobs, --timeout and --max-rows must be positive, "
                       "--limit non-negative")
         return False
+    if args.prove and not solver_available():
+        console.print(f"[red]error:[/] --prove: {NEED_Z3}", highlight=False)
+        return False
+    if args.prove and args.prove_bound < 1:
+        console.print("[red]error:[/] --prove-bound must be positive")
+        return False
     return True
 
 
@@ -276,7 +294,9 @@ def _plan(args: argparse.Namespace, console: Any) -> _Plan | None:
         pairs=[f"{s}:{t}" for s, t in pairs.patterns], limit=args.limit,
         command=["python", "-m", "parrot.eval", *args.argv],
         urls=urls, start=not args.no_start, suite_dir=_suite_dir(dataset.path, args.suite),
-        executor=executor)
+        executor=executor,
+        prove=(ProveSettings(args.prove_bound, max(1, round(args.prove_timeout * 1000)))
+               if args.prove else None))
     return _Plan(dataset, items, translator, config, urls)
 
 
@@ -284,6 +304,10 @@ def _reachable(args: argparse.Namespace, plan: _Plan, console: Any) -> bool:
     """Every engine the items need is reachable (or allowed missing) and the Ray cluster, if
     named, joined."""
     if not check_engines(plan.items, plan.urls, not args.no_start, args.allow_missing, console):
+        return False
+    if plan.config.executor.kind == "ray" and plan.config.prove is not None:
+        console.print("[red]error:[/] --prove runs on local workers only (not with a Ray "
+                      "executor)")
         return False
     if plan.config.executor.kind == "ray":
         try:

@@ -8,13 +8,23 @@ worker process has its own judge.
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, cast
 
+from parrot.api.records import (
+    ExecutionRecord,
+    Outcome,
+    SuiteDatabaseRecord,
+    SuiteRecord,
+    SyntaxRecord,
+    VerdictRecord,
+    verdict_level,
+)
 from parrot.api.secrets import redact_url
 from parrot.compare import (
     CompareFacts,
@@ -38,14 +48,6 @@ from parrot.engines import (
     UnknownEngineError,
 )
 from parrot.engines.base import MAX_TIMEOUT
-from parrot.eval.records import (
-    ExecutionRecord,
-    Outcome,
-    SuiteDatabaseRecord,
-    SuiteRecord,
-    VerdictRecord,
-    verdict_level,
-)
 from parrot.eval.suites import Suite, load_suite
 from parrot.eval.syntax import ENGINE_PARSED, keep_warm_grammars, syntax_json
 from parrot.fixtures import Fixture
@@ -106,6 +108,8 @@ class Judge:
         self._gold: dict[tuple[str, str, str, bool | None], Gold] = {}
         self.suite_dir = suite_dir  # the dataset directory whose suites/ judge every item
         self._suites: dict[tuple[str, str, str], Suite | None] = {}
+        # eval --prove: called on each finished record (parrot.eval.prove.attach sets it)
+        self.prover: Callable[[Item, Translation, Outcome], None] | None = None
 
     def engine(self, dialect: str) -> Engine | None:
         if dialect not in self._engines:
@@ -299,6 +303,14 @@ class Judge:
 
     def judge(self, item: Item, translation: Translation) -> Outcome:
         """The full outcome record of one item, as written to results.jsonl."""
+        record, check = self.judge_later(item, translation)
+        return with_syntax(record, check() if check is not None else None)
+
+    def judge_later(self, item: Item, translation: Translation
+                    ) -> tuple[Outcome, Callable[[], SyntaxRecord | None] | None]:
+        """The outcome record of one item but for its Acc_SYN grammar check, and that check
+        (None when the item needs none), to be run later — in another thread, overlapping the
+        engines' work — and put in by :func:`with_syntax`."""
         self._engine_errors = []
         gold = self.gold(item)
         missing = self._missing_engines(item)
@@ -354,12 +366,8 @@ class Judge:
                               for m, v in verdicts.items()}
         parsed = record["pred"] is not None and record["pred"]["status"] in ENGINE_PARSED
         unjudged = record.get("no_reference", False)
-        syntax = (syntax_json(item.target_dialect, translation)
-                  if not unjudged and (self.syntax or (not parsed and self.syntax_fallback))
-                  else None)
-        record["syntax_checked"] = syntax is not None
-        if syntax is not None:
-            record["syntax"] = syntax
+        needed = not unjudged and (self.syntax or (not parsed and self.syntax_fallback))
+        record["syntax_checked"] = False  # set, with "syntax" after it, by with_syntax()
         if self.suite_dir is not None and not missing and not unjudged and gold.execution.ok:
             suite = self._suite(item)
             if suite is not None and translation.ok and translation.sql is not None:
@@ -373,7 +381,10 @@ class Judge:
         if self._engine_errors:
             record["engine_errors_retried"] = list(self._engine_errors)
         record["level"] = verdict_level(record)
-        return record
+        if self.prover is not None and translation.ok:
+            self.prover(item, translation, record)
+        return record, (functools.partial(syntax_json, item.target_dialect, translation)
+                        if needed else None)
 
     def _missing_engines(self, item: Item) -> dict[str, str]:
         """dialect → why, for the item's source and target dialects that have no engine here."""
@@ -442,6 +453,19 @@ class Judge:
                 engine.close()
         self._engines.clear()
         keep_warm_grammars()
+
+
+def with_syntax(record: Outcome, syntax: SyntaxRecord | None) -> Outcome:
+    """``record`` with its Acc_SYN verdict (None: not checked), in the key order results.jsonl
+    has always had (``syntax_checked``, then ``syntax``, before the suite)."""
+    out: dict[str, Any] = {}
+    for key, value in record.items():
+        out[key] = value
+        if key == "syntax_checked":
+            out[key] = syntax is not None
+            if syntax is not None:
+                out["syntax"] = syntax
+    return cast(Outcome, out)
 
 
 def _verdicts(item: Item, gold: Gold, pred: Execution, label: str,

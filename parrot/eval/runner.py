@@ -14,14 +14,32 @@ import os
 import platform
 import socket
 import sys
-from collections import Counter
+from collections import Counter, deque
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures import (
+    FIRST_COMPLETED,
+    Future,
+    ProcessPoolExecutor,
+    ThreadPoolExecutor,
+    wait,
+)
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
 from parrot import __version__
+from parrot.api.records import Outcome, SyntaxRecord
+from parrot.api.results import (
+    MANIFEST,
+    RESULTS,
+    SUMMARY,
+    ResultsLog,
+    RunDirError,
+    RunWriteError,
+    read_json,
+    read_results,
+    write_json,
+)
 from parrot.api.secrets import (
     argv_secrets,
     redact_argv,
@@ -45,19 +63,8 @@ from parrot.engines import (
 from parrot.engines.worker import die_with_parent
 from parrot.eval.cluster import judged
 from parrot.eval.feedback import EngineFeedback
-from parrot.eval.judge import Judge
-from parrot.eval.records import Outcome
-from parrot.eval.results import (
-    MANIFEST,
-    RESULTS,
-    SUMMARY,
-    ResultsLog,
-    RunDirError,
-    RunWriteError,
-    read_json,
-    read_results,
-    write_json,
-)
+from parrot.eval.judge import Judge, with_syntax
+from parrot.eval.prove import ProveSettings, attach
 from parrot.eval.syntax import preload_grammars
 from parrot.pairs import EVERY_PAIR, DialectPairs
 from parrot.scale import ExecutorSpec
@@ -69,6 +76,7 @@ if TYPE_CHECKING:
 
 Progress = Callable[[Outcome], None]
 LOCK = ".lock"  # in a run directory: held by the one process writing it
+SYNTAX_BACKLOG = 64  # judged records at most waiting for their grammar check (--jobs 1)
 
 
 @dataclass
@@ -88,6 +96,7 @@ class RunConfig:
     start: bool = True  # (re)start managed servers when needed
     suite_dir: Path | None = None  # judge on the suites of this dataset directory too
     executor: ExecutorSpec = field(default_factory=lambda: ExecutorSpec("local"))
+    prove: ProveSettings | None = None  # eval --prove: the solver on items judged right
 
 
 def run_secrets(config: RunConfig) -> list[str]:
@@ -199,6 +208,7 @@ def _manifest(dataset: Dataset, items: list[Item], translator: Translator,
                      "executor": str(config.executor),
                      "pairs": config.pairs, "limit": config.limit,
                      "suite": config.suite_dir is not None,
+                     "prove": config.prove.manifest() if config.prove else None,
                      "engine_urls": {d: redact_url(u) for d, u in config.urls.items()}},
         "engines": {},
     }
@@ -288,12 +298,12 @@ _WORKER_JUDGE: Judge | None = None
 
 
 def _init_worker(timeout: float, max_rows: int, urls: dict[str, str], start: bool,
-                 syntax: bool, suite_dir: Path | None) -> None:
+                 syntax: bool, suite_dir: Path | None, prove: ProveSettings | None) -> None:
     global _WORKER_JUDGE
 
     die_with_parent()  # a run killed with SIGKILL takes its --jobs workers with it
-    _WORKER_JUDGE = Judge(timeout=timeout, max_rows=max_rows, urls=urls, start=start,
-                          syntax=syntax, suite_dir=suite_dir)
+    _WORKER_JUDGE = attach(Judge(timeout=timeout, max_rows=max_rows, urls=urls, start=start,
+                                 syntax=syntax, suite_dir=suite_dir), prove)
 
 
 def _judge_in_worker(item: Item, translation: Translation) -> Outcome:
@@ -309,21 +319,21 @@ def _judged(pending: list[Item], translator: Translator,
         yield from _judged_on_ray(pending, translations, config)
         return
     if config.jobs <= 1:
-        judge = Judge(timeout=config.timeout, max_rows=config.max_rows, urls=config.urls,
-                      start=config.start, syntax=config.syntax,
-                      suite_dir=config.suite_dir)
+        judge = attach(Judge(timeout=config.timeout, max_rows=config.max_rows, urls=config.urls,
+                             start=config.start, syntax=config.syntax,
+                             suite_dir=config.suite_dir), config.prove)
         if config.syntax:  # every translation is checked; else only the few no engine parsed
             preload_grammars({i.target_dialect for i in pending})
         try:
-            for item, translation in translations:
-                yield judge.judge(item, translation)
+            yield from _judged_here(judge, translations)
         finally:
             judge.close()
         return
     context = multiprocessing.get_context("spawn")  # engines must not be forked mid-flight
     with ProcessPoolExecutor(config.jobs, mp_context=context, initializer=_init_worker,
                              initargs=(config.timeout, config.max_rows, config.urls,
-                                       config.start, config.syntax, config.suite_dir)) as pool:
+                                       config.start, config.syntax, config.suite_dir,
+                                       config.prove)) as pool:
         window: set[Future[Outcome]] = set()
         for item, translation in translations:
             window.add(pool.submit(_judge_in_worker, item, translation))
@@ -333,6 +343,30 @@ def _judged(pending: list[Item], translator: Translator,
                     yield future.result()
         for future in wait(window).done:
             yield future.result()
+
+
+def _judged_here(judge: Judge, translations: Iterator[tuple[Item, Translation]]
+                 ) -> Iterator[Outcome]:
+    """Outcome records judged in this process, in order. The Acc_SYN grammar checks (pure
+    Python, seconds each on a cold grammar) run in a thread of their own while the engine
+    workers run the next items; at most ``SYNTAX_BACKLOG`` records wait for theirs."""
+    waiting: deque[tuple[Outcome, Future[SyntaxRecord | None] | None]] = deque()
+    with ThreadPoolExecutor(1, thread_name_prefix="parrot-syntax") as checks:
+        try:
+            for item, translation in translations:
+                record, check = judge.judge_later(item, translation)
+                waiting.append((record, checks.submit(check) if check is not None else None))
+                while waiting and (waiting[0][1] is None or waiting[0][1].done()
+                                   or len(waiting) > SYNTAX_BACKLOG):
+                    done, check_done = waiting.popleft()
+                    yield with_syntax(done, check_done.result() if check_done else None)
+            while waiting:
+                done, check_done = waiting.popleft()
+                yield with_syntax(done, check_done.result() if check_done else None)
+        finally:
+            for _, left in waiting:  # stopped early: no check still to start
+                if left is not None:
+                    left.cancel()
 
 
 def _judged_on_ray(pending: list[Item], translations: Iterator[tuple[Item, Translation]],

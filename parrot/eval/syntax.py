@@ -9,8 +9,8 @@ from __future__ import annotations
 import sys
 from collections.abc import Iterable
 
+from parrot.api.records import SyntaxRecord
 from parrot.engines.base import ExecStatus
-from parrot.eval.records import SyntaxRecord
 from parrot.translators.base import Translation
 
 # execution statuses after which the target engine had parsed the translation: a runtime or binder

@@ -28,11 +28,11 @@ from typing import Any
 
 from sqlglot import exp
 
+from parrot.api.records import ExecutionRecord
 from parrot.compare import Mode, Verdict
 from parrot.datasets import Item
 from parrot.engines import ExecStatus, Execution
 from parrot.eval.judge import Gold, Judge, _verdicts, execution_json
-from parrot.eval.records import ExecutionRecord
 from parrot.fixtures import Fixture, Table
 
 DEFAULT_BUDGET = 400  # engine executions per item
@@ -107,14 +107,7 @@ class Shrinker:
 
     def disagreement(self, fixture: Fixture) -> tuple[Verdict, Gold, Execution, str] | None:
         """The strict verdict when both sides run on ``fixture`` and disagree, else None."""
-        gold = self.judge.gold(self.item, fixture)
-        if not gold.execution.ok:
-            return None
-        pred, label = self.judge._run(self.item.target_dialect, self.sql, fixture)
-        if pred.status is not ExecStatus.OK:
-            return None
-        verdict = _verdicts(self.item, gold, pred, label)[Mode.STRICT]
-        return None if verdict.match else (verdict, gold, pred, label)
+        return disagreement(self.judge, self.item, self.sql, fixture)
 
     def shrink(self, fixture: Fixture, origin: str) -> Witness | None:
         """A 1-minimal witness inside ``fixture`` (None when the two agree on it)."""
@@ -156,6 +149,20 @@ class Shrinker:
             if self.disagreement(emptied) is not None:
                 fixture = emptied
         return fixture
+
+
+def disagreement(judge: Judge, item: Item, sql: str,
+                 fixture: Fixture) -> tuple[Verdict, Gold, Execution, str] | None:
+    """The strict verdict when the source and ``sql`` both run on ``fixture`` (each on its
+    dialect's engine) and disagree, else None."""
+    gold = judge.gold(item, fixture)
+    if not gold.execution.ok:
+        return None
+    pred, label = judge._run(item.target_dialect, sql, fixture)
+    if pred.status is not ExecStatus.OK:
+        return None
+    verdict = _verdicts(item, gold, pred, label)[Mode.STRICT]
+    return None if verdict.match else (verdict, gold, pred, label)
 
 
 def subset(fixture: Fixture, keep: Sequence[Unit]) -> Fixture:

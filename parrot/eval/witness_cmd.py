@@ -25,10 +25,7 @@ from typing import Any
 
 from parrot import cli
 from parrot.api import jsonl
-from parrot.cli import standalone
-from parrot.datasets import DatasetError, Item, load_dataset
-from parrot.engines import DEFAULT_TIMEOUT
-from parrot.eval.results import (
+from parrot.api.results import (
     SUMMARY,
     WITNESSES,
     read_json,
@@ -37,6 +34,9 @@ from parrot.eval.results import (
     witness_summary,
     write_json,
 )
+from parrot.cli import standalone
+from parrot.datasets import DatasetError, Item, load_dataset
+from parrot.engines import DEFAULT_TIMEOUT
 from parrot.eval.suites import load_suite
 from parrot.eval.witness import DEFAULT_BUDGET, Witness, counting_judge, script, witness
 from parrot.fixtures import Fixture

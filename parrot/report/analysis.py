@@ -386,44 +386,9 @@ def analysis_tables(runs: Sequence[tuple[str, Sequence[Record]]], base: str | No
     accs = {name: accuracy(a) for name, a in per_run.items()}
     for name, records in runs:
         label = f" — {name}" if len(runs) > 1 else ""
-        acc, kappas = accs[name], (agreement(per_run[name], base) if base else {})
-        base_acc = _pct(*acc[base]) if base and base in acc else None
-        rows = []
-        for d, (c, n) in acc.items():
-            pct = _pct(c, n)
-            drop = None if base_acc is None or pct is None or d == base else base_acc - pct
-            k = kappas.get(d)
-            rows.append((d, n, _f(pct), _f(drop), k[0] if k else "–",
-                         _f(k[1], 2) if k else "–"))
-        tables.append(Table(f"By target dialect ({mode}; base {base or 'none'}){label}",
-                            ("dialect", "judged", "acc %", "drop from base", "paired n",
-                             "κ with base"), rows))
-        cons = consistency(per_run[name], base)
-        tables.append(Table(f"Cross-dialect consistency{label}",
-                            ("questions", "max dialects", "mean correct", "All-N %", "base right",
-                             "base→rest %", "DRS"),
-                            [(cons.questions, cons.dialects, _f(cons.mean_correct, 2),
-                              _f(cons.all_correct), cons.base_right, _f(cons.base_to_rest),
-                              _f(drs(acc, base), 3) if base else "–")]))
-        ctx = (context or {}).get(name)
+        tables += _accuracy_tables(per_run[name], accs[name], base, mode, label)
         if base:
-            tax = taxonomy(records, base, mode, ctx.golds if ctx else None)
-            if tax:
-                how = "rules + AST diff" if ctx and ctx.golds else "rules; no AST diff"
-                tables.append(Table(
-                    f"Failures caused by the dialect shift (right in {base}, wrong in the "
-                    f"dialect; {how}){label}", ("dialect", "n", *TAXONOMY),
-                    [(d, sum(c.values()), *(c.get(k, 0) for k in TAXONOMY))
-                     for d, c in tax.items()]))
-            judged_labels = judge_agreement(ctx.labels.values()) if ctx else {}
-            if judged_labels:
-                models = sorted({str(e["judge"]["model"]) for e in ctx.labels.values()
-                                 if e.get("judge")}) if ctx else []
-                tables.append(Table(
-                    f"LLM judge's labels, beside the rule labels ({', '.join(models)}){label}",
-                    ("dialect", "judged", *TAXONOMY, "same as rule %"),
-                    [(d, n, *(c.get(k, 0) for k in TAXONOMY), _f(_pct(same, n)))
-                     for d, (n, c, same) in judged_labels.items()]))
+            tables += _shift_tables(records, base, mode, (context or {}).get(name), label)
         sources = by_annotation_source(records, mode)
         if len({s for s, _ in sources}) > 1:
             tables.append(Table(f"By annotation source of the references{label}",
@@ -435,4 +400,52 @@ def analysis_tables(runs: Sequence[tuple[str, Sequence[Record]]], base: str | No
                             ("dialect", "runs", "Spearman ρ", "Pearson r"),
                             [(d, n, _f(rho, 3), _f(r, 3)) for d, (n, rho, r)
                              in rank_correlation(accs, base).items()]))
+    return tables
+
+
+def _accuracy_tables(run: list[Answer], acc: dict[str, tuple[int, int]], base: str | None,
+                     mode: str, label: str) -> list[Table]:
+    """One run's accuracy by target dialect (drop and κ against the base) and its consistency."""
+    kappas = agreement(run, base) if base else {}
+    base_acc = _pct(*acc[base]) if base and base in acc else None
+    rows = []
+    for d, (c, n) in acc.items():
+        pct = _pct(c, n)
+        drop = None if base_acc is None or pct is None or d == base else base_acc - pct
+        k = kappas.get(d)
+        rows.append((d, n, _f(pct), _f(drop), k[0] if k else "–",
+                     _f(k[1], 2) if k else "–"))
+    cons = consistency(run, base)
+    return [Table(f"By target dialect ({mode}; base {base or 'none'}){label}",
+                  ("dialect", "judged", "acc %", "drop from base", "paired n",
+                   "κ with base"), rows),
+            Table(f"Cross-dialect consistency{label}",
+                  ("questions", "max dialects", "mean correct", "All-N %", "base right",
+                   "base→rest %", "DRS"),
+                  [(cons.questions, cons.dialects, _f(cons.mean_correct, 2),
+                    _f(cons.all_correct), cons.base_right, _f(cons.base_to_rest),
+                    _f(drs(acc, base), 3) if base else "–")])]
+
+
+def _shift_tables(records: Sequence[Record], base: str, mode: str, ctx: RunContext | None,
+                  label: str) -> list[Table]:
+    """The failures the dialect shift caused, by rule (and AST diff), and the judge's labels."""
+    tables = []
+    tax = taxonomy(records, base, mode, ctx.golds if ctx else None)
+    if tax:
+        how = "rules + AST diff" if ctx and ctx.golds else "rules; no AST diff"
+        tables.append(Table(
+            f"Failures caused by the dialect shift (right in {base}, wrong in the "
+            f"dialect; {how}){label}", ("dialect", "n", *TAXONOMY),
+            [(d, sum(c.values()), *(c.get(k, 0) for k in TAXONOMY))
+             for d, c in tax.items()]))
+    judged_labels = judge_agreement(ctx.labels.values()) if ctx else {}
+    if judged_labels:
+        models = sorted({str(e["judge"]["model"]) for e in ctx.labels.values()
+                         if e.get("judge")}) if ctx else []
+        tables.append(Table(
+            f"LLM judge's labels, beside the rule labels ({', '.join(models)}){label}",
+            ("dialect", "judged", *TAXONOMY, "same as rule %"),
+            [(d, n, *(c.get(k, 0) for k in TAXONOMY), _f(_pct(same, n)))
+             for d, (n, c, same) in judged_labels.items()]))
     return tables

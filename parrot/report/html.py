@@ -176,17 +176,16 @@ def worst_constructs(records: list[Record], sources: dict[str, str],
             f"</tr></thead><tbody>{''.join(rows)}</tbody></table></div>")
 
 
-def _sections(summary: dict[str, Any], records: list[Record]) -> list[Section]:
-    titled = summary_tables(summary)
-
+def _breakdowns(summary: dict[str, Any], titled: list[Table],
+                by_reason: dict[str, dict[str, int]]) -> list[Section]:
+    """The run's strict score by pair, type, level, token length and reason, and its statuses."""
     def table(start: str) -> Table:  # the run's table whose title starts so (titles carry n)
         return next(t for t in titled if t.title.startswith(start))
 
-    by_reason = _reasons_by_pair(records)
     reasons = sorted({k for c in by_reason.values() for k in c}, key=lambda k: (k != "match", k))
     reason_table = Table("Strict verdicts by reason and dialect pair", ("pair", *reasons),
                          [(p, *(c.get(k, 0) for k in reasons)) for p, c in by_reason.items()])
-    out = [
+    return [
         Section("Strict Acc_RES by dialect pair (source × target; click a cell for its "
                 "failing items)", plots.heatmap(summary["by_pair"]),
                 (table("By dialect pair"),), "#pair={}&strict=fail"),
@@ -208,14 +207,13 @@ def _sections(summary: dict[str, Any], records: list[Record]) -> list[Section]:
                                        summary["execution_status"]),
                 (table("Translation status"), table("Execution of translations"))),
     ]
-    suite = suite_tables(summary)
-    if suite:  # no plot: the denominators, then the items each with its first separating database
-        out.insert(1, Section("Test suites: Acc_RES and Acc_TS", "", (suite[0],)))
-        for failed in suite[1:]:
-            out.insert(2, Section("Items that fail only on a suite database", "", (failed,),
-                                  "#item={}"))
-    out += [Section("Strength of the suite and bounded-equivalent verdicts", "", (t,))
-            for t in titled if t.title.startswith("What the strong levels")]
+
+
+def _closing_sections(summary: dict[str, Any], titled: list[Table],
+                      records: list[Record]) -> list[Section]:
+    """Strength, witnesses, reliability, cost and (when a model was asked) latency."""
+    out = [Section("Strength of the suite and bounded-equivalent verdicts", "", (t,))
+           for t in titled if t.title.startswith("What the strong levels")]
     out += [Section("Witnesses", "", (t,)) for t in titled if t.title.startswith("Witnesses")]
     if summary.get("reliability"):
         out.append(Section("Reliability: strict Acc_RES by construct and dialect pair",
@@ -229,6 +227,18 @@ def _sections(summary: dict[str, Any], records: list[Record]) -> list[Section]:
         usage_tables = [t for t in titled if t.title.startswith("Model usage")]
         out.append(Section("Cost and latency", plots.latency(latencies), tuple(usage_tables)))
     return out
+
+
+def _sections(summary: dict[str, Any], records: list[Record]) -> list[Section]:
+    titled = summary_tables(summary)
+    out = _breakdowns(summary, titled, _reasons_by_pair(records))
+    suite = suite_tables(summary)
+    if suite:  # no plot: the denominators, then the items each with its first separating database
+        out.insert(1, Section("Test suites: Acc_RES and Acc_TS", "", (suite[0],)))
+        for failed in suite[1:]:
+            out.insert(2, Section("Items that fail only on a suite database", "", (failed,),
+                                  "#item={}"))
+    return out + _closing_sections(summary, titled, records)
 
 
 def run_page(path: str, manifest: dict[str, Any], records: list[Record],

@@ -120,8 +120,24 @@ def suite_tables(summary: dict[str, Any]) -> list[Table]:
     return [counts, failed] if only else [counts]  # "(0 items)" in a title says enough
 
 
+BREAKDOWNS = (("by_pair", "By dialect pair"),
+              ("by_type", "By translation type"),
+              ("by_level", "By verdict level (bounded-equivalent: proved equal up "
+                           "to a bound; suite: the fixture and k generated databases; "
+                           "fixture: one database; not assessed: no engine or the "
+                           "source failed)"),
+              ("by_tokens_quartile", "By token length (quartiles of this run's items)"),
+              ("by_tokens_range", "By token length (fixed ranges, tiktoken cl100k)"))
+
+
 def summary_tables(summary: dict[str, Any]) -> list[Table]:
     """The tables of one run's summary, in reading order."""
+    return [*_score_tables(summary), *level_tables(summary), *_status_tables(summary),
+            *_cost_tables(summary)]
+
+
+def _score_tables(summary: dict[str, Any]) -> list[Table]:
+    """The scores: overall, on the suites, without circular items, and by each breakdown."""
     tables = [Table("Overall", SCORE_HEADERS, [_score_row("all", summary["overall"])],
                     SCORE_NOTE), *suite_tables(summary)]
     circular = summary.get("circular")
@@ -130,28 +146,30 @@ def summary_tables(summary: dict[str, Any]) -> list[Table]:
             f"Circular: the translator under test wrote {circular['annotated_by_translator']} "
             f"of the {circular['items']} items' references — scores without them",
             SCORE_HEADERS, [_score_row("not annotated by it", circular["rest"])], SCORE_NOTE))
-    for key, title in (("by_pair", "By dialect pair"),
-                       ("by_type", "By translation type"),
-                       ("by_level", "By verdict level (bounded-equivalent: proved equal up "
-                                    "to a bound; suite: the fixture and k generated databases; "
-                                    "fixture: one database; not assessed: no engine or the "
-                                    "source failed)"),
-                       ("by_tokens_quartile", "By token length (quartiles of this run's items)"),
-                       ("by_tokens_range", "By token length (fixed ranges, tiktoken cl100k)")):
+    for key, title in BREAKDOWNS:
         tables.append(Table(title, SCORE_HEADERS,
                             [_score_row(k, v) for k, v in summary.get(key, {}).items()],
                             SCORE_NOTE))
-    tables += level_tables(summary)
+    return tables
+
+
+def _status_tables(summary: dict[str, Any]) -> list[Table]:
+    """Strict verdicts by reason, and how translation and execution ended."""
     evaluated = summary["overall"]["evaluated"]
     reasons = summary["reasons"]["strict"]
-    tables.append(Table(f"Strict verdicts by reason (the {evaluated} items of RES n)",
-                        ("reason", "items", f"% of {evaluated}"),
-                        [(k, v, _share(v, evaluated)) for k, v in reasons.items()]))
-    tables.append(Table(f"Translation status (all {summary['overall']['items']} items)",
-                        ("status", "items"), list(summary["translation_status"].items())))
     ex_items = summary["overall"]["ex_items"]
-    tables.append(Table(f"Execution of translations (the {ex_items} items of EX n)",
-                        ("status", "items"), list(summary["execution_status"].items())))
+    return [Table(f"Strict verdicts by reason (the {evaluated} items of RES n)",
+                  ("reason", "items", f"% of {evaluated}"),
+                  [(k, v, _share(v, evaluated)) for k, v in reasons.items()]),
+            Table(f"Translation status (all {summary['overall']['items']} items)",
+                  ("status", "items"), list(summary["translation_status"].items())),
+            Table(f"Execution of translations (the {ex_items} items of EX n)",
+                  ("status", "items"), list(summary["execution_status"].items()))]
+
+
+def _cost_tables(summary: dict[str, Any]) -> list[Table]:
+    """The suites' engine time, reliability, the cost of a verified translation, model usage."""
+    tables = []
     cost = summary.get("suite_cost", {})
     if cost.get("databases"):
         tables.append(Table("Test suites (extra engine time)", ("databases judged", "seconds"),
@@ -163,15 +181,19 @@ def summary_tables(summary: dict[str, Any]) -> list[Table]:
         tables.append(verified_cost_table(verified))
     usage = summary.get("usage", {})
     if usage.get("calls"):
-        cost = f"{usage['cost']:.6f}"
-        if usage.get("unpriced"):
-            known = cost if usage["cost"] else "unknown"
-            cost = f"{known} ({usage['unpriced']} items without a price; --price IN,OUT)"
-        tables.append(Table("Model usage (cost in USD at the provider's prices; cache hits were "
-                            "free)", ("calls", "cache hits", "tokens in", "tokens out", "cost"),
-                            [(usage["calls"], usage["cache_hits"], usage["tokens_in"],
-                              usage["tokens_out"], cost)]))
+        tables.append(_usage_table(usage))
     return tables
+
+
+def _usage_table(usage: dict[str, Any]) -> Table:
+    cost = f"{usage['cost']:.6f}"
+    if usage.get("unpriced"):
+        known = cost if usage["cost"] else "unknown"
+        cost = f"{known} ({usage['unpriced']} items without a price; --price IN,OUT)"
+    return Table("Model usage (cost in USD at the provider's prices; cache hits were "
+                 "free)", ("calls", "cache hits", "tokens in", "tokens out", "cost"),
+                 [(usage["calls"], usage["cache_hits"], usage["tokens_in"],
+                   usage["tokens_out"], cost)])
 
 
 def level_tables(summary: dict[str, Any]) -> list[Table]:

@@ -47,6 +47,7 @@ READY_TIMEOUT = 60.0  # seconds from launch until the server must answer
 INSTALL_TIMEOUT = 180.0
 SOCKET_PATH_LIMIT = 100  # sun_path holds 108 bytes; mariadbd refuses longer socket paths
 SOCKET_DIR_PREFIX = "parrot-mariadb-"  # /tmp/parrot-mariadb-XXXX/: the socket of a deep data dir
+INNODB = ("--innodb-log-file-size=16M", "--innodb-buffer-pool-size=128M")
 _SEARCH = ("/usr/sbin", "/usr/local/sbin", "/usr/bin", "/usr/local/bin", "/usr/local/mysql/bin")
 
 
@@ -106,56 +107,22 @@ class MariaDBServer(Server):
         data_dir = data_dir.resolve()
         refused = confine.network_namespace_refused()
         as_root = ["--user=root"] if os.geteuid() == 0 else []
-        innodb = ["--innodb-log-file-size=16M", "--innodb-buffer-pool-size=128M"]
         tmp = data_dir / "tmp"  # the server's temporary files stay in its data directory
         tmp.mkdir(exist_ok=True)
-        socket = data_dir / "mariadbd.sock"
-        writable = [str(data_dir)]
-        if len(str(socket)) > SOCKET_PATH_LIMIT:  # deep cache directories: socket under /tmp
-            socket_dir = tempfile.mkdtemp(prefix=SOCKET_DIR_PREFIX)
-            socket = Path(socket_dir) / "mariadbd.sock"
-            writable.append(socket_dir)
+        socket, writable = _socket(data_dir)
         spec = confine.Spec(writable=writable, port=port)
         _install_db(spec, [install, "--no-defaults", f"--datadir={data_dir}", *as_root,
                            "--auth-root-authentication-method=normal", "--skip-test-db",
-                           "--skip-name-resolve", f"--tmpdir={tmp}", *innodb], data_dir)
+                           "--skip-name-resolve", f"--tmpdir={tmp}", *INNODB], data_dir)
         files = data_dir / "files"  # secure_file_priv: the only directory FILE may touch
         files.mkdir(exist_ok=True)
         error_log = data_dir / "mariadbd.err"
-        # in its own network namespace the server has no network: the socket is the way in
-        network = ([f"--port={port}", f"--bind-address={HOST}"] if refused
-                   else ["--skip-networking"])
-        args = [server, "--no-defaults", *as_root, f"--datadir={data_dir}", *network,
-                f"--socket={socket}", f"--tmpdir={tmp}",
-                f"--pid-file={data_dir / 'mariadbd.pid'}", f"--log-error={error_log}",
-                "--character-set-server=utf8mb4", "--collation-server=utf8mb4_general_ci",
-                "--skip-name-resolve", "--local-infile=0", f"--secure-file-priv={files}",
-                "--skip-log-bin", "--innodb-flush-log-at-trx-commit=2", "--innodb-doublewrite=0",
-                *innodb]
-        report, theirs = os.pipe()
-        spec.report = theirs
+        args = _server_args(server, data_dir, port, socket, refused, as_root)
         started = time.monotonic()
-        try:
-            proc = subprocess.Popen(confine.command(spec, args), stdin=subprocess.DEVNULL,
-                                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                                    cwd=data_dir, start_new_session=True, pass_fds=(theirs,),
-                                    env=confine.environ(clean_environ()))
-        finally:
-            os.close(theirs)
-        isolation = confine.read_report(report)
-        # reap the child when it exits, so a dead server never lingers as a zombie of this process
-        threading.Thread(target=proc.wait, name=f"reap-mariadbd-{proc.pid}", daemon=True).start()
+        proc, isolation = _launch(spec, args, data_dir)
         via = {} if refused else {"socket": str(socket)}
-        version = None
-        while time.monotonic() - started < READY_TIMEOUT:
-            version = ping(HOST, port, timeout=1.0, **via)
-            if version is not None or not pid_alive(proc.pid):
-                break
-            time.sleep(0.05)
+        version = _wait_ready(proc, port, via, started)
         if version is None:
-            if pid_alive(proc.pid):
-                with contextlib.suppress(ServerError):
-                    stop_pid(proc.pid, timeout=10)
             raise ServerError(f"mariadbd did not become ready"
                               f"{f' on port {port}' if refused else f' on {socket}'}: "
                               f"{_tail(error_log)} (log {error_log})")
@@ -176,6 +143,66 @@ class MariaDBServer(Server):
         if state is not None and Path(state.socket).parent.name.startswith(SOCKET_DIR_PREFIX):
             shutil.rmtree(Path(state.socket).parent, ignore_errors=True)
         super()._discard()
+
+
+def _server_args(server: str, data_dir: Path, port: int, socket: Path, refused: str | None,
+                 as_root: list[str]) -> list[str]:
+    """mariadbd's command line: its files in ``data_dir``, reached by ``socket`` (or by TCP on
+    ``port`` when the kernel refused it a network namespace of its own)."""
+    # in its own network namespace the server has no network: the socket is the way in
+    network = ([f"--port={port}", f"--bind-address={HOST}"] if refused
+               else ["--skip-networking"])
+    return [server, "--no-defaults", *as_root, f"--datadir={data_dir}", *network,
+            f"--socket={socket}", f"--tmpdir={data_dir / 'tmp'}",
+            f"--pid-file={data_dir / 'mariadbd.pid'}", f"--log-error={data_dir / 'mariadbd.err'}",
+            "--character-set-server=utf8mb4", "--collation-server=utf8mb4_general_ci",
+            "--skip-name-resolve", "--local-infile=0", f"--secure-file-priv={data_dir / 'files'}",
+            "--skip-log-bin", "--innodb-flush-log-at-trx-commit=2", "--innodb-doublewrite=0",
+            *INNODB]
+
+
+def _socket(data_dir: Path) -> tuple[Path, list[str]]:
+    """The server's socket, and the directories it may write (its socket's, when not its own)."""
+    socket = data_dir / "mariadbd.sock"
+    writable = [str(data_dir)]
+    if len(str(socket)) > SOCKET_PATH_LIMIT:  # deep cache directories: socket under /tmp
+        socket_dir = tempfile.mkdtemp(prefix=SOCKET_DIR_PREFIX)
+        socket = Path(socket_dir) / "mariadbd.sock"
+        writable.append(socket_dir)
+    return socket, writable
+
+
+def _launch(spec: confine.Spec, args: list[str],
+            data_dir: Path) -> tuple[subprocess.Popen[bytes], list[str]]:
+    """The confined server process, and the confinement's report of its isolation."""
+    report, theirs = os.pipe()
+    spec.report = theirs
+    try:
+        proc = subprocess.Popen(confine.command(spec, args), stdin=subprocess.DEVNULL,
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                cwd=data_dir, start_new_session=True, pass_fds=(theirs,),
+                                env=confine.environ(clean_environ()))
+    finally:
+        os.close(theirs)
+    isolation = confine.read_report(report)
+    # reap the child when it exits, so a dead server never lingers as a zombie of this process
+    threading.Thread(target=proc.wait, name=f"reap-mariadbd-{proc.pid}", daemon=True).start()
+    return proc, isolation
+
+
+def _wait_ready(proc: subprocess.Popen[bytes], port: int, via: dict[str, str],
+                started: float) -> str | None:
+    """The server's version once it answers; None (the process stopped) when it never does."""
+    version = None
+    while time.monotonic() - started < READY_TIMEOUT:
+        version = ping(HOST, port, timeout=1.0, **via)
+        if version is not None or not pid_alive(proc.pid):
+            break
+        time.sleep(0.05)
+    if version is None and pid_alive(proc.pid):
+        with contextlib.suppress(ServerError):
+            stop_pid(proc.pid, timeout=10)
+    return version
 
 
 def _install_db(spec: confine.Spec, argv: list[str], data_dir: Path) -> None:

@@ -12,6 +12,7 @@ import multiprocessing
 import sys
 import time
 from collections import Counter
+from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import replace
 from pathlib import Path
@@ -185,7 +186,16 @@ def _members(items: tuple[Item, ...]) -> dict[str, tuple[Item, ...]]:
 
 _ARGS: argparse.Namespace | None = None
 _DATAGEN: Datagen | None = None  # the worker's model (one per process)
-_JUDGE: Judge | None = None  # --from-siblings: the process's judge, kept across suites
+_JUDGE: Judge | None = None  # the process's judge, kept across suites (see JUDGE_SUITES)
+_JUDGED = 0  # suites built with _JUDGE so far
+# Suites one judge builds before it is closed and replaced. Its engine workers and server
+# connections serve every suite in between: starting and stopping three engine workers per
+# suite cost more than the suite's own executions (seconds per source). Replacing the judge
+# now and then bounds what it holds: every candidate database stays loaded in its engines
+# (dozens per suite, some 20 MB of engine memory) and every source result is cached.
+# --from-siblings never replaces it (a Spark JVM starts once, not per suite). 1 is the old
+# behaviour: a judge per suite.
+JUDGE_SUITES = 10
 
 
 def _datagen(args: argparse.Namespace) -> Datagen | None:
@@ -200,12 +210,8 @@ def _datagen(args: argparse.Namespace) -> Datagen | None:
 def _work(job: tuple[Item, tuple[str, ...], tuple[Item, ...]]
           ) -> tuple[Distilled, dict[str, Any]]:
     """The item's suite, and what the ``--datagen`` model did for it (empty without one)."""
-    global _JUDGE
     assert _ARGS is not None
-    default, timeouts = parse_timeouts(_ARGS.timeout)
-    if _ARGS.from_siblings:  # one judge for the process: a Spark JVM starts once, not per suite
-        _JUDGE = _JUDGE or Judge(timeout=default, timeouts=timeouts)
-    judge = _JUDGE or Judge(timeout=default, timeouts=timeouts)
+    judge = _judge(_ARGS)
     try:
         item, dialects, members = job
         rules, spec = parse_datagen(_ARGS.datagen)
@@ -241,8 +247,27 @@ def _work(job: tuple[Item, tuple[str, ...], tuple[Item, ...]]
             return Distilled(None, "no database the model wrote kills a neighbour"), llm
         return replace(result, suite=suite), llm
     finally:
-        if judge is not _JUDGE:  # a generated build's fixtures go with it (thousands of them)
-            judge.close()
+        _judged(_ARGS)
+
+
+def _judge(args: argparse.Namespace) -> Judge:
+    """The process's judge (made on first use, again after :func:`_judged` closed it)."""
+    global _JUDGE
+    if _JUDGE is None:
+        default, timeouts = parse_timeouts(args.timeout)
+        _JUDGE = Judge(timeout=default, timeouts=timeouts)
+    return _JUDGE
+
+
+def _judged(args: argparse.Namespace) -> None:
+    """One more suite built with the process's judge: close it after ``judge_suites`` of them
+    (default :data:`JUDGE_SUITES`; never with ``--from-siblings``)."""
+    global _JUDGE, _JUDGED
+    _JUDGED += 1
+    most = getattr(args, "judge_suites", JUDGE_SUITES)
+    if _JUDGE is not None and not args.from_siblings and most <= _JUDGED:
+        _JUDGE.close()
+        _JUDGE, _JUDGED = None, 0
 
 
 def worker_args(args: argparse.Namespace) -> argparse.Namespace:
@@ -339,11 +364,7 @@ def _build(args: argparse.Namespace, root: Path,
     built = neighbours = killed = fixture_kills = llm_kills = llm_dbs = edges = 0
     rejected: Counter[str] = Counter()
     skipped: dict[str, int] = {}
-    # spawn: a forked worker would inherit the probe's dead event-loop thread
-    results = (map(_work, jobs) if args.jobs <= 1 else
-               ProcessPoolExecutor(args.jobs, mp_context=multiprocessing.get_context("spawn"),
-                                   initializer=_init, initargs=(worker_args(args),)
-                                   ).map(_work, jobs))
+    results = _results(args, jobs)
     for n, ((_key, (item, _)), (result, llm)) in enumerate(zip(todo, results, strict=True), 1):
         llm_kills += int(llm.get("killed", 0))
         llm_dbs += int(llm.get("databases_kept", 0))
@@ -378,6 +399,19 @@ def _build(args: argparse.Namespace, root: Path,
     return 0
 
 
+def _results(args: argparse.Namespace, jobs: list[tuple[Item, tuple[str, ...], tuple[Item, ...]]]
+             ) -> Iterator[tuple[Distilled, dict[str, Any]]]:
+    """:func:`_work` of every job in order, in ``--jobs`` processes when more than one; those
+    end (closing their judges: engine workers, server connections) before this returns."""
+    if args.jobs <= 1:
+        yield from map(_work, jobs)
+        return
+    # spawn: a forked worker would inherit the probe's dead event-loop thread
+    with ProcessPoolExecutor(args.jobs, mp_context=multiprocessing.get_context("spawn"),
+                             initializer=_init, initargs=(worker_args(args),)) as pool:
+        yield from pool.map(_work, jobs)
+
+
 def _probe(args: argparse.Namespace) -> str | None:
     """Why the ``--datagen`` model cannot be used, or None (one request; the cache counts)."""
     try:
@@ -392,13 +426,14 @@ def _probe(args: argparse.Namespace) -> str | None:
 
 
 def _close_shared() -> None:
-    global _DATAGEN, _JUDGE
+    global _DATAGEN, _JUDGE, _JUDGED
     if _DATAGEN is not None:
         _DATAGEN.close()
         _DATAGEN = None
     if _JUDGE is not None:
         _JUDGE.close()
         _JUDGE = None
+    _JUDGED = 0
 
 
 def main(argv: list[str] | None = None) -> int:

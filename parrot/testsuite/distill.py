@@ -3,8 +3,9 @@
 For one source query and fixture: build the neighbours (:mod:`parrot.testsuite.neighbours`),
 generate ``candidates`` databases (:mod:`parrot.testsuite.datagen`, seeded), run the source and
 every neighbour the fixture does not kill on each database on the source engine through
-:class:`parrot.eval.judge.Judge`, and call a neighbour *killed* on a database when the strict
-comparison says its result differs; candidates stop once every such neighbour is killed.
+:class:`parrot.eval.judge.Judge` until one database kills it, and call a neighbour *killed* on
+a database when the strict comparison says its result differs; candidates stop once every such
+neighbour is killed.
 Neighbours that error or time out on the fixture are not counted, nor are those an equivalence
 rule proves equal to the source (counted apart, per operator); a database on which the source
 fails, or whose LIMIT window cannot be read, is not used (one where the LIMIT cuts tied rows, or
@@ -48,6 +49,12 @@ DEFAULT_CANDIDATES = 24
 REFERENCE_CANDIDATES = 4  # more candidates per reference, generated from the reference's SQL
 _STALL = 4  # candidates in a row that kill nothing new before the references' neighbours give up
 _NOT_COUNTED = frozenset({Reason.PRED_ERROR.value, Reason.TIMEOUT.value})
+# Whether a candidate database also runs the neighbours earlier candidates killed. False: each
+# neighbour runs until a database kills it (it counts as killed by that first one only), so a
+# source with one survivor no longer runs every killed neighbour on every candidate; the set
+# cover then works on first kills. True: the full kill sets (rules-v14 before 2026-12-06; the
+# cover may need fewer databases, for several times the executions on such sources).
+JUDGE_KILLED = False
 
 
 @dataclass
@@ -243,7 +250,8 @@ def _aims(judge: Judge, item: Item, references: tuple[Item, ...], source_side: b
 def _try_candidates(judge: Judge, trial: _Trial, dbs: list[tuple[int, Fixture]],
                     from_source: int, boundary: set[int]) -> int:
     """Run every neighbour still alive on each of ``dbs`` in turn (those from ``from_source`` on
-    are the references'), recording the usable ones in ``trial``; stops once every neighbour
+    are the references'; with :data:`JUDGE_KILLED`, the killed ones too), recording the usable
+    ones in ``trial`` and the neighbours each kills first; stops once every neighbour
     is killed, or when only the references' are left and the last few databases killed none
     (then going on to the references' databases first). ``boundary``: numbers of databases
     checked against the references even when they kill nothing (they may be kept anyway).
@@ -265,9 +273,10 @@ def _try_candidates(judge: Judge, trial: _Trial, dbs: list[tuple[int, Fixture]],
                      fixture=db, order_sensitive=item.order_sensitive)
         if not _judgeable(judge, probe):
             continue  # the source fails, or its LIMIT's window cannot be read: not a test of it
-        killed = {i for i in trial.todo if i < offset and neighbour_outcome(
+        aims = trial.todo if JUDGE_KILLED else trial.todo - trial.seen
+        killed = {i for i in aims if i < offset and neighbour_outcome(
             judge, item, db, trial.counted[i].sql) == "kill"}
-        killed |= {i for i in trial.todo if i >= offset and neighbour_outcome(
+        killed |= {i for i in aims if i >= offset and neighbour_outcome(
             judge, trial.targets[i - offset][0], db, trial.targets[i - offset][1].sql) == "kill"}
         if killed or not trial.usable or r in boundary:  # only databases that may be kept
             why = reference_disagreement(judge, trial.refs, db)

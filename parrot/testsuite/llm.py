@@ -45,7 +45,7 @@ from parrot.testsuite.distill import neighbour_outcome
 from parrot.testsuite.neighbours import Neighbour, neighbours
 from parrot.testsuite.store import Suite, SuiteDatabase
 from parrot.translators import create_translator
-from parrot.translators.llm.client import LLMError
+from parrot.translators.llm.client import Completion, LLMError
 from parrot.translators.llm.loop import shared_loop
 from parrot.translators.llm.parsing import Unparseable, parse_answer
 from parrot.translators.llm.prompts import PromptError, PromptTemplate, parse_template
@@ -507,17 +507,7 @@ def augment(suite: Suite, item: Item, judge: Judge, gen: Datagen, *,
         return Augmented(_merged(suite, [], gen, report), report)
     if not schema.tables:  # nothing to write rows for
         return Augmented(_merged(suite, [], gen, report), report)
-    fixture = item.fixture or EMPTY_FIXTURE
-    counted: list[Neighbour] = []
-    covered: set[int] = set()  # killed by the fixture or a database of the suite
-    for n in neighbours(item.source_sql, item.source_dialect):
-        outcome = neighbour_outcome(judge, item, fixture, n.sql)
-        if outcome == "error":
-            continue  # not counted, as in distillation
-        if outcome == "kill" or any(neighbour_outcome(judge, item, db.fixture, n.sql) == "kill"
-                                    for db in suite.databases):
-            covered.add(len(counted))
-        counted.append(n)
+    counted, covered = _counted(suite, item, judge)
     added: list[SuiteDatabase] = []
     asked: set[tuple[int, ...]] = set()
     for r in range(gen.rounds):
@@ -531,18 +521,9 @@ def augment(suite: Suite, item: Item, judge: Judge, gen: Datagen, *,
         asked.add(shown)
         messages = build_messages(gen.prompt, item, schema, [counted[i] for i in shown],
                                   max_rows)
-        begin = time.perf_counter()
-        try:
-            completion = shared_loop().run(gen.translator.client.complete(messages))
-        except LLMError as exc:
-            report.seconds += time.perf_counter() - begin
-            _reject(report, [Rejection(Reject.MODEL_ERROR, str(exc))])
+        completion = _ask(gen, messages, report)
+        if completion is None:
             break
-        report.seconds += time.perf_counter() - begin
-        report.requests += 1
-        report.cache_hits += completion.cached
-        report.tokens_in += completion.tokens_in
-        report.tokens_out += completion.tokens_out
         written, problems = read_inserts(completion.content, item.source_dialect)
         name = f"{suite.key[:8]}-llm{r}"
         data, more = validate(written, schema, name=name, max_rows=max_rows, dialects=dialects)
@@ -570,6 +551,41 @@ def augment(suite: Suite, item: Item, judge: Judge, gen: Datagen, *,
                                    kills=len(kills), generator=gen.label))
     return Augmented(_merged(suite, added, gen, report), report)
 
+
+
+def _counted(suite: Suite, item: Item, judge: Judge) -> tuple[list[Neighbour], set[int]]:
+    """The neighbours that run (errors are not counted, as in distillation), and the indexes of
+    those the fixture or a database of the suite already kills."""
+    fixture = item.fixture or EMPTY_FIXTURE
+    counted: list[Neighbour] = []
+    covered: set[int] = set()
+    for n in neighbours(item.source_sql, item.source_dialect):
+        outcome = neighbour_outcome(judge, item, fixture, n.sql)
+        if outcome == "error":
+            continue
+        if outcome == "kill" or any(neighbour_outcome(judge, item, db.fixture, n.sql) == "kill"
+                                    for db in suite.databases):
+            covered.add(len(counted))
+        counted.append(n)
+    return counted, covered
+
+
+def _ask(gen: Datagen, messages: list[dict[str, str]], report: LLMReport) -> Completion | None:
+    """The model's answer, its time, tokens and cache hit counted; None (rejected as a model
+    error) when the request failed."""
+    begin = time.perf_counter()
+    try:
+        completion = shared_loop().run(gen.translator.client.complete(messages))
+    except LLMError as exc:
+        report.seconds += time.perf_counter() - begin
+        _reject(report, [Rejection(Reject.MODEL_ERROR, str(exc))])
+        return None
+    report.seconds += time.perf_counter() - begin
+    report.requests += 1
+    report.cache_hits += completion.cached
+    report.tokens_in += completion.tokens_in
+    report.tokens_out += completion.tokens_out
+    return completion
 
 def _evaluate(judge: Judge, item: Item, db: Fixture, counted: list[Neighbour],
               dialects: tuple[str, ...], report: LLMReport) -> tuple[set[int], Rejection | None]:

@@ -448,23 +448,34 @@ def _tree_key(cte: exp.CTE, keys: Keys) -> set[str] | None:
     if not pk or len(pk) != 1 or len(anchor.expressions) != len(names):
         return None
     key = pk[0].lower()
-
-    def position(select: exp.Select, qualifier: str) -> int | None:
-        for i, e in enumerate(select.expressions):
-            col = e.unalias()
-            if isinstance(col, exp.Column) and col.name.lower() == key \
-                    and col.table.lower() in ("", qualifier):
-                return i
-        return None
-    p = position(anchor, table.alias_or_name.lower())
+    p = _key_position(anchor, key, table.alias_or_name.lower())
     walked = [t for t, kind in s_sources if isinstance(t, exp.Table)
               and t.name.lower() == table.name.lower() and kind in ("", "INNER")]
     selves = [t for t, _ in s_sources if isinstance(t, exp.Table)
               and t.name.lower() == cte.alias_or_name.lower()]
     if p is None or len(walked) != 1 or len(selves) != 1 \
-            or position(step, walked[0].alias_or_name.lower()) != p:
+            or _key_position(step, key, walked[0].alias_or_name.lower()) != p:
         return None
     child, parent = walked[0].alias_or_name.lower(), selves[0].alias_or_name.lower()
+    return {names[p]} if _joins_child_to_parent(anchor, step, (child, parent), names[p], key) \
+        else None
+
+
+def _key_position(select: exp.Select, key: str, qualifier: str) -> int | None:
+    """Where ``select`` lists the key column (bare or qualified by ``qualifier``), or None."""
+    for i, e in enumerate(select.expressions):
+        col = e.unalias()
+        if isinstance(col, exp.Column) and col.name.lower() == key \
+                and col.table.lower() in ("", qualifier):
+            return i
+    return None
+
+
+def _joins_child_to_parent(anchor: exp.Select, step: exp.Select, aliases: tuple[str, str],
+                           walked: str, key: str) -> bool:
+    """Whether the step joins the child row's parent column (the one the anchor asks to be
+    NULL, not the key) to the CTE's ``walked`` column: the recursion follows parent links."""
+    child, parent = aliases
     where = anchor.args.get("where")
     conjuncts = [] if where is None else list(where.this.flatten()) \
         if isinstance(where.this, exp.And) else [where.this]
@@ -478,10 +489,10 @@ def _tree_key(cte: exp.CTE, keys: Keys) -> set[str] | None:
         sides = {(x.table.lower(), x.name.lower()) for x in (link.this, link.expression)
                  if isinstance(x, exp.Column)}
         for col in roots:
-            if sides == {(child, col.name.lower()), (parent, names[p])} \
+            if sides == {(child, col.name.lower()), (parent, walked)} \
                     and col.name.lower() != key:
-                return {names[p]}
-    return None
+                return True
+    return False
 
 
 def _one_row_per_iteration(select: exp.Select) -> bool:

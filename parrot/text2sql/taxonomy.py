@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from parrot import cli, dialects
-from parrot.eval.results import read_results
+from parrot.api.results import read_results
 from parrot.report import analysis, astdiff
 from parrot.report.analysis import read_labels
 from parrot.translators import create_translator

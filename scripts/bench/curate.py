@@ -18,6 +18,7 @@ import random
 import re
 import sys
 import time
+from collections.abc import Iterator
 
 from parrot.curate.select import Cluster, Coverage, Features, Normalise
 from parrot.curate.stages import LocalExecutor, Record, StageCount, run_pipeline
@@ -49,19 +50,26 @@ def perturb(sql: str, rng: random.Random) -> str:
     return _STRING.sub(lambda m: f"'{m.group(1)}{rng.randint(0, 99999)}'", sql)
 
 
-def replicate(records: list[Record], size: int, seed: int = 0) -> list[Record]:
-    """``size`` records: the first ``size`` of ``records``, then perturbed copies of them all."""
+def replicas(records: list[Record], size: int, seed: int = 0) -> Iterator[Record]:
+    """``size`` records, one at a time: the first ``size`` of ``records``, then perturbed copies
+    of them all (a shorter run's records are a prefix of a longer one's)."""
     rng = random.Random(seed)
-    out = list(records[:size])
+    yield from records[:size]
+    made = min(size, len(records))
     copy = 0
-    while len(out) < size:
+    while made < size:
         copy += 1
         for r in records:
-            if len(out) >= size:
-                break
-            out.append(Record(id=f"{r.id}@{copy}", dialect=r.dialect,
-                              sql=perturb(r.sql, rng), origin=r.origin))
-    return out
+            if made >= size:
+                return
+            made += 1
+            yield Record(id=f"{r.id}@{copy}", dialect=r.dialect, sql=perturb(r.sql, rng),
+                         origin=r.origin)
+
+
+def replicate(records: list[Record], size: int, seed: int = 0) -> list[Record]:
+    """:func:`replicas` as a list."""
+    return list(replicas(records, size, seed))
 
 
 def run(records: list[Record], jobs: int, chunk: int) -> tuple[list[StageCount], float]:

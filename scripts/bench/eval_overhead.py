@@ -12,8 +12,10 @@ run, alternating the current tree with a baseline git ref checked out in a tempo
 imports included), Σ engine time (inside the engine adapters' ``__init__``, ``load``,
 ``execute`` and ``close``, fixture and suite-database loads included, each timed around the
 call), their ratio (target ≤ 1.3), the translator's own time, what is left for the harness and
-items/s. Every run gets the same fresh ``$PARROT_CACHE``: the first current run starts with no
-kept grammar cache (a first run on a new machine) and is shown apart from the later, warm ones.
+items/s, and the CPU seconds of the run's process tree (the run and the engine workers it
+reaped: independent of the load, unlike wall). Every run gets the same fresh
+``$PARROT_CACHE``: the first current run starts with no kept grammar cache (a first run
+on a new machine) and is shown apart from the later, warm ones.
 Engine time includes the round trip to the engine worker processes (``PARROT_ISOLATION=off``
 measures the adapters in-process).
 
@@ -29,6 +31,7 @@ import argparse
 import functools
 import json
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -112,16 +115,19 @@ def measure(tree: Path, args: argparse.Namespace, syntax: bool, cache: Path,
     command = [sys.executable, __file__, "--child", "--dataset", args.dataset, "--model",
                args.model, *(["--syntax"] if syntax else []),
                *(["--suites"] if with_suites else [])]
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     done = subprocess.run(command, cwd=tree, env=env, check=False, capture_output=True, text=True)
     wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)  # the run and the workers it reaped
+    cpu = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
     if done.returncode != 0:
         raise SystemExit(f"a measured run of {tree} failed (exit {done.returncode}):\n"
                          f"{done.stderr[-3000:]}")
     result: dict[str, Any] = json.loads(done.stdout.splitlines()[-1])
     if not result["parrot"].startswith(str(tree)):
         raise SystemExit(f"the run imported parrot from {result['parrot']}, not {tree}")
-    return {**result, "wall": wall}
+    return {**result, "wall": wall, "cpu": cpu}
 
 
 def arguments() -> argparse.Namespace:
@@ -179,8 +185,8 @@ def table(args: argparse.Namespace, rows: dict[str, list[dict[str, Any]]]) -> st
              f"run (medians of {args.rounds} where there are several). Σ recorded = the "
              "results' execution `elapsed` (each gold once; with suites, plus suite time); "
              "Σ engine = time inside the engine adapters, fixture loads included.\n",
-             "| run | wall s | Σ recorded s | **wall/recorded** | Σ engine s | wall/engine | "
-             "translator s | items/s |", "|" + "---|" * 8]
+             "| run | wall s | CPU s | Σ recorded s | **wall/recorded** | Σ engine s | "
+             "wall/engine | translator s | items/s |", "|" + "---|" * 9]
     for label, runs in rows.items():
         def median(key: str, runs: list[dict[str, Any]] = runs) -> float:
             return statistics.median(r.get(key, 0.0) for r in runs)
@@ -189,7 +195,8 @@ def table(args: argparse.Namespace, rows: dict[str, list[dict[str, Any]]]) -> st
         executions = median("recorded") + (median("suites") if "suites" in label else 0.0)
         outside = f"**{wall / executions:.2f}**" if executions else "n/a (baseline)"
         lines.append("| " + " | ".join((
-            label, f"{wall:.1f}", f"{executions:.1f}" if executions else "n/a", outside,
+            label, f"{wall:.1f}", f"{median('cpu'):.1f}",
+            f"{executions:.1f}" if executions else "n/a", outside,
             f"{engine:.1f}", f"{wall / engine:.2f}", f"{median('translator'):.1f}",
             f"{items / wall:.1f}")) + " |")
     return "\n".join(lines)

@@ -20,8 +20,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from parrot.api.results import MANIFEST, read_json, scan_results
 from parrot.datasets import load_dataset
-from parrot.eval.results import MANIFEST, read_json, scan_results
 from parrot.report.html import write_run_report
 
 

@@ -44,13 +44,13 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
+from parrot.api.results import ResultsLog
 from parrot.curate.select import Features, Normalise
 from parrot.curate.stages import LocalExecutor, Record, run_pipeline
 from parrot.curate.standardise import Standardise
 from parrot.datasets import Item, load_dataset
 from parrot.eval import cluster
 from parrot.eval.judge import Judge
-from parrot.eval.results import ResultsLog
 from parrot.migrate.named import corpora_root
 from parrot.scale import untimed
 from parrot.scale.local import start_head

@@ -28,9 +28,12 @@ from collections import Counter
 from dataclasses import replace
 from pathlib import Path
 
+from sqlglot import exp
+
 from parrot.datasets import Item, load_dataset
 from parrot.eval.judge import Judge
 from parrot.fixtures import Fixture
+from parrot.solver.core import parse
 from parrot.testsuite.cli import _groups, _members
 from parrot.testsuite.distill import Distilled, distill, neighbour_outcome
 from parrot.testsuite.solver import DEFAULT_BOUND, DEFAULT_TIMEOUT_MS, DIALECTS, extra_candidates
@@ -40,6 +43,32 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from resultsfile import load_average, write_results
 
 LABELS = ("killed", "bounded-equivalent", "unknown", "unverified", "unsupported")
+# what the widening of 2026-12-06 added to the fragment: a pair using none of these was inside
+# (or outside) the fragment before it as it is now
+WIDENED = (exp.With, exp.CTE, exp.Subquery, exp.Exists, exp.Cast, exp.Lower, exp.Upper,
+           exp.Length, exp.DPipe, exp.Escape, exp.Filter)
+
+
+def _new_construct(tree: exp.Expr) -> bool:
+    if tree.find(*WIDENED) is not None or any(i.args.get("query") for i in tree.find_all(exp.In)):
+        return True
+    if any(u.args.get("order") or u.args.get("limit") for u in tree.find_all(exp.Union)):
+        return True
+    if any((j.kind or "").upper() in ("SEMI", "ANTI") for j in tree.find_all(exp.Join)):
+        return True
+    return any(isinstance(side, exp.Literal) and side.is_string  # a numeric string vs a number
+               and side.this.strip().lstrip("+-").replace(".", "", 1).isdigit()
+               for c in tree.find_all(exp.EQ, exp.NEQ, exp.LT, exp.LTE, exp.GT, exp.GTE)
+               for side in (c.this, c.expression))
+
+
+def widened(source: str, neighbour: str, dialect: str) -> bool:
+    """Whether the pair uses a construct only the widened fragment encodes."""
+    try:
+        trees = [parse(sql, dialect) for sql in (source, neighbour)]
+    except Exception:  # unparseable: outside either way
+        return False
+    return any(_new_construct(t) for t in trees)
 
 
 class Tally:
@@ -56,6 +85,7 @@ class Tally:
         self.unknown: list[str] = []
         self.cpu: list[float] = []
         self.build_cpu: list[float] = []
+        self.new: Counter[str] = Counter()  # labels of the pairs only the widening encodes
 
     def add(self, item: Item, judge: Judge, dialects: tuple[str, ...],
             references: tuple[Item, ...], args: argparse.Namespace,
@@ -93,6 +123,9 @@ class Tally:
                                     f"{' '.join(a.sql.split())[:120]}")
             if "cpu_s" in rec:
                 self.cpu.append(rec["cpu_s"])
+            if rec["label"] != "unsupported" and widened(item.source_sql, a.sql,
+                                                         item.source_dialect):
+                self.new[rec["label"]] += 1
         print(f"{item.id}: {len(survivors)} survivors, "
               f"{dict(Counter(a.to_json()['label'] for a in attempts))}", file=sys.stderr,
               flush=True)
@@ -106,8 +139,9 @@ def _q(values: list[float]) -> str:
 
 
 def _table(tallies: dict[str, Tally]) -> str:
-    head = ("| source set | sources | neighbours | killed before | survivors | in fragment | "
-            "killed by solver | bounded-equivalent | unknown | unverified | unsupported | "
+    head = ("| source set | sources | neighbours | killed before | survivors | in fragment "
+            "(before the widening) | killed by solver (by the widening) | bounded-equivalent "
+            "(by the widening) | unknown | unverified | unsupported | "
             "solver CPU-s / neighbour, median / p90 | distil CPU-s / source, median |\n"
             "|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
     rows = []
@@ -115,7 +149,9 @@ def _table(tallies: dict[str, Tally]) -> str:
         n = sum(t.labels.values())
         inside = n - t.labels["unsupported"]
         rows.append(f"| {name} | {t.sources} | {t.neighbours} | {t.killed_before} | {n} | "
-                    f"{inside} | {t.labels['killed']} | {t.labels['bounded-equivalent']} | "
+                    f"{inside} ({inside - sum(t.new.values())}) | {t.labels['killed']} "
+                    f"({t.new['killed']}) | {t.labels['bounded-equivalent']} "
+                    f"({t.new['bounded-equivalent']}) | "
                     f"{t.labels['unknown']} | {t.labels['unverified']} | "
                     f"{t.labels['unsupported']} | {_q(t.cpu)} | "
                     f"{statistics.median(t.build_cpu) if t.build_cpu else 0:.2f} |")
@@ -191,7 +227,10 @@ def main(argv: list[str] | None = None) -> int:
     body = (f"Bound {args.bound} rows a table (a LIMIT n raises it to n + 1, at most 6), "
             f"z3 timeout {args.timeout_ms} ms per check; CPU seconds of this process "
             f"(wall {time.monotonic() - started:.0f} s at the load above). See "
-            "[the solver page](../test-suites-solver.md) for the fragment.\n\n"
+            "[the solver page](../test-suites-solver.md) for the fragment. In brackets: the "
+            "share that only the widened fragment (CTEs, derived tables, subqueries, CAST, "
+            "string functions, LIKE ESCAPE, FILTER, SEMI/ANTI JOIN, an ordered UNION, a numeric "
+            "string against a number) encodes; the rest was inside it before.\n\n"
             + _table(tallies) + "".join(_details(n, t) for n, t in tallies.items()))
     print(body)
     print(json.dumps({n: dict(t.labels) for n, t in tallies.items()}))

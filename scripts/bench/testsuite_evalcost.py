@@ -1,13 +1,19 @@
-"""What judging test suites costs in a real eval run: milliseconds per suite database, per pair.
+"""What judging test suites costs in a real eval run: milliseconds per suite database, per pair
+and per engine, and its ratio to the item's own fixture executions.
 
 Runs ``python -m parrot eval --model reference --suite`` on a dataset (its stored suites,
 ``DATASET/suites/``) in a fresh process, then reads the run's results.jsonl: per dialect pair,
 the items judged on a suite, the suite databases they judged, Σ each record's suite ``elapsed``
-(the source and the translation run on every database, and the tie pools of an order-less LIMIT)
-and that sum ÷ the databases (target ≤ 40 ms); and, since ``--model reference`` answers with the
-references, every one separated from its source on a suite database (a false separation). Beside
-it the run's wall time and its CPU time (the eval process and the processes it waited for), with
-the machine's load.
+(the source and the translation run on every database, the databases loaded on both engines,
+and the tie pools of an order-less LIMIT) and that sum ÷ the databases (target ≤ 40 ms); the
+same items' fixture executions (the source's and the translation's ``elapsed`` on the item's
+own fixture, loads not included) per item, and the ratio of a suite database's cost to them
+(issue 31's target: ≤ 1.5×); and, since ``--model reference`` answers with the references,
+every one separated from its source on a suite database (a false separation). The same figures
+per engine: once grouped by the source engine and once by the target engine (a record's suite
+time holds both engines' work; the run's records do not split it). Beside it the run's wall
+time and its CPU time (the eval process and the processes it waited for), with the machine's
+load.
 
     python scripts/bench/testsuite_evalcost.py [--dataset starter] [--limit N] [--pairs SRC:TGT,…]
         [--jobs N] [--no-write]
@@ -30,12 +36,15 @@ from pathlib import Path
 
 from resultsfile import ROOT, load_average, write_results
 
+Row = list[float]  # items on a suite, databases, Σ suite s, separated, Σ fixture s
 
-def per_pair(results: Path, separated: list[str]) -> dict[str, list[float]]:
-    """pair -> [items with a suite, databases judged, Σ suite seconds, references separated] of
-    a results file; ``separated`` gets a line per reference that matches its source on the
+
+def per_pair(results: Path, separated: list[str]) -> dict[str, Row]:
+    """pair -> [items with a suite, databases judged, Σ suite seconds, references separated,
+    Σ fixture seconds (the source's and the translation's executions on the item's fixture)]
+    of a results file; ``separated`` gets a line per reference that matches its source on the
     fixture but not on a suite database (a false separation: the references are right)."""
-    out: dict[str, list[float]] = defaultdict(lambda: [0, 0, 0.0, 0])
+    out: dict[str, Row] = defaultdict(lambda: [0, 0, 0.0, 0, 0.0])
     with results.open(encoding="utf-8") as fh:
         for line in fh:
             record = json.loads(line)
@@ -46,6 +55,8 @@ def per_pair(results: Path, separated: list[str]) -> dict[str, list[float]]:
             row[0] += 1
             row[1] += len(suite["databases"])
             row[2] += float(suite.get("elapsed") or 0.0)
+            row[4] += sum(float((record.get(side) or {}).get("elapsed") or 0.0)
+                          for side in ("gold", "pred"))
             if record["verdicts"]["strict"]["match"] and not suite.get("match"):
                 row[3] += 1
                 failed = next(d for d in suite["databases"] if d.get("match") is False)
@@ -54,15 +65,29 @@ def per_pair(results: Path, separated: list[str]) -> dict[str, list[float]]:
     return out
 
 
-def table(pairs: dict[str, list[float]]) -> str:
-    lines = ["| pair | items on a suite | suite databases | Σ suite time | ms per database | "
-             "references separated |", "|---|---:|---:|---:|---:|---:|"]
+def by_engine(pairs: dict[str, Row], side: int) -> dict[str, Row]:
+    """``pairs`` summed by their source (``side`` 0) or target (1) engine."""
+    out: dict[str, Row] = defaultdict(lambda: [0, 0, 0.0, 0, 0.0])
+    for pair, row in pairs.items():
+        total = out[pair.split(" -> ")[side]]
+        for i, value in enumerate(row):
+            total[i] += value
+    return dict(out)
+
+
+def table(pairs: dict[str, Row], label: str = "pair", total: bool = True) -> str:
+    lines = [f"| {label} | items on a suite | suite databases | Σ suite time | ms per database | "
+             "fixture ms per item | database ÷ fixture | references separated |",
+             "|---|---:|---:|---:|---:|---:|---:|---:|"]
     rows = sorted(pairs.items())
-    total = [sum(r[i] for _, r in rows) for i in range(4)]
-    for pair, (items, dbs, seconds, false) in [*rows, ("all", total)]:
+    if total:
+        rows.append(("all", [sum(r[i] for _, r in rows) for i in range(5)]))
+    for pair, (items, dbs, seconds, false, fixture) in rows:
         ms = f"{1000 * seconds / dbs:.1f}" if dbs else "n/a"
+        per_item = f"{1000 * fixture / items:.1f}" if items else "n/a"
+        ratio = f"{(seconds / dbs) / (fixture / items):.1f}×" if dbs and fixture else "n/a"
         lines.append(f"| {pair} | {int(items)} | {int(dbs)} | {seconds:.1f} s | {ms} | "
-                     f"{int(false)} |")
+                     f"{per_item} | {ratio} | {int(false)} |")
     return "\n".join(lines) + "\n"
 
 
@@ -99,9 +124,16 @@ def main(argv: list[str] | None = None) -> int:
             f"included) ÷ databases: wall {1000 * wall / max(dbs, 1):.0f} ms, CPU "
             f"{1000 * cpu / max(dbs, 1):.0f} ms (an upper bound of the CPU a suite database "
             "costs, independent of the load).\n\n"
-            "Σ suite time per record: the source and the translation on every suite database, "
-            "engines already warm from the fixture run; wall time, so it grows with the load.\n\n"
+            "Σ suite time per record: the source and the translation on every suite database "
+            "(each loaded on both engines), engines already warm from the fixture run; wall "
+            "time, so it grows with the load. Fixture ms per item: the source's and the "
+            "translation's executions on the item's own fixture (loads not included); database "
+            "÷ fixture: a suite database's cost over that (issue 31: ≤ 1.5×).\n\n"
             + table(pairs)
+            + "\nBy source engine (each row's suite time also holds its target engines' work):"
+            "\n\n" + table(by_engine(pairs, 0), "source engine", total=False)
+            + "\nBy target engine (each row's suite time also holds its source engines' work):"
+            "\n\n" + table(by_engine(pairs, 1), "target engine", total=False)
             + "".join(f"\n- separated: {line}" for line in separated))
     print(body)
     if not args.no_write:

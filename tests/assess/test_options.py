@@ -66,16 +66,39 @@ def _workload(tmp_path: Path) -> Path:
     return tmp_path
 
 
-def test_comments_kept_and_placeholders_reported(tmp_path):
+def test_comments_kept_and_placeholders_filled(tmp_path):
     work = _workload(tmp_path)
     code = assess_main([str(work / "q.sql"), "--from", "sqlite", "--to", "duckdb", "--quiet",
                         "--db", str(work / "app.sqlite"), "-o", str(work / "out")])
-    assert code == 1  # the parameterised statement is not verified
+    assert code == 0
     lines = [json.loads(x) for x in (work / "out" / "assessment.jsonl").read_text().splitlines()]
-    assert [(x["verdict"], x["reason"]) for x in lines] == [
-        ("verified", "match"), ("not_assessed", "parameters")]
+    assert [(x["verdict"], x["reason"]) for x in lines] == [("verified", "match")] * 2
+    # the placeholder is compared with t.k: a value of t.k from the database
+    assert lines[1]["source_sql"] == "SELECT * FROM t WHERE k = 1"
+    assert lines[1]["parameterised_sql"] == "SELECT * FROM t WHERE k = :key"
+    assert lines[1]["detail"].startswith(
+        "placeholders filled with generated values (:key = 1 from t.k)")
     tree = (work / "out" / "translated" / "q.sql").read_text()
     assert tree.startswith("-- monthly report\n/* owner: finance */\nSELECT")
+    assert "-- parrot assess: the input has placeholders: SELECT * FROM t WHERE k = :key" in tree
+
+
+def test_placeholders_without_a_column_domain_stay_not_assessed(tmp_path):
+    work = _workload(tmp_path)
+    (work / "stats.csv").write_text(
+        'query,calls\n"SELECT name FROM t WHERE k > $1 AND name <> $2",3\n'
+        '"SELECT name FROM t ORDER BY k LIMIT $1",2\n')
+    code = assess_main([str(work / "stats.csv"), "--from", "postgres", "--to", "duckdb",
+                        "--quiet", "--schema", str(work / "schema.sql"), "--no-distill",
+                        "-o", str(work / "out")])
+    assert code == 1
+    first, second = [json.loads(x)
+                     for x in (work / "out" / "assessment.jsonl").read_text().splitlines()]
+    assert first["verdict"] == "verified" and first["kind"] == "query"
+    assert first["detail"].startswith("placeholders filled with generated values ($1 = ")
+    assert first["judged"] >= 2  # the empty tables and generated ones
+    assert (second["verdict"], second["reason"]) == ("not_assessed", "parameters")
+    assert "no column domain known for $1" in second["detail"]
 
 
 def test_an_llm_model_with_eval_flags_and_a_ddl_schema(tmp_path, monkeypatch):
@@ -97,7 +120,7 @@ def test_an_llm_model_with_eval_flags_and_a_ddl_schema(tmp_path, monkeypatch):
             "--cache", str(work / "cache.sqlite"),
             "--schema", str(work / "schema.sql"), "--no-distill", "-o", str(work / "out")])
         bodies = list(server.requests)
-    assert code == 1
+    assert code == 0  # the placeholder too: filled with a generated value of t.k
     assert bodies and all(b["temperature"] == 0.3 and b["max_tokens"] == 200 for b in bodies)
     prompt = " ".join(m["content"] for b in bodies for m in b["messages"])
     assert "CREATE TABLE" not in prompt  # --no-prompt-schema

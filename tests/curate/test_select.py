@@ -133,3 +133,17 @@ def test_grammar_coverage_drives_selection() -> None:
 def test_normalised_tokens_are_shared_objects_so_chunks_pickle_each_once() -> None:
     a, b = normalise("SELECT a FROM t WHERE x = 1"), normalise("SELECT b FROM u WHERE y = 2")
     assert a == b and all(x is y for x, y in zip(a, b, strict=True))
+
+
+@pytest.mark.parametrize(("sql", "dialect", "tokens"), [
+    # a T-SQL placeholder is not a '#' comment: the regex dropped the rest of the statement
+    ("SELECT TOP ##num?500## c.id FROM posts c", "tsql",
+     "SELECT TOP # # column ?500 # # column FROM table table"),
+    # non-ASCII identifiers are one word, not cut at every accented letter
+    ("select tên_thí_sinh from thí_sinh", "sqlite", "SELECT column FROM table"),
+    # a dollar-quoted body is one string; a subscript is not a [quoted identifier]
+    ("SELECT f($$ a; b $$), x[1] FROM t", "postgres", "SELECT F ( value ), column [ value "
+     "FROM table"),  # runs of punctuation and digits stay one piece (``),``, ``1]``)
+])
+def test_normalise_reads_the_dialect_lexer(sql: str, dialect: str, tokens: str) -> None:
+    assert " ".join(normalise(sql, dialect)) == tokens

@@ -6,6 +6,7 @@ import importlib.util
 from typing import Any
 
 import parrot.engines
+from parrot.engines import Engine, ExecStatus
 from parrot.fixtures import Fixture, fixture_from_json
 
 # Spark under other dialects' session settings: the suite runs Spark itself once and
@@ -77,3 +78,11 @@ SHOP = make_fixture("shop", [
      "rows": [[10, "A-1", 2, False, "2024-01-07"], [10, "B-2", 1, True, None],
               [12, "A-1", 5, False, "2024-02-03"]]},
 ])
+
+
+def run(engine: Engine, sql: str, fixture: Fixture = SHOP, **kw: float) -> tuple:
+    """The rows of ``sql`` on ``fixture``; fails the test unless it ran OK."""
+    ex = engine.execute(sql, fixture, **kw)  # type: ignore[arg-type]
+    assert ex.status is ExecStatus.OK, f"{ex.status}: {ex.error}"
+    assert ex.result is not None
+    return ex.result.rows

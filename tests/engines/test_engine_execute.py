@@ -7,7 +7,7 @@ import time
 from pathlib import Path
 
 import pytest
-from engine_fixtures import ENGINES, SHOP
+from engine_fixtures import ENGINES, SHOP, run
 from patience import SLACK, within
 
 from parrot.engines import Engine, ExecStatus, engine_class
@@ -16,13 +16,6 @@ from parrot.engines.statements import MESSAGE_LIMIT
 from parrot.fixtures import Fixture
 
 TIMEOUT = 0.5
-
-
-def run(engine: Engine, sql: str, fixture: Fixture = SHOP, **kw: float) -> tuple:
-    ex = engine.execute(sql, fixture, **kw)  # type: ignore[arg-type]
-    assert ex.status is ExecStatus.OK, f"{ex.status}: {ex.error}"
-    assert ex.result is not None
-    return ex.result.rows
 
 
 def assert_intact(engine: Engine) -> None:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pymysql
 import pytest
-from engine_fixtures import ALLTYPES, SHOP, col, make_fixture
+from engine_fixtures import ALLTYPES, SHOP, col, make_fixture, run
 from patience import within
 
 from parrot.connect import default_url
@@ -147,13 +147,6 @@ def test_url_parsing() -> None:
 # --- against the server ---------------------------------------------------------------------------
 
 MYSQL = pytest.mark.parametrize("engine_name", ["mysql"], indirect=True)
-
-
-def run(engine: Engine, sql: str, fixture: Fixture = SHOP, **kw: float) -> tuple:
-    ex = engine.execute(sql, fixture, **kw)  # type: ignore[arg-type]
-    assert ex.status is ExecStatus.OK, f"{ex.status}: {ex.error}"
-    assert ex.result is not None
-    return ex.result.rows
 
 
 def assert_intact(engine: Engine) -> None:

@@ -173,6 +173,24 @@ def _worker_pid(engine: object) -> int:
     return w.POOL.get(engine.group).process.pid  # type: ignore[attr-defined]
 
 
+def test_a_worker_started_by_a_thread_outlives_that_thread() -> None:
+    """Linux sends a worker's PR_SET_PDEATHSIG when the *thread* that forked it ends: a worker
+    started by a pool's or a test's thread was SIGKILLed when that thread finished (the crash
+    test below failed that way in CI). Workers are started from one long-lived thread."""
+    engine = create_engine("sqlite")
+    try:
+        starter = threading.Thread(target=engine.load, args=(SHOP,))
+        starter.start()
+        starter.join()
+        process = w.POOL.workers[engine.group].process  # type: ignore[attr-defined]
+        with pytest.raises(subprocess.TimeoutExpired):
+            process.wait(timeout=1)
+        _normal(engine)
+        assert _worker_pid(engine) == process.pid
+    finally:
+        engine.close()
+
+
 def test_a_killed_worker_is_replaced() -> None:
     engine = create_engine("sqlite")
     try:

@@ -12,14 +12,13 @@ from typing import Any
 import chdb
 import pytest
 from engine_fixtures import SHOP
-from url_helpers import FakeError, driver, needs
+from url_helpers import FakeError, bare_maker, driver, needs, url_parser
 
 from parrot.engines import ExecStatus
 from parrot.engines import clickhouse as ch
 from parrot.engines import statements as st
 from parrot.engines.clickhouse import server as chs
 from parrot.engines.dbapi import (
-    ServerURL,
     fetch_capped,
 )
 from parrot.fixtures import Column
@@ -29,17 +28,9 @@ URL = "clickhouse://alice:pw%26x@ch.example:8123/"
 clickhouse_connect = driver("clickhouse_connect")
 
 
-def url(text: str = URL) -> ServerURL:
-    return ServerURL.parse(text, ("clickhouse", "clickhouses"),
-                           chs.ClickHouseServerEngine.url_example)
-
-
-def bare() -> chs.ClickHouseServerEngine:
-    engine = chs.ClickHouseServerEngine.__new__(chs.ClickHouseServerEngine)
-    engine.url, engine._token, engine._counter = url(), "abcd1234", 0
-    engine._admin = engine._reader = engine._runner = None
-    engine.sandboxed, engine.sandbox_error = None, None
-    return engine
+url = url_parser(chs.ClickHouseServerEngine, URL)
+bare = bare_maker(chs.ClickHouseServerEngine, url, _token="abcd1234", _counter=0, _admin=None,
+                  _reader=None, _runner=None, sandboxed=None, sandbox_error=None)
 
 
 # --- URL ------------------------------------------------------------------------------------------

@@ -10,14 +10,11 @@ from typing import Any
 
 import pytest
 from engine_fixtures import SHOP, col, make_fixture
-from url_helpers import FakeError, driver, needs
+from url_helpers import FakeError, bare_maker, driver, needs, url_parser
 
 from parrot.engines import ExecStatus, FixtureLoadError
 from parrot.engines import oracle as ora
 from parrot.engines import statements as st
-from parrot.engines.dbapi import (
-    ServerURL,
-)
 from parrot.fixtures import Column, cell_text
 from parrot.values import Nested, Temporal, canonical
 
@@ -25,15 +22,8 @@ URL = "oracle://scott:t1ger%23@db.example:1521/?service_name=FREEPDB1"
 oracledb = driver("oracledb")
 
 
-def url(text: str = URL) -> ServerURL:
-    return ServerURL.parse(text, ("oracle",), ora.OracleEngine.url_example)
-
-
-def bare() -> ora.OracleEngine:
-    """An adapter without __init__ (no driver, no connection) for its pure methods."""
-    engine = ora.OracleEngine.__new__(ora.OracleEngine)
-    engine.url, engine._major = url(), 19
-    return engine
+url = url_parser(ora.OracleEngine, URL)
+bare = bare_maker(ora.OracleEngine, url, _major=19)
 
 
 # --- URL ------------------------------------------------------------------------------------------

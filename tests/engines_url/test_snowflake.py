@@ -11,12 +11,11 @@ from typing import Any
 
 import pytest
 from engine_fixtures import SHOP
-from url_helpers import FakeError, driver, needs
+from url_helpers import FakeError, bare_maker, driver, needs, url_parser
 
 from parrot.engines import ExecStatus
 from parrot.engines import snowflake as sf
 from parrot.engines import statements as st
-from parrot.engines.dbapi import ServerURL
 from parrot.fixtures import Column
 from parrot.values import Nested, Temporal, canonical
 
@@ -25,17 +24,9 @@ URL = ("snowflake://bob:pw%2Fx@myorg-acct.snowflakecomputing.com/PARROT?warehous
 connector = driver("snowflake.connector")
 
 
-def url(text: str = URL) -> ServerURL:
-    return ServerURL.parse(text, ("snowflake",), sf.SnowflakeEngine.url_example)
-
-
-def bare() -> sf.SnowflakeEngine:
-    engine = sf.SnowflakeEngine.__new__(sf.SnowflakeEngine)
-    engine.url, engine.home = url(), "PARROT"
-    engine._token, engine._counter = "abcd1234", 0
-    engine._runner = engine._admin = None
-    engine._runner_session = None
-    return engine
+url = url_parser(sf.SnowflakeEngine, URL)
+bare = bare_maker(sf.SnowflakeEngine, url, home="PARROT", _token="abcd1234", _counter=0,
+                  _runner=None, _admin=None, _runner_session=None)
 
 
 # --- URL ------------------------------------------------------------------------------------------

@@ -11,11 +11,10 @@ from typing import Any
 
 import pytest
 from engine_fixtures import ALLTYPES, SHOP
-from url_helpers import FakeError, driver, needs
+from url_helpers import FakeError, bare_maker, driver, needs, url_parser
 
 from parrot.engines import ExecStatus
 from parrot.engines import trino as tr
-from parrot.engines.dbapi import ServerURL
 from parrot.fixtures import Column
 from parrot.values import Nested, Temporal, canonical
 
@@ -23,14 +22,8 @@ URL = "trino://alice:pw%40x@trino.example:8443/memory?roles=system:admin"
 trino = driver("trino")
 
 
-def url(text: str = URL) -> ServerURL:
-    return ServerURL.parse(text, ("trino",), tr.TrinoEngine.url_example)
-
-
-def bare() -> tr.TrinoEngine:
-    engine = tr.TrinoEngine.__new__(tr.TrinoEngine)
-    engine.url, engine.home = url(), "memory"
-    return engine
+url = url_parser(tr.TrinoEngine, URL)
+bare = bare_maker(tr.TrinoEngine, url, home="memory")
 
 
 # --- URL ------------------------------------------------------------------------------------------

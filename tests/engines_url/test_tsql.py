@@ -10,11 +10,10 @@ from typing import Any
 
 import pytest
 from engine_fixtures import SHOP, SPECIAL_FLOATS, col, make_fixture
-from url_helpers import FakeError, driver
+from url_helpers import FakeError, bare_maker, driver, url_parser
 
 from parrot.engines import ExecStatus, FixtureLoadError, UnknownEngineError, tsql
 from parrot.engines import statements as st
-from parrot.engines.dbapi import ServerURL
 from parrot.fixtures import Column
 from parrot.values import Temporal, canonical
 
@@ -22,14 +21,8 @@ URL = "mssql://sa:S3cret%3B%7D@sql.example:1433/parrot"
 pyodbc = driver("pyodbc")
 
 
-def url(text: str = URL) -> ServerURL:
-    return ServerURL.parse(text, ("mssql",), tsql.SQLServerEngine.url_example)
-
-
-def bare() -> tsql.SQLServerEngine:
-    engine = tsql.SQLServerEngine.__new__(tsql.SQLServerEngine)
-    engine.url, engine.odbc_driver = url(), "ODBC Driver 18 for SQL Server"
-    return engine
+url = url_parser(tsql.SQLServerEngine, URL)
+bare = bare_maker(tsql.SQLServerEngine, url, odbc_driver="ODBC Driver 18 for SQL Server")
 
 
 # --- URL, ODBC driver -----------------------------------------------------------------------------

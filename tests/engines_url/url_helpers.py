@@ -7,9 +7,14 @@ object with the same attributes stands in (a test double of an error object, not
 from __future__ import annotations
 
 import importlib
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 import pytest
+
+from parrot.engines.dbapi import ServerURL
+
+E = TypeVar("E")
 
 
 def driver(module: str) -> Any | None:
@@ -31,3 +36,21 @@ class FakeError(Exception):
         super().__init__(*args)
         for key, value in attrs.items():
             setattr(self, key, value)
+
+
+def url_parser(engine: Any, default: str) -> Callable[..., ServerURL]:
+    """``url(text=default)``: a URL parsed as the engine parses its own (schemes, example)."""
+    def url(text: str = default) -> ServerURL:
+        return ServerURL.parse(text, engine.url_schemes, engine.url_example)
+    return url
+
+
+def bare_maker(engine: type[E], url: Callable[[], ServerURL], **attrs: Any) -> Callable[[], E]:
+    """``bare()``: a fresh adapter without __init__ (no driver, no connection) for its pure
+    methods, its ``url`` parsed anew and ``attrs`` set."""
+    def bare() -> E:
+        made = engine.__new__(engine)
+        for key, value in {"url": url(), **attrs}.items():
+            setattr(made, key, value)
+        return made
+    return bare

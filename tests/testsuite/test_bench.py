@@ -11,16 +11,16 @@ from pathlib import Path
 from types import ModuleType
 
 import pytest
+from local_only import engines_or_skip
 
 from parrot.datasets import Item, load_dataset
 from parrot.eval.judge import Judge
 from parrot.testsuite.cli import main
 from parrot.testsuite.store import Suite, load_suite
 from parrot.translators.llm.scripted_server import Reply, ScriptedServer
-from tests.testsuite.test_build import _dataset, _engines_or_skip
+from tests.testsuite.test_build import _dataset
 from tests.testsuite.test_llm_datagen import GOOD
 from tests.testsuite.test_llm_datagen import _dataset as _llm_dataset
-from tests.testsuite.test_llm_datagen import _engines_or_skip as _llm_engines_or_skip
 
 BENCH = Path(__file__).resolve().parents[2] / "scripts" / "bench" / "testsuite.py"
 
@@ -37,7 +37,7 @@ def test_target_side_counts_neighbours_of_the_reference_on_the_target(tmp_path: 
     """The bench judges neighbours of each reference against it on the target engine, on the
     fixture and the suite (what eval faces), per pair and operator; a dropped ORDER BY over
     SQLite's sorted GROUP BY is unkillable there and left out of the kill rate."""
-    _engines_or_skip()
+    engines_or_skip()
     root = _dataset(tmp_path)
     item_json = {"id": "g", "source_dialect": "duckdb", "target_dialect": "sqlite",
                  "source_sql": "SELECT grp, count(*) FROM t WHERE v > 3 GROUP BY grp ORDER BY grp",
@@ -71,7 +71,7 @@ def test_a_suite_built_without_the_source_side_has_it_measured_by_the_bench(
     """A suite built with ``--no-source-side`` (Spark's) records no source-side counts: the
     bench runs the source's neighbours itself on the fixture and the suite's databases, and
     reports the same source-side row as for a suite built with them."""
-    _engines_or_skip()
+    engines_or_skip()
     root = _dataset(tmp_path)
     item_json = {"id": "s", "source_dialect": "sqlite", "target_dialect": "duckdb",
                  "source_sql": "SELECT grp, v FROM t WHERE v > 3",
@@ -96,7 +96,7 @@ def test_llm_table_counts_fixture_suite_and_model_kills(tmp_path: Path,
     """``--llm MODEL --api-base URL``: per pair and operator, the neighbours killed by the fixture,
     by fixture + suite and with the model's data, and the kills only the model's data adds (here
     a v = 6 row, the boundary the fixture lacks, in a suite built without candidates)."""
-    _llm_engines_or_skip()
+    engines_or_skip()
     root = _llm_dataset(tmp_path)
     # --no-solver: z3's witnesses would kill what this suite leaves for the model's data
     assert main(["build", str(root), "--candidates", "0", "--no-solver"]) == 0
@@ -118,7 +118,7 @@ def test_llm_table_counts_fixture_suite_and_model_kills(tmp_path: Path,
 def test_survivors_of_a_source_empty_everywhere_are_marked(tmp_path: Path) -> None:
     """A survivor whose source returns no rows on the fixture and every suite database is
     marked so, and counted in the MISSED line: only data where the source has rows can kill it."""
-    _engines_or_skip()
+    engines_or_skip()
     root = _dataset(tmp_path)
     item_json = {"id": "e", "source_dialect": "sqlite", "target_dialect": "duckdb",
                  "source_sql": "SELECT grp FROM t WHERE v > 1000", "fixture": {"name": "tiny"}}
@@ -161,7 +161,7 @@ def test_leave_one_family_out(tmp_path: Path) -> None:
     from parrot.testsuite.distill import distill
     from parrot.testsuite.operators import family_of
 
-    _engines_or_skip()
+    engines_or_skip()
     root = _dataset(tmp_path)
     item = load_dataset(str(root), count_tokens=False).items[0]
     bench = _bench()

@@ -7,8 +7,8 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from local_only import engines_or_skip
 
-from parrot.connect import create_engine
 from parrot.datasets import load_dataset
 from parrot.eval.judge import Judge
 from parrot.testsuite.cli import main
@@ -32,14 +32,6 @@ ITEMS = [
 ]
 
 
-def _engines_or_skip() -> None:
-    for dialect in ("sqlite", "duckdb"):
-        try:
-            create_engine(dialect).close()
-        except Exception as exc:
-            pytest.skip(f"{dialect} engine unavailable: {exc}")
-
-
 def _dataset(tmp_path: Path) -> Path:
     (tmp_path / "fixtures").mkdir()
     (tmp_path / "fixtures" / "tiny.json").write_text(json.dumps(FIXTURE))
@@ -48,7 +40,7 @@ def _dataset(tmp_path: Path) -> Path:
 
 
 def test_distill_is_deterministic(tmp_path: Path) -> None:
-    _engines_or_skip()
+    engines_or_skip()
     item = load_dataset(str(_dataset(tmp_path)), count_tokens=False).items[0]
     judge = Judge()
     try:
@@ -64,7 +56,7 @@ def test_distill_is_deterministic(tmp_path: Path) -> None:
 
 def test_build_cli_writes_suites_and_is_idempotent(tmp_path: Path,
                                                    capsys: pytest.CaptureFixture[str]) -> None:
-    _engines_or_skip()
+    engines_or_skip()
     root = _dataset(tmp_path)
     assert main(["build", str(root), "--candidates", "4", "--max-dbs", "2", "--min-dbs", "0"]) == 0
     assert "suites built: 2" in capsys.readouterr().out
@@ -80,7 +72,7 @@ def test_build_outdated_rebuilds_other_generators_and_fixture_selects(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """--outdated rebuilds only what another generator made (a rerun resumes); --fixture picks
     the sources over one fixture."""
-    _engines_or_skip()
+    engines_or_skip()
     root = _dataset(tmp_path)
     assert main(["build", str(root), "--candidates", "2", "--fixture", "other"]) == 0
     assert "suites built: 0" in capsys.readouterr().out
@@ -100,7 +92,7 @@ def test_databases_where_an_orderless_limit_cuts_ties_are_kept_and_judged_as_a_p
     """A LIMIT without ORDER BY keeps arbitrary rows: a suite keeps databases where it cuts
     (else ``LIMIT n`` -> ``n + 1`` is never killed) and judges any pick of the unlimited
     result's rows as right, a wrong row count as wrong."""
-    _engines_or_skip()
+    engines_or_skip()
     root = _dataset(tmp_path)
     data = {**ITEMS[0], "id": "lim", "source_sql": "SELECT grp, v FROM t LIMIT 2",
             "reference_sql": "SELECT grp, v FROM t LIMIT 2"}
@@ -162,7 +154,7 @@ def test_a_dropped_order_by_data_cannot_kill_is_unkillable_not_a_survivor(
     from parrot.testsuite.distill import order_probes
     from parrot.testsuite.neighbours import neighbours
 
-    _engines_or_skip()
+    engines_or_skip()
     root = _dataset(tmp_path)
     data = {**ITEMS[0], "id": "ord", "source_dialect": dialect, "target_dialect": dialect,
             "source_sql": sql, "reference_sql": sql}
@@ -187,7 +179,7 @@ def test_databases_where_a_reference_disagrees_are_not_kept(tmp_path: Path) -> N
     """Regression (rules-v6 rebuild): data the fixture never has (a dangling foreign key, an
     empty ROLLUP) can separate references that agree on the fixture; such a database tests an
     engine or domain edge, not a translation, so distillation leaves it out and says why."""
-    _engines_or_skip()
+    engines_or_skip()
     root = _dataset(tmp_path)
     data = {**ITEMS[0], "id": "edge", "source_sql": "SELECT COUNT(*) FROM t WHERE v > 3",
             "reference_sql": "SELECT count(*) FROM t WHERE v > 3 AND id <= 4"}
@@ -212,7 +204,7 @@ def test_the_set_cover_also_kills_the_references_neighbours(tmp_path: Path) -> N
     only, so near-misses of a reference in the target's own idiom (a literal the source does
     not have) survived on the target side. The references' neighbours on their target engine
     join the set cover; the suite records how many there were and how many it kills."""
-    _engines_or_skip()
+    engines_or_skip()
     root = _dataset(tmp_path)
     # the duckdb reference says v >= 8 where the source says v > 7: its literal 8 (and the
     # neighbours v >= 9, v >= 7) are the reference's own
@@ -320,7 +312,7 @@ def test_a_suite_distilled_from_the_siblings_databases(
     """--from-siblings (issue 12, for Spark sources): the candidates are the databases of the
     suites of the references' own source queries, each checked as usual; provenance recorded,
     a rerun writes the same file, and without a sibling suite there is none."""
-    _engines_or_skip()
+    engines_or_skip()
     root = _sibling_dataset(tmp_path, "duckdb")
     assert main(["build", str(root), "--source", "duckdb", "--from-siblings"]) == 0
     assert "no suite (1): no stored suite of a reference's own source query" \
@@ -392,7 +384,7 @@ def test_a_correct_answer_joining_a_table_the_gold_does_not_read_passes_the_suit
         tmp_path: Path) -> None:
     """Every suite database holds every table of the fixture (those the source does not read
     keep the fixture's rows): a text-to-SQL answer reading ``u`` must not fail "no such table"."""
-    _engines_or_skip()
+    engines_or_skip()
     (tmp_path / "fixtures").mkdir()
     (tmp_path / "fixtures" / "two.json").write_text(json.dumps(TWO_TABLES))
     gold = "SELECT name FROM t WHERE v > 3 ORDER BY name"
@@ -442,7 +434,7 @@ def test_extra_candidates_are_tried_for_the_survivors(tmp_path: Path,
     from parrot.fixtures import fixture_from_json
     from parrot.testsuite import distill as distill_module
 
-    _engines_or_skip()
+    engines_or_skip()
     item = load_dataset(str(_dataset(tmp_path)), count_tokens=False).items[0]
     rows = [[1, "a", 3], [2, "a", 4], [3, "b", 3], [4, "c", 10], [5, "c", None]]
     witness = fixture_from_json({**FIXTURE, "tables": [{**FIXTURE["tables"][0], "rows": rows}]})
@@ -462,3 +454,74 @@ def test_extra_candidates_are_tried_for_the_survivors(tmp_path: Path,
     assert asked[0][0] > 0 and asked[0][1] is item.fixture
     assert [d.fixture.content_hash for d in suite.databases] == [witness.content_hash]
     assert suite.killed > int(suite.extra["killed_by_fixture"])
+
+
+@pytest.mark.slow  # two small builds: ~55 s at load 20
+def test_the_build_keeps_one_judge_across_suites_and_builds_the_same_suites(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A judge per suite started and stopped its engine workers for every source query (seconds
+    each, more than the suite's own executions): the build now keeps one judge for
+    JUDGE_SUITES suites, closes it at the end, and the suites it builds are the same."""
+    engines_or_skip()
+    from parrot.testsuite import cli
+
+    made: list[Judge] = []
+    closed: list[Judge] = []
+
+    class Counted(Judge):
+        def __init__(self, *args: object, **kwargs: object) -> None:
+            super().__init__(*args, **kwargs)  # type: ignore[arg-type]
+            made.append(self)
+
+        def close(self) -> None:
+            closed.append(self)
+            super().close()
+
+    monkeypatch.setattr(cli, "Judge", Counted)
+    files = {}
+    for every in (cli.JUDGE_SUITES, 1):
+        monkeypatch.setattr(cli, "JUDGE_SUITES", every)
+        (tmp_path / str(every)).mkdir()
+        root = _dataset(tmp_path / str(every))
+        made.clear()
+        closed.clear()
+        assert main(["build", str(root), "--candidates", "4", "--max-dbs", "2"]) == 0
+        assert len(made) == (1 if every > 1 else 2) and closed == made
+        files[every] = {p.name: p.read_text() for p in (root / "suites").glob("*.json")}
+    assert len(files[1]) == 2 and files[1] == files[cli.JUDGE_SUITES]
+
+
+def test_a_killed_neighbour_is_not_run_on_later_candidates(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each candidate database ran every neighbour the fixture misses, killed ones included (a
+    source with one survivor ran them all on every candidate, the references' on their own
+    engines): now a neighbour runs until a database kills it, and the cover counts first kills."""
+    engines_or_skip()
+    from parrot.testsuite import distill as distill_module
+
+    item = load_dataset(str(_dataset(tmp_path)), count_tokens=False).items[0]
+    runs: list[tuple[str, str, str]] = []
+    real = distill_module.neighbour_outcome
+
+    def outcome(judge: Judge, probe: object, fixture: object, sql: str) -> str:
+        verdict = real(judge, probe, fixture, sql)  # type: ignore[arg-type]
+        runs.append((sql, fixture.content_hash, verdict))  # type: ignore[attr-defined]
+        return verdict
+
+    monkeypatch.setattr(distill_module, "neighbour_outcome", outcome)
+    judge = Judge()
+    try:
+        suite = distill(item, judge, candidates=8, seed=1, min_dbs=0, solver=False).suite
+    finally:
+        judge.close()
+    assert suite is not None
+    fixture = item.fixture.content_hash  # type: ignore[union-attr]
+    killed_on: dict[str, str] = {}
+    for sql, db, verdict in runs:
+        if db == fixture:
+            continue
+        assert sql not in killed_on, f"{sql} ran again after {killed_on[sql]} killed it"
+        if verdict == "kill":
+            killed_on[sql] = db
+    assert killed_on, "no candidate killed anything: the test shows nothing"
+    assert sum(d.kills for d in suite.databases) == suite.killed - suite.extra["killed_by_fixture"]

@@ -8,15 +8,14 @@ from __future__ import annotations
 
 import importlib.util
 import json
-import socket
 from collections.abc import Iterator
 from dataclasses import replace
 from decimal import Decimal
 from pathlib import Path
 
 import pytest
+from local_only import engines_or_skip, forbid_network
 
-from parrot.connect import create_engine
 from parrot.datasets import Item, load_dataset
 from parrot.eval.judge import Judge
 from parrot.testsuite.cli import main
@@ -56,14 +55,6 @@ SAME = json.dumps({"Answer": "INSERT INTO t VALUES (1, 'a', 'ann', 5), (2, 'a', 
                    "Reasoning": "the fixture again", "Confidence": 0.1})
 
 
-def _engines_or_skip() -> None:
-    for dialect in ("sqlite", "duckdb"):
-        try:
-            create_engine(dialect).close()
-        except Exception as exc:
-            pytest.skip(f"{dialect} engine unavailable: {exc}")
-
-
 def _dataset(tmp_path: Path) -> Path:
     (tmp_path / "fixtures").mkdir(parents=True)
     (tmp_path / "fixtures" / "tiny.json").write_text(json.dumps(FIXTURE))
@@ -77,7 +68,7 @@ def _item(tmp_path: Path) -> Item:
 
 @pytest.fixture
 def judge() -> Iterator[Judge]:
-    _engines_or_skip()
+    engines_or_skip()
     j = Judge()
     yield j
     j.close()
@@ -228,7 +219,7 @@ def _build(root: Path, server: ScriptedServer, tmp_path: Path, *extra: str) -> i
 
 def test_build_cli_rules_then_llm_extends_the_stored_suite(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    _engines_or_skip()
+    engines_or_skip()
     root = _dataset(tmp_path / "ds")
     # one candidate database: the rules leave neighbours for the model to kill
     assert main(["build", str(root), "--candidates", "1", "--max-dbs", "1"]) == 0
@@ -253,7 +244,7 @@ def test_build_cli_rules_then_llm_extends_the_stored_suite(
 
 def test_build_cli_llm_only_without_kills_writes_no_suite(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    _engines_or_skip()
+    engines_or_skip()
     root = _dataset(tmp_path / "ds")
     with ScriptedServer(lambda request: Reply(PROSE)) as server:
         assert _build(root, server, tmp_path, "--datagen", "llm:openai/scripted") == 0
@@ -283,16 +274,9 @@ def test_the_local_model_writes_data_offline(tmp_path: Path,
                                              monkeypatch: pytest.MonkeyPatch) -> None:
     """The real SmolLM2 under llama.cpp, no network: every answer ends as a kept database or a
     typed rejection, and the suite records the model, the prompt and the requests."""
-    _engines_or_skip()
+    engines_or_skip()
 
-    def no_network(self: socket.socket, address: object) -> None:
-        host = address[0] if isinstance(address, tuple) else str(address)
-        if host not in ("127.0.0.1", "localhost", "::1"):
-            raise OSError(f"network access to {host} in an offline test")
-        real_connect(self, address)
-
-    real_connect = socket.socket.connect
-    monkeypatch.setattr(socket.socket, "connect", no_network)
+    forbid_network(monkeypatch)
     item = _item(tmp_path)  # the fixture leaves the flipped comparison alive: one request
     gen = make_datagen("local", LLMOptions(max_tokens=200, cache_path=tmp_path / "c.sqlite"),
                        rounds=1)

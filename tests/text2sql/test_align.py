@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
+from parrot.api.results import read_results
 from parrot.eval.cli import main as eval_main
-from parrot.eval.results import read_results
 from parrot.report.analysis import by_annotation_source
 from parrot.text2sql.align import Attempt, Outcome, aligned_records, read_log
 from parrot.text2sql.build import main as t2s_main

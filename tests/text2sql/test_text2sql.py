@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
+from parrot.api.results import read_results
 from parrot.datasets import item_from_record
 from parrot.eval.cli import main as eval_main
-from parrot.eval.results import read_results
 from parrot.fixtures import fixture_from_json
 from parrot.migrate.named import corpora_root
 from parrot.text2sql.build import main as build_main

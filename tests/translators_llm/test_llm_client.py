@@ -7,7 +7,7 @@ import time
 from dataclasses import replace
 
 import pytest
-from conftest import make_item
+from llm_items import make_item
 
 from parrot.translators import TranslationStatus, create_translator
 from parrot.translators.llm.client import count_message_tokens

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from parrot.api.results import read_results
 from parrot.eval.cli import main as eval_main
-from parrot.eval.results import read_results
 from parrot.translators.llm.scripted_server import Reply, ScriptedServer
 
 SECRET = "sk-parrot-fake-0123456789abcdefXYZ"

@@ -5,13 +5,13 @@ from __future__ import annotations
 import importlib.util
 import json
 import re
-import socket
 from pathlib import Path
 
 import pytest
+from local_only import forbid_network
 
+from parrot.api.results import read_results
 from parrot.eval.cli import main as eval_main
-from parrot.eval.results import read_results
 from parrot.translators import create_translator
 from parrot.translators.llm import local
 
@@ -30,14 +30,7 @@ def test_a_missing_model_says_how_to_install_it(monkeypatch: pytest.MonkeyPatch)
 @pytest.mark.skipif(not INSTALLED, reason="the local extra is not installed: " + local.INSTALL)
 def test_the_local_model_translates_offline(tmp_path: Path,
                                             monkeypatch: pytest.MonkeyPatch) -> None:
-    def no_network(self: socket.socket, address: object) -> None:
-        host = address[0] if isinstance(address, tuple) else str(address)
-        if host not in ("127.0.0.1", "localhost", "::1"):
-            raise OSError(f"network access to {host} in an offline test")
-        real_connect(self, address)
-
-    real_connect = socket.socket.connect
-    monkeypatch.setattr(socket.socket, "connect", no_network)
+    forbid_network(monkeypatch)
     out = tmp_path / "run"
     args = ["--quiet", "--model", "local", "--limit", "3", "--pairs", "sqlite:duckdb",
             "--output-dir", str(out), "--cache", str(tmp_path / "cache.sqlite")]

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from conftest import make_item
+from llm_items import make_item
 
 from parrot.connect import create_engine
 from parrot.datasets import load_dataset

@@ -9,11 +9,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import make_item, source_of
+from llm_items import make_item, source_of
 
+from parrot.api.results import read_results
 from parrot.datasets import Item
 from parrot.eval.cli import main as eval_main
-from parrot.eval.results import read_results
 from parrot.translators import create_translator
 from parrot.translators.llm.options import LLMOptions
 from parrot.translators.llm.scripted_server import Reply, ScriptedServer

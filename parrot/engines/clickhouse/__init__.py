@@ -3,8 +3,11 @@
 **One server per process.** chdb embeds a single ClickHouse server per process (a second
 session with another data path is refused, and every session sees the same databases), so all
 adapter instances share it: each instance owns the databases named ``parrot_<random token>_...``
-and never touches others. Connections (``chdb.connect``) are cheap and carry their own current
-database and settings; every execution gets a fresh one.
+and never touches others. Connections (``chdb.connect``) carry their own current database and
+settings: an adapter keeps one read-only connection for the read-only executions that change no
+session setting (no ``SET`` statement), replaced after a timeout or a failure; the others get a
+fresh one. A fixture's tables are created and filled in one multi-statement query (several for
+big fixtures), and a statement text that passed the guard is not explained again.
 
 **Isolation.** ClickHouse has no rollback, so each execution is classified from its statements'
 leading keywords:
@@ -77,7 +80,7 @@ import re
 import secrets
 import struct
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any, ClassVar
 from zoneinfo import ZoneInfo
 
@@ -101,6 +104,11 @@ DB_PREFIX = "parrot_"
 KILL_GRACE = 0.3  # seconds after the deadline before the watchdog kills a query
 MEMORY_LIMIT = 2_000_000_000  # max_memory_usage (bytes) of an execution's queries
 INSERT_BATCH = 10_000  # rows per INSERT while loading
+FILL_QUERY_BYTES = 1 << 20  # a fixture's DDL and INSERTs go in multi-statement queries this big
+CHECKED_TEXTS = 4_096  # statement texts whose guard verdict an adapter remembers
+# after these, the shared read-only connection is kept; after a timeout, a cut-short result or an
+# engine failure it is replaced (a killed or cancelled query must not leave it in doubt)
+REUSABLE_AFTER = frozenset({ExecStatus.OK, ExecStatus.RUNTIME_ERROR, ExecStatus.SYNTAX_ERROR})
 TABLE_ENGINE = "MergeTree ORDER BY tuple()"  # what real ClickHouse tables use (DELETE works)
 OUR_DATABASE = re.compile(DB_PREFIX + r"[0-9a-f]{12}_[fs][0-9a-f]+")
 
@@ -517,6 +525,18 @@ def table_ddl(database: str, table: Table) -> str:
                             suffix=f" ENGINE = {TABLE_ENGINE}")
 
 
+def fill_statements(database: str, fixture: Fixture) -> Iterator[str]:
+    """The statements that create and fill a fixture's tables in ``database`` (INSERTs of at
+    most ``INSERT_BATCH`` rows)."""
+    for table in fixture.tables:
+        target = f"{ident(database)}.{ident(table.name)}"
+        yield table_ddl(database, table)
+        for i in range(0, len(table.rows), INSERT_BATCH):
+            yield (f"INSERT INTO {target} VALUES "
+                   + ", ".join("(" + ", ".join(literal(v) for v in row) + ")"
+                               for row in table.rows[i:i + INSERT_BATCH]))
+
+
 def string_literal(text: str) -> str:
     """A quoted ClickHouse string literal."""
     return "'" + text.replace("\\", "\\\\").replace("'", "\\'") + "'"
@@ -605,6 +625,9 @@ class ClickHouseEngine(EngineBase[_Materialised]):
         self._counter = itertools.count()
         self._server_version: str | None = None
         self._closed = False
+        self._reader: Any = None  # the read-only connection executions without SET share
+        self._reader_db: str | None = None  # the database it is USE-ing
+        self._checked: dict[str, st.Plan] = {}  # statement text -> its plan, guard passed
 
     @staticmethod
     def _connect() -> Any:
@@ -633,14 +656,18 @@ class ClickHouseEngine(EngineBase[_Materialised]):
         return _Materialised(database)
 
     def _fill(self, mat: _Materialised, fixture: Fixture) -> None:
-        for table in fixture.tables:
-            target = f"{ident(mat.database)}.{ident(table.name)}"
-            self._admin.query(table_ddl(mat.database, table))
-            for i in range(0, len(table.rows), INSERT_BATCH):
-                rows = table.rows[i:i + INSERT_BATCH]
-                self._admin.query(f"INSERT INTO {target} VALUES "
-                                  + ", ".join("(" + ", ".join(literal(v) for v in row) + ")"
-                                              for row in rows))
+        """Every table's DDL and rows, sent as multi-statement queries of up to
+        ``FILL_QUERY_BYTES`` each (a small fixture: one round trip, not two per table)."""
+        batch: list[str] = []
+        size = 0
+        for statement in fill_statements(mat.database, fixture):
+            if batch and size + len(statement) > FILL_QUERY_BYTES:
+                self._admin.query(";\n".join(batch))
+                batch, size = [], 0
+            batch.append(statement)
+            size += len(statement)
+        if batch:
+            self._admin.query(";\n".join(batch))
 
     def _discard(self, mat: _Materialised) -> None:
         self._admin.query(f"DROP DATABASE IF EXISTS {ident(mat.database)} SYNC")
@@ -663,12 +690,9 @@ class ClickHouseEngine(EngineBase[_Materialised]):
             return Execution(ExecStatus.SYNTAX_ERROR, error=st.NO_STATEMENT)
         plans: list[st.Plan] = []
         for text in texts:
-            plan = GUARD.check(text)
+            plan = self._guarded(text)
             if isinstance(plan, str):
-                return Execution(ExecStatus.UNSUPPORTED, error=OUR_DATABASE.sub("parrot_db", plan))
-            refusal = _ast_refusal(self._admin, text)  # the engine's own parser, second
-            if refusal is not None:
-                return Execution(ExecStatus.UNSUPPORTED, error=refusal)
+                return Execution(ExecStatus.UNSUPPORTED, error=plan)
             plans.append(plan)
         deadline = st.Deadline(timeout)
         tag = f"parrot-{self._token}-{next(self._counter)}"
@@ -685,17 +709,71 @@ class ClickHouseEngine(EngineBase[_Materialised]):
             self._stored.pop(fixture.content_hash, None)  # reload on next use
             return Execution(ExecStatus.ENGINE_ERROR, error=_clean_message(exc))
 
+    def _guarded(self, text: str) -> st.Plan | str:
+        """The plan of one statement text, or why it is refused: parrot's guard first, then
+        the engine's own parser. A text that passed is remembered (the same translation runs on
+        the fixture and on each suite database; both checks depend on the text alone)."""
+        known = self._checked.get(text)
+        if known is not None:
+            return known
+        plan = GUARD.check(text)
+        if isinstance(plan, str):
+            return OUR_DATABASE.sub("parrot_db", plan)
+        refusal = _ast_refusal(self._admin, text)  # the engine's own parser, second
+        if refusal is not None:
+            return refusal
+        if len(self._checked) >= CHECKED_TEXTS:
+            self._checked.clear()
+        self._checked[text] = plan
+        return plan
+
     def _run_direct(self, mat: _Materialised, plans: list[st.Plan],
                     deadline: st.Deadline, max_rows: int, tag: str) -> Execution:
-        conn = self._connect()
+        """A read-only execution. Without a SET statement (which would outlive it in the
+        connection's session) it runs on the adapter's one shared read-only connection;
+        otherwise on a fresh connection closed afterwards."""
+        if any(p.first == "SET" for p in plans):
+            conn = self._connect()
+            try:
+                conn.query(f"USE {ident(mat.database)}")
+                conn.query(f"SET log_comment = {string_literal(tag)}, "
+                           f"max_memory_usage = {MEMORY_LIMIT}")
+                conn.query("SET readonly = 2")
+                return self._run(conn, plans, deadline, max_rows, tag)
+            finally:
+                conn.close()
+        conn = self._read_only(mat.database)
+        execution = Execution(ExecStatus.ENGINE_ERROR, error="execution did not finish")
         try:
-            conn.query(f"USE {ident(mat.database)}")
-            conn.query(f"SET log_comment = {string_literal(tag)}, "
-                       f"max_memory_usage = {MEMORY_LIMIT}")
-            conn.query("SET readonly = 2")
-            return self._run(conn, plans, deadline, max_rows, tag)
+            conn.query(f"SET log_comment = {string_literal(tag)}")
+            execution = self._run(conn, plans, deadline, max_rows, tag)
+            return execution
         finally:
-            conn.close()
+            if execution.status not in REUSABLE_AFTER:  # killed, cut short or failed: a new one
+                self._drop_reader()
+
+    def _read_only(self, database: str) -> Any:
+        """The shared read-only connection, USE-ing ``database``."""
+        if self._reader is None:
+            conn = self._connect()
+            try:
+                conn.query(f"SET max_memory_usage = {MEMORY_LIMIT}")
+                conn.query("SET readonly = 2")
+            except BaseException:
+                conn.close()
+                raise
+            self._reader, self._reader_db = conn, None
+        if self._reader_db != database:
+            self._reader_db = None
+            self._reader.query(f"USE {ident(database)}")
+            self._reader_db = database
+        return self._reader
+
+    def _drop_reader(self) -> None:
+        reader, self._reader, self._reader_db = self._reader, None, None
+        if reader is not None:
+            with contextlib.suppress(Exception):
+                reader.close()
 
     def _run_scratch(self, mat: _Materialised, fixture: Fixture, plans: list[st.Plan],
                      deadline: st.Deadline, max_rows: int, tag: str,
@@ -789,6 +867,7 @@ class ClickHouseEngine(EngineBase[_Materialised]):
         if self._closed:
             return
         self._closed = True
+        self._drop_reader()
         super().close()
         self._admin.close()
 

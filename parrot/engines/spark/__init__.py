@@ -133,6 +133,10 @@ RUNAWAY_LIMIT = 30.0  # seconds an abandoned statement may keep the JVM busy bef
 # looping where Spark never checks for cancellation (a higher-order function over a long array,
 # a cartesian product's inner loop) holds its core for good, and the next job waits for it
 TASK_DRAIN = 10.0
+# Extra options for the driver JVM (PARROT_SPARK_JAVA_OPTIONS; default: none). On polyglot's
+# Spark items the JVM's peak RSS was 2.4-2.8 GiB whether the heap was 4g or 1g, G1 or serial
+# (docs/results/peakmem.md): not the heap's maximum, so neither setting is changed here.
+JAVA_OPTIONS = ""
 INSTALL_HINT = "pip install 'parrot-sql[spark]' (pyspark 4.3) and a Java 17+ runtime"
 
 # Per-session SQL settings, applied to the shared session's configuration and again to every
@@ -235,6 +239,32 @@ class _Worker:
         return self.future is not None and not self.future.done()
 
 
+def driver_conf(root: str, log_conf: str) -> dict[str, str]:
+    """The session's configuration: local mode, its directories under ``root``, the driver's
+    heap (``PARROT_SPARK_MEMORY``) and JVM options (``PARROT_SPARK_JAVA_OPTIONS``)."""
+    return {
+        "spark.master": MASTER,
+        "spark.app.name": "parrot",
+        "spark.ui.enabled": "false",
+        "spark.ui.showConsoleProgress": "false",
+        "spark.driver.bindAddress": "127.0.0.1",
+        "spark.driver.host": "127.0.0.1",
+        # local mode runs everything in the driver JVM; the 1g default ran out of heap with
+        # many fixtures (TPC-H, Spider) loaded in one process. Override: PARROT_SPARK_MEMORY
+        "spark.driver.memory": os.environ.get("PARROT_SPARK_MEMORY", "4g"),
+        "spark.default.parallelism": "2",
+        "spark.sql.catalogImplementation": "in-memory",
+        "spark.sql.warehouse.dir": os.path.join(root, "warehouse"),
+        "spark.local.dir": os.path.join(root, "local"),
+        "spark.driver.extraJavaOptions": (
+            f"-Djava.io.tmpdir={os.path.join(root, 'tmp')} "
+            f"-Dderby.system.home={os.path.join(root, 'derby')} -XX:-UsePerfData "
+            f"-Dlog4j2.configurationFile=file:{log_conf} "
+            + os.environ.get("PARROT_SPARK_JAVA_OPTIONS", JAVA_OPTIONS)).strip(),
+        **SESSION_CONF,
+    }
+
+
 class _Runtime:
     """The process's Spark session, its temporary directory, worker thread and catalog baseline."""
 
@@ -278,26 +308,7 @@ class _Runtime:
         log_conf = os.path.join(root, "log4j2.properties")
         with open(log_conf, "w") as f:  # the JVM's own logs: errors only (parrot reports the rest)
             f.write(LOG4J_CONF)
-        conf = {
-            "spark.master": MASTER,
-            "spark.app.name": "parrot",
-            "spark.ui.enabled": "false",
-            "spark.ui.showConsoleProgress": "false",
-            "spark.driver.bindAddress": "127.0.0.1",
-            "spark.driver.host": "127.0.0.1",
-            # local mode runs everything in the driver JVM; the 1g default ran out of heap with
-            # many fixtures (TPC-H, Spider) loaded in one process. Override: PARROT_SPARK_MEMORY
-            "spark.driver.memory": os.environ.get("PARROT_SPARK_MEMORY", "4g"),
-            "spark.default.parallelism": "2",
-            "spark.sql.catalogImplementation": "in-memory",
-            "spark.sql.warehouse.dir": os.path.join(root, "warehouse"),
-            "spark.local.dir": os.path.join(root, "local"),
-            "spark.driver.extraJavaOptions": (
-                f"-Djava.io.tmpdir={os.path.join(root, 'tmp')} "
-                f"-Dderby.system.home={os.path.join(root, 'derby')} -XX:-UsePerfData "
-                f"-Dlog4j2.configurationFile=file:{log_conf}"),
-            **SESSION_CONF,
-        }
+        conf = driver_conf(root, log_conf)
         os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")  # no "resolves to a loopback" probe
         builder = SparkSession.builder
         for key, value in conf.items():

@@ -63,25 +63,39 @@ class _DeprecatedSchema(argparse.BooleanOptionalAction):
         super().__call__(parser, namespace, values, option_string)
 
 
+class _Chosen:
+    """A flag group that adds only the flags asked for (``only``: destinations; None: all)."""
+
+    def __init__(self, group: Any, only: Collection[str] | None) -> None:
+        self.group, self.only = group, only
+
+    def add_argument(self, *flags: str, **kwargs: Any) -> None:
+        if self.only is None or flags[0].removeprefix("--").replace("-", "_") in self.only:
+            self.group.add_argument(*flags, **kwargs)
+
+
 def add_arguments(parser: argparse.ArgumentParser, only: Collection[str] | None = None,
                   description: str | None = None, old_schema: bool = True) -> None:
     """The LLM flags of ``python -m parrot.eval`` (``only``: just the flags with these
     destinations, e.g. for a tool that asks a model but translates nothing; ``old_schema``:
     also the deprecated ``--schema/--no-schema``, hidden, outside the group so that
     ``--model-args schema=…`` expands to ``--prompt-schema``)."""
-    d = LLMOptions()
     group = parser.add_argument_group(
         "LLM translators", description or (
             "for --model PROVIDER/MODEL (any litellm model, e.g. openai/gpt-4o, anthropic/"
             "claude-..., ollama/..., hosted_vllm/...), local and ensemble:...; API keys come "
             "from the provider's usual environment variables and are never recorded"))
+    chosen, d = _Chosen(group, only), LLMOptions()
+    _request_flags(chosen, d)
+    _prompt_flags(chosen, d)
+    if old_schema and (only is None or "schema" in only):
+        parser.add_argument("--schema", dest="schema", action=_DeprecatedSchema,
+                            default=argparse.SUPPRESS, help=argparse.SUPPRESS)
+    _cache_and_reflection_flags(chosen, d)
 
-    class _Chosen:  # the group, adding only the flags asked for
-        def add_argument(self, *flags: str, **kwargs: Any) -> None:
-            if only is None or flags[0].removeprefix("--").replace("-", "_") in only:
-                group.add_argument(*flags, **kwargs)
 
-    g = _Chosen()
+def _request_flags(g: _Chosen, d: LLMOptions) -> None:
+    """Where the requests go and how they are sent."""
     g.add_argument("--api-base", default=None, metavar="URL",
                    help="an OpenAI-compatible endpoint, e.g. http://127.0.0.1:8000/v1")
     g.add_argument("--concurrency", metavar="N", type=int, default=d.concurrency,
@@ -96,6 +110,10 @@ def add_arguments(parser: argparse.ArgumentParser, only: Collection[str] | None 
     g.add_argument("--retries", metavar="N", type=int, default=d.retries,
                    help="retries after 429/5xx/timeouts, exponential backoff with jitter "
                         f"(default: {d.retries})")
+
+
+def _prompt_flags(g: _Chosen, d: LLMOptions) -> None:
+    """What the prompt holds."""
     g.add_argument("--prompt", metavar="NAME", default=d.prompt,
                    help=f"prompt template NAME-vVERSION (default: {d.prompt})")
     g.add_argument("--hints", action=argparse.BooleanOptionalAction, default=d.hints,
@@ -106,9 +124,10 @@ def add_arguments(parser: argparse.ArgumentParser, only: Collection[str] | None 
                    default=d.schema,
                    help="include the fixture's tables as DDL in the prompt (default: on; "
                         "formerly --schema)")
-    if old_schema and (only is None or "schema" in only):
-        parser.add_argument("--schema", dest="schema", action=_DeprecatedSchema,
-                            default=argparse.SUPPRESS, help=argparse.SUPPRESS)
+
+
+def _cache_and_reflection_flags(g: _Chosen, d: LLMOptions) -> None:
+    """The response cache, the rounds of reflection and the price."""
     g.add_argument("--cache", type=Path, default=None, metavar="PATH",
                    help="SQLite response cache (default: $PARROT_CACHE/llm/responses.sqlite, "
                         "~/.cache/parrot/llm/... without it)")

@@ -1,0 +1,371 @@
+"""Selection at corpus scale, streaming: standardise → normalise → cluster → coverage selection in
+memory that does not grow with the input.
+
+The in-memory pipeline (:func:`parrot.curate.stages.run_pipeline` over :class:`Standardise`,
+:class:`Normalise`, :class:`Cluster`, :class:`Features`, :class:`Coverage`) holds every statement,
+its tokens and its cluster as Python objects: 2.9 GiB for 1 M statements. Here:
+
+* **prepare** (workers, one chunk of input at a time): split and format, then per statement its
+  exact and normalised duplicate keys and its cluster key as 16-byte hashes and its length; the
+  chunk goes back as one Arrow table and is appended to a DuckDB file (spilled to disk, DuckDB's
+  own memory limit);
+* **dedup, cluster, rank** (DuckDB, out of core): the first statement of each normalised key is
+  kept (the first of its exact key too: equal texts have equal normalised keys), clusters are
+  numbered in the order of their first kept statement, members ranked longest first (then id):
+  exactly what :class:`Standardise` and :class:`Cluster` decide;
+* **features** (workers): of the first ``window`` members of every cluster only;
+* **coverage** (this process): the walk of :class:`Coverage`, cluster by cluster, fetching a
+  cluster's later members from DuckDB only when its patience has not run out.
+
+The selected records are the in-memory pipeline's, in the same order, with the same ``cluster``
+and ``rank`` (``tests/curate/test_stream.py`` checks it; ``scripts/bench/curate_stream.py`` at
+1 M statements).
+"""
+
+from __future__ import annotations
+
+import gc
+import hashlib
+import json
+import math
+import tempfile
+import time
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import pyarrow as pa
+
+from parrot.curate.select import (
+    DEFAULT_PATIENCE,
+    DEFAULT_PREFIX_RATIO,
+    Selector,
+    coverage_source,
+    normalise,
+)
+from parrot.curate.stages import Batch, Drop, Progress, Record, StageCount
+from parrot.curate.standardise import Standardise, normalised_key
+from parrot.engines.worker import die_with_parent
+
+# a chunk of input: records, or the byte range [start, end) of a JSONL file (the lines that
+# start in it); a range is read by the worker, so the input never passes through this process
+Chunk = list[Record] | tuple[str, int, int]
+_SEQ_BITS = 24  # a statement's sequence number: chunk index << 24 | position in the chunk
+_SCHEMA = pa.schema([("seq", pa.int64()), ("id", pa.string()), ("dialect", pa.string()),
+                     ("origin", pa.string()), ("fixture", pa.string()), ("sql", pa.string()),
+                     ("len", pa.int32()), ("ehash", pa.binary(16)), ("nhash", pa.binary(16)),
+                     ("ckey", pa.binary(16))])
+DEFAULT_MEMORY_LIMIT = "1GB"  # DuckDB's buffer pool; beyond it DuckDB spills to its temp files
+
+
+def _digest(*parts: str | None) -> bytes:
+    text = "\x1f".join("\x00" if p is None else p for p in parts)
+    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
+
+
+def cluster_key(norm: Sequence[str], ratio: float) -> str:
+    """The first ``ceil(ratio × n)`` normalised tokens (what :class:`Cluster` groups by)."""
+    return " ".join(norm[:max(1, math.ceil(ratio * len(norm)))])
+
+
+def read_range(path: str, start: int, end: int) -> list[Record]:
+    """The records of the JSONL lines of ``path`` that start in ``[start, end)`` (fields: id,
+    dialect, sql, and origin or benchmark, fixture)."""
+    out = []
+    with open(path, "rb") as fh:
+        if start > 0:
+            fh.seek(start - 1)
+            fh.readline()  # the line that started before ``start`` belongs to the range before
+        pos = fh.tell()
+        while pos < end:
+            line = fh.readline()
+            if not line:
+                break
+            pos += len(line)
+            if line.strip():
+                row = json.loads(line)
+                out.append(Record(id=row["id"], dialect=row["dialect"], sql=row["sql"],
+                                  origin=row.get("origin", row.get("benchmark", "")),
+                                  fixture=row.get("fixture")))
+    return out
+
+
+def file_ranges(paths: Iterable[Path], size: int = 1 << 20) -> list[tuple[str, int, int]]:
+    """Byte ranges of about ``size`` bytes covering every file (the chunks of a JSONL corpus)."""
+    return [(str(p), a, min(a + size, total)) for p in paths
+            for total in [p.stat().st_size] for a in range(0, total, size)]
+
+
+def prepare(index: int, chunk: Chunk, ratio: float) -> tuple[int, pa.Table, Batch, int]:
+    """One chunk of input standardised, normalised and hashed (runs in a worker): the statements
+    as an Arrow table, a batch carrying the chunk's drop counts and notes (no records), and the
+    number of input records."""
+    records = read_range(*chunk) if isinstance(chunk, tuple) else chunk
+    batch = Standardise().map(records)
+    cols: dict[str, list[Any]] = {name: [] for name in _SCHEMA.names}
+    for pos, r in enumerate(batch.records):
+        cols["seq"].append(index << _SEQ_BITS | pos)
+        cols["id"].append(r.id)
+        cols["dialect"].append(r.dialect)
+        cols["origin"].append(r.origin)
+        cols["fixture"].append(r.fixture)
+        cols["sql"].append(r.sql)
+        cols["len"].append(len(r.sql))
+        cols["ehash"].append(_digest(r.dialect, r.fixture, r.sql))
+        cols["nhash"].append(_digest(r.dialect, r.fixture, normalised_key(r.sql, r.dialect)))
+        cols["ckey"].append(_digest(r.dialect, cluster_key(normalise(r.sql, r.dialect), ratio)))
+    if len(batch.records) >= 1 << _SEQ_BITS:
+        raise ValueError(f"a chunk of {len(batch.records):,} statements is too large")
+    table = pa.table(cols, schema=_SCHEMA)
+    return index, table, Batch([], batch.dropped, batch.notes), len(records)
+
+
+def features_of(index: int, chunk: list[Record], source: str) -> tuple[int, list[Any]]:
+    """Coverage features of ``chunk`` (runs in a worker); None where the parser rejects one."""
+    cov = coverage_source(source)
+    return index, [cov.features(r.sql, r.dialect) for r in chunk]
+
+
+@dataclass
+class StreamSettings:
+    """What decides the selection (as the in-memory stages' parameters) and how it runs."""
+
+    prefix_ratio: float = DEFAULT_PREFIX_RATIO
+    coverage: str = "sqlglot"
+    patience: int = DEFAULT_PATIENCE
+    limit: int | None = None
+    jobs: int = 2
+    workdir: Path | None = None  # where the DuckDB file goes (default: a temporary directory)
+    memory_limit: str = DEFAULT_MEMORY_LIMIT
+    feature_chunk: int = 200
+
+
+@dataclass
+class StreamResult:
+    kept: list[Record]
+    funnel: list[StageCount]
+    stats: dict[str, Any] = field(default_factory=dict)
+
+
+class _Pool:
+    """``jobs`` worker processes with at most two tasks each in flight (results stream back);
+    ``jobs == 1`` runs every task here."""
+
+    def __init__(self, jobs: int):
+        self.jobs = max(1, jobs)
+        self._pool = (ProcessPoolExecutor(self.jobs, initializer=die_with_parent)
+                      if self.jobs > 1 else None)
+
+    def map(self, fn: Callable[..., Any], tasks: Iterable[tuple[Any, ...]]) -> Iterator[Any]:
+        if self._pool is None:
+            for task in tasks:
+                yield fn(*task)
+            return
+        pending: set[Future[Any]] = set()
+        todo = iter(tasks)
+        exhausted = False
+        while not exhausted or pending:
+            while not exhausted and len(pending) < 2 * self.jobs:
+                try:
+                    pending.add(self._pool.submit(fn, *next(todo)))
+                except StopIteration:
+                    exhausted = True
+            if pending:
+                done, pending = wait(pending, return_when=FIRST_COMPLETED)
+                for future in done:
+                    yield future.result()
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(cancel_futures=True)
+
+
+_RANK = """
+CREATE TABLE ranked AS
+WITH kept AS (SELECT min(seq) AS seq FROM stmts GROUP BY nhash),
+     m AS (SELECT seq, ckey, len, id FROM stmts WHERE seq IN (SELECT seq FROM kept)),
+     c AS (SELECT ckey, (row_number() OVER (ORDER BY min(seq)) - 1)::INTEGER AS cnum
+           FROM m GROUP BY ckey)
+SELECT c.cnum, (row_number() OVER (PARTITION BY m.ckey ORDER BY m.len DESC, m.id) - 1)::INTEGER
+       AS rank, m.seq
+FROM m JOIN c USING (ckey)
+"""
+_MEMBERS = ("SELECT r.cnum, r.rank, s.id, s.dialect, s.sql, s.origin, s.fixture "
+            "FROM ranked r JOIN stmts s USING (seq) ")
+_COLUMNS = ("cnum", "rank", "id", "dialect", "sql", "origin", "fixture")
+
+
+def _records(rows: Iterable[tuple[Any, ...]]) -> list[Record]:
+    return [Record(id=i, dialect=d, sql=s, origin=o, fixture=f, cluster=f"c{c}", rank=k)
+            for c, k, i, d, s, o, f in rows]
+
+
+class _Store:
+    """The DuckDB file the statements are spilled to, and the queries selection asks it."""
+
+    def __init__(self, path: Path, settings: StreamSettings):
+        self.con = duckdb.connect(str(path), config={
+            "memory_limit": settings.memory_limit, "threads": max(1, settings.jobs),
+            "temp_directory": str(path.parent / "spill"), "preserve_insertion_order": False})
+        cols = ", ".join(f"{f.name} {_DUCK[str(f.type)]}" for f in _SCHEMA)
+        self.con.execute(f"CREATE TABLE stmts ({cols})")
+        self._buffer: list[pa.Table] = []
+        self._rows = 0
+        self.reach = 0
+
+    def append(self, table: pa.Table, flush_rows: int = 100_000, flush_tables: int = 32) -> None:
+        """Buffer ``table``; insert the buffer every ``flush_rows`` rows or ``flush_tables``
+        tables (each table's Python wrapper costs a kilobyte or so)."""
+        self._buffer.append(table)
+        self._rows += table.num_rows
+        if self._rows >= flush_rows or len(self._buffer) >= flush_tables:
+            self.flush()
+
+    def flush(self) -> None:
+        if self._buffer:
+            chunk = pa.concat_tables(self._buffer)  # noqa: F841 - read by DuckDB by name
+            self.con.execute("INSERT INTO stmts SELECT * FROM chunk")
+            self._buffer, self._rows = [], 0
+            # each chunk leaves reference cycles (pyarrow, DuckDB's scan of it) that the cyclic
+            # collector's thresholds let pile up in proportion to the input: collect them here
+            gc.collect()
+
+    def rank(self, reach: int) -> tuple[dict[str, int], list[int]]:
+        """Deduplicate, cluster and rank; the counts, and every cluster's size in order.
+        Members ranked below ``reach`` are copied with their text into a small table ordered
+        by cluster (what selection reads; the rest only when a cluster's walk goes further)."""
+        self.flush()
+        counts = self.con.execute("SELECT count(*), count(DISTINCT ehash), "
+                                  "count(DISTINCT nhash) FROM stmts").fetchone()
+        assert counts is not None
+        self.con.execute(_RANK)
+        sizes = [n for (n,) in self.con.execute(
+            "SELECT count(*) FROM ranked GROUP BY cnum ORDER BY cnum").fetchall()]
+        self.reach = reach
+        self.con.execute(f"CREATE TABLE reach AS {_MEMBERS} WHERE r.rank < ? "
+                         "ORDER BY r.cnum, r.rank", [reach])
+        return dict(zip(("statements", "distinct", "normalised_distinct"), counts,
+                        strict=True)), sizes
+
+    def window(self, window: int) -> list[Record]:
+        return _records(self.con.execute(
+            f"SELECT {', '.join(_COLUMNS)} FROM reach WHERE rank < ? ORDER BY cnum, rank",
+            [window]).fetchall())
+
+    def members(self, cnum: int, start: int, stop: int) -> list[Record]:
+        """Members ``start`` to ``stop`` (ranks) of cluster ``cnum``."""
+        if stop <= self.reach:
+            query = (f"SELECT {', '.join(_COLUMNS)} FROM reach WHERE cnum = ? "
+                     "AND rank >= ? AND rank < ? ORDER BY rank")
+        else:  # beyond the copied ranks: a join with every statement (rare)
+            query = _MEMBERS + ("WHERE r.cnum = ? AND r.rank >= ? AND r.rank < ? "
+                                "ORDER BY r.rank")
+        return _records(self.con.execute(query, [cnum, start, stop]).fetchall())
+
+    def close(self) -> None:
+        self.con.close()
+
+
+_DUCK = {"int64": "BIGINT", "int32": "INTEGER", "string": "VARCHAR",
+         "fixed_size_binary[16]": "BLOB"}
+
+
+def _cluster_members(store: _Store, cnum: int, size: int, window: list[Record],
+                     page: int) -> Iterator[Record]:
+    """A cluster's members in rank order: the window (features computed), then pages from the
+    store (features computed when the walk reaches them)."""
+    yield from window
+    start = len(window)
+    while start < size:
+        got = store.members(cnum, start, min(size, start + page))
+        yield from got
+        start += len(got)
+        page *= 2
+
+
+def _ingest(store: _Store, pool: _Pool, chunks: Iterable[Chunk], settings: StreamSettings,
+            progress: Progress | None, total: int) -> tuple[Batch, int]:
+    stats = Batch([])
+    n_in = 0
+    tasks = ((i, c, settings.prefix_ratio) for i, c in enumerate(chunks))
+    for done, (_, table, batch, count) in enumerate(pool.map(prepare, tasks), 1):
+        store.append(table)
+        stats.extend(batch)
+        n_in += count
+        if progress is not None:
+            progress("prepare", done, total)
+    return stats, n_in
+
+
+def _features(pool: _Pool, window: list[Record], settings: StreamSettings,
+              progress: Progress | None) -> list[Record]:
+    size = settings.feature_chunk
+    chunks = [window[i:i + size] for i in range(0, len(window), size)]
+    found: dict[int, list[Any]] = {}
+    tasks = ((i, c, settings.coverage) for i, c in enumerate(chunks))
+    for index, feats in pool.map(features_of, tasks):
+        found[index] = feats
+        if progress is not None:
+            progress("features", len(found) * size, len(window))
+    unparseable = frozenset({"\x00"})
+    return [replace(r, features=f if f is not None else unparseable)
+            for i, chunk in enumerate(chunks) for r, f in zip(chunk, found[i], strict=True)]
+
+
+def run_stream(chunks: Iterable[Chunk], settings: StreamSettings | None = None,
+               progress: Progress | None = None, total: int = 0) -> StreamResult:
+    """Select from ``chunks`` as Standardise → Normalise → Cluster → Features → Coverage would
+    (see the module docstring); ``total``: the number of chunks, for ``progress``."""
+    settings = settings or StreamSettings()
+    window_size = settings.patience + 1
+    with tempfile.TemporaryDirectory(prefix="parrot-curate-", dir=settings.workdir) as tmp:
+        store = _Store(Path(tmp) / "statements.duckdb", settings)
+        pool = _Pool(settings.jobs)
+        try:
+            return _run(store, pool, chunks, settings, progress, total, window_size)
+        finally:
+            pool.close()
+            store.close()
+
+
+def _run(store: _Store, pool: _Pool, chunks: Iterable[Chunk], settings: StreamSettings,
+         progress: Progress | None, total: int, window_size: int) -> StreamResult:
+    clock = time.perf_counter()
+    stats, n_in = _ingest(store, pool, chunks, settings, progress, total)
+    ingest_s = time.perf_counter() - clock
+    counts, sizes = store.rank(reach=max(8 * window_size, 64))
+    seconds = [time.perf_counter() - clock]
+    stats.drop(Drop.DUPLICATE, n=counts["statements"] - counts["distinct"])
+    stats.drop(Drop.NORMALISED_DUPLICATE, n=counts["distinct"] - counts["normalised_distinct"])
+    stats.dropped = +stats.dropped  # zero counts out, as the in-memory funnel has them
+    kept_n = counts["normalised_distinct"]
+    window = _features(pool, store.window(window_size), settings, progress)
+    seconds.append(time.perf_counter() - clock)
+    out = Batch([])
+    selector = Selector(settings.coverage, settings.patience, settings.limit, out)
+    position = 0
+    for cnum, size in enumerate(sizes):
+        end = position
+        while end < len(window) and window[end].rank < window_size and \
+                window[end].cluster == f"c{cnum}":
+            end += 1
+        selector.cluster(_cluster_members(store, cnum, size, window[position:end], 64), size)
+        position = end
+        if progress is not None and (cnum % 500 == 0 or cnum == len(sizes) - 1):
+            progress("coverage", cnum + 1, len(sizes))
+    out.notes["coverage features"] = len(selector.covered)
+    seconds.append(time.perf_counter() - clock)
+    out.records = [replace(r, norm=normalise(r.sql, r.dialect)) for r in out.records]
+    funnel = [
+        StageCount("standardise", n_in, kept_n, dict(stats.dropped.most_common()),
+                   dict(stats.notes.most_common()), seconds[0]),
+        StageCount("cluster", kept_n, kept_n, {}, {"clusters": len(sizes)}, 0.0),
+        StageCount("features", kept_n, kept_n, {}, {}, seconds[1] - seconds[0]),
+        StageCount("coverage", kept_n, len(out.records), dict(out.dropped.most_common()),
+                   dict(out.notes.most_common()), seconds[2] - seconds[1])]
+    return StreamResult(out.records, funnel, {"ingest_seconds": ingest_s,
+                                              "rank_seconds": seconds[0] - ingest_s,
+                                              **counts, "clusters": len(sizes)})

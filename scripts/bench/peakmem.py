@@ -1,0 +1,214 @@
+"""Peak memory of a whole eval: the process tree's resident memory, sampled, per variant.
+
+Runs ``python -m parrot.eval --model M --dataset D`` once per ``--variant`` (a name and the
+environment it sets, e.g. ``spark1g:PARROT_SPARK_MEMORY=1g``; ``base`` sets nothing) and samples
+every ``--interval`` seconds the resident set (RSS) of the eval process and all its descendants
+(engine workers, the Spark JVM, the PostgreSQL and MariaDB servers it starts) with psutil. Reports
+the tree's peak (the largest sum at one sampling instant), each kind of process's own peak (main,
+java, postgres, mariadbd, other), wall and CPU seconds, the strict score, and — against the first
+variant — the number of items whose verdict differs (``scripts/verdict_diff.py``). Variants run
+one after another in one invocation, so their figures share the machine's conditions; the load
+average is recorded before and after each.
+
+    python scripts/bench/peakmem.py [--variant base] [--variant spark1g:PARROT_SPARK_MEMORY=1g]
+        [--model reference] [--dataset polyglot] [--pairs P] [--exclude W,…] [--timeout S]
+        [--interval 0.2] [--keep DIR] [--no-write]
+
+``--pairs`` and ``--exclude`` (item ids containing a word) measure a part of the dataset when the
+machine is too loaded for the whole run (Spark's recursive-CTE items time out under load and each
+timeout restarts the JVM).
+
+Writes docs/results/peakmem.md (unless --no-write).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import psutil
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from resultsfile import load_average, write_results
+
+ROOT = Path(__file__).resolve().parents[2]
+GIB = 1024 ** 3
+KINDS = ("main", "java", "postgres", "mariadbd", "other")
+
+
+def _kind(proc: psutil.Process, root: int) -> str:
+    if proc.pid == root:
+        return "main"
+    try:
+        name = proc.name()
+    except psutil.Error:
+        return "other"
+    return next((k for k in KINDS[1:4] if name.startswith(k)), "other")
+
+
+def adopted(log: Path) -> list[psutil.Process]:
+    """The PostgreSQL server the eval started (its log names the data directory): its postmaster
+    detaches from the eval (parent 1), so it and its backends are found by ``-D DIR``."""
+    dirs = [line.rsplit(" at ", 1)[1].split(" (")[0] for line in
+            log.read_text(errors="replace").splitlines()[:12]
+            if line.startswith("  postgres (") and " at " in line]
+    found = []
+    for proc in psutil.process_iter(["cmdline"]):
+        cmd = proc.info["cmdline"] or []
+        if any(f"-D {d}" in " ".join(cmd) for d in dirs):
+            found.append(proc)
+            try:
+                found.extend(proc.children(recursive=True))
+            except psutil.Error:
+                continue
+    return found
+
+
+def sample_tree(root: psutil.Process, peaks: dict[str, int],
+                extra: list[psutil.Process] | None = None) -> int:
+    """The tree's RSS now (bytes), with ``extra`` processes; raises ``peaks`` (per kind, and
+    ``tree``) to it."""
+    by_kind = dict.fromkeys(KINDS, 0)
+    try:
+        procs = [root, *root.children(recursive=True), *(extra or [])]
+    except psutil.Error:
+        return 0
+    for proc in procs:
+        try:
+            by_kind[_kind(proc, root.pid)] += proc.memory_info().rss
+        except psutil.Error:
+            continue
+    total = sum(by_kind.values())
+    for kind, rss in [*by_kind.items(), ("tree", total)]:
+        peaks[kind] = max(peaks.get(kind, 0), rss)
+    return total
+
+
+def _children_cpu() -> float:
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return used.ru_utime + used.ru_stime
+
+
+def subset(dataset: str, exclude: str, into: Path) -> str:
+    """A copy of ``datasets/DATASET`` without the items whose id contains one of the
+    comma-separated words of ``exclude`` (its fixtures linked, no suites); its directory."""
+    source = ROOT / "datasets" / dataset
+    into.mkdir(parents=True, exist_ok=True)
+    words = [w for w in exclude.split(",") if w]
+    lines = (source / "items.jsonl").read_text(encoding="utf-8").splitlines(keepends=True)
+    kept = [x for x in lines if not any(w in json.loads(x)["id"] for w in words)]
+    (into / "items.jsonl").write_text("".join(kept), encoding="utf-8")
+    (into / "fixtures").symlink_to(source / "fixtures")
+    return str(into)
+
+
+def run_variant(args: argparse.Namespace, env_set: dict[str, str], out: Path) -> dict[str, Any]:
+    """One eval with ``env_set`` added to the environment, sampled until it exits."""
+    argv = [sys.executable, "-m", "parrot.eval", "--model", args.model, "--dataset",
+            args.items, "-o", str(out), *(["--pairs", args.pairs] if args.pairs else []),
+            *(["--timeout", str(args.timeout)] if args.timeout else [])]
+    load_before, cpu, started = load_average()[0], _children_cpu(), time.monotonic()
+    peaks: dict[str, int] = {}
+    log_path = out.with_suffix(".log")
+    with open(log_path, "wb") as log:
+        proc = subprocess.Popen(argv, cwd=ROOT, env={**os.environ, **env_set},
+                                stdout=log, stderr=subprocess.STDOUT)
+        root, tick = psutil.Process(proc.pid), 0
+        extra: list[psutil.Process] = []
+        while proc.poll() is None:
+            if tick % 25 == 0:  # a server found (or restarted) every few seconds
+                extra = adopted(log_path)
+            sample_tree(root, peaks, extra)
+            tick += 1
+            time.sleep(args.interval)
+    wall, cpu = time.monotonic() - started, _children_cpu() - cpu
+    summary = out / "summary.json"
+    overall = json.loads(summary.read_text()).get("overall", {}) if summary.is_file() else {}
+    return {"rc": proc.returncode, "wall": wall, "cpu": cpu, "peaks": peaks,
+            "load": (load_before, load_average()[0]), "overall": overall}
+
+
+def differing(run_a: Path, run_b: Path) -> str:
+    """``scripts/verdict_diff.py``'s count of differing verdicts between two runs."""
+    done = subprocess.run([sys.executable, str(ROOT / "scripts" / "verdict_diff.py"),
+                           str(run_a), str(run_b), "--show", "0"],
+                          capture_output=True, text=True, check=False, cwd=ROOT)
+    line = next((x for x in done.stdout.splitlines() if x.startswith("differing")), "")
+    return line.removeprefix("differing verdicts: ") or "?"
+
+
+def _strict(overall: dict[str, Any]) -> str:
+    return f"{overall.get('strict', '?')}/{overall.get('evaluated', '?')}"
+
+
+def _row(name: str, env_set: dict[str, str], r: dict[str, Any], diff: str) -> str:
+    p = r["peaks"]
+    env = ", ".join(f"`{k}={v}`" for k, v in env_set.items()) or "–"
+    kinds = " | ".join(f"{p.get(k, 0) / GIB:.2f}" for k in KINDS)
+    return (f"| {name} | {env} | **{p.get('tree', 0) / GIB:.2f}** | {kinds} | {r['wall']:.0f} | "
+            f"{r['load'][0]:.1f} → {r['load'][1]:.1f} | {r['cpu']:.0f} | {r['rc']} | "
+            f"{_strict(r['overall'])} | {diff} |")
+
+
+def parse_variant(text: str) -> tuple[str, dict[str, str]]:
+    name, _, settings = text.partition(":")
+    env = dict(s.split("=", 1) for s in settings.split(",") if s)
+    return name, env
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--variant", action="append", type=parse_variant,
+                    help="NAME[:ENV=VALUE,...] (repeatable; default: base)")
+    ap.add_argument("--model", default="reference")
+    ap.add_argument("--dataset", default="polyglot")
+    ap.add_argument("--pairs", help="eval's --pairs (default: every pair)")
+    ap.add_argument("--timeout", type=float,
+                    help="eval's --timeout (a timed-out Spark execution restarts the JVM)")
+    ap.add_argument("--exclude", default="",
+                    help="leave out items whose id contains one of these words (comma-separated)")
+    ap.add_argument("--interval", type=float, default=0.2, help="seconds between samples")
+    ap.add_argument("--keep", type=Path, help="keep the runs under this directory")
+    ap.add_argument("--no-write", action="store_true", help="print only")
+    args = ap.parse_args(argv)
+    variants = args.variant or [("base", {})]
+    started = load_average()
+    with tempfile.TemporaryDirectory(prefix="parrot-bench-peakmem-") as tmp:
+        base = args.keep or Path(tmp)
+        args.items = subset(args.dataset, args.exclude, Path(tmp) / "dataset") \
+            if args.exclude else args.dataset
+        rows = [f"| variant | environment | **tree peak GiB** | "
+                f"{' | '.join(k + ' GiB' for k in KINDS)} | wall s | load | CPU s | exit | "
+                f"strict | verdicts differing from {variants[0][0]} |", "|" + "---|" * 14]
+        for name, env_set in variants:
+            out = base / name
+            result = run_variant(args, env_set, out)
+            diff = "–" if name == variants[0][0] else differing(base / variants[0][0], out)
+            rows.append(_row(name, env_set, result, diff))
+            print(rows[-1], file=sys.stderr)
+    pairs = f" --pairs {args.pairs}" if args.pairs else ""
+    pairs += f" --timeout {args.timeout:g}" if args.timeout else ""
+    pairs += f" (items whose id contains {args.exclude} left out)" if args.exclude else ""
+    note = (f"\n`python -m parrot.eval --model {args.model} --dataset {args.dataset}{pairs}` "
+            "per variant, one after another; RSS of the eval process, all its descendants and "
+            "the PostgreSQL server it starts (detached; found by its data directory) sampled every "
+            f"{args.interval} s with psutil (a peak between samples can be missed). Per-kind "
+            "columns are each kind's own peak (they need not coincide with the tree's). CPU s: "
+            "user + system of the whole tree (children's rusage).")
+    body = "\n".join(rows) + "\n" + note
+    if not args.no_write:
+        path = write_results("peakmem", "Peak memory of an eval", body, started_load=started)
+        print(f"wrote {path}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,103 @@
+"""The ClickHouse adapter's shared read-only connection, one-query fixture fill and remembered
+guard verdicts (issue 31): cheaper, with the same isolation between executions."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+pytest.importorskip("chdb")
+
+from parrot.engines import ExecStatus
+from parrot.engines import clickhouse as ch
+from tests.engines.engine_fixtures import col, make_fixture
+
+FIXTURE = make_fixture("reuse", [
+    {"name": "t", "columns": [col("id", "integer"), col("s", "text")],
+     "rows": [[1, "a; DROP DATABASE x; --"], [2, "it's ; \\ \n"], [3, None]]},
+    {"name": "u", "columns": [col("k", "integer")], "rows": [[1], [2]]},
+])
+
+
+@pytest.fixture()
+def engine() -> Iterator[ch.ClickHouseEngine]:
+    adapter = ch.ClickHouseEngine()
+    try:
+        yield adapter
+    finally:
+        adapter.close()
+
+
+def test_fill_in_one_query_keeps_every_value(engine: ch.ClickHouseEngine) -> None:
+    report = engine.load(FIXTURE)  # verified by checksum: a value cut at a ';' would fail
+    assert report.row_counts == {"t": 3, "u": 2} and not report.mismatches
+    run = engine.execute("SELECT s FROM t ORDER BY id", FIXTURE)
+    assert run.ok and run.result is not None
+    assert [r[0] for r in run.result.rows] == ["a; DROP DATABASE x; --", "it's ; \\ \n", None]
+
+
+def test_fill_splits_big_fixtures(engine: ch.ClickHouseEngine,
+                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    sent: list[str] = []
+    query = engine._admin.query
+    monkeypatch.setattr(ch, "FILL_QUERY_BYTES", 80)
+
+    def spy(text: str, *args: Any) -> Any:
+        sent.append(text)
+        return query(text, *args)
+
+    monkeypatch.setattr(engine._admin, "query", spy)
+    engine.load(FIXTURE)
+    fills = [q for q in sent if "CREATE TABLE" in q or "INSERT INTO" in q]
+    assert len(fills) > 1  # several queries, each within the budget unless one statement
+    assert engine.execute("SELECT count() FROM t", FIXTURE).result.rows == ((3,),)  # type: ignore[union-attr]
+
+
+def test_a_set_does_not_outlive_its_execution(engine: ch.ClickHouseEngine) -> None:
+    first = engine.execute("SET join_use_nulls = 1; SELECT getSetting('join_use_nulls')",
+                           FIXTURE)
+    assert first.ok and first.result is not None and first.result.rows[0][0] in (1, True)
+    after = engine.execute("SELECT getSetting('join_use_nulls')", FIXTURE)
+    assert after.ok and after.result is not None and after.result.rows[0][0] in (0, False)
+
+
+def test_the_shared_connection_stays_read_only(engine: ch.ClickHouseEngine) -> None:
+    assert engine.execute("SELECT 1", FIXTURE).ok
+    assert engine._reader is not None
+    bad = engine.execute("SELECT no_such_column FROM t", FIXTURE)
+    assert bad.status is ExecStatus.RUNTIME_ERROR
+    assert engine.execute("SELECT count() FROM u", FIXTURE).ok  # the same connection, still fine
+    refused = engine.execute("SET readonly = 0", FIXTURE)
+    assert refused.status is ExecStatus.UNSUPPORTED
+    assert engine.execute("SELECT getSetting('readonly')", FIXTURE).result.rows[0][0] == 2  # type: ignore[union-attr]
+
+
+def test_a_timeout_replaces_the_shared_connection(engine: ch.ClickHouseEngine) -> None:
+    assert engine.execute("SELECT 1", FIXTURE).ok
+    reader = engine._reader
+    slow = engine.execute("SELECT count() FROM numbers(100000000000)", FIXTURE, timeout=0.3)
+    assert slow.status is ExecStatus.TIMEOUT
+    assert engine._reader is None or engine._reader is not reader
+    assert engine.execute("SELECT count() FROM t", FIXTURE).ok
+
+
+def test_a_text_is_explained_once(engine: ch.ClickHouseEngine,
+                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    explained: list[str] = []
+    real = ch._ast_refusal
+
+    def counting(conn: Any, text: str) -> str | None:
+        explained.append(text)
+        return real(conn, text)
+
+    monkeypatch.setattr(ch, "_ast_refusal", counting)
+    other = make_fixture("other", [{"name": "t", "columns": [col("id", "integer")],
+                                    "rows": [[7]]}])
+    assert engine.execute("SELECT max(id) FROM t", FIXTURE).result.rows == ((3,),)  # type: ignore[union-attr]
+    assert engine.execute("SELECT max(id) FROM t", other).result.rows == ((7,),)  # type: ignore[union-attr]
+    assert explained == ["SELECT max(id) FROM t"]
+    refused = "SELECT * FROM file('/etc/passwd')"
+    for _ in range(2):  # refusals are not remembered as passes
+        assert engine.execute(refused, FIXTURE).status is ExecStatus.UNSUPPORTED
