@@ -188,7 +188,7 @@ def test_left_out_survivors_the_solver_proves_equal_are_counted_apart() -> None:
     from parrot.fixtures import fixture_from_json
     from parrot.testsuite.neighbours import Neighbour
 
-    _engines_or_skip()
+    engines_or_skip()
     fixture = fixture_from_json({"name": "b", "tables": [{
         "name": "t", "primary_key": ["id"],
         "columns": [{"name": "id", "type": "integer", "nullable": False},
