@@ -7,17 +7,36 @@ row, a filter that keeps every row or none. Each kind of :data:`KINDS` starts fr
 friendly round (values mostly from the query's literals, so joins match) and reshapes the tables
 the query reads (the fixture's other tables keep their rows); keys stay unique and non-NULL.
 
+* ``duplicates``: every column that is no key holds a few values with counts 5, 4, 3, 2, 1, 1 in
+  16 rows, interleaved (:data:`STAIR`): every group holds a value several times (``AVG(x)`` is no
+  ``AVG(DISTINCT x)``), no two groups have one size (``ORDER BY COUNT(*)`` has no ties), names
+  unique only by observation repeat (``GROUP BY name`` merges keyed rows) and joins on those
+  columns fan out; a table without key repeats whole rows;
+* ``fanout``: each join group (columns compared with each other) keeps its parents (the key, or
+  the first column of the group) and the other columns refer to them as :data:`FANOUT` does: one
+  parent with several children, one with one, most with none, a child with no parent (an orphan
+  value) and, where the column is nullable, a NULL reference (``JOIN`` is no ``LEFT JOIN``);
+* ``twins``: the rows of each table the query reads come in pairs equal on every column but
+  the key (names unique by observation included), and references to a key refer to twins
+  equally often (:data:`TWINS`): groups by key whose outputs are equal (``SELECT DISTINCT name,
+  COUNT(*) ... GROUP BY id`` is not the query without DISTINCT), and a pair of twins whose
+  merged group outnumbers the largest single one (``GROUP BY name ORDER BY COUNT(*) DESC LIMIT
+  1`` is not ``GROUP BY id ...``);
+* ``ordered``: each ORDER BY column that is not joined holds distinct values in an order that is
+  neither ascending nor descending nor insertion order (a dropped or reversed ORDER BY, or a
+  LIMIT without it, shows);
+* ``one_row``: one row a table;
+* ``large``: :data:`LARGE` rows a table, drawn as in a random round;
 * ``empty``: the tables the query reads hold no rows;
-* ``one_row``: one row each;
 * ``single_group``: every GROUP BY column holds one value (one group);
-* ``duplicates``: every column that is no key holds at most two distinct values (duplicates within
-  groups, and joins on those columns fan out); a table without key repeats whole rows;
 * ``null_only``: every nullable column that is no key is NULL;
 * ``on_literal``: each column the query compares with a literal holds the first one (``=`` and
   ``IN`` true on every row);
 * ``off_literal``: those columns hold values that are none of the query's literals nor their ± 1
-  (``=`` and ``IN`` false on every row; ranges fall on whichever side the data does);
-* ``large``: :data:`LARGE` rows a table, drawn as in a random round.
+  (``=`` and ``IN`` false on every row; ranges fall on whichever side the data does).
+
+The order is the order in which distillation keeps them beyond its cover (the strongest on
+neighbours nobody aimed at first, measured in ``scripts/bench/testsuite.py --lofo``).
 
 Kinds that would not differ from another for this query (no GROUP BY column, no literal, no
 nullable column) are left out. Deterministic under ``seed``.
@@ -35,6 +54,7 @@ from parrot.testsuite.datagen import (
     _json_value,
     _named,
     _samples,
+    _twin,
     _unique_rows,
     folds_text,
     generate,
@@ -44,16 +64,30 @@ from parrot.testsuite.datagen import (
 )
 
 KINDS = (
-    "one_row",
     "duplicates",
+    "fanout",
+    "large",
+    "twins",
+    "ordered",
+    "one_row",
     "empty",
     "single_group",
     "null_only",
     "on_literal",
     "off_literal",
-    "large",
 )
 LARGE = 200  # rows a table in the ``large`` kind
+# value number per row in ``duplicates``: counts 5, 4, 3, 2, 1, 1 in 16 rows, interleaved (the
+# most frequent value is neither first nor last in insertion order)
+STAIR: tuple[int, ...] = (1, 0, 2, 1, 0, 3, 1, 2, 0, 1, 4, 2, 0, 1, 3, 5)
+# references per row in ``fanout``: parent number (0: several children, 1: one), an orphan ("o")
+# and a NULL reference ("n"; a parent where the column is NOT NULL)
+FANOUT: tuple[int | str, ...] = (0, "o", 0, 1, "n", 0)
+SIZES = {"large": LARGE, "duplicates": len(STAIR)}  # rows a table drawn (others: 8)
+# references per row in ``twins`` (parents in row order: a row, its twin, the next row, its
+# twin, ...): parent 2 three times, the twins 0 and 1 twice each (together more than 2, apart
+# fewer), 4 once
+TWINS: tuple[int | str, ...] = (2, 0, 1, 2, 0, 1, 2, 4)
 
 Samples = dict[tuple[str, str], list[Any]]
 Reshape = Callable[
@@ -84,16 +118,23 @@ def _single_group(
     return _unique_rows(rows, infos, keys)
 
 
+def _few(rows: list[list[Any]], j: int, info: ColumnInfo, pool: list[Any], most: int) -> list[Any]:
+    """Up to ``most`` distinct values for column ``j``: those its rows hold, then the pool's."""
+    values = [row[j] for row in rows] + [_json_value(v, info.type) for v in pool]
+    return list(dict.fromkeys(v for v in values if v is not None))[:most]
+
+
 def _duplicates(
     rows: list[list[Any]], infos: list[ColumnInfo], keys: tuple[str, ...], pools: list[list[Any]]
 ) -> list[list[Any]]:
+    width = max(STAIR) + 1
     for j, info in enumerate(infos):
         if info.unique or info.name in keys:
             continue
-        two = list(dict.fromkeys(row[j] for row in rows if row[j] is not None))[:2]
-        for k, row in enumerate(rows):
-            if two:
-                row[j] = two[k % len(two)]
+        few = _few(rows, j, info, pools[j], width)
+        for k, row in enumerate(rows):  # each column from its own place: no column copies another
+            if few:
+                row[j] = few[STAIR[(k + 3 * j) % len(STAIR)] % len(few)]
     if keys or any(i.unique for i in infos):
         return _unique_rows(rows, infos, keys, repeat=True)
     return [*rows, *(list(r) for r in rows[:3])]  # whole rows twice
@@ -140,7 +181,35 @@ def _off_literal(
     return _unique_rows(rows, infos, keys, repeat=True)
 
 
+def _ordered(
+    rows: list[list[Any]], infos: list[ColumnInfo], keys: tuple[str, ...], pools: list[list[Any]]
+) -> list[list[Any]]:
+    for j, info in enumerate(infos):
+        if not info.ordered or info.group is not None or not rows:
+            continue
+        ranked = sorted(_few(rows, j, info, pools[j], len(rows)), key=_sort_key)
+        if len(ranked) < 3:
+            continue
+        # 2nd, last, 1st, 2nd to last, 3rd, ...: no monotone run longer than two
+        zigzag = [ranked[1], ranked[-1], ranked[0], *_alternate(ranked[2:-1])]
+        for k, row in enumerate(rows):
+            row[j] = zigzag[k % len(zigzag)]
+    return _unique_rows(rows, infos, keys, repeat=True)
+
+
+def _sort_key(value: Any) -> tuple[int, Any]:
+    return (0, value) if isinstance(value, int | float) else (1, str(value))
+
+
+def _alternate(values: list[Any]) -> list[Any]:
+    out: list[Any] = []
+    while values:
+        out.append(values.pop(-1 if len(out) % 2 else 0))
+    return out
+
+
 _RESHAPE: dict[str, Reshape] = {
+    "ordered": _ordered,
     "one_row": _one_row,
     "empty": _empty,
     "single_group": _single_group,
@@ -155,6 +224,12 @@ def _applies(kind: str, schema: QuerySchema) -> bool:
     infos = [i for cols in schema.tables.values() for i in cols.values()]
     if kind == "single_group":
         return any(i.grouped for i in infos)
+    if kind == "fanout":
+        return any(i.group is not None for i in infos)
+    if kind == "ordered":
+        return any(i.ordered and i.group is None for i in infos)
+    if kind == "twins":  # a table with a key: its twins differ by it
+        return any(schema.primary_keys.values()) or any(i.unique for i in infos)
     if kind in ("on_literal", "off_literal"):
         return any(i.literals and not i.unique for i in infos)
     if kind == "null_only":
@@ -178,7 +253,7 @@ def boundary_rounds(
     for kind in KINDS:
         if not _applies(kind, schema):
             continue
-        size = LARGE if kind == "large" else 8
+        size = SIZES.get(kind, 8)
         data = generate(
             schema,
             rounds=1,
@@ -189,6 +264,7 @@ def boundary_rounds(
             first_round=0 if kind != "large" else 2,
             max_rows=size,
             size=size,
+            repeat=kind in SIZES or None,  # many rows: names unique by observation repeat
         )[0]
         reshape = _RESHAPE.get(kind)
         for table in data["tables"]:
@@ -198,6 +274,10 @@ def boundary_rounds(
             infos = list(cols.values())
             pools = [samples[(table["name"], i.name)] for i in infos]
             table["rows"] = reshape(table["rows"], infos, tuple(table["primary_key"]), pools)
+        if kind == "twins":
+            _twins(data["tables"], schema, samples)
+        if kind in ("fanout", "duplicates", "twins"):
+            _fanout(data["tables"], schema, {"fanout": FANOUT, "twins": TWINS}.get(kind, STAIR))
         out.append((kind, {**data, "name": f"{name}-{kind}"}))
     return out
 
@@ -218,3 +298,94 @@ def query_boundary_data(
         return []
     schema = infer_schema(tree, base)
     return boundary_rounds(schema, seed=seed, name=name, base=base, dialects=(dialect, *dialects))
+
+
+def _fanout(tables: list[dict[str, Any]], schema: QuerySchema,
+            pattern: tuple[int | str, ...]) -> None:
+    """Reshape the references of each join group in ``tables`` as ``pattern`` says (parent
+    numbers, "o" an orphan, "n" NULL; :data:`FANOUT`, or :data:`STAIR`: parents referred to 5,
+    4, 3, 2, 1 and 1 times): the
+    group's parents are its key columns' values (or, without a key in the group, its first
+    column's, left as they are); every other column of the group refers to them."""
+    by_name = {t["name"]: t for t in tables}
+    columns = [(by_name[table], j, info) for table, cols in schema.tables.items()
+               if table in by_name for j, info in enumerate(cols.values())
+               if info.group is not None]
+    declared = {info.group for _, _, info in columns if info.unique}
+    parent_of = {id(info): info.unique or (info.observed_unique and info.group not in declared)
+                 for _, _, info in columns}  # keys; else columns unique by observation
+    parents: dict[int, list[Any]] = {}
+    for table, j, info in columns:
+        if parent_of[id(info)]:
+            parents.setdefault(info.group or 0, []).extend(
+                row[j] for row in table["rows"] if row[j] is not None)
+    referring: dict[str, int] = {}  # table -> its columns reshaped so far
+    for table, j, info in columns:
+        group = info.group or 0
+        if parent_of[id(info)]:
+            continue
+        if group not in parents:  # no key in the group: this column holds the parents
+            parents[group] = [row[j] for row in table["rows"] if row[j] is not None]
+            continue
+        shift = 2 * referring.get(table["name"], 0)  # orphans of one table in different rows
+        referring[table["name"]] = referring.get(table["name"], 0) + 1
+        _refer(table, j, info, parents[group], pattern, shift)
+
+
+def _refer(table: dict[str, Any], j: int, info: ColumnInfo, parents: list[Any],
+           pattern: tuple[int | str, ...], shift: int) -> None:
+    """Column ``j`` of ``table`` refers to ``parents`` as ``pattern`` says (from its
+    ``shift``-th entry)."""
+    distinct = list(dict.fromkeys(v for v in (_as(p, info) for p in parents) if v is not None))
+    if not distinct:
+        return
+    orphan = _orphan(distinct, info)
+    for k, row in enumerate(table["rows"]):
+        ref = pattern[(k + shift) % len(pattern)]
+        if ref == "n" and info.nullable:
+            row[j] = None
+        elif ref == "o" or (isinstance(ref, int) and ref >= len(distinct)):
+            row[j] = orphan if orphan is not None else distinct[-1]
+        else:
+            row[j] = distinct[(ref if isinstance(ref, int) else 1) % len(distinct)]
+    keys = tuple(table["primary_key"])
+    infos = [ColumnInfo(c["name"], c["type"]) for c in table["columns"]]
+    table["rows"] = _unique_rows(table["rows"], infos, keys, repeat=True)
+
+
+def _orphan(parents: list[Any], info: ColumnInfo) -> Any:
+    """A value of ``info``'s type that is none of ``parents`` (None when none is found)."""
+    numbers = [int(p) for p in parents if isinstance(p, int) or (isinstance(p, str)
+                                                                 and p.isdigit())]
+    if numbers:
+        value = max(numbers) + 1
+        return str(value) if info.digits or info.type == "text" else value
+    if info.type == "text":
+        return next(v for v in ("zz", "zzz", "zzzz", "zzzzz") if v not in parents)
+    return None
+
+
+def _as(value: Any, info: ColumnInfo) -> Any:
+    """A parent's ``value`` in the JSON form of the referring column (None: it has none; a
+    text column joined to an integer one holds the integers as text)."""
+    if info.type == "text":
+        return str(value)
+    if info.type in ("integer", "bigint") and isinstance(value, str):
+        return int(value) if value.strip().lstrip("-").isdigit() else None
+    return _json_value(value, info.type)
+
+
+def _twins(tables: list[dict[str, Any]], schema: QuerySchema, samples: Samples) -> None:
+    """Each table ``schema`` reads: its first rows, each followed by a twin (a fresh key, every
+    other value kept; :func:`parrot.testsuite.datagen._twin`), as many rows as before."""
+    for table in tables:
+        cols = schema.tables.get(table["name"])
+        if cols is None or not table["rows"]:
+            continue
+        infos, keys = list(cols.values()), tuple(table["primary_key"])
+        rows: list[list[Any]] = []
+        for row in table["rows"][: max(1, len(table["rows"]) // 2)]:
+            twin = _twin(row, [*table["rows"], *rows], infos, keys, samples, table["name"],
+                         keep_observed=True)
+            rows += [row] if twin is None else [row, twin]
+        table["rows"] = rows

@@ -72,12 +72,13 @@ def _build_flags(b: argparse.ArgumentParser) -> None:
                    help=f"databases the set cover keeps per suite (default: {DEFAULT_MAX_DBS}; "
                         "--min-dbs more are kept beyond it)")
     b.add_argument("--min-dbs", type=int, default=DEFAULT_MIN_DBS, metavar="N",
-                   help="diverse databases kept beyond the cover: boundary ones (one row, "
-                        f"duplicate-heavy, empty, ...) first (default: {DEFAULT_MIN_DBS})")
+                   help="diverse databases kept beyond the cover: boundary ones "
+                        "(duplicate-heavy, join fan-out, ordered, one row, ...) first "
+                        f"(default: {DEFAULT_MIN_DBS})")
     b.add_argument("--candidates", type=int, default=DEFAULT_CANDIDATES, metavar="N",
                    help=f"random candidate databases generated per query (default: "
-                        f"{DEFAULT_CANDIDATES}), and boundary ones (one row, duplicate-heavy, "
-                        "empty, ...: up to half as many) before them")
+                        f"{DEFAULT_CANDIDATES}), and boundary ones (duplicate-heavy, join "
+                        "fan-out, ordered, one row, ...: up to half as many) before them")
     b.add_argument("--seed", type=int, default=0, metavar="N",
                    help="seed of the generated databases: the same seed builds the same suites "
                         "(default: 0)")

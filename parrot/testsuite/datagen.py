@@ -112,6 +112,7 @@ class ColumnInfo:
     offsets: list[int] = field(default_factory=list)  # seconds the query compares differences with
     mean_boundary: bool = False  # compared with (SELECT AVG(itself) FROM its table)
     grouped: bool = False  # a GROUP BY key (or inside one)
+    ordered: bool = False  # an ORDER BY key (or inside one)
     epoch: tuple[int, int] | None = None  # integer epoch seconds: the real values' span
 
 
@@ -289,6 +290,7 @@ def infer_schema(tree: exp.Expr, base: Fixture | None = None) -> QuerySchema:
         resolved[id(col)] = (table, info.name)
         _evidence(col, info)
         info.grouped = info.grouped or col.find_ancestor(exp.Group) is not None
+        info.ordered = info.ordered or col.find_ancestor(exp.Order) is not None
     through = _derived_columns(tree, resolved)
     for node in tree.find_all(exp.EQ, exp.NullSafeEQ):
         left, right = (_resolve(side, resolved, through) for side in (node.this, node.expression))
@@ -692,10 +694,12 @@ def _json_value(value: Any, ptype: str) -> Any:
 def generate(schema: QuerySchema, *, rounds: int, seed: str, name: str,
              base: Fixture | None = None, dialects: tuple[str, ...] = (),
              first_round: int = 0, max_rows: int = 12,
-             size: int | None = None) -> list[dict[str, Any]]:
+             size: int | None = None, repeat: bool | None = None) -> list[dict[str, Any]]:
     """Fixtures (JSON form) for ``schema``, rounds ``first_round`` .. ``first_round + rounds -
     1``, at most ``max_rows`` rows per table (``size``: that many rows drawn per table); see the
-    module docstring."""
+    module docstring. ``repeat``: whether columns unique only by observation may repeat
+    (default: every fourth round from round 1; a table of many rows needs it, or it keeps only
+    as many rows as the column has real values)."""
     samples = _samples(schema, base, seed, folds_text(dialects))
     out = []
     for r in range(first_round, first_round + rounds):
@@ -707,13 +711,13 @@ def generate(schema: QuerySchema, *, rounds: int, seed: str, name: str,
             rows = [[_json_value(_value(info, samples[(table, info.name)], rng, r), info.type)
                      for info in infos] for _ in range(n)]
             _deal_keys(rows, infos, rng)
-            repeat = r % 4 == 1
+            repeats = r % 4 == 1 if repeat is None else repeat
             for j, info in enumerate(infos):
                 if (info.unique or info.observed_unique) and info.group is None:
                     _deal_unique(rows, j, info, samples[(table, info.name)], rng,
-                                 repeat and info.observed_unique)
+                                 repeats and info.observed_unique)
             keys = schema.primary_keys.get(table, ())
-            rows = _unique_rows(rows, infos, keys, repeat)
+            rows = _unique_rows(rows, infos, keys, repeats)
             if r > 0 and rows and not any(i.unique or i.observed_unique for i in infos) \
                     and not keys:
                 for _ in range(rng.randint(1, 2)):  # duplicate rows
@@ -781,7 +785,9 @@ def _deal_unique(rows: list[list[Any]], j: int, info: ColumnInfo, pool: list[Any
     present = [row for row in rows if row[j] is not None]
     ints = [v for v in values if isinstance(v, int) and not isinstance(v, bool)]
     for k, row in enumerate(present):
-        if repeat:
+        if repeat and len(present) > 12 and values:  # a large round: every value, in turn
+            row[j] = values[k % len(values)]
+        elif repeat:
             row[j] = rng.choice(values[:2])
         elif k < len(values):
             row[j] = values[k]

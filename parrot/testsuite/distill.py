@@ -35,11 +35,13 @@ from parrot.testsuite.solver import Attempt, available, solve_survivors
 from parrot.testsuite.store import Suite, SuiteDatabase, load_suite, suite_key
 from parrot.translators.base import Translation, TranslationStatus
 
-# v14: NOT IN -> NOT EXISTS neighbours; v13: the operator registry (parrot.testsuite.operators:
-# SQLMutation's categories, span drops); v12: boundary candidates (parrot.testsuite.boundary),
-# --min-dbs diverse databases beyond the cover, order-less LIMIT ties kept; v11: every fixture
-# table in every database (those the source does not read keep the fixture's rows)
-GENERATOR = "rules-v14"
+# v15: boundary kinds duplicates (staircase counts), fanout, twins, ordered, and the order they
+# are kept in (parrot.testsuite.boundary); v14: NOT IN -> NOT EXISTS neighbours; v13: the operator
+# registry (parrot.testsuite.operators: SQLMutation's categories, span drops); v12: boundary
+# candidates (parrot.testsuite.boundary), --min-dbs diverse databases beyond the cover,
+# order-less LIMIT ties kept; v11: every fixture table in every database (those the source does
+# not read keep the fixture's rows)
+GENERATOR = "rules-v15"
 SIBLINGS = f"siblings/{GENERATOR}"  # suites distilled from the sibling suites' databases
 DEFAULT_MAX_DBS = 8
 DEFAULT_MIN_DBS = 4  # diverse databases kept beyond the cover (a boundary, a duplicate-heavy one)
@@ -392,7 +394,7 @@ def _diverse(judge: Judge, item: Item, usable: list[tuple[int, Fixture]], kills:
     """Up to ``count`` databases beyond ``chosen`` (indices into ``usable``; ``spare``: the
     candidates distillation did not get to, appended to ``usable`` and ``kills``, usable when
     the source can be judged there): the boundary kinds in the order of
-    :data:`~parrot.testsuite.boundary.KINDS` (one row, duplicate-heavy, empty, ...), then
+    :data:`~parrot.testsuite.boundary.KINDS` (duplicate-heavy, join fan-out, ...), then
     others on which the source returns a result no kept database gives; each on which the
     references agree."""
     start = len(usable)

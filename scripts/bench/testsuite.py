@@ -55,6 +55,7 @@ from parrot.testsuite.cli import LLM_FLAGS, _groups, _members, parse_timeouts
 from parrot.testsuite.distill import distill, neighbour_outcome, order_probes
 from parrot.testsuite.neighbours import Neighbour, neighbours
 from parrot.testsuite.operators import family_of
+from parrot.testsuite.solver import BoundedEquivalent, witness
 from parrot.testsuite.store import Suite, load_suite
 from parrot.translators.base import Translation, TranslationStatus
 from parrot.translators.llm import options as llm_options
@@ -536,7 +537,9 @@ class _LLMColumn:
 
 # --- leave one family out ------------------------------------------------------------------------
 
-Row = list[int]  # family -> [neighbours, killed in sample, counted left out, killed left out]
+# family -> [neighbours, killed in sample, counted left out, killed left out,
+#            left-out survivors the solver proves bounded-equivalent (out of the two before)]
+Row = list[int]
 
 
 def _family_neighbours(judge: Judge, item: Item, family: str) -> list[Neighbour]:
@@ -577,6 +580,21 @@ def _separations(judge: Judge, members: tuple[Item, ...], suite: Suite) -> tuple
     return judged, separated
 
 
+def _bounded(judge: Judge, item: Item, alive: list[Neighbour]) -> list[Neighbour]:
+    """Those of ``alive`` (left-out neighbours no suite database kills) that the solver proves
+    equal to the source on every small database (:func:`parrot.testsuite.solver.witness`):
+    counted apart, as distillation counts its own, never as survivors. A witness it finds
+    leaves the neighbour a survivor (the suite, built blind to its family, does not hold it)."""
+    fixture = item.fixture or EMPTY_FIXTURE
+
+    def verify(sql: str) -> Any:
+        return lambda db: neighbour_outcome(judge, item, db, sql) == "kill"
+
+    return [n for n in alive if isinstance(
+        witness(item.source_sql, n.sql, item.source_dialect, fixture, verify(n.sql)),
+        BoundedEquivalent)]
+
+
 def lofo_source(judge: Judge, item: Item, dialects: tuple[str, ...],
                 members: tuple[Item, ...], families: dict[str, Row]) -> dict[str, Any]:
     """One source query: the full build (timed; in-sample kills per family, false separations
@@ -588,8 +606,8 @@ def lofo_source(judge: Judge, item: Item, dialects: tuple[str, ...],
     if full.suite is None:
         return {"seconds": seconds, "why": full.why_none}
     present: set[str] = set()
-    for op, (n, _fx, ts, _eq, unk) in full.operators.items():
-        row = families.setdefault(family_of(op), [0, 0, 0, 0])
+    for op, (n, _fx, ts, _eq, unk, *_proved) in full.operators.items():
+        row = families.setdefault(family_of(op), [0, 0, 0, 0, 0])
         row[0] += n - unk
         row[1] += ts
         if n - unk:
@@ -599,10 +617,13 @@ def lofo_source(judge: Judge, item: Item, dialects: tuple[str, ...],
         left = distill(item, judge, dialects=dialects, exclude=frozenset({family})).suite
         found = _family_neighbours(judge, item, family)
         killed = _killed(judge, item, found, left)
-        families[family][2] += len(found)
-        families[family][3] += len(killed)
+        bounded = _bounded(judge, item, [n for n in found if n not in killed])
+        row = families[family]
+        row[2] += len(found) - len(bounded)
+        row[3] += len(killed)
+        row[4] += len(bounded)
         alive += [f"{family} {n.operator} {item.id}: {' '.join(n.sql.split())[:200]}"
-                  for n in found if n not in killed]
+                  for n in found if n not in killed and n not in bounded]
     judged, separated = _separations(judge, members, full.suite)
     return {"seconds": seconds, "dbs": len(full.suite.databases), "judged": judged,
             "separated": len(separated), "separations": separated, "alive": alive}
@@ -625,16 +646,17 @@ def lofo_table(families: dict[str, Row], runs: list[dict[str, Any]], label: str,
              f"from their source on a suite database: {separated} of {judged} "
              f"({_pct(separated, judged).strip()})", "",
              "| family | neighbours | in-sample killed | left-out neighbours | "
-             "killed when left out |", "|---|---:|---:|---:|---:|"]
+             "killed when left out | left-out bounded-equivalent |",
+             "|---|---:|---:|---:|---:|---:|"]
     lines[2:2] = ([f"{len(skipped)} source queries left out: "
                    + "; ".join(skipped[:5]) + (" …" if len(skipped) > 5 else ""), ""]
                   if skipped else [])
-    for family, (n, ins, m, out) in sorted(families.items()):
+    for family, (n, ins, m, out, bounded) in sorted(families.items()):
         lines.append(f"| {family} | {n} | {_pct(ins, n).strip()} | {m} | "
-                     f"{_pct(out, m).strip()} |")
-    total = [sum(r[i] for r in families.values()) for i in range(4)]
+                     f"{_pct(out, m).strip()} | {bounded} |")
+    total = [sum(r[i] for r in families.values()) for i in range(5)]
     lines.append(f"| all | {total[0]} | {_pct(total[1], total[0]).strip()} | {total[2]} | "
-                 f"{_pct(total[3], total[2]).strip()} |")
+                 f"{_pct(total[3], total[2]).strip()} | {total[4]} |")
     separations = [line for r in built for line in r.get("separations", [])]
     if separations:
         lines += ["", "References separated from their source on a suite database:", ""]
@@ -689,7 +711,7 @@ def _lofo_runs(judge: Judge, jobs: list[tuple[Item, tuple[str, ...], tuple[Item,
                              initializer=_lofo_init, initargs=(args.timeout,)) as pool:
         for part, run in pool.map(_lofo_work, jobs):
             for family, row in part.items():
-                total = families.setdefault(family, [0, 0, 0, 0])
+                total = families.setdefault(family, [0, 0, 0, 0, 0])
                 for i, v in enumerate(row):
                     total[i] += v
             runs.append(run)
@@ -748,6 +770,8 @@ def lofo_main(args: argparse.Namespace) -> int:
              "every family (in-sample), and when it aimed at every family but that one (a suite "
              "built blind to the family; its neighbours then counted on the fixture and that "
              "suite). Unkillable order-only neighbours are left out of the in-sample count.\n\n")
+    if args.no_write:
+        return 0
     names = [Path(d).name for d in args.datasets] + (["spider"] if args.spider else [])
     path = write_results("testsuite_lofo_" + "_".join(names),
                          "Test suites: leave-one-family-out kill rates",

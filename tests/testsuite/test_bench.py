@@ -175,7 +175,31 @@ def test_leave_one_family_out(tmp_path: Path) -> None:
     finally:
         judge.close()
     assert run["dbs"] >= 1 and run["judged"] == 1 and run["separated"] == 0
-    n, killed, left_out, killed_left_out = families["OR.relational"]
-    assert n == left_out > 0 and killed <= n and killed_left_out <= left_out
+    n, killed, left_out, killed_left_out, bounded = families["OR.relational"]
+    assert n == left_out + bounded > 0 and killed <= n and killed_left_out <= left_out
     table = bench.lofo_table(families, [run], "tiny")
     assert "| OR.relational |" in table and "1 suites built" in table
+
+
+def test_left_out_survivors_the_solver_proves_equal_are_counted_apart() -> None:
+    """A left-out neighbour no suite database kills but the solver proves equal to the source on
+    every small database is bounded-equivalent (not a survivor); one it separates stays."""
+    pytest.importorskip("z3")
+    from parrot.fixtures import fixture_from_json
+    from parrot.testsuite.neighbours import Neighbour
+
+    engines_or_skip()
+    fixture = fixture_from_json({"name": "b", "tables": [{
+        "name": "t", "primary_key": ["id"],
+        "columns": [{"name": "id", "type": "integer", "nullable": False},
+                    {"name": "a", "type": "integer"}],
+        "rows": [[1, 5], [2, 7]]}]})
+    item = Item(id="b", source_dialect="sqlite", target_dialect="sqlite",
+                source_sql="SELECT id FROM t WHERE a > 1", fixture=fixture)
+    equal = Neighbour("flip_comparison", "SELECT id FROM t WHERE NOT a <= 1")
+    other = Neighbour("flip_comparison", "SELECT id FROM t WHERE a >= 1")
+    judge = Judge()
+    try:
+        assert _bench()._bounded(judge, item, [equal, other]) == [equal]
+    finally:
+        judge.close()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Any
 
 import pytest
@@ -59,8 +60,13 @@ def _orders(data: dict[str, Any]) -> list[list[Any]]:
         ("one_row", lambda rows: len(rows) == 1),
         ("single_group", lambda rows: len({r[1] for r in rows}) == 1 and len(rows) > 1),
         (
-            "duplicates",
-            lambda rows: all(len({r[j] for r in rows}) <= 2 for j in (1, 2, 3)) and len(rows) > 2,
+            "duplicates",  # a few values a column, no two of them as often (AVG is no AVG DISTINCT)
+            lambda rows: all(
+                1 < len({r[j] for r in rows}) <= 6
+                and len({r[j] for r in rows}) < len(rows)
+                and len(Counter(Counter(r[j] for r in rows).values())) > 1
+                for j in (1, 2)
+            ),
         ),
         ("null_only", lambda rows: all(r[2] is None and r[3] is None for r in rows) and rows),
         ("on_literal", lambda rows: all(r[3] == "x" for r in rows) and rows),
@@ -119,5 +125,108 @@ def test_a_suite_keeps_diverse_databases_beyond_its_cover() -> None:
     assert suite is not None
     kinds = suite.extra["kinds"]
     assert len(kinds) >= DEFAULT_MIN_DBS
-    assert "duplicates" in kinds and {"one_row", "empty"} & set(kinds)
+    assert "duplicates" in kinds and {"one_row", "empty", "large", "twins"} & set(kinds)
     assert set(kinds) <= {*KINDS, "random", "solver"}
+
+
+PARENT_CHILD = fixture_from_json(
+    {
+        "name": "pc",
+        "tables": [
+            {
+                "name": "parent",
+                "primary_key": ["id"],
+                "columns": [
+                    {"name": "id", "type": "integer", "nullable": False},
+                    {"name": "name", "type": "text", "nullable": False},
+                    {"name": "size", "type": "integer"},
+                ],
+                "rows": [[1, "ann", 2], [2, "bob", 5], [3, "cy", 7], [4, "dee", 9]],
+            },
+            {
+                "name": "child",
+                "primary_key": ["cid"],
+                "columns": [
+                    {"name": "cid", "type": "integer", "nullable": False},
+                    {"name": "pid", "type": "integer"},
+                    {"name": "score", "type": "integer"},
+                ],
+                "rows": [[10, 1, 3], [11, 2, 4], [12, 3, 5], [13, 4, 6]],
+            },
+        ],
+    }
+)
+
+
+# (kind, source, a neighbour the kind's database alone kills; the fixture does not)
+KILLS = [
+    ("duplicates", "SELECT AVG(score) FROM child", "SELECT AVG(DISTINCT score) FROM child"),
+    (
+        "duplicates",
+        "SELECT score FROM child GROUP BY score ORDER BY COUNT(*) DESC LIMIT 1",
+        "SELECT score FROM child GROUP BY score ORDER BY COUNT(*) ASC LIMIT 1",
+    ),
+    (
+        "fanout",
+        "SELECT c.cid FROM child AS c JOIN parent AS p ON c.pid = p.id",
+        "SELECT c.cid FROM child AS c LEFT JOIN parent AS p ON c.pid = p.id",
+    ),
+    (
+        "fanout",
+        "SELECT p.name FROM parent AS p JOIN child AS c ON c.pid = p.id",
+        "SELECT p.name FROM parent AS p WHERE p.id IN (SELECT pid FROM child)",
+    ),
+    (
+        "twins",
+        "SELECT p.name, COUNT(*) FROM child AS c JOIN parent AS p ON c.pid = p.id GROUP BY p.id",
+        "SELECT DISTINCT p.name, COUNT(*) FROM child AS c JOIN parent AS p ON c.pid = p.id "
+        "GROUP BY p.id",
+    ),
+    (
+        "twins",
+        "SELECT p.name FROM child AS c JOIN parent AS p ON c.pid = p.id GROUP BY p.id "
+        "ORDER BY COUNT(*) DESC LIMIT 1",
+        "SELECT p.name FROM child AS c JOIN parent AS p ON c.pid = p.id GROUP BY p.name "
+        "ORDER BY COUNT(*) DESC LIMIT 1",
+    ),
+    (
+        "ordered",
+        "SELECT name FROM parent ORDER BY size LIMIT 1",
+        "SELECT name FROM parent LIMIT 1",
+    ),
+    (
+        "ordered",
+        "SELECT name, size FROM parent ORDER BY size",
+        "SELECT name, size FROM parent",
+    ),
+]
+
+
+@pytest.mark.parametrize(("kind", "source", "neighbour"), KILLS)
+def test_a_boundary_kind_alone_kills(kind: str, source: str, neighbour: str) -> None:
+    try:
+        create_engine("sqlite").close()
+    except Exception as exc:
+        pytest.skip(f"sqlite unavailable: {exc}")
+    from dataclasses import replace
+
+    from parrot.datasets import Item
+    from parrot.testsuite.distill import neighbour_outcome
+
+    item = Item(
+        id="k",
+        source_dialect="sqlite",
+        target_dialect="sqlite",
+        source_sql=source,
+        fixture=PARENT_CHILD,
+        order_sensitive=True,
+    )
+    made = dict(query_boundary_data(source, "sqlite", seed="0", name="k", base=PARENT_CHILD))
+    db = fixture_from_json(made[kind])
+    judge = Judge()
+    try:
+        assert neighbour_outcome(judge, item, PARENT_CHILD, neighbour) == "same"
+        assert judge.gold(replace(item, fixture=db)).execution.ok
+        assert neighbour_outcome(judge, item, db, neighbour) == "kill", made[kind]
+    finally:
+        judge.close()
