@@ -44,8 +44,12 @@ class DefaultsHelpFormatter(argparse.HelpFormatter):
 
     def _get_help_string(self, action: argparse.Action) -> str:
         text = action.help or ""
-        if ("default" in text.lower() or action.default is argparse.SUPPRESS or action.required
-                or not action.option_strings):
+        if (
+            "default" in text.lower()
+            or action.default is argparse.SUPPRESS
+            or action.required
+            or not action.option_strings
+        ):
             return text
         if action.nargs == 0:  # a switch
             if isinstance(action, argparse.BooleanOptionalAction):
@@ -56,8 +60,9 @@ class DefaultsHelpFormatter(argparse.HelpFormatter):
         return text + " (default: %(default)s)"
 
 
-class RawDescriptionDefaultsHelpFormatter(argparse.RawDescriptionHelpFormatter,
-                                          DefaultsHelpFormatter):
+class RawDescriptionDefaultsHelpFormatter(
+    argparse.RawDescriptionHelpFormatter, DefaultsHelpFormatter
+):
     """:class:`DefaultsHelpFormatter` keeping the description's own line breaks."""
 
 
@@ -78,9 +83,22 @@ def git_commit(root: Path | None = None) -> str:
         baked = root / "parrot" / "_commit.txt"
         return baked.read_text(encoding="utf-8").strip() if baked.is_file() else "unknown"
     try:
-        out = subprocess.run(["git", "-C", str(root), "describe", "--always", "--dirty",
-                              "--abbrev=12", "--exclude=*"],
-                             capture_output=True, text=True, timeout=10, check=True)
+        out = subprocess.run(
+            [
+                "git",
+                "-C",
+                str(root),
+                "describe",
+                "--always",
+                "--dirty",
+                "--abbrev=12",
+                "--exclude=*",
+            ],
+            capture_output=True,
+            text=True,
+            timeout=10,
+            check=True,
+        )
     except (OSError, subprocess.SubprocessError):
         return "unknown"
     return out.stdout.strip() or "unknown"
@@ -94,8 +112,12 @@ def model_args_flags(text: str, parser: argparse.ArgumentParser) -> list[str]:
     """``--model-args k=v,…`` (lm-evaluation-harness style) as the equivalent translator flags:
     ``temperature=0.2,hints=false`` → ``--temperature 0.2 --no-hints``. A comma followed by no
     ``=`` belongs to the value (``price=2.5,10``). ValueError names the keys accepted."""
-    actions = {a.dest: a for g in parser._action_groups if g.title == "LLM translators"
-               for a in g._group_actions}
+    actions = {
+        a.dest: a
+        for g in parser._action_groups
+        if g.title == "LLM translators"
+        for a in g._group_actions
+    }
     pairs: list[list[str]] = []
     for chunk in text.split(","):
         if "=" in chunk or not pairs:
@@ -109,8 +131,9 @@ def model_args_flags(text: str, parser: argparse.ArgumentParser) -> list[str]:
             continue
         action = actions.get(key)
         if action is None:
-            raise ValueError(f"unknown --model-args key {key!r}; known: "
-                             f"{', '.join(sorted(actions))}")
+            raise ValueError(
+                f"unknown --model-args key {key!r}; known: {', '.join(sorted(actions))}"
+            )
         option = action.option_strings[0]
         if action.nargs == 0:
             on = value.lower() in ("", "1", "true", "yes", "on")
@@ -125,8 +148,9 @@ def model_args_flags(text: str, parser: argparse.ArgumentParser) -> list[str]:
     return flags
 
 
-def parse_with_model_args(parser: argparse.ArgumentParser,
-                          argv: list[str] | None) -> argparse.Namespace:
+def parse_with_model_args(
+    parser: argparse.ArgumentParser, argv: list[str] | None
+) -> argparse.Namespace:
     """Parse ``argv``; ``--model-args`` expands to flags that explicit flags override. The flags
     go right after the subcommand words (``parrot testsuite build``): the subcommand's parser
     is the one :func:`configure` recorded as ``_parser``."""
@@ -146,8 +170,12 @@ def parse_with_model_args(parser: argparse.ArgumentParser,
     return args
 
 
-def configure(parser: argparse.ArgumentParser, run: Callable[[argparse.Namespace], int],
-              description: str | None = None, raw: bool = False) -> argparse.ArgumentParser:
+def configure(
+    parser: argparse.ArgumentParser,
+    run: Callable[[argparse.Namespace], int],
+    description: str | None = None,
+    raw: bool = False,
+) -> argparse.ArgumentParser:
     """Make ``parser`` a subcommand's: ``run(args)`` handles it (see :func:`dispatch`); its
     help shows every default (``raw``: keeping the description's line breaks)."""
     parser.formatter_class = RawDescriptionDefaultsHelpFormatter if raw else DefaultsHelpFormatter
@@ -181,13 +209,15 @@ def build_parser(prog: str = "parrot", only: str | None = None) -> argparse.Argu
     ``configure``. ``only``: fill that subcommand alone (the others keep their one-line
     summary), so running one does not import every tool."""
     parser = argparse.ArgumentParser(
-        prog=prog, formatter_class=partial(argparse.RawDescriptionHelpFormatter,
-                                           max_help_position=20),
+        prog=prog,
+        formatter_class=partial(argparse.RawDescriptionHelpFormatter, max_help_position=20),
         description="Engine-backed benchmark toolkit for cross-system SQL translation.",
-        epilog="`parrot SUBCOMMAND --help` shows a subcommand's flags.")
+        epilog="`parrot SUBCOMMAND --help` shows a subcommand's flags.",
+    )
     parser.add_argument("--version", action="version", version=version_text())
-    sub = parser.add_subparsers(title="subcommands", metavar="SUBCOMMAND", dest="command",
-                                required=True)
+    sub = parser.add_subparsers(
+        title="subcommands", metavar="SUBCOMMAND", dest="command", required=True
+    )
     for name, (module, summary) in COMMANDS.items():
         child = sub.add_parser(name, help=summary, description=summary)
         if only in (None, name):
@@ -205,21 +235,30 @@ class Store(argparse.Action):
     """A flag's value, stored; its ``old`` spellings still parse, with a warning on stderr,
     and are left out of the help (see :func:`add_flag`)."""
 
-    def __init__(self, option_strings: list[str], dest: str, old: tuple[str, ...] = (),
-                 **kwargs: Any) -> None:
+    def __init__(
+        self, option_strings: list[str], dest: str, old: tuple[str, ...] = (), **kwargs: Any
+    ) -> None:
         self.old = old
         super().__init__(option_strings, dest, **kwargs)
 
-    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
-                 values: Any, option_string: str | None = None) -> None:
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: Any,
+        option_string: str | None = None,
+    ) -> None:
         if option_string in self.old:
-            print(f"warning: {option_string} is deprecated: use {'/'.join(self.option_strings)}",
-                  file=sys.stderr)
+            print(
+                f"warning: {option_string} is deprecated: use {'/'.join(self.option_strings)}",
+                file=sys.stderr,
+            )
         setattr(namespace, self.dest, values)
 
 
-def add_flag(parser: argparse.ArgumentParser, *flags: str, old: tuple[str, ...] = (),
-             **kwargs: Any) -> argparse.Action:
+def add_flag(
+    parser: argparse.ArgumentParser, *flags: str, old: tuple[str, ...] = (), **kwargs: Any
+) -> argparse.Action:
     """``parser.add_argument(*flags, **kwargs)``, also parsing the ``old`` spellings."""
     action = parser.add_argument(*flags, *old, action=Store, old=old, **kwargs)
     action.option_strings = list(flags)  # shown in help and errors; the old ones still parse
@@ -227,31 +266,59 @@ def add_flag(parser: argparse.ArgumentParser, *flags: str, old: tuple[str, ...] 
 
 
 # The flags several tools share: each one's name, metavar, help and default stated here once.
-def add_limit(parser: argparse.ArgumentParser, what: str, dest: str = "limit",
-              old: tuple[str, ...] = ()) -> None:
+def add_limit(
+    parser: argparse.ArgumentParser, what: str, dest: str = "limit", old: tuple[str, ...] = ()
+) -> None:
     """``--limit N``: only the first N ``what``."""
-    add_flag(parser, "--limit", old=old, dest=dest, type=int, default=None, metavar="N",
-             help=f"only the first N {what} (default: all)")
+    add_flag(
+        parser,
+        "--limit",
+        old=old,
+        dest=dest,
+        type=int,
+        default=None,
+        metavar="N",
+        help=f"only the first N {what} (default: all)",
+    )
 
 
-def add_timeout(parser: argparse.ArgumentParser, default: float,
-                what: str = "per SQL execution", flag: str = "--timeout") -> None:
+def add_timeout(
+    parser: argparse.ArgumentParser,
+    default: float,
+    what: str = "per SQL execution",
+    flag: str = "--timeout",
+) -> None:
     """``--timeout SECONDS`` (or another ``flag``), its default printed as ``10 s``; ``nan``,
     ``inf``, ``0`` and more than a day are refused with a one-line usage error (exit 2)."""
-    parser.add_argument(flag, type=_timeout, default=default, metavar="SECONDS",
-                        help=f"seconds {what} (default: {seconds(default)})")
+    parser.add_argument(
+        flag,
+        type=_timeout,
+        default=default,
+        metavar="SECONDS",
+        help=f"seconds {what} (default: {seconds(default)})",
+    )
 
 
 def add_max_rows(parser: argparse.ArgumentParser, default: int) -> None:
-    parser.add_argument("--max-rows", type=int, default=default, metavar="N",
-                        help=f"result-size cap per execution (default: {default})")
+    parser.add_argument(
+        "--max-rows",
+        type=int,
+        default=default,
+        metavar="N",
+        help=f"result-size cap per execution (default: {default})",
+    )
 
 
 def add_engine_urls(parser: argparse.ArgumentParser) -> None:
     """``--engine DIALECT=URL`` (repeatable): a server of the caller's for a dialect."""
-    parser.add_argument("--engine", action="append", default=[], metavar="DIALECT=URL",
-                        help="run DIALECT on the server at URL, e.g. mysql=mysql://u@host:3306/ "
-                             "(repeatable; also read from $PARROT_<DIALECT>_URL; default: none)")
+    parser.add_argument(
+        "--engine",
+        action="append",
+        default=[],
+        metavar="DIALECT=URL",
+        help="run DIALECT on the server at URL, e.g. mysql=mysql://u@host:3306/ "
+        "(repeatable; also read from $PARROT_<DIALECT>_URL; default: none)",
+    )
 
 
 def _timeout(text: str) -> float:
@@ -269,50 +336,89 @@ def add_jobs(parser: argparse.ArgumentParser, what: str = "worker processes") ->
 
 def add_quiet(parser: argparse.ArgumentParser, hides: str) -> None:
     """``--quiet``: hides progress output; errors always reach stderr."""
-    parser.add_argument("--quiet", action="store_true",
-                        help=f"no {hides} (errors are still printed)")
+    parser.add_argument(
+        "--quiet", action="store_true", help=f"no {hides} (errors are still printed)"
+    )
 
 
-def add_pairs(parser: argparse.ArgumentParser, default: str = "every pair of the dataset"
-              ) -> None:
-    parser.add_argument("--pairs", default="", metavar="SRC:TGT,…",
-                        help="comma-separated SOURCE:TARGET dialect pairs to keep, e.g. "
-                             "sqlite:duckdb,duckdb:* (aliases like pg, ch; * = any dialect; "
-                             f"default: {default})")
+def add_pairs(parser: argparse.ArgumentParser, default: str = "every pair of the dataset") -> None:
+    parser.add_argument(
+        "--pairs",
+        default="",
+        metavar="SRC:TGT,…",
+        help="comma-separated SOURCE:TARGET dialect pairs to keep, e.g. "
+        "sqlite:duckdb,duckdb:* (aliases like pg, ch; * = any dialect; "
+        f"default: {default})",
+    )
 
 
-def add_output_dir(parser: argparse.ArgumentParser, what: str, required: bool = False,
-                   default: str = "", old: tuple[str, ...] = (), dest: str = "output_dir"
-                   ) -> None:
+def add_output_dir(
+    parser: argparse.ArgumentParser,
+    what: str,
+    required: bool = False,
+    default: str = "",
+    old: tuple[str, ...] = (),
+    dest: str = "output_dir",
+) -> None:
     """``-o/--output-dir DIR``: where a tool that writes a folder writes it."""
-    add_flag(parser, "-o", "--output-dir", old=old, dest=dest, type=Path, required=required,
-             metavar="DIR", help=f"folder to write: {what}"
-             + (f" (default: {default})" if default else ""))
+    add_flag(
+        parser,
+        "-o",
+        "--output-dir",
+        old=old,
+        dest=dest,
+        type=Path,
+        required=required,
+        metavar="DIR",
+        help=f"folder to write: {what}" + (f" (default: {default})" if default else ""),
+    )
 
 
-def add_output_file(parser: argparse.ArgumentParser, what: str, default: str,
-                    old: tuple[str, ...] = (), dest: str = "output", value: Any = None,
-                    **kwargs: Any) -> None:
+def add_output_file(
+    parser: argparse.ArgumentParser,
+    what: str,
+    default: str,
+    old: tuple[str, ...] = (),
+    dest: str = "output",
+    value: Any = None,
+    **kwargs: Any,
+) -> None:
     """``-o/--output FILE``: where a tool whose product is one file writes it (``value``: the
     default, ``default`` says what it means)."""
-    add_flag(parser, "-o", "--output", old=old, dest=dest, metavar="FILE", default=value,
-             help=f"file to write: {what} (default: {default})", **kwargs)
+    add_flag(
+        parser,
+        "-o",
+        "--output",
+        old=old,
+        dest=dest,
+        metavar="FILE",
+        default=value,
+        help=f"file to write: {what} (default: {default})",
+        **kwargs,
+    )
 
 
 def add_translation(parser: argparse.ArgumentParser) -> None:
     """``--from DIALECT --to DIALECT --model SPEC``: what translates your SQL, and between which
     dialects (``parrot translate``, ``parrot assess``)."""
-    parser.add_argument("--from", metavar="DIALECT", dest="source", required=True,
-                        help="source dialect (or alias)")
-    parser.add_argument("--to", metavar="DIALECT", dest="target", required=True,
-                        help="target dialect (or alias)")
-    parser.add_argument("--model", metavar="SPEC", default="sqlglot",
-                        help="translator spec, as in parrot eval")
+    parser.add_argument(
+        "--from", metavar="DIALECT", dest="source", required=True, help="source dialect (or alias)"
+    )
+    parser.add_argument(
+        "--to", metavar="DIALECT", dest="target", required=True, help="target dialect (or alias)"
+    )
+    parser.add_argument(
+        "--model", metavar="SPEC", default="sqlglot", help="translator spec, as in parrot eval"
+    )
 
 
 def add_model_args(parser: argparse.ArgumentParser) -> None:
     """The ``--model-args`` flag (read by :func:`parse_with_model_args`)."""
-    parser.add_argument("--model-args", default="", metavar="K=V,…",
-                        help="translator parameters as K=V pairs, e.g. temperature=0.2,"
-                             "max_tokens=512,hints=false (the LLM flags below; explicit flags "
-                             "win)")
+    parser.add_argument(
+        "--model-args",
+        default="",
+        metavar="K=V,…",
+        help="translator parameters as K=V pairs, e.g. temperature=0.2,"
+        "max_tokens=512,hints=false (the LLM flags below; explicit flags "
+        "win)",
+    )

@@ -155,8 +155,9 @@ class Verdict:
 def failure(mode: Mode, reason: Reason, detail: str) -> Verdict:
     """The verdict for an execution that produced no result (never a match, never a data row)."""
     if reason not in _FAILURES:
-        raise ValueError(f"failure() takes pred_error, gold_error, timeout or no_engine, "
-                         f"not {reason}")
+        raise ValueError(
+            f"failure() takes pred_error, gold_error, timeout or no_engine, not {reason}"
+        )
     return Verdict(Mode(mode), False, Reason(reason), detail)
 
 
@@ -178,9 +179,13 @@ def compare(
     pred_rows: Rows = pred.rows
     if cols != list(range(len(pred.columns))):
         pred_rows = [tuple(row[c] for c in cols) for row in pred.rows]
-        facts = replace(facts, pred_pools=tuple(
-            replace(p, rows=tuple(tuple(row[c] for c in cols) for row in p.rows))
-            for p in facts.pred_pools))
+        facts = replace(
+            facts,
+            pred_pools=tuple(
+                replace(p, rows=tuple(tuple(row[c] for c in cols) for row in p.rows))
+                for p in facts.pred_pools
+            ),
+        )
     with _gc_paused():
         reason, detail, cell = _compare_rows(gold.rows, pred_rows, gold.columns, mode, facts)
     matched = reason in (Reason.MATCH, Reason.EMPTY_MATCH)
@@ -420,8 +425,9 @@ def _strict(rel_tol: float) -> _Profile:
             return math.isclose(_float(a), _float(b), rel_tol=rel_tol) or _same_at_scale(a, b)
         return _key(a) == _key(b) or _same_at_scale(a, b)
 
-    return _Profile(_key, same, lambda x: _grid(x, digits), math.ceil(digits * math.log2(10)),
-                    _PLAIN | {float})
+    return _Profile(
+        _key, same, lambda x: _grid(x, digits), math.ceil(digits * math.log2(10)), _PLAIN | {float}
+    )
 
 
 def _normalized_key(v: Value) -> Hashable:
@@ -456,11 +462,17 @@ def _rounded_key(v: Value) -> Hashable:
 
 
 _NORMALIZED = _Profile(
-    _normalized_key, _normalized_same, lambda x: round(x, 3) if abs(x) < 1 else _grid(x, 3), 10,
+    _normalized_key,
+    _normalized_same,
+    lambda x: round(x, 3) if abs(x) < 1 else _grid(x, 3),
+    10,
     _PLAIN - {str} | {float},
 )
 _MULTISET = _Profile(
-    _rounded_key, lambda a, b: _rounded_key(a) == _rounded_key(b), lambda x: round(x, 3), 10,
+    _rounded_key,
+    lambda a, b: _rounded_key(a) == _rounded_key(b),
+    lambda x: round(x, 3),
+    10,
     frozenset({str, type(None), bytes}),
 )
 
@@ -491,10 +503,16 @@ def _compare_rows(
         for pool in facts.pred_pools:
             if not _determined(pool, facts.tie_pools, prof):
                 kept = pool.end - pool.start
-                return Reason.ORDER, (
-                    f"the prediction's LIMIT/OFFSET cuts through {len(pool.rows)} rows tied on "
-                    f"its sort keys: rows {pool.start}–{pool.end - 1} may be any {kept} of them, "
-                    "the engine's choice, and not every choice is right"), None
+                return (
+                    Reason.ORDER,
+                    (
+                        f"the prediction's LIMIT/OFFSET cuts through {len(pool.rows)} rows tied on "
+                        f"its sort keys: rows {pool.start}–{pool.end - 1} may be any {kept} of "
+                        f"them, "
+                        "the engine's choice, and not every choice is right"
+                    ),
+                    None,
+                )
     return reason, detail, cell
 
 
@@ -580,14 +598,15 @@ def _fill_pools(gold: Rows, pred: Rows, pools: Sequence[TiePool], prof: _Profile
         for row in pool.rows:
             free[prof.row_key(row)].append(row)
         chosen: list[Row] = []
-        for row in pred[pool.start:pool.end]:
+        for row in pred[pool.start : pool.end]:
             bucket = free.get(prof.row_key(row)) or next(
-                (b for b in free.values() if b and prof.rows_same(b[-1], row)), None)
+                (b for b in free.values() if b and prof.rows_same(b[-1], row)), None
+            )
             if not bucket:
                 break
             chosen.append(bucket.pop())
         else:
-            out[pool.start:pool.end] = chosen
+            out[pool.start : pool.end] = chosen
     return out
 
 
@@ -627,7 +646,7 @@ def _floats_differ(gold: Rows, pred: Rows) -> bool:
     how."""
     if not gold or not pred:
         return False
-    sample = gold[::max(1, len(gold) // _PROBE)]
+    sample = gold[:: max(1, len(gold) // _PROBE)]
     for c, v in enumerate(gold[0]):
         if type(v) is float:
             values = {row[c] for row in sample if type(row[c]) is float and row[c] == row[c]}
@@ -669,8 +688,9 @@ def _pair_near(
         if _all_same(pairs, gold, pred, prof):
             rest = [i for i, j in zip(left_gold, partners, strict=True) if j < 0]
             return rest, sorted(index.values())
-    return _pair(gold_keys, pred_keys, left_gold, left_pred,
-                 lambda i, j: prof.rows_same(gold[i], pred[j]))
+    return _pair(
+        gold_keys, pred_keys, left_gold, left_pred, lambda i, j: prof.rows_same(gold[i], pred[j])
+    )
 
 
 def _all_same(pairs: list[tuple[int, int]], gold: Rows, pred: Rows, prof: _Profile) -> bool:
@@ -680,8 +700,9 @@ def _all_same(pairs: list[tuple[int, int]], gold: Rows, pred: Rows, prof: _Profi
         return True
     gold_columns = zip(*(gold[i] for i, _ in pairs), strict=True)
     pred_columns = zip(*(pred[j] for _, j in pairs), strict=True)
-    return all(g == p or all(map(prof.same, g, p))
-               for g, p in zip(gold_columns, pred_columns, strict=True))
+    return all(
+        g == p or all(map(prof.same, g, p)) for g, p in zip(gold_columns, pred_columns, strict=True)
+    )
 
 
 _PROBE = 64  # gold rows sampled by _floats_differ
@@ -737,8 +758,9 @@ def _partner(i: int, bucket: list[int], verify: Callable[[int, int], bool] | Non
     if verify is None:
         return len(bucket) - 1
     last = len(bucket) - 1
-    return next((n for n in range(last, max(-1, last - _NEAR_SCAN), -1)
-                 if verify(i, bucket[n])), None)
+    return next(
+        (n for n in range(last, max(-1, last - _NEAR_SCAN), -1) if verify(i, bucket[n])), None
+    )
 
 
 def _merge(

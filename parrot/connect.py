@@ -27,8 +27,7 @@ from parrot.servers import SERVERS, ServerError, server_for
 def needs_server(dialect: str) -> bool:
     """True when ``dialect`` runs here on a server parrot manages rather than in-process."""
     name = engine_name_for(dialect)
-    return (name is not None and dialect in SERVERS
-            and engine_class(name).url_schemes is not None)
+    return name is not None and dialect in SERVERS and engine_class(name).url_schemes is not None
 
 
 def create_engine(dialect: str, url: str | None = None, start: bool = False) -> Engine:
@@ -45,7 +44,8 @@ def create_engine(dialect: str, url: str | None = None, start: bool = False) -> 
     if name is None or name not in ENGINE_REGISTRY:
         raise UnknownEngineError(
             f"no engine runs dialect {dialect!r} on this machine; pass --engine {dialect}=URL "
-            f"or set PARROT_{dialect.upper()}_URL to use a server")
+            f"or set PARROT_{dialect.upper()}_URL to use a server"
+        )
     cls = engine_class(name)
     if cls.url_schemes is None:
         if not isolation_enabled():
@@ -71,5 +71,6 @@ def default_url(dialect: str, start: bool = False) -> str:
     if state is None:
         raise UnknownEngineError(
             f"no {dialect} server: start one with `python -m parrot.engines up {dialect}`, "
-            f"pass --engine {dialect}=URL or set PARROT_{dialect.upper()}_URL")
+            f"pass --engine {dialect}=URL or set PARROT_{dialect.upper()}_URL"
+        )
     return state.url

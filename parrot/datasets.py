@@ -30,9 +30,24 @@ TRANSLATION_TYPES = ("syntax", "keyword", "data_type", "function", "procedure", 
 ANNOTATION_SOURCES = ("tool", "llm", "reflection", "rule", "human", "maintainer")
 DEFAULT_DATASET = "starter"
 # the fields Item has a place for; an item's other non-null fields go to Item.extra
-KNOWN = {"id", "source_dialect", "target_dialect", "source_sql", "reference_sql", "fixture",
-         "translation_types", "tokens", "origin", "annotation_source", "order_sensitive",
-         "tolerance", "difficulty", "tags", "question", "evidence"}
+KNOWN = {
+    "id",
+    "source_dialect",
+    "target_dialect",
+    "source_sql",
+    "reference_sql",
+    "fixture",
+    "translation_types",
+    "tokens",
+    "origin",
+    "annotation_source",
+    "order_sensitive",
+    "tolerance",
+    "difficulty",
+    "tags",
+    "question",
+    "evidence",
+}
 
 
 class FixtureUnavailable(FixtureError):
@@ -99,8 +114,7 @@ class Dataset:
 def item_columns() -> tuple[str, ...]:
     """Every column of a dataset line, in order: the properties of ``schemas/item.schema.json``
     (the one place they are listed)."""
-    schema = json.loads(read_utf8(Path(__file__).resolve().parent / "schemas"
-                                  / "item.schema.json"))
+    schema = json.loads(read_utf8(Path(__file__).resolve().parent / "schemas" / "item.schema.json"))
     return tuple(schema["properties"])
 
 
@@ -110,8 +124,10 @@ def item_line(record: dict[str, Any]) -> dict[str, Any]:
     ``load_dataset("json", data_files=[...])``, pyarrow) whatever the order of the files. Keys
     outside the schema follow (none in a file parrot writes: a test checks it)."""
     columns = item_columns()
-    return {**{c: record.get(c) for c in columns},
-            **{k: v for k, v in record.items() if k not in columns}}
+    return {
+        **{c: record.get(c) for c in columns},
+        **{k: v for k, v in record.items() if k not in columns},
+    }
 
 
 def datasets_root() -> Path:
@@ -133,15 +149,21 @@ def resolve_dataset(name_or_path: str) -> Path:
     if p.is_dir():
         p = p / "items.jsonl"
     if not p.is_file():
-        available = sorted(d.name for d in datasets_root().glob("*")
-                           if (d / "items.jsonl").is_file())
-        raise DatasetError([f"{name_or_path}: no such dataset file or directory "
-                            f"(named datasets: {', '.join(available) or 'none'})"])
+        available = sorted(
+            d.name for d in datasets_root().glob("*") if (d / "items.jsonl").is_file()
+        )
+        raise DatasetError(
+            [
+                f"{name_or_path}: no such dataset file or directory "
+                f"(named datasets: {', '.join(available) or 'none'})"
+            ]
+        )
     return p
 
 
-def load_dataset(name_or_path: str = DEFAULT_DATASET, *, count_tokens: bool = True,
-                 strict: bool = True) -> Dataset:
+def load_dataset(
+    name_or_path: str = DEFAULT_DATASET, *, count_tokens: bool = True, strict: bool = True
+) -> Dataset:
     """Load and validate a dataset; raises :class:`DatasetError` listing every bad line.
 
     With ``strict=False`` items whose fixture is unavailable here (:class:`FixtureUnavailable`)
@@ -151,14 +173,20 @@ def load_dataset(name_or_path: str = DEFAULT_DATASET, *, count_tokens: bool = Tr
     skipped: list[tuple[str, str]] | None = None if strict else []
     items = parse_items(decode_utf8(raw, path).splitlines(), path, skipped=skipped)
     if count_tokens and any(i.tokens is None for i in items):
-        items = [i if i.tokens is not None else _replace(i, tokens=_count(i.source_sql))
-                 for i in items]
+        items = [
+            i if i.tokens is not None else _replace(i, tokens=_count(i.source_sql)) for i in items
+        ]
     digest = hashlib.sha256(raw)
     for fx in sorted((path.parent / "fixtures").glob("*.json")):
         digest.update(fx.read_bytes())
     name = path.parent.name if path.name == "items.jsonl" else path.stem
-    return Dataset(name=name, path=path, items=tuple(items), sha256=digest.hexdigest(),
-                   skipped=tuple(skipped or ()))
+    return Dataset(
+        name=name,
+        path=path,
+        items=tuple(items),
+        sha256=digest.hexdigest(),
+        skipped=tuple(skipped or ()),
+    )
 
 
 def _replace(item: Item, **changes: Any) -> Item:
@@ -185,8 +213,9 @@ class _FixtureStore:
                     absent = _source_absent(name)
                     if absent:
                         raise FixtureUnavailable(name, absent) from None
-                    raise FixtureError(f"fixture {name!r} is neither in {self.folder} nor a "
-                                       f"named fixture: {exc}") from None
+                    raise FixtureError(
+                        f"fixture {name!r} is neither in {self.folder} nor a named fixture: {exc}"
+                    ) from None
                 return self._cache[name]
             try:
                 data = json.loads(read_utf8(path))
@@ -210,8 +239,9 @@ def _source_absent(name: str) -> str | None:
     return None
 
 
-def parse_items(lines: Iterable[str], path: Path, *,
-                skipped: list[tuple[str, str]] | None = None) -> list[Item]:
+def parse_items(
+    lines: Iterable[str], path: Path, *, skipped: list[tuple[str, str]] | None = None
+) -> list[Item]:
     """Validate JSONL lines into items; all problems are collected before raising. Given a
     ``skipped`` list, items whose fixture is unavailable go there as (id, reason) instead."""
     store = _FixtureStore(path.parent / "fixtures")

@@ -76,8 +76,9 @@ def parse_type(text: str) -> str:
         if not 1 <= p <= 38 or s > p:
             raise FixtureError(f"decimal precision/scale out of range: {text!r}")
         return f"decimal({p},{s})"
-    raise FixtureError(f"unknown portable type {text!r} (use one of {', '.join(SIMPLE_TYPES)}, "
-                       "decimal(p,s))")
+    raise FixtureError(
+        f"unknown portable type {text!r} (use one of {', '.join(SIMPLE_TYPES)}, decimal(p,s))"
+    )
 
 
 def decimal_scale(ptype: str) -> int | None:
@@ -155,6 +156,7 @@ class Fixture:
 
 # --- typed values -------------------------------------------------------------------------------
 
+
 def coerce(value: Any, ptype: str) -> Any:
     """Turn a JSON value into the typed Python value a column of ``ptype`` holds."""
     if value is None:
@@ -165,8 +167,13 @@ def coerce(value: Any, ptype: str) -> Any:
                 raise FixtureError(f"expected an integer, got {value!r}")
             return value
         if ptype == "double":
-            if isinstance(value, str) and value.lower() in ("nan", "inf", "-inf", "infinity",
-                                                             "-infinity"):
+            if isinstance(value, str) and value.lower() in (
+                "nan",
+                "inf",
+                "-inf",
+                "infinity",
+                "-infinity",
+            ):
                 return float(value)
             if isinstance(value, bool) or not isinstance(value, int | float):
                 raise FixtureError(f"expected a number, got {value!r}")
@@ -217,6 +224,7 @@ def storage_text(value: Any, ptype: str) -> Any:
 
 # --- checksums ----------------------------------------------------------------------------------
 
+
 def cell_text(value: Any, ptype: str) -> str:
     """Canonical text of one stored value, read back from any engine, given its portable type.
 
@@ -239,8 +247,11 @@ def cell_text(value: Any, ptype: str) -> str:
         if isinstance(value, Temporal):
             return value.iso
         if isinstance(value, str):
-            parsed = (dt.date.fromisoformat(value) if ptype == "date"
-                      else dt.datetime.fromisoformat(value))
+            parsed = (
+                dt.date.fromisoformat(value)
+                if ptype == "date"
+                else dt.datetime.fromisoformat(value)
+            )
             return temporal(parsed).iso
         return temporal(value).iso
     return str(value)
@@ -250,8 +261,7 @@ def table_checksum(table: Table, rows: Iterable[Sequence[Any]]) -> str:
     """Order-independent checksum of ``rows`` interpreted with ``table``'s column types."""
     types = [c.type for c in table.columns]
     lines = sorted(
-        json.dumps([cell_text(v, t) for v, t in zip(row, types, strict=True)],
-                   ensure_ascii=False)
+        json.dumps([cell_text(v, t) for v, t in zip(row, types, strict=True)], ensure_ascii=False)
         for row in rows
     )
     h = hashlib.sha256()
@@ -263,6 +273,7 @@ def table_checksum(table: Table, rows: Iterable[Sequence[Any]]) -> str:
 
 
 # --- JSON form ----------------------------------------------------------------------------------
+
 
 def fixture_from_json(data: Any) -> Fixture:
     """Build a :class:`Fixture` from its JSON object form, validating everything."""
@@ -299,8 +310,9 @@ def _table_from_json(rt: Any, fixture: str) -> Table:
             raise FixtureError(f"table {tname!r}: each column is an object with a 'name'")
         if problem := name_problem(rc["name"]):
             raise FixtureError(f"table {tname!r}: column name {rc['name']!r} {problem}")
-        cols.append(Column(rc["name"], parse_type(rc.get("type", "")),
-                           bool(rc.get("nullable", True))))
+        cols.append(
+            Column(rc["name"], parse_type(rc.get("type", "")), bool(rc.get("nullable", True)))
+        )
     if not cols:
         raise FixtureError(f"table {tname!r} has no columns")
     if len({c.name.lower() for c in cols}) != len(cols):
@@ -329,11 +341,14 @@ def fixture_to_json(fixture: Fixture) -> dict[str, Any]:
         "tables": [
             {
                 "name": t.name,
-                "columns": [{"name": c.name, "type": c.type, "nullable": c.nullable}
-                            for c in t.columns],
+                "columns": [
+                    {"name": c.name, "type": c.type, "nullable": c.nullable} for c in t.columns
+                ],
                 "primary_key": list(t.primary_key),
-                "rows": [[storage_text(v, c.type) for v, c in zip(r, t.columns, strict=True)]
-                         for r in t.rows],
+                "rows": [
+                    [storage_text(v, c.type) for v, c in zip(r, t.columns, strict=True)]
+                    for r in t.rows
+                ],
             }
             for t in fixture.tables
         ],

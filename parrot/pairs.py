@@ -23,8 +23,9 @@ class DialectPairs:
     patterns: tuple[tuple[str, str], ...] = ()
 
     def allows(self, source: str, target: str) -> bool:
-        return not self.patterns or any(s in (ANY, source) and t in (ANY, target)
-                                        for s, t in self.patterns)
+        return not self.patterns or any(
+            s in (ANY, source) and t in (ANY, target) for s, t in self.patterns
+        )
 
     def sides(self, index: int) -> tuple[str, ...] | None:
         """The dialects named on one side (0 source, 1 target) in order; None when any."""
@@ -46,16 +47,21 @@ def parse_pairs(text: str) -> DialectPairs:
     for part in filter(None, (p.strip() for p in text.split(","))):
         source, sep, target = (x.strip() for x in part.partition(":"))
         if not sep or not source or not target:
-            raise ValueError(f"bad pair {part!r}: expected SOURCE:TARGET, e.g. sqlite:duckdb "
-                             "(either side may be *)")
+            raise ValueError(
+                f"bad pair {part!r}: expected SOURCE:TARGET, e.g. sqlite:duckdb "
+                "(either side may be *)"
+            )
         patterns.append((_side(source), _side(target)))
     return DialectPairs(tuple(dict.fromkeys(patterns)))
 
 
 def combined(sources: Sequence[str], targets: Sequence[str]) -> DialectPairs:
     """Every source with every target (an empty side: any dialect)."""
-    return DialectPairs(tuple((_side(s), _side(t)) for s in sources or (ANY,)
-                              for t in targets or (ANY,)) if sources or targets else ())
+    return DialectPairs(
+        tuple((_side(s), _side(t)) for s in sources or (ANY,) for t in targets or (ANY,))
+        if sources or targets
+        else ()
+    )
 
 
 def _side(name: str) -> str:

@@ -28,10 +28,16 @@ class RegistryError(LookupError):
 class Registry(Generic[T]):
     """Named entries of one kind; ``check`` rejects a loaded object that is not a ``T``."""
 
-    def __init__(self, kind: str, *, group: str | None = None,
-                 builtin: Mapping[str, str] | None = None,
-                 check: Callable[[object], bool] | None = None, expects: str = "",
-                 error: type[Exception] = RegistryError):
+    def __init__(
+        self,
+        kind: str,
+        *,
+        group: str | None = None,
+        builtin: Mapping[str, str] | None = None,
+        check: Callable[[object], bool] | None = None,
+        expects: str = "",
+        error: type[Exception] = RegistryError,
+    ):
         self.kind = kind  # what error messages call an entry ("translator", "engine", ...)
         self.group = group  # the entry-point group plugins declare entries in
         self.builtin = dict(builtin or {})  # name -> "module:attribute", imported on demand
@@ -75,13 +81,17 @@ class Registry(Generic[T]):
                 if attribute and name not in self._loaded:  # a module may register itself
                     self._accept(name, getattr(loaded, attribute), self.builtin[name])
             elif name in (plugins := self.plugins()):
-                self._accept(name, plugins[name].load(),
-                             f"entry point {plugins[name].value} in group {self.group}")
+                self._accept(
+                    name,
+                    plugins[name].load(),
+                    f"entry point {plugins[name].value} in group {self.group}",
+                )
         try:
             return self._loaded[name]
         except KeyError:
-            raise self._error(f"unknown {self.kind} {name!r} (available: "
-                              f"{', '.join(self.names())})") from None
+            raise self._error(
+                f"unknown {self.kind} {name!r} (available: {', '.join(self.names())})"
+            ) from None
 
     def _accept(self, name: str, obj: object, origin: str) -> None:
         if self._check is not None and not self._check(obj):

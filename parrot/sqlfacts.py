@@ -46,8 +46,9 @@ def _statements(sql: str, dialect: str) -> tuple[exp.Expr, ...]:
 def _render(statements: tuple[exp.Expr, ...], last: exp.Expr, dialect: str) -> str | None:
     """``statements`` with the last one replaced by ``last``, as SQL text (None on failure)."""
     try:
-        return ";\n".join([*(s.sql(dialect=dialect) for s in statements[:-1]),
-                           last.sql(dialect=dialect)])
+        return ";\n".join(
+            [*(s.sql(dialect=dialect) for s in statements[:-1]), last.sql(dialect=dialect)]
+        )
     except SqlglotError:
         return None
 
@@ -76,8 +77,9 @@ def order_facts(sql: str, dialect: str) -> OrderFacts:
     if isinstance(node, exp.Select):
         projections = tuple(node.expressions)
     limited = bool(node.args.get("limit") or node.args.get("fetch"))
-    has_star = any(isinstance(p, exp.Star) or (isinstance(p, exp.Column) and p.is_star)
-                   for p in projections)
+    has_star = any(
+        isinstance(p, exp.Star) or (isinstance(p, exp.Column) and p.is_star) for p in projections
+    )
     return OrderFacts(True, keys, projections, has_star, limited)
 
 
@@ -106,8 +108,11 @@ def _key_index(key: exp.Expr, facts: OrderFacts, lowered: list[str]) -> int | No
             inner = projection.this if isinstance(projection, exp.Alias) else projection
             if inner == key:
                 return i
-            if (isinstance(key, exp.Column) and not key.table
-                    and projection.alias_or_name.lower() == key.name.lower()):
+            if (
+                isinstance(key, exp.Column)
+                and not key.table
+                and projection.alias_or_name.lower() == key.name.lower()
+            ):
                 return i
     if isinstance(key, exp.Column):
         name = key.name.lower()
@@ -151,14 +156,14 @@ def _expand_aliases(key: exp.Expr, projections: list[exp.Expr]) -> exp.Expr:
     """A copy of ``key`` with unqualified references to select aliases replaced by the aliased
     expressions (``CASE WHEN ratio IS NULL ...`` where ``ratio`` is ``a / b AS ratio``): a select
     list cannot refer to its own aliases."""
-    aliases = {p.alias.lower(): p.this for p in projections
-               if isinstance(p, exp.Alias) and p.alias}
+    aliases = {p.alias.lower(): p.this for p in projections if isinstance(p, exp.Alias) and p.alias}
 
     def expand(node: exp.Expr) -> exp.Expr:
         if isinstance(node, exp.Column) and not node.table:
             inner = aliases.get(node.name.lower())
-            if inner is not None and not (isinstance(inner, exp.Column)
-                                          and inner.name.lower() == node.name.lower()):
+            if inner is not None and not (
+                isinstance(inner, exp.Column) and inner.name.lower() == node.name.lower()
+            ):
                 return exp.paren(inner.copy(), copy=False)
         return node
 

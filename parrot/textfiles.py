@@ -16,11 +16,13 @@ def decode_utf8(raw: bytes, name: str | Path) -> str:
     try:
         return raw.decode("utf-8")
     except UnicodeDecodeError as exc:
-        before = raw[:exc.start]
+        before = raw[: exc.start]
         line = before.count(b"\n") + 1
         column = exc.start - (before.rfind(b"\n") + 1) + 1
-        raise NotUTF8Error(f"{name}:{line}:{column}: not UTF-8 (byte 0x{raw[exc.start]:02x}); "
-                           "save the file as UTF-8") from None
+        raise NotUTF8Error(
+            f"{name}:{line}:{column}: not UTF-8 (byte 0x{raw[exc.start]:02x}); "
+            "save the file as UTF-8"
+        ) from None
 
 
 def read_utf8(path: Path) -> str:

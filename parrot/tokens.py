@@ -37,7 +37,8 @@ def _encoder() -> Any:
     except Exception as exc:  # network fetch failed and no bundled file
         raise RuntimeError(
             f"tiktoken could not load {ENCODING!r} offline ({exc}); install litellm (it ships the "
-            "encoding) or set TIKTOKEN_CACHE_DIR to a folder holding it") from exc
+            "encoding) or set TIKTOKEN_CACHE_DIR to a folder holding it"
+        ) from exc
 
 
 def count_tokens(text: str) -> int:

@@ -48,17 +48,22 @@ def configure(p: argparse.ArgumentParser) -> argparse.ArgumentParser:
     p.add_argument("file", metavar="FILE.sql", help="SQL to translate; '-' reads standard input")
     cli.add_translation(p)
     cli.add_model_args(p)
-    p.add_argument("--db", metavar="DB",
-                   help="SQLite/DuckDB file or SQLAlchemy URL: run source and translation on "
-                        "its data and print a verdict per statement")
-    cli.add_output_file(p, "the translated SQL ('-': standard output)", default="-",
-                        value="-")
+    p.add_argument(
+        "--db",
+        metavar="DB",
+        help="SQLite/DuckDB file or SQLAlchemy URL: run source and translation on "
+        "its data and print a verdict per statement",
+    )
+    cli.add_output_file(p, "the translated SQL ('-': standard output)", default="-", value="-")
     cli.add_timeout(p, DEFAULT_TIMEOUT)
     cli.add_max_rows(p, DEFAULT_MAX_ROWS)
     cli.add_engine_urls(p)
     p.add_argument("--no-start", action="store_true", help="do not start local servers")
-    p.add_argument("--no-check", action="store_true",
-                   help="translate even statements that do not parse in the source dialect")
+    p.add_argument(
+        "--no-check",
+        action="store_true",
+        help="translate even statements that do not parse in the source dialect",
+    )
     llm_options.add_arguments(p)
     return p
 
@@ -75,7 +80,7 @@ def _comment_chunks(gap: str, dialect: str) -> list[str]:
     """The comments in ``gap`` (text between statements), each run of them as written."""
     chunks, pos = [], 0
     for tok in [*statements.tokenize(gap, statements.splitter(dialect).lexicon), None]:
-        chunk = gap[pos:len(gap) if tok is None else tok.start].strip()
+        chunk = gap[pos : len(gap) if tok is None else tok.start].strip()
         if chunk:
             chunks.append(chunk)
         pos = 0 if tok is None else tok.end
@@ -89,7 +94,7 @@ def _portable(chunk: str) -> str:
     lines = []
     for line in chunk.splitlines():
         marker = next((m for m in _LINE_COMMENT if line.lstrip().startswith(m)), None)
-        body = line.lstrip()[len(marker):] if marker else ""
+        body = line.lstrip()[len(marker) :] if marker else ""
         lines.append(f"-- {body.lstrip()}".rstrip() if marker else line)
     return "\n".join(lines)
 
@@ -115,8 +120,12 @@ def comments(sql: str, sources: list[str], dialect: str) -> Comments:
             continue
         gap = sql[pos:at]
         chunks = _comment_chunks(gap, dialect)
-        if out.after and chunks and "\n" not in gap[:gap.find(chunks[0])] and \
-                chunks[0].startswith(_LINE_COMMENT):  # `…; -- note` on the statement's line
+        if (
+            out.after
+            and chunks
+            and "\n" not in gap[: gap.find(chunks[0])]
+            and chunks[0].startswith(_LINE_COMMENT)
+        ):  # `…; -- note` on the statement's line
             first, _, rest = chunks[0].partition("\n")
             out.after[-1] = _portable(first)
             chunks = [rest.strip(), *chunks[1:]] if rest.strip() else chunks[1:]
@@ -166,11 +175,14 @@ def syntax_problem(sql: str, dialect: str) -> tuple[str, bool] | None:
                 continue
             if not opened:
                 reference, opened = open_reference(dialect, in_process=True)[0], True
-            if reference is not None and reference.accepts(sql[v.start:v.end]):
+            if reference is not None and reference.accepts(sql[v.start : v.end]):
                 continue  # the grammar is stricter than the engine here
-            text = statements.trim_message(" ".join(sql[v.start:v.end].split()), 80)
-            return (f"line {v.line}, column {v.column}: statement {v.index} does not parse as "
-                    f"{dialect}: near {v.token!r}: {v.message} [{text}]", reference is not None)
+            text = statements.trim_message(" ".join(sql[v.start : v.end].split()), 80)
+            return (
+                f"line {v.line}, column {v.column}: statement {v.index} does not parse as "
+                f"{dialect}: near {v.token!r}: {v.message} [{text}]",
+                reference is not None,
+            )
     finally:
         if reference is not None:
             reference.close()
@@ -183,18 +195,27 @@ def verdict_line(index: int, record: Outcome) -> str:
     reported once, by :func:`missing_engine_line`), with what the other side gave."""
     missing = record.get("no_engine") or {}
     if missing:
-        ran = [f"the {side} ran on {execution['engine']}: {_execution_summary(execution)}"
-               for side, execution in (("source", record.get("gold")),
-                                       ("translation", record.get("pred")))
-               if execution and execution["status"] != "no_engine"]
-        return (f"statement {index}: not judged (no {' or '.join(missing)} engine)"
-                + "".join(f"; {r}" for r in ran))
+        ran = [
+            f"the {side} ran on {execution['engine']}: {_execution_summary(execution)}"
+            for side, execution in (
+                ("source", record.get("gold")),
+                ("translation", record.get("pred")),
+            )
+            if execution and execution["status"] != "no_engine"
+        ]
+        return f"statement {index}: not judged (no {' or '.join(missing)} engine)" + "".join(
+            f"; {r}" for r in ran
+        )
     verdicts = record["verdicts"]
-    marks = ", ".join(f"{mode} {'match' if v['match'] else v['reason']}"
-                      for mode, v in verdicts.items())
+    marks = ", ".join(
+        f"{mode} {'match' if v['match'] else v['reason']}" for mode, v in verdicts.items()
+    )
     strict = verdicts["strict"]
-    detail = ("" if strict["match"] or not strict.get("detail")
-              else " — " + statements.trim_message(" ".join(strict["detail"].split()), 300))
+    detail = (
+        ""
+        if strict["match"] or not strict.get("detail")
+        else " — " + statements.trim_message(" ".join(strict["detail"].split()), 300)
+    )
     return f"statement {index}: {marks}{detail}"
 
 
@@ -224,8 +245,7 @@ def translate(args: argparse.Namespace) -> int:
         from parrot.eval.cli import parse_engine_urls
 
         urls = parse_engine_urls(args.engine)
-        sql = (read_stdin() if args.file == "-"
-               else read_utf8(Path(args.file)))
+        sql = read_stdin() if args.file == "-" else read_utf8(Path(args.file))
         sources = split(sql, source)
         if not sources:
             raise ValueError("no SQL statement in the input")
@@ -238,14 +258,18 @@ def translate(args: argparse.Namespace) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     if args.model_args and not translator.takes_llm_options:
-        print(f"warning: {args.model} calls no model: --model-args are ignored",
-              file=sys.stderr)
+        print(f"warning: {args.model} calls no model: --model-args are ignored", file=sys.stderr)
     if problem is not None:  # only parrot's grammar rejects it: say so, translate, exit 1
-        print(f"warning: {problem[0]} — parrot's {source} grammar rejects it and no {source} "
-              f"parser runs here to confirm; translated anyway, exit status 1 (--no-check: "
-              f"no grammar check)", file=sys.stderr)
-    items = [Item(id=str(i), source_dialect=source, target_dialect=target, source_sql=s,
-                  fixture=fixture) for i, s in enumerate(sources, 1)]
+        print(
+            f"warning: {problem[0]} — parrot's {source} grammar rejects it and no {source} "
+            f"parser runs here to confirm; translated anyway, exit status 1 (--no-check: "
+            f"no grammar check)",
+            file=sys.stderr,
+        )
+    items = [
+        Item(id=str(i), source_dialect=source, target_dialect=target, source_sql=s, fixture=fixture)
+        for i, s in enumerate(sources, 1)
+    ]
     try:
         done = dict((item.id, t) for item, t in translator.translate_all(items))
     finally:
@@ -259,9 +283,12 @@ def translate(args: argparse.Namespace) -> int:
     failed = sum(not t.ok for t in translations)
     if fixture is not None:
         failed = _judge(items, translations, args, urls)
-    print(f"{len(items) - failed}/{len(items)} statements "
-          f"{'match on ' + args.db if fixture is not None else 'translated'} "
-          f"({source} → {target}, {args.model})", file=sys.stderr)
+    print(
+        f"{len(items) - failed}/{len(items)} statements "
+        f"{'match on ' + args.db if fixture is not None else 'translated'} "
+        f"({source} → {target}, {args.model})",
+        file=sys.stderr,
+    )
     return 1 if failed or problem is not None else 0
 
 
@@ -272,15 +299,20 @@ def _fixture(db: str) -> Fixture:
         raise ValueError(f"--db {db}: {exc}") from None
 
 
-def _judge(items: list[Item], translations: list[Translation], args: argparse.Namespace,
-           urls: dict[str, str]) -> int:
+def _judge(
+    items: list[Item],
+    translations: list[Translation],
+    args: argparse.Namespace,
+    urls: dict[str, str],
+) -> int:
     """Print each statement's verdict; returns how many did not match under strict. Servers
     started on the way are stopped before it returns."""
     failed = 0
     said: set[str] = set()
     with stopping_started():
-        judge = Judge(timeout=args.timeout, max_rows=args.max_rows, urls=urls,
-                      start=not args.no_start)
+        judge = Judge(
+            timeout=args.timeout, max_rows=args.max_rows, urls=urls, start=not args.no_start
+        )
         try:
             for item, translation in zip(items, translations, strict=True):
                 record = judge.judge(item, translation)

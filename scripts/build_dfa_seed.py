@@ -62,10 +62,15 @@ def _translate(translator: Any, item: Any) -> str | None:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--dataset", action="append", default=None,
-                        help="shipped dataset to warm on (repeatable; default starter, polyglot)")
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument(
+        "--dataset",
+        action="append",
+        default=None,
+        help="shipped dataset to warm on (repeatable; default starter, polyglot)",
+    )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="parrot-dfa-seed-") as tmp:
         os.environ["PARROT_CACHE"] = tmp  # start cold: nothing from this machine's cache
@@ -86,9 +91,11 @@ def main() -> int:
             seed = dfacache.seed_file(parser_cls)
             seed.write_bytes(lzma.compress(data, preset=9))
             total += seed.stat().st_size
-            print(f"{dialect:12} {len(sqls):5} statements {dfacache.state_count(parser_cls):6} "
-                  f"states {seed.stat().st_size / 1e3:8.1f} kB "
-                  f"{time.perf_counter() - started:6.1f} s")
+            print(
+                f"{dialect:12} {len(sqls):5} statements {dfacache.state_count(parser_cls):6} "
+                f"states {seed.stat().st_size / 1e3:8.1f} kB "
+                f"{time.perf_counter() - started:6.1f} s"
+            )
         print(f"seed: {total / 1e6:.2f} MB in {dfacache.SEED_DIR}")
     return 0
 

@@ -93,8 +93,22 @@ UNVERIFIED = "unverified-execution"  # the verdict of a grammar-only item's veri
 DIFFICULTIES = ("easy", "medium", "hard")
 STEM = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*-[A-Za-z0-9_]+-\d{4}")
 SLUG = re.compile(r"[a-z0-9]+([-_][a-z0-9]+)*")
-KEYS = {"source", "corpus", "corpus_id", "fixture", "types", "tags", "difficulty", "ordered",
-        "ambiguity", "sql", "notes", "sqlglot", "setup", "setup_ids"}
+KEYS = {
+    "source",
+    "corpus",
+    "corpus_id",
+    "fixture",
+    "types",
+    "tags",
+    "difficulty",
+    "ordered",
+    "ambiguity",
+    "sql",
+    "notes",
+    "sqlglot",
+    "setup",
+    "setup_ids",
+}
 
 
 class ConceptError(ValueError):
@@ -170,22 +184,24 @@ def load_concept(path: Path) -> MainConcept:
     if not path.stem.startswith(f"{data['corpus']}-"):
         raise fail(f"file name does not start with the corpus {data['corpus']!r}")
     sql = data["sql"]
-    if not isinstance(sql, dict) or not all(isinstance(v, str) and v.strip()
-                                            for v in sql.values()):
+    if not isinstance(sql, dict) or not all(isinstance(v, str) and v.strip() for v in sql.values()):
         raise fail("[sql] must map dialects to non-empty SQL text")
     if source not in sql:
         raise fail(f"[sql] has no {source!r} source text")
     bad = [d for d in sql if d not in ENGINE_DIALECTS + GRAMMAR_DIALECTS]
     if bad:
-        raise fail(f"[sql] dialect(s) {bad} have no engine here and no grammar-only target "
-                   f"(known: {ENGINE_DIALECTS + GRAMMAR_DIALECTS})")
+        raise fail(
+            f"[sql] dialect(s) {bad} have no engine here and no grammar-only target "
+            f"(known: {ENGINE_DIALECTS + GRAMMAR_DIALECTS})"
+        )
     if len(sql) < 2:
         raise fail("[sql] has no target")
     notes, glot = data["notes"], data.get("sqlglot", {})
     targets = [d for d in sql if d != source]
     for name, table in (("notes", notes), ("sqlglot", glot)):
-        if not isinstance(table, dict) or not all(isinstance(v, str) and v.strip()
-                                                  for v in table.values()):
+        if not isinstance(table, dict) or not all(
+            isinstance(v, str) and v.strip() for v in table.values()
+        ):
             raise fail(f"[{name}] must map targets to non-empty one-line text")
         stray = sorted(set(table) - set(targets))
         if stray:
@@ -193,8 +209,9 @@ def load_concept(path: Path) -> MainConcept:
         if any("\n" in v.strip() for v in table.values()):
             raise fail(f"[{name}] entries must be one line")
     setup, setup_ids = data.get("setup", {}), data.get("setup_ids", [])
-    if not isinstance(setup, dict) or not all(isinstance(v, str) and v.strip()
-                                              for v in setup.values()):
+    if not isinstance(setup, dict) or not all(
+        isinstance(v, str) and v.strip() for v in setup.values()
+    ):
         raise fail("[setup] must map dialects to non-empty SQL text")
     if sorted(set(setup) - set(sql)):
         raise fail(f"[setup] has dialect(s) {sorted(set(setup) - set(sql))} with no [sql] text")
@@ -206,12 +223,12 @@ def load_concept(path: Path) -> MainConcept:
     if missing:
         raise fail(f"[notes] lacks the target(s) {missing}")
     types = data["types"]
-    if (not isinstance(types, list) or not types
-            or any(t not in TRANSLATION_TYPES for t in types)):
+    if not isinstance(types, list) or not types or any(t not in TRANSLATION_TYPES for t in types):
         raise fail(f"types {types!r} (known: {TRANSLATION_TYPES})")
     tags = data["tags"]
-    if not isinstance(tags, list) or any(not isinstance(t, str) or not SLUG.fullmatch(t)
-                                         for t in tags):
+    if not isinstance(tags, list) or any(
+        not isinstance(t, str) or not SLUG.fullmatch(t) for t in tags
+    ):
         raise fail(f"tags {tags!r} must be lower-case slugs")
     if data["difficulty"] not in DIFFICULTIES:
         raise fail(f"difficulty {data['difficulty']!r} (known: {DIFFICULTIES})")
@@ -219,14 +236,22 @@ def load_concept(path: Path) -> MainConcept:
     if ordered is not None and not isinstance(ordered, bool):
         raise fail("ordered must be true or false")
     return MainConcept(
-        path=path, source=source, corpus=str(data["corpus"]),
-        corpus_id=data.get("corpus_id"), fixture=str(data["fixture"]), types=tuple(types),
-        tags=tuple(tags), difficulty=data["difficulty"],
+        path=path,
+        source=source,
+        corpus=str(data["corpus"]),
+        corpus_id=data.get("corpus_id"),
+        fixture=str(data["fixture"]),
+        types=tuple(types),
+        tags=tuple(tags),
+        difficulty=data["difficulty"],
         sql={d: t.strip() for d, t in sql.items()},
         notes={d: " ".join(t.split()) for d, t in notes.items()},
         sqlglot={d: " ".join(t.split()) for d, t in glot.items()},
-        ordered=ordered, ambiguity=data.get("ambiguity"),
-        setup={d: t.strip() for d, t in setup.items()}, setup_ids=tuple(setup_ids))
+        ordered=ordered,
+        ambiguity=data.get("ambiguity"),
+        setup={d: t.strip() for d, t in setup.items()},
+        setup_ids=tuple(setup_ids),
+    )
 
 
 def load_concepts(folder: Path = CONCEPTS_DIR) -> tuple[list[MainConcept], list[str]]:
@@ -245,8 +270,9 @@ def load_concepts(folder: Path = CONCEPTS_DIR) -> tuple[list[MainConcept], list[
         for t in c.targets:
             first = seen.setdefault(c.item_id(t), c.path)
             if first != c.path:
-                problems.append(f"{_rel(c.path)}: item id {c.item_id(t)} clashes "
-                                f"with {_rel(first)}")
+                problems.append(
+                    f"{_rel(c.path)}: item id {c.item_id(t)} clashes with {_rel(first)}"
+                )
     return concepts, problems
 
 
@@ -292,8 +318,10 @@ def check_provenance(concepts: list[MainConcept]) -> list[str]:
         absent = [i for i in c.setup_ids if i not in records]
         if absent:
             problems.append(f"{rel}: setup_ids {absent} are not in {c.corpus}.jsonl")
-        elif c.setup_ids and (" ".join(" ".join(records[i].split()) for i in c.setup_ids)
-                              != " ".join(c.setup[c.source].split())):
+        elif c.setup_ids and (
+            " ".join(" ".join(records[i].split()) for i in c.setup_ids)
+            != " ".join(c.setup[c.source].split())
+        ):
             problems.append(f"{rel}: [setup].{c.source} differs from its setup_ids records")
     return problems
 
@@ -301,10 +329,18 @@ def check_provenance(concepts: list[MainConcept]) -> list[str]:
 def verification(c: MainConcept, target: str) -> dict[str, Any]:
     """How the item's reference was checked: dual execution, or the target's grammar only."""
     if target in GRAMMAR_DIALECTS:
-        return {"method": "grammar-only", "verdict": UNVERIFIED, "grammar": target,
-                "fixture": c.fixture}
-    return {"method": "dual-execution", "verdict": "strict", "engines": [c.source, target],
-            "fixture": c.fixture}
+        return {
+            "method": "grammar-only",
+            "verdict": UNVERIFIED,
+            "grammar": target,
+            "fixture": c.fixture,
+        }
+    return {
+        "method": "dual-execution",
+        "verdict": "strict",
+        "engines": [c.source, target],
+        "fixture": c.fixture,
+    }
 
 
 def grammar_problem(sql: str, dialect: str) -> str | None:
@@ -366,7 +402,7 @@ TYPE_ORDER = ("syntax", "keyword", "data_type", "function", "procedure", "udf", 
 
 
 def render_readme(concepts: list[MainConcept], items: list[dict[str, Any]]) -> str:
-    pairs = Counter(f'{i["source_dialect"]} → {i["target_dialect"]}' for i in items)
+    pairs = Counter(f"{i['source_dialect']} → {i['target_dialect']}" for i in items)
     types = Counter(t for i in items for t in i["translation_types"])
     corpora = Counter(c.corpus for c in concepts)
     fixtures = Counter(c.fixture for c in concepts)
@@ -387,19 +423,20 @@ def render_readme(concepts: list[MainConcept], items: list[dict[str, Any]]) -> s
         "other engines' dialects. The queries were selected for translation difficulty: "
         "sqlglot's translation fails or returns a different result on an engine pair (the "
         f"`sqlglot` field says how, on {n_glot} items). Every reference was written and "
-        "checked by a maintainer (`annotation_source: \"maintainer\"`, a one-line `note` of "
+        'checked by a maintainer (`annotation_source: "maintainer"`, a one-line `note` of '
         "what the translation had to change); the "
         f"{len(items) - n_grammar} into an engine dialect were verified by dual execution with "
         "parrot's Judge (strict verdict) on the item's fixture (`verification`). sqlglot did "
         "not annotate any item, so its score here is not circular.",
         "",
         f"**{n_grammar} items are grammar-only** ("
-        + ", ".join(f"{d} {grammar[d]}" for d in GRAMMAR_DIALECTS if grammar[d]) + "): "
+        + ", ".join(f"{d} {grammar[d]}" for d in GRAMMAR_DIALECTS if grammar[d])
+        + "): "
         "their targets' engines (SQL Server, Oracle, Snowflake, BigQuery) are reached by URL "
         "only and do not run here, so the reference was checked by parrot's own grammar of the "
         "target (`python -m parrot.check`; `--verify` fails on one that does not parse), never "
-        "executed: `verification: {\"method\": \"grammar-only\", "
-        f"\"verdict\": \"{UNVERIFIED}\"}}`. "
+        'executed: `verification: {"method": "grammar-only", '
+        f'"verdict": "{UNVERIFIED}"}}`. '
         "`python -m parrot.eval` scores them `no_engine` (excluded from Acc_EX and Acc_RES, "
         "counted in their own column, never a translator failure) with Acc_SYN, the "
         "translation's grammar check; given `--engine DIALECT=URL` they are judged like the "
@@ -428,20 +465,27 @@ def render_readme(concepts: list[MainConcept], items: list[dict[str, Any]]) -> s
         "@x`, ClickHouse's `join_use_nulls`), a pagination idiom (`FETCH FIRST ... WITH "
         "TIES`); items list every type their translation needed.",
         "",
-        "| pair | items | verification |", "|---|---:|---|",
-        *[f"| {p} | {n} | {UNVERIFIED if p.split(' → ')[1] in GRAMMAR_DIALECTS else 'strict'} |"
-          for p, n in sorted(pairs.items())],
+        "| pair | items | verification |",
+        "|---|---:|---|",
+        *[
+            f"| {p} | {n} | {UNVERIFIED if p.split(' → ')[1] in GRAMMAR_DIALECTS else 'strict'} |"
+            for p, n in sorted(pairs.items())
+        ],
         "",
-        "| translation type | items |", "|---|---:|",
+        "| translation type | items |",
+        "|---|---:|",
         *[f"| {t} | {types[t]} |" for t in TYPE_ORDER if types[t]],
         "",
-        "| corpus | source queries |", "|---|---:|",
+        "| corpus | source queries |",
+        "|---|---:|",
         *[f"| {k} | {n} |" for k, n in sorted(corpora.items())],
         "",
-        "| difficulty | source queries |", "|---|---:|",
+        "| difficulty | source queries |",
+        "|---|---:|",
         *[f"| {d} | {diffs[d]} |" for d in DIFFICULTIES if diffs[d]],
         "",
-        "| tag | source queries |", "|---|---:|",
+        "| tag | source queries |",
+        "|---|---:|",
         *[f"| {t} | {n} |" for t, n in sorted(tags.items(), key=lambda kv: (-kv[1], kv[0]))],
         "",
         f"{len(ambiguous)} source queries carry an `ambiguity` label: their meaning rests on an "
@@ -452,7 +496,8 @@ def render_readme(concepts: list[MainConcept], items: list[dict[str, Any]]) -> s
         "lists them.",
         "",
         f"Fixtures: {len(fixtures)} databases ("
-        + ", ".join(f"{k} {n}" for k, n in sorted(fixtures.items())) + ").",
+        + ", ".join(f"{k} {n}" for k, n in sorted(fixtures.items()))
+        + ").",
         "",
         "Test suites (Acc_TS): `suites/` holds the suites of the committed fixtures (`tpch`, "
         "`bird_*`); those of the corpus fixtures (`spider/*`, `text2sql/*`) hold corpus values, "
@@ -476,15 +521,18 @@ def render_readme(concepts: list[MainConcept], items: list[dict[str, Any]]) -> s
 
 def own_fixtures() -> dict[Path, str]:
     """``OUT/fixtures/<name>.json`` of each spec in FIXTURES_DIR; raises SpecError."""
-    return {OUT / "fixtures" / f"{p.stem}.json": render_fixture(build_fixture(p))
-            for p in sorted(FIXTURES_DIR.glob("*.toml"))}
+    return {
+        OUT / "fixtures" / f"{p.stem}.json": render_fixture(build_fixture(p))
+        for p in sorted(FIXTURES_DIR.glob("*.toml"))
+    }
 
 
 def render_files(concepts: list[MainConcept]) -> dict[Path, str]:
     items = build_items(concepts)
     return {
-        OUT / "items.jsonl": "".join(json.dumps(item_line(i), ensure_ascii=False) + "\n"
-                                     for i in items),
+        OUT / "items.jsonl": "".join(
+            json.dumps(item_line(i), ensure_ascii=False) + "\n" for i in items
+        ),
         OUT / "README.md": render_readme(concepts, items),
         **own_fixtures(),
     }
@@ -494,13 +542,15 @@ def stale_files(concepts: list[MainConcept]) -> list[Path]:
     """Files to write (missing or different) and fixtures under OUT/fixtures to delete."""
     files = render_files(concepts)
     leftover = [p for p in sorted((OUT / "fixtures").glob("*.json")) if p not in files]
-    return [p for p, text in files.items()
-            if not p.is_file() or p.read_text(encoding="utf-8") != text] + leftover
+    return [
+        p for p, text in files.items() if not p.is_file() or p.read_text(encoding="utf-8") != text
+    ] + leftover
 
 
 @stopping_started()  # servers the verification starts are stopped again
-def verify(concepts: list[MainConcept], only: list[str] | None = None,
-           targets: list[str] | None = None) -> int:
+def verify(
+    concepts: list[MainConcept], only: list[str] | None = None, targets: list[str] | None = None
+) -> int:
     """Judge every item strictly (grammar-only ones by parrot's grammar); print
     ``FAIL <file> [<target>]: reason`` for each mismatch or reference that does not parse."""
     import time
@@ -511,8 +561,7 @@ def verify(concepts: list[MainConcept], only: list[str] | None = None,
 
     chosen = [c for c in concepts if not only or c.key in only or c.path.stem in only]
     by_id = {c.item_id(t): c for c in chosen for t in c.targets}
-    records = [r for r in build_items(chosen)
-               if not targets or r["target_dialect"] in targets]
+    records = [r for r in build_items(chosen) if not targets or r["target_dialect"] in targets]
     store = _FixtureStore(OUT / "fixtures")
     started = time.time()
     judge = Judge(timeout=120, start=True)
@@ -561,9 +610,11 @@ def verify(concepts: list[MainConcept], only: list[str] | None = None,
                 verified[(item.source_dialect, item.target_dialect)] += 1
     finally:
         judge.close()
-    print(f"\n{sum(verified.values())}/{len(records)} items verified strictly and "
-          f"{sum(parsed.values())} grammar-only references parse ({UNVERIFIED}) in "
-          f"{time.time() - started:.0f}s; {len(failed)} failed")
+    print(
+        f"\n{sum(verified.values())}/{len(records)} items verified strictly and "
+        f"{sum(parsed.values())} grammar-only references parse ({UNVERIFIED}) in "
+        f"{time.time() - started:.0f}s; {len(failed)} failed"
+    )
     for (s, t), n in sorted(verified.items()):
         print(f"  {s} → {t}: {n}")
     for (s, t), n in sorted(parsed.items()):
@@ -571,20 +622,29 @@ def verify(concepts: list[MainConcept], only: list[str] | None = None,
     for dialect, error in sorted(missing.items()):
         print(f"not verified — no {dialect} engine: {error}")
     if failed:
-        print("failing files:\n  " + "\n  ".join(sorted({f.split(' ')[1] for f in failed})),
-              file=sys.stderr)
+        print(
+            "failing files:\n  " + "\n  ".join(sorted({f.split(" ")[1] for f in failed})),
+            file=sys.stderr,
+        )
     return 1 if failed or missing else 0
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     mode = ap.add_mutually_exclusive_group()
-    mode.add_argument("--check", action="store_true",
-                      help="exit 1 if the committed files differ from what would be written")
-    mode.add_argument("--verify", action="store_true",
-                      help="judge every item strictly on the real engines (parrot's Judge)")
-    ap.add_argument("--only", nargs="*", help="with --verify: only these files "
-                    "(<source>/<stem> or <stem>)")
+    mode.add_argument(
+        "--check",
+        action="store_true",
+        help="exit 1 if the committed files differ from what would be written",
+    )
+    mode.add_argument(
+        "--verify",
+        action="store_true",
+        help="judge every item strictly on the real engines (parrot's Judge)",
+    )
+    ap.add_argument(
+        "--only", nargs="*", help="with --verify: only these files (<source>/<stem> or <stem>)"
+    )
     ap.add_argument("--target", nargs="*", help="with --verify: only items into these dialects")
     args = ap.parse_args(argv)
 
@@ -607,8 +667,10 @@ def main(argv: list[str] | None = None) -> int:
         if stale:
             print("run: python scripts/build_main.py", file=sys.stderr)
             return 1
-        print(f"datasets/main is up to date ({len(concepts)} source queries, "
-              f"{sum(len(c.targets) for c in concepts)} items)")
+        print(
+            f"datasets/main is up to date ({len(concepts)} source queries, "
+            f"{sum(len(c.targets) for c in concepts)} items)"
+        )
         return 0
     for path in sorted((OUT / "fixtures").glob("*.json")):
         if path not in files:
@@ -617,8 +679,10 @@ def main(argv: list[str] | None = None) -> int:
         path.parent.mkdir(parents=True, exist_ok=True)
         if not path.is_file() or path.read_text(encoding="utf-8") != text:
             path.write_text(text, encoding="utf-8")
-    print(f"wrote {OUT.relative_to(ROOT)}: {len(concepts)} source queries, "
-          f"{sum(len(c.targets) for c in concepts)} items")
+    print(
+        f"wrote {OUT.relative_to(ROOT)}: {len(concepts)} source queries, "
+        f"{sum(len(c.targets) for c in concepts)} items"
+    )
     return 0
 
 

@@ -64,7 +64,7 @@ POLYGLOT_OUT = ROOT / "datasets" / "polyglot"
 POLYGLOT_DIALECTS = ("sqlite", "duckdb", "clickhouse", "postgres", "mysql", "spark")
 POLYGLOT_PAIRS = tuple((s, t) for s in POLYGLOT_DIALECTS for t in POLYGLOT_DIALECTS if s != t)
 POLYGLOT_ORIGIN = "parrot-polyglot"
-EXTRA_DIALECTS = POLYGLOT_DIALECTS[len(DIALECTS):]  # optional on a starter concept
+EXTRA_DIALECTS = POLYGLOT_DIALECTS[len(DIALECTS) :]  # optional on a starter concept
 
 
 @dataclass(frozen=True)
@@ -87,12 +87,20 @@ def load_concepts(folder: Path) -> list[Concept]:
     for path in sorted(folder.glob("*.toml")):
         data = tomllib.loads(path.read_text(encoding="utf-8"))
         key = data.get("order_key")
-        concepts.append(Concept(
-            id=path.stem.split("-", 1)[1], description=data["description"],
-            types=tuple(data["types"]), tags=tuple(data["tags"]), difficulty=data["difficulty"],
-            fixture=data["fixture"], sql={d: t.strip() for d, t in data["sql"].items()},
-            ordered=data.get("ordered", True), order_key=tuple(key) if key is not None else None,
-            expect_empty=data.get("expect_empty", False)))
+        concepts.append(
+            Concept(
+                id=path.stem.split("-", 1)[1],
+                description=data["description"],
+                types=tuple(data["types"]),
+                tags=tuple(data["tags"]),
+                difficulty=data["difficulty"],
+                fixture=data["fixture"],
+                sql={d: t.strip() for d, t in data["sql"].items()},
+                ordered=data.get("ordered", True),
+                order_key=tuple(key) if key is not None else None,
+                expect_empty=data.get("expect_empty", False),
+            )
+        )
     return concepts
 
 
@@ -118,7 +126,6 @@ POLYGLOT_ONLY = load_concepts(CONCEPTS_DIR / "polyglot")
 # ------------------------------------------------------------------------------------------------
 # Building the dataset files
 # ------------------------------------------------------------------------------------------------
-
 
 
 def sqlglot_order(sql: str, dialect: str) -> bool | None:
@@ -175,8 +182,9 @@ def polyglot_record(c: Concept, src: str, tgt: str) -> dict[str, Any]:
 
 
 def build_polyglot_items() -> list[dict[str, Any]]:
-    return [polyglot_record(c, src, tgt)
-            for c in polyglot_concepts() for src, tgt in POLYGLOT_PAIRS]
+    return [
+        polyglot_record(c, src, tgt) for c in polyglot_concepts() for src, tgt in POLYGLOT_PAIRS
+    ]
 
 
 def _fixture_json(raw: dict[str, Any]) -> str:
@@ -203,7 +211,6 @@ def _fixture_json(raw: dict[str, Any]) -> str:
     return "\n".join(out) + "\n"
 
 
-
 def identical_share(items: list[dict[str, Any]]) -> float:
     same = sum(1 for i in items if [i["source_sql"]] == i["reference_sql"])
     return same / len(items) if items else 0.0
@@ -211,15 +218,19 @@ def identical_share(items: list[dict[str, Any]]) -> float:
 
 def _difficulty_and_tag_tables(diffs: Counter[str], tags: Counter[str]) -> list[str]:
     """The README's concepts by difficulty and by tag (most used first), as Markdown lines."""
-    return ["| difficulty | concepts |", "|---|---:|",
-            *[f"| {d} | {diffs[d]} |" for d in ("easy", "medium", "hard")],
-            "",
-            "| tag | concepts |", "|---|---:|",
-            *[f"| {t} | {n} |" for t, n in sorted(tags.items(), key=lambda kv: (-kv[1], kv[0]))]]
+    return [
+        "| difficulty | concepts |",
+        "|---|---:|",
+        *[f"| {d} | {diffs[d]} |" for d in ("easy", "medium", "hard")],
+        "",
+        "| tag | concepts |",
+        "|---|---:|",
+        *[f"| {t} | {n} |" for t, n in sorted(tags.items(), key=lambda kv: (-kv[1], kv[0]))],
+    ]
 
 
 def render_readme(items: list[dict[str, Any]]) -> str:
-    pairs = Counter(f'{i["source_dialect"]} → {i["target_dialect"]}' for i in items)
+    pairs = Counter(f"{i['source_dialect']} → {i['target_dialect']}" for i in items)
     types = Counter(t for c in CONCEPTS for t in c.types)
     tags = Counter(t for c in CONCEPTS for t in c.tags)
     diffs = Counter(c.difficulty for c in CONCEPTS)
@@ -245,7 +256,8 @@ def render_readme(items: list[dict[str, Any]]) -> str:
         "",
         "## Counts",
         "",
-        "| pair | items |", "|---|---:|",
+        "| pair | items |",
+        "|---|---:|",
         *[f"| {p} | {n} |" for p, n in sorted(pairs.items())],
         "",
         f"Items whose source text equals the reference text: {same} of {len(items)} "
@@ -253,7 +265,8 @@ def render_readme(items: list[dict[str, Any]]) -> str:
         "SQLite sources also run unchanged on DuckDB or ClickHouse with the same result, and "
         "recognising when no rewrite is needed is part of the task.",
         "",
-        "| translation type | concepts | items |", "|---|---:|---:|",
+        "| translation type | concepts | items |",
+        "|---|---:|---:|",
         *[f"| {t} | {n} | {6 * n} |" for t, n in sorted(types.items())],
         "",
         "No concept is typed `procedure`: none of the three engines has stored procedures.",
@@ -269,14 +282,18 @@ def render_readme(items: list[dict[str, Any]]) -> str:
         "`LIKE` for SQLite's case-insensitive `LIKE`, forgets ClickHouse's `EXCEPT DISTINCT` or "
         "`join_use_nulls`, rounds half-to-even, or cuts microseconds returns a different result.",
         "",
-        "| fixture | concepts | contents |", "|---|---:|---|",
+        "| fixture | concepts | contents |",
+        "|---|---:|---|",
         *[f"| {name} | {fixtures[name]} | {FIXTURE_NOTES[name]} |" for name in FIXTURES],
         "",
         "## Concepts",
         "",
-        "| concept | fixture | difficulty | types | description |", "|---|---|---|---|---|",
-        *[f"| `{c.id}` | {c.fixture} | {c.difficulty} | {', '.join(c.types)} | "
-          f"{c.description} |" for c in CONCEPTS],
+        "| concept | fixture | difficulty | types | description |",
+        "|---|---|---|---|---|",
+        *[
+            f"| `{c.id}` | {c.fixture} | {c.difficulty} | {', '.join(c.types)} | {c.description} |"
+            for c in CONCEPTS
+        ],
         "",
         "## Divergences the items exercise",
         "",
@@ -319,8 +336,14 @@ def render_readme(items: list[dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
-POLYGLOT_LABELS = {"sqlite": "SQLite", "duckdb": "DuckDB", "clickhouse": "ClickHouse",
-                   "postgres": "PostgreSQL", "mysql": "MySQL", "spark": "Spark"}
+POLYGLOT_LABELS = {
+    "sqlite": "SQLite",
+    "duckdb": "DuckDB",
+    "clickhouse": "ClickHouse",
+    "postgres": "PostgreSQL",
+    "mysql": "MySQL",
+    "spark": "Spark",
+}
 
 
 def _pair_matrix(items: list[dict[str, Any]]) -> list[str]:
@@ -331,22 +354,32 @@ def _pair_matrix(items: list[dict[str, Any]]) -> list[str]:
         cells = ["—" if s == t else str(pairs[(s, t)]) for t in POLYGLOT_DIALECTS]
         rows.append(f"| {POLYGLOT_LABELS[s]} | " + " | ".join(cells) + " |")
     totals = Counter(i["target_dialect"] for i in items)
-    rows.append("| **into the target** | "
-                + " | ".join(f"**{totals[t]}**" for t in POLYGLOT_DIALECTS) + " |")
+    rows.append(
+        "| **into the target** | "
+        + " | ".join(f"**{totals[t]}**" for t in POLYGLOT_DIALECTS)
+        + " |"
+    )
     return rows
 
 
 def _suite_matrix() -> list[str]:
     """Shipped suites (``suites/*.json``; the corpus ones are git-ignored) per source dialect
     and generator."""
-    made = Counter((data["source_dialect"], data["generator"])
-                   for data in (json.loads(f.read_text(encoding="utf-8"))
-                                for f in sorted((POLYGLOT_OUT / "suites").glob("*.json"))))
+    made = Counter(
+        (data["source_dialect"], data["generator"])
+        for data in (
+            json.loads(f.read_text(encoding="utf-8"))
+            for f in sorted((POLYGLOT_OUT / "suites").glob("*.json"))
+        )
+    )
     rows = ["| source | suites | generators |", "|---|---:|---|"]
     for d in POLYGLOT_DIALECTS:
         gens = sorted((g, n) for (s, g), n in made.items() if s == d)
-        rows.append(f"| {POLYGLOT_LABELS[d]} | {sum(n for _, n in gens)} | "
-                    + (", ".join(f"{g} ({n})" for g, n in gens) or "—") + " |")
+        rows.append(
+            f"| {POLYGLOT_LABELS[d]} | {sum(n for _, n in gens)} | "
+            + (", ".join(f"{g} ({n})" for g, n in gens) or "—")
+            + " |"
+        )
     return rows
 
 
@@ -399,7 +432,8 @@ def render_polyglot_readme(items: list[dict[str, Any]]) -> str:
         f"Items whose source text equals the reference text: {same} of {len(items)} "
         f"({100 * same / len(items):.1f} %).",
         "",
-        "| translation type | concepts | items |", "|---|---:|---:|",
+        "| translation type | concepts | items |",
+        "|---|---:|---:|",
         *[f"| {t} | {n} | {n_pairs * n} |" for t, n in sorted(types.items())],
         "",
         *_difficulty_and_tag_tables(diffs, tags),
@@ -413,17 +447,26 @@ def render_polyglot_readme(items: list[dict[str, Any]]) -> str:
         "wheel, Spider databases need the corpus under `$PARROT_CORPORA`). Where one cannot be "
         "resolved the dataset does not load.",
         "",
-        "| fixture | concepts | contents |", "|---|---:|---|",
-        *[f"| {name} | {fixtures[name]} | {FIXTURE_NOTES[name]} |"
-          for name in FIXTURES if fixtures[name]],
-        *[f"| {name} | {fixtures[name]} | {NAMED_FIXTURE_NOTES.get(name, 'named fixture')} |"
-          for name in sorted({c.fixture for c in named})],
+        "| fixture | concepts | contents |",
+        "|---|---:|---|",
+        *[
+            f"| {name} | {fixtures[name]} | {FIXTURE_NOTES[name]} |"
+            for name in FIXTURES
+            if fixtures[name]
+        ],
+        *[
+            f"| {name} | {fixtures[name]} | {NAMED_FIXTURE_NOTES.get(name, 'named fixture')} |"
+            for name in sorted({c.fixture for c in named})
+        ],
         "",
         "## Concepts",
         "",
-        "| concept | fixture | difficulty | types | description |", "|---|---|---|---|---|",
-        *[f"| `{c.id}` | {c.fixture} | {c.difficulty} | {', '.join(c.types)} | "
-          f"{c.description} |" for c in concepts],
+        "| concept | fixture | difficulty | types | description |",
+        "|---|---|---|---|---|",
+        *[
+            f"| `{c.id}` | {c.fixture} | {c.difficulty} | {', '.join(c.types)} | {c.description} |"
+            for c in concepts
+        ],
         "",
         "## Divergences the items exercise",
         "",
@@ -480,8 +523,9 @@ def render_polyglot_readme(items: list[dict[str, Any]]) -> str:
 def render_polyglot_files() -> dict[Path, str]:
     items = build_polyglot_items()
     files: dict[Path, str] = {
-        POLYGLOT_OUT / "items.jsonl": "".join(json.dumps(item_line(i), ensure_ascii=False) + "\n"
-                                              for i in items),
+        POLYGLOT_OUT / "items.jsonl": "".join(
+            json.dumps(item_line(i), ensure_ascii=False) + "\n" for i in items
+        ),
         POLYGLOT_OUT / "README.md": render_polyglot_readme(items),
     }
     used = {c.fixture for c in polyglot_concepts()}
@@ -494,8 +538,9 @@ def render_polyglot_files() -> dict[Path, str]:
 def render_files() -> dict[Path, str]:
     items = build_items()
     files: dict[Path, str] = {
-        OUT / "items.jsonl": "".join(json.dumps(item_line(i), ensure_ascii=False) + "\n"
-                                     for i in items),
+        OUT / "items.jsonl": "".join(
+            json.dumps(item_line(i), ensure_ascii=False) + "\n" for i in items
+        ),
         OUT / "README.md": render_readme(items),
     }
     for name, raw in FIXTURES.items():
@@ -547,8 +592,7 @@ def check_polyglot_concepts(starter_ids: set[str]) -> list[str]:
         seen.add(c.id)
         if not re.fullmatch(r"[a-z0-9]+(-[a-z0-9]+)*", c.id):
             problems.append(f"{c.id}: id is not a lower-case slug")
-        if c.fixture not in FIXTURES and not re.fullmatch(r"tpch|spider/[A-Za-z0-9_]+",
-                                                          c.fixture):
+        if c.fixture not in FIXTURES and not re.fullmatch(r"tpch|spider/[A-Za-z0-9_]+", c.fixture):
             problems.append(f"{c.id}: fixture {c.fixture!r} is not in concepts/fixtures/ nor named")
         if c.difficulty not in ("easy", "medium", "hard"):
             problems.append(f"{c.id}: difficulty {c.difficulty!r}")
@@ -567,12 +611,16 @@ def check_polyglot_concepts(starter_ids: set[str]) -> list[str]:
 # Verification on real engines, through parrot's own Judge
 # ------------------------------------------------------------------------------------------------
 
+
 def _reversed_rows(fixture: Any) -> Any:
     """The same fixture with every table's rows in reverse order (a load-order probe)."""
     from dataclasses import replace
 
-    return replace(fixture, name=f"{fixture.name}-reversed",
-                   tables=tuple(replace(t, rows=t.rows[::-1]) for t in fixture.tables))
+    return replace(
+        fixture,
+        name=f"{fixture.name}-reversed",
+        tables=tuple(replace(t, rows=t.rows[::-1]) for t in fixture.tables),
+    )
 
 
 @stopping_started()  # servers the verification starts are stopped again
@@ -591,18 +639,27 @@ def verify(dataset: str, only: list[str] | None = None) -> int:
     from parrot.eval.judge import Judge
     from parrot.translators.base import Translation
 
-    out, files, dialects = ((OUT, render_files(), DIALECTS) if dataset == "starter" else
-                            (POLYGLOT_OUT, render_polyglot_files(), POLYGLOT_DIALECTS))
-    stale = [p for p, text in files.items()
-             if not p.is_file() or p.read_text(encoding="utf-8") != text]
+    out, files, dialects = (
+        (OUT, render_files(), DIALECTS)
+        if dataset == "starter"
+        else (POLYGLOT_OUT, render_polyglot_files(), POLYGLOT_DIALECTS)
+    )
+    stale = [
+        p for p, text in files.items() if not p.is_file() or p.read_text(encoding="utf-8") != text
+    ]
     if stale:
-        print(f"datasets/{dataset} is stale: run python scripts/build_starter.py first",
-              file=sys.stderr)
+        print(
+            f"datasets/{dataset} is stale: run python scripts/build_starter.py first",
+            file=sys.stderr,
+        )
         return 1
     concepts = {c.id: c for c in CONCEPTS + POLYGLOT_ONLY}
     path = out / "items.jsonl"
-    items = [i for i in parse_items(path.read_text(encoding="utf-8").splitlines(), path)
-             if not only or i.extra.get("concept") in only]
+    items = [
+        i
+        for i in parse_items(path.read_text(encoding="utf-8").splitlines(), path)
+        if not only or i.extra.get("concept") in only
+    ]
     started = time.time()
     judge = Judge(timeout=60, start=True)
     verified: Counter[tuple[str, str]] = Counter()
@@ -619,9 +676,11 @@ def verify(dataset: str, only: list[str] | None = None) -> int:
             for variant in variants:
                 record = judge.judge(variant, Translation.from_sql(item.reference_sql[0]))
                 gold, pred = record["gold"], record["pred"] or {}
-                absent = [(d, e.get("error", "")) for d, e in
-                          ((item.source_dialect, gold), (item.target_dialect, pred))
-                          if e.get("status") == "no_engine"]
+                absent = [
+                    (d, e.get("error", ""))
+                    for d, e in ((item.source_dialect, gold), (item.target_dialect, pred))
+                    if e.get("status") == "no_engine"
+                ]
                 if absent:
                     missing.update(absent)
                     problem = "no engine"
@@ -643,8 +702,10 @@ def verify(dataset: str, only: list[str] | None = None) -> int:
                 checked.add(key)
                 seen = sqlglot_order(concept.sql[item.source_dialect], item.source_dialect)
                 if seen is not None and seen != concept.ordered:
-                    problem = (f"sqlglot sees top-level ORDER BY={seen}, the concept says "
-                               f"{concept.ordered}")
+                    problem = (
+                        f"sqlglot sees top-level ORDER BY={seen}, the concept says "
+                        f"{concept.ordered}"
+                    )
                 else:
                     problem = judge.limit_cuts_ties(item)
             if problem:
@@ -654,8 +715,10 @@ def verify(dataset: str, only: list[str] | None = None) -> int:
                 verified[(item.source_dialect, item.target_dialect)] += 1
     finally:
         judge.close()
-    print(f"\n{sum(verified.values())}/{len(items)} items verified strictly in "
-          f"{time.time() - started:.0f}s; {failures} failed")
+    print(
+        f"\n{sum(verified.values())}/{len(items)} items verified strictly in "
+        f"{time.time() - started:.0f}s; {failures} failed"
+    )
     for s in dialects:
         print(f"  {s:10} → " + "  ".join(f"{t}:{verified[(s, t)]}" for t in dialects if t != s))
     for dialect, error in sorted(missing.items()):
@@ -665,18 +728,29 @@ def verify(dataset: str, only: list[str] | None = None) -> int:
 
 # ------------------------------------------------------------------------------------------------
 
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     mode = ap.add_mutually_exclusive_group()
-    mode.add_argument("--check", action="store_true",
-                      help="exit 1 if the committed files differ from what would be written")
-    mode.add_argument("--verify", action="store_true",
-                      help="judge every starter item on sqlite3, duckdb and chdb (parrot's Judge)")
-    mode.add_argument("--verify-polyglot", action="store_true",
-                      help="judge every polyglot item on real engines (starts the managed "
-                           "PostgreSQL and MariaDB servers and a Spark session)")
-    ap.add_argument("--only", nargs="*",
-                    help="with --verify/--verify-polyglot: only these concept ids")
+    mode.add_argument(
+        "--check",
+        action="store_true",
+        help="exit 1 if the committed files differ from what would be written",
+    )
+    mode.add_argument(
+        "--verify",
+        action="store_true",
+        help="judge every starter item on sqlite3, duckdb and chdb (parrot's Judge)",
+    )
+    mode.add_argument(
+        "--verify-polyglot",
+        action="store_true",
+        help="judge every polyglot item on real engines (starts the managed "
+        "PostgreSQL and MariaDB servers and a Spark session)",
+    )
+    ap.add_argument(
+        "--only", nargs="*", help="with --verify/--verify-polyglot: only these concept ids"
+    )
     args = ap.parse_args(argv)
 
     problems = check_concepts()
@@ -689,10 +763,18 @@ def main(argv: list[str] | None = None) -> int:
         return verify("polyglot", args.only)
     files = render_files()
     if args.check:
-        stale = [p for p, text in files.items()
-                 if not p.is_file() or p.read_text(encoding="utf-8") != text]
-        extra = sorted((set((OUT / "fixtures").glob("*.json"))
-                        | set((POLYGLOT_OUT / "fixtures").glob("*.json"))) - set(files))
+        stale = [
+            p
+            for p, text in files.items()
+            if not p.is_file() or p.read_text(encoding="utf-8") != text
+        ]
+        extra = sorted(
+            (
+                set((OUT / "fixtures").glob("*.json"))
+                | set((POLYGLOT_OUT / "fixtures").glob("*.json"))
+            )
+            - set(files)
+        )
         for p in stale:
             print(f"stale: {p.relative_to(ROOT)}", file=sys.stderr)
         for p in extra:
@@ -700,23 +782,31 @@ def main(argv: list[str] | None = None) -> int:
         if stale or extra:
             print("run: python scripts/build_starter.py", file=sys.stderr)
             return 1
-        print(f"datasets/starter is up to date ({len(CONCEPTS)} concepts, "
-              f"{len(CONCEPTS) * len(PAIRS)} items)")
-        print(f"datasets/polyglot is up to date ({len(polyglot_concepts())} concepts, "
-              f"{len(polyglot_concepts()) * len(POLYGLOT_PAIRS)} items)")
+        print(
+            f"datasets/starter is up to date ({len(CONCEPTS)} concepts, "
+            f"{len(CONCEPTS) * len(PAIRS)} items)"
+        )
+        print(
+            f"datasets/polyglot is up to date ({len(polyglot_concepts())} concepts, "
+            f"{len(polyglot_concepts()) * len(POLYGLOT_PAIRS)} items)"
+        )
         return 0
     for path, text in files.items():
         path.parent.mkdir(parents=True, exist_ok=True)
         if not path.is_file() or path.read_text(encoding="utf-8") != text:
             path.write_text(text, encoding="utf-8")
     items = build_items()
-    print(f"wrote {OUT.relative_to(ROOT)}: {len(CONCEPTS)} concepts, {len(items)} items, "
-          f"{len(FIXTURES)} fixtures; identical source/reference text in "
-          f"{100 * identical_share(items):.1f}% of items")
+    print(
+        f"wrote {OUT.relative_to(ROOT)}: {len(CONCEPTS)} concepts, {len(items)} items, "
+        f"{len(FIXTURES)} fixtures; identical source/reference text in "
+        f"{100 * identical_share(items):.1f}% of items"
+    )
     poly = build_polyglot_items()
-    print(f"wrote {POLYGLOT_OUT.relative_to(ROOT)}: {len(polyglot_concepts())} concepts, "
-          f"{len(poly)} items; identical source/reference text in "
-          f"{100 * identical_share(poly):.1f}% of items")
+    print(
+        f"wrote {POLYGLOT_OUT.relative_to(ROOT)}: {len(polyglot_concepts())} concepts, "
+        f"{len(poly)} items; identical source/reference text in "
+        f"{100 * identical_share(poly):.1f}% of items"
+    )
     return 0
 
 

@@ -21,8 +21,10 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 # run inside the formatted copy: test_layers reads the parrot it imports, which is the copy's
-PROBE = "import sys; sys.path.insert(0, 'tests'); import test_layers; " \
-        "print('\\n'.join(test_layers._long_functions()))"
+PROBE = (
+    "import sys; sys.path.insert(0, 'tests'); import test_layers; "
+    "print('\\n'.join(test_layers._long_functions()))"
+)
 
 
 def _copy(repo: Path, scratch: Path) -> None:
@@ -42,15 +44,25 @@ def long_after_format(repo: Path) -> list[str]:
         subprocess.run(["ruff", "format", "--quiet", "parrot"], cwd=scratch, check=True)
         # the caller's environment, less a PYTHONPATH that would shadow the copy's parrot
         env = {**os.environ, "PYTHONPATH": str(scratch)}
-        probe = subprocess.run([sys.executable, "-c", PROBE], cwd=scratch, env=env,
-                               check=True, capture_output=True, text=True)
+        probe = subprocess.run(
+            [sys.executable, "-c", PROBE],
+            cwd=scratch,
+            env=env,
+            check=True,
+            capture_output=True,
+            text=True,
+        )
     return [line for line in probe.stdout.splitlines() if line]
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--repo", type=Path, default=ROOT,
-                        help="the checkout to check (default: the one this script is in)")
+    parser.add_argument(
+        "--repo",
+        type=Path,
+        default=ROOT,
+        help="the checkout to check (default: the one this script is in)",
+    )
     args = parser.parse_args(argv)
     found = long_after_format(args.repo)
     for entry in found:

@@ -40,8 +40,25 @@ from pathlib import Path
 from typing import Any
 
 _STAMP = "%Y-%m-%d %H:%M:%S"
-COLUMN_KEYS = {"name", "type", "nullable", "gen", "values", "start", "step", "min", "max",
-               "digits", "end", "unit", "strftime", "format", "lower", "nulls", "ref"}
+COLUMN_KEYS = {
+    "name",
+    "type",
+    "nullable",
+    "gen",
+    "values",
+    "start",
+    "step",
+    "min",
+    "max",
+    "digits",
+    "end",
+    "unit",
+    "strftime",
+    "format",
+    "lower",
+    "nulls",
+    "ref",
+}
 
 
 class SpecError(ValueError):
@@ -62,8 +79,14 @@ def _moment(text: str) -> dt.datetime:
     return dt.datetime.fromisoformat(text)
 
 
-def _column(col: dict[str, Any], n_rows: int, rows: list[dict[str, Any]], seed: int,
-            table: str, done: dict[str, dict[str, list[Any]]]) -> list[Any]:
+def _column(
+    col: dict[str, Any],
+    n_rows: int,
+    rows: list[dict[str, Any]],
+    seed: int,
+    table: str,
+    done: dict[str, dict[str, list[Any]]],
+) -> list[Any]:
     """The column's value in each row (``rows``: the columns before it, by name)."""
     gen, name = col.get("gen"), col["name"]
     rng = _rng(seed, table, name)
@@ -91,29 +114,36 @@ def _column(col: dict[str, Any], n_rows: int, rows: list[dict[str, Any]], seed: 
         return maybe_null([rng.randint(col["min"], col["max"]) for _ in range(n_rows)])
     if gen == "float":
         digits = col.get("digits", 2)
-        return maybe_null([round(rng.uniform(col["min"], col["max"]), digits)
-                           for _ in range(n_rows)])
+        return maybe_null(
+            [round(rng.uniform(col["min"], col["max"]), digits) for _ in range(n_rows)]
+        )
     if gen == "moment":
         start, unit = _moment(col["start"]), int(col.get("unit", 1))
         steps = int((_moment(col["end"]) - start).total_seconds()) // unit
         fmt = col.get("strftime", _STAMP)
-        return maybe_null([(start + dt.timedelta(seconds=unit * rng.randint(0, steps)))
-                           .strftime(fmt) for _ in range(n_rows)])
+        return maybe_null(
+            [
+                (start + dt.timedelta(seconds=unit * rng.randint(0, steps))).strftime(fmt)
+                for _ in range(n_rows)
+            ]
+        )
     if gen == "format":
         out = [col["format"].format(n=n, i=n + 1, **rows[n]) for n in range(n_rows)]
         return [v.lower() for v in out] if col.get("lower") else out
     raise ValueError(f"{name}: unknown gen {gen!r}")
 
 
-def _table(spec: dict[str, Any], seed: int,
-           done: dict[str, dict[str, list[Any]]]) -> dict[str, Any]:
+def _table(
+    spec: dict[str, Any], seed: int, done: dict[str, dict[str, list[Any]]]
+) -> dict[str, Any]:
     name, columns = spec["name"], spec["columns"]
     for col in columns:
         unknown = sorted(set(col) - COLUMN_KEYS)
         if unknown:
             raise ValueError(f"column {col.get('name')!r}: unknown key(s) {unknown}")
-    header = [{"name": c["name"], "type": c["type"], "nullable": c.get("nullable", True)}
-              for c in columns]
+    header = [
+        {"name": c["name"], "type": c["type"], "nullable": c.get("nullable", True)} for c in columns
+    ]
     if "rows" in spec:  # an authored table
         rows = [_nulls(r) for r in spec["rows"]]
         if any(len(r) != len(columns) for r in rows):
@@ -125,16 +155,18 @@ def _table(spec: dict[str, Any], seed: int,
             (ta, ca), (tb, cb) = (ref.split(".") for ref in spec["product"])
             rng = _rng(seed, name, "product")
             keep, exclude = float(spec.get("keep", 0.5)), set(spec.get("exclude", []))
-            given = [{columns[0]["name"]: a, columns[1]["name"]: b}
-                     for a in done[ta][ca] for b in done[tb][cb]
-                     if rng.random() < keep and a not in exclude]
+            given = [
+                {columns[0]["name"]: a, columns[1]["name"]: b}
+                for a in done[ta][ca]
+                for b in done[tb][cb]
+                if rng.random() < keep and a not in exclude
+            ]
             fixed = 2
         n_rows = len(given) if given else int(spec["size"])
         values: list[dict[str, Any]] = given or [{} for _ in range(n_rows)]
         # format columns last: they may read any other column of the row
         for col in sorted(columns[fixed:], key=lambda c: c.get("gen") == "format"):
-            for row, v in zip(values, _column(col, n_rows, values, seed, name, done),
-                              strict=True):
+            for row, v in zip(values, _column(col, n_rows, values, seed, name, done), strict=True):
                 row[col["name"]] = v
         rows = [[row[c["name"]] for c in columns] for row in values]
     done[name] = {c["name"]: [r[k] for r in rows] for k, c in enumerate(columns)}
@@ -143,8 +175,9 @@ def _table(spec: dict[str, Any], seed: int,
             raise ValueError(f"column {c['name']!r} is NOT NULL but got a NULL")
     table: dict[str, Any] = {"name": name, "columns": header}
     if "primary_key" in spec:
-        keys = [next(k for k, c in enumerate(columns) if c["name"] == p)
-                for p in spec["primary_key"]]
+        keys = [
+            next(k for k, c in enumerate(columns) if c["name"] == p) for p in spec["primary_key"]
+        ]
         seen = [tuple(r[k] for k in keys) for r in rows]
         if len(set(seen)) != len(seen):
             raise ValueError(f"primary key {spec['primary_key']} is not unique")
@@ -181,16 +214,19 @@ def render_fixture(fixture: dict[str, Any]) -> str:
     for t_i, table in enumerate(fixture["tables"]):
         lines += ["    {", f'      "name": {_dump(table["name"])},', '      "columns": [']
         cols = table["columns"]
-        lines += [f'        {{"name": {_dump(c["name"])}, "type": {_dump(c["type"])}, '
-                  f'"nullable": {_dump(c["nullable"])}}}' + ("," if k < len(cols) - 1 else "")
-                  for k, c in enumerate(cols)]
+        lines += [
+            f'        {{"name": {_dump(c["name"])}, "type": {_dump(c["type"])}, '
+            f'"nullable": {_dump(c["nullable"])}}}' + ("," if k < len(cols) - 1 else "")
+            for k, c in enumerate(cols)
+        ]
         lines.append("      ],")
         if "primary_key" in table:
             lines.append(f'      "primary_key": {_dump(table["primary_key"])},')
         rows = table["rows"]
         lines.append('      "rows": [')
-        lines += [f"        {_dump(r)}" + ("," if k < len(rows) - 1 else "")
-                  for k, r in enumerate(rows)]
+        lines += [
+            f"        {_dump(r)}" + ("," if k < len(rows) - 1 else "") for k, r in enumerate(rows)
+        ]
         lines += ["      ]", "    }" + ("," if t_i < len(fixture["tables"]) - 1 else "")]
     lines += ["  ]", "}", ""]
     return "\n".join(lines)

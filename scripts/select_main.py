@@ -61,11 +61,16 @@ def main(argv: list[str] | None = None) -> int:
             return f"spider/{db_id}"
         return f"text2sql/{db_id}" if db_id in text2sql else None
 
-    records = [r for r in records if r["dialect"] == args.source and fixture(r["db_id"])
-               and (not args.ids or r["id"] in args.ids)
-               and (not args.dbs or r["db_id"] in args.dbs)
-               and (not args.match or re.search(args.match, r["sql"], re.I))]
-    records = records[args.skip:args.skip + args.limit]
+    records = [
+        r
+        for r in records
+        if r["dialect"] == args.source
+        and fixture(r["db_id"])
+        and (not args.ids or r["id"] in args.ids)
+        and (not args.dbs or r["db_id"] in args.dbs)
+        and (not args.match or re.search(args.match, r["sql"], re.I))
+    ]
+    records = records[args.skip : args.skip + args.limit]
     from pathlib import Path
 
     from parrot.datasets import _FixtureStore
@@ -77,8 +82,12 @@ def main(argv: list[str] | None = None) -> int:
     try:
         with open(args.out, "a", encoding="utf-8") as out:
             for r in records:
-                base = {"id": r["id"], "source_dialect": args.source, "source_sql": r["sql"],
-                        "fixture": {"name": fixture(r["db_id"])}}
+                base = {
+                    "id": r["id"],
+                    "source_dialect": args.source,
+                    "source_sql": r["sql"],
+                    "fixture": {"name": fixture(r["db_id"])},
+                }
                 ties = None
                 for tgt in args.targets:
                     try:
@@ -104,12 +113,22 @@ def main(argv: list[str] | None = None) -> int:
                         ties = judge.limit_cuts_ties(item) or ""
                     if ties and outcome in ("mismatch", "pred_error"):
                         outcome = "ties"
-                    out.write(json.dumps({
-                        "corpus_id": r["id"], "db_id": r["db_id"], "target": tgt,
-                        "sql": r["sql"], "sqlglot": tr.sql, "outcome": outcome,
-                        "detail": (strict.get("detail") or "")[:300],
-                        "pred_error": ((rec["pred"] or {}).get("error") or "")[:300]},
-                        ensure_ascii=False) + "\n")
+                    out.write(
+                        json.dumps(
+                            {
+                                "corpus_id": r["id"],
+                                "db_id": r["db_id"],
+                                "target": tgt,
+                                "sql": r["sql"],
+                                "sqlglot": tr.sql,
+                                "outcome": outcome,
+                                "detail": (strict.get("detail") or "")[:300],
+                                "pred_error": ((rec["pred"] or {}).get("error") or "")[:300],
+                            },
+                            ensure_ascii=False,
+                        )
+                        + "\n"
+                    )
                     out.flush()
                 n += 1
     finally:

@@ -23,10 +23,13 @@ from parrot.report.metrics import MODES
 def verdict(record: Any, suite: bool = True) -> tuple[Any, ...]:
     """The parts of one results.jsonl record that are decisions, as a comparable tuple."""
     verdicts = record.get("verdicts") or {}
-    modes = tuple((m, (verdicts.get(m) or {}).get("match"), (verdicts.get(m) or {}).get("reason"))
-                  for m in MODES)
-    statuses = tuple((record.get(side) or {}).get("status")
-                     for side in ("translation", "gold", "pred"))
+    modes = tuple(
+        (m, (verdicts.get(m) or {}).get("match"), (verdicts.get(m) or {}).get("reason"))
+        for m in MODES
+    )
+    statuses = tuple(
+        (record.get(side) or {}).get("status") for side in ("translation", "gold", "pred")
+    )
     suite_match = (record.get("suite") or {}).get("match") if suite else None
     return (*statuses, modes, suite_match)
 
@@ -46,8 +49,10 @@ def main(argv: list[str] | None = None) -> int:
     a, b = (load(r, not args.no_suite) for r in (args.run_a, args.run_b))
     common = sorted(a.keys() & b.keys())
     differing = [i for i in common if a[i] != b[i]]
-    print(f"A {len(a)} ids, B {len(b)} ids, common {len(common)}, only in A "
-          f"{len(a.keys() - b.keys())}, only in B {len(b.keys() - a.keys())}")
+    print(
+        f"A {len(a)} ids, B {len(b)} ids, common {len(common)}, only in A "
+        f"{len(a.keys() - b.keys())}, only in B {len(b.keys() - a.keys())}"
+    )
     print(f"differing verdicts: {len(differing)} of {len(common)}")
     for item_id in differing[: args.show]:
         print(f"  {item_id}\n    A {a[item_id]}\n    B {b[item_id]}")

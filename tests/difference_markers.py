@@ -20,8 +20,10 @@ def engine_names() -> set[str]:
 def pytest_configure(config: pytest.Config) -> None:
     for name in DIFFERENCE_MARKERS:
         config.addinivalue_line(
-            "markers", f"{name}(engines, raises=None, reason=None, params=None): strict xfail "
-                       "on those engines (and only for those parameter values)")
+            "markers",
+            f"{name}(engines, raises=None, reason=None, params=None): strict xfail "
+            "on those engines (and only for those parameter values)",
+        )
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
@@ -34,8 +36,12 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
                 if not isinstance(names, list | tuple) or not names:
                     bad.append(f"{item.nodeid}: {kind} needs a list of engine names")
                     continue
-                bad.extend(f"{item.nodeid}: {kind} names unknown engine {n!r}"
-                           for n in names if n not in known)
+                bad.extend(
+                    f"{item.nodeid}: {kind} names unknown engine {n!r}"
+                    for n in names
+                    if n not in known
+                )
     if bad:
-        raise pytest.UsageError("; ".join(sorted(set(bad)))
-                                + f" (engines: {', '.join(sorted(known))})")
+        raise pytest.UsageError(
+            "; ".join(sorted(set(bad))) + f" (engines: {', '.join(sorted(known))})"
+        )

@@ -19,8 +19,11 @@ def _summary(right: int, n: int, latency: float | None) -> dict:
 
 
 def test_points_use_seconds_when_no_run_records_money() -> None:
-    members = [("runs/a", {}, _summary(6, 10, 2.0)), ("runs/b", {}, _summary(3, 10, None)),
-               ("runs/c", {}, _summary(0, 10, 1.0))]
+    members = [
+        ("runs/a", {}, _summary(6, 10, 2.0)),
+        ("runs/b", {}, _summary(3, 10, None)),
+        ("runs/c", {}, _summary(0, 10, 1.0)),
+    ]
     points, unit, left = cost_points(members, ["runs/a", "runs/b", "runs/c"])
     assert unit == "seconds of translation"
     # a: 20 s of translation over 6 strictly-right items; its interval is the summary's
@@ -39,8 +42,13 @@ def test_the_leaderboard_page_draws_the_plot() -> None:
         records = [outcome(f"i{k}", k < right) for k in range(10)]
         for r in records:
             r["translation"]["latency"] = latency
-        runs.append((f"runs/{name}", {"dataset": {"sha256": "x", "name": "d"},
-                                      "translator": {"name": name}}, records))
+        runs.append(
+            (
+                f"runs/{name}",
+                {"dataset": {"sha256": "x", "name": "d"}, "translator": {"name": name}},
+                records,
+            )
+        )
     page = leaderboard_page(runs, analysis=[])
     assert 'class="accuracy-cost"' in page and "<svg" in page
     assert "seconds of translation per strictly-right item" in page

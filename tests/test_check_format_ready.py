@@ -7,8 +7,9 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-spec = importlib.util.spec_from_file_location("check_format_ready",
-                                              ROOT / "scripts" / "check_format_ready.py")
+spec = importlib.util.spec_from_file_location(
+    "check_format_ready", ROOT / "scripts" / "check_format_ready.py"
+)
 assert spec and spec.loader
 check_format_ready = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(check_format_ready)
@@ -23,10 +24,14 @@ def _repo(tmp_path: Path, calls: int) -> Path:
     (repo / "tests").mkdir()
     shutil.copy2(ROOT / "tests" / "test_layers.py", repo / "tests" / "test_layers.py")
     shutil.copy2(ROOT / "pyproject.toml", repo / "pyproject.toml")
-    body = "".join(f"    parser.add_argument('--flag-number-{i:03}', type=int, default={i},"
-                   f" help='a help text long enough to pass the line')\n" for i in range(calls))
+    body = "".join(
+        f"    parser.add_argument('--flag-number-{i:03}', type=int, default={i},"
+        f" help='a help text long enough to pass the line')\n"
+        for i in range(calls)
+    )
     (repo / "parrot" / "__init__.py").write_text(
-        f'"""A package."""\n\n\ndef flags(parser):\n{body}')
+        f'"""A package."""\n\n\ndef flags(parser):\n{body}'
+    )
     return repo
 
 

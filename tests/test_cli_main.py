@@ -39,8 +39,7 @@ HANDLERS = {  # subcommand argv -> (module, its handler)
 def test_one_parse_of_the_tree_runs_the_subcommands_handler(monkeypatch, argv):
     module, name = HANDLERS[argv]
     seen = []
-    monkeypatch.setattr(importlib.import_module(module), name,
-                        lambda args: seen.append(args) or 7)
+    monkeypatch.setattr(importlib.import_module(module), name, lambda args: seen.append(args) or 7)
     assert cli.main(list(argv)) == 7
     assert len(seen) == 1
     words = len(argv) - len(seen[0].argv)  # the subcommand's own words, then its arguments
@@ -66,22 +65,36 @@ def test_unknown_subcommand_is_a_usage_error(capsys):
 
 @pytest.mark.parametrize("entry", [["parrot", "check"], ["parrot.check"]])
 def test_python_dash_m_parrot_and_the_old_entry_points_agree(entry):
-    run = subprocess.run([sys.executable, "-m", *entry, "-d", "sqlite", "-"],
-                         input="SELECT 1", capture_output=True, text=True, cwd=ROOT,
-                         timeout=120)
+    run = subprocess.run(
+        [sys.executable, "-m", *entry, "-d", "sqlite", "-"],
+        input="SELECT 1",
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=120,
+    )
     assert run.returncode == 0, run.stderr
     assert run.stdout == "1/1 statements parse as sqlite; 0 failed\n"
 
 
 def test_version_prints_package_version_and_git_commit():
-    run = subprocess.run([sys.executable, "-m", "parrot", "--version"], capture_output=True,
-                         text=True, cwd=ROOT, timeout=120)
+    run = subprocess.run(
+        [sys.executable, "-m", "parrot", "--version"],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=120,
+    )
     assert run.returncode == 0
     match = re.fullmatch(rf"parrot {re.escape(__version__)} \(commit (\S+)\)\n", run.stdout)
     assert match, run.stdout
     if (ROOT / ".git").exists() and shutil.which("git"):
-        head = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "HEAD"],
-                              capture_output=True, text=True, check=True).stdout.strip()
+        head = subprocess.run(
+            ["git", "-C", str(ROOT), "rev-parse", "HEAD"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
         assert head.startswith(match.group(1).removesuffix("-dirty"))
 
 
@@ -105,48 +118,62 @@ def _parsers() -> dict[str, argparse.ArgumentParser]:
     from parrot.translate import build_parser as translate
 
     review = cli.build_parser().parse_args(["curate", "review", "f", "-o", "d"])._parser
-    return {"eval": eval_(), "report": report(), "curate": curate(), "review": review,
-            "check": check(), "migrate": migrate(), "engines": engines(),
-            "translate": translate(), "parrot": cli.build_parser()}
+    return {
+        "eval": eval_(),
+        "report": report(),
+        "curate": curate(),
+        "review": review,
+        "check": check(),
+        "migrate": migrate(),
+        "engines": engines(),
+        "translate": translate(),
+        "parrot": cli.build_parser(),
+    }
 
 
-@pytest.mark.parametrize(("parser", "argv", "dest", "value"), [
-    ("eval", ["--model", "x", "--output-dir", "d"], "output_dir", Path("d")),
-    ("eval", ["--model", "x", "--limit", "3"], "limit", 3),
-    ("curate", ["--output-dir", "d"], "out", Path("d")),
-    ("curate", ["--out", "d"], "out", Path("d")),
-    ("curate", ["--limit", "5"], "input_limit", 5),  # first N inputs, as everywhere
-    ("curate", ["--input-limit", "5"], "input_limit", 5),
-    ("curate", ["--keep", "40"], "limit", 40),  # coverage selection's size
-    ("review", ["f.jsonl", "--output-dir", "d"], "out", Path("d")),
-    ("review", ["f.jsonl", "--out", "d"], "out", Path("d")),
-    ("translate", ["--from", "mysql", "--to", "duckdb", "-", "-o", "x.sql"], "output", "x.sql"),
-    ("translate", ["--from", "mysql", "--to", "duckdb", "-"], "model", "sqlglot"),
-])
+@pytest.mark.parametrize(
+    ("parser", "argv", "dest", "value"),
+    [
+        ("eval", ["--model", "x", "--output-dir", "d"], "output_dir", Path("d")),
+        ("eval", ["--model", "x", "--limit", "3"], "limit", 3),
+        ("curate", ["--output-dir", "d"], "out", Path("d")),
+        ("curate", ["--out", "d"], "out", Path("d")),
+        ("curate", ["--limit", "5"], "input_limit", 5),  # first N inputs, as everywhere
+        ("curate", ["--input-limit", "5"], "input_limit", 5),
+        ("curate", ["--keep", "40"], "limit", 40),  # coverage selection's size
+        ("review", ["f.jsonl", "--output-dir", "d"], "out", Path("d")),
+        ("review", ["f.jsonl", "--out", "d"], "out", Path("d")),
+        ("translate", ["--from", "mysql", "--to", "duckdb", "-", "-o", "x.sql"], "output", "x.sql"),
+        ("translate", ["--from", "mysql", "--to", "duckdb", "-"], "model", "sqlglot"),
+    ],
+)
 def test_shared_flag_names_and_their_old_spellings(parser, argv, dest, value):
     assert getattr(_parsers()[parser].parse_args(argv), dest) == value
 
 
-@pytest.mark.parametrize("name", ["eval", "report", "curate", "review", "check", "migrate",
-                                  "engines", "translate"])
+@pytest.mark.parametrize(
+    "name", ["eval", "report", "curate", "review", "check", "migrate", "engines", "translate"]
+)
 def test_every_flag_help_states_its_default(name):
     parser = _parsers()[name]
     formatter = parser._get_formatter()
     for action in parser._actions:
-        if (not action.option_strings or action.required
-                or action.default is argparse.SUPPRESS):
+        if not action.option_strings or action.required or action.default is argparse.SUPPRESS:
             continue
         text = formatter._get_help_string(action)  # type: ignore[attr-defined]
         assert "default" in text, (name, action.option_strings, text)
 
 
-@pytest.mark.parametrize(("model_args", "flags"), [
-    ("temperature=0.2", ["--temperature", "0.2"]),
-    ("max_tokens=512,hints=false", ["--max-tokens", "512", "--no-hints"]),
-    ("schema=true,no_cache=1", ["--prompt-schema", "--no-cache"]),
-    ("price=2.5,10,shots=0", ["--price", "2.5,10", "--shots", "0"]),
-    ("api-base=http://h:1/v1", ["--api-base", "http://h:1/v1"]),
-])
+@pytest.mark.parametrize(
+    ("model_args", "flags"),
+    [
+        ("temperature=0.2", ["--temperature", "0.2"]),
+        ("max_tokens=512,hints=false", ["--max-tokens", "512", "--no-hints"]),
+        ("schema=true,no_cache=1", ["--prompt-schema", "--no-cache"]),
+        ("price=2.5,10,shots=0", ["--price", "2.5,10", "--shots", "0"]),
+        ("api-base=http://h:1/v1", ["--api-base", "http://h:1/v1"]),
+    ],
+)
 def test_model_args_become_the_translator_flags(model_args, flags):
     from parrot.eval.cli import build_parser
 
@@ -164,8 +191,10 @@ def test_model_args_reject_what_is_no_translator_parameter(model_args):
 def test_explicit_flags_win_over_model_args():
     from parrot.eval.cli import build_parser
 
-    args = cli.parse_with_model_args(build_parser(), [
-        "--model", "m", "--model-args", "temperature=0.5,shots=3", "--temperature", "0.1"])
+    args = cli.parse_with_model_args(
+        build_parser(),
+        ["--model", "m", "--model-args", "temperature=0.5,shots=3", "--temperature", "0.1"],
+    )
     assert (args.temperature, args.shots) == (0.1, 3)
 
 
@@ -185,6 +214,22 @@ def test_tables_are_not_cut_when_piped():
 def test_eval_says_model_args_are_ignored_by_a_translator_that_calls_no_model(tmp_path, capsys):
     from parrot.eval.cli import main
 
-    assert main(["--quiet", "--model", "sqlglot", "--limit", "1", "--pairs", "sqlite:duckdb",
-                 "--model-args", "temperature=0.3", "--output-dir", str(tmp_path / "run")]) == 0
+    assert (
+        main(
+            [
+                "--quiet",
+                "--model",
+                "sqlglot",
+                "--limit",
+                "1",
+                "--pairs",
+                "sqlite:duckdb",
+                "--model-args",
+                "temperature=0.3",
+                "--output-dir",
+                str(tmp_path / "run"),
+            ]
+        )
+        == 0
+    )
     assert "--model-args are ignored" in " ".join(capsys.readouterr().err.split())

@@ -46,8 +46,11 @@ def ties(*keys: Value) -> CompareFacts:
 
 def cut_ties() -> CompareFacts:
     """Gold (1, c, d) ordered by (1, 2, 2), its last two rows chosen by a LIMIT among c, d, e."""
-    return CompareFacts(order_sensitive=True, sort_keys=((1,), (2,), (2,)),
-                        tie_pools=(TiePool(1, 3, (("c",), ("d",), ("e",))),))
+    return CompareFacts(
+        order_sensitive=True,
+        sort_keys=((1,), (2,), (2,)),
+        tie_pools=(TiePool(1, 3, (("c",), ("d",), ("e",))),),
+    )
 
 
 def case(gold, pred, facts, mode, match, reason, label):
@@ -195,11 +198,25 @@ STRICT_VALUES = [
     ),
     # a DECIMAL at an inexact operation's scale (>= 4 decimals) equals a number rounding to it
     case(col(Decimal("2.1667")), col(13 / 6), UNORDERED, S, True, R.MATCH, "mariadb-vs-double"),
-    case(col(Decimal("2.1666666666666667")), col(Decimal("2.1667")), UNORDERED, S, True, R.MATCH,
-         "postgres-vs-mariadb"),
+    case(
+        col(Decimal("2.1666666666666667")),
+        col(Decimal("2.1667")),
+        UNORDERED,
+        S,
+        True,
+        R.MATCH,
+        "postgres-vs-mariadb",
+    ),
     case(col(Decimal("-0.6667")), col(-2 / 3), UNORDERED, S, True, R.MATCH, "negative-half-up"),
-    case(col(Decimal("2.1666")), col(13 / 6), UNORDERED, S, False, R.VALUE,
-         "truncated-is-not-rounded"),
+    case(
+        col(Decimal("2.1666")),
+        col(13 / 6),
+        UNORDERED,
+        S,
+        False,
+        R.VALUE,
+        "truncated-is-not-rounded",
+    ),
     case(col(Decimal("2.167")), col(13 / 6), UNORDERED, S, False, R.PRECISION, "scale-3-exact"),
     case(col(2.1667), col(13 / 6), UNORDERED, S, False, R.PRECISION, "a-double-is-exact"),
     case(col(Decimal("2.1667")), col(2.1668), UNORDERED, S, False, R.VALUE, "same-scale-value"),
@@ -490,40 +507,107 @@ TOP = CompareFacts(order_sensitive=True, sort_keys=((3,),))  # ORDER BY pts DESC
 
 def own_cut(*pools: TiePool, gold: tuple[TiePool, ...] = ()) -> CompareFacts:
     """Ordered gold of one row (key 3) and the prediction's own LIMIT cutting ``pools``."""
-    return CompareFacts(order_sensitive=True, sort_keys=((3,),), tie_pools=gold,
-                        pred_pools=pools)
+    return CompareFacts(order_sensitive=True, sort_keys=((3,),), tie_pools=gold, pred_pools=pools)
 
 
 ANN_OR_BOB = TiePool(0, 1, (("ann",), ("bob",)))
 # issue 29, 7c/7d: sort keys tie within the mode's tolerance; a prediction whose own LIMIT cuts
 # ties matches only when every choice the engine could make is right
 TOLERANT_TIES = [
-    case(rs([("a", 37.62), ("b", NOISY_SUM)]), rs([("b", 37.62), ("a", 37.62)]),
-         ties(37.62, NOISY_SUM), S, True, R.MATCH, "float-noise-in-a-sort-key-is-a-tie"),
-    case(rs([("a", 37.62), ("b", 37.6)]), rs([("b", 37.6), ("a", 37.62)]),
-         ties(37.62, 37.6), S, False, R.ORDER, "sort-keys-apart-still-order"),
-    case(rs([("a", 1.0001), ("b", 1.0002)]), rs([("b", 1.0002), ("a", 1.0001)]),
-         ties(1.0001, 1.0002), S, False, R.ORDER, "strict-keys-beyond-tolerance"),
-    case(rs([("a", 1.0001), ("b", 1.0002)]), rs([("b", 1.0002), ("a", 1.0001)]),
-         ties(1.0001, 1.0002), M, True, R.MATCH, "multiset-keys-tie-at-3-decimals"),
-    case(col("ann"), col("ann"), own_cut(ANN_OR_BOB), S, False, R.ORDER,
-         "pred-limit-cuts-ties-the-gold-does-not"),
-    case(col("ann"), col("ann"), own_cut(ANN_OR_BOB), M, False, R.ORDER,
-         "pred-limit-cuts-ties-multiset"),
-    case(col("ann"), col("ann"), own_cut(TiePool(0, 1, (("ann",), ("ann",)))), S, True, R.MATCH,
-         "pred-limit-cuts-identical-rows"),
-    case(col("ann"), col("ann"), own_cut(ANN_OR_BOB, gold=(ANN_OR_BOB,)), S, True, R.MATCH,
-         "both-limits-cut-the-same-ties"),
-    case(col("ann"), col("ann"),
-         own_cut(TiePool(0, 1, (("ann",), ("bob",), ("cy",))), gold=(ANN_OR_BOB,)), S, False,
-         R.ORDER, "pred-cut-wider-than-the-gold's"),
-    case(col("ann"), col("cy"), own_cut(ANN_OR_BOB), S, False, R.VALUE,
-         "wrong-answer-keeps-its-reason"),
+    case(
+        rs([("a", 37.62), ("b", NOISY_SUM)]),
+        rs([("b", 37.62), ("a", 37.62)]),
+        ties(37.62, NOISY_SUM),
+        S,
+        True,
+        R.MATCH,
+        "float-noise-in-a-sort-key-is-a-tie",
+    ),
+    case(
+        rs([("a", 37.62), ("b", 37.6)]),
+        rs([("b", 37.6), ("a", 37.62)]),
+        ties(37.62, 37.6),
+        S,
+        False,
+        R.ORDER,
+        "sort-keys-apart-still-order",
+    ),
+    case(
+        rs([("a", 1.0001), ("b", 1.0002)]),
+        rs([("b", 1.0002), ("a", 1.0001)]),
+        ties(1.0001, 1.0002),
+        S,
+        False,
+        R.ORDER,
+        "strict-keys-beyond-tolerance",
+    ),
+    case(
+        rs([("a", 1.0001), ("b", 1.0002)]),
+        rs([("b", 1.0002), ("a", 1.0001)]),
+        ties(1.0001, 1.0002),
+        M,
+        True,
+        R.MATCH,
+        "multiset-keys-tie-at-3-decimals",
+    ),
+    case(
+        col("ann"),
+        col("ann"),
+        own_cut(ANN_OR_BOB),
+        S,
+        False,
+        R.ORDER,
+        "pred-limit-cuts-ties-the-gold-does-not",
+    ),
+    case(
+        col("ann"),
+        col("ann"),
+        own_cut(ANN_OR_BOB),
+        M,
+        False,
+        R.ORDER,
+        "pred-limit-cuts-ties-multiset",
+    ),
+    case(
+        col("ann"),
+        col("ann"),
+        own_cut(TiePool(0, 1, (("ann",), ("ann",)))),
+        S,
+        True,
+        R.MATCH,
+        "pred-limit-cuts-identical-rows",
+    ),
+    case(
+        col("ann"),
+        col("ann"),
+        own_cut(ANN_OR_BOB, gold=(ANN_OR_BOB,)),
+        S,
+        True,
+        R.MATCH,
+        "both-limits-cut-the-same-ties",
+    ),
+    case(
+        col("ann"),
+        col("ann"),
+        own_cut(TiePool(0, 1, (("ann",), ("bob",), ("cy",))), gold=(ANN_OR_BOB,)),
+        S,
+        False,
+        R.ORDER,
+        "pred-cut-wider-than-the-gold's",
+    ),
+    case(
+        col("ann"),
+        col("cy"),
+        own_cut(ANN_OR_BOB),
+        S,
+        False,
+        R.VALUE,
+        "wrong-answer-keeps-its-reason",
+    ),
     case(col("ann"), col("ann"), TOP, S, True, R.MATCH, "no-pools-unchanged"),
 ]
 
-CASES = (HOLES + STRICT_VALUES + ORDER_AND_TIES + NORMALIZED + MULTISET + DUPLICATES
-         + TOLERANT_TIES)
+CASES = HOLES + STRICT_VALUES + ORDER_AND_TIES + NORMALIZED + MULTISET + DUPLICATES + TOLERANT_TIES
 
 
 def test_prediction_pools_follow_the_normalized_projection():
@@ -682,8 +766,22 @@ def test_large_ordered_swap_is_order():
 
 # --- the fast paths agree with the exact rules ---------------------------------------------------
 
-HALVES = [2.6785, -2.6785, 0.0005, -0.0005, 2.675, 1.0005, 999_999.9995, 1e6 + 0.0005, 0.1 + 0.2,
-          123_456.7895, 5e-324, -0.0, 1e300, 1 / 3]
+HALVES = [
+    2.6785,
+    -2.6785,
+    0.0005,
+    -0.0005,
+    2.675,
+    1.0005,
+    999_999.9995,
+    1e6 + 0.0005,
+    0.1 + 0.2,
+    123_456.7895,
+    5e-324,
+    -0.0,
+    1e300,
+    1 / 3,
+]
 
 
 @pytest.mark.parametrize("x", HALVES + [random.Random(3).uniform(-2e6, 2e6) for _ in range(200)])
@@ -720,8 +818,14 @@ def test_tolerance_pairing_beyond_the_float_range(gold, pred, match):
         (col(None, True, 2.5), col(2.5000000000001, None, 1), S, True),
         (col(NAN, None, 1.0), col(None, 1.0000000000001, NAN), S, True),
     ],
-    ids=["null-and-noise", "null-text-and-noise", "null-and-a-difference",
-         "null-normalized", "bool-null-noise", "nan-null-noise"],
+    ids=[
+        "null-and-noise",
+        "null-text-and-noise",
+        "null-and-a-difference",
+        "null-normalized",
+        "bool-null-noise",
+        "nan-null-noise",
+    ],
 )
 def test_nulls_beside_noisy_floats(gold, pred, mode, match):
     # a float column with NULLs in it raised TypeError in the column-wise keys (caught before
@@ -741,7 +845,8 @@ def test_coarse_keys_agree_cell_by_cell_and_in_bulk():
 
 @pytest.mark.parametrize("broken", [0, 1, 5])
 def test_pairing_noisy_floats_by_coarse_key_first_gives_the_two_pass_verdict(
-        monkeypatch: pytest.MonkeyPatch, broken: int) -> None:
+    monkeypatch: pytest.MonkeyPatch, broken: int
+) -> None:
     """Float noise on every row sends the pairing straight to coarse keys (no exact pass); the
     verdict and its detail are those of pairing by exact keys first."""
     import parrot.compare as comparator

@@ -10,8 +10,10 @@ import pytest
 from parrot.datasets import DatasetError, load_dataset
 from parrot.eval.cli import main
 
-FIXTURE = {"name": "t", "tables": [{"name": "t", "columns": [{"name": "x", "type": "integer"}],
-                                     "rows": [[1]]}]}
+FIXTURE = {
+    "name": "t",
+    "tables": [{"name": "t", "columns": [{"name": "x", "type": "integer"}], "rows": [[1]]}],
+}
 
 
 @pytest.fixture
@@ -19,10 +21,22 @@ def mixed(tmp_path, monkeypatch):
     empty = tmp_path / "corpora"
     empty.mkdir()
     monkeypatch.setenv("PARROT_CORPORA", str(empty))
-    lines = [{"id": "plain", "source_dialect": "sqlite", "target_dialect": "duckdb",
-              "source_sql": "SELECT x FROM t", "fixture": FIXTURE},
-             {"id": "needs-spider", "source_dialect": "sqlite", "target_dialect": "duckdb",
-              "source_sql": "SELECT 1", "fixture": {"name": "spider/concert_singer"}}]
+    lines = [
+        {
+            "id": "plain",
+            "source_dialect": "sqlite",
+            "target_dialect": "duckdb",
+            "source_sql": "SELECT x FROM t",
+            "fixture": FIXTURE,
+        },
+        {
+            "id": "needs-spider",
+            "source_dialect": "sqlite",
+            "target_dialect": "duckdb",
+            "source_sql": "SELECT 1",
+            "fixture": {"name": "spider/concert_singer"},
+        },
+    ]
     path = tmp_path / "items.jsonl"
     path.write_text("".join(json.dumps(r) + "\n" for r in lines))
     return path
@@ -48,11 +62,36 @@ def test_unknown_fixture_name_is_still_an_error(mixed):
 
 
 def test_eval_runs_what_it_can_and_reports_the_skip(mixed, tmp_path, capsys):
-    assert main(["--model", "sqlglot", "--dataset", str(mixed), "--quiet",
-                 "--output-dir", str(tmp_path / "run")]) == 0
+    assert (
+        main(
+            [
+                "--model",
+                "sqlglot",
+                "--dataset",
+                str(mixed),
+                "--quiet",
+                "--output-dir",
+                str(tmp_path / "run"),
+            ]
+        )
+        == 0
+    )
     captured = capsys.readouterr()
     out = captured.out + captured.err
     assert "skipped 1 of 2 items" in out and "PARROT_CORPORA" in out
     assert len((tmp_path / "run" / "results.jsonl").read_text().splitlines()) == 1
-    assert main(["--model", "sqlglot", "--dataset", str(mixed), "--quiet", "--strict-dataset",
-                 "--output-dir", str(tmp_path / "run2")]) == 2
+    assert (
+        main(
+            [
+                "--model",
+                "sqlglot",
+                "--dataset",
+                str(mixed),
+                "--quiet",
+                "--strict-dataset",
+                "--output-dir",
+                str(tmp_path / "run2"),
+            ]
+        )
+        == 2
+    )

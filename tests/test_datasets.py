@@ -6,15 +6,30 @@ import pytest
 from parrot.datasets import DatasetError, Item, load_dataset
 from parrot.fixtures import FixtureError, fixture_from_json
 
-GOOD = {"id": "a1", "source_dialect": "pg", "target_dialect": "ch", "source_sql": "SELECT 1",
-        "reference_sql": "SELECT 1", "translation_types": ["keyword"]}
+GOOD = {
+    "id": "a1",
+    "source_dialect": "pg",
+    "target_dialect": "ch",
+    "source_sql": "SELECT 1",
+    "reference_sql": "SELECT 1",
+    "translation_types": ["keyword"],
+}
 
-FIXTURE = {"name": "tiny", "tables": [{
-    "name": "t", "primary_key": ["id"],
-    "columns": [{"name": "id", "type": "integer", "nullable": False},
+FIXTURE = {
+    "name": "tiny",
+    "tables": [
+        {
+            "name": "t",
+            "primary_key": ["id"],
+            "columns": [
+                {"name": "id", "type": "integer", "nullable": False},
                 {"name": "price", "type": "decimal(10,2)"},
-                {"name": "at", "type": "timestamp"}],
-    "rows": [[1, "2.50", "2024-02-29 23:59:59.000001"], [2, None, None]]}]}
+                {"name": "at", "type": "timestamp"},
+            ],
+            "rows": [[1, "2.50", "2024-02-29 23:59:59.000001"], [2, None, None]],
+        }
+    ],
+}
 
 
 def write(tmp_path, lines, fixtures=None):
@@ -27,8 +42,9 @@ def write(tmp_path, lines, fixtures=None):
 
 
 def test_valid_items_load_with_canonical_dialects_and_tokens(tmp_path):
-    ds = load_dataset(str(write(tmp_path, [GOOD, {**GOOD, "id": "a2", "fixture": "tiny"}],
-                                [FIXTURE])))
+    ds = load_dataset(
+        str(write(tmp_path, [GOOD, {**GOOD, "id": "a2", "fixture": "tiny"}], [FIXTURE]))
+    )
     assert [i.id for i in ds.items] == ["a1", "a2"]
     first: Item = ds.items[0]
     assert (first.source_dialect, first.target_dialect) == ("postgres", "clickhouse")
@@ -38,16 +54,19 @@ def test_valid_items_load_with_canonical_dialects_and_tokens(tmp_path):
     assert len(ds.sha256) == 64
 
 
-@pytest.mark.parametrize(("line", "reason"), [
-    ("{not json", "invalid JSON"),
-    ({**GOOD, "source_dialect": "postgress"}, "unknown dialect 'postgress'"),
-    ({**GOOD, "source_sql": "   "}, "item 'a1': $.source_sql: expected a non-blank string"),
-    ({k: v for k, v in GOOD.items() if k != "target_dialect"}, "missing required field"),
-    ({**GOOD, "translation_types": ["magic"]}, "$.translation_types[0]: expected one of"),
-    ({**GOOD, "fixture": "nowhere"}, "fixture 'nowhere' is neither in"),
-    ({**GOOD, "reference_sql": ""}, "$.reference_sql: expected a non-blank string"),
-    ([1, 2], "$: expected a JSON object, got [1, 2]"),
-])
+@pytest.mark.parametrize(
+    ("line", "reason"),
+    [
+        ("{not json", "invalid JSON"),
+        ({**GOOD, "source_dialect": "postgress"}, "unknown dialect 'postgress'"),
+        ({**GOOD, "source_sql": "   "}, "item 'a1': $.source_sql: expected a non-blank string"),
+        ({k: v for k, v in GOOD.items() if k != "target_dialect"}, "missing required field"),
+        ({**GOOD, "translation_types": ["magic"]}, "$.translation_types[0]: expected one of"),
+        ({**GOOD, "fixture": "nowhere"}, "fixture 'nowhere' is neither in"),
+        ({**GOOD, "reference_sql": ""}, "$.reference_sql: expected a non-blank string"),
+        ([1, 2], "$: expected a JSON object, got [1, 2]"),
+    ],
+)
 def test_bad_line_is_reported_with_file_and_line(tmp_path, line, reason):
     path = write(tmp_path, [GOOD, line])
     with pytest.raises(DatasetError) as info:
@@ -70,20 +89,28 @@ def test_unknown_dataset_name_lists_the_named_ones():
         load_dataset("no-such-dataset")
 
 
-@pytest.mark.parametrize(("mutate", "reason"), [
-    (lambda f: f["tables"][0]["rows"].append([3, "1.234", None]), "more than 2 decimal places"),
-    (lambda f: f["tables"][0]["rows"].append([None, None, None]), "NULL in NOT NULL"),
-    (lambda f: f["tables"][0]["rows"].append([4, None, "2024-01-01T00:00:00+02:00"]),
-     "time zone"),
-    (lambda f: f["tables"][0]["columns"][1].update(type="money"), "unknown portable type"),
-    (lambda f: f["tables"][0]["rows"].append([5, None]), "expected a list of 3 values"),
-    (lambda f: f["tables"][0].update(name="bad.name"), r"table name 'bad.name' contains '\.'"),
-    (lambda f: f["tables"][0]["columns"][0].update(name="x" * 64), "longer than 63 bytes"),
-    (lambda f: f["tables"][0]["columns"][0].update(name='a"b'), "contains '\"'"),
-    (lambda f: f["tables"][0]["rows"].append(f["tables"][0]["rows"][0]), "duplicate primary key"),
-    (lambda f: f["tables"][0].update(primary_key=["price"]), "NULL in primary key"),
-    (lambda f: f["tables"][0].update(primary_key=["nope"]), "unknown columns"),
-])
+@pytest.mark.parametrize(
+    ("mutate", "reason"),
+    [
+        (lambda f: f["tables"][0]["rows"].append([3, "1.234", None]), "more than 2 decimal places"),
+        (lambda f: f["tables"][0]["rows"].append([None, None, None]), "NULL in NOT NULL"),
+        (
+            lambda f: f["tables"][0]["rows"].append([4, None, "2024-01-01T00:00:00+02:00"]),
+            "time zone",
+        ),
+        (lambda f: f["tables"][0]["columns"][1].update(type="money"), "unknown portable type"),
+        (lambda f: f["tables"][0]["rows"].append([5, None]), "expected a list of 3 values"),
+        (lambda f: f["tables"][0].update(name="bad.name"), r"table name 'bad.name' contains '\.'"),
+        (lambda f: f["tables"][0]["columns"][0].update(name="x" * 64), "longer than 63 bytes"),
+        (lambda f: f["tables"][0]["columns"][0].update(name='a"b'), "contains '\"'"),
+        (
+            lambda f: f["tables"][0]["rows"].append(f["tables"][0]["rows"][0]),
+            "duplicate primary key",
+        ),
+        (lambda f: f["tables"][0].update(primary_key=["price"]), "NULL in primary key"),
+        (lambda f: f["tables"][0].update(primary_key=["nope"]), "unknown columns"),
+    ],
+)
 def test_fixture_validation(mutate, reason):
     data = json.loads(json.dumps(FIXTURE))
     mutate(data)
@@ -104,8 +131,18 @@ def test_fixture_checksum_is_order_independent_and_content_sensitive():
 
 def test_wide_decimals_keep_all_38_digits():
     value = "1234567890123456789012345678901234.5678"
-    fx = fixture_from_json({"name": "w", "tables": [{
-        "name": "t", "columns": [{"name": "d", "type": "decimal(38,4)"}], "rows": [[value]]}]})
+    fx = fixture_from_json(
+        {
+            "name": "w",
+            "tables": [
+                {
+                    "name": "t",
+                    "columns": [{"name": "d", "type": "decimal(38,4)"}],
+                    "rows": [[value]],
+                }
+            ],
+        }
+    )
     assert str(fx.tables[0].rows[0][0]) == value
     assert fx.checksums["t"]
 

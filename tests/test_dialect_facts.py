@@ -17,8 +17,9 @@ from parrot.engines import Engine
 from parrot.eval.judge import Judge
 from parrot.fixtures import fixture_from_json
 
-FIXTURE = fixture_from_json(json.loads(
-    (Path(__file__).parent / "data" / "dialect_facts.json").read_text(encoding="utf-8")))
+FIXTURE = fixture_from_json(
+    json.loads((Path(__file__).parent / "data" / "dialect_facts.json").read_text(encoding="utf-8"))
+)
 
 
 def _division(rows: list[tuple[Any, ...]] | None) -> str | None:
@@ -57,9 +58,13 @@ PROBES: dict[str, tuple[str, Callable[[Any], Any]]] = {
 FACTS = [f for f in PROBES if f != "quoted_upper"]
 
 ENGINE_DIALECTS = [d for d in dialects.DIALECTS.values() if d.engine]
-_MARKS = {"postgres": [pytest.mark.server], "mysql": [pytest.mark.server],
-          "spark": [pytest.mark.spark], "hive": [pytest.mark.spark],
-          "databricks": [pytest.mark.spark]}
+_MARKS = {
+    "postgres": [pytest.mark.server],
+    "mysql": [pytest.mark.server],
+    "spark": [pytest.mark.spark],
+    "hive": [pytest.mark.spark],
+    "databricks": [pytest.mark.spark],
+}
 
 
 @pytest.fixture(scope="module")
@@ -78,8 +83,9 @@ def _run(engine: Engine, sql: str) -> list[tuple[Any, ...]] | None:
     return [tuple(r) for r in execution.result.rows]
 
 
-@pytest.mark.parametrize("dialect", [pytest.param(d, id=d.key, marks=_MARKS.get(d.key, []))
-                                     for d in ENGINE_DIALECTS])
+@pytest.mark.parametrize(
+    "dialect", [pytest.param(d, id=d.key, marks=_MARKS.get(d.key, [])) for d in ENGINE_DIALECTS]
+)
 @pytest.mark.parametrize("fact", FACTS)
 def test_facts_hold_on_the_engine(judge: Judge, dialect: type[dialects.Dialect], fact: str):
     expected = getattr(dialect, fact)
@@ -97,10 +103,17 @@ def test_facts_hold_on_the_engine(judge: Judge, dialect: type[dialects.Dialect],
     assert seen == expected, f"{dialect.key}: {fact} is {seen!r} on {engine.label}"
 
 
-_SQLGLOT_NULLS = {"nulls_are_small": ("first", "last"), "nulls_are_large": ("last", "first"),
-                  "nulls_are_last": ("last", "last")}
-_SQLGLOT_FOLDING = {"LOWERCASE": "lower", "UPPERCASE": "upper", "CASE_SENSITIVE": "sensitive",
-                    "CASE_INSENSITIVE": "insensitive"}
+_SQLGLOT_NULLS = {
+    "nulls_are_small": ("first", "last"),
+    "nulls_are_large": ("last", "first"),
+    "nulls_are_last": ("last", "last"),
+}
+_SQLGLOT_FOLDING = {
+    "LOWERCASE": "lower",
+    "UPPERCASE": "upper",
+    "CASE_SENSITIVE": "sensitive",
+    "CASE_INSENSITIVE": "insensitive",
+}
 # parrot's fact differs from sqlglot's setting, and parrot's is the one the engine shows
 DISAGREE = {
     ("mysql", "unquoted_identifiers"): "sqlglot says CASE_SENSITIVE (MySQL table names follow "
@@ -120,10 +133,14 @@ def _sqlglot_fact(key: str, fact: str) -> Any:
     return _SQLGLOT_FOLDING[d.NORMALIZATION_STRATEGY.name]
 
 
-@pytest.mark.parametrize("dialect", [d for d in dialects.DIALECTS.values()
-                                     if d.nulls_in_asc is not None], ids=lambda d: d.key)
-@pytest.mark.parametrize("fact", ["nulls_in_asc", "nulls_in_desc", "integer_division",
-                                  "unquoted_identifiers"])
+@pytest.mark.parametrize(
+    "dialect",
+    [d for d in dialects.DIALECTS.values() if d.nulls_in_asc is not None],
+    ids=lambda d: d.key,
+)
+@pytest.mark.parametrize(
+    "fact", ["nulls_in_asc", "nulls_in_desc", "integer_division", "unquoted_identifiers"]
+)
 def test_facts_agree_with_sqlglot(dialect: type[dialects.Dialect], fact: str):
     ours = getattr(dialect, fact)
     if ours is None:
@@ -149,16 +166,20 @@ LEXICON_DISAGREE = {
 def _sqlglot_lexical(key: str, fact: str) -> bool:
     tokenizer = SqlglotDialect.get_or_raise(key).tokenizer_class
     comments = {c if isinstance(c, str) else c[0] for c in tokenizer.COMMENTS}
-    return {"backslash_escapes": "\\" in tokenizer.STRING_ESCAPES,
-            "hash_comments": "#" in comments,
-            "slash_comments": "//" in comments,
-            "nested_comments": bool(getattr(tokenizer, "NESTED_COMMENTS", False))}[fact]
+    return {
+        "backslash_escapes": "\\" in tokenizer.STRING_ESCAPES,
+        "hash_comments": "#" in comments,
+        "slash_comments": "//" in comments,
+        "nested_comments": bool(getattr(tokenizer, "NESTED_COMMENTS", False)),
+    }[fact]
 
 
-@pytest.mark.parametrize("dialect", [d for d in dialects.DIALECTS.values()
-                                     if d.grammar or d.engine], ids=lambda d: d.key)
-@pytest.mark.parametrize("fact", ["backslash_escapes", "hash_comments", "slash_comments",
-                                  "nested_comments"])
+@pytest.mark.parametrize(
+    "dialect", [d for d in dialects.DIALECTS.values() if d.grammar or d.engine], ids=lambda d: d.key
+)
+@pytest.mark.parametrize(
+    "fact", ["backslash_escapes", "hash_comments", "slash_comments", "nested_comments"]
+)
 def test_lexical_facts_agree_with_sqlglots_tokenizer(dialect: type[dialects.Dialect], fact: str):
     why = LEXICON_DISAGREE.get((dialect.key, fact))
     if why:

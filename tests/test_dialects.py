@@ -3,12 +3,25 @@ import pytest
 from parrot import dialects
 
 
-@pytest.mark.parametrize(("name", "key"), [
-    ("postgres", "postgres"), ("pg", "postgres"), ("postgresql", "postgres"),
-    ("PostgreSQL", "postgres"), ("sqlserver", "tsql"), ("mssql", "tsql"), ("T-SQL", "tsql"),
-    ("ch", "clickhouse"), ("ClickHouse", "clickhouse"), ("SQLite", "sqlite"),
-    ("duckdb", "duckdb"), (" MySQL ", "mysql"), ("Spark SQL", "spark"), ("bq", "bigquery"),
-])
+@pytest.mark.parametrize(
+    ("name", "key"),
+    [
+        ("postgres", "postgres"),
+        ("pg", "postgres"),
+        ("postgresql", "postgres"),
+        ("PostgreSQL", "postgres"),
+        ("sqlserver", "tsql"),
+        ("mssql", "tsql"),
+        ("T-SQL", "tsql"),
+        ("ch", "clickhouse"),
+        ("ClickHouse", "clickhouse"),
+        ("SQLite", "sqlite"),
+        ("duckdb", "duckdb"),
+        (" MySQL ", "mysql"),
+        ("Spark SQL", "spark"),
+        ("bq", "bigquery"),
+    ],
+)
 def test_aliases_resolve_to_sqlglot_keys(name, key):
     assert dialects.resolve(name) == key
 

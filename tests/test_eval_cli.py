@@ -7,7 +7,8 @@ from parrot.eval.runner import redact_url, servers_needed
 
 def test_engine_urls_accept_aliases():
     assert parse_engine_urls(["PostgreSQL=postgresql://u@db:5432/x"]) == {
-        "postgres": "postgresql://u@db:5432/x"}
+        "postgres": "postgresql://u@db:5432/x"
+    }
     with pytest.raises(ValueError, match="expected DIALECT=URL"):
         parse_engine_urls(["mysql"])
 
@@ -18,8 +19,16 @@ def test_manifest_urls_never_hold_passwords():
 
 
 def test_embedded_dialects_need_no_server(monkeypatch):
-    items = [item_from_record({"id": "a", "source_dialect": "sqlite", "target_dialect": "ch",
-                               "source_sql": "SELECT 1"})]
+    items = [
+        item_from_record(
+            {
+                "id": "a",
+                "source_dialect": "sqlite",
+                "target_dialect": "ch",
+                "source_sql": "SELECT 1",
+            }
+        )
+    ]
     assert servers_needed(items, {}) == []
 
 

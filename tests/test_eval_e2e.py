@@ -64,8 +64,7 @@ def test_identity_is_the_floor_and_sqlglot_lands_between(runs):
     assert identity < sqlglot["overall"]["acc_strict"] < 100.0
     failures = [r for r in read_results(runs["sqlglot"]) if not r["verdicts"]["strict"]["match"]]
     assert failures
-    assert all(r["verdicts"]["strict"]["reason"] not in ("match", "empty_match")
-               for r in failures)
+    assert all(r["verdicts"]["strict"]["reason"] not in ("match", "empty_match") for r in failures)
     assert set(sqlglot["reasons"]["strict"]) - {"match", "empty_match"}
 
 
@@ -96,10 +95,16 @@ def test_parrot_submission_scored_by_id_shuffled_copy_identical(runs, tmp_path):
     from parrot.datasets import load_dataset
 
     items = load_dataset("starter").by_id()
-    submission = [{"id": r["id"], "source_dialect": r["source_dialect"],
-                   "source_sql": items[r["id"]].source_sql,
-                   "target_dialect": r["target_dialect"],
-                   "translated_sql": r["translation"].get("sql", "")} for r in records]
+    submission = [
+        {
+            "id": r["id"],
+            "source_dialect": r["source_dialect"],
+            "source_sql": items[r["id"]].source_sql,
+            "target_dialect": r["target_dialect"],
+            "translated_sql": r["translation"].get("sql", ""),
+        }
+        for r in records
+    ]
     ordered = tmp_path / "ordered.json"
     ordered.write_text(json.dumps(submission))
     random.Random(3).shuffle(submission)
@@ -117,8 +122,18 @@ def test_parrot_submission_scored_by_id_shuffled_copy_identical(runs, tmp_path):
 @pytest.mark.slow  # a whole evaluation of its own (tens of seconds)
 def test_sigkill_then_resume_gives_every_item_exactly_once(tmp_path):
     out = tmp_path / "killed"
-    cmd = [sys.executable, "-m", "parrot.eval", "--model", "sqlglot", "--quiet",
-           "--output-dir", str(out), "--limit", "90"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "parrot.eval",
+        "--model",
+        "sqlglot",
+        "--quiet",
+        "--output-dir",
+        str(out),
+        "--limit",
+        "90",
+    ]
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     results = out / "results.jsonl"
     deadline = time.monotonic() + 120
@@ -146,30 +161,47 @@ def test_jobs_give_the_same_numbers(tmp_path):
     assert sorted(r["id"] for r in read_results(one)) == sorted(r["id"] for r in read_results(two))
 
 
-@pytest.mark.parametrize(("args", "message"), [
-    (["--model", "sqlglot", "--pairs", "sqlite:postgress"], "unknown dialect 'postgress'"),
-    (["--model", "sqlglot", "--pairs", "sqlite"], "expected SOURCE:TARGET"),
-    (["--model", "no-such-model"], "unknown model/translator"),
-    (["--model", "sqlglot", "--dataset", "no-such-dataset"], "no such dataset"),
-    (["--model", "file:/nonexistent/preds.json"], "predictions file not found"),
-])
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--model", "sqlglot", "--pairs", "sqlite:postgress"], "unknown dialect 'postgress'"),
+        (["--model", "sqlglot", "--pairs", "sqlite"], "expected SOURCE:TARGET"),
+        (["--model", "no-such-model"], "unknown model/translator"),
+        (["--model", "sqlglot", "--dataset", "no-such-dataset"], "no such dataset"),
+        (["--model", "file:/nonexistent/preds.json"], "predictions file not found"),
+    ],
+)
 def test_bad_input_exits_2_with_a_message(tmp_path, capsys, args, message):
     code, _ = run_eval(tmp_path, "x", *args)
     assert code == 2
     assert message in " ".join(capsys.readouterr().err.split())
 
 
-@pytest.mark.parametrize(("line", "message"), [
-    ('{"id": "a", "source_dialect": "sqlite", "target_dialect": "duckdb", "source_sql": ""}',
-     "$.source_sql: expected a non-blank string"),
-    ('{"id": "a", "source_dialect": "sqlite", "target_dialect": "mssqlx", "source_sql": "x"}',
-     "unknown dialect 'mssqlx'"),
-    ('{"id": "a", "source_dialect": "sqlite", ', "invalid JSON"),
-])
+@pytest.mark.parametrize(
+    ("line", "message"),
+    [
+        (
+            '{"id": "a", "source_dialect": "sqlite", "target_dialect": "duckdb", "source_sql": ""}',
+            "$.source_sql: expected a non-blank string",
+        ),
+        (
+            '{"id": "a", "source_dialect": "sqlite", "target_dialect": "mssqlx", "source_sql": '
+            '"x"}',
+            "unknown dialect 'mssqlx'",
+        ),
+        ('{"id": "a", "source_dialect": "sqlite", ', "invalid JSON"),
+    ],
+)
 def test_malformed_dataset_exits_2_naming_file_and_line(tmp_path, capsys, line, message):
     data = tmp_path / "bad.jsonl"
-    good = json.dumps({"id": "g", "source_dialect": "sqlite", "target_dialect": "duckdb",
-                       "source_sql": "SELECT 1"})
+    good = json.dumps(
+        {
+            "id": "g",
+            "source_dialect": "sqlite",
+            "target_dialect": "duckdb",
+            "source_sql": "SELECT 1",
+        }
+    )
     data.write_text(good + "\n" + line + "\n")
     code, _ = run_eval(tmp_path, "x", "--model", "identity", "--dataset", str(data))
     assert code == 2
@@ -184,8 +216,9 @@ def test_existing_run_dir_needs_resume(tmp_path, capsys):
     code = eval_main(["--quiet", "--output-dir", str(out), "--model", "identity", "--limit", "2"])
     assert code == 2
     assert "--resume" in capsys.readouterr().err
-    other = eval_main(["--quiet", "--output-dir", str(out), "--model", "sqlglot", "--limit", "2",
-                       "--resume"])
+    other = eval_main(
+        ["--quiet", "--output-dir", str(out), "--model", "sqlglot", "--limit", "2", "--resume"]
+    )
     assert other == 2
     assert "translator differs" in " ".join(capsys.readouterr().err.split())
 

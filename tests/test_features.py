@@ -11,13 +11,20 @@ from parrot.report.metrics import summarize
 
 CASES = [
     ("SELECT a, ROW_NUMBER() OVER (ORDER BY a) FROM t", "sqlite", {"window function"}),
-    ("WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r WHERE n < 3) "
-     "SELECT n FROM r", "sqlite", {"CTE", "recursive CTE", "set operation"}),
+    (
+        "WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r WHERE n < 3) "
+        "SELECT n FROM r",
+        "sqlite",
+        {"CTE", "recursive CTE", "set operation"},
+    ),
     ("SELECT date('now', '+1 day') FROM t", "sqlite", {"date arithmetic"}),
     ("SELECT DATE_TRUNC('month', ts) + INTERVAL 1 DAY FROM t", "duckdb", {"date arithmetic"}),
     ("SELECT upper(name) || 'x' FROM t", "sqlite", {"string function"}),
-    ("SELECT k, COUNT(*) FROM t GROUP BY k HAVING COUNT(*) > 1", "duckdb",
-     {"aggregate", "GROUP BY", "HAVING"}),
+    (
+        "SELECT k, COUNT(*) FROM t GROUP BY k HAVING COUNT(*) > 1",
+        "duckdb",
+        {"aggregate", "GROUP BY", "HAVING"},
+    ),
     ("SELECT a FROM t ORDER BY a LIMIT 3", "clickhouse", {"ORDER BY … LIMIT"}),
     ("SELECT a FROM t", "sqlite", set()),
     ("SELEC nonsense (", "sqlite", set()),  # unparseable: no features

@@ -30,10 +30,13 @@ def test_builtins_import_only_when_asked_for():
 
 
 def test_entry_points_are_checked(monkeypatch):
-    reg: Registry[type] = Registry("thing", group="parrot.things", expects="a class",
-                                   check=lambda o: isinstance(o, type))
-    points = {"good": EntryPoint("good", "collections:OrderedDict", "parrot.things"),
-              "bad": EntryPoint("bad", "json:dumps", "parrot.things")}
+    reg: Registry[type] = Registry(
+        "thing", group="parrot.things", expects="a class", check=lambda o: isinstance(o, type)
+    )
+    points = {
+        "good": EntryPoint("good", "collections:OrderedDict", "parrot.things"),
+        "bad": EntryPoint("bad", "json:dumps", "parrot.things"),
+    }
     monkeypatch.setattr(reg, "plugins", lambda: points)
     assert reg.names() == ["bad", "good"]
     from collections import OrderedDict

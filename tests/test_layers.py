@@ -178,10 +178,7 @@ def test_every_unit_has_a_layer() -> None:
 
 
 def test_no_import_goes_up() -> None:
-    upward = [
-        imp for imp in IMPORTS
-        if RANK[_unit(imp.target)] > RANK[_unit(imp.source)]
-    ]
+    upward = [imp for imp in IMPORTS if RANK[_unit(imp.target)] > RANK[_unit(imp.source)]]
     assert not upward, "imports that go up:\n" + "\n".join(map(repr, upward))
 
 
@@ -219,10 +216,12 @@ def _commented(path: Path, line: int) -> bool:
 def test_in_function_imports_are_few_and_say_what_they_defer() -> None:
     inside = [imp for imp in IMPORTS if imp.in_function]
     statements = {(imp.source, imp.line) for imp in inside}
-    uncommented = sorted({(imp.source, imp.line) for imp in inside
-                          if not _commented(MODULES[imp.source], imp.line)})
+    uncommented = sorted(
+        {(imp.source, imp.line) for imp in inside if not _commented(MODULES[imp.source], imp.line)}
+    )
     assert not uncommented, "say which heavy dependency each defers:\n" + "\n".join(
-        f"{module}:{line}" for module, line in uncommented)
+        f"{module}:{line}" for module, line in uncommented
+    )
     assert len(statements) <= IN_FUNCTION_CEILING, sorted(statements)
 
 
@@ -248,10 +247,13 @@ def test_the_known_long_functions_still_exist() -> None:
     assert sorted(LONG_FUNCTIONS_KNOWN - set(_long_functions())) == []
 
 
-@pytest.mark.parametrize("source, target, expected", [
-    ("parrot.eval.judge", "parrot.eval.suites", False),
-    ("parrot.eval.judge", "parrot.api", False),
-    ("parrot.api", "parrot.eval", True),
-])
+@pytest.mark.parametrize(
+    "source, target, expected",
+    [
+        ("parrot.eval.judge", "parrot.eval.suites", False),
+        ("parrot.eval.judge", "parrot.api", False),
+        ("parrot.api", "parrot.eval", True),
+    ],
+)
 def test_the_layer_rule_itself(source: str, target: str, expected: bool) -> None:
     assert (RANK[_unit(target)] > RANK[_unit(source)]) is expected

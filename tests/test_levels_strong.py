@@ -23,25 +23,42 @@ def _validator(name: str) -> jsonschema.Draft202012Validator:
     schemas = {p.name: json.loads(p.read_text()) for p in SCHEMAS.glob("*.schema.json")}
     registry = referencing.Registry().with_resources(
         (uri, referencing.Resource.from_contents(s))
-        for n, s in schemas.items() for uri in (n, s["$id"]))
+        for n, s in schemas.items()
+        for uri in (n, s["$id"])
+    )
     return jsonschema.Draft202012Validator(schemas[name], registry=registry)
 
 
 def _bounded(rid: str, bound: int) -> dict:
-    return {**outcome(rid, True), "level": {"name": "bounded-equivalent", "databases": 1,
-                                            "bound": bound}}
+    return {
+        **outcome(rid, True),
+        "level": {"name": "bounded-equivalent", "databases": 1, "bound": bound},
+    }
 
 
 def _suited(rid: str, match: bool, neighbours: int, killed: int) -> dict:
     r = outcome(rid, match)
-    r["suite"] = {"key": "k", "databases": [{"index": 0, "seed": 0, "match": match}],
-                  "judged": 1, "match": match, "first_failure": None if match else 0,
-                  "elapsed": 0.0, "neighbours": neighbours, "killed": killed}
+    r["suite"] = {
+        "key": "k",
+        "databases": [{"index": 0, "seed": 0, "match": match}],
+        "judged": 1,
+        "match": match,
+        "first_failure": None if match else 0,
+        "elapsed": 0.0,
+        "neighbours": neighbours,
+        "killed": killed,
+    }
     return r
 
 
-RECORDS = [_bounded("b1", 3), _bounded("b2", 3), _bounded("b3", 5),
-           _suited("s1", True, 9, 7), _suited("s2", False, 4, 4), outcome("f1", False)]
+RECORDS = [
+    _bounded("b1", 3),
+    _bounded("b2", 3),
+    _bounded("b3", 5),
+    _suited("s1", True, 9, 7),
+    _suited("s2", False, 4, 4),
+    outcome("f1", False),
+]
 
 
 def test_bounded_equivalent_is_the_strongest_level() -> None:
@@ -59,14 +76,22 @@ def test_the_summary_counts_bounded_equivalent_items_with_their_bounds() -> None
 
 
 def test_the_suite_level_carries_its_neighbour_kill_rate() -> None:
-    assert verdict_level(RECORDS[3]) == {"name": "suite", "databases": 2, "neighbours": 9,
-                                         "killed": 7}
+    assert verdict_level(RECORDS[3]) == {
+        "name": "suite",
+        "databases": 2,
+        "neighbours": 9,
+        "killed": 7,
+    }
     assert level_name(verdict_level(RECORDS[3])) == "suite (kills 7/9 neighbours)"
     assert level_name(RECORDS[0]["level"]) == "bounded-equivalent (k=3)"
     suite = summarize(RECORDS)["levels"]["suite"]
     # pooled: 11 of 13 neighbours killed
     assert (suite["items"], suite["measured"], suite["neighbours"], suite["killed"]) == (
-        2, 2, 13, 11)
+        2,
+        2,
+        13,
+        11,
+    )
     assert suite["kill_rate"] == 84.6 and suite["ci95"][0] < 84.6 < suite["ci95"][1]
     old = copy.deepcopy(RECORDS[3])
     del old["suite"]["neighbours"]  # a run before the counts: the level without them
@@ -80,13 +105,15 @@ def test_the_results_schema_accepts_the_levels_and_needs_a_bound() -> None:
     assert list(level["properties"]["name"]["enum"]) == list(LEVELS)
     assert jsonschema.Draft202012Validator(level).is_valid(ok)
     assert not jsonschema.Draft202012Validator(level).is_valid(
-        {"name": "bounded-equivalent", "databases": 1})
+        {"name": "bounded-equivalent", "databases": 1}
+    )
     assert jsonschema.Draft202012Validator(level).is_valid(verdict_level(RECORDS[3]))
 
 
 def test_the_tables_say_what_the_strong_levels_rest_on() -> None:
-    (table,) = [t for t in summary_tables(summarize(RECORDS))
-                if t.title == "What the strong levels rest on"]
+    (table,) = [
+        t for t in summary_tables(summarize(RECORDS)) if t.title == "What the strong levels rest on"
+    ]
     assert table.rows[0][:2] == ("suite", 2)
     assert "11/13 neighbours killed, 84.6%" in table.rows[0][2]
     assert table.rows[1] == ("bounded-equivalent", 3, "k=3: 2, k=5: 1")

@@ -25,9 +25,24 @@ def test_reference_is_all_strict_beside_two_cpu_hogs(tmp_path: Path) -> None:
     hogs = [subprocess.Popen(["yes"], stdout=subprocess.DEVNULL) for _ in range(2)]
     try:
         done = subprocess.run(
-            [sys.executable, "-m", "parrot.eval", "--model", "reference", "--dataset",
-             "polyglot", "--pairs", PAIRS, "-o", str(tmp_path / "run")],
-            cwd=ROOT, capture_output=True, text=True, check=False)
+            [
+                sys.executable,
+                "-m",
+                "parrot.eval",
+                "--model",
+                "reference",
+                "--dataset",
+                "polyglot",
+                "--pairs",
+                PAIRS,
+                "-o",
+                str(tmp_path / "run"),
+            ],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            check=False,
+        )
     finally:
         for hog in hogs:
             hog.kill()

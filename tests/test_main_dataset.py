@@ -20,8 +20,9 @@ from parrot.datasets import ANNOTATION_SOURCES, TRANSLATION_TYPES, load_dataset
 
 ROOT = Path(__file__).resolve().parent.parent
 ITEMS = ROOT / "datasets" / "main" / "items.jsonl"
-RECORDS = [json.loads(line) for line in ITEMS.read_text(encoding="utf-8").splitlines()
-           if line.strip()]
+RECORDS = [
+    json.loads(line) for line in ITEMS.read_text(encoding="utf-8").splitlines() if line.strip()
+]
 
 
 def _builder():
@@ -61,12 +62,17 @@ def test_items_are_well_formed():
         assert isinstance(r["tokens"], int) and r["tokens"] > 0
         assert list(r["fixture"]) == ["name"]  # a named fixture, or one of parrot-main's own
         name = r["fixture"]["name"]
-        assert (name.partition("/")[0] in {"spider", "text2sql", "tpch"}
-                or (ITEMS.parent / "fixtures" / f"{name}.json").is_file()), name
+        assert (
+            name.partition("/")[0] in {"spider", "text2sql", "tpch"}
+            or (ITEMS.parent / "fixtures" / f"{name}.json").is_file()
+        ), name
         if r["target_dialect"] in BUILD.GRAMMAR_DIALECTS:
-            assert r["verification"] == {"method": "grammar-only", "grammar": r["target_dialect"],
-                                         "verdict": "unverified-execution",
-                                         "fixture": r["fixture"]["name"]}
+            assert r["verification"] == {
+                "method": "grammar-only",
+                "grammar": r["target_dialect"],
+                "verdict": "unverified-execution",
+                "fixture": r["fixture"]["name"],
+            }
         else:
             assert r["verification"]["engines"] == [r["source_dialect"], r["target_dialect"]]
         assert r["reference_sql"] and r["reference_sql"][0] != r["source_sql"]
@@ -94,7 +100,8 @@ def test_own_fixtures_are_built_from_their_specs():
     assert [p.stem for p in specs] == [p.stem for p in committed]
     for spec, path in zip(specs, committed, strict=True):
         assert BUILD.render_fixture(BUILD.build_fixture(spec)) == path.read_text(
-            encoding="utf-8"), f"{path.name}: run python scripts/build_main.py"
+            encoding="utf-8"
+        ), f"{path.name}: run python scripts/build_main.py"
 
 
 SPEC = """name = "tiny"
@@ -147,11 +154,14 @@ def test_fixture_specs_generate_each_column_kind(tmp_path):
     assert BUILD.build_fixture(path) == fx  # seeded: the same bytes every build
 
 
-@pytest.mark.parametrize(("edit", "problem"), [
-    (('start = 10}', 'start = 10, step = 0}'), "primary key"),
-    (('"B", {}]', '"B", {}], colour = 1'), "unknown key"),
-    (('name = "tiny"', 'name = "other"'), "not the file's"),
-])
+@pytest.mark.parametrize(
+    ("edit", "problem"),
+    [
+        (("start = 10}", "start = 10, step = 0}"), "primary key"),
+        (('"B", {}]', '"B", {}], colour = 1'), "unknown key"),
+        (('name = "tiny"', 'name = "other"'), "not the file's"),
+    ],
+)
 def test_bad_fixture_spec_is_reported_with_its_file(tmp_path, edit, problem):
     path = tmp_path / "tiny.toml"
     path.write_text(SPEC.replace(*edit), encoding="utf-8")
@@ -193,7 +203,7 @@ def _write(folder: Path, name: str, text: str) -> Path:
     return path
 
 
-GOOD = '''source = "sqlite"
+GOOD = """source = "sqlite"
 corpus = "Spider"
 fixture = "spider/singer"
 types = ["syntax"]
@@ -206,15 +216,21 @@ duckdb = \'\'\'SELECT Name FROM singer WHERE Citizenship <> 'France' \'\'\'
 
 [notes]
 duckdb = "double-quoted literal"
-'''
+"""
 
 
 def test_bad_concepts_are_reported_with_their_file(tmp_path):
     _write(tmp_path, "Spider-singer-0001.toml", GOOD)
-    _write(tmp_path, "Spider-singer-0002.toml", GOOD.replace('[notes]\nduckdb = "double-quoted '
-                                                              'literal"\n', "[notes]\n"))
-    _write(tmp_path, "Spider-singer-0003.toml", GOOD.replace('types = ["syntax"]',
-                                                              'types = ["nonsense"]'))
+    _write(
+        tmp_path,
+        "Spider-singer-0002.toml",
+        GOOD.replace('[notes]\nduckdb = "double-quoted literal"\n', "[notes]\n"),
+    )
+    _write(
+        tmp_path,
+        "Spider-singer-0003.toml",
+        GOOD.replace('types = ["syntax"]', 'types = ["nonsense"]'),
+    )
     _write(tmp_path, "Spider-singer-0004.toml", GOOD.replace("duckdb = '''", "teradata = '''"))
     concepts, problems = BUILD.load_concepts(tmp_path)
     assert [c.path.name for c in concepts] == ["Spider-singer-0001.toml"]
@@ -225,8 +241,9 @@ def test_bad_concepts_are_reported_with_their_file(tmp_path):
 
 
 def test_source_folder_must_match(tmp_path):
-    path = _write(tmp_path, "Spider-singer-0001.toml", GOOD.replace('source = "sqlite"',
-                                                                     'source = "duckdb"'))
+    path = _write(
+        tmp_path, "Spider-singer-0001.toml", GOOD.replace('source = "sqlite"', 'source = "duckdb"')
+    )
     with pytest.raises(BUILD.ConceptError, match=r"Spider-singer-0001\.toml"):
         BUILD.load_concept(path)
 
@@ -238,8 +255,13 @@ def test_verify_fails_loudly_on_a_wrong_reference(tmp_path, capsys):
     if not (spider_root() / "singer").is_dir():
         pytest.skip(f"no Spider corpus at {spider_root()}")
     right = BUILD.load_concept(_write(tmp_path, "Spider-singer-0001.toml", GOOD))
-    wrong = BUILD.load_concept(_write(tmp_path, "Spider-singer-0002.toml", GOOD.replace(
-        "Citizenship <> 'France'", "Citizenship = 'France'")))
+    wrong = BUILD.load_concept(
+        _write(
+            tmp_path,
+            "Spider-singer-0002.toml",
+            GOOD.replace("Citizenship <> 'France'", "Citizenship = 'France'"),
+        )
+    )
     assert BUILD.verify([right, wrong]) == 1
     out = capsys.readouterr().out
     assert "FAIL" in out and "Spider-singer-0002.toml [duckdb]" in out
@@ -255,8 +277,12 @@ def test_every_reference_matches_on_the_real_engines():
         pytest.skip(f"no Spider corpus at {spider_root()}")
     concepts, problems = BUILD.load_concepts()
     assert problems == []
-    assert BUILD.verify([c for c in concepts], targets=[
-        t for t in BUILD.ENGINE_DIALECTS if t != "spark"]) == 0
+    assert (
+        BUILD.verify(
+            [c for c in concepts], targets=[t for t in BUILD.ENGINE_DIALECTS if t != "spark"]
+        )
+        == 0
+    )
 
 
 GRAMMAR_ONLY = [r for r in RECORDS if r["target_dialect"] in BUILD.GRAMMAR_DIALECTS]
@@ -276,22 +302,36 @@ def test_grammar_only_references_parse(record):
 
 
 def test_a_grammar_only_target_becomes_an_unverified_item(tmp_path):
-    path = _write(tmp_path, "Spider-singer-0001.toml", GOOD.replace(
-        "\n[notes]\n", "oracle = '''SELECT Name FROM singer WHERE Citizenship <> 'France' '''"
-        "\n\n[notes]\noracle = \"double-quoted literal\"\n"))
+    path = _write(
+        tmp_path,
+        "Spider-singer-0001.toml",
+        GOOD.replace(
+            "\n[notes]\n",
+            "oracle = '''SELECT Name FROM singer WHERE Citizenship <> 'France' '''"
+            '\n\n[notes]\noracle = "double-quoted literal"\n',
+        ),
+    )
     concept = BUILD.load_concept(path)
     assert concept.targets == ["duckdb", "oracle"]
     duckdb, oracle = BUILD.build_items([concept])
     assert duckdb["verification"]["method"] == "dual-execution"
-    assert oracle["verification"] == {"method": "grammar-only", "verdict": "unverified-execution",
-                                      "grammar": "oracle", "fixture": "spider/singer"}
+    assert oracle["verification"] == {
+        "method": "grammar-only",
+        "verdict": "unverified-execution",
+        "grammar": "oracle",
+        "fixture": "spider/singer",
+    }
 
 
-def test_verify_fails_naming_the_file_whose_grammar_only_reference_does_not_parse(
-        tmp_path, capsys):
+def test_verify_fails_naming_the_file_whose_grammar_only_reference_does_not_parse(tmp_path, capsys):
     def concept(name: str, ref: str):
-        return BUILD.load_concept(_write(tmp_path, name, GOOD.replace(
-            "\n[notes]\n", f"tsql = '''{ref}'''\n\n[notes]\ntsql = \"TOP\"\n")))
+        return BUILD.load_concept(
+            _write(
+                tmp_path,
+                name,
+                GOOD.replace("\n[notes]\n", f"tsql = '''{ref}'''\n\n[notes]\ntsql = \"TOP\"\n"),
+            )
+        )
 
     good = concept("Spider-singer-0001.toml", "SELECT TOP 1 Name FROM singer")
     bad = concept("Spider-singer-0002.toml", "SELECT Name FROM singer LIMIT 1")
@@ -313,13 +353,29 @@ def test_eval_scores_grammar_only_items_no_engine_with_acc_syn(tmp_path):
 
     if not spider_root().is_dir():
         pytest.skip(f"no Spider corpus at {spider_root()}")
-    picked = [next(r for r in GRAMMAR_ONLY if r["target_dialect"] == d
-                   and r["source_dialect"] == "sqlite") for d in BUILD.GRAMMAR_DIALECTS]
+    picked = [
+        next(
+            r for r in GRAMMAR_ONLY if r["target_dialect"] == d and r["source_dialect"] == "sqlite"
+        )
+        for d in BUILD.GRAMMAR_DIALECTS
+    ]
     broken = {**picked[0], "id": "broken", "reference_sql": ["SELECT FROM WHERE"]}
     data = tmp_path / "items.jsonl"
     data.write_text("".join(json.dumps(r) + "\n" for r in [*picked, broken]))
-    assert eval_main(["--quiet", "--output-dir", str(tmp_path / "run"), "--dataset", str(data),
-                      "--model", "reference"]) == 0
+    assert (
+        eval_main(
+            [
+                "--quiet",
+                "--output-dir",
+                str(tmp_path / "run"),
+                "--dataset",
+                str(data),
+                "--model",
+                "reference",
+            ]
+        )
+        == 0
+    )
     records = {r["id"]: r for r in read_results(tmp_path / "run")}
     for r in records.values():
         assert set(r["no_engine"]) == {r["target_dialect"]}
@@ -333,20 +389,35 @@ def test_eval_scores_grammar_only_items_no_engine_with_acc_syn(tmp_path):
     assert (overall["syn_checked"], overall["syn"], overall["acc_syn"]) == (5, 4, 80.0)
 
 
-SETUP = ('setup_ids = ["Spider:x:1"]\n\n[setup]\nsqlite = \'\'\'CREATE VIEW v AS SELECT 1\'\'\'\n'
-         "duckdb = '''CREATE MACRO m() AS 1'''\n\n[sql]")
+SETUP = (
+    "setup_ids = [\"Spider:x:1\"]\n\n[setup]\nsqlite = '''CREATE VIEW v AS SELECT 1'''\n"
+    "duckdb = '''CREATE MACRO m() AS 1'''\n\n[sql]"
+)
 
 
-@pytest.mark.parametrize(("edit", "problem"), [
-    (lambda t: t.replace("\n[sql]", SETUP.replace("setup_ids = [\"Spider:x:1\"]\n\n", ""), 1),
-     "setup_ids and [setup].sqlite go together"),
-    (lambda t: t.replace("\n[sql]", SETUP.replace("duckdb", "postgres"), 1),
-     "[setup] has dialect(s) ['postgres'] with no [sql] text"),
-    (lambda t: t.replace("\n[sql]", SETUP.replace("'''CREATE MACRO m() AS 1'''", "''' '''"), 1),
-     "[setup] must map dialects to non-empty SQL text"),
-    (lambda t: t.replace("\n[sql]", SETUP.replace('["Spider:x:1"]', '"Spider:x:1"'), 1),
-     "setup_ids must be a list of corpus ids"),
-])
+@pytest.mark.parametrize(
+    ("edit", "problem"),
+    [
+        (
+            lambda t: t.replace("\n[sql]", SETUP.replace('setup_ids = ["Spider:x:1"]\n\n', ""), 1),
+            "setup_ids and [setup].sqlite go together",
+        ),
+        (
+            lambda t: t.replace("\n[sql]", SETUP.replace("duckdb", "postgres"), 1),
+            "[setup] has dialect(s) ['postgres'] with no [sql] text",
+        ),
+        (
+            lambda t: t.replace(
+                "\n[sql]", SETUP.replace("'''CREATE MACRO m() AS 1'''", "''' '''"), 1
+            ),
+            "[setup] must map dialects to non-empty SQL text",
+        ),
+        (
+            lambda t: t.replace("\n[sql]", SETUP.replace('["Spider:x:1"]', '"Spider:x:1"'), 1),
+            "setup_ids must be a list of corpus ids",
+        ),
+    ],
+)
 def test_bad_setup_is_reported_with_its_file(tmp_path, edit, problem):
     path = _write(tmp_path, "Spider-singer-0001.toml", edit(GOOD))
     with pytest.raises(BUILD.ConceptError, match=r"Spider-singer-0001\.toml") as err:
@@ -355,8 +426,9 @@ def test_bad_setup_is_reported_with_its_file(tmp_path, edit, problem):
 
 
 def test_setup_runs_before_the_query_in_source_and_reference(tmp_path):
-    concept = BUILD.load_concept(_write(tmp_path, "Spider-singer-0001.toml",
-                                        GOOD.replace("\n[sql]", SETUP, 1)))
+    concept = BUILD.load_concept(
+        _write(tmp_path, "Spider-singer-0001.toml", GOOD.replace("\n[sql]", SETUP, 1))
+    )
     assert concept.setup_ids == ("Spider:x:1",)
     (item,) = BUILD.build_items([concept])
     assert item["source_sql"].startswith("CREATE VIEW v AS SELECT 1\n\nSELECT Name FROM singer")

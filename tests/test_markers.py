@@ -13,12 +13,15 @@ def _no_plugins(monkeypatch):
     monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
 
 
-@pytest.mark.parametrize(("marker", "error"), [
-    ('notimpl(["sqlit"], reason="x")', "notimpl names unknown engine 'sqlit'"),
-    ('notyet(["duckdb", "postgress"])', "notyet names unknown engine 'postgress'"),
-    ('broken("sqlite")', "broken needs a list of engine names"),
-    ("notimpl()", "notimpl needs a list of engine names"),
-])
+@pytest.mark.parametrize(
+    ("marker", "error"),
+    [
+        ('notimpl(["sqlit"], reason="x")', "notimpl names unknown engine 'sqlit'"),
+        ('notyet(["duckdb", "postgress"])', "notyet names unknown engine 'postgress'"),
+        ('broken("sqlite")', "broken needs a list of engine names"),
+        ("notimpl()", "notimpl needs a list of engine names"),
+    ],
+)
 def test_misspelt_engine_names_fail_collection(pytester, marker, error):
     pytester.makeconftest(CONFTEST)
     pytester.makepyfile(f"import pytest\n\n@pytest.mark.{marker}\ndef test_x():\n    pass\n")
@@ -29,6 +32,8 @@ def test_misspelt_engine_names_fail_collection(pytester, marker, error):
 
 def test_known_names_collect(pytester):
     pytester.makeconftest(CONFTEST)
-    pytester.makepyfile('import pytest\n\n@pytest.mark.notimpl(["sqlite", "mysql", "hive"])\n'
-                        "def test_x():\n    pass\n")
+    pytester.makepyfile(
+        'import pytest\n\n@pytest.mark.notimpl(["sqlite", "mysql", "hive"])\n'
+        "def test_x():\n    pass\n"
+    )
     pytester.runpytest("-p", "no:cacheprovider").assert_outcomes(passed=1)

@@ -14,22 +14,41 @@ from parrot.dialects.lexer import scan
 from parrot.engines import statements as st
 from parrot.testsuite.datagen import SchemaError, parse_query
 
-_PROC = ("CREATE PROCEDURE p()\nBEGIN\n  DECLARE x INT;\n  SET x = 1;\n"
-         "  IF x > 0 THEN SELECT x; END IF;\nEND")
-_PROC_ONE = ("CREATE PROCEDURE p() BEGIN DECLARE x INT; SET x = 1; IF x > 0 THEN SELECT x; "
-             "END IF; END")
+_PROC = (
+    "CREATE PROCEDURE p()\nBEGIN\n  DECLARE x INT;\n  SET x = 1;\n"
+    "  IF x > 0 THEN SELECT x; END IF;\nEND"
+)
+_PROC_ONE = (
+    "CREATE PROCEDURE p() BEGIN DECLARE x INT; SET x = 1; IF x > 0 THEN SELECT x; END IF; END"
+)
 
 # (dialect, input, its statements as curation writes them, comments curation removes)
 CASES = [
-    pytest.param("snowflake", "SELECT 'it\\'s; -- no comment' AS s",
-                 ["SELECT 'it\\'s; -- no comment' AS s"], 0, id="snowflake-escaped-quote"),
-    pytest.param("postgres", "SELECT 1 /* a /* b; */ c; */; SELECT 2",
-                 ["SELECT 1", "SELECT 2"], 1, id="postgres-nested-comment"),
-    pytest.param("mysql", "SELECT 1--1; SELECT 2", ["SELECT 1--1", "SELECT 2"], 0,
-                 id="mysql-dash-dash-digit"),
+    pytest.param(
+        "snowflake",
+        "SELECT 'it\\'s; -- no comment' AS s",
+        ["SELECT 'it\\'s; -- no comment' AS s"],
+        0,
+        id="snowflake-escaped-quote",
+    ),
+    pytest.param(
+        "postgres",
+        "SELECT 1 /* a /* b; */ c; */; SELECT 2",
+        ["SELECT 1", "SELECT 2"],
+        1,
+        id="postgres-nested-comment",
+    ),
+    pytest.param(
+        "mysql", "SELECT 1--1; SELECT 2", ["SELECT 1--1", "SELECT 2"], 0, id="mysql-dash-dash-digit"
+    ),
     pytest.param("mysql", _PROC, [_PROC_ONE], 0, id="mariadb-procedure"),
-    pytest.param("mysql", f"DELIMITER //\n{_PROC} //\nDELIMITER ;\n", [_PROC_ONE], 0,
-                 id="mariadb-procedure-delimiter"),
+    pytest.param(
+        "mysql",
+        f"DELIMITER //\n{_PROC} //\nDELIMITER ;\n",
+        [_PROC_ONE],
+        0,
+        id="mariadb-procedure-delimiter",
+    ),
 ]
 
 
@@ -45,7 +64,7 @@ def test_grammar_check(dialect: str, sql: str, statements: list[str], comments: 
     if "PROCEDURE" not in sql:  # (the MySQL grammar has no CREATE PROCEDURE yet)
         assert all(v.ok for v in verdicts), verdicts
     for v, text in zip(verdicts, statements, strict=True):  # spans are the input's
-        assert " ".join(sql[v.start:v.end].split()).startswith(text.split()[0])
+        assert " ".join(sql[v.start : v.end].split()).startswith(text.split()[0])
 
 
 @pytest.mark.parametrize(("dialect", "sql", "statements", "comments"), CASES)
@@ -57,7 +76,8 @@ def test_translate(dialect: str, sql: str, statements: list[str], comments: int)
 def test_engine_splitting(dialect: str, sql: str, statements: list[str], comments: int) -> None:
     texts = st.splitter(dialect).split(sql)
     assert [" ".join(t.split()) for t in texts] == [
-        " ".join(s.split()) for s in statements] or "/*" in sql
+        " ".join(s.split()) for s in statements
+    ] or "/*" in sql
     assert len(texts) == len(statements)
 
 
@@ -71,14 +91,17 @@ def test_suite_builder(dialect: str, sql: str, statements: list[str], comments: 
 
 
 @pytest.mark.parametrize(("dialect", "sql", "statements", "comments"), CASES)
-def test_scan_gives_the_text_back(dialect: str, sql: str, statements: list[str],
-                                  comments: int) -> None:
+def test_scan_gives_the_text_back(
+    dialect: str, sql: str, statements: list[str], comments: int
+) -> None:
     assert "".join(t.text for t in scan(sql, get(dialect).lexicon)) == sql
 
 
 def test_engines_keep_a_plsql_units_declarations_in_one_statement() -> None:
     """The grammar check always did; the engines' splitter cut the unit at each declaration."""
-    sql = ("CREATE OR REPLACE FUNCTION f RETURN INT IS x INT; y INT; BEGIN IF x > 0 THEN "
-           "y := 1; END IF; RETURN y; END;\n/\nSELECT f FROM dual")
+    sql = (
+        "CREATE OR REPLACE FUNCTION f RETURN INT IS x INT; y INT; BEGIN IF x > 0 THEN "
+        "y := 1; END IF; RETURN y; END;\n/\nSELECT f FROM dual"
+    )
     assert [s.split()[0] for s in st.splitter("oracle").split(sql)] == ["CREATE", "SELECT"]
     assert [v.ok for v in check_sql(sql, "oracle")] == [True, True]

@@ -30,14 +30,19 @@ def test_datasets_root_falls_back_to_packaged_copy(tmp_path, monkeypatch):
 def test_wheel_contains_every_dataset_file(tmp_path):
     if not (REPO / "setup.py").is_file() or shutil.which("git") is None:
         pytest.skip("needs the source checkout (setup.py) and git")
-    build = subprocess.run([sys.executable, "-m", "pip", "wheel", str(REPO), "--no-deps",
-                            "-w", str(tmp_path), "-q"], capture_output=True, text=True)
+    build = subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", str(REPO), "--no-deps", "-w", str(tmp_path), "-q"],
+        capture_output=True,
+        text=True,
+    )
     if build.returncode != 0:
         pytest.skip(f"wheel build unavailable here: {build.stderr.strip()[-300:]}")
     (wheel,) = tmp_path.glob("*.whl")
     names = set(zipfile.ZipFile(wheel).namelist())
-    expected = {f"parrot/_datasets/{p.relative_to(REPO / 'datasets').as_posix()}"
-                for p in (REPO / "datasets").rglob("*")
-                if p.is_file() and "__pycache__" not in p.parts}
+    expected = {
+        f"parrot/_datasets/{p.relative_to(REPO / 'datasets').as_posix()}"
+        for p in (REPO / "datasets").rglob("*")
+        if p.is_file() and "__pycache__" not in p.parts
+    }
     assert expected - names == set()
     assert "parrot/_datasets/starter/items.jsonl" in names

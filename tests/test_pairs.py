@@ -7,13 +7,19 @@ from parrot.curate.variants import VARIANTS
 from parrot.pairs import combined, parse_pairs
 
 
-@pytest.mark.parametrize("text, allowed, refused", [
-    ("pg:ch, sqlite:duckdb", [("postgres", "clickhouse"), ("sqlite", "duckdb")],
-     [("postgres", "duckdb"), ("clickhouse", "postgres")]),
-    ("mysql:*", [("mysql", "duckdb"), ("mysql", "spark")], [("sqlite", "duckdb")]),
-    ("*:ch", [("sqlite", "clickhouse"), ("postgres", "clickhouse")], [("sqlite", "duckdb")]),
-    ("", [("sqlite", "duckdb"), ("mysql", "spark")], []),
-])
+@pytest.mark.parametrize(
+    "text, allowed, refused",
+    [
+        (
+            "pg:ch, sqlite:duckdb",
+            [("postgres", "clickhouse"), ("sqlite", "duckdb")],
+            [("postgres", "duckdb"), ("clickhouse", "postgres")],
+        ),
+        ("mysql:*", [("mysql", "duckdb"), ("mysql", "spark")], [("sqlite", "duckdb")]),
+        ("*:ch", [("sqlite", "clickhouse"), ("postgres", "clickhouse")], [("sqlite", "duckdb")]),
+        ("", [("sqlite", "duckdb"), ("mysql", "spark")], []),
+    ],
+)
 def test_patterns_resolve_aliases_and_wildcards(text, allowed, refused):
     pairs = parse_pairs(text)
     assert all(pairs.allows(s, t) for s, t in allowed)
@@ -33,12 +39,15 @@ def test_sides_are_the_named_dialects_in_order():
     assert parse_pairs("mysql:*").sides(1) is None
 
 
-@pytest.mark.parametrize("argv, expected", [
-    (["--pairs", "mysql:duckdb,sqlite:ch"], "mysql:duckdb,sqlite:clickhouse"),
-    (["--sources", "mysql,sqlite", "--targets", "duckdb"], "mysql:duckdb,sqlite:duckdb"),
-    (["--sources", "mysql"], "mysql:*"),
-    ([], ""),
-])
+@pytest.mark.parametrize(
+    "argv, expected",
+    [
+        (["--pairs", "mysql:duckdb,sqlite:ch"], "mysql:duckdb,sqlite:clickhouse"),
+        (["--sources", "mysql,sqlite", "--targets", "duckdb"], "mysql:duckdb,sqlite:duckdb"),
+        (["--sources", "mysql"], "mysql:*"),
+        ([], ""),
+    ],
+)
 def test_curate_sources_and_targets_are_shorthand_for_pairs(argv, expected):
     assert str(chosen_pairs(build_parser().parse_args(argv))) == expected
 

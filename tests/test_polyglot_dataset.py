@@ -26,15 +26,19 @@ ITEMS = ROOT / "datasets" / "polyglot" / "items.jsonl"
 DIALECTS = ("sqlite", "duckdb", "clickhouse", "postgres", "mysql", "spark")
 PAIRS = {(s, t) for s in DIALECTS for t in DIALECTS if s != t}
 EMPHASISED_TARGETS = ("postgres", "mysql", "duckdb")  # PARROT's paper weighs these most
-RECORDS = [json.loads(line) for line in ITEMS.read_text(encoding="utf-8").splitlines()
-           if line.strip()]
+RECORDS = [
+    json.loads(line) for line in ITEMS.read_text(encoding="utf-8").splitlines() if line.strip()
+]
 
 
 def _param(record: dict) -> object:
     """Items on Spark run in the Spark tier (a JVM); items on the generated TPC-H fixture (each
     loads 60k-row tables on both engines) in the slow tier, keeping the default tier in budget."""
-    marks = [pytest.mark.spark] if "spark" in (record["source_dialect"],
-                                               record["target_dialect"]) else []
+    marks = (
+        [pytest.mark.spark]
+        if "spark" in (record["source_dialect"], record["target_dialect"])
+        else []
+    )
     if (record.get("fixture") or {}).get("name") == "tpch":
         marks.append(pytest.mark.slow)
     return pytest.param(record["id"], marks=marks)
@@ -74,7 +78,8 @@ def test_items_are_well_formed():
         assert all(ref.strip() == ref for ref in r["reference_sql"])
         assert r["translation_types"] and r["tags"]
     named = {r["fixture"]["name"] for r in RECORDS} - {
-        p.stem for p in (ITEMS.parent / "fixtures").glob("*.json")}
+        p.stem for p in (ITEMS.parent / "fixtures").glob("*.json")
+    }
     assert "tpch" in named and any(n.startswith("spider/") for n in named)
     identical = sum(r["source_sql"].strip() == r["reference_sql"][0] for r in RECORDS)
     assert identical <= 0.1 * len(RECORDS)
@@ -91,8 +96,12 @@ def test_dataset_loads_with_its_fixtures():
 
 
 def test_committed_files_match_the_build_script():
-    proc = subprocess.run([sys.executable, str(ROOT / "scripts" / "build_starter.py"), "--check"],
-                          capture_output=True, text=True, timeout=300)
+    proc = subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / "build_starter.py"), "--check"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert proc.returncode == 0, proc.stdout + proc.stderr
 
 

@@ -10,8 +10,10 @@ from parrot.eval.judge import Judge
 from parrot.report.metrics import score
 from parrot.translators import Translation
 
-FIXTURE = {"name": "f", "tables": [{"name": "t", "columns": [{"name": "a", "type": "integer"}],
-                                    "rows": [[1], [2]]}]}
+FIXTURE = {
+    "name": "f",
+    "tables": [{"name": "t", "columns": [{"name": "a", "type": "integer"}], "rows": [[1], [2]]}],
+}
 
 
 def _keys(record: dict, typed: type) -> tuple[set[str], set[str]]:
@@ -27,14 +29,24 @@ def judge():
     j.close()
 
 
-@pytest.mark.parametrize(("target", "sql"), [
-    ("duckdb", "SELECT a FROM t ORDER BY a"),  # runs and matches
-    ("duckdb", "SELEC a FROM t"),  # a syntax error: no result, a syntax record
-    ("oracle", "SELECT a FROM t"),  # no engine here
-])
+@pytest.mark.parametrize(
+    ("target", "sql"),
+    [
+        ("duckdb", "SELECT a FROM t ORDER BY a"),  # runs and matches
+        ("duckdb", "SELEC a FROM t"),  # a syntax error: no result, a syntax record
+        ("oracle", "SELECT a FROM t"),  # no engine here
+    ],
+)
 def test_the_judge_writes_outcomes(judge, target, sql):
-    item = item_from_record({"id": "i", "source_dialect": "sqlite", "target_dialect": target,
-                             "source_sql": "SELECT a FROM t ORDER BY a", "fixture": FIXTURE})
+    item = item_from_record(
+        {
+            "id": "i",
+            "source_dialect": "sqlite",
+            "target_dialect": target,
+            "source_sql": "SELECT a FROM t ORDER BY a",
+            "fixture": FIXTURE,
+        }
+    )
     record = judge.judge(item, Translation.from_sql(sql))
     assert _keys(record, Outcome) == (set(), set())
     for execution in (record["gold"], record["pred"]):

@@ -26,9 +26,16 @@ from parrot.translators import create_translator
 
 pytestmark = pytest.mark.server
 
-FIXTURE = {"name": "nums", "tables": [{
-    "name": "n", "columns": [{"name": "k", "type": "integer"}, {"name": "v", "type": "text"}],
-    "rows": [[i, f"v{i}"] for i in range(20)]}]}
+FIXTURE = {
+    "name": "nums",
+    "tables": [
+        {
+            "name": "n",
+            "columns": [{"name": "k", "type": "integer"}, {"name": "v", "type": "text"}],
+            "rows": [[i, f"v{i}"] for i in range(20)],
+        }
+    ],
+}
 
 
 @pytest.fixture(params=["postgres", "mysql"])
@@ -42,11 +49,19 @@ def server(request):
 
 
 def test_server_killed_mid_run_is_restarted_and_items_retried(tmp_path, server):
-    lines = [json.dumps({"id": f"r{i}", "source_dialect": "sqlite",
-                         "target_dialect": server.dialect,
-                         "source_sql": f"SELECT k, v FROM n WHERE k < {i} ORDER BY k",
-                         "reference_sql": f"SELECT k, v FROM n WHERE k < {i} ORDER BY k",
-                         "fixture": FIXTURE}) for i in range(1, 9)]
+    lines = [
+        json.dumps(
+            {
+                "id": f"r{i}",
+                "source_dialect": "sqlite",
+                "target_dialect": server.dialect,
+                "source_sql": f"SELECT k, v FROM n WHERE k < {i} ORDER BY k",
+                "reference_sql": f"SELECT k, v FROM n WHERE k < {i} ORDER BY k",
+                "fixture": FIXTURE,
+            }
+        )
+        for i in range(1, 9)
+    ]
     (tmp_path / "items.jsonl").write_text("\n".join(lines) + "\n")
     dataset = load_dataset(str(tmp_path / "items.jsonl"))
     killed = []
@@ -57,13 +72,18 @@ def test_server_killed_mid_run_is_restarted_and_items_retried(tmp_path, server):
             os.kill(state.pid, signal.SIGKILL)
             killed.append(state.pid)
 
-    records = run(dataset, list(dataset.items), create_translator("reference"),
-                  RunConfig(output_dir=tmp_path / "run", start=True),
-                  on_result=kill_after_third)
+    records = run(
+        dataset,
+        list(dataset.items),
+        create_translator("reference"),
+        RunConfig(output_dir=tmp_path / "run", start=True),
+        on_result=kill_after_third,
+    )
     assert killed
     assert [r["id"] for r in records] == [f"r{i}" for i in range(1, 9)]
     assert all(r["verdicts"]["strict"]["match"] for r in records), [
-        r["verdicts"]["strict"] for r in records]
+        r["verdicts"]["strict"] for r in records
+    ]
     retried = [r for r in read_results(tmp_path / "run") if r.get("engine_errors_retried")]
     assert [r["id"] for r in retried] == ["r4"]
     assert retried[0]["engine_errors_retried"][0].startswith(f"{server.dialect}:")
@@ -74,16 +94,27 @@ def test_server_killed_before_a_fixture_load_is_an_engine_error_retried(tmp_path
     """Each item has its own fixture, so after the kill the first call to reach the dead server
     is (usually) the fixture load: its driver error (pymysql/psycopg OperationalError) is
     engine_error, retried on a restarted server, never an exception ending the run."""
-    def fixture(i):
-        return {**FIXTURE, "name": f"nums{i}",
-                "tables": [{**FIXTURE["tables"][0],
-                            "rows": [[k, f"v{k}"] for k in range(i + 2)]}]}
 
-    lines = [json.dumps({"id": f"r{i}", "source_dialect": "sqlite",
-                         "target_dialect": server.dialect,
-                         "source_sql": "SELECT k, v FROM n ORDER BY k",
-                         "reference_sql": "SELECT k, v FROM n ORDER BY k",
-                         "fixture": fixture(i)}) for i in range(1, 5)]
+    def fixture(i):
+        return {
+            **FIXTURE,
+            "name": f"nums{i}",
+            "tables": [{**FIXTURE["tables"][0], "rows": [[k, f"v{k}"] for k in range(i + 2)]}],
+        }
+
+    lines = [
+        json.dumps(
+            {
+                "id": f"r{i}",
+                "source_dialect": "sqlite",
+                "target_dialect": server.dialect,
+                "source_sql": "SELECT k, v FROM n ORDER BY k",
+                "reference_sql": "SELECT k, v FROM n ORDER BY k",
+                "fixture": fixture(i),
+            }
+        )
+        for i in range(1, 5)
+    ]
     (tmp_path / "items.jsonl").write_text("\n".join(lines) + "\n")
     dataset = load_dataset(str(tmp_path / "items.jsonl"))
     killed = []
@@ -94,13 +125,18 @@ def test_server_killed_before_a_fixture_load_is_an_engine_error_retried(tmp_path
             os.kill(state.pid, signal.SIGKILL)
             killed.append(state.pid)
 
-    records = run(dataset, list(dataset.items), create_translator("reference"),
-                  RunConfig(output_dir=tmp_path / "run", start=True),
-                  on_result=kill_after_second)
+    records = run(
+        dataset,
+        list(dataset.items),
+        create_translator("reference"),
+        RunConfig(output_dir=tmp_path / "run", start=True),
+        on_result=kill_after_second,
+    )
     assert killed and [r["id"] for r in records] == ["r1", "r2", "r3", "r4"]
     assert all(r["verdicts"]["strict"]["match"] for r in records)
-    retried = {r["id"]: r["engine_errors_retried"] for r in records
-               if r.get("engine_errors_retried")}
+    retried = {
+        r["id"]: r["engine_errors_retried"] for r in records if r.get("engine_errors_retried")
+    }
     assert list(retried) == ["r3"]
     # usually the fixture load fails; but backends outlive a SIGKILLed postmaster for a moment,
     # so the load can still succeed and the query then fail ("terminating connection due to
@@ -109,12 +145,16 @@ def test_server_killed_before_a_fixture_load_is_an_engine_error_retried(tmp_path
 
 
 # the item the server is killed under: its translation runs long enough to be killed mid-query
-SLOW = {"postgres": "SELECT k, v FROM n, (SELECT pg_sleep(3)) s WHERE k < 3 ORDER BY k",
-        "mysql": "SELECT k, v FROM n WHERE k < 3 AND SLEEP(1) = 0 ORDER BY k"}
-RUNNING = {"postgres": "SELECT count(*) FROM pg_stat_activity WHERE query LIKE '%%pg_sleep(3)%%' "
-                       "AND pid <> pg_backend_pid()",
-           "mysql": "SELECT count(*) FROM information_schema.processlist "
-                    "WHERE info LIKE '%%SLEEP(1)%%' AND id <> CONNECTION_ID()"}
+SLOW = {
+    "postgres": "SELECT k, v FROM n, (SELECT pg_sleep(3)) s WHERE k < 3 ORDER BY k",
+    "mysql": "SELECT k, v FROM n WHERE k < 3 AND SLEEP(1) = 0 ORDER BY k",
+}
+RUNNING = {
+    "postgres": "SELECT count(*) FROM pg_stat_activity WHERE query LIKE '%%pg_sleep(3)%%' "
+    "AND pid <> pg_backend_pid()",
+    "mysql": "SELECT count(*) FROM information_schema.processlist "
+    "WHERE info LIKE '%%SLEEP(1)%%' AND id <> CONNECTION_ID()",
+}
 
 
 def _superuser_value(state, sql):
@@ -126,8 +166,13 @@ def _superuser_value(state, sql):
             return conn.execute(sql).fetchone()[0]
     import pymysql
 
-    conn = pymysql.connect(host=state.host, port=state.port, unix_socket=state.socket or None,
-                           user="root", connect_timeout=5)
+    conn = pymysql.connect(
+        host=state.host,
+        port=state.port,
+        unix_socket=state.socket or None,
+        user="root",
+        connect_timeout=5,
+    )
     try:
         with conn.cursor() as cur:
             cur.execute(sql)
@@ -138,12 +183,19 @@ def _superuser_value(state, sql):
 
 def test_server_killed_during_a_query_is_restarted_and_the_item_retried(tmp_path, server):
     slow = SLOW[server.dialect]
-    lines = [json.dumps({"id": f"r{i}", "source_dialect": "sqlite",
-                         "target_dialect": server.dialect,
-                         "source_sql": "SELECT k, v FROM n WHERE k < 3 ORDER BY k",
-                         "reference_sql": slow if i == 3 else
-                         "SELECT k, v FROM n WHERE k < 3 ORDER BY k",
-                         "fixture": FIXTURE}) for i in range(1, 6)]
+    lines = [
+        json.dumps(
+            {
+                "id": f"r{i}",
+                "source_dialect": "sqlite",
+                "target_dialect": server.dialect,
+                "source_sql": "SELECT k, v FROM n WHERE k < 3 ORDER BY k",
+                "reference_sql": slow if i == 3 else "SELECT k, v FROM n WHERE k < 3 ORDER BY k",
+                "fixture": FIXTURE,
+            }
+        )
+        for i in range(1, 6)
+    ]
     (tmp_path / "items.jsonl").write_text("\n".join(lines) + "\n")
     dataset = load_dataset(str(tmp_path / "items.jsonl"))
     killed = []
@@ -165,15 +217,20 @@ def test_server_killed_during_a_query_is_restarted_and_the_item_retried(tmp_path
         if record["id"] == "r2":
             killer.start()
 
-    records = run(dataset, list(dataset.items), create_translator("reference"),
-                  RunConfig(output_dir=tmp_path / "run", start=True, timeout=60),
-                  on_result=start_killer)
+    records = run(
+        dataset,
+        list(dataset.items),
+        create_translator("reference"),
+        RunConfig(output_dir=tmp_path / "run", start=True, timeout=60),
+        on_result=start_killer,
+    )
     killer.join()
     assert killed, "the slow query was never seen running"
     assert [r["id"] for r in records] == [f"r{i}" for i in range(1, 6)]
     assert all(r["verdicts"]["strict"]["match"] for r in records)
-    retried = {r["id"]: r["engine_errors_retried"] for r in records
-               if r.get("engine_errors_retried")}
+    retried = {
+        r["id"]: r["engine_errors_retried"] for r in records if r.get("engine_errors_retried")
+    }
     assert list(retried) == ["r3"], retried
     assert server.state().pid != killed[0]
 
@@ -197,13 +254,13 @@ def test_a_crashed_runs_server_is_stopped_by_the_next_run(tmp_path, monkeypatch,
     console = Console(file=io.StringIO(), width=200)
     started, failed = start_servers([], console)
     assert (started, failed) == ([], {})
-    assert (f"stopped the local {server.dialect} server left running by run {crashed}, which "
-            "crashed") in console.file.getvalue()
+    assert (
+        f"stopped the local {server.dialect} server left running by run {crashed}, which crashed"
+    ) in console.file.getvalue()
     assert not pid_alive(state.pid) and orphan.recorded() is None
 
 
-def test_a_crashed_runs_server_is_stopped_by_engines_down(tmp_path, monkeypatch, capsys,
-                                                         server):
+def test_a_crashed_runs_server_is_stopped_by_engines_down(tmp_path, monkeypatch, capsys, server):
     from parrot.servers.cli import main as engines
 
     monkeypatch.setenv("PARROT_CACHE", str(tmp_path))
@@ -213,8 +270,10 @@ def test_a_crashed_runs_server_is_stopped_by_engines_down(tmp_path, monkeypatch,
     assert engines(["status", server.dialect]) == 0
     assert f"left running by run {crashed}, which crashed" in capsys.readouterr().out
     assert engines(["down", server.dialect]) == 0
-    assert (f"{server.dialect}: stopped (left running by run {crashed}, which crashed)"
-            in capsys.readouterr().out)
+    assert (
+        f"{server.dialect}: stopped (left running by run {crashed}, which crashed)"
+        in capsys.readouterr().out
+    )
     assert not pid_alive(state.pid)
 
 
@@ -226,31 +285,62 @@ def test_eval_with_jobs_killed_leaves_no_process_and_no_server(tmp_path):
         hint = server_for(dialect).available()
         if hint is not None:
             pytest.skip(f"no {dialect} server: {hint}")
-    lines = [json.dumps({"id": f"{d}{i}", "source_dialect": "sqlite", "target_dialect": d,
-                         "source_sql": "SELECT k, v FROM n WHERE k < 3 ORDER BY k",
-                         "reference_sql": SLOW[d], "fixture": FIXTURE})
-             for i in range(20) for d in ("postgres", "mysql")]
+    lines = [
+        json.dumps(
+            {
+                "id": f"{d}{i}",
+                "source_dialect": "sqlite",
+                "target_dialect": d,
+                "source_sql": "SELECT k, v FROM n WHERE k < 3 ORDER BY k",
+                "reference_sql": SLOW[d],
+                "fixture": FIXTURE,
+            }
+        )
+        for i in range(20)
+        for d in ("postgres", "mysql")
+    ]
     (tmp_path / "items.jsonl").write_text("\n".join(lines) + "\n")
     cache = tmp_path / "cache"
     env = {**os.environ, "PARROT_CACHE": str(cache)}
     process = subprocess.Popen(
-        [sys.executable, "-m", "parrot.eval", "--dataset", str(tmp_path / "items.jsonl"),
-         "--model", "reference", "--jobs", "2", "--quiet", "--timeout", "60",
-         "--output-dir", str(tmp_path / "run")],
-        env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        [
+            sys.executable,
+            "-m",
+            "parrot.eval",
+            "--dataset",
+            str(tmp_path / "items.jsonl"),
+            "--model",
+            "reference",
+            "--jobs",
+            "2",
+            "--quiet",
+            "--timeout",
+            "60",
+            "--output-dir",
+            str(tmp_path / "run"),
+        ],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     servers = [cls(root=cache / "servers") for cls in (PostgresServer, MariaDBServer)]
     try:
-        assert wait_until(lambda: (tmp_path / "run" / "results.jsonl").is_file()
-                          and (tmp_path / "run" / "results.jsonl").stat().st_size > 0, 300), \
-            "the run never finished an item"
+        assert wait_until(
+            lambda: (
+                (tmp_path / "run" / "results.jsonl").is_file()
+                and (tmp_path / "run" / "results.jsonl").stat().st_size > 0
+            ),
+            300,
+        ), "the run never finished an item"
         states = [s.recorded() for s in servers]
         assert all(s is not None and s.owner == process.pid for s in states), states
         tree = descendants(process.pid)
         process.kill()
         process.wait(timeout=30)
         pids = tree | {s.pid for s in states}
-        assert wait_until(lambda: not [p for p in pids if pid_alive(p)], 120), \
+        assert wait_until(lambda: not [p for p in pids if pid_alive(p)], 120), (
             f"left behind: {[p for p in pids if pid_alive(p)]}"
+        )
         assert wait_until(lambda: all(s.recorded() is None for s in servers), 120)
         assert all(processes_in(Path(s.data_dir)) == [] for s in states)
     finally:

@@ -10,9 +10,31 @@ from parrot.report.render import SCORE_HEADERS, Table, print_rich, suite_tables,
 
 
 def test_rich_tables_fit_80_columns_without_cutting_labels_or_numbers() -> None:
-    rows = [(pair, 155, 0, 155, 0, "58.9", 155, "49.6", 155, 75, 3, "41.0", 155, "49.6", "49.6",
-             "49.6", 155, "100.0", 155, *["[41.8–57.4]"] * 7)
-            for pair in ("clickhouse→postgres", "databricks→snowflake", "sqlite→duckdb")]
+    rows = [
+        (
+            pair,
+            155,
+            0,
+            155,
+            0,
+            "58.9",
+            155,
+            "49.6",
+            155,
+            75,
+            3,
+            "41.0",
+            155,
+            "49.6",
+            "49.6",
+            "49.6",
+            155,
+            "100.0",
+            155,
+            *["[41.8–57.4]"] * 7,
+        )
+        for pair in ("clickhouse→postgres", "databricks→snowflake", "sqlite→duckdb")
+    ]
     console = Console(width=80, record=True)
     print_rich([Table("By dialect pair", SCORE_HEADERS, rows)], console)
     text = console.export_text()
@@ -27,29 +49,56 @@ def test_rich_tables_fit_80_columns_without_cutting_labels_or_numbers() -> None:
 def _record(rid: str, fixture: bool, suite: list[tuple[bool, str]] | None) -> dict:
     """An outcome record judged strict ``fixture`` on the fixture and, per suite database,
     (match, reason)."""
-    record = {"id": rid, "source_dialect": "sqlite", "target_dialect": "duckdb",
-              "gold": {"status": "ok", "rows": 3}, "pred": {"status": "ok"},
-              "translation": {"status": "ok"}, "tokens": 10,
-              "verdicts": {m: {"match": fixture, "reason": "match" if fixture else "value"}
-                           for m in ("strict", "normalized", "multiset")}}
+    record = {
+        "id": rid,
+        "source_dialect": "sqlite",
+        "target_dialect": "duckdb",
+        "gold": {"status": "ok", "rows": 3},
+        "pred": {"status": "ok"},
+        "translation": {"status": "ok"},
+        "tokens": 10,
+        "verdicts": {
+            m: {"match": fixture, "reason": "match" if fixture else "value"}
+            for m in ("strict", "normalized", "multiset")
+        },
+    }
     if suite is not None:
-        dbs = [{"index": i, "seed": 10 + i, "match": ok, "reason": reason}
-               | ({} if ok else {"detail": f"{reason} on database {i}",
-                                 "cell": {"row": 0, "column": 1, "gold": {"decimal": "1.50"},
-                                          "pred": None}})
-               for i, (ok, reason) in enumerate(suite)]
+        dbs = [
+            {"index": i, "seed": 10 + i, "match": ok, "reason": reason}
+            | (
+                {}
+                if ok
+                else {
+                    "detail": f"{reason} on database {i}",
+                    "cell": {"row": 0, "column": 1, "gold": {"decimal": "1.50"}, "pred": None},
+                }
+            )
+            for i, (ok, reason) in enumerate(suite)
+        ]
         failed = next((d["index"] for d in dbs if not d["match"]), None)
-        record["suite"] = {"databases": dbs, "judged": len(dbs), "elapsed": 0.1,
-                           "match": fixture and failed is None, "first_failure": failed}
+        record["suite"] = {
+            "databases": dbs,
+            "judged": len(dbs),
+            "elapsed": 0.1,
+            "match": fixture and failed is None,
+            "first_failure": failed,
+        }
     return record
 
 
 # (records, Acc_RES rows: (passed, n), Acc_TS (passed, n), suite-only rows: (id, database, seed))
 SUITE_CASES = [
-    ([_record("a", True, [(True, "match")]),
-      _record("b", True, [(True, "match"), (False, "value")]),
-      _record("c", False, [(False, "row_count")]), _record("d", True, None)],
-     (3, 4), (1, 3), [("b", 1, 11)]),
+    (
+        [
+            _record("a", True, [(True, "match")]),
+            _record("b", True, [(True, "match"), (False, "value")]),
+            _record("c", False, [(False, "row_count")]),
+            _record("d", True, None),
+        ],
+        (3, 4),
+        (1, 3),
+        [("b", 1, 11)],
+    ),
     ([_record("a", True, [(True, "match")])], (1, 1), (1, 1), []),
 ]
 
@@ -76,11 +125,15 @@ def test_timeouts_are_counted_apart_from_wrong_answers() -> None:
     """A translation that timed out is not strictly right, like a wrong answer, but summary.json
     and the score tables (md/csv/json, report.html) count it apart (before: only the reasons
     table and the execution-status table said so)."""
-    records = [_record("right", True, None), _record("wrong", False, None),
-               _record("slow", False, None)]
+    records = [
+        _record("right", True, None),
+        _record("wrong", False, None),
+        _record("slow", False, None),
+    ]
     records[2]["pred"] = {"status": "timeout"}
-    records[2]["verdicts"] = {m: {"match": False, "reason": "timeout"}
-                              for m in ("strict", "normalized", "multiset")}
+    records[2]["verdicts"] = {
+        m: {"match": False, "reason": "timeout"} for m in ("strict", "normalized", "multiset")
+    }
     summary = summarize(records)
     overall = summary["overall"]
     assert (overall["strict"], overall["wrong"], overall["timeout"]) == (1, 1, 1)

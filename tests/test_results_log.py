@@ -15,10 +15,16 @@ from parrot.report.metrics import MODES
 
 def _record(item_id):
     """A minimal outcome record with the fields the report reads."""
-    return {"id": item_id, "source_dialect": "sqlite", "target_dialect": "duckdb",
-            "gold": {"status": "ok", "rows": 1}, "pred": {"status": "ok", "rows": 1},
-            "translation": {"status": "ok"}, "tokens": 5,
-            "verdicts": {m: {"match": True, "reason": "match"} for m in MODES}}
+    return {
+        "id": item_id,
+        "source_dialect": "sqlite",
+        "target_dialect": "duckdb",
+        "gold": {"status": "ok", "rows": 1},
+        "pred": {"status": "ok", "rows": 1},
+        "translation": {"status": "ok"},
+        "tokens": 5,
+        "verdicts": {m: {"match": True, "reason": "match"} for m in MODES},
+    }
 
 
 def _write(tmp_path, ids):
@@ -55,7 +61,8 @@ def test_a_damaged_mid_file_line_is_reported_by_number(tmp_path):
     with pytest.raises(DamagedResultsError, match="line number\\(s\\) 4"):
         read_results(tmp_path)
     assert [r["id"] for r in read_results(tmp_path, skip_bad=True)] == [
-        f"i{n}" for n in range(1, 11) if n != 4]
+        f"i{n}" for n in range(1, 11) if n != 4
+    ]
 
 
 def test_report_fails_on_a_damaged_line_unless_skip_bad(tmp_path, capsys):

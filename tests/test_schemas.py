@@ -18,7 +18,9 @@ def _validator(name: str):
     schemas = {p.name: json.loads(p.read_text()) for p in SCHEMAS.glob("*.schema.json")}
     registry = referencing.Registry().with_resources(
         (uri, referencing.Resource.from_contents(s))
-        for n, s in schemas.items() for uri in (n, s["$id"]))
+        for n, s in schemas.items()
+        for uri in (n, s["$id"])
+    )
     return jsonschema.Draft202012Validator(schemas[name], registry=registry)
 
 
@@ -26,9 +28,13 @@ def test_shipped_items_match_the_item_schema():
     validator = _validator("item.schema.json")
     files = sorted(REPO.glob("datasets/*/items.jsonl"))
     assert files
-    errors = [f"{f.name}:{n}: {e.message}" for f in files
-              for n, line in enumerate(f.read_text().splitlines(), 1) if line.strip()
-              for e in validator.iter_errors(json.loads(line))]
+    errors = [
+        f"{f.name}:{n}: {e.message}"
+        for f in files
+        for n, line in enumerate(f.read_text().splitlines(), 1)
+        if line.strip()
+        for e in validator.iter_errors(json.loads(line))
+    ]
     assert errors == []
 
 
@@ -36,17 +42,24 @@ def test_shipped_fixtures_match_the_fixture_schema():
     validator = _validator("fixture.schema.json")
     files = sorted(REPO.glob("datasets/*/fixtures/*.json"))
     assert files
-    errors = [f"{f}: {e.message}" for f in files
-              for e in validator.iter_errors(json.loads(f.read_text()))]
+    errors = [
+        f"{f}: {e.message}" for f in files for e in validator.iter_errors(json.loads(f.read_text()))
+    ]
     assert errors == []
 
 
 def test_schema_rejects_a_malformed_item():
     validator = _validator("item.schema.json")
     assert not validator.is_valid({"id": "x", "source_dialect": "sqlite", "source_sql": "SELECT 1"})
-    assert not validator.is_valid({"id": "x", "source_dialect": "sqlite",
-                                   "target_dialect": "duckdb", "source_sql": "SELECT 1",
-                                   "translation_types": ["nope"]})
+    assert not validator.is_valid(
+        {
+            "id": "x",
+            "source_dialect": "sqlite",
+            "target_dialect": "duckdb",
+            "source_sql": "SELECT 1",
+            "translation_types": ["nope"],
+        }
+    )
 
 
 def test_curated_items_use_the_shipped_fixture_form():
@@ -54,8 +67,17 @@ def test_curated_items_use_the_shipped_fixture_form():
     from parrot.curate.stages import Candidate, Record
 
     ref = Candidate("SELECT 1", "sqlglot", "tool")
-    line = item_json("main", Record(id="a", dialect="sqlite", sql="SELECT 1", target="duckdb",
-                                    fixture="spider/concert_singer", references=(ref,)))
+    line = item_json(
+        "main",
+        Record(
+            id="a",
+            dialect="sqlite",
+            sql="SELECT 1",
+            target="duckdb",
+            fixture="spider/concert_singer",
+            references=(ref,),
+        ),
+    )
     assert line["fixture"] == {"name": "spider/concert_singer"}
     assert _validator("item.schema.json").is_valid(line)
 
@@ -66,13 +88,17 @@ def test_shipped_and_curated_items_share_one_reference_form():
     from parrot.curate.serialise import item_json
     from parrot.curate.stages import Candidate, Record
 
-    shapes = {(f.parent.name, type(json.loads(line)["reference_sql"]).__name__)
-              for f in sorted(REPO.glob("datasets/*/items.jsonl"))
-              for line in f.read_text().splitlines() if line.strip()}
+    shapes = {
+        (f.parent.name, type(json.loads(line)["reference_sql"]).__name__)
+        for f in sorted(REPO.glob("datasets/*/items.jsonl"))
+        for line in f.read_text().splitlines()
+        if line.strip()
+    }
     assert shapes == {(name, "list") for name, _ in shapes}
     ref = Candidate("SELECT 1", "sqlglot", "tool")
-    line = item_json("main", Record(id="a", dialect="sqlite", sql="SELECT 1", target="duckdb",
-                                    references=(ref,)))
+    line = item_json(
+        "main", Record(id="a", dialect="sqlite", sql="SELECT 1", target="duckdb", references=(ref,))
+    )
     assert isinstance(line["reference_sql"], list)
 
 
@@ -117,8 +143,16 @@ def test_built_lines_have_the_one_column_set():
     from parrot.datasets import item_columns, item_line
     from parrot.text2sql.build import item_record
 
-    curated = item_json("main", Record(id="a", dialect="sqlite", sql="SELECT 1", target="duckdb",
-                                       references=(Candidate("SELECT 1", "sqlglot", "tool"),)))
+    curated = item_json(
+        "main",
+        Record(
+            id="a",
+            dialect="sqlite",
+            sql="SELECT 1",
+            target="duckdb",
+            references=(Candidate("SELECT 1", "sqlglot", "tool"),),
+        ),
+    )
     question = {"id": 7, "gold_sql": "SELECT 1", "question": "one?", "db_id": "shop"}
     built = item_line(item_record(question, "duckdb", "spider_dev"))
     for line in (curated, built):
@@ -126,10 +160,16 @@ def test_built_lines_have_the_one_column_set():
         assert _validator("item.schema.json").is_valid(line)
 
 
-INLINE = {"id": "x", "source_dialect": "sqlite", "target_dialect": "duckdb",
-          "source_sql": "SELECT a FROM t",
-          "fixture": {"name": "f", "tables": [{"name": "t", "rows": [[1]],
-                                               "columns": [{"name": "a", "type": "integer"}]}]}}
+INLINE = {
+    "id": "x",
+    "source_dialect": "sqlite",
+    "target_dialect": "duckdb",
+    "source_sql": "SELECT a FROM t",
+    "fixture": {
+        "name": "f",
+        "tables": [{"name": "t", "rows": [[1]], "columns": [{"name": "a", "type": "integer"}]}],
+    },
+}
 BAD_FIXTURE = {**INLINE, "fixture": {"name": "f", "tables": []}}  # only fixture.schema rejects it
 
 
@@ -151,7 +191,8 @@ def test_a_registry_of_the_ids_alone_resolves_every_ref():
 
     schemas = [json.loads(p.read_text()) for p in sorted(SCHEMAS.glob("*.schema.json"))]
     registry = referencing.Registry(retrieve=offline).with_resources(
-        (s["$id"], referencing.Resource.from_contents(s)) for s in schemas)
+        (s["$id"], referencing.Resource.from_contents(s)) for s in schemas
+    )
     item = next(s for s in schemas if s["$id"].endswith("/item.schema.json"))
     validator = jsonschema.Draft202012Validator(item, registry=registry)
     assert validator.is_valid(INLINE) and not validator.is_valid(BAD_FIXTURE)
@@ -161,7 +202,8 @@ def test_the_embedded_fixture_schema_is_the_fixture_schema_file():
     item = json.loads((SCHEMAS / "item.schema.json").read_text())
     fixture = json.loads((SCHEMAS / "fixture.schema.json").read_text())
     assert item["$defs"]["fixture"] == fixture, (
-        "copy parrot/schemas/fixture.schema.json into item.schema.json's $defs.fixture")
+        "copy parrot/schemas/fixture.schema.json into item.schema.json's $defs.fixture"
+    )
 
 
 def test_results_schema_names_every_field_of_the_records():
@@ -187,13 +229,15 @@ def test_a_real_run_matches_the_results_and_summary_schemas(tmp_path):
     from parrot.eval.cli import main as eval_main
 
     run = tmp_path / "run"
-    assert eval_main(["--quiet", "--model", "sqlglot", "--limit", "12", "--output-dir",
-                      str(run)]) == 0
+    assert (
+        eval_main(["--quiet", "--model", "sqlglot", "--limit", "12", "--output-dir", str(run)]) == 0
+    )
     results = _validator("results.schema.json")
     lines = _lines(run / "results.jsonl")
     assert len(lines) == 12
-    errors = [f"{r['id']}: {e.json_path}: {e.message}" for r in lines
-              for e in results.iter_errors(r)]
+    errors = [
+        f"{r['id']}: {e.json_path}: {e.message}" for r in lines for e in results.iter_errors(r)
+    ]
     assert errors == []
     summary = json.loads((run / "summary.json").read_text())
     assert [e.message for e in _validator("summary.schema.json").iter_errors(summary)] == []

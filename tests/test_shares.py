@@ -89,8 +89,13 @@ def test_reference_without_a_reference_is_no_reference_not_a_failure(
 
 def _record(rid: str, match: bool) -> dict:
     record = outcome(rid, match)
-    record["suite"] = {"databases": [], "judged": 0, "elapsed": 0.0, "match": match,
-                       "first_failure": None}
+    record["suite"] = {
+        "databases": [],
+        "judged": 0,
+        "elapsed": 0.0,
+        "match": match,
+        "first_failure": None,
+    }
     return record
 
 

@@ -14,8 +14,12 @@ from parrot.translators import create_translator
 
 ROOT = Path(__file__).resolve().parent.parent
 DATASET = load_dataset("starter")
-PAIRS = {(s, t) for s in ("sqlite", "duckdb", "clickhouse")
-         for t in ("sqlite", "duckdb", "clickhouse") if s != t}
+PAIRS = {
+    (s, t)
+    for s in ("sqlite", "duckdb", "clickhouse")
+    for t in ("sqlite", "duckdb", "clickhouse")
+    if s != t
+}
 
 
 # References a suite database once separated from their source (a result engine-defined on
@@ -56,8 +60,12 @@ def test_size_and_coverage():
 
 
 def test_committed_files_match_the_build_script():
-    proc = subprocess.run([sys.executable, str(ROOT / "scripts" / "build_starter.py"), "--check"],
-                          capture_output=True, text=True, timeout=120)
+    proc = subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / "build_starter.py"), "--check"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert proc.returncode == 0, proc.stdout + proc.stderr
 
 

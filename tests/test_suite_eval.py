@@ -43,22 +43,38 @@ def _with_customer(fixture: Fixture, cid: int) -> Fixture:
 def dataset_dir(tmp_path: Path) -> Path:
     """A one-item slice of the starter dataset (sqlite → sqlite on ``shop``) with a suite."""
     shutil.copytree(STARTER / "fixtures", tmp_path / "fixtures")
-    item = {"id": "t-customers", "source_dialect": "sqlite", "target_dialect": "sqlite",
-            "source_sql": SOURCE, "reference_sql": SOURCE, "fixture": {"name": "shop"}}
+    item = {
+        "id": "t-customers",
+        "source_dialect": "sqlite",
+        "target_dialect": "sqlite",
+        "source_sql": SOURCE,
+        "reference_sql": SOURCE,
+        "fixture": {"name": "shop"},
+    }
     (tmp_path / "items.jsonl").write_text(json.dumps(item) + "\n", encoding="utf-8")
     fixture = load_dataset(str(tmp_path), count_tokens=False).items[0].fixture
     assert fixture is not None
-    dbs = (SuiteDatabase(fixture=_with_customer(fixture, 500), seed=1, size=1),
-           SuiteDatabase(fixture=_with_customer(fixture, 5000), seed=2, size=1))
-    write_suite(tmp_path, Suite(key=suite_key("sqlite", SOURCE, fixture), source_dialect="sqlite",
-                                source_sql=SOURCE, fixture_sha256=fixture.content_hash,
-                                databases=dbs))
+    dbs = (
+        SuiteDatabase(fixture=_with_customer(fixture, 500), seed=1, size=1),
+        SuiteDatabase(fixture=_with_customer(fixture, 5000), seed=2, size=1),
+    )
+    write_suite(
+        tmp_path,
+        Suite(
+            key=suite_key("sqlite", SOURCE, fixture),
+            source_dialect="sqlite",
+            source_sql=SOURCE,
+            fixture_sha256=fixture.content_hash,
+            databases=dbs,
+        ),
+    )
     return tmp_path
 
 
 @pytest.mark.parametrize(("sql", "fixture_match", "suite_match"), CASES)
-def test_suite_verdicts(dataset_dir: Path, sql: str, fixture_match: bool,
-                        suite_match: bool) -> None:
+def test_suite_verdicts(
+    dataset_dir: Path, sql: str, fixture_match: bool, suite_match: bool
+) -> None:
     item = load_dataset(str(dataset_dir), count_tokens=False).items[0]
     judge = Judge(suite_dir=dataset_dir)
     try:
@@ -82,8 +98,10 @@ def test_suite_verdicts(dataset_dir: Path, sql: str, fixture_match: bool,
 
 
 # a translation without SQL to run: it fails Acc_TS and stays in TS n (it used to leave TS n)
-NO_SQL = [Translation(TranslationStatus.UNSUPPORTED, error="not supported"),
-          Translation(TranslationStatus.ERROR, error="translator crashed")]
+NO_SQL = [
+    Translation(TranslationStatus.UNSUPPORTED, error="not supported"),
+    Translation(TranslationStatus.ERROR, error="translator crashed"),
+]
 
 
 @pytest.mark.parametrize("translation", NO_SQL, ids=lambda t: t.status.value)
@@ -104,8 +122,18 @@ def test_cli_suite_switch(dataset_dir: Path, tmp_path: Path) -> None:
     """On by default when the dataset has suites; --no-suite leaves records without one."""
     for flag, expect in (([], True), (["--no-suite"], False)):
         out = tmp_path / f"run{len(flag)}"
-        code = main(["--model", "reference", "--dataset", str(dataset_dir), "--quiet",
-                     "--output-dir", str(out), *flag])
+        code = main(
+            [
+                "--model",
+                "reference",
+                "--dataset",
+                str(dataset_dir),
+                "--quiet",
+                "--output-dir",
+                str(out),
+                *flag,
+            ]
+        )
         assert code == 0
         (record,) = read_results(out)
         assert ("suite" in record) is expect
@@ -116,17 +144,20 @@ def test_cli_suite_switch(dataset_dir: Path, tmp_path: Path) -> None:
 # (source, translation, expected substring of the strict verdict's detail or notes)
 VERDICT_CASES = [
     ("SELECT id FROM no_such_table", "SELECT 1", "no such table"),  # gold error says why
-    ("SELECT id FROM customers ORDER BY id", "SELECT id FROM customers",
-     "no top-level ORDER BY"),
-    ("SELECT DISTINCT name FROM customers ORDER BY upper(name)",  # keys not computable
-     "SELECT DISTINCT name FROM customers ORDER BY upper(name)", "could not be computed"),
+    ("SELECT id FROM customers ORDER BY id", "SELECT id FROM customers", "no top-level ORDER BY"),
+    (
+        "SELECT DISTINCT name FROM customers ORDER BY upper(name)",  # keys not computable
+        "SELECT DISTINCT name FROM customers ORDER BY upper(name)",
+        "could not be computed",
+    ),
 ]
 
 
 @pytest.mark.parametrize(("source", "sql", "expected"), VERDICT_CASES)
 def test_verdict_explains(dataset_dir: Path, source: str, sql: str, expected: str) -> None:
-    item = dataclasses.replace(load_dataset(str(dataset_dir), count_tokens=False).items[0],
-                               source_sql=source)
+    item = dataclasses.replace(
+        load_dataset(str(dataset_dir), count_tokens=False).items[0], source_sql=source
+    )
     judge = Judge()
     try:
         strict = judge.judge(item, Translation(TranslationStatus.OK, sql=sql))["verdicts"]["strict"]
@@ -142,18 +173,36 @@ def test_database_qualified_names_reach_every_suite_database(tmp_path: Path) -> 
     from parrot.servers import stopping_started
 
     shutil.copytree(STARTER / "fixtures", tmp_path / "fixtures")
-    item = {"id": "t-qualified", "source_dialect": "sqlite", "target_dialect": "mysql",
-            "source_sql": SOURCE, "reference_sql": SOURCE, "fixture": {"name": "shop"}}
+    item = {
+        "id": "t-qualified",
+        "source_dialect": "sqlite",
+        "target_dialect": "mysql",
+        "source_sql": SOURCE,
+        "reference_sql": SOURCE,
+        "fixture": {"name": "shop"},
+    }
     (tmp_path / "items.jsonl").write_text(json.dumps(item) + "\n", encoding="utf-8")
     loaded = load_dataset(str(tmp_path), count_tokens=False).items[0]
     fixture = loaded.fixture
     assert fixture is not None
-    dbs = tuple(SuiteDatabase(fixture=dataclasses.replace(_with_customer(fixture, cid),
-                                                          name=f"ts0-r{seed}"), seed=seed, size=1)
-                for seed, cid in ((1, 500), (2, 5000)))
-    write_suite(tmp_path, Suite(key=suite_key("sqlite", SOURCE, fixture), source_dialect="sqlite",
-                                source_sql=SOURCE, fixture_sha256=fixture.content_hash,
-                                databases=dbs))
+    dbs = tuple(
+        SuiteDatabase(
+            fixture=dataclasses.replace(_with_customer(fixture, cid), name=f"ts0-r{seed}"),
+            seed=seed,
+            size=1,
+        )
+        for seed, cid in ((1, 500), (2, 5000))
+    )
+    write_suite(
+        tmp_path,
+        Suite(
+            key=suite_key("sqlite", SOURCE, fixture),
+            source_dialect="sqlite",
+            source_sql=SOURCE,
+            fixture_sha256=fixture.content_hash,
+            databases=dbs,
+        ),
+    )
     with stopping_started():
         judge = Judge(timeout=60, start=True, suite_dir=tmp_path)
         try:
@@ -174,14 +223,29 @@ def test_differs_only_on_generated_data_end_to_end(dataset_dir: Path, tmp_path: 
     first differing cell and the reason."""
     from parrot.report.cli import main as report_main
 
-    sql = ("SELECT id, CASE WHEN id = 5000 THEN 'x' ELSE name END AS name FROM customers "
-           "WHERE id > 0 ORDER BY id")  # customer 5000 exists only in suite database 1
+    sql = (
+        "SELECT id, CASE WHEN id = 5000 THEN 'x' ELSE name END AS name FROM customers "
+        "WHERE id > 0 ORDER BY id"
+    )  # customer 5000 exists only in suite database 1
     predictions = tmp_path / "predictions.jsonl"
-    predictions.write_text(json.dumps({"id": "t-customers", "translated_sql": sql}) + "\n",
-                           encoding="utf-8")
+    predictions.write_text(
+        json.dumps({"id": "t-customers", "translated_sql": sql}) + "\n", encoding="utf-8"
+    )
     out = tmp_path / "run"
-    assert main(["--model", f"file:{predictions}", "--dataset", str(dataset_dir), "--quiet",
-                 "--output-dir", str(out)]) == 0
+    assert (
+        main(
+            [
+                "--model",
+                f"file:{predictions}",
+                "--dataset",
+                str(dataset_dir),
+                "--quiet",
+                "--output-dir",
+                str(out),
+            ]
+        )
+        == 0
+    )
     (record,) = read_results(out)
     assert record["verdicts"]["strict"]["match"] is True
     failed = record["suite"]["databases"][record["suite"]["first_failure"]]
@@ -190,11 +254,15 @@ def test_differs_only_on_generated_data_end_to_end(dataset_dir: Path, tmp_path: 
     summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
     assert summary["overall"]["acc_strict"] == 100.0 and summary["overall"]["acc_ts"] == 0.0
     assert [(f["id"], f["seed"], f["reason"]) for f in summary["suite_only"]] == [
-        ("t-customers", 2, "value")]
+        ("t-customers", 2, "value")
+    ]
     md = tmp_path / "report.md"
     assert report_main([str(out), "--format", "md", "-o", str(md)]) == 0
-    row = next(line for line in md.read_text(encoding="utf-8").splitlines()
-               if line.startswith("| t-customers |"))
+    row = next(
+        line
+        for line in md.read_text(encoding="utf-8").splitlines()
+        if line.startswith("| t-customers |")
+    )
     assert "| sqlite→sqlite | 1 | 2 | value |" in row and " vs x |" in row
     html = tmp_path / "report.html"
     assert report_main([str(out), "--format", "html", "-o", str(html)]) == 0

@@ -13,17 +13,35 @@ from parrot.eval import runner
 from parrot.eval.judge import Judge
 from parrot.translators import Translation
 
-FIXTURE = {"name": "t", "tables": [{
-    "name": "t", "columns": [{"name": "a", "type": "integer"}], "rows": [[1], [2]]}]}
-CASES = [("ok", "SELECT a FROM t ORDER BY a"), ("bad1", "SELECT a FROM t WHERE"),
-         ("runtime", "SELECT nope FROM t"), ("bad2", "SELEC a FROM t"),
-         ("ok2", "SELECT count(*) FROM t")]
+FIXTURE = {
+    "name": "t",
+    "tables": [{"name": "t", "columns": [{"name": "a", "type": "integer"}], "rows": [[1], [2]]}],
+}
+CASES = [
+    ("ok", "SELECT a FROM t ORDER BY a"),
+    ("bad1", "SELECT a FROM t WHERE"),
+    ("runtime", "SELECT nope FROM t"),
+    ("bad2", "SELEC a FROM t"),
+    ("ok2", "SELECT count(*) FROM t"),
+]
 
 
 def _items() -> list[tuple[Any, Translation]]:
-    return [(item_from_record({"id": i, "source_dialect": "sqlite", "target_dialect": "sqlite",
-                               "source_sql": "SELECT a FROM t ORDER BY a", "fixture": FIXTURE}),
-             Translation.from_sql(sql)) for i, sql in CASES]
+    return [
+        (
+            item_from_record(
+                {
+                    "id": i,
+                    "source_dialect": "sqlite",
+                    "target_dialect": "sqlite",
+                    "source_sql": "SELECT a FROM t ORDER BY a",
+                    "fixture": FIXTURE,
+                }
+            ),
+            Translation.from_sql(sql),
+        )
+        for i, sql in CASES
+    ]
 
 
 @pytest.mark.parametrize("backlog", [0, 1, 64])

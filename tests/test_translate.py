@@ -26,8 +26,9 @@ def app_db(tmp_path: Path) -> Path:
     path = tmp_path / "app.sqlite"
     con = sqlite3.connect(path)
     con.execute("CREATE TABLE t (id INTEGER PRIMARY KEY, name TEXT, score REAL)")
-    con.executemany("INSERT INTO t VALUES (?, ?, ?)",
-                    [(1, "a", 1.5), (2, "b", None), (3, "c", 3.25)])
+    con.executemany(
+        "INSERT INTO t VALUES (?, ?, ?)", [(1, "a", 1.5), (2, "b", None), (3, "c", 3.25)]
+    )
     con.commit()
     con.close()
     return path
@@ -37,8 +38,10 @@ def test_file_translated_and_every_statement_matches_on_the_database(tmp_path, a
     sql = tmp_path / "q.sql"
     sql.write_text(QUERIES, encoding="utf-8")
     out = tmp_path / "q.duckdb.sql"
-    assert main(["--from", "sqlite", "--to", "duckdb", "--db", str(app_db), str(sql),
-                 "-o", str(out)]) == 0
+    assert (
+        main(["--from", "sqlite", "--to", "duckdb", "--db", str(app_db), str(sql), "-o", str(out)])
+        == 0
+    )
     err = capsys.readouterr().err
     for i in (1, 2, 3):
         assert f"statement {i}: strict match, normalized match, multiset match" in err
@@ -57,10 +60,16 @@ def test_one_query_from_stdin_to_stdout_without_a_database(monkeypatch, capsys):
 
 def test_a_translation_the_target_rejects_is_reported_and_exits_1(monkeypatch, app_db, capsys):
     # identity keeps SQLite's strftime(format, value); DuckDB's takes (value, format)
-    monkeypatch.setattr("sys.stdin", io.StringIO(
-        "SELECT name FROM t WHERE id = 1; SELECT strftime('%Y', '2020-01-02') AS y"))
-    assert main(["--from", "sqlite", "--to", "duckdb", "--model", "identity",
-                 "--db", str(app_db), "-"]) == 1
+    monkeypatch.setattr(
+        "sys.stdin",
+        io.StringIO("SELECT name FROM t WHERE id = 1; SELECT strftime('%Y', '2020-01-02') AS y"),
+    )
+    assert (
+        main(
+            ["--from", "sqlite", "--to", "duckdb", "--model", "identity", "--db", str(app_db), "-"]
+        )
+        == 1
+    )
     err = capsys.readouterr().err
     assert "statement 1: strict match" in err
     line = next(x for x in err.splitlines() if x.startswith("statement 2:"))
@@ -72,8 +81,7 @@ def test_a_translation_the_target_rejects_is_reported_and_exits_1(monkeypatch, a
 def test_a_target_without_an_engine_is_not_judged_not_a_mismatch(monkeypatch, app_db, capsys):
     monkeypatch.delenv("PARROT_TSQL_URL", raising=False)
     monkeypatch.setattr("sys.stdin", io.StringIO("SELECT name FROM t WHERE id = 1"))
-    assert main(["--from", "sqlite", "--to", "tsql", "--no-start", "--db", str(app_db),
-                 "-"]) == 1
+    assert main(["--from", "sqlite", "--to", "tsql", "--no-start", "--db", str(app_db), "-"]) == 1
     err = capsys.readouterr().err
     assert "no tsql engine here: its side of every statement is not judged (" in err
     assert "statement 1: not judged (no tsql engine); the source ran on sqlite" in err
@@ -81,25 +89,37 @@ def test_a_target_without_an_engine_is_not_judged_not_a_mismatch(monkeypatch, ap
 
 
 def test_a_missing_source_engine_is_said_once_and_the_target_side_still_runs(
-        monkeypatch, app_db, capsys):
+    monkeypatch, app_db, capsys
+):
     # no MariaDB on this machine, as far as parrot can tell (the way the server tests hide it)
     monkeypatch.setattr("parrot.servers.mariadb.find_binary", lambda *names: None)
     monkeypatch.delenv("PARROT_MYSQL_URL", raising=False)
     monkeypatch.setattr("parrot.servers.mariadb.MariaDBServer.state", lambda self: None)
-    monkeypatch.setattr("sys.stdin", io.StringIO(
-        "SELECT id FROM t ORDER BY id; SELECT name FROM t WHERE id = 1; SELECT IFNULL(score, 0)"
-        " AS s FROM t; SELECT nosuchcolumn FROM t"))
+    monkeypatch.setattr(
+        "sys.stdin",
+        io.StringIO(
+            "SELECT id FROM t ORDER BY id; SELECT name FROM t WHERE id = 1; SELECT IFNULL(score, 0)"
+            " AS s FROM t; SELECT nosuchcolumn FROM t"
+        ),
+    )
     assert main(["--from", "mysql", "--to", "duckdb", "--db", str(app_db), "-"]) == 1
     err = capsys.readouterr().err.splitlines()
     assert sum("no mysql engine here" in line for line in err) == 1
-    lines = [re.sub(r"on duckdb [0-9.]+:", "on duckdb:", x) for x in err
-             if x.startswith("statement ")]  # (the engine's label carries its version)
+    lines = [
+        re.sub(r"on duckdb [0-9.]+:", "on duckdb:", x) for x in err if x.startswith("statement ")
+    ]  # (the engine's label carries its version)
     assert lines[:3] == [
         "statement 1: not judged (no mysql engine); the translation ran on duckdb: ok (3 rows)",
         "statement 2: not judged (no mysql engine); the translation ran on duckdb: ok (1 row)",
-        "statement 3: not judged (no mysql engine); the translation ran on duckdb: ok (3 rows)"]
-    assert lines[3].startswith("statement 4: not judged (no mysql engine); the translation ran "
-                               "on duckdb: runtime_error: ") and "nosuchcolumn" in lines[3]
+        "statement 3: not judged (no mysql engine); the translation ran on duckdb: ok (3 rows)",
+    ]
+    assert (
+        lines[3].startswith(
+            "statement 4: not judged (no mysql engine); the translation ran "
+            "on duckdb: runtime_error: "
+        )
+        and "nosuchcolumn" in lines[3]
+    )
     assert "0/4 statements match" in err[-1]
 
 
@@ -109,8 +129,10 @@ def test_input_that_does_not_parse_in_the_source_dialect_is_a_usage_error(monkey
     assert cli.main(["translate", "--from", "duckdb", "--to", "sqlite", "-"]) == 2
     captured = capsys.readouterr()
     assert captured.out == ""  # nothing translated, nothing half-written
-    assert ("error: line 2, column 1: statement 2 does not parse as duckdb: near 'SELEC': "
-            in captured.err)
+    assert (
+        "error: line 2, column 1: statement 2 does not parse as duckdb: near 'SELEC': "
+        in captured.err
+    )
     monkeypatch.setattr("sys.stdin", io.StringIO("SELECT 1;\nSELEC broken"))
     assert main(["--from", "duckdb", "--to", "sqlite", "--no-check", "-"]) == 0
 
@@ -127,7 +149,8 @@ def test_a_rejection_only_parrots_grammar_makes_warns_translates_and_exits_1(mon
 
 
 def test_a_statement_the_grammar_rejects_but_the_engines_parser_accepts_is_translated(
-        monkeypatch, capsys):
+    monkeypatch, capsys
+):
     # the grammar is stricter than DuckDB's own parser here: the engine's parser decides
     from parrot.check import accepts
 
@@ -182,13 +205,18 @@ def test_servers_it_started_are_stopped_when_it_exits(tmp_path, monkeypatch, app
     assert server_for("postgres").state() is None
 
 
-@pytest.mark.parametrize(("argv", "message"), [
-    (["--from", "sqlite", "--to", "duckdb", "--model", "nope", "-"], "unknown model"),
-    (["--from", "sqlite", "--to", "nodialect", "-"], "unknown dialect"),
-    (["--from", "sqlite", "--to", "duckdb", "--db", "/nonexistent/x.sqlite", "-"],
-     "no such database file"),
-    (["--from", "sqlite", "--to", "duckdb", "/nonexistent/q.sql"], "No such file"),
-])
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--from", "sqlite", "--to", "duckdb", "--model", "nope", "-"], "unknown model"),
+        (["--from", "sqlite", "--to", "nodialect", "-"], "unknown dialect"),
+        (
+            ["--from", "sqlite", "--to", "duckdb", "--db", "/nonexistent/x.sqlite", "-"],
+            "no such database file",
+        ),
+        (["--from", "sqlite", "--to", "duckdb", "/nonexistent/q.sql"], "No such file"),
+    ],
+)
 def test_usage_errors_exit_2_with_a_message(monkeypatch, capsys, argv, message):
     monkeypatch.setattr("sys.stdin", io.StringIO("SELECT 1"))
     assert main(argv) == 2
@@ -201,19 +229,26 @@ def test_empty_input_is_a_usage_error(monkeypatch, capsys):
     assert "no SQL statement" in capsys.readouterr().err
 
 
-@pytest.mark.parametrize(("sql", "dialect", "count"), [
-    ("SELECT 1; SELECT 2;", "sqlite", 2),
-    ("SELECT ';'; SELECT 2", "duckdb", 2),
-    ("SELECT 1 # a;b\n; SELECT 2", "mysql", 2),  # MySQL's '#' comment hides its ';'
-    ("SELECT 1", "oracle", 1),
-])
+@pytest.mark.parametrize(
+    ("sql", "dialect", "count"),
+    [
+        ("SELECT 1; SELECT 2;", "sqlite", 2),
+        ("SELECT ';'; SELECT 2", "duckdb", 2),
+        ("SELECT 1 # a;b\n; SELECT 2", "mysql", 2),  # MySQL's '#' comment hides its ';'
+        ("SELECT 1", "oracle", 1),
+    ],
+)
 def test_split_uses_the_source_dialects_lexical_rules(sql, dialect, count):
     assert len(split(sql, dialect)) == count
 
 
 def test_an_untranslated_statement_stays_visible_in_the_output():
-    text = render_sql([Translation.from_sql("SELECT 1"),
-                       Translation(TranslationStatus.ERROR, error="parse\nerror")])
+    text = render_sql(
+        [
+            Translation.from_sql("SELECT 1"),
+            Translation(TranslationStatus.ERROR, error="parse\nerror"),
+        ]
+    )
     assert text == "SELECT 1;\n\n-- statement 2: not translated (error: parse error)\n"
 
 
@@ -226,14 +261,28 @@ def test_model_args_reach_the_translator(monkeypatch, capsys):
 
     monkeypatch.setattr("parrot.translate.create_translator", create)
     monkeypatch.setattr("sys.stdin", io.StringIO("SELECT 1"))
-    assert main(["--from", "sqlite", "--to", "duckdb", "--model", "openai/x",
-                 "--model-args", "temperature=0.3,hints=false", "-"]) == 2
+    assert (
+        main(
+            [
+                "--from",
+                "sqlite",
+                "--to",
+                "duckdb",
+                "--model",
+                "openai/x",
+                "--model-args",
+                "temperature=0.3,hints=false",
+                "-",
+            ]
+        )
+        == 2
+    )
     assert seen == {"spec": "openai/x", "temperature": 0.3, "hints": False}
 
 
 def test_model_args_for_a_translator_that_calls_no_model_are_said_to_be_ignored(
-        monkeypatch, capsys):
+    monkeypatch, capsys
+):
     monkeypatch.setattr("sys.stdin", io.StringIO("SELECT 1"))
-    assert main(["--from", "sqlite", "--to", "duckdb", "--model-args", "temperature=0.3",
-                 "-"]) == 0
+    assert main(["--from", "sqlite", "--to", "duckdb", "--model-args", "temperature=0.3", "-"]) == 0
     assert "warning: sqlglot calls no model: --model-args are ignored" in capsys.readouterr().err

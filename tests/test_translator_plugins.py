@@ -34,7 +34,8 @@ def plugin(tmp_path, monkeypatch):
     info.mkdir()
     (info / "METADATA").write_text("Metadata-Version: 2.1\nName: parrot-echo\nVersion: 0.1\n")
     (info / "entry_points.txt").write_text(
-        "[parrot.translators]\necho = parrot_echo:Echo\nbroken = parrot_echo:NOT_A_TRANSLATOR\n")
+        "[parrot.translators]\necho = parrot_echo:Echo\nbroken = parrot_echo:NOT_A_TRANSLATOR\n"
+    )
     monkeypatch.syspath_prepend(str(tmp_path))
     return tmp_path
 
@@ -43,10 +44,31 @@ def test_an_entry_point_translator_is_listed_created_and_run(plugin, tmp_path):
     assert "echo" in available()
     assert create_translator("echo").params() == {"name": "echo"}
     items = tmp_path / "items.jsonl"
-    items.write_text(json.dumps({"id": "a", "source_dialect": "sqlite", "target_dialect": "duckdb",
-                                 "source_sql": "SELECT 1 AS x"}) + "\n")
-    assert eval_main(["--quiet", "--model", "echo", "--dataset", str(items),
-                      "--output-dir", str(tmp_path / "run")]) == 0
+    items.write_text(
+        json.dumps(
+            {
+                "id": "a",
+                "source_dialect": "sqlite",
+                "target_dialect": "duckdb",
+                "source_sql": "SELECT 1 AS x",
+            }
+        )
+        + "\n"
+    )
+    assert (
+        eval_main(
+            [
+                "--quiet",
+                "--model",
+                "echo",
+                "--dataset",
+                str(items),
+                "--output-dir",
+                str(tmp_path / "run"),
+            ]
+        )
+        == 0
+    )
     [record] = read_results(tmp_path / "run")
     assert record["verdicts"]["strict"]["match"]
 

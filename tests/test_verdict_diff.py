@@ -13,11 +13,18 @@ spec.loader.exec_module(verdict_diff)
 
 
 def _record(item_id, match=True, suite=True):
-    return {"id": item_id, "translation": {"status": "ok"}, "gold": {"status": "ok"},
-            "pred": {"status": "ok"}, "elapsed": 0.5 if match else 9.0,
-            "verdicts": {m: {"match": match, "reason": "match" if match else "row_count"}
-                         for m in ("strict", "normalized", "multiset")},
-            "suite": {"match": suite}}
+    return {
+        "id": item_id,
+        "translation": {"status": "ok"},
+        "gold": {"status": "ok"},
+        "pred": {"status": "ok"},
+        "elapsed": 0.5 if match else 9.0,
+        "verdicts": {
+            m: {"match": match, "reason": "match" if match else "row_count"}
+            for m in ("strict", "normalized", "multiset")
+        },
+        "suite": {"match": suite},
+    }
 
 
 def _run(path, records):

@@ -142,9 +142,22 @@ def test_parrot_witness_on_a_real_run(tmp_path, capsys):
         for i in load_dataset("starter").items
         if i.id == "starter-revenue-per-customer-2024-sqlite-duckdb"
     )
+
     def run_eval(model: str, out: Path) -> int:
-        return eval_main(["--quiet", "--model", model, "--pairs", "sqlite:duckdb", "--limit", "1",
-                          "--no-suite", "--output-dir", str(out)])
+        return eval_main(
+            [
+                "--quiet",
+                "--model",
+                model,
+                "--pairs",
+                "sqlite:duckdb",
+                "--limit",
+                "1",
+                "--no-suite",
+                "--output-dir",
+                str(out),
+            ]
+        )
 
     base = tmp_path / "base"
     assert run_eval("reference", base) == 0
@@ -202,8 +215,21 @@ def test_eval_with_witness_records_them_and_the_report_shows_them(tmp_path):
     import re
 
     run = tmp_path / "run"
-    code = eval_main(["--quiet", "--model", "sqlglot", "--pairs", "sqlite:clickhouse",
-                      "--limit", "12", "--no-suite", "--witness", "--output-dir", str(run)])
+    code = eval_main(
+        [
+            "--quiet",
+            "--model",
+            "sqlglot",
+            "--pairs",
+            "sqlite:clickhouse",
+            "--limit",
+            "12",
+            "--no-suite",
+            "--witness",
+            "--output-dir",
+            str(run),
+        ]
+    )
     assert code == 0
     lines = [json.loads(x) for x in (run / "witnesses.jsonl").read_text().splitlines()]
     found = {x["id"]: x["witness"] for x in lines if x["witness"]}
@@ -222,7 +248,9 @@ def test_eval_with_witness_records_them_and_the_report_shows_them(tmp_path):
     loaded = {p.name: json.loads(p.read_text()) for p in schemas.glob("*.schema.json")}
     registry = referencing.Registry().with_resources(
         (uri, referencing.Resource.from_contents(x))
-        for n, x in loaded.items() for uri in (n, x["$id"]))
+        for n, x in loaded.items()
+        for uri in (n, x["$id"])
+    )
     validator = jsonschema.Draft202012Validator(loaded["witness.schema.json"], registry=registry)
     assert [e.message for x in lines for e in validator.iter_errors(x)] == []
     counts = json.loads((run / "summary.json").read_text())["witnesses"]

@@ -204,8 +204,11 @@ def verdict_level(record: Outcome) -> LevelRecord:
     for a dialect of the item, or the source failed: only Acc_SYN, a grammar, judges it).
     ``bounded-equivalent`` is never computed here: a prover writes it into the record."""
     pred = record.get("pred")
-    if (record.get("no_engine") or record["gold"]["status"] != "ok"
-            or (pred is not None and pred["status"] == "no_engine")):
+    if (
+        record.get("no_engine")
+        or record["gold"]["status"] != "ok"
+        or (pred is not None and pred["status"] == "no_engine")
+    ):
         return {"name": "not assessed", "databases": 0}
     suite = record.get("suite")
     judged = len(suite["databases"]) if suite else 0

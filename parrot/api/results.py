@@ -114,8 +114,12 @@ class ResultsLog:
         """Append the damaged lines, verbatim, to DAMAGED; rewrite RESULTS with the valid lines."""
         with (run_dir / DAMAGED).open("a", encoding="utf-8") as fh:
             for number, raw in bad:
-                fh.write(json.dumps({"line": number, "text": raw.decode("utf-8", "replace")},
-                                    ensure_ascii=False) + "\n")
+                fh.write(
+                    json.dumps(
+                        {"line": number, "text": raw.decode("utf-8", "replace")}, ensure_ascii=False
+                    )
+                    + "\n"
+                )
             fh.flush()
             os.fsync(fh.fileno())
         damaged = {n for n, _ in bad}
@@ -138,7 +142,7 @@ class ResultsLog:
         line = memoryview(_line(record).encode("utf-8"))
         try:
             while line:  # a short write (the disk filled up mid-line) continues or raises
-                line = line[os.write(self._fh.fileno(), line):]
+                line = line[os.write(self._fh.fileno(), line) :]
             if time.monotonic() - self._synced >= FSYNC_INTERVAL:
                 self._sync()
         except OSError as exc:
@@ -169,8 +173,9 @@ def write_json(path: Path, data: Any) -> None:
     """Write JSON atomically (temp file + rename)."""
     tmp = path.with_suffix(path.suffix + ".tmp")
     try:
-        tmp.write_text(json.dumps(data, indent=2, ensure_ascii=False, default=str) + "\n",
-                       encoding="utf-8")
+        tmp.write_text(
+            json.dumps(data, indent=2, ensure_ascii=False, default=str) + "\n", encoding="utf-8"
+        )
         os.replace(tmp, path)
     except OSError as exc:
         with contextlib.suppress(OSError):
@@ -208,8 +213,9 @@ def _median(values: list[float]) -> float | None:
     return round(float(statistics.median(values)), 3) if values else None
 
 
-def witness_summary(records: list[Outcome] | list[dict[str, Any]],
-                    lines: dict[str, WitnessLine]) -> dict[str, Any]:
+def witness_summary(
+    records: list[Outcome] | list[dict[str, Any]], lines: dict[str, WitnessLine]
+) -> dict[str, Any]:
     """summary.json's ``witnesses``: of the run's rejected items, how many were shrunk, how many
     have a witness (the rest: a side does not run there, so no data-dependent witness), how many
     are 1-minimal, and the median witness size (rows), engine executions and seconds per item."""

@@ -19,9 +19,15 @@ import referencing
 from jsonschema.exceptions import ValidationError
 
 SCHEMAS = Path(__file__).resolve().parent.parent / "schemas"
-TYPE_NAMES = {"string": "a string", "array": "a list", "object": "a JSON object",
-              "integer": "an integer", "number": "a number", "boolean": "a boolean",
-              "null": "null"}
+TYPE_NAMES = {
+    "string": "a string",
+    "array": "a list",
+    "object": "a JSON object",
+    "integer": "an integer",
+    "number": "a number",
+    "boolean": "a boolean",
+    "null": "null",
+}
 NON_BLANK = "\\S"  # the pattern of text that must hold more than white space
 SHOWN = 60  # characters of an offending value quoted in a message
 
@@ -29,12 +35,16 @@ SHOWN = 60  # characters of an offending value quoted in a message
 @cache
 def validator(name: str) -> jsonschema.Draft202012Validator:
     """The validator of ``parrot/schemas/<name>`` (e.g. ``item.schema.json``)."""
-    schemas = {p.name: json.loads(p.read_text(encoding="utf-8"))
-               for p in sorted(SCHEMAS.glob("*.schema.json"))}
+    schemas = {
+        p.name: json.loads(p.read_text(encoding="utf-8"))
+        for p in sorted(SCHEMAS.glob("*.schema.json"))
+    }
     # a Registry without a retrieve function fetches nothing: an unknown $ref is an error
     registry: referencing.Registry[Any] = referencing.Registry().with_resources(
         (uri, referencing.Resource.from_contents(schema))
-        for file, schema in schemas.items() for uri in (file, schema["$id"]))
+        for file, schema in schemas.items()
+        for uri in (file, schema["$id"])
+    )
     return jsonschema.Draft202012Validator(schemas[name], registry=registry)
 
 
@@ -51,8 +61,10 @@ def describe(error: ValidationError) -> str:
     if error.validator in ("oneOf", "anyOf") and error.context:
         alternatives = _alternatives(error)
         if alternatives is not None:
-            return f"{_path(error.absolute_path)}: expected {alternatives}, got " \
-                   f"{_shown(error.instance)}"
+            return (
+                f"{_path(error.absolute_path)}: expected {alternatives}, got "
+                f"{_shown(error.instance)}"
+            )
         error = _closest(error.context)
     where = _path(error.absolute_path)
     if error.validator == "required":
@@ -90,9 +102,15 @@ def _alternatives(error: ValidationError) -> str | None:
     branches = error.context or []
     if any(e.validator != "type" or e.absolute_path != error.absolute_path for e in branches):
         return None
-    return _types([t for e in branches for t in
-                   ([e.validator_value] if isinstance(e.validator_value, str)
-                    else e.validator_value)])
+    return _types(
+        [
+            t
+            for e in branches
+            for t in (
+                [e.validator_value] if isinstance(e.validator_value, str) else e.validator_value
+            )
+        ]
+    )
 
 
 def _closest(errors: Iterable[ValidationError]) -> ValidationError:

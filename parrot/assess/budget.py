@@ -62,8 +62,9 @@ class BudgetedJudge:
     def active(self, dialects: tuple[str, ...]) -> Iterator[BudgetedJudge]:
         """The budget running, each of ``dialects`` under the short timeout."""
         saved = dict(self._judge.timeouts)
-        self._judge.timeouts.update({d: min(self._timeout, saved.get(d, self._judge.timeout))
-                                     for d in dialects})
+        self._judge.timeouts.update(
+            {d: min(self._timeout, saved.get(d, self._judge.timeout)) for d in dialects}
+        )
         self._used = 0
         try:
             yield self

@@ -64,25 +64,46 @@ def configure(p: argparse.ArgumentParser) -> argparse.ArgumentParser:
     p.add_argument("input", metavar="INPUT", type=Path, help="folder, .sql file or query log")
     cli.add_translation(p)
     p.add_argument("--db", metavar="DB", help="SQLite/DuckDB file or SQLAlchemy URL with data")
-    p.add_argument("--schema", dest="schema_file", metavar="FILE", type=Path,
-                   help="DDL in the source dialect: generate the databases from it")
+    p.add_argument(
+        "--schema",
+        dest="schema_file",
+        metavar="FILE",
+        type=Path,
+        help="DDL in the source dialect: generate the databases from it",
+    )
     p.add_argument("--format", choices=FORMATS, help="input format (default: from the input)")
-    cli.add_output_dir(p, "translated/, assessment.jsonl and assessment.html",
-                       default="assessment")
-    p.add_argument("--resume", action="store_true",
-                   help="continue in --output-dir, skipping statements already judged")
+    cli.add_output_dir(p, "translated/, assessment.jsonl and assessment.html", default="assessment")
+    p.add_argument(
+        "--resume",
+        action="store_true",
+        help="continue in --output-dir, skipping statements already judged",
+    )
     cli.add_timeout(p, DEFAULT_TIMEOUT)
-    p.add_argument("--max-dbs", type=int, default=4, metavar="N",
-                   help="generated databases kept per template")
-    p.add_argument("--no-distill", dest="distill", action="store_false",
-                   help="keep a few diverse generated databases per template instead of those "
-                        "that tell the query from its near-miss neighbours (faster, finds less)")
-    cli.add_timeout(p, 2.0, flag="--generated-timeout",
-                    what="per execution while building generated databases; a source that "
-                         "times out there is not assessed (timeout on generated data), as is "
-                         "one whose databases take over 2,000 runs to build")
-    p.add_argument("--witness-budget", type=int, default=200, metavar="N",
-                   help="engine executions to shrink a disagreeing database (0: no witness)")
+    p.add_argument(
+        "--max-dbs", type=int, default=4, metavar="N", help="generated databases kept per template"
+    )
+    p.add_argument(
+        "--no-distill",
+        dest="distill",
+        action="store_false",
+        help="keep a few diverse generated databases per template instead of those "
+        "that tell the query from its near-miss neighbours (faster, finds less)",
+    )
+    cli.add_timeout(
+        p,
+        2.0,
+        flag="--generated-timeout",
+        what="per execution while building generated databases; a source that "
+        "times out there is not assessed (timeout on generated data), as is "
+        "one whose databases take over 2,000 runs to build",
+    )
+    p.add_argument(
+        "--witness-budget",
+        type=int,
+        default=200,
+        metavar="N",
+        help="engine executions to shrink a disagreeing database (0: no witness)",
+    )
     p.add_argument("--no-start", action="store_true", help="do not start local servers")
     cli.add_quiet(p, "progress bar")
     cli.add_model_args(p)
@@ -145,8 +166,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     if args.model_args and not translator.takes_llm_options:
-        print(f"warning: {args.model} calls no model: --model-args are ignored",
-              file=sys.stderr)
+        print(f"warning: {args.model} calls no model: --model-args are ignored", file=sys.stderr)
     templates = group(workload, settings.source)
     todo = sum(st.id not in done for st in workload)
     print(

@@ -79,8 +79,9 @@ def probe(sql: str, dialect: str, fixture: Fixture) -> str | None:
     return query.sql(dialect)
 
 
-def judge_dml(judge: Judge, item: Item, sql: str,
-              databases: Sequence[tuple[str, Fixture]]) -> Outcome:
+def judge_dml(
+    judge: Judge, item: Item, sql: str, databases: Sequence[tuple[str, Fixture]]
+) -> Outcome:
     """Run ``item``'s source and the translation ``sql`` on a copy of each database and compare
     the tables the source changes."""
     try:
@@ -89,36 +90,55 @@ def judge_dml(judge: Judge, item: Item, sql: str,
         return Outcome(NOT_ASSESSED, "engine_error", f"connect: {exc}", databases=len(databases))
     if source is None or target is None:
         missing = item.source_dialect if source is None else item.target_dialect
-        return Outcome(NOT_ASSESSED, "no_engine", f"no {missing} engine here",
-                       databases=len(databases))
+        return Outcome(
+            NOT_ASSESSED, "no_engine", f"no {missing} engine here", databases=len(databases)
+        )
     judged, why_not = 0, ""
     for origin, db in databases:
         tables = changed_tables(item.source_sql, item.source_dialect, db)
         if isinstance(tables, str):
-            return Outcome(NOT_ASSESSED, "not_a_query", f"DML not run: {tables}",
-                           databases=len(databases))
+            return Outcome(
+                NOT_ASSESSED, "not_a_query", f"DML not run: {tables}", databases=len(databases)
+            )
         src = _run(judge, source, item.source_sql, db, tables)
         if not src.ok:
-            why_not = why_not or f"gold_error: the source fails on {origin}: " + \
-                " ".join(str(src.execution.error).split())
+            why_not = why_not or f"gold_error: the source fails on {origin}: " + " ".join(
+                str(src.execution.error).split()
+            )
             continue
         judged += 1
         tgt = _run(judge, target, sql, db, tables)
         if not tgt.ok:
             reason = "timeout" if tgt.execution.status is ExecStatus.TIMEOUT else "pred_error"
-            return Outcome(FAILED, reason, f"on {origin}: " + " ".join(
-                str(tgt.execution.error).split()), judged, len(databases))
+            return Outcome(
+                FAILED,
+                reason,
+                f"on {origin}: " + " ".join(str(tgt.execution.error).split()),
+                judged,
+                len(databases),
+            )
         for table in tables:
             verdict = compare(src.tables[table], tgt.tables[table], mode=Mode.STRICT)
             if not verdict.match:
-                return Outcome(REVIEW, verdict.reason.value,
-                               f"on {origin}, table {table} after the statement: "
-                               + " ".join(verdict.detail.split()), judged, len(databases))
+                return Outcome(
+                    REVIEW,
+                    verdict.reason.value,
+                    f"on {origin}, table {table} after the statement: "
+                    + " ".join(verdict.detail.split()),
+                    judged,
+                    len(databases),
+                )
     if not judged:
-        return Outcome(NOT_ASSESSED, why_not.split(":")[0] or "no_database", why_not, 0,
-                       len(databases))
-    return Outcome(VERIFIED, "match", "the changed tables are equal after the statement, "
-                   "run on a copy of each database", judged, len(databases))
+        return Outcome(
+            NOT_ASSESSED, why_not.split(":")[0] or "no_database", why_not, 0, len(databases)
+        )
+    return Outcome(
+        VERIFIED,
+        "match",
+        "the changed tables are equal after the statement, run on a copy of each database",
+        judged,
+        len(databases),
+    )
 
 
 def _run(judge: Judge, engine: Engine, sql: str, db: Fixture, tables: list[str]) -> ReadBack:

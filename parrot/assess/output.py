@@ -33,11 +33,15 @@ def statement_text(line: dict[str, Any]) -> str:
         kept = (line["comments"] + "\n") if line.get("comments") else ""
         source = _commented(line["source_sql"])
         return f"{kept}-- parrot assess: not translated ({why})\n{source}" + (
-            f"\n{tail}" if tail else "")
+            f"\n{tail}" if tail else ""
+        )
     head = "" if line["verdict"] == VERIFIED else f"-- parrot assess: {' '.join(why.split())}\n"
     if line.get("parameterised_sql"):  # translated and judged with values in its placeholders
-        head += "-- parrot assess: the input has placeholders: " + " ".join(
-            line["parameterised_sql"].split()) + "\n"
+        head += (
+            "-- parrot assess: the input has placeholders: "
+            + " ".join(line["parameterised_sql"].split())
+            + "\n"
+        )
     body = line["translation"].strip().rstrip(";") + ";" + (f" {tail}" if tail else "")
     if line.get("comments"):  # the input's, before the statement (translators drop them)
         head = line["comments"] + "\n" + head

@@ -59,9 +59,12 @@ def fill(sql: str, dialect: str, fixture: Fixture | None) -> Filled | str:
         tree = sqlglot.parse_one(text, read=dialect)
     except SqlglotError as exc:
         return f"sqlglot cannot parse it to find the placeholders: {str(exc).splitlines()[0]}"
-    nodes = [n for n in tree.find_all(exp.Placeholder, exp.Parameter, exp.Column)
-             if not isinstance(n.parent, exp.Parameter)
-             and (not isinstance(n, exp.Column) or _NUMBERED.match(n.sql(dialect)))]
+    nodes = [
+        n
+        for n in tree.find_all(exp.Placeholder, exp.Parameter, exp.Column)
+        if not isinstance(n.parent, exp.Parameter)
+        and (not isinstance(n, exp.Column) or _NUMBERED.match(n.sql(dialect)))
+    ]
     if not nodes:
         return "no placeholder found in sqlglot's tree"
     tables = _tables(tree, fixture)
@@ -70,8 +73,10 @@ def fill(sql: str, dialect: str, fixture: Fixture | None) -> Filled | str:
         label = _label(node, position)
         found = _column(node, tables)
         if found is None:
-            return f"no column domain known for {label} (it is not compared with a column " \
-                   "of a table the database has)"
+            return (
+                f"no column domain known for {label} (it is not compared with a column "
+                "of a table the database has)"
+            )
         table, column, rank, quantile = found
         if label not in chosen:  # a named or numbered one used again keeps its value
             chosen[label] = (_value(table, column, rank, quantile), f"{table.name}.{column}")
@@ -101,8 +106,9 @@ def _tables(tree: exp.Expr, fixture: Fixture) -> dict[str, Table]:
     return out
 
 
-def _column(node: exp.Expr, tables: dict[str, Table]
-            ) -> tuple[Table, str, int, float | None] | None:
+def _column(
+    node: exp.Expr, tables: dict[str, Table]
+) -> tuple[Table, str, int, float | None] | None:
     """The (table, column) ``node`` is compared with, its rank in an IN list, and for a range
     the quantile of the column's values it takes (None for equality)."""
     parent, rank, quantile = node.parent, 0, None
@@ -123,15 +129,17 @@ def _column(node: exp.Expr, tables: dict[str, Table]
         candidates = [tables[other.table.lower()]] if other.table.lower() in tables else []
     else:
         candidates = list({id(t): t for t in tables.values()}.values())
-    owners = [(t, c.name) for t in candidates for c in t.columns
-              if c.name.lower() == other.name.lower()]
+    owners = [
+        (t, c.name) for t in candidates for c in t.columns if c.name.lower() == other.name.lower()
+    ]
     if len(owners) != 1:
         return None
     return owners[0][0], owners[0][1], rank, quantile
 
 
-def _inserted(node: exp.Expr, row: exp.Tuple, tables: dict[str, Table]
-              ) -> tuple[Table, str, int, float | None] | None:
+def _inserted(
+    node: exp.Expr, row: exp.Tuple, tables: dict[str, Table]
+) -> tuple[Table, str, int, float | None] | None:
     """The column an ``INSERT ... VALUES`` placeholder goes into (rank -1 - the row's index:
     a new value, another in each row)."""
     values = row.parent

@@ -69,14 +69,16 @@ def kind(sql: str) -> str:
     if not _QUERY.match(sql) and not DML.match(sql):
         return "other"
     if not _QUERY.match(sql):
-        return "parameterised" if _PLACEHOLDER.search(re.sub(r"'(?:[^']|'')*'", "''", sql)) \
-            else "dml"
+        return (
+            "parameterised" if _PLACEHOLDER.search(re.sub(r"'(?:[^']|'')*'", "''", sql)) else "dml"
+        )
     stripped = re.sub(r"'(?:[^']|'')*'", "''", sql)
     return "parameterised" if _PLACEHOLDER.search(stripped) else "query"
 
 
-def with_values(statements: list[Statement], dialect: str,
-                fixture: Fixture | None) -> list[Statement]:
+def with_values(
+    statements: list[Statement], dialect: str, fixture: Fixture | None
+) -> list[Statement]:
     """Each statement with placeholders gets values from the columns they are compared with
     (:mod:`parrot.assess.placeholders`), or says why not."""
     out = []
@@ -289,16 +291,24 @@ class Assessment:
     def _verify_dml(self, template: Template, st: Statement, t: Translation) -> Outcome:
         """Run on a copy of each database and compare the changed tables (:mod:`.dml`)."""
         if template.databases is None:
-            given = [("your database", self.s.db)] if self.s.db else \
-                [("empty tables", self.s.schema)] if self.s.schema else []
+            given = (
+                [("your database", self.s.db)]
+                if self.s.db
+                else [("empty tables", self.s.schema)]
+                if self.s.schema
+                else []
+            )
             query = probe(st.sql, self.s.source, given[0][1]) if given else None
             try:
                 template.databases = self.databases(replace(st, sql=query)) if query else given
             except NoDatabases as exc:
                 template.databases, template.why_fewer = exc.left, str(exc)
         if not template.databases:
-            return Outcome(NOT_ASSESSED, "timeout" if template.why_fewer else "no_database",
-                           template.why_fewer or "no database to run the statement on")
+            return Outcome(
+                NOT_ASSESSED,
+                "timeout" if template.why_fewer else "no_database",
+                template.why_fewer or "no database to run the statement on",
+            )
         same = template.judged.get((st.sql, t.sql or ""))
         if same is not None:
             return replace(same[1], detail=f"the same statement as {same[0]}: its outcome")
@@ -340,8 +350,6 @@ def read_done(path: Path) -> dict[str, dict[str, Any]]:
             except (KeyError, TypeError):
                 continue
     return done
-
-
 
 
 __all__ = [

@@ -21,8 +21,15 @@ from parrot.check.parsers import (
     grammar_for,
 )
 
-__all__ = ["GRAMMAR_OF", "UnsupportedDialectError", "Verdict", "accepts", "check_many",
-           "check_sql", "grammar_for"]
+__all__ = [
+    "GRAMMAR_OF",
+    "UnsupportedDialectError",
+    "Verdict",
+    "accepts",
+    "check_many",
+    "check_sql",
+    "grammar_for",
+]
 
 
 @dataclass(frozen=True)
@@ -51,8 +58,18 @@ def check_sql(sql: str, dialect: str) -> list[Verdict]:
         if problem is None:
             verdicts.append(Verdict(i, True, stmt.start, stmt.end))
         else:
-            verdicts.append(Verdict(i, False, stmt.start, stmt.end, problem.line, problem.column,
-                                    problem.token, problem.message))
+            verdicts.append(
+                Verdict(
+                    i,
+                    False,
+                    stmt.start,
+                    stmt.end,
+                    problem.line,
+                    problem.column,
+                    problem.token,
+                    problem.message,
+                )
+            )
     return verdicts
 
 
@@ -67,8 +84,9 @@ def _check_chunk(args: tuple[list[str], str]) -> list[list[Verdict]]:
     return [check_sql(s, dialect) for s in sqls]
 
 
-def check_many(sqls: Iterable[str], dialect: str, workers: int = 1,
-               chunk: int = 500) -> list[list[Verdict]]:
+def check_many(
+    sqls: Iterable[str], dialect: str, workers: int = 1, chunk: int = 500
+) -> list[list[Verdict]]:
     """Verdicts for many inputs, in order; ``workers`` > 1 spreads chunks over processes.
 
     Each worker process warms its own parser (the prediction cache is per process), so workers
@@ -78,6 +96,6 @@ def check_many(sqls: Iterable[str], dialect: str, workers: int = 1,
     grammar_for(dialect)  # fail early on an unknown dialect
     if workers <= 1 or len(items) <= chunk:
         return _check_chunk((list(items), dialect))
-    parts = [(list(items[i:i + chunk]), dialect) for i in range(0, len(items), chunk)]
+    parts = [(list(items[i : i + chunk]), dialect) for i in range(0, len(items), chunk)]
     with ProcessPoolExecutor(max_workers=workers) as pool:
         return [v for part in pool.map(_check_chunk, parts) for v in part]

@@ -28,18 +28,20 @@ def build_parser() -> argparse.ArgumentParser:
 def configure(ap: argparse.ArgumentParser) -> argparse.ArgumentParser:
     """Fill ``ap`` with check's flags (also ``parrot check``'s subparser)."""
     cli.configure(ap, check, "Check SQL syntax with parrot's own grammars (no engine, no Java).")
-    ap.add_argument("--dialect", "-d", required=True,
-                    help=f"dialect or alias ({', '.join(sorted(GRAMMAR_OF))})")
-    ap.add_argument("files", nargs="*", default=["-"],
-                    help="SQL files; '-' or nothing reads standard input")
+    ap.add_argument(
+        "--dialect", "-d", required=True, help=f"dialect or alias ({', '.join(sorted(GRAMMAR_OF))})"
+    )
+    ap.add_argument(
+        "files", nargs="*", default=["-"], help="SQL files; '-' or nothing reads standard input"
+    )
     ap.add_argument("--json", action="store_true", help="print the verdicts as JSON")
     ap.add_argument("-v", "--verbose", action="store_true", help="also list statements that pass")
     return ap
 
 
 def _snippet(sql: str, v: Verdict, width: int = 60) -> str:
-    text = " ".join(sql[v.start:v.end].split())
-    return text if len(text) <= width else text[:width - 1] + "…"
+    text = " ".join(sql[v.start : v.end].split())
+    return text if len(text) <= width else text[: width - 1] + "…"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -69,16 +71,21 @@ def _run(args: argparse.Namespace) -> int:
     total = sum(len(v) for _, _, v in results)
     failed = sum(1 for _, _, vs in results for v in vs if not v.ok)
     if args.json:
-        out = {"dialect": args.dialect, "statements": total, "failed": failed,
-               "files": [{"file": f, "verdicts": [v.to_dict() for v in vs]}
-                         for f, _, vs in results]}
+        out = {
+            "dialect": args.dialect,
+            "statements": total,
+            "failed": failed,
+            "files": [{"file": f, "verdicts": [v.to_dict() for v in vs]} for f, _, vs in results],
+        }
         print(json.dumps(out, indent=2))
     else:
         for name, sql, verdicts in results:
             for v in verdicts:
                 if not v.ok:
-                    print(f"{name}:{v.line}:{v.column}: error: statement {v.index}: near "
-                          f"{v.token!r}: {v.message}  [{_snippet(sql, v)}]")
+                    print(
+                        f"{name}:{v.line}:{v.column}: error: statement {v.index}: near "
+                        f"{v.token!r}: {v.message}  [{_snippet(sql, v)}]"
+                    )
                 elif args.verbose:
                     print(f"{name}: ok: statement {v.index}  [{_snippet(sql, v)}]")
         print(f"{total - failed}/{total} statements parse as {args.dialect}; {failed} failed")

@@ -71,8 +71,10 @@ def seed_file(parser_cls: type[Any]) -> Path:
 
 def state_count(parser_cls: type[Any]) -> int:
     """DFA states the class holds now (to tell whether parsing added any since a load)."""
-    return sum(dfa.kept if getattr(dfa, "pending", None) is not None else len(dfa._states)
-               for dfa in parser_cls.decisionsToDFA)
+    return sum(
+        dfa.kept if getattr(dfa, "pending", None) is not None else len(dfa._states)
+        for dfa in parser_cls.decisionsToDFA
+    )
 
 
 class _Writer:
@@ -93,8 +95,7 @@ class _Writer:
         key = id(ctx)
         if key not in self._context_ids:
             if isinstance(ctx, ArrayPredictionContext):
-                entry: Any = ("a", [self.context(p) for p in ctx.parents],
-                              list(ctx.returnStates))
+                entry: Any = ("a", [self.context(p) for p in ctx.parents], list(ctx.returnStates))
             elif isinstance(ctx, SingletonPredictionContext):
                 entry = ("s", self.context(ctx.parentCtx), ctx.returnState)
             else:
@@ -114,8 +115,10 @@ class _Writer:
             elif isinstance(sem, PrecedencePredicate):
                 entry = ("r", sem.precedence)
             elif isinstance(sem, AND | OR):
-                entry = ("&" if isinstance(sem, AND) else "|",
-                         [self.semantic(o) for o in sem.opnds])
+                entry = (
+                    "&" if isinstance(sem, AND) else "|",
+                    [self.semantic(o) for o in sem.opnds],
+                )
             else:
                 raise TypeError(f"unknown semantic context {type(sem).__name__}")
             self._semantic_ids[key] = len(self.semantics)
@@ -124,12 +127,25 @@ class _Writer:
         return self._semantic_ids[key]
 
     def configs(self, configs: Any) -> Any:
-        return (configs.fullCtx, configs.readonly, configs.uniqueAlt,
-                sorted(configs.conflictingAlts) if configs.conflictingAlts is not None else None,
-                configs.hasSemanticContext, configs.dipsIntoOuterContext,
-                [(c.state.stateNumber, c.alt, self.context(c.context),
-                  self.semantic(c.semanticContext), c.reachesIntoOuterContext,
-                  c.precedenceFilterSuppressed) for c in configs.configs])
+        return (
+            configs.fullCtx,
+            configs.readonly,
+            configs.uniqueAlt,
+            sorted(configs.conflictingAlts) if configs.conflictingAlts is not None else None,
+            configs.hasSemanticContext,
+            configs.dipsIntoOuterContext,
+            [
+                (
+                    c.state.stateNumber,
+                    c.alt,
+                    self.context(c.context),
+                    self.semantic(c.semanticContext),
+                    c.reachesIntoOuterContext,
+                    c.precedenceFilterSuppressed,
+                )
+                for c in configs.configs
+            ],
+        )
 
 
 def save(parser_cls: type[Any]) -> Path:
@@ -146,14 +162,27 @@ def save(parser_cls: type[Any]) -> Path:
         def ref(state: Any, ids: dict[int, int] = ids) -> int:
             return -1 if state is None else ids[id(state)]
 
-        dfas.append((ref(dfa.s0), dfa.precedenceDfa, [
-            (s.stateNumber, writer.configs(s.configs),
-             None if s.edges is None else [ref(e) for e in s.edges],
-             s.isAcceptState, s.prediction, s.requiresFullContext,
-             None if s.predicates is None else [(writer.semantic(p.pred), p.alt)
-                                                for p in s.predicates],
-             s in dfa._states)
-            for s in states]))
+        dfas.append(
+            (
+                ref(dfa.s0),
+                dfa.precedenceDfa,
+                [
+                    (
+                        s.stateNumber,
+                        writer.configs(s.configs),
+                        None if s.edges is None else [ref(e) for e in s.edges],
+                        s.isAcceptState,
+                        s.prediction,
+                        s.requiresFullContext,
+                        None
+                        if s.predicates is None
+                        else [(writer.semantic(p.pred), p.alt) for p in s.predicates],
+                        s in dfa._states,
+                    )
+                    for s in states
+                ],
+            )
+        )
     path = cache_file(parser_cls)
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(f".{os.getpid()}.tmp")
@@ -197,11 +226,11 @@ class _Shared:
         self.ctx: list[Any] = []
         for entry in contexts:  # parents are numbered before their children
             if entry[0] == "a":
-                self.ctx.append(ArrayPredictionContext([self.context(p) for p in entry[1]],
-                                                       entry[2]))
+                self.ctx.append(
+                    ArrayPredictionContext([self.context(p) for p in entry[1]], entry[2])
+                )
             else:
-                self.ctx.append(SingletonPredictionContext.create(self.context(entry[1]),
-                                                                  entry[2]))
+                self.ctx.append(SingletonPredictionContext.create(self.context(entry[1]), entry[2]))
         self.sem: list[Any] = []
         for entry in semantics:
             if entry[0] == "p":
@@ -223,8 +252,12 @@ class _Shared:
         full, readonly, unique, conflicting, has_sem, dips, items = data
         out = ATNConfigSet(full)
         built = out.configs
-        new, atn_states, context, semantic = object.__new__, self.atn_states, self.context, \
-            self.semantic
+        new, atn_states, context, semantic = (
+            object.__new__,
+            self.atn_states,
+            self.context,
+            self.semantic,
+        )
         for state, alt, c, s, reaches, suppressed in items:
             config = new(ATNConfig)
             config.state = atn_states[state]
@@ -255,8 +288,7 @@ class _Shared:
             state.prediction = prediction
             state.requiresFullContext = full_ctx
             if predicates is not None:
-                state.predicates = [PredPrediction(self.semantic(p), alt)
-                                    for p, alt in predicates]
+                state.predicates = [PredPrediction(self.semantic(p), alt) for p, alt in predicates]
             built.append(state)
 
         def target(n: int) -> Any:

@@ -56,12 +56,16 @@ def _outcome(state: Any) -> tuple[int, int] | None:
     return (state.prediction if ttype == Token.INVALID_TYPE else ttype), channel
 
 
-def _token(pair: tuple[Any, Any], ttype: int, start: int, stop: int, line: int,
-           column: int) -> Any:
+def _token(pair: tuple[Any, Any], ttype: int, start: int, stop: int, line: int, column: int) -> Any:
     """The ``CommonToken`` the lexer's factory would make (text read from the stream)."""
     token = object.__new__(CommonToken)
-    token.source, token.type, token.channel, token.start, token.stop = \
-        pair, ttype, _DEFAULT, start, stop
+    token.source, token.type, token.channel, token.start, token.stop = (
+        pair,
+        ttype,
+        _DEFAULT,
+        start,
+        stop,
+    )
     token.tokenIndex, token.line, token.column, token._text = -1, line, column, None
     return token
 
@@ -75,8 +79,11 @@ class FastLexer:
         self._outcomes: dict[int, tuple[int, int] | None] = {}  # id(accepting state) -> outcome
         # when no transition of the lexer's ATN matches EOF, nothing continues a token at the end
         # of the input (the runtime's reach there is empty): the last accept state decides
-        self._eof_stops = not any(t.matches(Token.EOF, 0, Lexer.MAX_CHAR_VALUE)
-                                  for state in lexer.atn.states for t in state.transitions)
+        self._eof_stops = not any(
+            t.matches(Token.EOF, 0, Lexer.MAX_CHAR_VALUE)
+            for state in lexer.atn.states
+            for t in state.transitions
+        )
 
     def _match(self, data: list[int], pos: int) -> tuple[int, tuple[int, int]] | None:
         """(end, outcome) of the token at ``pos`` if the cached DFA decides it alone."""

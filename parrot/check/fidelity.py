@@ -32,8 +32,19 @@ from parrot.dialects import DIALECTS as ALL_DIALECTS
 from parrot.dialects import UnknownDialectError, resolve
 
 ROOT = Path(__file__).resolve().parents[2]
-DIALECTS = ("sqlite", "postgres", "duckdb", "clickhouse", "mysql", "spark", "tsql", "oracle",
-            "snowflake", "bigquery", "trino")
+DIALECTS = (
+    "sqlite",
+    "postgres",
+    "duckdb",
+    "clickhouse",
+    "mysql",
+    "spark",
+    "tsql",
+    "oracle",
+    "snowflake",
+    "bigquery",
+    "trino",
+)
 # SEDE's query parameters (##Name##, ##Name:int?default##) are template slots, not T-SQL.
 _SEDE_PARAM = re.compile(r"##([A-Za-z_]\w*)[^#\n]*##")
 
@@ -59,14 +70,81 @@ class Query:
 # sqlglot's tests also hold bare expressions (``JSON_QUERY(x, '$.a')``): not statements, skipped
 _FIRST_WORD = re.compile(r"^\s*(?:--[^\n]*\n\s*|/\*.*?\*/\s*)*\(*\s*([A-Za-z_]+)", re.S)
 _STATEMENT_WORDS = {
-    "SELECT", "WITH", "INSERT", "UPDATE", "DELETE", "MERGE", "CREATE", "DROP", "ALTER", "TRUNCATE",
-    "VALUES", "FROM", "TABLE", "EXPLAIN", "DESCRIBE", "DESC", "SHOW", "USE", "SET", "RESET",
-    "BEGIN", "START", "COMMIT", "ROLLBACK", "END", "DECLARE", "IF", "WHILE", "EXEC", "EXECUTE",
-    "CALL", "GRANT", "REVOKE", "COPY", "PRAGMA", "ATTACH", "DETACH", "ANALYZE", "VACUUM", "CACHE",
-    "UNCACHE", "REFRESH", "OPTIMIZE", "SYSTEM", "RENAME", "REPLACE", "LOCK", "UNLOCK", "DO",
-    "PIVOT", "UNPIVOT", "SUMMARIZE", "INSTALL", "LOAD", "CHECKPOINT", "PRINT", "GO", "KILL",
-    "COMMENT", "UNDROP", "PUT", "GET", "LIST", "REMOVE", "MSCK", "EXCHANGE", "CHECK", "FETCH",
-    "CLOSE", "OPEN", "DEALLOCATE", "PREPARE", "SAVEPOINT", "RELEASE", "REINDEX",
+    "SELECT",
+    "WITH",
+    "INSERT",
+    "UPDATE",
+    "DELETE",
+    "MERGE",
+    "CREATE",
+    "DROP",
+    "ALTER",
+    "TRUNCATE",
+    "VALUES",
+    "FROM",
+    "TABLE",
+    "EXPLAIN",
+    "DESCRIBE",
+    "DESC",
+    "SHOW",
+    "USE",
+    "SET",
+    "RESET",
+    "BEGIN",
+    "START",
+    "COMMIT",
+    "ROLLBACK",
+    "END",
+    "DECLARE",
+    "IF",
+    "WHILE",
+    "EXEC",
+    "EXECUTE",
+    "CALL",
+    "GRANT",
+    "REVOKE",
+    "COPY",
+    "PRAGMA",
+    "ATTACH",
+    "DETACH",
+    "ANALYZE",
+    "VACUUM",
+    "CACHE",
+    "UNCACHE",
+    "REFRESH",
+    "OPTIMIZE",
+    "SYSTEM",
+    "RENAME",
+    "REPLACE",
+    "LOCK",
+    "UNLOCK",
+    "DO",
+    "PIVOT",
+    "UNPIVOT",
+    "SUMMARIZE",
+    "INSTALL",
+    "LOAD",
+    "CHECKPOINT",
+    "PRINT",
+    "GO",
+    "KILL",
+    "COMMENT",
+    "UNDROP",
+    "PUT",
+    "GET",
+    "LIST",
+    "REMOVE",
+    "MSCK",
+    "EXCHANGE",
+    "CHECK",
+    "FETCH",
+    "CLOSE",
+    "OPEN",
+    "DEALLOCATE",
+    "PREPARE",
+    "SAVEPOINT",
+    "RELEASE",
+    "REINDEX",
 }
 
 
@@ -130,6 +208,7 @@ def _jsonl(path: Path) -> Iterator[dict]:
 
 # ---------------------------------------------------------------- broken queries
 
+
 # dialects where a construct is legal; a mutation that introduces it is "broken" elsewhere
 def _accepting(construct: str) -> set[str]:
     return {k for k in DIALECTS if construct in ALL_DIALECTS[k].constructs}
@@ -141,8 +220,14 @@ _LIMIT_OK = _accepting("limit")
 _QUALIFY_OK = _accepting("qualify")
 _DOUBLE_COLON_OK = _accepting("double_colon")
 
-_TYPOS = {"SELECT": "SELCT", "FROM": "FORM", "WHERE": "WHERER", "GROUP": "GRUOP",
-          "ORDER": "ODRER", "JOIN": "JION"}
+_TYPOS = {
+    "SELECT": "SELCT",
+    "FROM": "FORM",
+    "WHERE": "WHERER",
+    "GROUP": "GRUOP",
+    "ORDER": "ODRER",
+    "JOIN": "JION",
+}
 
 
 def _mutations(sql: str, dialect: str) -> Iterator[tuple[str, str, bool]]:
@@ -151,15 +236,18 @@ def _mutations(sql: str, dialect: str) -> Iterator[tuple[str, str, bool]]:
     for word, typo in _TYPOS.items():
         m = re.search(rf"\b{word}\b", upper)
         if m:
-            yield f"typo {word}", sql[:m.start()] + typo + sql[m.end():], False
+            yield f"typo {word}", sql[: m.start()] + typo + sql[m.end() :], False
             break
     if ")" in sql:
         i = sql.rfind(")")
-        yield "missing )", sql[:i] + sql[i + 1:], False
+        yield "missing )", sql[:i] + sql[i + 1 :], False
     m = re.search(r"\bFROM\b", upper)
-    if m and upper.lstrip().startswith("SELECT") and "(" not in sql[:m.start()]:
-        yield ("trailing comma", sql[:m.start()].rstrip() + ", " + sql[m.start():],
-               dialect in _TRAILING_COMMA_OK)
+    if m and upper.lstrip().startswith("SELECT") and "(" not in sql[: m.start()]:
+        yield (
+            "trailing comma",
+            sql[: m.start()].rstrip() + ", " + sql[m.start() :],
+            dialect in _TRAILING_COMMA_OK,
+        )
     body = sql.rstrip().rstrip(";")
     yield "dangling AND", body + " AND", False
     yield "unclosed string", body + " WHERE x = 'abc", False
@@ -169,18 +257,21 @@ def _mutations(sql: str, dialect: str) -> Iterator[tuple[str, str, bool]]:
         yield "TOP n (T-SQL)", sql[:i] + " TOP 5" + sql[i:], dialect in _TOP_OK
         m = re.search(r"\bWHERE\b", upper)
         if m:
-            yield "empty WHERE", sql[:m.end()], False
+            yield "empty WHERE", sql[: m.end()], False
     if upper.lstrip().startswith("SELECT") and not re.search(r"\b(LIMIT|ORDER|UNION)\b", upper):
         yield "LIMIT n", body + " LIMIT 5", dialect in _LIMIT_OK
         yield "QUALIFY", body + " QUALIFY x = 1", dialect in _QUALIFY_OK
     m = re.search(r"\bJOIN\s+\w+(\s+(AS\s+)?\w+)?\s+ON\b", upper)
     if m:
-        yield "empty ON", sql[:m.end()] + " WHERE 1 = 1", False
+        yield "empty ON", sql[: m.end()] + " WHERE 1 = 1", False
     # `::int` after a plain first column (not a function name or a table qualifier)
     m = re.search(r"\bSELECT\s+(\w+)(?=\s*,|\s+(?:FROM|AS)\b|\s*$)", sql, flags=re.I)
     if m and m.group(1).upper() not in {"DISTINCT", "ALL", "TOP", "CASE", "CAST", "NOT"}:
-        yield ("::type (PostgreSQL)", sql[:m.end()] + "::int" + sql[m.end():],
-               dialect in _DOUBLE_COLON_OK)
+        yield (
+            "::type (PostgreSQL)",
+            sql[: m.end()] + "::int" + sql[m.end() :],
+            dialect in _DOUBLE_COLON_OK,
+        )
 
 
 def broken_queries(real: list[Query], dialect: str, limit: int, seed: int = 0) -> list[Query]:
@@ -235,15 +326,28 @@ def measure(queries: list[Query], dialect: str, reference: Reference | None) -> 
         ref = reference.accepts(q.sql) if reference is not None else q.expect_valid
         out.seconds_ours += t1 - t0
         out.seconds_ref += time.process_time() - t1
-        key = {(True, True): "both_accept", (False, False): "both_reject",
-               (True, False): "ours_only", (False, True): "ref_only"}[(ours, ref)]
+        key = {
+            (True, True): "both_accept",
+            (False, False): "both_reject",
+            (True, False): "ours_only",
+            (False, True): "ref_only",
+        }[(ours, ref)]
         out.counts[key] += 1
         if ours != ref:
             bad = next((v for v in verdicts if not v.ok), None)
-            where = (f"{bad.line}:{bad.column} at {bad.token!r}: {bad.message}" if bad
-                     else "accepted")
-            out.disagreements.append({"id": q.id, "source": q.source, "kind": key,
-                                      "mutation": q.mutation, "ours": where, "sql": q.sql})
+            where = (
+                f"{bad.line}:{bad.column} at {bad.token!r}: {bad.message}" if bad else "accepted"
+            )
+            out.disagreements.append(
+                {
+                    "id": q.id,
+                    "source": q.source,
+                    "kind": key,
+                    "mutation": q.mutation,
+                    "ours": where,
+                    "sql": q.sql,
+                }
+            )
     return out
 
 
@@ -254,9 +358,11 @@ def _pct(x: float | None) -> str:
 def _row(dialect: str, ref_name: str, o: Outcome, headline: float | None) -> str:
     c = o.counts
     qps = o.n / o.seconds_ours if o.seconds_ours else 0.0
-    return (f"| {dialect} | {ref_name} | {o.n} | {c['both_accept']} | {c['both_reject']} | "
-            f"{c['ours_only']} | {c['ref_only']} | **{_pct(headline)}** | {_pct(o.agreement())} "
-            f"| {qps:.0f} |")
+    return (
+        f"| {dialect} | {ref_name} | {o.n} | {c['both_accept']} | {c['both_reject']} | "
+        f"{c['ours_only']} | {c['ref_only']} | **{_pct(headline)}** | {_pct(o.agreement())} "
+        f"| {qps:.0f} |"
+    )
 
 
 def _sql_cell(sql: str, limit: int = 240) -> str:
@@ -267,20 +373,27 @@ def _sql_cell(sql: str, limit: int = 240) -> str:
 
 def write_report(results: dict, path: Path, args: argparse.Namespace) -> None:
     """Markdown with the agreement tables and every disagreement."""
-    head = ("| dialect | judge | queries | both accept | both reject | we accept only | "
-            "we reject only | headline | agreement | our q/s |\n" + "|---" * 10 + "|")
+    head = (
+        "| dialect | judge | queries | both accept | both reject | we accept only | "
+        "we reject only | headline | agreement | our q/s |\n" + "|---" * 10 + "|"
+    )
     lines = [
-        "# Grammar fidelity (generated by `python -m parrot.check.fidelity`)", "",
+        "# Grammar fidelity (generated by `python -m parrot.check.fidelity`)",
+        "",
         f"Sample: at most {args.per_source} real queries per corpus file and dialect; "
         f"{args.broken} broken ones per dialect (seed {args.seed}). Corpora: the shared corpora "
         "(`parrot/`, `sqlglot/` pairs) and `datasets/*/items.jsonl`. SEDE's `##Param##` slots are "
-        "replaced by `@Param` before T-SQL checks.", "",
+        "replaced by `@Param` before T-SQL checks.",
+        "",
         "*Headline* on real queries: of the queries the real parser accepts, the share our grammar "
         "accepts. On broken queries: agreement with the real parser (or, with no real parser, with "
         "the label). *judge* `labels` means no real parser runs here: real queries count as valid, "
         "broken ones as their mutation's label (dialect-aware: a trailing comma is legal in "
-        "ClickHouse/DuckDB/BigQuery, TOP in T-SQL/ClickHouse/Snowflake, …).", "",
-        "## Real queries", "", head,
+        "ClickHouse/DuckDB/BigQuery, TOP in T-SQL/ClickHouse/Snowflake, …).",
+        "",
+        "## Real queries",
+        "",
+        head,
     ]
     for d, r in results.items():
         lines.append(_row(d, r["ref"], r["real"], r["real"].on_accepted()))
@@ -296,11 +409,17 @@ def write_report(results: dict, path: Path, args: argparse.Namespace) -> None:
             dis = r[kind].disagreements
             if not dis:
                 continue
-            lines += [f"### {d} — {kind} ({len(dis)})", "",
-                      "| id | kind | mutation | ours | sql |", "|---|---|---|---|---|"]
+            lines += [
+                f"### {d} — {kind} ({len(dis)})",
+                "",
+                "| id | kind | mutation | ours | sql |",
+                "|---|---|---|---|---|",
+            ]
             for x in dis:
-                lines.append(f"| {x['id']} | {x['kind']} | {x['mutation']} | "
-                             f"{_sql_cell(x['ours'], 120)} | {_sql_cell(x['sql'])} |")
+                lines.append(
+                    f"| {x['id']} | {x['kind']} | {x['mutation']} | "
+                    f"{_sql_cell(x['ours'], 120)} | {_sql_cell(x['sql'])} |"
+                )
             lines.append("")
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
@@ -308,16 +427,27 @@ def write_report(results: dict, path: Path, args: argparse.Namespace) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description="Measure grammar fidelity against real parsers.")
-    ap.add_argument("--dialects", default=",".join(DIALECTS),
-                    help="comma-separated dialects (default: all with a grammar)")
-    ap.add_argument("--per-source", type=int, default=1000,
-                    help="at most this many real queries per corpus file (default 1000)")
-    ap.add_argument("--broken", type=int, default=500,
-                    help="broken queries per dialect (default 500)")
+    ap.add_argument(
+        "--dialects",
+        default=",".join(DIALECTS),
+        help="comma-separated dialects (default: all with a grammar)",
+    )
+    ap.add_argument(
+        "--per-source",
+        type=int,
+        default=1000,
+        help="at most this many real queries per corpus file (default 1000)",
+    )
+    ap.add_argument(
+        "--broken", type=int, default=500, help="broken queries per dialect (default 500)"
+    )
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--out", type=Path, default=ROOT / "grammars" / "fidelity.md")
-    ap.add_argument("--no-reference", default="",
-                    help="comma-separated dialects to judge by labels even if a parser exists")
+    ap.add_argument(
+        "--no-reference",
+        default="",
+        help="comma-separated dialects to judge by labels even if a parser exists",
+    )
     args = ap.parse_args(argv)
     skip_ref = {resolve(d) for d in args.no_reference.split(",") if d.strip()}
     results: dict[str, dict] = {}
@@ -330,16 +460,22 @@ def main(argv: list[str] | None = None) -> int:
         real = real_queries(d, args.per_source, args.seed)
         broken = broken_queries(real, d, args.broken, args.seed)
         try:
-            results[d] = {"ref": reference.name if reference else "labels", "why": why,
-                          "real": measure(real, d, reference),
-                          "broken": measure(broken, d, reference)}
+            results[d] = {
+                "ref": reference.name if reference else "labels",
+                "why": why,
+                "real": measure(real, d, reference),
+                "broken": measure(broken, d, reference),
+            }
         finally:
             if reference is not None:
                 reference.close()
         r = results[d]
-        print(f"{d:11} real {r['real'].n:5} on-accepted {_pct(r['real'].on_accepted()):>6}  "
-              f"broken {r['broken'].n:4} agreement {_pct(r['broken'].agreement()):>6}  "
-              f"[{r['ref']}]", file=sys.stderr)
+        print(
+            f"{d:11} real {r['real'].n:5} on-accepted {_pct(r['real'].on_accepted()):>6}  "
+            f"broken {r['broken'].n:4} agreement {_pct(r['broken'].agreement()):>6}  "
+            f"[{r['ref']}]",
+            file=sys.stderr,
+        )
     write_report(results, args.out, args)
     print(f"report: {args.out}", file=sys.stderr)
     return 0

@@ -36,6 +36,7 @@ from parrot.dialects.splitter import splitter
 # canonical dialect key -> grammar (grammars/<Name>.g4, generated into generated/<name>/)
 GRAMMAR_OF: dict[str, str] = {k: d.grammar for k, d in DIALECTS.items() if d.grammar}
 
+
 class UnsupportedDialectError(ValueError):
     """A dialect parrot has no grammar for."""
 
@@ -66,8 +67,9 @@ class _Collect(ErrorListener):
     def __init__(self) -> None:
         self.first: SyntaxProblem | None = None
 
-    def syntaxError(self, recognizer: Any, offendingSymbol: Any, line: int, column: int,
-                    msg: str, e: Any) -> None:
+    def syntaxError(
+        self, recognizer: Any, offendingSymbol: Any, line: int, column: int, msg: str, e: Any
+    ) -> None:
         if self.first is None:
             if offendingSymbol is None:  # the lexer: "token recognition error at: '…'"
                 text = msg.partition("at: ")[2][1:2]  # ANTLR quotes a look-ahead char too
@@ -93,10 +95,12 @@ class DialectChecker:
     def __init__(self, grammar: str) -> None:
         package = f"parrot.check.generated.{grammar.lower()}"
         self.grammar = grammar
-        self._lexer_cls = getattr(importlib.import_module(f"{package}.{grammar}Lexer"),
-                                  f"{grammar}Lexer")
-        self._parser_cls = getattr(importlib.import_module(f"{package}.{grammar}Parser"),
-                                   f"{grammar}Parser")
+        self._lexer_cls = getattr(
+            importlib.import_module(f"{package}.{grammar}Lexer"), f"{grammar}Lexer"
+        )
+        self._parser_cls = getattr(
+            importlib.import_module(f"{package}.{grammar}Parser"), f"{grammar}Parser"
+        )
         self._lexer = self._lexer_cls(InputStream(""))
         self._lexer.removeErrorListeners()
         self._fast = FastLexer(self._lexer)
@@ -173,8 +177,10 @@ class DialectChecker:
             parser.buildParseTrees = False
         rule_names = parser.ruleNames
         literals = list(parser.literalNames)
-        symbols = [literals[i] if sym == "<INVALID>" and i < len(literals) else sym
-                   for i, sym in enumerate(parser.symbolicNames)]  # keywords: literal tokens
+        symbols = [
+            literals[i] if sym == "<INVALID>" and i < len(literals) else sym
+            for i, sym in enumerate(parser.symbolicNames)
+        ]  # keywords: literal tokens
         found: set[str] = set()
         stack = [tree]
         while stack:
@@ -192,7 +198,6 @@ class DialectChecker:
             found.add(f"{rule}>{','.join(kinds)}")
             stack.extend(c for c in children if not isinstance(c, TerminalNode))
         return frozenset(found)
-
 
 
 def grammar_for(dialect: str) -> str:
@@ -237,8 +242,9 @@ def preload(dialects: Iterable[str]) -> None:
     grammars = sorted({GRAMMAR_OF[k] for k in keys if k in GRAMMAR_OF} - set(_PRELOADING))
     if not grammars:
         return
-    thread = threading.Thread(target=lambda: [_checker(g) for g in grammars], daemon=True,
-                              name="parrot-grammar-preload")
+    thread = threading.Thread(
+        target=lambda: [_checker(g) for g in grammars], daemon=True, name="parrot-grammar-preload"
+    )
     _PRELOADING.update(dict.fromkeys(grammars, thread))
     thread.start()
 

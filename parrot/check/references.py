@@ -126,9 +126,14 @@ class MariadbReference(Reference):
         state = state or server.start()
         # PREPARE needs a current database (else error 1046) it may write to (else 1044); it
         # only parses and resolves, it executes nothing
-        self.conn = pymysql.connect(host=state.host, port=state.port, user="root",
-                                    unix_socket=state.socket or None, database="mysql",
-                                    autocommit=True)
+        self.conn = pymysql.connect(
+            host=state.host,
+            port=state.port,
+            user="root",
+            unix_socket=state.socket or None,
+            database="mysql",
+            autocommit=True,
+        )
         self._pymysql = pymysql
         self.name = f"{state.label} PREPARE"
 
@@ -161,9 +166,13 @@ class SparkReference(Reference):
 
         logging.getLogger("SQLQueryContextLogger").setLevel(logging.CRITICAL)  # expected rejects
 
-        self.spark = (SparkSession.builder.master("local[1]").appName("parrot-check-fidelity")
-                      .config("spark.driver.memory", "1g").config("spark.ui.enabled", "false")
-                      .getOrCreate())
+        self.spark = (
+            SparkSession.builder.master("local[1]")
+            .appName("parrot-check-fidelity")
+            .config("spark.driver.memory", "1g")
+            .config("spark.ui.enabled", "false")
+            .getOrCreate()
+        )
         self.spark.sparkContext.setLogLevel("OFF")  # rejected statements are expected here
         self._parser = self.spark._jsparkSession.sessionState().sqlParser()
         self.name = f"spark {self.spark.version} parsePlan"

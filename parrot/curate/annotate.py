@@ -29,15 +29,22 @@ class Pairs(Stage):
 
     name = "pairs"
 
-    def __init__(self, targets: Sequence[str], corpus_targets_only: bool = False,
-                 pairs: DialectPairs = EVERY_PAIR):
+    def __init__(
+        self,
+        targets: Sequence[str],
+        corpus_targets_only: bool = False,
+        pairs: DialectPairs = EVERY_PAIR,
+    ):
         self.targets = tuple(targets)
         self.corpus_targets_only = corpus_targets_only
         self.pairs = pairs
 
     def params(self) -> dict[str, Any]:
-        return {"targets": list(self.targets), "corpus_targets_only": self.corpus_targets_only,
-                **({"pairs": str(self.pairs)} if self.pairs.patterns else {})}
+        return {
+            "targets": list(self.targets),
+            "corpus_targets_only": self.corpus_targets_only,
+            **({"pairs": str(self.pairs)} if self.pairs.patterns else {}),
+        }
 
     def map(self, chunk: list[Record]) -> Batch:
         out = Batch([])
@@ -47,18 +54,22 @@ class Pairs(Stage):
                 out.drop(Drop.NO_TEST_DATA, why)
                 continue
             known: dict[str, str] = r.info.get("references", {})
-            targets = [t for t in self.targets if t != r.dialect
-                       and (not self.corpus_targets_only or t in known)
-                       and self.pairs.allows(r.dialect, t)]
+            targets = [
+                t
+                for t in self.targets
+                if t != r.dialect
+                and (not self.corpus_targets_only or t in known)
+                and self.pairs.allows(r.dialect, t)
+            ]
             if not targets:
                 out.drop(Drop.NO_TARGET)
                 continue
             for t in targets:
-                candidates = ((Candidate(known[t], CORPUS_ANNOTATOR, "tool"),) if t in known
-                              else ())
+                candidates = (Candidate(known[t], CORPUS_ANNOTATOR, "tool"),) if t in known else ()
                 info = {k: v for k, v in r.info.items() if k != "references"}
-                out.records.append(replace(r, id=f"{r.id}~{t}", target=t,
-                                           candidates=candidates, info=info))
+                out.records.append(
+                    replace(r, id=f"{r.id}~{t}", target=t, candidates=candidates, info=info)
+                )
         return out
 
 
@@ -91,14 +102,22 @@ class Annotate(Stage):
 
     def map(self, chunk: list[Record]) -> Batch:
         out = Batch([])
-        items = [Item(id=r.id, source_dialect=r.dialect, target_dialect=r.target or r.dialect,
-                      source_sql=r.sql) for r in chunk]
+        items = [
+            Item(
+                id=r.id,
+                source_dialect=r.dialect,
+                target_dialect=r.target or r.dialect,
+                source_sql=r.sql,
+            )
+            for r in chunk
+        ]
         found: dict[str, list[Candidate]] = {r.id: [] for r in chunk}
         for spec in self.annotators:
             for item, t in translator(spec, self.llm).translate_all(items):
                 if t.ok and t.sql:
-                    source = t.annotation_source if t.annotation_source in ANNOTATION_SOURCES \
-                        else "tool"
+                    source = (
+                        t.annotation_source if t.annotation_source in ANNOTATION_SOURCES else "tool"
+                    )
                     found[item.id].append(Candidate(t.sql, t.member or spec, source))
                 else:
                     out.notes[f"{spec}: {t.status}"] += 1

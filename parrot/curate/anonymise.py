@@ -55,8 +55,10 @@ def entity_map(tables: Iterable[tuple[str, Iterable[str]]], seed: int) -> Entity
     rng = random.Random(seed)
     rng.shuffle(t_order)
     rng.shuffle(c_order)
-    return EntityMap({n: f"table_{i + 1}" for i, n in enumerate(t_order)},
-                     {n: f"column_{i + 1}" for i, n in enumerate(c_order)})
+    return EntityMap(
+        {n: f"table_{i + 1}" for i, n in enumerate(t_order)},
+        {n: f"column_{i + 1}" for i, n in enumerate(c_order)},
+    )
 
 
 def fixture_entity_map(fixture: Fixture, seed: int) -> EntityMap:
@@ -66,11 +68,14 @@ def fixture_entity_map(fixture: Fixture, seed: int) -> EntityMap:
 def anonymise_fixture(fixture: Fixture, mapping: EntityMap, name: str) -> Fixture:
     """``fixture`` with tables and columns renamed by ``mapping`` (rows unchanged)."""
     tables = tuple(
-        Table(mapping.tables[t.name.lower()],
-              tuple(Column(mapping.columns[c.name.lower()], c.type, c.nullable)
-                    for c in t.columns),
-              t.rows, tuple(mapping.columns[k.lower()] for k in t.primary_key))
-        for t in fixture.tables)
+        Table(
+            mapping.tables[t.name.lower()],
+            tuple(Column(mapping.columns[c.name.lower()], c.type, c.nullable) for c in t.columns),
+            t.rows,
+            tuple(mapping.columns[k.lower()] for k in t.primary_key),
+        )
+        for t in fixture.tables
+    )
     return Fixture(name=name, tables=tables)
 
 
@@ -82,7 +87,7 @@ def resolve_fixture(name: str) -> Fixture | None:
     """The anonymised named fixture ``anon-s<seed>-spider-<db_id>``, or None for other names."""
     if not name.startswith(ANON_PREFIX):
         return None
-    seed_text, _, rest = name[len(ANON_PREFIX):].partition("-")
+    seed_text, _, rest = name[len(ANON_PREFIX) :].partition("-")
 
     base = named_fixture(rest.replace("-", "/", 1))
     return anonymise_fixture(base, fixture_entity_map(base, int(seed_text)), name)
@@ -90,9 +95,11 @@ def resolve_fixture(name: str) -> Fixture | None:
 
 # --- rewriting ------------------------------------------------------------------------------------
 
+
 def _aliases(tree: exp.Expr) -> set[str]:
-    return {a.alias.lower() for a in tree.find_all(exp.Alias, exp.TableAlias) if a.alias} | \
-        {a.name.lower() for a in tree.find_all(exp.TableAlias) if a.name}
+    return {a.alias.lower() for a in tree.find_all(exp.Alias, exp.TableAlias) if a.alias} | {
+        a.name.lower() for a in tree.find_all(exp.TableAlias) if a.name
+    }
 
 
 def rewrite_entities(tree: exp.Expr, mapping: EntityMap) -> None:
@@ -115,8 +122,9 @@ def rewrite_entities(tree: exp.Expr, mapping: EntityMap) -> None:
 def _compared_literals(tree: exp.Expr) -> Iterable[exp.Literal]:
     """Literals compared with a column (=, <, IN, BETWEEN …), not LIMITs, ordinals or
     function arguments."""
-    for node in tree.find_all(exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE, exp.In,
-                              exp.Between):
+    for node in tree.find_all(
+        exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE, exp.In, exp.Between
+    ):
         if not isinstance(node.this, exp.Column):
             continue
         if isinstance(node, exp.In):
@@ -185,8 +193,9 @@ class Anonymise(Stage):
     def __init__(self, levels: Sequence[str], seed: int = 0):
         unknown = set(levels) - set(LEVELS)
         if unknown:
-            raise ValueError(f"unknown anonymisation level(s) {sorted(unknown)} "
-                             f"(known: {', '.join(LEVELS)})")
+            raise ValueError(
+                f"unknown anonymisation level(s) {sorted(unknown)} (known: {', '.join(LEVELS)})"
+            )
         self.levels = tuple(levels)
         self.seed = seed
 
@@ -212,11 +221,14 @@ class Anonymise(Stage):
                     scope.setdefault(t.name, set())
                 cols = {c.name for c in trees[0].find_all(exp.Column) if c.name}
                 scope.setdefault("", set()).update(cols)
-        maps = {origin: entity_map(((t, c) for t, c in tables.items() if t), self.seed)
-                for origin, tables in names.items()}
+        maps = {
+            origin: entity_map(((t, c) for t, c in tables.items() if t), self.seed)
+            for origin, tables in names.items()
+        }
         for origin, tables in names.items():  # columns of unknown tables still get numbers
-            extra = sorted(c.lower() for c in tables.get("", ())
-                           if c.lower() not in maps[origin].columns)
+            extra = sorted(
+                c.lower() for c in tables.get("", ()) if c.lower() not in maps[origin].columns
+            )
             for c in extra:
                 maps[origin].columns[c] = f"column_{len(maps[origin].columns) + 1}"
         strings: dict[str, dict[str, str]] = {}
@@ -242,7 +254,12 @@ class Anonymise(Stage):
             except SqlglotError:
                 out.drop(Drop.UNPARSEABLE, "anonymise: cannot render")
                 continue
-            out.records.append(replace(r, sql=sql, fixture=fixture,
-                                       tags=(*r.tags, *(f"anonymised:{lv}"
-                                                        for lv in self.levels))))
+            out.records.append(
+                replace(
+                    r,
+                    sql=sql,
+                    fixture=fixture,
+                    tags=(*r.tags, *(f"anonymised:{lv}" for lv in self.levels)),
+                )
+            )
         return out

@@ -151,8 +151,11 @@ class _Resolver:
     def _source(self, name: str, node: exp.Expr, source: exp.Expr | Scope | None) -> _Source:
         alias = node.args.get("alias") if isinstance(node, exp.Table | exp.Subquery) else None
         alias_id = alias.this if isinstance(alias, exp.TableAlias) else None
-        listed = ([c.name for c in alias.columns]
-                  if isinstance(alias, exp.TableAlias) and alias.columns else None)
+        listed = (
+            [c.name for c in alias.columns]
+            if isinstance(alias, exp.TableAlias) and alias.columns
+            else None
+        )
         if isinstance(source, Scope):
             columns = self.outputs(source)
             if isinstance(node, exp.Table) and not alias_id:  # a CTE by its name
@@ -192,13 +195,17 @@ class _Resolver:
         inner = self.scopes.get(id(select))
         out: dict[str, str] = {}
         for proj in select.expressions:
-            if isinstance(proj, exp.Star) or (isinstance(proj, exp.Column)
-                                              and isinstance(proj.this, exp.Star)):
+            if isinstance(proj, exp.Star) or (
+                isinstance(proj, exp.Column) and isinstance(proj.this, exp.Star)
+            ):
                 if inner is None:
                     return None
                 srcs = self.sources(inner)
-                picked = ([dict(srcs).get(proj.table.lower())] if isinstance(proj, exp.Column)
-                          else [src for _, src in srcs])
+                picked = (
+                    [dict(srcs).get(proj.table.lower())]
+                    if isinstance(proj, exp.Column)
+                    else [src for _, src in srcs]
+                )
                 for src in picked:
                     if src is None or src.columns is None:
                         return None
@@ -219,8 +226,11 @@ class _Resolver:
             return self.outputs(scope) or {}
         if not isinstance(select, exp.Select):
             return {}
-        return {p.alias.lower(): p.alias for p in select.expressions
-                if isinstance(p, exp.Alias) and p.alias}
+        return {
+            p.alias.lower(): p.alias
+            for p in select.expressions
+            if isinstance(p, exp.Alias) and p.alias
+        }
 
     # --- resolution -------------------------------------------------------------------------------
 
@@ -255,8 +265,11 @@ class _Resolver:
                     return name
             if unknown:
                 raise Unknown(name)
-            if low in aliases and (not first or clause in _ALIAS_CLAUSES
-                                   or isinstance(cur.expression, exp.SetOperation)):
+            if low in aliases and (
+                not first
+                or clause in _ALIAS_CLAUSES
+                or isinstance(cur.expression, exp.SetOperation)
+            ):
                 return aliases[low]
             cur, first = self._outer(cur), False
         return None
@@ -274,8 +287,12 @@ class _Resolver:
     @staticmethod
     def _outer(scope: Scope) -> Scope | None:
         """The scope whose names a scope also sees (correlated subqueries), or None."""
-        if scope.scope_type in (ScopeType.DERIVED_TABLE, ScopeType.CTE, ScopeType.ROOT,
-                                ScopeType.UDTF):
+        if scope.scope_type in (
+            ScopeType.DERIVED_TABLE,
+            ScopeType.CTE,
+            ScopeType.ROOT,
+            ScopeType.UDTF,
+        ):
             return None
         return scope.parent
 
@@ -299,23 +316,34 @@ def canonicalise(sql: str, dialect: str, schema: Schema) -> Canonical:
 _Edits = dict[int, tuple[exp.Identifier, str, str]]  # id → (identifier, new text, edit kind)
 
 
-def _edits(sql: str, tree: exp.Expr, schema: Schema, kinds: frozenset[str],
-           fallback: bool) -> _Edits:
+def _edits(
+    sql: str, tree: exp.Expr, schema: Schema, kinds: frozenset[str], fallback: bool
+) -> _Edits:
     edits: _Edits = {}
     ctes: dict[str, str] = {}
     for cte in tree.find_all(exp.CTE):
         ctes.setdefault(cte.alias_or_name.lower(), cte.alias_or_name)
     for table in tree.find_all(exp.Table):  # first, so that scopes see the CTE references
         declared = ctes.get(table.name.lower())
-        if (declared and declared != table.name and "alias" in kinds
-                and isinstance(table.this, exp.Identifier) and not table.args.get("db")):
+        if (
+            declared
+            and declared != table.name
+            and "alias" in kinds
+            and isinstance(table.this, exp.Identifier)
+            and not table.args.get("db")
+        ):
             edits[id(table.this)] = (table.this, declared, "cte name case")
             table.this.set("this", declared)
     resolver = _Resolver(tree, schema)
 
     def respell(ident: Any, new: str | None, kind: str, rule: str) -> None:
-        if (rule in kinds and isinstance(ident, exp.Identifier) and new is not None
-                and new != ident.name and new.lower() == ident.name.lower()):
+        if (
+            rule in kinds
+            and isinstance(ident, exp.Identifier)
+            and new is not None
+            and new != ident.name
+            and new.lower() == ident.name.lower()
+        ):
             edits[id(ident)] = (ident, new, kind)
 
     for table in tree.find_all(exp.Table):
@@ -344,8 +372,7 @@ def _edits(sql: str, tree: exp.Expr, schema: Schema, kinds: frozenset[str],
         if found is not None:
             respell(ident, found, "column case", "column")
         elif fallback and ident.quoted and _token(sql, ident).startswith('"'):
-            edits[id(ident)] = (ident, "'" + ident.name.replace("'", "''") + "'",
-                                '"x" → \'x\'')
+            edits[id(ident)] = (ident, "'" + ident.name.replace("'", "''") + "'", "\"x\" → 'x'")
     return edits
 
 
@@ -353,7 +380,7 @@ def _token(sql: str, ident: exp.Identifier) -> str:
     meta = ident.meta
     if "start" not in meta or "end" not in meta:
         return ""
-    return sql[meta["start"]:meta["end"] + 1]
+    return sql[meta["start"] : meta["end"] + 1]
 
 
 def _apply(sql: str, edits: _Edits) -> Canonical:
@@ -367,10 +394,12 @@ def _apply(sql: str, edits: _Edits) -> Canonical:
             return Canonical(sql, problem="token positions unknown")
         if kind.startswith('"'):
             text = new
-        elif token[0] in "\"`[":
+        elif token[0] in '"`[':
             close = {"[": "]"}.get(token[0], token[0])
-            if token[1:-1].replace(close * 2, close).lower() != new.lower() and \
-                    token[1:-1].lower() != new.lower():
+            if (
+                token[1:-1].replace(close * 2, close).lower() != new.lower()
+                and token[1:-1].lower() != new.lower()
+            ):
                 return Canonical(sql, problem="token positions unknown")
             text = token[0] + (new.replace(close, close * 2) if close != "]" else new) + close
         else:
@@ -404,16 +433,19 @@ class Canonicalise(Stage):
         self.max_rows = max_rows
 
     def params(self) -> dict[str, Any]:
-        return {"case": {d: sorted(k) for d, k in CASE_INSENSITIVE.items()},
-                "double_quoted_strings": sorted(DOUBLE_QUOTED_FALLBACK),
-                "check": "same strict result on the source engine over the fixture"}
+        return {
+            "case": {d: sorted(k) for d, k in CASE_INSENSITIVE.items()},
+            "double_quoted_strings": sorted(DOUBLE_QUOTED_FALLBACK),
+            "check": "same strict result on the source engine over the fixture",
+        }
 
     def map(self, chunk: list[Record]) -> Batch:
         out = Batch([])
         known: dict[str, tuple[Fixture, Schema] | None] = {}
         for r in chunk:
-            if not r.fixture or (r.dialect not in CASE_INSENSITIVE
-                                 and r.dialect not in DOUBLE_QUOTED_FALLBACK):
+            if not r.fixture or (
+                r.dialect not in CASE_INSENSITIVE and r.dialect not in DOUBLE_QUOTED_FALLBACK
+            ):
                 out.records.append(r)
                 continue
             if r.fixture not in known:
@@ -427,8 +459,9 @@ class Canonicalise(Stage):
             if not result.edits:
                 out.records.append(r)
                 continue
-            verdict = same_result(r.dialect, r.sql, result.sql, entry[0], self.timeout,
-                                  self.max_rows)
+            verdict = same_result(
+                r.dialect, r.sql, result.sql, entry[0], self.timeout, self.max_rows
+            )
             if verdict is None:
                 out.notes["not canonicalised: the source fails on its fixture"] += 1
                 out.records.append(r)
@@ -439,8 +472,14 @@ class Canonicalise(Stage):
             for kind, n in result.edits.items():
                 out.notes[f"canonicalised: {kind}"] += n
             out.notes["canonicalised statements"] += 1
-            out.records.append(replace(r, sql=result.sql, tags=(*r.tags, "canonicalised"),
-                                       info={**r.info, "original_sql": r.sql}))
+            out.records.append(
+                replace(
+                    r,
+                    sql=result.sql,
+                    tags=(*r.tags, "canonicalised"),
+                    info={**r.info, "original_sql": r.sql},
+                )
+            )
         return out
 
     def reduce(self, batch: Batch) -> Batch:
@@ -455,8 +494,14 @@ def named(name: str) -> Fixture | None:
         return None
 
 
-def same_result(dialect: str, original: str, rewritten: str, fixture: Fixture,
-                timeout: float = 5.0, max_rows: int = 10_000) -> str | None:
+def same_result(
+    dialect: str,
+    original: str,
+    rewritten: str,
+    fixture: Fixture,
+    timeout: float = 5.0,
+    max_rows: int = 10_000,
+) -> str | None:
     """'' when ``rewritten`` returns what ``original`` returns on ``fixture`` (strict
     comparison on the ``dialect`` engine), the reason code when it does not, None when the
     original cannot run there."""

@@ -26,14 +26,45 @@ from sqlglot.tokens import TokenType
 from parrot.curate.stages import Batch, Record, Stage
 from parrot.tokens import count_tokens
 
-_STRUCTURE = (exp.Select, exp.From, exp.Join, exp.Where, exp.Group, exp.Having, exp.Order,
-              exp.Limit, exp.Offset, exp.Subquery, exp.Union, exp.Except, exp.Intersect, exp.CTE,
-              exp.With, exp.Window, exp.Case, exp.Values, exp.Lateral, exp.Unnest, exp.Fetch)
+_STRUCTURE = (
+    exp.Select,
+    exp.From,
+    exp.Join,
+    exp.Where,
+    exp.Group,
+    exp.Having,
+    exp.Order,
+    exp.Limit,
+    exp.Offset,
+    exp.Subquery,
+    exp.Union,
+    exp.Except,
+    exp.Intersect,
+    exp.CTE,
+    exp.With,
+    exp.Window,
+    exp.Case,
+    exp.Values,
+    exp.Lateral,
+    exp.Unnest,
+    exp.Fetch,
+)
 _OPERATORS = (exp.Binary, exp.Unary, exp.Cast, exp.TryCast)
-_NOT_KEYWORDS = frozenset({TokenType.VAR, TokenType.IDENTIFIER, TokenType.STRING,
-                           TokenType.NUMBER, TokenType.COMMA, TokenType.DOT, TokenType.L_PAREN,
-                           TokenType.R_PAREN, TokenType.STAR, TokenType.SEMICOLON,
-                           TokenType.PARAMETER})
+_NOT_KEYWORDS = frozenset(
+    {
+        TokenType.VAR,
+        TokenType.IDENTIFIER,
+        TokenType.STRING,
+        TokenType.NUMBER,
+        TokenType.COMMA,
+        TokenType.DOT,
+        TokenType.L_PAREN,
+        TokenType.R_PAREN,
+        TokenType.STAR,
+        TokenType.SEMICOLON,
+        TokenType.PARAMETER,
+    }
+)
 
 
 def _facts(sql: str, dialect: str) -> dict[str, Counter[str]] | None:
@@ -42,9 +73,9 @@ def _facts(sql: str, dialect: str) -> dict[str, Counter[str]] | None:
         tokens = sqlglot.Dialect.get_or_raise(dialect).tokenize(sql)
     except (SqlglotError, RecursionError, ValueError):
         return None
-    facts: dict[str, Counter[str]] = {k: Counter() for k in
-                                      ("function", "data_type", "keyword", "syntax", "procedure",
-                                       "udf")}
+    facts: dict[str, Counter[str]] = {
+        k: Counter() for k in ("function", "data_type", "keyword", "syntax", "procedure", "udf")
+    }
     for tree in trees:
         if isinstance(tree, exp.Create):
             kind = str(tree.args.get("kind") or "").upper()
@@ -71,14 +102,18 @@ def _facts(sql: str, dialect: str) -> dict[str, Counter[str]] | None:
     return facts
 
 
-def translation_types(source: str, source_dialect: str, target: str,
-                      target_dialect: str) -> tuple[str, ...]:
+def translation_types(
+    source: str, source_dialect: str, target: str, target_dialect: str
+) -> tuple[str, ...]:
     """PARROT's translation types of one pair (see the module docstring)."""
     a, b = _facts(source, source_dialect), _facts(target, target_dialect)
     if a is None or b is None:
         return ("other",)
-    types = [t for t in ("syntax", "keyword", "data_type", "function", "procedure", "udf")
-             if (a[t] != b[t]) or (t in ("procedure", "udf") and (a[t] or b[t]))]
+    types = [
+        t
+        for t in ("syntax", "keyword", "data_type", "function", "procedure", "udf")
+        if (a[t] != b[t]) or (t in ("procedure", "udf") and (a[t] or b[t]))
+    ]
     if "function" in types and "keyword" in types:
         # a renamed function shows up among the keywords too; keep keyword only when a
         # keyword differs that is not a function name on either side

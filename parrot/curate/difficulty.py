@@ -21,14 +21,21 @@ from parrot.curate.verify import DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT, checker
 MODES = ("drop", "tag")
 EASY = "easy"
 
+
 class Difficulty(Stage):
     """Drop (or tag ``easy``) the verified pairs that ``model`` already translates correctly."""
 
     name = "difficulty"
     max_chunk = ENGINE_CHUNK
 
-    def __init__(self, model: str, mode: str = "drop", llm: Any = None,
-                 timeout: float = DEFAULT_TIMEOUT, max_rows: int = DEFAULT_MAX_ROWS):
+    def __init__(
+        self,
+        model: str,
+        mode: str = "drop",
+        llm: Any = None,
+        timeout: float = DEFAULT_TIMEOUT,
+        max_rows: int = DEFAULT_MAX_ROWS,
+    ):
         if mode not in MODES:
             raise ValueError(f"--difficulty must be one of {', '.join(MODES)}, not {mode!r}")
         self.model = model
@@ -39,8 +46,11 @@ class Difficulty(Stage):
         difficulty_translator(model, llm)  # fail fast on an unknown spec, in the parent
 
     def params(self) -> dict[str, Any]:
-        return {"model": difficulty_translator(self.model, self.llm).params(), "mode": self.mode,
-                "solved": "strict match on every round (the Judge verification uses)"}
+        return {
+            "model": difficulty_translator(self.model, self.llm).params(),
+            "mode": self.mode,
+            "solved": "strict match on every round (the Judge verification uses)",
+        }
 
     def map(self, chunk: list[Record]) -> Batch:
         check = checker(self.timeout, self.max_rows)
@@ -52,7 +62,8 @@ class Difficulty(Stage):
             items[r.id] = check.item(r, rounds[min(r.info.get("attach", 0), len(rounds) - 1)])
         solved: set[str] = set()
         for item, t in difficulty_translator(self.model, self.llm).translate_all(
-                list(items.values())):
+            list(items.values())
+        ):
             if not (t.ok and t.sql):
                 out.notes[f"{self.model}: {t.status}"] += 1
                 continue
@@ -70,8 +81,11 @@ class Difficulty(Stage):
                 out.drop(Drop.EASY, f"solved by {self.model}")
             else:
                 out.notes[f"tagged {EASY}"] += 1
-                out.records.append(replace(r, tags=(*r.tags, EASY),
-                                           info={**r.info, "difficulty": EASY,
-                                                 "difficulty_model": self.model}))
+                out.records.append(
+                    replace(
+                        r,
+                        tags=(*r.tags, EASY),
+                        info={**r.info, "difficulty": EASY, "difficulty_model": self.model},
+                    )
+                )
         return out
-

@@ -46,15 +46,21 @@ def read_review(path: Path) -> list[dict[str, Any]]:
 
 def record_of(entry: dict[str, Any]) -> Record:
     """The pair of a review entry, with the fix as its only candidate."""
-    return Record(id=entry["id"], dialect=entry["source_dialect"], sql=entry["source_sql"],
-                  origin=entry.get("origin", ""), fixture=entry.get("fixture"),
-                  target=entry["target_dialect"],
-                  candidates=(Candidate(entry["fixed_sql"].strip(), "review", "human"),),
-                  info={"rounds": entry.get("rounds", []), "attach": entry.get("attach", 0)})
+    return Record(
+        id=entry["id"],
+        dialect=entry["source_dialect"],
+        sql=entry["source_sql"],
+        origin=entry.get("origin", ""),
+        fixture=entry.get("fixture"),
+        target=entry["target_dialect"],
+        candidates=(Candidate(entry["fixed_sql"].strip(), "review", "human"),),
+        info={"rounds": entry.get("rounds", []), "attach": entry.get("attach", 0)},
+    )
 
 
-def import_fixes(entries: list[dict[str, Any]], out: Path, variant: str,
-                 timeout: float = DEFAULT_TIMEOUT) -> tuple[int, list[dict[str, Any]]]:
+def import_fixes(
+    entries: list[dict[str, Any]], out: Path, variant: str, timeout: float = DEFAULT_TIMEOUT
+) -> tuple[int, list[dict[str, Any]]]:
     """Verify the fixed entries; add the agreeing ones to ``out/items.jsonl``. Returns how many
     were added and the entries still waiting (unfixed, or fixed and still disagreeing)."""
     fixed = [e for e in entries if str(e.get("fixed_sql", "")).strip()]
@@ -105,9 +111,12 @@ def configure(p: argparse.ArgumentParser) -> argparse.ArgumentParser:
 def review(args: argparse.Namespace) -> int:
     """Re-verify the fixes of ``args.file`` and add them to ``args.out``."""
     manifest = json.loads((args.out / "manifest.json").read_text(encoding="utf-8"))
-    added, waiting = import_fixes(read_review(args.file), args.out, manifest["variant"],
-                                  args.timeout)
+    added, waiting = import_fixes(
+        read_review(args.file), args.out, manifest["variant"], args.timeout
+    )
     write_review(args.out, waiting)
-    print(f"{added} fix(es) verified and added to {args.out / ITEMS}; "
-          f"{len(waiting)} entr(ies) left in the review queue")
+    print(
+        f"{added} fix(es) verified and added to {args.out / ITEMS}; "
+        f"{len(waiting)} entr(ies) left in the review queue"
+    )
     return 0

@@ -63,8 +63,7 @@ class Rule:
         return re.sub(self.pattern, self.replacement, sql, flags=re.IGNORECASE)
 
 
-FIELDS = ("name", "source", "target", "pattern", "replacement", "why", "test_source",
-          "test_target")
+FIELDS = ("name", "source", "target", "pattern", "replacement", "why", "test_source", "test_target")
 
 
 def load_rules(folder: Path = RULES_DIR) -> tuple[Rule, ...]:
@@ -78,10 +77,11 @@ def load_rules(folder: Path = RULES_DIR) -> tuple[Rule, ...]:
             try:
                 re.compile(table["pattern"])
             except re.error as exc:
-                raise ValueError(f"{path.name}: rule {table['name']}: bad pattern: {exc}") \
-                    from None
-            sides = {k: table[k] if table[k] == ANY else dialects.resolve(table[k])
-                     for k in ("source", "target")}
+                raise ValueError(f"{path.name}: rule {table['name']}: bad pattern: {exc}") from None
+            sides = {
+                k: table[k] if table[k] == ANY else dialects.resolve(table[k])
+                for k in ("source", "target")
+            }
             rules.append(Rule(**{**{f: table[f] for f in FIELDS}, **sides}, file=path.name))
     names = [r.name for r in rules]
     if len(names) != len(set(names)):
@@ -124,21 +124,37 @@ class RulesTranslator(Translator):
         self.rules = load_rules(self.folder)
 
     def params(self) -> dict[str, Any]:
-        return {"name": self.name, "rules": len(self.rules), "digest": rules_digest(self.folder),
-                "base": _sqlglot().params()}
+        return {
+            "name": self.name,
+            "rules": len(self.rules),
+            "digest": rules_digest(self.folder),
+            "base": _sqlglot().params(),
+        }
 
     def translate(self, item: Item) -> Translation:
         start = time.perf_counter()
         base = _sqlglot().translate(item)
         if not (base.ok and base.sql):
-            return Translation(base.status, error=f"sqlglot: {base.error}",
-                               latency=time.perf_counter() - start, annotation_source="rule")
+            return Translation(
+                base.status,
+                error=f"sqlglot: {base.error}",
+                latency=time.perf_counter() - start,
+                annotation_source="rule",
+            )
         sql, fired = rewrite(base.sql, item.source_dialect, item.target_dialect, self.rules)
         if not fired:
-            return Translation(TranslationStatus.UNSUPPORTED, error="no rule applies",
-                               latency=time.perf_counter() - start, annotation_source="rule")
-        return Translation.from_sql(sql, raw=json.dumps({"rules": fired}),
-                                    latency=time.perf_counter() - start, annotation_source="rule")
+            return Translation(
+                TranslationStatus.UNSUPPORTED,
+                error="no rule applies",
+                latency=time.perf_counter() - start,
+                annotation_source="rule",
+            )
+        return Translation.from_sql(
+            sql,
+            raw=json.dumps({"rules": fired}),
+            latency=time.perf_counter() - start,
+            annotation_source="rule",
+        )
 
 
 # --- the engine check of every rule, and the yield on a review queue ---------------------------
@@ -151,8 +167,13 @@ def check_rule(rule: Rule, judge: Any = None) -> list[str]:
     sides = [rule.source, rule.target]
     if ANY in sides:
         return [f"{rule.name}: a test needs concrete dialects, not {rule.source}:{rule.target}"]
-    item = Item(id=rule.name, source_dialect=rule.source, target_dialect=rule.target,
-                source_sql=rule.test_source, fixture=EMPTY_FIXTURE)
+    item = Item(
+        id=rule.name,
+        source_dialect=rule.source,
+        target_dialect=rule.target,
+        source_sql=rule.test_source,
+        fixture=EMPTY_FIXTURE,
+    )
     base = SqlglotTranslator().translate(item)
     if not (base.ok and base.sql):
         return [f"{rule.name}: sqlglot does not translate the test source ({base.error})"]
@@ -178,8 +199,9 @@ def check_rule(rule: Rule, judge: Any = None) -> list[str]:
     return problems
 
 
-def measure_yield(entries: list[dict[str, Any]], timeout: float
-                  ) -> tuple[list[Any], dict[str, Any]]:
+def measure_yield(
+    entries: list[dict[str, Any]], timeout: float
+) -> tuple[list[Any], dict[str, Any]]:
     """The review entries the rules turn into verified records, and the counts."""
     from collections import Counter
 
@@ -188,22 +210,34 @@ def measure_yield(entries: list[dict[str, Any]], timeout: float
     by_id: dict[str, list[str]] = {}
     records = []
     for entry in entries:
-        item = Item(id=entry["id"], source_dialect=entry["source_dialect"],
-                    target_dialect=entry["target_dialect"], source_sql=entry["source_sql"])
+        item = Item(
+            id=entry["id"],
+            source_dialect=entry["source_dialect"],
+            target_dialect=entry["target_dialect"],
+            source_sql=entry["source_sql"],
+        )
         t = translator.translate(item)
         if not (t.ok and t.sql):
             continue
         by_id[entry["id"]] = json.loads(t.raw or "{}").get("rules", [])
         fired.update(by_id[entry["id"]])
-        records.append(replace(record_of({**entry, "fixed_sql": t.sql}),
-                               candidates=(Candidate(t.sql, "rules", "rule"),)))
+        records.append(
+            replace(
+                record_of({**entry, "fixed_sql": t.sql}),
+                candidates=(Candidate(t.sql, "rules", "rule"),),
+            )
+        )
     batch = Verify(timeout, DEFAULT_MAX_ROWS, review=True).map(records)
     verified_by: Counter[str] = Counter()
     for r in batch.records:
         verified_by.update(by_id[r.id])
-    counts = {"queued": len(entries), "rewritten": len(records), "verified": len(batch.records),
-              "rules_fired": dict(fired.most_common()),
-              "verified_by_rule": dict(verified_by.most_common())}
+    counts = {
+        "queued": len(entries),
+        "rewritten": len(records),
+        "verified": len(batch.records),
+        "rules_fired": dict(fired.most_common()),
+        "verified_by_rule": dict(verified_by.most_common()),
+    }
     return batch.records, counts
 
 
@@ -219,8 +253,13 @@ def configure(p: argparse.ArgumentParser) -> argparse.ArgumentParser:
     text = "queued pairs of a review.jsonl the rules verify"
     y = cli.configure(sub.add_parser("yield", help=text, description=text), rules_command)
     y.add_argument("file", type=Path, help="a curation run's review.jsonl")
-    cli.add_output_dir(y, "a dataset to also add the verified pairs to (taking them out of its "
-                          "review queue)", default="none", old=("--out",), dest="out")
+    cli.add_output_dir(
+        y,
+        "a dataset to also add the verified pairs to (taking them out of its review queue)",
+        default="none",
+        old=("--out",),
+        dest="out",
+    )
     cli.add_timeout(y, 5.0, "per execution")
     return p
 

@@ -33,9 +33,27 @@ from parrot.dialects.lexer import TokenKind, tokenize
 DEFAULT_PREFIX_RATIO = 0.25
 DEFAULT_PATIENCE = 5
 _TABLE_CONTEXT = frozenset({"FROM", "JOIN", "INTO", "UPDATE", "TABLE"})
-_CLAUSE_END = frozenset({"WHERE", "ON", "GROUP", "ORDER", "HAVING", "LIMIT", "UNION", "USING",
-                         "SET", "VALUES", "SELECT", "EXCEPT", "INTERSECT", "WINDOW", "QUALIFY",
-                         "OFFSET", "FETCH"})
+_CLAUSE_END = frozenset(
+    {
+        "WHERE",
+        "ON",
+        "GROUP",
+        "ORDER",
+        "HAVING",
+        "LIMIT",
+        "UNION",
+        "USING",
+        "SET",
+        "VALUES",
+        "SELECT",
+        "EXCEPT",
+        "INTERSECT",
+        "WINDOW",
+        "QUALIFY",
+        "OFFSET",
+        "FETCH",
+    }
+)
 _RUNS = frozenset({"column", "value"})
 # characters that end a run of punctuation and digits (one piece of :func:`normalise`'s input)
 _RUN_BREAKS = frozenset("'\"`[;#/-")
@@ -45,9 +63,28 @@ def _keywords() -> frozenset[str]:
     from sqlglot.tokens import Tokenizer
 
     words = {k for key in Tokenizer.KEYWORDS for k in key.split() if k.isalpha()}
-    return frozenset(words | {"LIMIT", "OFFSET", "TOP", "OVER", "PARTITION", "WITH", "RECURSIVE",
-                              "QUALIFY", "WINDOW", "ROWS", "RANGE", "PRECEDING", "FOLLOWING",
-                              "UNBOUNDED", "CURRENT", "ROW", "INTERVAL"})
+    return frozenset(
+        words
+        | {
+            "LIMIT",
+            "OFFSET",
+            "TOP",
+            "OVER",
+            "PARTITION",
+            "WITH",
+            "RECURSIVE",
+            "QUALIFY",
+            "WINDOW",
+            "ROWS",
+            "RANGE",
+            "PRECEDING",
+            "FOLLOWING",
+            "UNBOUNDED",
+            "CURRENT",
+            "ROW",
+            "INTERVAL",
+        }
+    )
 
 
 _KEYWORDS = _keywords()
@@ -107,7 +144,7 @@ def normalise(sql: str, dialect: str = "") -> tuple[str, ...]:
         if token == "." and out and out[-1] in ("table", "column"):
             out.pop()  # qualified names collapse: t1.id -> column
             continue
-        if (token in _RUNS and len(out) >= 2 and out[-1] == "," and out[-2] == token):
+        if token in _RUNS and len(out) >= 2 and out[-1] == "," and out[-2] == token:
             out.pop()  # column , column -> column
             continue
         out.append(token)
@@ -146,13 +183,15 @@ class Cluster(Stage):
         out: list[Record] = []
         for number, members in enumerate(groups.values()):
             members.sort(key=lambda r: (-len(r.sql), r.id))  # longest first
-            out.extend(replace(r, cluster=f"c{number}", rank=rank)
-                       for rank, r in enumerate(members))
+            out.extend(
+                replace(r, cluster=f"c{number}", rank=rank) for rank, r in enumerate(members)
+            )
         batch.notes["clusters"] = len(groups)
         return Batch(out, batch.dropped, batch.notes, batch.routed, batch.details)
 
 
 # --- coverage -------------------------------------------------------------------------------------
+
 
 class CoverageSource(Protocol):
     """Parser features a statement exercises (None when the parser rejects it)."""
@@ -237,17 +276,20 @@ class StatementCoverage(SqlglotCoverage):
         return None if found is None else found | {f"{dialect}:statement:{sql}"}
 
 
-COVERAGE_SOURCES: dict[str, type[CoverageSource]] = {"sqlglot": SqlglotCoverage,
-                                                     "grammar": GrammarCoverage,
-                                                     "statement": StatementCoverage}
+COVERAGE_SOURCES: dict[str, type[CoverageSource]] = {
+    "sqlglot": SqlglotCoverage,
+    "grammar": GrammarCoverage,
+    "statement": StatementCoverage,
+}
 
 
 def coverage_source(name: str) -> CoverageSource:
     try:
         return COVERAGE_SOURCES[name]()
     except KeyError:
-        raise ValueError(f"unknown coverage source {name!r} "
-                         f"(known: {', '.join(sorted(COVERAGE_SOURCES))})") from None
+        raise ValueError(
+            f"unknown coverage source {name!r} (known: {', '.join(sorted(COVERAGE_SOURCES))})"
+        ) from None
 
 
 class Features(Stage):
@@ -283,8 +325,9 @@ class Coverage(Stage):
     name = "coverage"
     chunked = False
 
-    def __init__(self, source: str = "sqlglot", patience: int = DEFAULT_PATIENCE,
-                 limit: int | None = None):
+    def __init__(
+        self, source: str = "sqlglot", patience: int = DEFAULT_PATIENCE, limit: int | None = None
+    ):
         self.source = source
         self.patience = patience
         self.limit = limit
@@ -324,8 +367,10 @@ class Selector:
         misses = 0
         for position in range(size):
             if misses >= self.patience or (self.limit is not None and len(kept) >= self.limit):
-                out.drop(Drop.NOT_REACHED if misses >= self.patience else Drop.OVER_KEEP,
-                         n=size - position)
+                out.drop(
+                    Drop.NOT_REACHED if misses >= self.patience else Drop.OVER_KEEP,
+                    n=size - position,
+                )
                 return
             r = next(members)
             feats = r.features
@@ -347,6 +392,7 @@ class Selector:
 
 
 # --- type-based filter ----------------------------------------------------------------------------
+
 
 class TypeFilter(Stage):
     """Drop pairs whose source already behaves the same on the target engine, on every round of

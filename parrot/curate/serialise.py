@@ -107,7 +107,8 @@ def write_dataset(out: Path, variant: str, records: Iterable[Record]) -> tuple[i
 def write_fixture(folder: Path, fixture: dict[str, Any]) -> None:
     folder.mkdir(parents=True, exist_ok=True)
     (folder / f"{fixture['name']}.json").write_text(
-        json.dumps(fixture, ensure_ascii=False, sort_keys=True) + "\n", encoding="utf-8")
+        json.dumps(fixture, ensure_ascii=False, sort_keys=True) + "\n", encoding="utf-8"
+    )
 
 
 def write_review(out: Path, entries: list[dict[str, Any]]) -> None:
@@ -122,14 +123,34 @@ def write_review(out: Path, entries: list[dict[str, Any]]) -> None:
             fh.write(json.dumps(e, ensure_ascii=False) + "\n")
     with paths[1].open("w", encoding="utf-8", newline="") as fh:
         writer = csv.writer(fh)
-        writer.writerow(["id", "source_dialect", "target_dialect", "source_sql", "fixture",
-                         "candidate", "reason", "detail", "fixed_sql"])
+        writer.writerow(
+            [
+                "id",
+                "source_dialect",
+                "target_dialect",
+                "source_sql",
+                "fixture",
+                "candidate",
+                "reason",
+                "detail",
+                "fixed_sql",
+            ]
+        )
         for e in entries:
             first = e["candidates"][0] if e["candidates"] else {}
-            writer.writerow([e["id"], e["source_dialect"], e["target_dialect"], e["source_sql"],
-                             e["fixture"] or "generated (see review.jsonl)",
-                             first.get("candidate", ""), first.get("reason", ""),
-                             first.get("detail", ""), e.get("fixed_sql", "")])
+            writer.writerow(
+                [
+                    e["id"],
+                    e["source_dialect"],
+                    e["target_dialect"],
+                    e["source_sql"],
+                    e["fixture"] or "generated (see review.jsonl)",
+                    first.get("candidate", ""),
+                    first.get("reason", ""),
+                    first.get("detail", ""),
+                    e.get("fixed_sql", ""),
+                ]
+            )
 
 
 def file_digest(path: Path) -> str:
@@ -141,5 +162,6 @@ def file_digest(path: Path) -> str:
 
 
 def write_manifest(out: Path, manifest: dict[str, Any]) -> None:
-    (out / MANIFEST).write_text(json.dumps(manifest, indent=1, ensure_ascii=False) + "\n",
-                                encoding="utf-8")
+    (out / MANIFEST).write_text(
+        json.dumps(manifest, indent=1, ensure_ascii=False) + "\n", encoding="utf-8"
+    )

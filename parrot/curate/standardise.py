@@ -29,7 +29,8 @@ from parrot.dialects.splitter import splitter
 
 _PROCEDURAL = re.compile(
     r"\b(?:BEGIN|CREATE\s+(?:OR\s+REPLACE\s+)?(?:PROCEDURE|PROC|FUNCTION|TRIGGER)|DECLARE)\b",
-    re.IGNORECASE)
+    re.IGNORECASE,
+)
 
 
 @functools.cache
@@ -46,8 +47,11 @@ def lexicon(dialect: str) -> Lexicon:
         except ValueError:
             return Lexicon()
         comments = {c if isinstance(c, str) else c[0] for c in tokenizer.COMMENTS}
-        return Lexicon(backslash_escapes="\\" in tokenizer.STRING_ESCAPES,
-                       hash_comments="#" in comments, slash_comments="//" in comments)
+        return Lexicon(
+            backslash_escapes="\\" in tokenizer.STRING_ESCAPES,
+            hash_comments="#" in comments,
+            slash_comments="//" in comments,
+        )
 
 
 # where a statement boundary, a comment or a DELIMITER line could begin (else: one statement)
@@ -91,8 +95,10 @@ def lexed_split_and_format(sql: str, dialect: str) -> tuple[list[str], int]:
     if _PROCEDURAL.search(sql):  # kept whole
         spans = [(spans[0][0], spans[-1][1])] if spans else []
     starts = [t.start for t in pieces]
-    out = [_format(pieces[bisect.bisect_left(starts, a):bisect.bisect_left(starts, b)])
-           for a, b in spans]
+    out = [
+        _format(pieces[bisect.bisect_left(starts, a) : bisect.bisect_left(starts, b)])
+        for a, b in spans
+    ]
     return [s for s in out if s], comments
 
 
@@ -119,8 +125,10 @@ _CASED = (TokenKind.STRING, TokenKind.QUOTED, TokenKind.COMMENT)  # pieces that 
 def normalised_key(sql: str, dialect: str = "") -> str:
     """``sql`` (canonical) with keywords and unquoted identifiers case-folded: the ASCII letters
     outside strings, quoted identifiers and comments (as ``dialect`` lexes them) lower-cased."""
-    return "".join(t.text if t.kind in _CASED else t.text.translate(_ASCII_LOWER)
-                   for t in scan(sql, lexicon(dialect)))
+    return "".join(
+        t.text if t.kind in _CASED else t.text.translate(_ASCII_LOWER)
+        for t in scan(sql, lexicon(dialect))
+    )
 
 
 def deduplicate(batch: Batch, detail: str = "") -> Batch:
@@ -173,5 +181,8 @@ class Standardise(Stage):
         return deduplicate(batch)
 
     def params(self) -> dict[str, Any]:
-        return {"comments": "removed", "dedup": ["exact", "normalised"],
-                "dedup_scope": "dialect + fixture"}
+        return {
+            "comments": "removed",
+            "dedup": ["exact", "normalised"],
+            "dedup_scope": "dialect + fixture",
+        }

@@ -54,10 +54,20 @@ from parrot.engines.worker import die_with_parent
 # start in it); a range is read by the worker, so the input never passes through this process
 Chunk = list[Record] | tuple[str, int, int]
 _SEQ_BITS = 24  # a statement's sequence number: chunk index << 24 | position in the chunk
-_SCHEMA = pa.schema([("seq", pa.int64()), ("id", pa.string()), ("dialect", pa.string()),
-                     ("origin", pa.string()), ("fixture", pa.string()), ("sql", pa.string()),
-                     ("len", pa.int32()), ("ehash", pa.binary(16)), ("nhash", pa.binary(16)),
-                     ("ckey", pa.binary(16))])
+_SCHEMA = pa.schema(
+    [
+        ("seq", pa.int64()),
+        ("id", pa.string()),
+        ("dialect", pa.string()),
+        ("origin", pa.string()),
+        ("fixture", pa.string()),
+        ("sql", pa.string()),
+        ("len", pa.int32()),
+        ("ehash", pa.binary(16)),
+        ("nhash", pa.binary(16)),
+        ("ckey", pa.binary(16)),
+    ]
+)
 DEFAULT_MEMORY_LIMIT = "1GB"  # DuckDB's buffer pool; beyond it DuckDB spills to its temp files
 
 
@@ -68,7 +78,7 @@ def _digest(*parts: str | None) -> bytes:
 
 def cluster_key(norm: Sequence[str], ratio: float) -> str:
     """The first ``ceil(ratio × n)`` normalised tokens (what :class:`Cluster` groups by)."""
-    return " ".join(norm[:max(1, math.ceil(ratio * len(norm)))])
+    return " ".join(norm[: max(1, math.ceil(ratio * len(norm)))])
 
 
 def read_range(path: str, start: int, end: int) -> list[Record]:
@@ -87,16 +97,26 @@ def read_range(path: str, start: int, end: int) -> list[Record]:
             pos += len(line)
             if line.strip():
                 row = json.loads(line)
-                out.append(Record(id=row["id"], dialect=row["dialect"], sql=row["sql"],
-                                  origin=row.get("origin", row.get("benchmark", "")),
-                                  fixture=row.get("fixture")))
+                out.append(
+                    Record(
+                        id=row["id"],
+                        dialect=row["dialect"],
+                        sql=row["sql"],
+                        origin=row.get("origin", row.get("benchmark", "")),
+                        fixture=row.get("fixture"),
+                    )
+                )
     return out
 
 
 def file_ranges(paths: Iterable[Path], size: int = 1 << 20) -> list[tuple[str, int, int]]:
     """Byte ranges of about ``size`` bytes covering every file (the chunks of a JSONL corpus)."""
-    return [(str(p), a, min(a + size, total)) for p in paths
-            for total in [p.stat().st_size] for a in range(0, total, size)]
+    return [
+        (str(p), a, min(a + size, total))
+        for p in paths
+        for total in [p.stat().st_size]
+        for a in range(0, total, size)
+    ]
 
 
 def prepare(index: int, chunk: Chunk, ratio: float) -> tuple[int, pa.Table, Batch, int]:
@@ -156,8 +176,9 @@ class _Pool:
 
     def __init__(self, jobs: int):
         self.jobs = max(1, jobs)
-        self._pool = (ProcessPoolExecutor(self.jobs, initializer=die_with_parent)
-                      if self.jobs > 1 else None)
+        self._pool = (
+            ProcessPoolExecutor(self.jobs, initializer=die_with_parent) if self.jobs > 1 else None
+        )
 
     def map(self, fn: Callable[..., Any], tasks: Iterable[tuple[Any, ...]]) -> Iterator[Any]:
         if self._pool is None:
@@ -193,23 +214,33 @@ SELECT c.cnum, (row_number() OVER (PARTITION BY m.ckey ORDER BY m.len DESC, m.id
        AS rank, m.seq
 FROM m JOIN c USING (ckey)
 """
-_MEMBERS = ("SELECT r.cnum, r.rank, s.id, s.dialect, s.sql, s.origin, s.fixture "
-            "FROM ranked r JOIN stmts s USING (seq) ")
+_MEMBERS = (
+    "SELECT r.cnum, r.rank, s.id, s.dialect, s.sql, s.origin, s.fixture "
+    "FROM ranked r JOIN stmts s USING (seq) "
+)
 _COLUMNS = ("cnum", "rank", "id", "dialect", "sql", "origin", "fixture")
 
 
 def _records(rows: Iterable[tuple[Any, ...]]) -> list[Record]:
-    return [Record(id=i, dialect=d, sql=s, origin=o, fixture=f, cluster=f"c{c}", rank=k)
-            for c, k, i, d, s, o, f in rows]
+    return [
+        Record(id=i, dialect=d, sql=s, origin=o, fixture=f, cluster=f"c{c}", rank=k)
+        for c, k, i, d, s, o, f in rows
+    ]
 
 
 class _Store:
     """The DuckDB file the statements are spilled to, and the queries selection asks it."""
 
     def __init__(self, path: Path, settings: StreamSettings):
-        self.con = duckdb.connect(str(path), config={
-            "memory_limit": settings.memory_limit, "threads": max(1, settings.jobs),
-            "temp_directory": str(path.parent / "spill"), "preserve_insertion_order": False})
+        self.con = duckdb.connect(
+            str(path),
+            config={
+                "memory_limit": settings.memory_limit,
+                "threads": max(1, settings.jobs),
+                "temp_directory": str(path.parent / "spill"),
+                "preserve_insertion_order": False,
+            },
+        )
         cols = ", ".join(f"{f.name} {_DUCK[str(f.type)]}" for f in _SCHEMA)
         self.con.execute(f"CREATE TABLE stmts ({cols})")
         self._buffer: list[pa.Table] = []
@@ -238,43 +269,59 @@ class _Store:
         Members ranked below ``reach`` are copied with their text into a small table ordered
         by cluster (what selection reads; the rest only when a cluster's walk goes further)."""
         self.flush()
-        counts = self.con.execute("SELECT count(*), count(DISTINCT ehash), "
-                                  "count(DISTINCT nhash) FROM stmts").fetchone()
+        counts = self.con.execute(
+            "SELECT count(*), count(DISTINCT ehash), count(DISTINCT nhash) FROM stmts"
+        ).fetchone()
         assert counts is not None
         self.con.execute(_RANK)
-        sizes = [n for (n,) in self.con.execute(
-            "SELECT count(*) FROM ranked GROUP BY cnum ORDER BY cnum").fetchall()]
+        sizes = [
+            n
+            for (n,) in self.con.execute(
+                "SELECT count(*) FROM ranked GROUP BY cnum ORDER BY cnum"
+            ).fetchall()
+        ]
         self.reach = reach
-        self.con.execute(f"CREATE TABLE reach AS {_MEMBERS} WHERE r.rank < ? "
-                         "ORDER BY r.cnum, r.rank", [reach])
-        return dict(zip(("statements", "distinct", "normalised_distinct"), counts,
-                        strict=True)), sizes
+        self.con.execute(
+            f"CREATE TABLE reach AS {_MEMBERS} WHERE r.rank < ? ORDER BY r.cnum, r.rank", [reach]
+        )
+        return dict(
+            zip(("statements", "distinct", "normalised_distinct"), counts, strict=True)
+        ), sizes
 
     def window(self, window: int) -> list[Record]:
-        return _records(self.con.execute(
-            f"SELECT {', '.join(_COLUMNS)} FROM reach WHERE rank < ? ORDER BY cnum, rank",
-            [window]).fetchall())
+        return _records(
+            self.con.execute(
+                f"SELECT {', '.join(_COLUMNS)} FROM reach WHERE rank < ? ORDER BY cnum, rank",
+                [window],
+            ).fetchall()
+        )
 
     def members(self, cnum: int, start: int, stop: int) -> list[Record]:
         """Members ``start`` to ``stop`` (ranks) of cluster ``cnum``."""
         if stop <= self.reach:
-            query = (f"SELECT {', '.join(_COLUMNS)} FROM reach WHERE cnum = ? "
-                     "AND rank >= ? AND rank < ? ORDER BY rank")
+            query = (
+                f"SELECT {', '.join(_COLUMNS)} FROM reach WHERE cnum = ? "
+                "AND rank >= ? AND rank < ? ORDER BY rank"
+            )
         else:  # beyond the copied ranks: a join with every statement (rare)
-            query = _MEMBERS + ("WHERE r.cnum = ? AND r.rank >= ? AND r.rank < ? "
-                                "ORDER BY r.rank")
+            query = _MEMBERS + ("WHERE r.cnum = ? AND r.rank >= ? AND r.rank < ? ORDER BY r.rank")
         return _records(self.con.execute(query, [cnum, start, stop]).fetchall())
 
     def close(self) -> None:
         self.con.close()
 
 
-_DUCK = {"int64": "BIGINT", "int32": "INTEGER", "string": "VARCHAR",
-         "fixed_size_binary[16]": "BLOB"}
+_DUCK = {
+    "int64": "BIGINT",
+    "int32": "INTEGER",
+    "string": "VARCHAR",
+    "fixed_size_binary[16]": "BLOB",
+}
 
 
-def _cluster_members(store: _Store, cnum: int, size: int, window: list[Record],
-                     page: int) -> Iterator[Record]:
+def _cluster_members(
+    store: _Store, cnum: int, size: int, window: list[Record], page: int
+) -> Iterator[Record]:
     """A cluster's members in rank order: the window (features computed), then pages from the
     store (features computed when the walk reaches them)."""
     yield from window
@@ -286,8 +333,14 @@ def _cluster_members(store: _Store, cnum: int, size: int, window: list[Record],
         page *= 2
 
 
-def _ingest(store: _Store, pool: _Pool, chunks: Iterable[Chunk], settings: StreamSettings,
-            progress: Progress | None, total: int) -> tuple[Batch, int]:
+def _ingest(
+    store: _Store,
+    pool: _Pool,
+    chunks: Iterable[Chunk],
+    settings: StreamSettings,
+    progress: Progress | None,
+    total: int,
+) -> tuple[Batch, int]:
     stats = Batch([])
     n_in = 0
     tasks = ((i, c, settings.prefix_ratio) for i, c in enumerate(chunks))
@@ -300,10 +353,11 @@ def _ingest(store: _Store, pool: _Pool, chunks: Iterable[Chunk], settings: Strea
     return stats, n_in
 
 
-def _features(pool: _Pool, window: list[Record], settings: StreamSettings,
-              progress: Progress | None) -> list[Record]:
+def _features(
+    pool: _Pool, window: list[Record], settings: StreamSettings, progress: Progress | None
+) -> list[Record]:
     size = settings.feature_chunk
-    chunks = [window[i:i + size] for i in range(0, len(window), size)]
+    chunks = [window[i : i + size] for i in range(0, len(window), size)]
     found: dict[int, list[Any]] = {}
     tasks = ((i, c, settings.coverage) for i, c in enumerate(chunks))
     for index, feats in pool.map(features_of, tasks):
@@ -311,12 +365,19 @@ def _features(pool: _Pool, window: list[Record], settings: StreamSettings,
         if progress is not None:
             progress("features", len(found) * size, len(window))
     unparseable = frozenset({"\x00"})
-    return [replace(r, features=f if f is not None else unparseable)
-            for i, chunk in enumerate(chunks) for r, f in zip(chunk, found[i], strict=True)]
+    return [
+        replace(r, features=f if f is not None else unparseable)
+        for i, chunk in enumerate(chunks)
+        for r, f in zip(chunk, found[i], strict=True)
+    ]
 
 
-def run_stream(chunks: Iterable[Chunk], settings: StreamSettings | None = None,
-               progress: Progress | None = None, total: int = 0) -> StreamResult:
+def run_stream(
+    chunks: Iterable[Chunk],
+    settings: StreamSettings | None = None,
+    progress: Progress | None = None,
+    total: int = 0,
+) -> StreamResult:
     """Select from ``chunks`` as Standardise → Normalise → Cluster → Features → Coverage would
     (see the module docstring); ``total``: the number of chunks, for ``progress``."""
     settings = settings or StreamSettings()
@@ -331,8 +392,15 @@ def run_stream(chunks: Iterable[Chunk], settings: StreamSettings | None = None,
             store.close()
 
 
-def _run(store: _Store, pool: _Pool, chunks: Iterable[Chunk], settings: StreamSettings,
-         progress: Progress | None, total: int, window_size: int) -> StreamResult:
+def _run(
+    store: _Store,
+    pool: _Pool,
+    chunks: Iterable[Chunk],
+    settings: StreamSettings,
+    progress: Progress | None,
+    total: int,
+    window_size: int,
+) -> StreamResult:
     clock = time.perf_counter()
     stats, n_in = _ingest(store, pool, chunks, settings, progress, total)
     ingest_s = time.perf_counter() - clock
@@ -349,8 +417,11 @@ def _run(store: _Store, pool: _Pool, chunks: Iterable[Chunk], settings: StreamSe
     position = 0
     for cnum, size in enumerate(sizes):
         end = position
-        while end < len(window) and window[end].rank < window_size and \
-                window[end].cluster == f"c{cnum}":
+        while (
+            end < len(window)
+            and window[end].rank < window_size
+            and window[end].cluster == f"c{cnum}"
+        ):
             end += 1
         selector.cluster(_cluster_members(store, cnum, size, window[position:end], 64), size)
         position = end
@@ -360,12 +431,32 @@ def _run(store: _Store, pool: _Pool, chunks: Iterable[Chunk], settings: StreamSe
     seconds.append(time.perf_counter() - clock)
     out.records = [replace(r, norm=normalise(r.sql, r.dialect)) for r in out.records]
     funnel = [
-        StageCount("standardise", n_in, kept_n, dict(stats.dropped.most_common()),
-                   dict(stats.notes.most_common()), seconds[0]),
+        StageCount(
+            "standardise",
+            n_in,
+            kept_n,
+            dict(stats.dropped.most_common()),
+            dict(stats.notes.most_common()),
+            seconds[0],
+        ),
         StageCount("cluster", kept_n, kept_n, {}, {"clusters": len(sizes)}, 0.0),
         StageCount("features", kept_n, kept_n, {}, {}, seconds[1] - seconds[0]),
-        StageCount("coverage", kept_n, len(out.records), dict(out.dropped.most_common()),
-                   dict(out.notes.most_common()), seconds[2] - seconds[1])]
-    return StreamResult(out.records, funnel, {"ingest_seconds": ingest_s,
-                                              "rank_seconds": seconds[0] - ingest_s,
-                                              **counts, "clusters": len(sizes)})
+        StageCount(
+            "coverage",
+            kept_n,
+            len(out.records),
+            dict(out.dropped.most_common()),
+            dict(out.notes.most_common()),
+            seconds[2] - seconds[1],
+        ),
+    ]
+    return StreamResult(
+        out.records,
+        funnel,
+        {
+            "ingest_seconds": ingest_s,
+            "rank_seconds": seconds[0] - ingest_s,
+            **counts,
+            "clusters": len(sizes),
+        },
+    )

@@ -28,8 +28,20 @@ from parrot.tokens import count_tokens
 
 EMBEDDED = ("sqlite", "duckdb", "clickhouse")
 LOCAL = (*EMBEDDED, "postgres", "mysql")  # engines here without Spark's JVM (servers: started)
-SPIDER_FAMILY = ("Spider", "Spider-Syn", "Spider-DK", "Spider-Realistic", "Dr.Spider", "sparc",
-                 "CoSQL", "CSpider", "PortugueseSpider", "Archer", "AmbiQT", "PAUQ")
+SPIDER_FAMILY = (
+    "Spider",
+    "Spider-Syn",
+    "Spider-DK",
+    "Spider-Realistic",
+    "Dr.Spider",
+    "sparc",
+    "CoSQL",
+    "CSpider",
+    "PortugueseSpider",
+    "Archer",
+    "AmbiQT",
+    "PAUQ",
+)
 
 
 class CorpusMissing(FileNotFoundError):
@@ -53,8 +65,10 @@ class Variant:
 
 def _jsonl(path: Path) -> Iterator[dict[str, Any]]:
     if not path.is_file():
-        raise CorpusMissing(f"{path} not found: set PARROT_CORPORA to the folder holding the "
-                            "shared corpora (parrot/, sqlglot/, sqlite/)")
+        raise CorpusMissing(
+            f"{path} not found: set PARROT_CORPORA to the folder holding the "
+            "shared corpora (parrot/, sqlglot/, sqlite/)"
+        )
     yield from jsonl.objects(path)
 
 
@@ -70,9 +84,13 @@ def load_simple(sources: tuple[str, ...]) -> tuple[list[Record], list[Path]]:
                 continue
             key = (dialect, row["source_sql"])
             if key not in records:
-                records[key] = Record(id=row["id"], dialect=dialect, sql=row["source_sql"],
-                                      origin=f"sqlglot:{row['test_file']}",
-                                      info={"references": {}})
+                records[key] = Record(
+                    id=row["id"],
+                    dialect=dialect,
+                    sql=row["source_sql"],
+                    origin=f"sqlglot:{row['test_file']}",
+                    info={"references": {}},
+                )
             target = row["target_dialect"]
             if target != dialect:
                 records[key].info["references"].setdefault(target, row["target_sql"])
@@ -96,8 +114,13 @@ class RowReader:
             if self.spider_only:
                 return None
             fixture = None
-        return Record(id=row["id"], dialect=row["dialect"], sql=row["sql"],
-                      origin=row.get("benchmark", path.stem), fixture=fixture)
+        return Record(
+            id=row["id"],
+            dialect=row["dialect"],
+            sql=row["sql"],
+            origin=row.get("benchmark", path.stem),
+            fixture=fixture,
+        )
 
 
 def _reader(sources: tuple[str, ...], spider_only: bool) -> RowReader:
@@ -137,15 +160,25 @@ def load_main(sources: tuple[str, ...]) -> tuple[list[Record], list[Path]]:
 
 
 # other packages add variants through the ``parrot.curation_variants`` entry-point group
-VARIANTS: Registry[Variant] = Registry("curation variant", group="parrot.curation_variants",
-                                       check=lambda v: isinstance(v, Variant),
-                                       expects="a Variant")
-for _variant in (Variant("simple", load_simple, LOCAL, LOCAL, None,
-                         annotators=("sqlglot", "rules"), coverage="statement"),
-                 Variant("diverse", load_diverse, ("sqlite",), ("duckdb", "clickhouse"), 400,
-                         rows=rows_diverse),
-                 Variant("main", load_main, ("sqlite",), ("duckdb", "clickhouse"), 100,
-                         rows=rows_main)):
+VARIANTS: Registry[Variant] = Registry(
+    "curation variant",
+    group="parrot.curation_variants",
+    check=lambda v: isinstance(v, Variant),
+    expects="a Variant",
+)
+for _variant in (
+    Variant(
+        "simple",
+        load_simple,
+        LOCAL,
+        LOCAL,
+        None,
+        annotators=("sqlglot", "rules"),
+        coverage="statement",
+    ),
+    Variant("diverse", load_diverse, ("sqlite",), ("duckdb", "clickhouse"), 400, rows=rows_diverse),
+    Variant("main", load_main, ("sqlite",), ("duckdb", "clickhouse"), 100, rows=rows_main),
+):
     VARIANTS.add(_variant.name, _variant)
 
 
@@ -191,20 +224,34 @@ class Ground(Stage):
             if grounded is None:
                 out.records.append(r)
                 continue
-            refs = {t: g for t, sql in r.info.get("references", {}).items()
-                    if (g := ground(sql, t)) is not None}
+            refs = {
+                t: g
+                for t, sql in r.info.get("references", {}).items()
+                if (g := ground(sql, t)) is not None
+            }
             out.notes["grounded on table t"] += 1
-            out.records.append(replace(r, sql=grounded, tags=(*r.tags, "grounded"),
-                                       info={**r.info, "references": refs}))
+            out.records.append(
+                replace(
+                    r, sql=grounded, tags=(*r.tags, "grounded"), info={**r.info, "references": refs}
+                )
+            )
         return out
 
 
 # --- the main variant's hardness filter -----------------------------------------------------------
 
 _CONSTRUCTS: dict[str, tuple[str, ...]] = {
-    "join": ("Join",), "subquery": ("Subquery",), "group": ("Group",), "having": ("Having",),
-    "set_operation": ("Union", "Except", "Intersect"), "window": ("Window",), "cte": ("CTE",),
-    "case": ("Case",), "order": ("Order",), "limit": ("Limit",), "distinct": ("Distinct",),
+    "join": ("Join",),
+    "subquery": ("Subquery",),
+    "group": ("Group",),
+    "having": ("Having",),
+    "set_operation": ("Union", "Except", "Intersect"),
+    "window": ("Window",),
+    "cte": ("CTE",),
+    "case": ("Case",),
+    "order": ("Order",),
+    "limit": ("Limit",),
+    "distinct": ("Distinct",),
 }
 
 
@@ -240,9 +287,13 @@ class Hard(Stage):
             if len(found) < self.min_constructs:
                 out.drop(Drop.TOO_FEW_CONSTRUCTS, f"fewer than {self.min_constructs}")
                 continue
-            out.records.append(replace(r, tokens=count_tokens(r.sql),
-                                       tags=(*r.tags, *(f"construct:{c}" for c in
-                                                         sorted(found)))))
+            out.records.append(
+                replace(
+                    r,
+                    tokens=count_tokens(r.sql),
+                    tags=(*r.tags, *(f"construct:{c}" for c in sorted(found))),
+                )
+            )
         return out
 
     def reduce(self, batch: Batch) -> Batch:

@@ -74,14 +74,16 @@ class Checker:
 
     def __init__(self, timeout: float, max_rows: int):
         # execution verdicts only: the grammar check of a failing run (Acc_SYN) is unused here
-        self.judge = Judge(timeout=timeout, max_rows=max_rows, start=False,
-                           syntax_fallback=False)
+        self.judge = Judge(timeout=timeout, max_rows=max_rows, start=False, syntax_fallback=False)
         self._fixtures: dict[str, Fixture] = {}
         self._ties: dict[tuple[str, str, str], str | None] = {}
 
     def runnable(self, r: Record) -> bool:
-        return (r.target is not None and self.judge.engine(r.dialect) is not None
-                and self.judge.engine(r.target) is not None)
+        return (
+            r.target is not None
+            and self.judge.engine(r.dialect) is not None
+            and self.judge.engine(r.target) is not None
+        )
 
     def fixture(self, data: dict[str, Any] | str) -> Fixture:
         if isinstance(data, str):
@@ -104,8 +106,13 @@ class Checker:
 
     def item(self, r: Record, fixture: Fixture) -> Item:
         assert r.target is not None
-        return Item(id=r.id, source_dialect=r.dialect, target_dialect=r.target, source_sql=r.sql,
-                    fixture=fixture)
+        return Item(
+            id=r.id,
+            source_dialect=r.dialect,
+            target_dialect=r.target,
+            source_sql=r.sql,
+            fixture=fixture,
+        )
 
     def attach(self, r: Record) -> tuple[int, str | None]:
         """The round eval will use, and why the source cannot be judged on it (or None)."""
@@ -150,13 +157,17 @@ class Checker:
         machine does not send a pair to review as if the translation were wrong."""
         return retrying(
             lambda: self.judge.judge(item, Translation(TranslationStatus.OK, sql=sql)),
-            lambda record: any(run and run["status"] == "engine_error"
-                               for run in (record.get("gold"), record.get("pred"))))
+            lambda record: any(
+                run and run["status"] == "engine_error"
+                for run in (record.get("gold"), record.get("pred"))
+            ),
+        )
 
     def gold_retrying(self, item: Item) -> Gold:
         """The source's run (the judge's Gold), run again after an engine failure."""
-        return retrying(lambda: self.judge.gold(item),
-                        lambda gold: gold.execution.status == "engine_error")
+        return retrying(
+            lambda: self.judge.gold(item), lambda gold: gold.execution.status == "engine_error"
+        )
 
     def agrees(self, r: Record, sql: str) -> Agreement:
         """Whether ``sql`` on the target gives the source's result on every round."""
@@ -175,8 +186,11 @@ class Checker:
             compared += 1
             if not strict["match"]:
                 pred = record.get("pred")
-                reason = ("syntax_error" if pred and pred["status"] == "syntax_error"
-                          else strict["reason"])
+                reason = (
+                    "syntax_error"
+                    if pred and pred["status"] == "syntax_error"
+                    else strict["reason"]
+                )
                 return Agreement(False, reason, strict.get("detail", ""), i, compared)
         if not compared:
             return Agreement(False, "gold_error", "the source ran on no round")
@@ -190,7 +204,7 @@ def retrying(run: Callable[[], T], failed: Callable[[T], bool]) -> T:
         out = run()
         if not failed(out):
             return out
-        time.sleep(ENGINE_RETRY_PAUSE * 2 ** attempt)
+        time.sleep(ENGINE_RETRY_PAUSE * 2**attempt)
     return run()
 
 
@@ -212,8 +226,13 @@ class TestData(Stage):
     max_chunk = ENGINE_CHUNK
     __test__ = False  # not a pytest class, despite its name
 
-    def __init__(self, rounds: int = DEFAULT_ROUNDS, seed: int = 0,
-                 timeout: float = DEFAULT_TIMEOUT, max_rows: int = DEFAULT_MAX_ROWS):
+    def __init__(
+        self,
+        rounds: int = DEFAULT_ROUNDS,
+        seed: int = 0,
+        timeout: float = DEFAULT_TIMEOUT,
+        max_rows: int = DEFAULT_MAX_ROWS,
+    ):
         self.rounds = rounds
         self.seed = seed
         self.timeout = timeout
@@ -247,9 +266,12 @@ class TestData(Stage):
             out.records.append(r)
         return out
 
-    def _data(self, r: Record, check: Checker,
-              made: dict[tuple[str, str, str, str | None], list[dict[str, Any]] | str]
-              ) -> list[dict[str, Any]] | str:
+    def _data(
+        self,
+        r: Record,
+        check: Checker,
+        made: dict[tuple[str, str, str, str | None], list[dict[str, Any]] | str],
+    ) -> list[dict[str, Any]] | str:
         """The rounds of ``r``'s statement (or why there are none): generated once per statement,
         seeded and named by the statement's id, so every target of a statement is judged on the
         same data (its source runs and loads once per round, and its fixtures are written once).
@@ -260,9 +282,14 @@ class TestData(Stage):
             try:
                 base = check.fixture(r.fixture) if r.fixture else None
                 generated = self.rounds - (1 if base is not None else 0)
-                made[key] = query_test_data(r.sql, r.dialect, rounds=generated,
-                                            seed=f"{self.seed}:{statement}",
-                                            name=fixture_name(statement), base=base)
+                made[key] = query_test_data(
+                    r.sql,
+                    r.dialect,
+                    rounds=generated,
+                    seed=f"{self.seed}:{statement}",
+                    name=fixture_name(statement),
+                    base=base,
+                )
             except (SchemaError, FixtureError) as exc:
                 made[key] = _reason(exc)
         return made[key]
@@ -295,16 +322,26 @@ class Verify(Stage):
     name = "verify"
     max_chunk = ENGINE_CHUNK
 
-    def __init__(self, timeout: float = DEFAULT_TIMEOUT, max_rows: int = DEFAULT_MAX_ROWS,
-                 review: bool = True, keep_unverified: bool = False):
+    def __init__(
+        self,
+        timeout: float = DEFAULT_TIMEOUT,
+        max_rows: int = DEFAULT_MAX_ROWS,
+        review: bool = True,
+        keep_unverified: bool = False,
+    ):
         self.timeout = timeout
         self.max_rows = max_rows
         self.review = review
         self.keep_unverified = keep_unverified
 
     def params(self) -> dict[str, Any]:
-        return {"timeout": self.timeout, "max_rows": self.max_rows, "review": self.review,
-                "keep_unverified": self.keep_unverified, "comparison": "strict"}
+        return {
+            "timeout": self.timeout,
+            "max_rows": self.max_rows,
+            "review": self.review,
+            "keep_unverified": self.keep_unverified,
+            "comparison": "strict",
+        }
 
     def map(self, chunk: list[Record]) -> Batch:
         check = checker(self.timeout, self.max_rows)
@@ -327,15 +364,26 @@ class Verify(Stage):
                 if agreement.ok:
                     verified.append(c)
                 else:
-                    failures.append({"candidate": c.sql, "annotator": c.annotator,
-                                     "reason": agreement.reason, "detail": agreement.detail,
-                                     "round": agreement.round})
+                    failures.append(
+                        {
+                            "candidate": c.sql,
+                            "annotator": c.annotator,
+                            "reason": agreement.reason,
+                            "detail": agreement.detail,
+                            "round": agreement.round,
+                        }
+                    )
             for f in failures:
                 out.notes[f"candidate failed: {f['reason']}"] += 1
             if verified:
-                out.records.append(replace(r, references=tuple(verified),
-                                           tags=(*r.tags, "verified:execution"),
-                                           info={**r.info, "rejected": failures}))
+                out.records.append(
+                    replace(
+                        r,
+                        references=tuple(verified),
+                        tags=(*r.tags, "verified:execution"),
+                        info={**r.info, "rejected": failures},
+                    )
+                )
             elif self.review:
                 out.routed.append(review_entry(r, failures))
                 out.drop(Drop.NO_AGREEMENT, "routed to review")
@@ -351,8 +399,11 @@ class Verify(Stage):
         if not good:
             out.drop(Drop.NO_ENGINE_GRAMMAR_FAILS)
             return
-        out.records.append(replace(r, references=tuple(good),
-                                   tags=(*r.tags, "unverified", "verified:grammar-only")))
+        out.records.append(
+            replace(
+                r, references=tuple(good), tags=(*r.tags, "unverified", "verified:grammar-only")
+            )
+        )
 
 
 def grammar_accepts(sql: str, dialect: str) -> bool:
@@ -376,7 +427,15 @@ def grammar_accepts(sql: str, dialect: str) -> bool:
 
 def review_entry(r: Record, failures: list[dict[str, Any]]) -> dict[str, Any]:
     """Everything a reviewer needs to fix one pair (see :mod:`parrot.curate.review`)."""
-    return {"id": r.id, "source_dialect": r.dialect, "target_dialect": r.target,
-            "source_sql": r.sql, "origin": r.origin, "fixture": r.fixture,
-            "rounds": r.info.get("rounds", []), "attach": r.info.get("attach", 0),
-            "candidates": failures, "fixed_sql": ""}
+    return {
+        "id": r.id,
+        "source_dialect": r.dialect,
+        "target_dialect": r.target,
+        "source_sql": r.sql,
+        "origin": r.origin,
+        "fixture": r.fixture,
+        "rounds": r.info.get("rounds", []),
+        "attach": r.info.get("attach", 0),
+        "candidates": failures,
+        "fixed_sql": "",
+    }

@@ -20,8 +20,19 @@ from parrot.dialects.base import (
     UnknownDialectError,
 )
 
-__all__ = ["ALIASES", "DIALECTS", "Dialect", "Division", "Folding", "Lexicon", "NullOrder",
-           "UnknownDialectError", "builtin", "get", "resolve"]
+__all__ = [
+    "ALIASES",
+    "DIALECTS",
+    "Dialect",
+    "Division",
+    "Folding",
+    "Lexicon",
+    "NullOrder",
+    "UnknownDialectError",
+    "builtin",
+    "get",
+    "resolve",
+]
 
 DIALECTS: dict[str, type[Dialect]] = Dialect.registry  # key -> class, in definition order
 
@@ -70,8 +81,10 @@ def resolve(name: str) -> str:
         key = _index().get(_fold(name))
     if key is None:
         known = ", ".join(sorted(DIALECTS))
-        raise UnknownDialectError(f"unknown dialect {name!r} (known: {known}; aliases such as "
-                                  "pg, postgresql, sqlserver, mssql, ch are accepted)")
+        raise UnknownDialectError(
+            f"unknown dialect {name!r} (known: {known}; aliases such as "
+            "pg, postgresql, sqlserver, mssql, ch are accepted)"
+        )
     return key
 
 

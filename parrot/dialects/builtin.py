@@ -11,9 +11,14 @@ from typing import ClassVar
 
 from parrot.dialects.base import Dialect, Lexicon
 
-_MYSQL_LEXICON = Lexicon(backslash_escapes=True, hash_comments=True, hash_comments_always=True,
-                         dash_comments_need_space=True, plain_backticks=True,
-                         executable_comments=True)
+_MYSQL_LEXICON = Lexicon(
+    backslash_escapes=True,
+    hash_comments=True,
+    hash_comments_always=True,
+    dash_comments_need_space=True,
+    plain_backticks=True,
+    executable_comments=True,
+)
 _LIMIT = frozenset({"limit"})
 
 
@@ -41,8 +46,13 @@ class ClickHouse(Dialect):
     constructs = frozenset({"limit", "top", "qualify", "trailing_comma", "double_colon"})
     # x$$ is one identifier ('$' continues a word); $$ or $tag$ opens a heredoc only where a
     # token starts
-    lexicon = Lexicon(backslash_escapes=True, hash_comments=True, dollar_quotes=True,
-                      nested_comments=True, dollar_identifiers=True)
+    lexicon = Lexicon(
+        backslash_escapes=True,
+        hash_comments=True,
+        dollar_quotes=True,
+        nested_comments=True,
+        dollar_identifiers=True,
+    )
     nulls_in_asc, nulls_in_desc, integer_division = "last", "last", "float"
     case_sensitive_strings, unquoted_identifiers = True, "sensitive"
 
@@ -51,8 +61,9 @@ class Postgres(Dialect):
     key, label, aliases = "postgres", "PostgreSQL", ("pg", "postgresql", "pgsql", "psql")
     engine, grammar, fences = "postgres", "Postgres", ("postgres", "postgresql")
     constructs = frozenset({"limit", "double_colon"})
-    lexicon = Lexicon(dollar_quotes=True, nested_comments=True, escape_strings=True,
-                      dollar_identifiers=True)
+    lexicon = Lexicon(
+        dollar_quotes=True, nested_comments=True, escape_strings=True, dollar_identifiers=True
+    )
     nulls_in_asc, nulls_in_desc, integer_division = "last", "first", "integer"
     case_sensitive_strings, unquoted_identifiers = True, "lower"
 
@@ -76,8 +87,9 @@ class Spark(Dialect):
     fences: ClassVar[tuple[str, ...]] = ("spark", "sparksql")
     constructs = frozenset({"limit", "double_colon"})
     # '...' and "..." are both strings with backslash escapes, `name` doubles its backtick
-    lexicon = Lexicon(backslash_escapes=True, nested_comments=True, plain_backticks=True,
-                      raw_strings=True)
+    lexicon = Lexicon(
+        backslash_escapes=True, nested_comments=True, plain_backticks=True, raw_strings=True
+    )
     block_ends = frozenset({"if", "while", "loop", "repeat", "for"})
     blocks_begin_anywhere = False
     nulls_in_asc, nulls_in_desc, integer_division = "first", "last", "float"
@@ -101,8 +113,11 @@ class TSQL(Dialect):
     aliases = ("sqlserver", "mssql", "t-sql", "azuresql", "sql_server")
     grammar, fences = "Tsql", ("tsql",)
     constructs = frozenset({"top"})
-    lexicon = Lexicon(bracket_identifiers=True, nested_comments=True,  # block comments nest
-                      bracket_escapes=True)
+    lexicon = Lexicon(
+        bracket_identifiers=True,
+        nested_comments=True,  # block comments nest
+        bracket_escapes=True,
+    )
     batch_separator = "GO"
     nulls_in_asc, nulls_in_desc, integer_division = "first", "last", "integer"  # documented
 
@@ -122,9 +137,13 @@ class Snowflake(Dialect):
     key, label = "snowflake", "Snowflake"
     grammar, fences = "Snowflake", ("snowflake",)
     constructs = frozenset({"limit", "top", "qualify", "double_colon"})
-    lexicon = Lexicon(backslash_escapes=True, dollar_quotes=True, slash_comments=True,
-                      dollar_identifiers=True,  # SYSTEM$WAIT is one name
-                      plain_double_quotes=True)
+    lexicon = Lexicon(
+        backslash_escapes=True,
+        dollar_quotes=True,
+        slash_comments=True,
+        dollar_identifiers=True,  # SYSTEM$WAIT is one name
+        plain_double_quotes=True,
+    )
     # documented: NULLs sort high; NUMBER division; names fold to upper case
     nulls_in_asc, nulls_in_desc, integer_division = "last", "first", "decimal"
     unquoted_identifiers = "upper"
@@ -157,8 +176,9 @@ class Athena(Dialect):
 
 def _name_only(key: str, label: str) -> type[Dialect]:
     """A dialect parrot knows only by name (sqlglot translates it; nothing runs or parses it)."""
-    return type(label.replace(" ", ""), (Dialect,), {"key": key, "label": label,
-                                                     "__module__": __name__})
+    return type(
+        label.replace(" ", ""), (Dialect,), {"key": key, "label": label, "__module__": __name__}
+    )
 
 
 # (key, label) of the dialects with no fact beyond their names

@@ -71,8 +71,7 @@ def _alternatives(lex: Lexicon) -> list[tuple[str, str]]:
     out = [("space", r"\s+"), ("comment", _line_comments(lex))]
     if lex.executable_comments:
         out += [("xopen", r"/\*M?!\d*"), ("xclose", r"\*/")]
-    out.append(("nested", r"/\*") if lex.nested_comments
-               else ("comment", r"/\*[\s\S]*?(?:\*/|\Z)"))
+    out.append(("nested", r"/\*") if lex.nested_comments else ("comment", r"/\*[\s\S]*?(?:\*/|\Z)"))
     if lex.q_quotes:
         out.append(("q", r"[nN]?[qQ]'(?=\S)"))
     if lex.raw_strings:
@@ -83,19 +82,24 @@ def _alternatives(lex: Lexicon) -> list[tuple[str, str]]:
     out.append(("quoted", _quoted('"', lex.backslash_escapes and not lex.plain_double_quotes)))
     out.append(("quoted", _quoted("`", lex.backslash_escapes and not lex.plain_backticks)))
     if lex.bracket_identifiers:
-        out.append(("quoted", r"\[(?:[^\]]+|\]\])*\]?" if lex.bracket_escapes
-                    else r"\[[^\]]*\]?"))
+        out.append(("quoted", r"\[(?:[^\]]+|\]\])*\]?" if lex.bracket_escapes else r"\[[^\]]*\]?"))
     if lex.dollar_quotes:
-        out.append(("string",
-                    r"\$(?P<tag>(?:[A-Za-z_][A-Za-z0-9_]*)?)\$[\s\S]*?(?:\$(?P=tag)\$|\Z)"))
-    out.append(("word", r"[^\W]+[\w$]*|\$[0-9]+" if lex.dollar_identifiers
-                else r"[^\W]+|\$[0-9]+"))
+        out.append(
+            ("string", r"\$(?P<tag>(?:[A-Za-z_][A-Za-z0-9_]*)?)\$[\s\S]*?(?:\$(?P=tag)\$|\Z)")
+        )
+    out.append(("word", r"[^\W]+[\w$]*|\$[0-9]+" if lex.dollar_identifiers else r"[^\W]+|\$[0-9]+"))
     out.append(("punct", r"\S"))
     return out
 
 
-_KINDS = {"space": TokenKind.SPACE, "comment": TokenKind.COMMENT, "string": TokenKind.STRING,
-          "quoted": TokenKind.QUOTED, "word": TokenKind.WORD, "punct": TokenKind.PUNCT}
+_KINDS = {
+    "space": TokenKind.SPACE,
+    "comment": TokenKind.COMMENT,
+    "string": TokenKind.STRING,
+    "quoted": TokenKind.QUOTED,
+    "word": TokenKind.WORD,
+    "punct": TokenKind.PUNCT,
+}
 
 
 @functools.cache
@@ -107,6 +111,8 @@ def _pattern(lex: Lexicon) -> tuple[re.Pattern[str], dict[str, TokenKind | str]]
     groups = [f"(?P<{name}_{i}>{pattern})" for i, (name, pattern) in enumerate(alternatives)]
     kinds = {f"{name}_{i}": _KINDS.get(name, name) for i, (name, _) in enumerate(alternatives)}
     return re.compile(r"\s*(?:" + "|".join(groups) + ")"), kinds
+
+
 _NESTING = re.compile(r"/\*|\*/")
 _Q_CLOSERS = {"[": "]", "{": "}", "(": ")", "<": ">"}
 

@@ -16,12 +16,14 @@ from parrot.dialects.lexer import ANSI, Token, TokenKind, tokenize
 
 _BLOCK_KEYWORDS = frozenset({"if", "loop", "while", "repeat", "for"})
 # words after which END is a name (a column or variable called end), never a block's end
-_NAME_BEFORE = frozenset({"declare", "into", "set", "select", "as", "by", "where", "and", "or",
-                          "on"})
+_NAME_BEFORE = frozenset(
+    {"declare", "into", "set", "select", "as", "by", "where", "and", "or", "on"}
+)
 _TRANSACTION_WORDS = frozenset({"work", "transaction", "tran"})  # BEGIN WORK starts no block
 BODY_STARTS = frozenset({"begin", "then", "else", "do", "loop", "repeat"})  # a body follows
-_DELIMITER_LINE = re.compile(r"^[ \t]*delimiter[ \t]+(\S+)[ \t]*(?:\r?\n|$)",
-                             re.IGNORECASE | re.MULTILINE)
+_DELIMITER_LINE = re.compile(
+    r"^[ \t]*delimiter[ \t]+(\S+)[ \t]*(?:\r?\n|$)", re.IGNORECASE | re.MULTILINE
+)
 _GO_LINE = re.compile(r"^[ \t]*go(?:[ \t]+(\d+))?[ \t]*$", re.IGNORECASE)
 # PL/SQL: CREATE [OR REPLACE] [EDITIONABLE] FUNCTION/PROCEDURE/TRIGGER and DECLARE open a unit
 # whose declarations (up to its BEGIN) hold ';' that end nothing
@@ -48,13 +50,19 @@ class _Unit:
         if len(self.words) < 6:
             self.words.append(name)
         if (self.words == ["declare"]) or (
-                name in _PLSQL_UNITS and self.words[0] == "create"
-                and all(w in _CREATE_PREFIX for w in self.words[:-1])):
+            name in _PLSQL_UNITS
+            and self.words[0] == "create"
+            and all(w in _CREATE_PREFIX for w in self.words[:-1])
+        ):
             self.declaring = True
         elif self.declaring and name in ("function", "procedure"):
             self.nested += 1
-        elif (self.declaring and name in ("language", "external") and prev is not None
-              and prev.name in ("is", "as")):
+        elif (
+            self.declaring
+            and name in ("language", "external")
+            and prev is not None
+            and prev.name in ("is", "as")
+        ):
             self.declaring = False
         elif self.declaring and name == "begin" and depth == 0:
             if self.nested:
@@ -133,8 +141,9 @@ class Splitter:
         unit = _Unit()
         for i, tok in enumerate(tokens):
             if tok.kind is TokenKind.PUNCT and (
-                    (tok.text == ";" and depth == 0 and not unit.declaring)
-                    or (self.slash_lines and tok.text == "/" and _alone_on_line(sql, tok))):
+                (tok.text == ";" and depth == 0 and not unit.declaring)
+                or (self.slash_lines and tok.text == "/" and _alone_on_line(sql, tok))
+            ):
                 if first is not None and prev is not None:
                     spans.append((first.start, prev.end))
                 first = prev = None
@@ -161,17 +170,22 @@ class Splitter:
         if name == "begin":
             if nxt is None or nxt.text == ";" or nxt.name in _TRANSACTION_WORDS:
                 return depth  # BEGIN; / BEGIN WORK: a transaction
-            if prev is None or self.begin_anywhere or (depth > 0 and (
-                    prev.text in (";", ":") or prev.name in BODY_STARTS)):
+            if (
+                prev is None
+                or self.begin_anywhere
+                or (depth > 0 and (prev.text in (";", ":") or prev.name in BODY_STARTS))
+            ):
                 return depth + 1
         elif name == "case":
             if prev is None or prev.kind is not TokenKind.WORD or prev.name != "end":
                 return depth + 1  # END CASE closed its block at END
-        elif name == "end" and not (nxt is not None and nxt.kind is TokenKind.WORD
-                                    and nxt.name in self.block_keywords):
+        elif name == "end" and not (
+            nxt is not None and nxt.kind is TokenKind.WORD and nxt.name in self.block_keywords
+        ):
             if prev is not None and (
-                    (prev.kind is TokenKind.PUNCT and prev.text not in (";", ")"))
-                    or (prev.kind is TokenKind.WORD and prev.name in _NAME_BEFORE)):
+                (prev.kind is TokenKind.PUNCT and prev.text not in (";", ")"))
+                or (prev.kind is TokenKind.WORD and prev.name in _NAME_BEFORE)
+            ):
                 return depth  # `(i <= end)`, `DECLARE end INT`: a name, not a block's end
             return max(depth - 1, 0)
         return depth
@@ -223,7 +237,7 @@ class Splitter:
 def _alone_on_line(sql: str, tok: Token) -> bool:
     line_start = sql.rfind("\n", 0, tok.start) + 1
     line_end = sql.find("\n", tok.end)
-    line = sql[line_start:len(sql) if line_end < 0 else line_end]
+    line = sql[line_start : len(sql) if line_end < 0 else line_end]
     return line.strip() == "/"
 
 
@@ -237,10 +251,13 @@ def _apply_delimiters(sql: str, lexicon: Lexicon) -> str:
     delimiter = ";"
     pos = 0
     for m in _DELIMITER_LINE.finditer(sql):
-        if any(t.start < m.start() < t.end for t in tokenize(sql[:m.start() + 1], lexicon)
-               if t.kind in (TokenKind.STRING, TokenKind.QUOTED)):
+        if any(
+            t.start < m.start() < t.end
+            for t in tokenize(sql[: m.start() + 1], lexicon)
+            if t.kind in (TokenKind.STRING, TokenKind.QUOTED)
+        ):
             continue  # inside a literal
-        out.append(_replace_delimiter(sql[pos:m.start()], delimiter, lexicon))
+        out.append(_replace_delimiter(sql[pos : m.start()], delimiter, lexicon))
         out.append(re.sub(r"[^\r\n]", " ", m.group(0)))
         delimiter = m.group(1)
         pos = m.end()
@@ -251,8 +268,11 @@ def _apply_delimiters(sql: str, lexicon: Lexicon) -> str:
 def _replace_delimiter(chunk: str, delimiter: str, lexicon: Lexicon) -> str:
     if delimiter == ";":
         return chunk
-    code = [(t.start, t.end) for t in tokenize(chunk, lexicon)
-            if t.kind in (TokenKind.WORD, TokenKind.PUNCT)]
+    code = [
+        (t.start, t.end)
+        for t in tokenize(chunk, lexicon)
+        if t.kind in (TokenKind.WORD, TokenKind.PUNCT)
+    ]
 
     def in_code(a: int, b: int) -> bool:
         return all(any(s <= k < e for s, e in code) for k in range(a, b))
@@ -290,12 +310,17 @@ def splitter(dialect: str) -> Splitter:
     d = Dialect.registry.get(dialect)
     if d is None:
         return _ANSI_SPLITTER
-    return Splitter(d.lexicon,
-                    blocks=bool(d.block_ends) or d.plsql_units or d.compound_block_ends,
-                    begin_anywhere=d.blocks_begin_anywhere,
-                    block_keywords=d.block_ends or _BLOCK_KEYWORDS, plsql_units=d.plsql_units,
-                    delimiter_lines=d.delimiter_command, slash_lines=d.slash_terminator,
-                    go_lines=d.batch_separator == "GO", complete=_COMPLETE.get(d.key))
+    return Splitter(
+        d.lexicon,
+        blocks=bool(d.block_ends) or d.plsql_units or d.compound_block_ends,
+        begin_anywhere=d.blocks_begin_anywhere,
+        block_keywords=d.block_ends or _BLOCK_KEYWORDS,
+        plsql_units=d.plsql_units,
+        delimiter_lines=d.delimiter_command,
+        slash_lines=d.slash_terminator,
+        go_lines=d.batch_separator == "GO",
+        complete=_COMPLETE.get(d.key),
+    )
 
 
 _ANSI_SPLITTER = Splitter()

@@ -55,8 +55,13 @@ ENGINES: dict[str, str] = {
 # the built-in adapters above, and those other packages declare in the ``parrot.engines``
 # entry-point group (docs/adding-an-engine.md)
 ENGINE_REGISTRY: Registry[type[Engine]] = Registry(
-    "engine", group="parrot.engines", builtin=ENGINES, check=_is_engine,
-    expects="an Engine class", error=UnknownEngineError)
+    "engine",
+    group="parrot.engines",
+    builtin=ENGINES,
+    check=_is_engine,
+    expects="an Engine class",
+    error=UnknownEngineError,
+)
 
 # URL scheme (before any "+driver") -> engine name; each adapter's ``url_schemes`` lists its own
 URL_SCHEMES: dict[str, str] = {
@@ -77,7 +82,8 @@ def engine_class(name: str) -> type[Engine]:
     """The adapter class registered as ``name``."""
     if name not in ENGINE_REGISTRY:
         raise UnknownEngineError(
-            f"no engine named {name!r} (available: {', '.join(ENGINE_REGISTRY.names())})")
+            f"no engine named {name!r} (available: {', '.join(ENGINE_REGISTRY.names())})"
+        )
     return ENGINE_REGISTRY.get(name)
 
 
@@ -91,12 +97,15 @@ def engine_for_url(dialect: str, url: str) -> type[Engine]:
     scheme = urlsplit(url).scheme.split("+")[0].lower()
     name = URL_SCHEMES.get(scheme)
     if name is None:
-        raise UnknownEngineError(f"no engine adapter for URLs of scheme {scheme!r} "
-                                 f"(known: {', '.join(sorted(URL_SCHEMES))})")
+        raise UnknownEngineError(
+            f"no engine adapter for URLs of scheme {scheme!r} "
+            f"(known: {', '.join(sorted(URL_SCHEMES))})"
+        )
     cls = engine_class(name)
     if cls.dialect != dialects.resolve(dialect):
-        raise UnknownEngineError(f"a {scheme}:// URL serves dialect {cls.dialect!r}, "
-                                 f"not {dialect!r}")
+        raise UnknownEngineError(
+            f"a {scheme}:// URL serves dialect {cls.dialect!r}, not {dialect!r}"
+        )
     return cls
 
 

@@ -49,8 +49,11 @@ def timeout_arg(text: str) -> float:
         raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
     if not 0 < seconds <= MAX_TIMEOUT:  # also false for nan
         raise argparse.ArgumentTypeError(
-            f"{text!r} is not a timeout: seconds above 0 and at most {MAX_TIMEOUT:g}")
+            f"{text!r} is not a timeout: seconds above 0 and at most {MAX_TIMEOUT:g}"
+        )
     return seconds
+
+
 MESSAGE_LIMIT = 1000  # characters of an engine message kept in Execution.error
 
 
@@ -160,8 +163,14 @@ class Engine(abc.ABC):
         """
 
     @abc.abstractmethod
-    def execute(self, sql: str, fixture: Fixture, *, timeout: float = DEFAULT_TIMEOUT,
-                max_rows: int = DEFAULT_MAX_ROWS) -> Execution:
+    def execute(
+        self,
+        sql: str,
+        fixture: Fixture,
+        *,
+        timeout: float = DEFAULT_TIMEOUT,
+        max_rows: int = DEFAULT_MAX_ROWS,
+    ) -> Execution:
         """Run ``sql`` (one or more statements) against ``fixture``; never raises for bad SQL."""
 
     @abc.abstractmethod
@@ -276,8 +285,9 @@ class EngineBase(Engine, Generic[H]):
             raise
 
     def _verified(self, fixture: Fixture, handle: H, started: float) -> tuple[H, LoadReport]:
-        report = verify_load(fixture, self._read_back(handle, fixture),
-                             seconds=time.perf_counter() - started)
+        report = verify_load(
+            fixture, self._read_back(handle, fixture), seconds=time.perf_counter() - started
+        )
         return self._ready(handle, fixture), report
 
     def _loading(self, fixture: Fixture) -> contextlib.AbstractContextManager[object]:
@@ -327,17 +337,27 @@ def quote_ident(name: str, opener: str = '"', closer: str = '"') -> str:
 
 def select_all(table: Table, quote: Callable[[str], str], source: str | None = None) -> str:
     """``SELECT`` every column of ``table`` ``FROM source`` (default: the table, quoted)."""
-    return (f"SELECT {', '.join(quote(c) for c in table.column_names)} "
-            f"FROM {source or quote(table.name)}")
+    return (
+        f"SELECT {', '.join(quote(c) for c in table.column_names)} "
+        f"FROM {source or quote(table.name)}"
+    )
 
 
-def create_table_sql(qualified: str, table: Table, quote_name: Callable[[str], str],
-                     type_of: Callable[[Column], str], *, primary_key: bool = True,
-                     not_null: bool = True, suffix: str = "") -> str:
+def create_table_sql(
+    qualified: str,
+    table: Table,
+    quote_name: Callable[[str], str],
+    type_of: Callable[[Column], str],
+    *,
+    primary_key: bool = True,
+    not_null: bool = True,
+    suffix: str = "",
+) -> str:
     """``CREATE TABLE qualified (col type [NOT NULL], ..., PRIMARY KEY (...))suffix``."""
-    cols = [f"{quote_name(c.name)} {type_of(c)}" + ("" if c.nullable or not not_null
-                                                    else " NOT NULL")
-            for c in table.columns]
+    cols = [
+        f"{quote_name(c.name)} {type_of(c)}" + ("" if c.nullable or not not_null else " NOT NULL")
+        for c in table.columns
+    ]
     if primary_key and table.primary_key:
         cols.append(f"PRIMARY KEY ({', '.join(quote_name(k) for k in table.primary_key)})")
     return f"CREATE TABLE {qualified} ({', '.join(cols)}){suffix}"
@@ -355,13 +375,24 @@ def arrow_arrays(table: Table) -> list[Any]:
     """The table's columns as Arrow arrays of the types that carry its values unchanged."""
     import pyarrow as pa
 
-    types = {"integer": pa.int32(), "bigint": pa.int64(), "double": pa.float64(),
-             "text": pa.string(), "boolean": pa.bool_(), "date": pa.date32(),
-             "timestamp": pa.timestamp("us")}
-    return [pa.array([row[i] for row in table.rows],
-                     type=pa.decimal128(decimal_precision(c.type), decimal_scale(c.type))
-                     if c.type.startswith("decimal") else types[c.type])
-            for i, c in enumerate(table.columns)]
+    types = {
+        "integer": pa.int32(),
+        "bigint": pa.int64(),
+        "double": pa.float64(),
+        "text": pa.string(),
+        "boolean": pa.bool_(),
+        "date": pa.date32(),
+        "timestamp": pa.timestamp("us"),
+    }
+    return [
+        pa.array(
+            [row[i] for row in table.rows],
+            type=pa.decimal128(decimal_precision(c.type), decimal_scale(c.type))
+            if c.type.startswith("decimal")
+            else types[c.type],
+        )
+        for i, c in enumerate(table.columns)
+    ]
 
 
 def trim_message(message: object, limit: int = MESSAGE_LIMIT) -> str:
@@ -372,8 +403,10 @@ def trim_message(message: object, limit: int = MESSAGE_LIMIT) -> str:
 
 # --- fixture load verification --------------------------------------------------------------------
 
-def verify_load(fixture: Fixture, stored: Mapping[str, Iterable[Sequence[Any]]], *,
-                seconds: float = 0.0) -> LoadReport:
+
+def verify_load(
+    fixture: Fixture, stored: Mapping[str, Iterable[Sequence[Any]]], *, seconds: float = 0.0
+) -> LoadReport:
     """Compare the rows read back from an engine with the fixture's declared rows.
 
     ``stored`` maps every table name to the rows as the engine returns them (any stand-in values
@@ -391,43 +424,64 @@ def verify_load(fixture: Fixture, stored: Mapping[str, Iterable[Sequence[Any]]],
         if len(rows) != len(table.rows):
             mismatches.append(f"{table.name}: {len(rows)} rows stored, {len(table.rows)} declared")
         if checksums[table.name] != fixture.checksums[table.name]:
-            mismatches.append(f"{table.name}: checksum {checksums[table.name]} != declared "
-                              f"{fixture.checksums[table.name]}"
-                              + _row_diff(table.rows, rows, [c.type for c in table.columns]))
-    report = LoadReport(fixture=fixture.name, row_counts=row_counts, checksums=checksums,
-                        seconds=seconds, mismatches=tuple(mismatches))
+            mismatches.append(
+                f"{table.name}: checksum {checksums[table.name]} != declared "
+                f"{fixture.checksums[table.name]}"
+                + _row_diff(table.rows, rows, [c.type for c in table.columns])
+            )
+    report = LoadReport(
+        fixture=fixture.name,
+        row_counts=row_counts,
+        checksums=checksums,
+        seconds=seconds,
+        mismatches=tuple(mismatches),
+    )
     if mismatches:
-        raise FixtureLoadError(f"fixture {fixture.name!r} is not stored faithfully: "
-                               + "; ".join(mismatches))
+        raise FixtureLoadError(
+            f"fixture {fixture.name!r} is not stored faithfully: " + "; ".join(mismatches)
+        )
     return report
 
 
-def raise_load_error(fixture: Fixture, engine: str, exc: BaseException,
-                     message: str | None = None) -> NoReturn:
+def raise_load_error(
+    fixture: Fixture, engine: str, exc: BaseException, message: str | None = None
+) -> NoReturn:
     """Re-raise a failure while materialising ``fixture``: verification failures and
     interrupts as they are, engine errors (a value out of a type's range, ...) as
     :class:`FixtureLoadError` (with ``message``, else the exception's own, trimmed)."""
     if isinstance(exc, FixtureLoadError) or not isinstance(exc, Exception):
         raise exc
-    raise FixtureLoadError(f"fixture {fixture.name!r} could not be stored on {engine}: "
-                           f"{message or trim_message(exc)}") from exc
+    raise FixtureLoadError(
+        f"fixture {fixture.name!r} could not be stored on {engine}: {message or trim_message(exc)}"
+    ) from exc
 
 
-def stored_checksums(fixture: Fixture,
-                     stored: Mapping[str, Iterable[Sequence[Any]]]) -> dict[str, str]:
+def stored_checksums(
+    fixture: Fixture, stored: Mapping[str, Iterable[Sequence[Any]]]
+) -> dict[str, str]:
     """Checksums of the rows as stored (a missing table checksums as empty)."""
-    return {t.name: table_checksum(t, [tuple(r) for r in stored.get(t.name, ())])
-            for t in fixture.tables}
+    return {
+        t.name: table_checksum(t, [tuple(r) for r in stored.get(t.name, ())])
+        for t in fixture.tables
+    }
 
 
-def _row_diff(declared: Iterable[Sequence[Any]], stored: Iterable[Sequence[Any]],
-              types: Sequence[str], sample: int = 2) -> str:
+def _row_diff(
+    declared: Iterable[Sequence[Any]],
+    stored: Iterable[Sequence[Any]],
+    types: Sequence[str],
+    sample: int = 2,
+) -> str:
     def texts(rows: Iterable[Sequence[Any]]) -> Counter[str]:
         out: Counter[str] = Counter()
         for row in rows:
             try:
-                out[json.dumps([cell_text(v, t) for v, t in zip(row, types, strict=True)],
-                               ensure_ascii=False)] += 1
+                out[
+                    json.dumps(
+                        [cell_text(v, t) for v, t in zip(row, types, strict=True)],
+                        ensure_ascii=False,
+                    )
+                ] += 1
             except (TypeError, ValueError, ArithmeticError):
                 out[repr(tuple(row))] += 1
         return out

@@ -76,6 +76,7 @@ LABEL_RETRY = 60.0  # seconds before an unreachable server is asked for its vers
 
 # --- drivers --------------------------------------------------------------------------------------
 
+
 def import_driver(module: str, *, engine: str, extra: str, package: str, note: str = "") -> Any:
     """Import an adapter's driver, or raise an UnknownEngineError saying how to install it."""
     try:
@@ -83,7 +84,8 @@ def import_driver(module: str, *, engine: str, extra: str, package: str, note: s
     except ImportError as exc:
         raise UnknownEngineError(
             f"the {engine} engine needs the Python package {package!r}: "
-            f"pip install 'parrot-sql[{extra}]'{note} ({type(exc).__name__}: {exc})") from None
+            f"pip install 'parrot-sql[{extra}]'{note} ({type(exc).__name__}: {exc})"
+        ) from None
 
 
 # --- URLs -----------------------------------------------------------------------------------------
@@ -110,21 +112,25 @@ class ServerURL:
         parts = urlsplit(url.strip())
         scheme, _, driver = parts.scheme.lower().partition("+")
         if scheme not in schemes:
-            raise ValueError(f"not a {'/'.join(schemes)} URL: {redact_url(url)!r} "
-                             f"(expected {example})")
+            raise ValueError(
+                f"not a {'/'.join(schemes)} URL: {redact_url(url)!r} (expected {example})"
+            )
         try:
             port = parts.port
         except ValueError:
             raise ValueError(f"bad port in {redact_url(url)!r}") from None
         if not parts.hostname:
             raise ValueError(f"no host in {redact_url(url)!r} (expected {example})")
-        return cls(scheme=scheme, host=parts.hostname, port=port,
-                   user=unquote(parts.username) if parts.username else None,
-                   password=unquote(parts.password) if parts.password is not None else None,
-                   path=tuple(unquote(p) for p in parts.path.split("/") if p),
-                   params=tuple((k.lower(), v) for k, v in
-                                parse_qsl(parts.query, keep_blank_values=True)),
-                   driver=driver or None)
+        return cls(
+            scheme=scheme,
+            host=parts.hostname,
+            port=port,
+            user=unquote(parts.username) if parts.username else None,
+            password=unquote(parts.password) if parts.password is not None else None,
+            path=tuple(unquote(p) for p in parts.path.split("/") if p),
+            params=tuple((k.lower(), v) for k, v in parse_qsl(parts.query, keep_blank_values=True)),
+            driver=driver or None,
+        )
 
     def param(self, name: str, default: str | None = None) -> str | None:
         """The last value of query parameter ``name`` (case-insensitive), or ``default``."""
@@ -158,8 +164,9 @@ class ServerURL:
         if self.user is not None:
             auth = quote(self.user, safe="") + (":***" if self.password is not None else "") + "@"
         path = "/" + "/".join(quote(p, safe="") for p in self.path) if self.path else ""
-        query = "&".join(f"{k}={'***' if k in SECRET_PARAMS else quote(v, safe='')}"
-                         for k, v in self.params)
+        query = "&".join(
+            f"{k}={'***' if k in SECRET_PARAMS else quote(v, safe='')}" for k, v in self.params
+        )
         scheme = f"{self.scheme}+{self.driver}" if self.driver else self.scheme
         return f"{scheme}://{auth}{self.address()}{path}" + (f"?{query}" if query else "")
 
@@ -181,13 +188,16 @@ def default_url(dialect: str) -> str:
     """``$PARROT_<DIALECT>_URL``, or an UnknownEngineError saying how to name a server."""
     url = url_from_env(dialect)
     if url is None:
-        raise UnknownEngineError(f"no {dialect} server: pass --engine {dialect}=URL or set "
-                                 f"PARROT_{dialect.upper()}_URL (parrot.connect.create_engine "
-                                 "also finds the server `python -m parrot.engines up` started)")
+        raise UnknownEngineError(
+            f"no {dialect} server: pass --engine {dialect}=URL or set "
+            f"PARROT_{dialect.upper()}_URL (parrot.connect.create_engine "
+            "also finds the server `python -m parrot.engines up` started)"
+        )
     return url
 
 
 # --- rows -----------------------------------------------------------------------------------------
+
 
 def fetch_capped(cursor: Any, max_rows: int, chunk: int = FETCH_CHUNK) -> list[Sequence[Any]]:
     """At most ``max_rows`` rows of the current result; raises :class:`Overflow` when there are
@@ -232,26 +242,32 @@ def utc_naive(value: dt.datetime) -> dt.datetime:
 
 # --- DDL and bulk loading -------------------------------------------------------------------------
 
-def insert_chunks(table: Table, *, max_rows: int, max_params: int | None = None
-                  ) -> Iterator[tuple[tuple[Any, ...], ...]]:
+
+def insert_chunks(
+    table: Table, *, max_rows: int, max_params: int | None = None
+) -> Iterator[tuple[tuple[Any, ...], ...]]:
     """The table's rows in chunks of at most ``max_rows`` rows and ``max_params`` values."""
     per = max_rows
     if max_params is not None:
         per = max(1, min(per, max_params // max(len(table.columns), 1)))
     for i in range(0, len(table.rows), per):
-        yield table.rows[i:i + per]
+        yield table.rows[i : i + per]
 
 
-def values_inserts(table: Table, head: str, literal: Callable[[Any, Column], str],
-                   max_chars: int = INSERT_CHARS, max_rows: int = 10_000) -> list[str]:
+def values_inserts(
+    table: Table,
+    head: str,
+    literal: Callable[[Any, Column], str],
+    max_chars: int = INSERT_CHARS,
+    max_rows: int = 10_000,
+) -> list[str]:
     """``head VALUES (...), (...)`` statements holding the table's rows as literals, each at
     most about ``max_chars`` long and ``max_rows`` rows (servers limit both)."""
     out: list[str] = []
     rows: list[str] = []
     size = 0
     for row in table.rows:
-        text = "(" + ", ".join(literal(v, c) for v, c in zip(row, table.columns,
-                                                              strict=True)) + ")"
+        text = "(" + ", ".join(literal(v, c) for v, c in zip(row, table.columns, strict=True)) + ")"
         if rows and (size + len(text) > max_chars or len(rows) >= max_rows):
             out.append(f"{head} VALUES " + ", ".join(rows))
             rows, size = [], 0
@@ -274,13 +290,15 @@ def float_specials(fixture: Fixture) -> list[str]:
     for table in fixture.tables:
         for at, column in enumerate(table.columns):
             if column.type == "double" and any(
-                    isinstance(r[at], float) and (math.isnan(r[at]) or math.isinf(r[at]))
-                    for r in table.rows):
+                isinstance(r[at], float) and (math.isnan(r[at]) or math.isinf(r[at]))
+                for r in table.rows
+            ):
                 out.append(f"{table.name}.{column.name}")
     return out
 
 
 # --- the adapter base -----------------------------------------------------------------------------
+
 
 class ContainerExists(Exception):
     """Another process created the fixture's container first."""
@@ -309,8 +327,9 @@ class ServerEngine(EngineBase[str]):
 
     def __init__(self, url: str | None = None) -> None:
         super().__init__()
-        self.url = ServerURL.parse(url or default_url(self.dialect), self.url_schemes or (),
-                                   self.url_example)
+        self.url = ServerURL.parse(
+            url or default_url(self.dialect), self.url_schemes or (), self.url_example
+        )
         self._driver: Any = None
         self.driver  # noqa: B018 - fail at construction when the driver is missing
         self._token = secrets.token_hex(4)
@@ -331,9 +350,13 @@ class ServerEngine(EngineBase[str]):
     @property
     def driver(self) -> Any:
         if self._driver is None:
-            self._driver = import_driver(self.driver_module, engine=self.name,
-                                         extra=self.driver_extra, package=self.driver_package,
-                                         note=self.driver_note)
+            self._driver = import_driver(
+                self.driver_module,
+                engine=self.name,
+                extra=self.driver_extra,
+                package=self.driver_package,
+                note=self.driver_note,
+            )
         return self._driver
 
     def version(self) -> str:
@@ -449,14 +472,17 @@ class ServerEngine(EngineBase[str]):
         with self._load_lock(container):
             while True:
                 if time.monotonic() > wait_until + 30:
-                    raise FixtureLoadError(f"gave up waiting for another process to load "
-                                           f"{fixture.name!r} on {self.name}")
+                    raise FixtureLoadError(
+                        f"gave up waiting for another process to load "
+                        f"{fixture.name!r} on {self.name}"
+                    )
                 if self._container_exists(container):
                     try:
                         _, report = self._verified(fixture, container, started)
                     except FixtureLoadError:
-                        if (raced or self._maybe_loading(container)) and \
-                                time.monotonic() < wait_until:
+                        if (
+                            raced or self._maybe_loading(container)
+                        ) and time.monotonic() < wait_until:
                             time.sleep(1.0)  # probably still being filled by another process
                             continue
                         self._drop_container(container)  # partial or damaged: rebuild
@@ -491,8 +517,7 @@ class ServerEngine(EngineBase[str]):
         """Create ``container`` (raise ContainerExists when it appeared meanwhile) and fill it;
         drop it again when filling fails. With ``rename_builds`` it is built under a name of
         its own and renamed into place, so it never exists half-filled."""
-        target = (self.folded(f"{container}_b{self._token}") if self.rename_builds
-                  else container)
+        target = self.folded(f"{container}_b{self._token}") if self.rename_builds else container
         self._create_container(target)
         try:
             for table in fixture.tables:
@@ -514,8 +539,9 @@ class ServerEngine(EngineBase[str]):
         """Grants or other set-up once the container is verified."""
 
     def _read_back(self, container: str, fixture: Fixture) -> dict[str, list[Sequence[Any]]]:
-        return st.read_tables(fixture, lambda t: self._read_table(container, t),
-                              self.driver_errors())
+        return st.read_tables(
+            fixture, lambda t: self._read_table(container, t), self.driver_errors()
+        )
 
     def _discard(self, container: str) -> None:
         self._drop_container(container)
@@ -523,9 +549,13 @@ class ServerEngine(EngineBase[str]):
     def _container_exists(self, container: str) -> bool:
         """Whether schema ``container`` exists in ``home`` (adapters without one ask their own
         catalog)."""
-        return bool(self._admin_rows(f"SELECT 1 FROM {self.quote(self.home or '')}."
-                                     f"information_schema.schemata "
-                                     f"WHERE schema_name = '{container}'"))
+        return bool(
+            self._admin_rows(
+                f"SELECT 1 FROM {self.quote(self.home or '')}."
+                f"information_schema.schemata "
+                f"WHERE schema_name = '{container}'"
+            )
+        )
 
     @abc.abstractmethod
     def _create_container(self, container: str) -> None: ...
@@ -542,22 +572,28 @@ class ServerEngine(EngineBase[str]):
 
     def _insert(self, container: str, table: Table) -> None:
         """Fill a table: by default ``INSERT ... VALUES`` statements of ``literal`` values."""
-        head = (f"INSERT INTO {self.qualified(container, table.name)} "
-                f"({', '.join(self.ident(c) for c in table.column_names)})")
+        head = (
+            f"INSERT INTO {self.qualified(container, table.name)} "
+            f"({', '.join(self.ident(c) for c in table.column_names)})"
+        )
         for sql in values_inserts(table, head, type(self).literal):
             self._admin_sql(sql)
 
     def qualified(self, container: str, table: str | None = None) -> str:
         """A container's name (inside ``home``), or with ``table`` one of its tables'."""
-        out = self.quote(container) if self.home is None else \
-            f"{self.quote(self.home)}.{self.quote(container)}"
+        out = (
+            self.quote(container)
+            if self.home is None
+            else f"{self.quote(self.home)}.{self.quote(container)}"
+        )
         return out if table is None else f"{out}.{self.ident(table)}"
 
     def _read_table(self, container: str, table: Table) -> list[Sequence[Any]]:
         """The table's rows as stored, converted so that :func:`fixtures.cell_text` reads them
         as the portable types (e.g. an Oracle DATE at midnight → date)."""
-        return self._admin_rows(select_all(table, self.ident, self.qualified(container,
-                                                                             table.name)))
+        return self._admin_rows(
+            select_all(table, self.ident, self.qualified(container, table.name))
+        )
 
     # --- execution ----------------------------------------------------------------------------
 
@@ -565,8 +601,14 @@ class ServerEngine(EngineBase[str]):
         """The guard's plans of the statements, or why one is refused."""
         return self.guard.plan(texts)
 
-    def execute(self, sql: str, fixture: Fixture, *, timeout: float = DEFAULT_TIMEOUT,
-                max_rows: int = DEFAULT_MAX_ROWS) -> Execution:
+    def execute(
+        self,
+        sql: str,
+        fixture: Fixture,
+        *,
+        timeout: float = DEFAULT_TIMEOUT,
+        max_rows: int = DEFAULT_MAX_ROWS,
+    ) -> Execution:
         texts = st.splitter(self.dialect).split(sql)
         if not texts:
             return Execution(ExecStatus.SYNTAX_ERROR, error=st.NO_STATEMENT)
@@ -591,16 +633,30 @@ class ServerEngine(EngineBase[str]):
             return Execution(ExecStatus.ENGINE_ERROR, error=text)
 
     @abc.abstractmethod
-    def _execute_plans(self, plans: list[st.Plan], fixture: Fixture, container: str,
-                       deadline: st.Deadline, max_rows: int) -> Execution:
+    def _execute_plans(
+        self,
+        plans: list[st.Plan],
+        fixture: Fixture,
+        container: str,
+        deadline: st.Deadline,
+        max_rows: int,
+    ) -> Execution:
         """Isolate one execution (connection, transaction, scratch copy) and run it, usually
         through :meth:`_run`."""
 
-    def _run(self, cursor: Any, plans: Sequence[st.Plan], deadline: st.Deadline, max_rows: int,
-             *, between: Callable[[], str | None] | None = None) -> Execution:
+    def _run(
+        self,
+        cursor: Any,
+        plans: Sequence[st.Plan],
+        deadline: st.Deadline,
+        max_rows: int,
+        *,
+        between: Callable[[], str | None] | None = None,
+    ) -> Execution:
         """The generic DB-API loop: per statement arm the timeout, watch the deadline, fetch at
         most ``max_rows + 1`` rows, classify failures; ``between`` may stop the script after a
         statement (e.g. "a statement ended parrot's transaction")."""
+
         def run(plan: st.Plan, remaining: float) -> tuple[values.ResultSet, bool] | None:
             self._arm_timeout(cursor, remaining)
             try:
@@ -611,15 +667,25 @@ class ServerEngine(EngineBase[str]):
             return None if fetched is None else (fetched, False)
 
         def classify(exc: BaseException, fired: bool) -> ExecStatus:
-            status = self.errors.classify(exc, cancelled=fired or deadline.expired,
-                                          driver_errors=self.driver_errors())
+            status = self.errors.classify(
+                exc, cancelled=fired or deadline.expired, driver_errors=self.driver_errors()
+            )
             if status is ExecStatus.ENGINE_ERROR:
                 self._reset()
             return status
 
-        return st.run_in_order(plans, deadline, max_rows, run, lambda: self._cancel(cursor),
-                               classify, self.message, self.cancel_grace, after=between,
-                               engine_message=self.message)
+        return st.run_in_order(
+            plans,
+            deadline,
+            max_rows,
+            run,
+            lambda: self._cancel(cursor),
+            classify,
+            self.message,
+            self.cancel_grace,
+            after=between,
+            engine_message=self.message,
+        )
 
     def _statement(self, cursor: Any, plan: st.Plan, max_rows: int) -> values.ResultSet | None:
         """Run one statement; its last result set (capped), or None when it returns no rows."""
@@ -634,13 +700,22 @@ class ServerEngine(EngineBase[str]):
     def _statement_text(self, plan: st.Plan) -> str:
         return plan.text
 
-    def _result(self, description: Sequence[Sequence[Any]],
-                rows: Sequence[Sequence[Any]]) -> values.ResultSet:
+    def _result(
+        self, description: Sequence[Sequence[Any]], rows: Sequence[Sequence[Any]]
+    ) -> values.ResultSet:
         convert = [self._converter(d) for d in description]
-        canon = tuple(tuple(safe_canonical(f(v)) if v is not None else None
-                            for f, v in zip(convert, row, strict=True)) for row in rows)
-        return values.ResultSet(tuple(str(d[0]) for d in description), canon,
-                                tuple(self._type_name(d) for d in description))
+        canon = tuple(
+            tuple(
+                safe_canonical(f(v)) if v is not None else None
+                for f, v in zip(convert, row, strict=True)
+            )
+            for row in rows
+        )
+        return values.ResultSet(
+            tuple(str(d[0]) for d in description),
+            canon,
+            tuple(self._type_name(d) for d in description),
+        )
 
     def _converter(self, column: Sequence[Any]) -> Callable[[Any], Any]:
         """How to turn one column's driver values into plain Python values."""

@@ -54,9 +54,15 @@ def select_table(fixture: Fixture, table: str, dialect: str) -> str:
     return exp.select(*columns).from_(exp.Table(this=ident(found.name))).sql(dialect)
 
 
-def run_then_read(engine: Engine, statements: str, fixture: Fixture, tables: Sequence[str], *,
-                  timeout: float = DEFAULT_TIMEOUT,
-                  max_rows: int = DEFAULT_MAX_ROWS) -> ReadBack:
+def run_then_read(
+    engine: Engine,
+    statements: str,
+    fixture: Fixture,
+    tables: Sequence[str],
+    *,
+    timeout: float = DEFAULT_TIMEOUT,
+    max_rows: int = DEFAULT_MAX_ROWS,
+) -> ReadBack:
     """Run ``statements`` on a copy of ``fixture`` and read back ``tables`` (names of the
     fixture's tables) after them; the fixture itself is never changed."""
     text = statements.strip().rstrip(";").rstrip()

@@ -54,8 +54,9 @@ TRINO = builtin.Trino.lexicon
 SNOWFLAKE = builtin.Snowflake.lexicon
 
 
-def leading_words(statement: str | Sequence[Token], n: int = 4,
-                  lexicon: Lexicon = ANSI) -> tuple[str, ...]:
+def leading_words(
+    statement: str | Sequence[Token], n: int = 4, lexicon: Lexicon = ANSI
+) -> tuple[str, ...]:
     """The first ``n`` bare words of a statement, upper-cased, skipping opening parentheses
     (``(SELECT 1)`` → ``("SELECT", "1")``); stops at the first token that is not a word."""
     tokens = tokenize(statement, lexicon) if isinstance(statement, str) else statement
@@ -71,6 +72,7 @@ def leading_words(statement: str | Sequence[Token], n: int = 4,
 
 # --- statement guard ------------------------------------------------------------------------------
 
+
 @dataclass(frozen=True)
 class Plan:
     """One statement as the guard saw it."""
@@ -85,10 +87,32 @@ class Plan:
         return self.words[0] if self.words else ""
 
 
-_DEFAULT_MODIFIERS = frozenset({"OR", "REPLACE", "IF", "NOT", "EXISTS", "TEMP", "TEMPORARY",
-                                "GLOBAL", "LOCAL", "PRIVATE", "SECURE", "TRANSIENT", "VOLATILE",
-                                "EDITIONABLE", "NONEDITIONABLE", "PUBLIC", "UNIQUE", "MATERIALIZED",
-                                "RECURSIVE", "FORCE", "NOFORCE", "ALTER"})
+_DEFAULT_MODIFIERS = frozenset(
+    {
+        "OR",
+        "REPLACE",
+        "IF",
+        "NOT",
+        "EXISTS",
+        "TEMP",
+        "TEMPORARY",
+        "GLOBAL",
+        "LOCAL",
+        "PRIVATE",
+        "SECURE",
+        "TRANSIENT",
+        "VOLATILE",
+        "EDITIONABLE",
+        "NONEDITIONABLE",
+        "PUBLIC",
+        "UNIQUE",
+        "MATERIALIZED",
+        "RECURSIVE",
+        "FORCE",
+        "NOFORCE",
+        "ALTER",
+    }
+)
 
 
 @dataclass(frozen=True)
@@ -166,9 +190,14 @@ class Guard:
 
     def starts_body_statement(self, prev: Token | None) -> bool:
         """Whether the token after ``prev`` starts a statement inside a routine body."""
-        return prev is not None and bool(self.body_starts) and (
-            prev.text in (";", ":") or (prev.kind is TokenKind.WORD
-                                        and prev.name in self.body_starts))
+        return (
+            prev is not None
+            and bool(self.body_starts)
+            and (
+                prev.text in (";", ":")
+                or (prev.kind is TokenKind.WORD and prev.name in self.body_starts)
+            )
+        )
 
     def _refused_shape(self, tokens: tuple[Token, ...], words: tuple[str, ...]) -> str | None:
         """Why the statement's kind is refused: its first word, the kind of object it creates
@@ -177,17 +206,28 @@ class Guard:
         if first in self.refused_first:
             return f"{first} statements are not allowed"
         if first in self.object_statements:
-            kind = next((w for w in words[1:] if w not in self.object_modifiers), "") \
-                if self.object_kinds is None else next(
-                    (t.text.upper() for t in tokens[1:] if t.kind is TokenKind.WORD
-                     and t.text.upper() in self.object_kinds), "")
+            kind = (
+                next((w for w in words[1:] if w not in self.object_modifiers), "")
+                if self.object_kinds is None
+                else next(
+                    (
+                        t.text.upper()
+                        for t in tokens[1:]
+                        if t.kind is TokenKind.WORD and t.text.upper() in self.object_kinds
+                    ),
+                    "",
+                )
+            )
             if kind in self.refused_objects:
                 return f"{first} {kind} is not allowed"
         bare = [(i, t.text.upper()) for i, t in enumerate(tokens) if t.kind is TokenKind.WORD]
         for seq in self.refused_sequences:
             for pos, (i, word) in enumerate(bare):
-                if word == seq[0] and tuple(w for _, w in bare[pos:pos + len(seq)]) == seq and \
-                        bare[pos + len(seq) - 1][0] == i + len(seq) - 1:  # consecutive tokens
+                if (
+                    word == seq[0]
+                    and tuple(w for _, w in bare[pos : pos + len(seq)]) == seq
+                    and bare[pos + len(seq) - 1][0] == i + len(seq) - 1
+                ):  # consecutive tokens
                     return f"{' '.join(seq)} is not allowed"
         return None
 
@@ -198,15 +238,20 @@ class Guard:
         refused = self._refused_shape(tokens, words)
         if refused is not None:
             return refused
-        setting = any(words[:len(s)] == s for s in self.setting_statements)
+        setting = any(words[: len(s)] == s for s in self.setting_statements)
         writes = first not in self.reads
         writer = first  # the word that makes the statement write
         for i, tok in enumerate(tokens):
             name = tok.name
-            if self.reserved_prefix and tok.kind is not TokenKind.PUNCT and (
+            if (
+                self.reserved_prefix
+                and tok.kind is not TokenKind.PUNCT
+                and (
                     name.startswith(self.reserved_prefix)
                     if self.reserved_starts and tok.kind is TokenKind.WORD
-                    else self.reserved_prefix in tok.text.lower()):
+                    else self.reserved_prefix in tok.text.lower()
+                )
+            ):
                 return f"{self.reserved_prefix}* names are reserved by the parrot sandbox"
             if self.body_starts and tok.text == ";":
                 setting = False
@@ -219,17 +264,24 @@ class Guard:
             nxt = tokens[i + 1] if i + 1 < len(tokens) else None
             called = nxt is not None and nxt.text == "("
             if (called or tok.kind in self.uncalled) and (
-                    name in self.refused_calls or name.startswith(self.refused_call_prefixes)):
+                name in self.refused_calls or name.startswith(self.refused_call_prefixes)
+            ):
                 return f"{tok.text}() {self.call_reason}"
             if nxt is not None and nxt.text == "." and name in self.refused_qualifiers:
                 return f"{tok.text} is not allowed"
             if tok.kind is TokenKind.WORD and name in self.refused_words:
                 return f"{tok.text.upper()} is not allowed"
-            if setting and (name in self.protected_settings
-                            or name.startswith(self.protected_prefixes)):
+            if setting and (
+                name in self.protected_settings or name.startswith(self.protected_prefixes)
+            ):
                 return f"{tok.text} is reserved by the parrot sandbox"
-            if tok.kind is TokenKind.WORD and name in self.write_words and not called \
-                    and not writes and first not in self.write_exempt:
+            if (
+                tok.kind is TokenKind.WORD
+                and name in self.write_words
+                and not called
+                and not writes
+                and first not in self.write_exempt
+            ):
                 writes, writer = True, f"{first} ... {tok.text.upper()}"
         if self.read_only and (writes or not words):
             return f"{writer or 'this statement'}: {self.read_only_reason}"
@@ -239,9 +291,11 @@ class Guard:
         return plan
 
 
-def read_tables(fixture: Fixture, read: Callable[[Table], list[R]],
-                missing: type[BaseException] | tuple[type[BaseException], ...],
-                ) -> dict[str, list[R]]:
+def read_tables(
+    fixture: Fixture,
+    read: Callable[[Table], list[R]],
+    missing: type[BaseException] | tuple[type[BaseException], ...],
+) -> dict[str, list[R]]:
     """Every fixture table's rows as ``read`` returns them, for :func:`verify_load`; none for a
     table that ``read`` fails on with ``missing`` (it is not there)."""
     out: dict[str, list[R]] = {}
@@ -262,6 +316,7 @@ def close_quietly(*things: Any) -> None:
 
 
 # --- time -----------------------------------------------------------------------------------------
+
 
 class Deadline:
     """A per-execution time budget shared by all its statements."""
@@ -320,8 +375,13 @@ class ErrorTable:
     uncoded: ExecStatus | None = None
     driver_errors: tuple[type[BaseException], ...] | None = None  # None: given to classify
 
-    def classify(self, exc: BaseException, *, cancelled: bool,
-                 driver_errors: tuple[type[BaseException], ...] = ()) -> ExecStatus:
+    def classify(
+        self,
+        exc: BaseException,
+        *,
+        cancelled: bool,
+        driver_errors: tuple[type[BaseException], ...] = (),
+    ) -> ExecStatus:
         code = self.code(exc)
         if code is not None:
             if code in self.timeout:
@@ -342,8 +402,9 @@ class ErrorTable:
             return ExecStatus.TIMEOUT  # parrot cancelled it; the driver reported that its way
         if code is None and self.uncoded is not None:
             return self.uncoded
-        if not isinstance(exc, self.driver_errors if self.driver_errors is not None
-                          else driver_errors):
+        if not isinstance(
+            exc, self.driver_errors if self.driver_errors is not None else driver_errors
+        ):
             return ExecStatus.ENGINE_ERROR
         return ExecStatus.RUNTIME_ERROR
 
@@ -358,15 +419,21 @@ def typed_message(exc: BaseException) -> str:
     return trim_message(exc if isinstance(exc, Failed) else f"{type(exc).__name__}: {exc}")
 
 
-def run_in_order(steps: Sequence[Any], deadline: Deadline, max_rows: int,
-                 run: Callable[[Any, float], tuple[ResultSet, bool] | None],
-                 interrupt: Callable[[], object],
-                 classify: Callable[[BaseException, bool], ExecStatus],
-                 message: Callable[[BaseException], str], grace: float = 0.0, *,
-                 before: Callable[[Any, float], str | None] | None = None,
-                 after: Callable[[], str | None] | None = None,
-                 engine_message: Callable[[BaseException], str] = typed_message,
-                 escalate: Callable[[], str | None] | None = None) -> Execution:
+def run_in_order(
+    steps: Sequence[Any],
+    deadline: Deadline,
+    max_rows: int,
+    run: Callable[[Any, float], tuple[ResultSet, bool] | None],
+    interrupt: Callable[[], object],
+    classify: Callable[[BaseException, bool], ExecStatus],
+    message: Callable[[BaseException], str],
+    grace: float = 0.0,
+    *,
+    before: Callable[[Any, float], str | None] | None = None,
+    after: Callable[[], str | None] | None = None,
+    engine_message: Callable[[BaseException], str] = typed_message,
+    escalate: Callable[[], str | None] | None = None,
+) -> Execution:
     """Run an execution's statements one after another under one deadline: the one execution
     loop of every local engine.
 
@@ -409,8 +476,9 @@ def run_in_order(steps: Sequence[Any], deadline: Deadline, max_rows: int,
                 fetched = run(step, remaining)
             except Overflow:
                 elapsed += time.perf_counter() - started
-                return Execution(ExecStatus.TOO_LARGE, error=f"more than {max_rows} rows",
-                                 elapsed=elapsed)
+                return Execution(
+                    ExecStatus.TOO_LARGE, error=f"more than {max_rows} rows", elapsed=elapsed
+                )
             except Exception as exc:
                 elapsed += time.perf_counter() - started
                 return _escalated(dog, elapsed) or failure(exc, dog.fired)
@@ -418,22 +486,25 @@ def run_in_order(steps: Sequence[Any], deadline: Deadline, max_rows: int,
         if stopped := _escalated(dog, elapsed):
             return stopped
         if dog.fired or deadline.expired:  # stopped at the deadline yet returned: no answer
-            return Execution(ExecStatus.TIMEOUT, elapsed=elapsed,
-                             error="timed out (stopped at the deadline)")
+            return Execution(
+                ExecStatus.TIMEOUT, elapsed=elapsed, error="timed out (stopped at the deadline)"
+            )
         if fetched is not None:
             result, too_large = fetched
         if after is not None and (why := after()):
             return Execution(ExecStatus.UNSUPPORTED, error=why, elapsed=elapsed)
     if too_large:
-        return Execution(ExecStatus.TOO_LARGE, error=f"more than {max_rows} rows",
-                         elapsed=elapsed)
+        return Execution(ExecStatus.TOO_LARGE, error=f"more than {max_rows} rows", elapsed=elapsed)
     return Execution(ExecStatus.OK, result=result or ResultSet((), ()), elapsed=elapsed)
 
 
-
-def _prepare(before: Callable[[Any, float], str | None], step: Any, remaining: float,
-             failure: Callable[[BaseException, bool], Execution],
-             elapsed: float) -> Execution | None:
+def _prepare(
+    before: Callable[[Any, float], str | None],
+    step: Any,
+    remaining: float,
+    failure: Callable[[BaseException, bool], Execution],
+    elapsed: float,
+) -> Execution | None:
     """``before(step, remaining)`` run for :func:`run_in_order`: None to go on, else the
     execution it ends in (its failure, or UNSUPPORTED with the reason it returned)."""
     try:
@@ -441,6 +512,7 @@ def _prepare(before: Callable[[Any, float], str | None], step: Any, remaining: f
     except Exception as exc:
         return failure(exc, False)
     return Execution(ExecStatus.UNSUPPORTED, error=refusal, elapsed=elapsed) if refusal else None
+
 
 def wait_stopped(still_running: Callable[[], bool], what: str) -> str | None:
     """Poll ``still_running()`` (a server's own process list) for up to ``STOP_WAIT`` seconds:
@@ -459,8 +531,11 @@ def _escalated(dog: Watchdog, elapsed: float) -> Execution | None:
         return None
     if dog.unstopped:
         return Execution(ExecStatus.ENGINE_ERROR, error=dog.unstopped, elapsed=elapsed)
-    return Execution(ExecStatus.TIMEOUT, elapsed=elapsed,
-                     error="timed out (the statement ignored the cancel: its session was ended)")
+    return Execution(
+        ExecStatus.TIMEOUT,
+        elapsed=elapsed,
+        error="timed out (the statement ignored the cancel: its session was ended)",
+    )
 
 
 class Watchdog:
@@ -472,8 +547,12 @@ class Watchdog:
     never races a late interrupt into its own clean-up. ``fired`` says whether it ran.
     """
 
-    def __init__(self, seconds: float, action: Callable[[], object],
-                 escalate: Callable[[], str | None] | None = None) -> None:
+    def __init__(
+        self,
+        seconds: float,
+        action: Callable[[], object],
+        escalate: Callable[[], str | None] | None = None,
+    ) -> None:
         self._seconds = max(seconds, 0.0)
         self._action = action
         self._escalate = escalate
@@ -502,8 +581,10 @@ class Watchdog:
             try:
                 self.unstopped = self._escalate()
             except Exception as exc:
-                self.unstopped = f"could not end the session of a statement that ignored " \
-                                 f"its cancel: {typed_message(exc)}"
+                self.unstopped = (
+                    f"could not end the session of a statement that ignored "
+                    f"its cancel: {typed_message(exc)}"
+                )
 
     def __enter__(self) -> Watchdog:
         self._timer.start()

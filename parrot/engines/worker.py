@@ -74,8 +74,12 @@ GRACE = 0.5  # seconds past an execution's timeout before its worker is killed
 CALL_TIMEOUT = 600.0  # seconds for loads, checksums and a worker's start (a JVM, big fixtures)
 GiB = 1 << 30
 # address-space cap per engine (None: not capped by RLIMIT_AS; the JVM is capped by its heap)
-MEMORY_LIMITS: dict[str, int | None] = {"sqlite": 4 * GiB, "duckdb": 8 * GiB,
-                                        "clickhouse": 16 * GiB, "spark": None}
+MEMORY_LIMITS: dict[str, int | None] = {
+    "sqlite": 4 * GiB,
+    "duckdb": 8 * GiB,
+    "clickhouse": 16 * GiB,
+    "spark": None,
+}
 FILE_SIZE_LIMIT = 4 * GiB  # largest file a worker may write into its scratch directory
 SCRATCH_PREFIX = "parrot-worker-"  # + parrot's pid, the group and a random part
 
@@ -92,19 +96,46 @@ _SYS_OPEN_TREE, _SYS_MOVE_MOUNT = 428, 429
 _AT_FDCWD, _OPEN_TREE_CLONE, _AT_RECURSIVE, _MOVE_MOUNT_F_EMPTY_PATH = -100, 1, 0x8000, 4
 
 # what a worker may read besides the Python installation, parrot and its scratch directory
-READABLE = ("/usr", "/lib", "/lib64", "/lib32", "/bin", "/sbin", "/opt", "/sys",
-            "/dev/null", "/dev/zero", "/dev/random", "/dev/urandom", "/etc/ld.so.cache",
-            "/etc/localtime", "/etc/hosts", "/etc/nsswitch.conf", "/etc/host.conf",
-            "/etc/alternatives", "/etc/java-17-openjdk", "/etc/java-21-openjdk",
-            "/etc/ssl/openssl.cnf")
+READABLE = (
+    "/usr",
+    "/lib",
+    "/lib64",
+    "/lib32",
+    "/bin",
+    "/sbin",
+    "/opt",
+    "/sys",
+    "/dev/null",
+    "/dev/zero",
+    "/dev/random",
+    "/dev/urandom",
+    "/etc/ld.so.cache",
+    "/etc/localtime",
+    "/etc/hosts",
+    "/etc/nsswitch.conf",
+    "/etc/host.conf",
+    "/etc/alternatives",
+    "/etc/java-17-openjdk",
+    "/etc/java-21-openjdk",
+    "/etc/ssl/openssl.cnf",
+)
 WRITABLE_DEVICES = ("/dev/null",)
 # /proc when the host's is all there is: this process's own entries and system-wide facts
-PROC_SHARED = ("/proc/self", "/proc/thread-self", "/proc/meminfo", "/proc/cpuinfo",
-               "/proc/stat", "/proc/loadavg", "/proc/filesystems", "/proc/sys/kernel",
-               "/proc/sys/vm")
+PROC_SHARED = (
+    "/proc/self",
+    "/proc/thread-self",
+    "/proc/meminfo",
+    "/proc/cpuinfo",
+    "/proc/stat",
+    "/proc/loadavg",
+    "/proc/filesystems",
+    "/proc/sys/kernel",
+    "/proc/sys/vm",
+)
 
 
 # --- inside the worker ------------------------------------------------------------------------
+
 
 def _libc() -> ctypes.CDLL:
     return ctypes.CDLL(None, use_errno=True)
@@ -141,8 +172,10 @@ def _namespaces(libc: ctypes.CDLL, warnings: list[str]) -> bool:
     """Enter new network and pid namespaces; the pid namespace's first process is a fork of
     this one, so this process waits for it and exits with its status. True when networked."""
     if libc.unshare(_CLONE_NEWNET | _CLONE_NEWPID) != 0:
-        warnings.append("no network or pid namespace "
-                        f"({os.strerror(ctypes.get_errno())}): the engine can reach the network")
+        warnings.append(
+            "no network or pid namespace "
+            f"({os.strerror(ctypes.get_errno())}): the engine can reach the network"
+        )
         return True
     child = os.fork()
     if child:  # the namespace's init runs as the child; this process only waits for it
@@ -167,8 +200,7 @@ def _private_proc(libc: ctypes.CDLL) -> bool:
         return False
     if libc.mount(b"none", b"/", None, _MS_REC | _MS_PRIVATE, None) != 0:
         return False
-    return libc.mount(b"proc", b"/proc", b"proc", _MS_NOSUID | _MS_NODEV | _MS_NOEXEC,
-                      None) == 0
+    return libc.mount(b"proc", b"/proc", b"proc", _MS_NOSUID | _MS_NODEV | _MS_NOEXEC, None) == 0
 
 
 def socket_roots() -> list[str]:
@@ -185,8 +217,9 @@ def _under(path: str, root: str) -> bool:
     return path == root or path.startswith(root.rstrip("/") + "/")
 
 
-def _hide(libc: ctypes.CDLL, roots: list[str], scratch: str, readable: list[str],
-          warnings: list[str]) -> None:
+def _hide(
+    libc: ctypes.CDLL, roots: list[str], scratch: str, readable: list[str], warnings: list[str]
+) -> None:
     """Mount an empty tmpfs over each of ``roots`` in this mount namespace, so no unix socket
     under them can be reached by name; ``scratch`` and every ``readable`` path under a hidden
     root (a virtual environment in ``/tmp``) are carried over (``open_tree`` and
@@ -196,13 +229,18 @@ def _hide(libc: ctypes.CDLL, roots: list[str], scratch: str, readable: list[str]
         if any(_under(root, h) for h in hidden):
             continue
         if any(_under(root, os.path.realpath(p)) for p in readable):
-            warnings.append(f"{root} holds files the engine reads: unix sockets under it are "
-                            "reachable")
+            warnings.append(
+                f"{root} holds files the engine reads: unix sockets under it are reachable"
+            )
             continue
         hidden.append(root)
-    wanted = sorted({os.path.realpath(p) for p in [scratch, *readable]
-                     if os.path.exists(p) and any(_under(os.path.realpath(p), h)
-                                                  for h in hidden)})
+    wanted = sorted(
+        {
+            os.path.realpath(p)
+            for p in [scratch, *readable]
+            if os.path.exists(p) and any(_under(os.path.realpath(p), h) for h in hidden)
+        }
+    )
     carried = [p for p in wanted if not any(_under(p, q) and p != q for q in wanted)]
     dirs = {p for p in carried if os.path.isdir(p)}  # known before the tmpfs hides them
     kept = _clone_trees(libc, carried, warnings)
@@ -210,10 +248,20 @@ def _hide(libc: ctypes.CDLL, roots: list[str], scratch: str, readable: list[str]
         return
     try:
         for root in hidden:
-            if libc.mount(b"tmpfs", root.encode(), b"tmpfs", _MS_NOSUID | _MS_NODEV | _MS_NOEXEC,
-                          b"size=64k,mode=755") != 0:
-                warnings.append(f"{root} not hidden ({os.strerror(ctypes.get_errno())}): unix "
-                                "sockets under it are reachable")
+            if (
+                libc.mount(
+                    b"tmpfs",
+                    root.encode(),
+                    b"tmpfs",
+                    _MS_NOSUID | _MS_NODEV | _MS_NOEXEC,
+                    b"size=64k,mode=755",
+                )
+                != 0
+            ):
+                warnings.append(
+                    f"{root} not hidden ({os.strerror(ctypes.get_errno())}): unix "
+                    "sockets under it are reachable"
+                )
         for path, fd in kept:
             _move_tree(libc, fd, path, directory=path in dirs)
         if any(path == os.path.realpath(scratch) for path, _ in kept):
@@ -223,16 +271,21 @@ def _hide(libc: ctypes.CDLL, roots: list[str], scratch: str, readable: list[str]
             os.close(fd)
 
 
-def _clone_trees(libc: ctypes.CDLL, paths: list[str], warnings: list[str]
-                 ) -> list[tuple[str, int]] | None:
+def _clone_trees(
+    libc: ctypes.CDLL, paths: list[str], warnings: list[str]
+) -> list[tuple[str, int]] | None:
     """A detached copy (``open_tree``) of each of ``paths``, to be put back over the tmpfs;
     None (nothing hidden, with a warning) when the kernel refuses one."""
     syscall = libc.syscall
     syscall.restype = ctypes.c_long
     kept: list[tuple[str, int]] = []
     for path in paths:
-        fd = syscall(_SYS_OPEN_TREE, ctypes.c_int(_AT_FDCWD), path.encode(),
-                     ctypes.c_uint(_OPEN_TREE_CLONE | os.O_CLOEXEC | _AT_RECURSIVE))
+        fd = syscall(
+            _SYS_OPEN_TREE,
+            ctypes.c_int(_AT_FDCWD),
+            path.encode(),
+            ctypes.c_uint(_OPEN_TREE_CLONE | os.O_CLOEXEC | _AT_RECURSIVE),
+        )
         if fd < 0:
             error = os.strerror(ctypes.get_errno())
             warnings.append(f"{path} not carried over ({error}): server sockets are reachable")
@@ -251,13 +304,28 @@ def _move_tree(libc: ctypes.CDLL, fd: int, path: str, directory: bool) -> None:
     else:
         os.makedirs(os.path.dirname(path), exist_ok=True)
         open(path, "a").close()  # an empty mount point
-    if libc.syscall(_SYS_MOVE_MOUNT, ctypes.c_int(fd), b"", ctypes.c_int(_AT_FDCWD),
-                    path.encode(), ctypes.c_uint(_MOVE_MOUNT_F_EMPTY_PATH)) != 0:
+    if (
+        libc.syscall(
+            _SYS_MOVE_MOUNT,
+            ctypes.c_int(fd),
+            b"",
+            ctypes.c_int(_AT_FDCWD),
+            path.encode(),
+            ctypes.c_uint(_MOVE_MOUNT_F_EMPTY_PATH),
+        )
+        != 0
+    ):
         raise OSError(ctypes.get_errno(), f"move_mount of {path}")
 
 
-def _landlock(libc: ctypes.CDLL, scratch: str | list[str], readable: list[str], deny_tcp: bool,
-              warnings: list[str], tcp_bind: int | None = None) -> None:
+def _landlock(
+    libc: ctypes.CDLL,
+    scratch: str | list[str],
+    readable: list[str],
+    deny_tcp: bool,
+    warnings: list[str],
+    tcp_bind: int | None = None,
+) -> None:
     """Confine file access to ``readable`` (read) and ``scratch`` (one directory or several,
     read/write); with ``deny_tcp`` also forbid TCP bind/connect (when no network namespace
     could be had) except binding port ``tcp_bind`` (a server's own port)."""
@@ -265,12 +333,18 @@ def _landlock(libc: ctypes.CDLL, scratch: str | list[str], readable: list[str], 
     syscall.restype = ctypes.c_long
     abi = syscall(_SYS_CREATE_RULESET, None, ctypes.c_size_t(0), ctypes.c_uint32(1))
     if abi < 1:
-        warnings.append("no Landlock in this kernel "
-                        f"({os.strerror(ctypes.get_errno())}): host files are readable and "
-                        "writable by the engine")
+        warnings.append(
+            "no Landlock in this kernel "
+            f"({os.strerror(ctypes.get_errno())}): host files are readable and "
+            "writable by the engine"
+        )
         return
-    handled = (1 << 13) - 1 | (1 << 13 if abi >= 2 else 0) | (1 << 14 if abi >= 3 else 0) | (
-        1 << 15 if abi >= 5 else 0)
+    handled = (
+        (1 << 13) - 1
+        | (1 << 13 if abi >= 2 else 0)
+        | (1 << 14 if abi >= 3 else 0)
+        | (1 << 15 if abi >= 5 else 0)
+    )
     net = 3 if deny_tcp and abi >= 4 else 0
     scoped = 3 if abi >= 6 else 0  # abstract unix sockets and signals outside the sandbox
     attr = struct.pack("QQQ", handled, net, scoped)
@@ -281,14 +355,20 @@ def _landlock(libc: ctypes.CDLL, scratch: str | list[str], readable: list[str], 
         warnings.append(f"Landlock refused a ruleset ({os.strerror(ctypes.get_errno())})")
         return
     writable = [scratch] if isinstance(scratch, str) else scratch
-    rules = [(p, _FS_READ) for p in readable] + [(p, handled) for p in writable] + [
-        (p, _FS_READ_FILE | _FS_WRITE_FILE) for p in WRITABLE_DEVICES]
+    rules = (
+        [(p, _FS_READ) for p in readable]
+        + [(p, handled) for p in writable]
+        + [(p, _FS_READ_FILE | _FS_WRITE_FILE) for p in WRITABLE_DEVICES]
+    )
     if net and tcp_bind is not None:
         port = ctypes.create_string_buffer(struct.pack("=QQ", 1, tcp_bind), 16)  # BIND_TCP
-        if syscall(_SYS_ADD_RULE, ctypes.c_int(ruleset), ctypes.c_int(2), port,
-                   ctypes.c_uint32(0)) != 0:
-            warnings.append(f"Landlock rule for TCP port {tcp_bind} refused "
-                            f"({os.strerror(ctypes.get_errno())})")
+        if (
+            syscall(_SYS_ADD_RULE, ctypes.c_int(ruleset), ctypes.c_int(2), port, ctypes.c_uint32(0))
+            != 0
+        ):
+            warnings.append(
+                f"Landlock rule for TCP port {tcp_bind} refused ({os.strerror(ctypes.get_errno())})"
+            )
     for path, access in rules:
         try:
             fd = os.open(path, os.O_PATH | os.O_CLOEXEC)
@@ -298,16 +378,23 @@ def _landlock(libc: ctypes.CDLL, scratch: str | list[str], readable: list[str], 
             if not os.path.isdir(path):
                 access &= _FS_FILE_RIGHTS
             rule = ctypes.create_string_buffer(struct.pack("=Qi", access & handled, fd), 12)
-            if syscall(_SYS_ADD_RULE, ctypes.c_int(ruleset), ctypes.c_int(1), rule,
-                       ctypes.c_uint32(0)) != 0:
-                warnings.append(f"Landlock rule for {path} refused "
-                                f"({os.strerror(ctypes.get_errno())})")
+            if (
+                syscall(
+                    _SYS_ADD_RULE, ctypes.c_int(ruleset), ctypes.c_int(1), rule, ctypes.c_uint32(0)
+                )
+                != 0
+            ):
+                warnings.append(
+                    f"Landlock rule for {path} refused ({os.strerror(ctypes.get_errno())})"
+                )
         finally:
             os.close(fd)
     libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)
     if syscall(_SYS_RESTRICT_SELF, ctypes.c_int(ruleset), ctypes.c_uint32(0)) != 0:
-        warnings.append(f"Landlock not applied ({os.strerror(ctypes.get_errno())}): host files "
-                        "are readable and writable by the engine")
+        warnings.append(
+            f"Landlock not applied ({os.strerror(ctypes.get_errno())}): host files "
+            "are readable and writable by the engine"
+        )
     if deny_tcp and abi < 4:
         warnings.append("Landlock cannot forbid TCP here (ABI < 4)")
     os.close(ruleset)
@@ -337,8 +424,7 @@ def _isolate(group: str, scratch: str, parent: int, hide: list[str] | None = Non
     else:
         readable.extend(PROC_SHARED)
         warnings.append("no mount namespace: parrot's server sockets are reachable")
-    _landlock(libc, scratch, readable, deny_tcp=networked and group != "spark",
-              warnings=warnings)
+    _landlock(libc, scratch, readable, deny_tcp=networked and group != "spark", warnings=warnings)
     limit = MEMORY_LIMITS.get(group)
     with contextlib.suppress(ValueError, OSError):
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
@@ -356,8 +442,10 @@ def _cpu_budget(timeout: float | None) -> None:
         return
     used = resource.getrusage(resource.RUSAGE_SELF)
     spent = used.ru_utime + used.ru_stime
-    resource.setrlimit(resource.RLIMIT_CPU, (int(spent + timeout * (os.cpu_count() or 1)) + 2,
-                                             resource.RLIM_INFINITY))
+    resource.setrlimit(
+        resource.RLIMIT_CPU,
+        (int(spent + timeout * (os.cpu_count() or 1)) + 2, resource.RLIM_INFINITY),
+    )
 
 
 def _serve(conn: Connection) -> None:
@@ -383,8 +471,9 @@ def _serve(conn: Connection) -> None:
                 sql, digest, timeout, max_rows = args
                 _cpu_budget(timeout)
                 try:
-                    answer = engine.execute(sql, fixtures[digest], timeout=timeout,
-                                            max_rows=max_rows)
+                    answer = engine.execute(
+                        sql, fixtures[digest], timeout=timeout, max_rows=max_rows
+                    )
                 finally:
                     _cpu_budget(None)
             elif method == "checksums":
@@ -416,8 +505,20 @@ def main(argv: list[str]) -> None:
 # --- in parrot's process ----------------------------------------------------------------------
 
 _ALLOWED = {
-    "builtins": {"tuple", "list", "dict", "set", "frozenset", "str", "bytes", "int", "float",
-                 "bool", "complex", "bytearray"},
+    "builtins": {
+        "tuple",
+        "list",
+        "dict",
+        "set",
+        "frozenset",
+        "str",
+        "bytes",
+        "int",
+        "float",
+        "bool",
+        "complex",
+        "bytearray",
+    },
     "decimal": {"Decimal"},
     "parrot.values": {"ResultSet", "Temporal", "Nested"},
     "parrot.engines.base": {"Execution", "ExecStatus", "LoadReport"},
@@ -453,8 +554,9 @@ class _Spawner:
 
     def __init__(self) -> None:
         self._owner: int | None = None
-        self._queue: SimpleQueue[tuple[Future[Any], tuple[Any, ...], dict[str, Any]]] = \
+        self._queue: SimpleQueue[tuple[Future[Any], tuple[Any, ...], dict[str, Any]]] = (
             SimpleQueue()
+        )
         self._lock = threading.Lock()
         os.register_at_fork(after_in_child=self._forget)
 
@@ -467,15 +569,18 @@ class _Spawner:
         with self._lock:
             if self._owner != os.getpid():
                 self._owner = os.getpid()
-                threading.Thread(target=self._serve, args=(self._queue,), daemon=True,
-                                 name="parrot-worker-spawner").start()
+                threading.Thread(
+                    target=self._serve,
+                    args=(self._queue,),
+                    daemon=True,
+                    name="parrot-worker-spawner",
+                ).start()
         done: Future[subprocess.Popen[bytes]] = Future()
         self._queue.put((done, args, kwargs))
         return done.result()
 
     @staticmethod
-    def _serve(requests: SimpleQueue[tuple[Future[Any], tuple[Any, ...], dict[str, Any]]]
-               ) -> None:
+    def _serve(requests: SimpleQueue[tuple[Future[Any], tuple[Any, ...], dict[str, Any]]]) -> None:
         while True:
             done, args, kwargs = requests.get()
             try:
@@ -505,10 +610,22 @@ class _Worker:
         ours, theirs = socket.socketpair()
         try:
             process = SPAWNER.popen(
-                [sys.executable, "-m", "parrot.engines.worker", str(theirs.fileno()),
-                 str(os.getpid()), group, scratch, *socket_roots()],
-                env=worker_environ(scratch), cwd=scratch, stdin=subprocess.DEVNULL,
-                pass_fds=(theirs.fileno(),), start_new_session=True)
+                [
+                    sys.executable,
+                    "-m",
+                    "parrot.engines.worker",
+                    str(theirs.fileno()),
+                    str(os.getpid()),
+                    group,
+                    scratch,
+                    *socket_roots(),
+                ],
+                env=worker_environ(scratch),
+                cwd=scratch,
+                stdin=subprocess.DEVNULL,
+                pass_fds=(theirs.fileno(),),
+                start_new_session=True,
+            )
         except BaseException:
             ours.close()
             shutil.rmtree(scratch, ignore_errors=True)
@@ -544,8 +661,9 @@ class _Worker:
 
     def call(self, target: str, method: str, args: tuple[Any, ...], timeout: float) -> Any:
         try:
-            self.conn.send_bytes(pickle.dumps((target, method, args),
-                                              protocol=pickle.HIGHEST_PROTOCOL))
+            self.conn.send_bytes(
+                pickle.dumps((target, method, args), protocol=pickle.HIGHEST_PROTOCOL)
+            )
         except OSError as exc:
             raise WorkerDied(f"the worker ended ({_exit_text(self._exit_code())})") from exc
         return self._receive(timeout)
@@ -571,7 +689,7 @@ def _sweep_scratch() -> None:
     """Remove scratch directories of workers whose parrot process is gone (killed runs)."""
     root = Path(tempfile.gettempdir())
     for path in root.glob(f"{SCRATCH_PREFIX}*-*-*"):
-        owner = path.name[len(SCRATCH_PREFIX):].split("-", 1)[0]
+        owner = path.name[len(SCRATCH_PREFIX) :].split("-", 1)[0]
         if owner.isdigit() and not Path(f"/proc/{owner}").exists():
             shutil.rmtree(path, ignore_errors=True)
 
@@ -580,9 +698,14 @@ def worker_environ(scratch: str) -> dict[str, str]:
     """A worker's environment: this one without secrets, in UTC, its scratch directory as home
     and temporary directory, importing the same parrot as this process."""
     env = clean_environ()
-    env.update(TMPDIR=scratch, HOME=scratch, TZ="UTC",
-               PYTHONPATH=os.pathsep.join([str(Path(parrot.__file__).parent.parent),
-                                           *filter(None, [env.get("PYTHONPATH")])]))
+    env.update(
+        TMPDIR=scratch,
+        HOME=scratch,
+        TZ="UTC",
+        PYTHONPATH=os.pathsep.join(
+            [str(Path(parrot.__file__).parent.parent), *filter(None, [env.get("PYTHONPATH")])]
+        ),
+    )
     return env
 
 
@@ -639,7 +762,6 @@ class _Pool:
             worker = self.workers.pop(group, None) if self.users[group] <= 0 else None
         if worker is not None:
             worker.stop()
-
 
     def stop_all(self) -> None:
         """Stop every worker (at exit: their scratch directories go with them)."""
@@ -714,8 +836,14 @@ class IsolatedEngine(Engine):
         self._loaded[fixture.content_hash] = (report, POOL.get(self.group).process.pid)
         return report
 
-    def execute(self, sql: str, fixture: Fixture, *, timeout: float = DEFAULT_TIMEOUT,
-                max_rows: int = DEFAULT_MAX_ROWS) -> Execution:
+    def execute(
+        self,
+        sql: str,
+        fixture: Fixture,
+        *,
+        timeout: float = DEFAULT_TIMEOUT,
+        max_rows: int = DEFAULT_MAX_ROWS,
+    ) -> Execution:
         try:
             self.load(fixture)
         except FixtureLoadError as exc:
@@ -724,19 +852,27 @@ class IsolatedEngine(Engine):
         started = time.monotonic()
         with worker.lock:
             try:
-                status, answer = worker.call(self.target, "execute",
-                                             (sql, fixture.content_hash, timeout, max_rows),
-                                             timeout + GRACE)
+                status, answer = worker.call(
+                    self.target,
+                    "execute",
+                    (sql, fixture.content_hash, timeout, max_rows),
+                    timeout + GRACE,
+                )
             except (WorkerDied, pickle.UnpicklingError) as exc:
                 elapsed = time.monotonic() - started
                 POOL.discard(worker)
                 if elapsed >= timeout or "SIGXCPU" in str(exc):
-                    return Execution(ExecStatus.TIMEOUT, elapsed=elapsed,
-                                     error=f"timed out: the {self.name} worker was killed "
-                                           f"after {elapsed:.1f} s")
-                return Execution(ExecStatus.ENGINE_ERROR, elapsed=elapsed,
-                                 error=f"the {self.name} worker crashed: {exc}; the next "
-                                       "execution gets a new worker")
+                    return Execution(
+                        ExecStatus.TIMEOUT,
+                        elapsed=elapsed,
+                        error=f"timed out: the {self.name} worker was killed after {elapsed:.1f} s",
+                    )
+                return Execution(
+                    ExecStatus.ENGINE_ERROR,
+                    elapsed=elapsed,
+                    error=f"the {self.name} worker crashed: {exc}; the next "
+                    "execution gets a new worker",
+                )
         if status != "ok":
             return Execution(ExecStatus.ENGINE_ERROR, error=str(answer))
         execution: Execution = answer
@@ -758,10 +894,19 @@ class IsolatedEngine(Engine):
 def isolated(cls: type[Engine]) -> type[Engine]:
     """A proxy class for the embedded adapter ``cls`` whose executions run in a worker."""
     group = "spark" if cls.__module__ == "parrot.engines.spark" else cls.name
-    proxy: type[Engine] = type(f"Isolated{cls.__name__}", (IsolatedEngine,), {
-        "name": cls.name, "dialect": cls.dialect, "capabilities": cls.capabilities,
-        "url_schemes": None, "target": f"{cls.__module__}:{cls.__qualname__}",
-        "group": group, "__doc__": f"{cls.__name__} in an isolated worker process."})
+    proxy: type[Engine] = type(
+        f"Isolated{cls.__name__}",
+        (IsolatedEngine,),
+        {
+            "name": cls.name,
+            "dialect": cls.dialect,
+            "capabilities": cls.capabilities,
+            "url_schemes": None,
+            "target": f"{cls.__module__}:{cls.__qualname__}",
+            "group": group,
+            "__doc__": f"{cls.__name__} in an isolated worker process.",
+        },
+    )
     return proxy
 
 

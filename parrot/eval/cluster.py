@@ -45,8 +45,13 @@ class _JudgeActor:
     def ready(self) -> int:
         return os.getpid()
 
-    def judge(self, item: Item, translation: Translation, urls: dict[str, str] | None = None,
-              fixture: tuple[str, list[Any]] | None = None) -> Outcome:
+    def judge(
+        self,
+        item: Item,
+        translation: Translation,
+        urls: dict[str, str] | None = None,
+        fixture: tuple[str, list[Any]] | None = None,
+    ) -> Outcome:
         if fixture is not None:  # (content hash, [object ref]): fetched once per actor
             import ray  # deferred: Ray, the optional extra
 
@@ -104,8 +109,9 @@ class ManagedServers:
             try:
                 state = server.start(owner=self.owner)  # under the server's lock
             except ServerError as exc:
-                print(f"parrot: the {dialect} server died and did not restart: {exc}",
-                      file=sys.stderr)
+                print(
+                    f"parrot: the {dialect} server died and did not restart: {exc}", file=sys.stderr
+                )
                 continue
             if state.url != self.urls[dialect]:
                 self.urls[dialect] = state.url
@@ -113,7 +119,6 @@ class ManagedServers:
                 self.restarts.append(f"{dialect} (now {state.address})")
             again = True
         return again
-
 
 
 class _Shards:
@@ -171,7 +176,11 @@ class _Shards:
             urls = self.servers.urls if self.servers.managed else None
             bare, fixture = self.ship(item)
             self.inflight[actor.judge.remote(bare, translation, urls, fixture)] = (
-                item, translation, actor, self.servers.stamp())
+                item,
+                translation,
+                actor,
+                self.servers.stamp(),
+            )
             self.live[actor] += 1
         return True
 
@@ -193,8 +202,10 @@ class _Shards:
         except lost_errors as exc:
             self.attempts[item.id] = self.attempts.get(item.id, 0) + 1
             if self.attempts[item.id] >= ATTEMPTS:
-                raise ExecutorError(f"item {item.id} lost its Ray worker {ATTEMPTS} times; "
-                                    f"last: {type(exc).__name__}") from None
+                raise ExecutorError(
+                    f"item {item.id} lost its Ray worker {ATTEMPTS} times; "
+                    f"last: {type(exc).__name__}"
+                ) from None
             self.retry.append((item, translation))
             self.lost += 1
             if actor in self.live:
@@ -202,8 +213,11 @@ class _Shards:
             return None
         if actor in self.live:
             self.live[actor] -= 1
-        if (self.servers.managed and self.rejudged.get(item.id, 0) < ATTEMPTS
-                and self.servers.again(record, sent)):
+        if (
+            self.servers.managed
+            and self.rejudged.get(item.id, 0) < ATTEMPTS
+            and self.servers.again(record, sent)
+        ):
             self.rejudged[item.id] = self.rejudged.get(item.id, 0) + 1
             self.retry.append((item, translation))
             return None
@@ -211,19 +225,30 @@ class _Shards:
 
     def close(self) -> None:
         if self.lost:
-            print(f"parrot: {self.lost} in-flight item(s) lost with their Ray worker were judged "
-                  "again on another", file=sys.stderr)
+            print(
+                f"parrot: {self.lost} in-flight item(s) lost with their Ray worker were judged "
+                "again on another",
+                file=sys.stderr,
+            )
         if self.servers.restarts:
-            print(f"parrot: restarted the managed server(s) that died mid-run: "
-                  f"{', '.join(self.servers.restarts)}; {sum(self.rejudged.values())} item(s) "
-                  "judged against a dead server were judged again", file=sys.stderr)
+            print(
+                f"parrot: restarted the managed server(s) that died mid-run: "
+                f"{', '.join(self.servers.restarts)}; {sum(self.rejudged.values())} item(s) "
+                "judged against a dead server were judged again",
+                file=sys.stderr,
+            )
         for actor in [*self.live, *self.starting.values()]:
             self.ray.kill(actor, no_restart=True)
         shutdown()
 
 
-def judged(translations: Iterator[tuple[Item, Translation]], judge_args: dict[str, Any],
-           address: str, actors: int = 0, managed: Sequence[str] = ()) -> Iterator[Outcome]:
+def judged(
+    translations: Iterator[tuple[Item, Translation]],
+    judge_args: dict[str, Any],
+    address: str,
+    actors: int = 0,
+    managed: Sequence[str] = (),
+) -> Iterator[Outcome]:
     """Outcome records of ``translations`` judged by ``actors`` Ray actors (0: one per cluster
     CPU), as they finish; every item's record exactly once, whatever worker died on the way.
     ``managed``: the dialects of ``judge_args["urls"]`` served by servers this machine manages,
@@ -247,11 +272,16 @@ def judged(translations: Iterator[tuple[Item, Translation]], judge_args: dict[st
                 break
             done, _ = ray.wait([*shards.inflight, *shards.starting], num_returns=1, timeout=10.0)
             if not done:
-                if (not shards.live and not shards.inflight
-                        and time.monotonic() - idle_since > STALL_SECONDS):
-                    raise ExecutorError(f"no Ray worker could start a judge in "
-                                        f"{STALL_SECONDS:.0f} s; cluster resources: "
-                                        f"{ray.available_resources()}")
+                if (
+                    not shards.live
+                    and not shards.inflight
+                    and time.monotonic() - idle_since > STALL_SECONDS
+                ):
+                    raise ExecutorError(
+                        f"no Ray worker could start a judge in "
+                        f"{STALL_SECONDS:.0f} s; cluster resources: "
+                        f"{ray.available_resources()}"
+                    )
                 continue
             idle_since = time.monotonic()
             if done[0] in shards.starting:

@@ -56,14 +56,16 @@ def _check(item: Item, sql: str, mode: str) -> str | None:
 class EngineFeedback:
     """The :class:`~parrot.translators.base.Feedback` the runner gives translators."""
 
-    def __init__(self, mode: str, timeout: float, max_rows: int, urls: dict[str, str],
-                 start: bool):
+    def __init__(self, mode: str, timeout: float, max_rows: int, urls: dict[str, str], start: bool):
         if mode not in FEEDBACK_MODES:
             raise ValueError(f"feedback mode {mode!r}: one of {FEEDBACK_MODES}")
         self.mode = mode
-        self._pool = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"),
-                                         initializer=_init,
-                                         initargs=(timeout, max_rows, urls, start))
+        self._pool = ProcessPoolExecutor(
+            1,
+            mp_context=multiprocessing.get_context("spawn"),
+            initializer=_init,
+            initargs=(timeout, max_rows, urls, start),
+        )
 
     def check(self, item: Item, sql: str) -> str | None:
         return self._pool.submit(_check, item, sql, self.mode).result()

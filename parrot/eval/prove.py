@@ -43,26 +43,35 @@ class ProveSettings:
 
     def manifest(self) -> dict[str, Any]:
         """The run manifest's ``settings.prove``: these and z3's version."""
-        return {"bound": self.bound, "timeout_ms": self.timeout_ms,
-                "z3": z3_version(),
-                "dialects": sorted(DIALECTS)}
+        return {
+            "bound": self.bound,
+            "timeout_ms": self.timeout_ms,
+            "z3": z3_version(),
+            "dialects": sorted(DIALECTS),
+        }
 
 
 def attach(judge: Judge, settings: ProveSettings | None) -> Judge:
     """``judge`` with the prover hooked in (after each item's level), when ``settings``."""
     if settings is not None:
-        judge.prover = lambda item, translation, record: prove(judge, item, translation,
-                                                              record, settings)
+        judge.prover = lambda item, translation, record: prove(
+            judge, item, translation, record, settings
+        )
     return judge
 
 
-def prove(judge: Judge, item: Item, translation: Translation, record: Outcome,
-          settings: ProveSettings) -> None:
+def prove(
+    judge: Judge, item: Item, translation: Translation, record: Outcome, settings: ProveSettings
+) -> None:
     """Adds ``prove`` to an item judged right (and, by its answer, the level or the
     counterexample; see the module)."""
     suite = record.get("suite")
-    if (not record["verdicts"]["strict"]["match"] or (suite is not None and not suite["match"])
-            or translation.sql is None or item.fixture is None):
+    if (
+        not record["verdicts"]["strict"]["match"]
+        or (suite is not None and not suite["match"])
+        or translation.sql is None
+        or item.fixture is None
+    ):
         return
     # deferred: z3 (parrot.solver.core loads it; an eval without --prove never does)
     from parrot.solver.core import BoundedEquivalent, Killed, Unknown, Unsupported, witness
@@ -75,22 +84,32 @@ def prove(judge: Judge, item: Item, translation: Translation, record: Outcome,
             found.append((db, hit))
         return hit is not None
 
-    out = witness(item.source_sql, translation.sql, item.source_dialect, item.fixture, verify,
-                  bound=settings.bound, timeout_ms=settings.timeout_ms,
-                  target_dialect=item.target_dialect)
+    out = witness(
+        item.source_sql,
+        translation.sql,
+        item.source_dialect,
+        item.fixture,
+        verify,
+        bound=settings.bound,
+        timeout_ms=settings.timeout_ms,
+        target_dialect=item.target_dialect,
+    )
     entry: ProveRecord = {"label": "unsupported"}
     if isinstance(out, BoundedEquivalent):
         entry = {"label": "bounded-equivalent", "bound": out.bound}
-        record["level"] = {"name": "bounded-equivalent",
-                           "databases": record.get("level", {}).get("databases", 1),
-                           "bound": out.bound}
+        record["level"] = {
+            "name": "bounded-equivalent",
+            "databases": record.get("level", {}).get("databases", 1),
+            "bound": out.bound,
+        }
     elif isinstance(out, Killed):
-        entry = {"label": "counterexample", "k": out.k,
-                 "witness": _witness(found[-1], out.k)}
+        entry = {"label": "counterexample", "k": out.k, "witness": _witness(found[-1], out.k)}
         _refute(record, out.k)
     elif isinstance(out, Unknown):
-        entry = {"label": "unverified" if out.reason.startswith("unverified") else "unknown",
-                 "reason": out.reason}
+        entry = {
+            "label": "unverified" if out.reason.startswith("unverified") else "unknown",
+            "reason": out.reason,
+        }
     else:
         entry["reason"] = out.reason
     if not isinstance(out, Unsupported):
@@ -100,16 +119,25 @@ def prove(judge: Judge, item: Item, translation: Translation, record: Outcome,
 
 def _witness(found: tuple[Fixture, Any], k: int) -> WitnessRecord:
     db, (verdict, gold, pred, label) = found
-    found_on = Witness(db, f"solver (k={k})", verdict, execution_json(gold.execution, gold.engine),
-                       execution_json(pred, label), executions=2, minimal=False,
-                       rows_before={t.name: len(t.rows) for t in db.tables})
+    found_on = Witness(
+        db,
+        f"solver (k={k})",
+        verdict,
+        execution_json(gold.execution, gold.engine),
+        execution_json(pred, label),
+        executions=2,
+        minimal=False,
+        rows_before={t.name: len(t.rows) for t in db.tables},
+    )
     return cast(WitnessRecord, found_on.to_json())
 
 
 def _refute(record: Outcome, k: int) -> None:
     """A verified counterexample: a note on the strict verdict, and Acc_TS fails."""
-    note = (f"solver: the source and the translation differ on a {k}-row-a-table database of "
-            "the fixture's schema (prove.witness)")
+    note = (
+        f"solver: the source and the translation differ on a {k}-row-a-table database of "
+        "the fixture's schema (prove.witness)"
+    )
     strict = record["verdicts"]["strict"]
     strict["notes"] = [*strict.get("notes", []), note]
     suite = record.get("suite")

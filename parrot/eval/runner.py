@@ -102,16 +102,19 @@ class RunConfig:
 def run_secrets(config: RunConfig) -> list[str]:
     """Every secret the run can see: the environment's, the passwords of its server URLs and
     what its command line hides (an ``--api-key``); scrubbed from all the run writes."""
-    given = [*argv_secrets(config.command),
-             *(s for url in config.urls.values() for s in url_secrets(url))]
+    given = [
+        *argv_secrets(config.command),
+        *(s for url in config.urls.values() for s in url_secrets(url)),
+    ]
     return secret_values(given)
 
 
 def servers_needed(items: Sequence[Item], urls: dict[str, str]) -> list[str]:
     """Dialects of ``items`` that run on a managed server (no URL given or in the environment)."""
     wanted = {d for i in items for d in (i.source_dialect, i.target_dialect)}
-    return sorted(d for d in wanted
-                  if d not in urls and needs_server(d) and url_from_env(d) is None)
+    return sorted(
+        d for d in wanted if d not in urls and needs_server(d) and url_from_env(d) is None
+    )
 
 
 @dataclass(frozen=True)
@@ -158,12 +161,16 @@ def grammar_only(dialect: str, urls: dict[str, str]) -> bool:
     if dialect in urls or url_from_env(dialect) is not None:
         return False
     name = engine_name_for(dialect)
-    return (name is None or name not in ENGINE_REGISTRY
-            or (engine_class(name).url_schemes is not None and not needs_server(dialect)))
+    return (
+        name is None
+        or name not in ENGINE_REGISTRY
+        or (engine_class(name).url_schemes is not None and not needs_server(dialect))
+    )
 
 
-def missing_engines(items: Sequence[Item], urls: dict[str, str], start: bool,
-                    absent: dict[str, str] | None = None) -> list[MissingEngine]:
+def missing_engines(
+    items: Sequence[Item], urls: dict[str, str], start: bool, absent: dict[str, str] | None = None
+) -> list[MissingEngine]:
     """The engines ``items`` need that cannot run here (``absent`` adds known ones, e.g. servers
     that failed to start), with the pairs and item counts that need each."""
     why = dict(absent or {})
@@ -176,21 +183,26 @@ def missing_engines(items: Sequence[Item], urls: dict[str, str], start: bool,
     out = []
     for dialect in dialects:
         if dialect in why:
-            pairs = Counter(f"{i.source_dialect}→{i.target_dialect}" for i in items
-                            if dialect in (i.source_dialect, i.target_dialect))
+            pairs = Counter(
+                f"{i.source_dialect}→{i.target_dialect}"
+                for i in items
+                if dialect in (i.source_dialect, i.target_dialect)
+            )
             out.append(MissingEngine(dialect, why[dialect], dict(sorted(pairs.items()))))
     return out
 
 
-def select_items(dataset: Dataset, pairs: DialectPairs = EVERY_PAIR,
-                 limit: int | None = None) -> list[Item]:
+def select_items(
+    dataset: Dataset, pairs: DialectPairs = EVERY_PAIR, limit: int | None = None
+) -> list[Item]:
     """Items of the requested dialect pairs (all when empty), the first ``limit`` of them."""
     items = [i for i in dataset.items if pairs.allows(i.source_dialect, i.target_dialect)]
     return items[:limit] if limit is not None else items
 
 
-def _manifest(dataset: Dataset, items: list[Item], translator: Translator,
-              config: RunConfig) -> dict[str, Any]:
+def _manifest(
+    dataset: Dataset, items: list[Item], translator: Translator, config: RunConfig
+) -> dict[str, Any]:
     manifest = {
         "parrot": __version__,
         "commit": git_commit(),
@@ -200,16 +212,25 @@ def _manifest(dataset: Dataset, items: list[Item], translator: Translator,
         "command": redact_argv(config.command),
         "python": sys.version.split()[0],
         "platform": platform.platform(),
-        "dataset": {"name": dataset.name, "path": str(dataset.path), "sha256": dataset.sha256,
-                    "items": len(items)},
+        "dataset": {
+            "name": dataset.name,
+            "path": str(dataset.path),
+            "sha256": dataset.sha256,
+            "items": len(items),
+        },
         "translator": translator.params(),
-        "settings": {"timeout": config.timeout, "max_rows": config.max_rows,
-                     "syntax": config.syntax, "jobs": config.jobs,
-                     "executor": str(config.executor),
-                     "pairs": config.pairs, "limit": config.limit,
-                     "suite": config.suite_dir is not None,
-                     "prove": config.prove.manifest() if config.prove else None,
-                     "engine_urls": {d: redact_url(u) for d, u in config.urls.items()}},
+        "settings": {
+            "timeout": config.timeout,
+            "max_rows": config.max_rows,
+            "syntax": config.syntax,
+            "jobs": config.jobs,
+            "executor": str(config.executor),
+            "pairs": config.pairs,
+            "limit": config.limit,
+            "suite": config.suite_dir is not None,
+            "prove": config.prove.manifest() if config.prove else None,
+            "engine_urls": {d: redact_url(u) for d, u in config.urls.items()},
+        },
         "engines": {},
     }
     return cast(dict[str, Any], scrub_tree(manifest, run_secrets(config)))
@@ -242,12 +263,12 @@ class RunLock:
         except BlockingIOError:
             holder = os.read(fd, 4096).decode(errors="replace").strip() or "another process"
             os.close(fd)
-            raise RunDirError(f"{self.path.parent} is being written by {holder}; wait for it "
-                              "to finish or stop it") from None
+            raise RunDirError(
+                f"{self.path.parent} is being written by {holder}; wait for it to finish or stop it"
+            ) from None
         stamp = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
         os.ftruncate(fd, 0)
-        os.pwrite(fd, f"pid {os.getpid()} on {socket.gethostname()} since {stamp}\n".encode(),
-                  0)
+        os.pwrite(fd, f"pid {os.getpid()} on {socket.gethostname()} since {stamp}\n".encode(), 0)
         self._fd = fd
         return self
 
@@ -273,17 +294,23 @@ def prepare_run_dir(config: RunConfig, manifest: dict[str, Any]) -> dict[str, An
     existing = out / MANIFEST
     if (out / RESULTS).exists() or existing.exists():
         if not config.resume:
-            raise RunDirError(f"{out} already holds a run; pass --resume to continue it or "
-                              "choose another --output-dir")
+            raise RunDirError(
+                f"{out} already holds a run; pass --resume to continue it or "
+                "choose another --output-dir"
+            )
         if existing.exists():
             old = read_json(existing)
             for key in ("dataset", "translator"):
                 if _identity(old.get(key)) != _identity(manifest[key]):
-                    raise RunDirError(f"cannot resume {out}: its {key} differs "
-                                      f"({old.get(key)} vs {manifest[key]})")
+                    raise RunDirError(
+                        f"cannot resume {out}: its {key} differs "
+                        f"({old.get(key)} vs {manifest[key]})"
+                    )
             manifest["started"] = old.get("started", manifest["started"])
-            manifest["resumed"] = [*old.get("resumed", []),
-                                   dt.datetime.now(dt.UTC).isoformat(timespec="seconds")]
+            manifest["resumed"] = [
+                *old.get("resumed", []),
+                dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+            ]
     _make_run_dir(out)
     try:
         write_json(out / MANIFEST, manifest)
@@ -297,13 +324,29 @@ def prepare_run_dir(config: RunConfig, manifest: dict[str, Any]) -> dict[str, An
 _WORKER_JUDGE: Judge | None = None
 
 
-def _init_worker(timeout: float, max_rows: int, urls: dict[str, str], start: bool,
-                 syntax: bool, suite_dir: Path | None, prove: ProveSettings | None) -> None:
+def _init_worker(
+    timeout: float,
+    max_rows: int,
+    urls: dict[str, str],
+    start: bool,
+    syntax: bool,
+    suite_dir: Path | None,
+    prove: ProveSettings | None,
+) -> None:
     global _WORKER_JUDGE
 
     die_with_parent()  # a run killed with SIGKILL takes its --jobs workers with it
-    _WORKER_JUDGE = attach(Judge(timeout=timeout, max_rows=max_rows, urls=urls, start=start,
-                                 syntax=syntax, suite_dir=suite_dir), prove)
+    _WORKER_JUDGE = attach(
+        Judge(
+            timeout=timeout,
+            max_rows=max_rows,
+            urls=urls,
+            start=start,
+            syntax=syntax,
+            suite_dir=suite_dir,
+        ),
+        prove,
+    )
 
 
 def _judge_in_worker(item: Item, translation: Translation) -> Outcome:
@@ -311,17 +354,24 @@ def _judge_in_worker(item: Item, translation: Translation) -> Outcome:
     return _WORKER_JUDGE.judge(item, translation)
 
 
-def _judged(pending: list[Item], translator: Translator,
-            config: RunConfig) -> Iterator[Outcome]:
+def _judged(pending: list[Item], translator: Translator, config: RunConfig) -> Iterator[Outcome]:
     """Outcome records for ``pending`` as they finish (order not guaranteed when jobs > 1)."""
     translations = translator.translate_all(pending)
     if config.executor.kind == "ray":
         yield from _judged_on_ray(pending, translations, config)
         return
     if config.jobs <= 1:
-        judge = attach(Judge(timeout=config.timeout, max_rows=config.max_rows, urls=config.urls,
-                             start=config.start, syntax=config.syntax,
-                             suite_dir=config.suite_dir), config.prove)
+        judge = attach(
+            Judge(
+                timeout=config.timeout,
+                max_rows=config.max_rows,
+                urls=config.urls,
+                start=config.start,
+                syntax=config.syntax,
+                suite_dir=config.suite_dir,
+            ),
+            config.prove,
+        )
         if config.syntax:  # every translation is checked; else only the few no engine parsed
             preload_grammars({i.target_dialect for i in pending})
         try:
@@ -330,10 +380,20 @@ def _judged(pending: list[Item], translator: Translator,
             judge.close()
         return
     context = multiprocessing.get_context("spawn")  # engines must not be forked mid-flight
-    with ProcessPoolExecutor(config.jobs, mp_context=context, initializer=_init_worker,
-                             initargs=(config.timeout, config.max_rows, config.urls,
-                                       config.start, config.syntax, config.suite_dir,
-                                       config.prove)) as pool:
+    with ProcessPoolExecutor(
+        config.jobs,
+        mp_context=context,
+        initializer=_init_worker,
+        initargs=(
+            config.timeout,
+            config.max_rows,
+            config.urls,
+            config.start,
+            config.syntax,
+            config.suite_dir,
+            config.prove,
+        ),
+    ) as pool:
         window: set[Future[Outcome]] = set()
         for item, translation in translations:
             window.add(pool.submit(_judge_in_worker, item, translation))
@@ -345,8 +405,9 @@ def _judged(pending: list[Item], translator: Translator,
             yield future.result()
 
 
-def _judged_here(judge: Judge, translations: Iterator[tuple[Item, Translation]]
-                 ) -> Iterator[Outcome]:
+def _judged_here(
+    judge: Judge, translations: Iterator[tuple[Item, Translation]]
+) -> Iterator[Outcome]:
     """Outcome records judged in this process, in order. The Acc_SYN grammar checks (pure
     Python, seconds each on a cold grammar) run in a thread of their own while the engine
     workers run the next items; at most ``SYNTAX_BACKLOG`` records wait for theirs."""
@@ -356,8 +417,9 @@ def _judged_here(judge: Judge, translations: Iterator[tuple[Item, Translation]]
             for item, translation in translations:
                 record, check = judge.judge_later(item, translation)
                 waiting.append((record, checks.submit(check) if check is not None else None))
-                while waiting and (waiting[0][1] is None or waiting[0][1].done()
-                                   or len(waiting) > SYNTAX_BACKLOG):
+                while waiting and (
+                    waiting[0][1] is None or waiting[0][1].done() or len(waiting) > SYNTAX_BACKLOG
+                ):
                     done, check_done = waiting.popleft()
                     yield with_syntax(done, check_done.result() if check_done else None)
             while waiting:
@@ -369,8 +431,9 @@ def _judged_here(judge: Judge, translations: Iterator[tuple[Item, Translation]]
                     left.cancel()
 
 
-def _judged_on_ray(pending: list[Item], translations: Iterator[tuple[Item, Translation]],
-                   config: RunConfig) -> Iterator[Outcome]:
+def _judged_on_ray(
+    pending: list[Item], translations: Iterator[tuple[Item, Translation]], config: RunConfig
+) -> Iterator[Outcome]:
     """Judging on Ray actors: the servers this machine runs for the run are shared by URL, and
     restarted by this process when they die (unless ``--no-start``)."""
     urls = dict(config.urls)
@@ -380,12 +443,22 @@ def _judged_on_ray(pending: list[Item], translations: Iterator[tuple[Item, Trans
         if state is not None:
             urls[dialect] = state.url
             managed.append(dialect)
-    judge_args = {"timeout": config.timeout, "max_rows": config.max_rows, "urls": urls,
-                  "start": False, "syntax": config.syntax, "suite_dir": config.suite_dir}
+    judge_args = {
+        "timeout": config.timeout,
+        "max_rows": config.max_rows,
+        "urls": urls,
+        "start": False,
+        "syntax": config.syntax,
+        "suite_dir": config.suite_dir,
+    }
     assert config.executor.address is not None
-    yield from judged(translations, judge_args, config.executor.address,
-                      config.jobs if config.jobs > 1 else 0,
-                      managed=managed if config.start else ())
+    yield from judged(
+        translations,
+        judge_args,
+        config.executor.address,
+        config.jobs if config.jobs > 1 else 0,
+        managed=managed if config.start else (),
+    )
 
 
 def _feedback_for(translator: Translator, config: RunConfig) -> EngineFeedback | None:
@@ -394,15 +467,25 @@ def _feedback_for(translator: Translator, config: RunConfig) -> EngineFeedback |
     if translator.feedback_mode is None:
         return None
 
-    feedback = EngineFeedback(translator.feedback_mode, timeout=config.timeout,
-                              max_rows=config.max_rows, urls=config.urls, start=config.start)
+    feedback = EngineFeedback(
+        translator.feedback_mode,
+        timeout=config.timeout,
+        max_rows=config.max_rows,
+        urls=config.urls,
+        start=config.start,
+    )
     translator.attach_feedback(feedback)
     return feedback
 
 
-def run(dataset: Dataset, items: list[Item], translator: Translator, config: RunConfig,
-        on_result: Progress | None = None,
-        on_start: Callable[[int, int], None] | None = None) -> list[Outcome]:
+def run(
+    dataset: Dataset,
+    items: list[Item],
+    translator: Translator,
+    config: RunConfig,
+    on_result: Progress | None = None,
+    on_start: Callable[[int, int], None] | None = None,
+) -> list[Outcome]:
     """Evaluate ``items``; returns every outcome record of the run (resumed ones included).
     Only one process at a time writes a run directory (:class:`RunLock`)."""
     _make_run_dir(config.output_dir)
@@ -410,9 +493,14 @@ def run(dataset: Dataset, items: list[Item], translator: Translator, config: Run
         return _run_locked(dataset, items, translator, config, on_result, on_start)
 
 
-def _run_locked(dataset: Dataset, items: list[Item], translator: Translator, config: RunConfig,
-                on_result: Progress | None,
-                on_start: Callable[[int, int], None] | None) -> list[Outcome]:
+def _run_locked(
+    dataset: Dataset,
+    items: list[Item],
+    translator: Translator,
+    config: RunConfig,
+    on_result: Progress | None,
+    on_start: Callable[[int, int], None] | None,
+) -> list[Outcome]:
     manifest = prepare_run_dir(config, _manifest(dataset, items, translator, config))
     try:
         log = ResultsLog(config.output_dir)
@@ -447,8 +535,9 @@ def _run_locked(dataset: Dataset, items: list[Item], translator: Translator, con
     from parrot.report.metrics import summarize
 
     sources = {i.id: i.source_sql for i in items}  # the reliability matrix's SQL features
-    write_json(config.output_dir / SUMMARY,
-               summarize(records, manifest.get("translator"), sources=sources))
+    write_json(
+        config.output_dir / SUMMARY, summarize(records, manifest.get("translator"), sources=sources)
+    )
     return records
 
 
@@ -456,8 +545,10 @@ def engines_of(records: list[Outcome]) -> dict[str, str]:
     """dialect → engine label, as recorded in the outcome lines."""
     labels: dict[str, str] = {}
     for r in records:
-        for execution, dialect in ((r.get("gold"), r["source_dialect"]),
-                                   (r.get("pred"), r["target_dialect"])):
+        for execution, dialect in (
+            (r.get("gold"), r["source_dialect"]),
+            (r.get("pred"), r["target_dialect"]),
+        ):
             if execution and execution.get("engine") not in (None, "none"):
                 labels.setdefault(dialect, execution["engine"])
     return dict(sorted(labels.items()))

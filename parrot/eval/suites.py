@@ -79,39 +79,71 @@ def from_corpus(fixture: Fixture | None) -> bool:
 
 def suite_to_json(suite: Suite) -> dict[str, Any]:
     return {
-        "version": SUITE_VERSION, "key": suite.key, "source_dialect": suite.source_dialect,
-        "source_sql": suite.source_sql, "fixture_sha256": suite.fixture_sha256,
-        "generator": suite.generator, "neighbours": suite.neighbours, "killed": suite.killed,
+        "version": SUITE_VERSION,
+        "key": suite.key,
+        "source_dialect": suite.source_dialect,
+        "source_sql": suite.source_sql,
+        "fixture_sha256": suite.fixture_sha256,
+        "generator": suite.generator,
+        "neighbours": suite.neighbours,
+        "killed": suite.killed,
         **suite.extra,
-        "databases": [{"seed": d.seed, "size": d.size, "kills": d.kills,
-                       **({"generator": d.generator} if d.generator else {}),
-                       "fixture": fixture_to_json(d.fixture)} for d in suite.databases],
+        "databases": [
+            {
+                "seed": d.seed,
+                "size": d.size,
+                "kills": d.kills,
+                **({"generator": d.generator} if d.generator else {}),
+                "fixture": fixture_to_json(d.fixture),
+            }
+            for d in suite.databases
+        ],
     }
 
 
 def suite_from_json(data: dict[str, Any]) -> Suite:
-    known = {"version", "key", "source_dialect", "source_sql", "fixture_sha256", "generator",
-             "neighbours", "killed", "databases"}
+    known = {
+        "version",
+        "key",
+        "source_dialect",
+        "source_sql",
+        "fixture_sha256",
+        "generator",
+        "neighbours",
+        "killed",
+        "databases",
+    }
     if data.get("version") != SUITE_VERSION:
         raise ValueError(f"suite version {data.get('version')!r}, expected {SUITE_VERSION}")
     return Suite(
-        key=data["key"], source_dialect=data["source_dialect"], source_sql=data["source_sql"],
-        fixture_sha256=data.get("fixture_sha256", ""), generator=data.get("generator", ""),
-        neighbours=int(data.get("neighbours", 0)), killed=int(data.get("killed", 0)),
-        databases=tuple(SuiteDatabase(fixture=fixture_from_json(d["fixture"]),
-                                      seed=int(d.get("seed", 0)), size=int(d.get("size", 0)),
-                                      kills=int(d.get("kills", 0)),
-                                      generator=str(d.get("generator", "")))
-                        for d in data["databases"]),
+        key=data["key"],
+        source_dialect=data["source_dialect"],
+        source_sql=data["source_sql"],
+        fixture_sha256=data.get("fixture_sha256", ""),
+        generator=data.get("generator", ""),
+        neighbours=int(data.get("neighbours", 0)),
+        killed=int(data.get("killed", 0)),
+        databases=tuple(
+            SuiteDatabase(
+                fixture=fixture_from_json(d["fixture"]),
+                seed=int(d.get("seed", 0)),
+                size=int(d.get("size", 0)),
+                kills=int(d.get("kills", 0)),
+                generator=str(d.get("generator", "")),
+            )
+            for d in data["databases"]
+        ),
         extra={k: v for k, v in data.items() if k not in known},
     )
 
 
-def load_suite(dataset_dir: Path, source_dialect: str, source_sql: str,
-               fixture: Fixture | None) -> Suite | None:
+def load_suite(
+    dataset_dir: Path, source_dialect: str, source_sql: str, fixture: Fixture | None
+) -> Suite | None:
     """The stored suite of this source query and fixture, or None when none was built."""
-    path = suite_path(dataset_dir, suite_key(source_dialect, source_sql, fixture),
-                      from_corpus(fixture))
+    path = suite_path(
+        dataset_dir, suite_key(source_dialect, source_sql, fixture), from_corpus(fixture)
+    )
     if not path.is_file():
         return None
     return suite_from_json(json.loads(path.read_text(encoding="utf-8")))
@@ -122,7 +154,9 @@ def write_suite(dataset_dir: Path, suite: Suite, corpus: bool = False) -> Path:
     path = suite_path(dataset_dir, suite.key, corpus)
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(f".tmp{os.getpid()}")
-    tmp.write_text(json.dumps(suite_to_json(suite), ensure_ascii=False, sort_keys=False) + "\n",
-                   encoding="utf-8")
+    tmp.write_text(
+        json.dumps(suite_to_json(suite), ensure_ascii=False, sort_keys=False) + "\n",
+        encoding="utf-8",
+    )
     os.replace(tmp, path)
     return path

@@ -16,8 +16,10 @@ from parrot.translators.base import Translation
 # execution statuses after which the target engine had parsed the translation: a runtime or binder
 # error, a timeout or a too-large result came after the parse, so Acc_SYN's fallback (a grammar
 # check where no engine judged the text) skips them and loads no parser for them
-ENGINE_PARSED = frozenset(s.value for s in (ExecStatus.OK, ExecStatus.RUNTIME_ERROR,
-                                            ExecStatus.TIMEOUT, ExecStatus.TOO_LARGE))
+ENGINE_PARSED = frozenset(
+    s.value
+    for s in (ExecStatus.OK, ExecStatus.RUNTIME_ERROR, ExecStatus.TIMEOUT, ExecStatus.TOO_LARGE)
+)
 
 
 def has_grammar(dialect: str) -> bool:
@@ -67,5 +69,8 @@ def syntax_json(dialect: str, translation: Translation) -> SyntaxRecord | None:
         return {"ok": False, "error": "no statement"}
     if bad is None:
         return {"ok": True}
-    return {"ok": False, "error": f"statement {bad.index}, {bad.line}:{bad.column} near "
-                                  f"{bad.token!r}: {bad.message}"}
+    return {
+        "ok": False,
+        "error": f"statement {bad.index}, {bad.line}:{bad.column} near "
+        f"{bad.token!r}: {bad.message}",
+    }

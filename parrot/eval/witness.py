@@ -151,8 +151,9 @@ class Shrinker:
         return fixture
 
 
-def disagreement(judge: Judge, item: Item, sql: str,
-                 fixture: Fixture) -> tuple[Verdict, Gold, Execution, str] | None:
+def disagreement(
+    judge: Judge, item: Item, sql: str, fixture: Fixture
+) -> tuple[Verdict, Gold, Execution, str] | None:
     """The strict verdict when the source and ``sql`` both run on ``fixture`` (each on its
     dialect's engine) and disagree, else None."""
     gold = judge.gold(item, fixture)

@@ -39,24 +39,44 @@ def build_parser() -> argparse.ArgumentParser:
 def configure(p: argparse.ArgumentParser) -> argparse.ArgumentParser:
     """Fill ``p`` with migrate's flags (also ``parrot migrate``'s subparser)."""
     cli.configure(p, migrate, __doc__, raw=True)
-    p.add_argument("sources", nargs="*", metavar="SOURCE",
-                   help="SQLite/DuckDB file, duckdb:/// or SQLAlchemy URL, a named fixture "
-                        "(spider/<db_id>, text2sql/<db>, tpch), or a fixture file -o wrote "
-                        "(.json, .json.gz)")
+    p.add_argument(
+        "sources",
+        nargs="*",
+        metavar="SOURCE",
+        help="SQLite/DuckDB file, duckdb:/// or SQLAlchemy URL, a named fixture "
+        "(spider/<db_id>, text2sql/<db>, tpch), or a fixture file -o wrote "
+        "(.json, .json.gz)",
+    )
     p.add_argument("--name", help="fixture name (default: the file's stem)")
-    cli.add_output_file(p, "the fixture JSON ('-': standard output; .gz compresses)",
-                        default="none written", old=("--out",), dest="out")
+    cli.add_output_file(
+        p,
+        "the fixture JSON ('-': standard output; .gz compresses)",
+        default="none written",
+        old=("--out",),
+        dest="out",
+    )
     p.add_argument("--tables", help="comma-separated tables to read (default: all)")
-    p.add_argument("--blank-as-null", action="store_true",
-                   help="read '' as NULL in non-text columns (changes values; reported)")
-    p.add_argument("--type", action="append", default=[], metavar="TABLE.COLUMN=TYPE",
-                   dest="types",
-                   help="force a column's type: boolean, date, timestamp or decimal(p,s); every "
-                        "value must fit it (repeatable). Columns whose values are all 0/1, ISO "
-                        "dates or ISO timestamps are reported as candidates without it")
+    p.add_argument(
+        "--blank-as-null",
+        action="store_true",
+        help="read '' as NULL in non-text columns (changes values; reported)",
+    )
+    p.add_argument(
+        "--type",
+        action="append",
+        default=[],
+        metavar="TABLE.COLUMN=TYPE",
+        dest="types",
+        help="force a column's type: boolean, date, timestamp or decimal(p,s); every "
+        "value must fit it (repeatable). Columns whose values are all 0/1, ISO "
+        "dates or ISO timestamps are reported as candidates without it",
+    )
     p.add_argument("--report", action="store_true", help="print every column's type decision")
-    p.add_argument("--load", metavar="DIALECTS",
-                   help="comma-separated engines (dialects) to load and verify on")
+    p.add_argument(
+        "--load",
+        metavar="DIALECTS",
+        help="comma-separated engines (dialects) to load and verify on",
+    )
     p.add_argument("--all", action="store_true", help="every available named fixture")
     p.add_argument("--list", action="store_true", help="list named fixtures and exit")
     return p
@@ -93,8 +113,13 @@ def migrate(args: argparse.Namespace) -> int:
         for source in sources:
             started = time.perf_counter()
             try:
-                result = read_source(source, name=args.name, tables=tables,
-                                     blank_as_null=args.blank_as_null, types=types)
+                result = read_source(
+                    source,
+                    name=args.name,
+                    tables=tables,
+                    blank_as_null=args.blank_as_null,
+                    types=types,
+                )
             except (FixtureError, ValueError) as exc:
                 print(f"{source}: {exc}", file=sys.stderr)
                 failures += 1
@@ -128,8 +153,11 @@ def migrate(args: argparse.Namespace) -> int:
         for engine in engines.values():
             engine.close()
     if len(sources) > 1:
-        print("total: " + ", ".join(f"{k} {v:.2f}s" for k, v in totals.items())
-              + f"; {failures} failure(s)")
+        print(
+            "total: "
+            + ", ".join(f"{k} {v:.2f}s" for k, v in totals.items())
+            + f"; {failures} failure(s)"
+        )
     return 1 if failures else 0
 
 
@@ -142,8 +170,10 @@ def _engines(spec: str | None) -> dict[str, Any]:
 
 def _summary(result: Introspection) -> str:
     rows = sum(len(t.rows) for t in result.fixture.tables)
-    return (f"{result.fixture.name}: {len(result.fixture.tables)} tables, {rows} rows, "
-            f"{len(result.dirty)} retyped column(s), {len(result.candidates)} type candidate(s)")
+    return (
+        f"{result.fixture.name}: {len(result.fixture.tables)} tables, {rows} rows, "
+        f"{len(result.dirty)} retyped column(s), {len(result.candidates)} type candidate(s)"
+    )
 
 
 def _write(result: Introspection, out: str) -> None:

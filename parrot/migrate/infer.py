@@ -243,8 +243,9 @@ def fit_decimal(values: Sequence[Any], precision: int, scale: int) -> Fit:
 def fit_decimal_objects(values: Sequence[Any]) -> Fit:
     """Columns of ``Decimal`` values without a declared scale: the narrowest decimal(p,s)."""
     present = [v for v in values if v is not None]
-    if not present or not all(isinstance(v, Decimal | int) and not isinstance(v, bool)
-                              for v in present):
+    if not present or not all(
+        isinstance(v, Decimal | int) and not isinstance(v, bool) for v in present
+    ):
         return None
     if not any(isinstance(v, Decimal) for v in present):
         return None
@@ -440,8 +441,9 @@ def parse_override(spec: str) -> tuple[str, str]:
     if m:
         p, sc = int(m[1]), int(m[2])
         if not 1 <= p <= MAX_DECIMAL_PRECISION or sc > p:
-            raise ValueError(f"--type {spec!r}: decimal(p,s) needs 1 <= p <= "
-                             f"{MAX_DECIMAL_PRECISION} and s <= p")
+            raise ValueError(
+                f"--type {spec!r}: decimal(p,s) needs 1 <= p <= {MAX_DECIMAL_PRECISION} and s <= p"
+            )
         wanted = f"decimal({p},{sc})"
     elif wanted not in OVERRIDES[:3]:
         raise ValueError(f"--type {spec!r}: TYPE is one of {', '.join(OVERRIDES)}")
@@ -486,7 +488,8 @@ def _overridden(decl: Declared, values: Sequence[Any], ptype: str) -> Inferred:
         bad = [v for v in values if v is not None and fitter([v]) is None]
         raise IntrospectionError(
             f"--type {ptype}: {len(bad)} of {sum(v is not None for v in values)} value(s) do "
-            f"not fit ({_describe(bad)}, e.g. {', '.join(_examples(bad))})")
+            f"not fit ({_describe(bad)}, e.g. {', '.join(_examples(bad))})"
+        )
     reason = f"declared {decl.text or '(none)'}: --type {ptype} applied"
     return Inferred(fit[0], fit[1], reason)
 
@@ -506,8 +509,13 @@ def _candidate(ptype: str, values: Sequence[Any]) -> str:
     return ""
 
 
-def infer_column(declared: str | None, values: Sequence[Any], *,
-                 blank_as_null: bool = False, override: str | None = None) -> Inferred:
+def infer_column(
+    declared: str | None,
+    values: Sequence[Any],
+    *,
+    blank_as_null: bool = False,
+    override: str | None = None,
+) -> Inferred:
     """Choose the portable type of one column from its declaration and all its values;
     ``override`` (a type from :func:`parse_override`) forces one all values must fit."""
     decl = declared_family(declared)
@@ -545,12 +553,15 @@ def infer_column(declared: str | None, values: Sequence[Any], *,
         wanted = ""
     if wanted:
         examples = _examples(bad)
-        reason = (f"declared {decl.text or '(none)'}: {len(bad)} of "
-                  f"{sum(v is not None for v in values)} value(s) do not fit {wanted} "
-                  f"({_describe(bad)}, e.g. {', '.join(examples)}) → {ptype}"
-                  + (" (values kept as their exact text)" if ptype == "text" else ""))
-    elif decl.family is Family.TEXT and any(v is not None and not isinstance(v, str)
-                                            for v in values):
+        reason = (
+            f"declared {decl.text or '(none)'}: {len(bad)} of "
+            f"{sum(v is not None for v in values)} value(s) do not fit {wanted} "
+            f"({_describe(bad)}, e.g. {', '.join(examples)}) → {ptype}"
+            + (" (values kept as their exact text)" if ptype == "text" else "")
+        )
+    elif decl.family is Family.TEXT and any(
+        v is not None and not isinstance(v, str) for v in values
+    ):
         reason = f"declared {decl.text}: non-text values kept as their exact text"
     if blanks:
         reason = (reason + "; " if reason else "") + f"{blanks} empty string(s) read as NULL"

@@ -38,8 +38,10 @@ class IdentifierError(IntrospectionError):
 
     def __init__(self, source: str, problems: list[str]):
         self.names = problems
-        super().__init__(f"{source}: {len(problems)} table/column name(s) the fixture format "
-                         "cannot hold: " + "; ".join(problems))
+        super().__init__(
+            f"{source}: {len(problems)} table/column name(s) the fixture format "
+            "cannot hold: " + "; ".join(problems)
+        )
 
 
 def name_problems(tables: Iterable[tuple[str, Iterable[str]]]) -> list[str]:
@@ -54,6 +56,7 @@ def name_problems(tables: Iterable[tuple[str, Iterable[str]]]) -> list[str]:
 
 # --- what every reader produces -------------------------------------------------------------------
 
+
 @dataclass(frozen=True)
 class ForeignKey:
     columns: tuple[str, ...]
@@ -61,8 +64,11 @@ class ForeignKey:
     ref_columns: tuple[str, ...]  # empty: the referenced table's primary key
 
     def to_json(self) -> dict[str, Any]:
-        return {"columns": list(self.columns), "references": self.ref_table,
-                "ref_columns": list(self.ref_columns)}
+        return {
+            "columns": list(self.columns),
+            "references": self.ref_table,
+            "ref_columns": list(self.ref_columns),
+        }
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> ForeignKey:
@@ -99,19 +105,28 @@ class ColumnReport:
     candidate: str = ""  # boolean/date/timestamp the values also fit (applied only by --type)
 
     def to_json(self) -> dict[str, Any]:
-        return {"table": self.table, "column": self.column, "declared": self.declared,
-                "type": self.type, "reason": self.reason, "examples": list(self.examples),
-                "candidate": self.candidate}
+        return {
+            "table": self.table,
+            "column": self.column,
+            "declared": self.declared,
+            "type": self.type,
+            "reason": self.reason,
+            "examples": list(self.examples),
+            "candidate": self.candidate,
+        }
 
     @property
     def hint(self) -> str:
         """The report line for a candidate type ('' without one)."""
         if not self.candidate:
             return ""
-        what = {"boolean": "all 0/1", "date": "all ISO dates",
-                "timestamp": "all ISO timestamps"}[self.candidate]
-        return (f"{self.type} values are {what}: {self.candidate} candidate, kept {self.type} "
-                f"(--type {self.table}.{self.column}={self.candidate} to apply)")
+        what = {"boolean": "all 0/1", "date": "all ISO dates", "timestamp": "all ISO timestamps"}[
+            self.candidate
+        ]
+        return (
+            f"{self.type} values are {what}: {self.candidate} candidate, kept {self.type} "
+            f"(--type {self.table}.{self.column}={self.candidate} to apply)"
+        )
 
 
 @dataclass(frozen=True)
@@ -138,8 +153,9 @@ class Introspection:
         :func:`parrot.fixtures.fixture_from_json` reads it (and ignores the extras)."""
         data = fixture_to_json(self.fixture)
         for table in data["tables"]:
-            table["foreign_keys"] = [fk.to_json() for fk in self.foreign_keys.get(table["name"],
-                                                                                  ())]
+            table["foreign_keys"] = [
+                fk.to_json() for fk in self.foreign_keys.get(table["name"], ())
+            ]
         data["source"] = self.source
         data["columns"] = [c.to_json() for c in self.columns]
         return data
@@ -147,17 +163,33 @@ class Introspection:
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Introspection:
         fixture = fixture_from_json(data)
-        fks = {t["name"]: tuple(ForeignKey.from_json(f) for f in t.get("foreign_keys", ()))
-               for t in data["tables"]}
-        columns = tuple(ColumnReport(c["table"], c["column"], c["declared"], c["type"],
-                                     c.get("reason", ""), tuple(c.get("examples", ())),
-                                     c.get("candidate", ""))
-                        for c in data.get("columns", ()))
+        fks = {
+            t["name"]: tuple(ForeignKey.from_json(f) for f in t.get("foreign_keys", ()))
+            for t in data["tables"]
+        }
+        columns = tuple(
+            ColumnReport(
+                c["table"],
+                c["column"],
+                c["declared"],
+                c["type"],
+                c.get("reason", ""),
+                tuple(c.get("examples", ())),
+                c.get("candidate", ""),
+            )
+            for c in data.get("columns", ())
+        )
         return cls(fixture, str(data.get("source", "")), fks, columns)
 
 
-def build(name: str, tables: Sequence[RawTable], source: str, *,
-          blank_as_null: bool = False, types: Mapping[str, str] | None = None) -> Introspection:
+def build(
+    name: str,
+    tables: Sequence[RawTable],
+    source: str,
+    *,
+    blank_as_null: bool = False,
+    types: Mapping[str, str] | None = None,
+) -> Introspection:
     """Infer portable types for raw tables and validate the result as a fixture; ``types``
     maps ``table.column`` to a forced type (:func:`parrot.migrate.infer.parse_override`)."""
     bad = name_problems((t.name, (c.name for c in t.columns)) for t in tables)
@@ -176,23 +208,37 @@ def build(name: str, tables: Sequence[RawTable], source: str, *,
         values_by_column: list[list[Any]] = []
         for i, col in enumerate(t.columns):
             try:
-                inferred = infer_column(col.declared, [r[i] for r in t.rows],
-                                        blank_as_null=blank_as_null,
-                                        override=types.get(f"{t.name}.{col.name}"))
+                inferred = infer_column(
+                    col.declared,
+                    [r[i] for r in t.rows],
+                    blank_as_null=blank_as_null,
+                    override=types.get(f"{t.name}.{col.name}"),
+                )
             except IntrospectionError as exc:
                 raise IntrospectionError(f"{source}: {t.name}.{col.name}: {exc}") from None
             nullable = not col.not_null or any(v is None for v in inferred.values)
             columns.append({"name": col.name, "type": inferred.type, "nullable": nullable})
             values_by_column.append(inferred.values)
             reason = "; ".join(r for r in (t.notes.get(col.name, ""), inferred.reason) if r)
-            reports.append(ColumnReport(t.name, col.name, col.declared, inferred.type, reason,
-                                        inferred.examples, inferred.candidate))
+            reports.append(
+                ColumnReport(
+                    t.name,
+                    col.name,
+                    col.declared,
+                    inferred.type,
+                    reason,
+                    inferred.examples,
+                    inferred.candidate,
+                )
+            )
         rows = [list(r) for r in zip(*values_by_column, strict=True)]
-        json_tables.append({"name": t.name, "columns": columns,
-                            "primary_key": list(t.primary_key), "rows": rows})
+        json_tables.append(
+            {"name": t.name, "columns": columns, "primary_key": list(t.primary_key), "rows": rows}
+        )
     fixture = fixture_from_json({"name": name, "tables": json_tables})
-    return Introspection(fixture, source, {t.name: tuple(t.foreign_keys) for t in tables},
-                         tuple(reports))
+    return Introspection(
+        fixture, source, {t.name: tuple(t.foreign_keys) for t in tables}, tuple(reports)
+    )
 
 
 def _selected(names: Iterable[str], wanted: Sequence[str] | None, source: str) -> list[str]:
@@ -207,16 +253,22 @@ def _selected(names: Iterable[str], wanted: Sequence[str] | None, source: str) -
 
 # --- SQLite ---------------------------------------------------------------------------------------
 
+
 def _q(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
 
 
-def read_sqlite(con: sqlite3.Connection, *, tables: Sequence[str] | None = None,
-                source: str = "sqlite") -> list[RawTable]:
+def read_sqlite(
+    con: sqlite3.Connection, *, tables: Sequence[str] | None = None, source: str = "sqlite"
+) -> list[RawTable]:
     """Raw tables of an open SQLite connection (views and ``sqlite_*`` tables are skipped)."""
-    names = [r[0] for r in con.execute(
-        "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' "
-        "ESCAPE '\\' ORDER BY rowid")]
+    names = [
+        r[0]
+        for r in con.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' "
+            "ESCAPE '\\' ORDER BY rowid"
+        )
+    ]
     out = []
     for name in _selected(names, tables, source):
         info = con.execute(f"PRAGMA table_info({_q(name)})").fetchall()
@@ -225,10 +277,14 @@ def read_sqlite(con: sqlite3.Connection, *, tables: Sequence[str] | None = None,
         fks: dict[int, list[tuple[str, str | None, str]]] = {}
         for r in con.execute(f"PRAGMA foreign_key_list({_q(name)})"):
             fks.setdefault(r[0], []).append((r[2], r[4], r[3]))  # (ref table, to, from)
-        foreign = [ForeignKey(tuple(p[2] for p in parts), parts[0][0],
-                              tuple(p[1] or "" for p in parts) if all(p[1] for p in parts)
-                              else ())
-                   for _, parts in sorted(fks.items())]
+        foreign = [
+            ForeignKey(
+                tuple(p[2] for p in parts),
+                parts[0][0],
+                tuple(p[1] or "" for p in parts) if all(p[1] for p in parts) else (),
+            )
+            for _, parts in sorted(fks.items())
+        ]
         cols = ", ".join(_q(c.name) for c in columns)
         try:
             rows = con.execute(f"SELECT {cols} FROM {_q(name)}").fetchall()
@@ -238,10 +294,15 @@ def read_sqlite(con: sqlite3.Connection, *, tables: Sequence[str] | None = None,
     return out
 
 
-def introspect_sqlite(path: str | Path, *, name: str | None = None,
-                      tables: Sequence[str] | None = None, blank_as_null: bool = False,
-                      immutable: bool = False,
-                      types: Mapping[str, str] | None = None) -> Introspection:
+def introspect_sqlite(
+    path: str | Path,
+    *,
+    name: str | None = None,
+    tables: Sequence[str] | None = None,
+    blank_as_null: bool = False,
+    immutable: bool = False,
+    types: Mapping[str, str] | None = None,
+) -> Introspection:
     """Read a SQLite database file (opened read-only; ``immutable`` for files nobody writes)."""
     p = Path(path)
     if not p.is_file():
@@ -262,30 +323,41 @@ def introspect_sqlite(path: str | Path, *, name: str | None = None,
 # DuckDB types whose Python values the inference reads directly; others are read as VARCHAR text
 _DUCKDB_NATIVE = re.compile(
     r"^(TINYINT|SMALLINT|INTEGER|BIGINT|HUGEINT|UTINYINT|USMALLINT|UINTEGER|UBIGINT|UHUGEINT|"
-    r"FLOAT|DOUBLE|DECIMAL\(\d+,\d+\)|VARCHAR|BOOLEAN|DATE|TIMESTAMP|TIMESTAMP_(S|MS|NS))$")
+    r"FLOAT|DOUBLE|DECIMAL\(\d+,\d+\)|VARCHAR|BOOLEAN|DATE|TIMESTAMP|TIMESTAMP_(S|MS|NS))$"
+)
 
 
-def read_duckdb(con: Any, *, tables: Sequence[str] | None = None, schema: str = "main",
-                source: str = "duckdb") -> list[RawTable]:
+def read_duckdb(
+    con: Any, *, tables: Sequence[str] | None = None, schema: str = "main", source: str = "duckdb"
+) -> list[RawTable]:
     """Raw tables of an open DuckDB connection (base tables of ``schema`` in the current
     database)."""
-    names = [r[0] for r in con.execute(
-        "SELECT table_name FROM duckdb_tables() WHERE database_name = current_database() "
-        "AND schema_name = ? ORDER BY table_oid", [schema]).fetchall()]
+    names = [
+        r[0]
+        for r in con.execute(
+            "SELECT table_name FROM duckdb_tables() WHERE database_name = current_database() "
+            "AND schema_name = ? ORDER BY table_oid",
+            [schema],
+        ).fetchall()
+    ]
     out = []
     for name in _selected(names, tables, source):
         info = con.execute(
             "SELECT column_name, data_type, is_nullable FROM information_schema.columns "
             "WHERE table_catalog = current_database() AND table_schema = ? AND table_name = ? "
-            "ORDER BY ordinal_position", [schema, name]).fetchall()
+            "ORDER BY ordinal_position",
+            [schema, name],
+        ).fetchall()
         columns = [RawColumn(c, t, n == "NO") for c, t, n in info]
         pk: tuple[str, ...] = ()
         foreign: list[ForeignKey] = []
         for ctype, cols, ref_table, ref_cols in con.execute(
-                "SELECT constraint_type, constraint_column_names, referenced_table, "
-                "referenced_column_names FROM duckdb_constraints() "
-                "WHERE database_name = current_database() AND schema_name = ? "
-                "AND table_name = ? ORDER BY constraint_index", [schema, name]).fetchall():
+            "SELECT constraint_type, constraint_column_names, referenced_table, "
+            "referenced_column_names FROM duckdb_constraints() "
+            "WHERE database_name = current_database() AND schema_name = ? "
+            "AND table_name = ? ORDER BY constraint_index",
+            [schema, name],
+        ).fetchall():
             if ctype == "PRIMARY KEY":
                 pk = tuple(cols)
             elif ctype == "FOREIGN KEY":
@@ -296,22 +368,31 @@ def read_duckdb(con: Any, *, tables: Sequence[str] | None = None, schema: str = 
             if _DUCKDB_NATIVE.match(c.declared):
                 selects.append(_q(c.name))
             elif "BLOB" in c.declared or c.declared == "BIT":
-                raise IntrospectionError(f"{source}: {name}.{c.name} is {c.declared}: binary "
-                                         "values have no portable type")
+                raise IntrospectionError(
+                    f"{source}: {name}.{c.name} is {c.declared}: binary "
+                    "values have no portable type"
+                )
             else:
                 selects.append(f"CAST({_q(c.name)} AS VARCHAR)")
                 notes[c.name] = f"DuckDB type {c.declared} has no portable type: read as text"
-        columns = [RawColumn(c.name, "TEXT" if c.name in notes else c.declared, c.not_null)
-                   for c in columns]
+        columns = [
+            RawColumn(c.name, "TEXT" if c.name in notes else c.declared, c.not_null)
+            for c in columns
+        ]
         rows = con.execute(f"SELECT {', '.join(selects)} FROM {_q(schema)}.{_q(name)}").fetchall()
         out.append(RawTable(name, columns, rows, pk, foreign, notes))
     return out
 
 
-def introspect_duckdb(source: Any, *, name: str | None = None,
-                      tables: Sequence[str] | None = None, schema: str = "main",
-                      blank_as_null: bool = False,
-                      types: Mapping[str, str] | None = None) -> Introspection:
+def introspect_duckdb(
+    source: Any,
+    *,
+    name: str | None = None,
+    tables: Sequence[str] | None = None,
+    schema: str = "main",
+    blank_as_null: bool = False,
+    types: Mapping[str, str] | None = None,
+) -> Introspection:
     """Read a DuckDB database: a file path (opened read-only) or an open connection."""
     import duckdb
 
@@ -326,14 +407,21 @@ def introspect_duckdb(source: Any, *, name: str | None = None,
             con.close()
         return build(name or p.stem, raw, str(p), blank_as_null=blank_as_null, types=types)
     raw = read_duckdb(source, tables=tables, schema=schema, source="duckdb connection")
-    return build(name or "duckdb", raw, "duckdb connection", blank_as_null=blank_as_null,
-                 types=types)
+    return build(
+        name or "duckdb", raw, "duckdb connection", blank_as_null=blank_as_null, types=types
+    )
 
 
 # --- SQLAlchemy -----------------------------------------------------------------------------------
 
-def read_sqlalchemy(engine: Any, *, tables: Sequence[str] | None = None,
-                    schema: str | None = None, source: str = "sqlalchemy") -> list[RawTable]:
+
+def read_sqlalchemy(
+    engine: Any,
+    *,
+    tables: Sequence[str] | None = None,
+    schema: str | None = None,
+    source: str = "sqlalchemy",
+) -> list[RawTable]:
     """Raw tables through SQLAlchemy reflection; rows are the DBAPI driver's own values."""
     import sqlalchemy as sa
 
@@ -348,16 +436,24 @@ def read_sqlalchemy(engine: Any, *, tables: Sequence[str] | None = None,
                 try:
                     declared = c["type"].compile(dialect=engine.dialect)
                 except Exception:  # types without a compiler for this dialect
-                    declared = str(c["type"]) if not isinstance(c["type"], sa.types.NullType) \
-                        else ""
+                    declared = (
+                        str(c["type"]) if not isinstance(c["type"], sa.types.NullType) else ""
+                    )
                 columns.append(RawColumn(c["name"], declared, not c.get("nullable", True)))
-            pk = tuple(inspector.get_pk_constraint(name, schema=schema)
-                       .get("constrained_columns") or ())
-            foreign = [ForeignKey(tuple(fk["constrained_columns"]), fk["referred_table"],
-                                  tuple(fk.get("referred_columns") or ()))
-                       for fk in inspector.get_foreign_keys(name, schema=schema)]
-            target = (f"{prep.quote_schema(schema)}.{prep.quote(name)}" if schema
-                      else prep.quote(name))
+            pk = tuple(
+                inspector.get_pk_constraint(name, schema=schema).get("constrained_columns") or ()
+            )
+            foreign = [
+                ForeignKey(
+                    tuple(fk["constrained_columns"]),
+                    fk["referred_table"],
+                    tuple(fk.get("referred_columns") or ()),
+                )
+                for fk in inspector.get_foreign_keys(name, schema=schema)
+            ]
+            target = (
+                f"{prep.quote_schema(schema)}.{prep.quote(name)}" if schema else prep.quote(name)
+            )
             cols = ", ".join(prep.quote(c.name) for c in columns)
             result = conn.exec_driver_sql(f"SELECT {cols} FROM {target}")
             rows = [tuple(r) for r in result.fetchall()]
@@ -365,10 +461,15 @@ def read_sqlalchemy(engine: Any, *, tables: Sequence[str] | None = None,
     return out
 
 
-def introspect_sqlalchemy(url_or_engine: Any, *, name: str | None = None,
-                          tables: Sequence[str] | None = None, schema: str | None = None,
-                          blank_as_null: bool = False,
-                      types: Mapping[str, str] | None = None) -> Introspection:
+def introspect_sqlalchemy(
+    url_or_engine: Any,
+    *,
+    name: str | None = None,
+    tables: Sequence[str] | None = None,
+    schema: str | None = None,
+    blank_as_null: bool = False,
+    types: Mapping[str, str] | None = None,
+) -> Introspection:
     """Read any database SQLAlchemy reaches, by URL or ``sqlalchemy.Engine``."""
     import sqlalchemy as sa
 
@@ -388,26 +489,37 @@ def introspect_sqlalchemy(url_or_engine: Any, *, name: str | None = None,
 
 # --- any source -----------------------------------------------------------------------------------
 
-def introspect(source: Any, *, name: str | None = None, tables: Sequence[str] | None = None,
-               blank_as_null: bool = False,
-               types: Mapping[str, str] | None = None) -> Introspection:
+
+def introspect(
+    source: Any,
+    *,
+    name: str | None = None,
+    tables: Sequence[str] | None = None,
+    blank_as_null: bool = False,
+    types: Mapping[str, str] | None = None,
+) -> Introspection:
     """Read ``source`` into a fixture.
 
     ``source`` is a SQLite or DuckDB file (told apart by their file headers), a ``duckdb:///path``
     URL, any other SQLAlchemy URL (``sqlite:///x.db``, ``postgresql://...``), an open
     ``sqlite3``/``duckdb`` connection or a ``sqlalchemy.Engine``.
     """
-    opts: dict[str, Any] = {"name": name, "tables": tables, "blank_as_null": blank_as_null,
-                            "types": types}
+    opts: dict[str, Any] = {
+        "name": name,
+        "tables": tables,
+        "blank_as_null": blank_as_null,
+        "types": types,
+    }
     if isinstance(source, sqlite3.Connection):
         raw = read_sqlite(source, tables=tables, source="sqlite connection")
-        return build(name or "sqlite", raw, "sqlite connection", blank_as_null=blank_as_null,
-                     types=types)
+        return build(
+            name or "sqlite", raw, "sqlite connection", blank_as_null=blank_as_null, types=types
+        )
     if type(source).__module__.startswith(("duckdb", "_duckdb")):
         return introspect_duckdb(source, **opts)
     if isinstance(source, str) and "://" in source:
         if source.startswith("duckdb:///"):
-            return introspect_duckdb(source[len("duckdb:///"):], **opts)
+            return introspect_duckdb(source[len("duckdb:///") :], **opts)
         return introspect_sqlalchemy(source, **opts)
     if isinstance(source, str | Path):
         p = Path(source)

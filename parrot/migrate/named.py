@@ -64,21 +64,28 @@ _TPCH_NAME = re.compile(r"^tpch-sf(\d+(?:\.\d+)?)$")
 
 # TPC-H's keys (spec §1.4); dbgen creates the tables without constraints
 TPCH_PRIMARY_KEYS: dict[str, tuple[str, ...]] = {
-    "region": ("r_regionkey",), "nation": ("n_nationkey",), "part": ("p_partkey",),
-    "supplier": ("s_suppkey",), "partsupp": ("ps_partkey", "ps_suppkey"),
-    "customer": ("c_custkey",), "orders": ("o_orderkey",),
+    "region": ("r_regionkey",),
+    "nation": ("n_nationkey",),
+    "part": ("p_partkey",),
+    "supplier": ("s_suppkey",),
+    "partsupp": ("ps_partkey", "ps_suppkey"),
+    "customer": ("c_custkey",),
+    "orders": ("o_orderkey",),
     "lineitem": ("l_orderkey", "l_linenumber"),
 }
 TPCH_FOREIGN_KEYS: dict[str, tuple[ForeignKey, ...]] = {
     "nation": (ForeignKey(("n_regionkey",), "region", ("r_regionkey",)),),
     "supplier": (ForeignKey(("s_nationkey",), "nation", ("n_nationkey",)),),
     "customer": (ForeignKey(("c_nationkey",), "nation", ("n_nationkey",)),),
-    "partsupp": (ForeignKey(("ps_partkey",), "part", ("p_partkey",)),
-                 ForeignKey(("ps_suppkey",), "supplier", ("s_suppkey",))),
+    "partsupp": (
+        ForeignKey(("ps_partkey",), "part", ("p_partkey",)),
+        ForeignKey(("ps_suppkey",), "supplier", ("s_suppkey",)),
+    ),
     "orders": (ForeignKey(("o_custkey",), "customer", ("c_custkey",)),),
-    "lineitem": (ForeignKey(("l_orderkey",), "orders", ("o_orderkey",)),
-                 ForeignKey(("l_partkey", "l_suppkey"), "partsupp",
-                            ("ps_partkey", "ps_suppkey"))),
+    "lineitem": (
+        ForeignKey(("l_orderkey",), "orders", ("o_orderkey",)),
+        ForeignKey(("l_partkey", "l_suppkey"), "partsupp", ("ps_partkey", "ps_suppkey")),
+    ),
 }
 
 _memo: dict[str, tuple[str, Introspection]] = {}  # name -> (source key, introspection)
@@ -86,6 +93,7 @@ _lock = threading.Lock()
 
 
 # --- where things are -----------------------------------------------------------------------------
+
 
 def corpora_root() -> Path:
     """``$PARROT_CORPORA``; else, in a checkout, ``<repo>/../shared/corpora``; else (an installed
@@ -127,10 +135,13 @@ def _upper_tables(intro: Introspection) -> Introspection:
     """The introspection with every table name in upper case (text2sql-data's spelling)."""
     from dataclasses import replace
 
-    fixture = replace(intro.fixture, tables=tuple(replace(t, name=t.name.upper())
-                                                  for t in intro.fixture.tables))
-    fks = {table.upper(): tuple(replace(fk, ref_table=fk.ref_table.upper()) for fk in keys)
-           for table, keys in intro.foreign_keys.items()}
+    fixture = replace(
+        intro.fixture, tables=tuple(replace(t, name=t.name.upper()) for t in intro.fixture.tables)
+    )
+    fks = {
+        table.upper(): tuple(replace(fk, ref_table=fk.ref_table.upper()) for fk in keys)
+        for table, keys in intro.foreign_keys.items()
+    }
     columns = tuple(replace(c, table=c.table.upper()) for c in intro.columns)
     return replace(intro, fixture=fixture, foreign_keys=fks, columns=columns)
 
@@ -144,8 +155,10 @@ def spider_ids() -> list[str]:
 
 
 # the named-fixture families that are SQLite files of the corpora: name prefix -> file of a db id
-_SQLITE_FAMILIES: dict[str, Callable[[str], Path]] = {"spider": spider_path,
-                                                      "text2sql": text2sql_path}
+_SQLITE_FAMILIES: dict[str, Callable[[str], Path]] = {
+    "spider": spider_path,
+    "text2sql": text2sql_path,
+}
 CORPUS_FAMILIES = frozenset(_SQLITE_FAMILIES)  # named fixtures read from $PARROT_CORPORA
 
 
@@ -154,6 +167,7 @@ def fixtures_cache_dir() -> Path:
 
 
 # --- the catalogue --------------------------------------------------------------------------------
+
 
 def tpch_available() -> bool:
     return importlib.util.find_spec("duckdb_extension_tpch") is not None
@@ -164,11 +178,17 @@ def _identifier_problem(path: str, mtime_ns: int) -> str | None:
     """Why a SQLite file cannot become a fixture because of its names (schema only: cheap)."""
     con = sqlite3.connect(f"{Path(path).resolve().as_uri()}?mode=ro&immutable=1", uri=True)
     try:
-        tables = [t for (t,) in con.execute("SELECT name FROM sqlite_master WHERE type = 'table' "
-                                            "AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\'")]
+        tables = [
+            t
+            for (t,) in con.execute(
+                "SELECT name FROM sqlite_master WHERE type = 'table' "
+                "AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\'"
+            )
+        ]
         bad = name_problems(
             (t, [r[1] for r in con.execute('PRAGMA table_info("' + t.replace('"', '""') + '")')])
-            for t in tables)
+            for t in tables
+        )
     finally:
         con.close()
     if not bad:
@@ -216,15 +236,21 @@ def available_named() -> list[str]:
 def _unknown(name: str) -> FixtureError:
     names = available_named()
     shown = ", ".join(names[:5] + (["tpch"] if "tpch" in names[5:] else []))
-    where = ("" if spider_ids() else
-             f" (no Spider corpus at {spider_root()}: set PARROT_CORPORA to the folder holding "
-             "sqlite/spider/)")
-    return FixtureError(f"unknown named fixture {name!r}{where}; available ({len(names)}): "
-                        f"{shown}{', ...' if len(names) > 5 else ''} "
-                        "— names are spider/<db_id>, text2sql/<db>, tpch and tpch-sf<N>")
+    where = (
+        ""
+        if spider_ids()
+        else f" (no Spider corpus at {spider_root()}: set PARROT_CORPORA to the folder holding "
+        "sqlite/spider/)"
+    )
+    return FixtureError(
+        f"unknown named fixture {name!r}{where}; available ({len(names)}): "
+        f"{shown}{', ...' if len(names) > 5 else ''} "
+        "— names are spider/<db_id>, text2sql/<db>, tpch and tpch-sf<N>"
+    )
 
 
 # --- resolution -----------------------------------------------------------------------------------
+
 
 def named_fixture(name: str, *, refresh: bool = False) -> Fixture:
     """The fixture called ``name``; raises :class:`FixtureError` for unknown or unusable names."""
@@ -264,14 +290,16 @@ def _source(name: str) -> tuple[str, Callable[[], Introspection]]:
         digest.update(path.read_bytes())
         if family == "text2sql":
             return digest.hexdigest()[:20], lambda: _upper_tables(
-                introspect_sqlite(path, name=name, immutable=True))
+                introspect_sqlite(path, name=name, immutable=True)
+            )
         return digest.hexdigest()[:20], lambda: introspect_sqlite(path, name=name, immutable=True)
     sf = _tpch_scale(name)
     if sf is not None:
         import duckdb
 
-        digest = hashlib.sha256(f"tpch {sf!r} duckdb {duckdb.__version__} "
-                                f"{INFERENCE_VERSION}".encode())
+        digest = hashlib.sha256(
+            f"tpch {sf!r} duckdb {duckdb.__version__} {INFERENCE_VERSION}".encode()
+        )
         return digest.hexdigest()[:20], lambda: tpch_introspection(sf, name=name)
     raise _unknown(name)
 
@@ -290,6 +318,7 @@ def _tpch_scale(name: str) -> float | None:
 
 # --- TPC-H ----------------------------------------------------------------------------------------
 
+
 def load_tpch_extension(con: Any) -> None:
     """Load DuckDB's tpch extension from the ``duckdb-extension-tpch`` wheel (no network)."""
     import duckdb
@@ -298,10 +327,12 @@ def load_tpch_extension(con: Any) -> None:
     candidates: list[Path] = []
     if spec is not None and spec.submodule_search_locations:
         for folder in spec.submodule_search_locations:
-            candidates += sorted(Path(folder).glob(
-                f"extensions/{duckdb.__version__}/*/tpch.duckdb_extension"))
-            candidates += sorted(Path(folder).glob(
-                f"extensions/v{duckdb.__version__}/tpch.duckdb_extension"))
+            candidates += sorted(
+                Path(folder).glob(f"extensions/{duckdb.__version__}/*/tpch.duckdb_extension")
+            )
+            candidates += sorted(
+                Path(folder).glob(f"extensions/v{duckdb.__version__}/tpch.duckdb_extension")
+            )
             candidates += sorted(Path(folder).glob("extensions/**/tpch.duckdb_extension"))
     for path in candidates:
         try:
@@ -314,7 +345,8 @@ def load_tpch_extension(con: Any) -> None:
     except duckdb.Error as exc:
         raise FixtureError(
             f"TPC-H needs DuckDB's tpch extension: pip install duckdb-extension-tpch=="
-            f"{duckdb.__version__} ({exc})") from None
+            f"{duckdb.__version__} ({exc})"
+        ) from None
 
 
 def tpch_introspection(sf: float = TPCH_DEFAULT_SF, *, name: str = "tpch") -> Introspection:
@@ -330,18 +362,25 @@ def tpch_introspection(sf: float = TPCH_DEFAULT_SF, *, name: str = "tpch") -> In
         result = introspect_duckdb(con, name=name)
     finally:
         con.close()
-    keyed = (dataclasses.replace(t, primary_key=TPCH_PRIMARY_KEYS.get(t.name, ()))
-             for t in result.fixture.tables)
+    keyed = (
+        dataclasses.replace(t, primary_key=TPCH_PRIMARY_KEYS.get(t.name, ()))
+        for t in result.fixture.tables
+    )
     # dbgen repeats partsupp keys below sf 0.01: declare a key only where the rows keep it
-    tables = tuple(t if t.primary_key_problem() is None else dataclasses.replace(t, primary_key=())
-                   for t in keyed)
-    return dataclasses.replace(result, fixture=Fixture(name, tables),
-                               source=f"duckdb dbgen(sf={sf})",
-                               foreign_keys={t.name: TPCH_FOREIGN_KEYS.get(t.name, ())
-                                             for t in tables})
+    tables = tuple(
+        t if t.primary_key_problem() is None else dataclasses.replace(t, primary_key=())
+        for t in keyed
+    )
+    return dataclasses.replace(
+        result,
+        fixture=Fixture(name, tables),
+        source=f"duckdb dbgen(sf={sf})",
+        foreign_keys={t.name: TPCH_FOREIGN_KEYS.get(t.name, ()) for t in tables},
+    )
 
 
 # --- disk cache -----------------------------------------------------------------------------------
+
 
 def _cache_path(name: str, key: str) -> Path:
     slug = re.sub(r"[^A-Za-z0-9_.-]+", "_", name)
@@ -371,8 +410,10 @@ def _write_cache(name: str, key: str, result: Introspection) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".json.gz")
         try:
-            with os.fdopen(fd, "wb") as raw, gzip.GzipFile(fileobj=raw, mode="wb",
-                                                           compresslevel=3, mtime=0) as fh:
+            with (
+                os.fdopen(fd, "wb") as raw,
+                gzip.GzipFile(fileobj=raw, mode="wb", compresslevel=3, mtime=0) as fh,
+            ):
                 fh.write(json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode())
             os.replace(tmp, path)  # atomic: concurrent writers race harmlessly
         finally:

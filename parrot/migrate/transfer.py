@@ -39,9 +39,11 @@ class Migration:
 
 def is_named(source: Any) -> bool:
     """True for names of the named-fixture catalogue (``spider/<db>``, ``tpch``, ``tpch-sfN``)."""
-    return (isinstance(source, str) and not Path(source).exists()
-            and (source.startswith("spider/") or source == "tpch"
-                 or source.startswith("tpch-sf")))
+    return (
+        isinstance(source, str)
+        and not Path(source).exists()
+        and (source.startswith("spider/") or source == "tpch" or source.startswith("tpch-sf"))
+    )
 
 
 FIXTURE_SUFFIXES = (".json", ".json.gz")  # what ``--out`` writes
@@ -66,30 +68,38 @@ def read_fixture_file(path: str | Path) -> Introspection:
         raise FixtureError(f"{path}: not a fixture file: {exc}") from None
 
 
-def read_source(source: Any, *, name: str | None = None, tables: Sequence[str] | None = None,
-                blank_as_null: bool = False,
-                types: Mapping[str, str] | None = None) -> Introspection:
+def read_source(
+    source: Any,
+    *,
+    name: str | None = None,
+    tables: Sequence[str] | None = None,
+    blank_as_null: bool = False,
+    types: Mapping[str, str] | None = None,
+) -> Introspection:
     """A named fixture, a fixture file (``--out``'s), a database file, a URL or an open
     connection, read as a fixture; ``types``: ``table.column`` → forced type
     (:func:`parrot.migrate.infer.parse_override`)."""
     if is_fixture_file(source):
         if tables is not None or blank_as_null or types or name:
-            raise ValueError("a fixture file takes no name, tables, blank_as_null or type "
-                             "options")
+            raise ValueError("a fixture file takes no name, tables, blank_as_null or type options")
         return read_fixture_file(source)
     if is_named(source):
         result = named_introspection(source)
         if tables is not None or blank_as_null or types or (name and name != source):
-            raise ValueError("named fixtures take no name, tables, blank_as_null or type "
-                             "options")
+            raise ValueError("named fixtures take no name, tables, blank_as_null or type options")
         return result
-    return introspect(source, name=name, tables=tables, blank_as_null=blank_as_null,
-                      types=types)
+    return introspect(source, name=name, tables=tables, blank_as_null=blank_as_null, types=types)
 
 
-def migrate(source: Any, target: Engine | str, *, name: str | None = None,
-            tables: Sequence[str] | None = None, blank_as_null: bool = False,
-            types: Mapping[str, str] | None = None) -> Migration:
+def migrate(
+    source: Any,
+    target: Engine | str,
+    *,
+    name: str | None = None,
+    tables: Sequence[str] | None = None,
+    blank_as_null: bool = False,
+    types: Mapping[str, str] | None = None,
+) -> Migration:
     """Copy ``source`` onto ``target`` (an engine, or a dialect name to create one) and verify.
 
     ``source``: a named fixture, a SQLite/DuckDB file, a ``duckdb:///`` or SQLAlchemy URL, an open
@@ -97,8 +107,7 @@ def migrate(source: Any, target: Engine | str, *, name: str | None = None,
     (default: the file's stem).
     """
     started = time.perf_counter()
-    result = read_source(source, name=name, tables=tables, blank_as_null=blank_as_null,
-                         types=types)
+    result = read_source(source, name=name, tables=tables, blank_as_null=blank_as_null, types=types)
     read = time.perf_counter() - started
     engine = create_engine(target) if isinstance(target, str) else target
     started = time.perf_counter()

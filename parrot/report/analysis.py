@@ -42,13 +42,26 @@ from parrot.report.render import Table
 
 Record = Outcome
 
-TAXONOMY = ("syntax", "schema_type", "runtime", "resource", "no_sql", "projection",
-            "filtering_logic", "aggregation_grouping", "ordering", "formatting_precision")
+TAXONOMY = (
+    "syntax",
+    "schema_type",
+    "runtime",
+    "resource",
+    "no_sql",
+    "projection",
+    "filtering_logic",
+    "aggregation_grouping",
+    "ordering",
+    "formatting_precision",
+)
 _SCHEMA_WORDS = re.compile(
     r"column|table|relation|identifier|type|cast|convert|function|does not exist|unknown|"
-    r"not found|no such|ambiguous|cannot be applied|mismatch", re.I)
-_FORMAT_REASONS = frozenset({"precision", "whitespace", "case", "null_vs_empty",
-                             "temporal_format", "type_family"})
+    r"not found|no such|ambiguous|cannot be applied|mismatch",
+    re.I,
+)
+_FORMAT_REASONS = frozenset(
+    {"precision", "whitespace", "case", "null_vs_empty", "temporal_format", "type_family"}
+)
 
 
 @dataclass(frozen=True)
@@ -68,7 +81,7 @@ def question_of(r: Record) -> str:
     rid = str(r["id"])
     for suffix in (f"-{r['source_dialect']}-{r['target_dialect']}", f"-{r['target_dialect']}"):
         if rid.endswith(suffix):
-            return f"{rid[:-len(suffix)]}@{r['source_dialect']}"
+            return f"{rid[: -len(suffix)]}@{r['source_dialect']}"
     return rid
 
 
@@ -81,8 +94,11 @@ def judged(r: Record) -> bool:
 
 
 def answers(records: Iterable[Record], mode: str = "strict") -> list[Answer]:
-    return [Answer(question_of(r), r["target_dialect"], bool(r["verdicts"][mode]["match"]))
-            for r in records if judged(r)]
+    return [
+        Answer(question_of(r), r["target_dialect"], bool(r["verdicts"][mode]["match"]))
+        for r in records
+        if judged(r)
+    ]
 
 
 def accuracy(answers_: Iterable[Answer]) -> dict[str, tuple[int, int]]:
@@ -163,14 +179,18 @@ def consistency(answers_: Iterable[Answer], base: str | None) -> Consistency:
     right = [row for row in rows if base is not None and row.get(base)]
     rest = sum(all(v for d, v in row.items() if d != base) for row in right)
     return Consistency(
-        questions=n, dialects=max((len(row) for row in rows), default=0),
+        questions=n,
+        dialects=max((len(row) for row in rows), default=0),
         mean_correct=statistics.fmean(sum(row.values()) for row in rows) if n else None,
         all_correct=_pct(sum(all(row.values()) for row in rows), n),
-        base_right=len(right), base_to_rest=_pct(rest, len(right)) if base is not None else None)
+        base_right=len(right),
+        base_to_rest=_pct(rest, len(right)) if base is not None else None,
+    )
 
 
-def rank_correlation(runs: Mapping[str, Mapping[str, tuple[int, int]]], base: str
-                     ) -> dict[str, tuple[int, float | None, float | None]]:
+def rank_correlation(
+    runs: Mapping[str, Mapping[str, tuple[int, int]]], base: str
+) -> dict[str, tuple[int, float | None, float | None]]:
     """Per dialect: (runs, Spearman ρ, Pearson r) between the runs' accuracy on the base dialect
     and on that dialect — do the models rank the same? Needs three runs or more."""
     from scipy import stats
@@ -178,15 +198,21 @@ def rank_correlation(runs: Mapping[str, Mapping[str, tuple[int, int]]], base: st
     dialects = sorted({d for acc in runs.values() for d in acc} - {base})
     out: dict[str, tuple[int, float | None, float | None]] = {}
     for d in dialects:
-        pairs = [(_pct(*acc[base]), _pct(*acc[d])) for acc in runs.values()
-                 if base in acc and d in acc and acc[base][1] and acc[d][1]]
+        pairs = [
+            (_pct(*acc[base]), _pct(*acc[d]))
+            for acc in runs.values()
+            if base in acc and d in acc and acc[base][1] and acc[d][1]
+        ]
         xs = [float(x) for x, _ in pairs if x is not None]
         ys = [float(y) for _, y in pairs if y is not None]
         if len(xs) < 3 or len(set(xs)) < 2 or len(set(ys)) < 2:
             out[d] = (len(xs), None, None)
             continue
-        out[d] = (len(xs), float(stats.spearmanr(xs, ys).statistic),
-                  float(stats.pearsonr(xs, ys).statistic))
+        out[d] = (
+            len(xs),
+            float(stats.spearmanr(xs, ys).statistic),
+            float(stats.pearsonr(xs, ys).statistic),
+        )
     return out
 
 
@@ -230,8 +256,9 @@ def run_golds(manifest: Mapping[str, Any]) -> dict[str, Gold]:
 
 def run_questions(manifest: Mapping[str, Any]) -> dict[str, str]:
     """id → question of the run's text-to-SQL items."""
-    return {str(r["id"]): str(r["question"]) for r in _dataset_records(manifest)
-            if r.get("question")}
+    return {
+        str(r["id"]): str(r["question"]) for r in _dataset_records(manifest) if r.get("question")
+    }
 
 
 @dataclass(frozen=True)
@@ -264,8 +291,9 @@ def run_context(run_dir: Path, manifest: Mapping[str, Any]) -> RunContext:
     return RunContext(run_golds(manifest), read_labels(run_dir))
 
 
-def judge_agreement(labels: Iterable[Mapping[str, Any]]
-                    ) -> dict[str, tuple[int, Counter[str], int]]:
+def judge_agreement(
+    labels: Iterable[Mapping[str, Any]],
+) -> dict[str, tuple[int, Counter[str], int]]:
     """Per dialect: (failures the judge labelled, its labels, how many equal the rule label)."""
     out: dict[str, tuple[int, Counter[str], int]] = {}
     for e in labels:
@@ -279,10 +307,12 @@ def judge_agreement(labels: Iterable[Mapping[str, Any]]
 
 
 # AST-diff parts → the class they point to, by priority (the first class with a differing part)
-_DIFF_CLASSES = (("aggregation_grouping", ("group", "having", "aggregate")),
-                 ("filtering_logic", ("where", "from", "distinct", "setop")),
-                 ("ordering", ("order", "limit")),
-                 ("projection", ("select",)))
+_DIFF_CLASSES = (
+    ("aggregation_grouping", ("group", "having", "aggregate")),
+    ("filtering_logic", ("where", "from", "distinct", "setop")),
+    ("ordering", ("order", "limit")),
+    ("projection", ("select",)),
+)
 
 
 def failure_class(r: Record, mode: str = "strict", gold: Gold | None = None) -> str:
@@ -330,14 +360,26 @@ def shift_failures(records: Iterable[Record], base: str, mode: str = "strict") -
     """The items wrong in a dialect whose question the run answered correctly in the base
     dialect (the failures the dialect shift caused)."""
     records = [r for r in records if judged(r)]
-    right_in_base = {question_of(r) for r in records
-                     if r["target_dialect"] == base and r["verdicts"][mode]["match"]}
-    return [r for r in records if r["target_dialect"] != base
-            and question_of(r) in right_in_base and not r["verdicts"][mode]["match"]]
+    right_in_base = {
+        question_of(r)
+        for r in records
+        if r["target_dialect"] == base and r["verdicts"][mode]["match"]
+    }
+    return [
+        r
+        for r in records
+        if r["target_dialect"] != base
+        and question_of(r) in right_in_base
+        and not r["verdicts"][mode]["match"]
+    ]
 
 
-def taxonomy(records: Iterable[Record], base: str, mode: str = "strict",
-             golds: Mapping[str, Gold] | None = None) -> dict[str, Counter[str]]:
+def taxonomy(
+    records: Iterable[Record],
+    base: str,
+    mode: str = "strict",
+    golds: Mapping[str, Gold] | None = None,
+) -> dict[str, Counter[str]]:
     """Per dialect: the failure classes of the dialect-shift failures (:func:`shift_failures`)."""
     out: dict[str, Counter[str]] = defaultdict(Counter)
     for r in shift_failures(records, base, mode):
@@ -346,15 +388,19 @@ def taxonomy(records: Iterable[Record], base: str, mode: str = "strict",
     return dict(sorted(out.items()))
 
 
-def by_annotation_source(records: Iterable[Record], mode: str = "strict"
-                         ) -> dict[tuple[str, str], tuple[int, int]]:
+def by_annotation_source(
+    records: Iterable[Record], mode: str = "strict"
+) -> dict[tuple[str, str], tuple[int, int]]:
     """(annotation source of the item's reference, dialect) → (correct, judged); items that
     alignment left without a gold in their dialect (tag ``gold:unaligned``) are ``unaligned``."""
     out: dict[tuple[str, str], list[int]] = defaultdict(lambda: [0, 0])
     for r in records:
         if judged(r):
-            source = ("unaligned" if "gold:unaligned" in (r.get("tags") or ())
-                      else str(r.get("annotation_source") or "human"))
+            source = (
+                "unaligned"
+                if "gold:unaligned" in (r.get("tags") or ())
+                else str(r.get("annotation_source") or "human")
+            )
             cell = out[(source, r["target_dialect"])]
             cell[0] += bool(r["verdicts"][mode]["match"])
             cell[1] += 1
@@ -370,9 +416,12 @@ def _f(x: float | None, digits: int = 1) -> str:
     return "–" if x is None else f"{x:.{digits}f}"
 
 
-def analysis_tables(runs: Sequence[tuple[str, Sequence[Record]]], base: str | None = None,
-                    mode: str = "strict", context: Mapping[str, RunContext] | None = None
-                    ) -> list[Any]:
+def analysis_tables(
+    runs: Sequence[tuple[str, Sequence[Record]]],
+    base: str | None = None,
+    mode: str = "strict",
+    context: Mapping[str, RunContext] | None = None,
+) -> list[Any]:
     """The analysis as report tables (empty when no run answers a question in two dialects);
     ``context`` (run name → :class:`RunContext`) adds the AST diff to the taxonomy and the
     stored judge labels."""
@@ -391,20 +440,30 @@ def analysis_tables(runs: Sequence[tuple[str, Sequence[Record]]], base: str | No
             tables += _shift_tables(records, base, mode, (context or {}).get(name), label)
         sources = by_annotation_source(records, mode)
         if len({s for s, _ in sources}) > 1:
-            tables.append(Table(f"By annotation source of the references{label}",
-                                ("annotation source", "dialect", "judged", "acc %"),
-                                [(s, d, n, _f(_pct(c, n))) for (s, d), (c, n)
-                                 in sources.items()]))
+            tables.append(
+                Table(
+                    f"By annotation source of the references{label}",
+                    ("annotation source", "dialect", "judged", "acc %"),
+                    [(s, d, n, _f(_pct(c, n))) for (s, d), (c, n) in sources.items()],
+                )
+            )
     if base and len(runs) >= 3:
-        tables.append(Table(f"Rank correlation of the runs with {base} ({len(runs)} runs)",
-                            ("dialect", "runs", "Spearman ρ", "Pearson r"),
-                            [(d, n, _f(rho, 3), _f(r, 3)) for d, (n, rho, r)
-                             in rank_correlation(accs, base).items()]))
+        tables.append(
+            Table(
+                f"Rank correlation of the runs with {base} ({len(runs)} runs)",
+                ("dialect", "runs", "Spearman ρ", "Pearson r"),
+                [
+                    (d, n, _f(rho, 3), _f(r, 3))
+                    for d, (n, rho, r) in rank_correlation(accs, base).items()
+                ],
+            )
+        )
     return tables
 
 
-def _accuracy_tables(run: list[Answer], acc: dict[str, tuple[int, int]], base: str | None,
-                     mode: str, label: str) -> list[Table]:
+def _accuracy_tables(
+    run: list[Answer], acc: dict[str, tuple[int, int]], base: str | None, mode: str, label: str
+) -> list[Table]:
     """One run's accuracy by target dialect (drop and κ against the base) and its consistency."""
     kappas = agreement(run, base) if base else {}
     base_acc = _pct(*acc[base]) if base and base in acc else None
@@ -413,39 +472,71 @@ def _accuracy_tables(run: list[Answer], acc: dict[str, tuple[int, int]], base: s
         pct = _pct(c, n)
         drop = None if base_acc is None or pct is None or d == base else base_acc - pct
         k = kappas.get(d)
-        rows.append((d, n, _f(pct), _f(drop), k[0] if k else "–",
-                     _f(k[1], 2) if k else "–"))
+        rows.append((d, n, _f(pct), _f(drop), k[0] if k else "–", _f(k[1], 2) if k else "–"))
     cons = consistency(run, base)
-    return [Table(f"By target dialect ({mode}; base {base or 'none'}){label}",
-                  ("dialect", "judged", "acc %", "drop from base", "paired n",
-                   "κ with base"), rows),
-            Table(f"Cross-dialect consistency{label}",
-                  ("questions", "max dialects", "mean correct", "All-N %", "base right",
-                   "base→rest %", "DRS"),
-                  [(cons.questions, cons.dialects, _f(cons.mean_correct, 2),
-                    _f(cons.all_correct), cons.base_right, _f(cons.base_to_rest),
-                    _f(drs(acc, base), 3) if base else "–")])]
+    return [
+        Table(
+            f"By target dialect ({mode}; base {base or 'none'}){label}",
+            ("dialect", "judged", "acc %", "drop from base", "paired n", "κ with base"),
+            rows,
+        ),
+        Table(
+            f"Cross-dialect consistency{label}",
+            (
+                "questions",
+                "max dialects",
+                "mean correct",
+                "All-N %",
+                "base right",
+                "base→rest %",
+                "DRS",
+            ),
+            [
+                (
+                    cons.questions,
+                    cons.dialects,
+                    _f(cons.mean_correct, 2),
+                    _f(cons.all_correct),
+                    cons.base_right,
+                    _f(cons.base_to_rest),
+                    _f(drs(acc, base), 3) if base else "–",
+                )
+            ],
+        ),
+    ]
 
 
-def _shift_tables(records: Sequence[Record], base: str, mode: str, ctx: RunContext | None,
-                  label: str) -> list[Table]:
+def _shift_tables(
+    records: Sequence[Record], base: str, mode: str, ctx: RunContext | None, label: str
+) -> list[Table]:
     """The failures the dialect shift caused, by rule (and AST diff), and the judge's labels."""
     tables = []
     tax = taxonomy(records, base, mode, ctx.golds if ctx else None)
     if tax:
         how = "rules + AST diff" if ctx and ctx.golds else "rules; no AST diff"
-        tables.append(Table(
-            f"Failures caused by the dialect shift (right in {base}, wrong in the "
-            f"dialect; {how}){label}", ("dialect", "n", *TAXONOMY),
-            [(d, sum(c.values()), *(c.get(k, 0) for k in TAXONOMY))
-             for d, c in tax.items()]))
+        tables.append(
+            Table(
+                f"Failures caused by the dialect shift (right in {base}, wrong in the "
+                f"dialect; {how}){label}",
+                ("dialect", "n", *TAXONOMY),
+                [(d, sum(c.values()), *(c.get(k, 0) for k in TAXONOMY)) for d, c in tax.items()],
+            )
+        )
     judged_labels = judge_agreement(ctx.labels.values()) if ctx else {}
     if judged_labels:
-        models = sorted({str(e["judge"]["model"]) for e in ctx.labels.values()
-                         if e.get("judge")}) if ctx else []
-        tables.append(Table(
-            f"LLM judge's labels, beside the rule labels ({', '.join(models)}){label}",
-            ("dialect", "judged", *TAXONOMY, "same as rule %"),
-            [(d, n, *(c.get(k, 0) for k in TAXONOMY), _f(_pct(same, n)))
-             for d, (n, c, same) in judged_labels.items()]))
+        models = (
+            sorted({str(e["judge"]["model"]) for e in ctx.labels.values() if e.get("judge")})
+            if ctx
+            else []
+        )
+        tables.append(
+            Table(
+                f"LLM judge's labels, beside the rule labels ({', '.join(models)}){label}",
+                ("dialect", "judged", *TAXONOMY, "same as rule %"),
+                [
+                    (d, n, *(c.get(k, 0) for k in TAXONOMY), _f(_pct(same, n)))
+                    for d, (n, c, same) in judged_labels.items()
+                ],
+            )
+        )
     return tables

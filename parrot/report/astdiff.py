@@ -17,8 +17,18 @@ import sqlglot
 from sqlglot import exp
 from sqlglot.errors import SqlglotError
 
-PARTS = ("select", "from", "where", "group", "having", "aggregate", "order", "limit",
-         "distinct", "setop")
+PARTS = (
+    "select",
+    "from",
+    "where",
+    "group",
+    "having",
+    "aggregate",
+    "order",
+    "limit",
+    "distinct",
+    "setop",
+)
 NEUTRAL = "duckdb"  # the dialect every part is printed in
 
 
@@ -61,8 +71,9 @@ def clause_parts(sql: str, dialect: str) -> dict[str, Counter[str]]:
     parts: dict[str, Counter[str]] = {p: Counter() for p in PARTS}
     tree = trees[0]
     for setop in tree.find_all(exp.SetOperation):
-        parts["setop"][type(setop).__name__.lower()
-                       + (" distinct" if setop.args.get("distinct") else "")] += 1
+        parts["setop"][
+            type(setop).__name__.lower() + (" distinct" if setop.args.get("distinct") else "")
+        ] += 1
     for select in tree.find_all(exp.Select):
         for e in select.expressions:
             target = e.this if isinstance(e, exp.Alias) else e
@@ -87,7 +98,8 @@ def clause_parts(sql: str, dialect: str) -> dict[str, Counter[str]]:
             parts["distinct"]["distinct"] += 1
     for order in tree.find_all(exp.Order):
         parts["order"].update(
-            _text(o.this) + (" desc" if o.args.get("desc") else "") for o in order.expressions)
+            _text(o.this) + (" desc" if o.args.get("desc") else "") for o in order.expressions
+        )
     for key in ("limit", "offset"):
         for node in tree.find_all(exp.Limit if key == "limit" else exp.Offset):
             parts["limit"][f"{key} {_text(node.expression)}"] += 1

@@ -36,25 +36,50 @@ def build_parser() -> argparse.ArgumentParser:
 
 def configure(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
     """Fill ``parser`` with report's flags (also ``parrot report``'s subparser)."""
-    cli.configure(parser, report, "Re-render the tables of finished parrot runs, or a "
-                  "leaderboard of several.")
-    parser.add_argument("run_dirs", nargs="+", type=Path, metavar="RUN_DIR",
-                        help="run directories written by python -m parrot.eval")
-    parser.add_argument("--format", choices=("md", "csv", "json", "html"), default="md",
-                        help="output format; html is one self-contained page (plots, item "
-                             "drill-down) that opens offline (default: md)")
-    cli.add_output_file(parser, "the tables, or the html page", type=Path,
-                        default="standard output; for html: RUN_DIR/report.html for one run, "
-                                "leaderboard.html in the current directory for several")
-    parser.add_argument("--analysis", action=argparse.BooleanOptionalAction, default=True,
-                        help="cross-dialect tables (accuracy drop, κ, consistency, DRS, failure "
-                             "taxonomy, rank correlation) when a run answers questions in "
-                             "several dialects")
-    parser.add_argument("--base", metavar="DIALECT", default=None,
-                        help="base dialect of the analysis (default: sqlite when it is a target)")
-    parser.add_argument("--skip-bad", action="store_true",
-                        help="skip damaged lines of results.jsonl (counted on stderr) instead of "
-                             "failing (default: fail, naming their line numbers)")
+    cli.configure(
+        parser, report, "Re-render the tables of finished parrot runs, or a leaderboard of several."
+    )
+    parser.add_argument(
+        "run_dirs",
+        nargs="+",
+        type=Path,
+        metavar="RUN_DIR",
+        help="run directories written by python -m parrot.eval",
+    )
+    parser.add_argument(
+        "--format",
+        choices=("md", "csv", "json", "html"),
+        default="md",
+        help="output format; html is one self-contained page (plots, item "
+        "drill-down) that opens offline (default: md)",
+    )
+    cli.add_output_file(
+        parser,
+        "the tables, or the html page",
+        type=Path,
+        default="standard output; for html: RUN_DIR/report.html for one run, "
+        "leaderboard.html in the current directory for several",
+    )
+    parser.add_argument(
+        "--analysis",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="cross-dialect tables (accuracy drop, κ, consistency, DRS, failure "
+        "taxonomy, rank correlation) when a run answers questions in "
+        "several dialects",
+    )
+    parser.add_argument(
+        "--base",
+        metavar="DIALECT",
+        default=None,
+        help="base dialect of the analysis (default: sqlite when it is a target)",
+    )
+    parser.add_argument(
+        "--skip-bad",
+        action="store_true",
+        help="skip damaged lines of results.jsonl (counted on stderr) instead of "
+        "failing (default: fail, naming their line numbers)",
+    )
     return parser
 
 
@@ -72,8 +97,11 @@ def report(args: argparse.Namespace) -> int:
             if bad and not args.skip_bad:
                 raise DamagedResultsError(run_dir / RESULTS, [n for n, _ in bad])
             if bad:
-                print(f"warning: {run_dir}: skipped {len(bad)} damaged line(s), line number(s) "
-                      f"{', '.join(str(n) for n, _ in bad)}", file=sys.stderr)
+                print(
+                    f"warning: {run_dir}: skipped {len(bad)} damaged line(s), line number(s) "
+                    f"{', '.join(str(n) for n, _ in bad)}",
+                    file=sys.stderr,
+                )
             runs.append((str(run_dir), manifest, records))
     except (RunDirError, OSError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
@@ -86,22 +114,27 @@ def report(args: argparse.Namespace) -> int:
             print(f"error: --base: {exc}", file=sys.stderr)
             return 2
         context = {name: run_context(Path(name), manifest) for name, manifest, _ in runs}
-        analysis = analysis_tables([(name, records) for name, _, records in runs], base,
-                                   context=context)
+        analysis = analysis_tables(
+            [(name, records) for name, _, records in runs], base, context=context
+        )
     if args.format == "html":
         # deferred: matplotlib, jinja2 (loaded only on this path)
         from parrot.report.html import leaderboard_page, write_run_report
 
         if len(runs) == 1:
-            target = write_run_report(args.run_dirs[0], runs[0][1], runs[0][2], args.output,
-                                      analysis)
+            target = write_run_report(
+                args.run_dirs[0], runs[0][1], runs[0][2], args.output, analysis
+            )
         else:
             target = args.output or Path("leaderboard.html")
             target.write_text(leaderboard_page(runs, analysis), encoding="utf-8")
         print(f"report: {target}", file=sys.stderr)
         return 0
-    tables = (summary_tables(run_summary(Path(runs[0][0]), runs[0][1], runs[0][2]))
-              if len(runs) == 1 else leaderboards(runs)) + analysis
+    tables = (
+        summary_tables(run_summary(Path(runs[0][0]), runs[0][1], runs[0][2]))
+        if len(runs) == 1
+        else leaderboards(runs)
+    ) + analysis
     text = render(tables, args.format)
     if args.output:
         args.output.write_text(text, encoding="utf-8")

@@ -15,10 +15,26 @@ from matplotlib import colormaps, rc_context
 from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 
-STYLE: dict[Any, Any] = {"svg.fonttype": "none", "font.size": 9, "axes.spines.top": False,
-         "axes.spines.right": False}
-REASON_COLORS = ("#2e7d32", "#c62828", "#ef6c00", "#6a1b9a", "#1565c0", "#00838f", "#ad1457",
-                 "#827717", "#4e342e", "#37474f", "#9e9d24", "#5d4037")
+STYLE: dict[Any, Any] = {
+    "svg.fonttype": "none",
+    "font.size": 9,
+    "axes.spines.top": False,
+    "axes.spines.right": False,
+}
+REASON_COLORS = (
+    "#2e7d32",
+    "#c62828",
+    "#ef6c00",
+    "#6a1b9a",
+    "#1565c0",
+    "#00838f",
+    "#ad1457",
+    "#827717",
+    "#4e342e",
+    "#37474f",
+    "#9e9d24",
+    "#5d4037",
+)
 
 
 def _svg(fig: Figure, name: str) -> str:
@@ -26,7 +42,7 @@ def _svg(fig: Figure, name: str) -> str:
         buf = io.StringIO()
         fig.savefig(buf, format="svg", bbox_inches="tight", metadata={"Date": None})
     text = buf.getvalue()
-    return _prefix_ids(text[text.index("<svg"):], name)  # no XML prolog or doctype: inline SVG
+    return _prefix_ids(text[text.index("<svg") :], name)  # no XML prolog or doctype: inline SVG
 
 
 _ID = re.compile(r'\bid="([^"]+)"')
@@ -58,8 +74,13 @@ def heatmap(by_pair: Mapping[str, Mapping[str, Any]]) -> str:
         for (s, t), (key, score) in zip(pairs, by_pair.items(), strict=True):
             acc = score["acc_strict"]
             x, y = targets.index(t), sources.index(s)
-            cell = Rectangle((x, y), 1, 1, facecolor="#ddd" if acc is None else cmap(acc / 100),
-                             edgecolor="white")
+            cell = Rectangle(
+                (x, y),
+                1,
+                1,
+                facecolor="#ddd" if acc is None else cmap(acc / 100),
+                edgecolor="white",
+            )
             link = f"#pair={quote(key)}&strict=fail"
             cell.set_url(link)
             ax.add_patch(cell)
@@ -86,8 +107,13 @@ def bars(groups: Mapping[str, Mapping[str, Any]], name: str, title: str) -> str:
         ax.barh(labels, values, color="#1565c0")
         for i, k in enumerate(labels):
             acc = groups[k]["acc_strict"]
-            ax.text(values[i] + 1, i, f"{'–' if acc is None else f'{acc:.1f}%'} "
-                    f"(n={groups[k]['evaluated']})", va="center", fontsize=7)
+            ax.text(
+                values[i] + 1,
+                i,
+                f"{'–' if acc is None else f'{acc:.1f}%'} (n={groups[k]['evaluated']})",
+                va="center",
+                fontsize=7,
+            )
         ax.set_xlim(0, 115)
         ax.invert_yaxis()
         ax.set_xlabel("strict Acc_RES %")
@@ -97,8 +123,9 @@ def bars(groups: Mapping[str, Mapping[str, Any]], name: str, title: str) -> str:
 
 def stacked_reasons(reasons_by_pair: Mapping[str, Mapping[str, int]]) -> str:
     """Strict verdict reasons per dialect pair, stacked (counts of evaluated items)."""
-    reasons = sorted({r for counts in reasons_by_pair.values() for r in counts},
-                     key=lambda r: (r != "match", r))
+    reasons = sorted(
+        {r for counts in reasons_by_pair.values() for r in counts}, key=lambda r: (r != "match", r)
+    )
     labels = list(reasons_by_pair)
     with rc_context(STYLE):
         fig = Figure(figsize=(6.5, 0.28 * len(labels) + 1.4))
@@ -106,8 +133,9 @@ def stacked_reasons(reasons_by_pair: Mapping[str, Mapping[str, int]]) -> str:
         left = [0] * len(labels)
         for i, reason in enumerate(reasons):
             counts = [reasons_by_pair[p].get(reason, 0) for p in labels]
-            ax.barh(labels, counts, left=left, label=reason,
-                    color=REASON_COLORS[i % len(REASON_COLORS)])
+            ax.barh(
+                labels, counts, left=left, label=reason, color=REASON_COLORS[i % len(REASON_COLORS)]
+            )
             left = [a + b for a, b in zip(left, counts, strict=True)]
         ax.invert_yaxis()
         ax.set_xlabel("evaluated items")
@@ -120,8 +148,10 @@ def status(translation: Mapping[str, int], execution: Mapping[str, int]) -> str:
     with rc_context(STYLE):
         fig = Figure(figsize=(7, 0.3 * max(len(translation), len(execution), 1) + 1.2))
         axes = fig.subplots(1, 2)
-        for ax, counts, title in ((axes[0], translation, "translation"),
-                                  (axes[1], execution, "execution (gold ok)")):
+        for ax, counts, title in (
+            (axes[0], translation, "translation"),
+            (axes[1], execution, "execution (gold ok)"),
+        ):
             ax.barh(list(counts), list(counts.values()), color="#546e7a")
             ax.invert_yaxis()
             ax.set_title(title, loc="left")
@@ -148,8 +178,9 @@ def heat_css() -> str:
     out = []
     for step in range(HEAT_STEPS + 1):
         r, g, b, _ = colormaps["RdYlGn"](0.15 + 0.7 * step / HEAT_STEPS)
-        out.append(f".heat .h{step}{{background:#{int(r * 255):02x}{int(g * 255):02x}"
-                   f"{int(b * 255):02x}}}")
+        out.append(
+            f".heat .h{step}{{background:#{int(r * 255):02x}{int(g * 255):02x}{int(b * 255):02x}}}"
+        )
     return "\n".join(out) + "\n"
 
 
@@ -163,7 +194,7 @@ def reliability_heatmap(matrix: Mapping[str, Mapping[str, Mapping[str, Any]]]) -
     image: a few bytes a cell). Each cell shows the accuracy, carries strictly right / judged
     and the 95% Wilson interval in its title (on hover), and links to its failing items."""
     pairs = sorted({p for cells in matrix.values() for p in cells})
-    head = "".join(f"<th scope=\"col\">{escape(p)}</th>" for p in pairs)
+    head = "".join(f'<th scope="col">{escape(p)}</th>' for p in pairs)
     rows = []
     for construct, cells in matrix.items():
         tds = []
@@ -175,14 +206,18 @@ def reliability_heatmap(matrix: Mapping[str, Mapping[str, Mapping[str, Any]]]) -
             acc = 100.0 * c["strict"] / c["evaluated"]
             ci = "–" if c["ci95"] is None else f"[{c['ci95'][0]:.1f}–{c['ci95'][1]:.1f}]"
             title = f"{c['strict']}/{c['evaluated']} right, 95% CI {ci}"
-            tds.append(f"<td class=\"h{round(acc / 100 * HEAT_STEPS)}\" title=\"{title}\">"
-                       f"<a href=\"{escape(_cell_link(construct, pair))}\">{acc:.0f}</a></td>")
-        rows.append(f"<tr><th scope=\"row\">{escape(construct)}</th>{''.join(tds)}</tr>")
-    return ("<div class=\"scroll\"><table class=\"heat\" id=\"reliability-heatmap\">"
-            "<caption>strict Acc_RES % by construct × dialect pair (hover: counts and "
-            "interval; click: the failing items)"
-            f"</caption><thead><tr><th>construct</th>{head}</tr></thead><tbody>"
-            f"{''.join(rows)}</tbody></table></div>")
+            tds.append(
+                f'<td class="h{round(acc / 100 * HEAT_STEPS)}" title="{title}">'
+                f'<a href="{escape(_cell_link(construct, pair))}">{acc:.0f}</a></td>'
+            )
+        rows.append(f'<tr><th scope="row">{escape(construct)}</th>{"".join(tds)}</tr>')
+    return (
+        '<div class="scroll"><table class="heat" id="reliability-heatmap">'
+        "<caption>strict Acc_RES % by construct × dialect pair (hover: counts and "
+        "interval; click: the failing items)"
+        f"</caption><thead><tr><th>construct</th>{head}</tr></thead><tbody>"
+        f"{''.join(rows)}</tbody></table></div>"
+    )
 
 
 def accuracy_cost(points: list[tuple[str, float, list[float] | None, float]], unit: str) -> str:

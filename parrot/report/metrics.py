@@ -51,19 +51,30 @@ class ComparisonProfile:
 
 COMPARISON_MODES: Registry[ComparisonProfile] = Registry("comparison mode")
 for _profile in (
-    ComparisonProfile(Mode.STRICT, "strict", "Acc_RES: columns by position, exact values "
-                      "bridged across type families, order where the source orders"),
-    ComparisonProfile(Mode.NORMALIZED, "normalized", "PolySQL's Algorithm 1: lower-cased names, "
-                      "extra prediction columns allowed, stripped strings, numbers within 1e-5"),
-    ComparisonProfile(Mode.MULTISET, "multiset", "UniQL's protocol: numbers rounded to 3 "
-                      "decimals"),
+    ComparisonProfile(
+        Mode.STRICT,
+        "strict",
+        "Acc_RES: columns by position, exact values "
+        "bridged across type families, order where the source orders",
+    ),
+    ComparisonProfile(
+        Mode.NORMALIZED,
+        "normalized",
+        "PolySQL's Algorithm 1: lower-cased names, "
+        "extra prediction columns allowed, stripped strings, numbers within 1e-5",
+    ),
+    ComparisonProfile(Mode.MULTISET, "multiset", "UniQL's protocol: numbers rounded to 3 decimals"),
 ):
     COMPARISON_MODES.add(_profile.mode.value, _profile)
 MODES = tuple(COMPARISON_MODES)  # the modes every summary counts, in report order
 # accuracy -> (hits key, denominator key) of a Summary: each gets a 95% Wilson interval (ci95)
-ACCURACIES = {"ex": ("ex", "ex_items"), **{m: (m, "evaluated") for m in MODES},
-              "strict_nonempty": ("strict_nonempty", "nonempty"), "ts": ("ts", "ts_items"),
-              "syn": ("syn", "syn_checked")}
+ACCURACIES = {
+    "ex": ("ex", "ex_items"),
+    **{m: (m, "evaluated") for m in MODES},
+    "strict_nonempty": ("strict_nonempty", "nonempty"),
+    "ts": ("ts", "ts_items"),
+    "syn": ("syn", "syn_checked"),
+}
 # Fixed token-length ranges (tiktoken cl100k), comparable across datasets and runs.
 TOKEN_RANGES = ((0, 50), (50, 100), (100, 200), (200, 500), (500, 1000), (1000, None))
 
@@ -78,8 +89,10 @@ def _missing(r: Record) -> set[str]:
     """Dialects of the item with no engine here (records before ``no_engine`` existed: read
     from the executions' status)."""
     missing = set(r.get("no_engine") or ())
-    for execution, dialect in ((r.get("gold"), r.get("source_dialect", "?")),
-                               (r.get("pred"), r.get("target_dialect", "?"))):
+    for execution, dialect in (
+        (r.get("gold"), r.get("source_dialect", "?")),
+        (r.get("pred"), r.get("target_dialect", "?")),
+    ):
         if status(execution) == "no_engine":
             missing.add(dialect)
     return missing
@@ -115,8 +128,11 @@ def evaluated(r: Record) -> bool:
 def ex_evaluated(r: Record) -> bool:
     """Judged by Acc_EX: the target engine is here and the source did not fail (a missing
     source engine does not stop the translation from running), and there is a translation."""
-    return (not gold_error(r) and r.get("target_dialect", "?") not in _missing(r)
-            and not r.get("no_reference"))
+    return (
+        not gold_error(r)
+        and r.get("target_dialect", "?") not in _missing(r)
+        and not r.get("no_reference")
+    )
 
 
 def right(r: Record, metric: str = "strict") -> bool | None:
@@ -186,13 +202,16 @@ def score(records: Iterable[Record]) -> Summary:
     out["syn_checked"] = len(checked)
     out["syn"] = sum(1 for r in checked if r["syntax"]["ok"])
     out["acc_syn"] = share(out["syn"], len(checked))
-    out["ci95"] = {name: (None if (ci := wilson(out[hits], out[total])) is None else list(ci))
-                   for name, (hits, total) in ACCURACIES.items()}
+    out["ci95"] = {
+        name: (None if (ci := wilson(out[hits], out[total])) is None else list(ci))
+        for name, (hits, total) in ACCURACIES.items()
+    }
     return cast(Summary, out)
 
 
-def _group(records: list[Record], key: Callable[[Record], Iterable[str]],
-           order: list[str] | None = None) -> dict[str, Summary]:
+def _group(
+    records: list[Record], key: Callable[[Record], Iterable[str]], order: list[str] | None = None
+) -> dict[str, Summary]:
     groups: dict[str, list[Record]] = {}
     for r in records:
         for k in key(r):
@@ -241,8 +260,9 @@ def translator_specs(params: dict[str, Any] | None) -> set[str]:
 def _total(records: list[Record], keys: tuple[str, ...]) -> float | None:
     """The sum of the translations' ``keys`` (None when no translation records any of them:
     a translator that does not count tokens or prices calls)."""
-    values = [v for r in records for k in keys
-              if isinstance(v := r["translation"].get(k), int | float)]
+    values = [
+        v for r in records for k in keys if isinstance(v := r["translation"].get(k), int | float)
+    ]
     return float(sum(values)) if values else None
 
 
@@ -250,28 +270,41 @@ def verified_cost(records: list[Record]) -> dict[str, Any]:
     """Tokens (in + out), money (USD) and translation latency (seconds) per item and per
     strictly-right item (strict Acc_RES): what one verified translation costs."""
     strict = sum(1 for r in records if right(r) is True)
-    totals = {"tokens": _total(records, ("tokens_in", "tokens_out")),
-              "cost": _total(records, ("cost",)), "latency": _total(records, ("latency",))}
+    totals = {
+        "tokens": _total(records, ("tokens_in", "tokens_out")),
+        "cost": _total(records, ("cost",)),
+        "latency": _total(records, ("latency",)),
+    }
 
     def per(n: int) -> dict[str, float | None]:
-        return {k: None if v is None or not n else round(v / n, 10 if k == "cost" else 4)
-                for k, v in totals.items()}
+        return {
+            k: None if v is None or not n else round(v / n, 10 if k == "cost" else 4)
+            for k, v in totals.items()
+        }
 
-    return {"items": len(records), "strict": strict, "total": totals,
-            "per_item": per(len(records)), "per_strict": per(strict)}
+    return {
+        "items": len(records),
+        "strict": strict,
+        "total": totals,
+        "per_item": per(len(records)),
+        "per_strict": per(strict),
+    }
 
 
 def constructs(r: Record, sources: dict[str, str] | None = None) -> list[str]:
     """The constructs an item exercises: its translation types, tags and, when its source SQL
     is known (``sources``: id → source SQL), the SQL features sqlglot finds in it."""
     sql = (sources or {}).get(str(r["id"]))
-    return ([f"type: {t}" for t in r.get("translation_types") or []]
-            + [f"tag: {t}" for t in r.get("tags") or []]
-            + ([f"feature: {f}" for f in features(sql, r["source_dialect"])] if sql else []))
+    return (
+        [f"type: {t}" for t in r.get("translation_types") or []]
+        + [f"tag: {t}" for t in r.get("tags") or []]
+        + ([f"feature: {f}" for f in features(sql, r["source_dialect"])] if sql else [])
+    )
 
 
-def reliability(records: list[Record],
-                sources: dict[str, str] | None = None) -> dict[str, dict[str, dict[str, Any]]]:
+def reliability(
+    records: list[Record], sources: dict[str, str] | None = None
+) -> dict[str, dict[str, dict[str, Any]]]:
     """Construct → dialect pair → strict Acc_RES's ``evaluated`` and ``strict`` counts with the
     95% Wilson interval (``ci95``) over the items judged; cells without a judged item left out."""
     cells: dict[str, dict[str, list[int]]] = {}
@@ -284,10 +317,17 @@ def reliability(records: list[Record],
             cell[0] += 1
             cell[1] += ok
     kinds = ("type", "tag", "feature")
-    return {c: {pair: {"evaluated": n, "strict": k,
-                       "ci95": None if (ci := wilson(k, n)) is None else list(ci)}
-                for pair, (n, k) in sorted(cells[c].items())}
-            for c in sorted(cells, key=lambda c: (kinds.index(c.split(":")[0]), c))}
+    return {
+        c: {
+            pair: {
+                "evaluated": n,
+                "strict": k,
+                "ci95": None if (ci := wilson(k, n)) is None else list(ci),
+            }
+            for pair, (n, k) in sorted(cells[c].items())
+        }
+        for c in sorted(cells, key=lambda c: (kinds.index(c.split(":")[0]), c))
+    }
 
 
 def levels(records: list[Record]) -> dict[str, dict[str, Any]]:
@@ -299,13 +339,25 @@ def levels(records: list[Record]) -> dict[str, dict[str, Any]]:
     neighbours = sum(lv["neighbours"] for lv in measured)
     killed = sum(lv.get("killed", 0) for lv in measured)
     ci = wilson(killed, neighbours)
-    bounded = Counter(str(lv.get("bound", "?")) for r in records
-                      if (lv := level(r))["name"] == "bounded-equivalent")
-    return {"suite": {"items": len(suite), "measured": len(measured), "neighbours": neighbours,
-                      "killed": killed, "kill_rate": share(killed, neighbours),
-                      "ci95": None if ci is None else list(ci)},
-            "bounded-equivalent": {"items": sum(bounded.values()),
-                                   "by_bound": dict(sorted(bounded.items()))}}
+    bounded = Counter(
+        str(lv.get("bound", "?"))
+        for r in records
+        if (lv := level(r))["name"] == "bounded-equivalent"
+    )
+    return {
+        "suite": {
+            "items": len(suite),
+            "measured": len(measured),
+            "neighbours": neighbours,
+            "killed": killed,
+            "kill_rate": share(killed, neighbours),
+            "ci95": None if ci is None else list(ci),
+        },
+        "bounded-equivalent": {
+            "items": sum(bounded.values()),
+            "by_bound": dict(sorted(bounded.items())),
+        },
+    }
 
 
 def suite_only(records: Iterable[Record]) -> list[dict[str, Any]]:
@@ -315,13 +367,26 @@ def suite_only(records: Iterable[Record]) -> list[dict[str, Any]]:
     for r in records:
         suite = r.get("suite")
         first = None if suite is None else suite.get("first_failure")
-        if (not evaluated(r) or suite is None or suite["match"]
-                or not r["verdicts"]["strict"]["match"] or first is None):
+        if (
+            not evaluated(r)
+            or suite is None
+            or suite["match"]
+            or not r["verdicts"]["strict"]["match"]
+            or first is None
+        ):
             continue
         db = suite["databases"][first]
-        out.append({"id": r["id"], "pair": f"{r['source_dialect']}→{r['target_dialect']}",
-                    "database": db["index"], "seed": db.get("seed"), "reason": db["reason"],
-                    "cell": db.get("cell"), "detail": db.get("detail", "")})
+        out.append(
+            {
+                "id": r["id"],
+                "pair": f"{r['source_dialect']}→{r['target_dialect']}",
+                "database": db["index"],
+                "seed": db.get("seed"),
+                "reason": db["reason"],
+                "cell": db.get("cell"),
+                "detail": db.get("detail", ""),
+            }
+        )
     return out
 
 
@@ -333,42 +398,55 @@ def circularity(records: list[Record], translator: dict[str, Any] | None) -> dic
     if not annotated:
         return None
     rest = [r for r in records if not specs & set(r.get("annotators") or ())]
-    return {"annotated_by_translator": len(annotated), "items": len(records),
-            "rest": score(rest)}
+    return {"annotated_by_translator": len(annotated), "items": len(records), "rest": score(rest)}
 
 
-def summarize(records: list[Record], translator: dict[str, Any] | None = None, *,
-              witnesses: dict[str, WitnessLine] | None = None,
-              sources: dict[str, str] | None = None) -> dict[str, Any]:
+def summarize(
+    records: list[Record],
+    translator: dict[str, Any] | None = None,
+    *,
+    witnesses: dict[str, WitnessLine] | None = None,
+    sources: dict[str, str] | None = None,
+) -> dict[str, Any]:
     """The whole summary of a run, as written to summary.json (``translator``: the manifest's
     translator parameters, for the circularity check; ``witnesses``: RUN/witnesses.jsonl's
     lines, counted when given; ``sources``: id → source SQL, whose sqlglot features join the
     reliability matrix's constructs)."""
     cuts = token_quartiles(records)
-    quartile_order = sorted({_quartile_label(r.get("tokens"), cuts) for r in records},
-                            key=lambda s: (s == "unknown", s))
+    quartile_order = sorted(
+        {_quartile_label(r.get("tokens"), cuts) for r in records}, key=lambda s: (s == "unknown", s)
+    )
     range_order = [f"{lo}–{hi - 1}" if hi else f"{lo}+" for lo, hi in TOKEN_RANGES] + ["unknown"]
     judged = [r for r in records if evaluated(r)]
     suited = [r for r in judged if r.get("suite") is not None]
     translation = Counter(r["translation"]["status"] for r in records)
     execution = Counter(status(r.get("pred")) or "not_run" for r in records if ex_evaluated(r))
-    usage = {k: sum(_number(r["translation"].get(k)) for r in records)
-             for k in ("tokens_in", "tokens_out", "cost", "calls", "cache_hits")}
+    usage = {
+        k: sum(_number(r["translation"].get(k)) for r in records)
+        for k in ("tokens_in", "tokens_out", "cost", "calls", "cache_hits")
+    }
     usage["cost"] = round(usage["cost"], 10)
-    usage["unpriced"] = sum(1 for r in records if _number(r["translation"].get("calls"))
-                            and r["translation"].get("cost") is None)
+    usage["unpriced"] = sum(
+        1
+        for r in records
+        if _number(r["translation"].get("calls")) and r["translation"].get("cost") is None
+    )
     circular = circularity(records, translator)
     return {
         **({"circular": circular} if circular else {}),
         "overall": score(records),
-        "reasons": {m: dict(Counter(r["verdicts"][m]["reason"] for r in judged).most_common())
-                    for m in MODES},
+        "reasons": {
+            m: dict(Counter(r["verdicts"][m]["reason"] for r in judged).most_common())
+            for m in MODES
+        },
         "translation_status": dict(translation.most_common()),
         "execution_status": dict(execution.most_common()),
         "usage": usage,
         "verified_cost": verified_cost(records),
-        "suite_cost": {"databases": sum(len(r["suite"]["databases"]) for r in suited),
-                       "seconds": round(sum(r["suite"]["elapsed"] for r in suited), 3)},
+        "suite_cost": {
+            "databases": sum(len(r["suite"]["databases"]) for r in suited),
+            "seconds": round(sum(r["suite"]["elapsed"] for r in suited), 3),
+        },
         "suite_only": suite_only(records),
         "token_quartiles": cuts,
         "by_pair": _group(records, lambda r: [f"{r['source_dialect']}→{r['target_dialect']}"]),
@@ -378,9 +456,9 @@ def summarize(records: list[Record], translator: dict[str, Any] | None = None, *
         "levels": levels(records),
         **({"witnesses": witness_summary(records, witnesses)} if witnesses is not None else {}),
         "by_tokens_quartile": _group(
-            records, lambda r: [_quartile_label(r.get("tokens"), cuts)], quartile_order),
-        "by_tokens_range": _group(records, lambda r: [_range_label(r.get("tokens"))],
-                                  range_order),
+            records, lambda r: [_quartile_label(r.get("tokens"), cuts)], quartile_order
+        ),
+        "by_tokens_range": _group(records, lambda r: [_range_label(r.get("tokens"))], range_order),
     }
 
 
@@ -400,8 +478,12 @@ def source_sql(manifest: dict[str, Any]) -> tuple[dict[str, str], str | None]:
     return {i.id: i.source_sql for i in dataset.items}, None
 
 
-def run_summary(run_dir: Path, manifest: dict[str, Any], records: list[Record],
-                sources: dict[str, str] | None = None) -> dict[str, Any]:
+def run_summary(
+    run_dir: Path,
+    manifest: dict[str, Any],
+    records: list[Record],
+    sources: dict[str, str] | None = None,
+) -> dict[str, Any]:
     """:func:`summarize` of a run directory as the reports show it: with its witnesses (when
     ``parrot witness --all`` wrote RUN/witnesses.jsonl) and its sources' SQL features (read
     from the run's dataset file unless ``sources`` is given)."""

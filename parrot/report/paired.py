@@ -229,8 +229,10 @@ def tables(result: dict[str, Any]) -> list[Table]:
         Table(
             f"Items (the agreeing outcomes list their first {AGREEING_SHOWN} ids; --json has all)",
             ("outcome", "n", "ids"),
-            [(k.replace("_", " "), len(items[k]), _ids(k, items[k]))
-             for k in (*OUTCOMES, "not_judged")],
+            [
+                (k.replace("_", " "), len(items[k]), _ids(k, items[k]))
+                for k in (*OUTCOMES, "not_judged")
+            ],
         )
     )
     return out

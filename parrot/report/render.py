@@ -14,28 +14,68 @@ from parrot.report.metrics import right, share, summarize
 from parrot.report.stats import ALPHA, interval_text, mcnemar_exact, wilson
 
 # (summary key of the interval, heading): the 95% Wilson interval of each accuracy of a row
-INTERVALS = (("ex", "EX 95% CI"), ("strict", "strict 95% CI"), ("ts", "TS 95% CI"),
-             ("normalized", "norm 95% CI"), ("multiset", "multiset 95% CI"),
-             ("strict_nonempty", "strict≠∅ 95% CI"), ("syn", "SYN 95% CI"))
+INTERVALS = (
+    ("ex", "EX 95% CI"),
+    ("strict", "strict 95% CI"),
+    ("ts", "TS 95% CI"),
+    ("normalized", "norm 95% CI"),
+    ("multiset", "multiset 95% CI"),
+    ("strict_nonempty", "strict≠∅ 95% CI"),
+    ("syn", "SYN 95% CI"),
+)
 # shown in summary.json and the report's md/csv/json, not on a terminal (80 columns; there the
 # strict-verdicts-by-reason table has the timeouts on a line of their own)
-TERMINAL_HIDDEN = ("EX n", "RES n", "wrong", "timeout", "strict≠∅ %", "≠∅ n", "TS n", "SYN n",
-                   "detail", *(heading for _, heading in INTERVALS))
-TERMINAL_NAMES = {"gold err": "gold\nerr", "no engine": "no\nengine",  # two-line headers
-                  "no ref": "no\nref"}
-SCORE_HEADERS = ("group", "items", "gold err", "no engine", "no ref", "EX %", "EX n",
-                 "strict %", "RES n", "wrong", "timeout", "TS %", "TS n", "norm %", "multiset %",
-                 "strict≠∅ %", "≠∅ n", "SYN %", "SYN n", *(heading for _, heading in INTERVALS))
+TERMINAL_HIDDEN = (
+    "EX n",
+    "RES n",
+    "wrong",
+    "timeout",
+    "strict≠∅ %",
+    "≠∅ n",
+    "TS n",
+    "SYN n",
+    "detail",
+    *(heading for _, heading in INTERVALS),
+)
+TERMINAL_NAMES = {
+    "gold err": "gold\nerr",
+    "no engine": "no\nengine",  # two-line headers
+    "no ref": "no\nref",
+}
+SCORE_HEADERS = (
+    "group",
+    "items",
+    "gold err",
+    "no engine",
+    "no ref",
+    "EX %",
+    "EX n",
+    "strict %",
+    "RES n",
+    "wrong",
+    "timeout",
+    "TS %",
+    "TS n",
+    "norm %",
+    "multiset %",
+    "strict≠∅ %",
+    "≠∅ n",
+    "SYN %",
+    "SYN n",
+    *(heading for _, heading in INTERVALS),
+)
 # Each share's subset and denominator, said under every table of SCORE_HEADERS.
-SCORE_NOTE = ("Each % has its own subset: EX % of EX n (translations that could run: target "
-              "engine here, source did not fail); strict, norm and multiset % of RES n (judged "
-              "on both engines); TS % of TS n (those of RES n with a test suite); strict≠∅ % of "
-              "≠∅ n (those of RES n whose source returned rows); wrong and timeout split the "
-              "items of RES n not strictly right: a different answer, or a translation that "
-              "timed out (its budget, then 3× it on the re-run); SYN % of SYN n (translations "
-              "checked by the target's grammar: by default only those no engine ran). gold err, "
-              "no engine and no ref items are in no denominator. The 95% CI columns are "
-              "Wilson intervals of each %.")
+SCORE_NOTE = (
+    "Each % has its own subset: EX % of EX n (translations that could run: target "
+    "engine here, source did not fail); strict, norm and multiset % of RES n (judged "
+    "on both engines); TS % of TS n (those of RES n with a test suite); strict≠∅ % of "
+    "≠∅ n (those of RES n whose source returned rows); wrong and timeout split the "
+    "items of RES n not strictly right: a different answer, or a translation that "
+    "timed out (its budget, then 3× it on the re-run); SYN % of SYN n (translations "
+    "checked by the target's grammar: by default only those no engine ran). gold err, "
+    "no engine and no ref items are in no denominator. The 95% CI columns are "
+    "Wilson intervals of each %."
+)
 
 
 @dataclass(frozen=True)
@@ -51,13 +91,28 @@ def _fmt(pct: float | None) -> str:
 
 
 def _score_row(label: str, s: dict[str, Any]) -> tuple[Any, ...]:
-    return (label, s["items"], s["gold_error"], s["no_engine"], s.get("no_reference", 0),
-            _fmt(s["acc_ex"]), s["ex_items"], _fmt(s["acc_strict"]), s["evaluated"],
-            s.get("wrong", "–"), s.get("timeout", "–"),
-            _fmt(s.get("acc_ts")), s.get("ts_items", 0),
-            _fmt(s["acc_normalized"]), _fmt(s["acc_multiset"]),
-            _fmt(s["acc_strict_nonempty"]), s["nonempty"], _fmt(s.get("acc_syn")),
-            s.get("syn_checked", 0), *_intervals(s, [key for key, _ in INTERVALS]))
+    return (
+        label,
+        s["items"],
+        s["gold_error"],
+        s["no_engine"],
+        s.get("no_reference", 0),
+        _fmt(s["acc_ex"]),
+        s["ex_items"],
+        _fmt(s["acc_strict"]),
+        s["evaluated"],
+        s.get("wrong", "–"),
+        s.get("timeout", "–"),
+        _fmt(s.get("acc_ts")),
+        s.get("ts_items", 0),
+        _fmt(s["acc_normalized"]),
+        _fmt(s["acc_multiset"]),
+        _fmt(s["acc_strict_nonempty"]),
+        s["nonempty"],
+        _fmt(s.get("acc_syn")),
+        s.get("syn_checked", 0),
+        *_intervals(s, [key for key, _ in INTERVALS]),
+    )
 
 
 def _intervals(s: dict[str, Any], keys: list[str]) -> list[str]:
@@ -68,16 +123,23 @@ def _intervals(s: dict[str, Any], keys: list[str]) -> list[str]:
 
 
 def _circular_flag(circular: dict[str, Any]) -> str:
-    return (f"circular: annotated {circular['annotated_by_translator']}/{circular['items']} "
-            f"references; strict {_fmt(circular['rest']['acc_strict'])}% on the rest")
+    return (
+        f"circular: annotated {circular['annotated_by_translator']}/{circular['items']} "
+        f"references; strict {_fmt(circular['rest']['acc_strict'])}% on the rest"
+    )
 
 
 def _value(v: Any) -> str:
     """A result value as the verdicts record it (``{"decimal": "1.50"}`` → ``1.50``)."""
     if isinstance(v, dict) and len(v) == 1:
         return str(next(iter(v.values())))
-    return "NULL" if v is None else json.dumps(v, ensure_ascii=False) if isinstance(
-        v, list | dict) else str(v)
+    return (
+        "NULL"
+        if v is None
+        else json.dumps(v, ensure_ascii=False)
+        if isinstance(v, list | dict)
+        else str(v)
+    )
 
 
 def _share(n: int, d: int) -> str:
@@ -88,8 +150,10 @@ def _share(n: int, d: int) -> str:
 def _cell(cell: dict[str, Any] | None) -> str:
     if not cell:
         return "–"
-    return (f"row {cell.get('row')}, column {cell.get('column')}: "
-            f"{_value(cell.get('gold'))} vs {_value(cell.get('pred'))}")
+    return (
+        f"row {cell.get('row')}, column {cell.get('column')}: "
+        f"{_value(cell.get('gold'))} vs {_value(cell.get('pred'))}"
+    )
 
 
 def suite_tables(summary: dict[str, Any]) -> list[Table]:
@@ -104,52 +168,105 @@ def suite_tables(summary: dict[str, Any]) -> list[Table]:
         "Acc_RES and Acc_TS: Acc_TS counts only the items with a suite (TS n); the rest have "
         "none (a multi-statement source, or no suite built)",
         ("metric", "passed", "n", "%", "95% CI", "n counts"),
-        [("Acc_RES strict", o["strict"], ev, _share(o["strict"], ev),
-          interval_text(wilson(o["strict"], ev)), "items judged on the fixture"),
-         ("Acc_RES strict, items with a suite", ts_strict, ts_n, _share(ts_strict, ts_n),
-          interval_text(wilson(ts_strict, ts_n)), "the items of TS n"),
-         ("Acc_TS", o["ts"], ts_n, _share(o["ts"], ts_n), interval_text(wilson(o["ts"], ts_n)),
-          "items with a suite: the fixture and every suite database match"),
-         ("without a suite", ev - ts_n, ev, _share(ev - ts_n, ev), "–", "not in TS n")])
+        [
+            (
+                "Acc_RES strict",
+                o["strict"],
+                ev,
+                _share(o["strict"], ev),
+                interval_text(wilson(o["strict"], ev)),
+                "items judged on the fixture",
+            ),
+            (
+                "Acc_RES strict, items with a suite",
+                ts_strict,
+                ts_n,
+                _share(ts_strict, ts_n),
+                interval_text(wilson(ts_strict, ts_n)),
+                "the items of TS n",
+            ),
+            (
+                "Acc_TS",
+                o["ts"],
+                ts_n,
+                _share(o["ts"], ts_n),
+                interval_text(wilson(o["ts"], ts_n)),
+                "items with a suite: the fixture and every suite database match",
+            ),
+            ("without a suite", ev - ts_n, ev, _share(ev - ts_n, ev), "–", "not in TS n"),
+        ],
+    )
     only = summary.get("suite_only", [])
     failed = Table(
         f"Passed on the fixture, failed on the suite ({len(only)} items)",
         ("item", "pair", "database", "seed", "reason", "first differing cell", "detail"),
-        [(f["id"], f["pair"], f["database"], "–" if f["seed"] is None else f["seed"],
-          f["reason"], _cell(f["cell"]), f["detail"]) for f in only])
+        [
+            (
+                f["id"],
+                f["pair"],
+                f["database"],
+                "–" if f["seed"] is None else f["seed"],
+                f["reason"],
+                _cell(f["cell"]),
+                f["detail"],
+            )
+            for f in only
+        ],
+    )
     return [counts, failed] if only else [counts]  # "(0 items)" in a title says enough
 
 
-BREAKDOWNS = (("by_pair", "By dialect pair"),
-              ("by_type", "By translation type"),
-              ("by_level", "By verdict level (bounded-equivalent: proved equal up "
-                           "to a bound; suite: the fixture and k generated databases; "
-                           "fixture: one database; not assessed: no engine or the "
-                           "source failed)"),
-              ("by_tokens_quartile", "By token length (quartiles of this run's items)"),
-              ("by_tokens_range", "By token length (fixed ranges, tiktoken cl100k)"))
+BREAKDOWNS = (
+    ("by_pair", "By dialect pair"),
+    ("by_type", "By translation type"),
+    (
+        "by_level",
+        "By verdict level (bounded-equivalent: proved equal up "
+        "to a bound; suite: the fixture and k generated databases; "
+        "fixture: one database; not assessed: no engine or the "
+        "source failed)",
+    ),
+    ("by_tokens_quartile", "By token length (quartiles of this run's items)"),
+    ("by_tokens_range", "By token length (fixed ranges, tiktoken cl100k)"),
+)
 
 
 def summary_tables(summary: dict[str, Any]) -> list[Table]:
     """The tables of one run's summary, in reading order."""
-    return [*_score_tables(summary), *level_tables(summary), *_status_tables(summary),
-            *_cost_tables(summary)]
+    return [
+        *_score_tables(summary),
+        *level_tables(summary),
+        *_status_tables(summary),
+        *_cost_tables(summary),
+    ]
 
 
 def _score_tables(summary: dict[str, Any]) -> list[Table]:
     """The scores: overall, on the suites, without circular items, and by each breakdown."""
-    tables = [Table("Overall", SCORE_HEADERS, [_score_row("all", summary["overall"])],
-                    SCORE_NOTE), *suite_tables(summary)]
+    tables = [
+        Table("Overall", SCORE_HEADERS, [_score_row("all", summary["overall"])], SCORE_NOTE),
+        *suite_tables(summary),
+    ]
     circular = summary.get("circular")
     if circular:
-        tables.append(Table(
-            f"Circular: the translator under test wrote {circular['annotated_by_translator']} "
-            f"of the {circular['items']} items' references — scores without them",
-            SCORE_HEADERS, [_score_row("not annotated by it", circular["rest"])], SCORE_NOTE))
+        tables.append(
+            Table(
+                f"Circular: the translator under test wrote {circular['annotated_by_translator']} "
+                f"of the {circular['items']} items' references — scores without them",
+                SCORE_HEADERS,
+                [_score_row("not annotated by it", circular["rest"])],
+                SCORE_NOTE,
+            )
+        )
     for key, title in BREAKDOWNS:
-        tables.append(Table(title, SCORE_HEADERS,
-                            [_score_row(k, v) for k, v in summary.get(key, {}).items()],
-                            SCORE_NOTE))
+        tables.append(
+            Table(
+                title,
+                SCORE_HEADERS,
+                [_score_row(k, v) for k, v in summary.get(key, {}).items()],
+                SCORE_NOTE,
+            )
+        )
     return tables
 
 
@@ -158,13 +275,23 @@ def _status_tables(summary: dict[str, Any]) -> list[Table]:
     evaluated = summary["overall"]["evaluated"]
     reasons = summary["reasons"]["strict"]
     ex_items = summary["overall"]["ex_items"]
-    return [Table(f"Strict verdicts by reason (the {evaluated} items of RES n)",
-                  ("reason", "items", f"% of {evaluated}"),
-                  [(k, v, _share(v, evaluated)) for k, v in reasons.items()]),
-            Table(f"Translation status (all {summary['overall']['items']} items)",
-                  ("status", "items"), list(summary["translation_status"].items())),
-            Table(f"Execution of translations (the {ex_items} items of EX n)",
-                  ("status", "items"), list(summary["execution_status"].items()))]
+    return [
+        Table(
+            f"Strict verdicts by reason (the {evaluated} items of RES n)",
+            ("reason", "items", f"% of {evaluated}"),
+            [(k, v, _share(v, evaluated)) for k, v in reasons.items()],
+        ),
+        Table(
+            f"Translation status (all {summary['overall']['items']} items)",
+            ("status", "items"),
+            list(summary["translation_status"].items()),
+        ),
+        Table(
+            f"Execution of translations (the {ex_items} items of EX n)",
+            ("status", "items"),
+            list(summary["execution_status"].items()),
+        ),
+    ]
 
 
 def _cost_tables(summary: dict[str, Any]) -> list[Table]:
@@ -172,8 +299,13 @@ def _cost_tables(summary: dict[str, Any]) -> list[Table]:
     tables = []
     cost = summary.get("suite_cost", {})
     if cost.get("databases"):
-        tables.append(Table("Test suites (extra engine time)", ("databases judged", "seconds"),
-                            [(cost["databases"], cost["seconds"])]))
+        tables.append(
+            Table(
+                "Test suites (extra engine time)",
+                ("databases judged", "seconds"),
+                [(cost["databases"], cost["seconds"])],
+            )
+        )
     if summary.get("reliability"):
         tables.append(reliability_table(summary["reliability"]))
     verified = summary.get("verified_cost")
@@ -190,10 +322,11 @@ def _usage_table(usage: dict[str, Any]) -> Table:
     if usage.get("unpriced"):
         known = cost if usage["cost"] else "unknown"
         cost = f"{known} ({usage['unpriced']} items without a price; --price IN,OUT)"
-    return Table("Model usage (cost in USD at the provider's prices; cache hits were "
-                 "free)", ("calls", "cache hits", "tokens in", "tokens out", "cost"),
-                 [(usage["calls"], usage["cache_hits"], usage["tokens_in"],
-                   usage["tokens_out"], cost)])
+    return Table(
+        "Model usage (cost in USD at the provider's prices; cache hits were free)",
+        ("calls", "cache hits", "tokens in", "tokens out", "cost"),
+        [(usage["calls"], usage["cache_hits"], usage["tokens_in"], usage["tokens_out"], cost)],
+    )
 
 
 def level_tables(summary: dict[str, Any]) -> list[Table]:
@@ -203,26 +336,55 @@ def level_tables(summary: dict[str, Any]) -> list[Table]:
     levels = summary.get("levels")
     if levels and (levels["suite"]["items"] or levels["bounded-equivalent"]["items"]):
         s, b = levels["suite"], levels["bounded-equivalent"]
-        kill = ("–" if s["kill_rate"] is None
-                else f"{s['killed']}/{s['neighbours']} neighbours killed, {s['kill_rate']:.1f}% "
-                     f"{interval_text(s['ci95'])} (the {s['measured']} items whose suite "
-                     "records them)")
+        kill = (
+            "–"
+            if s["kill_rate"] is None
+            else f"{s['killed']}/{s['neighbours']} neighbours killed, {s['kill_rate']:.1f}% "
+            f"{interval_text(s['ci95'])} (the {s['measured']} items whose suite "
+            "records them)"
+        )
         bounds = ", ".join(f"k={k}: {n}" for k, n in b["by_bound"].items()) or "–"
-        out.append(Table("What the strong levels rest on", ("level", "items", "strength"),
-                         [("suite", s["items"], kill), ("bounded-equivalent", b["items"], bounds)]))
+        out.append(
+            Table(
+                "What the strong levels rest on",
+                ("level", "items", "strength"),
+                [("suite", s["items"], kill), ("bounded-equivalent", b["items"], bounds)],
+            )
+        )
     w = summary.get("witnesses")
     if w:
+
         def median(key: str) -> str:
             return "–" if w[key] is None else f"{w[key]:g}"
 
-        out.append(Table(
-            "Witnesses (parrot witness RUN --all: the smallest database on which a rejected "
-            "translation still differs)",
-            ("rejected", "shrunk", "with a witness", "1-minimal", "median rows",
-             "median rows before", "median executions", "median seconds"),
-            [(w["rejected"], w["shrunk"], w["with_witness"], w["minimal"], median("median_size"),
-              median("median_rows_before"), median("median_executions"),
-              median("median_seconds"))]))
+        out.append(
+            Table(
+                "Witnesses (parrot witness RUN --all: the smallest database on which a rejected "
+                "translation still differs)",
+                (
+                    "rejected",
+                    "shrunk",
+                    "with a witness",
+                    "1-minimal",
+                    "median rows",
+                    "median rows before",
+                    "median executions",
+                    "median seconds",
+                ),
+                [
+                    (
+                        w["rejected"],
+                        w["shrunk"],
+                        w["with_witness"],
+                        w["minimal"],
+                        median("median_size"),
+                        median("median_rows_before"),
+                        median("median_executions"),
+                        median("median_seconds"),
+                    )
+                ],
+            )
+        )
     return out
 
 
@@ -232,10 +394,18 @@ RELIABILITY_TITLE = "Reliability: strictly right / judged [95% CI] by construct 
 def reliability_table(matrix: dict[str, dict[str, dict[str, Any]]]) -> Table:
     """Construct × dialect pair: strictly right / judged and the Wilson interval in percent."""
     pairs = sorted({p for cells in matrix.values() for p in cells})
-    rows = [(construct, *("–" if (c := cells.get(p)) is None
-                          else f"{c['strict']}/{c['evaluated']} {interval_text(c['ci95'])}"
-                          for p in pairs))
-            for construct, cells in matrix.items()]
+    rows = [
+        (
+            construct,
+            *(
+                "–"
+                if (c := cells.get(p)) is None
+                else f"{c['strict']}/{c['evaluated']} {interval_text(c['ci95'])}"
+                for p in pairs
+            ),
+        )
+        for construct, cells in matrix.items()
+    ]
     return Table(RELIABILITY_TITLE, ("construct", *pairs), rows)
 
 
@@ -252,26 +422,49 @@ def _costs(row: dict[str, float | None]) -> tuple[str, str, str]:
 
 def verified_cost_table(verified: dict[str, Any]) -> Table:
     """Translation tokens, money and latency per item and per strictly-right item."""
-    return Table("Cost of a verified translation (– : not recorded by this translator)",
-                 ("per", "n", *COST_HEADERS),
-                 [("item", verified["items"], *_costs(verified["per_item"])),
-                  ("strictly-right item", verified["strict"], *_costs(verified["per_strict"]))])
+    return Table(
+        "Cost of a verified translation (– : not recorded by this translator)",
+        ("per", "n", *COST_HEADERS),
+        [
+            ("item", verified["items"], *_costs(verified["per_item"])),
+            ("strictly-right item", verified["strict"], *_costs(verified["per_strict"])),
+        ],
+    )
 
 
 LEADERBOARD_INTERVALS = ("ex", "strict", "ts", "normalized", "multiset", "syn")
-LEADERBOARD_HEADERS = ("rank", "model", "dataset", "items", "gold err", "no engine", "no ref",
-                       "EX %", "EX n", "strict %", "RES n", "TS %", "TS n", "norm %",
-                       "multiset %", "SYN %", "SYN n",
-                       *(h for k, h in INTERVALS if k in LEADERBOARD_INTERVALS),
-                       "vs rank above", *(f"{h} / strict item" for h in COST_HEADERS),
-                       "run", "flag")
+LEADERBOARD_HEADERS = (
+    "rank",
+    "model",
+    "dataset",
+    "items",
+    "gold err",
+    "no engine",
+    "no ref",
+    "EX %",
+    "EX n",
+    "strict %",
+    "RES n",
+    "TS %",
+    "TS n",
+    "norm %",
+    "multiset %",
+    "SYN %",
+    "SYN n",
+    *(h for k, h in INTERVALS if k in LEADERBOARD_INTERVALS),
+    "vs rank above",
+    *(f"{h} / strict item" for h in COST_HEADERS),
+    "run",
+    "flag",
+)
 
 
 Member = tuple[str, dict[str, Any], dict[str, Any]]  # (run dir, manifest, summary)
 
 
-def leaderboard_groups(runs: list[tuple[str, dict[str, Any], list[Outcome]]]
-                       ) -> list[tuple[str, list[Member], dict[str, str]]]:
+def leaderboard_groups(
+    runs: list[tuple[str, dict[str, Any], list[Outcome]]],
+) -> list[tuple[str, list[Member], dict[str, str]]]:
     """(title, members, flags) per comparable group of (run dir, manifest, records) runs.
 
     Runs are ranked only against runs of the same dataset SHA-256, the same item ids and the
@@ -284,14 +477,18 @@ def leaderboard_groups(runs: list[tuple[str, dict[str, Any], list[Outcome]]]
     groups: dict[tuple[str, frozenset[str], int], list[Member]] = {}
     flags: dict[str, str] = {}
     for path, manifest, records in runs:
-        key = (str(manifest.get("dataset", {}).get("sha256", "?")),
-               frozenset(str(r["id"]) for r in records), int(manifest.get("comparator", 1)))
+        key = (
+            str(manifest.get("dataset", {}).get("sha256", "?")),
+            frozenset(str(r["id"]) for r in records),
+            int(manifest.get("comparator", 1)),
+        )
         summary = summarize(records, manifest.get("translator"))
         groups.setdefault(key, []).append((path, manifest, summary))
         if summary.get("circular"):
             flags[path] = _circular_flag(summary["circular"])
-        errors = {r["translation"].get("error") for r in records
-                  if r["translation"]["status"] == "error"}
+        errors = {
+            r["translation"].get("error") for r in records if r["translation"]["status"] == "error"
+        }
         failed = sum(1 for r in records if r["translation"]["status"] == "error")
         if records and failed == len(records) and len(errors) == 1:
             flags[path] = f"config error: {str(next(iter(errors)))[:60]}"
@@ -301,9 +498,11 @@ def leaderboard_groups(runs: list[tuple[str, dict[str, Any], list[Outcome]]]
     for (sha, ids, rules), members in groups.items():
         settings = members[0][1].get("settings", {})
         subset = [f"--{k} {settings[k]}" for k in ("limit", "pairs") if settings.get(k)]
-        title = (f"Leaderboard — dataset sha256 {sha[:12]} — {len(ids)} items"
-                 + (f" — subset: {' '.join(subset)}" if subset else "")
-                 + (f" — verdict rules v{rules}" if several_rules else ""))
+        title = (
+            f"Leaderboard — dataset sha256 {sha[:12]} — {len(ids)} items"
+            + (f" — subset: {' '.join(subset)}" if subset else "")
+            + (f" — verdict rules v{rules}" if several_rules else "")
+        )
         versus = _versus_above(members, outcomes)
         for path, _, summary in members:  # relative to the group: set here, not by summarize
             summary["versus_above"] = versus.get(path, "–")
@@ -323,8 +522,10 @@ def _versus_above(members: list[Member], outcomes: dict[str, list[Outcome]]) -> 
         broken = sum(1 for x, y in pairs if x and not y)
         fixed = sum(1 for x, y in pairs if y and not x)
         p = mcnemar_exact(broken, fixed)
-        out[below] = (f"{'not significant' if p >= ALPHA else 'significant'}: McNemar p={p:.3g} "
-                      f"({broken} right only above, {fixed} only here, {len(pairs)} paired)")
+        out[below] = (
+            f"{'not significant' if p >= ALPHA else 'significant'}: McNemar p={p:.3g} "
+            f"({broken} right only above, {fixed} only here, {len(pairs)} paired)"
+        )
     return out
 
 
@@ -344,6 +545,7 @@ def leaderboards(runs: list[tuple[str, dict[str, Any], list[Outcome]]]) -> list[
 
 def leaderboard_table(runs: list[Member], flags: dict[str, str] | None = None) -> Table:
     """One row per run (run dir, manifest, summary), best strict Acc_RES first."""
+
     def model(manifest: dict[str, Any]) -> str:
         t = manifest.get("translator", {})
         extra = ", ".join(f"{k}={v}" for k, v in t.items() if k != "name")
@@ -354,15 +556,34 @@ def leaderboard_table(runs: list[Member], flags: dict[str, str] | None = None) -
     for rank, (path, manifest, summary) in enumerate(_ranked(runs), 1):
         s = summary["overall"]
         per_strict = summary.get("verified_cost", {}).get(
-            "per_strict", dict.fromkeys(("tokens", "cost", "latency")))
-        rows.append((rank, model(manifest), manifest.get("dataset", {}).get("name", "?"),
-                     s["items"], s["gold_error"], s["no_engine"], s.get("no_reference", 0),
-                     _fmt(s["acc_ex"]), s["ex_items"], _fmt(s["acc_strict"]), s["evaluated"],
-                     _fmt(s.get("acc_ts")), s.get("ts_items", 0),
-                     _fmt(s["acc_normalized"]), _fmt(s["acc_multiset"]),
-                     _fmt(s.get("acc_syn")), s.get("syn_checked", 0), *_intervals(s, keys),
-                     summary.get("versus_above", "–"), *_costs(per_strict), path,
-                     (flags or {}).get(path, "")))
+            "per_strict", dict.fromkeys(("tokens", "cost", "latency"))
+        )
+        rows.append(
+            (
+                rank,
+                model(manifest),
+                manifest.get("dataset", {}).get("name", "?"),
+                s["items"],
+                s["gold_error"],
+                s["no_engine"],
+                s.get("no_reference", 0),
+                _fmt(s["acc_ex"]),
+                s["ex_items"],
+                _fmt(s["acc_strict"]),
+                s["evaluated"],
+                _fmt(s.get("acc_ts")),
+                s.get("ts_items", 0),
+                _fmt(s["acc_normalized"]),
+                _fmt(s["acc_multiset"]),
+                _fmt(s.get("acc_syn")),
+                s.get("syn_checked", 0),
+                *_intervals(s, keys),
+                summary.get("versus_above", "–"),
+                *_costs(per_strict),
+                path,
+                (flags or {}).get(path, ""),
+            )
+        )
     return Table("Leaderboard", LEADERBOARD_HEADERS, rows, SCORE_NOTE)
 
 
@@ -393,9 +614,18 @@ def to_csv(tables: list[Table]) -> str:
 
 
 def to_json(tables: list[Table]) -> str:
-    return json.dumps([{"title": t.title, **({"note": t.note} if t.note else {}),
-                        "rows": [dict(zip(t.headers, r, strict=True)) for r in t.rows]}
-                       for t in tables], indent=2, ensure_ascii=False)
+    return json.dumps(
+        [
+            {
+                "title": t.title,
+                **({"note": t.note} if t.note else {}),
+                "rows": [dict(zip(t.headers, r, strict=True)) for r in t.rows],
+            }
+            for t in tables
+        ],
+        indent=2,
+        ensure_ascii=False,
+    )
 
 
 def print_rich(tables: list[Table], console: Any) -> None:
@@ -410,11 +640,18 @@ def print_rich(tables: list[Table], console: Any) -> None:
             continue
         keep = [i for i, h in enumerate(t.headers) if h not in TERMINAL_HIDDEN]
         percent = any(t.headers[i].endswith(" %") for i in keep[1:])
-        rt = RichTable(title=t.title + (" (%)" if percent else ""), title_justify="left",
-                       box=None, pad_edge=False, padding=(0, 1, 0, 0),
-                       header_style="bold underline",
-                       caption=(t.note + " (the n columns: --format md)")
-                       if t.note and t.note not in noted else None, caption_justify="left")
+        rt = RichTable(
+            title=t.title + (" (%)" if percent else ""),
+            title_justify="left",
+            box=None,
+            pad_edge=False,
+            padding=(0, 1, 0, 0),
+            header_style="bold underline",
+            caption=(t.note + " (the n columns: --format md)")
+            if t.note and t.note not in noted
+            else None,
+            caption_justify="left",
+        )
         noted.add(t.note)
         for i in keep:
             h = TERMINAL_NAMES.get(t.headers[i], t.headers[i].removesuffix(" %"))

@@ -15,10 +15,12 @@ import os
 from dataclasses import dataclass
 from typing import Any, Literal
 
-EXECUTOR_HELP = ("where work runs: local (worker processes here, --jobs), ray (the Ray cluster of "
-                 "this machine: $RAY_ADDRESS or `ray start`), ray://HOST:PORT (a Ray cluster's "
-                 "client server), ray:HOST:PORT (its GCS address) or auto (ray when installed and "
-                 "$RAY_ADDRESS is set, else local); Ray needs pip install 'parrot[ray]'")
+EXECUTOR_HELP = (
+    "where work runs: local (worker processes here, --jobs), ray (the Ray cluster of "
+    "this machine: $RAY_ADDRESS or `ray start`), ray://HOST:PORT (a Ray cluster's "
+    "client server), ray:HOST:PORT (its GCS address) or auto (ray when installed and "
+    "$RAY_ADDRESS is set, else local); Ray needs pip install 'parrot[ray]'"
+)
 
 
 TIMINGS = frozenset({"elapsed", "latency"})  # the only fields two runs of one item may differ in
@@ -74,5 +76,6 @@ def parse_executor(text: str) -> ExecutorSpec:
         if not host or not port.isdigit():
             raise ValueError(f"bad --executor {text!r}: expected ray:HOST:PORT")
         return ExecutorSpec("ray", f"{host}:{port}")
-    raise ValueError(f"bad --executor {text!r}: expected local, auto, ray, ray://HOST:PORT or "
-                     "ray:HOST:PORT")
+    raise ValueError(
+        f"bad --executor {text!r}: expected local, auto, ray, ray://HOST:PORT or ray:HOST:PORT"
+    )

@@ -41,11 +41,18 @@ def connect(address: str) -> None:
 
     env = {k: v for k, v in os.environ.items() if k.startswith("PARROT_")}
     env.setdefault("PARROT_CORPORA", str(corpora_root().resolve()))  # not beside shipped code
-    runtime_env = {"py_modules": [str(Path(parrot.__file__).parent)],
-                   "excludes": ["__pycache__", "*.pyc"], "env_vars": env}
+    runtime_env = {
+        "py_modules": [str(Path(parrot.__file__).parent)],
+        "excludes": ["__pycache__", "*.pyc"],
+        "env_vars": env,
+    }
     try:
-        ray.init(address=address, runtime_env=runtime_env, logging_level=logging.WARNING,
-                 log_to_driver=False)
+        ray.init(
+            address=address,
+            runtime_env=runtime_env,
+            logging_level=logging.WARNING,
+            log_to_driver=False,
+        )
     except (ConnectionError, RuntimeError, ValueError) as exc:
         raise ExecutorError(f"cannot join the Ray cluster at {address}: {exc}") from None
 
@@ -71,8 +78,7 @@ class RayExecutor(PartitionExecutor):
 
         connect(address)
         self._task = ray.remote(run_chunk).options(num_cpus=1, max_retries=ATTEMPTS)
-        self._partition_task = ray.remote(map_partition).options(num_cpus=1,
-                                                                 max_retries=ATTEMPTS)
+        self._partition_task = ray.remote(map_partition).options(num_cpus=1, max_retries=ATTEMPTS)
 
     def map(self, stage: Stage, chunks: Sequence[list[Record]]) -> Iterator[tuple[int, Batch]]:
         import ray
@@ -80,15 +86,18 @@ class RayExecutor(PartitionExecutor):
         stage_ref = ray.put(stage)
         yield from _bounded(lambda index, chunk: self._task.remote(stage_ref, index, chunk), chunks)
 
-    def map_partitions(self, stage: Stage, parts: Sequence[Partition],
-                       reader: RowReader) -> Iterator[tuple[int, Batch, int]]:
+    def map_partitions(
+        self, stage: Stage, parts: Sequence[Partition], reader: RowReader
+    ) -> Iterator[tuple[int, Batch, int]]:
         """Each corpus partition read by one task, which runs ``stage.map`` on its records:
         ``(index, batch, records read)`` as they finish (:mod:`parrot.scale.partitions`)."""
         import ray
 
         stage_ref, reader_ref = ray.put(stage), ray.put(reader)
-        yield from _bounded(lambda index, part: self._partition_task.remote(
-            stage_ref, index, part, reader_ref), parts)
+        yield from _bounded(
+            lambda index, part: self._partition_task.remote(stage_ref, index, part, reader_ref),
+            parts,
+        )
 
     def close(self) -> None:
         shutdown()

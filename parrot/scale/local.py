@@ -34,19 +34,32 @@ class LocalCluster:
         log = self.temp_dir / f"node{len(self.nodes)}.log"
         env = {**os.environ, "RAY_USAGE_STATS_ENABLED": "0"}
         with log.open("wb") as out:
-            proc = subprocess.Popen([sys.executable, "-m", "ray.scripts.scripts", "start",
-                                     "--block", "--disable-usage-stats",
-                                     "--object-store-memory", str(80 * 2**20), *args],
-                                    stdout=out, stderr=subprocess.STDOUT, env=env,
-                                    start_new_session=True)
+            proc = subprocess.Popen(
+                [
+                    sys.executable,
+                    "-m",
+                    "ray.scripts.scripts",
+                    "start",
+                    "--block",
+                    "--disable-usage-stats",
+                    "--object-store-memory",
+                    str(80 * 2**20),
+                    *args,
+                ],
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                env=env,
+                start_new_session=True,
+            )
         self.nodes.append(proc)
         self.logs.append(log)
         deadline = time.monotonic() + NODE_START_SECONDS
         while UP not in log.read_text(errors="replace"):
             if proc.poll() is not None or time.monotonic() > deadline:
                 self.stop()
-                raise RuntimeError("ray node did not start: "
-                                   f"{log.read_text(errors='replace')[-2000:]}")
+                raise RuntimeError(
+                    f"ray node did not start: {log.read_text(errors='replace')[-2000:]}"
+                )
             time.sleep(0.5)
 
     def add_worker(self) -> None:
@@ -77,7 +90,16 @@ def start_head(temp_dir: Path) -> LocalCluster:
     """A head node with no CPUs (work goes to the workers :meth:`LocalCluster.add_worker` adds)."""
     gcs_port, client_port = free_port(), free_port()
     cluster = LocalCluster(f"127.0.0.1:{gcs_port}", f"ray://127.0.0.1:{client_port}", temp_dir)
-    cluster.start_node("--head", "--port", str(gcs_port), "--num-cpus", "0",
-                       "--ray-client-server-port", str(client_port),
-                       "--include-dashboard=false", "--temp-dir", str(temp_dir / "ray"))
+    cluster.start_node(
+        "--head",
+        "--port",
+        str(gcs_port),
+        "--num-cpus",
+        "0",
+        "--ray-client-server-port",
+        str(client_port),
+        "--include-dashboard=false",
+        "--temp-dir",
+        str(temp_dir / "ray"),
+    )
     return cluster

@@ -45,8 +45,10 @@ def split(paths: Sequence[Path], size: int = PARTITION_BYTES) -> list[Partition]
     parts = []
     for path in paths:
         total = os.path.getsize(path)
-        parts += [Partition(str(Path(path).resolve()), start, min(start + size, total))
-                  for start in range(0, total, size)]
+        parts += [
+            Partition(str(Path(path).resolve()), start, min(start + size, total))
+            for start in range(0, total, size)
+        ]
     return parts
 
 
@@ -69,8 +71,9 @@ def read_records(part: Partition, reader: RowReader) -> list[Record]:
     return [r for r in (reader(row, path) for row in read_rows(part)) if r is not None]
 
 
-def map_partition(stage: Stage, index: int, part: Partition,
-                  reader: RowReader) -> tuple[int, Batch, int]:
+def map_partition(
+    stage: Stage, index: int, part: Partition, reader: RowReader
+) -> tuple[int, Batch, int]:
     """One partition read and run through ``stage.map``: (index, batch, records read)."""
     records = read_records(part, reader)
     return index, stage.map(records), len(records)
@@ -80,15 +83,21 @@ class PartitionExecutor(Executor):
     """An executor that also reads corpus partitions where it runs (the Ray executor)."""
 
     @abc.abstractmethod
-    def map_partitions(self, stage: Stage, parts: Sequence[Partition],
-                       reader: RowReader) -> Iterator[tuple[int, Batch, int]]:
+    def map_partitions(
+        self, stage: Stage, parts: Sequence[Partition], reader: RowReader
+    ) -> Iterator[tuple[int, Batch, int]]:
         """:func:`map_partition` of every partition, in any order."""
 
 
-def run_partitioned(parts: Sequence[Partition], reader: RowReader, stages: Sequence[Stage],
-                    executor: PartitionExecutor, chunk_size: int, progress: Progress | None = None,
-                    on_stage: Callable[[StageCount], None] | None = None
-                    ) -> tuple[list[Record], list[StageCount], list[dict[str, Any]], int]:
+def run_partitioned(
+    parts: Sequence[Partition],
+    reader: RowReader,
+    stages: Sequence[Stage],
+    executor: PartitionExecutor,
+    chunk_size: int,
+    progress: Progress | None = None,
+    on_stage: Callable[[StageCount], None] | None = None,
+) -> tuple[list[Record], list[StageCount], list[dict[str, Any]], int]:
     """:func:`~parrot.curate.stages.run_pipeline` over a corpus read in partitions on the
     cluster: the first stage's map runs in the reading tasks. Returns what run_pipeline does
     and the number of records read."""
@@ -107,11 +116,17 @@ def run_partitioned(parts: Sequence[Partition], reader: RowReader, stages: Seque
     for index in range(len(parts)):  # corpus order, whatever order partitions came back in
         mapped.extend(results[index])
     out = first.reduce(mapped)
-    count = StageCount(first.name, read, len(out.records), dict(out.dropped.most_common()),
-                       dict(out.notes.most_common()), time.perf_counter() - start,
-                       len(out.routed), dict(out.details.most_common()))
+    count = StageCount(
+        first.name,
+        read,
+        len(out.records),
+        dict(out.dropped.most_common()),
+        dict(out.notes.most_common()),
+        time.perf_counter() - start,
+        len(out.routed),
+        dict(out.details.most_common()),
+    )
     if on_stage is not None:
         on_stage(count)
-    kept, funnel, routed = run_pipeline(out.records, rest, executor, chunk_size, progress,
-                                        on_stage)
+    kept, funnel, routed = run_pipeline(out.records, rest, executor, chunk_size, progress, on_stage)
     return kept, [count, *funnel], [*out.routed, *routed], read

@@ -154,10 +154,16 @@ class StageCount:
         return self.records_in / self.seconds if self.seconds > 0 else float("inf")
 
     def to_json(self) -> dict[str, Any]:
-        return {"stage": self.stage, "in": self.records_in, "out": self.records_out,
-                "dropped": self.dropped, "dropped_details": self.details, "notes": self.notes,
-                "routed_to_review": self.routed,
-                "seconds": round(self.seconds, 3)}
+        return {
+            "stage": self.stage,
+            "in": self.records_in,
+            "out": self.records_out,
+            "dropped": self.dropped,
+            "dropped_details": self.details,
+            "notes": self.notes,
+            "routed_to_review": self.routed,
+            "seconds": round(self.seconds, 3),
+        }
 
 
 Progress = Callable[[str, int, int], None]  # (stage, done, total)
@@ -211,12 +217,16 @@ class LocalExecutor(Executor):
 
 
 def chunked(records: list[Record], size: int) -> list[list[Record]]:
-    return [records[i:i + size] for i in range(0, len(records), max(1, size))]
+    return [records[i : i + size] for i in range(0, len(records), max(1, size))]
 
 
-def run_stage(stage: Stage, records: list[Record], executor: Executor,
-              chunk_size: int = DEFAULT_CHUNK, progress: Progress | None = None
-              ) -> tuple[Batch, StageCount]:
+def run_stage(
+    stage: Stage,
+    records: list[Record],
+    executor: Executor,
+    chunk_size: int = DEFAULT_CHUNK,
+    progress: Progress | None = None,
+) -> tuple[Batch, StageCount]:
     """Run one stage (map over chunks, then reduce) and count its funnel line."""
     start = time.perf_counter()
     total = len(records)
@@ -235,16 +245,27 @@ def run_stage(stage: Stage, records: list[Record], executor: Executor,
     else:
         mapped = Batch(list(records))
     out = stage.reduce(mapped)
-    count = StageCount(stage.name, total, len(out.records), dict(out.dropped.most_common()),
-                       dict(out.notes.most_common()), time.perf_counter() - start,
-                       len(out.routed), dict(out.details.most_common()))
+    count = StageCount(
+        stage.name,
+        total,
+        len(out.records),
+        dict(out.dropped.most_common()),
+        dict(out.notes.most_common()),
+        time.perf_counter() - start,
+        len(out.routed),
+        dict(out.details.most_common()),
+    )
     return out, count
 
 
-def run_pipeline(records: list[Record], stages: Sequence[Stage], executor: Executor,
-                 chunk_size: int = DEFAULT_CHUNK, progress: Progress | None = None,
-                 on_stage: Callable[[StageCount], None] | None = None
-                 ) -> tuple[list[Record], list[StageCount], list[dict[str, Any]]]:
+def run_pipeline(
+    records: list[Record],
+    stages: Sequence[Stage],
+    executor: Executor,
+    chunk_size: int = DEFAULT_CHUNK,
+    progress: Progress | None = None,
+    on_stage: Callable[[StageCount], None] | None = None,
+) -> tuple[list[Record], list[StageCount], list[dict[str, Any]]]:
     """Run ``stages`` in order; returns the surviving records, the funnel and the review queue."""
     funnel: list[StageCount] = []
     routed: list[dict[str, Any]] = []

@@ -17,11 +17,16 @@ def _is_server(obj: object) -> bool:
 # dialect -> "module:Class", imported only when used; other packages add servers through the
 # ``parrot.servers`` entry-point group
 SERVERS: Registry[type[Server]] = Registry(
-    "server", group="parrot.servers", check=_is_server, expects="a Server class",
-    error=ServerError, builtin={
+    "server",
+    group="parrot.servers",
+    check=_is_server,
+    expects="a Server class",
+    error=ServerError,
+    builtin={
         "postgres": "parrot.servers.postgres:PostgresServer",
         "mysql": "parrot.servers.mariadb:MariaDBServer",
-    })
+    },
+)
 
 
 def server_for(name: str) -> Server:
@@ -31,8 +36,9 @@ def server_for(name: str) -> Server:
     except dialects.UnknownDialectError:
         key = name
     if key not in SERVERS:
-        raise ServerError(f"parrot manages no {name!r} server "
-                          f"(managed: {', '.join(sorted(SERVERS))})")
+        raise ServerError(
+            f"parrot manages no {name!r} server (managed: {', '.join(sorted(SERVERS))})"
+        )
     return SERVERS.get(key)()
 
 
@@ -49,5 +55,12 @@ def stopping_started() -> Iterator[None]:
                 server_for(dialect).stop()
 
 
-__all__ = ["SERVERS", "Server", "ServerError", "ServerState", "cache_dir", "server_for",
-           "stopping_started"]
+__all__ = [
+    "SERVERS",
+    "Server",
+    "ServerError",
+    "ServerState",
+    "cache_dir",
+    "server_for",
+    "stopping_started",
+]

@@ -78,8 +78,9 @@ def _gone(procs: list[psutil.Process], seconds: float) -> list[psutil.Process]:
         psutil.wait_procs(alive, timeout=min(0.05, max(0.0, deadline - time.monotonic())))
 
 
-def stop_processes(pids: list[int], asks: tuple[tuple[int, float], ...] = ((15, 20.0),),
-                   kill_wait: float = 5.0) -> list[int]:
+def stop_processes(
+    pids: list[int], asks: tuple[tuple[int, float], ...] = ((15, 20.0),), kill_wait: float = 5.0
+) -> list[int]:
     """Stop ``pids``: each ``(signal number, seconds)`` of ``asks`` in turn (a polite stop,
     default SIGTERM for 20 s), then kill and wait ``kill_wait``; the pids still running."""
     procs = []
@@ -204,7 +205,8 @@ class Server(abc.ABC):
             for warning in state.isolation:
                 print(f"parrot: WARNING: {self.dialect} server: {warning}", file=sys.stderr)
             state = dataclasses.replace(
-                state, label=f"{state.label} [NOT ISOLATED: {'; '.join(state.isolation)}]")
+                state, label=f"{state.label} [NOT ISOLATED: {'; '.join(state.isolation)}]"
+            )
         state = dataclasses.replace(state, owner=owner)
         self.root.mkdir(parents=True, exist_ok=True)
         tmp = self.state_path.with_suffix(".tmp")
@@ -232,9 +234,18 @@ class Server(abc.ABC):
         """Start a watchdog that stops this server once ``owner`` (this process) has ended,
         however it ended (:mod:`parrot.servers.watchdog`)."""
         watchdog = subprocess.Popen(
-            [sys.executable, "-m", "parrot.servers.watchdog", self.dialect, str(owner),
-             str(self.root.parent)],
-            stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, start_new_session=True)
+            [
+                sys.executable,
+                "-m",
+                "parrot.servers.watchdog",
+                self.dialect,
+                str(owner),
+                str(self.root.parent),
+            ],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.DEVNULL,
+            start_new_session=True,
+        )
         _WATCHDOGS.append(watchdog)  # its stdin stays open for as long as this process lives
 
     def stop(self) -> bool:

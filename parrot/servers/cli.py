@@ -24,7 +24,7 @@ ACTIONS = {  # action -> its help
     "up": "start the named servers (default: every managed server this machine can run)",
     "down": "stop the named servers and delete their throwaway data (default: all)",
     "status": "list every engine: in-process ones with their versions, servers with version, "
-              "port, data directory and uptime, engines reached by URL, and why any is absent",
+    "port, data directory and uptime, engines reached by URL, and why any is absent",
 }
 
 
@@ -35,14 +35,16 @@ def build_parser() -> argparse.ArgumentParser:
 
 def configure(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
     """Fill ``parser`` with the engines actions (also ``parrot engines``'s subparser)."""
-    cli.configure(parser, engines,
-                  "Start, stop and list the database servers parrot runs locally.")
-    actions = parser.add_subparsers(title="actions", dest="action", metavar="ACTION",
-                                    required=True)
+    cli.configure(parser, engines, "Start, stop and list the database servers parrot runs locally.")
+    actions = parser.add_subparsers(title="actions", dest="action", metavar="ACTION", required=True)
     for action, text in ACTIONS.items():
         sub = cli.configure(actions.add_parser(action, help=text, description=text), engines)
-        sub.add_argument("names", nargs="*", metavar="NAME",
-                         help=f"servers (default: all of {', '.join(sorted(SERVERS))})")
+        sub.add_argument(
+            "names",
+            nargs="*",
+            metavar="NAME",
+            help=f"servers (default: all of {', '.join(sorted(SERVERS))})",
+        )
     return parser
 
 
@@ -63,8 +65,11 @@ def _engine_status(name: str) -> str | None:
         if cls.dialect in SERVERS:
             return None
         url = url_from_env(cls.dialect)
-        return (f"{name:<18} by URL      " + (redact_url(url) if url else
-                f"none set (--engine {cls.dialect}=URL or PARROT_{cls.dialect.upper()}_URL)"))
+        return f"{name:<18} by URL      " + (
+            redact_url(url)
+            if url
+            else f"none set (--engine {cls.dialect}=URL or PARROT_{cls.dialect.upper()}_URL)"
+        )
     why = cls.available()
     if why is None:
         try:
@@ -106,25 +111,37 @@ def engines(args: argparse.Namespace) -> int:
             state = server.state()
             if state is None:
                 hint = server.available()
-                print(f"{server.dialect:<18} absent: {hint}" if hint
-                      else f"{server.dialect:<18} down")
+                print(
+                    f"{server.dialect:<18} absent: {hint}" if hint else f"{server.dialect:<18} down"
+                )
             else:
-                print(f"{server.dialect:<18} up          {state.label}  at {state.address}  "
-                      f"pid {state.pid}  data {state.data_dir}  uptime {_uptime(state.uptime)}"
-                      + _orphan_note(state.owner))
+                print(
+                    f"{server.dialect:<18} up          {state.label}  at {state.address}  "
+                    f"pid {state.pid}  data {state.data_dir}  uptime {_uptime(state.uptime)}"
+                    + _orphan_note(state.owner)
+                )
         return 0
     for server in servers:
         try:
             if args.action == "up":
                 state = server.start()
-                print(f"{server.dialect}: up — {state.label} at {state.address} "
-                      f"(data {state.data_dir})")
+                print(
+                    f"{server.dialect}: up — {state.label} at {state.address} "
+                    f"(data {state.data_dir})"
+                )
             else:
                 orphaned = server.stop_orphan()
                 stopped = orphaned is not None or server.stop()
-                print(f"{server.dialect}: " + (
-                    f"stopped (left running by run {orphaned}, which crashed)" if orphaned
-                    else "stopped" if stopped else "was not running"))
+                print(
+                    f"{server.dialect}: "
+                    + (
+                        f"stopped (left running by run {orphaned}, which crashed)"
+                        if orphaned
+                        else "stopped"
+                        if stopped
+                        else "was not running"
+                    )
+                )
         except ServerError as exc:
             print(f"{server.dialect}: error: {exc}", file=sys.stderr)
             failed = True

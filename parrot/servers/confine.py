@@ -50,8 +50,7 @@ class Spec:
 
 def command(spec: Spec, argv: list[str]) -> list[str]:
     """The command line that runs ``argv`` confined by ``spec``."""
-    return [sys.executable, "-m", "parrot.servers.confine", json.dumps(asdict(spec)), "--",
-            *argv]
+    return [sys.executable, "-m", "parrot.servers.confine", json.dumps(asdict(spec)), "--", *argv]
 
 
 def environ(env: dict[str, str]) -> dict[str, str]:
@@ -63,11 +62,14 @@ def environ(env: dict[str, str]) -> dict[str, str]:
 def network_namespace_refused() -> str | None:
     """Why this kernel refuses a network namespace to parrot's servers, or None if it grants
     one (tried in a short-lived child process)."""
-    probe = ("import ctypes, os, sys; libc = ctypes.CDLL(None, use_errno=True); "
-             f"sys.exit(0 if libc.unshare({worker._CLONE_NEWNET}) == 0 else "
-             "print(os.strerror(ctypes.get_errno())) or 1)")
-    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
-                          timeout=60, check=False)
+    probe = (
+        "import ctypes, os, sys; libc = ctypes.CDLL(None, use_errno=True); "
+        f"sys.exit(0 if libc.unshare({worker._CLONE_NEWNET}) == 0 else "
+        "print(os.strerror(ctypes.get_errno())) or 1)"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, timeout=60, check=False
+    )
     return None if done.returncode == 0 else (done.stdout.strip() or done.stderr.strip()[-200:])
 
 
@@ -77,12 +79,15 @@ def confine(spec: Spec) -> list[str]:
     libc = worker._libc()
     networked = libc.unshare(worker._CLONE_NEWNET) != 0
     if networked:
-        warnings.append(f"no network namespace ({os.strerror(ctypes.get_errno())}): listens on "
-                        "127.0.0.1")
-    readable = sorted({*spec.readable, *worker._readable_paths(), *SERVER_READABLE,
-                       *worker.PROC_SHARED})
-    worker._landlock(libc, spec.writable, readable, deny_tcp=networked, warnings=warnings,
-                     tcp_bind=spec.port)
+        warnings.append(
+            f"no network namespace ({os.strerror(ctypes.get_errno())}): listens on 127.0.0.1"
+        )
+    readable = sorted(
+        {*spec.readable, *worker._readable_paths(), *SERVER_READABLE, *worker.PROC_SHARED}
+    )
+    worker._landlock(
+        libc, spec.writable, readable, deny_tcp=networked, warnings=warnings, tcp_bind=spec.port
+    )
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
     if spec.gid is not None:
         os.setgroups([])

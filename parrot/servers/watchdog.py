@@ -29,12 +29,13 @@ def main(argv: list[str]) -> int:
     try:
         stopped = server.stop_orphan()
     except ServerError as exc:
-        print(f"parrot: the {dialect} server of run {owner} did not stop: {exc}",
-              file=sys.stderr)
+        print(f"parrot: the {dialect} server of run {owner} did not stop: {exc}", file=sys.stderr)
         return 1
     if stopped == owner:
-        print(f"parrot: stopped the {dialect} server of run {owner}, which ended without "
-              "stopping it", file=sys.stderr)
+        print(
+            f"parrot: stopped the {dialect} server of run {owner}, which ended without stopping it",
+            file=sys.stderr,
+        )
     return 0
 
 

@@ -111,8 +111,7 @@ class _Row:
     keys: list[tuple[_V, bool, bool]] = field(default_factory=list)
 
 
-_COLUMN_KIND = {"integer": "int", "bigint": "int", "double": "real", "date": "date",
-                "text": "text"}
+_COLUMN_KIND = {"integer": "int", "bigint": "int", "double": "real", "date": "date", "text": "text"}
 
 
 def _kind_of(ptype: str) -> str:
@@ -186,8 +185,12 @@ class _Db:
         raw = z3.Int(name)
         keyed = col.name in self.tables[table].primary_key
         null = z3.Bool("n|" + name) if col.nullable and not keyed else z3.BoolVal(False)
-        lo, hi = {"int": self.ints, "real": (self.ints[0] * 4, self.ints[1] * 4),
-                  "text": (0, len(self.domain) - 1), "date": (0, _DATE_HI)}[kind]
+        lo, hi = {
+            "int": self.ints,
+            "real": (self.ints[0] * 4, self.ints[1] * 4),
+            "text": (0, len(self.domain) - 1),
+            "date": (0, _DATE_HI),
+        }[kind]
         self.constraints.append(z3.And(raw >= lo, raw <= hi))
         val = z3.ToReal(raw) / _step(col.type) if kind == "real" else raw
         self.cells[key] = _V(kind, val, null)
@@ -201,10 +204,14 @@ class _Db:
                 continue
             for i in range(self.k):
                 for j in range(i + 1, self.k):
-                    same = [self.cells[(table, i, c)].val == self.cells[(table, j, c)].val
-                            for c in pk]
-                    self.constraints.append(z3.Implies(
-                        z3.And(self.row(table, i), self.row(table, j)), z3.Not(z3.And(*same))))
+                    same = [
+                        self.cells[(table, i, c)].val == self.cells[(table, j, c)].val for c in pk
+                    ]
+                    self.constraints.append(
+                        z3.Implies(
+                            z3.And(self.row(table, i), self.row(table, j)), z3.Not(z3.And(*same))
+                        )
+                    )
 
 
 Ctx = dict[str, tuple[str, int | None]]  # alias -> (table, row or None: NULL-extended)
@@ -222,11 +229,16 @@ class _Group:
 class _Eval:
     """Evaluates expressions of one query over the symbolic database."""
 
-    def __init__(self, db: _Db, q: _Query, dialect: str, scope: dict[str, str] | None = None,
-                 outer: Ctx | None = None):
+    def __init__(
+        self,
+        db: _Db,
+        q: _Query,
+        dialect: str,
+        scope: dict[str, str] | None = None,
+        outer: Ctx | None = None,
+    ):
         self.db, self.q, self.dialect = db, q, dialect
-        self.aliases = {e.alias.lower(): e.this for e in q.tree.selects
-                        if isinstance(e, exp.Alias)}
+        self.aliases = {e.alias.lower(): e.this for e in q.tree.selects if isinstance(e, exp.Alias)}
         self.outer = outer  # the enclosing queries' row, for a correlated subquery
         self.scope = dict(scope or {})  # CTE name -> its derived relation's key
         for name, cq, names in q.ctes:  # each CTE sees the ones before it
@@ -243,8 +255,15 @@ class _Eval:
     def sources(self) -> list[tuple[str, str]]:
         """(alias, table) of the FROM clause, CTEs and derived tables as their relations."""
         if self._sources is None:
-            self._sources = [(alias, self.derive(alias, src, None) if isinstance(src, _Query)
-                              else self.scope.get(src, src)) for alias, src in self.q.slots]
+            self._sources = [
+                (
+                    alias,
+                    self.derive(alias, src, None)
+                    if isinstance(src, _Query)
+                    else self.scope.get(src, src),
+                )
+                for alias, src in self.q.slots
+            ]
         return self._sources
 
     def sub(self, node: exp.Expr, ctx: Ctx | _Group) -> list[_Row]:
@@ -258,8 +277,11 @@ class _Eval:
 
     def column(self, node: exp.Column, ctx: Ctx) -> _V:
         name, qual = node.name.lower(), node.table.lower()
-        hits = [a for a, (t, _) in ctx.items()
-                if (a == qual if qual else True) and name in self.db.columns(t)]
+        hits = [
+            a
+            for a, (t, _) in ctx.items()
+            if (a == qual if qual else True) and name in self.db.columns(t)
+        ]
         if not hits and self.outer and ctx is not self.outer:
             return self.column(node, self.outer)
         if len(hits) != 1:
@@ -281,8 +303,10 @@ class _Eval:
             if not isinstance(ctx, _Group):
                 raise _Unsupported("aggregate outside SELECT / HAVING / ORDER BY")
             if isinstance(node, exp.Filter):  # AGG(...) FILTER (WHERE c): the rows where c
-                members = [(z3.And(m, _truth(self.truth(node.expression.this, c))), c)
-                           for m, c in ctx.members]
+                members = [
+                    (z3.And(m, _truth(self.truth(node.expression.this, c))), c)
+                    for m, c in ctx.members
+                ]
                 return self.aggregate(node.this, _Group(ctx.leader, members, ctx.keys))
             return self.aggregate(node, ctx)
         if isinstance(node, exp.Column):
@@ -315,11 +339,16 @@ class _Eval:
         yields several rows (an error on PostgreSQL and DuckDB) are left out, a restriction."""
         rows = self.sub(node.this, ctx)
         q = _parts(node.this)
-        if not (not q.union and _grouped(q) and not q.tree.args.get("group")
-                and not q.tree.args.get("having")):  # an aggregate: always one row
+        if not (
+            not q.union
+            and _grouped(q)
+            and not q.tree.args.get("group")
+            and not q.tree.args.get("having")
+        ):  # an aggregate: always one row
             self.db.restricted = True
             self.db.constraints.append(
-                z3.Sum([z3.IntVal(0), *[z3.If(r.present, 1, 0) for r in rows]]) <= 1)
+                z3.Sum([z3.IntVal(0), *[z3.If(r.present, 1, 0) for r in rows]]) <= 1
+            )
         return _choose([(r.present, r.values[0]) for r in rows], _V("null", z3.IntVal(0), _T))
 
     def grouped(self, node: exp.Column, g: _Group) -> bool:
@@ -331,12 +360,14 @@ class _Eval:
         if self.dialect == "duckdb":
             return False
         alias = node.table.lower() or next(
-            (a for a, (t, _) in g.leader.items() if node.name.lower() in self.db.columns(t)), "")
+            (a for a, (t, _) in g.leader.items() if node.name.lower() in self.db.columns(t)), ""
+        )
         if alias not in g.leader or g.leader[alias][0] not in self.db.tables:
             return False
         pk = [c.lower() for c in self.db.tables[g.leader[alias][0]].primary_key]
-        return bool(pk) and all(f"{alias}.{c}" in g.keys or (len(g.leader) == 1 and c in g.keys)
-                                for c in pk)
+        return bool(pk) and all(
+            f"{alias}.{c}" in g.keys or (len(g.leader) == 1 and c in g.keys) for c in pk
+        )
 
     def number(self, node: exp.Expr, ctx: Ctx | _Group) -> _V:
         v = self.value(node, ctx)
@@ -362,11 +393,12 @@ class _Eval:
             return _choose(branches, _V("null", z3.IntVal(0), _T))
         if node.this is not None:
             raise _Unsupported("CASE x WHEN ... (simple CASE)")
-        branches = [(_truth(self.truth(i.this, ctx)), self.value(i.args["true"], ctx))
-                    for i in node.args.get("ifs") or ()]
+        branches = [
+            (_truth(self.truth(i.this, ctx)), self.value(i.args["true"], ctx))
+            for i in node.args.get("ifs") or ()
+        ]
         default = node.args.get("default")
-        other = (self.value(default, ctx) if default is not None
-                 else _V("null", z3.IntVal(0), _T))
+        other = self.value(default, ctx) if default is not None else _V("null", z3.IntVal(0), _T)
         return _choose(branches, other)
 
     def literal(self, node: exp.Literal) -> _V:
@@ -391,8 +423,10 @@ class _Eval:
             return _V("bool", self.value(node.this, ctx).null, _F)
         if isinstance(node, exp.Between):
             x = node.this
-            return _and(self.truth(exp.GTE(this=x, expression=node.args["low"]), ctx),
-                        self.truth(exp.LTE(this=x, expression=node.args["high"]), ctx))
+            return _and(
+                self.truth(exp.GTE(this=x, expression=node.args["low"]), ctx),
+                self.truth(exp.LTE(this=x, expression=node.args["high"]), ctx),
+            )
         if isinstance(node, exp.Exists):
             return _V("bool", z3.Or(_F, *[r.present for r in self.sub(node.this, ctx)]), _F)
         if isinstance(node, exp.In) and node.args.get("query") is not None:
@@ -407,8 +441,9 @@ class _Eval:
                 raise _Unsupported("IN over UNNEST")
             out = _V("bool", _F, _F)
             for e in node.expressions:
-                out = _not(_and(_not(out), _not(self.truth(exp.EQ(this=node.this,
-                                                                   expression=e), ctx))))
+                out = _not(
+                    _and(_not(out), _not(self.truth(exp.EQ(this=node.this, expression=e), ctx)))
+                )
             return out
         if isinstance(node, exp.Like):
             return self.like(node, ctx)
@@ -417,14 +452,18 @@ class _Eval:
         op = _OPS.get(type(node))
         if op is None:
             raise _Unsupported(type(node).__name__)
-        a, b = self.affinity(self.value(node.this, ctx), self.value(node.expression, ctx),
-                             (node.this, node.expression))
+        a, b = self.affinity(
+            self.value(node.this, ctx),
+            self.value(node.expression, ctx),
+            (node.this, node.expression),
+        )
         if op not in ("=", "<>"):
             self.ordered(a)
         return _compare(op, a, b)
 
-    def affinity(self, a: _V, b: _V, nodes: tuple[exp.Expr, exp.Expr] | None = None
-                 ) -> tuple[_V, _V]:
+    def affinity(
+        self, a: _V, b: _V, nodes: tuple[exp.Expr, exp.Expr] | None = None
+    ) -> tuple[_V, _V]:
         """A string literal compared with a number: SQLite gives it a numeric column's
         affinity (``int_col = '5'`` compares 5; with an expression, no conversion), DuckDB and
         PostgreSQL cast it to the number's type. SQLite compares a text value with an integer
@@ -440,11 +479,15 @@ class _Eval:
         text = _V("text", z3.IntVal(self.db.domain.index(number.lit)), _F, lit=number.lit)
         return (text, b) if a is number else (a, text)
 
-    def numeric_literal(self, a: _V, b: _V, nodes: tuple[exp.Expr, exp.Expr] | None
-                        ) -> tuple[_V, _V] | None:
+    def numeric_literal(
+        self, a: _V, b: _V, nodes: tuple[exp.Expr, exp.Expr] | None
+    ) -> tuple[_V, _V] | None:
         """(a, b) with a numeric string literal as the number it converts to, or None."""
-        if nodes is None or not {a.kind, b.kind} & {"int", "real"} or "text" not in (a.kind,
-                                                                                   b.kind):
+        if (
+            nodes is None
+            or not {a.kind, b.kind} & {"int", "real"}
+            or "text" not in (a.kind, b.kind)
+        ):
             return None
         text, number = (a, b) if a.kind == "text" else (b, a)
         text_node, number_node = nodes if text is a else nodes[::-1]
@@ -474,11 +517,14 @@ class _Eval:
         v = self.value(node.this, ctx)
         if v.kind != "text":
             raise _Unsupported("LIKE on a non-text value")
-        regex = "".join(".*" if t == "%" else "." if t == "_" else re.escape(t[1])
-                        for t in _like_tokens(pattern.this, _escape_of(node)))
+        regex = "".join(
+            ".*" if t == "%" else "." if t == "_" else re.escape(t[1])
+            for t in _like_tokens(pattern.this, _escape_of(node))
+        )
         flags = re.IGNORECASE if self.dialect == "sqlite" else 0
-        hits = [i for i, s in enumerate(self.db.domain)
-                if re.fullmatch(regex, s, flags | re.DOTALL)]
+        hits = [
+            i for i, s in enumerate(self.db.domain) if re.fullmatch(regex, s, flags | re.DOTALL)
+        ]
         return _V("bool", z3.Or(_F, *[v.val == i for i in hits]), v.null)
 
     def aggregate(self, node: exp.AggFunc, g: _Group) -> _V:
@@ -490,16 +536,18 @@ class _Eval:
                 raise _Unsupported("aggregate over several DISTINCT expressions")
             arg = arg.expressions[0]
         if name == "COUNTIF":  # DuckDB's COUNT_IF(condition)
-            return _fold("COUNT", [(z3.And(m, _truth(self.truth(arg, c))), _V("int", _T, _F))
-                                   for m, c in g.members])
+            return _fold(
+                "COUNT",
+                [(z3.And(m, _truth(self.truth(arg, c))), _V("int", _T, _F)) for m, c in g.members],
+            )
         if name not in ("COUNT", "SUM", "MIN", "MAX", "AVG") or (
-                name != "COUNT" and isinstance(arg, exp.Star)):
+            name != "COUNT" and isinstance(arg, exp.Star)
+        ):
             raise _Unsupported(f"aggregate {name}")
         if node.args.get("expressions") or (name == "COUNT" and node.expressions):
             raise _Unsupported(f"{name} with several arguments")
         if isinstance(arg, exp.Star):
-            return _V("int", z3.Sum([z3.IntVal(0), *[z3.If(m, 1, 0) for m, _ in g.members]]),
-                      _F)
+            return _V("int", z3.Sum([z3.IntVal(0), *[z3.If(m, 1, 0) for m, _ in g.members]]), _F)
         vals = [(m, self.value(arg, c)) for m, c in g.members]
         if name in ("MIN", "MAX") or distinct:
             self.ordered(vals[0][1] if vals else None)
@@ -507,15 +555,21 @@ class _Eval:
         for i, (m, v) in enumerate(vals):
             here = z3.And(m, z3.Not(v.null))
             if distinct:
-                here = z3.And(here, *[z3.Not(z3.And(m2, z3.Not(v2.null), _eq(v2, v)))
-                                      for m2, v2 in vals[:i]])
+                here = z3.And(
+                    here, *[z3.Not(z3.And(m2, z3.Not(v2.null), _eq(v2, v))) for m2, v2 in vals[:i]]
+                )
             taken.append((here, v))
         return _fold(name, taken)
 
 
-_OPS: dict[type[exp.Expr], str] = {exp.EQ: "=", exp.NEQ: "<>", exp.LT: "<", exp.LTE: "<=",
-                                   exp.GT: ">", exp.GTE: ">="}
-
+_OPS: dict[type[exp.Expr], str] = {
+    exp.EQ: "=",
+    exp.NEQ: "<>",
+    exp.LT: "<",
+    exp.LTE: "<=",
+    exp.GT: ">",
+    exp.GTE: ">=",
+}
 
 
 def _tuples(ev: _Eval) -> list[tuple[Any, Ctx]]:
@@ -523,8 +577,9 @@ def _tuples(ev: _Eval) -> list[tuple[Any, Ctx]]:
     q, db = ev.q, ev.db
     sources = ev.sources()
     alias0, table0 = sources[0]
-    rows: list[tuple[Any, Ctx]] = [(db.row(table0, i), {alias0: (table0, i)})
-                                   for i in range(db.size(table0))]
+    rows: list[tuple[Any, Ctx]] = [
+        (db.row(table0, i), {alias0: (table0, i)}) for i in range(db.size(table0))
+    ]
     if len({a for a, _ in sources}) != len(sources):
         raise _Unsupported("a FROM alias used twice")
     for (alias, table), (kind, on) in zip(sources[1:], q.joins, strict=True):
@@ -535,8 +590,7 @@ def _tuples(ev: _Eval) -> list[tuple[Any, Ctx]]:
             matches = []
             for j in range(db.size(table)):
                 c = {**ctx, alias: (table, j)}
-                hit = z3.And(p, db.row(table, j),
-                             _truth(ev.truth(on, c)) if on is not None else _T)
+                hit = z3.And(p, db.row(table, j), _truth(ev.truth(on, c)) if on is not None else _T)
                 matches.append(hit)
                 if kind in ("inner", "left"):
                     out.append((hit, c))
@@ -574,22 +628,30 @@ def _groups(ev: _Eval, rows: list[tuple[Any, Ctx]]) -> list[tuple[Any, _Group]]:
     GROUP BY, one group of every row, always present)."""
     group = ev.q.tree.args.get("group")
     exprs = list(group.expressions) if group else []
-    if group and (group.args.get("rollup") or group.args.get("cube")
-                  or group.args.get("grouping_sets")):
+    if group and (
+        group.args.get("rollup") or group.args.get("cube") or group.args.get("grouping_sets")
+    ):
         raise _Unsupported("ROLLUP / CUBE / GROUPING SETS")
-    exprs = [ev.aliases.get(e.name.lower(), e) if isinstance(e, exp.Column) and not e.table
-             and e.name.lower() not in _all_columns(ev) else e for e in exprs]
+    exprs = [
+        ev.aliases.get(e.name.lower(), e)
+        if isinstance(e, exp.Column) and not e.table and e.name.lower() not in _all_columns(ev)
+        else e
+        for e in exprs
+    ]
     if any(isinstance(e, exp.Literal) for e in exprs):
         raise _Unsupported("GROUP BY position")
-    names = [e.sql().lower() for e in exprs] + [e.name.lower() for e in exprs
-                                                  if isinstance(e, exp.Column)]
+    names = [e.sql().lower() for e in exprs] + [
+        e.name.lower() for e in exprs if isinstance(e, exp.Column)
+    ]
     if not exprs:
         return [(_T, _Group(rows[0][1] if rows else {}, rows, names))]
     keys = [[ev.value(e, c) for e in exprs] for _, c in rows]
     out = []
     for i, (p, ctx) in enumerate(rows):
-        same = [z3.And(*[_eq(a, b) for a, b in zip(keys[j], keys[i], strict=True)])
-                for j in range(len(rows))]
+        same = [
+            z3.And(*[_eq(a, b) for a, b in zip(keys[j], keys[i], strict=True)])
+            for j in range(len(rows))
+        ]
         first = z3.And(p, *[z3.Not(z3.And(rows[j][0], same[j])) for j in range(i)])
         members = [(z3.And(rows[j][0], same[j]), rows[j][1]) for j in range(len(rows))]
         out.append((first, _Group(ctx, members, names)))
@@ -603,8 +665,9 @@ def _all_columns(ev: _Eval) -> set[str]:
 def _projection(ev: _Eval, ctx: Ctx | _Group) -> list[_V]:
     out: list[_V] = []
     for e in ev.q.tree.expressions:
-        star = isinstance(e, exp.Star) or (isinstance(e, exp.Column)
-                                           and isinstance(e.this, exp.Star))
+        star = isinstance(e, exp.Star) or (
+            isinstance(e, exp.Column) and isinstance(e.this, exp.Star)
+        )
         if not star:
             out.append(ev.value(e, ctx))
             continue
@@ -664,14 +727,17 @@ def _union_keys(ev: _Eval, rows: list[_Row]) -> list[_Row]:
         node = o.this
         if isinstance(node, exp.Literal) and node.is_int and 1 <= int(node.this) <= len(names):
             index = int(node.this) - 1
-        elif (isinstance(node, exp.Column) and not node.table
-              and names.count(node.name.lower()) == 1):
+        elif (
+            isinstance(node, exp.Column) and not node.table and names.count(node.name.lower()) == 1
+        ):
             index = names.index(node.name.lower())
         else:
             raise _Unsupported(f"UNION ordered by {node.sql()}")
         keys.append((index, bool(o.args.get("desc")), bool(o.args.get("nulls_first"))))
-    out = [_Row(r.present, r.values, [(r.values[i], desc, first) for i, desc, first in keys])
-           for r in rows]
+    out = [
+        _Row(r.present, r.values, [(r.values[i], desc, first) for i, desc, first in keys])
+        for r in rows
+    ]
     for r in out[:1]:
         for key, _, _ in r.keys:
             ev.ordered(key)
@@ -701,20 +767,29 @@ def _names(ev: _Eval) -> list[str]:
         if isinstance(e, exp.Star) or (isinstance(e, exp.Column) and isinstance(e.this, exp.Star)):
             qual = e.table.lower() if isinstance(e, exp.Column) else ""
             kinds = ["", *(kind for kind, _ in ev.q.joins)]  # SEMI / ANTI show no columns
-            out += [c for (alias, table), kind in zip(ev.sources(), kinds, strict=True)
-                    if (not qual or qual == alias) and kind not in ("semi", "anti")
-                    for c in ev.db.columns(table)]
+            out += [
+                c
+                for (alias, table), kind in zip(ev.sources(), kinds, strict=True)
+                if (not qual or qual == alias) and kind not in ("semi", "anti")
+                for c in ev.db.columns(table)
+            ]
         else:
-            out.append(e.alias_or_name.lower() if isinstance(e, exp.Alias | exp.Column)
-                       else f"?{i}")
+            out.append(
+                e.alias_or_name.lower() if isinstance(e, exp.Alias | exp.Column) else f"?{i}"
+            )
     return out
 
 
 def _distinct(rows: list[_Row]) -> list[_Row]:
     """Each row present only where no earlier present row equals it."""
-    return [_Row(z3.And(r.present, *[z3.Not(z3.And(s.present, _same(s, r)))
-                                     for s in rows[:i]]), r.values, r.keys)
-            for i, r in enumerate(rows)]
+    return [
+        _Row(
+            z3.And(r.present, *[z3.Not(z3.And(s.present, _same(s, r))) for s in rows[:i]]),
+            r.values,
+            r.keys,
+        )
+        for i, r in enumerate(rows)
+    ]
 
 
 def _same(a: _Row, b: _Row) -> Any:
@@ -739,30 +814,39 @@ def _before(a: _Row, b: _Row) -> Any:
 def _ranked(rows: list[_Row], limit: int | None, constraints: list[Any]) -> list[tuple[Any, Any]]:
     """(kept, position) of each row, with ORDER BY keys distinct among present rows."""
     for i, r in enumerate(rows):
-        for s in rows[i + 1:]:
-            tie = z3.And(_T, *[_eq(x, y) for (x, _, _), (y, _, _) in zip(r.keys, s.keys,
-                                                                          strict=True)])
+        for s in rows[i + 1 :]:
+            tie = z3.And(
+                _T, *[_eq(x, y) for (x, _, _), (y, _, _) in zip(r.keys, s.keys, strict=True)]
+            )
             constraints.append(z3.Not(z3.And(r.present, s.present, tie)))
     out = []
     for r in rows:
-        rank = z3.Sum([z3.IntVal(0), *[z3.If(z3.And(s.present, _before(s, r)), 1, 0)
-                                       for s in rows if s is not r]])
+        rank = z3.Sum(
+            [
+                z3.IntVal(0),
+                *[z3.If(z3.And(s.present, _before(s, r)), 1, 0) for s in rows if s is not r],
+            ]
+        )
         out.append((z3.And(r.present, rank < limit) if limit is not None else r.present, rank))
     return out
 
 
 def _bag_differs(a: list[_Row], b: list[_Row]) -> Any:
     def count(rows: list[_Row], r: _Row) -> Any:
-        return z3.Sum([z3.IntVal(0), *[z3.If(z3.And(s.present, _same(s, r)), 1, 0)
-                                       for s in rows]])
+        return z3.Sum([z3.IntVal(0), *[z3.If(z3.And(s.present, _same(s, r)), 1, 0) for s in rows]])
+
     return z3.Or(_F, *[z3.And(r.present, count(a, r) != count(b, r)) for r in [*a, *b]])
 
 
-def _list_differs(a: list[_Row], b: list[_Row], ka: list[tuple[Any, Any]],
-                  kb: list[tuple[Any, Any]]) -> Any:
+def _list_differs(
+    a: list[_Row], b: list[_Row], ka: list[tuple[Any, Any]], kb: list[tuple[Any, Any]]
+) -> Any:
     size = [z3.Sum([z3.IntVal(0), *[z3.If(k, 1, 0) for k, _ in ks]]) for ks in (ka, kb)]
-    clash = [z3.And(ki, kj, ri == rj, z3.Not(_same(x, y)))
-             for x, (ki, ri) in zip(a, ka, strict=True) for y, (kj, rj) in zip(b, kb, strict=True)]
+    clash = [
+        z3.And(ki, kj, ri == rj, z3.Not(_same(x, y)))
+        for x, (ki, ri) in zip(a, ka, strict=True)
+        for y, (kj, rj) in zip(b, kb, strict=True)
+    ]
     return z3.Or(size[0] != size[1], *clash)
 
 
@@ -775,10 +859,13 @@ def _mode(a: _Query, b: _Query) -> str:
     if not b.order:
         raise _Unsupported("the neighbour drops the ORDER BY (an order-only difference)")
     outputs = {e.sql().lower() for e in a.tree.selects} | {
-        e.alias.lower() for e in a.tree.selects if isinstance(e, exp.Alias)}
+        e.alias.lower() for e in a.tree.selects if isinstance(e, exp.Alias)
+    }
     same = [o.sql().lower() for o in a.order] == [o.sql().lower() for o in b.order]
-    shown = all((isinstance(o.this, exp.Literal) and o.this.is_int)
-                or o.this.sql().lower() in outputs for o in a.order)
+    shown = all(
+        (isinstance(o.this, exp.Literal) and o.this.is_int) or o.this.sql().lower() in outputs
+        for o in a.order
+    )
     if same and shown and a.limit is None and b.limit is None:
         return "bag"  # equal bags sort into equal lists up to ties, which compare as pools
     return "ordered"
@@ -790,8 +877,9 @@ def _differs(a: _Query, b: _Query, db: _Db, dialects: tuple[str, str], mode: str
         _same(ra[0], rb[0])
     if mode == "bag":
         return _bag_differs(ra, rb)
-    return _list_differs(ra, rb, _ranked(ra, a.limit, db.constraints),
-                         _ranked(rb, b.limit, db.constraints))
+    return _list_differs(
+        ra, rb, _ranked(ra, a.limit, db.constraints), _ranked(rb, b.limit, db.constraints)
+    )
 
 
 def _decode(db: _Db, model: Any, fixture: Fixture) -> Fixture:
@@ -807,8 +895,12 @@ def _decode(db: _Db, model: Any, fixture: Fixture) -> Fixture:
         for i in range(db.k):
             if not z3.is_true(model.eval(db.row(name, i), model_completion=True)):
                 continue
-            rows.append([_cell(db, model, name, i, c["name"].lower(), c["type"], len(rows))
-                         for c in table["columns"]])
+            rows.append(
+                [
+                    _cell(db, model, name, i, c["name"].lower(), c["type"], len(rows))
+                    for c in table["columns"]
+                ]
+            )
         table["rows"] = rows
     return fixture_from_json(data)
 
@@ -816,9 +908,15 @@ def _decode(db: _Db, model: Any, fixture: Fixture) -> Fixture:
 def _cell(db: _Db, model: Any, table: str, i: int, column: str, ptype: str, n: int) -> Any:
     v = db.cells.get((table, i, column))
     if v is None:  # not read by either query: a distinct filler
-        filler = {"integer": n + 1, "bigint": n + 1, "double": float(n + 1), "boolean": False,
-                  "text": f"v{n + 1}", "date": (dt.date(2000, 1, 1) + dt.timedelta(n)).isoformat(),
-                  "timestamp": f"2000-01-01 00:00:{n % 60:02d}"}
+        filler = {
+            "integer": n + 1,
+            "bigint": n + 1,
+            "double": float(n + 1),
+            "boolean": False,
+            "text": f"v{n + 1}",
+            "date": (dt.date(2000, 1, 1) + dt.timedelta(n)).isoformat(),
+            "timestamp": f"2000-01-01 00:00:{n % 60:02d}",
+        }
         return filler.get(ptype, n + 1)
     if z3.is_true(model.eval(v.null, model_completion=True)):
         return None
@@ -835,9 +933,17 @@ def _cell(db: _Db, model: Any, table: str, i: int, column: str, ptype: str, n: i
     return number
 
 
-def witness(source_sql: str, neighbour_sql: str, dialect: str, fixture: Fixture,
-            verify: Callable[[Fixture], bool], *, bound: int = DEFAULT_BOUND,
-            timeout_ms: int = DEFAULT_TIMEOUT_MS, target_dialect: str | None = None) -> Outcome:
+def witness(
+    source_sql: str,
+    neighbour_sql: str,
+    dialect: str,
+    fixture: Fixture,
+    verify: Callable[[Fixture], bool],
+    *,
+    bound: int = DEFAULT_BOUND,
+    timeout_ms: int = DEFAULT_TIMEOUT_MS,
+    target_dialect: str | None = None,
+) -> Outcome:
     """A database on which ``neighbour_sql`` differs from ``source_sql`` (over ``fixture``'s
     schema; the source in ``dialect``, the other in ``target_dialect``, default the same),
     tried with 1 .. ``bound`` rows per queried table (a LIMIT n raises the bound to n + 1,
@@ -858,8 +964,10 @@ def witness(source_sql: str, neighbour_sql: str, dialect: str, fixture: Fixture,
         mode = _mode(qa, qb)
         domain = closed_domain(_domain((a, b)), (a, b))
         numbers = _literals((a, b))[1]
-        ints = (min([-_INT_RANGE, *(n - 2 for n in numbers)]),
-                max([_INT_RANGE, *(n + 2 for n in numbers)]))
+        ints = (
+            min([-_INT_RANGE, *(n - 2 for n in numbers)]),
+            max([_INT_RANGE, *(n + 2 for n in numbers)]),
+        )
         limits = [q.limit for q in (qa, qb) if q.limit is not None]
         bound = max([bound, *(min(_MAX_K, n + 1) for n in limits)])  # room past the LIMIT
         restricted = False
@@ -873,25 +981,37 @@ def witness(source_sql: str, neighbour_sql: str, dialect: str, fixture: Fixture,
             solver.add(*db.constraints, differs)
             verdict = solver.check()
             if verdict == z3.unknown:
-                return Unknown(f"z3: {solver.reason_unknown()} at k={k}",
-                               time.process_time() - start)
+                return Unknown(
+                    f"z3: {solver.reason_unknown()} at k={k}", time.process_time() - start
+                )
             if verdict == z3.sat:
                 return _checked(_decode(db, solver.model(), fixture), k, verify, start)
     except _TooLarge as exc:  # smaller k were searched: no proof, no witness
         return Unknown(f"{exc}; no witness with fewer rows", time.process_time() - start)
     except _Unsupported as exc:
         return Unsupported(str(exc))
-    except (FixtureError, z3.Z3Exception, LookupError, TypeError, ValueError,
-            AttributeError, ArithmeticError) as exc:
+    except (
+        FixtureError,
+        z3.Z3Exception,
+        LookupError,
+        TypeError,
+        ValueError,
+        AttributeError,
+        ArithmeticError,
+    ) as exc:
         # a model the fixture refuses, or a construct the encoder misreads: no answer, counted
-        return Unknown(f"encoder: {type(exc).__name__}: {str(exc)[:120]}",
-                       time.process_time() - start)
+        return Unknown(
+            f"encoder: {type(exc).__name__}: {str(exc)[:120]}", time.process_time() - start
+        )
     seconds = time.process_time() - start
     if mode == "ordered" or restricted:
-        return Unknown(f"no witness up to {bound} rows a table among databases without ORDER "
-                       "BY ties" if mode == "ordered" else
-                       f"no witness up to {bound} rows a table among the databases searched "
-                       "(restricted: a nested LIMIT's ties or a scalar subquery's rows)", seconds)
+        return Unknown(
+            f"no witness up to {bound} rows a table among databases without ORDER BY ties"
+            if mode == "ordered"
+            else f"no witness up to {bound} rows a table among the databases searched "
+            "(restricted: a nested LIMIT's ties or a scalar subquery's rows)",
+            seconds,
+        )
     return BoundedEquivalent(bound, seconds)
 
 
@@ -899,8 +1019,9 @@ def _checked(db: Fixture, k: int, verify: Callable[[Fixture], bool], start: floa
     separated = verify(db)
     seconds = time.process_time() - start
     if not separated:
-        return Unknown(f"unverified: the k={k} model does not separate the queries on the "
-                       "engine", seconds)
+        return Unknown(
+            f"unverified: the k={k} model does not separate the queries on the engine", seconds
+        )
     return Killed(db, k, seconds)
 
 
@@ -909,5 +1030,6 @@ def label(outcome: Outcome) -> str:
     unverified, unsupported."""
     if isinstance(outcome, Unknown):
         return "unverified" if outcome.reason.startswith("unverified") else "unknown"
-    return {Killed: "killed", BoundedEquivalent: "bounded-equivalent",
-            Unsupported: "unsupported"}[type(outcome)]
+    return {Killed: "killed", BoundedEquivalent: "bounded-equivalent", Unsupported: "unsupported"}[
+        type(outcome)
+    ]

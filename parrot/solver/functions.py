@@ -59,16 +59,21 @@ def text_function(ev: Any, node: exp.Expr, ctx: Any) -> _V:
         # NULL || x is NULL on the three engines (sqlglot's ``safe`` is about coercing
         # non-text operands, which are outside the fragment)
         a, b = _text(ev.value(node.this, ctx)), _text(ev.value(node.expression, ctx))
-        pairs = [((i, j), domain.index(x + y)) for i, x in enumerate(domain)
-                 for j, y in enumerate(domain) if x + y in domain]
+        pairs = [
+            ((i, j), domain.index(x + y))
+            for i, x in enumerate(domain)
+            for j, y in enumerate(domain)
+            if x + y in domain
+        ]
         val = _table([(z3.And(a.val == i, b.val == j), k) for (i, j), k in pairs])
         return _V("text", val, z3.Or(a.null, b.null))
     v = _text(ev.value(node.this, ctx))
     if isinstance(node, exp.Length):
         return _V("int", _table([(v.val == i, len(s)) for i, s in enumerate(domain)]), v.null)
     fold = str.lower if isinstance(node, exp.Lower) else str.upper
-    return _V("text", _table([(v.val == i, domain.index(fold(s)))
-                              for i, s in enumerate(domain)]), v.null)
+    return _V(
+        "text", _table([(v.val == i, domain.index(fold(s))) for i, s in enumerate(domain)]), v.null
+    )
 
 
 def _text(v: _V) -> _V:
@@ -95,16 +100,28 @@ def _cast(ev: Any, node: exp.Cast, ctx: Any) -> _V:
     to = node.to
     name = to.this.name if isinstance(to, exp.DataType) else ""
     v = ev.value(node.this, ctx)
-    kind = ("int" if name in _INT else "real" if name in _REAL and not to.expressions
-            else "text" if name in _TEXT and not to.expressions else "date" if name == "DATE"
-            else "")
+    kind = (
+        "int"
+        if name in _INT
+        else "real"
+        if name in _REAL and not to.expressions
+        else "text"
+        if name in _TEXT and not to.expressions
+        else "date"
+        if name == "DATE"
+        else ""
+    )
     if not kind:
         raise _Unsupported(f"CAST to {to.sql()}")
     if v.kind == "null":
         return _V(kind, z3.IntVal(0), _T)
     if v.kind == kind or (v.kind, kind) == ("int", "real"):
-        return _V(kind, z3.ToReal(v.val) if v.kind != kind else v.val, v.null,
-                  lit=v.lit if v.kind == kind else "")
+        return _V(
+            kind,
+            z3.ToReal(v.val) if v.kind != kind else v.val,
+            v.null,
+            lit=v.lit if v.kind == kind else "",
+        )
     if (v.kind, kind) == ("text", "date") and v.lit:
         try:
             days = (dt.date.fromisoformat(v.lit) - _EPOCH).days

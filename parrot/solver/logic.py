@@ -30,8 +30,6 @@ class _V:
     lit: str = ""
 
 
-
-
 _T, _F = (z3.BoolVal(True), z3.BoolVal(False)) if z3 is not None else (None, None)
 
 
@@ -46,8 +44,7 @@ def _truth(b: _V) -> Any:
 
 def _and(a: _V, b: _V) -> _V:
     false = z3.Or(z3.And(z3.Not(a.null), z3.Not(a.val)), z3.And(z3.Not(b.null), z3.Not(b.val)))
-    return _V("bool", z3.And(_truth(a), _truth(b)), z3.And(z3.Not(false),
-                                                           z3.Or(a.null, b.null)))
+    return _V("bool", z3.And(_truth(a), _truth(b)), z3.And(z3.Not(false), z3.Or(a.null, b.null)))
 
 
 def _not(a: _V) -> _V:
@@ -79,8 +76,14 @@ def _compare(op: str, a: _V, b: _V) -> _V:
     x, y = _comparable(a, b)
     if a.kind == "bool" and op not in ("=", "<>"):
         raise _Unsupported("ordering booleans")
-    val = {"=": lambda: x == y, "<>": lambda: x != y, "<": lambda: x < y,
-           "<=": lambda: x <= y, ">": lambda: x > y, ">=": lambda: x >= y}[op]()
+    val = {
+        "=": lambda: x == y,
+        "<>": lambda: x != y,
+        "<": lambda: x < y,
+        "<=": lambda: x <= y,
+        ">": lambda: x > y,
+        ">=": lambda: x >= y,
+    }[op]()
     return _V("bool", val, z3.Or(a.null, b.null))
 
 
@@ -127,9 +130,15 @@ def _fold(name: str, taken: list[tuple[Any, _V]]) -> _V:
         total = z3.Sum([_zero(kind), *[z3.If(c, _as(v, kind), _zero(kind)) for c, v in taken]])
         if name == "SUM":
             return _V(kind, total, none)
-        return _V("real", z3.If(none, z3.RealVal(0),
-                                       (z3.ToReal(total) if kind == "int" else total)
-                                       / z3.ToReal(count)), none)
+        return _V(
+            "real",
+            z3.If(
+                none,
+                z3.RealVal(0),
+                (z3.ToReal(total) if kind == "int" else total) / z3.ToReal(count),
+            ),
+            none,
+        )
     cur, empty = _zero(kind), _T
     for c, v in taken:
         x = _as(v, kind)
@@ -137,4 +146,3 @@ def _fold(name: str, taken: list[tuple[Any, _V]]) -> _V:
         take = z3.And(c, z3.Or(empty, better))
         cur, empty = z3.If(take, x, cur), z3.And(empty, z3.Not(c))
     return _V(kind, cur, none)
-

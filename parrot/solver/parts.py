@@ -34,9 +34,15 @@ def parse(sql: str, dialect: str) -> exp.Query:
     """One query's AST (the dialect's splitter counts the statements), or _Unsupported."""
     statements = splitter(dialect).split(sql)
     try:
-        trees = [t for t in sqlglot.parse(statements[0], read=dialect)
-                 if t is not None and not isinstance(t, exp.Semicolon)] \
-            if len(statements) == 1 else []
+        trees = (
+            [
+                t
+                for t in sqlglot.parse(statements[0], read=dialect)
+                if t is not None and not isinstance(t, exp.Semicolon)
+            ]
+            if len(statements) == 1
+            else []
+        )
     except (SqlglotError, RecursionError, ValueError):
         trees = []
     if len(trees) != 1 or not isinstance(trees[0], exp.Query):
@@ -58,8 +64,17 @@ def _parts(tree: exp.Expr) -> _Query:
         return _parts(tree.this)
     if not isinstance(tree, exp.Select):
         raise _Unsupported(f"{type(tree).__name__} (not a SELECT or UNION)")
-    for key in ("windows", "offset", "qualify", "distribute", "sort", "cluster", "into",
-                "laterals", "pivots"):
+    for key in (
+        "windows",
+        "offset",
+        "qualify",
+        "distribute",
+        "sort",
+        "cluster",
+        "into",
+        "laterals",
+        "pivots",
+    ):
         if tree.args.get(key):
             raise _Unsupported(key.rstrip("_").upper())
     if any(isinstance(n, exp.Window) for n in tree.walk()):
@@ -144,15 +159,18 @@ def _domain(trees: Sequence[exp.Expr]) -> list[str]:
     three others."""
     strings, _ = _literals(trees)
     out = set(strings) | {"a", "m", "zz"}
-    out |= {str(int(lit.this)) for tree in trees for lit in tree.find_all(exp.Literal)
-            if lit.is_int}  # SQLite compares text with an integer literal as text
+    out |= {
+        str(int(lit.this)) for tree in trees for lit in tree.find_all(exp.Literal) if lit.is_int
+    }  # SQLite compares text with an integer literal as text
     for tree in trees:
         for like in tree.find_all(exp.Like, exp.ILike):
             pattern = like.expression
             if isinstance(pattern, exp.Literal) and pattern.is_string:
                 tokens = _like_tokens(pattern.this, _escape_of(like))
-                for hit in ("".join({"%": "", "_": "x"}.get(t, t[-1]) for t in tokens),
-                            "".join({"%": "q", "_": "y"}.get(t, t[-1]) for t in tokens)):
+                for hit in (
+                    "".join({"%": "", "_": "x"}.get(t, t[-1]) for t in tokens),
+                    "".join({"%": "q", "_": "y"}.get(t, t[-1]) for t in tokens),
+                ):
                     out |= {hit, hit.swapcase()}  # SQLite's LIKE folds case, the others' not
     return sorted(out)
 

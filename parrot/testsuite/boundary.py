@@ -300,25 +300,33 @@ def query_boundary_data(
     return boundary_rounds(schema, seed=seed, name=name, base=base, dialects=(dialect, *dialects))
 
 
-def _fanout(tables: list[dict[str, Any]], schema: QuerySchema,
-            pattern: tuple[int | str, ...]) -> None:
+def _fanout(
+    tables: list[dict[str, Any]], schema: QuerySchema, pattern: tuple[int | str, ...]
+) -> None:
     """Reshape the references of each join group in ``tables`` as ``pattern`` says (parent
     numbers, "o" an orphan, "n" NULL; :data:`FANOUT`, or :data:`STAIR`: parents referred to 5,
     4, 3, 2, 1 and 1 times): the
     group's parents are its key columns' values (or, without a key in the group, its first
     column's, left as they are); every other column of the group refers to them."""
     by_name = {t["name"]: t for t in tables}
-    columns = [(by_name[table], j, info) for table, cols in schema.tables.items()
-               if table in by_name for j, info in enumerate(cols.values())
-               if info.group is not None]
+    columns = [
+        (by_name[table], j, info)
+        for table, cols in schema.tables.items()
+        if table in by_name
+        for j, info in enumerate(cols.values())
+        if info.group is not None
+    ]
     declared = {info.group for _, _, info in columns if info.unique}
-    parent_of = {id(info): info.unique or (info.observed_unique and info.group not in declared)
-                 for _, _, info in columns}  # keys; else columns unique by observation
+    parent_of = {
+        id(info): info.unique or (info.observed_unique and info.group not in declared)
+        for _, _, info in columns
+    }  # keys; else columns unique by observation
     parents: dict[int, list[Any]] = {}
     for table, j, info in columns:
         if parent_of[id(info)]:
             parents.setdefault(info.group or 0, []).extend(
-                row[j] for row in table["rows"] if row[j] is not None)
+                row[j] for row in table["rows"] if row[j] is not None
+            )
     referring: dict[str, int] = {}  # table -> its columns reshaped so far
     for table, j, info in columns:
         group = info.group or 0
@@ -332,8 +340,14 @@ def _fanout(tables: list[dict[str, Any]], schema: QuerySchema,
         _refer(table, j, info, parents[group], pattern, shift)
 
 
-def _refer(table: dict[str, Any], j: int, info: ColumnInfo, parents: list[Any],
-           pattern: tuple[int | str, ...], shift: int) -> None:
+def _refer(
+    table: dict[str, Any],
+    j: int,
+    info: ColumnInfo,
+    parents: list[Any],
+    pattern: tuple[int | str, ...],
+    shift: int,
+) -> None:
     """Column ``j`` of ``table`` refers to ``parents`` as ``pattern`` says (from its
     ``shift``-th entry)."""
     distinct = list(dict.fromkeys(v for v in (_as(p, info) for p in parents) if v is not None))
@@ -355,8 +369,9 @@ def _refer(table: dict[str, Any], j: int, info: ColumnInfo, parents: list[Any],
 
 def _orphan(parents: list[Any], info: ColumnInfo) -> Any:
     """A value of ``info``'s type that is none of ``parents`` (None when none is found)."""
-    numbers = [int(p) for p in parents if isinstance(p, int) or (isinstance(p, str)
-                                                                 and p.isdigit())]
+    numbers = [
+        int(p) for p in parents if isinstance(p, int) or (isinstance(p, str) and p.isdigit())
+    ]
     if numbers:
         value = max(numbers) + 1
         return str(value) if info.digits or info.type == "text" else value
@@ -385,7 +400,14 @@ def _twins(tables: list[dict[str, Any]], schema: QuerySchema, samples: Samples) 
         infos, keys = list(cols.values()), tuple(table["primary_key"])
         rows: list[list[Any]] = []
         for row in table["rows"][: max(1, len(table["rows"]) // 2)]:
-            twin = _twin(row, [*table["rows"], *rows], infos, keys, samples, table["name"],
-                         keep_observed=True)
+            twin = _twin(
+                row,
+                [*table["rows"], *rows],
+                infos,
+                keys,
+                samples,
+                table["name"],
+                keep_observed=True,
+            )
             rows += [row] if twin is None else [row, twin]
         table["rows"] = rows

@@ -44,12 +44,21 @@ if TYPE_CHECKING:
     from parrot.eval.judge import Judge
     from parrot.testsuite.llm import Datagen
 
-LLM_FLAGS = ("api_base", "temperature", "max_tokens", "request_timeout", "retries", "cache",
-             "no_cache")
+LLM_FLAGS = (
+    "api_base",
+    "temperature",
+    "max_tokens",
+    "request_timeout",
+    "retries",
+    "cache",
+    "no_cache",
+)
 
 
-BUILD = ("Distil a test suite for every source query of DATASET and write it to "
-         "DATASET/suites/ (content-keyed; existing suites are kept unless --force).")
+BUILD = (
+    "Distil a test suite for every source query of DATASET and write it to "
+    "DATASET/suites/ (content-keyed; existing suites are kept unless --force)."
+)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -67,75 +76,173 @@ def configure(p: argparse.ArgumentParser) -> argparse.ArgumentParser:
 
 
 def _build_flags(b: argparse.ArgumentParser) -> None:
+    _size_flags(b)
+    _source_flags(b)
+    _run_flags(b)
+    _datagen_flags(b)
+
+
+def _size_flags(b: argparse.ArgumentParser) -> None:
+    """How many databases a suite keeps and how many candidates it draws."""
     b.add_argument("dataset", metavar="DATASET", help="a dataset name or path")
-    b.add_argument("--max-dbs", type=int, default=DEFAULT_MAX_DBS, metavar="N",
-                   help=f"databases the set cover keeps per suite (default: {DEFAULT_MAX_DBS}; "
-                        "--min-dbs more are kept beyond it)")
-    b.add_argument("--min-dbs", type=int, default=DEFAULT_MIN_DBS, metavar="N",
-                   help="diverse databases kept beyond the cover: boundary ones "
-                        "(duplicate-heavy, join fan-out, ordered, one row, ...) first "
-                        f"(default: {DEFAULT_MIN_DBS})")
-    b.add_argument("--candidates", type=int, default=DEFAULT_CANDIDATES, metavar="N",
-                   help=f"random candidate databases generated per query (default: "
-                        f"{DEFAULT_CANDIDATES}), and boundary ones (duplicate-heavy, join "
-                        "fan-out, ordered, one row, ...: up to half as many) before them")
-    b.add_argument("--seed", type=int, default=0, metavar="N",
-                   help="seed of the generated databases: the same seed builds the same suites "
-                        "(default: 0)")
-    b.add_argument("--max-rows", type=int, default=12, metavar="N",
-                   help="rows per generated table (default: 12)")
+    b.add_argument(
+        "--max-dbs",
+        type=int,
+        default=DEFAULT_MAX_DBS,
+        metavar="N",
+        help=f"databases the set cover keeps per suite (default: {DEFAULT_MAX_DBS}; "
+        "--min-dbs more are kept beyond it)",
+    )
+    b.add_argument(
+        "--min-dbs",
+        type=int,
+        default=DEFAULT_MIN_DBS,
+        metavar="N",
+        help="diverse databases kept beyond the cover: boundary ones "
+        "(duplicate-heavy, join fan-out, ordered, one row, ...) first "
+        f"(default: {DEFAULT_MIN_DBS})",
+    )
+    b.add_argument(
+        "--candidates",
+        type=int,
+        default=DEFAULT_CANDIDATES,
+        metavar="N",
+        help=f"random candidate databases generated per query (default: "
+        f"{DEFAULT_CANDIDATES}), and boundary ones (duplicate-heavy, join "
+        "fan-out, ordered, one row, ...: up to half as many) before them",
+    )
+
+
+def _source_flags(b: argparse.ArgumentParser) -> None:
+    """Which sources get suites and from what."""
+    b.add_argument(
+        "--seed",
+        type=int,
+        default=0,
+        metavar="N",
+        help="seed of the generated databases: the same seed builds the same suites (default: 0)",
+    )
+    b.add_argument(
+        "--max-rows",
+        type=int,
+        default=12,
+        metavar="N",
+        help="rows per generated table (default: 12)",
+    )
     cli.add_limit(b, "suites")
-    b.add_argument("--source", action="append", default=None, metavar="DIALECT",
-                   help="only source queries in DIALECT (repeatable)")
-    b.add_argument("--unchecked-reference", action="append", default=[], metavar="DIALECT",
-                   help="do not check the references into DIALECT on candidate databases "
-                        "(repeatable; e.g. spark, whose per-query start-up is slow here)")
-    b.add_argument("--from-siblings", action="store_true",
-                   help="candidates are the databases of the stored suites of the references' "
-                        "own source queries (the same concept in the target dialects, same "
-                        "fixture; build those first), not generated ones: each is checked "
-                        "against the references and the source's neighbours as usual, so a "
-                        "slow source engine (Spark) runs a few dozen candidates, not hundreds")
-    b.add_argument("--no-source-side", action="store_true",
-                   help="run none of the source's neighbours (the source side of the kill "
-                        "measurement; seconds each on Spark): the set cover counts the "
-                        "references' neighbours, on their own engines, only")
-    b.add_argument("--solver", action=argparse.BooleanOptionalAction, default=None,
-                   help="ask z3 for a database that kills each source-side neighbour the "
-                        "candidates leave alive, checked on the engine, and label those it "
-                        "proves equal on every small database bounded-equivalent (default: on "
-                        "when z3-solver is installed: pip install 'parrot-sql[solver]'; with the "
-                        "rules generator only; see docs/test-suites-solver.md)")
-    b.add_argument("--timeout", action="append", default=[], metavar="[DIALECT=]SECONDS",
-                   help=f"per execution (default: {cli.seconds(DEFAULT_TIMEOUT)}), or for "
-                        "DIALECT's engine "
-                        "only (repeatable): a neighbour that times out is not counted, a source "
-                        "that does gets no suite, and a timed-out engine worker is replaced — "
-                        "for Spark a new JVM, whose first queries are slow again: spark=600")
+    b.add_argument(
+        "--source",
+        action="append",
+        default=None,
+        metavar="DIALECT",
+        help="only source queries in DIALECT (repeatable)",
+    )
+    b.add_argument(
+        "--unchecked-reference",
+        action="append",
+        default=[],
+        metavar="DIALECT",
+        help="do not check the references into DIALECT on candidate databases "
+        "(repeatable; e.g. spark, whose per-query start-up is slow here)",
+    )
+    b.add_argument(
+        "--from-siblings",
+        action="store_true",
+        help="candidates are the databases of the stored suites of the references' "
+        "own source queries (the same concept in the target dialects, same "
+        "fixture; build those first), not generated ones: each is checked "
+        "against the references and the source's neighbours as usual, so a "
+        "slow source engine (Spark) runs a few dozen candidates, not hundreds",
+    )
+    b.add_argument(
+        "--no-source-side",
+        action="store_true",
+        help="run none of the source's neighbours (the source side of the kill "
+        "measurement; seconds each on Spark): the set cover counts the "
+        "references' neighbours, on their own engines, only",
+    )
+    b.add_argument(
+        "--solver",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="ask z3 for a database that kills each source-side neighbour the "
+        "candidates leave alive, checked on the engine, and label those it "
+        "proves equal on every small database bounded-equivalent (default: on "
+        "when z3-solver is installed: pip install 'parrot-sql[solver]'; with the "
+        "rules generator only; see docs/test-suites-solver.md)",
+    )
+
+
+def _run_flags(b: argparse.ArgumentParser) -> None:
+    """Budgets, parallelism, what is rebuilt, servers."""
+    b.add_argument(
+        "--timeout",
+        action="append",
+        default=[],
+        metavar="[DIALECT=]SECONDS",
+        help=f"per execution (default: {cli.seconds(DEFAULT_TIMEOUT)}), or for "
+        "DIALECT's engine "
+        "only (repeatable): a neighbour that times out is not counted, a source "
+        "that does gets no suite, and a timed-out engine worker is replaced — "
+        "for Spark a new JVM, whose first queries are slow again: spark=600",
+    )
     cli.add_jobs(b)
     b.add_argument("--force", action="store_true", help="rebuild suites that exist")
-    b.add_argument("--outdated", action="store_true",
-                   help="rebuild the suites another generator made (as --force, but a rerun "
-                        "resumes an interrupted rebuild)")
-    b.add_argument("--fixture", action="append", default=None, metavar="NAME",
-                   help="only source queries over fixture NAME (repeatable; e.g. tpch)")
-    b.add_argument("--no-start", action="store_true",
-                   help="do not start the local PostgreSQL / MariaDB servers the dataset needs "
-                        "(a dialect without a running server then builds no suite for its "
-                        "sources and checks none of its references, as the build warns)")
-    b.add_argument("--datagen", default="rules", metavar="GEN",
-                   help="rules (the rule-based generator), llm:MODEL (a model writes INSERT rows "
-                        "aimed at surviving neighbours; MODEL is any LLM --model of parrot eval: "
-                        "local, PROVIDER/MODEL, or openai/NAME with --api-base) or "
-                        "rules+llm:MODEL (the rules suite, extended by the model; default: rules)")
-    b.add_argument("--llm-rounds", type=int, default=2, metavar="N",
-                   help="model requests per source query (default: 2)")
-    b.add_argument("--datagen-prompt", default="datagen-v1", metavar="NAME-vVERSION",
-                   help="the test-data prompt in parrot/testsuite/prompts/ (default: datagen-v1)")
+    b.add_argument(
+        "--outdated",
+        action="store_true",
+        help="rebuild the suites another generator made (as --force, but a rerun "
+        "resumes an interrupted rebuild)",
+    )
+    b.add_argument(
+        "--fixture",
+        action="append",
+        default=None,
+        metavar="NAME",
+        help="only source queries over fixture NAME (repeatable; e.g. tpch)",
+    )
+    b.add_argument(
+        "--no-start",
+        action="store_true",
+        help="do not start the local PostgreSQL / MariaDB servers the dataset needs "
+        "(a dialect without a running server then builds no suite for its "
+        "sources and checks none of its references, as the build warns)",
+    )
+
+
+def _datagen_flags(b: argparse.ArgumentParser) -> None:
+    """The data generator and its LLM options."""
+    b.add_argument(
+        "--datagen",
+        default="rules",
+        metavar="GEN",
+        help="rules (the rule-based generator), llm:MODEL (a model writes INSERT rows "
+        "aimed at surviving neighbours; MODEL is any LLM --model of parrot eval: "
+        "local, PROVIDER/MODEL, or openai/NAME with --api-base) or "
+        "rules+llm:MODEL (the rules suite, extended by the model; default: rules)",
+    )
+    b.add_argument(
+        "--llm-rounds",
+        type=int,
+        default=2,
+        metavar="N",
+        help="model requests per source query (default: 2)",
+    )
+    b.add_argument(
+        "--datagen-prompt",
+        default="datagen-v1",
+        metavar="NAME-vVERSION",
+        help="the test-data prompt in parrot/testsuite/prompts/ (default: datagen-v1)",
+    )
     add_model_args(b)
-    llm_options.add_arguments(b, only=LLM_FLAGS, description=(
-        "for --datagen llm:MODEL and rules+llm:MODEL (--model-args takes these as K=V); API "
-        "keys come from the provider's usual environment variables and are never recorded"))
+    llm_options.add_arguments(
+        b,
+        only=LLM_FLAGS,
+        description=(
+            "for --datagen llm:MODEL and rules+llm:MODEL (--model-args takes these as K=V); API "
+            "keys come from the provider's usual environment variables and are never recorded"
+        ),
+    )
 
 
 def parse_datagen(text: str) -> tuple[bool, str | None]:
@@ -143,8 +250,8 @@ def parse_datagen(text: str) -> tuple[bool, str | None]:
     if text == "rules":
         return True, None
     for prefix, rules in (("llm:", False), ("rules+llm:", True)):
-        if text.startswith(prefix) and text[len(prefix):]:
-            return rules, text[len(prefix):]
+        if text.startswith(prefix) and text[len(prefix) :]:
+            return rules, text[len(prefix) :]
     raise ValueError(f"--datagen {text!r}: expected rules, llm:MODEL or rules+llm:MODEL")
 
 
@@ -202,13 +309,13 @@ def _datagen(args: argparse.Namespace) -> Datagen | None:
     global _DATAGEN
     spec = parse_datagen(args.datagen)[1]
     if spec is not None and _DATAGEN is None:
-        _DATAGEN = make_datagen(spec, llm_options.from_args(args), prompt=args.datagen_prompt,
-                                rounds=args.llm_rounds)
+        _DATAGEN = make_datagen(
+            spec, llm_options.from_args(args), prompt=args.datagen_prompt, rounds=args.llm_rounds
+        )
     return _DATAGEN
 
 
-def _work(job: tuple[Item, tuple[str, ...], tuple[Item, ...]]
-          ) -> tuple[Distilled, dict[str, Any]]:
+def _work(job: tuple[Item, tuple[str, ...], tuple[Item, ...]]) -> tuple[Distilled, dict[str, Any]]:
     """The item's suite, and what the ``--datagen`` model did for it (empty without one)."""
     assert _ARGS is not None
     judge = _judge(_ARGS)
@@ -216,32 +323,51 @@ def _work(job: tuple[Item, tuple[str, ...], tuple[Item, ...]]
         item, dialects, members = job
         rules, spec = parse_datagen(_ARGS.datagen)
         stored = load_suite(Path(_ARGS.root), item.source_dialect, item.source_sql, item.fixture)
-        if rules and spec and not _ARGS.force and stored is not None \
-                and stored.generator == GENERATOR:
+        if (
+            rules
+            and spec
+            and not _ARGS.force
+            and stored is not None
+            and stored.generator == GENERATOR
+        ):
             result = Distilled(stored)  # extend the stored rules suite
         elif _ARGS.from_siblings:
             pool, origins = sibling_pool(Path(_ARGS.root), members)
             if not pool:
-                return Distilled(None, "no stored suite of a reference's own source query to "
-                                       "draw databases from"), {}
-            result = distill(item, judge, dialects=dialects, max_dbs=_ARGS.max_dbs,
-                             seed=_ARGS.seed, references=members, pool=pool,
-                             source_side=not _ARGS.no_source_side)
+                return Distilled(
+                    None, "no stored suite of a reference's own source query to draw databases from"
+                ), {}
+            result = distill(
+                item,
+                judge,
+                dialects=dialects,
+                max_dbs=_ARGS.max_dbs,
+                seed=_ARGS.seed,
+                references=members,
+                pool=pool,
+                source_side=not _ARGS.no_source_side,
+            )
             if result.suite is not None:
                 result = replace(result, suite=with_origins(result.suite, origins))
         else:
-            result = distill(item, judge, dialects=dialects, max_dbs=_ARGS.max_dbs,
-                             candidates=_ARGS.candidates if rules else 0, seed=_ARGS.seed,
-                             min_dbs=_ARGS.min_dbs,
-                             max_rows=_ARGS.max_rows, references=members,
-                             source_side=not _ARGS.no_source_side,
-                             solver=_ARGS.solver if rules else False)
+            result = distill(
+                item,
+                judge,
+                dialects=dialects,
+                max_dbs=_ARGS.max_dbs,
+                candidates=_ARGS.candidates if rules else 0,
+                seed=_ARGS.seed,
+                min_dbs=_ARGS.min_dbs,
+                max_rows=_ARGS.max_rows,
+                references=members,
+                source_side=not _ARGS.no_source_side,
+                solver=_ARGS.solver if rules else False,
+            )
         gen = _datagen(_ARGS)
         if gen is None or result.suite is None:
             return result, {}
         suite = result.suite if rules else replace(result.suite, generator="")
-        suite = augment(suite, item, judge, gen, dialects=dialects,
-                        max_rows=_ARGS.max_rows).suite
+        suite = augment(suite, item, judge, gen, dialects=dialects, max_rows=_ARGS.max_rows).suite
         llm = suite.extra["llm"]
         if not suite.databases:
             return Distilled(None, "no database the model wrote kills a neighbour"), llm
@@ -309,23 +435,29 @@ def build(args: argparse.Namespace) -> int:
     root = Path(dataset.path).parent
     args.root = str(root)
     groups = _groups(dataset.items)
-    todo = [(k, g) for k, g in groups.items()
-            if _stale(root, k, g[0], args)
-            and (not args.source or g[0].source_dialect in args.source)
-            and (not args.fixture or (g[0].fixture is not None
-                                      and g[0].fixture.name in args.fixture))]
+    todo = [
+        (k, g)
+        for k, g in groups.items()
+        if _stale(root, k, g[0], args)
+        and (not args.source or g[0].source_dialect in args.source)
+        and (not args.fixture or (g[0].fixture is not None and g[0].fixture.name in args.fixture))
+    ]
     if args.limit is not None:
-        todo = todo[:args.limit]
-    print(f"{dataset.name}: {len(dataset.items)} items, {len(groups)} source queries, "
-          f"building {len(todo)}", file=sys.stderr)
+        todo = todo[: args.limit]
+    print(
+        f"{dataset.name}: {len(dataset.items)} items, {len(groups)} source queries, "
+        f"building {len(todo)}",
+        file=sys.stderr,
+    )
     _init(args)
     if parse_datagen(args.datagen)[1] is not None:
         problem = _probe(args)
         if problem:
             print(f"error: {problem}", file=sys.stderr)
             return 2
-    members = _members(tuple(i for i in dataset.items
-                             if i.target_dialect not in args.unchecked_reference))
+    members = _members(
+        tuple(i for i in dataset.items if i.target_dialect not in args.unchecked_reference)
+    )
     jobs = [(*g, members.get(k, ())) for k, g in todo]
     started = _engines_for([m for job in jobs for m in (job[0], *job[2])], args)
     try:
@@ -352,14 +484,20 @@ def _engines_for(items: list[Item], args: argparse.Namespace) -> list[str]:
     if not args.no_start:
         started, failed = start_servers(servers_needed(items, {}), console)
     for m in missing_engines(items, {}, not args.no_start, failed):
-        print(f"warning: no engine here for {m.dialect} ({m.why}): its sources get no suite and "
-              "suites do not check its references", file=sys.stderr)
+        print(
+            f"warning: no engine here for {m.dialect} ({m.why}): its sources get no suite and "
+            "suites do not check its references",
+            file=sys.stderr,
+        )
     return started
 
 
-def _build(args: argparse.Namespace, root: Path,
-           todo: list[tuple[str, tuple[Item, tuple[str, ...]]]],
-           jobs: list[tuple[Item, tuple[str, ...], tuple[Item, ...]]]) -> int:
+def _build(
+    args: argparse.Namespace,
+    root: Path,
+    todo: list[tuple[str, tuple[Item, tuple[str, ...]]]],
+    jobs: list[tuple[Item, tuple[str, ...], tuple[Item, ...]]],
+) -> int:
     start = time.monotonic()
     built = neighbours = killed = fixture_kills = llm_kills = llm_dbs = edges = 0
     rejected: Counter[str] = Counter()
@@ -386,29 +524,39 @@ def _build(args: argparse.Namespace, root: Path,
 
     def pct(k: int) -> str:
         return f"{100 * k / neighbours:.1f}%" if neighbours else "n/a"
-    print(f"suites built: {built}; neighbours: {neighbours}; killed by fixture: "
-          f"{pct(fixture_kills)}; by fixture + suite: {pct(killed)}; time: {elapsed:.0f}s")
+
+    print(
+        f"suites built: {built}; neighbours: {neighbours}; killed by fixture: "
+        f"{pct(fixture_kills)}; by fixture + suite: {pct(killed)}; time: {elapsed:.0f}s"
+    )
     if edges:
         print(f"  candidate databases left out because a reference disagrees there: {edges}")
     if parse_datagen(args.datagen)[1] is not None:
-        print(f"  {_label(args)}: {llm_dbs} databases kept, {pct(llm_kills)} of the neighbours "
-              "killed only by them; rejected: "
-              + (", ".join(f"{r} {c}" for r, c in rejected.most_common()) or "none"))
+        print(
+            f"  {_label(args)}: {llm_dbs} databases kept, {pct(llm_kills)} of the neighbours "
+            "killed only by them; rejected: "
+            + (", ".join(f"{r} {c}" for r, c in rejected.most_common()) or "none")
+        )
     for reason, count in sorted(skipped.items()):
         print(f"  no suite ({count}): {reason}")
     return 0
 
 
-def _results(args: argparse.Namespace, jobs: list[tuple[Item, tuple[str, ...], tuple[Item, ...]]]
-             ) -> Iterator[tuple[Distilled, dict[str, Any]]]:
+def _results(
+    args: argparse.Namespace, jobs: list[tuple[Item, tuple[str, ...], tuple[Item, ...]]]
+) -> Iterator[tuple[Distilled, dict[str, Any]]]:
     """:func:`_work` of every job in order, in ``--jobs`` processes when more than one; those
     end (closing their judges: engine workers, server connections) before this returns."""
     if args.jobs <= 1:
         yield from map(_work, jobs)
         return
     # spawn: a forked worker would inherit the probe's dead event-loop thread
-    with ProcessPoolExecutor(args.jobs, mp_context=multiprocessing.get_context("spawn"),
-                             initializer=_init, initargs=(worker_args(args),)) as pool:
+    with ProcessPoolExecutor(
+        args.jobs,
+        mp_context=multiprocessing.get_context("spawn"),
+        initializer=_init,
+        initargs=(worker_args(args),),
+    ) as pool:
         yield from pool.map(_work, jobs)
 
 

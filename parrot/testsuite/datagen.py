@@ -58,24 +58,82 @@ from sqlglot.errors import SqlglotError
 
 from parrot.dialects import DIALECTS
 from parrot.dialects.splitter import splitter
-from parrot.fixtures import Fixture, decimal_scale, fixture_to_json, name_problem, storage_text
+from parrot.fixtures import (
+    Fixture,
+    Table,
+    decimal_scale,
+    fixture_to_json,
+    name_problem,
+    storage_text,
+)
 
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 _TIMESTAMP = re.compile(r"^\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?$")
-_TEXT_FUNCS = (exp.Upper, exp.Lower, exp.Length, exp.Substring, exp.Trim, exp.Concat, exp.DPipe,
-               exp.Initcap, exp.Left, exp.Right, exp.StrPosition, exp.Like, exp.ILike,
-               exp.RegexpLike, exp.GroupConcat)
-_NUM_FUNCS = (exp.Add, exp.Sub, exp.Mul, exp.Div, exp.Mod, exp.IntDiv, exp.Sum, exp.Avg,
-              exp.Round, exp.Abs, exp.Floor, exp.Ceil, exp.Sqrt, exp.Pow, exp.Ln, exp.Stddev,
-              exp.Variance, exp.Neg)
+_TEXT_FUNCS = (
+    exp.Upper,
+    exp.Lower,
+    exp.Length,
+    exp.Substring,
+    exp.Trim,
+    exp.Concat,
+    exp.DPipe,
+    exp.Initcap,
+    exp.Left,
+    exp.Right,
+    exp.StrPosition,
+    exp.Like,
+    exp.ILike,
+    exp.RegexpLike,
+    exp.GroupConcat,
+)
+_NUM_FUNCS = (
+    exp.Add,
+    exp.Sub,
+    exp.Mul,
+    exp.Div,
+    exp.Mod,
+    exp.IntDiv,
+    exp.Sum,
+    exp.Avg,
+    exp.Round,
+    exp.Abs,
+    exp.Floor,
+    exp.Ceil,
+    exp.Sqrt,
+    exp.Pow,
+    exp.Ln,
+    exp.Stddev,
+    exp.Variance,
+    exp.Neg,
+)
 _COMPARE = (exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE, exp.NullSafeEQ, exp.Is)
-_VOLATILE = (exp.Rand, exp.CurrentDate, exp.CurrentTimestamp, exp.CurrentTime, exp.Uuid,
-             exp.CurrentDatetime)
-_VOLATILE_NAMES = frozenset({"NOW", "RANDOM", "RAND", "UUID", "NEWID", "SYSDATE", "GETDATE",
-                             "RANDOMBLOB", "GEN_RANDOM_UUID", "RANDCANONICAL"})
-_TEXT_NAMES = re.compile(r"name|title|desc|city|country|email|type|code|status|address|text|"
-                         r"comment|label|street|state|gender|sex|nationality|color|role|model",
-                         re.IGNORECASE)
+_VOLATILE = (
+    exp.Rand,
+    exp.CurrentDate,
+    exp.CurrentTimestamp,
+    exp.CurrentTime,
+    exp.Uuid,
+    exp.CurrentDatetime,
+)
+_VOLATILE_NAMES = frozenset(
+    {
+        "NOW",
+        "RANDOM",
+        "RAND",
+        "UUID",
+        "NEWID",
+        "SYSDATE",
+        "GETDATE",
+        "RANDOMBLOB",
+        "GEN_RANDOM_UUID",
+        "RANDCANONICAL",
+    }
+)
+_TEXT_NAMES = re.compile(
+    r"name|title|desc|city|country|email|type|code|status|address|text|"
+    r"comment|label|street|state|gender|sex|nationality|color|role|model",
+    re.IGNORECASE,
+)
 _DATE_NAMES = re.compile(r"date|_at$|time|year_month|day$", re.IGNORECASE)
 
 EDGES: dict[str, list[Any]] = {
@@ -83,8 +141,12 @@ EDGES: dict[str, list[Any]] = {
     "double": [0.0, 0.5, 1.25, -2.5, 3.0, 100.0, 2.71828, 0.333],
     "text": ["", "a", "A", "b", "abc", "abc ", " Zeta", "x"],
     "date": ["2024-02-29", "2023-12-31", "2024-01-01", "2000-01-01", "2024-03-01"],
-    "timestamp": ["2024-02-29 12:00:00", "2023-12-31 23:59:59", "2024-01-01 00:00:00",
-                  "2024-01-01 08:30:00.5"],
+    "timestamp": [
+        "2024-02-29 12:00:00",
+        "2023-12-31 23:59:59",
+        "2024-01-01 00:00:00",
+        "2024-01-01 08:30:00.5",
+    ],
     "boolean": [True, False],
 }
 JOIN_POOL: dict[str, list[Any]] = {"integer": [1, 2, 3, 4, 5, 6], "text": ["a", "b", "c", "d"]}
@@ -140,8 +202,11 @@ def parse_query(sql: str, dialect: str) -> exp.Expr:
     if len(statements) != 1:
         raise SchemaError("not a single query")
     try:
-        trees = [t for t in sqlglot.parse(statements[0], read=dialect)
-                 if t is not None and not isinstance(t, exp.Semicolon)]
+        trees = [
+            t
+            for t in sqlglot.parse(statements[0], read=dialect)
+            if t is not None and not isinstance(t, exp.Semicolon)
+        ]
     except (SqlglotError, RecursionError, ValueError) as exc:
         raise SchemaError(f"unparseable: {str(exc).splitlines()[0][:200]}") from None
     if len(trees) != 1 or not isinstance(trees[0], exp.Query):
@@ -159,16 +224,25 @@ def volatile(tree: exp.Expr) -> bool:
     return False
 
 
-_ORDER_DEPENDENT = (exp.FirstValue, exp.LastValue, exp.NthValue, exp.RowNumber, exp.Lag,
-                    exp.Lead, exp.Ntile)
+_ORDER_DEPENDENT = (
+    exp.FirstValue,
+    exp.LastValue,
+    exp.NthValue,
+    exp.RowNumber,
+    exp.Lag,
+    exp.Lead,
+    exp.Ntile,
+)
 
 
 def order_dependent_window(tree: exp.Expr) -> bool:
     """Whether the query has a window function whose value depends on the order of rows inside
     its partition (``NTH_VALUE(x, 2) OVER (PARTITION BY k)``) with no ORDER BY to fix it: any
     engine, and any run, may answer otherwise. A named window (``OVER w``) is not judged."""
-    return any(isinstance(w.this, _ORDER_DEPENDENT) and not w.args.get("order")
-               and not w.args.get("alias") for w in tree.find_all(exp.Window))
+    return any(
+        isinstance(w.this, _ORDER_DEPENDENT) and not w.args.get("order") and not w.args.get("alias")
+        for w in tree.find_all(exp.Window)
+    )
 
 
 def _literal_value(node: exp.Expr) -> Any:
@@ -239,8 +313,11 @@ def _scope_tables(select: exp.Expr | None, alias_of: dict[str, str]) -> list[str
     if isinstance(source, exp.From):
         nodes.append(source.this)
     nodes.extend(j.this for j in select.args.get("joins") or [])
-    return [alias_of[n.alias_or_name.lower()] for n in nodes
-            if isinstance(n, exp.Table) and n.alias_or_name.lower() in alias_of]
+    return [
+        alias_of[n.alias_or_name.lower()]
+        for n in nodes
+        if isinstance(n, exp.Table) and n.alias_or_name.lower() in alias_of
+    ]
 
 
 def infer_schema(tree: exp.Expr, base: Fixture | None = None) -> QuerySchema:
@@ -250,29 +327,7 @@ def infer_schema(tree: exp.Expr, base: Fixture | None = None) -> QuerySchema:
     ctes = {c.alias_or_name.lower() for c in tree.find_all(exp.CTE)}
     derived = {s.alias_or_name.lower() for s in tree.find_all(exp.Subquery) if s.alias}
     base_tables = {t.name.lower(): t for t in base.tables} if base is not None else {}
-    schema = QuerySchema()
-    alias_of: dict[str, str] = {}
-    for t in tree.find_all(exp.Table):
-        if not isinstance(t.this, exp.Identifier) or t.name.lower() in ctes:
-            continue
-        if (t.args.get("db") or t.args.get("catalog")) and (
-                base is None or t.name.lower() not in base_tables):
-            raise SchemaError(f"qualified table name {t.sql()!r}")
-        name = t.name
-        if base is not None and name.lower() == "dual" and name.lower() not in base_tables:
-            continue  # MySQL's and Oracle's one-row FROM dual reads no table
-        if base is not None:
-            if name.lower() not in base_tables:
-                raise SchemaError(f"table {name!r} is not in fixture {base.name!r}")
-            name = base_tables[name.lower()].name
-        existing = next((k for k in schema.tables if k.lower() == name.lower()), None)
-        if existing is None:
-            if problem := name_problem(name):
-                raise SchemaError(f"table name {name!r} {problem}")
-            schema.tables[name] = {}
-            existing = name
-        alias_of[t.alias_or_name.lower()] = existing
-        alias_of.setdefault(name.lower(), existing)
+    schema, alias_of = _tables_read(tree, base, base_tables, ctes)
     if not schema.tables:
         return schema
     lambdas = {p.name.lower() for lam in tree.find_all(exp.Lambda) for p in lam.expressions}
@@ -308,17 +363,59 @@ def infer_schema(tree: exp.Expr, base: Fixture | None = None) -> QuerySchema:
     for table, name in _mean_boundaries(tree, resolved):
         schema.column(table, name).mean_boundary = True
     schema.counts = _count_literals(tree)
-    dates = list(dict.fromkeys(lit.this for lit in tree.find_all(exp.Literal)
-                               if lit.is_string and (_DATE.match(lit.this)
-                                                     or _TIMESTAMP.match(lit.this))))
+    _attach_dates(tree, schema)
+    return schema
+
+
+def _tables_read(
+    tree: exp.Expr, base: Fixture | None, base_tables: dict[str, Table], ctes: set[str]
+) -> tuple[QuerySchema, dict[str, str]]:
+    """The tables ``tree`` reads (fixture spelling when there is a fixture), and each alias's
+    table."""
+    schema = QuerySchema()
+    alias_of: dict[str, str] = {}
+    for t in tree.find_all(exp.Table):
+        if not isinstance(t.this, exp.Identifier) or t.name.lower() in ctes:
+            continue
+        if (t.args.get("db") or t.args.get("catalog")) and (
+            base is None or t.name.lower() not in base_tables
+        ):
+            raise SchemaError(f"qualified table name {t.sql()!r}")
+        name = t.name
+        if base is not None and name.lower() == "dual" and name.lower() not in base_tables:
+            continue  # MySQL's and Oracle's one-row FROM dual reads no table
+        if base is not None:
+            if name.lower() not in base_tables:
+                raise SchemaError(f"table {name!r} is not in fixture {base.name!r}")
+            name = base_tables[name.lower()].name
+        existing = next((k for k in schema.tables if k.lower() == name.lower()), None)
+        if existing is None:
+            if problem := name_problem(name):
+                raise SchemaError(f"table name {name!r} {problem}")
+            schema.tables[name] = {}
+            existing = name
+        alias_of[t.alias_or_name.lower()] = existing
+        alias_of.setdefault(name.lower(), existing)
+    return schema, alias_of
+
+
+def _attach_dates(tree: exp.Expr, schema: QuerySchema) -> None:
+    """Date and timestamp columns without literals of their own get the query's date
+    literals; every one gets the query's offsets (calendars, spans)."""
+    dates = list(
+        dict.fromkeys(
+            lit.this
+            for lit in tree.find_all(exp.Literal)
+            if lit.is_string and (_DATE.match(lit.this) or _TIMESTAMP.match(lit.this))
+        )
+    )
     offsets = _offsets(tree)
-    for cols in schema.tables.values():  # dates built from literals (calendars, spans)
+    for cols in schema.tables.values():
         for info in cols.values():
             if info.type in ("date", "timestamp") and not info.literals:
                 info.query_dates.extend(dates)
             if info.type in ("date", "timestamp"):
                 info.offsets = offsets
-    return schema
 
 
 def _quoted_strings(tree: exp.Expr, base: Fixture) -> exp.Expr:
@@ -326,12 +423,15 @@ def _quoted_strings(tree: exp.Expr, base: Fixture) -> exp.Expr:
     alias of the query read as the string it is in SQLite and MySQL (Spider's ``WHERE
     SourceAirport = "APG"``), so that its value reaches the generated data."""
     names = {c.name.lower() for t in base.tables for c in t.columns}
-    names |= {a.alias.lower() for a in tree.find_all(exp.Alias, exp.TableAlias, exp.CTE)
-              if a.alias}
+    names |= {a.alias.lower() for a in tree.find_all(exp.Alias, exp.TableAlias, exp.CTE) if a.alias}
 
     def literal(node: exp.Expr) -> exp.Expr:
-        quoted = isinstance(node, exp.Column) and isinstance(node.this, exp.Identifier) \
-            and node.this.quoted and not node.table
+        quoted = (
+            isinstance(node, exp.Column)
+            and isinstance(node.this, exp.Identifier)
+            and node.this.quoted
+            and not node.table
+        )
         if quoted and node.name.lower() not in names:
             return exp.Literal.string(node.name)
         return node
@@ -352,34 +452,45 @@ def _count_literals(tree: exp.Expr) -> list[int]:
     for node in tree.find_all(*_COMPARE, exp.Between):
         if not isinstance(node.this, exp.Count) and not isinstance(node.expression, exp.Count):
             continue
-        others = [node.args["low"], node.args["high"]] if isinstance(node, exp.Between) \
+        others = (
+            [node.args["low"], node.args["high"]]
+            if isinstance(node, exp.Between)
             else [node.expression, node.this]
-        out.update(v for v in map(_literal_value, others)
-                   if isinstance(v, int) and 2 <= v <= MAX_COUNT)
+        )
+        out.update(
+            v for v in map(_literal_value, others) if isinstance(v, int) and 2 <= v <= MAX_COUNT
+        )
     return sorted(out)
 
 
-def _mean_boundaries(tree: exp.Expr, resolved: dict[int, tuple[str, str]]
-                     ) -> set[tuple[str, str]]:
+def _mean_boundaries(tree: exp.Expr, resolved: dict[int, tuple[str, str]]) -> set[tuple[str, str]]:
     """Columns compared with the unfiltered average of themselves (``age >= (SELECT AVG(age)
     FROM singer)``): a row exactly at the average tells ``>=`` from ``>``."""
     out: set[tuple[str, str]] = set()
     for node in tree.find_all(*_COMPARE):
         for col, other in ((node.this, node.expression), (node.expression, node.this)):
             inner = other.this if isinstance(other, exp.Subquery) else None
-            if not isinstance(col, exp.Column) or id(col) not in resolved \
-                    or not isinstance(inner, exp.Select) or inner.args.get("where") \
-                    or len(inner.expressions) != 1:
+            if (
+                not isinstance(col, exp.Column)
+                or id(col) not in resolved
+                or not isinstance(inner, exp.Select)
+                or inner.args.get("where")
+                or len(inner.expressions) != 1
+            ):
                 continue
             avg = inner.expressions[0].unalias()
-            if isinstance(avg, exp.Avg) and isinstance(avg.this, exp.Column) \
-                    and resolved.get(id(avg.this)) == resolved[id(col)]:
+            if (
+                isinstance(avg, exp.Avg)
+                and isinstance(avg.this, exp.Column)
+                and resolved.get(id(avg.this)) == resolved[id(col)]
+            ):
                 out.add(resolved[id(col)])
     return out
 
 
-def _derived_columns(tree: exp.Expr, resolved: dict[int, tuple[str, str]]
-                     ) -> dict[tuple[str, str], tuple[str, str]]:
+def _derived_columns(
+    tree: exp.Expr, resolved: dict[int, tuple[str, str]]
+) -> dict[tuple[str, str], tuple[str, str]]:
     """(derived table or CTE alias, output column) -> the base column it projects unchanged, so
     that ``k.customer_id = c.id`` over ``(SELECT o.customer_id ...) k`` joins ``c.id`` with
     ``orders.customer_id``."""
@@ -395,8 +506,11 @@ def _derived_columns(tree: exp.Expr, resolved: dict[int, tuple[str, str]]
     return out
 
 
-def _resolve(node: exp.Expr | None, resolved: dict[int, tuple[str, str]],
-             through: dict[tuple[str, str], tuple[str, str]]) -> tuple[str, str] | None:
+def _resolve(
+    node: exp.Expr | None,
+    resolved: dict[int, tuple[str, str]],
+    through: dict[tuple[str, str], tuple[str, str]],
+) -> tuple[str, str] | None:
     """The base column a comparison side names, directly or through a derived table."""
     if not isinstance(node, exp.Column):
         return None
@@ -427,37 +541,56 @@ def _offsets(tree: exp.Expr) -> list[int]:
     return sorted(out)
 
 
-def _owner(col: exp.Column, schema: QuerySchema, alias_of: dict[str, str], other: set[str],
-           base_tables: dict[str, Any]) -> str | None:
+def _owner(
+    col: exp.Column,
+    schema: QuerySchema,
+    alias_of: dict[str, str],
+    other: set[str],
+    base_tables: dict[str, Any],
+) -> str | None:
     """The table a column belongs to, or None when it names something else (an alias of an
     output column, a CTE's or subquery's column, a struct field)."""
     qualifier = col.table.lower()
     if qualifier:
-        return alias_of.get(qualifier) if qualifier not in other or qualifier in alias_of \
-            else None
+        return alias_of.get(qualifier) if qualifier not in other or qualifier in alias_of else None
     select = col.find_ancestor(exp.Select)
     scope = _scope_tables(select, alias_of)
     if isinstance(select, exp.Select):
         aliases = {e.alias.lower() for e in select.expressions if isinstance(e, exp.Alias)}
-        in_projection = any(col is e or col in e.find_all(exp.Column)
-                            for e in select.expressions)
+        in_projection = any(col is e or col in e.find_all(exp.Column) for e in select.expressions)
         if col.name.lower() in aliases and not in_projection:
             return None  # ORDER BY / HAVING naming an output column
     if not scope:
-        return None if select is not None and select.args.get("from") else \
-            next(iter(schema.tables))
+        return None if select is not None and select.args.get("from") else next(iter(schema.tables))
     if base_tables:  # a real schema: the first table of the scope that has the column
-        return next((table for table in scope
-                     if any(c.name.lower() == col.name.lower()
-                            for c in base_tables[table.lower()].columns)), None)
+        return next(
+            (
+                table
+                for table in scope
+                if any(
+                    c.name.lower() == col.name.lower() for c in base_tables[table.lower()].columns
+                )
+            ),
+            None,
+        )
     for table in scope:  # a column the query already placed
         if any(k.lower() == col.name.lower() for k in schema.tables[table]):
             return table
     return scope[0]
 
 
-_DERIVING = (exp.Add, exp.Sub, exp.Mul, exp.Sum, exp.Min, exp.Max, exp.Round, exp.Cast, exp.Paren,
-             exp.Coalesce)
+_DERIVING = (
+    exp.Add,
+    exp.Sub,
+    exp.Mul,
+    exp.Sum,
+    exp.Min,
+    exp.Max,
+    exp.Round,
+    exp.Cast,
+    exp.Paren,
+    exp.Coalesce,
+)
 
 
 _DIVIDING = (exp.Div, exp.IntDiv, exp.Mod)
@@ -481,8 +614,11 @@ def _derived_literals(col: exp.Column) -> list[Any]:
     parent = node.parent
     if node is col or not isinstance(parent, (*_COMPARE, exp.Between)):
         return []
-    others = [parent.args["low"], parent.args["high"]] if isinstance(parent, exp.Between) \
+    others = (
+        [parent.args["low"], parent.args["high"]]
+        if isinstance(parent, exp.Between)
         else [parent.expression if parent.this is node else parent.this]
+    )
     return [v for v in map(_literal_value, others) if isinstance(v, int | float)]
 
 
@@ -542,13 +678,22 @@ def _finish(schema: QuerySchema, groups: _Groups, base_tables: dict[str, Any]) -
             cols["id"] = ColumnInfo("id", "integer")
         for info in cols.values():
             if not info.type:
-                info.type = ("text" if _TEXT_NAMES.search(info.name) else
-                             "date" if _DATE_NAMES.search(info.name) else "integer")
+                info.type = (
+                    "text"
+                    if _TEXT_NAMES.search(info.name)
+                    else "date"
+                    if _DATE_NAMES.search(info.name)
+                    else "integer"
+                )
             if (table, info.name) in groups:
                 root = groups.find((table, info.name))
                 info.group = roots.setdefault(root, len(roots))
-    numeric = {i.group for cols in schema.tables.values() for i in cols.values()
-               if i.group is not None and i.type in ("integer", "bigint")}
+    numeric = {
+        i.group
+        for cols in schema.tables.values()
+        for i in cols.values()
+        if i.group is not None and i.type in ("integer", "bigint")
+    }
     for cols in schema.tables.values():  # Spider's concert.Stadium_ID (text) = stadium's integer
         for info in cols.values():
             info.digits = info.type == "text" and info.group in numeric
@@ -559,13 +704,19 @@ def _domain(info: ColumnInfo, values: list[Any], primary_key: tuple[str, ...]) -
     present = [v for v in values if v is not None]
     info.unique = primary_key == (info.name,)
     info.observed_unique = not info.unique and (
-        len(present) >= 2 and len(present) == len(values) and len(set(present)) == len(present)
-        and info.type in ("integer", "bigint", "text"))
+        len(present) >= 2
+        and len(present) == len(values)
+        and len(set(present)) == len(present)
+        and info.type in ("integer", "bigint", "text")
+    )
     numeric = info.type in ("integer", "bigint", "double") or info.type.startswith("decimal")
     if numeric and present:
         info.non_negative = all(float(v) >= 0 for v in present)
-    if info.type in ("integer", "bigint") and present \
-            and all(EPOCH_LOW <= int(v) <= EPOCH_HIGH for v in present):
+    if (
+        info.type in ("integer", "bigint")
+        and present
+        and all(EPOCH_LOW <= int(v) <= EPOCH_HIGH for v in present)
+    ):
         info.epoch = (min(map(int, present)), max(map(int, present)))
     if info.type in ("date", "timestamp") and len(present) >= 2:
         texts = sorted(str(storage_text(v, info.type)) for v in present)
@@ -599,9 +750,15 @@ def _fold_distinct(values: list[Any]) -> list[Any]:
 
 # --- generation -----------------------------------------------------------------------------------
 
+
 def _pool(info: ColumnInfo, sample: list[Any], edges: bool = True) -> list[Any]:
-    kind = ("double" if info.type.startswith("decimal") else
-            "integer" if info.type == "bigint" else info.type)
+    kind = (
+        "double"
+        if info.type.startswith("decimal")
+        else "integer"
+        if info.type == "bigint"
+        else info.type
+    )
     values: list[Any] = []
     for lit in [*info.literals, *([] if not edges else info.query_dates)]:
         value = _coerce_literal(lit, kind)
@@ -656,8 +813,11 @@ def _number(value: Any) -> bool:
 
 
 def _coerce_literal(value: Any, kind: str) -> Any:
-    if isinstance(value, str) and kind in ("integer", "double") \
-            and re.fullmatch(r"-?\d+(\.\d+)?", value.strip()):
+    if (
+        isinstance(value, str)
+        and kind in ("integer", "double")
+        and re.fullmatch(r"-?\d+(\.\d+)?", value.strip())
+    ):
         value = float(value) if "." in value else int(value)  # Population = "80000"
     if kind == "integer":
         return value if isinstance(value, int) and not isinstance(value, bool) else None
@@ -691,10 +851,19 @@ def _json_value(value: Any, ptype: str) -> Any:
     return value
 
 
-def generate(schema: QuerySchema, *, rounds: int, seed: str, name: str,
-             base: Fixture | None = None, dialects: tuple[str, ...] = (),
-             first_round: int = 0, max_rows: int = 12,
-             size: int | None = None, repeat: bool | None = None) -> list[dict[str, Any]]:
+def generate(
+    schema: QuerySchema,
+    *,
+    rounds: int,
+    seed: str,
+    name: str,
+    base: Fixture | None = None,
+    dialects: tuple[str, ...] = (),
+    first_round: int = 0,
+    max_rows: int = 12,
+    size: int | None = None,
+    repeat: bool | None = None,
+) -> list[dict[str, Any]]:
     """Fixtures (JSON form) for ``schema``, rounds ``first_round`` .. ``first_round + rounds -
     1``, at most ``max_rows`` rows per table (``size``: that many rows drawn per table); see the
     module docstring. ``repeat``: whether columns unique only by observation may repeat
@@ -708,40 +877,82 @@ def generate(schema: QuerySchema, *, rounds: int, seed: str, name: str,
         for table, cols in schema.tables.items():
             infos = list(cols.values())
             n = size or min(max_rows - 2 * (r % 2), 8 if r == 0 else rng.randint(6, 12))
-            rows = [[_json_value(_value(info, samples[(table, info.name)], rng, r), info.type)
-                     for info in infos] for _ in range(n)]
+            rows = [
+                [
+                    _json_value(_value(info, samples[(table, info.name)], rng, r), info.type)
+                    for info in infos
+                ]
+                for _ in range(n)
+            ]
             _deal_keys(rows, infos, rng)
             repeats = r % 4 == 1 if repeat is None else repeat
             for j, info in enumerate(infos):
                 if (info.unique or info.observed_unique) and info.group is None:
-                    _deal_unique(rows, j, info, samples[(table, info.name)], rng,
-                                 repeats and info.observed_unique)
+                    _deal_unique(
+                        rows,
+                        j,
+                        info,
+                        samples[(table, info.name)],
+                        rng,
+                        repeats and info.observed_unique,
+                    )
             keys = schema.primary_keys.get(table, ())
             rows = _unique_rows(rows, infos, keys, repeats)
-            if r > 0 and rows and not any(i.unique or i.observed_unique for i in infos) \
-                    and not keys:
-                for _ in range(rng.randint(1, 2)):  # duplicate rows
-                    rows.insert(rng.randrange(len(rows) + 1), list(rng.choice(rows)))
-            elif r > 0 and rows and r % 2 == 1:  # twins: ties and non-key duplicates
-                for _ in range(rng.randint(1, 3)):
-                    twin = _twin(rng.choice(rows), rows, infos, keys, samples, table,
-                                 keep_observed=r % 4 == 3, rng=rng)
-                    if twin is not None and len(rows) < max_rows:
-                        rows.insert(rng.randrange(len(rows) + 1), twin)
+            _add_duplicates(rows, infos, keys, samples, table, r, max_rows, rng)
             if r % 3 == 2:
                 for j, info in enumerate(infos):
                     if info.mean_boundary:
                         _at_mean(rows, j, info, rng)
-            if schema.counts and r % 6 == 5 and rows \
-                    and not any(i.unique and i.group is not None for i in infos):
+            if (
+                schema.counts
+                and r % 6 == 5
+                and rows
+                and not any(i.unique and i.group is not None for i in infos)
+            ):
                 _grow_group(rows, infos, keys, samples, table, schema.counts, rng)
-            tables.append({"name": table,
-                           "columns": [{"name": i.name, "type": i.type, "nullable": i.nullable}
-                                       for i in infos],
-                           "primary_key": list(keys),
-                           "rows": rows})
+            tables.append(
+                {
+                    "name": table,
+                    "columns": [
+                        {"name": i.name, "type": i.type, "nullable": i.nullable} for i in infos
+                    ],
+                    "primary_key": list(keys),
+                    "rows": rows,
+                }
+            )
         out.append({"name": f"{name}-r{r}", "tables": _every_table(tables, base)})
     return out
+
+
+def _add_duplicates(
+    rows: list[list[Any]],
+    infos: list[ColumnInfo],
+    keys: tuple[str, ...],
+    samples: dict[tuple[str, str], Any],
+    table: str,
+    r: int,
+    max_rows: int,
+    rng: random.Random,
+) -> None:
+    """Round ``r`` > 0: whole-row duplicates in a table without keys, else (odd rounds) twins
+    — rows equal but for their key — for ties and non-key duplicates."""
+    if r > 0 and rows and not any(i.unique or i.observed_unique for i in infos) and not keys:
+        for _ in range(rng.randint(1, 2)):  # duplicate rows
+            rows.insert(rng.randrange(len(rows) + 1), list(rng.choice(rows)))
+    elif r > 0 and rows and r % 2 == 1:  # twins: ties and non-key duplicates
+        for _ in range(rng.randint(1, 3)):
+            twin = _twin(
+                rng.choice(rows),
+                rows,
+                infos,
+                keys,
+                samples,
+                table,
+                keep_observed=r % 4 == 3,
+                rng=rng,
+            )
+            if twin is not None and len(rows) < max_rows:
+                rows.insert(rng.randrange(len(rows) + 1), twin)
 
 
 def _every_table(tables: list[dict[str, Any]], base: Fixture | None) -> list[dict[str, Any]]:
@@ -751,8 +962,10 @@ def _every_table(tables: list[dict[str, Any]], base: Fixture | None) -> list[dic
     if base is None:
         return tables
     made = {t["name"].lower(): t for t in tables}
-    kept = [made.pop(t.name.lower(), None) or fixture_to_json(Fixture(base.name, (t,)))
-            ["tables"][0] for t in base.tables]
+    kept = [
+        made.pop(t.name.lower(), None) or fixture_to_json(Fixture(base.name, (t,)))["tables"][0]
+        for t in base.tables
+    ]
     return [*kept, *made.values()]
 
 
@@ -763,16 +976,25 @@ def _deal_keys(rows: list[list[Any]], infos: list[ColumnInfo], rng: random.Rando
     are inserted out of key order, so that an engine returning rows in insertion order (DuckDB,
     ClickHouse) shows a dropped ORDER BY."""
     for j, info in enumerate(infos):
-        if not (info.unique or info.observed_unique) or info.group is None \
-                or info.type not in ("integer", "bigint"):
+        if (
+            not (info.unique or info.observed_unique)
+            or info.group is None
+            or info.type not in ("integer", "bigint")
+        ):
             continue
         values = rng.sample(range(1, max(len(UNIQUE_JOIN_POOL), len(rows)) + 1), len(rows))
         for row, value in zip(rows, values, strict=True):
             row[j] = value
 
 
-def _deal_unique(rows: list[list[Any]], j: int, info: ColumnInfo, pool: list[Any],
-                 rng: random.Random, repeat: bool) -> None:
+def _deal_unique(
+    rows: list[list[Any]],
+    j: int,
+    info: ColumnInfo,
+    pool: list[Any],
+    rng: random.Random,
+    repeat: bool,
+) -> None:
     """Give column ``j`` (a key or unique by observation, not joined) a distinct value in each
     row that drew one, the query's literals first: drawn with replacement, deduplication lost
     rows. With ``repeat`` the rows share two values instead, so that grouping by a name merges
@@ -799,8 +1021,11 @@ def _at_mean(rows: list[list[Any]], j: int, info: ColumnInfo, rng: random.Random
     """Make one row's integer value in column ``j`` the average of the column: another row's
     value is raised until the others' sum divides evenly. A key stays unique."""
     present = [row for row in rows if isinstance(row[j], int | float)]
-    if info.type not in ("integer", "bigint", "double") or len(present) < 3 \
-            or any(float(row[j]) != int(row[j]) for row in present):
+    if (
+        info.type not in ("integer", "bigint", "double")
+        or len(present) < 3
+        or any(float(row[j]) != int(row[j]) for row in present)
+    ):
         return
     target, *others = rng.sample(present, len(present))
     values = [int(row[j]) for row in others]
@@ -816,9 +1041,15 @@ def _at_mean(rows: list[list[Any]], j: int, info: ColumnInfo, rng: random.Random
             return
 
 
-def _grow_group(rows: list[list[Any]], infos: list[ColumnInfo], keys: tuple[str, ...],
-                samples: dict[tuple[str, str], list[Any]], table: str, counts: list[int],
-                rng: random.Random) -> None:
+def _grow_group(
+    rows: list[list[Any]],
+    infos: list[ColumnInfo],
+    keys: tuple[str, ...],
+    samples: dict[tuple[str, str], list[Any]],
+    table: str,
+    counts: list[int],
+    rng: random.Random,
+) -> None:
     """Add twins of one row (fresh keys, every other value kept: its join references and
     names) until it has a COUNT literal's number of copies or one more. Only for tables no
     other table's key refers to, so that a group of the query counts those rows."""
@@ -826,16 +1057,26 @@ def _grow_group(rows: list[list[Any]], infos: list[ColumnInfo], keys: tuple[str,
     target = rng.choice(counts) + rng.choice((0, 1))
     plain = not keys and not any(i.unique or i.observed_unique for i in infos)
     for _ in range(target - 1):
-        twin = list(row) if plain else _twin(row, rows, infos, keys, samples, table,
-                                             keep_observed=True)
+        twin = (
+            list(row)
+            if plain
+            else _twin(row, rows, infos, keys, samples, table, keep_observed=True)
+        )
         if twin is None:
             return
         rows.insert(rng.randrange(len(rows) + 1), twin)
 
 
-def _twin(row: list[Any], rows: list[list[Any]], infos: list[ColumnInfo], keys: tuple[str, ...],
-          samples: dict[tuple[str, str], list[Any]], table: str,
-          keep_observed: bool = False, rng: random.Random | None = None) -> list[Any] | None:
+def _twin(
+    row: list[Any],
+    rows: list[list[Any]],
+    infos: list[ColumnInfo],
+    keys: tuple[str, ...],
+    samples: dict[tuple[str, str], list[Any]],
+    table: str,
+    keep_observed: bool = False,
+    rng: random.Random | None = None,
+) -> list[Any] | None:
     """A copy of ``row`` with fresh values in its key columns and (unless ``keep_observed``) in
     its observed-unique ones, so it ties with ``row`` on every other column; None when a fresh
     value cannot be found. With ``rng``, a date or timestamp column the query measures
@@ -843,14 +1084,19 @@ def _twin(row: list[Any], rows: list[list[Any]], infos: list[ColumnInfo], keys: 
     the twin then lies exactly on (or next to) the boundary from ``row``."""
     twin = list(row)
     for j, info in enumerate(infos):
-        if rng is not None and info.offsets and row[j] is not None \
-                and info.type in ("date", "timestamp"):
+        if (
+            rng is not None
+            and info.offsets
+            and row[j] is not None
+            and info.type in ("date", "timestamp")
+        ):
             moved = _shifted(row[j], info.type, [rng.choice(info.offsets)])
             if moved:
                 twin[j] = _json_value(rng.choice(moved), info.type)
     names = [i.name for i in infos]
-    fresh_cols = [j for j, i in enumerate(infos)
-                  if i.unique or (i.observed_unique and not keep_observed)]
+    fresh_cols = [
+        j for j, i in enumerate(infos) if i.unique or (i.observed_unique and not keep_observed)
+    ]
     key_index = [names.index(k) for k in keys if k in names]
     if key_index and not any(j in fresh_cols for j in key_index):
         fresh_cols.append(key_index[-1])  # a composite key: a new last part is enough
@@ -858,29 +1104,38 @@ def _twin(row: list[Any], rows: list[list[Any]], infos: list[ColumnInfo], keys: 
         used = {r[j] for r in rows}
         if infos[j].type in ("integer", "bigint"):
             ints = [v for v in used if isinstance(v, int)]
-            spare = [v for v in UNIQUE_JOIN_POOL if v not in used] \
-                if infos[j].group is not None else []
+            spare = (
+                [v for v in UNIQUE_JOIN_POOL if v not in used] if infos[j].group is not None else []
+            )
             # a joined key stays in the range its references are drawn from, so the twin joins
-            twin[j] = (rng.choice(spare) if rng is not None else spare[0]) if spare \
+            twin[j] = (
+                (rng.choice(spare) if rng is not None else spare[0])
+                if spare
                 else max(ints, default=0) + 1
+            )
             continue
-        options = [v for v in samples[(table, infos[j].name)]
-                   if _json_value(v, infos[j].type) not in used]
+        options = [
+            v for v in samples[(table, infos[j].name)] if _json_value(v, infos[j].type) not in used
+        ]
         if not options:
             return None
         twin[j] = _json_value(options[0], infos[j].type)
     return twin
 
 
-def _unique_rows(rows: list[list[Any]], infos: list[ColumnInfo],
-                 keys: tuple[str, ...], repeat: bool = False) -> list[list[Any]]:
+def _unique_rows(
+    rows: list[list[Any]], infos: list[ColumnInfo], keys: tuple[str, ...], repeat: bool = False
+) -> list[list[Any]]:
     """``rows`` without those repeating a unique column's value or the primary key (or with a
     NULL in the key); with ``repeat``, columns unique only by observation and not joined may
     repeat."""
     names = [i.name for i in infos]
     key_index = [names.index(k) for k in keys if k in names]
-    unique_index = [j for j, i in enumerate(infos) if i.unique or (
-        i.observed_unique and not (repeat and i.group is None))]
+    unique_index = [
+        j
+        for j, i in enumerate(infos)
+        if i.unique or (i.observed_unique and not (repeat and i.group is None))
+    ]
     seen_keys: set[tuple[Any, ...]] = set()
     seen: dict[int, set[Any]] = {j: set() for j in unique_index}
     out = []
@@ -901,11 +1156,18 @@ def _value(info: ColumnInfo, pool: list[Any], rng: random.Random, round_: int) -
     if round_ > 0 and info.nullable and rng.random() < 0.2:
         return None
     if info.group is not None and info.type in JOIN_POOL:
-        join_pool = UNIQUE_JOIN_POOL if (info.unique or info.observed_unique) \
-            and info.type == "integer" \
-            else [str(v) for v in JOIN_POOL["integer"]] if info.digits else JOIN_POOL[info.type]
-        values = [v for v in join_pool + pool[:len(info.literals) * 3]
-                  if v is not None and _fits(v, info.type)]
+        join_pool = (
+            UNIQUE_JOIN_POOL
+            if (info.unique or info.observed_unique) and info.type == "integer"
+            else [str(v) for v in JOIN_POOL["integer"]]
+            if info.digits
+            else JOIN_POOL[info.type]
+        )
+        values = [
+            v
+            for v in join_pool + pool[: len(info.literals) * 3]
+            if v is not None and _fits(v, info.type)
+        ]
         return rng.choice(values)
     named = _named(info)
     if named and rng.random() < (0.6 if round_ == 0 else 0.35):
@@ -913,8 +1175,9 @@ def _value(info: ColumnInfo, pool: list[Any], rng: random.Random, round_: int) -
     return rng.choice(pool)
 
 
-def _samples(schema: QuerySchema, base: Fixture | None, seed: str, fold: bool = False
-             ) -> dict[tuple[str, str], list[Any]]:
+def _samples(
+    schema: QuerySchema, base: Fixture | None, seed: str, fold: bool = False
+) -> dict[tuple[str, str], list[Any]]:
     """Per column, the value pool: literals, a sample of the base fixture's values, edges."""
     out = {}
     rng = random.Random(seed)
@@ -924,8 +1187,9 @@ def _samples(schema: QuerySchema, base: Fixture | None, seed: str, fold: bool = 
             sample: list[Any] = []
             if real is not None:
                 index = real.column_names.index(info.name)
-                distinct = list(dict.fromkeys(row[index] for row in real.rows
-                                              if row[index] is not None))
+                distinct = list(
+                    dict.fromkeys(row[index] for row in real.rows if row[index] is not None)
+                )
                 size = 12 if info.observed_unique else 6  # names: enough for every row
                 sample = rng.sample(distinct, min(size, len(distinct)))
                 sample = [storage_text(v, info.type) for v in sample]
@@ -958,7 +1222,7 @@ def _fits(value: Any, ptype: str) -> bool:
             return False
         return d.is_finite() and abs(d) < Decimal(10) ** 15
     if ptype in ("integer", "bigint"):
-        return isinstance(value, int) and not isinstance(value, bool) and abs(value) < 2 ** 31
+        return isinstance(value, int) and not isinstance(value, bool) and abs(value) < 2**31
     if ptype == "date":
         return isinstance(value, str) and _valid(value, dt.date.fromisoformat)
     if ptype == "timestamp":
@@ -983,9 +1247,18 @@ def fixture_name(key: str) -> str:
     return "gen-" + hashlib.sha256(key.encode()).hexdigest()[:12]
 
 
-def query_test_data(sql: str, dialect: str, *, rounds: int, seed: str, name: str,
-                    base: Fixture | None = None, dialects: tuple[str, ...] = (),
-                    first_round: int = 0, max_rows: int = 12) -> list[dict[str, Any]]:
+def query_test_data(
+    sql: str,
+    dialect: str,
+    *,
+    rounds: int,
+    seed: str,
+    name: str,
+    base: Fixture | None = None,
+    dialects: tuple[str, ...] = (),
+    first_round: int = 0,
+    max_rows: int = 12,
+) -> list[dict[str, Any]]:
     """Infer the query's schema and generate ``rounds`` fixtures (see :func:`generate`)."""
     tree = parse_query(sql, dialect)
     if volatile(tree):
@@ -993,6 +1266,13 @@ def query_test_data(sql: str, dialect: str, *, rounds: int, seed: str, name: str
     schema = infer_schema(tree, base)
     if not schema.tables:
         return []
-    return generate(schema, rounds=rounds, seed=seed, name=name, base=base,
-                    dialects=(dialect, *dialects), first_round=first_round, max_rows=max_rows)
-
+    return generate(
+        schema,
+        rounds=rounds,
+        seed=seed,
+        name=name,
+        base=base,
+        dialects=(dialect, *dialects),
+        first_round=first_round,
+        max_rows=max_rows,
+    )

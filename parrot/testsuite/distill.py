@@ -71,10 +71,15 @@ class Distilled:
 
 def neighbour_outcome(judge: Judge, item: Item, fixture: Fixture, sql: str) -> str:
     """'kill', 'same' or 'error' for neighbour ``sql`` of ``item`` on ``fixture``."""
-    probe = Item(id=item.id, source_dialect=item.source_dialect,
-                 target_dialect=item.source_dialect, source_sql=item.source_sql,
-                 fixture=fixture, order_sensitive=item.order_sensitive,
-                 tolerance=item.tolerance)
+    probe = Item(
+        id=item.id,
+        source_dialect=item.source_dialect,
+        target_dialect=item.source_dialect,
+        source_sql=item.source_sql,
+        fixture=fixture,
+        order_sensitive=item.order_sensitive,
+        tolerance=item.tolerance,
+    )
     record = judge.judge(probe, Translation(TranslationStatus.OK, sql=sql))
     strict = record["verdicts"]["strict"]
     if strict["match"]:
@@ -123,13 +128,22 @@ class _Trial:
         return [self.counted[i] for i in sorted(self.todo - self.seen) if i < self.offset]
 
 
-def distill(item: Item, judge: Judge, *, dialects: tuple[str, ...] = (),
-            max_dbs: int = DEFAULT_MAX_DBS, candidates: int = DEFAULT_CANDIDATES,
-            seed: int = 0, max_rows: int = 12, min_dbs: int = DEFAULT_MIN_DBS,
-            references: tuple[Item, ...] = (),
-            pool: tuple[tuple[int, Fixture], ...] | None = None,
-            source_side: bool = True, exclude: frozenset[str] = frozenset(),
-            solver: bool | None = None) -> Distilled:
+def distill(
+    item: Item,
+    judge: Judge,
+    *,
+    dialects: tuple[str, ...] = (),
+    max_dbs: int = DEFAULT_MAX_DBS,
+    candidates: int = DEFAULT_CANDIDATES,
+    seed: int = 0,
+    max_rows: int = 12,
+    min_dbs: int = DEFAULT_MIN_DBS,
+    references: tuple[Item, ...] = (),
+    pool: tuple[tuple[int, Fixture], ...] | None = None,
+    source_side: bool = True,
+    exclude: frozenset[str] = frozenset(),
+    solver: bool | None = None,
+) -> Distilled:
     """The suite of ``item``'s source query (None, with a reason, when none can be built).
 
     ``references``: items of the same source query whose reference translations must agree with
@@ -153,52 +167,113 @@ def distill(item: Item, judge: Judge, *, dialects: tuple[str, ...] = (),
     if not gold.ok:
         return Distilled(None, f"source fails on its fixture: {gold.status}")
     try:
-        cands = _candidate_databases(item, references, dialects, seed=seed,
-                                     candidates=candidates, max_rows=max_rows, pool=pool)
+        cands = _candidate_databases(
+            item,
+            references,
+            dialects,
+            seed=seed,
+            candidates=candidates,
+            max_rows=max_rows,
+            pool=pool,
+        )
     except SchemaError as exc:
         return Distilled(None, str(exc))
     trial, equivalent = _aims(judge, item, references, source_side, exclude)
     position = _try_candidates(judge, trial, cands.dbs, cands.from_source, set(cands.kinds))
+    _try_extra(judge, item, trial, cands.dbs)
+    alive = {i for i in trial.todo - trial.seen if i < trial.offset}
+    unkillable = order_probes(
+        judge, item, trial.counted, alive, trial.usable, trial.kills, trial.refs, trial.edges
+    )
+    use_solver = (available() if solver is None else solver) and pool is None
+    attempts, bounded = (
+        _witnesses(judge, item, trial, sorted(alive - set(unkillable))) if use_solver else ([], {})
+    )
+    cands.kinds.update({r: ("solver", {}) for r, _ in trial.usable if r < 0})
+    chosen, covered = _choose(judge, item, trial, cands, position, max_dbs, min_dbs)
+    return _suite(
+        item,
+        trial,
+        chosen,
+        covered,
+        unkillable,
+        equivalent,
+        cands.kinds,
+        seed=seed,
+        source_side=source_side,
+        solved=(attempts, bounded),
+    )
+
+
+def _try_extra(judge: Judge, item: Item, trial: _Trial, dbs: list[tuple[int, Fixture]]) -> None:
+    """Candidates :func:`extra_candidates` proposes for the survivors, tried the same way."""
     extra = extra_candidates(item, trial.alive(), item.fixture)
     if extra and trial.seen != trial.todo:
-        start = 1 + max((r for r, _ in cands.dbs), default=-1)
+        start = 1 + max((r for r, _ in dbs), default=-1)
         numbered = list(enumerate(extra, start))
         _try_candidates(judge, trial, numbered, len(numbered), set())
-    alive = {i for i in trial.todo - trial.seen if i < trial.offset}
-    unkillable = order_probes(judge, item, trial.counted, alive, trial.usable, trial.kills,
-                              trial.refs, trial.edges)
-    use_solver = (available() if solver is None else solver) and pool is None
-    attempts, bounded = _witnesses(judge, item, trial, sorted(alive - set(unkillable))) \
-        if use_solver else ([], {})
-    cands.kinds.update({r: ("solver", {}) for r, _ in trial.usable if r < 0})
+
+
+def _choose(
+    judge: Judge,
+    item: Item,
+    trial: _Trial,
+    cands: _Candidates,
+    position: int,
+    max_dbs: int,
+    min_dbs: int,
+) -> tuple[list[int], set[int]]:
+    """The cover of the kills, then ``min_dbs`` diverse usable databases beyond it."""
     chosen, covered = _cover(trial.kills, trial.offset, max_dbs)
-    chosen += _diverse(judge, item, trial.usable, trial.kills,
-                       cands.dbs[position:cands.from_source], chosen,
-                       {r: k for r, (k, _) in cands.kinds.items()}, trial.refs, min_dbs)
+    chosen += _diverse(
+        judge,
+        item,
+        trial.usable,
+        trial.kills,
+        cands.dbs[position : cands.from_source],
+        chosen,
+        {r: k for r, (k, _) in cands.kinds.items()},
+        trial.refs,
+        min_dbs,
+    )
     if not chosen and trial.usable:  # nothing to kill: still keep one database beyond the fixture
         chosen.append(0)
-    return _suite(item, trial, chosen, covered, unkillable, equivalent, cands.kinds,
-                  seed=seed, source_side=source_side, solved=(attempts, bounded))
+    return chosen, covered
 
 
-def extra_candidates(item: Item, survivors: list[Neighbour], schema: Fixture | None
-                     ) -> list[Fixture]:
+def extra_candidates(
+    item: Item, survivors: list[Neighbour], schema: Fixture | None
+) -> list[Fixture]:
     """Candidate databases proposed for the source's neighbours that no generated candidate
     killed (``survivors``, over the fixture ``schema``), tried after the others as they are:
     the seam for solver-built witnesses (issue 28 item 3). None yet."""
     return []
 
 
-def _candidate_databases(item: Item, references: tuple[Item, ...], dialects: tuple[str, ...],
-                         *, seed: int, candidates: int, max_rows: int,
-                         pool: tuple[tuple[int, Fixture], ...] | None) -> _Candidates:
+def _candidate_databases(
+    item: Item,
+    references: tuple[Item, ...],
+    dialects: tuple[str, ...],
+    *,
+    seed: int,
+    candidates: int,
+    max_rows: int,
+    pool: tuple[tuple[int, Fixture], ...] | None,
+) -> _Candidates:
     """``pool`` as given, or the source's boundary and random candidates then the references'
     (raises :class:`SchemaError` when the generator cannot read the source)."""
     if pool is not None:
         return _Candidates(list(pool), {}, len(pool))
-    generated = query_test_data(item.source_sql, item.source_dialect, rounds=candidates,
-                                seed=str(seed), name=f"ts{seed}", base=item.fixture,
-                                dialects=dialects, max_rows=max_rows)
+    generated = query_test_data(
+        item.source_sql,
+        item.source_dialect,
+        rounds=candidates,
+        seed=str(seed),
+        name=f"ts{seed}",
+        base=item.fixture,
+        dialects=dialects,
+        max_rows=max_rows,
+    )
     named = item.fixture.name if item.fixture and _qualified(item) else None
     kinds = _boundary_candidates(item, dialects, seed, len(generated), candidates // 2)
     made = len(generated) + len(kinds)  # numbered 0 .. made - 1, failed ones included
@@ -208,13 +283,19 @@ def _candidate_databases(item: Item, references: tuple[Item, ...], dialects: tup
             dbs.append((r, fixture_from_json({**data, "name": named or data["name"]})))
     from_source = len(dbs)
     if candidates:
-        dbs += _reference_candidates(item, references, dialects, seed=seed, start=made,
-                                     max_rows=max_rows)
+        dbs += _reference_candidates(
+            item, references, dialects, seed=seed, start=made, max_rows=max_rows
+        )
     return _Candidates(dbs, kinds, from_source)
 
 
-def _aims(judge: Judge, item: Item, references: tuple[Item, ...], source_side: bool,
-          exclude: frozenset[str]) -> tuple[_Trial, dict[str, int]]:
+def _aims(
+    judge: Judge,
+    item: Item,
+    references: tuple[Item, ...],
+    source_side: bool,
+    exclude: frozenset[str],
+) -> tuple[_Trial, dict[str, int]]:
     """The neighbours to kill: the source's (unless not ``source_side``) and the agreeing
     references' on their target engines (what eval faces: a near-miss translation), none of an
     ``exclude``d family; with the equivalent ones counted per operator."""
@@ -223,10 +304,16 @@ def _aims(judge: Judge, item: Item, references: tuple[Item, ...], source_side: b
     on_fixture: set[int] = set()
     equivalent: dict[str, int] = {}
     keys = {t.name.lower(): t.primary_key for t in item.fixture.tables} if item.fixture else {}
-    types = {t.name.lower(): {c.name.lower(): c.type for c in t.columns}
-             for t in item.fixture.tables} if item.fixture else {}
-    for n in neighbours(item.source_sql, item.source_dialect, keys=keys,
-                        types=types) if source_side else ():
+    types = (
+        {t.name.lower(): {c.name.lower(): c.type for c in t.columns} for t in item.fixture.tables}
+        if item.fixture
+        else {}
+    )
+    for n in (
+        neighbours(item.source_sql, item.source_dialect, keys=keys, types=types)
+        if source_side
+        else ()
+    ):
         if family_of(n.operator) in exclude:
             continue
         if n.equivalent:
@@ -239,16 +326,25 @@ def _aims(judge: Judge, item: Item, references: tuple[Item, ...], source_side: b
             on_fixture.add(len(counted))
         counted.append(n)
     refs = agreeing_references(judge, references)
-    targets = [(probe, n) for probe, n in reference_neighbours(judge, refs, keys, types)
-               if family_of(n.operator) not in exclude]
+    targets = [
+        (probe, n)
+        for probe, n in reference_neighbours(judge, refs, keys, types)
+        if family_of(n.operator) not in exclude
+    ]
     trial = _Trial(item, counted, on_fixture, targets, refs)
     trial.todo = (set(range(len(counted))) - on_fixture) | {
-        len(counted) + k for k in range(len(targets))}
+        len(counted) + k for k in range(len(targets))
+    }
     return trial, equivalent
 
 
-def _try_candidates(judge: Judge, trial: _Trial, dbs: list[tuple[int, Fixture]],
-                    from_source: int, boundary: set[int]) -> int:
+def _try_candidates(
+    judge: Judge,
+    trial: _Trial,
+    dbs: list[tuple[int, Fixture]],
+    from_source: int,
+    boundary: set[int],
+) -> int:
     """Run every neighbour still alive on each of ``dbs`` in turn (those from ``from_source`` on
     are the references'; with :data:`JUDGE_KILLED`, the killed ones too), recording the usable
     ones in ``trial`` and the neighbours each kills first; stops once every neighbour
@@ -268,16 +364,31 @@ def _try_candidates(judge: Judge, trial: _Trial, dbs: list[tuple[int, Fixture]],
                 break
             position, stall = from_source, 0
             continue
-        probe = Item(id=item.id, source_dialect=item.source_dialect,
-                     target_dialect=item.source_dialect, source_sql=item.source_sql,
-                     fixture=db, order_sensitive=item.order_sensitive)
+        probe = Item(
+            id=item.id,
+            source_dialect=item.source_dialect,
+            target_dialect=item.source_dialect,
+            source_sql=item.source_sql,
+            fixture=db,
+            order_sensitive=item.order_sensitive,
+        )
         if not _judgeable(judge, probe):
             continue  # the source fails, or its LIMIT's window cannot be read: not a test of it
         aims = trial.todo if JUDGE_KILLED else trial.todo - trial.seen
-        killed = {i for i in aims if i < offset and neighbour_outcome(
-            judge, item, db, trial.counted[i].sql) == "kill"}
-        killed |= {i for i in aims if i >= offset and neighbour_outcome(
-            judge, trial.targets[i - offset][0], db, trial.targets[i - offset][1].sql) == "kill"}
+        killed = {
+            i
+            for i in aims
+            if i < offset and neighbour_outcome(judge, item, db, trial.counted[i].sql) == "kill"
+        }
+        killed |= {
+            i
+            for i in aims
+            if i >= offset
+            and neighbour_outcome(
+                judge, trial.targets[i - offset][0], db, trial.targets[i - offset][1].sql
+            )
+            == "kill"
+        }
         if killed or not trial.usable or r in boundary:  # only databases that may be kept
             why = reference_disagreement(judge, trial.refs, db)
             if why is not None:
@@ -299,8 +410,11 @@ def _cover(kills: list[set[int]], offset: int, max_dbs: int) -> tuple[list[int],
     chosen: list[int] = []
     covered: set[int] = set()
     while len(chosen) < max_dbs:
-        gains = [(len({i for i in k - covered if i < offset}), len(k - covered), -j)
-                 for j, k in enumerate(kills) if j not in chosen]
+        gains = [
+            (len({i for i in k - covered if i < offset}), len(k - covered), -j)
+            for j, k in enumerate(kills)
+            if j not in chosen
+        ]
         if not gains or max(gains)[1] == 0:
             break
         j = -max(gains)[2]
@@ -309,18 +423,90 @@ def _cover(kills: list[set[int]], offset: int, max_dbs: int) -> tuple[list[int],
     return chosen, covered
 
 
-def _suite(item: Item, trial: _Trial, chosen: list[int], covered: set[int],
-           unkillable: dict[int, str], equivalent: dict[str, int],
-           kinds: dict[int, tuple[str, dict[str, Any]]], *, seed: int,
-           source_side: bool, solved: tuple[list[Attempt], dict[int, int]] = ([], {})
-           ) -> Distilled:
+def _suite(
+    item: Item,
+    trial: _Trial,
+    chosen: list[int],
+    covered: set[int],
+    unkillable: dict[int, str],
+    equivalent: dict[str, int],
+    kinds: dict[int, tuple[str, dict[str, Any]]],
+    *,
+    seed: int,
+    source_side: bool,
+    solved: tuple[list[Attempt], dict[int, int]] = ([], {}),
+) -> Distilled:
     """The suite of the ``chosen`` usable databases, with the per-operator counts
     (``solved``: the solver's attempts and the neighbours it proved bounded-equivalent)."""
     attempts, bounded = solved
     counted, offset, usable, kills = trial.counted, trial.offset, trial.usable, trial.kills
     on_fixture = trial.on_fixture
+    operators = _operator_counts(trial, covered, unkillable, equivalent, bounded)
+    databases = tuple(
+        SuiteDatabase(
+            fixture=usable[j][1],
+            seed=usable[j][0],
+            size=sum(len(t.rows) for t in usable[j][1].tables),
+            kills=len({i for i in kills[j] if i < offset}),
+        )
+        for j in chosen
+    )
+    survivors = [
+        [n.operator, n.sql]
+        for i, n in enumerate(counted)
+        if i not in covered and i not in on_fixture and i not in unkillable and i not in bounded
+    ]
+    extra: dict[str, Any] = {
+        "seed": seed,
+        "candidates": len(usable),
+        "kinds": [kinds[usable[j][0]][0] if usable[j][0] in kinds else "random" for j in chosen],
+        "killed_by_fixture": len(on_fixture),
+        "operators": operators,
+        "survivors": survivors,
+        "unkillable": [
+            [counted[i].operator, counted[i].sql, why] for i, why in sorted(unkillable.items())
+        ],
+        "reference_edges": trial.edges,
+        **({} if source_side else {"source_side": False}),
+        **(
+            {
+                "solver": [a.to_json() for a in attempts],
+                "bounded_equivalent": [
+                    [counted[i].operator, counted[i].sql, b] for i, b in sorted(bounded.items())
+                ],
+            }
+            if attempts
+            else {}
+        ),
+        "target_neighbours": len(trial.targets),
+        "target_killed": len({i for i in covered if i >= offset}),
+    }
+    suite = Suite(
+        key=suite_key(item.source_dialect, item.source_sql, item.fixture),
+        source_dialect=item.source_dialect,
+        source_sql=item.source_sql,
+        fixture_sha256=item.fixture.content_hash if item.fixture else "",
+        databases=databases,
+        generator=GENERATOR,
+        neighbours=len(counted),
+        killed=len({i for i in covered if i < offset} | on_fixture),
+        extra=extra,
+    )
+    return Distilled(suite, operators=operators)
+
+
+def _operator_counts(
+    trial: _Trial,
+    covered: set[int],
+    unkillable: dict[int, str],
+    equivalent: dict[str, int],
+    bounded: dict[int, int],
+) -> dict[str, list[int]]:
+    """Per operator: neighbours, killed on the fixture, killed, equivalent, unkillable and
+    (a sixth count, where any) proved bounded-equivalent."""
+    on_fixture = trial.on_fixture
     operators: dict[str, list[int]] = {}
-    for i, n in enumerate(counted):
+    for i, n in enumerate(trial.counted):
         row = operators.setdefault(n.operator, [0, 0, 0, 0, 0])
         if i in bounded:  # proved equal on every small database: not a survivor
             row.extend([0] * (6 - len(row)))
@@ -332,54 +518,43 @@ def _suite(item: Item, trial: _Trial, chosen: list[int], covered: set[int],
         row[4] += i in unkillable
     for op, count in equivalent.items():
         operators.setdefault(op, [0, 0, 0, 0, 0])[3] = count
-    databases = tuple(SuiteDatabase(fixture=usable[j][1], seed=usable[j][0],
-                                    size=sum(len(t.rows) for t in usable[j][1].tables),
-                                    kills=len({i for i in kills[j] if i < offset}))
-                      for j in chosen)
-    survivors = [[n.operator, n.sql] for i, n in enumerate(counted)
-                 if i not in covered and i not in on_fixture and i not in unkillable
-                 and i not in bounded]
-    extra: dict[str, Any] = {
-        "seed": seed, "candidates": len(usable),
-        "kinds": [kinds[usable[j][0]][0] if usable[j][0] in kinds else "random" for j in chosen],
-        "killed_by_fixture": len(on_fixture), "operators": operators, "survivors": survivors,
-        "unkillable": [[counted[i].operator, counted[i].sql, why]
-                       for i, why in sorted(unkillable.items())],
-        "reference_edges": trial.edges, **({} if source_side else {"source_side": False}),
-        **({"solver": [a.to_json() for a in attempts],
-            "bounded_equivalent": [[counted[i].operator, counted[i].sql, b]
-                                   for i, b in sorted(bounded.items())]} if attempts else {}),
-        "target_neighbours": len(trial.targets),
-        "target_killed": len({i for i in covered if i >= offset})}
-    suite = Suite(key=suite_key(item.source_dialect, item.source_sql, item.fixture),
-                  source_dialect=item.source_dialect, source_sql=item.source_sql,
-                  fixture_sha256=item.fixture.content_hash if item.fixture else "",
-                  databases=databases, generator=GENERATOR, neighbours=len(counted),
-                  killed=len({i for i in covered if i < offset} | on_fixture), extra=extra)
-    return Distilled(suite, operators=operators)
+    return operators
 
 
-def _witnesses(judge: Judge, item: Item, trial: _Trial, alive: list[int]
-               ) -> tuple[list[Attempt], dict[int, int]]:
+def _witnesses(
+    judge: Judge, item: Item, trial: _Trial, alive: list[int]
+) -> tuple[list[Attempt], dict[int, int]]:
     """The solver's witnesses for the source's neighbours still ``alive`` (see
     :func:`parrot.testsuite.solver.solve_survivors`), verified where the source can be judged;
     each joins ``trial.usable`` where every reference agrees with the source."""
     return solve_survivors(
-        item.source_sql, item.source_dialect, item.fixture or EMPTY_FIXTURE,
+        item.source_sql,
+        item.source_dialect,
+        item.fixture or EMPTY_FIXTURE,
         [(i, trial.counted[i].operator, trial.counted[i].sql) for i in alive],
-        lambda db, sql: _judgeable(judge, replace(item, target_dialect=item.source_dialect,
-                                                  fixture=db))
-        and neighbour_outcome(judge, item, db, sql) == "kill",
-        lambda db: reference_disagreement(judge, trial.refs, db) is None, trial.usable,
-        trial.kills)
+        lambda db, sql: (
+            _judgeable(judge, replace(item, target_dialect=item.source_dialect, fixture=db))
+            and neighbour_outcome(judge, item, db, sql) == "kill"
+        ),
+        lambda db: reference_disagreement(judge, trial.refs, db) is None,
+        trial.usable,
+        trial.kills,
+    )
 
 
-def _boundary_candidates(item: Item, dialects: tuple[str, ...], seed: int, start: int,
-                         most: int) -> dict[int, tuple[str, dict[str, Any]]]:
+def _boundary_candidates(
+    item: Item, dialects: tuple[str, ...], seed: int, start: int, most: int
+) -> dict[int, tuple[str, dict[str, Any]]]:
     """The first ``most`` boundary candidates of the source (:mod:`parrot.testsuite.boundary`),
     numbered from ``start``: number -> (kind, fixture JSON)."""
-    made = query_boundary_data(item.source_sql, item.source_dialect, seed=str(seed),
-                               name=f"ts{seed}", base=item.fixture, dialects=dialects)
+    made = query_boundary_data(
+        item.source_sql,
+        item.source_dialect,
+        seed=str(seed),
+        name=f"ts{seed}",
+        base=item.fixture,
+        dialects=dialects,
+    )
     return {start + k: pair for k, pair in enumerate(made[:most])}
 
 
@@ -388,9 +563,17 @@ def _judgeable(judge: Judge, probe: Item) -> bool:
     return judge.gold(probe).execution.ok and judge.limit_unjudgeable(probe) is None
 
 
-def _diverse(judge: Judge, item: Item, usable: list[tuple[int, Fixture]], kills: list[set[int]],
-             spare: list[tuple[int, Fixture]], chosen: list[int], kinds: dict[int, str],
-             refs: list[tuple[Item, str]], count: int) -> list[int]:
+def _diverse(
+    judge: Judge,
+    item: Item,
+    usable: list[tuple[int, Fixture]],
+    kills: list[set[int]],
+    spare: list[tuple[int, Fixture]],
+    chosen: list[int],
+    kinds: dict[int, str],
+    refs: list[tuple[Item, str]],
+    count: int,
+) -> list[int]:
     """Up to ``count`` databases beyond ``chosen`` (indices into ``usable``; ``spare``: the
     candidates distillation did not get to, appended to ``usable`` and ``kills``, usable when
     the source can be judged there): the boundary kinds in the order of
@@ -416,8 +599,9 @@ def _diverse(judge: Judge, item: Item, usable: list[tuple[int, Fixture]], kills:
         if len(out) >= count:
             break
         kind = kinds.get(usable[j][0], "")
-        if j >= start and not _judgeable(judge, replace(item, target_dialect=item.source_dialect,
-                                                         fixture=usable[j][1])):
+        if j >= start and not _judgeable(
+            judge, replace(item, target_dialect=item.source_dialect, fixture=usable[j][1])
+        ):
             continue
         signature = result(j)
         if (not kind and signature in seen) or reference_disagreement(judge, refs, usable[j][1]):
@@ -442,8 +626,9 @@ def _qualified(item: Item) -> bool:
     return any(t.args.get("db") for t in tree.find_all(exp.Table))
 
 
-def sibling_pool(root: Path, references: tuple[Item, ...]
-                 ) -> tuple[tuple[tuple[int, Fixture], ...], list[dict[str, Any]]]:
+def sibling_pool(
+    root: Path, references: tuple[Item, ...]
+) -> tuple[tuple[tuple[int, Fixture], ...], list[dict[str, Any]]]:
     """Candidate databases for a source query whose own engine is too slow to distil generated
     candidates on (Spark): the databases of the stored suites of its references' own source
     queries — the same query written in each target dialect over the same fixture, whose suites
@@ -463,8 +648,14 @@ def sibling_pool(root: Path, references: tuple[Item, ...]
                     continue
                 seen.add(db.fixture.content_hash)
                 pool.append((len(pool), db.fixture))
-                origins.append({"dialect": ref_item.target_dialect, "suite": suite.key,
-                                "seed": db.seed, "generator": db.generator or suite.generator})
+                origins.append(
+                    {
+                        "dialect": ref_item.target_dialect,
+                        "suite": suite.key,
+                        "seed": db.seed,
+                        "generator": db.generator or suite.generator,
+                    }
+                )
     return tuple(pool), origins
 
 
@@ -473,10 +664,12 @@ def with_origins(suite: Suite, origins: list[dict[str, Any]]) -> Suite:
     database names its sibling suite's generator, and ``databases_from`` says where each came
     from (``reversed``: inserted in reverse order by :func:`order_probes`)."""
     dbs = tuple(replace(d, generator=origins[d.seed]["generator"]) for d in suite.databases)
-    came = [{**origins[d.seed], "reversed": d.fixture.name.endswith("-rev")}
-            for d in suite.databases]
-    return replace(suite, databases=dbs, generator=SIBLINGS,
-                   extra={**suite.extra, "databases_from": came})
+    came = [
+        {**origins[d.seed], "reversed": d.fixture.name.endswith("-rev")} for d in suite.databases
+    ]
+    return replace(
+        suite, databases=dbs, generator=SIBLINGS, extra={**suite.extra, "databases_from": came}
+    )
 
 
 ORDER_ONLY = frozenset({"drop_order"})  # neighbours that differ from the source in order only
@@ -503,8 +696,15 @@ def agreeing_references(judge: Judge, references: tuple[Item, ...]) -> list[tupl
     return out
 
 
-def _reference_candidates(item: Item, references: tuple[Item, ...], dialects: tuple[str, ...],
-                          *, seed: int, start: int, max_rows: int) -> list[tuple[int, Fixture]]:
+def _reference_candidates(
+    item: Item,
+    references: tuple[Item, ...],
+    dialects: tuple[str, ...],
+    *,
+    seed: int,
+    start: int,
+    max_rows: int,
+) -> list[tuple[int, Fixture]]:
     """``REFERENCE_CANDIDATES`` databases generated from each reference translation's own SQL
     (its literals, divisors and dates in the target's idiom: ``STRFTIME('%m-%d', d) >= '02-28'``
     where the source says ``month(d) > 2``), tried after the source's: their twins sit at the
@@ -519,9 +719,15 @@ def _reference_candidates(item: Item, references: tuple[Item, ...], dialects: tu
             seen.add((ref_item.target_dialect, sql))
             try:
                 generated = query_test_data(
-                    sql, ref_item.target_dialect, rounds=REFERENCE_CANDIDATES,
-                    seed=f"{seed}:{ref_item.target_dialect}:{len(seen)}", name=f"ts{seed}",
-                    base=item.fixture, dialects=dialects, max_rows=max_rows)
+                    sql,
+                    ref_item.target_dialect,
+                    rounds=REFERENCE_CANDIDATES,
+                    seed=f"{seed}:{ref_item.target_dialect}:{len(seen)}",
+                    name=f"ts{seed}",
+                    base=item.fixture,
+                    dialects=dialects,
+                    max_rows=max_rows,
+                )
             except (SchemaError, ValueError):
                 continue  # the generator cannot read this reference: the source's data stands
             for data in generated:
@@ -531,9 +737,9 @@ def _reference_candidates(item: Item, references: tuple[Item, ...], dialects: tu
     return out
 
 
-def reference_neighbours(judge: Judge, refs: list[tuple[Item, str]],
-                         keys: dict[str, Any], types: dict[str, Any]
-                         ) -> list[tuple[Item, Neighbour]]:
+def reference_neighbours(
+    judge: Judge, refs: list[tuple[Item, str]], keys: dict[str, Any], types: dict[str, Any]
+) -> list[tuple[Item, Neighbour]]:
     """The neighbours of each agreeing reference, on its target engine, that are not
     equivalent to it and that the fixture does not kill (nor do they error there), each with
     the probe item that judges it against the reference. A suite that kills these fails the
@@ -559,18 +765,27 @@ def reference_disagreement(judge: Judge, refs: list[tuple[Item, str]], db: Fixtu
     rounded in binary, a dangling foreign key), not a wrong translation: distillation does not
     keep it, and records why."""
     for ref_item, sql in refs:
-        verdict = judge.judge(replace(ref_item, fixture=db),
-                              Translation(TranslationStatus.OK, sql=sql))["verdicts"]["strict"]
+        verdict = judge.judge(
+            replace(ref_item, fixture=db), Translation(TranslationStatus.OK, sql=sql)
+        )["verdicts"]["strict"]
         if not verdict["match"] and verdict["reason"] != Reason.NO_ENGINE.value:
-            return (f"{ref_item.target_dialect} reference: {verdict['reason']}: "
-                    f"{str(verdict.get('detail', ''))[:160]}")
+            return (
+                f"{ref_item.target_dialect} reference: {verdict['reason']}: "
+                f"{str(verdict.get('detail', ''))[:160]}"
+            )
     return None
 
 
-def order_probes(judge: Judge, item: Item, counted: list[Neighbour], alive: set[int],
-                 usable: list[tuple[int, Fixture]], kills: list[set[int]],
-                 refs: list[tuple[Item, str]] | None = None,
-                 edges: list[str] | None = None) -> dict[int, str]:
+def order_probes(
+    judge: Judge,
+    item: Item,
+    counted: list[Neighbour],
+    alive: set[int],
+    usable: list[tuple[int, Fixture]],
+    kills: list[set[int]],
+    refs: list[tuple[Item, str]] | None = None,
+    edges: list[str] | None = None,
+) -> dict[int, str]:
     """Try the usable databases with the largest source results again with their rows inserted
     in reverse, for the order-only neighbours (a dropped ORDER BY) no database killed: a reversed
     database that kills something joins the candidates (``usable``, ``kills``); an order-only
@@ -583,8 +798,13 @@ def order_probes(judge: Judge, item: Item, counted: list[Neighbour], alive: set[
         return {}
     sized = []
     for j, (_, db) in enumerate(usable):
-        probe = Item(id=item.id, source_dialect=item.source_dialect,
-                     target_dialect=item.source_dialect, source_sql=item.source_sql, fixture=db)
+        probe = Item(
+            id=item.id,
+            source_dialect=item.source_dialect,
+            target_dialect=item.source_dialect,
+            source_sql=item.source_sql,
+            fixture=db,
+        )
         result = judge.gold(probe).execution.result
         rows = len(set(result.rows)) if result is not None else 0
         sized.append((rows, -j))  # the largest results first, the earliest database on ties
@@ -598,8 +818,9 @@ def order_probes(judge: Judge, item: Item, counted: list[Neighbour], alive: set[
             flipped = _reversed(db)
         except FixtureError:
             continue
-        killed = {i for i in todo if neighbour_outcome(judge, item, flipped, counted[i].sql)
-                  == "kill"}
+        killed = {
+            i for i in todo if neighbour_outcome(judge, item, flipped, counted[i].sql) == "kill"
+        }
         why = reference_disagreement(judge, refs, flipped) if killed and refs else None
         if why is not None:
             if edges is not None:
@@ -610,6 +831,9 @@ def order_probes(judge: Judge, item: Item, counted: list[Neighbour], alive: set[
             kills.append(killed)
             todo -= killed
         for i in order_only & todo:
-            unkillable.setdefault(i, f"{item.source_dialect} returned the ORDER BY's order on "
-                                     f"a {rows}-row result inserted in either order")
+            unkillable.setdefault(
+                i,
+                f"{item.source_dialect} returned the ORDER BY's order on "
+                f"a {rows}-row result inserted in either order",
+            )
     return {i: why for i, why in unkillable.items() if i in todo}

@@ -56,7 +56,7 @@ DEFAULT_ROUNDS = 2
 SHOWN = 3  # neighbours shown per request
 SAMPLE_ROWS = 3  # current rows shown per table
 PARTS = ("system", "user", "sample", "neighbour", "example_user", "example_answer")
-_INT_LIMIT = 2 ** 31
+_INT_LIMIT = 2**31
 
 
 class Reject(StrEnum):
@@ -101,6 +101,7 @@ class Written:
 
 # --- the prompt -----------------------------------------------------------------------------------
 
+
 @lru_cache(maxsize=4)
 def load_prompt(spec: str = DEFAULT_PROMPT) -> PromptTemplate:
     """The prompt file ``NAME-vVERSION`` of ``parrot/testsuite/prompts/``."""
@@ -108,8 +109,9 @@ def load_prompt(spec: str = DEFAULT_PROMPT) -> PromptTemplate:
     try:
         text = folder.joinpath(f"{spec}.toml").read_text(encoding="utf-8")
     except FileNotFoundError:
-        names = sorted(p.name.removesuffix(".toml") for p in folder.iterdir()
-                       if p.name.endswith(".toml"))
+        names = sorted(
+            p.name.removesuffix(".toml") for p in folder.iterdir() if p.name.endswith(".toml")
+        )
         raise PromptError(f"no datagen prompt {spec!r}; available: {', '.join(names)}") from None
     return parse_template(spec, text, PARTS, "datagen prompt")
 
@@ -136,8 +138,10 @@ def schema_ddl(schema: QuerySchema) -> str:
                 notes.append("values: " + ", ".join(sql_literal(v) for v in info.enumeration))
             if info.non_negative:
                 notes.append(">= 0")
-            line = (f"  {info.name} {info.type.upper()}{'' if info.nullable else ' NOT NULL'}"
-                    f"{' UNIQUE' if info.unique else ''},")
+            line = (
+                f"  {info.name} {info.type.upper()}{'' if info.nullable else ' NOT NULL'}"
+                f"{' UNIQUE' if info.unique else ''},"
+            )
             lines.append(line + (f"  -- {'; '.join(notes)}" if notes else ""))
         keys = schema.primary_keys.get(table, ())
         if keys:
@@ -164,31 +168,45 @@ def _sample(schema: QuerySchema, base: Fixture | None) -> str:
         names = [c.name for c in real.columns if c.name in cols]
         index = [real.column_names.index(n) for n in names]
         types = [real.columns[i].type for i in index]
-        rows = [", ".join(sql_literal(storage_text(row[i], t)) for i, t in zip(index, types,
-                                                                             strict=True))
-                for row in real.rows[:SAMPLE_ROWS]]
-        statements.append(f"INSERT INTO {table} ({', '.join(names)}) VALUES\n  ("
-                          + "),\n  (".join(rows) + ");")
+        rows = [
+            ", ".join(
+                sql_literal(storage_text(row[i], t)) for i, t in zip(index, types, strict=True)
+            )
+            for row in real.rows[:SAMPLE_ROWS]
+        ]
+        statements.append(
+            f"INSERT INTO {table} ({', '.join(names)}) VALUES\n  (" + "),\n  (".join(rows) + ");"
+        )
     return "\n".join(statements)
 
 
-def build_messages(prompt: PromptTemplate, item: Item, schema: QuerySchema,
-                   shown: list[Neighbour], max_rows: int) -> list[dict[str, str]]:
+def build_messages(
+    prompt: PromptTemplate, item: Item, schema: QuerySchema, shown: list[Neighbour], max_rows: int
+) -> list[dict[str, str]]:
     """System message, the worked example, then the request for ``item``."""
     sample = _sample(schema, item.fixture)
-    variants = "".join(prompt.render("neighbour", number=i, operator=n.operator,
-                                     sql=n.sql.strip())
-                       for i, n in enumerate(shown, 1))
-    user = prompt.render("user", dialect=item.source_dialect, sql=item.source_sql.strip(),
-                         ddl=schema_ddl(schema), neighbours=variants,
-                         sample=prompt.render("sample", rows=sample) if sample else "")
-    return [{"role": "system", "content": prompt.render("system", max_rows=max_rows)},
-            {"role": "user", "content": prompt.parts["example_user"]},
-            {"role": "assistant", "content": prompt.parts["example_answer"]},
-            {"role": "user", "content": user}]
+    variants = "".join(
+        prompt.render("neighbour", number=i, operator=n.operator, sql=n.sql.strip())
+        for i, n in enumerate(shown, 1)
+    )
+    user = prompt.render(
+        "user",
+        dialect=item.source_dialect,
+        sql=item.source_sql.strip(),
+        ddl=schema_ddl(schema),
+        neighbours=variants,
+        sample=prompt.render("sample", rows=sample) if sample else "",
+    )
+    return [
+        {"role": "system", "content": prompt.render("system", max_rows=max_rows)},
+        {"role": "user", "content": prompt.parts["example_user"]},
+        {"role": "assistant", "content": prompt.parts["example_answer"]},
+        {"role": "user", "content": user},
+    ]
 
 
 # --- reading and validating an answer -------------------------------------------------------------
+
 
 class _Bad(Exception):
     def __init__(self, reason: Reject, detail: str):
@@ -239,10 +257,10 @@ def _cut_off(text: str, dialect: str) -> list[exp.Expr] | None:
     start = re.search(r"\bINSERT\s+INTO\b", text, re.I)
     if start is None:
         return None
-    rest = text[start.start():].replace('\\"', '"').replace("\\n", "\n")
+    rest = text[start.start() :].replace('\\"', '"').replace("\\n", "\n")
     ends = [i for i, c in enumerate(rest) if c == ")"]
     for end in reversed(ends[-50:]):
-        candidate = rest[:end + 1]
+        candidate = rest[: end + 1]
         if not re.search(r"\bVALUES\b", candidate, re.I):
             break
         try:
@@ -272,8 +290,9 @@ def read_inserts(text: str, dialect: str) -> tuple[list[Written], list[Rejection
             problems.append(Rejection(Reject.NOT_INSERT, tree.sql()[:120]))
             continue
         table = target.this if isinstance(target, exp.Schema) else target
-        columns = (tuple(c.name for c in target.expressions)
-                   if isinstance(target, exp.Schema) else None)
+        columns = (
+            tuple(c.name for c in target.expressions) if isinstance(target, exp.Schema) else None
+        )
         name = table.name if isinstance(table, exp.Table) else ""
         rows = []
         for i, row in enumerate(values.expressions):
@@ -326,8 +345,14 @@ def _cell(value: Any, info: ColumnInfo) -> Any:
     return storage_text(typed, ptype)
 
 
-def validate(written: list[Written], schema: QuerySchema, *, name: str, max_rows: int,
-             dialects: tuple[str, ...]) -> tuple[dict[str, Any] | None, list[Rejection]]:
+def validate(
+    written: list[Written],
+    schema: QuerySchema,
+    *,
+    name: str,
+    max_rows: int,
+    dialects: tuple[str, ...],
+) -> tuple[dict[str, Any] | None, list[Rejection]]:
     """A fixture (JSON form) of the query's tables holding every valid row, or None when none
     is valid; and a typed rejection for everything dropped."""
     fold = folds_text(dialects)
@@ -338,16 +363,20 @@ def validate(written: list[Written], schema: QuerySchema, *, name: str, max_rows
     for w in written:
         table = tables.get(w.table.lower())
         if table is None:
-            problems.append(Rejection(Reject.UNKNOWN_TABLE, f"{w.table!r} is not read by the "
-                                      "query", w.table))
+            problems.append(
+                Rejection(Reject.UNKNOWN_TABLE, f"{w.table!r} is not read by the query", w.table)
+            )
             continue
         cols = schema.tables[table]
         by_name = {c.lower(): c for c in cols}
         given = w.columns if w.columns is not None else tuple(cols)
         unknown = [c for c in given if c.lower() not in by_name]
         if unknown or len({c.lower() for c in given}) != len(given):
-            detail = (f"{table} has no column {', '.join(unknown)}" if unknown
-                      else f"a column is named twice in {list(given)}")
+            detail = (
+                f"{table} has no column {', '.join(unknown)}"
+                if unknown
+                else f"a column is named twice in {list(given)}"
+            )
             problems.append(Rejection(Reject.UNKNOWN_COLUMN, detail, table))
             continue
         position = {by_name[c.lower()]: i for i, c in enumerate(given)}
@@ -358,8 +387,10 @@ def validate(written: list[Written], schema: QuerySchema, *, name: str, max_rows
                     raise _Bad(Reject.ARITY, f"{len(row)} values for {len(given)} columns")
                 if len(rows[table]) >= max_rows:
                     raise _Bad(Reject.TOO_MANY_ROWS, f"more than {max_rows} rows")
-                cells = [_cell(row[position[c]] if c in position else None, info)
-                         for c, info in cols.items()]
+                cells = [
+                    _cell(row[position[c]] if c in position else None, info)
+                    for c, info in cols.items()
+                ]
                 _check_keys(table, cols, keys, cells, seen, fold)
             except _Bad as bad:
                 problems.append(Rejection(bad.reason, bad.detail, table, r))
@@ -369,15 +400,30 @@ def validate(written: list[Written], schema: QuerySchema, *, name: str, max_rows
         if any(w.rows for w in written):  # rows were written, none survived
             problems.append(Rejection(Reject.NO_ROWS, "no valid row in the answer"))
         return None, problems
-    return {"name": name, "tables": [
-        {"name": t, "columns": [{"name": i.name, "type": i.type, "nullable": i.nullable}
-                                for i in cols.values()],
-         "primary_key": list(schema.primary_keys.get(t, ())), "rows": rows[t]}
-        for t, cols in schema.tables.items()]}, problems
+    return {
+        "name": name,
+        "tables": [
+            {
+                "name": t,
+                "columns": [
+                    {"name": i.name, "type": i.type, "nullable": i.nullable} for i in cols.values()
+                ],
+                "primary_key": list(schema.primary_keys.get(t, ())),
+                "rows": rows[t],
+            }
+            for t, cols in schema.tables.items()
+        ],
+    }, problems
 
 
-def _check_keys(table: str, cols: dict[str, ColumnInfo], keys: tuple[str, ...],
-                cells: list[Any], seen: dict[tuple[str, str], set[Any]], fold: bool) -> None:
+def _check_keys(
+    table: str,
+    cols: dict[str, ColumnInfo],
+    keys: tuple[str, ...],
+    cells: list[Any],
+    seen: dict[tuple[str, str], set[Any]],
+    fold: bool,
+) -> None:
     """Primary key, unique columns and collation folding against the rows kept so far; records
     the row's values when it passes."""
     names = list(cols)
@@ -393,21 +439,28 @@ def _check_keys(table: str, cols: dict[str, ColumnInfo], keys: tuple[str, ...],
         if info.unique and value in seen.get((table, name), set()):
             raise _Bad(Reject.DUPLICATE_KEY, f"{name}: {value!r} repeats a unique value")
         if fold and isinstance(value, str):
-            folded = {v.rstrip(" ").lower(): v for v in seen.get((table, name), set())
-                      if isinstance(v, str)}
+            folded = {
+                v.rstrip(" ").lower(): v
+                for v in seen.get((table, name), set())
+                if isinstance(v, str)
+            }
             other = folded.get(value.rstrip(" ").lower())
             if other is not None and other != value:
-                raise _Bad(Reject.COLLATION, f"{name}: {value!r} and {other!r} are equal "
-                                             "under an engine's collation")
+                raise _Bad(
+                    Reject.COLLATION,
+                    f"{name}: {value!r} and {other!r} are equal under an engine's collation",
+                )
     if keys:
         seen.setdefault((table, "\x00pk"), set()).add(
-            tuple(cells[names.index(k)] for k in keys if k in names))
+            tuple(cells[names.index(k)] for k in keys if k in names)
+        )
     for name, value in zip(names, cells, strict=True):
         if value is not None:
             seen.setdefault((table, name), set()).add(value)
 
 
 # --- the model and the loop -----------------------------------------------------------------------
+
 
 @dataclass
 class Datagen:
@@ -423,10 +476,12 @@ class Datagen:
         return f"llm:{self.spec}"
 
     def params(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"model": self.spec,
-                               "prompt": f"{self.prompt.id} sha256:{self.prompt.sha256}",
-                               "rounds": self.rounds,
-                               "temperature": self.translator.options.temperature}
+        out: dict[str, Any] = {
+            "model": self.spec,
+            "prompt": f"{self.prompt.id} sha256:{self.prompt.sha256}",
+            "rounds": self.rounds,
+            "temperature": self.translator.options.temperature,
+        }
         if self.translator.options.api_base:
             out["api_base"] = public_url(self.translator.options.api_base)
         return out
@@ -435,14 +490,17 @@ class Datagen:
         self.translator.close()
 
 
-def make_datagen(spec: str, options: Any = None, *, prompt: str = DEFAULT_PROMPT,
-                 rounds: int = DEFAULT_ROUNDS) -> Datagen:
+def make_datagen(
+    spec: str, options: Any = None, *, prompt: str = DEFAULT_PROMPT, rounds: int = DEFAULT_ROUNDS
+) -> Datagen:
     """The datagen model of ``--datagen llm:SPEC`` (SPEC: any LLM ``--model`` spec of eval)."""
     translator = create_translator(spec, llm=options)
     if not isinstance(translator, LLMTranslator):
         translator.close()
-        raise ValueError(f"--datagen llm:{spec}: {spec!r} calls no model (use local, "
-                         "PROVIDER/MODEL or an OpenAI-compatible server with --api-base)")
+        raise ValueError(
+            f"--datagen llm:{spec}: {spec!r} calls no model (use local, "
+            "PROVIDER/MODEL or an OpenAI-compatible server with --api-base)"
+        )
     return Datagen(spec, translator, load_prompt(prompt), rounds)
 
 
@@ -463,12 +521,18 @@ class LLMReport:
     rejections: list[Rejection] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
-        return {"requests": self.requests, "cache_hits": self.cache_hits,
-                "tokens_in": self.tokens_in, "tokens_out": self.tokens_out,
-                "seconds": round(self.seconds, 3), "databases_kept": self.kept,
-                "killed": self.killed, "rejected": dict(sorted(self.rejected.items())),
-                "operators": dict(sorted(self.operators.items())),
-                **({"unchecked_engines": self.unchecked} if self.unchecked else {})}
+        return {
+            "requests": self.requests,
+            "cache_hits": self.cache_hits,
+            "tokens_in": self.tokens_in,
+            "tokens_out": self.tokens_out,
+            "seconds": round(self.seconds, 3),
+            "databases_kept": self.kept,
+            "killed": self.killed,
+            "rejected": dict(sorted(self.rejected.items())),
+            "operators": dict(sorted(self.operators.items())),
+            **({"unchecked_engines": self.unchecked} if self.unchecked else {}),
+        }
 
 
 @dataclass(frozen=True)
@@ -477,8 +541,9 @@ class Augmented:
     report: LLMReport
 
 
-def _loads(judge: Judge, fixture: Fixture, dialects: tuple[str, ...],
-           report: LLMReport) -> Rejection | None:
+def _loads(
+    judge: Judge, fixture: Fixture, dialects: tuple[str, ...], report: LLMReport
+) -> Rejection | None:
     """None when every available engine of the item loads ``fixture`` faithfully."""
     for dialect in dialects:
         engine = judge.engine(dialect)
@@ -493,8 +558,15 @@ def _loads(judge: Judge, fixture: Fixture, dialects: tuple[str, ...],
     return None
 
 
-def augment(suite: Suite, item: Item, judge: Judge, gen: Datagen, *,
-            dialects: tuple[str, ...] = (), max_rows: int = 12) -> Augmented:
+def augment(
+    suite: Suite,
+    item: Item,
+    judge: Judge,
+    gen: Datagen,
+    *,
+    dialects: tuple[str, ...] = (),
+    max_rows: int = 12,
+) -> Augmented:
     """``suite`` plus the model-written databases that kill neighbours it does not."""
     report = LLMReport()
     dialects = tuple(dict.fromkeys((item.source_dialect, *dialects)))
@@ -519,8 +591,7 @@ def augment(suite: Suite, item: Item, judge: Judge, gen: Datagen, *,
         if shown in asked:
             break  # the same request again would get the same answer
         asked.add(shown)
-        messages = build_messages(gen.prompt, item, schema, [counted[i] for i in shown],
-                                  max_rows)
+        messages = build_messages(gen.prompt, item, schema, [counted[i] for i in shown], max_rows)
         completion = _ask(gen, messages, report)
         if completion is None:
             break
@@ -547,10 +618,16 @@ def augment(suite: Suite, item: Item, judge: Judge, gen: Datagen, *,
         report.kept += 1
         report.killed += len(new)
         report.operators.update(counted[i].operator for i in new)
-        added.append(SuiteDatabase(fixture=db, seed=r, size=sum(len(t.rows) for t in db.tables),
-                                   kills=len(kills), generator=gen.label))
+        added.append(
+            SuiteDatabase(
+                fixture=db,
+                seed=r,
+                size=sum(len(t.rows) for t in db.tables),
+                kills=len(kills),
+                generator=gen.label,
+            )
+        )
     return Augmented(_merged(suite, added, gen, report), report)
-
 
 
 def _counted(suite: Suite, item: Item, judge: Judge) -> tuple[list[Neighbour], set[int]]:
@@ -563,8 +640,9 @@ def _counted(suite: Suite, item: Item, judge: Judge) -> tuple[list[Neighbour], s
         outcome = neighbour_outcome(judge, item, fixture, n.sql)
         if outcome == "error":
             continue
-        if outcome == "kill" or any(neighbour_outcome(judge, item, db.fixture, n.sql) == "kill"
-                                    for db in suite.databases):
+        if outcome == "kill" or any(
+            neighbour_outcome(judge, item, db.fixture, n.sql) == "kill" for db in suite.databases
+        ):
             covered.add(len(counted))
         counted.append(n)
     return counted, covered
@@ -587,8 +665,15 @@ def _ask(gen: Datagen, messages: list[dict[str, str]], report: LLMReport) -> Com
     report.tokens_out += completion.tokens_out
     return completion
 
-def _evaluate(judge: Judge, item: Item, db: Fixture, counted: list[Neighbour],
-              dialects: tuple[str, ...], report: LLMReport) -> tuple[set[int], Rejection | None]:
+
+def _evaluate(
+    judge: Judge,
+    item: Item,
+    db: Fixture,
+    counted: list[Neighbour],
+    dialects: tuple[str, ...],
+    report: LLMReport,
+) -> tuple[set[int], Rejection | None]:
     """The neighbours ``db`` kills, or why ``db`` cannot be used."""
     problem = _loads(judge, db, dialects, report)
     if problem is not None:
@@ -600,8 +685,9 @@ def _evaluate(judge: Judge, item: Item, db: Fixture, counted: list[Neighbour],
     ties = judge.limit_cuts_ties(probe)
     if ties is not None:
         return set(), Rejection(Reject.LIMIT_TIES, ties[:160])
-    return {i for i, n in enumerate(counted)
-            if neighbour_outcome(judge, item, db, n.sql) == "kill"}, None
+    return {
+        i for i, n in enumerate(counted) if neighbour_outcome(judge, item, db, n.sql) == "kill"
+    }, None
 
 
 def _reject(report: LLMReport, problems: list[Rejection]) -> None:
@@ -609,11 +695,11 @@ def _reject(report: LLMReport, problems: list[Rejection]) -> None:
     report.rejected.update(p.reason.value for p in problems)
 
 
-def _merged(suite: Suite, added: list[SuiteDatabase], gen: Datagen,
-            report: LLMReport) -> Suite:
+def _merged(suite: Suite, added: list[SuiteDatabase], gen: Datagen, report: LLMReport) -> Suite:
     """``suite`` with the model's databases appended and its counts and generator updated."""
-    databases = tuple(d if d.generator else replace(d, generator=suite.generator)
-                      for d in suite.databases)
+    databases = tuple(
+        d if d.generator else replace(d, generator=suite.generator) for d in suite.databases
+    )
     operators = {op: list(row) for op, row in suite.extra.get("operators", {}).items()}
     for op, count in report.operators.items():
         if op in operators:
@@ -622,5 +708,10 @@ def _merged(suite: Suite, added: list[SuiteDatabase], gen: Datagen,
     if operators:
         extra["operators"] = operators
     generator = f"{suite.generator}+{gen.label}" if suite.generator else gen.label
-    return replace(suite, databases=databases + tuple(added), generator=generator,
-                   killed=suite.killed + report.killed, extra=extra)
+    return replace(
+        suite,
+        databases=databases + tuple(added),
+        generator=generator,
+        killed=suite.killed + report.killed,
+        extra=extra,
+    )

@@ -73,19 +73,44 @@ from parrot.testsuite.operators import REGISTRY, not_in_parts, operator_names, s
 
 OPERATORS = operator_names()  # the registry's operators (parrot.testsuite.operators)
 
-EQUIVALENCE_RULES = ("case_insensitive_collation", "distinct_aggregate_over_key",
-                     "distinct_in_semijoin", "distinct_over_keys", "distinct_under_set_op",
-                     "decimal_scale_under_round", "exists_projection", "inner_projection_swap",
-                     "left_join_null_rejected", "not_in_over_keys", "null_in_filtering_in",
-                     "order_of_one_row", "round_beyond_scale")
-_NULL_REJECTING = (exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE, exp.In, exp.Between,
-                   exp.Like, exp.ILike)
+EQUIVALENCE_RULES = (
+    "case_insensitive_collation",
+    "distinct_aggregate_over_key",
+    "distinct_in_semijoin",
+    "distinct_over_keys",
+    "distinct_under_set_op",
+    "decimal_scale_under_round",
+    "exists_projection",
+    "inner_projection_swap",
+    "left_join_null_rejected",
+    "not_in_over_keys",
+    "null_in_filtering_in",
+    "order_of_one_row",
+    "round_beyond_scale",
+)
+_NULL_REJECTING = (
+    exp.EQ,
+    exp.NEQ,
+    exp.GT,
+    exp.GTE,
+    exp.LT,
+    exp.LTE,
+    exp.In,
+    exp.Between,
+    exp.Like,
+    exp.ILike,
+)
 
 _NUMBERS = ("numbers", "numbers_mt")  # ClickHouse's table functions of distinct numbers
 _TO_DECIMAL = re.compile(r"toDecimal(32|64|128|256)", re.IGNORECASE)
 # ClickHouse's date-part functions and their value at the default date, 1970-01-01
-_CH_DATE_PARTS = {"toyear": 1970, "tomonth": 1, "toquarter": 1, "todayofmonth": 1,
-                  "toyyyymm": 197001}
+_CH_DATE_PARTS = {
+    "toyear": 1970,
+    "tomonth": 1,
+    "toquarter": 1,
+    "todayofmonth": 1,
+    "toyyyymm": 197001,
+}
 
 
 @dataclass(frozen=True)
@@ -107,8 +132,14 @@ Keys = dict[str, tuple[str, ...]]  # lower-case table name -> its primary-key co
 Types = dict[str, dict[str, str]]  # lower-case table -> lower-case column -> portable type
 
 
-def neighbours(sql: str, dialect: str, limit: int | None = None, *, keys: Keys | None = None,
-               types: Types | None = None) -> list[Neighbour]:
+def neighbours(
+    sql: str,
+    dialect: str,
+    limit: int | None = None,
+    *,
+    keys: Keys | None = None,
+    types: Types | None = None,
+) -> list[Neighbour]:
     """The distinct one-edit neighbours of ``sql`` that parse in ``dialect``, in AST order, each
     labelled when an equivalence rule proves it equal to ``sql`` (``keys`` and ``types``, the
     schema of the tables it reads, enable the rules that need them)."""
@@ -142,8 +173,9 @@ def neighbours(sql: str, dialect: str, limit: int | None = None, *, keys: Keys |
     return out
 
 
-def _equivalent(operator: str, node: exp.Expr, root: exp.Expr, keys: Keys,
-                types: Types, dialect: str = "") -> str:
+def _equivalent(
+    operator: str, node: exp.Expr, root: exp.Expr, keys: Keys, types: Types, dialect: str = ""
+) -> str:
     """The rule proving that ``operator`` at ``node`` keeps the meaning, or ''."""
     if operator == "string_case" and _folds_case(dialect):
         comparison = node.parent
@@ -154,32 +186,49 @@ def _equivalent(operator: str, node: exp.Expr, root: exp.Expr, keys: Keys,
     if operator == "add_distinct" and isinstance(node, exp.Select):
         if _in_semijoin(node):
             return "distinct_in_semijoin"
-        if isinstance(node.parent, exp.Union | exp.Intersect | exp.Except) \
-                and node.parent.args.get("distinct"):
+        if isinstance(node.parent, exp.Union | exp.Intersect | exp.Except) and node.parent.args.get(
+            "distinct"
+        ):
             return "distinct_under_set_op"
         if (keys and _projects_keys(node, keys, types)) or _one_row_per_iteration(node):
             return "distinct_over_keys"
     if operator in ("literal_plus", "literal_minus") and isinstance(node, exp.Literal):
         select = node.find_ancestor(exp.Select)
-        if isinstance(select, exp.Select) and isinstance(select.parent, exp.Exists) \
-                and any(node is e or node in e.find_all(exp.Literal)
-                        for e in select.expressions):
+        if (
+            isinstance(select, exp.Select)
+            and isinstance(select.parent, exp.Exists)
+            and any(node is e or node in e.find_all(exp.Literal) for e in select.expressions)
+        ):
             return "exists_projection"
-        if operator == "literal_plus" and types and isinstance(node.parent, exp.Round) \
-                and node is node.parent.args.get("decimals"):
+        if (
+            operator == "literal_plus"
+            and types
+            and isinstance(node.parent, exp.Round)
+            and node is node.parent.args.get("decimals")
+        ):
             scale = _scale(node.parent.this, root, types)
             if scale is not None and scale <= int(node.this):
                 return "round_beyond_scale"
         if _scale_under_round(node, 1 if operator == "literal_plus" else -1):
             return "decimal_scale_under_round"
-    if operator == "swap_projection" and isinstance(node, exp.Select) \
-            and (isinstance(node.parent, exp.CTE) or (isinstance(node.parent, exp.Subquery)
-                                                      and isinstance(node.parent.parent,
-                                                                     exp.From | exp.Join))) \
-            and not any(isinstance(s, exp.Star) for s in root.walk()):
+    if (
+        operator == "swap_projection"
+        and isinstance(node, exp.Select)
+        and (
+            isinstance(node.parent, exp.CTE)
+            or (
+                isinstance(node.parent, exp.Subquery)
+                and isinstance(node.parent.parent, exp.From | exp.Join)
+            )
+        )
+        and not any(isinstance(s, exp.Star) for s in root.walk())
+    ):
         return "inner_projection_swap"
-    if operator in ("inner_left", "left_inner") and isinstance(node, exp.Join) \
-            and _null_rejected(node, dialect == "clickhouse"):
+    if (
+        operator in ("inner_left", "left_inner")
+        and isinstance(node, exp.Join)
+        and _null_rejected(node, dialect == "clickhouse")
+    ):
         return "left_join_null_rejected"
     return _clause_rule(operator, node, root, keys)
 
@@ -207,8 +256,7 @@ def _not_in_keys(node: exp.Expr, root: exp.Expr, keys: Keys) -> bool:
 
     def keyed(col: exp.Column, scope: exp.Expr) -> bool:
         own = [t.name.lower() for t in scope.find_all(exp.Table)]
-        name = tables.get(col.table.lower()) if col.table else (own[0] if len(own) == 1
-                                                                 else None)
+        name = tables.get(col.table.lower()) if col.table else (own[0] if len(own) == 1 else None)
         key = keys.get(name or "") or ()
         return len(key) == 1 and key[0].lower() == col.name.lower()
 
@@ -220,19 +268,28 @@ def _aggregates_a_key(node: exp.Expr, keys: Keys) -> bool:
     """Whether ``node`` is COUNT / SUM / AVG (DISTINCT or not) of the single-column primary key
     of the only table its SELECT reads (no join, no subquery source): its values are distinct,
     so DISTINCT inside the aggregate changes nothing."""
-    arg = node.this.expressions[0] if isinstance(node.this, exp.Distinct) \
-        and len(node.this.expressions) == 1 else node.this
+    arg = (
+        node.this.expressions[0]
+        if isinstance(node.this, exp.Distinct) and len(node.this.expressions) == 1
+        else node.this
+    )
     select = node.find_ancestor(exp.Select)
-    if not isinstance(arg, exp.Column) or not isinstance(select, exp.Select) \
-            or select.args.get("joins"):
+    if (
+        not isinstance(arg, exp.Column)
+        or not isinstance(select, exp.Select)
+        or select.args.get("joins")
+    ):
         return False
     sources = _from_tables(select)
     if sources is None or len(sources) != 1 or not isinstance(sources[0][0], exp.Table):
         return False
     table = sources[0][0]
     key = keys.get(table.name.lower()) or ()
-    return len(key) == 1 and arg.name.lower() == key[0].lower() \
+    return (
+        len(key) == 1
+        and arg.name.lower() == key[0].lower()
         and arg.table.lower() in ("", table.alias_or_name.lower())
+    )
 
 
 def _filters(node: exp.Expr) -> bool:
@@ -253,8 +310,11 @@ def _in_semijoin(select: exp.Select) -> bool:
         outer = parent.parent
         if isinstance(outer, exp.In) and outer.args.get("query") is parent:
             return True
-        if isinstance(outer, exp.Join) and outer.this is parent \
-                and (outer.kind or "").upper() in ("SEMI", "ANTI"):
+        if (
+            isinstance(outer, exp.Join)
+            and outer.this is parent
+            and (outer.kind or "").upper() in ("SEMI", "ANTI")
+        ):
             return True
     return False
 
@@ -275,8 +335,9 @@ def _projects_keys(select: exp.Select, keys: Keys, types: Types | None = None) -
     return _select_key(select, keys, select.root(), types or {}) is not None
 
 
-def _select_key(select: exp.Select, keys: Keys, root: exp.Expr,
-                types: Types | None = None) -> set[str] | None:
+def _select_key(
+    select: exp.Select, keys: Keys, root: exp.Expr, types: Types | None = None
+) -> set[str] | None:
     """Output names on which the rows of ``select`` are distinct by construction, else None.
 
     A SELECT without FROM returns one row; a grouped one is distinct on its group keys when
@@ -288,8 +349,9 @@ def _select_key(select: exp.Select, keys: Keys, root: exp.Expr,
         return _group_key(select, keys, types or {})
     sources = _from_tables(select)
     if sources is None:
-        return set() if select.args.get("from_") is None and select.args.get("from") is None \
-            else None
+        return (
+            set() if select.args.get("from_") is None and select.args.get("from") is None else None
+        )
     if any(_aggregates_here(e, select) for e in select.expressions):
         return None
     projected = {}
@@ -323,14 +385,20 @@ def _shifted_number(e: exp.Expr, sources: list[tuple[exp.Expr, str]]) -> exp.Exp
     when ``sources`` read a ``numbers()`` table function, else ``e`` (an injective shift keeps
     the rows distinct)."""
     if not isinstance(e, exp.Add | exp.Sub) or not any(
-            isinstance(t, exp.Table) and isinstance(t.this, exp.Anonymous)
-            and t.this.name.lower() in _NUMBERS for t, _ in sources):
+        isinstance(t, exp.Table)
+        and isinstance(t.this, exp.Anonymous)
+        and t.this.name.lower() in _NUMBERS
+        for t, _ in sources
+    ):
         return e
     sides = [e.this, e.expression] if isinstance(e, exp.Add) else [e.this]
     for col in sides:
         other = e.expression if col is e.this else e.this
-        if isinstance(col, exp.Column) and col.name.lower() == "number" \
-                and other.find(exp.Column, exp.AggFunc, exp.Window, exp.Query) is None:
+        if (
+            isinstance(col, exp.Column)
+            and col.name.lower() == "number"
+            and other.find(exp.Column, exp.AggFunc, exp.Window, exp.Query) is None
+        ):
             return col
     return e
 
@@ -355,8 +423,9 @@ def _group_key(select: exp.Select, keys: Keys, types: Types) -> set[str] | None:
     if any(group.args.get(k) for k in ("rollup", "cube", "grouping_sets", "totals")):
         return None
     by_sql = {e.unalias().sql(): e.alias_or_name.lower() for e in select.expressions}
-    aliases = {e.alias.lower(): e.alias.lower() for e in select.expressions
-               if isinstance(e, exp.Alias)}
+    aliases = {
+        e.alias.lower(): e.alias.lower() for e in select.expressions if isinstance(e, exp.Alias)
+    }
     read = {t.name.lower() for t in select.find_all(exp.Table)}
     real = {c for t in read for c in types.get(t, {})}
     out: set[str] = set()
@@ -367,8 +436,13 @@ def _group_key(select: exp.Select, keys: Keys, types: Types) -> set[str] | None:
             out.add(by_sql[g.sql()])
         elif isinstance(g, exp.Literal) and g.is_int and 1 <= int(g.this) <= n:
             out.add(select.expressions[int(g.this) - 1].alias_or_name.lower())
-        elif isinstance(g, exp.Column) and not g.table and g.name.lower() in aliases \
-                and types and g.name.lower() not in real:
+        elif (
+            isinstance(g, exp.Column)
+            and not g.table
+            and g.name.lower() in aliases
+            and types
+            and g.name.lower() not in real
+        ):
             out.add(aliases[g.name.lower()])
         else:
             rest.append(g)
@@ -380,16 +454,20 @@ def _group_key(select: exp.Select, keys: Keys, types: Types) -> set[str] | None:
         if not isinstance(g, exp.Column) or not g.table:
             return None
         key = keys.get(tables.get(g.table.lower(), ""))
-        if not key or not all(exp.column(k, table=g.table).sql() in grouped
-                              and exp.column(k, table=g.table).sql() in by_sql for k in key):
+        if not key or not all(
+            exp.column(k, table=g.table).sql() in grouped
+            and exp.column(k, table=g.table).sql() in by_sql
+            for k in key
+        ):
             return None
     return out
 
 
 def _set_op_names(body: exp.Expr) -> set[str] | None:
     """The output names of a UNION / INTERSECT / EXCEPT without ALL (distinct on all of them)."""
-    if not isinstance(body, exp.Union | exp.Intersect | exp.Except) \
-            or not body.args.get("distinct"):
+    if not isinstance(body, exp.Union | exp.Intersect | exp.Except) or not body.args.get(
+        "distinct"
+    ):
         return None
     left = body
     while isinstance(left, exp.Union | exp.Intersect | exp.Except | exp.Subquery):
@@ -399,8 +477,9 @@ def _set_op_names(body: exp.Expr) -> set[str] | None:
     return {e.alias_or_name.lower() for e in left.expressions}
 
 
-def _source_key(source: exp.Expr, keys: Keys, root: exp.Expr,
-                types: Types | None = None) -> set[str] | None:
+def _source_key(
+    source: exp.Expr, keys: Keys, root: exp.Expr, types: Types | None = None
+) -> set[str] | None:
     """A key (lower-case column names) of a FROM source's rows, else None."""
     if isinstance(source, exp.Subquery) and isinstance(source.this, exp.Select):
         return _select_key(source.this, keys, root, types)
@@ -430,18 +509,31 @@ def _source_key(source: exp.Expr, keys: Keys, root: exp.Expr,
 def _tree_key(cte: exp.CTE, keys: Keys) -> set[str] | None:
     """The key of a recursive CTE that walks a tree (see ``distinct_over_keys``), else None."""
     body = cte.this
-    if not isinstance(body, exp.Union) or body.args.get("distinct") \
-            or not isinstance(body.this, exp.Select) \
-            or not isinstance(body.expression, exp.Select):
+    if (
+        not isinstance(body, exp.Union)
+        or body.args.get("distinct")
+        or not isinstance(body.this, exp.Select)
+        or not isinstance(body.expression, exp.Select)
+    ):
         return None
     anchor, step = body.this, body.expression
     alias = cte.args.get("alias")
-    names = [c.name.lower() for c in alias.columns] if alias is not None and alias.columns \
+    names = (
+        [c.name.lower() for c in alias.columns]
+        if alias is not None and alias.columns
         else [e.alias_or_name.lower() for e in anchor.expressions]
+    )
     a_sources, s_sources = _from_tables(anchor), _from_tables(step)
-    if a_sources is None or s_sources is None or len(a_sources) != 1 or len(s_sources) != 2 \
-            or any(s.args.get("group") or any(_aggregates_here(e, s) for e in s.expressions)
-                   for s in (anchor, step)):
+    if (
+        a_sources is None
+        or s_sources is None
+        or len(a_sources) != 1
+        or len(s_sources) != 2
+        or any(
+            s.args.get("group") or any(_aggregates_here(e, s) for e in s.expressions)
+            for s in (anchor, step)
+        )
+    ):
         return None
     table = a_sources[0][0]
     pk = keys.get(table.name.lower()) if isinstance(table, exp.Table) else None
@@ -449,48 +541,80 @@ def _tree_key(cte: exp.CTE, keys: Keys) -> set[str] | None:
         return None
     key = pk[0].lower()
     p = _key_position(anchor, key, table.alias_or_name.lower())
-    walked = [t for t, kind in s_sources if isinstance(t, exp.Table)
-              and t.name.lower() == table.name.lower() and kind in ("", "INNER")]
-    selves = [t for t, _ in s_sources if isinstance(t, exp.Table)
-              and t.name.lower() == cte.alias_or_name.lower()]
-    if p is None or len(walked) != 1 or len(selves) != 1 \
-            or _key_position(step, key, walked[0].alias_or_name.lower()) != p:
+    walked = [
+        t
+        for t, kind in s_sources
+        if isinstance(t, exp.Table)
+        and t.name.lower() == table.name.lower()
+        and kind in ("", "INNER")
+    ]
+    selves = [
+        t
+        for t, _ in s_sources
+        if isinstance(t, exp.Table) and t.name.lower() == cte.alias_or_name.lower()
+    ]
+    if (
+        p is None
+        or len(walked) != 1
+        or len(selves) != 1
+        or _key_position(step, key, walked[0].alias_or_name.lower()) != p
+    ):
         return None
     child, parent = walked[0].alias_or_name.lower(), selves[0].alias_or_name.lower()
-    return {names[p]} if _joins_child_to_parent(anchor, step, (child, parent), names[p], key) \
-        else None
+    return (
+        {names[p]} if _joins_child_to_parent(anchor, step, (child, parent), names[p], key) else None
+    )
 
 
 def _key_position(select: exp.Select, key: str, qualifier: str) -> int | None:
     """Where ``select`` lists the key column (bare or qualified by ``qualifier``), or None."""
     for i, e in enumerate(select.expressions):
         col = e.unalias()
-        if isinstance(col, exp.Column) and col.name.lower() == key \
-                and col.table.lower() in ("", qualifier):
+        if (
+            isinstance(col, exp.Column)
+            and col.name.lower() == key
+            and col.table.lower() in ("", qualifier)
+        ):
             return i
     return None
 
 
-def _joins_child_to_parent(anchor: exp.Select, step: exp.Select, aliases: tuple[str, str],
-                           walked: str, key: str) -> bool:
+def _joins_child_to_parent(
+    anchor: exp.Select, step: exp.Select, aliases: tuple[str, str], walked: str, key: str
+) -> bool:
     """Whether the step joins the child row's parent column (the one the anchor asks to be
     NULL, not the key) to the CTE's ``walked`` column: the recursion follows parent links."""
     child, parent = aliases
     where = anchor.args.get("where")
-    conjuncts = [] if where is None else list(where.this.flatten()) \
-        if isinstance(where.this, exp.And) else [where.this]
-    roots = [c.this for c in conjuncts
-             if isinstance(c, exp.Is) and isinstance(c.this, exp.Column)
-             and isinstance(c.expression, exp.Null)]
-    links = [c for j in step.args.get("joins") or [] if j.args.get("on") is not None
-             for c in (j.args["on"].flatten() if isinstance(j.args["on"], exp.And)
-                       else [j.args["on"]]) if isinstance(c, exp.EQ)]
+    conjuncts = (
+        []
+        if where is None
+        else list(where.this.flatten())
+        if isinstance(where.this, exp.And)
+        else [where.this]
+    )
+    roots = [
+        c.this
+        for c in conjuncts
+        if isinstance(c, exp.Is)
+        and isinstance(c.this, exp.Column)
+        and isinstance(c.expression, exp.Null)
+    ]
+    links = [
+        c
+        for j in step.args.get("joins") or []
+        if j.args.get("on") is not None
+        for c in (j.args["on"].flatten() if isinstance(j.args["on"], exp.And) else [j.args["on"]])
+        if isinstance(c, exp.EQ)
+    ]
     for link in links:
-        sides = {(x.table.lower(), x.name.lower()) for x in (link.this, link.expression)
-                 if isinstance(x, exp.Column)}
+        sides = {
+            (x.table.lower(), x.name.lower())
+            for x in (link.this, link.expression)
+            if isinstance(x, exp.Column)
+        }
         for col in roots:
-            if sides == {(child, col.name.lower()), (parent, walked)} \
-                    and col.name.lower() != key:
+            if sides == {(child, col.name.lower()), (parent, walked)} and col.name.lower() != key:
                 return True
     return False
 
@@ -500,17 +624,25 @@ def _one_row_per_iteration(select: exp.Select) -> bool:
     reads only the CTE itself, without aggregating or unnesting (one row per iteration)."""
     body = select.parent
     cte = body.parent if body is not None else None
-    if not isinstance(body, exp.Union) or body.expression is not select \
-            or not isinstance(cte, exp.CTE) or not isinstance(body.this, exp.Select):
+    if (
+        not isinstance(body, exp.Union)
+        or body.expression is not select
+        or not isinstance(cte, exp.CTE)
+        or not isinstance(body.this, exp.Select)
+    ):
         return False
     anchor = body.this
     sources = _from_tables(select)
-    return (anchor.args.get("from_") is None and anchor.args.get("from") is None
-            and sources is not None and len(sources) == 1
-            and isinstance(sources[0][0], exp.Table)
-            and sources[0][0].name.lower() == cte.alias_or_name.lower()
-            and not any(_aggregates_here(e, select) for e in select.expressions)
-            and select.args.get("group") is None)
+    return (
+        anchor.args.get("from_") is None
+        and anchor.args.get("from") is None
+        and sources is not None
+        and len(sources) == 1
+        and isinstance(sources[0][0], exp.Table)
+        and sources[0][0].name.lower() == cte.alias_or_name.lower()
+        and not any(_aggregates_here(e, select) for e in select.expressions)
+        and select.args.get("group") is None
+    )
 
 
 def _folds_case(dialect: str) -> bool:
@@ -548,9 +680,12 @@ def _null_rejected(join: exp.Join, defaults: bool = False) -> bool:
     if where is not None:
         conditions.append(where.this)
     joins = select.args.get("joins") or []
-    for later in joins[joins.index(join) + 1:]:
-        if not later.side and (later.kind or "INNER").upper() == "INNER" \
-                and later.args.get("on") is not None:
+    for later in joins[joins.index(join) + 1 :]:
+        if (
+            not later.side
+            and (later.kind or "INNER").upper() == "INNER"
+            and later.args.get("on") is not None
+        ):
             conditions.append(later.args["on"])
     for condition in conditions:
         for conjunct in condition.flatten() if isinstance(condition, exp.And) else [condition]:
@@ -576,29 +711,42 @@ def _null_rejected(join: exp.Join, defaults: bool = False) -> bool:
 # the values a non-Nullable column of an unmatched ClickHouse LEFT JOIN row holds, by whether
 # the literal compared is a string: 0 for numbers, '' for strings, the epoch for dates
 _DEFAULTS: dict[bool, tuple[float | str, ...]] = {
-    False: (0,), True: ("", "1970-01-01", "1970-01-01 00:00:00")}
+    False: (0,),
+    True: ("", "1970-01-01", "1970-01-01 00:00:00"),
+}
 _HOLDS: dict[type[exp.Expr], Callable[[Any, Any], bool]] = {
-    exp.EQ: op_.eq, exp.NEQ: op_.ne, exp.GT: op_.gt, exp.GTE: op_.ge,
-    exp.LT: op_.lt, exp.LTE: op_.le}
+    exp.EQ: op_.eq,
+    exp.NEQ: op_.ne,
+    exp.GT: op_.gt,
+    exp.GTE: op_.ge,
+    exp.LT: op_.lt,
+    exp.LTE: op_.le,
+}
 _MIRROR: dict[type[exp.Expr], type[exp.Expr]] = {
-    exp.EQ: exp.EQ, exp.NEQ: exp.NEQ, exp.GT: exp.LT, exp.GTE: exp.LTE, exp.LT: exp.GT,
-    exp.LTE: exp.GTE}
+    exp.EQ: exp.EQ,
+    exp.NEQ: exp.NEQ,
+    exp.GT: exp.LT,
+    exp.GTE: exp.LTE,
+    exp.LT: exp.GT,
+    exp.LTE: exp.GTE,
+}
 
 
 def _literal(node: exp.Expr | None) -> tuple[bool, float | str] | None:
     """(is_string, value) of a literal, a negated number included; None otherwise."""
-    if isinstance(node, exp.Neg) and isinstance(node.this, exp.Literal) \
-            and not node.this.is_string:
+    if isinstance(node, exp.Neg) and isinstance(node.this, exp.Literal) and not node.this.is_string:
         return False, -float(node.this.this)
     if not isinstance(node, exp.Literal):
         return None
     return (True, node.this) if node.is_string else (False, float(node.this))
 
 
-def _literal_test(conjunct: exp.Expr, alias: str
-                  ) -> list[list[tuple[type[exp.Expr], tuple[bool, float | str] | None]]]:
+def _literal_test(
+    conjunct: exp.Expr, alias: str
+) -> list[list[tuple[type[exp.Expr], tuple[bool, float | str] | None]]]:
     """``conjunct`` as a disjunction of conjunctions of (comparison, literal) on one column of
     ``alias`` (IN: one EQ per value; BETWEEN: GTE and LTE), [] when it is not of that form."""
+
     def of_alias(node: exp.Expr | None) -> bool:  # LOWER/UPPER/TRIM keep every default
         while isinstance(node, exp.Lower | exp.Upper | exp.Trim):
             node = node.this
@@ -607,8 +755,12 @@ def _literal_test(conjunct: exp.Expr, alias: str
     if isinstance(conjunct, exp.In) and of_alias(conjunct.this):
         return [[(exp.EQ, _literal(e))] for e in conjunct.expressions]
     if isinstance(conjunct, exp.Between) and of_alias(conjunct.this):
-        return [[(exp.GTE, _literal(conjunct.args.get("low"))),
-                 (exp.LTE, _literal(conjunct.args.get("high")))]]
+        return [
+            [
+                (exp.GTE, _literal(conjunct.args.get("low"))),
+                (exp.LTE, _literal(conjunct.args.get("high"))),
+            ]
+        ]
     if type(conjunct) in _HOLDS:
         op, column, other = type(conjunct), conjunct.this, conjunct.expression
         if not of_alias(column):
@@ -626,11 +778,15 @@ def _default_rejects(conjunct: exp.Expr, alias: str) -> bool:
     if not literals or None in literals:
         return False
     kinds = {lit[0] for lit in literals if lit is not None}
-    if len(kinds) != 1 or any(lit is not None and str(lit[1]).startswith("1970-01-01")
-                              for lit in literals):
+    if len(kinds) != 1 or any(
+        lit is not None and str(lit[1]).startswith("1970-01-01") for lit in literals
+    ):
         return False  # mixed kinds, or the epoch itself (a DateTime and a date compare equal)
-    return not any(all(_HOLDS[op](default, lit[1]) for op, lit in clause if lit is not None)
-                   for default in _DEFAULTS[kinds.pop()] for clause in test)
+    return not any(
+        all(_HOLDS[op](default, lit[1]) for op, lit in clause if lit is not None)
+        for default in _DEFAULTS[kinds.pop()]
+        for clause in test
+    )
 
 
 def _date_part_rejects(conjunct: exp.Expr, alias: str) -> bool:
@@ -639,20 +795,49 @@ def _date_part_rejects(conjunct: exp.Expr, alias: str) -> bool:
     NULL and the default date a non-Nullable column holds in an unmatched LEFT JOIN row."""
     if not isinstance(conjunct, exp.EQ):
         return False
-    for part, value in ((conjunct.this, conjunct.expression),
-                        (conjunct.expression, conjunct.this)):
-        if isinstance(part, exp.Anonymous) and part.name.lower() in _CH_DATE_PARTS \
-                and len(part.expressions) == 1 and isinstance(part.expressions[0], exp.Column) \
-                and part.expressions[0].table.lower() == alias \
-                and isinstance(value, exp.Literal) and not value.is_string:
+    for part, value in ((conjunct.this, conjunct.expression), (conjunct.expression, conjunct.this)):
+        if (
+            isinstance(part, exp.Anonymous)
+            and part.name.lower() in _CH_DATE_PARTS
+            and len(part.expressions) == 1
+            and isinstance(part.expressions[0], exp.Column)
+            and part.expressions[0].table.lower() == alias
+            and isinstance(value, exp.Literal)
+            and not value.is_string
+        ):
             return value.this != str(_CH_DATE_PARTS[part.name.lower()])
     return False
 
 
-_STRICT = (exp.Paren, exp.Add, exp.Sub, exp.Mul, exp.Div, exp.Mod, exp.IntDiv, exp.Neg,
-           exp.Cast, exp.TryCast, exp.Lower, exp.Upper, exp.Length, exp.Substring, exp.Trim,
-           exp.Abs, exp.Round, exp.Floor, exp.Ceil, exp.Year, exp.Month, exp.Day, exp.Quarter,
-           exp.Extract, exp.DateTrunc, exp.TimestampTrunc, exp.TsOrDsToDate)
+_STRICT = (
+    exp.Paren,
+    exp.Add,
+    exp.Sub,
+    exp.Mul,
+    exp.Div,
+    exp.Mod,
+    exp.IntDiv,
+    exp.Neg,
+    exp.Cast,
+    exp.TryCast,
+    exp.Lower,
+    exp.Upper,
+    exp.Length,
+    exp.Substring,
+    exp.Trim,
+    exp.Abs,
+    exp.Round,
+    exp.Floor,
+    exp.Ceil,
+    exp.Year,
+    exp.Month,
+    exp.Day,
+    exp.Quarter,
+    exp.Extract,
+    exp.DateTrunc,
+    exp.TimestampTrunc,
+    exp.TsOrDsToDate,
+)
 
 
 def _reads_strictly(node: exp.Expr | None, alias: str) -> bool:
@@ -662,16 +847,23 @@ def _reads_strictly(node: exp.Expr | None, alias: str) -> bool:
         return node.table.lower() == alias
     if not isinstance(node, _STRICT):
         return False
-    return any(_reads_strictly(child, alias) for child in node.iter_expressions()
-               if not isinstance(child, exp.DataType | exp.Literal))
+    return any(
+        _reads_strictly(child, alias)
+        for child in node.iter_expressions()
+        if not isinstance(child, exp.DataType | exp.Literal)
+    )
 
 
 def _scale_under_round(node: exp.Literal, step: int) -> bool:
     """Whether ``node`` is the scale S of ``toDecimalNN(x, S)`` directly under ``round(·, N)``
     and both S and S + ``step`` exceed N."""
     call = node.parent
-    if not isinstance(call, exp.Anonymous) or not _TO_DECIMAL.fullmatch(call.name) \
-            or len(call.expressions) != 2 or call.expressions[1] is not node:
+    if (
+        not isinstance(call, exp.Anonymous)
+        or not _TO_DECIMAL.fullmatch(call.name)
+        or len(call.expressions) != 2
+        or call.expressions[1] is not node
+    ):
         return False
     wrapper = call.parent
     digits = wrapper.args.get("decimals") if isinstance(wrapper, exp.Round) else None
@@ -713,8 +905,11 @@ def _column_type(col: exp.Column, root: exp.Expr, types: Types) -> str | None:
         candidates = [name] if name and name not in ctes else []
     else:
         candidates = [t for t in set(tables.values()) if t not in ctes]
-    found = [types[t][col.name.lower()] for t in candidates
-             if t in types and col.name.lower() in types[t]]
+    found = [
+        types[t][col.name.lower()]
+        for t in candidates
+        if t in types and col.name.lower() in types[t]
+    ]
     return found[0] if len(found) == 1 else None
 
 

@@ -21,9 +21,22 @@ from parrot.solver.core import (
     witness,
 )
 
-__all__ = ["DEFAULT_BOUND", "DEFAULT_TIMEOUT_MS", "DIALECTS", "NEED_Z3", "Attempt",
-           "BoundedEquivalent", "Killed", "Unknown", "Unsupported", "available",
-           "extra_candidates", "label", "solve_survivors", "witness"]
+__all__ = [
+    "DEFAULT_BOUND",
+    "DEFAULT_TIMEOUT_MS",
+    "DIALECTS",
+    "NEED_Z3",
+    "Attempt",
+    "BoundedEquivalent",
+    "Killed",
+    "Unknown",
+    "Unsupported",
+    "available",
+    "extra_candidates",
+    "label",
+    "solve_survivors",
+    "witness",
+]
 
 
 @dataclass(frozen=True)
@@ -38,8 +51,11 @@ class Attempt:
     def to_json(self) -> dict[str, Any]:
         """The record distillation keeps in ``extra["solver"]``: ``label`` (see :func:`label`)
         and ``k`` (killed), ``bound`` (bounded-equivalent) or ``reason``, and ``cpu_s``."""
-        out: dict[str, Any] = {"operator": self.operator, "sql": self.sql,
-                               "label": label(self.outcome)}
+        out: dict[str, Any] = {
+            "operator": self.operator,
+            "sql": self.sql,
+            "label": label(self.outcome),
+        }
         o = self.outcome
         if isinstance(o, Killed):
             out["k"] = o.k
@@ -54,10 +70,16 @@ class Attempt:
         return out
 
 
-def extra_candidates(source_sql: str, dialect: str, fixture: Fixture,
-                     survivors: Sequence[tuple[str, str]],
-                     verify: Callable[[Fixture, str], bool], *, bound: int = DEFAULT_BOUND,
-                     timeout_ms: int = DEFAULT_TIMEOUT_MS) -> list[Attempt]:
+def extra_candidates(
+    source_sql: str,
+    dialect: str,
+    fixture: Fixture,
+    survivors: Sequence[tuple[str, str]],
+    verify: Callable[[Fixture, str], bool],
+    *,
+    bound: int = DEFAULT_BOUND,
+    timeout_ms: int = DEFAULT_TIMEOUT_MS,
+) -> list[Attempt]:
     """One :class:`Attempt` per surviving neighbour ((operator, sql), in order): the killed
     ones carry a candidate database (:class:`Killed`) distillation can add, checked by
     ``verify(db, neighbour_sql)`` (the neighbour differs from the source there on the engine).
@@ -69,8 +91,15 @@ def extra_candidates(source_sql: str, dialect: str, fixture: Fixture,
         if reused is not None:
             out.append(Attempt(operator, sql, reused, reused=True))
             continue
-        outcome = witness(source_sql, sql, dialect, fixture, _bind(verify, sql), bound=bound,
-                          timeout_ms=timeout_ms)
+        outcome = witness(
+            source_sql,
+            sql,
+            dialect,
+            fixture,
+            _bind(verify, sql),
+            bound=bound,
+            timeout_ms=timeout_ms,
+        )
         if isinstance(outcome, Killed):
             found.append(outcome)
         out.append(Attempt(operator, sql, outcome))
@@ -81,18 +110,24 @@ def _bind(verify: Callable[[Fixture, str], bool], sql: str) -> Callable[[Fixture
     return lambda db: verify(db, sql)
 
 
-def solve_survivors(source_sql: str, dialect: str, fixture: Fixture,
-                    alive: Sequence[tuple[int, str, str]],
-                    verify: Callable[[Fixture, str], bool], fair: Callable[[Fixture], bool],
-                    usable: list[tuple[int, Fixture]], kills: list[set[int]]
-                    ) -> tuple[list[Attempt], dict[int, int]]:
+def solve_survivors(
+    source_sql: str,
+    dialect: str,
+    fixture: Fixture,
+    alive: Sequence[tuple[int, str, str]],
+    verify: Callable[[Fixture, str], bool],
+    fair: Callable[[Fixture], bool],
+    usable: list[tuple[int, Fixture]],
+    kills: list[set[int]],
+) -> tuple[list[Attempt], dict[int, int]]:
     """Distillation's hook: witnesses for the neighbours it leaves alive ((index, operator, sql)).
     Each witness database that ``fair`` accepts (every reference agrees with the source there)
     joins ``usable`` (numbered -1, -2, ...: no seed made it) with the
     indices it kills in ``kills``; one ``fair`` rejects leaves its neighbour alive (relabelled
     unknown). Returns the attempts and the bounded-equivalent neighbours, index -> bound."""
-    attempts = extra_candidates(source_sql, dialect, fixture, [(op, sql) for _, op, sql in alive],
-                                verify)
+    attempts = extra_candidates(
+        source_sql, dialect, fixture, [(op, sql) for _, op, sql in alive], verify
+    )
     bounded: dict[int, int] = {}
     added: dict[str, int] = {}  # witness content hash -> its index in usable (None: unfair)
     for n, ((i, _, _), a) in enumerate(zip(alive, attempts, strict=True)):
@@ -109,8 +144,13 @@ def solve_survivors(source_sql: str, dialect: str, fixture: Fixture,
                 kills.append(set())
                 added[key] = len(usable) - 1
         if added[key] < 0:
-            attempts[n] = Attempt(a.operator, a.sql, Unknown(
-                "a reference translation disagrees with the source on the witness", o.seconds))
+            attempts[n] = Attempt(
+                a.operator,
+                a.sql,
+                Unknown(
+                    "a reference translation disagrees with the source on the witness", o.seconds
+                ),
+            )
             continue
         kills[added[key]].add(i)
     return attempts, bounded

@@ -32,7 +32,9 @@ LOCAL_TARGETS = ("sqlite", "duckdb", "clickhouse", "postgres", "mysql", "spark")
 GRAMMAR_TARGETS = ("tsql", "oracle", "snowflake", "bigquery", "trino")  # scored by Acc_SYN
 ORDER_WORDS = re.compile(
     r"\b(in (\w+ )?order|sort(ed)?|ascending|descending|alphabetical(ly)?|ranked|"
-    r"from (the )?(highest|lowest|largest|smallest|most|least|oldest|youngest|newest))\b", re.I)
+    r"from (the )?(highest|lowest|largest|smallest|most|least|oldest|youngest|newest))\b",
+    re.I,
+)
 
 
 class BuildError(Exception):
@@ -51,8 +53,10 @@ def questions_path(spec: str) -> Path:
     named = corpora_root() / "nl" / f"{spec}.jsonl"
     if named.is_file():
         return named
-    raise BuildError(f"{spec}: no such question file, and not a name in {named.parent} "
-                     "(set PARROT_CORPORA to the public corpora folder)")
+    raise BuildError(
+        f"{spec}: no such question file, and not a name in {named.parent} "
+        "(set PARROT_CORPORA to the public corpora folder)"
+    )
 
 
 def read_questions(path: Path) -> list[dict[str, Any]]:
@@ -79,11 +83,16 @@ def order_missing(question: str, gold: str, dialect: str) -> bool:
 def item_record(q: dict[str, Any], target: str, origin: str) -> dict[str, Any]:
     source = dialects.resolve(q.get("gold_dialect", "sqlite"))
     record: dict[str, Any] = {
-        "id": f"{q['id']}-{target}", "question_id": str(q["id"]),
-        "source_dialect": source, "target_dialect": target,
+        "id": f"{q['id']}-{target}",
+        "question_id": str(q["id"]),
+        "source_dialect": source,
+        "target_dialect": target,
         "source_sql": q["gold_sql"].strip(),
-        "question": q["question"], "fixture": {"name": f"spider/{q['db_id']}"},
-        "origin": origin, "annotation_source": "human", "tags": ["text2sql"],
+        "question": q["question"],
+        "fixture": {"name": f"spider/{q['db_id']}"},
+        "origin": origin,
+        "annotation_source": "human",
+        "tags": ["text2sql"],
     }
     if q.get("evidence"):
         record["evidence"] = q["evidence"]
@@ -105,8 +114,9 @@ def gold_flags(records: list[dict[str, Any]], check: bool) -> dict[str, list[str
         return flags
 
     skipped: list[tuple[str, str]] = []
-    items = parse_items([json.dumps(r) for r in firsts.values()], Path("questions.jsonl"),
-                        skipped=skipped)
+    items = parse_items(
+        [json.dumps(r) for r in firsts.values()], Path("questions.jsonl"), skipped=skipped
+    )
     judge = Judge(timeout=30)
     try:
         for item in items:
@@ -120,8 +130,9 @@ def gold_flags(records: list[dict[str, Any]], check: bool) -> dict[str, list[str
     return flags
 
 
-def build(questions: list[dict[str, Any]], targets: list[str], origin: str,
-          check: bool = True) -> tuple[list[dict[str, Any]], Counter[str]]:
+def build(
+    questions: list[dict[str, Any]], targets: list[str], origin: str, check: bool = True
+) -> tuple[list[dict[str, Any]], Counter[str]]:
     """The dataset's item records and the counts of what was left out or tagged."""
     spider = corpora_root() / "sqlite" / "spider"
     counts: Counter[str] = Counter()
@@ -141,21 +152,33 @@ def build(questions: list[dict[str, Any]], targets: list[str], origin: str,
     return records, counts
 
 
-def card(name: str, source: Path, targets: list[str], records: list[dict[str, Any]],
-         counts: Counter[str]) -> str:
+def card(
+    name: str, source: Path, targets: list[str], records: list[dict[str, Any]], counts: Counter[str]
+) -> str:
     per_target = Counter(r["target_dialect"] for r in records)
-    lines = [f"# {name} — cross-dialect text-to-SQL", "",
-             f"Built by `python -m parrot.text2sql build` from `{source.name}` "
-             "(questions with SQLite golds; Spider: CC BY-SA 4.0). Not shipped with parrot: "
-             "rebuild it from the public corpora.", "",
-             f"{counts['questions']} questions × {len(targets)} target dialects = "
-             f"{len(records)} items. The gold is `source_sql` (SQLite) on the question's Spider "
-             "database; `reference_sql` exists only for the SQLite target. Targets without an "
-             "engine here (" + ", ".join(t for t in targets if t in GRAMMAR_TARGETS) +
-             ") are scored by Acc_SYN.", "", "| target | items |", "|---|---:|",
-             *[f"| {t} | {per_target[t]} |" for t in targets], "",
-             "| gold flag / left out | questions |", "|---|---:|",
-             *[f"| {k} | {v} |" for k, v in sorted(counts.items()) if k != "questions"], ""]
+    lines = [
+        f"# {name} — cross-dialect text-to-SQL",
+        "",
+        f"Built by `python -m parrot.text2sql build` from `{source.name}` "
+        "(questions with SQLite golds; Spider: CC BY-SA 4.0). Not shipped with parrot: "
+        "rebuild it from the public corpora.",
+        "",
+        f"{counts['questions']} questions × {len(targets)} target dialects = "
+        f"{len(records)} items. The gold is `source_sql` (SQLite) on the question's Spider "
+        "database; `reference_sql` exists only for the SQLite target. Targets without an "
+        "engine here ("
+        + ", ".join(t for t in targets if t in GRAMMAR_TARGETS)
+        + ") are scored by Acc_SYN.",
+        "",
+        "| target | items |",
+        "|---|---:|",
+        *[f"| {t} | {per_target[t]} |" for t in targets],
+        "",
+        "| gold flag / left out | questions |",
+        "|---|---:|",
+        *[f"| {k} | {v} |" for k, v in sorted(counts.items()) if k != "questions"],
+        "",
+    ]
     return "\n".join(lines)
 
 
@@ -170,29 +193,44 @@ def configure(p: argparse.ArgumentParser) -> argparse.ArgumentParser:
     sub = p.add_subparsers(title="commands", dest="command", metavar="COMMAND", required=True)
     text = "a dataset of question × target dialect items"
     b = cli.configure(sub.add_parser("build", help=text, description=text), build_command)
-    b.add_argument("questions", metavar="QUESTIONS",
-                   help="a JSONL of {id, db_id, question, gold_sql[, gold_dialect, evidence]}, "
-                        "or a name in $PARROT_CORPORA/nl/ (spider_dev, spider_syn_dev, "
-                        "spider_realistic, spider_dk)")
-    b.add_argument("--targets", metavar="DIALECTS",
-                   default=",".join(LOCAL_TARGETS + GRAMMAR_TARGETS),
-                   help="target dialects, comma-separated")
+    b.add_argument(
+        "questions",
+        metavar="QUESTIONS",
+        help="a JSONL of {id, db_id, question, gold_sql[, gold_dialect, evidence]}, "
+        "or a name in $PARROT_CORPORA/nl/ (spider_dev, spider_syn_dev, "
+        "spider_realistic, spider_dk)",
+    )
+    b.add_argument(
+        "--targets",
+        metavar="DIALECTS",
+        default=",".join(LOCAL_TARGETS + GRAMMAR_TARGETS),
+        help="target dialects, comma-separated",
+    )
     cli.add_limit(b, "questions")
-    b.add_argument("--no-check", dest="check", action="store_false",
-                   help="do not run the golds on SQLite (skips the gold:error and "
-                        "gold:limit-ties checks)")
+    b.add_argument(
+        "--no-check",
+        dest="check",
+        action="store_false",
+        help="do not run the golds on SQLite (skips the gold:error and gold:limit-ties checks)",
+    )
     cli.add_output_dir(b, "the dataset (items.jsonl, README.md)", required=True)
     # deferred: scipy, numpy (loaded only on this path)
     from parrot.text2sql import align, taxonomy
 
-    text = ("UniQL-style aligned golds: per question and dialect, verified candidates from "
-            "sqlglot, rewrite rules, --annotator models, reflection, then human review")
-    align.build_parser(cli.configure(sub.add_parser("align", help=text, description=text),
-                                     align.run))
-    text = ("label a run's dialect-shift failures (rules + AST diff, optional --judge LLM) "
-            "into RUN/taxonomy.jsonl")
-    taxonomy.build_parser(cli.configure(sub.add_parser("taxonomy", help=text,
-                                                       description=text), taxonomy.run))
+    text = (
+        "UniQL-style aligned golds: per question and dialect, verified candidates from "
+        "sqlglot, rewrite rules, --annotator models, reflection, then human review"
+    )
+    align.build_parser(
+        cli.configure(sub.add_parser("align", help=text, description=text), align.run)
+    )
+    text = (
+        "label a run's dialect-shift failures (rules + AST diff, optional --judge LLM) "
+        "into RUN/taxonomy.jsonl"
+    )
+    taxonomy.build_parser(
+        cli.configure(sub.add_parser("taxonomy", help=text, description=text), taxonomy.run)
+    )
     return p
 
 
@@ -205,24 +243,28 @@ def build_command(args: argparse.Namespace) -> int:
     try:
         targets = [dialects.resolve(t) for t in args.targets.split(",") if t.strip()]
         source = questions_path(args.questions)
-        questions = read_questions(source)[:args.limit]
+        questions = read_questions(source)[: args.limit]
         name = args.output_dir.name or source.stem
         records, counts = build(questions, targets, origin=source.stem, check=args.check)
         args.output_dir.mkdir(parents=True, exist_ok=True)
         items = args.output_dir / "items.jsonl"
         tmp = items.with_suffix(".jsonl.tmp")
-        tmp.write_text("".join(json.dumps(item_line(r), ensure_ascii=False) + "\n"
-                           for r in records),
-                       encoding="utf-8")
+        tmp.write_text(
+            "".join(json.dumps(item_line(r), ensure_ascii=False) + "\n" for r in records),
+            encoding="utf-8",
+        )
         tmp.replace(items)
-        (args.output_dir / "README.md").write_text(card(name, source, targets, records, counts),
-                                                   encoding="utf-8")
+        (args.output_dir / "README.md").write_text(
+            card(name, source, targets, records, counts), encoding="utf-8"
+        )
     except (BuildError, ValueError, OSError) as exc:  # ValueError: unknown dialect, not UTF-8
         print(f"error: {exc}", file=sys.stderr)
         return 2
     flagged = sum(v for k, v in counts.items() if k.startswith("gold:"))
-    print(f"wrote {items}: {counts['questions']} questions × {len(targets)} targets = "
-          f"{len(records)} items; {flagged} gold flag(s); "
-          f"{counts['skipped: database not in the corpora']} question(s) left out "
-          "(database not in the corpora)")
+    print(
+        f"wrote {items}: {counts['questions']} questions × {len(targets)} targets = "
+        f"{len(records)} items; {flagged} gold flag(s); "
+        f"{counts['skipped: database not in the corpora']} question(s) left out "
+        "(database not in the corpora)"
+    )
     return 0

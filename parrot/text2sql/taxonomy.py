@@ -56,20 +56,33 @@ class LLMJudge:
             raise ValueError(f"--judge {spec}: not an LLM (use PROVIDER/MODEL or local)")
         self.spec = spec
         self.translator = translator
-        text = resources.files("parrot.translators.llm").joinpath(
-            "templates", f"{PROMPT}.toml").read_text(encoding="utf-8")
+        text = (
+            resources.files("parrot.translators.llm")
+            .joinpath("templates", f"{PROMPT}.toml")
+            .read_text(encoding="utf-8")
+        )
         self.template = parse_template(PROMPT, text, ("system", "user"), "judge prompt")
 
-    def label(self, r: analysis.Record, gold: analysis.Gold, question: str | None
-              ) -> dict[str, Any]:
+    def label(
+        self, r: analysis.Record, gold: analysis.Gold, question: str | None
+    ) -> dict[str, Any]:
         user = self.template.render(
-            "user", question=f"Question: {question}\n" if question else "", gold=gold[0],
-            gold_dialect=gold[1], dialect=r["target_dialect"],
-            pred=r["translation"].get("sql") or "", outcome=outcome_text(r))
-        messages = [{"role": "system", "content": self.template.render("system")},
-                    {"role": "user", "content": user}]
-        out: dict[str, Any] = {"model": self.spec,
-                               "prompt": f"{self.template.id} sha256:{self.template.sha256}"}
+            "user",
+            question=f"Question: {question}\n" if question else "",
+            gold=gold[0],
+            gold_dialect=gold[1],
+            dialect=r["target_dialect"],
+            pred=r["translation"].get("sql") or "",
+            outcome=outcome_text(r),
+        )
+        messages = [
+            {"role": "system", "content": self.template.render("system")},
+            {"role": "user", "content": user},
+        ]
+        out: dict[str, Any] = {
+            "model": self.spec,
+            "prompt": f"{self.template.id} sha256:{self.template.sha256}",
+        }
         try:
             completion = shared_loop().run(self.translator.client.complete(messages))
         except LLMError as exc:
@@ -87,8 +100,9 @@ class LLMJudge:
         self.translator.close()
 
 
-def label_run(run_dir: Path, base: str | None, judge: LLMJudge | None,
-              progress: bool = True) -> Counter[str]:
+def label_run(
+    run_dir: Path, base: str | None, judge: LLMJudge | None, progress: bool = True
+) -> Counter[str]:
     """Label the run's dialect-shift failures; returns the counts of what was written."""
     manifest = json.loads((run_dir / "manifest.json").read_text(encoding="utf-8"))
     records = read_results(run_dir)
@@ -104,13 +118,18 @@ def label_run(run_dir: Path, base: str | None, judge: LLMJudge | None,
         for n, r in enumerate(failures, 1):
             rid = str(r["id"])
             old = done.get(rid)
-            if old is not None and (judge is None or (old.get("judge") or {}).get("model")
-                                    == judge.spec):
+            if old is not None and (
+                judge is None or (old.get("judge") or {}).get("model") == judge.spec
+            ):
                 counts["kept"] += 1
                 continue
             gold = golds.get(rid)
-            entry: dict[str, Any] = {"id": rid, "dialect": r["target_dialect"], "base": base,
-                                     "rule": analysis.failure_class(r, gold=gold)}
+            entry: dict[str, Any] = {
+                "id": rid,
+                "dialect": r["target_dialect"],
+                "base": base,
+                "rule": analysis.failure_class(r, gold=gold),
+            }
             sql = r["translation"].get("sql")
             if gold is not None and isinstance(sql, str) and sql:
                 d = astdiff.diff(sql, r["target_dialect"], *gold)
@@ -128,12 +147,21 @@ def label_run(run_dir: Path, base: str | None, judge: LLMJudge | None,
 
 def build_parser(p: argparse.ArgumentParser) -> argparse.ArgumentParser:
     p.add_argument("run_dir", metavar="RUN", type=Path, help="a run directory of parrot.eval")
-    p.add_argument("--judge", metavar="MODEL", default=None,
-                   help="also ask this LLM (any --model spec: PROVIDER/MODEL, local) for a label")
-    p.add_argument("--api-base", metavar="URL", default=None,
-                   help="the judge's endpoint (OpenAI-compatible)")
-    p.add_argument("--base", metavar="DIALECT", default=None,
-                   help="base dialect (default: sqlite when a target)")
+    p.add_argument(
+        "--judge",
+        metavar="MODEL",
+        default=None,
+        help="also ask this LLM (any --model spec: PROVIDER/MODEL, local) for a label",
+    )
+    p.add_argument(
+        "--api-base", metavar="URL", default=None, help="the judge's endpoint (OpenAI-compatible)"
+    )
+    p.add_argument(
+        "--base",
+        metavar="DIALECT",
+        default=None,
+        help="base dialect (default: sqlite when a target)",
+    )
 
     cli.add_quiet(p, "progress lines")
     return p
@@ -153,7 +181,9 @@ def run(args: argparse.Namespace) -> int:
     finally:
         if judge is not None:
             judge.close()
-    print(f"{args.run_dir / FILE}: {counts['labelled']} failure(s) labelled"
-          + (f", {counts['judged']} by {args.judge}" if args.judge else "")
-          + f"; {counts['kept']} already there")
+    print(
+        f"{args.run_dir / FILE}: {counts['labelled']} failure(s) labelled"
+        + (f", {counts['judged']} by {args.judge}" if args.judge else "")
+        + f"; {counts['kept']} already there"
+    )
     return 0

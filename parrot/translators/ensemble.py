@@ -34,12 +34,16 @@ class EnsembleTranslator(Translator):
             raise ValueError("an ensemble needs two or more members: ensemble:A,B[,...]")
         self.options = options or LLMOptions()
         self.members: list[tuple[str, Translator]] = [
-            (spec, create_translator(spec, llm=self.options)) for spec in specs]
+            (spec, create_translator(spec, llm=self.options)) for spec in specs
+        ]
         self.feedback: Feedback | None = None
 
     def params(self) -> dict[str, Any]:
-        return {"name": self.name, "members": [t.params() for _, t in self.members],
-                "feedback": feedback_label(self.options.feedback)}
+        return {
+            "name": self.name,
+            "members": [t.params() for _, t in self.members],
+            "feedback": feedback_label(self.options.feedback),
+        }
 
     @property
     def feedback_mode(self) -> str | None:

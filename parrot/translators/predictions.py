@@ -55,33 +55,45 @@ class FileTranslator(Translator):
         unknown = sorted(self.records.keys() - ids)
         warnings = []
         if missing:
-            warnings.append(f"{len(missing)} item(s) have no prediction in {self.path} "
-                            f"(scored as missing): {_preview(missing)}")
+            warnings.append(
+                f"{len(missing)} item(s) have no prediction in {self.path} "
+                f"(scored as missing): {_preview(missing)}"
+            )
         if unknown:
-            warnings.append(f"{len(unknown)} prediction id(s) in {self.path} match no item "
-                            f"(ignored): {_preview(unknown)}")
+            warnings.append(
+                f"{len(unknown)} prediction id(s) in {self.path} match no item "
+                f"(ignored): {_preview(unknown)}"
+            )
         if self.by_question and len(self.targets) > 1:
-            warnings.append(f"{self.path} holds one SQL per question but the run asks for "
-                            f"{len(self.targets)} target dialects: every item is scored as "
-                            "missing; choose one target with --pairs SOURCE:TARGET")
+            warnings.append(
+                f"{self.path} holds one SQL per question but the run asks for "
+                f"{len(self.targets)} target dialects: every item is scored as "
+                "missing; choose one target with --pairs SOURCE:TARGET"
+            )
         return warnings
 
     def translate(self, item: Item) -> Translation:
         if self.by_question and len(self.targets) > 1:
-            return Translation(TranslationStatus.MISSING,
-                               error=f"{self.path} answers one target dialect per run")
+            return Translation(
+                TranslationStatus.MISSING, error=f"{self.path} answers one target dialect per run"
+            )
         key = self._key(item)
         record = self.records.get(key)
         if record is None:
-            return Translation(TranslationStatus.MISSING,
-                               error=f"no prediction with id {key!r} in {self.path}")
-        for key, expected in (("source_dialect", item.source_dialect),
-                              ("target_dialect", item.target_dialect)):
+            return Translation(
+                TranslationStatus.MISSING, error=f"no prediction with id {key!r} in {self.path}"
+            )
+        for key, expected in (
+            ("source_dialect", item.source_dialect),
+            ("target_dialect", item.target_dialect),
+        ):
             given = record.get(key)
             if given is not None and _dialect(given) != expected:
-                return Translation(TranslationStatus.ERROR,
-                                   error=f"prediction {item.id!r} is for {key}={given!r}, "
-                                         f"the item has {expected!r}")
+                return Translation(
+                    TranslationStatus.ERROR,
+                    error=f"prediction {item.id!r} is for {key}={given!r}, "
+                    f"the item has {expected!r}",
+                )
         translation = record.get("translation")
         if isinstance(translation, dict):  # a parrot results.jsonl line
             status = TranslationStatus(translation.get("status", "ok"))
@@ -121,10 +133,16 @@ def load_predictions(path: Path) -> tuple[dict[str, dict[str, Any]], bool]:
             data = json.loads(text)
         except json.JSONDecodeError:
             data = None  # one JSONL line, read below
-        if (isinstance(data, dict) and data and not {"id", "translated_sql"} & data.keys()
-                and all(isinstance(v, str) for v in data.values())):
-            return {str(k): {"id": str(k), "translated_sql": v.split(BIRD_SEPARATOR)[0]}
-                    for k, v in data.items()}, True
+        if (
+            isinstance(data, dict)
+            and data
+            and not {"id", "translated_sql"} & data.keys()
+            and all(isinstance(v, str) for v in data.values())
+        ):
+            return {
+                str(k): {"id": str(k), "translated_sql": v.split(BIRD_SEPARATOR)[0]}
+                for k, v in data.items()
+            }, True
     if stripped.startswith("["):
         try:
             data = json.loads(text)
@@ -145,12 +163,17 @@ def load_predictions(path: Path) -> tuple[dict[str, dict[str, Any]], bool]:
             raise PredictionsFileError(f"{where}: each prediction is an object with an 'id'")
         if "translated_sql" not in record and not isinstance(record.get("translation"), dict):
             raise PredictionsFileError(f"{where}: no 'translated_sql' field")
-        sql = record["translated_sql"] if "translated_sql" in record else \
-            record["translation"].get("sql")
+        sql = (
+            record["translated_sql"]
+            if "translated_sql" in record
+            else record["translation"].get("sql")
+        )
         if sql is not None and not isinstance(sql, str):
-            raise PredictionsFileError(f"{where}: the translated SQL is a JSON "
-                                       f"{_JSON_TYPES.get(type(sql), type(sql).__name__)}, "
-                                       "not a string")
+            raise PredictionsFileError(
+                f"{where}: the translated SQL is a JSON "
+                f"{_JSON_TYPES.get(type(sql), type(sql).__name__)}, "
+                "not a string"
+            )
         key = str(record["id"])
         if key in by_id:
             raise PredictionsFileError(f"{where}: duplicate prediction id {key!r}")

@@ -30,7 +30,10 @@ def _is_translator(obj: object) -> bool:
 
 # name -> module that registers it (imported lazily)
 TRANSLATORS: Registry[type[Translator]] = Registry(
-    "translator", group=ENTRY_POINTS, check=_is_translator, expects="a Translator class",
+    "translator",
+    group=ENTRY_POINTS,
+    check=_is_translator,
+    expects="a Translator class",
     error=UnknownTranslatorError,
     builtin={
         "identity": "parrot.translators.simple",
@@ -42,7 +45,8 @@ TRANSLATORS: Registry[type[Translator]] = Registry(
         "local": "parrot.translators.llm.local",
         "ensemble": "parrot.translators.ensemble",
         "rules": "parrot.curate.rules",
-    })
+    },
+)
 
 
 def register(name: str) -> Callable[[T], T]:
@@ -57,8 +61,8 @@ def available() -> list[str]:
 def translator_class(name: str) -> type[Translator]:
     if name not in TRANSLATORS:
         raise UnknownTranslatorError(
-            f"unknown model/translator {name!r}; available: {', '.join(available())} "
-            f"({USAGE})")
+            f"unknown model/translator {name!r}; available: {', '.join(available())} ({USAGE})"
+        )
     return TRANSLATORS.get(name)
 
 
@@ -75,16 +79,21 @@ def create_translator(spec: str, llm: Any = None, **kwargs: Any) -> Translator:
         return cls(argument, **kwargs)  # type: ignore[call-arg]
     if _needs_argument(cls):
         raise UnknownTranslatorError(
-            f"translator {name!r} needs an argument: --model {name}:ARGUMENT ({USAGE})")
+            f"translator {name!r} needs an argument: --model {name}:ARGUMENT ({USAGE})"
+        )
     return cls(**kwargs)
 
 
-USAGE = ("file:<path> scores a predictions file; PROVIDER/MODEL, e.g. openai/gpt-4o, or "
-         "litellm:PROVIDER/MODEL calls a model; ensemble:A,B tries A, then B")
+USAGE = (
+    "file:<path> scores a predictions file; PROVIDER/MODEL, e.g. openai/gpt-4o, or "
+    "litellm:PROVIDER/MODEL calls a model; ensemble:A,B tries A, then B"
+)
 
 
 def _needs_argument(cls: type[Translator]) -> bool:
     """True when ``cls`` takes a required positional argument (the part after ``NAME:``)."""
     parameters = list(inspect.signature(cls.__init__).parameters.values())[1:]
-    return any(p.default is p.empty and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
-               for p in parameters)
+    return any(
+        p.default is p.empty and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
+        for p in parameters
+    )

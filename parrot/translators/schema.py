@@ -12,9 +12,18 @@ from parrot.engines.clickhouse import TABLE_ENGINE
 from parrot.fixtures import Column, Fixture
 
 # dialect -> the engine module whose ``<module>_type(column)`` creates the fixture's columns
-ENGINE_TYPES = {"sqlite": "sqlite", "duckdb": "duckdb", "clickhouse": "clickhouse",
-                "postgres": "postgres", "mysql": "mysql", "spark": "spark", "oracle": "oracle",
-                "snowflake": "snowflake", "trino": "trino", "tsql": "tsql"}
+ENGINE_TYPES = {
+    "sqlite": "sqlite",
+    "duckdb": "duckdb",
+    "clickhouse": "clickhouse",
+    "postgres": "postgres",
+    "mysql": "mysql",
+    "spark": "spark",
+    "oracle": "oracle",
+    "snowflake": "snowflake",
+    "trino": "trino",
+    "tsql": "tsql",
+}
 SAMPLE_CHARS = 40  # longer sample values are cut
 NO_KEYS = frozenset({"clickhouse", "spark"})  # their tables declare no primary key
 
@@ -47,14 +56,15 @@ def target_ddl(fixture: Fixture, dialect: str, sample_rows: int = 0) -> str:
         cols = []
         for c in table.columns:
             sql_type = type_of(c)
-            null = (c.nullable or dialect == "clickhouse" or "NOT NULL" in sql_type.upper())
+            null = c.nullable or dialect == "clickhouse" or "NOT NULL" in sql_type.upper()
             cols.append(f"  {_ident(c.name, dialect)} {sql_type}" + ("" if null else " NOT NULL"))
         if table.primary_key and dialect not in NO_KEYS:
             keys = ", ".join(_ident(k, dialect) for k in table.primary_key)
             cols.append(f"  PRIMARY KEY ({keys})")
         suffix = f" ENGINE = {clickhouse_engine()}" if dialect == "clickhouse" else ""
-        text = (f"CREATE TABLE {_ident(table.name, dialect)} (\n" + ",\n".join(cols)
-                + f"\n){suffix};")
+        text = (
+            f"CREATE TABLE {_ident(table.name, dialect)} (\n" + ",\n".join(cols) + f"\n){suffix};"
+        )
         for row in table.rows[:sample_rows]:
             cells = ", ".join("NULL" if v is None else str(v)[:SAMPLE_CHARS] for v in row)
             text += f"\n-- e.g. ({cells})"

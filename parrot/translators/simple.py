@@ -27,7 +27,8 @@ class ReferenceTranslator(Translator):
 
     def translate(self, item: Item) -> Translation:
         if not item.reference_sql:
-            return Translation(TranslationStatus.NO_REFERENCE,
-                               error=f"item has no reference_sql in {item.target_dialect}")
-        return Translation.from_sql(item.reference_sql[0],
-                                    annotation_source=item.annotation_source)
+            return Translation(
+                TranslationStatus.NO_REFERENCE,
+                error=f"item has no reference_sql in {item.target_dialect}",
+            )
+        return Translation.from_sql(item.reference_sql[0], annotation_source=item.annotation_source)

@@ -25,32 +25,56 @@ class SqlglotTranslator(Translator):
         self.pretty = pretty
 
     def params(self) -> dict[str, Any]:
-        return {"name": self.name, "sqlglot": sqlglot.__version__, "pretty": self.pretty,
-                "unsupported_level": "raise"}
+        return {
+            "name": self.name,
+            "sqlglot": sqlglot.__version__,
+            "pretty": self.pretty,
+            "unsupported_level": "raise",
+        }
 
     def translate(self, item: Item) -> Translation:
         start = time.perf_counter()
         try:
             statements = sqlglot.transpile(
-                item.source_sql, read=item.source_dialect, write=item.target_dialect,
-                unsupported_level=ErrorLevel.RAISE, error_level=ErrorLevel.RAISE,
-                pretty=self.pretty)
+                item.source_sql,
+                read=item.source_dialect,
+                write=item.target_dialect,
+                unsupported_level=ErrorLevel.RAISE,
+                error_level=ErrorLevel.RAISE,
+                pretty=self.pretty,
+            )
         except UnsupportedError as exc:
-            return Translation(TranslationStatus.UNSUPPORTED, error=_first_line(exc),
-                               latency=time.perf_counter() - start, annotation_source="tool")
+            return Translation(
+                TranslationStatus.UNSUPPORTED,
+                error=_first_line(exc),
+                latency=time.perf_counter() - start,
+                annotation_source="tool",
+            )
         except ParseError as exc:
-            return Translation(TranslationStatus.ERROR, error=f"parse error: {_first_line(exc)}",
-                               latency=time.perf_counter() - start, annotation_source="tool")
+            return Translation(
+                TranslationStatus.ERROR,
+                error=f"parse error: {_first_line(exc)}",
+                latency=time.perf_counter() - start,
+                annotation_source="tool",
+            )
         except (SqlglotError, RecursionError, ValueError) as exc:
-            return Translation(TranslationStatus.ERROR, error=_first_line(exc),
-                               latency=time.perf_counter() - start, annotation_source="tool")
+            return Translation(
+                TranslationStatus.ERROR,
+                error=_first_line(exc),
+                latency=time.perf_counter() - start,
+                annotation_source="tool",
+            )
         except Exception as exc:  # a defect inside sqlglot: this item's failure, not the run's
-            return Translation(TranslationStatus.ERROR,
-                               error=f"sqlglot failed: {type(exc).__name__}: {_first_line(exc)}",
-                               latency=time.perf_counter() - start, annotation_source="tool")
+            return Translation(
+                TranslationStatus.ERROR,
+                error=f"sqlglot failed: {type(exc).__name__}: {_first_line(exc)}",
+                latency=time.perf_counter() - start,
+                annotation_source="tool",
+            )
         sql = ";\n".join(s for s in statements if s.strip())
-        return Translation.from_sql(sql, latency=time.perf_counter() - start,
-                                    annotation_source="tool")
+        return Translation.from_sql(
+            sql, latency=time.perf_counter() - start, annotation_source="tool"
+        )
 
 
 @register("gold-sqlglot")

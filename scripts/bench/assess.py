@@ -74,8 +74,11 @@ def why(db_line: dict, schema_line: dict) -> str:
 def assess(args: list[str]) -> tuple[dict[str, dict], float, float]:
     """One ``parrot assess`` run: its lines by id, wall seconds, CPU seconds (all processes)."""
     started, cpu = time.perf_counter(), _children_cpu()
-    subprocess.run([sys.executable, "-m", "parrot", "assess", "--quiet", *args], check=False,
-                   stdout=subprocess.DEVNULL)
+    subprocess.run(
+        [sys.executable, "-m", "parrot", "assess", "--quiet", *args],
+        check=False,
+        stdout=subprocess.DEVNULL,
+    )
     out = Path(args[args.index("-o") + 1]) / "assessment.jsonl"
     lines = {}
     for raw in out.read_text(encoding="utf-8").splitlines() if out.is_file() else []:
@@ -98,8 +101,12 @@ def prepare(work: Path, db: str, queries: list[str]) -> Path:
     sqlite_path = corpora_root() / "sqlite" / "spider" / db / f"{db}.sqlite"
     (work / db / "queries.sql").write_text(";\n".join(queries) + ";\n")
     con = sqlite3.connect(sqlite_path)
-    ddl = [r[0] for r in con.execute("SELECT sql FROM sqlite_master WHERE type = 'table' "
-                                     "AND sql IS NOT NULL")]
+    ddl = [
+        r[0]
+        for r in con.execute(
+            "SELECT sql FROM sqlite_master WHERE type = 'table' AND sql IS NOT NULL"
+        )
+    ]
     con.close()
     (work / db / "schema.sql").write_text(";\n".join(ddl) + ";\n")
     return sqlite_path
@@ -129,11 +136,19 @@ def _runs(target: str, work: Path, loads: dict[str, list[str]], distill: bool) -
     for db in loads:
         sqlite_path = work / db / "db.sqlite"
         common = [str(work / db / "queries.sql"), "--from", "sqlite", "--to", target]
-        with_db, w1, c1 = assess([*common, "--db", str(sqlite_path),
-                                  "-o", str(work / db / f"db-{target}")])
-        with_schema, w2, c2 = assess([*common, "--schema", str(work / db / "schema.sql"),
-                                      *([] if distill else ["--no-distill"]),
-                                      "-o", str(work / db / f"schema-{target}")])
+        with_db, w1, c1 = assess(
+            [*common, "--db", str(sqlite_path), "-o", str(work / db / f"db-{target}")]
+        )
+        with_schema, w2, c2 = assess(
+            [
+                *common,
+                "--schema",
+                str(work / db / "schema.sql"),
+                *([] if distill else ["--no-distill"]),
+                "-o",
+                str(work / db / f"schema-{target}"),
+            ]
+        )
         clock.update({"db wall": w1, "db cpu": c1, "schema wall": w2, "schema cpu": c2})
         for sid, line in with_db.items():
             total += 1
@@ -143,28 +158,35 @@ def _runs(target: str, work: Path, loads: dict[str, list[str]], distill: bool) -
                 agree += 1
                 continue
             kinds[why(line, other)] += 1
-            rows.append(f"| {db} {sid} | {line['verdict']} ({line['reason']}) | "
-                        f"{other['verdict']} ({other['reason']}) | {why(line, other)} | "
-                        f"`{line['source_sql'][:90]}` |")
-        print(f"{target} {db}: {len(with_db)} statements, {w1:.0f} s with --db, {w2:.0f} s "
-              f"with --schema", file=sys.stderr)
+            rows.append(
+                f"| {db} {sid} | {line['verdict']} ({line['reason']}) | "
+                f"{other['verdict']} ({other['reason']}) | {why(line, other)} | "
+                f"`{line['source_sql'][:90]}` |"
+            )
+        print(
+            f"{target} {db}: {len(with_db)} statements, {w1:.0f} s with --db, {w2:.0f} s "
+            f"with --schema",
+            file=sys.stderr,
+        )
     low, high = wilson(agree, total)
-    return (f"sqlite → {target}, sqlglot, Spider dev gold queries of {len(loads)} databases; "
-            f"--schema {'distilled' if distill else 'with --no-distill'}.\n\n"
-            f"| | |\n|---|---|\n| statements | {total} |\n"
-            f"| same verdict with --schema as with --db | {agree} "
-            f"({100 * agree / total if total else 0:.1f}%, 95% interval "
-            f"{100 * low:.1f}–{100 * high:.1f}%) |\n"
-            f"| --db: wall / CPU (all processes) | {clock['db wall']:.0f} s / "
-            f"{clock['db cpu']:.0f} s |\n"
-            f"| --schema: wall / CPU (all processes) | {clock['schema wall']:.0f} s / "
-            f"{clock['schema cpu']:.0f} s |\n\n"
-            "Verdicts (--db → --schema):\n\n| --db | --schema | statements |\n|---|---|---|\n"
-            + "".join(f"| {a} | {b} | {n} |\n" for (a, b), n in sorted(verdicts.items()))
-            + "\nDisagreements by kind:\n\n| kind | statements |\n|---|---|\n"
-            + "".join(f"| {k} | {n} |\n" for k, n in kinds.most_common())
-            + "\nEvery disagreement:\n\n| statement | --db | --schema | kind | source |\n"
-            "|---|---|---|---|---|\n" + "\n".join(rows) + "\n")
+    return (
+        f"sqlite → {target}, sqlglot, Spider dev gold queries of {len(loads)} databases; "
+        f"--schema {'distilled' if distill else 'with --no-distill'}.\n\n"
+        f"| | |\n|---|---|\n| statements | {total} |\n"
+        f"| same verdict with --schema as with --db | {agree} "
+        f"({100 * agree / total if total else 0:.1f}%, 95% interval "
+        f"{100 * low:.1f}–{100 * high:.1f}%) |\n"
+        f"| --db: wall / CPU (all processes) | {clock['db wall']:.0f} s / "
+        f"{clock['db cpu']:.0f} s |\n"
+        f"| --schema: wall / CPU (all processes) | {clock['schema wall']:.0f} s / "
+        f"{clock['schema cpu']:.0f} s |\n\n"
+        "Verdicts (--db → --schema):\n\n| --db | --schema | statements |\n|---|---|---|\n"
+        + "".join(f"| {a} | {b} | {n} |\n" for (a, b), n in sorted(verdicts.items()))
+        + "\nDisagreements by kind:\n\n| kind | statements |\n|---|---|\n"
+        + "".join(f"| {k} | {n} |\n" for k, n in kinds.most_common())
+        + "\nEvery disagreement:\n\n| statement | --db | --schema | kind | source |\n"
+        "|---|---|---|---|---|\n" + "\n".join(rows) + "\n"
+    )
 
 
 def main() -> int:
@@ -184,9 +206,13 @@ def main() -> int:
         body = one_target(target, work, loads, args.distill)
         print(body)
         mode = "_distill" if args.distill else ""
-        write_results(f"assess_{target}{mode}",
-                      f"parrot assess: --schema{' distilled' if args.distill else ''} against "
-                      f"--db ({target})", body, started_load=load)
+        write_results(
+            f"assess_{target}{mode}",
+            f"parrot assess: --schema{' distilled' if args.distill else ''} against "
+            f"--db ({target})",
+            body,
+            started_load=load,
+        )
     return 0
 
 

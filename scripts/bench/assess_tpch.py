@@ -53,8 +53,11 @@ def main() -> int:
     p.add_argument("--target", default="duckdb")
     p.add_argument("--queries", default="1-22", help="a range of query numbers, e.g. 1-5")
     p.add_argument("--generated-timeout", type=float, default=2.0)
-    p.add_argument("--distill", action="store_true", help="distilled databases (default: "
-                   "parrot assess --no-distill)")
+    p.add_argument(
+        "--distill",
+        action="store_true",
+        help="distilled databases (default: parrot assess --no-distill)",
+    )
     args = p.parse_args()
     first, _, last = args.queries.partition("-")
     numbers = range(int(first), int(last or first) + 1)
@@ -63,34 +66,59 @@ def main() -> int:
     queries = tpch_queries()
     (work / "tpch.sql").write_text("".join(f"{queries[n - 1]};\n" for n in numbers))
     empty = named_fixture("tpch")
-    empty = dataclasses.replace(empty, tables=tuple(dataclasses.replace(t, rows=())
-                                                    for t in empty.tables))
+    empty = dataclasses.replace(
+        empty, tables=tuple(dataclasses.replace(t, rows=()) for t in empty.tables)
+    )
     (work / "schema.sql").write_text(";\n".join(create_statements(empty, args.source)) + ";\n")
     started, cpu = time.perf_counter(), _children_cpu()
-    subprocess.run([sys.executable, "-m", "parrot", "assess", str(work / "tpch.sql"), "--quiet",
-                    "--from", args.source, "--to", args.target, "--schema",
-                    str(work / "schema.sql"), "-o", str(work / "out"),
-                    "--generated-timeout", str(args.generated_timeout),
-                    *([] if args.distill else ["--no-distill"])], check=False)
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "parrot",
+            "assess",
+            str(work / "tpch.sql"),
+            "--quiet",
+            "--from",
+            args.source,
+            "--to",
+            args.target,
+            "--schema",
+            str(work / "schema.sql"),
+            "-o",
+            str(work / "out"),
+            "--generated-timeout",
+            str(args.generated_timeout),
+            *([] if args.distill else ["--no-distill"]),
+        ],
+        check=False,
+    )
     seconds, cpu = time.perf_counter() - started, _children_cpu() - cpu
     lines = [json.loads(x) for x in (work / "out" / "assessment.jsonl").read_text().splitlines()]
-    rows = [f"| Q{numbers[line['index'] - 1]} | {line['verdict']} | {line['reason']} | "
-            f"{line['judged']}/{line['databases']} | "
-            f"{(line['witness'] or {}).get('size', '')} | "
-            f"{'' if line['verdict'] == 'verified' else _cell(line['detail'])} |"
-            for line in lines]
-    body = (f"{args.source} → {args.target}, sqlglot, TPC-H queries {args.queries} from the "
-            f"schema alone (no rows): {seconds:.0f} s wall.\n\n"
-            f"Generated databases ({'distilled' if args.distill else '--no-distill'}): at most "
-            f"{args.generated_timeout:g} s per execution while they are built (parrot assess "
-            "--generated-timeout); CPU "
-            f"{cpu:.0f} s (assess and its engine workers).\n\n"
-            "| query | verdict | reason | databases judged | witness rows | why |\n"
-            "|---|---|---|---|---|---|\n" + "\n".join(rows) + "\n")
+    rows = [
+        f"| Q{numbers[line['index'] - 1]} | {line['verdict']} | {line['reason']} | "
+        f"{line['judged']}/{line['databases']} | "
+        f"{(line['witness'] or {}).get('size', '')} | "
+        f"{'' if line['verdict'] == 'verified' else _cell(line['detail'])} |"
+        for line in lines
+    ]
+    body = (
+        f"{args.source} → {args.target}, sqlglot, TPC-H queries {args.queries} from the "
+        f"schema alone (no rows): {seconds:.0f} s wall.\n\n"
+        f"Generated databases ({'distilled' if args.distill else '--no-distill'}): at most "
+        f"{args.generated_timeout:g} s per execution while they are built (parrot assess "
+        "--generated-timeout); CPU "
+        f"{cpu:.0f} s (assess and its engine workers).\n\n"
+        "| query | verdict | reason | databases judged | witness rows | why |\n"
+        "|---|---|---|---|---|---|\n" + "\n".join(rows) + "\n"
+    )
     print(body)
-    write_results(f"assess_tpch_{args.source}_{args.target}",
-                  f"TPC-H from the schema alone ({args.source} → {args.target})", body,
-                  started_load=load)
+    write_results(
+        f"assess_tpch_{args.source}_{args.target}",
+        f"TPC-H from the schema alone ({args.source} → {args.target})",
+        body,
+        started_load=load,
+    )
     return 0
 
 

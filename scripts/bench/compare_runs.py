@@ -39,14 +39,18 @@ RUNS = {
 }
 PAIRS = (
     ("identity-starter", "sqlglot-starter", "sqlglot against identity on the starter set"),
-    ("sqlglot-N", "local-N", "the local model (SmolLM2-135M) against sqlglot on the first {limit} "
-                             "starter items"),
+    (
+        "sqlglot-N",
+        "local-N",
+        "the local model (SmolLM2-135M) against sqlglot on the first {limit} starter items",
+    ),
 )
 
 
 def _parrot(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "parrot", *args], capture_output=True,
-                          text=True, check=False)
+    return subprocess.run(
+        [sys.executable, "-m", "parrot", *args], capture_output=True, text=True, check=False
+    )
 
 
 def make_run(runs: Path, name: str, limit: int) -> str:
@@ -61,10 +65,13 @@ def make_run(runs: Path, name: str, limit: int) -> str:
     after = os.times()
     if done.returncode != 0:
         raise SystemExit(f"eval {name} failed ({done.returncode}):\n{done.stderr[-2000:]}")
-    cpu = (after.children_user - before.children_user) + (after.children_system
-                                                          - before.children_system)
-    return (f"- `parrot eval {' '.join(argv)}`: {cpu:.0f} CPU s, "
-            f"{time.monotonic() - wall:.0f} s wall at load {load_average()[0]:.1f}")
+    cpu = (after.children_user - before.children_user) + (
+        after.children_system - before.children_system
+    )
+    return (
+        f"- `parrot eval {' '.join(argv)}`: {cpu:.0f} CPU s, "
+        f"{time.monotonic() - wall:.0f} s wall at load {load_average()[0]:.1f}"
+    )
 
 
 def section(runs: Path, a: str, b: str, title: str) -> str:
@@ -76,9 +83,11 @@ def section(runs: Path, a: str, b: str, title: str) -> str:
     if board.returncode != 0:
         raise SystemExit(f"report {a} {b} failed:\n{board.stderr}")
     tables = compared.stdout.strip().replace("\n# ", "\n### ").replace("\n## ", "\n### ")
-    return (f"## {title}\n\n`parrot compare {a} {b}` (A = {a}, B = {b}):\n\n{tables}\n\n"
-            f"`parrot report {b} {a} --no-analysis` (the leaderboard part):\n\n"
-            f"{_leaderboard(board.stdout)}\n")
+    return (
+        f"## {title}\n\n`parrot compare {a} {b}` (A = {a}, B = {b}):\n\n{tables}\n\n"
+        f"`parrot report {b} {a} --no-analysis` (the leaderboard part):\n\n"
+        f"{_leaderboard(board.stdout)}\n"
+    )
 
 
 def _leaderboard(report: str) -> str:
@@ -88,25 +97,32 @@ def _leaderboard(report: str) -> str:
     if first is None:
         return report.strip()
     last = next((i for i in range(first + 1, len(lines)) if lines[i].startswith("#")), len(lines))
-    return "\n".join(["### " + lines[first].lstrip("# "), *lines[first + 1:last]]).strip()
+    return "\n".join(["### " + lines[first].lstrip("# "), *lines[first + 1 : last]]).strip()
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--runs", type=Path, default=Path("/tmp/parrot-compare-runs"),
-                        help="where the runs are made (or found, to reuse)")
-    parser.add_argument("--limit", type=int, default=24,
-                        help="items of the local model's comparison")
-    parser.add_argument("--skip-local", action="store_true",
-                        help="leave out the local model's comparison (its runs take an hour "
-                             "on a loaded machine); the file then says so")
+    parser.add_argument(
+        "--runs",
+        type=Path,
+        default=Path("/tmp/parrot-compare-runs"),
+        help="where the runs are made (or found, to reuse)",
+    )
+    parser.add_argument(
+        "--limit", type=int, default=24, help="items of the local model's comparison"
+    )
+    parser.add_argument(
+        "--skip-local",
+        action="store_true",
+        help="leave out the local model's comparison (its runs take an hour "
+        "on a loaded machine); the file then says so",
+    )
     args = parser.parse_args()
     load = load_average()
     args.runs.mkdir(parents=True, exist_ok=True)
     names = [n for n in RUNS if not (args.skip_local and n.endswith("-N"))]
     costs = [make_run(args.runs, name, args.limit) for name in names]
-    body = ["Runs (starter set; six pairs of SQLite, DuckDB and ClickHouse/chdb):\n",
-            *costs, ""]
+    body = ["Runs (starter set; six pairs of SQLite, DuckDB and ClickHouse/chdb):\n", *costs, ""]
     if args.skip_local:
         body.append("The local model's comparison was left out of this file (`--skip-local`).\n")
     for a, b, title in PAIRS[:1] if args.skip_local else PAIRS:
@@ -114,8 +130,9 @@ def main() -> int:
         body.append(section(args.runs, a, b, title.format(limit=args.limit)))
     text = "\n".join(body)
     print(text)
-    path = write_results("compare_runs", "Paired comparisons of runs (parrot compare)", text,
-                         started_load=load)
+    path = write_results(
+        "compare_runs", "Paired comparisons of runs (parrot compare)", text, started_load=load
+    )
     print(f"written: {path}", file=sys.stderr)
     return 0
 

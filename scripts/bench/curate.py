@@ -39,8 +39,14 @@ def load_corpus() -> list[Record]:
         with path.open(encoding="utf-8") as fh:
             for line in fh:
                 row = json.loads(line)
-                records.append(Record(id=row["id"], dialect=row["dialect"], sql=row["sql"],
-                                      origin=row.get("benchmark", path.stem)))
+                records.append(
+                    Record(
+                        id=row["id"],
+                        dialect=row["dialect"],
+                        sql=row["sql"],
+                        origin=row.get("benchmark", path.stem),
+                    )
+                )
     return records
 
 
@@ -63,8 +69,9 @@ def replicas(records: list[Record], size: int, seed: int = 0) -> Iterator[Record
             if made >= size:
                 return
             made += 1
-            yield Record(id=f"{r.id}@{copy}", dialect=r.dialect, sql=perturb(r.sql, rng),
-                         origin=r.origin)
+            yield Record(
+                id=f"{r.id}@{copy}", dialect=r.dialect, sql=perturb(r.sql, rng), origin=r.origin
+            )
 
 
 def replicate(records: list[Record], size: int, seed: int = 0) -> list[Record]:
@@ -87,13 +94,16 @@ def report(title: str, funnel: list[StageCount], total: float) -> None:
     print(f"\n{title}: {total:.1f} s wall")
     print(f"{'stage':<12} {'in':>9} {'out':>9} {'seconds':>8} {'stmts/s':>10} {'share':>6}")
     for c in funnel:
-        print(f"{c.stage:<12} {c.records_in:>9,} {c.records_out:>9,} {c.seconds:>8.1f} "
-              f"{c.rate:>10,.0f} {100 * c.seconds / total:>5.1f}%")
+        print(
+            f"{c.stage:<12} {c.records_in:>9,} {c.records_out:>9,} {c.seconds:>8.1f} "
+            f"{c.rate:>10,.0f} {100 * c.seconds / total:>5.1f}%"
+        )
 
 
 def main() -> int:
-    p = argparse.ArgumentParser(description=__doc__,
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     p.add_argument("--jobs", type=int, default=2)
     p.add_argument("--chunk-size", type=int, default=2000)
     p.add_argument("--size", type=int, default=1_000_000)
@@ -107,8 +117,9 @@ def main() -> int:
         return 0
     big = replicate(corpus, args.size)
     funnel, total = run(big, args.jobs, args.chunk_size)
-    report(f"{len(big):,} statements (replicated, perturbed literals), jobs={args.jobs}",
-           funnel, total)
+    report(
+        f"{len(big):,} statements (replicated, perturbed literals), jobs={args.jobs}", funnel, total
+    )
     verdict = "within" if total <= TARGET_SECONDS else "OVER"
     print(f"\n1M-statement time: {total / 60:.1f} min ({verdict} the 15 min target)")
     return 0 if total <= TARGET_SECONDS else 1

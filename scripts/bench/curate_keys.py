@@ -25,8 +25,13 @@ from parrot.curate.standardise import Standardise
 
 def previous(commit: str) -> types.ModuleType:
     """``parrot/curate/select.py`` as it was at ``commit``."""
-    source = subprocess.run(["git", "show", f"{commit}:parrot/curate/select.py"], cwd=ROOT,
-                            check=True, capture_output=True, text=True).stdout
+    source = subprocess.run(
+        ["git", "show", f"{commit}:parrot/curate/select.py"],
+        cwd=ROOT,
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
     module = types.ModuleType("select_before")
     exec(compile(source, "select_before.py", "exec"), module.__dict__)  # our own history
     return module
@@ -36,18 +41,22 @@ def selection(records: list[Record], jobs: int) -> tuple[list[Record], dict[str,
     executor = LocalExecutor(jobs)
     start = time.process_time()
     try:
-        kept, funnel, _ = run_pipeline(records, [Normalise(), Cluster(), Features(), Coverage()],
-                                       executor, 2000)
+        kept, funnel, _ = run_pipeline(
+            records, [Normalise(), Cluster(), Features(), Coverage()], executor, 2000
+        )
     finally:
         executor.close()
-    return kept, {"clusters": funnel[1].notes["clusters"],
-                  "features": funnel[-1].notes["coverage features"],
-                  "cpu": time.process_time() - start}
+    return kept, {
+        "clusters": funnel[1].notes["clusters"],
+        "features": funnel[-1].notes["coverage features"],
+        "cpu": time.process_time() - start,
+    }
 
 
 def main() -> int:
-    p = argparse.ArgumentParser(description=__doc__,
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     p.add_argument("--before", default="d72671d")
     p.add_argument("--jobs", type=int, default=2)
     args = p.parse_args()
@@ -58,23 +67,35 @@ def main() -> int:
     new_norm = select.normalise
     differ = sum(old.normalise(r.sql) != new_norm(r.sql, r.dialect) for r in standard)
     results = {}
-    for name, fn in (("regex (before)", lambda sql, dialect="": old.normalise(sql)),
-                     ("one lexer (now)", new_norm)):
+    for name, fn in (
+        ("regex (before)", lambda sql, dialect="": old.normalise(sql)),
+        ("one lexer (now)", new_norm),
+    ):
         select.normalise = fn  # type: ignore[assignment]  # the workers fork after this
         kept, stats = selection(standard, args.jobs)
         results[name] = (kept, stats)
     select.normalise = new_norm
-    body = (f"{len(standard):,} canonical statements; normalised keys differ for {differ:,}.\n\n"
-            "| normaliser | clusters | selected | coverage features | main-process CPU-s |\n"
-            "|---|---|---|---|---|\n")
+    body = (
+        f"{len(standard):,} canonical statements; normalised keys differ for {differ:,}.\n\n"
+        "| normaliser | clusters | selected | coverage features | main-process CPU-s |\n"
+        "|---|---|---|---|---|\n"
+    )
     for name, (kept, stats) in results.items():
-        body += (f"| {name} | {stats['clusters']:,} | {len(kept):,} | {stats['features']:,} | "
-                 f"{stats['cpu']:.0f} |\n")
+        body += (
+            f"| {name} | {stats['clusters']:,} | {len(kept):,} | {stats['features']:,} | "
+            f"{stats['cpu']:.0f} |\n"
+        )
     a, b = ({r.id for r in kept} for kept, _ in results.values())
-    body += f"\nSelected by both: {len(a & b):,}; only before: {len(a - b):,}; only now: " \
-            f"{len(b - a):,}.\n"
-    write_results("curate_keys", "Clustering keys: the one lexer against the regex", body,
-                  started_load=started)
+    body += (
+        f"\nSelected by both: {len(a & b):,}; only before: {len(a - b):,}; only now: "
+        f"{len(b - a):,}.\n"
+    )
+    write_results(
+        "curate_keys",
+        "Clustering keys: the one lexer against the regex",
+        body,
+        started_load=started,
+    )
     print(body)
     return 0
 

@@ -58,8 +58,10 @@ def corpus_file(size: int) -> tuple[Path, int]:
                     return path, length
     with path.open("w", encoding="utf-8") as fh:
         for r in replicas(load_corpus(), size):
-            fh.write(json.dumps({"id": r.id, "dialect": r.dialect, "sql": r.sql,
-                                 "origin": r.origin}) + "\n")
+            fh.write(
+                json.dumps({"id": r.id, "dialect": r.dialect, "sql": r.sql, "origin": r.origin})
+                + "\n"
+            )
         return path, fh.tell()
 
 
@@ -92,8 +94,10 @@ class TreeSampler(threading.Thread):
 
 def cpu_seconds() -> float:
     """CPU seconds of this process and its reaped children (the workers, once shut down)."""
-    own, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(
-        resource.RUSAGE_CHILDREN)
+    own, kids = (
+        resource.getrusage(resource.RUSAGE_SELF),
+        resource.getrusage(resource.RUSAGE_CHILDREN),
+    )
     return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
 
 
@@ -108,12 +112,14 @@ def one(size: int, jobs: int, mode: str) -> dict[str, Any]:
     if mode == "stream":
         ranges = [r for r in file_ranges([path]) if r[1] < length]
         ranges[-1] = (ranges[-1][0], ranges[-1][1], length)
-        result = run_stream(ranges, StreamSettings(jobs=jobs), progress=_progress(),
-                            total=len(ranges))
+        result = run_stream(
+            ranges, StreamSettings(jobs=jobs), progress=_progress(), total=len(ranges)
+        )
         kept, funnel, stats = result.kept, result.funnel, result.stats
     else:
-        records = [Record(**{k: v for k, v in json.loads(line).items()})
-                   for line in _lines(path, size)]
+        records = [
+            Record(**{k: v for k, v in json.loads(line).items()}) for line in _lines(path, size)
+        ]
         executor = LocalExecutor(jobs)
         try:
             stages = [Standardise(), Normalise(), Cluster(), Features(), Coverage()]
@@ -123,12 +129,21 @@ def one(size: int, jobs: int, mode: str) -> dict[str, Any]:
         stats = {}
     wall = time.perf_counter() - start
     sampler.stop()
-    return {"size": size, "mode": mode, "jobs": jobs, "normaliser": "lexer", "wall": wall,
-            "cpu": cpu_seconds() - cpu0,
-            "peak_tree": sampler.peak, "peak_main": sampler.peak_main,
-            "load_start": load0, "load_end": os.getloadavg()[0], "stats": stats,
-            "funnel": [c.to_json() for c in funnel],
-            "kept": [[r.id, r.cluster, r.rank] for r in kept]}
+    return {
+        "size": size,
+        "mode": mode,
+        "jobs": jobs,
+        "normaliser": "lexer",
+        "wall": wall,
+        "cpu": cpu_seconds() - cpu0,
+        "peak_tree": sampler.peak,
+        "peak_main": sampler.peak_main,
+        "load_start": load0,
+        "load_end": os.getloadavg()[0],
+        "stats": stats,
+        "funnel": [c.to_json() for c in funnel],
+        "kept": [[r.id, r.cluster, r.rank] for r in kept],
+    }
 
 
 def _lines(path: Path, size: int) -> list[str]:
@@ -144,14 +159,23 @@ def _progress() -> Any:
         tenth = 10 * done // max(1, total)
         if shown.get(stage, -1) < tenth:
             shown[stage] = tenth
-            print(f"  {stage}: {done:,}/{total:,} ({time.strftime('%H:%M:%S')}, "
-                  f"load {os.getloadavg()[0]:.1f})", file=sys.stderr, flush=True)
+            print(
+                f"  {stage}: {done:,}/{total:,} ({time.strftime('%H:%M:%S')}, "
+                f"load {os.getloadavg()[0]:.1f})",
+                file=sys.stderr,
+                flush=True,
+            )
+
     return show
 
 
 def spawn(size: int, jobs: int, mode: str) -> dict[str, Any]:
-    out = subprocess.run([sys.executable, __file__, "--one", str(size), "--jobs", str(jobs),
-                          "--mode", mode], check=True, stdout=subprocess.PIPE, text=True)
+    out = subprocess.run(
+        [sys.executable, __file__, "--one", str(size), "--jobs", str(jobs), "--mode", mode],
+        check=True,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     return json.loads(out.stdout)
 
 
@@ -170,10 +194,12 @@ def row(r: dict[str, Any]) -> str:
     verdict = "yes" if r["wall"] <= TARGET_SECONDS and tree and tree <= TARGET_RSS else "no"
     kept = r["funnel"][-1]["out"]
     label = r["mode"] + (f" ({r['normaliser']} keys)" if r.get("normaliser") else "")
-    return (f"| {label} | {r['size']:,} | {r['wall'] / 60:.1f} | {r['cpu']:.0f} | "
-            f"{r['size'] / r['wall']:,.0f} | {r['peak_main'] / GIB:.2f} | "
-            f"{'—' if tree is None else f'{tree / GIB:.2f}'} | "
-            f"{_num(r.get('load_start'))}–{_num(r.get('load_end'))} | {kept:,} | {verdict} |")
+    return (
+        f"| {label} | {r['size']:,} | {r['wall'] / 60:.1f} | {r['cpu']:.0f} | "
+        f"{r['size'] / r['wall']:,.0f} | {r['peak_main'] / GIB:.2f} | "
+        f"{'—' if tree is None else f'{tree / GIB:.2f}'} | "
+        f"{_num(r.get('load_start'))}–{_num(r.get('load_end'))} | {kept:,} | {verdict} |"
+    )
 
 
 def _num(x: float | None) -> str:
@@ -185,26 +211,40 @@ def compare(stream: dict[str, Any], memory: dict[str, Any]) -> str:
     same = a == b
     ids_a, ids_b = {x[0] for x in a}, {x[0] for x in b}
     lines = [f"\nIn-memory run: {memory['note']}\n"] if memory.get("note") else []
-    lines += [f"\nSelected records at {stream['size']:,}: streaming {len(a):,}, in-memory "
-             f"{len(b):,}; identical (id, cluster, rank, order): **{'yes' if same else 'no'}**"
-             f" ({len(ids_a - ids_b)} only streamed, {len(ids_b - ids_a)} only in memory).\n"]
-    for s_stage, m_stage in ((stream["funnel"][0], memory["funnel"][0]),
-                             (stream["funnel"][-1], memory["funnel"][-1])):
-        lines.append(f"- {s_stage['stage']}: streaming dropped {s_stage['dropped']}, in-memory "
-                     f"{m_stage['dropped']}")
+    lines += [
+        f"\nSelected records at {stream['size']:,}: streaming {len(a):,}, in-memory "
+        f"{len(b):,}; identical (id, cluster, rank, order): **{'yes' if same else 'no'}**"
+        f" ({len(ids_a - ids_b)} only streamed, {len(ids_b - ids_a)} only in memory).\n"
+    ]
+    for s_stage, m_stage in (
+        (stream["funnel"][0], memory["funnel"][0]),
+        (stream["funnel"][-1], memory["funnel"][-1]),
+    ):
+        lines.append(
+            f"- {s_stage['stage']}: streaming dropped {s_stage['dropped']}, in-memory "
+            f"{m_stage['dropped']}"
+        )
     return "\n".join(lines) + "\n"
 
 
 def main() -> int:
-    p = argparse.ArgumentParser(description=__doc__,
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     p.add_argument("--sizes", default="1000000,3000000,10000000")
     p.add_argument("--jobs", type=int, default=2)
-    p.add_argument("--compare", action="store_true",
-                   help="also run the in-memory pipeline on the first size, compare selections")
-    p.add_argument("--render", nargs="+", metavar="JSON",
-                   help="write the results file from saved runs (the JSON --one prints; a run "
-                        "with mode memory is the comparison) instead of running")
+    p.add_argument(
+        "--compare",
+        action="store_true",
+        help="also run the in-memory pipeline on the first size, compare selections",
+    )
+    p.add_argument(
+        "--render",
+        nargs="+",
+        metavar="JSON",
+        help="write the results file from saved runs (the JSON --one prints; a run "
+        "with mode memory is the comparison) instead of running",
+    )
     p.add_argument("--one", type=int, help=argparse.SUPPRESS)
     p.add_argument("--mode", default="stream", help=argparse.SUPPRESS)
     args = p.parse_args()
@@ -225,24 +265,39 @@ def main() -> int:
     return render(runs, remembered(sizes[0], args.jobs) if args.compare else None, started)
 
 
-def render(runs: list[dict[str, Any]], memory: dict[str, Any] | None,
-           started: tuple[float, float, float] | None) -> int:
+def render(
+    runs: list[dict[str, Any]],
+    memory: dict[str, Any] | None,
+    started: tuple[float, float, float] | None,
+) -> int:
     """Write ``docs/results/curate_stream.md`` from the runs (and the in-memory one)."""
-    body = ("| pipeline | statements | wall min | CPU-s | stmts/s | main GiB | tree GiB | load "
-            "| selected | within 15 min, 4 GiB |\n|---|---|---|---|---|---|---|---|---|---|\n")
+    body = (
+        "| pipeline | statements | wall min | CPU-s | stmts/s | main GiB | tree GiB | load "
+        "| selected | within 15 min, 4 GiB |\n|---|---|---|---|---|---|---|---|---|---|\n"
+    )
     body += "\n".join(row(r) for r in runs) + "\n"
     if memory is not None:
         body += row(memory) + "\n" + compare(runs[0], memory)
-    body += "\nFunnels (streaming):\n\n" + "\n".join(
-        f"- {r['size']:,}: " + "; ".join(f"{c['stage']} {c['in']:,}→{c['out']:,} "
-                                         f"{c['seconds']:.0f} s" for c in r["funnel"])
-        + f"; stats {r['stats']}" + (f" ({r['note']})" if r.get("note") else "")
-        for r in runs) + "\n"
-    write_results("curate_stream", "Streaming curation at 1–10 M statements", body,
-                  started_load=started)
+    body += (
+        "\nFunnels (streaming):\n\n"
+        + "\n".join(
+            f"- {r['size']:,}: "
+            + "; ".join(
+                f"{c['stage']} {c['in']:,}→{c['out']:,} {c['seconds']:.0f} s" for c in r["funnel"]
+            )
+            + f"; stats {r['stats']}"
+            + (f" ({r['note']})" if r.get("note") else "")
+            for r in runs
+        )
+        + "\n"
+    )
+    write_results(
+        "curate_stream", "Streaming curation at 1–10 M statements", body, started_load=started
+    )
     print(body)
-    return 0 if all(r["wall"] <= TARGET_SECONDS and r["peak_tree"] <= TARGET_RSS
-                    for r in runs) else 1
+    return (
+        0 if all(r["wall"] <= TARGET_SECONDS and r["peak_tree"] <= TARGET_RSS for r in runs) else 1
+    )
 
 
 if __name__ == "__main__":

@@ -88,9 +88,13 @@ def main() -> None:
     parser.add_argument("--dialects", default=",".join(DIALECTS))
     args = parser.parse_args()
     dialects = set(args.dialects.split(","))
-    items = [i for i in load_dataset("polyglot").items
-             if {i.source_dialect, i.target_dialect} <= dialects
-             and i.reference_sql and INEXACT.search(i.source_sql + i.reference_sql[0])]
+    items = [
+        i
+        for i in load_dataset("polyglot").items
+        if {i.source_dialect, i.target_dialect} <= dialects
+        and i.reference_sql
+        and INEXACT.search(i.source_sql + i.reference_sql[0])
+    ]
     judge = Judge(timeout=30, start=True)
     accepted: Counter[str] = Counter()
     rejected: Counter[str] = Counter()
@@ -114,13 +118,17 @@ def main() -> None:
                 n_ne += 1
                 rejected.update(k for k, v in lost.items() if not v)
                 if len(set(lost.values())) > 1:
-                    disagreements.append(f"lost ROUND {item.id}: "
-                                         + ", ".join(k for k, v in lost.items() if v)
-                                         + " accept")
+                    disagreements.append(
+                        f"lost ROUND {item.id}: "
+                        + ", ".join(k for k, v in lost.items() if v)
+                        + " accept"
+                    )
             if len(set(same.values())) > 1:
-                disagreements.append(f"equivalent {item.id}: "
-                                     + ", ".join(k for k, v in same.items() if not v)
-                                     + " reject")
+                disagreements.append(
+                    f"equivalent {item.id}: "
+                    + ", ".join(k for k, v in same.items() if not v)
+                    + " reject"
+                )
     finally:
         judge.close()
     print(f"dialects: {', '.join(sorted(dialects))}; {skipped} pairs skipped (a side failed)")

@@ -85,8 +85,10 @@ def measure(dialect: str, fixtures: dict[str, list]) -> Measure:  # type: ignore
             for fx in fxs:
                 if not engine.load(fx).verified:
                     raise RuntimeError(f"{dialect}: {fx.name} did not verify")
-            loads[group] = (time.perf_counter() - started,
-                            sum(len(t.rows) for fx in fxs for t in fx.tables))
+            loads[group] = (
+                time.perf_counter() - started,
+                sum(len(t.rows) for fx in fxs for t in fx.tables),
+            )
         return Measure(dialect, engine.label, up, loads)
     finally:
         engine.close()
@@ -95,8 +97,11 @@ def measure(dialect: str, fixtures: dict[str, list]) -> Measure:  # type: ignore
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--engines", default=",".join(LOCAL))
-    parser.add_argument("--fixtures", default="tpch,spider",
-                        help="named fixtures (tpch, tpch-sf<N>, spider/<db>) or 'spider' for all")
+    parser.add_argument(
+        "--fixtures",
+        default="tpch,spider",
+        help="named fixtures (tpch, tpch-sf<N>, spider/<db>) or 'spider' for all",
+    )
     args = parser.parse_args()
     os.environ["PARROT_CACHE"] = tempfile.mkdtemp(prefix="parrot-bench-")  # throwaway servers
     for var in [v for v in os.environ if v.startswith("PARROT_") and v.endswith("_URL")]:
@@ -105,8 +110,11 @@ def main() -> None:
 
     started = time.perf_counter()
     fixtures = _fixtures([g.strip() for g in args.fixtures.split(",") if g.strip()])
-    print(f"resolved {sum(len(v) for v in fixtures.values())} fixtures in "
-          f"{time.perf_counter() - started:.1f}s (not counted below)", file=sys.stderr)
+    print(
+        f"resolved {sum(len(v) for v in fixtures.values())} fixtures in "
+        f"{time.perf_counter() - started:.1f}s (not counted below)",
+        file=sys.stderr,
+    )
     results = []
     try:
         for dialect in [e.strip() for e in args.engines.split(",") if e.strip()]:

@@ -61,8 +61,9 @@ def _timed(name: str, method: Any) -> Any:
 def recorded(results: Path, items: list[Any]) -> tuple[float, float]:
     """Σ recorded execution seconds in a results file — each distinct gold (source dialect, SQL,
     fixture) once, every translation — and Σ the items' suite seconds."""
-    gold_key = {i.id: (i.source_dialect, i.source_sql, i.fixture and i.fixture.content_hash)
-                for i in items}
+    gold_key = {
+        i.id: (i.source_dialect, i.source_sql, i.fixture and i.fixture.content_hash) for i in items
+    }
     golds: dict[Any, float] = {}
     preds = suites = 0.0
     for line in results.read_text(encoding="utf-8").splitlines():
@@ -99,22 +100,43 @@ def child(dataset_name: str, model: str, syntax: bool, with_suites: bool) -> dic
     translator.translate = _timed("translator", translator.translate)  # type: ignore[method-assign]
     suites = dataset.path.parent if (dataset.path.parent / "suites").is_dir() else None
     with tempfile.TemporaryDirectory() as tmp:
-        run(dataset, items, translator,
-            RunConfig(output_dir=Path(tmp) / "run", syntax=syntax,
-                      suite_dir=suites if with_suites else None))
+        run(
+            dataset,
+            items,
+            translator,
+            RunConfig(
+                output_dir=Path(tmp) / "run",
+                syntax=syntax,
+                suite_dir=suites if with_suites else None,
+            ),
+        )
         executions, suite_seconds = recorded(Path(tmp) / "run" / "results.jsonl", items)
-    return {"items": len(items), "engine": ENGINE_SECONDS["engine"],
-            "translator": ENGINE_SECONDS["translator"], "recorded": executions,
-            "suites": suite_seconds, "parrot": __import__("parrot").__file__}
+    return {
+        "items": len(items),
+        "engine": ENGINE_SECONDS["engine"],
+        "translator": ENGINE_SECONDS["translator"],
+        "recorded": executions,
+        "suites": suite_seconds,
+        "parrot": __import__("parrot").__file__,
+    }
 
 
-def measure(tree: Path, args: argparse.Namespace, syntax: bool, cache: Path,
-            with_suites: bool = False) -> dict[str, Any]:
+def measure(
+    tree: Path, args: argparse.Namespace, syntax: bool, cache: Path, with_suites: bool = False
+) -> dict[str, Any]:
     """One run of ``tree``'s code in a fresh process; wall timed from outside."""
     env = {**os.environ, "PYTHONPATH": str(tree), "PARROT_CACHE": str(cache)}
-    command = [sys.executable, __file__, "--child", "--dataset", args.dataset, "--model",
-               args.model, *(["--syntax"] if syntax else []),
-               *(["--suites"] if with_suites else [])]
+    command = [
+        sys.executable,
+        __file__,
+        "--child",
+        "--dataset",
+        args.dataset,
+        "--model",
+        args.model,
+        *(["--syntax"] if syntax else []),
+        *(["--suites"] if with_suites else []),
+    ]
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     done = subprocess.run(command, cwd=tree, env=env, check=False, capture_output=True, text=True)
@@ -122,8 +144,9 @@ def measure(tree: Path, args: argparse.Namespace, syntax: bool, cache: Path,
     after = resource.getrusage(resource.RUSAGE_CHILDREN)  # the run and the workers it reaped
     cpu = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
     if done.returncode != 0:
-        raise SystemExit(f"a measured run of {tree} failed (exit {done.returncode}):\n"
-                         f"{done.stderr[-3000:]}")
+        raise SystemExit(
+            f"a measured run of {tree} failed (exit {done.returncode}):\n{done.stderr[-3000:]}"
+        )
     result: dict[str, Any] = json.loads(done.stdout.splitlines()[-1])
     if not result["parrot"].startswith(str(tree)):
         raise SystemExit(f"the run imported parrot from {result['parrot']}, not {tree}")
@@ -134,17 +157,31 @@ def arguments() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--dataset", default="starter", help="dataset (default: starter)")
     parser.add_argument("--model", default="sqlglot", help="translator (default: sqlglot)")
-    parser.add_argument("--baseline", default=BASELINE,
-                        help="git ref of today's code to compare with (default: the commit "
-                             "before the hot-path work)")
-    parser.add_argument("--rounds", type=int, default=1,
-                        help="baseline/current pairs after the first current run (default: 1)")
-    parser.add_argument("--syntax", action="store_true",
-                        help="also measure --syntax (Acc_SYN on every translation)")
-    parser.add_argument("--suites", action="store_true",
-                        help="also measure with the dataset's test suites judged (Acc_TS)")
-    parser.add_argument("--no-write", action="store_true",
-                        help="print only; leave docs/results/eval_overhead.md alone")
+    parser.add_argument(
+        "--baseline",
+        default=BASELINE,
+        help="git ref of today's code to compare with (default: the commit "
+        "before the hot-path work)",
+    )
+    parser.add_argument(
+        "--rounds",
+        type=int,
+        default=1,
+        help="baseline/current pairs after the first current run (default: 1)",
+    )
+    parser.add_argument(
+        "--syntax", action="store_true", help="also measure --syntax (Acc_SYN on every translation)"
+    )
+    parser.add_argument(
+        "--suites",
+        action="store_true",
+        help="also measure with the dataset's test suites judged (Acc_TS)",
+    )
+    parser.add_argument(
+        "--no-write",
+        action="store_true",
+        help="print only; leave docs/results/eval_overhead.md alone",
+    )
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.rounds < 1:
@@ -154,51 +191,79 @@ def arguments() -> argparse.Namespace:
 
 def measure_all(args: argparse.Namespace) -> dict[str, list[dict[str, Any]]]:
     """Every run, by row label: per mode a first (cold) current run, then baseline/current pairs."""
-    modes = [(syntax, suites) for syntax in ([False, True] if args.syntax else [False])
-             for suites in ([False, True] if args.suites else [False])]
+    modes = [
+        (syntax, suites)
+        for syntax in ([False, True] if args.syntax else [False])
+        for suites in ([False, True] if args.suites else [False])
+    ]
     rows: dict[str, list[dict[str, Any]]] = defaultdict(list)
     with tempfile.TemporaryDirectory() as tmp:
         base = Path(tmp) / "baseline"
-        subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "--detach", str(base),
-                        args.baseline], check=True, capture_output=True)
+        subprocess.run(
+            ["git", "-C", str(ROOT), "worktree", "add", "--detach", str(base), args.baseline],
+            check=True,
+            capture_output=True,
+        )
         try:
             for syntax, suites in modes:
                 flag = (" --syntax" if syntax else "") + (", suites" if suites else "")
                 cache = Path(tmp) / f"cache{int(syntax)}{int(suites)}"
                 rows[f"current{flag}, first run (cold)"].append(
-                    measure(ROOT, args, syntax, cache, suites))
+                    measure(ROOT, args, syntax, cache, suites)
+                )
                 for _ in range(args.rounds):  # alternate: baseline, current
                     rows[f"baseline {args.baseline[:10]}{flag}"].append(
-                        measure(base, args, syntax, cache, suites))
+                        measure(base, args, syntax, cache, suites)
+                    )
                     rows[f"current{flag}, later runs"].append(
-                        measure(ROOT, args, syntax, cache, suites))
+                        measure(ROOT, args, syntax, cache, suites)
+                    )
         finally:
-            subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(base)],
-                           check=True, capture_output=True)
+            subprocess.run(
+                ["git", "-C", str(ROOT), "worktree", "remove", "--force", str(base)],
+                check=True,
+                capture_output=True,
+            )
     return rows
 
 
 def table(args: argparse.Namespace, rows: dict[str, list[dict[str, Any]]]) -> str:
     """The Markdown table: the outside view first, then the adapters' view."""
     items = next(iter(rows.values()))[0]["items"]
-    lines = [f"dataset {args.dataset}: {items} items, translator {args.model}, one process per "
-             f"run (medians of {args.rounds} where there are several). Σ recorded = the "
-             "results' execution `elapsed` (each gold once; with suites, plus suite time); "
-             "Σ engine = time inside the engine adapters, fixture loads included.\n",
-             "| run | wall s | CPU s | Σ recorded s | **wall/recorded** | Σ engine s | "
-             "wall/engine | translator s | items/s |", "|" + "---|" * 9]
+    lines = [
+        f"dataset {args.dataset}: {items} items, translator {args.model}, one process per "
+        f"run (medians of {args.rounds} where there are several). Σ recorded = the "
+        "results' execution `elapsed` (each gold once; with suites, plus suite time); "
+        "Σ engine = time inside the engine adapters, fixture loads included.\n",
+        "| run | wall s | CPU s | Σ recorded s | **wall/recorded** | Σ engine s | "
+        "wall/engine | translator s | items/s |",
+        "|" + "---|" * 9,
+    ]
     for label, runs in rows.items():
+
         def median(key: str, runs: list[dict[str, Any]] = runs) -> float:
             return statistics.median(r.get(key, 0.0) for r in runs)
 
         wall, engine = median("wall"), median("engine")
         executions = median("recorded") + (median("suites") if "suites" in label else 0.0)
         outside = f"**{wall / executions:.2f}**" if executions else "n/a (baseline)"
-        lines.append("| " + " | ".join((
-            label, f"{wall:.1f}", f"{median('cpu'):.1f}",
-            f"{executions:.1f}" if executions else "n/a", outside,
-            f"{engine:.1f}", f"{wall / engine:.2f}", f"{median('translator'):.1f}",
-            f"{items / wall:.1f}")) + " |")
+        lines.append(
+            "| "
+            + " | ".join(
+                (
+                    label,
+                    f"{wall:.1f}",
+                    f"{median('cpu'):.1f}",
+                    f"{executions:.1f}" if executions else "n/a",
+                    outside,
+                    f"{engine:.1f}",
+                    f"{wall / engine:.2f}",
+                    f"{median('translator'):.1f}",
+                    f"{items / wall:.1f}",
+                )
+            )
+            + " |"
+        )
     return "\n".join(lines)
 
 

@@ -70,17 +70,21 @@ def _server_lists(dialect: str, url: str) -> bool:
         import psycopg
 
         with psycopg.connect(url, autocommit=True, connect_timeout=10) as conn:
-            row = conn.execute("SELECT count(*) FROM pg_stat_activity WHERE backend_type = "
-                               "'client backend' AND state <> 'idle' "
-                               "AND pid <> pg_backend_pid()").fetchone()
+            row = conn.execute(
+                "SELECT count(*) FROM pg_stat_activity WHERE backend_type = "
+                "'client backend' AND state <> 'idle' "
+                "AND pid <> pg_backend_pid()"
+            ).fetchone()
         return bool(row and row[0])
     from parrot.engines.mysql import _Target
 
     conn = _Target.parse(url).connect()
     try:
         with conn.cursor() as cur:
-            cur.execute("SELECT count(*) FROM information_schema.processlist WHERE command "
-                        "NOT IN ('Sleep', 'Daemon') AND id <> CONNECTION_ID()")
+            cur.execute(
+                "SELECT count(*) FROM information_schema.processlist WHERE command "
+                "NOT IN ('Sleep', 'Daemon') AND id <> CONNECTION_ID()"
+            )
             found = cur.fetchone()
         return bool(found and found[0])
     finally:
@@ -134,8 +138,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--engines", default=",".join(LOCAL))
     parser.add_argument("--timeout", type=float, default=2.0)
     parser.add_argument("--repeat", type=int, default=3)
-    parser.add_argument("--write", action="store_true",
-                        help="write docs/results/hostile.md (every engine should be available)")
+    parser.add_argument(
+        "--write",
+        action="store_true",
+        help="write docs/results/hostile.md (every engine should be available)",
+    )
     args = parser.parse_args(argv)
     load = load_average()
     skipped: list[str] = []
@@ -177,27 +184,47 @@ def main(argv: list[str] | None = None) -> int:
         children = resource.getrusage(resource.RUSAGE_CHILDREN)
         seconds = cpu.ru_utime + cpu.ru_stime + children.ru_utime + children.ru_stime
         held = sum(1 for c in cells if c[-1] == "yes")
-        body = (f"{title}; engines skipped here: {', '.join(skipped) or 'none'}.\n\n"
-                + _markdown(cells) + f"\n\n{held} of {len(cells)} bombs stopped within "
-                f"timeout + 2 s, the work gone from the worker (embedded engines) or from the "
-                f"server's own process list (`pg_stat_activity`, `information_schema."
-                f"processlist`: no client statement left but the check's own). CPU: "
-                f"{seconds:.0f} s (this process and its children; wall-clock figures above "
-                f"depend on the load stated in the header).\n")
-        print(write_results("hostile", "Resource bombs: does the timeout stop the work?", body,
-                            started_load=load))
+        body = (
+            f"{title}; engines skipped here: {', '.join(skipped) or 'none'}.\n\n"
+            + _markdown(cells)
+            + f"\n\n{held} of {len(cells)} bombs stopped within "
+            f"timeout + 2 s, the work gone from the worker (embedded engines) or from the "
+            f"server's own process list (`pg_stat_activity`, `information_schema."
+            f"processlist`: no client statement left but the check's own). CPU: "
+            f"{seconds:.0f} s (this process and its children; wall-clock figures above "
+            f"depend on the load stated in the header).\n"
+        )
+        print(
+            write_results(
+                "hostile",
+                "Resource bombs: does the timeout stop the work?",
+                body,
+                started_load=load,
+            )
+        )
     return 0
 
 
-COLUMNS = ("engine", "bomb", "outcome", "returned after s", "work stopped after s",
-           "stopped ≤ timeout + 2 s")
+COLUMNS = (
+    "engine",
+    "bomb",
+    "outcome",
+    "returned after s",
+    "work stopped after s",
+    "stopped ≤ timeout + 2 s",
+)
 
 
 def _cells(row: Row, timeout: float) -> tuple[str, ...]:
     ok = row.stopped is not None and row.stopped <= timeout + 2
-    return (row.engine, row.bomb, row.status, f"{row.returned:.2f}",
-            "still running" if row.stopped is None else f"{row.stopped:.2f}",
-            "yes" if ok else "NO")
+    return (
+        row.engine,
+        row.bomb,
+        row.status,
+        f"{row.returned:.2f}",
+        "still running" if row.stopped is None else f"{row.stopped:.2f}",
+        "yes" if ok else "NO",
+    )
 
 
 def _markdown(cells: list[tuple[str, ...]]) -> str:

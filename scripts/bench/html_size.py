@@ -41,8 +41,12 @@ def synthetic(run_dir: Path, n: int, out: Path) -> tuple[dict, list[dict]]:
         recs.append({**r, "id": new_id})
     (out / "dataset" / "items.jsonl").write_text("\n".join(items) + "\n")
     dataset = load_dataset(str(out / "dataset" / "items.jsonl"), count_tokens=False)
-    manifest["dataset"] = {**manifest["dataset"], "path": str(dataset.path),
-                           "sha256": dataset.sha256, "items": n}
+    manifest["dataset"] = {
+        **manifest["dataset"],
+        "path": str(dataset.path),
+        "sha256": dataset.sha256,
+        "items": n,
+    }
     return manifest, recs
 
 
@@ -64,7 +68,8 @@ def browser_seconds(page: Path) -> float | None:
         start = time.perf_counter()
         driver.get(page.resolve().as_uri())
         WebDriverWait(driver, 300).until(
-            lambda d: d.execute_script("return document.body.dataset.ready === 'true'"))
+            lambda d: d.execute_script("return document.body.dataset.ready === 'true'")
+        )
         return time.perf_counter() - start
     finally:
         driver.quit()
@@ -83,13 +88,16 @@ def main() -> None:
         written = time.perf_counter() - start
         size = page.stat().st_size
         raw = sum(len(json.dumps(r, ensure_ascii=False)) for r in recs)
-        print(f"{args.items} items: report.html {size / 1e6:.1f} MB "
-              f"({size / args.items:.0f} bytes/item; the records alone are {raw / 1e6:.1f} MB "
-              f"of JSON before compression), written in {written:.1f} s")
+        print(
+            f"{args.items} items: report.html {size / 1e6:.1f} MB "
+            f"({size / args.items:.0f} bytes/item; the records alone are {raw / 1e6:.1f} MB "
+            f"of JSON before compression), written in {written:.1f} s"
+        )
         seconds = browser_seconds(page)
         if seconds is not None:
-            print(f"headless Chromium: items unpacked and first table page drawn in "
-                  f"{seconds:.1f} s")
+            print(
+                f"headless Chromium: items unpacked and first table page drawn in {seconds:.1f} s"
+            )
 
 
 if __name__ == "__main__":

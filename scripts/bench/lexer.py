@@ -52,8 +52,14 @@ print(json.dumps(out))
 
 def measure(tree: Path, corpus: Path, n: int) -> dict[str, float]:
     env = {**os.environ, "PYTHONPATH": str(tree)}
-    done = subprocess.run([sys.executable, "-c", _MEASURE, str(corpus), str(n)], env=env,
-                          cwd=tree, check=True, capture_output=True, text=True)
+    done = subprocess.run(
+        [sys.executable, "-c", _MEASURE, str(corpus), str(n)],
+        env=env,
+        cwd=tree,
+        check=True,
+        capture_output=True,
+        text=True,
+    )
     result: dict[str, float] = json.loads(done.stdout)
     return result
 
@@ -68,24 +74,33 @@ def main(argv: list[str] | None = None) -> int:
     if not corpus.is_dir():
         sys.exit(f"no corpus at {corpus}: set PARROT_CORPORA")
     git = ["git", "-C", str(ROOT)]
-    ref = args.ref or subprocess.run([*git, "merge-base", "HEAD", "main"], check=True,
-                                     capture_output=True, text=True).stdout.strip()
+    ref = (
+        args.ref
+        or subprocess.run(
+            [*git, "merge-base", "HEAD", "main"], check=True, capture_output=True, text=True
+        ).stdout.strip()
+    )
     load = load_average()
     with tempfile.TemporaryDirectory(prefix="parrot-lexer-bench-") as tmp:
         archive = subprocess.run([*git, "archive", ref], check=True, capture_output=True)
         subprocess.run(["tar", "-x", "-C", tmp], input=archive.stdout, check=True)
         before = measure(Path(tmp), corpus, args.n)
     after = measure(ROOT, corpus, args.n)
-    rows = [(what, f"{before[what]:.2f}", f"{after[what]:.2f}", f"{before[what] / after[what]:.2f}")
-            for what in ("tokenize", "split", "curate")]
-    counts = ", ".join(f"{k}: {before[k]:,} before, {after[k]:,} now"
-                       for k in ("tokens", "pieces", "canonical"))
-    body = (f"The first {after['statements']:,} statements of the PARROT corpora, each lexed with "
-            f"its dialect's lexicon. CPU seconds of one process; `{ref[:10]}` is the tree "
-            "before the one lexer (a char-by-char tokenizer; curation's own regex lexer).\n\n"
-            f"| step | before (CPU s) | now (CPU s) | speed-up |\n|---|---:|---:|---:|\n"
-            + "\n".join("| " + " | ".join(r) + " |" for r in rows)
-            + f"\n\nWhat each produced — {counts}.\n")
+    rows = [
+        (what, f"{before[what]:.2f}", f"{after[what]:.2f}", f"{before[what] / after[what]:.2f}")
+        for what in ("tokenize", "split", "curate")
+    ]
+    counts = ", ".join(
+        f"{k}: {before[k]:,} before, {after[k]:,} now" for k in ("tokens", "pieces", "canonical")
+    )
+    body = (
+        f"The first {after['statements']:,} statements of the PARROT corpora, each lexed with "
+        f"its dialect's lexicon. CPU seconds of one process; `{ref[:10]}` is the tree "
+        "before the one lexer (a char-by-char tokenizer; curation's own regex lexer).\n\n"
+        f"| step | before (CPU s) | now (CPU s) | speed-up |\n|---|---:|---:|---:|\n"
+        + "\n".join("| " + " | ".join(r) + " |" for r in rows)
+        + f"\n\nWhat each produced — {counts}.\n"
+    )
     print(body)
     if not args.no_write:
         print(write_results("lexer", "The one lexer, side by side", body, started_load=load))

@@ -26,14 +26,25 @@ from parrot.translators.llm.translator import LLMTranslator
 
 
 def items(n: int, tag: str) -> list[Item]:
-    return [item_from_record({"id": f"{tag}-{i}", "source_dialect": "sqlite",
-                              "target_dialect": "duckdb", "source_sql": f"SELECT {i} AS {tag}"})
-            for i in range(n)]
+    return [
+        item_from_record(
+            {
+                "id": f"{tag}-{i}",
+                "source_dialect": "sqlite",
+                "target_dialect": "duckdb",
+                "source_sql": f"SELECT {i} AS {tag}",
+            }
+        )
+        for i in range(n)
+    ]
 
 
 def start_server(latency: float) -> tuple[subprocess.Popen[str], str]:
-    proc = subprocess.Popen([sys.executable, "-m", "parrot.translators.llm.scripted_server",
-                             "--latency", str(latency)], stdout=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "parrot.translators.llm.scripted_server", "--latency", str(latency)],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     assert proc.stdout is not None
     line = proc.stdout.readline().split()
     if line[:1] != ["port"]:
@@ -52,8 +63,9 @@ def timed(translator: LLMTranslator, batch: list[Item]) -> float:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--latency", type=float, default=2.0, help="server seconds per reply")
-    parser.add_argument("--waves", type=int, default=4,
-                        help="requests per run = waves x concurrency")
+    parser.add_argument(
+        "--waves", type=int, default=4, help="requests per run = waves x concurrency"
+    )
     parser.add_argument("--concurrency", default="1,8,32")
     args = parser.parse_args(argv)
     started = load_average()
@@ -62,8 +74,14 @@ def main(argv: list[str] | None = None) -> int:
     try:
         with tempfile.TemporaryDirectory() as tmp:
             for c in (int(x) for x in args.concurrency.split(",")):
-                options = LLMOptions(api_base=url, concurrency=c, hints=False, shots=0,
-                                     schema=False, cache_path=Path(tmp) / f"cache-{c}.sqlite")
+                options = LLMOptions(
+                    api_base=url,
+                    concurrency=c,
+                    hints=False,
+                    shots=0,
+                    schema=False,
+                    cache_path=Path(tmp) / f"cache-{c}.sqlite",
+                )
                 translator = LLMTranslator("openai/bench", options)
                 translator.translate(items(1, "warmup")[0])  # litellm's import is not measured
                 batch = items(c * args.waves, f"c{c}")
@@ -71,18 +89,41 @@ def main(argv: list[str] | None = None) -> int:
                 cached = timed(translator, batch)
                 translator.close()
                 achieved, ideal = len(batch) / first, c / args.latency
-                rows.append((c, len(batch), first, achieved, ideal, achieved / ideal,
-                             cached, cached / first))
+                rows.append(
+                    (
+                        c,
+                        len(batch),
+                        first,
+                        achieved,
+                        ideal,
+                        achieved / ideal,
+                        cached,
+                        cached / first,
+                    )
+                )
     finally:
         proc.terminate()
         proc.wait()
-    header = ("concurrency", "requests", "first s", "req/s", "ideal req/s", "of ideal",
-              "cached s", "cached/first")
-    lines = [f"latency L = {args.latency:g} s per request; ideal rate = concurrency / L\n",
-             "| " + " | ".join(header) + " |", "|" + "|".join("---:" for _ in header) + "|"]
-    lines += [f"| {c} | {n} | {first:.2f} | {achieved:.1f} | {ideal:.1f} | {ratio:.1%} "
-              f"| {cached:.3f} | {fraction:.2%} |"
-              for c, n, first, achieved, ideal, ratio, cached, fraction in rows]
+    header = (
+        "concurrency",
+        "requests",
+        "first s",
+        "req/s",
+        "ideal req/s",
+        "of ideal",
+        "cached s",
+        "cached/first",
+    )
+    lines = [
+        f"latency L = {args.latency:g} s per request; ideal rate = concurrency / L\n",
+        "| " + " | ".join(header) + " |",
+        "|" + "|".join("---:" for _ in header) + "|",
+    ]
+    lines += [
+        f"| {c} | {n} | {first:.2f} | {achieved:.1f} | {ideal:.1f} | {ratio:.1%} "
+        f"| {cached:.3f} | {fraction:.2%} |"
+        for c, n, first, achieved, ideal, ratio, cached, fraction in rows
+    ]
     ok = all(r[5] >= 0.9 and r[7] <= 0.05 for r in rows)
     lines.append(f"\ntargets (>= 90% of ideal, cached rerun <= 5%): {'met' if ok else 'NOT met'}")
     body = "\n".join(lines)

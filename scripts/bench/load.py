@@ -51,14 +51,30 @@ def children_cpu() -> float:
 def run_polyglot(pairs: str | None, out: Path) -> dict[str, Any]:
     """``parrot eval --model reference --dataset polyglot``: its overall summary, the wall and
     CPU seconds it took and its exit status."""
-    argv = [sys.executable, "-m", "parrot.eval", "--model", "reference", "--dataset", "polyglot",
-            "-o", str(out), *(["--pairs", pairs] if pairs else [])]
+    argv = [
+        sys.executable,
+        "-m",
+        "parrot.eval",
+        "--model",
+        "reference",
+        "--dataset",
+        "polyglot",
+        "-o",
+        str(out),
+        *(["--pairs", pairs] if pairs else []),
+    ]
     cpu, started = children_cpu(), time.monotonic()
     done = subprocess.run(argv, cwd=ROOT, capture_output=True, text=True, check=False)
     wall, cpu = time.monotonic() - started, children_cpu() - cpu
     summary = json.loads((out / "summary.json").read_text()) if done.returncode == 0 else {}
-    return {"rc": done.returncode, "wall": wall, "cpu": cpu, "overall": summary.get("overall"),
-            "execution": summary.get("execution_status", {}), "stderr": done.stderr[-2000:]}
+    return {
+        "rc": done.returncode,
+        "wall": wall,
+        "cpu": cpu,
+        "overall": summary.get("overall"),
+        "execution": summary.get("execution_status", {}),
+        "stderr": done.stderr[-2000:],
+    }
 
 
 def spider_dev_golds(slowest: int = 5) -> tuple[list[tuple[str, str, float, str]], int, int]:
@@ -68,8 +84,11 @@ def spider_dev_golds(slowest: int = 5) -> tuple[list[tuple[str, str, float, str]
     from parrot.migrate.named import named_fixture
 
     corpora = Path(os.environ.get("PARROT_CORPORA", ROOT.parent / "shared" / "corpora"))
-    items = [json.loads(line) for line in
-             (corpora / "nl" / "spider_dev.jsonl").read_text().splitlines() if line.strip()]
+    items = [
+        json.loads(line)
+        for line in (corpora / "nl" / "spider_dev.jsonl").read_text().splitlines()
+        if line.strip()
+    ]
     engine = create_engine("sqlite")
     rows: list[tuple[str, str, float, str]] = []
     try:
@@ -78,8 +97,9 @@ def spider_dev_golds(slowest: int = 5) -> tuple[list[tuple[str, str, float, str]
             engine.load(fixture)
             started = time.monotonic()
             execution = engine.execute(item["gold_sql"], fixture)
-            rows.append((item["id"], item["db_id"], time.monotonic() - started,
-                         execution.status.value))
+            rows.append(
+                (item["id"], item["db_id"], time.monotonic() - started, execution.status.value)
+            )
     finally:
         engine.close()
     failed = sum(1 for r in rows if r[3] != "ok")
@@ -88,28 +108,36 @@ def spider_dev_golds(slowest: int = 5) -> tuple[list[tuple[str, str, float, str]
 
 def _polyglot_md(pairs: str | None, result: dict[str, Any], hogs: int) -> str:
     o = result["overall"] or {}
-    return (f"`parrot eval --model reference --dataset polyglot"
-            f"{f' --pairs {pairs}' if pairs else ''}` beside {hogs} × `yes > /dev/null`: "
-            f"exit {result['rc']}, strict {o.get('strict')}/{o.get('evaluated')} "
-            f"({o.get('acc_strict')}%), wrong {o.get('wrong')}, timeout {o.get('timeout')}, "
-            f"execution statuses {json.dumps(result['execution'])}; "
-            f"{result['cpu']:.0f} CPU-s, {result['wall']:.0f} s wall.\n")
+    return (
+        f"`parrot eval --model reference --dataset polyglot"
+        f"{f' --pairs {pairs}' if pairs else ''}` beside {hogs} × `yes > /dev/null`: "
+        f"exit {result['rc']}, strict {o.get('strict')}/{o.get('evaluated')} "
+        f"({o.get('acc_strict')}%), wrong {o.get('wrong')}, timeout {o.get('timeout')}, "
+        f"execution statuses {json.dumps(result['execution'])}; "
+        f"{result['cpu']:.0f} CPU-s, {result['wall']:.0f} s wall.\n"
+    )
 
 
-def _spider_md(rows: list[tuple[str, str, float, str]], failed: int, total: int,
-               cpu: float, hogs: int) -> str:
-    lines = [f"\nSpider-dev gold queries on parrot's SQLite (keys declared) beside {hogs} × "
-             f"`yes > /dev/null`: "
-             f"{failed} of {total} not `ok` (default budget 10 s); {cpu:.0f} CPU-s for all. "
-             f"The slowest:\n", "| id | database | seconds | status |", "|---|---|---|---|"]
+def _spider_md(
+    rows: list[tuple[str, str, float, str]], failed: int, total: int, cpu: float, hogs: int
+) -> str:
+    lines = [
+        f"\nSpider-dev gold queries on parrot's SQLite (keys declared) beside {hogs} × "
+        f"`yes > /dev/null`: "
+        f"{failed} of {total} not `ok` (default budget 10 s); {cpu:.0f} CPU-s for all. "
+        f"The slowest:\n",
+        "| id | database | seconds | status |",
+        "|---|---|---|---|",
+    ]
     lines += [f"| {i} | {db} | {s:.2f} | {st} |" for i, db, s, st in rows]
     return "\n".join(lines) + "\n"
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--pairs", default=None,
-                        help="polyglot pairs (default: all 30; 'none': skip polyglot)")
+    parser.add_argument(
+        "--pairs", default=None, help="polyglot pairs (default: all 30; 'none': skip polyglot)"
+    )
     parser.add_argument("--hogs", type=int, default=2)
     parser.add_argument("--spider-dev", action="store_true")
     parser.add_argument("--write", action="store_true", help="write docs/results/load.md")
@@ -128,16 +156,20 @@ def main(argv: list[str] | None = None) -> int:
             cpu = own.ru_utime + own.ru_stime + children_cpu()
             rows, failed, total = spider_dev_golds()
             own = resource.getrusage(resource.RUSAGE_SELF)
-            body += _spider_md(rows, failed, total,
-                               own.ru_utime + own.ru_stime + children_cpu() - cpu, args.hogs)
+            body += _spider_md(
+                rows, failed, total, own.ru_utime + own.ru_stime + children_cpu() - cpu, args.hogs
+            )
     finally:
         stop_hogs(hogs)
     print(body)
     if result["rc"] != 0:
         print(result["stderr"], file=sys.stderr)
     if args.write:
-        print(write_results("load", f"Verdicts under load ({args.hogs} CPU hogs)", body,
-                            started_load=load))
+        print(
+            write_results(
+                "load", f"Verdicts under load ({args.hogs} CPU hogs)", body, started_load=load
+            )
+        )
     return 0 if result["rc"] == 0 else 1
 
 

@@ -40,7 +40,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from resultsfile import load_average, write_results
 
 ROOT = Path(__file__).resolve().parents[2]
-GIB = 1024 ** 3
+GIB = 1024**3
 KINDS = ("main", "java", "postgres", "mariadbd", "other")
 
 
@@ -57,9 +57,11 @@ def _kind(proc: psutil.Process, root: int) -> str:
 def adopted(log: Path) -> list[psutil.Process]:
     """The PostgreSQL server the eval started (its log names the data directory): its postmaster
     detaches from the eval (parent 1), so it and its backends are found by ``-D DIR``."""
-    dirs = [line.rsplit(" at ", 1)[1].split(" (")[0] for line in
-            log.read_text(errors="replace").splitlines()[:12]
-            if line.startswith("  postgres (") and " at " in line]
+    dirs = [
+        line.rsplit(" at ", 1)[1].split(" (")[0]
+        for line in log.read_text(errors="replace").splitlines()[:12]
+        if line.startswith("  postgres (") and " at " in line
+    ]
     found = []
     for proc in psutil.process_iter(["cmdline"]):
         cmd = proc.info["cmdline"] or []
@@ -72,8 +74,9 @@ def adopted(log: Path) -> list[psutil.Process]:
     return found
 
 
-def sample_tree(root: psutil.Process, peaks: dict[str, int],
-                extra: list[psutil.Process] | None = None) -> int:
+def sample_tree(
+    root: psutil.Process, peaks: dict[str, int], extra: list[psutil.Process] | None = None
+) -> int:
     """The tree's RSS now (bytes), with ``extra`` processes; raises ``peaks`` (per kind, and
     ``tree``) to it."""
     by_kind = dict.fromkeys(KINDS, 0)
@@ -112,15 +115,26 @@ def subset(dataset: str, exclude: str, into: Path) -> str:
 
 def run_variant(args: argparse.Namespace, env_set: dict[str, str], out: Path) -> dict[str, Any]:
     """One eval with ``env_set`` added to the environment, sampled until it exits."""
-    argv = [sys.executable, "-m", "parrot.eval", "--model", args.model, "--dataset",
-            args.items, "-o", str(out), *(["--pairs", args.pairs] if args.pairs else []),
-            *(["--timeout", str(args.timeout)] if args.timeout else [])]
+    argv = [
+        sys.executable,
+        "-m",
+        "parrot.eval",
+        "--model",
+        args.model,
+        "--dataset",
+        args.items,
+        "-o",
+        str(out),
+        *(["--pairs", args.pairs] if args.pairs else []),
+        *(["--timeout", str(args.timeout)] if args.timeout else []),
+    ]
     load_before, cpu, started = load_average()[0], _children_cpu(), time.monotonic()
     peaks: dict[str, int] = {}
     log_path = out.with_suffix(".log")
     with open(log_path, "wb") as log:
-        proc = subprocess.Popen(argv, cwd=ROOT, env={**os.environ, **env_set},
-                                stdout=log, stderr=subprocess.STDOUT)
+        proc = subprocess.Popen(
+            argv, cwd=ROOT, env={**os.environ, **env_set}, stdout=log, stderr=subprocess.STDOUT
+        )
         root, tick = psutil.Process(proc.pid), 0
         extra: list[psutil.Process] = []
         while proc.poll() is None:
@@ -132,15 +146,32 @@ def run_variant(args: argparse.Namespace, env_set: dict[str, str], out: Path) ->
     wall, cpu = time.monotonic() - started, _children_cpu() - cpu
     summary = out / "summary.json"
     overall = json.loads(summary.read_text()).get("overall", {}) if summary.is_file() else {}
-    return {"rc": proc.returncode, "wall": wall, "cpu": cpu, "peaks": peaks,
-            "load": (load_before, load_average()[0]), "overall": overall}
+    return {
+        "rc": proc.returncode,
+        "wall": wall,
+        "cpu": cpu,
+        "peaks": peaks,
+        "load": (load_before, load_average()[0]),
+        "overall": overall,
+    }
 
 
 def differing(run_a: Path, run_b: Path) -> str:
     """``scripts/verdict_diff.py``'s count of differing verdicts between two runs."""
-    done = subprocess.run([sys.executable, str(ROOT / "scripts" / "verdict_diff.py"),
-                           str(run_a), str(run_b), "--show", "0"],
-                          capture_output=True, text=True, check=False, cwd=ROOT)
+    done = subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "scripts" / "verdict_diff.py"),
+            str(run_a),
+            str(run_b),
+            "--show",
+            "0",
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+        cwd=ROOT,
+    )
     line = next((x for x in done.stdout.splitlines() if x.startswith("differing")), "")
     return line.removeprefix("differing verdicts: ") or "?"
 
@@ -153,9 +184,11 @@ def _row(name: str, env_set: dict[str, str], r: dict[str, Any], diff: str) -> st
     p = r["peaks"]
     env = ", ".join(f"`{k}={v}`" for k, v in env_set.items()) or "–"
     kinds = " | ".join(f"{p.get(k, 0) / GIB:.2f}" for k in KINDS)
-    return (f"| {name} | {env} | **{p.get('tree', 0) / GIB:.2f}** | {kinds} | {r['wall']:.0f} | "
-            f"{r['load'][0]:.1f} → {r['load'][1]:.1f} | {r['cpu']:.0f} | {r['rc']} | "
-            f"{_strict(r['overall'])} | {diff} |")
+    return (
+        f"| {name} | {env} | **{p.get('tree', 0) / GIB:.2f}** | {kinds} | {r['wall']:.0f} | "
+        f"{r['load'][0]:.1f} → {r['load'][1]:.1f} | {r['cpu']:.0f} | {r['rc']} | "
+        f"{_strict(r['overall'])} | {diff} |"
+    )
 
 
 def parse_variant(text: str) -> tuple[str, dict[str, str]]:
@@ -166,15 +199,25 @@ def parse_variant(text: str) -> tuple[str, dict[str, str]]:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--variant", action="append", type=parse_variant,
-                    help="NAME[:ENV=VALUE,...] (repeatable; default: base)")
+    ap.add_argument(
+        "--variant",
+        action="append",
+        type=parse_variant,
+        help="NAME[:ENV=VALUE,...] (repeatable; default: base)",
+    )
     ap.add_argument("--model", default="reference")
     ap.add_argument("--dataset", default="polyglot")
     ap.add_argument("--pairs", help="eval's --pairs (default: every pair)")
-    ap.add_argument("--timeout", type=float,
-                    help="eval's --timeout (a timed-out Spark execution restarts the JVM)")
-    ap.add_argument("--exclude", default="",
-                    help="leave out items whose id contains one of these words (comma-separated)")
+    ap.add_argument(
+        "--timeout",
+        type=float,
+        help="eval's --timeout (a timed-out Spark execution restarts the JVM)",
+    )
+    ap.add_argument(
+        "--exclude",
+        default="",
+        help="leave out items whose id contains one of these words (comma-separated)",
+    )
     ap.add_argument("--interval", type=float, default=0.2, help="seconds between samples")
     ap.add_argument("--keep", type=Path, help="keep the runs under this directory")
     ap.add_argument("--no-write", action="store_true", help="print only")
@@ -183,11 +226,17 @@ def main(argv: list[str] | None = None) -> int:
     started = load_average()
     with tempfile.TemporaryDirectory(prefix="parrot-bench-peakmem-") as tmp:
         base = args.keep or Path(tmp)
-        args.items = subset(args.dataset, args.exclude, Path(tmp) / "dataset") \
-            if args.exclude else args.dataset
-        rows = [f"| variant | environment | **tree peak GiB** | "
-                f"{' | '.join(k + ' GiB' for k in KINDS)} | wall s | load | CPU s | exit | "
-                f"strict | verdicts differing from {variants[0][0]} |", "|" + "---|" * 14]
+        args.items = (
+            subset(args.dataset, args.exclude, Path(tmp) / "dataset")
+            if args.exclude
+            else args.dataset
+        )
+        rows = [
+            f"| variant | environment | **tree peak GiB** | "
+            f"{' | '.join(k + ' GiB' for k in KINDS)} | wall s | load | CPU s | exit | "
+            f"strict | verdicts differing from {variants[0][0]} |",
+            "|" + "---|" * 14,
+        ]
         for name, env_set in variants:
             out = base / name
             result = run_variant(args, env_set, out)
@@ -197,12 +246,14 @@ def main(argv: list[str] | None = None) -> int:
     pairs = f" --pairs {args.pairs}" if args.pairs else ""
     pairs += f" --timeout {args.timeout:g}" if args.timeout else ""
     pairs += f" (items whose id contains {args.exclude} left out)" if args.exclude else ""
-    note = (f"\n`python -m parrot.eval --model {args.model} --dataset {args.dataset}{pairs}` "
-            "per variant, one after another; RSS of the eval process, all its descendants and "
-            "the PostgreSQL server it starts (detached; found by its data directory) sampled every "
-            f"{args.interval} s with psutil (a peak between samples can be missed). Per-kind "
-            "columns are each kind's own peak (they need not coincide with the tree's). CPU s: "
-            "user + system of the whole tree (children's rusage).")
+    note = (
+        f"\n`python -m parrot.eval --model {args.model} --dataset {args.dataset}{pairs}` "
+        "per variant, one after another; RSS of the eval process, all its descendants and "
+        "the PostgreSQL server it starts (detached; found by its data directory) sampled every "
+        f"{args.interval} s with psutil (a peak between samples can be missed). Per-kind "
+        "columns are each kind's own peak (they need not coincide with the tree's). CPU s: "
+        "user + system of the whole tree (children's rusage)."
+    )
     body = "\n".join(rows) + "\n" + note
     if not args.no_write:
         path = write_results("peakmem", "Peak memory of an eval", body, started_load=started)

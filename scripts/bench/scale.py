@@ -57,8 +57,14 @@ from parrot.scale.local import start_head
 from parrot.translators import create_translator
 from parrot.translators.base import Translation
 
-JUDGE: dict[str, Any] = {"timeout": 10.0, "max_rows": 10_000, "urls": {}, "start": False,
-                         "syntax": False, "suite_dir": None}
+JUDGE: dict[str, Any] = {
+    "timeout": 10.0,
+    "max_rows": 10_000,
+    "urls": {},
+    "start": False,
+    "syntax": False,
+    "suite_dir": None,
+}
 
 
 def corpus(limit: int) -> list[Record]:
@@ -87,8 +93,9 @@ def curation(records: list[Record], chunk: int, address: str | None) -> float:
     return len(records) / (time.perf_counter() - start)
 
 
-def simulated_llm(pairs: list[tuple[Item, Translation]], latency: float,
-                  concurrency: int) -> Iterator[tuple[Item, Translation]]:
+def simulated_llm(
+    pairs: list[tuple[Item, Translation]], latency: float, concurrency: int
+) -> Iterator[tuple[Item, Translation]]:
     def call(pair: tuple[Item, Translation]) -> tuple[Item, Translation]:
         time.sleep(latency)
         return pair
@@ -97,8 +104,13 @@ def simulated_llm(pairs: list[tuple[Item, Translation]], latency: float,
         yield from pool.map(call, pairs)
 
 
-def evaluation(pairs: list[tuple[Item, Translation]], address: str, actors: int,
-               latency: float = 0.0, concurrency: int = 1) -> float:
+def evaluation(
+    pairs: list[tuple[Item, Translation]],
+    address: str,
+    actors: int,
+    latency: float = 0.0,
+    concurrency: int = 1,
+) -> float:
     """Items per second judged by ``actors`` actors (translations simulated when latency > 0)."""
     source = simulated_llm(pairs, latency, concurrency) if latency else iter(pairs)
     start = time.perf_counter()
@@ -120,8 +132,9 @@ def local_evaluation(source: Iterator[tuple[Item, Translation]]) -> float:
     return n / (time.perf_counter() - start)
 
 
-def driver_costs(records: list[Record], pairs: list[tuple[Item, Translation]], address: str,
-                 temp: Path) -> tuple[float, float]:
+def driver_costs(
+    records: list[Record], pairs: list[tuple[Item, Translation]], address: str, temp: Path
+) -> tuple[float, float]:
     """Microseconds per appended outcome record, and per curation record pickled and back."""
     record = next(iter(cluster.judged(iter(pairs[:1]), JUDGE, address, 1)))
     (temp / "append").mkdir()
@@ -148,13 +161,17 @@ def write_corpus(path: Path, size: int) -> None:
     tmp = path.with_suffix(".tmp")
     with tmp.open("w", encoding="utf-8") as out:
         for r in replicate(load_corpus(), size):
-            out.write(json.dumps({"id": r.id, "dialect": r.dialect, "sql": r.sql,
-                                  "benchmark": r.origin}, ensure_ascii=False) + "\n")
+            out.write(
+                json.dumps(
+                    {"id": r.id, "dialect": r.dialect, "sql": r.sql, "benchmark": r.origin},
+                    ensure_ascii=False,
+                )
+                + "\n"
+            )
     tmp.replace(path)
 
 
-def curate_corpus(path: Path, executor: str, chunk: int, partition_bytes: int,
-                  out: Path) -> int:
+def curate_corpus(path: Path, executor: str, chunk: int, partition_bytes: int, out: Path) -> int:
     """Curation's corpus-scale stages (standardise → normalise → cluster → features →
     coverage, as ``scripts/bench/curate.py``) over the corpus file ``path``: on this machine
     (``--jobs 2``, the driver reads the file) or on the Ray cluster ``executor`` names (the
@@ -184,18 +201,23 @@ def curate_corpus(path: Path, executor: str, chunk: int, partition_bytes: int,
         assert spec.address is not None
         ray_executor = cluster.RayExecutor(spec.address)
         try:
-            kept, funnel, _, read = run_partitioned(split([path], partition_bytes), reader,
-                                                    stages, ray_executor, chunk)
+            kept, funnel, _, read = run_partitioned(
+                split([path], partition_bytes), reader, stages, ray_executor, chunk
+            )
         finally:
             ray_executor.close()
     seconds = time.perf_counter() - start
     with out.open("w", encoding="utf-8") as fh:
         for r in kept:
-            fh.write(json.dumps(dataclasses.asdict(r), sort_keys=True, ensure_ascii=False,
-                                default=str) + "\n")
+            fh.write(
+                json.dumps(dataclasses.asdict(r), sort_keys=True, ensure_ascii=False, default=str)
+                + "\n"
+            )
     digest = hashlib.sha256(out.read_bytes()).hexdigest()
-    print(f"{executor}: {read:,} statements → {len(kept):,} kept in {seconds:,.0f} s "
-          f"({read / seconds:,.0f} stmts/s); sha256 {digest}")
+    print(
+        f"{executor}: {read:,} statements → {len(kept):,} kept in {seconds:,.0f} s "
+        f"({read / seconds:,.0f} stmts/s); sha256 {digest}"
+    )
     for c in funnel:
         print(f"  {c.stage:<12} {c.records_in:>9,} → {c.records_out:>9,}  {c.seconds:8.1f} s")
     return 0
@@ -213,27 +235,47 @@ def compare_runs(first: Path, second: Path) -> int:
     a, b = runs
     differ = sorted(i for i in a.keys() & b.keys() if a[i] != b[i])
     only = sorted(a.keys() ^ b.keys())
-    print(f"equal per id (timings aside): {len(a.keys() & b.keys()) - len(differ)} of "
-          f"{len(a.keys() | b.keys())}; differ: {len(differ)}; in one run only: {len(only)}")
+    print(
+        f"equal per id (timings aside): {len(a.keys() & b.keys()) - len(differ)} of "
+        f"{len(a.keys() | b.keys())}; differ: {len(differ)}; in one run only: {len(only)}"
+    )
     for i in (differ + only)[:20]:
         print(f"  {i}")
     return 0 if not differ and not only else 1
 
 
 def main() -> int:
-    p = argparse.ArgumentParser(description=__doc__,
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--write-corpus", type=Path, metavar="FILE",
-                   help="write the 1 M-statement benchmark corpus to FILE (see --size) and stop")
-    p.add_argument("--size", type=int, default=1_000_000,
-                   help="statements --write-corpus writes: the corpus's first SIZE, or all of "
-                        "them and perturbed copies up to SIZE")
-    p.add_argument("--curate", type=Path, metavar="FILE",
-                   help="run curation's corpus-scale stages over the corpus FILE with "
-                        "--executor, write the kept records to --out, print its sha256")
-    p.add_argument("--compare", type=Path, nargs=2, metavar="RUN",
-                   help="compare two eval run directories' results.jsonl per id (timings "
-                        "aside) and stop; exit 1 when they differ")
+    p = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    p.add_argument(
+        "--write-corpus",
+        type=Path,
+        metavar="FILE",
+        help="write the 1 M-statement benchmark corpus to FILE (see --size) and stop",
+    )
+    p.add_argument(
+        "--size",
+        type=int,
+        default=1_000_000,
+        help="statements --write-corpus writes: the corpus's first SIZE, or all of "
+        "them and perturbed copies up to SIZE",
+    )
+    p.add_argument(
+        "--curate",
+        type=Path,
+        metavar="FILE",
+        help="run curation's corpus-scale stages over the corpus FILE with "
+        "--executor, write the kept records to --out, print its sha256",
+    )
+    p.add_argument(
+        "--compare",
+        type=Path,
+        nargs=2,
+        metavar="RUN",
+        help="compare two eval run directories' results.jsonl per id (timings "
+        "aside) and stop; exit 1 when they differ",
+    )
     p.add_argument("--executor", default="local")
     p.add_argument("--partition-bytes", type=int, default=4 * 2**20)
     p.add_argument("--out", type=Path, default=Path("kept.jsonl"))
@@ -251,19 +293,25 @@ def main() -> int:
         write_corpus(args.write_corpus, args.size)
         return 0
     if args.curate:
-        return curate_corpus(args.curate, args.executor, args.chunk_size, args.partition_bytes,
-                             args.out)
+        return curate_corpus(
+            args.curate, args.executor, args.chunk_size, args.partition_bytes, args.out
+        )
     workers = sorted(int(w) for w in args.workers.split(","))
     records = corpus(args.statements)
     dataset = load_dataset("starter")
-    items = [i for i in dataset.items if (i.source_dialect, i.target_dialect)
-             == ("sqlite", "duckdb")][:args.items]
+    items = [
+        i for i in dataset.items if (i.source_dialect, i.target_dialect) == ("sqlite", "duckdb")
+    ][: args.items]
     translator = create_translator("sqlglot")
     pairs = list(translator.translate_all(items))
     rows: list[tuple[str, float, float, float]] = [
-        ("local, 1 process", curation(records, args.chunk_size, None),
-         local_evaluation(iter(pairs)),
-         local_evaluation(simulated_llm(pairs, args.latency, args.concurrency)))]
+        (
+            "local, 1 process",
+            curation(records, args.chunk_size, None),
+            local_evaluation(iter(pairs)),
+            local_evaluation(simulated_llm(pairs, args.latency, args.concurrency)),
+        )
+    ]
     temp = Path(tempfile.mkdtemp(prefix="parrot-ray-"))
     local = start_head(temp)
     try:
@@ -272,31 +320,41 @@ def main() -> int:
                 while len(local.nodes) - 1 < w:
                     local.add_worker()
             except RuntimeError as exc:
-                print(f"  {w} worker(s): a node did not start ({str(exc)[-200:]})",
-                      file=sys.stderr)
+                print(f"  {w} worker(s): a node did not start ({str(exc)[-200:]})", file=sys.stderr)
                 break
             cur = curation(records, args.chunk_size, local.gcs)
             eng = evaluation(pairs, local.gcs, w)
             llm = evaluation(pairs, local.gcs, w, args.latency, args.concurrency)
             rows.append((f"ray, {w} worker(s)", cur, eng, llm))
-            print(f"  {w} worker(s): {cur:,.0f} stmts/s, {eng:.2f} items/s, "
-                  f"LLM-bound {llm:.2f} items/s", file=sys.stderr)
+            print(
+                f"  {w} worker(s): {cur:,.0f} stmts/s, {eng:.2f} items/s, "
+                f"LLM-bound {llm:.2f} items/s",
+                file=sys.stderr,
+            )
         append, ship = driver_costs(records, pairs, local.gcs, temp)
     finally:
         local.stop()
         shutil.rmtree(temp, ignore_errors=True)
     base = rows[0]
-    print(f"\n{len(records):,} statements, chunk {args.chunk_size}; {len(pairs)} items "
-          f"sqlite→duckdb; simulated LLM {args.latency:g} s × {args.concurrency} at once "
-          f"(ceiling {args.concurrency / args.latency:.2f} items/s)\n")
-    print("| executor | curation stmts/s | × local | eval items/s (engine-bound) | × local "
-          "| eval items/s (LLM-bound) | × local |")
+    print(
+        f"\n{len(records):,} statements, chunk {args.chunk_size}; {len(pairs)} items "
+        f"sqlite→duckdb; simulated LLM {args.latency:g} s × {args.concurrency} at once "
+        f"(ceiling {args.concurrency / args.latency:.2f} items/s)\n"
+    )
+    print(
+        "| executor | curation stmts/s | × local | eval items/s (engine-bound) | × local "
+        "| eval items/s (LLM-bound) | × local |"
+    )
     print("|---|---|---|---|---|---|---|")
     for name, cur, eng, llm in rows:
-        print(f"| {name} | {cur:,.0f} | {cur / base[1]:.2f} | {eng:.2f} | {eng / base[2]:.2f} | "
-              f"{llm:.2f} | {llm / base[3]:.2f} |")
-    print(f"\ndriver: {append:.0f} µs per results.jsonl append, {ship:.1f} µs per curation "
-          "record pickled and unpickled")
+        print(
+            f"| {name} | {cur:,.0f} | {cur / base[1]:.2f} | {eng:.2f} | {eng / base[2]:.2f} | "
+            f"{llm:.2f} | {llm / base[3]:.2f} |"
+        )
+    print(
+        f"\ndriver: {append:.0f} µs per results.jsonl append, {ship:.1f} µs per curation "
+        "record pickled and unpickled"
+    )
     return 0
 
 

@@ -73,6 +73,7 @@ def _sqlglot(dialect: str) -> Callable[[str], bool]:
             return True
         except sqlglot.errors.SqlglotError:
             return False
+
     return parse
 
 
@@ -99,8 +100,7 @@ def _theirs(dialect: str) -> Callable[[str], bool]:
 
     package, lexer_name, parser_name, rule = PARROT_PARSERS[dialect]
     lexer_cls = getattr(importlib.import_module(f"validator.{package}.{lexer_name}"), lexer_name)
-    parser_cls = getattr(importlib.import_module(f"validator.{package}.{parser_name}"),
-                         parser_name)
+    parser_cls = getattr(importlib.import_module(f"validator.{package}.{parser_name}"), parser_name)
 
     class Stop(Exception):
         pass
@@ -124,6 +124,7 @@ def _theirs(dialect: str) -> Callable[[str], bool]:
         except Exception:  # a defect of the generated parser: counted, not a verdict
             CRASHES[dialect] = CRASHES.get(dialect, 0) + 1
             return False
+
     return parse
 
 
@@ -136,8 +137,10 @@ def _side_by_side(d: str, queries: list[str], repeat: int) -> str:
     n = len(queries)
     crashed = CRASHES.get(d, 0) // (1 + repeat)  # each pass crashes on the same statements
     accepted = f"{ok_theirs} ({crashed} crashed)" if crashed else f"{ok_theirs}"
-    return (f"{n} | {accepted} | {n / cold_theirs:,.1f} | {n / warm_theirs:,.1f} | "
-            f"{n / warm_ours:,.0f} | **{warm_theirs / warm_ours:,.1f}×**")
+    return (
+        f"{n} | {accepted} | {n / cold_theirs:,.1f} | {n / warm_theirs:,.1f} | "
+        f"{n / warm_ours:,.0f} | **{warm_theirs / warm_ours:,.1f}×**"
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -146,8 +149,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("-n", type=int, default=1000, help="queries per dialect (default 1000)")
     ap.add_argument("--repeat", type=int, default=2, help="warm passes; the best counts")
     ap.add_argument("--parrot-repo", type=Path, help="a clone of weAIDB/PARROT (or its git dir)")
-    ap.add_argument("--parrot-n", type=int, default=40,
-                    help="queries per dialect run through PARROT's parsers (default 40)")
+    ap.add_argument(
+        "--parrot-n",
+        type=int,
+        default=40,
+        help="queries per dialect run through PARROT's parsers (default 40)",
+    )
     ap.add_argument("--no-write", action="store_true", help="print only")
     args = ap.parse_args(argv)
     started = load_average()
@@ -161,9 +168,11 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _table(args: argparse.Namespace) -> str:
-    head = ("| dialect | queries | first parse (CPU s) | first pass q/s | parrot.check q/s | "
-            "accepted | sqlglot q/s | parrot/sqlglot | PARROT's parser: queries | accepted | "
-            "first pass q/s | warm q/s | parrot.check q/s on them | **parrot ÷ PARROT** |")
+    head = (
+        "| dialect | queries | first parse (CPU s) | first pass q/s | parrot.check q/s | "
+        "accepted | sqlglot q/s | parrot/sqlglot | PARROT's parser: queries | accepted | "
+        "first pass q/s | warm q/s | parrot.check q/s on them | **parrot ÷ PARROT** |"
+    )
     rows = [head, "|" + "---|" * 14]
     for name in args.dialects.split(","):
         d = resolve(name)
@@ -184,13 +193,17 @@ def _table(args: argparse.Namespace) -> str:
         elif not args.parrot_repo:
             parrot = "– | – | – | – | – | not run (no --parrot-repo)"
         else:
-            parrot = _side_by_side(d, queries[:args.parrot_n], args.repeat)
-        rows.append(f"| {d} | {len(queries)} | {first:.2f} | {len(queries) / cold:,.0f} | "
-                    f"{qps:,.0f} | {ok} | {sg:,.0f} | {qps / sg:.2f}× | {parrot} |")
+            parrot = _side_by_side(d, queries[: args.parrot_n], args.repeat)
+        rows.append(
+            f"| {d} | {len(queries)} | {first:.2f} | {len(queries) / cold:,.0f} | "
+            f"{qps:,.0f} | {ok} | {sg:,.0f} | {qps / sg:.2f}× | {parrot} |"
+        )
         print(rows[-1], file=sys.stderr)
-    note = ("\nCPU seconds in one process. PARROT's parsers are the generated Python parsers of "
-            "weAIDB/PARROT's `validator/` (ANTLR 4.13), run from the start rule until the first "
-            "syntax error; both sides warm (best of the passes after a first one).")
+    note = (
+        "\nCPU seconds in one process. PARROT's parsers are the generated Python parsers of "
+        "weAIDB/PARROT's `validator/` (ANTLR 4.13), run from the start rule until the first "
+        "syntax error; both sides warm (best of the passes after a first one)."
+    )
     return "\n".join(rows) + "\n" + note
 
 

@@ -81,9 +81,15 @@ class Tally:
         # op -> neighbours the solver proved bounded-equivalent (a sixth count; not in the five)
         self.bounded: Counter[str] = Counter()
 
-    def add_counts(self, operators: dict[str, list[int]], survivors: list[list[str]],
-                   unkillable: list[list[str]], label: str, engine: str,
-                   empty: bool = False) -> None:
+    def add_counts(
+        self,
+        operators: dict[str, list[int]],
+        survivors: list[list[str]],
+        unkillable: list[list[str]],
+        label: str,
+        engine: str,
+        empty: bool = False,
+    ) -> None:
         """``empty``: the source returns no rows on the fixture and every suite database."""
         for op, counts in operators.items():
             row = self.ops[op]
@@ -100,8 +106,14 @@ class Tally:
             self.unkillable[f"{op} on {engine}: {why.split(' on a ')[0]}"] += 1
 
     def add(self, suite: Suite, label: str, empty: bool = False) -> None:
-        self.add_counts(suite.extra.get("operators", {}), suite.extra.get("survivors", []),
-                        suite.extra.get("unkillable", []), label, suite.source_dialect, empty)
+        self.add_counts(
+            suite.extra.get("operators", {}),
+            suite.extra.get("survivors", []),
+            suite.extra.get("unkillable", []),
+            label,
+            suite.source_dialect,
+            empty,
+        )
 
     def total(self) -> list[int]:
         return [sum(r[i] for r in self.ops.values()) for i in range(5)]
@@ -146,9 +158,11 @@ def _side_counts(judge: Judge, probe: Item, suite: Suite) -> Counts:
         row[1] += i in on_fixture
         row[2] += i not in alive
         row[4] += i in unkillable
-    return (operators, [[counted[i].operator, counted[i].sql] for i in sorted(alive)
-                        if i not in unkillable],
-            [[counted[i].operator, counted[i].sql, w] for i, w in unkillable.items()])
+    return (
+        operators,
+        [[counted[i].operator, counted[i].sql] for i in sorted(alive) if i not in unkillable],
+        [[counted[i].operator, counted[i].sql, w] for i, w in unkillable.items()],
+    )
 
 
 def _source_empty(judge: Judge, item: Item, suite: Suite) -> bool:
@@ -165,9 +179,13 @@ def _source_empty(judge: Judge, item: Item, suite: Suite) -> bool:
 
 def selected(items: tuple[Item, ...], args: argparse.Namespace) -> tuple[Item, ...]:
     """The items ``--source``, ``--skip-target`` and ``--limit`` leave to measure."""
-    kept = tuple(i for i in items if i.target_dialect not in args.skip_target
-                 and (not args.source or i.source_dialect in args.source))
-    return kept[:args.limit] if args.limit else kept
+    kept = tuple(
+        i
+        for i in items
+        if i.target_dialect not in args.skip_target
+        and (not args.source or i.source_dialect in args.source)
+    )
+    return kept[: args.limit] if args.limit else kept
 
 
 def _spider_items(limit: int, skip: int = 0) -> list[Item]:
@@ -192,47 +210,104 @@ def _spider_items(limit: int, skip: int = 0) -> list[Item]:
                 fixture = named_fixture(f"spider/{rec['db_id']}")
             except FixtureError:
                 continue
-            items.append(Item(id=rec["id"], source_dialect="sqlite", target_dialect="sqlite",
-                              source_sql=rec["gold_sql"], fixture=fixture))
+            items.append(
+                Item(
+                    id=rec["id"],
+                    source_dialect="sqlite",
+                    target_dialect="sqlite",
+                    source_sql=rec["gold_sql"],
+                    fixture=fixture,
+                )
+            )
     return items
 
 
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("datasets", nargs="*",
-                   help="default: starter and polyglot, or none when --spider is given")
+    p.add_argument(
+        "datasets", nargs="*", help="default: starter and polyglot, or none when --spider is given"
+    )
     p.add_argument("--limit", type=int, default=None, help="items per dataset")
     p.add_argument("--show", type=int, default=20, help="false separations to list")
     p.add_argument("--survivors", type=int, default=3, help="survivors listed per operator")
     p.add_argument("--build", type=int, default=0, help="time rebuilding N suites per dataset")
     p.add_argument("--spider", type=int, default=0, help="distil N Spider dev golds")
-    p.add_argument("--spider-from", type=int, default=0, metavar="K",
-                   help="--spider golds after the first K (those measured, or tuned on, before)")
-    p.add_argument("--no-write", action="store_true",
-                   help="print only (default: also docs/results/testsuite_NAMES.md)")
-    p.add_argument("--jobs", type=int, default=1,
-                   help="worker processes for --lofo (one judge each; servers started here)")
-    p.add_argument("--lofo", type=int, default=0, metavar="N",
-                   help="only the leave-one-family-out table of the first N source queries of "
-                        "each dataset (and of --spider golds), built in memory; writes "
-                        "docs/results/testsuite_lofo_NAMES.md")
-    p.add_argument("--lofo-from", type=int, default=0, metavar="K",
-                   help="--lofo: the N source queries after the first K of each dataset")
-    p.add_argument("--skip-target", action="append", default=[], metavar="DIALECT",
-                   help="leave out items into DIALECT (repeatable; e.g. spark, slow here)")
-    p.add_argument("--source", action="append", default=[], metavar="DIALECT",
-                   help="only items from DIALECT (repeatable; as the build's --source)")
-    p.add_argument("--timeout", action="append", default=[], metavar="[DIALECT=]SECONDS",
-                   help=f"per execution (default {DEFAULT_TIMEOUT:g}), or for DIALECT only "
-                        "(repeatable; as the build's: spark=600)")
-    p.add_argument("--no-target-side", action="store_true",
-                   help="skip the neighbours of each reference judged on the target engine")
-    p.add_argument("--llm", default=None, metavar="MODEL",
-                   help="also extend suites with this model's data (local, PROVIDER/MODEL)")
+    p.add_argument(
+        "--spider-from",
+        type=int,
+        default=0,
+        metavar="K",
+        help="--spider golds after the first K (those measured, or tuned on, before)",
+    )
+    p.add_argument(
+        "--no-write",
+        action="store_true",
+        help="print only (default: also docs/results/testsuite_NAMES.md)",
+    )
+    p.add_argument(
+        "--jobs",
+        type=int,
+        default=1,
+        help="worker processes for --lofo (one judge each; servers started here)",
+    )
+    p.add_argument(
+        "--lofo",
+        type=int,
+        default=0,
+        metavar="N",
+        help="only the leave-one-family-out table of the first N source queries of "
+        "each dataset (and of --spider golds), built in memory; writes "
+        "docs/results/testsuite_lofo_NAMES.md",
+    )
+    p.add_argument(
+        "--lofo-from",
+        type=int,
+        default=0,
+        metavar="K",
+        help="--lofo: the N source queries after the first K of each dataset",
+    )
+    p.add_argument(
+        "--skip-target",
+        action="append",
+        default=[],
+        metavar="DIALECT",
+        help="leave out items into DIALECT (repeatable; e.g. spark, slow here)",
+    )
+    p.add_argument(
+        "--source",
+        action="append",
+        default=[],
+        metavar="DIALECT",
+        help="only items from DIALECT (repeatable; as the build's --source)",
+    )
+    p.add_argument(
+        "--timeout",
+        action="append",
+        default=[],
+        metavar="[DIALECT=]SECONDS",
+        help=f"per execution (default {DEFAULT_TIMEOUT:g}), or for DIALECT only "
+        "(repeatable; as the build's: spark=600)",
+    )
+    p.add_argument(
+        "--no-target-side",
+        action="store_true",
+        help="skip the neighbours of each reference judged on the target engine",
+    )
+    p.add_argument(
+        "--llm",
+        default=None,
+        metavar="MODEL",
+        help="also extend suites with this model's data (local, PROVIDER/MODEL)",
+    )
     p.add_argument("--llm-limit", type=int, default=5, help="suites the model extends")
     p.add_argument("--llm-rounds", type=int, default=1, help="model requests per suite")
-    llm_options.add_arguments(p, only=LLM_FLAGS, description=(
-        "for --llm MODEL (this bench's defaults: --max-tokens 384, --request-timeout 600)"))
+    llm_options.add_arguments(
+        p,
+        only=LLM_FLAGS,
+        description=(
+            "for --llm MODEL (this bench's defaults: --max-tokens 384, --request-timeout 600)"
+        ),
+    )
     p.set_defaults(max_tokens=384, request_timeout=600.0)  # the local model is slow
     return p
 
@@ -253,14 +328,23 @@ class _Bench:
         self.cost = {"fixture": 0.0, "suite": 0.0, "dbs": 0}
         self.builds: list[float] = []
 
-    def item(self, judge: Judge, item: Item, suite: Suite, args: argparse.Namespace,
-             llm: _LLMColumn | None) -> None:
+    def item(
+        self,
+        judge: Judge,
+        item: Item,
+        suite: Suite,
+        args: argparse.Namespace,
+        llm: _LLMColumn | None,
+    ) -> None:
         """One item with a stored suite: its source side's counts, its references' target
         side and false separations, timed."""
         empty = _source_empty(judge, item, suite)
         if suite.extra.get("source_side", True):  # distillation's counts
-            counts: Counts = (suite.extra.get("operators", {}), suite.extra.get("survivors", []),
-                              suite.extra.get("unkillable", []))
+            counts: Counts = (
+                suite.extra.get("operators", {}),
+                suite.extra.get("survivors", []),
+                suite.extra.get("unkillable", []),
+            )
         else:  # built without the source's neighbours: measured here, once a query
             if suite.key not in self.live:
                 self.live[suite.key] = _side_counts(judge, item, suite)
@@ -291,18 +375,21 @@ class _Bench:
         t0 = time.monotonic()
         for db in suite.databases:
             self.cost["dbs"] += 1
-            verdict = judge.judge(replace(item, fixture=db.fixture),
-                                  translation)["verdicts"]["strict"]
+            verdict = judge.judge(replace(item, fixture=db.fixture), translation)["verdicts"][
+                "strict"
+            ]
             if not verdict["match"]:
                 self.refs[item.pair][1] += 1
                 self.reasons[verdict["reason"]] += 1
-                self.separated.append(f"{item.id} seed {db.seed}: {verdict['reason']}: "
-                                      f"{verdict['detail'][:120]}")
+                self.separated.append(
+                    f"{item.id} seed {db.seed}: {verdict['reason']}: {verdict['detail'][:120]}"
+                )
                 break
         self.cost["suite"] += time.monotonic() - t0
 
-    def dataset(self, judge: Judge, name: str, args: argparse.Namespace,
-                llm: _LLMColumn | None) -> None:
+    def dataset(
+        self, judge: Judge, name: str, args: argparse.Namespace, llm: _LLMColumn | None
+    ) -> None:
         ds = load_dataset(name, count_tokens=False)
         root = Path(ds.path).parent
         items = selected(ds.items, args)
@@ -311,7 +398,7 @@ class _Bench:
             if suite is not None:
                 self.item(judge, item, suite, args, llm)
         members = _members(items)
-        for key, (item, dialects) in list(_groups(items).items())[:args.build]:
+        for key, (item, dialects) in list(_groups(items).items())[: args.build]:
             t0 = time.monotonic()
             distill(item, judge, dialects=dialects, references=members[key])
             self.builds.append(time.monotonic() - t0)
@@ -334,19 +421,25 @@ class _Bench:
         if llm is not None:
             llm.print()
         if self.reasons:
-            print("\nfalse separations by reason: "
-                  + ", ".join(f"{r} {c}" for r, c in self.reasons.most_common()))
-            for line in self.separated[:args.show]:
+            print(
+                "\nfalse separations by reason: "
+                + ", ".join(f"{r} {c}" for r, c in self.reasons.most_common())
+            )
+            for line in self.separated[: args.show]:
                 print("  " + line)
         judged = sum(r[0] for r in self.refs.values())
         cost = self.cost
-        print(f"\n{len(self.seen_suites)} suites; eval cost judging {judged} references: "
-              f"fixture {cost['fixture']:.1f}s, suites {cost['suite']:.1f}s ({cost['dbs']} "
-              f"databases, {1000 * cost['suite'] / max(cost['dbs'], 1):.0f} ms each)")
+        print(
+            f"\n{len(self.seen_suites)} suites; eval cost judging {judged} references: "
+            f"fixture {cost['fixture']:.1f}s, suites {cost['suite']:.1f}s ({cost['dbs']} "
+            f"databases, {1000 * cost['suite'] / max(cost['dbs'], 1):.0f} ms each)"
+        )
         if self.builds:
-            print(f"suite build time: {len(self.builds)} suites, {sum(self.builds):.0f}s, "
-                  f"{sum(self.builds) / len(self.builds):.1f}s each "
-                  f"(max {max(self.builds):.1f}s)")
+            print(
+                f"suite build time: {len(self.builds)} suites, {sum(self.builds):.0f}s, "
+                f"{sum(self.builds) / len(self.builds):.1f}s each "
+                f"(max {max(self.builds):.1f}s)"
+            )
 
 
 @stopping_started()  # MariaDB and PostgreSQL, started by the judge, are stopped again
@@ -378,9 +471,12 @@ def main(argv: list[str] | None = None) -> int:
         from resultsfile import write_results  # scripts/bench/, on the path when run as a script
 
         names = [Path(d).name for d in args.datasets] + (["spider"] if args.spider else [])
-        path = write_results("testsuite_" + "_".join(names), "Test suites: kill rates, false "
-                             "separations and eval cost", "```\n" + out.getvalue().strip()
-                             + "\n```\n", started_load=started)
+        path = write_results(
+            "testsuite_" + "_".join(names),
+            "Test suites: kill rates, false separations and eval cost",
+            "```\n" + out.getvalue().strip() + "\n```\n",
+            started_load=started,
+        )
         print(f"wrote {path}")
     return 0
 
@@ -391,19 +487,30 @@ def _kill(row: list[int]) -> tuple[int, int]:
     return ts, n - unk
 
 
-def _report(ops: Tally, by_pair: dict[str, Tally], refs: dict[str, list[int]],
-            show: int, side: str = "source") -> bool:
+def _report(
+    ops: Tally,
+    by_pair: dict[str, Tally],
+    refs: dict[str, list[int]],
+    show: int,
+    side: str = "source",
+) -> bool:
     """Print one side's tables; whether a target is missed."""
-    what = ("neighbours of the source query, on the source engine (distillation's counts)"
-            if side == "source" else
-            "neighbours of each reference, judged against it on the target engine (what eval "
-            "faces)")
+    what = (
+        "neighbours of the source query, on the source engine (distillation's counts)"
+        if side == "source"
+        else "neighbours of each reference, judged against it on the target engine (what eval "
+        "faces)"
+    )
     print(f"\n[{side} side] {what}")
-    print("per dialect pair: non-equivalent neighbours killed (fixture / fixture + suite, of "
-          "the killable), equivalent and unkillable (both excluded), false separations of "
-          "references")
-    print(f"{'pair':24} {'neigh':>6} {'fixture':>8} {'suite':>8} {'equiv':>6} {'unkill':>6} "
-          f"{'surv':>5}" + (f" {'refs':>5} {'false':>7}" if side == "source" else ""))
+    print(
+        "per dialect pair: non-equivalent neighbours killed (fixture / fixture + suite, of "
+        "the killable), equivalent and unkillable (both excluded), false separations of "
+        "references"
+    )
+    print(
+        f"{'pair':24} {'neigh':>6} {'fixture':>8} {'suite':>8} {'equiv':>6} {'unkill':>6} "
+        f"{'surv':>5}" + (f" {'refs':>5} {'false':>7}" if side == "source" else "")
+    )
     rows = sorted(by_pair.items())
     for pair, tally in [*rows, ("all", None)]:
         if tally is None:
@@ -412,39 +519,57 @@ def _report(ops: Tally, by_pair: dict[str, Tally], refs: dict[str, list[int]],
         else:
             n, fx, ts, eq, unk = tally.total()
             judged, false = refs.get(pair, [0, 0])
-        print(f"{pair:24} {n:6} {_pct(fx, n):>8} {_pct(ts, n - unk):>8} {eq:6} {unk:6} "
-              f"{n - unk - ts:5}" + (f" {judged:5} {_pct(false, judged):>7}"
-                                     if side == "source" else ""))
-    print(f"\nper operator ({'each source query once' if side == 'source' else 'every reference'}"
-          "): killed by the fixture / fixture + suite (of the killable), equivalent and "
-          "unkillable (excluded), survivors")
-    print(f"{'operator':22} {'neigh':>6} {'fixture':>8} {'suite':>8} {'equiv':>6} {'unkill':>6} "
-          f"{'surv':>5}")
+        print(
+            f"{pair:24} {n:6} {_pct(fx, n):>8} {_pct(ts, n - unk):>8} {eq:6} {unk:6} "
+            f"{n - unk - ts:5}"
+            + (f" {judged:5} {_pct(false, judged):>7}" if side == "source" else "")
+        )
+    print(
+        f"\nper operator ({'each source query once' if side == 'source' else 'every reference'}"
+        "): killed by the fixture / fixture + suite (of the killable), equivalent and "
+        "unkillable (excluded), survivors"
+    )
+    print(
+        f"{'operator':22} {'neigh':>6} {'fixture':>8} {'suite':>8} {'equiv':>6} {'unkill':>6} "
+        f"{'surv':>5}"
+    )
     for op, row in sorted(ops.ops.items(), key=lambda kv: kv[1][2] / max(_kill(kv[1])[1], 1)):
         n, fx, ts, eq, unk = row
-        print(f"{op:22} {n:6} {_pct(fx, n):>8} {_pct(ts, n - unk):>8} {eq:6} {unk:6} "
-              f"{n - unk - ts:5}")
+        print(
+            f"{op:22} {n:6} {_pct(fx, n):>8} {_pct(ts, n - unk):>8} {eq:6} {unk:6} {n - unk - ts:5}"
+        )
     if ops.unkillable:
         print("\nunkillable (no data can kill them on that engine; excluded from the kill rate):")
         for why, count in ops.unkillable.most_common():
             print(f"  {count:4}  {why}")
     if ops.bounded:
-        print(f"\nbounded-equivalent (the solver found no small database separating them; "
-              f"excluded, not survivors): {sum(ops.bounded.values())}: "
-              + ", ".join(f"{op} {n}" for op, n in ops.bounded.most_common()))
+        print(
+            f"\nbounded-equivalent (the solver found no small database separating them; "
+            f"excluded, not survivors): {sum(ops.bounded.values())}: "
+            + ", ".join(f"{op} {n}" for op, n in ops.bounded.most_common())
+        )
     missed = False
     for pair, tally in rows:
         ts, killable = _kill(tally.total())
         judged, false = refs.get(pair, [0, 0])
-        weak = sorted(((r[0] - r[4] - r[2], op) for op, r in tally.ops.items()
-                       if r[0] - r[4] > r[2]), reverse=True)
+        weak = sorted(
+            ((r[0] - r[4] - r[2], op) for op, r in tally.ops.items() if r[0] - r[4] > r[2]),
+            reverse=True,
+        )
         empty = sum(tally.empty.values())
         if killable and 100 * ts / killable < KILL_TARGET:
             missed = True
-            print(f"MISSED kill target ({side} side) on {pair}: {_pct(ts, killable).strip()}; "
-                  "survivors by operator: " + ", ".join(f"{op} {k}" for k, op in weak)
-                  + (f"; {empty} of them with the source empty on the fixture and every suite "
-                     "database" if empty else ""))
+            print(
+                f"MISSED kill target ({side} side) on {pair}: {_pct(ts, killable).strip()}; "
+                "survivors by operator: "
+                + ", ".join(f"{op} {k}" for k, op in weak)
+                + (
+                    f"; {empty} of them with the source empty on the fixture and every suite "
+                    "database"
+                    if empty
+                    else ""
+                )
+            )
         if judged and 100 * false / judged > FALSE_TARGET:
             missed = True
             print(f"MISSED false-separation target on {pair}: {_pct(false, judged).strip()}")
@@ -483,14 +608,16 @@ class _LLMColumn:
         if suite.key not in self.done:
             if len(self.done) >= self.limit:
                 return
-            out = augment(suite, item, judge, self.gen, dialects=(item.target_dialect,),
-                          max_rows=12)
+            out = augment(
+                suite, item, judge, self.gen, dialects=(item.target_dialect,), max_rows=12
+            )
             operators = suite.extra.get("operators", {})
             fixture = sum(counts[1] for counts in operators.values())
             self.done[suite.key] = (suite.neighbours, fixture, suite.killed, out.suite.killed)
             self.rejected.update(out.report.rejected)
-            self.examples += [f"{item.id}: {r.reason}: {r.detail[:100]}"
-                              for r in out.report.rejections[:2]]
+            self.examples += [
+                f"{item.id}: {r.reason}: {r.detail[:100]}" for r in out.report.rejections[:2]
+            ]
             self.requests += out.report.requests
             self.seconds += out.report.seconds
             for op, (n, fx, ts, *_) in operators.items():
@@ -514,14 +641,18 @@ class _LLMColumn:
         return f" {n:6} {_pct(fx, n):>8} {_pct(ts, n):>8} {_pct(plus, n):>8} {plus - ts:6}"
 
     def summary(self) -> str:
-        return (f"\nLLM data ({self.gen.label}, {self.gen.prompt.id}): {len(self.done)} suites, "
-                f"{self.requests} requests, {self.seconds:.0f}s in the model; rejected: "
-                + (", ".join(f"{r} {c}" for r, c in self.rejected.most_common()) or "none")
-                + "".join(f"\n  {line}" for line in self.examples[:10]))
+        return (
+            f"\nLLM data ({self.gen.label}, {self.gen.prompt.id}): {len(self.done)} suites, "
+            f"{self.requests} requests, {self.seconds:.0f}s in the model; rejected: "
+            + (", ".join(f"{r} {c}" for r, c in self.rejected.most_common()) or "none")
+            + "".join(f"\n  {line}" for line in self.examples[:10])
+        )
 
     def print(self) -> None:
-        print("\nLLM data: neighbours of the extended suites killed by the fixture, fixture + "
-              "suite, fixture + suite + LLM data, and the kills only LLM data adds")
+        print(
+            "\nLLM data: neighbours of the extended suites killed by the fixture, fixture + "
+            "suite, fixture + suite + LLM data, and the kills only LLM data adds"
+        )
         print(f"{'pair':24}" + self.header())
         for pair, row in sorted(self.pairs.items()):
             print(f"{pair:24}" + self.cells(row))
@@ -532,7 +663,6 @@ class _LLMColumn:
 
     def close(self) -> None:
         self.gen.close()
-
 
 
 # --- leave one family out ------------------------------------------------------------------------
@@ -547,17 +677,23 @@ def _family_neighbours(judge: Judge, item: Item, family: str) -> list[Neighbour]
     fixture = item.fixture or EMPTY_FIXTURE
     keys = {t.name.lower(): t.primary_key for t in fixture.tables}
     types = {t.name.lower(): {c.name.lower(): c.type for c in t.columns} for t in fixture.tables}
-    return [n for n in neighbours(item.source_sql, item.source_dialect, keys=keys, types=types)
-            if not n.equivalent and family_of(n.operator) == family
-            and neighbour_outcome(judge, item, fixture, n.sql) != "error"]
+    return [
+        n
+        for n in neighbours(item.source_sql, item.source_dialect, keys=keys, types=types)
+        if not n.equivalent
+        and family_of(n.operator) == family
+        and neighbour_outcome(judge, item, fixture, n.sql) != "error"
+    ]
 
 
-def _killed(judge: Judge, item: Item, found: list[Neighbour],
-            suite: Suite | None) -> list[Neighbour]:
+def _killed(
+    judge: Judge, item: Item, found: list[Neighbour], suite: Suite | None
+) -> list[Neighbour]:
     """Those of ``found`` the fixture or a database of ``suite`` kills."""
     dbs = [item.fixture or EMPTY_FIXTURE, *(d.fixture for d in suite.databases if suite)]
-    return [n for n in found
-            if any(neighbour_outcome(judge, item, db, n.sql) == "kill" for db in dbs)]
+    return [
+        n for n in found if any(neighbour_outcome(judge, item, db, n.sql) == "kill" for db in dbs)
+    ]
 
 
 def _separations(judge: Judge, members: tuple[Item, ...], suite: Suite) -> tuple[int, list[str]]:
@@ -571,11 +707,14 @@ def _separations(judge: Judge, members: tuple[Item, ...], suite: Suite) -> tuple
                 continue
             judged += 1
             for d in suite.databases:
-                strict = judge.judge(replace(item, fixture=d.fixture),
-                                     translation)["verdicts"]["strict"]
+                strict = judge.judge(replace(item, fixture=d.fixture), translation)["verdicts"][
+                    "strict"
+                ]
                 if not strict["match"]:
-                    separated.append(f"{item.id} (seed {d.seed}): {strict['reason']}: "
-                                     f"{' '.join(str(strict['detail']).split())[:160]}")
+                    separated.append(
+                        f"{item.id} (seed {d.seed}): {strict['reason']}: "
+                        f"{' '.join(str(strict['detail']).split())[:160]}"
+                    )
                     break
     return judged, separated
 
@@ -590,13 +729,23 @@ def _bounded(judge: Judge, item: Item, alive: list[Neighbour]) -> list[Neighbour
     def verify(sql: str) -> Any:
         return lambda db: neighbour_outcome(judge, item, db, sql) == "kill"
 
-    return [n for n in alive if isinstance(
-        witness(item.source_sql, n.sql, item.source_dialect, fixture, verify(n.sql)),
-        BoundedEquivalent)]
+    return [
+        n
+        for n in alive
+        if isinstance(
+            witness(item.source_sql, n.sql, item.source_dialect, fixture, verify(n.sql)),
+            BoundedEquivalent,
+        )
+    ]
 
 
-def lofo_source(judge: Judge, item: Item, dialects: tuple[str, ...],
-                members: tuple[Item, ...], families: dict[str, Row]) -> dict[str, Any]:
+def lofo_source(
+    judge: Judge,
+    item: Item,
+    dialects: tuple[str, ...],
+    members: tuple[Item, ...],
+    families: dict[str, Row],
+) -> dict[str, Any]:
     """One source query: the full build (timed; in-sample kills per family, false separations
     of its references), then one build without each family F, on which F's neighbours are
     counted. Adds to ``families``; returns the build's seconds, suite size and separations."""
@@ -622,49 +771,81 @@ def lofo_source(judge: Judge, item: Item, dialects: tuple[str, ...],
         row[2] += len(found) - len(bounded)
         row[3] += len(killed)
         row[4] += len(bounded)
-        alive += [f"{family} {n.operator} {item.id}: {' '.join(n.sql.split())[:200]}"
-                  for n in found if n not in killed and n not in bounded]
+        alive += [
+            f"{family} {n.operator} {item.id}: {' '.join(n.sql.split())[:200]}"
+            for n in found
+            if n not in killed and n not in bounded
+        ]
     judged, separated = _separations(judge, members, full.suite)
-    return {"seconds": seconds, "dbs": len(full.suite.databases), "judged": judged,
-            "separated": len(separated), "separations": separated, "alive": alive}
+    return {
+        "seconds": seconds,
+        "dbs": len(full.suite.databases),
+        "judged": judged,
+        "separated": len(separated),
+        "separations": separated,
+        "alive": alive,
+    }
 
 
-def lofo_table(families: dict[str, Row], runs: list[dict[str, Any]], label: str,
-               jobs: int = 1, skipped: list[str] | None = None) -> str:
+def lofo_table(
+    families: dict[str, Row],
+    runs: list[dict[str, Any]],
+    label: str,
+    jobs: int = 1,
+    skipped: list[str] | None = None,
+) -> str:
     """The Markdown of one dataset's leave-one-family-out measurement (``skipped``: a line per
     source query left out, with why)."""
     built = [r for r in runs if "dbs" in r]
     seconds = sorted(r["seconds"] for r in runs)
     judged, separated = (sum(r.get(k, 0) for r in built) for k in ("judged", "separated"))
     sizes = sorted(r["dbs"] for r in built)
-    lines = [f"## {label}", "",
-             f"{len(runs)} source queries, {len(built)} suites built; build "
-             f"{sum(seconds):.0f} s in all, median {seconds[len(seconds) // 2]:.1f} s, max "
-             f"{seconds[-1]:.1f} s per source (wall, {jobs} process"
-             f"{'es' if jobs > 1 else ''}); median suite size "
-             f"{sizes[len(sizes) // 2] if sizes else 0} databases; references separated "
-             f"from their source on a suite database: {separated} of {judged} "
-             f"({_pct(separated, judged).strip()})", "",
-             "| family | neighbours | in-sample killed | left-out neighbours | "
-             "killed when left out | left-out bounded-equivalent |",
-             "|---|---:|---:|---:|---:|---:|"]
-    lines[2:2] = ([f"{len(skipped)} source queries left out: "
-                   + "; ".join(skipped[:5]) + (" …" if len(skipped) > 5 else ""), ""]
-                  if skipped else [])
+    lines = [
+        f"## {label}",
+        "",
+        f"{len(runs)} source queries, {len(built)} suites built; build "
+        f"{sum(seconds):.0f} s in all, median {seconds[len(seconds) // 2]:.1f} s, max "
+        f"{seconds[-1]:.1f} s per source (wall, {jobs} process"
+        f"{'es' if jobs > 1 else ''}); median suite size "
+        f"{sizes[len(sizes) // 2] if sizes else 0} databases; references separated "
+        f"from their source on a suite database: {separated} of {judged} "
+        f"({_pct(separated, judged).strip()})",
+        "",
+        "| family | neighbours | in-sample killed | left-out neighbours | "
+        "killed when left out | left-out bounded-equivalent |",
+        "|---|---:|---:|---:|---:|---:|",
+    ]
+    lines[2:2] = (
+        [
+            f"{len(skipped)} source queries left out: "
+            + "; ".join(skipped[:5])
+            + (" …" if len(skipped) > 5 else ""),
+            "",
+        ]
+        if skipped
+        else []
+    )
     for family, (n, ins, m, out, bounded) in sorted(families.items()):
-        lines.append(f"| {family} | {n} | {_pct(ins, n).strip()} | {m} | "
-                     f"{_pct(out, m).strip()} | {bounded} |")
+        lines.append(
+            f"| {family} | {n} | {_pct(ins, n).strip()} | {m} | "
+            f"{_pct(out, m).strip()} | {bounded} |"
+        )
     total = [sum(r[i] for r in families.values()) for i in range(5)]
-    lines.append(f"| all | {total[0]} | {_pct(total[1], total[0]).strip()} | {total[2]} | "
-                 f"{_pct(total[3], total[2]).strip()} | {total[4]} |")
+    lines.append(
+        f"| all | {total[0]} | {_pct(total[1], total[0]).strip()} | {total[2]} | "
+        f"{_pct(total[3], total[2]).strip()} | {total[4]} |"
+    )
     separations = [line for r in built for line in r.get("separations", [])]
     if separations:
         lines += ["", "References separated from their source on a suite database:", ""]
         lines += [f"- {line}" for line in separations]
     alive = [line for r in built for line in r.get("alive", [])]
     if alive:
-        lines += ["", f"Neighbours alive when their family was left out ({len(alive)}; up to "
-                  "5 per family):", ""]
+        lines += [
+            "",
+            f"Neighbours alive when their family was left out ({len(alive)}; up to 5 per family):",
+            "",
+        ]
         shown: Counter[str] = Counter()
         for line in alive:
             family = line.split(" ", 1)[0]
@@ -684,8 +865,9 @@ def _lofo_init(timeout: list[str]) -> None:
     _WORKER["timeout"] = timeout
 
 
-def _lofo_work(job: tuple[Item, tuple[str, ...], tuple[Item, ...]]
-               ) -> tuple[dict[str, Row], dict[str, Any]]:
+def _lofo_work(
+    job: tuple[Item, tuple[str, ...], tuple[Item, ...]],
+) -> tuple[dict[str, Row], dict[str, Any]]:
     """One source query's :func:`lofo_source` in a ``--jobs`` worker (one judge per worker; the
     managed servers were started by the parent)."""
     if "judge" not in _WORKER:
@@ -696,19 +878,29 @@ def _lofo_work(job: tuple[Item, tuple[str, ...], tuple[Item, ...]]
     return families, lofo_source(_WORKER["judge"], item, dialects, members, families)
 
 
-def _lofo_runs(judge: Judge, jobs: list[tuple[Item, tuple[str, ...], tuple[Item, ...]]],
-               args: argparse.Namespace, families: dict[str, Row]) -> list[dict[str, Any]]:
+def _lofo_runs(
+    judge: Judge,
+    jobs: list[tuple[Item, tuple[str, ...], tuple[Item, ...]]],
+    args: argparse.Namespace,
+    families: dict[str, Row],
+) -> list[dict[str, Any]]:
     """:func:`lofo_source` of every job, in ``--jobs`` spawned worker processes when more than
     one; adds to ``families``."""
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
     if args.jobs <= 1:
-        return [lofo_source(judge, item, dialects, members, families)
-                for item, dialects, members in jobs]
+        return [
+            lofo_source(judge, item, dialects, members, families)
+            for item, dialects, members in jobs
+        ]
     runs = []
-    with ProcessPoolExecutor(args.jobs, mp_context=multiprocessing.get_context("spawn"),
-                             initializer=_lofo_init, initargs=(args.timeout,)) as pool:
+    with ProcessPoolExecutor(
+        args.jobs,
+        mp_context=multiprocessing.get_context("spawn"),
+        initializer=_lofo_init,
+        initargs=(args.timeout,),
+    ) as pool:
         for part, run in pool.map(_lofo_work, jobs):
             for family, row in part.items():
                 total = families.setdefault(family, [0, 0, 0, 0, 0])
@@ -718,8 +910,9 @@ def _lofo_runs(judge: Judge, jobs: list[tuple[Item, tuple[str, ...], tuple[Item,
     return runs
 
 
-def _lofo_jobs(judge: Judge, items: tuple[Item, ...], args: argparse.Namespace
-               ) -> tuple[list[tuple[Item, tuple[str, ...], tuple[Item, ...]]], list[str]]:
+def _lofo_jobs(
+    judge: Judge, items: tuple[Item, ...], args: argparse.Namespace
+) -> tuple[list[tuple[Item, tuple[str, ...], tuple[Item, ...]]], list[str]]:
     """``--lofo`` source queries of ``items`` after the first ``--lofo-from`` (with their
     dialects and references), and a line per source left out: a source in a ``--skip-target``
     dialect (Spark: a JVM per worker per engine) is not measured. Starts the servers the jobs
@@ -727,13 +920,14 @@ def _lofo_jobs(judge: Judge, items: tuple[Item, ...], args: argparse.Namespace
     members = _members(items)
     jobs, skipped = [], []
     first = args.lofo_from
-    for key, (item, dialects) in list(_groups(items).items())[first:first + args.lofo]:
+    for key, (item, dialects) in list(_groups(items).items())[first : first + args.lofo]:
         if item.source_dialect in args.skip_target:
             skipped.append(f"{item.id}: source in {item.source_dialect} (--skip-target)")
             continue
         jobs.append((item, dialects, members[key]))
-    for dialect in sorted({m.target_dialect for job in jobs for m in job[2]}
-                          | {job[0].source_dialect for job in jobs}):
+    for dialect in sorted(
+        {m.target_dialect for job in jobs for m in job[2]} | {job[0].source_dialect for job in jobs}
+    ):
         judge.engine(dialect)  # starts MariaDB / PostgreSQL here, once, for every worker
     return jobs, skipped
 
@@ -758,24 +952,32 @@ def lofo_main(args: argparse.Namespace) -> int:
             print(parts[-1])
         if args.spider:
             families = {}
-            runs = _lofo_runs(judge, [(item, ("sqlite",), ()) for item in
-                                      _spider_items(args.spider, args.spider_from)],
-                              args, families)
+            runs = _lofo_runs(
+                judge,
+                [(item, ("sqlite",), ()) for item in _spider_items(args.spider, args.spider_from)],
+                args,
+                families,
+            )
             parts.append(lofo_table(families, runs, "Spider dev", args.jobs, []))
             print(parts[-1])
     finally:
         judge.close()
-    intro = ("Per operator family (parrot/testsuite/operators.py): non-equivalent neighbours of "
-             "each source query killed by the fixture or its suite when distillation aimed at "
-             "every family (in-sample), and when it aimed at every family but that one (a suite "
-             "built blind to the family; its neighbours then counted on the fixture and that "
-             "suite). Unkillable order-only neighbours are left out of the in-sample count.\n\n")
+    intro = (
+        "Per operator family (parrot/testsuite/operators.py): non-equivalent neighbours of "
+        "each source query killed by the fixture or its suite when distillation aimed at "
+        "every family (in-sample), and when it aimed at every family but that one (a suite "
+        "built blind to the family; its neighbours then counted on the fixture and that "
+        "suite). Unkillable order-only neighbours are left out of the in-sample count.\n\n"
+    )
     if args.no_write:
         return 0
     names = [Path(d).name for d in args.datasets] + (["spider"] if args.spider else [])
-    path = write_results("testsuite_lofo_" + "_".join(names),
-                         "Test suites: leave-one-family-out kill rates",
-                         intro + "\n".join(parts), started_load=started)
+    path = write_results(
+        "testsuite_lofo_" + "_".join(names),
+        "Test suites: leave-one-family-out kill rates",
+        intro + "\n".join(parts),
+        started_load=started,
+    )
     print(f"wrote {path}")
     return 0
 

@@ -44,8 +44,11 @@ from parrot.datasets import Item, load_dataset
 from parrot.testsuite import cli, distill
 from parrot.testsuite.store import suite_to_json
 
-MODES = {"judge-per-suite": (1, True), "reused": (cli.JUDGE_SUITES, True),
-         "first-kill": (cli.JUDGE_SUITES, False)}  # judge kept for N suites, JUDGE_KILLED
+MODES = {
+    "judge-per-suite": (1, True),
+    "reused": (cli.JUDGE_SUITES, True),
+    "first-kill": (cli.JUDGE_SUITES, False),
+}  # judge kept for N suites, JUDGE_KILLED
 _STATE: dict[str, int] = {"built": 0, "every": 1}
 
 
@@ -90,8 +93,14 @@ def _timed(job: tuple[Item, tuple[str, ...], tuple[Item, ...]]) -> dict[str, Any
     if _STATE["built"] % _STATE["every"] == 0:
         cli._close_shared()
     suite = suite_to_json(result.suite) if result.suite is not None else None
-    return {"id": job[0].id, "engine": job[0].source_dialect, "wall": time.monotonic() - wall,
-            "cpu": cpu, "suite": _comparable(suite), "why_none": result.why_none}
+    return {
+        "id": job[0].id,
+        "engine": job[0].source_dialect,
+        "wall": time.monotonic() - wall,
+        "cpu": cpu,
+        "suite": _comparable(suite),
+        "why_none": result.why_none,
+    }
 
 
 def _comparable(suite: dict[str, Any] | None) -> dict[str, Any] | None:
@@ -110,17 +119,26 @@ def _args(root: Path) -> argparse.Namespace:
     return args
 
 
-def _run(jobs: list[tuple[Item, tuple[str, ...], tuple[Item, ...]]], args: argparse.Namespace,
-         mode: tuple[int, bool], processes: int) -> tuple[list[dict[str, Any]], float]:
+def _run(
+    jobs: list[tuple[Item, tuple[str, ...], tuple[Item, ...]]],
+    args: argparse.Namespace,
+    mode: tuple[int, bool],
+    processes: int,
+) -> tuple[list[dict[str, Any]], float]:
     started = time.monotonic()
-    with ProcessPoolExecutor(processes, mp_context=multiprocessing.get_context("spawn"),
-                             initializer=_init, initargs=(args, mode)) as pool:
+    with ProcessPoolExecutor(
+        processes,
+        mp_context=multiprocessing.get_context("spawn"),
+        initializer=_init,
+        initargs=(args, mode),
+    ) as pool:
         out = list(pool.map(_timed, jobs))
     return out, time.monotonic() - started
 
 
-def _jobs(dataset: str, per_engine: int) -> tuple[list[tuple[Item, tuple[str, ...],
-                                                            tuple[Item, ...]]], Path]:
+def _jobs(
+    dataset: str, per_engine: int
+) -> tuple[list[tuple[Item, tuple[str, ...], tuple[Item, ...]]], Path]:
     data = load_dataset(dataset, count_tokens=False)
     members = cli._members(data.items)
     by_engine: dict[str, list[tuple[Item, tuple[str, ...], tuple[Item, ...]]]] = {}
@@ -141,25 +159,31 @@ def _stats(values: list[float]) -> str:
 
 
 def _table(runs: dict[str, list[dict[str, Any]]]) -> str:
-    lines = ["| mode | source engine | sources | wall s median | p90 | max | CPU s median | "
-             "p90 | max |", "|---|---|---:|---:|---:|---:|---:|---:|---:|"]
+    lines = [
+        "| mode | source engine | sources | wall s median | p90 | max | CPU s median | p90 | max |",
+        "|---|---|---:|---:|---:|---:|---:|---:|---:|",
+    ]
     for mode, rows in runs.items():
         engines = sorted({r["engine"] for r in rows})
         for engine in [*engines, "all"]:
             part = [r for r in rows if engine in ("all", r["engine"])]
-            lines.append(f"| {mode} | {engine} | {len(part)} | "
-                         f"{_stats([r['wall'] for r in part])} | "
-                         f"{_stats([r['cpu'] for r in part])} |")
+            lines.append(
+                f"| {mode} | {engine} | {len(part)} | "
+                f"{_stats([r['wall'] for r in part])} | "
+                f"{_stats([r['cpu'] for r in part])} |"
+            )
     return "\n".join(lines) + "\n"
 
 
 def _kills(rows: list[dict[str, Any]]) -> str:
     """What the suites of ``rows`` kill: the source's neighbours, the references', databases."""
     suites = [r["suite"] for r in rows if r["suite"] is not None]
-    return (f"killed {sum(s['killed'] for s in suites)} of {sum(s['neighbours'] for s in suites)}"
-            f" source neighbours, {sum(s.get('target_killed', 0) for s in suites)} of "
-            f"{sum(s.get('target_neighbours', 0) for s in suites)} references' neighbours, "
-            f"{sum(len(s['databases']) for s in suites)} databases kept")
+    return (
+        f"killed {sum(s['killed'] for s in suites)} of {sum(s['neighbours'] for s in suites)}"
+        f" source neighbours, {sum(s.get('target_killed', 0) for s in suites)} of "
+        f"{sum(s.get('target_neighbours', 0) for s in suites)} references' neighbours, "
+        f"{sum(len(s['databases']) for s in suites)} databases kept"
+    )
 
 
 def _differences(runs: dict[str, list[dict[str, Any]]]) -> list[str]:
@@ -171,11 +195,14 @@ def _differences(runs: dict[str, list[dict[str, Any]]]) -> list[str]:
             if a["suite"] == b["suite"]:
                 continue
             if a["suite"] is None or b["suite"] is None:
-                out.append(f"{a['id']}: {modes[0]} {a['why_none'] or 'built'}, "
-                           f"{other} {b['why_none'] or 'built'}")
+                out.append(
+                    f"{a['id']}: {modes[0]} {a['why_none'] or 'built'}, "
+                    f"{other} {b['why_none'] or 'built'}"
+                )
                 continue
-            keys = sorted(k for k in {*a["suite"], *b["suite"]}
-                          if a["suite"].get(k) != b["suite"].get(k))
+            keys = sorted(
+                k for k in {*a["suite"], *b["suite"]} if a["suite"].get(k) != b["suite"].get(k)
+            )
             out.append(f"{a['id']}: {modes[0]} vs {other} differ in {', '.join(keys)}")
     return out
 
@@ -183,18 +210,19 @@ def _differences(runs: dict[str, list[dict[str, Any]]]) -> list[str]:
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--dataset", default="starter")
-    p.add_argument("--per-engine", type=int, default=10,
-                   help="source queries per source dialect (default: 10)")
+    p.add_argument(
+        "--per-engine", type=int, default=10, help="source queries per source dialect (default: 10)"
+    )
     p.add_argument("--jobs", type=int, default=2, help="build processes (default: 2)")
-    p.add_argument("--modes", default=",".join(MODES), help="comma-separated, of: "
-                   + ", ".join(MODES))
+    p.add_argument(
+        "--modes", default=",".join(MODES), help="comma-separated, of: " + ", ".join(MODES)
+    )
     p.add_argument("--no-write", action="store_true", help="print only")
     args = p.parse_args(argv)
     started = load_average()
     jobs, root = _jobs(args.dataset, args.per_engine)
     build_args = _args(root)
-    started_servers = cli._engines_for([m for job in jobs for m in (job[0], *job[2])],
-                                       build_args)
+    started_servers = cli._engines_for([m for job in jobs for m in (job[0], *job[2])], build_args)
     runs: dict[str, list[dict[str, Any]]] = {}
     walls: dict[str, tuple[float, tuple[float, float, float]]] = {}
     try:
@@ -202,8 +230,7 @@ def main(argv: list[str] | None = None) -> int:
             before = load_average()
             runs[mode], wall = _run(jobs, build_args, MODES[mode], args.jobs)
             walls[mode] = (wall, before)
-            print(f"{mode}: {len(jobs)} sources in {wall:.0f} s (load {before[0]:.1f})",
-                  flush=True)
+            print(f"{mode}: {len(jobs)} sources in {wall:.0f} s (load {before[0]:.1f})", flush=True)
     finally:
         from parrot.eval.cli import stop_servers
 
@@ -211,27 +238,39 @@ def main(argv: list[str] | None = None) -> int:
     body = _body(args, runs, walls, len(jobs))
     print(body)
     if not args.no_write:
-        path = write_results(f"testsuite_build_{Path(args.dataset).name}",
-                             "Test suites: build cost per source query", body,
-                             started_load=started)
+        path = write_results(
+            f"testsuite_build_{Path(args.dataset).name}",
+            "Test suites: build cost per source query",
+            body,
+            started_load=started,
+        )
         print(f"wrote {path}")
     return 0
 
 
-def _body(args: argparse.Namespace, runs: dict[str, list[dict[str, Any]]],
-          walls: dict[str, tuple[float, tuple[float, float, float]]], n: int) -> str:
+def _body(
+    args: argparse.Namespace,
+    runs: dict[str, list[dict[str, Any]]],
+    walls: dict[str, tuple[float, tuple[float, float, float]]],
+    n: int,
+) -> str:
     differences = _differences(runs)
     none = {m: sum(r["suite"] is None for r in rows) for m, rows in runs.items()}
-    lines = [f"`python -m parrot.testsuite build {args.dataset} --force --jobs {args.jobs}` at "
-             f"its defaults on {n} source queries ({args.per_engine} per source dialect, "
-             "nothing written), once per mode. Wall: seconds in the build process per source "
-             "(grows with the load); CPU: that process and its engine workers (independent "
-             "of it).", ""]
+    lines = [
+        f"`python -m parrot.testsuite build {args.dataset} --force --jobs {args.jobs}` at "
+        f"its defaults on {n} source queries ({args.per_engine} per source dialect, "
+        "nothing written), once per mode. Wall: seconds in the build process per source "
+        "(grows with the load); CPU: that process and its engine workers (independent "
+        "of it).",
+        "",
+    ]
     for mode, (wall, load) in walls.items():
-        lines.append(f"- {mode}: {n} sources in {wall:.0f} s wall with {args.jobs} processes "
-                     f"at load {load[0]:.1f} on {os.cpu_count()} cores ({wall / n:.1f} s per "
-                     f"source, throughput); no suite: {none[mode]}; Σ CPU "
-                     f"{sum(r['cpu'] for r in runs[mode]):.0f} s; {_kills(runs[mode])}")
+        lines.append(
+            f"- {mode}: {n} sources in {wall:.0f} s wall with {args.jobs} processes "
+            f"at load {load[0]:.1f} on {os.cpu_count()} cores ({wall / n:.1f} s per "
+            f"source, throughput); no suite: {none[mode]}; Σ CPU "
+            f"{sum(r['cpu'] for r in runs[mode]):.0f} s; {_kills(runs[mode])}"
+        )
     lines += ["", _table(runs)]
     first = next(iter(runs))
     for mode in list(runs)[1:]:

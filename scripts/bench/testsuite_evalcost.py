@@ -55,13 +55,16 @@ def per_pair(results: Path, separated: list[str]) -> dict[str, Row]:
             row[0] += 1
             row[1] += len(suite["databases"])
             row[2] += float(suite.get("elapsed") or 0.0)
-            row[4] += sum(float((record.get(side) or {}).get("elapsed") or 0.0)
-                          for side in ("gold", "pred"))
+            row[4] += sum(
+                float((record.get(side) or {}).get("elapsed") or 0.0) for side in ("gold", "pred")
+            )
             if record["verdicts"]["strict"]["match"] and not suite.get("match"):
                 row[3] += 1
                 failed = next(d for d in suite["databases"] if d.get("match") is False)
-                separated.append(f"{record['id']} (seed {failed['seed']}): {failed['reason']}: "
-                                 f"{' '.join(str(failed.get('detail', '')).split())[:160]}")
+                separated.append(
+                    f"{record['id']} (seed {failed['seed']}): {failed['reason']}: "
+                    f"{' '.join(str(failed.get('detail', '')).split())[:160]}"
+                )
     return out
 
 
@@ -76,9 +79,11 @@ def by_engine(pairs: dict[str, Row], side: int) -> dict[str, Row]:
 
 
 def table(pairs: dict[str, Row], label: str = "pair", total: bool = True) -> str:
-    lines = [f"| {label} | items on a suite | suite databases | Σ suite time | ms per database | "
-             "fixture ms per item | database ÷ fixture | references separated |",
-             "|---|---:|---:|---:|---:|---:|---:|---:|"]
+    lines = [
+        f"| {label} | items on a suite | suite databases | Σ suite time | ms per database | "
+        "fixture ms per item | database ÷ fixture | references separated |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|",
+    ]
     rows = sorted(pairs.items())
     if total:
         rows.append(("all", [sum(r[i] for _, r in rows) for i in range(5)]))
@@ -86,8 +91,10 @@ def table(pairs: dict[str, Row], label: str = "pair", total: bool = True) -> str
         ms = f"{1000 * seconds / dbs:.1f}" if dbs else "n/a"
         per_item = f"{1000 * fixture / items:.1f}" if items else "n/a"
         ratio = f"{(seconds / dbs) / (fixture / items):.1f}×" if dbs and fixture else "n/a"
-        lines.append(f"| {pair} | {int(items)} | {int(dbs)} | {seconds:.1f} s | {ms} | "
-                     f"{per_item} | {ratio} | {int(false)} |")
+        lines.append(
+            f"| {pair} | {int(items)} | {int(dbs)} | {seconds:.1f} s | {ms} | "
+            f"{per_item} | {ratio} | {int(false)} |"
+        )
     return "\n".join(lines) + "\n"
 
 
@@ -102,10 +109,24 @@ def main(argv: list[str] | None = None) -> int:
     started = load_average()
     with tempfile.TemporaryDirectory(prefix="parrot-evalcost-") as tmp:
         run = Path(tmp) / "run"
-        cmd = [sys.executable, "-m", "parrot", "eval", "--model", "reference", "--dataset",
-               args.dataset, "--suite", "--quiet", "--jobs", str(args.jobs), "-o", str(run),
-               *(["--limit", str(args.limit)] if args.limit else []),
-               *(["--pairs", args.pairs] if args.pairs else [])]
+        cmd = [
+            sys.executable,
+            "-m",
+            "parrot",
+            "eval",
+            "--model",
+            "reference",
+            "--dataset",
+            args.dataset,
+            "--suite",
+            "--quiet",
+            "--jobs",
+            str(args.jobs),
+            "-o",
+            str(run),
+            *(["--limit", str(args.limit)] if args.limit else []),
+            *(["--pairs", args.pairs] if args.pairs else []),
+        ]
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
         t0 = time.monotonic()
         subprocess.run(cmd, check=True, cwd=ROOT, env=os.environ.copy())
@@ -117,29 +138,34 @@ def main(argv: list[str] | None = None) -> int:
     dbs = sum(r[1] for r in pairs.values())
     end = load_average()
     shown = [a for a in cmd[3:] if a not in ("-o", str(run))]
-    body = (f"`{' '.join(['parrot', *shown])}` (run directory temporary).\n\n"
-            f"Run: wall {wall:.0f} s at load {started[0]:.1f}–{end[0]:.1f} on {os.cpu_count()} "
-            f"cores, CPU {cpu:.0f} s (eval and the processes it waited for); {int(dbs)} suite "
-            f"databases judged; the whole run (translation, fixture judging and start-up "
-            f"included) ÷ databases: wall {1000 * wall / max(dbs, 1):.0f} ms, CPU "
-            f"{1000 * cpu / max(dbs, 1):.0f} ms (an upper bound of the CPU a suite database "
-            "costs, independent of the load).\n\n"
-            "Σ suite time per record: the source and the translation on every suite database "
-            "(each loaded on both engines), engines already warm from the fixture run; wall "
-            "time, so it grows with the load. Fixture ms per item: the source's and the "
-            "translation's executions on the item's own fixture (loads not included); database "
-            "÷ fixture: a suite database's cost over that (issue 31: ≤ 1.5×).\n\n"
-            + table(pairs)
-            + "\nBy source engine (each row's suite time also holds its target engines' work):"
-            "\n\n" + table(by_engine(pairs, 0), "source engine", total=False)
-            + "\nBy target engine (each row's suite time also holds its source engines' work):"
-            "\n\n" + table(by_engine(pairs, 1), "target engine", total=False)
-            + "".join(f"\n- separated: {line}" for line in separated))
+    body = (
+        f"`{' '.join(['parrot', *shown])}` (run directory temporary).\n\n"
+        f"Run: wall {wall:.0f} s at load {started[0]:.1f}–{end[0]:.1f} on {os.cpu_count()} "
+        f"cores, CPU {cpu:.0f} s (eval and the processes it waited for); {int(dbs)} suite "
+        f"databases judged; the whole run (translation, fixture judging and start-up "
+        f"included) ÷ databases: wall {1000 * wall / max(dbs, 1):.0f} ms, CPU "
+        f"{1000 * cpu / max(dbs, 1):.0f} ms (an upper bound of the CPU a suite database "
+        "costs, independent of the load).\n\n"
+        "Σ suite time per record: the source and the translation on every suite database "
+        "(each loaded on both engines), engines already warm from the fixture run; wall "
+        "time, so it grows with the load. Fixture ms per item: the source's and the "
+        "translation's executions on the item's own fixture (loads not included); database "
+        "÷ fixture: a suite database's cost over that (issue 31: ≤ 1.5×).\n\n"
+        + table(pairs)
+        + "\nBy source engine (each row's suite time also holds its target engines' work):"
+        "\n\n"
+        + table(by_engine(pairs, 0), "source engine", total=False)
+        + "\nBy target engine (each row's suite time also holds its source engines' work):"
+        "\n\n"
+        + table(by_engine(pairs, 1), "target engine", total=False)
+        + "".join(f"\n- separated: {line}" for line in separated)
+    )
     print(body)
     if not args.no_write:
         name = f"testsuite_evalcost_{Path(args.dataset).name}"
-        path = write_results(name, "Test suites: eval cost per suite database", body,
-                             started_load=started)
+        path = write_results(
+            name, "Test suites: eval cost per suite database", body, started_load=started
+        )
         print(f"wrote {path}")
     return 0
 

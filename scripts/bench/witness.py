@@ -27,8 +27,10 @@ def _quantiles(values: list[float]) -> str:
     if not values:
         return "–"
     values = sorted(values)
-    return (f"{statistics.median(values):g} (p90 {values[int(0.9 * (len(values) - 1))]:g}, "
-            f"max {values[-1]:g})")
+    return (
+        f"{statistics.median(values):g} (p90 {values[int(0.9 * (len(values) - 1))]:g}, "
+        f"max {values[-1]:g})"
+    )
 
 
 def summarise(lines: list[dict]) -> str:
@@ -49,8 +51,10 @@ def summarise(lines: list[dict]) -> str:
         ("rows of the database it was shrunk from", _quantiles(before)),
         ("engine executions per witness", _quantiles([x["executions"] for x in found])),
         ("seconds per witness", _quantiles([x["seconds"] for x in found])),
-        ("seconds per item without a witness",
-         _quantiles([x["seconds"] for x in lines if not x.get("witness")])),
+        (
+            "seconds per item without a witness",
+            _quantiles([x["seconds"] for x in lines if not x.get("witness")]),
+        ),
     ]
     return "| | |\n|---|---|\n" + "\n".join(f"| {a} | {b} |" for a, b in rows) + "\n"
 
@@ -68,10 +72,12 @@ def readme_line(lines: list[dict], model: str, name: str) -> str:
     runs = statistics.median(x["executions"] for x in found)
     secs = statistics.median(x["seconds"] for x in found)
     minimal = sum(bool(x["witness"]["minimal"]) for x in found)
-    return (f"on `{model}` × `{name}`, {len(found)} rejected items have a witness ({minimal} "
-            f"of them 1-minimal), of a median {size:g} row(s), shrunk in a median {runs:g} "
-            f"engine executions ({secs:.2g} s) per item "
-            f"([figures](docs/results/witness_{name}.md))")
+    return (
+        f"on `{model}` × `{name}`, {len(found)} rejected items have a witness ({minimal} "
+        f"of them 1-minimal), of a median {size:g} row(s), shrunk in a median {runs:g} "
+        f"engine executions ({secs:.2g} s) per item "
+        f"([figures](docs/results/witness_{name}.md))"
+    )
 
 
 def update_readme(line: str) -> None:
@@ -79,33 +85,54 @@ def update_readme(line: str) -> None:
     start, end = (text.find(m) for m in MARKERS)
     if start < 0 or end < start:
         return
-    README.write_text(text[:start + len(MARKERS[0])] + line + text[end:], encoding="utf-8")
+    README.write_text(text[: start + len(MARKERS[0])] + line + text[end:], encoding="utf-8")
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("run", type=Path, help="a finished parrot eval run directory")
     parser.add_argument("--budget", type=int, default=400, help="engine executions per item")
-    parser.add_argument("--no-run", action="store_true",
-                        help="summarise RUN/witnesses.jsonl as it is")
+    parser.add_argument(
+        "--no-run", action="store_true", help="summarise RUN/witnesses.jsonl as it is"
+    )
     args = parser.parse_args()
     load = load_average()
     if not args.no_run:
-        subprocess.run([sys.executable, "-m", "parrot", "witness", str(args.run), "--all",
-                        "--budget", str(args.budget)], check=True)
-    lines = [json.loads(x) for x in (args.run / "witnesses.jsonl").read_text().splitlines()
-             if x.strip()]
+        subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "parrot",
+                "witness",
+                str(args.run),
+                "--all",
+                "--budget",
+                str(args.budget),
+            ],
+            check=True,
+        )
+    lines = [
+        json.loads(x) for x in (args.run / "witnesses.jsonl").read_text().splitlines() if x.strip()
+    ]
     manifest = json.loads((args.run / "manifest.json").read_text())
     name = manifest["dataset"]["name"]
     model = manifest["translator"]["name"]
-    body = (f"Run: `{model}` on `{name}` ({manifest['dataset']['items']} items), budget "
-            f"{args.budget} engine executions per item"
-            + (" (--no-run: summarised from the run's existing witnesses.jsonl; the seconds are "
-               "those of the run that wrote it)" if args.no_run else "")
-            + ".\n\n" + summarise(lines))
+    body = (
+        f"Run: `{model}` on `{name}` ({manifest['dataset']['items']} items), budget "
+        f"{args.budget} engine executions per item"
+        + (
+            " (--no-run: summarised from the run's existing witnesses.jsonl; the seconds are "
+            "those of the run that wrote it)"
+            if args.no_run
+            else ""
+        )
+        + ".\n\n"
+        + summarise(lines)
+    )
     print(body)
-    path = write_results(f"witness_{name}", f"Witness databases: {model} on {name}", body,
-                         started_load=load)
+    path = write_results(
+        f"witness_{name}", f"Witness databases: {model} on {name}", body, started_load=load
+    )
     print(f"written: {path}", file=sys.stderr)
     if name == "polyglot":
         update_readme(readme_line(lines, model, name))

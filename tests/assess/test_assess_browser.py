@@ -24,15 +24,32 @@ def assessed(tmp_path_factory: pytest.TempPathFactory) -> Path:
     (work / "q.sql").write_text(
         "SELECT COUNT(*) FROM t WHERE x > 5;\nSELECT COUNT(*) FROM t WHERE x > 7;\n"
         "SELECT COUNT(*) FROM t WHERE name LIKE 'a%';\nSELECT * FROM t WHERE k = $1;\n"
-        "INSERT INTO t VALUES (99, 'z', 1);\n")
+        "INSERT INTO t VALUES (99, 'z', 1);\n"
+    )
     con = sqlite3.connect(work / "app.sqlite")
     con.execute("CREATE TABLE t (k INTEGER PRIMARY KEY, name TEXT, x INTEGER)")
-    con.executemany("INSERT INTO t VALUES (?, ?, ?)",
-                    [(1, "apple", 3), (2, "Avocado", 8), (3, "banana", 6)])
+    con.executemany(
+        "INSERT INTO t VALUES (?, ?, ?)", [(1, "apple", 3), (2, "Avocado", 8), (3, "banana", 6)]
+    )
     con.commit()
     con.close()
-    assert assess_main([str(work / "q.sql"), "--from", "sqlite", "--to", "duckdb", "--quiet",
-                        "--db", str(work / "app.sqlite"), "-o", str(work / "out")]) == 1
+    assert (
+        assess_main(
+            [
+                str(work / "q.sql"),
+                "--from",
+                "sqlite",
+                "--to",
+                "duckdb",
+                "--quiet",
+                "--db",
+                str(work / "app.sqlite"),
+                "-o",
+                str(work / "out"),
+            ]
+        )
+        == 1
+    )
     return work / "out"
 
 
@@ -53,8 +70,7 @@ def test_the_page_matches_the_results(browser, assessed, tmp_path):  # noqa: F81
     details.find_element("css selector", "summary").click()
     assert pre.is_displayed() and pre.text.startswith("t:")
     assert "witness" in details.find_element("css selector", "summary").text
-    wide = browser.execute_script(
-        "return document.documentElement.scrollWidth > window.innerWidth")
+    wide = browser.execute_script("return document.documentElement.scrollWidth > window.innerWidth")
     assert not wide
     shot = Path(os.environ.get("PARROT_SCREENSHOTS", tmp_path)) / "assessment.png"
     shot.parent.mkdir(parents=True, exist_ok=True)

@@ -9,8 +9,10 @@ from parrot.assess.budget import BudgetedJudge, GenerationBudget
 from parrot.datasets import Item
 from parrot.eval.judge import Judge
 
-SLOW = ("WITH RECURSIVE c(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM c WHERE n < 100000000) "
-        "SELECT COUNT(*) FROM c")
+SLOW = (
+    "WITH RECURSIVE c(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM c WHERE n < 100000000) "
+    "SELECT COUNT(*) FROM c"
+)
 
 
 def _item(sql: str) -> Item:

@@ -24,8 +24,10 @@ INSERT INTO t (k, name) SELECT k + 10, name || '!' FROM t WHERE k < 3;
 CREATE TABLE u (a INT);
 """
 ROWS = [(1, "a"), (2, "Ab"), (3, "b")]
-FIXTURE = Fixture("app", (Table("t", (Column("k", "integer", False), Column("name", "text")),
-                                tuple(ROWS), ("k",)),))
+FIXTURE = Fixture(
+    "app",
+    (Table("t", (Column("k", "integer", False), Column("name", "text")), tuple(ROWS), ("k",)),),
+)
 
 
 def _work(tmp_path: Path) -> Path:
@@ -44,23 +46,44 @@ def _lines(out: Path) -> list[dict]:
 
 
 def test_dml_kinds_targets_and_probes():
-    assert [kind(s) for s in ("UPDATE t SET a = 1", "delete from t", "MERGE INTO t USING s "
-                              "ON t.k = s.k WHEN MATCHED THEN DELETE", "CREATE TABLE u (a INT)",
-                              "UPDATE t SET a = $1")] == \
-        ["dml", "dml", "dml", "other", "parameterised"]
+    assert [
+        kind(s)
+        for s in (
+            "UPDATE t SET a = 1",
+            "delete from t",
+            "MERGE INTO t USING s ON t.k = s.k WHEN MATCHED THEN DELETE",
+            "CREATE TABLE u (a INT)",
+            "UPDATE t SET a = $1",
+        )
+    ] == ["dml", "dml", "dml", "other", "parameterised"]
     assert changed_tables("insert into T (k) values (1)", "sqlite", FIXTURE) == ["t"]
     assert "not in the database" in str(changed_tables("DELETE FROM x", "sqlite", FIXTURE))
-    assert probe("DELETE FROM t WHERE k > 1", "sqlite", FIXTURE) == \
-        "SELECT k, name FROM t WHERE k > 1"
-    assert probe("INSERT INTO t SELECT k, name FROM t WHERE k < 3", "sqlite", FIXTURE) == \
-        "SELECT k, name FROM t WHERE k < 3"
+    assert (
+        probe("DELETE FROM t WHERE k > 1", "sqlite", FIXTURE) == "SELECT k, name FROM t WHERE k > 1"
+    )
+    assert (
+        probe("INSERT INTO t SELECT k, name FROM t WHERE k < 3", "sqlite", FIXTURE)
+        == "SELECT k, name FROM t WHERE k < 3"
+    )
 
 
 def test_dml_on_your_database_runs_on_a_copy(tmp_path):
     work = _work(tmp_path)
     before = hashlib.sha256((work / "app.sqlite").read_bytes()).hexdigest()
-    code = assess_main([str(work / "w.sql"), "--from", "sqlite", "--to", "duckdb", "--quiet",
-                        "--db", str(work / "app.sqlite"), "-o", str(work / "out")])
+    code = assess_main(
+        [
+            str(work / "w.sql"),
+            "--from",
+            "sqlite",
+            "--to",
+            "duckdb",
+            "--quiet",
+            "--db",
+            str(work / "app.sqlite"),
+            "-o",
+            str(work / "out"),
+        ]
+    )
     assert code == 1
     lines = _lines(work / "out")
     assert [(x["kind"], x["verdict"], x["reason"]) for x in lines] == [
@@ -75,17 +98,41 @@ def test_dml_on_your_database_runs_on_a_copy(tmp_path):
 
 def test_dml_from_the_schema_alone(tmp_path):
     work = _work(tmp_path)
-    assess_main([str(work / "w.sql"), "--from", "sqlite", "--to", "duckdb", "--quiet",
-                 "--schema", str(work / "schema.sql"), "--no-distill", "-o", str(work / "out")])
+    assess_main(
+        [
+            str(work / "w.sql"),
+            "--from",
+            "sqlite",
+            "--to",
+            "duckdb",
+            "--quiet",
+            "--schema",
+            str(work / "schema.sql"),
+            "--no-distill",
+            "-o",
+            str(work / "out"),
+        ]
+    )
     first = _lines(work / "out")[0]
     assert (first["verdict"], first["judged"] >= 2) == ("verified", True)  # generated data
 
 
-@pytest.mark.parametrize("target", ["duckdb", pytest.param("postgres", marks=pytest.mark.server),
-                                    pytest.param("mysql", marks=pytest.mark.server)])
+@pytest.mark.parametrize(
+    "target",
+    [
+        "duckdb",
+        pytest.param("postgres", marks=pytest.mark.server),
+        pytest.param("mysql", marks=pytest.mark.server),
+    ],
+)
 def test_the_real_fixture_is_unchanged_after_dml(target):
-    item = Item(id="1", source_dialect="sqlite", target_dialect=target,
-                source_sql="DELETE FROM t WHERE k > 1", fixture=FIXTURE)
+    item = Item(
+        id="1",
+        source_dialect="sqlite",
+        target_dialect=target,
+        source_sql="DELETE FROM t WHERE k > 1",
+        fixture=FIXTURE,
+    )
     with stopping_started():
         judge = Judge(start=True)
         try:
@@ -99,10 +146,22 @@ def test_the_real_fixture_is_unchanged_after_dml(target):
             judge.close()
 
 
-MERGE = ("MERGE INTO t USING s ON t.k = s.k WHEN MATCHED THEN UPDATE SET name = s.name "
-         "WHEN NOT MATCHED THEN INSERT (k, name) VALUES (s.k, s.name)")
-TWO = Fixture("app", (FIXTURE.tables[0], Table(
-    "s", (Column("k", "integer", False), Column("name", "text")), ((2, "B"), (9, "c")), ("k",))))
+MERGE = (
+    "MERGE INTO t USING s ON t.k = s.k WHEN MATCHED THEN UPDATE SET name = s.name "
+    "WHEN NOT MATCHED THEN INSERT (k, name) VALUES (s.k, s.name)"
+)
+TWO = Fixture(
+    "app",
+    (
+        FIXTURE.tables[0],
+        Table(
+            "s",
+            (Column("k", "integer", False), Column("name", "text")),
+            ((2, "B"), (9, "c")),
+            ("k",),
+        ),
+    ),
+)
 
 
 @pytest.mark.server
@@ -110,11 +169,18 @@ def test_merge_where_both_engines_have_it():
     with stopping_started():
         judge = Judge(start=True)
         try:
+
             def run(source: str) -> tuple[str, str]:
-                item = Item(id="m", source_dialect=source, target_dialect="duckdb",
-                            source_sql=MERGE, fixture=TWO)
+                item = Item(
+                    id="m",
+                    source_dialect=source,
+                    target_dialect="duckdb",
+                    source_sql=MERGE,
+                    fixture=TWO,
+                )
                 out = judge_dml(judge, item, MERGE, [("yours", TWO)])
                 return out.verdict, out.reason
+
             assert run("postgres") == ("verified", "match")
             assert run("sqlite") == ("not_assessed", "gold_error")  # SQLite has no MERGE
         finally:
@@ -123,13 +189,26 @@ def test_merge_where_both_engines_have_it():
 
 def test_dml_from_pg_stat_statements_with_placeholders_filled(tmp_path):
     work = _work(tmp_path)
-    (work / "stats.csv").write_text('query,calls\n"INSERT INTO t (k, name) VALUES ($1, $2)",5\n'
-                                    '"UPDATE t SET name = $1 WHERE k = $2",3\n')
-    code = assess_main([str(work / "stats.csv"), "--from", "postgres", "--to", "duckdb",
-                        "--quiet", "--schema", str(work / "schema.sql"), "--no-distill",
-                        "-o", str(work / "out")])
+    (work / "stats.csv").write_text(
+        'query,calls\n"INSERT INTO t (k, name) VALUES ($1, $2)",5\n'
+        '"UPDATE t SET name = $1 WHERE k = $2",3\n'
+    )
+    code = assess_main(
+        [
+            str(work / "stats.csv"),
+            "--from",
+            "postgres",
+            "--to",
+            "duckdb",
+            "--quiet",
+            "--schema",
+            str(work / "schema.sql"),
+            "--no-distill",
+            "-o",
+            str(work / "out"),
+        ]
+    )
     lines = _lines(work / "out")
     assert code == 0 and [x["kind"] for x in lines] == ["dml", "dml"]
     assert lines[0]["source_sql"] == "INSERT INTO t (k, name) VALUES (9100, 'parrot 1')"
-    assert all(x["detail"].startswith("placeholders filled with generated values")
-               for x in lines)
+    assert all(x["detail"].startswith("placeholders filled with generated values") for x in lines)

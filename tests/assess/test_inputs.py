@@ -121,18 +121,29 @@ def test_a_csv_without_a_query_column_is_refused(tmp_path):
 def test_a_comment_after_a_statement_on_its_line_stays_with_it(tmp_path):
     # regression: "SELECT 1; -- one" gave "-- one" to the next statement as its leading comment
     path = tmp_path / "c.sql"
-    path.write_text("SELECT 1; -- one\n-- about two\nSELECT 2; /* two */ -- end\n"
-                    "SELECT 3;\n\n-- a file footer\n")
+    path.write_text(
+        "SELECT 1; -- one\n-- about two\nSELECT 2; /* two */ -- end\n"
+        "SELECT 3;\n\n-- a file footer\n"
+    )
     got = read_workload(path, "postgres")
     assert [(s.comments, s.trailing) for s in got] == [
-        ("", "-- one"), ("-- about two", "/* two */ -- end"), ("", "")]
+        ("", "-- one"),
+        ("-- about two", "/* two */ -- end"),
+        ("", ""),
+    ]
 
 
 def test_trailing_comments_follow_the_translation_in_the_tree():
     from parrot.assess.output import statement_text
 
-    line = {"verdict": "verified", "reason": "match", "translation": "SELECT 1",
-            "comments": "-- before", "trailing_comments": "-- one", "source_sql": "SELECT 1"}
+    line = {
+        "verdict": "verified",
+        "reason": "match",
+        "translation": "SELECT 1",
+        "comments": "-- before",
+        "trailing_comments": "-- one",
+        "source_sql": "SELECT 1",
+    }
     assert statement_text(line) == "-- before\nSELECT 1; -- one"
     failed = {**line, "translation": None, "verdict": "failed", "reason": "not_translated"}
     assert statement_text(failed).endswith("-- SELECT 1\n-- one")

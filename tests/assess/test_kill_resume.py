@@ -22,9 +22,12 @@ N = 60  # statements: 20 templates of 3
 def _workload(tmp_path: Path) -> Path:
     (tmp_path / "q").mkdir()
     for f in range(3):
-        (tmp_path / "q" / f"f{f}.sql").write_text("".join(
-            f"-- query {f}.{i}\nSELECT k, name FROM t WHERE x > {i + 20 * f} ORDER BY k;\n"
-            for i in range(20)))
+        (tmp_path / "q" / f"f{f}.sql").write_text(
+            "".join(
+                f"-- query {f}.{i}\nSELECT k, name FROM t WHERE x > {i + 20 * f} ORDER BY k;\n"
+                for i in range(20)
+            )
+        )
     con = sqlite3.connect(tmp_path / "app.sqlite")
     con.execute("CREATE TABLE t (k INTEGER PRIMARY KEY, name TEXT, x INTEGER)")
     con.executemany("INSERT INTO t VALUES (?, ?, ?)", [(i, f"n{i}", i) for i in range(80)])
@@ -34,16 +37,31 @@ def _workload(tmp_path: Path) -> Path:
 
 
 def _command(work: Path, *more: str) -> list[str]:
-    return [sys.executable, "-m", "parrot", "assess", str(work / "q"), "--from", "sqlite",
-            "--to", "duckdb", "--db", str(work / "app.sqlite"), "-o", str(work / "out"),
-            "--quiet", *more]
+    return [
+        sys.executable,
+        "-m",
+        "parrot",
+        "assess",
+        str(work / "q"),
+        "--from",
+        "sqlite",
+        "--to",
+        "duckdb",
+        "--db",
+        str(work / "app.sqlite"),
+        "-o",
+        str(work / "out"),
+        "--quiet",
+        *more,
+    ]
 
 
 def test_killed_then_resumed(tmp_path):
     work = _workload(tmp_path)
     results = work / "out" / "assessment.jsonl"
-    proc = subprocess.Popen(_command(work), start_new_session=True,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        _command(work), start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
     try:
         deadline = time.monotonic() + 300
         while time.monotonic() < deadline and proc.poll() is None:
@@ -57,8 +75,7 @@ def test_killed_then_resumed(tmp_path):
     before = results.read_text().count("\n")
     assert 5 <= before < N
     assert not (work / "out" / "assessment.html").exists()  # killed before the end
-    done = subprocess.run(_command(work, "--resume"), capture_output=True, text=True,
-                          timeout=600)
+    done = subprocess.run(_command(work, "--resume"), capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr  # every statement verified
     lines = [json.loads(x) for x in results.read_text().splitlines() if x.endswith("}")]
     ids = [x["id"] for x in lines]

@@ -18,8 +18,13 @@ QUOTED = re.compile(r"Source query \([^)]*\):\n```sql\n(.*?)\n```", re.S)
 
 
 def _llm_flags(parser) -> set[str]:
-    return {o for g in parser._action_groups if g.title == "LLM translators"
-            for a in g._group_actions for o in a.option_strings}
+    return {
+        o
+        for g in parser._action_groups
+        if g.title == "LLM translators"
+        for a in g._group_actions
+        for o in a.option_strings
+    }
 
 
 def test_assess_takes_the_llm_flags_of_eval():
@@ -38,12 +43,15 @@ def test_the_old_schema_flag_of_eval_still_works_with_a_warning(capsys):
     assert eval_parser().parse_args(["--model", "sqlglot"]).schema is True
 
 
-@pytest.mark.parametrize("sql", [
-    "SELECT * FROM t WHERE k = $1",
-    "SELECT * FROM t WHERE k = ?",
-    "SELECT * FROM t WHERE k = %s",
-    "SELECT * FROM t WHERE k = :key",
-])
+@pytest.mark.parametrize(
+    "sql",
+    [
+        "SELECT * FROM t WHERE k = $1",
+        "SELECT * FROM t WHERE k = ?",
+        "SELECT * FROM t WHERE k = %s",
+        "SELECT * FROM t WHERE k = :key",
+    ],
+)
 def test_placeholders_of_each_style_are_parameters(sql):
     assert kind(sql) == "parameterised"
 
@@ -56,7 +64,8 @@ def test_a_postgres_cast_is_no_placeholder():
 def _workload(tmp_path: Path) -> Path:
     (tmp_path / "q.sql").write_text(
         "-- monthly report\n/* owner: finance */\nSELECT k, name FROM t WHERE k > 1;\n"
-        "SELECT * FROM t WHERE k = :key;\n")
+        "SELECT * FROM t WHERE k = :key;\n"
+    )
     (tmp_path / "schema.sql").write_text("CREATE TABLE t (k INTEGER PRIMARY KEY, name TEXT);\n")
     con = sqlite3.connect(tmp_path / "app.sqlite")
     con.execute("CREATE TABLE t (k INTEGER PRIMARY KEY, name TEXT)")
@@ -68,8 +77,20 @@ def _workload(tmp_path: Path) -> Path:
 
 def test_comments_kept_and_placeholders_filled(tmp_path):
     work = _workload(tmp_path)
-    code = assess_main([str(work / "q.sql"), "--from", "sqlite", "--to", "duckdb", "--quiet",
-                        "--db", str(work / "app.sqlite"), "-o", str(work / "out")])
+    code = assess_main(
+        [
+            str(work / "q.sql"),
+            "--from",
+            "sqlite",
+            "--to",
+            "duckdb",
+            "--quiet",
+            "--db",
+            str(work / "app.sqlite"),
+            "-o",
+            str(work / "out"),
+        ]
+    )
     assert code == 0
     lines = [json.loads(x) for x in (work / "out" / "assessment.jsonl").read_text().splitlines()]
     assert [(x["verdict"], x["reason"]) for x in lines] == [("verified", "match")] * 2
@@ -77,7 +98,8 @@ def test_comments_kept_and_placeholders_filled(tmp_path):
     assert lines[1]["source_sql"] == "SELECT * FROM t WHERE k = 1"
     assert lines[1]["parameterised_sql"] == "SELECT * FROM t WHERE k = :key"
     assert lines[1]["detail"].startswith(
-        "placeholders filled with generated values (:key = 1 from t.k)")
+        "placeholders filled with generated values (:key = 1 from t.k)"
+    )
     tree = (work / "out" / "translated" / "q.sql").read_text()
     assert tree.startswith("-- monthly report\n/* owner: finance */\nSELECT")
     assert "-- parrot assess: the input has placeholders: SELECT * FROM t WHERE k = :key" in tree
@@ -87,13 +109,27 @@ def test_placeholders_without_a_column_domain_stay_not_assessed(tmp_path):
     work = _workload(tmp_path)
     (work / "stats.csv").write_text(
         'query,calls\n"SELECT name FROM t WHERE k > $1 AND name <> $2",3\n'
-        '"SELECT name FROM t ORDER BY k LIMIT $1",2\n')
-    code = assess_main([str(work / "stats.csv"), "--from", "postgres", "--to", "duckdb",
-                        "--quiet", "--schema", str(work / "schema.sql"), "--no-distill",
-                        "-o", str(work / "out")])
+        '"SELECT name FROM t ORDER BY k LIMIT $1",2\n'
+    )
+    code = assess_main(
+        [
+            str(work / "stats.csv"),
+            "--from",
+            "postgres",
+            "--to",
+            "duckdb",
+            "--quiet",
+            "--schema",
+            str(work / "schema.sql"),
+            "--no-distill",
+            "-o",
+            str(work / "out"),
+        ]
+    )
     assert code == 1
-    first, second = [json.loads(x)
-                     for x in (work / "out" / "assessment.jsonl").read_text().splitlines()]
+    first, second = [
+        json.loads(x) for x in (work / "out" / "assessment.jsonl").read_text().splitlines()
+    ]
     assert first["verdict"] == "verified" and first["kind"] == "query"
     assert first["detail"].startswith("placeholders filled with generated values ($1 = ")
     assert first["judged"] >= 2  # the empty tables and generated ones
@@ -105,20 +141,45 @@ def test_an_llm_model_with_eval_flags_and_a_ddl_schema(tmp_path, monkeypatch):
     from parrot.translators.llm.scripted_server import Reply, ScriptedServer
 
     def echo(request: dict) -> Reply:
-        found = [s for m in request["messages"] if m["role"] == "user"
-                 for s in QUOTED.findall(m["content"])]
-        return Reply(json.dumps({"Answer": found[-1] if found else "", "Reasoning": "same",
-                                 "Confidence": 0.5}))
+        found = [
+            s
+            for m in request["messages"]
+            if m["role"] == "user"
+            for s in QUOTED.findall(m["content"])
+        ]
+        return Reply(
+            json.dumps(
+                {"Answer": found[-1] if found else "", "Reasoning": "same", "Confidence": 0.5}
+            )
+        )
 
     work = _workload(tmp_path)
     monkeypatch.setenv("OPENAI_API_KEY", "sk-parrot-test")
     with ScriptedServer(echo) as server:
-        code = assess_main([
-            str(work / "q.sql"), "--from", "sqlite", "--to", "duckdb", "--quiet",
-            "--model", "openai/gpt-4o-mini", "--api-base", server.url,
-            "--no-prompt-schema", "--model-args", "temperature=0.3,max_tokens=200",
-            "--cache", str(work / "cache.sqlite"),
-            "--schema", str(work / "schema.sql"), "--no-distill", "-o", str(work / "out")])
+        code = assess_main(
+            [
+                str(work / "q.sql"),
+                "--from",
+                "sqlite",
+                "--to",
+                "duckdb",
+                "--quiet",
+                "--model",
+                "openai/gpt-4o-mini",
+                "--api-base",
+                server.url,
+                "--no-prompt-schema",
+                "--model-args",
+                "temperature=0.3,max_tokens=200",
+                "--cache",
+                str(work / "cache.sqlite"),
+                "--schema",
+                str(work / "schema.sql"),
+                "--no-distill",
+                "-o",
+                str(work / "out"),
+            ]
+        )
         bodies = list(server.requests)
     assert code == 0  # the placeholder too: filled with a generated value of t.k
     assert bodies and all(b["temperature"] == 0.3 and b["max_tokens"] == 200 for b in bodies)
@@ -132,8 +193,20 @@ def test_an_llm_model_with_eval_flags_and_a_ddl_schema(tmp_path, monkeypatch):
 def test_a_repeated_statement_takes_the_outcome_judged_first(tmp_path):
     work = _workload(tmp_path)
     (work / "q.sql").write_text("SELECT name FROM t WHERE k > 1;\n" * 3)
-    code = assess_main([str(work / "q.sql"), "--from", "sqlite", "--to", "duckdb", "--quiet",
-                        "--db", str(work / "app.sqlite"), "-o", str(work / "out")])
+    code = assess_main(
+        [
+            str(work / "q.sql"),
+            "--from",
+            "sqlite",
+            "--to",
+            "duckdb",
+            "--quiet",
+            "--db",
+            str(work / "app.sqlite"),
+            "-o",
+            str(work / "out"),
+        ]
+    )
     assert code == 0
     lines = [json.loads(x) for x in (work / "out" / "assessment.jsonl").read_text().splitlines()]
     assert [x["verdict"] for x in lines] == ["verified"] * 3

@@ -30,10 +30,13 @@ def test_real_values_then_generated_ones():
     assert generated.sql.endswith("s.name = 'a' AND s.age BETWEEN 0 AND 7")  # the generator's
 
 
-@pytest.mark.parametrize("sql,why", [
-    ("SELECT * FROM singer LIMIT $1", "no column domain known for $1"),
-    ("SELECT * FROM singer WHERE nosuch = :x", "no column domain known for :x"),
-])
+@pytest.mark.parametrize(
+    "sql,why",
+    [
+        ("SELECT * FROM singer LIMIT $1", "no column domain known for $1"),
+        ("SELECT * FROM singer WHERE nosuch = :x", "no column domain known for :x"),
+    ],
+)
 def test_no_domain_no_values(sql, why):
     assert why in str(fill(sql, "postgres", DB))
     assert "give --db or --schema" in str(fill(sql, "postgres", None))

@@ -22,7 +22,7 @@ TRICKY = [
     "SELECT a\nFROM t\n  WHERE b = 'x\ny' -- c\n",
     "SELECT 1 ~~ 2 § 3",
     "SELECT 'unterminated",
-    "SELECT\t1\r\n, 2e10, 0x1F, .5, 1.e3 FROM `q` [r] \"s\"",
+    'SELECT\t1\r\n, 2e10, 0x1F, .5, 1.e3 FROM `q` [r] "s"',
     "SELECT a FROM t WHERE b = ?",
     "",
     "   ",
@@ -35,8 +35,15 @@ PER_SOURCE = 100_000 if os.environ.get("PARROT_FASTPATH_ALL") else 10
 
 
 def _shape(token: Any) -> tuple[Any, ...]:
-    return (token.type, token.channel, token.start, token.stop, token.line, token.column,
-            token.text)
+    return (
+        token.type,
+        token.channel,
+        token.start,
+        token.stop,
+        token.line,
+        token.column,
+        token.text,
+    )
 
 
 def _runtime_tokens(chk: Any, text: str, line: int, column: int) -> tuple[list, Any]:
@@ -74,9 +81,9 @@ def _runtime_parse(chk: Any, tokens: list[Any]) -> Any:
 def _compare(dialect: str, sql: str) -> None:
     chk = checker(dialect)
     for stmt in chk.split(sql):
-        before = sql[:stmt.start]
+        before = sql[: stmt.start]
         line, column = before.count("\n") + 1, stmt.start - (before.rfind("\n") + 1)
-        tokens, problem = _runtime_tokens(chk, sql[stmt.start:stmt.end], line, column)
+        tokens, problem = _runtime_tokens(chk, sql[stmt.start : stmt.end], line, column)
         assert [_shape(t) for t in stmt.tokens] == [_shape(t) for t in tokens], sql
         assert stmt.lexer_problem == problem, sql
         if problem is None:

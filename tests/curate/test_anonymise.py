@@ -30,14 +30,24 @@ def test_entity_map_is_deterministic_under_a_seed() -> None:
     assert any(entity_map(tables, s) != a for s in range(2, 8))
 
 
-@pytest.mark.parametrize(("sql", "expected"), [
-    ("SELECT a FROM t WHERE x = 1 AND y = 2 AND x = 1", "SELECT a FROM t WHERE x = 1 AND y = 2"),
-    ("SELECT a FROM t WHERE x = 1 OR x = 1", "SELECT a FROM t WHERE x = 1"),
-    ("SELECT a FROM t WHERE x IN (SELECT DISTINCT y FROM u ORDER BY y)",
-     "SELECT a FROM t WHERE x IN (SELECT y FROM u)"),
-    ("SELECT a FROM t WHERE x IN (SELECT y FROM u ORDER BY y LIMIT 1)",
-     "SELECT a FROM t WHERE x IN (SELECT y FROM u ORDER BY y LIMIT 1)"),
-])
+@pytest.mark.parametrize(
+    ("sql", "expected"),
+    [
+        (
+            "SELECT a FROM t WHERE x = 1 AND y = 2 AND x = 1",
+            "SELECT a FROM t WHERE x = 1 AND y = 2",
+        ),
+        ("SELECT a FROM t WHERE x = 1 OR x = 1", "SELECT a FROM t WHERE x = 1"),
+        (
+            "SELECT a FROM t WHERE x IN (SELECT DISTINCT y FROM u ORDER BY y)",
+            "SELECT a FROM t WHERE x IN (SELECT y FROM u)",
+        ),
+        (
+            "SELECT a FROM t WHERE x IN (SELECT y FROM u ORDER BY y LIMIT 1)",
+            "SELECT a FROM t WHERE x IN (SELECT y FROM u ORDER BY y LIMIT 1)",
+        ),
+    ],
+)
 def test_query_level_prunes_redundancy(sql: str, expected: str) -> None:
     tree = sqlglot.parse_one(sql)
     prune_query(tree)
@@ -47,8 +57,9 @@ def test_query_level_prunes_redundancy(sql: str, expected: str) -> None:
 def test_field_level_touches_only_compared_literals() -> None:
     import random
 
-    tree = sqlglot.parse_one("SELECT a FROM t WHERE n > 10 AND s = 'Paris' AND s2 IN ('Paris', 'x')"
-                             " ORDER BY 1 LIMIT 5")
+    tree = sqlglot.parse_one(
+        "SELECT a FROM t WHERE n > 10 AND s = 'Paris' AND s2 IN ('Paris', 'x') ORDER BY 1 LIMIT 5"
+    )
     strings: dict[str, str] = {}
     rewrite_fields(tree, strings, random.Random(0))
     sql = tree.sql()
@@ -57,17 +68,24 @@ def test_field_level_touches_only_compared_literals() -> None:
 
 
 def test_entity_level_without_fixture_is_consistent_across_an_origin() -> None:
-    records = [Record("a", "sqlite", "SELECT name FROM singer WHERE age > 3", origin="o"),
-               Record("b", "sqlite", "SELECT s.name, c.year FROM singer AS s JOIN concert AS c "
-                                     "ON s.id = c.sid", origin="o")]
+    records = [
+        Record("a", "sqlite", "SELECT name FROM singer WHERE age > 3", origin="o"),
+        Record(
+            "b",
+            "sqlite",
+            "SELECT s.name, c.year FROM singer AS s JOIN concert AS c ON s.id = c.sid",
+            origin="o",
+        ),
+    ]
     out = Anonymise(["entity"], seed=0).reduce(Batch(records)).records
     a, b = (sqlglot.parse_one(r.sql) for r in out)
     tables_a = {t.name for t in a.find_all(sqlglot.exp.Table)}
     tables_b = {t.name for t in b.find_all(sqlglot.exp.Table)}
     assert tables_a < tables_b == {"table_1", "table_2"}  # singer is the same name in both
     name_a = next(c.name for c in a.find_all(sqlglot.exp.Column) if c.parent_select)
-    assert name_a.startswith("column_") and name_a in {c.name for c in
-                                                       b.find_all(sqlglot.exp.Column)}
+    assert name_a.startswith("column_") and name_a in {
+        c.name for c in b.find_all(sqlglot.exp.Column)
+    }
     assert {c.table for c in b.find_all(sqlglot.exp.Column)} == {"s", "c"}  # aliases stay
     assert "singer" not in out[1].sql and "name" not in out[1].sql
 
@@ -84,13 +102,17 @@ def _spider_queries(per_db: int) -> list[Record]:
         db = row["db_id"]
         if db in SPIDER_DBS and taken[db] < per_db:
             taken[db] += 1
-            out.append(Record(row["id"], "sqlite", row["sql"], origin="Spider",
-                              fixture=f"spider/{db}"))
+            out.append(
+                Record(row["id"], "sqlite", row["sql"], origin="Spider", fixture=f"spider/{db}")
+            )
     return out
 
 
-@pytest.mark.skipif(not named.spider_ids(), reason="shared corpora (Spider databases) absent: "
-                    "set PARROT_CORPORA or place them at ../shared/corpora")
+@pytest.mark.skipif(
+    not named.spider_ids(),
+    reason="shared corpora (Spider databases) absent: "
+    "set PARROT_CORPORA or place them at ../shared/corpora",
+)
 def test_round_trip_on_spider_databases() -> None:
     """Anonymised source on the anonymised fixture returns the original's rows."""
     records = _spider_queries(per_db=12)

@@ -10,99 +10,165 @@ from parrot.curate.stages import LocalExecutor, Record, run_stage
 from parrot.curate.verify import grammar_accepts
 from parrot.fixtures import Column, Fixture, Table
 
-FIXTURE = Fixture("canon-test", (
-    Table("Singer", (Column("Singer_ID", "integer"), Column("Name", "text"),
-                     Column("Country", "text")),
-          ((1, "Ann", "France"), (2, "Bo", "Chile"), (3, "O'Brien", "Country"))),
-    Table("Concert", (Column("concert_ID", "integer"), Column("Singer_ID", "integer"),
-                      Column("Theme", "text")),
-          ((10, 1, "Free"), (11, 2, "Party"), (12, 1, "Party"))),
-))
+FIXTURE = Fixture(
+    "canon-test",
+    (
+        Table(
+            "Singer",
+            (Column("Singer_ID", "integer"), Column("Name", "text"), Column("Country", "text")),
+            ((1, "Ann", "France"), (2, "Bo", "Chile"), (3, "O'Brien", "Country")),
+        ),
+        Table(
+            "Concert",
+            (
+                Column("concert_ID", "integer"),
+                Column("Singer_ID", "integer"),
+                Column("Theme", "text"),
+            ),
+            ((10, 1, "Free"), (11, 2, "Party"), (12, 1, "Party")),
+        ),
+    ),
+)
 SCHEMA = Schema.of(FIXTURE)
 
 
-@pytest.mark.parametrize(("sql", "expected"), [
-    # tables and columns take the fixture's spelling; the rest of the text is left as it was
-    ("SELECT name ,country FROM singer", "SELECT Name ,Country FROM Singer"),
-    ("select count(*) from SINGER where singer_id > 1",
-     "select count(*) from Singer where Singer_ID > 1"),
-    # quoted identifiers keep their quotes
-    ('SELECT "name", `country`, [singer_id] FROM singer',
-     'SELECT "Name", `Country`, [Singer_ID] FROM Singer'),
-    # a reference to an alias is spelt as the alias is declared
-    ("SELECT t1.name FROM singer AS T1 JOIN concert AS t2 ON T1.singer_id = T2.Singer_ID",
-     "SELECT T1.Name FROM Singer AS T1 JOIN Concert AS t2 ON T1.Singer_ID = t2.Singer_ID"),
-    ("SELECT name AS N FROM singer ORDER BY n", "SELECT Name AS N FROM Singer ORDER BY N"),
-    ("SELECT x.TOTAL FROM (SELECT count(*) AS total FROM singer) AS X",
-     "SELECT X.total FROM (SELECT count(*) AS total FROM Singer) AS X"),
-    ("WITH S AS (SELECT name FROM singer) SELECT s.NAME FROM s",
-     "WITH S AS (SELECT Name FROM Singer) SELECT S.Name FROM S"),
-    ("SELECT name FROM singer UNION SELECT theme FROM concert ORDER BY NAME",
-     "SELECT Name FROM Singer UNION SELECT Theme FROM Concert ORDER BY Name"),
-    # names the fixture does not know are left alone
-    ("SELECT name FROM other_table", "SELECT name FROM other_table"),
-])
+@pytest.mark.parametrize(
+    ("sql", "expected"),
+    [
+        # tables and columns take the fixture's spelling; the rest of the text is left as it was
+        ("SELECT name ,country FROM singer", "SELECT Name ,Country FROM Singer"),
+        (
+            "select count(*) from SINGER where singer_id > 1",
+            "select count(*) from Singer where Singer_ID > 1",
+        ),
+        # quoted identifiers keep their quotes
+        (
+            'SELECT "name", `country`, [singer_id] FROM singer',
+            'SELECT "Name", `Country`, [Singer_ID] FROM Singer',
+        ),
+        # a reference to an alias is spelt as the alias is declared
+        (
+            "SELECT t1.name FROM singer AS T1 JOIN concert AS t2 ON T1.singer_id = T2.Singer_ID",
+            "SELECT T1.Name FROM Singer AS T1 JOIN Concert AS t2 ON T1.Singer_ID = t2.Singer_ID",
+        ),
+        ("SELECT name AS N FROM singer ORDER BY n", "SELECT Name AS N FROM Singer ORDER BY N"),
+        (
+            "SELECT x.TOTAL FROM (SELECT count(*) AS total FROM singer) AS X",
+            "SELECT X.total FROM (SELECT count(*) AS total FROM Singer) AS X",
+        ),
+        (
+            "WITH S AS (SELECT name FROM singer) SELECT s.NAME FROM s",
+            "WITH S AS (SELECT Name FROM Singer) SELECT S.Name FROM S",
+        ),
+        (
+            "SELECT name FROM singer UNION SELECT theme FROM concert ORDER BY NAME",
+            "SELECT Name FROM Singer UNION SELECT Theme FROM Concert ORDER BY Name",
+        ),
+        # names the fixture does not know are left alone
+        ("SELECT name FROM other_table", "SELECT name FROM other_table"),
+    ],
+)
 def test_case_takes_the_declared_spelling(sql: str, expected: str) -> None:
     assert canonicalise(sql, "sqlite", SCHEMA).sql == expected
 
 
-@pytest.mark.parametrize(("sql", "expected"), [
-    # names no column: SQLite reads a string
-    ('SELECT Name FROM Singer WHERE Country = "France"',
-     "SELECT Name FROM Singer WHERE Country = 'France'"),
-    ('SELECT Name FROM Singer WHERE Name = "O\'Brien"',
-     "SELECT Name FROM Singer WHERE Name = 'O''Brien'"),
-    ('SELECT strftime("%Y", Name) FROM Singer', "SELECT strftime('%Y', Name) FROM Singer"),
-    ('SELECT Country AS c, "c" FROM Singer', "SELECT Country AS c, 'c' FROM Singer"),
-    # names a column (in any case): stays an identifier
-    ('SELECT Name FROM Singer WHERE "country" = \'France\'',
-     'SELECT Name FROM Singer WHERE "Country" = \'France\''),
-    # names an output alias where SQLite resolves aliases
-    ('SELECT Country AS k FROM Singer WHERE "k" = \'c\' ORDER BY "k"',
-     'SELECT Country AS k FROM Singer WHERE "k" = \'c\' ORDER BY "k"'),
-    # subqueries: the inner sources first, then the enclosing query's (correlation)
-    ('SELECT Name FROM Singer AS s WHERE EXISTS (SELECT 1 FROM Concert AS c '
-     'WHERE c.Singer_ID = s.Singer_ID AND "Country" = \'France\' AND Theme = "Free")',
-     'SELECT Name FROM Singer AS s WHERE EXISTS (SELECT 1 FROM Concert AS c '
-     'WHERE c.Singer_ID = s.Singer_ID AND "Country" = \'France\' AND Theme = \'Free\')'),
-    ('SELECT Name FROM Singer WHERE Singer_ID IN (SELECT Singer_ID FROM Concert '
-     'WHERE Theme = "Party")',
-     "SELECT Name FROM Singer WHERE Singer_ID IN (SELECT Singer_ID FROM Concert "
-     "WHERE Theme = 'Party')"),
-    # a derived table's output names are columns of the outer query
-    ('SELECT x.n FROM (SELECT Name AS n FROM Singer) AS x WHERE "N" = \'Ann\'',
-     'SELECT x.n FROM (SELECT Name AS n FROM Singer) AS x WHERE "n" = \'Ann\''),
-    ('SELECT x.n FROM (SELECT Name AS n FROM Singer) AS x WHERE n = "Name"',
-     "SELECT x.n FROM (SELECT Name AS n FROM Singer) AS x WHERE n = 'Name'"),
-    # a source with unknown columns might hold the name: left alone
-    ('SELECT a FROM other_table WHERE b = "x"', 'SELECT a FROM other_table WHERE b = "x"'),
-])
+@pytest.mark.parametrize(
+    ("sql", "expected"),
+    [
+        # names no column: SQLite reads a string
+        (
+            'SELECT Name FROM Singer WHERE Country = "France"',
+            "SELECT Name FROM Singer WHERE Country = 'France'",
+        ),
+        (
+            'SELECT Name FROM Singer WHERE Name = "O\'Brien"',
+            "SELECT Name FROM Singer WHERE Name = 'O''Brien'",
+        ),
+        ('SELECT strftime("%Y", Name) FROM Singer', "SELECT strftime('%Y', Name) FROM Singer"),
+        ('SELECT Country AS c, "c" FROM Singer', "SELECT Country AS c, 'c' FROM Singer"),
+        # names a column (in any case): stays an identifier
+        (
+            "SELECT Name FROM Singer WHERE \"country\" = 'France'",
+            "SELECT Name FROM Singer WHERE \"Country\" = 'France'",
+        ),
+        # names an output alias where SQLite resolves aliases
+        (
+            'SELECT Country AS k FROM Singer WHERE "k" = \'c\' ORDER BY "k"',
+            'SELECT Country AS k FROM Singer WHERE "k" = \'c\' ORDER BY "k"',
+        ),
+        # subqueries: the inner sources first, then the enclosing query's (correlation)
+        (
+            "SELECT Name FROM Singer AS s WHERE EXISTS (SELECT 1 FROM Concert AS c "
+            'WHERE c.Singer_ID = s.Singer_ID AND "Country" = \'France\' AND Theme = "Free")',
+            "SELECT Name FROM Singer AS s WHERE EXISTS (SELECT 1 FROM Concert AS c "
+            "WHERE c.Singer_ID = s.Singer_ID AND \"Country\" = 'France' AND Theme = 'Free')",
+        ),
+        (
+            "SELECT Name FROM Singer WHERE Singer_ID IN (SELECT Singer_ID FROM Concert "
+            'WHERE Theme = "Party")',
+            "SELECT Name FROM Singer WHERE Singer_ID IN (SELECT Singer_ID FROM Concert "
+            "WHERE Theme = 'Party')",
+        ),
+        # a derived table's output names are columns of the outer query
+        (
+            "SELECT x.n FROM (SELECT Name AS n FROM Singer) AS x WHERE \"N\" = 'Ann'",
+            "SELECT x.n FROM (SELECT Name AS n FROM Singer) AS x WHERE \"n\" = 'Ann'",
+        ),
+        (
+            'SELECT x.n FROM (SELECT Name AS n FROM Singer) AS x WHERE n = "Name"',
+            "SELECT x.n FROM (SELECT Name AS n FROM Singer) AS x WHERE n = 'Name'",
+        ),
+        # a source with unknown columns might hold the name: left alone
+        ('SELECT a FROM other_table WHERE b = "x"', 'SELECT a FROM other_table WHERE b = "x"'),
+    ],
+)
 def test_double_quoted_tokens_follow_sqlites_fallback(sql: str, expected: str) -> None:
     assert canonicalise(sql, "sqlite", SCHEMA).sql == expected
 
 
 def test_edits_are_counted_and_other_dialects_are_left_alone() -> None:
     result = canonicalise('SELECT t.name FROM singer AS T WHERE country = "x"', "sqlite", SCHEMA)
-    assert result.edits == {"table case": 1, "qualifier case": 1, "column case": 2,
-                            "\"x\" → 'x'": 1}
+    assert result.edits == {
+        "table case": 1,
+        "qualifier case": 1,
+        "column case": 2,
+        "\"x\" → 'x'": 1,
+    }
     sql = 'SELECT name FROM singer WHERE country = "x"'
     assert canonicalise(sql, "postgres", SCHEMA) == Canonical(sql, problem="dialect")
     assert canonicalise("SELECT FROM (", "sqlite", SCHEMA).problem == "unparseable"
 
 
-@pytest.mark.parametrize(("original", "rewritten", "verdict"), [
-    ("SELECT name FROM singer ORDER BY singer_id", "SELECT Name FROM Singer ORDER BY Singer_ID",
-     ""),
-    ('SELECT Name FROM Singer WHERE Country = "Chile"',
-     "SELECT Name FROM Singer WHERE Country = 'Chile'", ""),
-    # "Country" names the column here: as a string it would select another row
-    ('SELECT Name FROM Singer WHERE Country <> "Country"',
-     "SELECT Name FROM Singer WHERE Country <> 'Country'", "row_count"),
-    ("SELECT count(*) FROM Singer", "SELECT count(*) FROM Nowhere", "rewrite fails: runtime_error"),
-    ("SELECT count(*) FROM Nowhere", "SELECT count(*) FROM Singer", None),  # cannot judge
-])
-def test_same_result_on_the_source_engine(original: str, rewritten: str,
-                                          verdict: str | None) -> None:
+@pytest.mark.parametrize(
+    ("original", "rewritten", "verdict"),
+    [
+        (
+            "SELECT name FROM singer ORDER BY singer_id",
+            "SELECT Name FROM Singer ORDER BY Singer_ID",
+            "",
+        ),
+        (
+            'SELECT Name FROM Singer WHERE Country = "Chile"',
+            "SELECT Name FROM Singer WHERE Country = 'Chile'",
+            "",
+        ),
+        # "Country" names the column here: as a string it would select another row
+        (
+            'SELECT Name FROM Singer WHERE Country <> "Country"',
+            "SELECT Name FROM Singer WHERE Country <> 'Country'",
+            "row_count",
+        ),
+        (
+            "SELECT count(*) FROM Singer",
+            "SELECT count(*) FROM Nowhere",
+            "rewrite fails: runtime_error",
+        ),
+        ("SELECT count(*) FROM Nowhere", "SELECT count(*) FROM Singer", None),  # cannot judge
+    ],
+)
+def test_same_result_on_the_source_engine(
+    original: str, rewritten: str, verdict: str | None
+) -> None:
     assert same_result("sqlite", original, rewritten, FIXTURE) == verdict
 
 
@@ -117,31 +183,46 @@ def test_stage_rewrites_checks_and_deduplicates(monkeypatch: pytest.MonkeyPatch)
         return real(sql, dialect, schema)
 
     monkeypatch.setattr(canon, "canonicalise", rewriter)
-    records = [Record("a", "sqlite", 'SELECT name FROM singer WHERE country = "France"',
-                      fixture="test/db"),
-               Record("b", "sqlite", "SELECT Name FROM Singer WHERE Country = 'France'",
-                      fixture="test/db"),  # a's canonical form
-               Record("c", "sqlite", wrong, fixture="test/db"),
-               Record("d", "sqlite", 'SELECT name FROM singer WHERE x = "y"'),  # no fixture
-               Record("e", "sqlite", "SELECT count(*) FROM nowhere", fixture="unknown/db")]
+    records = [
+        Record(
+            "a", "sqlite", 'SELECT name FROM singer WHERE country = "France"', fixture="test/db"
+        ),
+        Record(
+            "b", "sqlite", "SELECT Name FROM Singer WHERE Country = 'France'", fixture="test/db"
+        ),  # a's canonical form
+        Record("c", "sqlite", wrong, fixture="test/db"),
+        Record("d", "sqlite", 'SELECT name FROM singer WHERE x = "y"'),  # no fixture
+        Record("e", "sqlite", "SELECT count(*) FROM nowhere", fixture="unknown/db"),
+    ]
     batch, count = run_stage(Canonicalise(), records, LocalExecutor(1))
     assert [(r.id, r.sql) for r in batch.records] == [
         ("a", "SELECT Name FROM Singer WHERE Country = 'France'"),
-        ("d", records[3].sql), ("e", records[4].sql)]
+        ("d", records[3].sql),
+        ("e", records[4].sql),
+    ]
     assert batch.records[0].info["original_sql"] == records[0].sql
     assert "canonicalised" in batch.records[0].tags
     assert count.dropped == {"canonical_changes_result": 1, "duplicate": 1}
-    assert count.details == {"canonical_changes_result: row_count": 1,
-                             "duplicate: after canonicalisation": 1}
-    assert count.notes == {"canonicalised: table case": 1, "canonicalised: column case": 2,
-                           "canonicalised: \"x\" → 'x'": 1, "canonicalised statements": 1}
+    assert count.details == {
+        "canonical_changes_result: row_count": 1,
+        "duplicate: after canonicalisation": 1,
+    }
+    assert count.notes == {
+        "canonicalised: table case": 1,
+        "canonicalised: column case": 2,
+        "canonicalised: \"x\" → 'x'": 1,
+        "canonicalised statements": 1,
+    }
 
 
-@pytest.mark.parametrize(("sql", "dialect", "ok"), [
-    ("SELECT 1", "duckdb", True),  # parrot's grammar
-    ("SELECT FROM FROM", "duckdb", False),
-    ("SELECT 1", "teradata", True),  # no grammar: sqlglot's parser
-    ("SELECT FROM (", "teradata", False),
-])
+@pytest.mark.parametrize(
+    ("sql", "dialect", "ok"),
+    [
+        ("SELECT 1", "duckdb", True),  # parrot's grammar
+        ("SELECT FROM FROM", "duckdb", False),
+        ("SELECT 1", "teradata", True),  # no grammar: sqlglot's parser
+        ("SELECT FROM (", "teradata", False),
+    ],
+)
 def test_grammar_accepts(sql: str, dialect: str, ok: bool) -> None:
     assert grammar_accepts(sql, dialect) is ok

@@ -15,14 +15,14 @@ from parrot.translators.base import Translation, TranslationStatus
 
 pytestmark = pytest.mark.skipif(
     not (corpora_root() / "sqlglot").is_dir(),
-    reason="shared corpora absent: set PARROT_CORPORA or place them at ../shared/corpora")
+    reason="shared corpora absent: set PARROT_CORPORA or place them at ../shared/corpora",
+)
 
 
 @pytest.mark.slow  # the whole curation pipeline with generated data (tens of seconds)
 def test_simple_variant_end_to_end(tmp_path: Path) -> None:
     out = tmp_path / "simple"
-    assert main(["--variant", "simple", "--limit", "150", "-o", str(out),
-                 "--quiet"]) == 0
+    assert main(["--variant", "simple", "--limit", "150", "-o", str(out), "--quiet"]) == 0
     manifest = json.loads((out / "manifest.json").read_text())
     funnel = {line["stage"]: line for line in manifest["funnel"]}
     assert funnel["standardise"]["in"] == 150 == manifest["input_statements"]
@@ -35,23 +35,34 @@ def test_simple_variant_end_to_end(tmp_path: Path) -> None:
     dataset = load_dataset(str(out))
     with judge_starting_servers() as judge:  # curation stopped the servers it started
         for item in dataset.items:
-            record = judge.judge(item, Translation(TranslationStatus.OK,
-                                                   sql=item.reference_sql[0]))
+            record = judge.judge(item, Translation(TranslationStatus.OK, sql=item.reference_sql[0]))
             assert record["verdicts"]["strict"]["match"], record["verdicts"]["strict"]
 
 
 def test_unknown_annotator_is_refused(tmp_path: Path) -> None:
-    assert main(["--variant", "simple", "--annotator", "nope", "-o", str(tmp_path),
-                 "--quiet"]) == 2
+    assert main(["--variant", "simple", "--annotator", "nope", "-o", str(tmp_path), "--quiet"]) == 2
 
 
 def test_quiet_still_shows_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """``--quiet`` hides progress bars and the funnel, never the reason a run was refused."""
-    assert main(["--variant", "simple", "--pairs", "sqlite:duckdb", "--targets", "duckdb",
-                 "-o", str(tmp_path), "--quiet"]) == 2
+    assert (
+        main(
+            [
+                "--variant",
+                "simple",
+                "--pairs",
+                "sqlite:duckdb",
+                "--targets",
+                "duckdb",
+                "-o",
+                str(tmp_path),
+                "--quiet",
+            ]
+        )
+        == 2
+    )
     assert "--pairs replaces --sources/--targets" in capsys.readouterr().err
-    assert main(["--variant", "simple", "--annotator", "nope", "-o", str(tmp_path),
-                 "--quiet"]) == 2
+    assert main(["--variant", "simple", "--annotator", "nope", "-o", str(tmp_path), "--quiet"]) == 2
     err = capsys.readouterr().err
     assert "nope" in err, err
 
@@ -59,8 +70,10 @@ def test_quiet_still_shows_errors(tmp_path: Path, capsys: pytest.CaptureFixture[
 @pytest.mark.slow  # a small curation run (engines, generated data)
 def test_no_suites_skips_the_suite_build(tmp_path: Path) -> None:
     out = tmp_path / "simple"
-    assert main(["--variant", "simple", "--limit", "150", "-o", str(out),
-                 "--no-suites", "--quiet"]) == 0
+    assert (
+        main(["--variant", "simple", "--limit", "150", "-o", str(out), "--no-suites", "--quiet"])
+        == 0
+    )
     manifest = json.loads((out / "manifest.json").read_text())
     assert manifest["outputs"]["items"] > 0  # items written, so only --no-suites skipped them
     assert "suites" not in manifest
@@ -72,13 +85,19 @@ def _one_verified_pair(monkeypatch: pytest.MonkeyPatch) -> None:
     from parrot.curate import cli
     from parrot.curate.stages import Candidate, Record
 
-    pair = Record(id="p~duckdb", dialect="sqlite", target="duckdb", sql="SELECT 1 AS a",
-                  references=(Candidate("SELECT 1 AS a", "sqlglot", "tool"),))
+    pair = Record(
+        id="p~duckdb",
+        dialect="sqlite",
+        target="duckdb",
+        sql="SELECT 1 AS a",
+        references=(Candidate("SELECT 1 AS a", "sqlglot", "tool"),),
+    )
     monkeypatch.setattr(cli, "_run", lambda *a, **k: ([pair], [], [], 1))
 
 
 def test_simple_defaults_pair_five_engines_and_add_the_rules(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Without options the simple variant reads and targets the five engines here besides
     Spark, annotates with sqlglot and its rules, and starts (then stops) the two servers."""
     import parrot.eval.cli
@@ -91,8 +110,9 @@ def test_simple_defaults_pair_five_engines_and_add_the_rules(
         return ["mysql"], {"postgres": "its server failed to start: test"}
 
     monkeypatch.setattr(parrot.eval.cli, "start_servers", start)
-    monkeypatch.setattr(parrot.eval.cli, "stop_servers",
-                        lambda started: calls.append(("stop", list(started))))
+    monkeypatch.setattr(
+        parrot.eval.cli, "stop_servers", lambda started: calls.append(("stop", list(started)))
+    )
     monkeypatch.setattr(parrot.testsuite.cli, "main", _failing_builder(0))
     _one_verified_pair(monkeypatch)
     assert main(["--variant", "simple", "-o", str(tmp_path), "--quiet"]) == 0
@@ -102,8 +122,21 @@ def test_simple_defaults_pair_five_engines_and_add_the_rules(
     assert params["sources"] == local == params["targets"]
     assert [a["name"] for a in params["stages"]["annotate"]["annotators"]] == ["sqlglot", "rules"]
     calls.clear()
-    assert main(["--variant", "simple", "-o", str(tmp_path), "--quiet", "--no-start",
-                 "--annotator", "sqlglot"]) == 0
+    assert (
+        main(
+            [
+                "--variant",
+                "simple",
+                "-o",
+                str(tmp_path),
+                "--quiet",
+                "--no-start",
+                "--annotator",
+                "sqlglot",
+            ]
+        )
+        == 0
+    )
     assert calls == []
     params = json.loads((tmp_path / "manifest.json").read_text())["parameters"]
     assert [a["name"] for a in params["stages"]["annotate"]["annotators"]] == ["sqlglot"]
@@ -118,19 +151,22 @@ def _failing_builder(rc: int) -> object:
         if rc == 99:
             raise RuntimeError("builder defect")
         return rc
+
     return build
 
 
 @pytest.mark.parametrize("rc", [3, 99])
 def test_a_failed_suite_build_is_an_error_and_items_stay(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
-        rc: int) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], rc: int
+) -> None:
     import parrot.testsuite.cli
 
     _one_verified_pair(monkeypatch)
     monkeypatch.setattr(parrot.testsuite.cli, "main", _failing_builder(rc))
-    assert main(["--variant", "simple", "--limit", "1", "-o", str(tmp_path),
-                 "--quiet", "--no-start"]) == 1
+    assert (
+        main(["--variant", "simple", "--limit", "1", "-o", str(tmp_path), "--quiet", "--no-start"])
+        == 1
+    )
     captured = capsys.readouterr()
     assert "10/10 (progress)" not in captured.out  # --quiet holds the builder's progress back
     assert "building the test suites failed" in captured.err
@@ -140,13 +176,16 @@ def test_a_failed_suite_build_is_an_error_and_items_stay(
     assert len((tmp_path / "items.jsonl").read_text().splitlines()) == 1
 
 
-def test_a_quiet_suite_build_prints_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                            capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_quiet_suite_build_prints_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     import parrot.testsuite.cli
 
     _one_verified_pair(monkeypatch)
     monkeypatch.setattr(parrot.testsuite.cli, "main", _failing_builder(0))
-    assert main(["--variant", "simple", "--limit", "1", "-o", str(tmp_path),
-                 "--quiet", "--no-start"]) == 0
+    assert (
+        main(["--variant", "simple", "--limit", "1", "-o", str(tmp_path), "--quiet", "--no-start"])
+        == 0
+    )
     captured = capsys.readouterr()
     assert captured.out == "" and captured.err == ""

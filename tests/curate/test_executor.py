@@ -16,7 +16,7 @@ from parrot.curate.stages import ENGINE_CHUNK, Batch, LocalExecutor, Record, run
 from parrot.curate.verify import TestData, Verify
 from parrot.servers.base import pid_alive
 
-RUN = '''
+RUN = """
 import os, time
 from parrot.curate.stages import Batch, LocalExecutor, Record, Stage
 
@@ -30,9 +30,9 @@ class Sleep(Stage):
 
 chunks = [[Record(str(i), "sqlite", "SELECT 1")] for i in range(2)]
 list(LocalExecutor(2).map(Sleep(), chunks))
-'''
+"""
 
-SUITE_BUILD = '''
+SUITE_BUILD = """
 import argparse, multiprocessing, time
 from concurrent.futures import ProcessPoolExecutor
 from parrot.testsuite.cli import _init
@@ -45,13 +45,14 @@ if __name__ == "__main__":  # the suite builder's pool: spawned workers set up b
         print(pid, flush=True)
     [pool.submit(time.sleep, 600) for _ in range(2)]
     time.sleep(600)
-'''
+"""
 
 
 @pytest.mark.parametrize("script", [RUN, SUITE_BUILD], ids=["chunks", "suite-build"])
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGKILL])
-def test_a_run_ended_by_a_signal_takes_its_workers_with_it(tmp_path: Path, script: str,
-                                                           sig: signal.Signals) -> None:
+def test_a_run_ended_by_a_signal_takes_its_workers_with_it(
+    tmp_path: Path, script: str, sig: signal.Signals
+) -> None:
     """``--jobs`` workers busy with a chunk do not outlive a run that was sent SIGTERM or
     SIGKILL (they used to, until their chunk ended)."""
     path = tmp_path / "run.py"
@@ -62,8 +63,9 @@ def test_a_run_ended_by_a_signal_takes_its_workers_with_it(tmp_path: Path, scrip
         workers = [int(process.stdout.readline()) for _ in range(2)]
         process.send_signal(sig)
         process.wait(timeout=60)
-        assert wait_until(lambda: not [p for p in workers if pid_alive(p)], 60), \
+        assert wait_until(lambda: not [p for p in workers if pid_alive(p)], 60), (
             f"left behind: {[p for p in workers if pid_alive(p)]}"
+        )
     finally:
         if process.poll() is None:
             process.kill()

@@ -47,19 +47,28 @@ def test_every_rule_is_proven_on_the_engines() -> None:
 def test_the_translator_rewrites_sqlglot_and_abstains_elsewhere() -> None:
     t = create_translator("rules")
     assert isinstance(t, RulesTranslator)
-    hit = t.translate(Item(id="a", source_dialect="duckdb", target_dialect="clickhouse",
-                           source_sql="SELECT REGEXP_REPLACE(s, 'a', 'b') FROM t"))
+    hit = t.translate(
+        Item(
+            id="a",
+            source_dialect="duckdb",
+            target_dialect="clickhouse",
+            source_sql="SELECT REGEXP_REPLACE(s, 'a', 'b') FROM t",
+        )
+    )
     assert hit.ok and hit.sql == "SELECT replaceRegexpOne(s, 'a', 'b') FROM t"
     assert hit.annotation_source == "rule"
-    miss = t.translate(Item(id="b", source_dialect="sqlite", target_dialect="duckdb",
-                            source_sql="SELECT 1"))
+    miss = t.translate(
+        Item(id="b", source_dialect="sqlite", target_dialect="duckdb", source_sql="SELECT 1")
+    )
     assert not miss.ok and miss.error == "no rule applies"  # sqlglot's own candidate suffices
 
 
 def test_rules_apply_only_to_their_pair() -> None:
     sql = "SELECT * FROM foo WHERE NOT x GLOBAL IN (SELECT 1)"
-    assert rewrite(sql, "clickhouse", "duckdb", RULES)[0] == \
-        "SELECT * FROM foo WHERE NOT x IN (SELECT 1)"
+    assert (
+        rewrite(sql, "clickhouse", "duckdb", RULES)[0]
+        == "SELECT * FROM foo WHERE NOT x IN (SELECT 1)"
+    )
     assert rewrite(sql, "duckdb", "sqlite", RULES) == (sql, [])
 
 
@@ -67,7 +76,9 @@ def test_the_annotator_labels_its_candidates_rule() -> None:
     r = Record(id="x~clickhouse", dialect="duckdb", target="clickhouse", sql="SELECT SHA256('a')")
     [out] = Annotate(["sqlglot", "rules"]).map([r]).records
     assert [(c.annotator, c.annotation_source) for c in out.candidates] == [
-        ("sqlglot", "tool"), ("rules", "rule")]
+        ("sqlglot", "tool"),
+        ("rules", "rule"),
+    ]
 
 
 def test_an_eval_of_the_rules_on_items_they_annotated_is_circular() -> None:
@@ -82,17 +93,30 @@ def test_a_bad_rule_file_is_refused(tmp_path: Path) -> None:
 
 
 @pytest.mark.slow  # engines verify the rewritten candidates
-def test_yield_turns_queued_pairs_into_rule_items(tmp_path: Path,
-                                                  capsys: pytest.CaptureFixture[str]) -> None:
+def test_yield_turns_queued_pairs_into_rule_items(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     import json
 
     from parrot.curate.cli import main
 
-    entries = [{"id": f"q{i}~clickhouse", "source_dialect": "duckdb",
-                "target_dialect": "clickhouse", "source_sql": sql, "origin": "test",
-                "fixture": None, "rounds": [], "attach": 0, "candidates": [], "fixed_sql": ""}
-               for i, sql in enumerate(["SELECT REGEXP_REPLACE('aaa', 'a', 'b') AS r",
-                                        "SELECT [1, 2][3] AS x"])]
+    entries = [
+        {
+            "id": f"q{i}~clickhouse",
+            "source_dialect": "duckdb",
+            "target_dialect": "clickhouse",
+            "source_sql": sql,
+            "origin": "test",
+            "fixture": None,
+            "rounds": [],
+            "attach": 0,
+            "candidates": [],
+            "fixed_sql": "",
+        }
+        for i, sql in enumerate(
+            ["SELECT REGEXP_REPLACE('aaa', 'a', 'b') AS r", "SELECT [1, 2][3] AS x"]
+        )
+    ]
     queue = tmp_path / "review.jsonl"
     queue.write_text("".join(json.dumps(e) + "\n" for e in entries))
     (tmp_path / "manifest.json").write_text(json.dumps({"variant": "simple"}))
@@ -101,5 +125,6 @@ def test_yield_turns_queued_pairs_into_rule_items(tmp_path: Path,
     assert (counts["queued"], counts["rewritten"], counts["verified"]) == (2, 1, 1)
     [item] = [json.loads(line) for line in (tmp_path / "items.jsonl").read_text().splitlines()]
     assert item["annotation_source"] == "rule" and item["annotators"] == ["rules"]
-    assert [json.loads(line)["id"] for line in queue.read_text().splitlines()] == \
-        ["q1~clickhouse"]  # the verified pair left the queue
+    assert [json.loads(line)["id"] for line in queue.read_text().splitlines()] == [
+        "q1~clickhouse"
+    ]  # the verified pair left the queue

@@ -52,7 +52,7 @@ def _memory(records: list[Record]) -> tuple[list[tuple[str, str, int]], dict[str
 def test_streaming_selects_what_the_in_memory_pipeline_selects() -> None:
     records = _records(6)
     expected, dropped = _memory(records)
-    chunks = [records[i:i + 7] for i in range(0, len(records), 7)]  # duplicates across chunks
+    chunks = [records[i : i + 7] for i in range(0, len(records), 7)]  # duplicates across chunks
     result = run_stream(chunks, StreamSettings(jobs=1))
     assert [(r.id, r.cluster, r.rank) for r in result.kept] == expected
     assert {**result.funnel[0].dropped, **result.funnel[-1].dropped} == dropped
@@ -63,8 +63,13 @@ def test_streaming_selects_what_the_in_memory_pipeline_selects() -> None:
 def test_jsonl_ranges_read_every_line_once(tmp_path: Path) -> None:
     path = tmp_path / "corpus.jsonl"
     records = _records(2)
-    path.write_text("".join(json.dumps({"id": r.id, "dialect": r.dialect, "sql": r.sql,
-                                        "benchmark": r.origin}) + "\n" for r in records))
+    path.write_text(
+        "".join(
+            json.dumps({"id": r.id, "dialect": r.dialect, "sql": r.sql, "benchmark": r.origin})
+            + "\n"
+            for r in records
+        )
+    )
     for size in (1, 37, 64, 10_000):
         got = [r for rng in file_ranges([path], size) for r in read_range(*rng)]
         assert [r.id for r in got] == [r.id for r in records], size

@@ -25,9 +25,13 @@ DIVISION = "SELECT a / b AS q FROM t WHERE a > 3"
 
 def _pair(sql: str, *candidates: str, target: str = "duckdb") -> Record:
     key = hashlib.sha256(f"{sql}|{target}".encode()).hexdigest()[:8]
-    return Record(id=f"p{key}", dialect="sqlite", sql=sql,
-                  target=target,
-                  candidates=tuple(Candidate(c, SQLGLOT, "tool") for c in candidates))
+    return Record(
+        id=f"p{key}",
+        dialect="sqlite",
+        sql=sql,
+        target=target,
+        candidates=tuple(Candidate(c, SQLGLOT, "tool") for c in candidates),
+    )
 
 
 def _verify(*records: Record, review: bool = True) -> tuple[list[Record], list[dict]]:
@@ -92,11 +96,14 @@ def test_review_round_trip(tmp_path: Path) -> None:
     assert load_dataset(str(tmp_path)).items[0].fixture is not None
 
 
-@pytest.mark.parametrize(("sql", "reason"), [
-    ("SELECT a FROM t ORDER BY b LIMIT 1", None),  # ties on b are possible: checked, not fatal
-    ("SELECT random() AS r", "no_test_data: volatile function"),
-    ("CREATE TABLE x (a INT)", "no_test_data: not a single query"),
-])
+@pytest.mark.parametrize(
+    ("sql", "reason"),
+    [
+        ("SELECT a FROM t ORDER BY b LIMIT 1", None),  # ties on b are possible: checked, not fatal
+        ("SELECT random() AS r", "no_test_data: volatile function"),
+        ("CREATE TABLE x (a INT)", "no_test_data: not a single query"),
+    ],
+)
 def test_testdata_reasons(sql: str, reason: str | None) -> None:
     _, funnel, _ = run_pipeline([_pair(sql)], [TestData(rounds=2)], LocalExecutor(1))
     if reason is not None:
@@ -104,8 +111,7 @@ def test_testdata_reasons(sql: str, reason: str | None) -> None:
         assert funnel[0].details == {reason: 1}
 
 
-def test_an_engine_failure_of_a_candidate_is_judged_again(
-        monkeypatch: pytest.MonkeyPatch) -> None:
+def test_an_engine_failure_of_a_candidate_is_judged_again(monkeypatch: pytest.MonkeyPatch) -> None:
     """A transient engine failure (DuckDB could not start a thread on a loaded machine) is not
     a wrong translation: the candidate is judged again on the real engine and verified."""
     from parrot.curate import verify
@@ -118,8 +124,10 @@ def test_an_engine_failure_of_a_candidate_is_judged_again(
     def flaky(item, translation):  # type: ignore[no-untyped-def]
         record = real(item, translation)
         if next(failures, False):
-            record["pred"] = {"status": "engine_error",
-                              "error": "RuntimeError: can't start new thread"}
+            record["pred"] = {
+                "status": "engine_error",
+                "error": "RuntimeError: can't start new thread",
+            }
             record["verdicts"]["strict"] = {"match": False, "reason": "pred_error"}
         return record
 
@@ -144,16 +152,20 @@ def test_an_engine_failure_of_the_source_is_run_again(monkeypatch: pytest.Monkey
         key = (item.source_sql, (fixture or item.fixture).content_hash)
         if key not in failed:  # every round's first run of the source fails
             failed.add(key)
-            return Gold(Execution(ExecStatus.ENGINE_ERROR, error="can't start new thread"),
-                        real(item, fixture).facts, "sqlite")
+            return Gold(
+                Execution(ExecStatus.ENGINE_ERROR, error="can't start new thread"),
+                real(item, fixture).facts,
+                "sqlite",
+            )
         return real(item, fixture)
 
     monkeypatch.setattr(check.judge, "gold", flaky)
     kept, routed = _verify(_pair("SELECT 7 / 2 AS q", "SELECT 7 // 2 AS q"))
     assert len(kept) == 1 and routed == []
     failed.clear()  # the verification's own runs of the source fail once each, too
-    record = check.judge_retrying(check.item(kept[0], check.rounds(kept[0])[0]),
-                                  "SELECT 7 // 2 AS q")
+    record = check.judge_retrying(
+        check.item(kept[0], check.rounds(kept[0])[0]), "SELECT 7 // 2 AS q"
+    )
     assert record["verdicts"]["strict"]["match"]
 
 
@@ -174,14 +186,20 @@ def test_verification_skips_the_grammar_check_of_failing_runs() -> None:
         judge.close()
 
 
-@pytest.mark.parametrize(("sql", "detail"), [
-    ("CREATE TABLE x (a INT)", "not a single query"),
-    ("SET x = 1", "not a single query"),
-    ("SELECT random() AS r", "volatile function"),
-    # regression: a simple-variant reference passed five rounds, then failed eval on MariaDB
-    ("SELECT NTH_VALUE(a, 2) OVER (PARTITION BY b) AS n FROM t", "order-dependent window function"),
-    ("SELECT ROW_NUMBER() OVER () AS n FROM t", "order-dependent window function"),
-])
+@pytest.mark.parametrize(
+    ("sql", "detail"),
+    [
+        ("CREATE TABLE x (a INT)", "not a single query"),
+        ("SET x = 1", "not a single query"),
+        ("SELECT random() AS r", "volatile function"),
+        # regression: a simple-variant reference passed five rounds, then failed eval on MariaDB
+        (
+            "SELECT NTH_VALUE(a, 2) OVER (PARTITION BY b) AS n FROM t",
+            "order-dependent window function",
+        ),
+        ("SELECT ROW_NUMBER() OVER () AS n FROM t", "order-dependent window function"),
+    ],
+)
 def test_pairs_drops_a_statement_with_no_test_data_once(sql: str, detail: str) -> None:
     """What test data would drop for every target is dropped before it becomes pairs."""
     from parrot.curate.annotate import Pairs

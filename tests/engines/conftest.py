@@ -48,20 +48,29 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         if cls.url_schemes is not None:
             item.add_marker(pytest.mark.server)
             if cls.dialect not in SERVERS and not url_from_env(cls.dialect):  # URL-only engines
-                item.add_marker(pytest.mark.skip(
-                    reason=f"no {cls.dialect} server: set PARROT_{cls.dialect.upper()}_URL"))
+                item.add_marker(
+                    pytest.mark.skip(
+                        reason=f"no {cls.dialect} server: set PARROT_{cls.dialect.upper()}_URL"
+                    )
+                )
                 continue
         for kind in DIFFERENCE_MARKERS:
             for mark in item.iter_markers(kind):
                 only = mark.kwargs.get("params", {})  # e.g. {"bomb": ["sleep"]}
-                if name in mark.args[0] and all(callspec.params.get(k) in v
-                                                for k, v in only.items()):
-                    item.add_marker(pytest.mark.xfail(
-                        raises=mark.kwargs.get("raises"), strict=True,
-                        reason=f"{kind}: {mark.kwargs.get('reason', '')}"))
+                if name in mark.args[0] and all(
+                    callspec.params.get(k) in v for k, v in only.items()
+                ):
+                    item.add_marker(
+                        pytest.mark.xfail(
+                            raises=mark.kwargs.get("raises"),
+                            strict=True,
+                            reason=f"{kind}: {mark.kwargs.get('reason', '')}",
+                        )
+                    )
 
 
 # --- engines --------------------------------------------------------------------------------------
+
 
 class _Servers:
     """URLs of server engines for this test session: ``PARROT_<DIALECT>_URL``, a managed server
@@ -113,8 +122,11 @@ def make_engine(name: str, servers: _Servers) -> Engine:
             pytest.skip(str(exc))
     else:
         engine = cls(servers.url(cls.dialect))  # type: ignore[call-arg]
-    setattr(engine, "execute",  # noqa: B010 (an instance attribute over the method)
-            functools.partial(engine.execute, timeout=DEFAULT_TIMEOUT + SLACK))
+    setattr(  # noqa: B010 (an instance attribute over the method)
+        engine,
+        "execute",
+        functools.partial(engine.execute, timeout=DEFAULT_TIMEOUT + SLACK),
+    )
     return engine
 
 

@@ -40,7 +40,8 @@ def test_explain_ast_refuses_a_second_statement(tmp_path: Path) -> None:
 
 
 def test_explain_ast_holds_when_the_splitter_misses_a_semicolon(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     out = tmp_path / "side-effect.csv"
     monkeypatch.setattr(st, "splitter", lambda dialect: _MissesSemicolons())
     with pytest.raises(ch.MultiStatementError):
@@ -49,7 +50,8 @@ def test_explain_ast_holds_when_the_splitter_misses_a_semicolon(
 
 
 def test_the_guard_and_the_fidelity_reference_refuse_it(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     out = tmp_path / "side-effect.csv"
     assert ch._ast_refusal(chdb, _bomb(out)) == ch.MULTI_STATEMENT
     monkeypatch.setattr(references, "splitter", lambda dialect: _MissesSemicolons())

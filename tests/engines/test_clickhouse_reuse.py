@@ -14,11 +14,17 @@ from parrot.engines import ExecStatus
 from parrot.engines import clickhouse as ch
 from tests.engines.engine_fixtures import col, make_fixture
 
-FIXTURE = make_fixture("reuse", [
-    {"name": "t", "columns": [col("id", "integer"), col("s", "text")],
-     "rows": [[1, "a; DROP DATABASE x; --"], [2, "it's ; \\ \n"], [3, None]]},
-    {"name": "u", "columns": [col("k", "integer")], "rows": [[1], [2]]},
-])
+FIXTURE = make_fixture(
+    "reuse",
+    [
+        {
+            "name": "t",
+            "columns": [col("id", "integer"), col("s", "text")],
+            "rows": [[1, "a; DROP DATABASE x; --"], [2, "it's ; \\ \n"], [3, None]],
+        },
+        {"name": "u", "columns": [col("k", "integer")], "rows": [[1], [2]]},
+    ],
+)
 
 
 @pytest.fixture()
@@ -38,8 +44,9 @@ def test_fill_in_one_query_keeps_every_value(engine: ch.ClickHouseEngine) -> Non
     assert [r[0] for r in run.result.rows] == ["a; DROP DATABASE x; --", "it's ; \\ \n", None]
 
 
-def test_fill_splits_big_fixtures(engine: ch.ClickHouseEngine,
-                                  monkeypatch: pytest.MonkeyPatch) -> None:
+def test_fill_splits_big_fixtures(
+    engine: ch.ClickHouseEngine, monkeypatch: pytest.MonkeyPatch
+) -> None:
     sent: list[str] = []
     query = engine._admin.query
     monkeypatch.setattr(ch, "FILL_QUERY_BYTES", 80)
@@ -56,8 +63,7 @@ def test_fill_splits_big_fixtures(engine: ch.ClickHouseEngine,
 
 
 def test_a_set_does_not_outlive_its_execution(engine: ch.ClickHouseEngine) -> None:
-    first = engine.execute("SET join_use_nulls = 1; SELECT getSetting('join_use_nulls')",
-                           FIXTURE)
+    first = engine.execute("SET join_use_nulls = 1; SELECT getSetting('join_use_nulls')", FIXTURE)
     assert first.ok and first.result is not None and first.result.rows[0][0] in (1, True)
     after = engine.execute("SELECT getSetting('join_use_nulls')", FIXTURE)
     assert after.ok and after.result is not None and after.result.rows[0][0] in (0, False)
@@ -83,8 +89,9 @@ def test_a_timeout_replaces_the_shared_connection(engine: ch.ClickHouseEngine) -
     assert engine.execute("SELECT count() FROM t", FIXTURE).ok
 
 
-def test_a_text_is_explained_once(engine: ch.ClickHouseEngine,
-                                  monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_text_is_explained_once(
+    engine: ch.ClickHouseEngine, monkeypatch: pytest.MonkeyPatch
+) -> None:
     explained: list[str] = []
     real = ch._ast_refusal
 
@@ -93,8 +100,7 @@ def test_a_text_is_explained_once(engine: ch.ClickHouseEngine,
         return real(conn, text)
 
     monkeypatch.setattr(ch, "_ast_refusal", counting)
-    other = make_fixture("other", [{"name": "t", "columns": [col("id", "integer")],
-                                    "rows": [[7]]}])
+    other = make_fixture("other", [{"name": "t", "columns": [col("id", "integer")], "rows": [[7]]}])
     assert engine.execute("SELECT max(id) FROM t", FIXTURE).result.rows == ((3,),)  # type: ignore[union-attr]
     assert engine.execute("SELECT max(id) FROM t", other).result.rows == ((7,),)  # type: ignore[union-attr]
     assert explained == ["SELECT max(id) FROM t"]

@@ -21,11 +21,13 @@ TIMEOUT = 0.5
 def assert_intact(engine: Engine) -> None:
     assert engine.checksums(SHOP) == SHOP.checksums
     assert run(engine, "SELECT count(*) FROM customers") == ((4,),)
-    assert run(engine, "SELECT id, name, city FROM customers WHERE id = 1") == \
-        ((1, "Ada", "London"),)
+    assert run(engine, "SELECT id, name, city FROM customers WHERE id = 1") == (
+        (1, "Ada", "London"),
+    )
 
 
 # --- statements -----------------------------------------------------------------------------------
+
 
 def test_result_is_the_last_statement_returning_rows(engine: Engine, shop: Fixture) -> None:
     ex = engine.execute("SELECT 1 AS a; SELECT 2 AS b, 'x' AS c", shop)
@@ -35,12 +37,14 @@ def test_result_is_the_last_statement_returning_rows(engine: Engine, shop: Fixtu
     assert len(ex.result.types) == 2
 
 
-TEMP_TABLE = {"sqlite": "CREATE TEMP TABLE tt AS SELECT 7 AS y",
-              "duckdb": "CREATE TEMP TABLE tt AS SELECT 7 AS y",
-              "postgres": "CREATE TEMP TABLE tt AS SELECT 7 AS y",
-              "clickhouse": "CREATE TEMPORARY TABLE tt AS SELECT 7 AS y",
-              "mysql": "CREATE TEMPORARY TABLE tt AS SELECT 7 AS y",
-              "spark": "CREATE TEMPORARY VIEW tt AS SELECT 7 AS y"}
+TEMP_TABLE = {
+    "sqlite": "CREATE TEMP TABLE tt AS SELECT 7 AS y",
+    "duckdb": "CREATE TEMP TABLE tt AS SELECT 7 AS y",
+    "postgres": "CREATE TEMP TABLE tt AS SELECT 7 AS y",
+    "clickhouse": "CREATE TEMPORARY TABLE tt AS SELECT 7 AS y",
+    "mysql": "CREATE TEMPORARY TABLE tt AS SELECT 7 AS y",
+    "spark": "CREATE TEMPORARY VIEW tt AS SELECT 7 AS y",
+}
 
 
 def test_trailing_statement_without_rows(engine_name: str, engine: Engine, shop: Fixture) -> None:
@@ -55,11 +59,16 @@ def test_no_statement_returning_rows(engine_name: str, engine: Engine, shop: Fix
     assert ex.result is not None and ex.result.columns == () and ex.result.empty
 
 
-@pytest.mark.notimpl(["spark"], raises=AssertionError, reason='"b;" is a string literal in '
-                     "Spark SQL (double-quoted identifiers are off by default)")
+@pytest.mark.notimpl(
+    ["spark"],
+    raises=AssertionError,
+    reason='"b;" is a string literal in Spark SQL (double-quoted identifiers are off by default)',
+)
 def test_comments_and_semicolons(engine: Engine, shop: Fixture) -> None:
-    sql = ("-- leading comment\nSELECT 1 AS a;\n/* a; comment */ SELECT 'x;y' AS \"b;\" ;"
-           " -- trailing; comment\n;;")
+    sql = (
+        "-- leading comment\nSELECT 1 AS a;\n/* a; comment */ SELECT 'x;y' AS \"b;\" ;"
+        " -- trailing; comment\n;;"
+    )
     ex = engine.execute(sql, shop)
     assert ex.ok, ex.error
     assert ex.result is not None and ex.result.rows == (("x;y",),)
@@ -74,8 +83,9 @@ def test_empty_text_is_a_syntax_error(engine: Engine, shop: Fixture, sql: str) -
 
 
 @pytest.mark.parametrize("sql", ["SELECT 'a\x00b'", "SELECT 1\x00", "\x00"])
-def test_nul_characters_are_an_outcome_not_an_exception(engine: Engine, shop: Fixture,
-                                                        sql: str) -> None:
+def test_nul_characters_are_an_outcome_not_an_exception(
+    engine: Engine, shop: Fixture, sql: str
+) -> None:
     ex = engine.execute(sql, shop)  # engines differ (accept, reject, cut there); none may raise
     assert ex.status in (ExecStatus.OK, ExecStatus.SYNTAX_ERROR, ExecStatus.RUNTIME_ERROR)
     assert ex.ok or ex.error
@@ -105,21 +115,19 @@ SCRATCH = {  # kind -> engine -> (script that creates and uses the object, its e
         "sqlite": "CREATE TEMP TABLE v AS SELECT name FROM customers; SELECT count(*) FROM v",
         "duckdb": "CREATE TEMP TABLE v AS SELECT name FROM customers; SELECT count(*) FROM v",
         "postgres": "CREATE TEMP TABLE v AS SELECT name FROM customers; SELECT count(*) FROM v",
-        "mysql": "CREATE TEMPORARY TABLE v AS SELECT name FROM customers; "
-                 "SELECT count(*) FROM v",
+        "mysql": "CREATE TEMPORARY TABLE v AS SELECT name FROM customers; SELECT count(*) FROM v",
         "clickhouse": "CREATE TEMPORARY TABLE v AS SELECT name FROM customers; "
-                      "SELECT count(*) FROM v",
+        "SELECT count(*) FROM v",
         "spark": "CREATE TEMPORARY TABLE v USING parquet AS SELECT name FROM customers; "
-                 "SELECT count(*) FROM v",
+        "SELECT count(*) FROM v",
     },
     "temp_view": {
         "sqlite": "CREATE TEMP VIEW v AS SELECT name FROM customers; SELECT count(*) FROM v",
         "duckdb": "CREATE TEMP VIEW v AS SELECT name FROM customers; SELECT count(*) FROM v",
         "postgres": "CREATE TEMP VIEW v AS SELECT name FROM customers; SELECT count(*) FROM v",
         "clickhouse": "CREATE TEMPORARY VIEW v AS SELECT name FROM customers; "
-                      "SELECT count(*) FROM v",
-        "spark": "CREATE TEMPORARY VIEW v AS SELECT name FROM customers; "
-                 "SELECT count(*) FROM v",
+        "SELECT count(*) FROM v",
+        "spark": "CREATE TEMPORARY VIEW v AS SELECT name FROM customers; SELECT count(*) FROM v",
     },
     "table": {
         "sqlite": "CREATE TABLE v AS SELECT name FROM customers; SELECT count(*) FROM v",
@@ -127,16 +135,15 @@ SCRATCH = {  # kind -> engine -> (script that creates and uses the object, its e
         "postgres": "CREATE TABLE v AS SELECT name FROM customers; SELECT count(*) FROM v",
         "mysql": "CREATE TABLE v AS SELECT name FROM customers; SELECT count(*) FROM v",
         "clickhouse": "CREATE TABLE v ENGINE = Memory AS SELECT name FROM customers; "
-                      "SELECT count(*) FROM v",
+        "SELECT count(*) FROM v",
         "spark": "CREATE TABLE v AS SELECT name FROM customers; SELECT count(*) FROM v",
     },
     "udf": {
         "sqlite": "CREATE FUNCTION v(x) AS x * 2; SELECT v(2)",
         "duckdb": "CREATE MACRO v(x) AS x * 2; SELECT v(2)",
         "postgres": "CREATE FUNCTION v(x integer) RETURNS integer LANGUAGE sql "
-                    "RETURN x * 2; SELECT v(2)",
-        "mysql": "CREATE FUNCTION v(x INT) RETURNS INT DETERMINISTIC RETURN x * 2; "
-                 "SELECT v(2)",
+        "RETURN x * 2; SELECT v(2)",
+        "mysql": "CREATE FUNCTION v(x INT) RETURNS INT DETERMINISTIC RETURN x * 2; SELECT v(2)",
         "clickhouse": "CREATE FUNCTION v AS (x) -> x * 2; SELECT v(2)",
         "spark": "CREATE FUNCTION v(x INT) RETURNS INT RETURN x * 2; SELECT v(2)",
     },
@@ -145,15 +152,27 @@ PROBE = {"udf": "SELECT v(2)"}  # everything else: SELECT count(*) FROM v
 
 
 @pytest.mark.parametrize("kind", sorted(SCRATCH))
-@pytest.mark.notimpl(["sqlite"], raises=AssertionError, reason="udf: SQLite has no SQL UDFs",
-                     params={"kind": ["udf"]})
-@pytest.mark.notimpl(["mysql"], raises=AssertionError, reason="temp_view: MySQL has no "
-                     "temporary views", params={"kind": ["temp_view"]})
-@pytest.mark.notimpl(["spark"], raises=AssertionError, reason="temp_table: Spark SQL has no "
-                     "temporary tables (CREATE TEMPORARY VIEW is its idiom)",
-                     params={"kind": ["temp_table"]})
-def test_scratch_objects_work_then_vanish(engine_name: str, engine: Engine, shop: Fixture,
-                                          kind: str) -> None:
+@pytest.mark.notimpl(
+    ["sqlite"],
+    raises=AssertionError,
+    reason="udf: SQLite has no SQL UDFs",
+    params={"kind": ["udf"]},
+)
+@pytest.mark.notimpl(
+    ["mysql"],
+    raises=AssertionError,
+    reason="temp_view: MySQL has no temporary views",
+    params={"kind": ["temp_view"]},
+)
+@pytest.mark.notimpl(
+    ["spark"],
+    raises=AssertionError,
+    reason="temp_table: Spark SQL has no temporary tables (CREATE TEMPORARY VIEW is its idiom)",
+    params={"kind": ["temp_table"]},
+)
+def test_scratch_objects_work_then_vanish(
+    engine_name: str, engine: Engine, shop: Fixture, kind: str
+) -> None:
     script = SCRATCH[kind].get(engine_name, SCRATCH[kind].get("*", ""))
     ex = engine.execute(script, shop)
     assert ex.ok, ex.error
@@ -164,19 +183,22 @@ def test_scratch_objects_work_then_vanish(engine_name: str, engine: Engine, shop
 
 
 def test_writes_are_visible_within_the_execution(engine: Engine, shop: Fixture) -> None:
-    rows = run(engine, "INSERT INTO customers (id, name) VALUES (99, 'Mallory'); "
-                       "SELECT count(*) FROM customers")
+    rows = run(
+        engine,
+        "INSERT INTO customers (id, name) VALUES (99, 'Mallory'); SELECT count(*) FROM customers",
+    )
     assert rows == ((5,),)
     assert_intact(engine)
 
 
 @pytest.mark.parametrize("engine_name", ["clickhouse"], indirect=True)
-def test_objects_created_outside_the_scratch_database_are_dropped(engine: Engine,
-                                                                   shop: Fixture) -> None:
-    assert run(engine, "CREATE VIEW default.leak_v AS SELECT 1 AS x; "
-                       "SELECT x FROM default.leak_v") == ((1,),)
-    assert engine.execute("SELECT x FROM default.leak_v", shop).status is \
-        ExecStatus.RUNTIME_ERROR
+def test_objects_created_outside_the_scratch_database_are_dropped(
+    engine: Engine, shop: Fixture
+) -> None:
+    assert run(
+        engine, "CREATE VIEW default.leak_v AS SELECT 1 AS x; SELECT x FROM default.leak_v"
+    ) == ((1,),)
+    assert engine.execute("SELECT x FROM default.leak_v", shop).status is ExecStatus.RUNTIME_ERROR
 
 
 @pytest.mark.parametrize("engine_name", ["clickhouse"], indirect=True)
@@ -187,8 +209,11 @@ def test_functions_are_serialised_across_instances(engine_name: str) -> None:
     def work(engine: Engine) -> None:
         for _ in range(4):
             ex = engine.execute("CREATE FUNCTION twice AS (x) -> x * 2; SELECT twice(21)", SHOP)
-            outcomes.append(ex.status if ex.result is None or ex.result.rows == ((42,),)
-                            else ExecStatus.ENGINE_ERROR)
+            outcomes.append(
+                ex.status
+                if ex.result is None or ex.result.rows == ((42,),)
+                else ExecStatus.ENGINE_ERROR
+            )
 
     try:
         for e in engines:
@@ -206,10 +231,12 @@ def test_functions_are_serialised_across_instances(engine_name: str) -> None:
 
 SETTING_LEAK = {  # a session/global setting changed by one execution, checked in the next
     "sqlite": ("PRAGMA case_sensitive_like = ON", "SELECT 'a' LIKE 'A'", 1),
-    "duckdb": ("SET default_null_order = 'nulls_first'",
-               "SELECT current_setting('default_null_order')", "NULLS_LAST"),
-    "postgres": ("SET TimeZone = 'Asia/Tokyo'", "SELECT current_setting('TimeZone')",
-                 "UTC"),
+    "duckdb": (
+        "SET default_null_order = 'nulls_first'",
+        "SELECT current_setting('default_null_order')",
+        "NULLS_LAST",
+    ),
+    "postgres": ("SET TimeZone = 'Asia/Tokyo'", "SELECT current_setting('TimeZone')", "UTC"),
     "mysql": ("SET SESSION div_precision_increment = 0", "SELECT CAST(7 / 2 AS CHAR)", "3.5000"),
     "clickhouse": ("SET join_use_nulls = 1", "SELECT getSetting('join_use_nulls')", False),
     "spark": ("SET TIME ZONE 'Asia/Tokyo'", "SELECT current_timezone()", "UTC"),
@@ -282,8 +309,7 @@ HOSTILE_ENGINE = {
         "CREATE INDEX ON customers (name)",
         "LOCK TABLE customers IN ACCESS EXCLUSIVE MODE; DELETE FROM customers",
         "SELECT 1 AS a$b$; COMMIT; SELECT $b$",
-        "SET standard_conforming_strings = off; SELECT 'x\\'; DELETE FROM customers; "
-        "COMMIT; --'",
+        "SET standard_conforming_strings = off; SELECT 'x\\'; DELETE FROM customers; COMMIT; --'",
         "SELECT E'\\'; COMMIT; SELECT '",
     ],
     "clickhouse": [
@@ -331,9 +357,9 @@ def _hostile_cases() -> list[tuple[str, str]]:
 
 
 @pytest.mark.parametrize(("engine_name", "sql"), _hostile_cases(), indirect=["engine_name"])
-def test_hostile_sql_leaves_the_fixture_unchanged(engine_name: str, engine: Engine,
-                                                  shop: Fixture, sql: str,
-                                                  tmp_path: Path) -> None:
+def test_hostile_sql_leaves_the_fixture_unchanged(
+    engine_name: str, engine: Engine, shop: Fixture, sql: str, tmp_path: Path
+) -> None:
     handle = engine.stored(shop) if isinstance(engine, EngineBase) else None
     text = sql.format(tmp=tmp_path, fixture_db=getattr(handle, "database", ""))
     ex = engine.execute(text, shop, timeout=5)
@@ -343,61 +369,120 @@ def test_hostile_sql_leaves_the_fixture_unchanged(engine_name: str, engine: Engi
 
 
 REFUSED = {
-    "sqlite": ["ATTACH DATABASE ':memory:' AS x", "DETACH DATABASE main",
-               "VACUUM INTO '/tmp/parrot-never.db'", "SELECT load_extension('x')"],
-    "duckdb": ["BEGIN", "COMMIT", "ROLLBACK", "ATTACH ':memory:' AS x", "DETACH x",
-               "COPY customers TO '/tmp/parrot-never.csv'", "EXPORT DATABASE '/tmp/parrot-never'",
-               "INSTALL httpfs", "LOAD httpfs", "CREATE SECRET s (TYPE s3)",
-               "SET enable_external_access = true", "SET lock_configuration = true",
-               "SELECT 1; COMMIT"],
-    "postgres": ["BEGIN", "START TRANSACTION", "COMMIT", "END", "ROLLBACK", "ABORT",
-                 "SAVEPOINT s", "RELEASE SAVEPOINT s", "PREPARE TRANSACTION 'x'",
-                 "COMMIT PREPARED 'x'", "COPY customers TO '/tmp/parrot-never.csv'",
-                 "COPY customers FROM PROGRAM 'true'", "COPY (SELECT 1) TO STDOUT",
-                 "SET ROLE postgres", "SET LOCAL ROLE postgres", "RESET ROLE",
-                 "SET SESSION AUTHORIZATION postgres", "ALTER SYSTEM SET fsync = on",
-                 "CREATE DATABASE x", "DROP DATABASE postgres", "CREATE ROLE x",
-                 "ALTER ROLE parrot_runner SUPERUSER", "CREATE EXTENSION dblink",
-                 "SELECT dblink('host=x', 'SELECT 1')", "SELECT pg_read_file('/etc/passwd')",
-                 "SELECT lo_import('/etc/passwd')", "SELECT pg_terminate_backend(1)",
-                 "VACUUM customers", "CHECKPOINT", "LOAD 'plpgsql'", "DISCARD ALL",
-                 "GRANT SELECT ON customers TO PUBLIC", "SELECT 1; COMMIT",
-                 "CREATE OR REPLACE TRUSTED LANGUAGE x HANDLER y",
-                 "IMPORT FOREIGN SCHEMA s FROM SERVER x INTO y"],
-    "clickhouse": ["ATTACH TABLE x", "DETACH TABLE customers", "SYSTEM FLUSH LOGS",
-                   "KILL QUERY WHERE 1", "SELECT * FROM file('/etc/passwd', 'LineAsString')",
-                   "SELECT file('/etc/hostname')", "SELECT * FROM url('http://localhost/', CSV)",
-                   "SELECT * FROM s3('http://localhost/x.csv')", "SELECT * FROM remote('h', t)",
-                   "SELECT * FROM Python(x)", "SELECT 1 INTO OUTFILE '/tmp/parrot-never'",
-                   "SET readonly = 0", "SELECT 1 SETTINGS max_execution_time = 0",
-                   "SET session_timezone = 'Asia/Tokyo'", "BEGIN TRANSACTION", "COMMIT",
-                   "USE system", "CREATE DATABASE x", "GRANT ALL ON *.* TO default",
-                   "SELECT 1 FORMAT JSON", "SELECT 1 FORMAT JSON SETTINGS max_threads = 1",
-                   "CREATE TABLE x (a Int8) ENGINE = File(CSV)", "SELECT * FROM parrot_x.t",
-                   "SELECT 1; DROP DATABASE parrot_x"],
-    "spark": ["ADD JAR '/tmp/parrot-never.jar'", "ADD FILE '/etc/hostname'",
-              "LOAD DATA LOCAL INPATH '/etc/hostname' INTO TABLE customers",
-              "INSERT OVERWRITE DIRECTORY '/tmp/parrot-never' USING csv SELECT 1",
-              "INSERT OVERWRITE LOCAL DIRECTORY '/tmp/parrot-never' SELECT 1",
-              "CREATE TABLE x (a INT) USING csv LOCATION '/tmp/parrot-never'",
-              "CREATE DATABASE x LOCATION '/tmp/parrot-never'",
-              "CREATE TEMPORARY VIEW x USING csv OPTIONS (path '/etc/hostname')",
-              "SELECT TRANSFORM(1) USING 'cat' AS (x)",
-              "CREATE TEMPORARY FUNCTION f AS 'org.example.F'",
-              "SELECT reflect('java.lang.String', 'valueOf', 1)",
-              "SELECT java_method('java.lang.String', 'valueOf', 1)",
-              "SELECT IDENTIFIER('ref' || 'lect')('java.lang.String', 'valueOf', 1)",
-              "EXECUTE IMMEDIATE 'SELECT 1'", "SET spark.sql.runSQLOnFiles = true",
-              "SET spark.sql.variable.substitute=true", "SET spark.executor.memory = 1g",
-              "SET spark.sql.catalog.x = org.example.Catalog",
-              "BEGIN SELECT 1; ADD JAR '/tmp/parrot-never.jar'; END",
-              "SELECT 1; ADD FILE '/etc/hostname'"],
+    "sqlite": [
+        "ATTACH DATABASE ':memory:' AS x",
+        "DETACH DATABASE main",
+        "VACUUM INTO '/tmp/parrot-never.db'",
+        "SELECT load_extension('x')",
+    ],
+    "duckdb": [
+        "BEGIN",
+        "COMMIT",
+        "ROLLBACK",
+        "ATTACH ':memory:' AS x",
+        "DETACH x",
+        "COPY customers TO '/tmp/parrot-never.csv'",
+        "EXPORT DATABASE '/tmp/parrot-never'",
+        "INSTALL httpfs",
+        "LOAD httpfs",
+        "CREATE SECRET s (TYPE s3)",
+        "SET enable_external_access = true",
+        "SET lock_configuration = true",
+        "SELECT 1; COMMIT",
+    ],
+    "postgres": [
+        "BEGIN",
+        "START TRANSACTION",
+        "COMMIT",
+        "END",
+        "ROLLBACK",
+        "ABORT",
+        "SAVEPOINT s",
+        "RELEASE SAVEPOINT s",
+        "PREPARE TRANSACTION 'x'",
+        "COMMIT PREPARED 'x'",
+        "COPY customers TO '/tmp/parrot-never.csv'",
+        "COPY customers FROM PROGRAM 'true'",
+        "COPY (SELECT 1) TO STDOUT",
+        "SET ROLE postgres",
+        "SET LOCAL ROLE postgres",
+        "RESET ROLE",
+        "SET SESSION AUTHORIZATION postgres",
+        "ALTER SYSTEM SET fsync = on",
+        "CREATE DATABASE x",
+        "DROP DATABASE postgres",
+        "CREATE ROLE x",
+        "ALTER ROLE parrot_runner SUPERUSER",
+        "CREATE EXTENSION dblink",
+        "SELECT dblink('host=x', 'SELECT 1')",
+        "SELECT pg_read_file('/etc/passwd')",
+        "SELECT lo_import('/etc/passwd')",
+        "SELECT pg_terminate_backend(1)",
+        "VACUUM customers",
+        "CHECKPOINT",
+        "LOAD 'plpgsql'",
+        "DISCARD ALL",
+        "GRANT SELECT ON customers TO PUBLIC",
+        "SELECT 1; COMMIT",
+        "CREATE OR REPLACE TRUSTED LANGUAGE x HANDLER y",
+        "IMPORT FOREIGN SCHEMA s FROM SERVER x INTO y",
+    ],
+    "clickhouse": [
+        "ATTACH TABLE x",
+        "DETACH TABLE customers",
+        "SYSTEM FLUSH LOGS",
+        "KILL QUERY WHERE 1",
+        "SELECT * FROM file('/etc/passwd', 'LineAsString')",
+        "SELECT file('/etc/hostname')",
+        "SELECT * FROM url('http://localhost/', CSV)",
+        "SELECT * FROM s3('http://localhost/x.csv')",
+        "SELECT * FROM remote('h', t)",
+        "SELECT * FROM Python(x)",
+        "SELECT 1 INTO OUTFILE '/tmp/parrot-never'",
+        "SET readonly = 0",
+        "SELECT 1 SETTINGS max_execution_time = 0",
+        "SET session_timezone = 'Asia/Tokyo'",
+        "BEGIN TRANSACTION",
+        "COMMIT",
+        "USE system",
+        "CREATE DATABASE x",
+        "GRANT ALL ON *.* TO default",
+        "SELECT 1 FORMAT JSON",
+        "SELECT 1 FORMAT JSON SETTINGS max_threads = 1",
+        "CREATE TABLE x (a Int8) ENGINE = File(CSV)",
+        "SELECT * FROM parrot_x.t",
+        "SELECT 1; DROP DATABASE parrot_x",
+    ],
+    "spark": [
+        "ADD JAR '/tmp/parrot-never.jar'",
+        "ADD FILE '/etc/hostname'",
+        "LOAD DATA LOCAL INPATH '/etc/hostname' INTO TABLE customers",
+        "INSERT OVERWRITE DIRECTORY '/tmp/parrot-never' USING csv SELECT 1",
+        "INSERT OVERWRITE LOCAL DIRECTORY '/tmp/parrot-never' SELECT 1",
+        "CREATE TABLE x (a INT) USING csv LOCATION '/tmp/parrot-never'",
+        "CREATE DATABASE x LOCATION '/tmp/parrot-never'",
+        "CREATE TEMPORARY VIEW x USING csv OPTIONS (path '/etc/hostname')",
+        "SELECT TRANSFORM(1) USING 'cat' AS (x)",
+        "CREATE TEMPORARY FUNCTION f AS 'org.example.F'",
+        "SELECT reflect('java.lang.String', 'valueOf', 1)",
+        "SELECT java_method('java.lang.String', 'valueOf', 1)",
+        "SELECT IDENTIFIER('ref' || 'lect')('java.lang.String', 'valueOf', 1)",
+        "EXECUTE IMMEDIATE 'SELECT 1'",
+        "SET spark.sql.runSQLOnFiles = true",
+        "SET spark.sql.variable.substitute=true",
+        "SET spark.executor.memory = 1g",
+        "SET spark.sql.catalog.x = org.example.Catalog",
+        "BEGIN SELECT 1; ADD JAR '/tmp/parrot-never.jar'; END",
+        "SELECT 1; ADD FILE '/etc/hostname'",
+    ],
 }
 
 
-@pytest.mark.parametrize(("engine_name", "sql"),
-                         [(e, s) for e, sqls in REFUSED.items() for s in sqls],
-                         indirect=["engine_name"])
+@pytest.mark.parametrize(
+    ("engine_name", "sql"),
+    [(e, s) for e, sqls in REFUSED.items() for s in sqls],
+    indirect=["engine_name"],
+)
 def test_refused_statements(engine: Engine, shop: Fixture, sql: str) -> None:
     ex = engine.execute(sql, shop)
     assert ex.status is ExecStatus.UNSUPPORTED, (ex.status, ex.error)
@@ -411,56 +496,66 @@ def test_format_word_is_not_a_format_clause(engine: Engine, shop: Fixture) -> No
 # --- timeouts -------------------------------------------------------------------------------------
 
 BOMBS = {
-    "sleep": {"*": "SELECT sleep(3) FROM numbers(10) SETTINGS max_block_size = 1",
-              "mysql": "SELECT sleep(3)",
-              "postgres": "SELECT pg_sleep(3)"},
+    "sleep": {
+        "*": "SELECT sleep(3) FROM numbers(10) SETTINGS max_block_size = 1",
+        "mysql": "SELECT sleep(3)",
+        "postgres": "SELECT pg_sleep(3)",
+    },
     "cross_join": {
         "sqlite": "WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r "
-                  "WHERE n < 100000) SELECT count(*) FROM r a, r b",
+        "WHERE n < 100000) SELECT count(*) FROM r a, r b",
         "duckdb": "SELECT count(*) FROM range(100000000) a, range(100000000) b",
         "postgres": "SELECT count(*) FROM generate_series(1, 100000) a, "
-                    "generate_series(1, 100000) b",
+        "generate_series(1, 100000) b",
         "mysql": "SELECT count(*) FROM seq_1_to_100000000 a, seq_1_to_100000000 b",
         "clickhouse": "SELECT count() FROM numbers(100000000) a, numbers(100000000) b",
         "spark": "SELECT count(*) FROM range(100000000) a, range(100000000) b",
     },
     "recursive_cte": {
         "*": "WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r) "
-             "SELECT count(*) FROM r",
+        "SELECT count(*) FROM r",
         # ClickHouse stops at 1000 levels (max_recursive_cte_evaluation_depth) with an error,
         # within or after the timeout depending on the machine's load: lift the limit
         "clickhouse": "WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r) "
-                      "SELECT count() FROM r SETTINGS max_recursive_cte_evaluation_depth = 1e9",
+        "SELECT count() FROM r SETTINGS max_recursive_cte_evaluation_depth = 1e9",
         # Spark stops at 100 levels with RECURSION_LEVEL_LIMIT_EXCEEDED (often within 0.5 s)
         "spark": "WITH RECURSIVE r(n) MAX RECURSION LEVEL 1000000 AS (SELECT 1 UNION ALL "
-                 "SELECT n + 1 FROM r) SELECT count(*) FROM r",
+        "SELECT n + 1 FROM r) SELECT count(*) FROM r",
     },
     "after_ddl": {  # the bomb runs in a writing (scratch) execution
         "sqlite": "CREATE TEMP VIEW v AS SELECT 1; WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL "
-                  "SELECT n + 1 FROM r) SELECT count(*) FROM r",
+        "SELECT n + 1 FROM r) SELECT count(*) FROM r",
         "duckdb": "CREATE VIEW v AS SELECT 1; SELECT count(*) FROM range(100000000) a, "
-                  "range(100000000) b",
+        "range(100000000) b",
         "postgres": "CREATE VIEW v AS SELECT 1; SELECT count(*) FROM generate_series(1, 100000) "
-                    "a, generate_series(1, 100000) b",
+        "a, generate_series(1, 100000) b",
         "mysql": "CREATE VIEW v AS SELECT 1; SELECT count(*) FROM seq_1_to_100000000 a, "
-                 "seq_1_to_100000000 b",
+        "seq_1_to_100000000 b",
         "clickhouse": "CREATE VIEW v AS SELECT 1; SELECT count() FROM numbers(100000000) a, "
-                      "numbers(100000000) b",
+        "numbers(100000000) b",
         "spark": "CREATE VIEW v AS SELECT 1; SELECT count(*) FROM range(100000000) a, "
-                 "range(100000000) b",
+        "range(100000000) b",
     },
 }
 
 
 @pytest.mark.parametrize("bomb", sorted(BOMBS))
-@pytest.mark.notimpl(["sqlite", "duckdb", "spark"], raises=AssertionError,
-                     reason="sleep: no sleep() function", params={"bomb": ["sleep"]})
-@pytest.mark.notyet(["mysql"], raises=AssertionError,
-                    reason="recursive_cte: MariaDB stops recursing silently after "
-                           "max_recursive_iterations (1000) and returns the rows so far",
-                    params={"bomb": ["recursive_cte"]})
-def test_timeouts_stop_runaway_queries(engine_name: str, engine: Engine, shop: Fixture,
-                                       bomb: str) -> None:
+@pytest.mark.notimpl(
+    ["sqlite", "duckdb", "spark"],
+    raises=AssertionError,
+    reason="sleep: no sleep() function",
+    params={"bomb": ["sleep"]},
+)
+@pytest.mark.notyet(
+    ["mysql"],
+    raises=AssertionError,
+    reason="recursive_cte: MariaDB stops recursing silently after "
+    "max_recursive_iterations (1000) and returns the rows so far",
+    params={"bomb": ["recursive_cte"]},
+)
+def test_timeouts_stop_runaway_queries(
+    engine_name: str, engine: Engine, shop: Fixture, bomb: str
+) -> None:
     sql = BOMBS[bomb].get(engine_name, BOMBS[bomb].get("*", ""))
     started = time.monotonic()
     ex = engine.execute(sql, shop, timeout=TIMEOUT)
@@ -499,7 +594,7 @@ def test_clickhouse_watchdog_kills_by_tag(engine: Engine, shop: Fixture) -> None
 
 GENERATE = {  # n rows
     "sqlite": "WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r WHERE n < {n}) "
-              "SELECT n FROM r",
+    "SELECT n FROM r",
     "duckdb": "SELECT range AS n FROM range(1, {n} + 1)",
     "postgres": "SELECT generate_series(1, {n}) AS n",  # in the select list: streamed
     "clickhouse": "SELECT number + 1 AS n FROM numbers({n})",
@@ -523,22 +618,37 @@ def test_result_cap(engine_name: str, engine: Engine, shop: Fixture) -> None:
 
 SYNTAX_ERRORS = ["SELEC 1", "SELECT FROM WHERE", "SELECT (1", "SELECT 1 +", "SELECT * FORM orders"]
 RUNTIME_ERRORS = {
-    "*": ["SELECT nosuch FROM customers", "SELECT * FROM nosuch_table",
-          "SELECT count(*) FROM customers GROUP BY nosuch"],
+    "*": [
+        "SELECT nosuch FROM customers",
+        "SELECT * FROM nosuch_table",
+        "SELECT count(*) FROM customers GROUP BY nosuch",
+    ],
     "sqlite": ["SELECT abs(-9223372036854775807 - 1)"],
     "duckdb": ["SELECT CAST('a' AS INTEGER)", "SELECT 1 / 0 = 'x'::INTEGER"],
-    "postgres": ["SELECT CAST('a' AS INTEGER)", "SELECT 1 / 0",
-                 "SELECT (SELECT id FROM customers)"],
+    "postgres": [
+        "SELECT CAST('a' AS INTEGER)",
+        "SELECT 1 / 0",
+        "SELECT (SELECT id FROM customers)",
+    ],
     "clickhouse": ["SELECT toInt32('a')", "SELECT throwIf(1)"],
     "mysql": ["SELECT (SELECT id FROM customers)", "SELECT ~0 + 1"],
-    "spark": ["SELECT CAST('a' AS INT)", "SELECT 1 / 0", "SELECT raise_error('boom')",
-              "SELECT 2147483647 + 1", "SELECT (SELECT id FROM customers)"],
+    "spark": [
+        "SELECT CAST('a' AS INT)",
+        "SELECT 1 / 0",
+        "SELECT raise_error('boom')",
+        "SELECT 2147483647 + 1",
+        "SELECT (SELECT id FROM customers)",
+    ],
 }
 
 
 @pytest.mark.parametrize("sql", SYNTAX_ERRORS)
-@pytest.mark.notimpl(["spark"], raises=AssertionError, reason="Spark keywords are not reserved: "
-                     "FROM is a column, WHERE its alias", params={"sql": ["SELECT FROM WHERE"]})
+@pytest.mark.notimpl(
+    ["spark"],
+    raises=AssertionError,
+    reason="Spark keywords are not reserved: FROM is a column, WHERE its alias",
+    params={"sql": ["SELECT FROM WHERE"]},
+)
 def test_syntax_errors(engine: Engine, shop: Fixture, sql: str) -> None:
     ex = engine.execute(sql, shop)
     assert ex.status is ExecStatus.SYNTAX_ERROR, (ex.status, ex.error)

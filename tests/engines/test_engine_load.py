@@ -30,9 +30,12 @@ def _select_all(engine: Engine, fixture: Fixture, table: str, order: str) -> tup
 
 
 @pytest.mark.parametrize("fixture", [ALLTYPES, SHOP], ids=lambda f: f.name)
-@pytest.mark.notimpl(["mysql"], raises=AssertionError, params={"fixture": [ALLTYPES]},
-                     reason="DEC is a reserved word in MySQL: the unquoted column is a "
-                            "syntax error")
+@pytest.mark.notimpl(
+    ["mysql"],
+    raises=AssertionError,
+    params={"fixture": [ALLTYPES]},
+    reason="DEC is a reserved word in MySQL: the unquoted column is a syntax error",
+)
 def test_load_verifies_and_round_trips(engine: Engine, fixture: Fixture) -> None:
     report = engine.load(fixture)
     assert report.verified
@@ -46,9 +49,12 @@ def test_load_verifies_and_round_trips(engine: Engine, fixture: Fixture) -> None
         assert table_checksum(table, ex.result.rows) == fixture.checksums[table.name]
 
 
-@pytest.mark.notimpl(["mysql"], raises=AssertionError,
-                     reason="DEC is a reserved word in MySQL (the unquoted column is a syntax "
-                            "error); BOOLEAN is TINYINT(1): true/false come back as 1/0")
+@pytest.mark.notimpl(
+    ["mysql"],
+    raises=AssertionError,
+    reason="DEC is a reserved word in MySQL (the unquoted column is a syntax "
+    "error); BOOLEAN is TINYINT(1): true/false come back as 1/0",
+)
 def test_values_come_back_canonical(engine_name: str, engine: Engine) -> None:
     rows = _select_all(engine, ALLTYPES, "t", "id")
     assert [r[0] for r in rows] == [1, 2, 3, 4, 5, 6]
@@ -60,8 +66,7 @@ def test_values_come_back_canonical(engine_name: str, engine: Engine) -> None:
     assert rows[0][2] == 9223372036854775807
     assert rows[1][3] == -1.5e-300
     for row in rows:
-        assert all(family(v) in ("null", "boolean", "number", "string", "temporal")
-                   for v in row)
+        assert all(family(v) in ("null", "boolean", "number", "string", "temporal") for v in row)
     if engine_name == "sqlite":  # SQLite hands back its stand-ins
         assert rows[0][7] == 1 and rows[1][7] == 0
         assert rows[1][8] == "1900-01-01"
@@ -79,10 +84,14 @@ def test_values_come_back_canonical(engine_name: str, engine: Engine) -> None:
         assert rows[2][5] == Decimal("0.0000000001")
 
 
-@pytest.mark.notimpl(["sqlite"], raises=FixtureLoadError,
-                     reason="SQLite stores NaN as NULL and loses the sign of -0.0")
-@pytest.mark.notimpl(["mysql"], raises=FixtureLoadError,
-                     reason="MySQL DOUBLE cannot hold NaN or infinities")
+@pytest.mark.notimpl(
+    ["sqlite"],
+    raises=FixtureLoadError,
+    reason="SQLite stores NaN as NULL and loses the sign of -0.0",
+)
+@pytest.mark.notimpl(
+    ["mysql"], raises=FixtureLoadError, reason="MySQL DOUBLE cannot hold NaN or infinities"
+)
 def test_special_floats_round_trip(engine_name: str, engine: Engine) -> None:
     assert engine.load(SPECIAL_FLOATS).verified
     rows = _select_all(engine, SPECIAL_FLOATS, "f", "id")
@@ -93,8 +102,11 @@ def test_special_floats_round_trip(engine_name: str, engine: Engine) -> None:
     assert math.copysign(1.0, rows[5][1]) == -1.0
 
 
-@pytest.mark.notimpl(["sqlite"], raises=FixtureLoadError,
-                     reason="SQLite DECIMAL has NUMERIC affinity: 15-16 significant digits")
+@pytest.mark.notimpl(
+    ["sqlite"],
+    raises=FixtureLoadError,
+    reason="SQLite DECIMAL has NUMERIC affinity: 15-16 significant digits",
+)
 def test_wide_decimals_round_trip(engine_name: str, engine: Engine) -> None:
     assert engine.load(WIDE_DECIMALS).verified
     rows = _select_all(engine, WIDE_DECIMALS, "w", "id")
@@ -114,8 +126,10 @@ def test_in_process_engine_keeps_its_recent_fixtures_only(monkeypatch: pytest.Mo
     from parrot.engines.duckdb import DuckDBEngine
 
     monkeypatch.setattr(DuckDBEngine, "keep", 2)
-    fixtures = [make_fixture(f"k{i}", [{"name": "t", "columns": [col("v", "integer")],
-                                         "rows": [[i]]}]) for i in range(4)]
+    fixtures = [
+        make_fixture(f"k{i}", [{"name": "t", "columns": [col("v", "integer")], "rows": [[i]]}])
+        for i in range(4)
+    ]
     with DuckDBEngine() as engine:
         for fx in fixtures[:3]:
             engine.load(fx)
@@ -143,9 +157,16 @@ LOSSY = [
 
 @pytest.mark.parametrize(("engine_name", "ptype", "value"), LOSSY, indirect=["engine_name"])
 def test_unfaithful_load_is_reported(fresh_engine: Engine, ptype: str, value: str) -> None:
-    fixture = make_fixture("lossy", [{
-        "name": "x", "columns": [col("id", "integer", False), col("v", ptype)],
-        "rows": [[1, value], [2, None]]}])
+    fixture = make_fixture(
+        "lossy",
+        [
+            {
+                "name": "x",
+                "columns": [col("id", "integer", False), col("v", ptype)],
+                "rows": [[1, value], [2, None]],
+            }
+        ],
+    )
     with pytest.raises(FixtureLoadError, match=r"x: checksum .*declared but not stored"):
         fresh_engine.load(fixture)
     with pytest.raises(FixtureLoadError):  # a failed load is not cached
@@ -154,8 +175,9 @@ def test_unfaithful_load_is_reported(fresh_engine: Engine, ptype: str, value: st
 
 @pytest.mark.parametrize("engine_name", ["duckdb", "clickhouse", "spark"], indirect=True)
 def test_value_out_of_type_range_is_a_load_error(fresh_engine: Engine) -> None:
-    fixture = make_fixture("overflow", [{
-        "name": "x", "columns": [col("v", "integer")], "rows": [[2**40]]}])
+    fixture = make_fixture(
+        "overflow", [{"name": "x", "columns": [col("v", "integer")], "rows": [[2**40]]}]
+    )
     with pytest.raises(FixtureLoadError):
         fresh_engine.load(fixture)
 
@@ -165,10 +187,12 @@ def _corrupt(engine: Engine, fixture: Fixture) -> None:
     name = type(engine).name
     if name == "sqlite":
         engine.stored(fixture).execute(  # type: ignore[attr-defined]
-            "UPDATE customers SET name = 'Eve' WHERE id = 1")
+            "UPDATE customers SET name = 'Eve' WHERE id = 1"
+        )
     elif name == "duckdb":
         engine.stored(fixture).con.execute(  # type: ignore[attr-defined]
-            "UPDATE customers SET name = 'Eve' WHERE id = 1")
+            "UPDATE customers SET name = 'Eve' WHERE id = 1"
+        )
     elif name == "postgres":
         # one materialisation per server, shared by all instances: change it only inside an
         # open transaction of this adapter's admin connection (rolled back when it closes)
@@ -179,16 +203,19 @@ def _corrupt(engine: Engine, fixture: Fixture) -> None:
     elif name == "mysql":
         db = engine.stored(fixture).database  # type: ignore[attr-defined]
         engine._admin_sql(  # type: ignore[attr-defined]
-            f"UPDATE `{db}`.customers SET name = 'Eve' WHERE id = 1")
+            f"UPDATE `{db}`.customers SET name = 'Eve' WHERE id = 1"
+        )
     elif name == "spark":  # stored DataFrames are immutable: replace the stored one
         frames = engine.stored(fixture).frames  # type: ignore[attr-defined]
         frames["customers"] = frames["customers"].selectExpr(
-            "id", "CASE WHEN id = 1 THEN 'Eve' ELSE name END AS name", "city")
+            "id", "CASE WHEN id = 1 THEN 'Eve' ELSE name END AS name", "city"
+        )
     else:
         db = engine.stored(fixture).database  # type: ignore[attr-defined]
         engine._admin.query(  # type: ignore[attr-defined]
             f"ALTER TABLE `{db}`.customers UPDATE name = 'Eve' WHERE id = 1 "
-            "SETTINGS mutations_sync = 1")
+            "SETTINGS mutations_sync = 1"
+        )
 
 
 def test_direct_corruption_changes_checksums(fresh_engine: Engine) -> None:
@@ -200,9 +227,12 @@ def test_direct_corruption_changes_checksums(fresh_engine: Engine) -> None:
     assert after["orders"] == SHOP.checksums["orders"]
 
 
-@pytest.mark.notimpl(["mysql"], raises=AssertionError,
-                     reason="one database per fixture per server, shared by all instances "
-                            "(a changed one is dropped and reloaded when an instance closes)")
+@pytest.mark.notimpl(
+    ["mysql"],
+    raises=AssertionError,
+    reason="one database per fixture per server, shared by all instances "
+    "(a changed one is dropped and reloaded when an instance closes)",
+)
 def test_instances_do_not_share_fixtures(engine_name: str, servers: Any) -> None:
     cls = engine_class(engine_name)
     url = () if cls.url_schemes is None else (servers.url(cls.dialect),)  # skips with no server

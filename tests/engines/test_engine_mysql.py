@@ -35,60 +35,120 @@ def test_mysql_lexicon() -> None:
     # /*! ... */ is code MySQL runs, so the guard must see it
     words = [t.name for t in st.tokenize("SELECT 1 /*!50000 INTO OUTFILE 'x' */", m)]
     assert "outfile" in words
-    assert [t.name for t in st.tokenize("SELECT /*M!100100 2, */ 1", m)] == ["select", "2", "",
-                                                                             "1"]
+    assert [t.name for t in st.tokenize("SELECT /*M!100100 2, */ 1", m)] == ["select", "2", "", "1"]
     assert [t.name for t in st.tokenize("SELECT /* plain */ 1", m)] == ["select", "1"]
 
 
 # --- the guard (no server) ------------------------------------------------------------------------
 
-@pytest.mark.parametrize("sql", [
-    "SELECT * FROM t", "WITH x AS (SELECT 1) SELECT * FROM x", "SHOW TABLES", "DESCRIBE t",
-    "EXPLAIN SELECT 1", "SET @x = 1", "SET SESSION sql_mode = 'ANSI_QUOTES'", "DO sleep(1)",
-    "SELECT REPLACE(name, 'a', 'b'), INSERT('abc', 1, 1, 'x') FROM t", "VALUES (1, 2)",
-    "SHOW CREATE TABLE t", "START TRANSACTION", "COMMIT", "SELECT @names",
-])
+
+@pytest.mark.parametrize(
+    "sql",
+    [
+        "SELECT * FROM t",
+        "WITH x AS (SELECT 1) SELECT * FROM x",
+        "SHOW TABLES",
+        "DESCRIBE t",
+        "EXPLAIN SELECT 1",
+        "SET @x = 1",
+        "SET SESSION sql_mode = 'ANSI_QUOTES'",
+        "DO sleep(1)",
+        "SELECT REPLACE(name, 'a', 'b'), INSERT('abc', 1, 1, 'x') FROM t",
+        "VALUES (1, 2)",
+        "SHOW CREATE TABLE t",
+        "START TRANSACTION",
+        "COMMIT",
+        "SELECT @names",
+    ],
+)
 def test_guard_reads(sql: str) -> None:
     plan = GUARD.check(sql)
     assert isinstance(plan, st.Plan) and not plan.writes, plan
 
 
-@pytest.mark.parametrize("sql", [
-    "INSERT INTO t VALUES (1)", "CREATE VIEW v AS SELECT 1", "DROP TABLE t", "CALL p()",
-    "SELECT * FROM t FOR UPDATE", "SET STATEMENT sql_mode = '' FOR DELETE FROM t",
-    "LOCK TABLES t WRITE", "UPDATE t SET password = 'x', names = 1", "ANALYZE TABLE t",
-    "REPLACE INTO t VALUES (1)",
-])
+@pytest.mark.parametrize(
+    "sql",
+    [
+        "INSERT INTO t VALUES (1)",
+        "CREATE VIEW v AS SELECT 1",
+        "DROP TABLE t",
+        "CALL p()",
+        "SELECT * FROM t FOR UPDATE",
+        "SET STATEMENT sql_mode = '' FOR DELETE FROM t",
+        "LOCK TABLES t WRITE",
+        "UPDATE t SET password = 'x', names = 1",
+        "ANALYZE TABLE t",
+        "REPLACE INTO t VALUES (1)",
+    ],
+)
 def test_guard_writes(sql: str) -> None:
     plan = GUARD.check(sql)
     assert isinstance(plan, st.Plan) and plan.writes, plan
 
 
 REFUSED_SQL = [
-    "USE mysql", "LOAD DATA INFILE '/etc/passwd' INTO TABLE customers",
+    "USE mysql",
+    "LOAD DATA INFILE '/etc/passwd' INTO TABLE customers",
     "LOAD XML INFILE '/etc/passwd' INTO TABLE customers",
-    "SELECT 1 INTO OUTFILE '/tmp/parrot-never'", "SELECT 1 INTO DUMPFILE '/tmp/parrot-never'",
-    "SELECT 1 /*!50000 INTO OUTFILE '/tmp/parrot-never' */", "SELECT LOAD_FILE('/etc/passwd')",
-    "SHUTDOWN", "KILL QUERY 1", "KILL 1", "GRANT ALL ON *.* TO parrot_ro",
-    "REVOKE ALL ON *.* FROM x", "CREATE USER x", "DROP USER x", "RENAME USER a TO b",
-    "CREATE ROLE r", "SET GLOBAL max_connections = 1", "SET @@global.max_connections = 1",
-    "SET @x = 1, GLOBAL max_connections = 1", "SET PERSIST max_connections = 1",
-    "INSTALL PLUGIN x SONAME 'x.so'", "UNINSTALL PLUGIN x", "FLUSH PRIVILEGES",
-    "FLUSH TABLES WITH READ LOCK", "CREATE DATABASE x", "CREATE SCHEMA x", "DROP DATABASE x",
-    "CREATE OR REPLACE DATABASE x", "ALTER DATABASE x CHARACTER SET latin1",
-    "HANDLER customers OPEN", "SET SESSION max_statement_time = 0",
-    "SET max_statement_time = 0", "SET STATEMENT max_statement_time = 0 FOR SELECT sleep(5)",
-    "SET @@session.max_statement_time = 0", "SET NAMES latin1", "SET CHARACTER SET latin1",
-    "SET character_set_results = latin1", "SET time_zone = '+02:00'", "SET PASSWORD = 'x'",
-    "SET ROLE r", "SET SESSION TRANSACTION READ WRITE", "PREPARE s FROM 'SELECT 1'",
-    "EXECUTE s", "EXECUTE IMMEDIATE 'SELECT 1'", "DEALLOCATE PREPARE s", "XA START 'x'",
-    "SELECT * FROM parrot_x.t", "SELECT * FROM `parrot_fx_0123`.t",
-    "SELECT 1; DROP DATABASE parrot_x", "SELECT 'parrot_fx_0123'",
+    "SELECT 1 INTO OUTFILE '/tmp/parrot-never'",
+    "SELECT 1 INTO DUMPFILE '/tmp/parrot-never'",
+    "SELECT 1 /*!50000 INTO OUTFILE '/tmp/parrot-never' */",
+    "SELECT LOAD_FILE('/etc/passwd')",
+    "SHUTDOWN",
+    "KILL QUERY 1",
+    "KILL 1",
+    "GRANT ALL ON *.* TO parrot_ro",
+    "REVOKE ALL ON *.* FROM x",
+    "CREATE USER x",
+    "DROP USER x",
+    "RENAME USER a TO b",
+    "CREATE ROLE r",
+    "SET GLOBAL max_connections = 1",
+    "SET @@global.max_connections = 1",
+    "SET @x = 1, GLOBAL max_connections = 1",
+    "SET PERSIST max_connections = 1",
+    "INSTALL PLUGIN x SONAME 'x.so'",
+    "UNINSTALL PLUGIN x",
+    "FLUSH PRIVILEGES",
+    "FLUSH TABLES WITH READ LOCK",
+    "CREATE DATABASE x",
+    "CREATE SCHEMA x",
+    "DROP DATABASE x",
+    "CREATE OR REPLACE DATABASE x",
+    "ALTER DATABASE x CHARACTER SET latin1",
+    "HANDLER customers OPEN",
+    "SET SESSION max_statement_time = 0",
+    "SET max_statement_time = 0",
+    "SET STATEMENT max_statement_time = 0 FOR SELECT sleep(5)",
+    "SET @@session.max_statement_time = 0",
+    "SET NAMES latin1",
+    "SET CHARACTER SET latin1",
+    "SET character_set_results = latin1",
+    "SET time_zone = '+02:00'",
+    "SET PASSWORD = 'x'",
+    "SET ROLE r",
+    "SET SESSION TRANSACTION READ WRITE",
+    "PREPARE s FROM 'SELECT 1'",
+    "EXECUTE s",
+    "EXECUTE IMMEDIATE 'SELECT 1'",
+    "DEALLOCATE PREPARE s",
+    "XA START 'x'",
+    "SELECT * FROM parrot_x.t",
+    "SELECT * FROM `parrot_fx_0123`.t",
+    "SELECT 1; DROP DATABASE parrot_x",
+    "SELECT 'parrot_fx_0123'",
     "CREATE EVENT e ON SCHEDULE EVERY 1 SECOND DO SELECT 1",
-    "CREATE TABLE x (a INT) DATA DIRECTORY = '/tmp'", "CREATE SERVER s FOREIGN DATA WRAPPER m",
-    "CREATE FUNCTION f RETURNS STRING SONAME 'x.so'", "RESET MASTER", "PURGE BINARY LOGS",
-    "CHANGE MASTER TO MASTER_HOST = 'x'", "START SLAVE", "STOP SLAVE", "BACKUP STAGE START",
-    "BINLOG 'x'", "CACHE INDEX t IN c",
+    "CREATE TABLE x (a INT) DATA DIRECTORY = '/tmp'",
+    "CREATE SERVER s FOREIGN DATA WRAPPER m",
+    "CREATE FUNCTION f RETURNS STRING SONAME 'x.so'",
+    "RESET MASTER",
+    "PURGE BINARY LOGS",
+    "CHANGE MASTER TO MASTER_HOST = 'x'",
+    "START SLAVE",
+    "STOP SLAVE",
+    "BACKUP STAGE START",
+    "BINLOG 'x'",
+    "CACHE INDEX t IN c",
     "CREATE PROCEDURE p() BEGIN KILL 1; END",
     "CREATE PROCEDURE p() BEGIN SET GLOBAL max_connections = 1; END",
     "CREATE PROCEDURE p() BEGIN SET max_statement_time = 0; SELECT sleep(9); END",
@@ -105,14 +165,19 @@ def test_guard_refuses(sql: str) -> None:
 
 
 def test_guard_allows_lookalikes() -> None:
-    for sql in ["SELECT name AS kill_count FROM t", "SELECT x FROM t USE INDEX (i)",
-                "SELECT 'kill', 'use' FROM t", "SELECT @@time_zone_x",
-                "DECLARE CONTINUE HANDLER FOR NOT FOUND SET done = 1",
-                "SELECT * FROM t WHERE `global` = 1"]:
+    for sql in [
+        "SELECT name AS kill_count FROM t",
+        "SELECT x FROM t USE INDEX (i)",
+        "SELECT 'kill', 'use' FROM t",
+        "SELECT @@time_zone_x",
+        "DECLARE CONTINUE HANDLER FOR NOT FOUND SET done = 1",
+        "SELECT * FROM t WHERE `global` = 1",
+    ]:
         assert isinstance(GUARD.check(sql), st.Plan), sql
 
 
 # --- values and types (no server) -----------------------------------------------------------------
+
 
 def test_time_values() -> None:
     assert _time("10:00:01.500000") == Temporal("time", "10:00:01.5")
@@ -122,21 +187,41 @@ def test_time_values() -> None:
 
 
 def test_create_table_sql() -> None:
-    fixture = make_fixture("keys", [{
-        "name": "Mixed", "primary_key": ["k", "n"],
-        "columns": [col("k", "text", False), col("n", "integer", False), col("d", "decimal(38,10)"),
-                    col("b", "boolean"), col("t", "timestamp"), col("s", "text")],
-        "rows": []}])
+    fixture = make_fixture(
+        "keys",
+        [
+            {
+                "name": "Mixed",
+                "primary_key": ["k", "n"],
+                "columns": [
+                    col("k", "text", False),
+                    col("n", "integer", False),
+                    col("d", "decimal(38,10)"),
+                    col("b", "boolean"),
+                    col("t", "timestamp"),
+                    col("s", "text"),
+                ],
+                "rows": [],
+            }
+        ],
+    )
     sql = create_table_sql("db", fixture.tables[0])
-    assert sql == ("CREATE TABLE `db`.`Mixed` (`k` VARCHAR(766) NOT NULL, `n` INT NOT NULL, "
-                   "`d` DECIMAL(38,10), `b` BOOLEAN, `t` DATETIME(6), `s` TEXT, "
-                   "PRIMARY KEY (`k`, `n`)) ENGINE = InnoDB")
+    assert sql == (
+        "CREATE TABLE `db`.`Mixed` (`k` VARCHAR(766) NOT NULL, `n` INT NOT NULL, "
+        "`d` DECIMAL(38,10), `b` BOOLEAN, `t` DATETIME(6), `s` TEXT, "
+        "PRIMARY KEY (`k`, `n`)) ENGINE = InnoDB"
+    )
 
 
 def test_url_parsing() -> None:
     t = _Target.parse("mysql://u%40x:p%3Aw@db.example:3307/any?ssl=required")
-    assert (t.host, t.port, t.user, t.password, t.ssl) == ("db.example", 3307, "u@x", "p:w",
-                                                           "required")
+    assert (t.host, t.port, t.user, t.password, t.ssl) == (
+        "db.example",
+        3307,
+        "u@x",
+        "p:w",
+        "required",
+    )
     local = _Target.parse("mariadb://root@127.0.0.1:3306/")
     assert local.ssl == "disabled" and local.password == ""
     assert _Target.parse("mysql://h/?unix_socket=/run/s.sock").unix_socket == "/run/s.sock"
@@ -164,14 +249,17 @@ def test_label_and_users(engine: MySQLEngine) -> None:
 
 @MYSQL
 def test_mysql_values(engine: Engine, shop: Fixture) -> None:
-    ex = engine.execute("""
+    ex = engine.execute(
+        """
         SELECT 7 / 2 AS d, 1 = 1 AS cmp, TIME '10:00:01.5' AS t, TIME '-01:00:00' AS nt,
                b'101' AS bits_literal, CAST(b'101' AS UNSIGNED) AS u, X'00ff' AS x,
                JSON_OBJECT('a', 1) AS j, 18446744073709551615 AS u64, 0.1e0 AS f,
                DATE '2024-01-05' AS dt, TIMESTAMP '2024-01-05 10:00:00.5' AS ts,
                CAST('2024-01-05 10:00:00' AS DATETIME) AS ts0, NULL AS n,
                CONVERT_TZ('2024-01-05 10:00:00', '+00:00', '+00:00') AS tz,
-               'ünï 🦜' AS s, CAST(1.5 AS DECIMAL(10, 3)) AS d3""", shop)
+               'ünï 🦜' AS s, CAST(1.5 AS DECIMAL(10, 3)) AS d3""",
+        shop,
+    )
     assert ex.ok and ex.result is not None, ex.error
     row = ex.result.rows[0]
     assert row[0] == Decimal("3.5000") and str(row[0]) == "3.5000"
@@ -195,20 +283,35 @@ def test_mysql_values(engine: Engine, shop: Fixture) -> None:
 
 @MYSQL
 def test_mysql_column_values(engine: Engine, shop: Fixture) -> None:
-    rows = run(engine, """
+    rows = run(
+        engine,
+        """
         CREATE TABLE z (b BIT(3), y YEAR, e ENUM('a', 'b'), st SET('x', 'y'), bl BLOB,
                         tx TEXT, ts TIMESTAMP(6), j JSON, fl FLOAT);
         INSERT INTO z VALUES (b'101', 2024, 'b', 'x,y', X'0001', 'text',
                               '2024-01-05 10:00:00.000001', '[1, 2]', 0.5);
-        SELECT * FROM z""")
-    assert rows == ((5, 2024, "b", "x,y", b"\x00\x01", "text",
-                     Temporal("timestamp", "2024-01-05 10:00:00.000001"), "[1, 2]", 0.5),)
+        SELECT * FROM z""",
+    )
+    assert rows == (
+        (
+            5,
+            2024,
+            "b",
+            "x,y",
+            b"\x00\x01",
+            "text",
+            Temporal("timestamp", "2024-01-05 10:00:00.000001"),
+            "[1, 2]",
+            0.5,
+        ),
+    )
 
 
 @MYSQL
 def test_alltypes_values(engine: Engine) -> None:
-    ex = engine.execute("SELECT id, i, big, f, `dec`, wide, s, b, d, ts FROM t ORDER BY id",
-                        ALLTYPES)
+    ex = engine.execute(
+        "SELECT id, i, big, f, `dec`, wide, s, b, d, ts FROM t ORDER BY id", ALLTYPES
+    )
     assert ex.ok and ex.result is not None, ex.error
     rows = ex.result.rows
     assert rows[0][7] == 1 and rows[1][7] == 0  # BOOLEAN is TINYINT(1)
@@ -223,8 +326,9 @@ def test_collation_is_the_server_default(engine: Engine, shop: Fixture) -> None:
     # utf8mb4_general_ci: case- and accent-insensitive, trailing spaces ignored
     assert run(engine, "SELECT 'a' = 'A', 'é' = 'e', 'a ' = 'a'") == ((1, 1, 1),)
     assert run(engine, "SELECT count(*) FROM customers WHERE name = 'ADA'") == ((2,),)
-    assert run(engine, "SELECT @@collation_connection, @@time_zone") == \
-        (("utf8mb4_general_ci", "+00:00"),)
+    assert run(engine, "SELECT @@collation_connection, @@time_zone") == (
+        ("utf8mb4_general_ci", "+00:00"),
+    )
 
 
 @MYSQL
@@ -284,10 +388,17 @@ def test_mysql_hostile_sql(engine: MySQLEngine, shop: Fixture, sql: str, tmp_pat
 
 
 @MYSQL
-@pytest.mark.parametrize("sql", ["USE mysql", "SELECT LOAD_FILE('/etc/passwd')",
-                                 "SELECT 1 INTO OUTFILE '/tmp/parrot-never'",
-                                 "SET GLOBAL max_connections = 1", "SHUTDOWN",
-                                 "SET SESSION max_statement_time = 0"])
+@pytest.mark.parametrize(
+    "sql",
+    [
+        "USE mysql",
+        "SELECT LOAD_FILE('/etc/passwd')",
+        "SELECT 1 INTO OUTFILE '/tmp/parrot-never'",
+        "SET GLOBAL max_connections = 1",
+        "SHUTDOWN",
+        "SET SESSION max_statement_time = 0",
+    ],
+)
 def test_mysql_refused(engine: Engine, shop: Fixture, sql: str) -> None:
     ex = engine.execute(sql, shop)
     assert ex.status is ExecStatus.UNSUPPORTED, (ex.status, ex.error)
@@ -295,61 +406,78 @@ def test_mysql_refused(engine: Engine, shop: Fixture, sql: str) -> None:
 
 
 @MYSQL
-@pytest.mark.parametrize("sql", ["SELECT * FROM mysql.user",
-                                 "CREATE VIEW v AS SELECT 1; SELECT * FROM mysql.user"])
+@pytest.mark.parametrize(
+    "sql", ["SELECT * FROM mysql.user", "CREATE VIEW v AS SELECT 1; SELECT * FROM mysql.user"]
+)
 def test_mysql_access_denied_is_a_runtime_error(engine: Engine, shop: Fixture, sql: str) -> None:
     ex = engine.execute(sql, shop)
     assert ex.status is ExecStatus.RUNTIME_ERROR, (ex.status, ex.error)
     assert ex.error and "denied" in ex.error
 
 
-@pytest.mark.parametrize(("text", "expected"), [
-    ("SELECT * FROM shop.orders", "SELECT * FROM `db`.orders"),
-    ("SELECT shop.orders.id FROM `shop`.`orders`", "SELECT `db`.orders.id FROM `db`.`orders`"),
-    ("SELECT s.shop.x FROM t", "SELECT s.shop.x FROM t"),  # a column of table s.shop
-    ("SELECT shop.id FROM customers shop", "SELECT shop.id FROM customers shop"),  # an alias
-    ("SELECT 'shop.orders' FROM shop.orders", "SELECT 'shop.orders' FROM `db`.orders"),
-    ("SELECT * FROM Shop.orders", "SELECT * FROM Shop.orders"),  # names are case-sensitive
-    ("SELECT '\\\\' AS a, shop.x FROM shop.t", "SELECT '\\\\' AS a, `db`.x FROM `db`.t"),
-    # the two backslash readings disagree on where the string ends: left alone
-    ("SELECT '\\', shop.x FROM shop.t -- '", "SELECT '\\', shop.x FROM shop.t -- '"),
-])
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("SELECT * FROM shop.orders", "SELECT * FROM `db`.orders"),
+        ("SELECT shop.orders.id FROM `shop`.`orders`", "SELECT `db`.orders.id FROM `db`.`orders`"),
+        ("SELECT s.shop.x FROM t", "SELECT s.shop.x FROM t"),  # a column of table s.shop
+        ("SELECT shop.id FROM customers shop", "SELECT shop.id FROM customers shop"),  # an alias
+        ("SELECT 'shop.orders' FROM shop.orders", "SELECT 'shop.orders' FROM `db`.orders"),
+        ("SELECT * FROM Shop.orders", "SELECT * FROM Shop.orders"),  # names are case-sensitive
+        ("SELECT '\\\\' AS a, shop.x FROM shop.t", "SELECT '\\\\' AS a, `db`.x FROM `db`.t"),
+        # the two backslash readings disagree on where the string ends: left alone
+        ("SELECT '\\', shop.x FROM shop.t -- '", "SELECT '\\', shop.x FROM shop.t -- '"),
+    ],
+)
 def test_qualify(text: str, expected: str) -> None:
     assert qualify(text, "shop", "db") == expected
 
 
 QUALIFIED = [  # (SQL with database-qualified names, the same without)
     ("SELECT count(*) FROM shop.customers", "SELECT count(*) FROM customers"),
-    ("SELECT c.name FROM `shop`.`customers` c JOIN shop.orders o ON o.customer_id = c.id "
-     "ORDER BY o.id", "SELECT c.name FROM customers c JOIN orders o ON o.customer_id = c.id "
-     "ORDER BY o.id"),
-    ("SELECT shop.customers.id FROM shop.customers ORDER BY 1",
-     "SELECT id FROM customers ORDER BY 1"),
-    ("CREATE VIEW shop.v AS SELECT id FROM shop.customers; SELECT count(*) FROM shop.v",
-     "SELECT count(*) FROM customers"),
-    ("UPDATE shop.customers SET city = 'x'; SELECT count(*) FROM shop.customers "
-     "WHERE city = 'x'", "SELECT count(*) FROM customers"),
+    (
+        "SELECT c.name FROM `shop`.`customers` c JOIN shop.orders o ON o.customer_id = c.id "
+        "ORDER BY o.id",
+        "SELECT c.name FROM customers c JOIN orders o ON o.customer_id = c.id ORDER BY o.id",
+    ),
+    (
+        "SELECT shop.customers.id FROM shop.customers ORDER BY 1",
+        "SELECT id FROM customers ORDER BY 1",
+    ),
+    (
+        "CREATE VIEW shop.v AS SELECT id FROM shop.customers; SELECT count(*) FROM shop.v",
+        "SELECT count(*) FROM customers",
+    ),
+    (
+        "UPDATE shop.customers SET city = 'x'; SELECT count(*) FROM shop.customers "
+        "WHERE city = 'x'",
+        "SELECT count(*) FROM customers",
+    ),
 ]
 
 
 @MYSQL
 @pytest.mark.parametrize(("sql", "plain"), QUALIFIED)
-def test_database_qualified_names_run(engine: MySQLEngine, shop: Fixture, sql: str,
-                                      plain: str) -> None:
+def test_database_qualified_names_run(
+    engine: MySQLEngine, shop: Fixture, sql: str, plain: str
+) -> None:
     assert database_name(shop) == "shop"
     assert run(engine, sql) == run(engine, plain)
     assert_intact(engine)
 
 
-@pytest.mark.parametrize(("code", "status"), [
-    (1142, ExecStatus.RUNTIME_ERROR),  # SELECT command denied to user for table
-    (1044, ExecStatus.RUNTIME_ERROR),  # access denied to database
-    (1370, ExecStatus.RUNTIME_ERROR),  # EXECUTE command denied for routine
-    (1146, ExecStatus.RUNTIME_ERROR),  # table doesn't exist
-    (1064, ExecStatus.SYNTAX_ERROR),
-    (1969, ExecStatus.TIMEOUT),
-    (2013, ExecStatus.ENGINE_ERROR),
-])
+@pytest.mark.parametrize(
+    ("code", "status"),
+    [
+        (1142, ExecStatus.RUNTIME_ERROR),  # SELECT command denied to user for table
+        (1044, ExecStatus.RUNTIME_ERROR),  # access denied to database
+        (1370, ExecStatus.RUNTIME_ERROR),  # EXECUTE command denied for routine
+        (1146, ExecStatus.RUNTIME_ERROR),  # table doesn't exist
+        (1064, ExecStatus.SYNTAX_ERROR),
+        (1969, ExecStatus.TIMEOUT),
+        (2013, ExecStatus.ENGINE_ERROR),
+    ],
+)
 def test_error_classification(code: int, status: ExecStatus) -> None:
     from parrot.engines.mysql import ERRORS
 
@@ -361,15 +489,19 @@ def test_error_classification(code: int, status: ExecStatus) -> None:
 def test_user_variables_and_temporary_tables_vanish(engine: Engine, shop: Fixture) -> None:
     assert run(engine, "SET @leak = 5; SELECT @leak") == ((5,),)
     assert run(engine, "SELECT @leak") == ((None,),)
-    assert run(engine, "CREATE TEMPORARY TABLE tt (a INT); INSERT INTO tt VALUES (1); "
-                       "SELECT count(*) FROM tt") == ((1,),)
+    assert run(
+        engine,
+        "CREATE TEMPORARY TABLE tt (a INT); INSERT INTO tt VALUES (1); SELECT count(*) FROM tt",
+    ) == ((1,),)
     assert engine.execute("SELECT * FROM tt", shop).status is ExecStatus.RUNTIME_ERROR
 
 
 @MYSQL
 def test_procedures_return_their_last_result(engine: Engine, shop: Fixture) -> None:
-    script = ("DELIMITER $$\nCREATE PROCEDURE two() BEGIN SELECT 1 AS one; "
-              "SELECT name FROM customers WHERE id = 3; END$$\nDELIMITER ;\nCALL two();")
+    script = (
+        "DELIMITER $$\nCREATE PROCEDURE two() BEGIN SELECT 1 AS one; "
+        "SELECT name FROM customers WHERE id = 3; END$$\nDELIMITER ;\nCALL two();"
+    )
     assert run(engine, script) == (("Linus",),)
     assert engine.execute("CALL two()", shop).status is ExecStatus.RUNTIME_ERROR
 
@@ -377,8 +509,10 @@ def test_procedures_return_their_last_result(engine: Engine, shop: Fixture) -> N
 @MYSQL
 def test_scratch_databases_are_dropped(engine: MySQLEngine, shop: Fixture) -> None:
     def scratch() -> list:
-        return engine._admin_rows("SELECT SCHEMA_NAME FROM information_schema.SCHEMATA "
-                                  "WHERE SCHEMA_NAME LIKE 'parrot\\_sx\\_%'")
+        return engine._admin_rows(
+            "SELECT SCHEMA_NAME FROM information_schema.SCHEMATA "
+            "WHERE SCHEMA_NAME LIKE 'parrot\\_sx\\_%'"
+        )
 
     before = scratch()
     assert run(engine, "CREATE VIEW v AS SELECT 1 AS x; SELECT x FROM v") == ((1,),)
@@ -390,16 +524,21 @@ def test_scratch_databases_are_dropped(engine: MySQLEngine, shop: Fixture) -> No
 @MYSQL
 def test_timeout_inside_a_procedure(engine: Engine, shop: Fixture) -> None:
     started = time.monotonic()
-    ex = engine.execute("CREATE PROCEDURE p() BEGIN DECLARE i INT DEFAULT 0; "
-                        "WHILE 1 DO SET i = i + 1; END WHILE; END; CALL p()", shop, timeout=0.5)
+    ex = engine.execute(
+        "CREATE PROCEDURE p() BEGIN DECLARE i INT DEFAULT 0; "
+        "WHILE 1 DO SET i = i + 1; END WHILE; END; CALL p()",
+        shop,
+        timeout=0.5,
+    )
     assert ex.status is ExecStatus.TIMEOUT, (ex.status, ex.error)
     assert within(started, 0.5 + 1)  # the loop never ends by itself
 
 
 @MYSQL
 def test_result_cap_stops_streaming(engine: Engine, shop: Fixture) -> None:
-    ex = engine.execute("SELECT a.seq FROM seq_1_to_1000000 a, seq_1_to_1000000 b", shop,
-                        max_rows=10, timeout=20)
+    ex = engine.execute(
+        "SELECT a.seq FROM seq_1_to_1000000 a, seq_1_to_1000000 b", shop, max_rows=10, timeout=20
+    )
     assert ex.status is ExecStatus.TOO_LARGE  # not TIMEOUT: streaming stopped at the cap
     assert run(engine, "SELECT 1") == ((1,),)
 
@@ -418,16 +557,18 @@ def test_fixture_database_shared_and_verified(engine: MySQLEngine) -> None:
 
 @MYSQL
 def test_changed_fixture_database_is_dropped_and_reloaded(engine: MySQLEngine) -> None:
-    fixture = make_fixture("mutable", [{"name": "m", "columns": [col("a", "integer")],
-                                        "rows": [[1], [2]]}])
+    fixture = make_fixture(
+        "mutable", [{"name": "m", "columns": [col("a", "integer")], "rows": [[1], [2]]}]
+    )
     damaged = MySQLEngine(default_url("mysql"))
     damaged.load(fixture)
     db = damaged.stored(fixture).database
     damaged._admin_sql(f"UPDATE `{db}`.m SET a = 3 WHERE a = 2")
     assert damaged.checksums(fixture) != fixture.checksums
     damaged.close()  # notices the change and drops the database
-    assert not engine._admin_rows("SELECT 1 FROM information_schema.SCHEMATA "
-                                  "WHERE SCHEMA_NAME = %s", (db,))
+    assert not engine._admin_rows(
+        "SELECT 1 FROM information_schema.SCHEMATA WHERE SCHEMA_NAME = %s", (db,)
+    )
     fresh = MySQLEngine(default_url("mysql"))
     try:
         assert fresh.load(fixture).verified
@@ -438,23 +579,31 @@ def test_changed_fixture_database_is_dropped_and_reloaded(engine: MySQLEngine) -
 
 @MYSQL
 def test_vanished_fixture_database_is_reloaded(fresh_engine: MySQLEngine) -> None:
-    fixture = make_fixture("vanishing", [{"name": "v", "columns": [col("a", "integer")],
-                                          "rows": [[7]]}])
+    fixture = make_fixture(
+        "vanishing", [{"name": "v", "columns": [col("a", "integer")], "rows": [[7]]}]
+    )
     fresh_engine.load(fixture)
     fresh_engine._admin_sql(f"DROP DATABASE `{fresh_engine.stored(fixture).database}`")
     assert run(fresh_engine, "SELECT a FROM v", fixture) == ((7,),)
-    assert run(fresh_engine, "CREATE VIEW w AS SELECT a FROM v; SELECT a FROM w",
-               fixture) == ((7,),)
+    assert run(fresh_engine, "CREATE VIEW w AS SELECT a FROM v; SELECT a FROM w", fixture) == (
+        (7,),
+    )
 
 
 @MYSQL
-@pytest.mark.parametrize(("ptype", "value"), [
-    ("integer", 2**40), ("double", "nan"), ("double", "-inf"), ("text", "x" * 70_000),
-])
-def test_unstorable_values_are_load_errors(fresh_engine: Engine, ptype: str,
-                                           value: object) -> None:
-    fixture = make_fixture(f"bad_{ptype}", [{"name": "x", "columns": [col("v", ptype)],
-                                             "rows": [[value]]}])
+@pytest.mark.parametrize(
+    ("ptype", "value"),
+    [
+        ("integer", 2**40),
+        ("double", "nan"),
+        ("double", "-inf"),
+        ("text", "x" * 70_000),
+    ],
+)
+def test_unstorable_values_are_load_errors(fresh_engine: Engine, ptype: str, value: object) -> None:
+    fixture = make_fixture(
+        f"bad_{ptype}", [{"name": "x", "columns": [col("v", ptype)], "rows": [[value]]}]
+    )
     with pytest.raises(FixtureLoadError):
         fresh_engine.load(fixture)
     with pytest.raises(FixtureLoadError):  # a failed load is not cached
@@ -463,8 +612,9 @@ def test_unstorable_values_are_load_errors(fresh_engine: Engine, ptype: str,
 
 @MYSQL
 def test_case_sensitive_table_names(fresh_engine: Engine) -> None:
-    fixture = make_fixture("cased", [{"name": "Items", "columns": [col("Qty", "integer")],
-                                      "rows": [[1]]}])
+    fixture = make_fixture(
+        "cased", [{"name": "Items", "columns": [col("Qty", "integer")], "rows": [[1]]}]
+    )
     assert fresh_engine.load(fixture).verified
     assert run(fresh_engine, "SELECT qty FROM Items", fixture) == ((1,),)  # columns fold
     ex = fresh_engine.execute("SELECT qty FROM items", fixture)  # table names do not
@@ -472,21 +622,25 @@ def test_case_sensitive_table_names(fresh_engine: Engine) -> None:
 
 
 @MYSQL
-def test_without_user_privileges_falls_back_to_the_url_user(engine: MySQLEngine,
-                                                            shop: Fixture) -> None:
-    engine._admin_sql("CREATE USER IF NOT EXISTS 'parrot_test_limited'@'%%' "
-                      "IDENTIFIED BY %s", ("pw-Limited-1",))
+def test_without_user_privileges_falls_back_to_the_url_user(
+    engine: MySQLEngine, shop: Fixture
+) -> None:
+    engine._admin_sql(
+        "CREATE USER IF NOT EXISTS 'parrot_test_limited'@'%%' IDENTIFIED BY %s", ("pw-Limited-1",)
+    )
     engine._admin_sql("GRANT ALL PRIVILEGES ON `parrot\\_%`.* TO 'parrot_test_limited'@'%'")
     target = engine._target
     url = f"mysql://parrot_test_limited:pw-Limited-1@{target.host}:{target.port}/" + (
-        f"?unix_socket={target.unix_socket}" if target.unix_socket else "")
+        f"?unix_socket={target.unix_socket}" if target.unix_socket else ""
+    )
     limited = MySQLEngine(url)
     try:
         assert not limited.sandboxed
         assert run(limited, "SELECT CURRENT_USER()")[0][0] == "parrot_test_limited@%"
         assert run(limited, "SELECT count(*) FROM customers") == ((4,),)
-        assert run(limited, "INSERT INTO customers (id) VALUES (9); "
-                            "SELECT count(*) FROM customers") == ((5,),)
+        assert run(
+            limited, "INSERT INTO customers (id) VALUES (9); SELECT count(*) FROM customers"
+        ) == ((5,),)
         assert_intact(limited)
     finally:
         limited.close()
@@ -500,8 +654,10 @@ def test_lost_connection_is_an_engine_error(engine: MySQLEngine, shop: Fixture) 
         try:
             with conn.cursor() as cur:
                 for _ in range(100):
-                    cur.execute("SELECT ID FROM information_schema.PROCESSLIST "
-                                "WHERE INFO LIKE 'SELECT sleep(4)%%'")
+                    cur.execute(
+                        "SELECT ID FROM information_schema.PROCESSLIST "
+                        "WHERE INFO LIKE 'SELECT sleep(4)%%'"
+                    )
                     found = cur.fetchall()
                     if found:
                         cur.execute(f"KILL CONNECTION {int(found[0][0])}")
@@ -543,10 +699,15 @@ def test_watchdog_kill_query(engine: MySQLEngine, shop: Fixture) -> None:
 
 @MYSQL
 def test_scratch_copies_what_the_script_names(engine: Engine, shop: Fixture) -> None:
-    assert run(engine, "CREATE VIEW v AS SELECT * FROM `orders`; "
-                       "SELECT (SELECT count(*) FROM v), (SELECT count(*) FROM items)") == \
-        ((4, 3),)  # quoted names count as mentions
-    rows = run(engine, "CREATE TEMPORARY TABLE x (a INT); SELECT TABLE_NAME FROM "
-                       "information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() "
-                       "ORDER BY TABLE_NAME")
+    assert run(
+        engine,
+        "CREATE VIEW v AS SELECT * FROM `orders`; "
+        "SELECT (SELECT count(*) FROM v), (SELECT count(*) FROM items)",
+    ) == ((4, 3),)  # quoted names count as mentions
+    rows = run(
+        engine,
+        "CREATE TEMPORARY TABLE x (a INT); SELECT TABLE_NAME FROM "
+        "information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() "
+        "ORDER BY TABLE_NAME",
+    )
     assert rows == (("customers",), ("items",), ("orders",))  # every table exists

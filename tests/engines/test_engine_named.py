@@ -16,10 +16,12 @@ import pytest
 from parrot.engines import Engine
 from parrot.migrate import named
 
-needs_spider = pytest.mark.skipif(not named.spider_ids(),
-                                  reason=f"no Spider corpus at {named.spider_root()}")
-needs_tpch = pytest.mark.skipif(not named.tpch_available(),
-                                reason="duckdb-extension-tpch is not installed")
+needs_spider = pytest.mark.skipif(
+    not named.spider_ids(), reason=f"no Spider corpus at {named.spider_root()}"
+)
+needs_tpch = pytest.mark.skipif(
+    not named.tpch_available(), reason="duckdb-extension-tpch is not installed"
+)
 
 # bike_1: '' and 'nil'/'T' in INTEGER columns, '94040-1724' zip codes, m/d/Y dates, 10k+ rows;
 # college_1: DATETIME values like '1978-2-23'; hr_1: '0000-00-00' dates and DECIMAL(2,2);
@@ -27,11 +29,13 @@ needs_tpch = pytest.mark.skipif(not named.tpch_available(),
 # university_basketball: a percentage in an INT column.
 DIRTY = ["bike_1", "college_1", "hr_1", "flight_1", "concert_singer", "university_basketball"]
 # names that can only be written quoted
-QUOTED = {"aircraft": ("airport", "%_Change_2007"),
-          "orchestra": ("performance", "Official_ratings_(millions)"),
-          "perpetrator": ("people", "Home Town"),
-          "tracking_grants_for_research": ("Tasks", "eg Agree Objectives"),
-          "tvshow": ("TV_series", "18_49_Rating_Share")}
+QUOTED = {
+    "aircraft": ("airport", "%_Change_2007"),
+    "orchestra": ("performance", "Official_ratings_(millions)"),
+    "perpetrator": ("people", "Home Town"),
+    "tracking_grants_for_research": ("Tasks", "eg Agree Objectives"),
+    "tvshow": ("TV_series", "18_49_Rating_Share"),
+}
 BACKTICKS = {"mysql", "spark"}  # engines whose default mode does not quote with "..."
 
 
@@ -52,8 +56,9 @@ def test_dirty_spider_databases_load_and_verify(db_id: str, engine: Engine) -> N
 
 @needs_spider
 @pytest.mark.parametrize("db_id", sorted(QUOTED))
-def test_names_that_need_quoting_load_and_answer_quoted_queries(db_id: str, engine: Engine,
-                                                                engine_name: str) -> None:
+def test_names_that_need_quoting_load_and_answer_quoted_queries(
+    db_id: str, engine: Engine, engine_name: str
+) -> None:
     fx = named.named_fixture(_spider(db_id))
     table, column = QUOTED[db_id]
     assert engine.load(fx).verified
@@ -81,8 +86,10 @@ def test_every_spider_database_loads_and_verifies(engine: Engine, engine_name: s
             failures[fx.name] = str(exc)[:300]
     loaded = time.perf_counter() - started
     rows = sum(len(t.rows) for fx in fixtures for t in fx.tables)
-    print(f"{len(names)} Spider fixtures ({rows} rows): resolve {resolved:.2f}s, "
-          f"load+verify on {engine_name} {loaded:.2f}s")
+    print(
+        f"{len(names)} Spider fixtures ({rows} rows): resolve {resolved:.2f}s, "
+        f"load+verify on {engine_name} {loaded:.2f}s"
+    )
     assert not failures
 
 
@@ -106,6 +113,8 @@ def test_tpch_sf001_loads_and_verifies(engine: Engine, engine_name: str) -> None
     generated = time.perf_counter() - started
     assert sum(len(t.rows) for t in fx.tables) == 86_805
     report = engine.load(fx)
-    print(f"tpch sf0.01: generate+introspect {generated:.2f}s, load+verify on {engine_name} "
-          f"{report.seconds:.2f}s")
+    print(
+        f"tpch sf0.01: generate+introspect {generated:.2f}s, load+verify on {engine_name} "
+        f"{report.seconds:.2f}s"
+    )
     assert report.verified

@@ -15,8 +15,10 @@ from parrot.engines import spark as sp
 pytestmark = pytest.mark.spark
 
 
-@pytest.mark.parametrize(("alias", "engine"), [("hiveql", "hive"), ("Hive", "hive"),
-                                               ("databricks", "databricks"), ("spark2", "spark")])
+@pytest.mark.parametrize(
+    ("alias", "engine"),
+    [("hiveql", "hive"), ("Hive", "hive"), ("databricks", "databricks"), ("spark2", "spark")],
+)
 def test_spark_family_dialects_have_an_engine(alias: str, engine: str) -> None:
     assert engine_name_for(dialects.resolve(alias)) == engine
 
@@ -30,8 +32,9 @@ def variant(request: pytest.FixtureRequest) -> Iterator[Engine]:
 
 
 # ANSI mode: Spark and Databricks raise errors where Hive semantics give NULL
-@pytest.mark.parametrize("sql", ["SELECT 1 / 0", "SELECT CAST('x' AS INT)",
-                                 "SELECT 2147483647 + CAST(1 AS INT)"])
+@pytest.mark.parametrize(
+    "sql", ["SELECT 1 / 0", "SELECT CAST('x' AS INT)", "SELECT 2147483647 + CAST(1 AS INT)"]
+)
 def test_ansi_errors_only_outside_hive(variant: Engine, sql: str) -> None:
     run = variant.execute(sql, SHOP)
     if variant.dialect == "hive":

@@ -17,8 +17,11 @@ from parrot.engines import statements as st
 SPLIT_CASES = json.loads((Path(__file__).parent / "data" / "split_cases.json").read_text())
 
 
-@pytest.mark.parametrize("case", SPLIT_CASES["cases"],
-                         ids=[f"{c['dialect']}-{i}" for i, c in enumerate(SPLIT_CASES["cases"])])
+@pytest.mark.parametrize(
+    "case",
+    SPLIT_CASES["cases"],
+    ids=[f"{c['dialect']}-{i}" for i, c in enumerate(SPLIT_CASES["cases"])],
+)
 def test_split(case: dict[str, Any]) -> None:
     """Every splitting case of every dialect, run against the one splitter."""
     assert st.splitter(case["dialect"]).split(case["sql"]) == case["statements"]
@@ -34,8 +37,12 @@ def test_clickhouse_dollar_continues_an_identifier() -> None:
 def test_spark_raw_strings_end_at_the_next_quote() -> None:
     tokens = st.tokenize("SELECT r'\\', f() -- '", st.SPARK)
     assert [t.text for t in tokens] == ["SELECT", "r'\\'", ",", "f", "(", ")"]
-    assert [t.text for t in st.tokenize('SELECT R"a\\", 2', st.SPARK)] == \
-        ["SELECT", 'R"a\\"', ",", "2"]
+    assert [t.text for t in st.tokenize('SELECT R"a\\", 2', st.SPARK)] == [
+        "SELECT",
+        'R"a\\"',
+        ",",
+        "2",
+    ]
 
 
 def test_tokens_and_leading_words() -> None:
@@ -44,8 +51,11 @@ def test_tokens_and_leading_words() -> None:
     assert st.TokenKind.QUOTED in kinds and st.TokenKind.STRING in kinds
     assert [t.name for t in tokens if t.kind is st.TokenKind.QUOTED] == ["col", "t"]
     assert st.leading_words("((SELECT a FROM t))", 2) == ("SELECT", "A")
-    assert st.leading_words("  create or replace view v as select 1", 3) == \
-        ("CREATE", "OR", "REPLACE")
+    assert st.leading_words("  create or replace view v as select 1", 3) == (
+        "CREATE",
+        "OR",
+        "REPLACE",
+    )
     assert st.leading_words("-- c\n/* d */ WITH x AS (SELECT 1) SELECT 1", 1) == ("WITH",)
     assert st.leading_words("", 3) == ()
 
@@ -107,8 +117,10 @@ def test_verify_load_accepts_stand_ins() -> None:
     assert report.verified and report.checksums == SHOP.checksums and report.seconds == 0.5
     # SQLite-style stand-ins: floats for decimals, 0/1 for booleans, ISO text for temporals
     items = SHOP.table("items")
-    stand_ins = [(r[0], r[1], r[2], int(r[3]), None if r[4] is None else r[4].isoformat())
-                 for r in items.rows]
+    stand_ins = [
+        (r[0], r[1], r[2], int(r[3]), None if r[4] is None else r[4].isoformat())
+        for r in items.rows
+    ]
     assert st.stored_checksums(SHOP, {**stored, "items": stand_ins}) == SHOP.checksums
 
 
@@ -134,8 +146,14 @@ def test_raise_load_error_wraps_engine_errors() -> None:
 def test_run_in_order_a_statement_returning_after_the_interrupt_is_a_timeout() -> None:
     # BENCHMARK() under KILL QUERY, DuckDB's repeat(): the engine returns instead of failing
     execution = st.run_in_order(
-        ["slow"], st.Deadline(0.05), 10, lambda _step, _left: (time.sleep(0.4), None)[1],
-        lambda: None, lambda _exc, _fired: ExecStatus.ENGINE_ERROR, str)
+        ["slow"],
+        st.Deadline(0.05),
+        10,
+        lambda _step, _left: (time.sleep(0.4), None)[1],
+        lambda: None,
+        lambda _exc, _fired: ExecStatus.ENGINE_ERROR,
+        str,
+    )
     assert execution.status is ExecStatus.TIMEOUT
 
 
@@ -148,25 +166,44 @@ def test_run_in_order_overflow_ends_the_script_at_once() -> None:
             raise st.Overflow
         return None
 
-    execution = st.run_in_order(["big", "next"], st.Deadline(5), 3, run, lambda: None,
-                                lambda _exc, _fired: ExecStatus.RUNTIME_ERROR, str)
-    assert (execution.status, execution.error, ran) == (ExecStatus.TOO_LARGE,
-                                                        "more than 3 rows", ["big"])
+    execution = st.run_in_order(
+        ["big", "next"],
+        st.Deadline(5),
+        3,
+        run,
+        lambda: None,
+        lambda _exc, _fired: ExecStatus.RUNTIME_ERROR,
+        str,
+    )
+    assert (execution.status, execution.error, ran) == (
+        ExecStatus.TOO_LARGE,
+        "more than 3 rows",
+        ["big"],
+    )
 
 
 def test_run_in_order_before_refuses_or_fails_outside_the_watchdog() -> None:
     def classify(exc: BaseException, fired: bool) -> ExecStatus:
         return ExecStatus.TIMEOUT if fired else ExecStatus.RUNTIME_ERROR
 
-    refused = st.run_in_order(["a", "b"], st.Deadline(5), 3, lambda _s, _l: None, lambda: None,
-                              classify, str, before=lambda s, _l: "ended" if s == "b" else None)
+    refused = st.run_in_order(
+        ["a", "b"],
+        st.Deadline(5),
+        3,
+        lambda _s, _l: None,
+        lambda: None,
+        classify,
+        str,
+        before=lambda s, _l: "ended" if s == "b" else None,
+    )
     assert (refused.status, refused.error) == (ExecStatus.UNSUPPORTED, "ended")
 
     def fail(_step: str, _left: float) -> None:
         raise ValueError("limit")
 
-    failed = st.run_in_order(["a"], st.Deadline(5), 3, lambda _s, _l: None, lambda: None,
-                             classify, str, before=fail)
+    failed = st.run_in_order(
+        ["a"], st.Deadline(5), 3, lambda _s, _l: None, lambda: None, classify, str, before=fail
+    )
     assert (failed.status, failed.error) == (ExecStatus.RUNTIME_ERROR, "limit")
 
 
@@ -179,10 +216,21 @@ def test_run_in_order_engine_messages() -> None:
 
     own = st.run_in_order(["f"], st.Deadline(5), 3, run, lambda: None, engine, str)
     typed = st.run_in_order(["o"], st.Deadline(5), 3, run, lambda: None, engine, str)
-    custom = st.run_in_order(["o"], st.Deadline(5), 3, run, lambda: None, engine, str,
-                             engine_message=lambda exc: f"scrubbed {exc}")
-    assert [own.error, typed.error, custom.error] == ["server said no", "OSError: gone",
-                                                      "scrubbed gone"]
+    custom = st.run_in_order(
+        ["o"],
+        st.Deadline(5),
+        3,
+        run,
+        lambda: None,
+        engine,
+        str,
+        engine_message=lambda exc: f"scrubbed {exc}",
+    )
+    assert [own.error, typed.error, custom.error] == [
+        "server said no",
+        "OSError: gone",
+        "scrubbed gone",
+    ]
 
 
 class _CodedError(Exception):
@@ -195,19 +243,28 @@ class _Broken(Exception):
     pass
 
 
-@pytest.mark.parametrize(("exc", "cancelled", "status"), [
-    (_CodedError("08006"), False, ExecStatus.ENGINE_ERROR),  # a lost prefix
-    (_CodedError("42601"), False, ExecStatus.SYNTAX_ERROR),
-    (_CodedError("22012"), False, ExecStatus.RUNTIME_ERROR),
-    (_CodedError(None), False, ExecStatus.ENGINE_ERROR),  # uncoded
-    (_CodedError(None), True, ExecStatus.ENGINE_ERROR),  # no uncoded_cancel: uncoded rules
-    (_Broken("x"), False, ExecStatus.ENGINE_ERROR),  # a lost type
-    (ValueError("x"), False, ExecStatus.ENGINE_ERROR),  # not a driver error
-])
+@pytest.mark.parametrize(
+    ("exc", "cancelled", "status"),
+    [
+        (_CodedError("08006"), False, ExecStatus.ENGINE_ERROR),  # a lost prefix
+        (_CodedError("42601"), False, ExecStatus.SYNTAX_ERROR),
+        (_CodedError("22012"), False, ExecStatus.RUNTIME_ERROR),
+        (_CodedError(None), False, ExecStatus.ENGINE_ERROR),  # uncoded
+        (_CodedError(None), True, ExecStatus.ENGINE_ERROR),  # no uncoded_cancel: uncoded rules
+        (_Broken("x"), False, ExecStatus.ENGINE_ERROR),  # a lost type
+        (ValueError("x"), False, ExecStatus.ENGINE_ERROR),  # not a driver error
+    ],
+)
 def test_error_table_fields(exc: BaseException, cancelled: bool, status: ExecStatus) -> None:
-    table = st.ErrorTable(lambda e: getattr(e, "code", None), syntax=frozenset({"42601"}),
-                          lost_prefixes=("08",), lost_types=(_Broken,), uncoded_cancel=False,
-                          uncoded=ExecStatus.ENGINE_ERROR, driver_errors=(_CodedError, _Broken))
+    table = st.ErrorTable(
+        lambda e: getattr(e, "code", None),
+        syntax=frozenset({"42601"}),
+        lost_prefixes=("08",),
+        lost_types=(_Broken,),
+        uncoded_cancel=False,
+        uncoded=ExecStatus.ENGINE_ERROR,
+        driver_errors=(_CodedError, _Broken),
+    )
     assert table(exc, cancelled) is status
 
 
@@ -236,7 +293,10 @@ def test_read_tables_maps_a_missing_table_to_no_rows() -> None:
             raise Missing(table.name)
         return [(table.name,)]
 
-    assert st.read_tables(SHOP, read, Missing) == {"customers": [("customers",)], "orders": [],
-                                                   "items": [("items",)]}
+    assert st.read_tables(SHOP, read, Missing) == {
+        "customers": [("customers",)],
+        "orders": [],
+        "items": [("items",)],
+    }
     with pytest.raises(Missing):
         st.read_tables(SHOP, read, KeyError)  # any other failure is the caller's

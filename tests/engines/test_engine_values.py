@@ -24,53 +24,88 @@ def one_row(engine: Engine, fixture: Fixture, sql: str) -> tuple[tuple[Any, ...]
 
 EXPRESSIONS: dict[str, tuple[dict[str, str], Any]] = {
     # name: ({engine: sql} ("*" for all), expected first value)
-    "decimal_keeps_scale": ({"sqlite": "SELECT CAST('1.50' AS DECIMAL(10,2))",
-                             "duckdb": "SELECT CAST(1.50 AS DECIMAL(10,2))",
-                             "postgres": "SELECT CAST(1.50 AS DECIMAL(10,2))",
-                             "clickhouse": "SELECT toDecimal64(1.5, 2)",
-                             "mysql": "SELECT CAST(1.50 AS DECIMAL(10,2))",
-                             "spark": "SELECT CAST(1.50 AS DECIMAL(10,2))"}, Decimal("1.50")),
-    "date_is_temporal": ({"sqlite": "SELECT date('2024-01-05')",
-                          "duckdb": "SELECT DATE '2024-01-05'",
-                          "postgres": "SELECT DATE '2024-01-05'",
-                          "clickhouse": "SELECT toDate32('2024-01-05')",
-                          "mysql": "SELECT DATE '2024-01-05'",
-                          "spark": "SELECT DATE '2024-01-05'"},
-                         Temporal("date", "2024-01-05")),
+    "decimal_keeps_scale": (
+        {
+            "sqlite": "SELECT CAST('1.50' AS DECIMAL(10,2))",
+            "duckdb": "SELECT CAST(1.50 AS DECIMAL(10,2))",
+            "postgres": "SELECT CAST(1.50 AS DECIMAL(10,2))",
+            "clickhouse": "SELECT toDecimal64(1.5, 2)",
+            "mysql": "SELECT CAST(1.50 AS DECIMAL(10,2))",
+            "spark": "SELECT CAST(1.50 AS DECIMAL(10,2))",
+        },
+        Decimal("1.50"),
+    ),
+    "date_is_temporal": (
+        {
+            "sqlite": "SELECT date('2024-01-05')",
+            "duckdb": "SELECT DATE '2024-01-05'",
+            "postgres": "SELECT DATE '2024-01-05'",
+            "clickhouse": "SELECT toDate32('2024-01-05')",
+            "mysql": "SELECT DATE '2024-01-05'",
+            "spark": "SELECT DATE '2024-01-05'",
+        },
+        Temporal("date", "2024-01-05"),
+    ),
     "timestamp_keeps_microseconds": (
-        {"sqlite": "SELECT '2024-01-05 10:00:00.123456'",
-         "duckdb": "SELECT TIMESTAMP '2024-01-05 10:00:00.123456'",
-         "postgres": "SELECT TIMESTAMP '2024-01-05 10:00:00.123456'",
-         "clickhouse": "SELECT toDateTime64('2024-01-05 10:00:00.123456', 6)",
-         "mysql": "SELECT TIMESTAMP '2024-01-05 10:00:00.123456'",
-         "spark": "SELECT TIMESTAMP '2024-01-05 10:00:00.123456'"},
-        Temporal("timestamp", "2024-01-05 10:00:00.123456")),
+        {
+            "sqlite": "SELECT '2024-01-05 10:00:00.123456'",
+            "duckdb": "SELECT TIMESTAMP '2024-01-05 10:00:00.123456'",
+            "postgres": "SELECT TIMESTAMP '2024-01-05 10:00:00.123456'",
+            "clickhouse": "SELECT toDateTime64('2024-01-05 10:00:00.123456', 6)",
+            "mysql": "SELECT TIMESTAMP '2024-01-05 10:00:00.123456'",
+            "spark": "SELECT TIMESTAMP '2024-01-05 10:00:00.123456'",
+        },
+        Temporal("timestamp", "2024-01-05 10:00:00.123456"),
+    ),
     "comparison_is_boolean": ({"*": "SELECT 1 = 1"}, True),
     "division_is_true_division": ({"*": "SELECT 7 / 2"}, 3.5),
-    "array_is_nested": ({"sqlite": "SELECT json_array(1, 2)", "*": "SELECT [1, 2]",
-                         "postgres": "SELECT ARRAY[1, 2]", "spark": "SELECT array(1, 2)"},
-                        Nested("[1,2]")),
+    "array_is_nested": (
+        {
+            "sqlite": "SELECT json_array(1, 2)",
+            "*": "SELECT [1, 2]",
+            "postgres": "SELECT ARRAY[1, 2]",
+            "spark": "SELECT array(1, 2)",
+        },
+        Nested("[1,2]"),
+    ),
     "unicode_string": ({"*": "SELECT 'ünï ✓ 🦜'"}, "ünï ✓ 🦜"),
     "null": ({"*": "SELECT NULL"}, None),
 }
 
 
 @pytest.mark.parametrize("name", sorted(EXPRESSIONS))
-@pytest.mark.notimpl(["sqlite"], raises=AssertionError,
-                     reason="SQLite has no DECIMAL, DATE, TIMESTAMP, BOOLEAN or array types",
-                     params={"name": ["decimal_keeps_scale", "date_is_temporal",
-                                      "timestamp_keeps_microseconds", "comparison_is_boolean",
-                                      "array_is_nested"]})
-@pytest.mark.notimpl(["clickhouse"], raises=AssertionError,
-                     reason="comparisons return UInt8", params={"name": ["comparison_is_boolean"]})
-@pytest.mark.notimpl(["sqlite", "postgres"], raises=AssertionError,
-                     reason="SQLite and PostgreSQL divide integers: 7/2 = 3",
-                    params={"name": ["division_is_true_division"]})
-@pytest.mark.notimpl(["mysql"], raises=AssertionError,
-                     reason="MySQL has no boolean or array types (1 = 1 is 1); 7/2 is "
-                            "Decimal('3.5000')",
-                     params={"name": ["comparison_is_boolean", "array_is_nested",
-                                      "division_is_true_division"]})
+@pytest.mark.notimpl(
+    ["sqlite"],
+    raises=AssertionError,
+    reason="SQLite has no DECIMAL, DATE, TIMESTAMP, BOOLEAN or array types",
+    params={
+        "name": [
+            "decimal_keeps_scale",
+            "date_is_temporal",
+            "timestamp_keeps_microseconds",
+            "comparison_is_boolean",
+            "array_is_nested",
+        ]
+    },
+)
+@pytest.mark.notimpl(
+    ["clickhouse"],
+    raises=AssertionError,
+    reason="comparisons return UInt8",
+    params={"name": ["comparison_is_boolean"]},
+)
+@pytest.mark.notimpl(
+    ["sqlite", "postgres"],
+    raises=AssertionError,
+    reason="SQLite and PostgreSQL divide integers: 7/2 = 3",
+    params={"name": ["division_is_true_division"]},
+)
+@pytest.mark.notimpl(
+    ["mysql"],
+    raises=AssertionError,
+    reason="MySQL has no boolean or array types (1 = 1 is 1); 7/2 is Decimal('3.5000')",
+    params={"name": ["comparison_is_boolean", "array_is_nested", "division_is_true_division"]},
+)
 def test_expression(engine_name: str, engine: Engine, shop: Fixture, name: str) -> None:
     sqls, expected = EXPRESSIONS[name]
     row, _ = one_row(engine, shop, sqls.get(engine_name, sqls.get("*", "")))
@@ -84,20 +119,26 @@ def test_expression(engine_name: str, engine: Engine, shop: Fixture, name: str) 
 @pytest.mark.notimpl(["sqlite"], raises=AssertionError, reason="SQLite has no NaN (0/0 is NULL)")
 @pytest.mark.notimpl(["mysql"], raises=AssertionError, reason="MySQL has no NaN (0e0/0e0 is NULL)")
 def test_nan_is_kept(engine_name: str, engine: Engine, shop: Fixture) -> None:
-    sql = {"sqlite": "SELECT 0.0 / 0.0", "duckdb": "SELECT 'nan'::DOUBLE",
-           "postgres": "SELECT 'NaN'::float8",
-           "clickhouse": "SELECT nan", "mysql": "SELECT 0e0 / 0e0",
-           "spark": "SELECT double('NaN')"}[engine_name]
+    sql = {
+        "sqlite": "SELECT 0.0 / 0.0",
+        "duckdb": "SELECT 'nan'::DOUBLE",
+        "postgres": "SELECT 'NaN'::float8",
+        "clickhouse": "SELECT nan",
+        "mysql": "SELECT 0e0 / 0e0",
+        "spark": "SELECT double('NaN')",
+    }[engine_name]
     row, _ = one_row(engine, shop, sql)
     assert isinstance(row[0], float) and math.isnan(row[0])
 
 
 # --- engine-specific conversions ------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("engine_name", ["sqlite"], indirect=True)
 def test_sqlite_values(engine: Engine, shop: Fixture) -> None:
-    row, types = one_row(engine, shop, "SELECT 1, 2.5, 'x', X'00ff', NULL, 1 = 1, "
-                                       "9223372036854775807")
+    row, types = one_row(
+        engine, shop, "SELECT 1, 2.5, 'x', X'00ff', NULL, 1 = 1, 9223372036854775807"
+    )
     assert row == (1, 2.5, "x", b"\x00\xff", None, 1, 9223372036854775807)
     assert type(row[5]) is int
     assert types[:4] == ("INTEGER", "REAL", "TEXT", "BLOB")
@@ -107,12 +148,16 @@ def test_sqlite_values(engine: Engine, shop: Fixture) -> None:
 
 @pytest.mark.parametrize("engine_name", ["duckdb"], indirect=True)
 def test_duckdb_values(engine: Engine, shop: Fixture) -> None:
-    row, types = one_row(engine, shop, """
+    row, types = one_row(
+        engine,
+        shop,
+        """
         SELECT 170141183460469231731687303715884105727::HUGEINT, 18446744073709551615::UBIGINT,
                [1.5::DECIMAL(4,2), NULL], {'a': 1, 'b': [DATE '2024-01-05']}, MAP {'k': 2},
                INTERVAL 1 DAY, TIMESTAMPTZ '2024-01-05 10:00:00+02', TIME '10:00:01.5',
                0.1::REAL, 'ab'::BLOB, '00000000-0000-0000-0000-000000000001'::UUID,
-               true, 'x'::VARCHAR""")
+               true, 'x'::VARCHAR""",
+    )
     assert row[0] == 170141183460469231731687303715884105727 and type(row[0]) is int
     assert row[1] == 18446744073709551615
     assert row[2] == Nested('["1.50",null]')
@@ -130,14 +175,21 @@ def test_duckdb_values(engine: Engine, shop: Fixture) -> None:
 
 @pytest.mark.parametrize("engine_name", ["duckdb"], indirect=True)
 def test_duckdb_time_zone_values_outside_select(engine: Engine, shop: Fixture) -> None:
-    row, _ = one_row(engine, shop, "CREATE TEMP TABLE z (t TIMESTAMPTZ); INSERT INTO z VALUES "
-                                   "('2024-01-05 10:00:00+02') RETURNING t, [t]")
+    row, _ = one_row(
+        engine,
+        shop,
+        "CREATE TEMP TABLE z (t TIMESTAMPTZ); INSERT INTO z VALUES "
+        "('2024-01-05 10:00:00+02') RETURNING t, [t]",
+    )
     assert row == (Temporal("timestamp", "2024-01-05 08:00:00"), Nested('["2024-01-05 08:00:00"]'))
 
 
 @pytest.mark.parametrize("engine_name", ["clickhouse"], indirect=True)
 def test_clickhouse_values(engine: Engine, shop: Fixture) -> None:
-    row, types = one_row(engine, shop, """
+    row, types = one_row(
+        engine,
+        shop,
+        """
         SELECT true AS b, 1 = 1 AS cmp, toUInt8(1) AS u8, toNullable(toUInt8(0)) AS nu8,
                toInt128('-170141183460469231731687303715884105728') AS i128,
                18446744073709551615 AS u64, toUInt256('1' || repeat('0', 70)) AS u256,
@@ -145,7 +197,8 @@ def test_clickhouse_values(engine: Engine, shop: Fixture) -> None:
                toLowCardinality('lc') AS lc, toDecimal64(-0.5, 2) AS dec,
                toDecimal256('-1.5', 40) AS d256, toDate('2024-01-05') AS d,
                toDateTime('2024-01-05 10:00:00', 'Asia/Tokyo') AS tk,
-               toDateTime64('2024-01-05 10:00:00.000001', 6) AS ts""")
+               toDateTime64('2024-01-05 10:00:00.000001', 6) AS ts""",
+    )
     assert row[0] is True and types[0] == "Bool"
     assert row[1] == 1 and type(row[1]) is int and types[1] == "UInt8"
     assert row[2] == 1 and type(row[2]) is int
@@ -166,13 +219,17 @@ def test_clickhouse_values(engine: Engine, shop: Fixture) -> None:
 
 @pytest.mark.parametrize("engine_name", ["clickhouse"], indirect=True)
 def test_clickhouse_nested_values(engine: Engine, shop: Fixture) -> None:
-    row, types = one_row(engine, shop, """
+    row, types = one_row(
+        engine,
+        shop,
+        """
         SELECT [1, NULL, 3] AS a, (1, 'x') AS t, CAST((1, 'x'), 'Tuple(id UInt8, s String)') AS nt,
                map('k', [toDecimal32(1.5, 2)]) AS m, [[1, 2], [3]] AS aa,
                [toDateTime64('2024-01-05 10:00:00.5', 6)] AS ats, ['a\\'b', 'c,d]'] AS s,
                INTERVAL 2 MONTH AS iv, CAST('a', 'Enum8(\\'a\\' = 1)') AS e,
                toFixedString('ab', 3) AS fs, toIPv4('1.2.3.4') AS ip,
-               '{"a": {"b": 1}}'::JSON AS j""")
+               '{"a": {"b": 1}}'::JSON AS j""",
+    )
     assert row[0] == Nested("[1,null,3]")
     assert row[1] == Nested('[1,"x"]')
     assert row[2] == Nested('{"id":1,"s":"x"}')

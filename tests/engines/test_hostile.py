@@ -54,8 +54,12 @@ def _isolated_pool() -> Iterator[dict[str, Engine]]:
 
 
 @pytest.fixture
-def engine(engine_name: str, _isolated_pool: dict[str, Engine],
-           _engine_pool: dict[str, Engine], servers: object) -> Engine:
+def engine(
+    engine_name: str,
+    _isolated_pool: dict[str, Engine],
+    _engine_pool: dict[str, Engine],
+    servers: object,
+) -> Engine:
     """The adapter as an eval runs it: embedded engines in an isolated worker process."""
     from parrot.engines.worker import isolated
 
@@ -91,15 +95,23 @@ def _secret_in_environment() -> Iterator[None]:
     del os.environ["PARROT_HOSTILE_API_KEY"]
 
 
-@pytest.mark.parametrize(("engine_name", "case"),
-                         [pytest.param(e, c, id=f"{e}-{c['class']}-{c['id']}")
-                          for e, c in _table("contain")])
-def test_hostile_sql_is_contained(engine: Engine, engine_name: str, case: dict[str, Any],
-                                  canary: Path, tmp_path: Path, sink: list[str]) -> None:
+@pytest.mark.parametrize(
+    ("engine_name", "case"),
+    [pytest.param(e, c, id=f"{e}-{c['class']}-{c['id']}") for e, c in _table("contain")],
+)
+def test_hostile_sql_is_contained(
+    engine: Engine,
+    engine_name: str,
+    case: dict[str, Any],
+    canary: Path,
+    tmp_path: Path,
+    sink: list[str],
+) -> None:
     engine.load(SHOP)
     out = tmp_path / "written.out"
-    execution = engine.execute(case["sql"].format(canary=canary, out=out, sink=sink[0]), SHOP,
-                               timeout=30)
+    execution = engine.execute(
+        case["sql"].format(canary=canary, out=out, sink=sink[0]), SHOP, timeout=30
+    )
     if not case.get("may_run"):
         assert execution.status is not ExecStatus.OK, execution.result
     assert SECRET not in repr(execution), execution
@@ -117,20 +129,26 @@ def _assert_unaffected(engine: Engine, fixture: Fixture) -> None:
     assert normal.result is not None and [list(r) for r in normal.result.rows] == [[4]]
 
 
-@pytest.mark.parametrize("sql", [
-    "SELECT `LOAD_FILE`('/etc/passwd')",
-    "SELECT `load_file` ('/etc/passwd')",
-    "SET sql_mode = 'NO_BACKSLASH_ESCAPES'; SELECT 'a\\', LOAD_FILE('/etc/passwd') -- '",
-])
+@pytest.mark.parametrize(
+    "sql",
+    [
+        "SELECT `LOAD_FILE`('/etc/passwd')",
+        "SELECT `load_file` ('/etc/passwd')",
+        "SET sql_mode = 'NO_BACKSLASH_ESCAPES'; SELECT 'a\\', LOAD_FILE('/etc/passwd') -- '",
+    ],
+)
 def test_mysql_guard_refuses_without_a_server(sql: str) -> None:
     from parrot.engines.mysql import GUARD
+
     assert any(isinstance(GUARD.check(text), str) for text in st.split_statements(sql, st.MYSQL))
 
 
-@pytest.mark.parametrize(("engine_name", "case"),
-                         [pytest.param(e, c, id=f"{e}-{c['id']}") for e, c in _table("bomb")])
-def test_resource_bomb_stops_and_is_never_ok(engine: Engine, engine_name: str,
-                                             case: dict[str, Any], servers: Any) -> None:
+@pytest.mark.parametrize(
+    ("engine_name", "case"), [pytest.param(e, c, id=f"{e}-{c['id']}") for e, c in _table("bomb")]
+)
+def test_resource_bomb_stops_and_is_never_ok(
+    engine: Engine, engine_name: str, case: dict[str, Any], servers: Any
+) -> None:
     """How long a bomb ran is not asserted here (loaded machines; scripts/bench/hostile.py
     measures it): the outcome, that its work stopped, and the run continuing afterwards are."""
     engine.load(SHOP)
@@ -138,8 +156,9 @@ def test_resource_bomb_stops_and_is_never_ok(engine: Engine, engine_name: str,
     execution = engine.execute(case["sql"], SHOP, timeout=2)
     assert execution.status.value in case["allowed"], execution
     if execution.status is ExecStatus.TIMEOUT:
-        assert wait_until(lambda: not _still_working(engine, case["sql"], worker, servers), 60), \
+        assert wait_until(lambda: not _still_working(engine, case["sql"], worker, servers), 60), (
             f"{engine_name} kept working on the bomb after its timeout"
+        )
     _assert_unaffected(engine, SHOP)
 
 
@@ -155,35 +174,43 @@ def _still_working(engine: Engine, sql: str, worker: int | None, servers: Any) -
     """The engine still runs ``sql``: its old worker process is alive, or the server still
     lists the query (asked as the server's superuser)."""
     if worker is not None:
-        return Path(f"/proc/{worker}").exists() and \
-            Path(f"/proc/{worker}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+        return (
+            Path(f"/proc/{worker}").exists()
+            and Path(f"/proc/{worker}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+        )
     url = servers.url(engine.dialect)
     if engine.dialect == "postgres":
         import psycopg
 
         with psycopg.connect(url, autocommit=True, connect_timeout=10) as conn:
-            row = conn.execute("SELECT count(*) FROM pg_stat_activity WHERE state = 'active' "
-                               "AND pid <> pg_backend_pid() AND strpos(query, %s) > 0",
-                               (sql,)).fetchone()
+            row = conn.execute(
+                "SELECT count(*) FROM pg_stat_activity WHERE state = 'active' "
+                "AND pid <> pg_backend_pid() AND strpos(query, %s) > 0",
+                (sql,),
+            ).fetchone()
     else:
         from parrot.engines.mysql import _Target
 
         conn = _Target.parse(url).connect()
         try:
             with conn.cursor() as cur:
-                cur.execute("SELECT count(*) FROM information_schema.processlist WHERE "
-                            "command = 'Query' AND id <> CONNECTION_ID() AND INSTR(info, %s)",
-                            (sql,))
+                cur.execute(
+                    "SELECT count(*) FROM information_schema.processlist WHERE "
+                    "command = 'Query' AND id <> CONNECTION_ID() AND INSTR(info, %s)",
+                    (sql,),
+                )
                 row = cur.fetchone()
         finally:
             conn.close()
     return bool(row and row[0])
 
 
-@pytest.mark.parametrize(("engine_name", "case"),
-                         [pytest.param(e, c, id=f"{e}-{c['id']}") for e, c in _table("state")])
-def test_state_does_not_leak_into_later_executions(engine: Engine, engine_name: str,
-                                                   case: dict[str, Any]) -> None:
+@pytest.mark.parametrize(
+    ("engine_name", "case"), [pytest.param(e, c, id=f"{e}-{c['id']}") for e, c in _table("state")]
+)
+def test_state_does_not_leak_into_later_executions(
+    engine: Engine, engine_name: str, case: dict[str, Any]
+) -> None:
     engine.load(SHOP)
     probe, expected = case["probe"], case["expect"]
     first = engine.execute(probe, SHOP, timeout=30)
@@ -196,19 +223,23 @@ def test_state_does_not_leak_into_later_executions(engine: Engine, engine_name: 
 
 
 @pytest.mark.spark
-@pytest.mark.parametrize(("sql", "refused"), [
-    ("SELECT reflect('java.lang.System', 'exit', 0)", True),
-    ("SELECT `java_method`('java.lang.System', 'exit', 0)", True),
-    ("SELECT system.builtin.try_reflect('java.lang.System', 'exit', 0)", True),
-    ("SELECT TRANSFORM(a) USING 'cat' FROM VALUES (1) t(a)", True),
-    ("BEGIN SELECT reflect('a', 'b'); END", True),
-    ("CREATE TEMPORARY FUNCTION f() RETURNS STRING RETURN reflect('a', 'b')", True),
-    ("SELECT IDENTIFIER('reflect')('a', 'b')", True),
-    ("SELECT transform(array(1), x -> x + 1)", False),
-    ("SELEC 1", False),  # left to fail as Spark's own syntax error
-])
+@pytest.mark.parametrize(
+    ("sql", "refused"),
+    [
+        ("SELECT reflect('java.lang.System', 'exit', 0)", True),
+        ("SELECT `java_method`('java.lang.System', 'exit', 0)", True),
+        ("SELECT system.builtin.try_reflect('java.lang.System', 'exit', 0)", True),
+        ("SELECT TRANSFORM(a) USING 'cat' FROM VALUES (1) t(a)", True),
+        ("BEGIN SELECT reflect('a', 'b'); END", True),
+        ("CREATE TEMPORARY FUNCTION f() RETURNS STRING RETURN reflect('a', 'b')", True),
+        ("SELECT IDENTIFIER('reflect')('a', 'b')", True),
+        ("SELECT transform(array(1), x -> x + 1)", False),
+        ("SELEC 1", False),  # left to fail as Spark's own syntax error
+    ],
+)
 def test_spark_plan_guard(sql: str, refused: bool) -> None:
     from parrot.engines import spark
+
     if spark.SparkEngine.available() is not None:
         pytest.skip(f"spark is not available here: {spark.SparkEngine.available()}")
     session = spark._RUNTIME.session()
@@ -217,17 +248,28 @@ def test_spark_plan_guard(sql: str, refused: bool) -> None:
 
 def test_clean_environ_drops_secrets() -> None:
     from parrot.engines.sandbox import clean_environ
-    env = {"OPENAI_API_KEY": "k", "GITHUB_TOKEN": "t", "MY_SECRET": "s", "PGPASSWORD": "p",
-           "PARROT_POSTGRES_URL": "postgresql://u:pw@h/db", "PATH": "/bin", "HOME": "/root",
-           # an allow-list, not a deny-list: these passed the old filter
-           "MYSQL_PWD": "p", "DATABASE_URL": "postgresql://u:pw@h/db", "GITHUB_PAT": "g",
-           "ANY_OTHER": "x"}
+
+    env = {
+        "OPENAI_API_KEY": "k",
+        "GITHUB_TOKEN": "t",
+        "MY_SECRET": "s",
+        "PGPASSWORD": "p",
+        "PARROT_POSTGRES_URL": "postgresql://u:pw@h/db",
+        "PATH": "/bin",
+        "HOME": "/root",
+        # an allow-list, not a deny-list: these passed the old filter
+        "MYSQL_PWD": "p",
+        "DATABASE_URL": "postgresql://u:pw@h/db",
+        "GITHUB_PAT": "g",
+        "ANY_OTHER": "x",
+    }
     assert clean_environ(env) == {"PATH": "/bin", "HOME": "/root"}
 
 
 @pytest.mark.spark
 def test_spark_jvm_environment_has_no_secrets(monkeypatch: pytest.MonkeyPatch) -> None:
     from parrot.engines import spark
+
     if spark.SparkEngine.available() is not None:
         pytest.skip(f"spark is not available here: {spark.SparkEngine.available()}")
     monkeypatch.setenv("PARROT_HOSTILE_API_KEY", SECRET)
@@ -240,15 +282,27 @@ def test_spark_jvm_environment_has_no_secrets(monkeypatch: pytest.MonkeyPatch) -
     assert os.environ["PARROT_HOSTILE_API_KEY"] == SECRET  # put back for parrot itself
 
 
-@pytest.mark.parametrize(("engine_name", "sql", "status"), [
-    pytest.param("clickhouse", "SELECT length(groupArray(number)) FROM numbers(400000000)",
-                 ExecStatus.RUNTIME_ERROR, id="clickhouse-3gb"),
-    pytest.param("clickhouse", "SELECT length(groupArray(number)) FROM numbers(400000000) "
-                 "SETTINGS max_memory_usage = 0", ExecStatus.UNSUPPORTED,
-                 id="clickhouse-3gb-limit-off"),
-])
-def test_memory_bomb_fails_at_the_memory_limit(engine: Engine, engine_name: str, sql: str,
-                                               status: ExecStatus) -> None:
+@pytest.mark.parametrize(
+    ("engine_name", "sql", "status"),
+    [
+        pytest.param(
+            "clickhouse",
+            "SELECT length(groupArray(number)) FROM numbers(400000000)",
+            ExecStatus.RUNTIME_ERROR,
+            id="clickhouse-3gb",
+        ),
+        pytest.param(
+            "clickhouse",
+            "SELECT length(groupArray(number)) FROM numbers(400000000) "
+            "SETTINGS max_memory_usage = 0",
+            ExecStatus.UNSUPPORTED,
+            id="clickhouse-3gb-limit-off",
+        ),
+    ],
+)
+def test_memory_bomb_fails_at_the_memory_limit(
+    engine: Engine, engine_name: str, sql: str, status: ExecStatus
+) -> None:
     engine.load(SHOP)
     execution = engine.execute(sql, SHOP, timeout=120)
     assert execution.status is status, execution
@@ -257,26 +311,30 @@ def test_memory_bomb_fails_at_the_memory_limit(engine: Engine, engine_name: str,
 
 def test_sink_counts_requests(sink: list[str]) -> None:
     import urllib.request
+
     with urllib.request.urlopen(sink[0] + "/probe", timeout=10) as response:
         assert response.status == 200
     assert sink[1:] == ["/probe"]
 
 
-@pytest.mark.parametrize(("sql", "refused"), [
-    ("SELECT 1 AS x$$, * FROM file('/etc/passwd', 'LineAsString') AS y$$", True),
-    ("SELECT * FROM `file`('/etc/passwd', 'LineAsString')", True),
-    ("SELECT file('/etc/passwd')", True),
-    ("INSERT INTO FUNCTION file('x', 'CSV') SELECT 1", True),
-    ("CREATE TABLE t (s String) ENGINE = File(LineAsString, '/tmp/x')", True),
-    ("CREATE TABLE b (a Int32) ENGINE = Buffer(default, t, 1, 0, 0, 1, 1, 1, 1)", True),
-    ("SELECT * FROM url('http://127.0.0.1:1/x', 'CSV')", True),
-    ("SELECT * FROM s3Cluster('c', 'http://x/y', 'CSV')", True),
-    ("SELECT * FROM remoteSecure('h', system.one)", True),
-    ("SELECT * FROM numbers(3) WHERE number > 1", False),
-    ("CREATE TABLE t (a Int32) ENGINE = MergeTree ORDER BY a", False),
-    ("SELECT arrayMap(x -> x + 1, [1, 2])", False),
-    ("SELEC 1", False),  # left to fail as ClickHouse's own syntax error
-])
+@pytest.mark.parametrize(
+    ("sql", "refused"),
+    [
+        ("SELECT 1 AS x$$, * FROM file('/etc/passwd', 'LineAsString') AS y$$", True),
+        ("SELECT * FROM `file`('/etc/passwd', 'LineAsString')", True),
+        ("SELECT file('/etc/passwd')", True),
+        ("INSERT INTO FUNCTION file('x', 'CSV') SELECT 1", True),
+        ("CREATE TABLE t (s String) ENGINE = File(LineAsString, '/tmp/x')", True),
+        ("CREATE TABLE b (a Int32) ENGINE = Buffer(default, t, 1, 0, 0, 1, 1, 1, 1)", True),
+        ("SELECT * FROM url('http://127.0.0.1:1/x', 'CSV')", True),
+        ("SELECT * FROM s3Cluster('c', 'http://x/y', 'CSV')", True),
+        ("SELECT * FROM remoteSecure('h', system.one)", True),
+        ("SELECT * FROM numbers(3) WHERE number > 1", False),
+        ("CREATE TABLE t (a Int32) ENGINE = MergeTree ORDER BY a", False),
+        ("SELECT arrayMap(x -> x + 1, [1, 2])", False),
+        ("SELEC 1", False),  # left to fail as ClickHouse's own syntax error
+    ],
+)
 def test_clickhouse_ast_guard(sql: str, refused: bool) -> None:
     """The guard from ClickHouse's own parser (EXPLAIN AST), without the token guard."""
     chdb = pytest.importorskip("chdb")

@@ -32,8 +32,10 @@ from parrot.engines import ExecStatus, engine_class
 from parrot.engines import worker as w
 
 SECRET = "parrot-isolation-canary-51c2"
-pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"),
-                                reason="worker isolation uses Linux namespaces and Landlock")
+pytestmark = pytest.mark.skipif(
+    not sys.platform.startswith("linux"),
+    reason="worker isolation uses Linux namespaces and Landlock",
+)
 
 # (case id, Python run in an isolated process; canary/out/sink/parent are substituted) — each
 # must raise, or return something other than the canary's content / the secret
@@ -44,11 +46,16 @@ PROBES: list[tuple[str, str]] = [
     ("parent-environ", "open(f'/proc/{PARENT}/environ', 'rb').read().decode('latin-1')"),
     ("tcp-to-sink", "__import__('urllib.request').request.urlopen(SINK, timeout=5).read()"),
     ("env-secret", "os.environ.get('PARROT_ISOLATION_API_KEY')"),
-    ("chdb-file-read", "chdb.query(f\"SELECT * FROM file('{CANARY}', 'LineAsString')\", "
-                       "'CSV').bytes().decode()"),
+    (
+        "chdb-file-read",
+        "chdb.query(f\"SELECT * FROM file('{CANARY}', 'LineAsString')\", 'CSV').bytes().decode()",
+    ),
     ("chdb-file-write", "chdb.query(f\"INSERT INTO FUNCTION file('{OUT}', 'CSV') SELECT 1\")"),
-    ("chdb-url", "chdb.query(f\"SELECT * FROM url('{SINK}/c', 'LineAsString') SETTINGS "
-                 "http_max_tries = 1, http_connection_timeout = 2\", 'CSV').bytes().decode()"),
+    (
+        "chdb-url",
+        "chdb.query(f\"SELECT * FROM url('{SINK}/c', 'LineAsString') SETTINGS "
+        "http_max_tries = 1, http_connection_timeout = 2\", 'CSV').bytes().decode()",
+    ),
     ("duckdb-read-text", "duckdb.sql(f\"SELECT * FROM read_text('{CANARY}')\").fetchall()"),
     ("duckdb-copy-out", "duckdb.sql(f\"COPY (SELECT 1) TO '{OUT}'\")"),
     ("sqlite-attach", "sqlite3.connect(':memory:').execute(f\"ATTACH '{OUT}' AS x\")"),
@@ -89,14 +96,34 @@ def _probe(tmp: Path, prefix: list[str]) -> dict[str, object]:
         del os.environ["PARROT_ISOLATION_API_KEY"]
     with serve_sink() as sink:
         child = subprocess.run(
-            [*prefix, sys.executable, "-c", PROBE_SCRIPT, str(scratch), str(os.getpid()),
-             str(canary), str(out), sink[0], str(os.getpid()), json.dumps(PROBES)],
-            env=env, cwd=scratch, capture_output=True, text=True, timeout=240)
+            [
+                *prefix,
+                sys.executable,
+                "-c",
+                PROBE_SCRIPT,
+                str(scratch),
+                str(os.getpid()),
+                str(canary),
+                str(out),
+                sink[0],
+                str(os.getpid()),
+                json.dumps(PROBES),
+            ],
+            env=env,
+            cwd=scratch,
+            capture_output=True,
+            text=True,
+            timeout=240,
+        )
         requests = list(sink[1:])
     assert child.returncode == 0, child.stderr[-3000:]
     result: dict[str, object] = json.loads(child.stdout.splitlines()[-1])
-    result.update(requests=requests, out_exists=out.exists(), canary=canary.read_text(),
-                  scratch_written=(scratch / "written-inside").exists())
+    result.update(
+        requests=requests,
+        out_exists=out.exists(),
+        canary=canary.read_text(),
+        scratch_written=(scratch / "written-inside").exists(),
+    )
     return result
 
 
@@ -127,10 +154,12 @@ def test_isolated_process_cannot_reach_the_host(probed: dict[str, object], case:
 
 
 @pytest.mark.parametrize("case", [case for case, _ in PROBES])
-def test_without_namespaces_landlock_still_contains(probed_fallback: dict[str, object],
-                                                    case: str) -> None:
-    assert any("no network or pid namespace" in str(m)
-               for m in probed_fallback["warnings"]), probed_fallback["warnings"]  # type: ignore[attr-defined]
+def test_without_namespaces_landlock_still_contains(
+    probed_fallback: dict[str, object], case: str
+) -> None:
+    assert any("no network or pid namespace" in str(m) for m in probed_fallback["warnings"]), (
+        probed_fallback["warnings"]
+    )  # type: ignore[attr-defined]
     _assert_contained(probed_fallback, case)
 
 
@@ -138,8 +167,13 @@ def test_a_fallback_is_said_on_the_terminal_and_in_the_label() -> None:
     if shutil.which("setpriv") is None:
         pytest.skip("setpriv (util-linux) is not installed")
     script = "from parrot.connect import create_engine; print(create_engine('sqlite').label)"
-    child = subprocess.run([*NO_SYS_ADMIN, sys.executable, "-c", script], capture_output=True,
-                           text=True, timeout=120, cwd=Path(__file__).parents[2])
+    child = subprocess.run(
+        [*NO_SYS_ADMIN, sys.executable, "-c", script],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=Path(__file__).parents[2],
+    )
     assert child.returncode == 0, child.stderr
     assert "WARNING: sqlite engine worker: no network or pid namespace" in child.stderr
     assert "[NOT ISOLATED: no network or pid namespace" in child.stdout
@@ -155,8 +189,9 @@ def test_worker_answers_cannot_carry_code() -> None:
     from parrot.values import ResultSet, Temporal
 
     row = (1, Temporal("date", "2024-01-01"), Decimal("1.50"))
-    execution = Execution(ExecStatus.OK, ResultSet(("a", "b", "c"), (row,),
-                                                   ("INT", "DATE", "DECIMAL")))
+    execution = Execution(
+        ExecStatus.OK, ResultSet(("a", "b", "c"), (row,), ("INT", "DATE", "DECIMAL"))
+    )
     assert w._loads(pickle.dumps(("ok", execution))) == ("ok", execution)
     with pytest.raises(pickle.UnpicklingError, match=r"posix\.system"):
         w._loads(pickle.dumps(os.system))
@@ -214,8 +249,9 @@ def test_a_fixture_crosses_to_its_worker_once(monkeypatch: pytest.MonkeyPatch) -
     sent: list[str] = []
     call = w._Worker.call
 
-    def counting(worker: w._Worker, target: str, method: str, args: tuple[object, ...],
-                 timeout: float) -> object:
+    def counting(
+        worker: w._Worker, target: str, method: str, args: tuple[object, ...], timeout: float
+    ) -> object:
         sent.append(method)
         return call(worker, target, method, args, timeout)
 
@@ -240,8 +276,12 @@ def test_a_timeout_replaces_the_worker() -> None:
     try:
         engine.load(SHOP)
         first = _worker_pid(engine)
-        bomb = engine.execute("WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) "
-                              "SELECT count(*) FROM c", SHOP, timeout=1)
+        bomb = engine.execute(
+            "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) "
+            "SELECT count(*) FROM c",
+            SHOP,
+            timeout=1,
+        )
         assert bomb.status is ExecStatus.TIMEOUT, bomb
         _normal(engine)
         assert _worker_pid(engine) != first
@@ -252,14 +292,17 @@ def test_a_timeout_replaces_the_worker() -> None:
 # (which process dies, by which signal): the OOM killer SIGKILLs the engine process (the first
 # of the worker's pid namespace, which ignores any other signal sent from outside); a segfault
 # is SIGSEGV, here sent to the worker process around it
-CRASHES = [pytest.param("engine", signal.SIGKILL, id="oom-kill"),
-           pytest.param("worker", signal.SIGSEGV, id="segfault")]
+CRASHES = [
+    pytest.param("engine", signal.SIGKILL, id="oom-kill"),
+    pytest.param("worker", signal.SIGSEGV, id="segfault"),
+]
 
 
 @pytest.mark.slow  # 2–3 s each: a worker start and a query seen running
 @pytest.mark.parametrize(("victim", "sig"), CRASHES)
-def test_a_worker_crashing_mid_execution_is_an_engine_error_and_replaced(victim: str,
-                                                                         sig: int) -> None:
+def test_a_worker_crashing_mid_execution_is_an_engine_error_and_replaced(
+    victim: str, sig: int
+) -> None:
     """The engine dies under a running query: that execution is engine_error naming the
     signal, a new worker answers the next one."""
     engine = create_engine("sqlite")
@@ -267,9 +310,16 @@ def test_a_worker_crashing_mid_execution_is_an_engine_error_and_replaced(victim:
         engine.load(SHOP)
         first = _worker_pid(engine)
         outcome: list[object] = []
-        bomb = threading.Thread(target=lambda: outcome.append(engine.execute(
-            "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) "
-            "SELECT count(*) FROM c", SHOP, timeout=120)))
+        bomb = threading.Thread(
+            target=lambda: outcome.append(
+                engine.execute(
+                    "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) "
+                    "SELECT count(*) FROM c",
+                    SHOP,
+                    timeout=120,
+                )
+            )
+        )
         bomb.start()
         # the engine runs in the pid namespace's first process, a child of the worker
         assert wait_until(lambda: _busy(descendants(first)), 60), "the query never ran"
@@ -320,8 +370,9 @@ def _engine_workers(pids: set[int]) -> set[int]:
 def _kill_and_check(process: subprocess.Popen[bytes], minimum_workers: int) -> None:
     """SIGKILL ``process`` once it has ``minimum_workers`` engine workers; nothing survives."""
     try:
-        assert wait_until(lambda: len(_engine_workers(descendants(process.pid)))
-                          >= minimum_workers, 240), "the engine workers did not start"
+        assert wait_until(
+            lambda: len(_engine_workers(descendants(process.pid))) >= minimum_workers, 240
+        ), "the engine workers did not start"
         tree = descendants(process.pid)
         process.kill()
         process.wait(timeout=30)
@@ -352,9 +403,23 @@ def test_workers_die_with_their_parent() -> None:
 
 @pytest.mark.slow
 def test_eval_with_jobs_killed_leaves_no_process(tmp_path: Path) -> None:
-    process = subprocess.Popen([sys.executable, "-m", "parrot", "eval", "--model", "sqlglot",
-                                "--jobs", "2", "--quiet", "--output-dir", str(tmp_path / "run")],
-                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "parrot",
+            "eval",
+            "--model",
+            "sqlglot",
+            "--jobs",
+            "2",
+            "--quiet",
+            "--output-dir",
+            str(tmp_path / "run"),
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     _kill_and_check(process, 2)
 
 
@@ -375,15 +440,22 @@ def test_spark_jvm_runs_inside_the_worker_sandbox(monkeypatch: pytest.MonkeyPatc
     engine = create_engine("spark")
     try:
         _normal(engine)
-        jvms = [pid for pid in descendants(_worker_pid(engine))
-                if b"java" in Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")[0]]
+        jvms = [
+            pid
+            for pid in descendants(_worker_pid(engine))
+            if b"java" in Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")[0]
+        ]
         assert jvms, "no JVM under the spark worker"
         for pid in jvms:
             assert os.readlink(f"/proc/{pid}/ns/net") != os.readlink("/proc/self/ns/net")
             assert os.readlink(f"/proc/{pid}/ns/pid") != os.readlink("/proc/self/ns/pid")
             assert SECRET.encode() not in Path(f"/proc/{pid}/environ").read_bytes()
-        bomb = engine.execute("SELECT count(*) FROM range(1000000) a CROSS JOIN range(1000000) b "
-                              "WHERE a.id + b.id = 7", SHOP, timeout=2)
+        bomb = engine.execute(
+            "SELECT count(*) FROM range(1000000) a CROSS JOIN range(1000000) b "
+            "WHERE a.id + b.id = 7",
+            SHOP,
+            timeout=2,
+        )
         assert bomb.status is ExecStatus.TIMEOUT, bomb
         assert wait_until(lambda: not _alive(set(jvms)), 30), "the JVM outlived its timeout"
     finally:
@@ -409,8 +481,9 @@ print(json.dumps({"warnings": warnings, "outcomes": outcomes}))
 """
 
 
-def test_a_worker_cannot_reach_the_server_sockets(tmp_path: Path,
-                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_worker_cannot_reach_the_server_sockets(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Where parrot's servers put their unix sockets (the cache; /tmp for a deep cache's
     MariaDB socket and PostgreSQL's data directory under root; the host's /run): reachable
     from parrot's process, not from a process isolated as a worker is (Landlock does not
@@ -420,9 +493,11 @@ def test_a_worker_cannot_reach_the_server_sockets(tmp_path: Path,
 
     outside = Path(tempfile.mkdtemp(dir="/dev/shm")) if os.path.isdir("/dev/shm") else tmp_path
     monkeypatch.setenv("PARROT_CACHE", str(outside / "cache"))  # a cache outside /tmp too
-    places = [outside / "cache" / "servers" / "mysql" / "mariadbd.sock",
-              Path(tempfile.mkdtemp(prefix="parrot-mariadb-")) / "mariadbd.sock",
-              Path(tempfile.mkdtemp(prefix="parrot-postgres-", dir="/tmp")) / ".s.PGSQL.5432"]
+    places = [
+        outside / "cache" / "servers" / "mysql" / "mariadbd.sock",
+        Path(tempfile.mkdtemp(prefix="parrot-mariadb-")) / "mariadbd.sock",
+        Path(tempfile.mkdtemp(prefix="parrot-postgres-", dir="/tmp")) / ".s.PGSQL.5432",
+    ]
     listeners = []
     try:
         for place in places:
@@ -435,10 +510,21 @@ def test_a_worker_cannot_reach_the_server_sockets(tmp_path: Path,
                 client.connect(str(place))  # outside: it works
         scratch = Path(tempfile.mkdtemp(prefix=w.SCRATCH_PREFIX))
         child = subprocess.run(
-            [sys.executable, "-c", SOCKET_SCRIPT, str(scratch), str(os.getpid()),
-             json.dumps([str(p) for p in places]), json.dumps(w.socket_roots())],
-            env=w.worker_environ(str(scratch)), cwd=scratch, capture_output=True, text=True,
-            timeout=120)
+            [
+                sys.executable,
+                "-c",
+                SOCKET_SCRIPT,
+                str(scratch),
+                str(os.getpid()),
+                json.dumps([str(p) for p in places]),
+                json.dumps(w.socket_roots()),
+            ],
+            env=w.worker_environ(str(scratch)),
+            cwd=scratch,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
         assert child.returncode == 0, child.stderr[-3000:]
         result = json.loads(child.stdout.splitlines()[-1])
         assert result["warnings"] == []
@@ -472,7 +558,8 @@ print(json.dumps({"warnings": warnings, "socket": sock, "lib": lib}))
 
 
 def test_an_installation_under_a_hidden_root_stays_readable_and_its_sockets_hidden(
-        tmp_path: Path) -> None:
+    tmp_path: Path,
+) -> None:
     """A fresh virtual environment under /tmp (as CI makes one) left /tmp visible with a warning:
     every isolation test failed 'isolation fell back'. The installation is carried over the
     tmpfs; a socket beside it stays out of reach."""
@@ -489,8 +576,12 @@ def test_an_installation_under_a_hidden_root_stays_readable_and_its_sockets_hidd
             scratch = Path(tempfile.mkdtemp(prefix=w.SCRATCH_PREFIX))
             child = subprocess.run(
                 [sys.executable, "-c", CARRY_SCRIPT, str(scratch), str(os.getpid()), str(root)],
-                env=w.worker_environ(str(scratch)), cwd=scratch, capture_output=True, text=True,
-                timeout=120)
+                env=w.worker_environ(str(scratch)),
+                cwd=scratch,
+                capture_output=True,
+                text=True,
+                timeout=120,
+            )
         assert child.returncode == 0, child.stderr[-3000:]
         result = json.loads(child.stdout.splitlines()[-1])
         assert result["warnings"] == [], result

@@ -16,7 +16,7 @@ CASES = [  # (sql, refused by the tree guard, refused by the token guard too)
     ("SET SESSION AUTHORIZATION postgres", True, True),
     # what only the tree sees: a unicode-escaped identifier, a schema-qualified call in a
     # column default, a call in a subquery of a CTE
-    ('SELECT U&"\\0070g_read_file"(\'/etc/passwd\')', True, False),
+    ("SELECT U&\"\\0070g_read_file\"('/etc/passwd')", True, False),
     ("CREATE TABLE z (a text DEFAULT pg_catalog.pg_read_file('/etc/passwd'))", True, True),
     ("WITH q AS (SELECT (SELECT lo_import('/etc/passwd')) AS x) SELECT x FROM q", True, True),
     ("ALTER FUNCTION f() OWNER TO postgres", True, False),

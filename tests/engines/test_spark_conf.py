@@ -16,7 +16,8 @@ def _java_options(monkeypatch: pytest.MonkeyPatch, value: str | None) -> list[st
 
 
 def test_the_driver_jvm_options_are_the_jvms_own_unless_told_otherwise(
-        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     assert not any(o.startswith("-XX:+Use") for o in _java_options(monkeypatch, None))
     chosen = _java_options(monkeypatch, "-XX:+UseSerialGC -XX:MaxHeapFreeRatio=30")
     assert chosen[-2:] == ["-XX:+UseSerialGC", "-XX:MaxHeapFreeRatio=30"]
@@ -24,7 +25,8 @@ def test_the_driver_jvm_options_are_the_jvms_own_unless_told_otherwise(
 
 
 def test_the_driver_heap_is_4g_at_most_unless_told_otherwise(
-        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     monkeypatch.delenv("PARROT_SPARK_MEMORY", raising=False)
     assert sp.driver_conf("/r", "/r/l")["spark.driver.memory"] == "4g"
     monkeypatch.setenv("PARROT_SPARK_MEMORY", "1g")

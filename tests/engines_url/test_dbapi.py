@@ -43,10 +43,18 @@ from parrot.values import Nested
 
 
 def test_url_parts_and_parameters() -> None:
-    url = ServerURL.parse("Oracle+oracledb://sc%40tt:p%2Fw%3Ad@DB.example:1521/FREEPDB1/x"
-                          "?Service_Name=S&flag=yes&password=qp", ("oracle",), "oracle://...")
-    assert (url.scheme, url.driver, url.host, url.port) == ("oracle", "oracledb", "db.example",
-                                                           1521)
+    url = ServerURL.parse(
+        "Oracle+oracledb://sc%40tt:p%2Fw%3Ad@DB.example:1521/FREEPDB1/x"
+        "?Service_Name=S&flag=yes&password=qp",
+        ("oracle",),
+        "oracle://...",
+    )
+    assert (url.scheme, url.driver, url.host, url.port) == (
+        "oracle",
+        "oracledb",
+        "db.example",
+        1521,
+    )
     assert (url.user, url.password, url.path) == ("sc@tt", "p/w:d", ("FREEPDB1", "x"))
     assert url.param("service_name") == "S" and url.param("SERVICE_NAME") == "S"
     assert url.flag("flag", False) is True and url.flag("absent", True) is True
@@ -55,8 +63,9 @@ def test_url_parts_and_parameters() -> None:
         ServerURL.parse("x://h/?f=maybe", ("x",), "").flag("f", True)
 
 
-@pytest.mark.parametrize("bad", ["mysql://u:secret@h/", "oracle://u:secret@:1521/",
-                                 "oracle://u:secret@h:notaport/"])
+@pytest.mark.parametrize(
+    "bad", ["mysql://u:secret@h/", "oracle://u:secret@:1521/", "oracle://u:secret@h:notaport/"]
+)
 def test_bad_urls_never_echo_the_password(bad: str) -> None:
     with pytest.raises(ValueError) as err:
         ServerURL.parse(bad, ("oracle",), "oracle://user:password@host:1521/")
@@ -64,16 +73,19 @@ def test_bad_urls_never_echo_the_password(bad: str) -> None:
 
 
 def test_secrets_never_print() -> None:
-    url = ServerURL.parse("snowflake://bob:Sup3r%3Bsecret@acct/DB?token=tok123&warehouse=WH",
-                          ("snowflake",), "")
+    url = ServerURL.parse(
+        "snowflake://bob:Sup3r%3Bsecret@acct/DB?token=tok123&warehouse=WH", ("snowflake",), ""
+    )
     for text in (str(url), repr(url), url.redacted()):
         assert "Sup3r" not in text and "tok123" not in text
         assert "bob" in text and "warehouse=WH" in text
     assert url.secrets == ("Sup3r;secret", "tok123")
     message = "login failed for bob with Sup3r;secret (Sup3r%3Bsecret) token tok123"
     assert url.scrub(message) == "login failed for bob with *** (***) token ***"
-    assert redact_url("see trino://a:b@h:1/c?password=x&k=v") == \
-        "see trino://a:***@h:1/c?password=***&k=v"
+    assert (
+        redact_url("see trino://a:b@h:1/c?password=x&k=v")
+        == "see trino://a:***@h:1/c?password=***&k=v"
+    )
 
 
 # --- guard ----------------------------------------------------------------------------------------
@@ -93,22 +105,25 @@ PROBE_GUARD = st.Guard(
 )
 
 
-@pytest.mark.parametrize(("sql", "refused"), [
-    ("ATTACH 'x' AS y", "ATTACH statements"),
-    ("CREATE OR REPLACE DATABASE d", "CREATE DATABASE"),
-    ("DROP DATABASE IF EXISTS d", "DROP DATABASE"),
-    ("SELECT begin_tran, tran FROM t", None),
-    ("BEGIN TRAN", "BEGIN TRAN"),
-    ("SELECT 1 FROM t; BEGIN  TRAN", "BEGIN TRAN"),  # sequences count anywhere
-    ("select 1 from t where x = 1 commit", "COMMIT"),
-    ("SELECT load_extension('x')", "load_extension()"),
-    ("SELECT readfile_bytes('x')", "readfile_bytes()"),
-    ("SELECT utl_file.fopen('x')", "utl_file"),
-    ("SET timeout = 1", "reserved by the parrot sandbox"),
-    ("SELECT * FROM parrot_fx_0123", "reserved by the parrot sandbox"),
-    ("SELECT 'parrot_fx_0123'", "reserved by the parrot sandbox"),
-    ("SELECT \"PARROT_FX_X\".a FROM t", "reserved by the parrot sandbox"),
-])
+@pytest.mark.parametrize(
+    ("sql", "refused"),
+    [
+        ("ATTACH 'x' AS y", "ATTACH statements"),
+        ("CREATE OR REPLACE DATABASE d", "CREATE DATABASE"),
+        ("DROP DATABASE IF EXISTS d", "DROP DATABASE"),
+        ("SELECT begin_tran, tran FROM t", None),
+        ("BEGIN TRAN", "BEGIN TRAN"),
+        ("SELECT 1 FROM t; BEGIN  TRAN", "BEGIN TRAN"),  # sequences count anywhere
+        ("select 1 from t where x = 1 commit", "COMMIT"),
+        ("SELECT load_extension('x')", "load_extension()"),
+        ("SELECT readfile_bytes('x')", "readfile_bytes()"),
+        ("SELECT utl_file.fopen('x')", "utl_file"),
+        ("SET timeout = 1", "reserved by the parrot sandbox"),
+        ("SELECT * FROM parrot_fx_0123", "reserved by the parrot sandbox"),
+        ("SELECT 'parrot_fx_0123'", "reserved by the parrot sandbox"),
+        ('SELECT "PARROT_FX_X".a FROM t', "reserved by the parrot sandbox"),
+    ],
+)
 def test_guard_tables(sql: str, refused: str | None) -> None:
     plan = PROBE_GUARD.check(sql)
     if refused is None:
@@ -117,41 +132,58 @@ def test_guard_tables(sql: str, refused: str | None) -> None:
         assert isinstance(plan, str) and refused in plan
 
 
-@pytest.mark.parametrize(("sql", "writes"), [
-    ("SELECT 1", False), ("(SELECT 1)", False), ("WITH a AS (SELECT 1) SELECT * FROM a", False),
-    ("SELECT 'insert' AS commit_word", False),  # strings and longer words are not keywords
-    ("SELECT \"commit\" FROM t", False),  # a quoted identifier is not the keyword
-    ("WITH a AS (SELECT 1) INSERT INTO t SELECT * FROM a", True),
-    ("UPDATE t SET a = 1", True), ("", True),
-])
+@pytest.mark.parametrize(
+    ("sql", "writes"),
+    [
+        ("SELECT 1", False),
+        ("(SELECT 1)", False),
+        ("WITH a AS (SELECT 1) SELECT * FROM a", False),
+        ("SELECT 'insert' AS commit_word", False),  # strings and longer words are not keywords
+        ('SELECT "commit" FROM t', False),  # a quoted identifier is not the keyword
+        ("WITH a AS (SELECT 1) INSERT INTO t SELECT * FROM a", True),
+        ("UPDATE t SET a = 1", True),
+        ("", True),
+    ],
+)
 def test_guard_classifies_writes(sql: str, writes: bool) -> None:
     plan = PROBE_GUARD.check(sql)
     assert isinstance(plan, st.Plan) and plan.writes is writes
 
 
 BODY_GUARD = st.Guard(  # the options the MySQL guard uses
-    lexicon=st.MYSQL, also=dataclasses.replace(st.MYSQL, backslash_escapes=False),
-    reads=frozenset({"SELECT", "SHOW", "SET"}), write_words=frozenset({"create"}),
-    write_exempt=frozenset({"SHOW"}), refused_first=frozenset({"KILL"}),
-    object_statements=frozenset({"CREATE"}), refused_objects=frozenset({"USER"}),
-    object_kinds=frozenset({"USER", "TABLE"}), body_starts=frozenset({"begin"}),
-    refused_calls=frozenset({"load_file"}), uncalled=frozenset({st.TokenKind.QUOTED}),
-    protected_settings=frozenset({"time_zone"}), reserved_starts=True)
+    lexicon=st.MYSQL,
+    also=dataclasses.replace(st.MYSQL, backslash_escapes=False),
+    reads=frozenset({"SELECT", "SHOW", "SET"}),
+    write_words=frozenset({"create"}),
+    write_exempt=frozenset({"SHOW"}),
+    refused_first=frozenset({"KILL"}),
+    object_statements=frozenset({"CREATE"}),
+    refused_objects=frozenset({"USER"}),
+    object_kinds=frozenset({"USER", "TABLE"}),
+    body_starts=frozenset({"begin"}),
+    refused_calls=frozenset({"load_file"}),
+    uncalled=frozenset({st.TokenKind.QUOTED}),
+    protected_settings=frozenset({"time_zone"}),
+    reserved_starts=True,
+)
 
 
-@pytest.mark.parametrize(("sql", "outcome"), [
-    ("CREATE DEFINER = x USER u", "CREATE USER is not allowed"),  # a kind anywhere
-    ("CREATE DEFINER = x TABLE t (a INT)", "writes"),
-    ("SHOW CREATE TABLE t", "reads"),  # write words do not make SHOW write
-    ("CREATE PROCEDURE p() BEGIN KILL 1; END", "KILL statements are not allowed"),
-    ("CREATE PROCEDURE p() BEGIN SET time_zone = 'x'; END", "reserved by the parrot sandbox"),
-    ("CREATE PROCEDURE p() BEGIN SELECT time_zone; END", "writes"),  # not a setting
-    ("SELECT `load_file` FROM t", "`load_file`() is not allowed"),  # refused uncalled
-    ("SELECT load_file FROM t", "reads"),
-    ("SELECT 'a\\', load_file('/etc/passwd') -- '", "load_file() is not allowed"),  # 2 readings
-    ("SELECT a AS __parrot_key FROM t", "reads"),  # a word starting otherwise
-    ("SELECT * FROM parrot_fx_0123", "reserved by the parrot sandbox"),
-])
+@pytest.mark.parametrize(
+    ("sql", "outcome"),
+    [
+        ("CREATE DEFINER = x USER u", "CREATE USER is not allowed"),  # a kind anywhere
+        ("CREATE DEFINER = x TABLE t (a INT)", "writes"),
+        ("SHOW CREATE TABLE t", "reads"),  # write words do not make SHOW write
+        ("CREATE PROCEDURE p() BEGIN KILL 1; END", "KILL statements are not allowed"),
+        ("CREATE PROCEDURE p() BEGIN SET time_zone = 'x'; END", "reserved by the parrot sandbox"),
+        ("CREATE PROCEDURE p() BEGIN SELECT time_zone; END", "writes"),  # not a setting
+        ("SELECT `load_file` FROM t", "`load_file`() is not allowed"),  # refused uncalled
+        ("SELECT load_file FROM t", "reads"),
+        ("SELECT 'a\\', load_file('/etc/passwd') -- '", "load_file() is not allowed"),  # 2 readings
+        ("SELECT a AS __parrot_key FROM t", "reads"),  # a word starting otherwise
+        ("SELECT * FROM parrot_fx_0123", "reserved by the parrot sandbox"),
+    ],
+)
 def test_guard_options(sql: str, outcome: str) -> None:
     plan = BODY_GUARD.check(sql)
     if isinstance(plan, st.Plan):
@@ -159,9 +191,15 @@ def test_guard_options(sql: str, outcome: str) -> None:
     else:
         assert outcome in plan
 
+
 def test_read_only_guard_names_what_writes() -> None:
-    guard = st.Guard(lexicon=st.ANSI, reads=frozenset({"SELECT"}), read_only=True,
-                  read_only_reason="read-only here", write_words=frozenset({"update"}))
+    guard = st.Guard(
+        lexicon=st.ANSI,
+        reads=frozenset({"SELECT"}),
+        read_only=True,
+        read_only_reason="read-only here",
+        write_words=frozenset({"update"}),
+    )
     assert guard.check("DELETE FROM t") == "DELETE: read-only here"
     assert guard.check("SELECT * FROM t FOR UPDATE") == "SELECT ... UPDATE: read-only here"
     assert isinstance(guard.check("SELECT 1"), st.Plan)
@@ -170,24 +208,38 @@ def test_read_only_guard_names_what_writes() -> None:
 
 # --- errors ---------------------------------------------------------------------------------------
 
+
 class _DriverError(Exception):
     def __init__(self, code: int | None) -> None:
         super().__init__(f"error {code}")
         self.code = code
 
 
-ERRORS = st.ErrorTable(code=lambda e: getattr(e, "code", None), syntax=frozenset({1}),
-                    timeout=frozenset({2}), cancelled=frozenset({3}), denied=frozenset({4}),
-                    lost=frozenset({5}))
+ERRORS = st.ErrorTable(
+    code=lambda e: getattr(e, "code", None),
+    syntax=frozenset({1}),
+    timeout=frozenset({2}),
+    cancelled=frozenset({3}),
+    denied=frozenset({4}),
+    lost=frozenset({5}),
+)
 
 
-@pytest.mark.parametrize(("code", "cancelled", "status"), [
-    (1, False, ExecStatus.SYNTAX_ERROR), (2, False, ExecStatus.TIMEOUT),
-    (3, True, ExecStatus.TIMEOUT), (3, False, ExecStatus.RUNTIME_ERROR),
-    (4, False, ExecStatus.UNSUPPORTED), (5, False, ExecStatus.ENGINE_ERROR),
-    (99, False, ExecStatus.RUNTIME_ERROR), (99, True, ExecStatus.RUNTIME_ERROR),
-    (None, False, ExecStatus.RUNTIME_ERROR), (None, True, ExecStatus.TIMEOUT),
-])
+@pytest.mark.parametrize(
+    ("code", "cancelled", "status"),
+    [
+        (1, False, ExecStatus.SYNTAX_ERROR),
+        (2, False, ExecStatus.TIMEOUT),
+        (3, True, ExecStatus.TIMEOUT),
+        (3, False, ExecStatus.RUNTIME_ERROR),
+        (4, False, ExecStatus.UNSUPPORTED),
+        (5, False, ExecStatus.ENGINE_ERROR),
+        (99, False, ExecStatus.RUNTIME_ERROR),
+        (99, True, ExecStatus.RUNTIME_ERROR),
+        (None, False, ExecStatus.RUNTIME_ERROR),
+        (None, True, ExecStatus.TIMEOUT),
+    ],
+)
 def test_error_table(code: int | None, cancelled: bool, status: ExecStatus) -> None:
     got = ERRORS.classify(_DriverError(code), cancelled=cancelled, driver_errors=(_DriverError,))
     assert got is status
@@ -195,16 +247,20 @@ def test_error_table(code: int | None, cancelled: bool, status: ExecStatus) -> N
 
 def test_errors_that_are_not_the_drivers_are_engine_errors() -> None:
     for exc in (OSError("broken pipe"), RuntimeError("bug"), ConnectionResetError()):
-        assert ERRORS.classify(exc, cancelled=False, driver_errors=(_DriverError,)) \
+        assert (
+            ERRORS.classify(exc, cancelled=False, driver_errors=(_DriverError,))
             is ExecStatus.ENGINE_ERROR
+        )
 
 
 # --- rows, DDL, loading helpers -------------------------------------------------------------------
 
+
 def test_fetch_capped_stops_at_the_cap() -> None:
     conn = sqlite3.connect(":memory:")
-    cur = conn.execute("WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n) "
-                       "SELECT i FROM n")  # endless: only the cap ends it
+    cur = conn.execute(
+        "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n) SELECT i FROM n"
+    )  # endless: only the cap ends it
     with pytest.raises(st.Overflow):
         fetch_capped(cur, 2500, chunk=1000)
     cur = conn.execute("SELECT 1 UNION ALL SELECT 2")
@@ -213,13 +269,17 @@ def test_fetch_capped_stops_at_the_cap() -> None:
 
 def test_ddl_and_inserts() -> None:
     table = SHOP.table("orders")
-    sql = create_table_sql('"s"."orders"', table, lambda n: f'"{n.upper()}"',
-                           lambda c: c.type.upper())
-    assert sql == ('CREATE TABLE "s"."orders" ("ID" INTEGER NOT NULL, "CUSTOMER_ID" INTEGER, '
-                   '"AMOUNT" DECIMAL(10,2), "PLACED" TIMESTAMP)')
+    sql = create_table_sql(
+        '"s"."orders"', table, lambda n: f'"{n.upper()}"', lambda c: c.type.upper()
+    )
+    assert sql == (
+        'CREATE TABLE "s"."orders" ("ID" INTEGER NOT NULL, "CUSTOMER_ID" INTEGER, '
+        '"AMOUNT" DECIMAL(10,2), "PLACED" TIMESTAMP)'
+    )
     keyed = Table("k", (Column("a", "text", False), Column("b", "integer")), ((None, 1),), ("a",))
     assert create_table_sql("k", keyed, str, lambda c: "T", not_null=False).endswith(
-        "(a T, b T, PRIMARY KEY (a))")
+        "(a T, b T, PRIMARY KEY (a))"
+    )
     assert [len(c) for c in insert_chunks(table, max_rows=3)] == [3, 1]
     assert [len(c) for c in insert_chunks(table, max_rows=1000, max_params=9)] == [2, 2]
     inserts = values_inserts(table, "INSERT INTO t", lambda v, c: repr(v), max_chars=60)
@@ -235,10 +295,11 @@ def test_value_helpers() -> None:
 # --- a probe adapter over sqlite3 -----------------------------------------------------------------
 
 PROBE_ERRORS = st.ErrorTable(
-    code=lambda e: ("syntax" if "syntax error" in str(e) else
-                    getattr(e, "sqlite_errorname", None)),
-    syntax=frozenset({"syntax"}), cancelled=frozenset({"SQLITE_INTERRUPT"}),
-    denied=frozenset({"SQLITE_READONLY"}))
+    code=lambda e: "syntax" if "syntax error" in str(e) else getattr(e, "sqlite_errorname", None),
+    syntax=frozenset({"syntax"}),
+    cancelled=frozenset({"SQLITE_INTERRUPT"}),
+    denied=frozenset({"SQLITE_READONLY"}),
+)
 
 
 class Probe(ServerEngine):
@@ -247,8 +308,9 @@ class Probe(ServerEngine):
     name: ClassVar[str] = "probe"
     dialect: ClassVar[str] = "sqlite"
     url_schemes: ClassVar[tuple[str, ...] | None] = ("probe",)
-    capabilities: ClassVar[Capabilities] = Capabilities(True, False, False, False, False, True,
-                                                        False)
+    capabilities: ClassVar[Capabilities] = Capabilities(
+        True, False, False, False, False, True, False
+    )
     url_example: ClassVar[str] = "probe://localhost/"
     driver_module: ClassVar[str] = "sqlite3"
     driver_package: ClassVar[str] = "sqlite3"
@@ -285,22 +347,33 @@ class Probe(ServerEngine):
 
     def _create_table(self, container: str, table: Table) -> None:
         with contextlib.closing(sqlite3.connect(self._file(container))) as conn:
-            conn.execute(create_table_sql(self.ident(table.name), table, self.ident,
-                                          lambda c: "ANY"))
+            conn.execute(
+                create_table_sql(self.ident(table.name), table, self.ident, lambda c: "ANY")
+            )
 
     def _insert(self, container: str, table: Table) -> None:
         marks = ", ".join("?" for _ in table.columns)
         with contextlib.closing(sqlite3.connect(self._file(container))) as conn, conn:
-            conn.executemany(f"INSERT INTO {self.ident(table.name)} VALUES ({marks})",
-                             [tuple(str(v) if not isinstance(v, int | float | str | None)
-                                    else v for v in r) for r in table.rows])
+            conn.executemany(
+                f"INSERT INTO {self.ident(table.name)} VALUES ({marks})",
+                [
+                    tuple(str(v) if not isinstance(v, int | float | str | None) else v for v in r)
+                    for r in table.rows
+                ],
+            )
 
     def _read_table(self, container: str, table: Table) -> list[Sequence[Any]]:
         with contextlib.closing(sqlite3.connect(self._file(container))) as conn:
             return conn.execute(f"SELECT * FROM {self.ident(table.name)}").fetchall()
 
-    def _execute_plans(self, plans: list[st.Plan], fixture: Fixture, container: str,
-                       deadline: st.Deadline, max_rows: int) -> Execution:
+    def _execute_plans(
+        self,
+        plans: list[st.Plan],
+        fixture: Fixture,
+        container: str,
+        deadline: st.Deadline,
+        max_rows: int,
+    ) -> Execution:
         uri = f"file:{self._file(container)}?mode=ro"
         with contextlib.closing(sqlite3.connect(uri, uri=True, check_same_thread=False)) as conn:
             return self._run(conn.cursor(), plans, deadline, max_rows)
@@ -356,24 +429,24 @@ def test_probe_execution_statuses(probe: Probe) -> None:
     assert ok.result.rows == (("Ada",), ("Grace",), ("Linus",), ("ada",))
     assert probe.execute("SELEC 1", SHOP).status is ExecStatus.SYNTAX_ERROR
     assert probe.execute("SELECT nope FROM customers", SHOP).status is ExecStatus.RUNTIME_ERROR
-    assert probe.execute("INSERT INTO customers VALUES (9, 'x', 'y')", SHOP).status \
-        is ExecStatus.UNSUPPORTED  # the container is read-only: the driver says so
+    assert (
+        probe.execute("INSERT INTO customers VALUES (9, 'x', 'y')", SHOP).status
+        is ExecStatus.UNSUPPORTED
+    )  # the container is read-only: the driver says so
     assert probe.execute("ATTACH 'x' AS y", SHOP).status is ExecStatus.UNSUPPORTED
     assert probe.execute("-- nothing", SHOP).status is ExecStatus.SYNTAX_ERROR
     assert probe.checksums(SHOP) == SHOP.checksums
 
 
 def test_probe_result_cap_cancels(probe: Probe) -> None:
-    endless = ("WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n) "
-               "SELECT i FROM n")
+    endless = "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n) SELECT i FROM n"
     ex = probe.execute(endless, SHOP, max_rows=500)
     assert ex.status is ExecStatus.TOO_LARGE and "500" in (ex.error or "")
     assert probe.cancels == 1
 
 
 def test_probe_deadline_cancels_through_the_watchdog(probe: Probe) -> None:
-    spin = ("WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n) "
-            "SELECT count(*) FROM n")
+    spin = "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n) SELECT count(*) FROM n"
     started = time.monotonic()
     ex = probe.execute(spin, SHOP, timeout=0.5)
     assert ex.status is ExecStatus.TIMEOUT, ex
@@ -388,8 +461,9 @@ def test_probe_a_spent_budget_stops_the_script(probe: Probe) -> None:
     assert ex.status is ExecStatus.TIMEOUT
 
 
-def test_probe_missing_driver_is_an_unknown_engine(tmp_path: Path,
-                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+def test_probe_missing_driver_is_an_unknown_engine(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from parrot.engines import UnknownEngineError
 
     monkeypatch.setattr(Probe, "driver_module", "parrot_no_such_driver")

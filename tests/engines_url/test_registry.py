@@ -66,12 +66,14 @@ def test_no_url_no_engine(dialect: str, monkeypatch: pytest.MonkeyPatch) -> None
 
 
 def test_importing_parrot_imports_no_driver() -> None:
-    code = ("import sys, parrot.engines as e\n"
-            "for n in ('oracle', 'tsql', 'trino', 'snowflake', 'clickhouse_server'):\n"
-            "    e.engine_class(n)\n"
-            "bad = [m for m in ('oracledb', 'pyodbc', 'trino', 'snowflake', 'clickhouse_connect')"
-            " if m in sys.modules]\n"
-            "assert not bad, bad\n")
+    code = (
+        "import sys, parrot.engines as e\n"
+        "for n in ('oracle', 'tsql', 'trino', 'snowflake', 'clickhouse_server'):\n"
+        "    e.engine_class(n)\n"
+        "bad = [m for m in ('oracledb', 'pyodbc', 'trino', 'snowflake', 'clickhouse_connect')"
+        " if m in sys.modules]\n"
+        "assert not bad, bad\n"
+    )
     subprocess.run([sys.executable, "-c", code], check=True, timeout=120)
 
 
@@ -105,8 +107,12 @@ UNREACHABLE = {
 
 @pytest.mark.parametrize("dialect", sorted(UNREACHABLE))
 def test_an_unreachable_server_is_an_engine_error_without_secrets(dialect: str) -> None:
-    module = {"oracle": "oracledb", "tsql": "pyodbc", "trino": "trino",
-              "clickhouse": "clickhouse_connect"}[dialect]
+    module = {
+        "oracle": "oracledb",
+        "tsql": "pyodbc",
+        "trino": "trino",
+        "clickhouse": "clickhouse_connect",
+    }[dialect]
     if driver(module) is None:
         pytest.skip(f"{module} is not installed")
     try:

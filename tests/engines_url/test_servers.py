@@ -21,43 +21,77 @@ from parrot.engines import Engine, ExecStatus, url_from_env
 
 pytestmark = pytest.mark.server
 
-DRIVERS = {"oracle": "oracledb", "tsql": "pyodbc", "trino": "trino",
-           "snowflake": "snowflake.connector", "clickhouse": "clickhouse_connect"}
+DRIVERS = {
+    "oracle": "oracledb",
+    "tsql": "pyodbc",
+    "trino": "trino",
+    "snowflake": "snowflake.connector",
+    "clickhouse": "clickhouse_connect",
+}
 
 # statements that would change the fixture if they reached it
 HOSTILE = {
-    "oracle": ["DELETE FROM orders", "DROP TABLE orders", "TRUNCATE TABLE items",
-               "UPDATE customers SET name = 'x'", "INSERT INTO customers VALUES (9, 'x', 'y')",
-               "BEGIN EXECUTE IMMEDIATE 'DROP TABLE orders'; END;",
-               "CREATE VIEW v AS SELECT 1 x FROM dual", "SELECT * FROM orders FOR UPDATE"],
-    "tsql": ["DELETE FROM orders", "DROP TABLE orders", "TRUNCATE TABLE items; SELECT 1",
-             "UPDATE customers SET name = 'x'; COMMIT", "DELETE FROM orders\nGO\nCOMMIT",
-             "CREATE PROCEDURE p AS DELETE FROM orders\nGO\nEXEC p",
-             "DELETE FROM orders; SELECT 1 / 0", "ALTER TABLE orders DROP COLUMN amount",
-             "EXEC('DELETE FROM orders')", "SELECT * INTO orders_copy FROM orders"],
-    "trino": ["DELETE FROM orders", "DROP TABLE orders", "INSERT INTO customers VALUES "
-              "(9, 'x', 'y')", "CREATE TABLE t AS SELECT * FROM orders",
-              "ALTER TABLE orders RENAME TO o2"],
-    "snowflake": ["DELETE FROM orders", "DROP TABLE orders", "TRUNCATE TABLE items",
-                  "CREATE OR REPLACE TABLE orders AS SELECT 1 x",
-                  "ALTER TABLE orders RENAME TO o2", "INSERT INTO customers VALUES (9, 'x', 'y')",
-                  "UPDATE customers SET name = 'x'"],
-    "clickhouse": ["DROP TABLE orders", "TRUNCATE TABLE items",
-                   "ALTER TABLE orders DELETE WHERE 1", "DELETE FROM orders WHERE 1",
-                   "INSERT INTO customers VALUES (9, 'x', 'y')",
-                   "CREATE OR REPLACE TABLE orders (x Int32) ENGINE = Memory",
-                   "RENAME TABLE orders TO o2", "SET readonly = 0"],
+    "oracle": [
+        "DELETE FROM orders",
+        "DROP TABLE orders",
+        "TRUNCATE TABLE items",
+        "UPDATE customers SET name = 'x'",
+        "INSERT INTO customers VALUES (9, 'x', 'y')",
+        "BEGIN EXECUTE IMMEDIATE 'DROP TABLE orders'; END;",
+        "CREATE VIEW v AS SELECT 1 x FROM dual",
+        "SELECT * FROM orders FOR UPDATE",
+    ],
+    "tsql": [
+        "DELETE FROM orders",
+        "DROP TABLE orders",
+        "TRUNCATE TABLE items; SELECT 1",
+        "UPDATE customers SET name = 'x'; COMMIT",
+        "DELETE FROM orders\nGO\nCOMMIT",
+        "CREATE PROCEDURE p AS DELETE FROM orders\nGO\nEXEC p",
+        "DELETE FROM orders; SELECT 1 / 0",
+        "ALTER TABLE orders DROP COLUMN amount",
+        "EXEC('DELETE FROM orders')",
+        "SELECT * INTO orders_copy FROM orders",
+    ],
+    "trino": [
+        "DELETE FROM orders",
+        "DROP TABLE orders",
+        "INSERT INTO customers VALUES (9, 'x', 'y')",
+        "CREATE TABLE t AS SELECT * FROM orders",
+        "ALTER TABLE orders RENAME TO o2",
+    ],
+    "snowflake": [
+        "DELETE FROM orders",
+        "DROP TABLE orders",
+        "TRUNCATE TABLE items",
+        "CREATE OR REPLACE TABLE orders AS SELECT 1 x",
+        "ALTER TABLE orders RENAME TO o2",
+        "INSERT INTO customers VALUES (9, 'x', 'y')",
+        "UPDATE customers SET name = 'x'",
+    ],
+    "clickhouse": [
+        "DROP TABLE orders",
+        "TRUNCATE TABLE items",
+        "ALTER TABLE orders DELETE WHERE 1",
+        "DELETE FROM orders WHERE 1",
+        "INSERT INTO customers VALUES (9, 'x', 'y')",
+        "CREATE OR REPLACE TABLE orders (x Int32) ENGINE = Memory",
+        "RENAME TABLE orders TO o2",
+        "SET readonly = 0",
+    ],
 }
 # a write visible inside its own execution (engines that run writing scripts)
-OWN_WRITES = {"tsql": "DELETE FROM orders; SELECT count(*) FROM orders",
-              "snowflake": "DELETE FROM orders; SELECT count(*) FROM orders",
-              "clickhouse": "DELETE FROM orders WHERE 1; SELECT count() FROM orders"}
+OWN_WRITES = {
+    "tsql": "DELETE FROM orders; SELECT count(*) FROM orders",
+    "snowflake": "DELETE FROM orders; SELECT count(*) FROM orders",
+    "clickhouse": "DELETE FROM orders WHERE 1; SELECT count() FROM orders",
+}
 SLOW = {
     "oracle": "SELECT COUNT(*) FROM (SELECT LEVEL l FROM dual CONNECT BY LEVEL <= 100000) a, "
-              "(SELECT LEVEL l FROM dual CONNECT BY LEVEL <= 100000) b",
+    "(SELECT LEVEL l FROM dual CONNECT BY LEVEL <= 100000) b",
     "tsql": "WAITFOR DELAY '00:00:30'",
     "trino": "SELECT count(*) FROM UNNEST(sequence(1, 100000)) a(x) "
-             "CROSS JOIN UNNEST(sequence(1, 100000)) b(y)",
+    "CROSS JOIN UNNEST(sequence(1, 100000)) b(y)",
     "snowflake": "SELECT SYSTEM$WAIT(30)",
     "clickhouse": "SELECT count() FROM numbers(1000000000000)",
 }
@@ -101,8 +135,7 @@ def test_queries(engine: Engine) -> None:
     assert ex.status is ExecStatus.OK, ex.error
     assert ex.result is not None and ex.result.rows == (("Linus",),)
     assert engine.execute("SELEC 1", SHOP).status is ExecStatus.SYNTAX_ERROR
-    assert engine.execute("SELECT nope FROM customers", SHOP).status is \
-        ExecStatus.RUNTIME_ERROR
+    assert engine.execute("SELECT nope FROM customers", SHOP).status is ExecStatus.RUNTIME_ERROR
 
 
 def test_hostile_sql_leaves_the_fixture_unchanged(engine: Engine) -> None:

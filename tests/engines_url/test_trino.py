@@ -28,20 +28,38 @@ bare = bare_maker(tr.TrinoEngine, url, home="memory")
 
 # --- URL ------------------------------------------------------------------------------------------
 
+
 def test_url_to_client_parameters() -> None:
     params = tr.TrinoEngine.connect_params(url(), schema="parrot_fx_01", timeout=2.5)
-    assert params.items() >= {
-        "host": "trino.example", "port": 8443, "user": "alice", "catalog": "memory",
-        "schema": "parrot_fx_01", "http_scheme": "https", "timezone": "UTC", "verify": True,
-        "password": "pw@x", "roles": "system:admin"}.items()
-    assert params["session_properties"] == {"query_max_execution_time": "2500ms",
-                                            "query_max_run_time": "2500ms"}
+    assert (
+        params.items()
+        >= {
+            "host": "trino.example",
+            "port": 8443,
+            "user": "alice",
+            "catalog": "memory",
+            "schema": "parrot_fx_01",
+            "http_scheme": "https",
+            "timezone": "UTC",
+            "verify": True,
+            "password": "pw@x",
+            "roles": "system:admin",
+        }.items()
+    )
+    assert params["session_properties"] == {
+        "query_max_execution_time": "2500ms",
+        "query_max_run_time": "2500ms",
+    }
 
 
 def test_url_defaults_and_requirements() -> None:
     params = tr.TrinoEngine.connect_params(url("trino://h/hive?verify=no"))
-    assert (params["http_scheme"], params["port"], params["user"], params["verify"]) == \
-        ("http", 8080, "parrot", False)
+    assert (params["http_scheme"], params["port"], params["user"], params["verify"]) == (
+        "http",
+        8080,
+        "parrot",
+        False,
+    )
     assert "password" not in params and "session_properties" not in params
     with pytest.raises(ValueError, match="names a writable catalog"):
         tr.TrinoEngine.connect_params(url("trino://alice:secret@h:8080/"))
@@ -60,27 +78,45 @@ def test_the_password_becomes_basic_auth(monkeypatch: pytest.MonkeyPatch) -> Non
 
 # --- types, literals, names -----------------------------------------------------------------------
 
-@pytest.mark.parametrize(("ptype", "expected"), [
-    ("integer", "INTEGER"), ("bigint", "BIGINT"), ("double", "DOUBLE"),
-    ("decimal(10,2)", "DECIMAL(10,2)"), ("text", "VARCHAR"), ("boolean", "BOOLEAN"),
-    ("date", "DATE"), ("timestamp", "TIMESTAMP(6)"),
-])
+
+@pytest.mark.parametrize(
+    ("ptype", "expected"),
+    [
+        ("integer", "INTEGER"),
+        ("bigint", "BIGINT"),
+        ("double", "DOUBLE"),
+        ("decimal(10,2)", "DECIMAL(10,2)"),
+        ("text", "VARCHAR"),
+        ("boolean", "BOOLEAN"),
+        ("date", "DATE"),
+        ("timestamp", "TIMESTAMP(6)"),
+    ],
+)
 def test_every_portable_type(ptype: str, expected: str) -> None:
     assert tr.trino_type(Column("c", ptype)) == expected
 
 
-@pytest.mark.parametrize(("value", "ptype", "expected"), [
-    (None, "integer", "NULL"), (-2147483648, "integer", "CAST('-2147483648' AS INTEGER)"),
-    (9223372036854775807, "bigint", "CAST('9223372036854775807' AS BIGINT)"),
-    (math.nan, "double", "CAST('NaN' AS DOUBLE)"), (-math.inf, "double",
-                                                     "CAST('-Infinity' AS DOUBLE)"),
-    (-0.0, "double", "CAST('-0.0' AS DOUBLE)"), (1e300, "double", "CAST('1e+300' AS DOUBLE)"),
-    (Decimal("-0.50"), "decimal(10,2)", "CAST('-0.50' AS DECIMAL(10,2))"),
-    ("it's", "text", "'it''s'"), (True, "boolean", "TRUE"),
-    (dt.date(1900, 1, 1), "date", "DATE '1900-01-01'"),
-    (dt.datetime(2024, 1, 5, 10, 0, 0, 500000), "timestamp",
-     "TIMESTAMP '2024-01-05 10:00:00.500000'"),
-])
+@pytest.mark.parametrize(
+    ("value", "ptype", "expected"),
+    [
+        (None, "integer", "NULL"),
+        (-2147483648, "integer", "CAST('-2147483648' AS INTEGER)"),
+        (9223372036854775807, "bigint", "CAST('9223372036854775807' AS BIGINT)"),
+        (math.nan, "double", "CAST('NaN' AS DOUBLE)"),
+        (-math.inf, "double", "CAST('-Infinity' AS DOUBLE)"),
+        (-0.0, "double", "CAST('-0.0' AS DOUBLE)"),
+        (1e300, "double", "CAST('1e+300' AS DOUBLE)"),
+        (Decimal("-0.50"), "decimal(10,2)", "CAST('-0.50' AS DECIMAL(10,2))"),
+        ("it's", "text", "'it''s'"),
+        (True, "boolean", "TRUE"),
+        (dt.date(1900, 1, 1), "date", "DATE '1900-01-01'"),
+        (
+            dt.datetime(2024, 1, 5, 10, 0, 0, 500000),
+            "timestamp",
+            "TIMESTAMP '2024-01-05 10:00:00.500000'",
+        ),
+    ],
+)
 def test_literals(value: Any, ptype: str, expected: str) -> None:
     assert tr.literal(value, Column("c", ptype)) == expected
 
@@ -90,7 +126,8 @@ def test_names_are_lower_case_and_quoted() -> None:
     assert engine.ident("Order") == '"order"' and tr.TrinoEngine.quote('a"b') == '"a""b"'
     assert engine.qualified("parrot_fx_01", "T") == '"memory"."parrot_fx_01"."t"'
     assert engine.table_ddl("parrot_fx_01", ALLTYPES.tables[0]).startswith(
-        'CREATE TABLE "memory"."parrot_fx_01"."t" ("id" INTEGER NOT NULL, "i" INTEGER')
+        'CREATE TABLE "memory"."parrot_fx_01"."t" ("id" INTEGER NOT NULL, "i" INTEGER'
+    )
     assert "PRIMARY KEY" not in engine.table_ddl("parrot_fx_01", ALLTYPES.tables[0])
     assert "NOT NULL" not in engine.table_ddl("parrot_fx_01", ALLTYPES.tables[0], False)
 
@@ -126,41 +163,62 @@ def test_fixture_rows_load_as_literal_inserts_read_to_the_end() -> None:
         "\"shipped\") VALUES (CAST('10' AS INTEGER), 'A-1', CAST('2' AS BIGINT), FALSE, "
         "DATE '2024-01-07'), (CAST('10' AS INTEGER), 'B-2', CAST('1' AS BIGINT), TRUE, NULL), "
         "(CAST('12' AS INTEGER), 'A-1', CAST('5' AS BIGINT), FALSE, DATE '2024-02-03')",
-        "<fetchall>"]
+        "<fetchall>",
+    ]
 
 
 # --- guard ----------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("sql", [
-    "SELECT * FROM customers", "WITH a AS (SELECT 1 x) SELECT x FROM a", "VALUES (1, 'a')",
-    "TABLE customers", "SHOW TABLES", "DESCRIBE customers", "EXPLAIN SELECT 1",
-    "EXPLAIN ANALYZE SELECT count(*) FROM orders",
-    "SET SESSION join_distribution_type = 'BROADCAST'",
-    "RESET SESSION join_distribution_type", "SELECT 'insert into x', \"update\" FROM t",
-    "SELECT * FROM other_catalog.s.t",
-])
+
+@pytest.mark.parametrize(
+    "sql",
+    [
+        "SELECT * FROM customers",
+        "WITH a AS (SELECT 1 x) SELECT x FROM a",
+        "VALUES (1, 'a')",
+        "TABLE customers",
+        "SHOW TABLES",
+        "DESCRIBE customers",
+        "EXPLAIN SELECT 1",
+        "EXPLAIN ANALYZE SELECT count(*) FROM orders",
+        "SET SESSION join_distribution_type = 'BROADCAST'",
+        "RESET SESSION join_distribution_type",
+        "SELECT 'insert into x', \"update\" FROM t",
+        "SELECT * FROM other_catalog.s.t",
+    ],
+)
 def test_guard_allows_reads(sql: str) -> None:
     assert isinstance(tr.GUARD.plan([sql]), list), sql
 
 
-@pytest.mark.parametrize(("sql", "why"), [
-    ("CREATE TABLE t AS SELECT 1 x", "read-only"), ("CREATE VIEW v AS SELECT 1 x", "read-only"),
-    ("INSERT INTO customers VALUES (9, 'x', 'y')", "read-only"),
-    ("DELETE FROM customers", "read-only"), ("DROP TABLE customers", "read-only"),
-    ("ALTER TABLE customers ADD COLUMN x int", "read-only"), ("CALL system.flush()", "read-only"),
-    ("MERGE INTO t USING s ON t.a = s.a WHEN MATCHED THEN DELETE", "read-only"),
-    ("USE memory.other", "read-only"), ("START TRANSACTION", "read-only"),
-    ("COMMIT", "read-only"), ("PREPARE p FROM SELECT 1", "read-only"),
-    ("EXECUTE IMMEDIATE 'DROP TABLE t'", "read-only"), ("GRANT SELECT ON t TO u", "read-only"),
-    ("ANALYZE customers", "read-only"),
-    ("EXPLAIN ANALYZE INSERT INTO t VALUES (1)", "EXPLAIN ... INSERT"),
-    ("SET ROLE admin", "SET ROLE"), ("SET TIME ZONE 'Europe/Paris'", "SET TIME ZONE"),
-    ("SET SESSION AUTHORIZATION bob", "SET SESSION AUTHORIZATION"),
-    ("SET SESSION query_max_execution_time = '1h'", "reserved"),
-    ("RESET SESSION query_max_run_time", "reserved"),
-    ("SELECT * FROM TABLE(postgres.system.query(query => 'DELETE FROM x'))", "query()"),
-    ("SELECT * FROM parrot_fx_0123.customers", "reserved"),
-])
+@pytest.mark.parametrize(
+    ("sql", "why"),
+    [
+        ("CREATE TABLE t AS SELECT 1 x", "read-only"),
+        ("CREATE VIEW v AS SELECT 1 x", "read-only"),
+        ("INSERT INTO customers VALUES (9, 'x', 'y')", "read-only"),
+        ("DELETE FROM customers", "read-only"),
+        ("DROP TABLE customers", "read-only"),
+        ("ALTER TABLE customers ADD COLUMN x int", "read-only"),
+        ("CALL system.flush()", "read-only"),
+        ("MERGE INTO t USING s ON t.a = s.a WHEN MATCHED THEN DELETE", "read-only"),
+        ("USE memory.other", "read-only"),
+        ("START TRANSACTION", "read-only"),
+        ("COMMIT", "read-only"),
+        ("PREPARE p FROM SELECT 1", "read-only"),
+        ("EXECUTE IMMEDIATE 'DROP TABLE t'", "read-only"),
+        ("GRANT SELECT ON t TO u", "read-only"),
+        ("ANALYZE customers", "read-only"),
+        ("EXPLAIN ANALYZE INSERT INTO t VALUES (1)", "EXPLAIN ... INSERT"),
+        ("SET ROLE admin", "SET ROLE"),
+        ("SET TIME ZONE 'Europe/Paris'", "SET TIME ZONE"),
+        ("SET SESSION AUTHORIZATION bob", "SET SESSION AUTHORIZATION"),
+        ("SET SESSION query_max_execution_time = '1h'", "reserved"),
+        ("RESET SESSION query_max_run_time", "reserved"),
+        ("SELECT * FROM TABLE(postgres.system.query(query => 'DELETE FROM x'))", "query()"),
+        ("SELECT * FROM parrot_fx_0123.customers", "reserved"),
+    ],
+)
 def test_guard_refuses(sql: str, why: str) -> None:
     refusal = tr.GUARD.plan([sql])
     assert isinstance(refusal, str) and why in refusal, (sql, refusal)
@@ -168,36 +226,48 @@ def test_guard_refuses(sql: str, why: str) -> None:
 
 # --- errors ---------------------------------------------------------------------------------------
 
+
 def trino_error(name: str | None, kind: str = "USER_ERROR") -> BaseException:
     if name is None:
-        return trino.exceptions.TrinoConnectionError("refused") if trino is not None \
+        return (
+            trino.exceptions.TrinoConnectionError("refused")
+            if trino is not None
             else OSError("refused")
+        )
     payload = {"errorName": name, "errorType": kind, "message": f"{name} happened"}
     if trino is not None:
-        cls = {"USER_ERROR": trino.exceptions.TrinoUserError,
-               "INTERNAL_ERROR": trino.exceptions.TrinoInternalError}.get(
-            kind, trino.exceptions.TrinoExternalError)
+        cls = {
+            "USER_ERROR": trino.exceptions.TrinoUserError,
+            "INTERNAL_ERROR": trino.exceptions.TrinoInternalError,
+        }.get(kind, trino.exceptions.TrinoExternalError)
         return cls(payload, "query_1")
     return FakeError(error_name=name, error_type=kind, message=payload["message"])
 
 
-@pytest.mark.parametrize(("name", "kind", "cancelled", "status"), [
-    ("SYNTAX_ERROR", "USER_ERROR", False, ExecStatus.SYNTAX_ERROR),
-    ("COLUMN_NOT_FOUND", "USER_ERROR", False, ExecStatus.RUNTIME_ERROR),
-    ("DIVISION_BY_ZERO", "USER_ERROR", False, ExecStatus.RUNTIME_ERROR),
-    ("EXCEEDED_TIME_LIMIT", "INSUFFICIENT_RESOURCES", False, ExecStatus.TIMEOUT),
-    ("USER_CANCELED", "USER_ERROR", True, ExecStatus.TIMEOUT),
-    ("USER_CANCELED", "USER_ERROR", False, ExecStatus.RUNTIME_ERROR),
-    ("PERMISSION_DENIED", "USER_ERROR", False, ExecStatus.UNSUPPORTED),
-    ("NO_NODES_AVAILABLE", "INTERNAL_ERROR", False, ExecStatus.ENGINE_ERROR),
-    ("GENERIC_INTERNAL_ERROR", "INTERNAL_ERROR", False, ExecStatus.RUNTIME_ERROR),
-    (None, "", False, ExecStatus.ENGINE_ERROR),
-])
-def test_error_classification(name: str | None, kind: str, cancelled: bool,
-                              status: ExecStatus) -> None:
+@pytest.mark.parametrize(
+    ("name", "kind", "cancelled", "status"),
+    [
+        ("SYNTAX_ERROR", "USER_ERROR", False, ExecStatus.SYNTAX_ERROR),
+        ("COLUMN_NOT_FOUND", "USER_ERROR", False, ExecStatus.RUNTIME_ERROR),
+        ("DIVISION_BY_ZERO", "USER_ERROR", False, ExecStatus.RUNTIME_ERROR),
+        ("EXCEEDED_TIME_LIMIT", "INSUFFICIENT_RESOURCES", False, ExecStatus.TIMEOUT),
+        ("USER_CANCELED", "USER_ERROR", True, ExecStatus.TIMEOUT),
+        ("USER_CANCELED", "USER_ERROR", False, ExecStatus.RUNTIME_ERROR),
+        ("PERMISSION_DENIED", "USER_ERROR", False, ExecStatus.UNSUPPORTED),
+        ("NO_NODES_AVAILABLE", "INTERNAL_ERROR", False, ExecStatus.ENGINE_ERROR),
+        ("GENERIC_INTERNAL_ERROR", "INTERNAL_ERROR", False, ExecStatus.RUNTIME_ERROR),
+        (None, "", False, ExecStatus.ENGINE_ERROR),
+    ],
+)
+def test_error_classification(
+    name: str | None, kind: str, cancelled: bool, status: ExecStatus
+) -> None:
     exc = trino_error(name, kind)
-    errors = (trino.exceptions.TrinoQueryError, trino.exceptions.TrinoDataError) \
-        if trino is not None else (FakeError,)
+    errors = (
+        (trino.exceptions.TrinoQueryError, trino.exceptions.TrinoDataError)
+        if trino is not None
+        else (FakeError,)
+    )
     assert tr.ERRORS.classify(exc, cancelled=cancelled, driver_errors=errors) is status
 
 
@@ -207,20 +277,26 @@ def test_messages_name_the_error() -> None:
 
 # --- values ---------------------------------------------------------------------------------------
 
+
 def test_value_conversion() -> None:
     months = SimpleNamespace(years=1, months=-2)
-    assert tr.converter("interval year to month")(months) == \
-        Nested('{"interval_seconds": 25920000.0}')
-    assert canonical(tr.converter("interval day to second")(dt.timedelta(hours=1))) == \
-        Nested('{"interval_seconds": 3600.0}')
+    assert tr.converter("interval year to month")(months) == Nested(
+        '{"interval_seconds": 25920000.0}'
+    )
+    assert canonical(tr.converter("interval day to second")(dt.timedelta(hours=1))) == Nested(
+        '{"interval_seconds": 3600.0}'
+    )
     tz = dt.timezone(dt.timedelta(hours=2))
-    assert canonical(tr.converter("time(3) with time zone")(dt.time(1, 30, tzinfo=tz))) == \
-        Temporal("time", "23:30:00")
+    assert canonical(tr.converter("time(3) with time zone")(dt.time(1, 30, tzinfo=tz))) == Temporal(
+        "time", "23:30:00"
+    )
     aware = dt.datetime(2024, 1, 5, 10, tzinfo=tz)
-    assert canonical(tr.converter("timestamp(6) with time zone")(aware)) == \
-        Temporal("timestamp", "2024-01-05 08:00:00")
+    assert canonical(tr.converter("timestamp(6) with time zone")(aware)) == Temporal(
+        "timestamp", "2024-01-05 08:00:00"
+    )
     assert tr.converter("json")('{"a": [1, true]}') == Nested('{"a":[1,true]}')
     import uuid
+
     assert tr.converter("uuid")(uuid.UUID(int=1)) == "00000000-0000-0000-0000-000000000001"
     assert canonical(tr.converter("array(integer)")([1, None])) == Nested("[1,null]")
     assert canonical(tr.converter("map(varchar, double)")({"k": 1.5})) == Nested('{"k":1.5}')
@@ -231,6 +307,7 @@ def test_rows_become_objects_when_every_field_is_named() -> None:
         named = trino.types.NamedRowTuple([1, "x"], ["a", "b"], ["integer", "varchar"])
         anonymous = trino.types.NamedRowTuple([1, "x"], [None, None], ["integer", "varchar"])
     else:
+
         class Row(tuple):  # type: ignore[type-arg]
             _names: list[str | None]
 
@@ -242,6 +319,7 @@ def test_rows_become_objects_when_every_field_is_named() -> None:
 
 
 # --- timeouts -------------------------------------------------------------------------------------
+
 
 def test_time_limits_are_session_properties_and_cancel_is_the_clients() -> None:
     limits = tr.TrinoEngine.connect_params(url(), timeout=0.0001)["session_properties"]

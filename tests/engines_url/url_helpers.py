@@ -40,17 +40,21 @@ class FakeError(Exception):
 
 def url_parser(engine: Any, default: str) -> Callable[..., ServerURL]:
     """``url(text=default)``: a URL parsed as the engine parses its own (schemes, example)."""
+
     def url(text: str = default) -> ServerURL:
         return ServerURL.parse(text, engine.url_schemes, engine.url_example)
+
     return url
 
 
 def bare_maker(engine: type[E], url: Callable[[], ServerURL], **attrs: Any) -> Callable[[], E]:
     """``bare()``: a fresh adapter without __init__ (no driver, no connection) for its pure
     methods, its ``url`` parsed anew and ``attrs`` set."""
+
     def bare() -> E:
         made = engine.__new__(engine)
         for key, value in {"url": url(), **attrs}.items():
             setattr(made, key, value)
         return made
+
     return bare

@@ -12,8 +12,9 @@ from parrot.migrate import named
 
 
 @pytest.fixture(autouse=True)
-def _private_cache(tmp_path_factory: pytest.TempPathFactory,
-                   monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+def _private_cache(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[None]:
     """Named fixtures cache under a per-session folder, never the user's ~/.cache."""
     monkeypatch.setenv("PARROT_CACHE", str(tmp_path_factory.getbasetemp() / "parrot-cache"))
     yield

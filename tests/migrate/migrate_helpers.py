@@ -33,8 +33,7 @@ CREATE VIEW v AS SELECT * FROM station;
 DIRTY_ROWS: dict[str, list[tuple[Any, ...]]] = {
     "station": [
         (1, "Alpha ", 37.5, "2013-08-06 10:00:00", "T", 1, 12.5, 0, 30, 1, 7),
-        (2, "Beta", None, "2013-08-07 11:30:00.25", "F", 0, 1234.5678, 0.35, 29.97, 2**40,
-         "x"),
+        (2, "Beta", None, "2013-08-07 11:30:00.25", "F", 0, 1234.5678, 0.35, 29.97, 2**40, "x"),
         (3, " Gamma", -122.25, None, None, None, None, 0.1, "", None, 2.5),
     ],
     "weather": [

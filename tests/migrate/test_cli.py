@@ -12,8 +12,9 @@ from parrot.fixtures import fixture_from_json
 from parrot.migrate.cli import main
 
 
-def test_writes_a_fixture_that_the_dataset_loader_reads(dirty_db: Path, tmp_path: Path,
-                                                        capsys: pytest.CaptureFixture[str]) -> None:
+def test_writes_a_fixture_that_the_dataset_loader_reads(
+    dirty_db: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     out = tmp_path / "shop.json"
     assert main([str(dirty_db), "--name", "shop", "-o", str(out), "--load", "sqlite"]) == 0
     fx = fixture_from_json(json.loads(out.read_text()))
@@ -23,8 +24,9 @@ def test_writes_a_fixture_that_the_dataset_loader_reads(dirty_db: Path, tmp_path
     assert "weather.temp: declared INTEGER" in printed
 
 
-def test_gzip_output_and_report(dirty_db: Path, tmp_path: Path,
-                                capsys: pytest.CaptureFixture[str]) -> None:
+def test_gzip_output_and_report(
+    dirty_db: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     out = tmp_path / "f.json.gz"
     assert main([str(dirty_db), "--tables", "station", "--report", "-o", str(out)]) == 0
     data = json.loads(gzip.decompress(out.read_bytes()))
@@ -44,8 +46,9 @@ def test_list(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 @pytest.mark.parametrize("suffix", [".json", ".json.gz"])
-def test_load_reads_what_out_wrote(dirty_db: Path, tmp_path: Path, suffix: str,
-                                   capsys: pytest.CaptureFixture[str]) -> None:
+def test_load_reads_what_out_wrote(
+    dirty_db: Path, tmp_path: Path, suffix: str, capsys: pytest.CaptureFixture[str]
+) -> None:
     """A fixture written by ``--out x.json.gz`` was not a source ``--load`` could read
     ("neither a SQLite nor a DuckDB database file")."""
     out = tmp_path / f"shop{suffix}"
@@ -57,8 +60,9 @@ def test_load_reads_what_out_wrote(dirty_db: Path, tmp_path: Path, suffix: str,
     assert "FAILED" not in line
 
 
-def test_a_fixture_file_that_is_not_one_fails_clearly(tmp_path: Path,
-                                                      capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_fixture_file_that_is_not_one_fails_clearly(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     bad = tmp_path / "x.json.gz"
     bad.write_bytes(b"not gzip")
     assert main([str(bad), "--load", "sqlite"]) == 1

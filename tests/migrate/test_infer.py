@@ -16,19 +16,42 @@ from parrot.migrate.infer import (
 )
 
 
-@pytest.mark.parametrize(("declared", "family"), [
-    ("INTEGER", Family.INTEGER), ("INT", Family.INTEGER), ("int(11)", Family.INTEGER),
-    ("BIGINT", Family.BIGINT), ("BIGINT(20)", Family.BIGINT), ("HUGEINT", Family.BIGINT),
-    ("VARCHAR(255)", Family.TEXT), ("CHARACTER VARCHAR(3)", Family.TEXT),
-    ("VARCHAR2(20)", Family.TEXT), ("TEXT", Family.TEXT), ("UUID", Family.TEXT),
-    ("REAL", Family.DOUBLE), ("FLOAT(10,2)", Family.DOUBLE), ("DOUBLE", Family.DOUBLE),
-    ("DECIMAL(19,4)", Family.DECIMAL), ("NUMBER(10)", Family.DECIMAL),
-    ("NUMERIC(5, 0)", Family.DECIMAL), ("NUMERIC", Family.NUMERIC), ("DECIMAL", Family.NUMERIC),
-    ("DECIMAL(60,2)", Family.NUMERIC), ("BOOL", Family.BOOLEAN), ("BOOLEAN", Family.BOOLEAN),
-    ("BIT", Family.INTEGER), ("DATE", Family.DATE), ("DATETIME", Family.TIMESTAMP),
-    ("TIMESTAMP", Family.TIMESTAMP), ("TIME", Family.TEXT), ("", Family.ANY),
-    ("BLOB", Family.ANY), ("NULL", Family.ANY), ("GEOMETRY", Family.ANY),
-])
+@pytest.mark.parametrize(
+    ("declared", "family"),
+    [
+        ("INTEGER", Family.INTEGER),
+        ("INT", Family.INTEGER),
+        ("int(11)", Family.INTEGER),
+        ("BIGINT", Family.BIGINT),
+        ("BIGINT(20)", Family.BIGINT),
+        ("HUGEINT", Family.BIGINT),
+        ("VARCHAR(255)", Family.TEXT),
+        ("CHARACTER VARCHAR(3)", Family.TEXT),
+        ("VARCHAR2(20)", Family.TEXT),
+        ("TEXT", Family.TEXT),
+        ("UUID", Family.TEXT),
+        ("REAL", Family.DOUBLE),
+        ("FLOAT(10,2)", Family.DOUBLE),
+        ("DOUBLE", Family.DOUBLE),
+        ("DECIMAL(19,4)", Family.DECIMAL),
+        ("NUMBER(10)", Family.DECIMAL),
+        ("NUMERIC(5, 0)", Family.DECIMAL),
+        ("NUMERIC", Family.NUMERIC),
+        ("DECIMAL", Family.NUMERIC),
+        ("DECIMAL(60,2)", Family.NUMERIC),
+        ("BOOL", Family.BOOLEAN),
+        ("BOOLEAN", Family.BOOLEAN),
+        ("BIT", Family.INTEGER),
+        ("DATE", Family.DATE),
+        ("DATETIME", Family.TIMESTAMP),
+        ("TIMESTAMP", Family.TIMESTAMP),
+        ("TIME", Family.TEXT),
+        ("", Family.ANY),
+        ("BLOB", Family.ANY),
+        ("NULL", Family.ANY),
+        ("GEOMETRY", Family.ANY),
+    ],
+)
 def test_declared_family(declared: str, family: Family) -> None:
     assert declared_family(declared).family is family
 
@@ -113,15 +136,18 @@ def test_boolean_text_flags_stay_text() -> None:
     assert infer_column("", [True, False]).type == "boolean"
 
 
-@pytest.mark.parametrize("value", ["1978-2-23", "0000-00-00", "04/12/2005 09:30", "28-AUG-2011",
-                                   "20180317"])
+@pytest.mark.parametrize(
+    "value", ["1978-2-23", "0000-00-00", "04/12/2005 09:30", "28-AUG-2011", "20180317"]
+)
 def test_dates_that_do_not_print_back_identically_are_text(value: str) -> None:
     got = infer_column("DATE", ["2020-01-01", value])
     assert got.type == "text" and got.values == ["2020-01-01", value]
 
 
-@pytest.mark.parametrize("value", ["2018-03-17T07:13:53", "2018-03-17 07:13:53.000",
-                                   "2018-03-17 07:13:53+00:00", "2018-03-17"])
+@pytest.mark.parametrize(
+    "value",
+    ["2018-03-17T07:13:53", "2018-03-17 07:13:53.000", "2018-03-17 07:13:53+00:00", "2018-03-17"],
+)
 def test_timestamps_must_round_trip_exactly(value: str) -> None:
     assert infer_column("DATETIME", ["2018-03-17 07:13:53", value]).type == "text"
 

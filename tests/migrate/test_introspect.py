@@ -37,11 +37,25 @@ def test_sqlite_types_rows_and_keys(dirty_db: Path) -> None:
     assert fx.name == "dirty"
     assert [t.name for t in fx.tables] == ["station", "weather"]  # the view is not a table
     assert _types(result, "station") == {
-        "id": "integer", "name": "text", "lat": "double", "opened": "timestamp",
-        "is_open": "text", "flag": "boolean", "price": "decimal(19,4)", "ratio": "decimal(2,2)",
-        "odd": "text", "big": "bigint", "anything": "text"}
-    assert _types(result, "weather") == {"day": "text", "station_id": "integer", "temp": "text",
-                                         "rain": "text", "seen": "text"}
+        "id": "integer",
+        "name": "text",
+        "lat": "double",
+        "opened": "timestamp",
+        "is_open": "text",
+        "flag": "boolean",
+        "price": "decimal(19,4)",
+        "ratio": "decimal(2,2)",
+        "odd": "text",
+        "big": "bigint",
+        "anything": "text",
+    }
+    assert _types(result, "weather") == {
+        "day": "text",
+        "station_id": "integer",
+        "temp": "text",
+        "rain": "text",
+        "seen": "text",
+    }
     station = fx.table("station")
     assert station.primary_key == ("id",)
     assert fx.table("weather").primary_key == ("day", "station_id")
@@ -53,11 +67,19 @@ def test_sqlite_types_rows_and_keys(dirty_db: Path) -> None:
     assert [r[8] for r in station.rows] == ["30", "29.97", ""]
     assert [r[10] for r in station.rows] == ["7", "x", "2.5"]
     assert [r[2:5] for r in fx.table("weather").rows] == [
-        ("65", "0", "2013-08-29"), ("", "0.23", "2013-8-30"), ("70", "T", None),
-        ("58", None, "0000-00-00")]
+        ("65", "0", "2013-08-29"),
+        ("", "0.23", "2013-8-30"),
+        ("70", "T", None),
+        ("58", None, "0000-00-00"),
+    ]
     dirty = {(c.table, c.column) for c in result.dirty}
-    assert dirty == {("station", "is_open"), ("station", "odd"), ("weather", "temp"),
-                     ("weather", "rain"), ("weather", "seen")}
+    assert dirty == {
+        ("station", "is_open"),
+        ("station", "odd"),
+        ("weather", "temp"),
+        ("weather", "rain"),
+        ("weather", "seen"),
+    }
     odd = next(c for c in result.dirty if c.column == "odd")
     assert "1 of 3 value(s) do not fit a number" in odd.reason
 
@@ -74,7 +96,8 @@ def test_json_form_round_trips_with_foreign_keys(dirty_db: Path) -> None:
     result = introspect_sqlite(dirty_db)
     data = result.to_json()
     assert data["tables"][1]["foreign_keys"] == [
-        {"columns": ["station_id"], "references": "station", "ref_columns": ["id"]}]
+        {"columns": ["station_id"], "references": "station", "ref_columns": ["id"]}
+    ]
     assert fixture_from_json(data).content_hash == result.fixture.content_hash
     again = Introspection.from_json(data)
     assert again.foreign_keys == result.foreign_keys and again.columns == result.columns
@@ -103,18 +126,29 @@ def test_sqlalchemy_engine_object_and_table_subset(dirty_db: Path) -> None:
 def test_duckdb_file_and_connection(tmp_path: Path) -> None:
     path = tmp_path / "src.duckdb"
     con = duckdb.connect(str(path))
-    con.execute("CREATE TABLE a (id INTEGER PRIMARY KEY, amount DECIMAL(10,2) NOT NULL, "
-                "seen TIMESTAMP, d DATE, ok BOOLEAN, tags VARCHAR[], tz TIMESTAMPTZ, f FLOAT)")
+    con.execute(
+        "CREATE TABLE a (id INTEGER PRIMARY KEY, amount DECIMAL(10,2) NOT NULL, "
+        "seen TIMESTAMP, d DATE, ok BOOLEAN, tags VARCHAR[], tz TIMESTAMPTZ, f FLOAT)"
+    )
     con.execute("CREATE TABLE b (a_id INTEGER REFERENCES a(id), note VARCHAR)")
-    con.execute("INSERT INTO a VALUES (1, 9.5, '2024-01-05 10:00:00.123456', '2024-01-05', true,"
-                " ['x', 'y'], '2024-01-05 10:00:00+00', 0.1), "
-                "(2, -0.25, NULL, NULL, NULL, NULL, NULL, NULL)")
+    con.execute(
+        "INSERT INTO a VALUES (1, 9.5, '2024-01-05 10:00:00.123456', '2024-01-05', true,"
+        " ['x', 'y'], '2024-01-05 10:00:00+00', 0.1), "
+        "(2, -0.25, NULL, NULL, NULL, NULL, NULL, NULL)"
+    )
     con.execute("INSERT INTO b VALUES (1, 'n'), (NULL, NULL)")
     con.close()
     result = introspect(path)  # told apart from SQLite by its header
-    assert _types(result, "a") == {"id": "integer", "amount": "decimal(10,2)",
-                                   "seen": "timestamp", "d": "date", "ok": "boolean",
-                                   "tags": "text", "tz": "text", "f": "double"}
+    assert _types(result, "a") == {
+        "id": "integer",
+        "amount": "decimal(10,2)",
+        "seen": "timestamp",
+        "d": "date",
+        "ok": "boolean",
+        "tags": "text",
+        "tz": "text",
+        "f": "double",
+    }
     a = result.fixture.table("a")
     assert a.primary_key == ("id",)
     assert a.rows[0][1] == Decimal("9.50") and a.rows[0][5] == "[x, y]"
@@ -122,8 +156,9 @@ def test_duckdb_file_and_connection(tmp_path: Path) -> None:
     assert result.foreign_keys["b"] == (ForeignKey(("a_id",), "a", ("id",)),)
     assert {c.column for c in result.dirty} == {"tags", "tz"}
     with duckdb.connect(str(path), read_only=True) as live:
-        assert introspect_duckdb(live, name="src").fixture.content_hash == \
-            result.fixture.content_hash
+        assert (
+            introspect_duckdb(live, name="src").fixture.content_hash == result.fixture.content_hash
+        )
     assert introspect(f"duckdb:///{path}").fixture.content_hash == result.fixture.content_hash
 
 
@@ -148,21 +183,27 @@ def test_sqlite_blobs_are_refused(tmp_path: Path) -> None:
 
 
 def test_names_that_need_quoting_are_kept_exactly(tmp_path: Path) -> None:
-    path = make_sqlite(tmp_path / "quoted.sqlite",
-                       'CREATE TABLE "Odd Table" ("Home Town" TEXT, "18_49" REAL, "%x(y)" INT);',
-                       {"Odd Table": [("Paris", 1.5, 3)]})
+    path = make_sqlite(
+        tmp_path / "quoted.sqlite",
+        'CREATE TABLE "Odd Table" ("Home Town" TEXT, "18_49" REAL, "%x(y)" INT);',
+        {"Odd Table": [("Paris", 1.5, 3)]},
+    )
     fx = introspect_sqlite(path).fixture
     assert fx.table("Odd Table").column_names == ("Home Town", "18_49", "%x(y)")
     assert fx.table("Odd Table").rows == (("Paris", 1.5, 3),)
 
 
 def test_unusable_names_are_all_named(tmp_path: Path) -> None:
-    path = make_sqlite(tmp_path / "odd.sqlite",
-                       'CREATE TABLE "a.b" ("x;y" TEXT, " pad" REAL, ok INT);', {})
+    path = make_sqlite(
+        tmp_path / "odd.sqlite", 'CREATE TABLE "a.b" ("x;y" TEXT, " pad" REAL, ok INT);', {}
+    )
     with pytest.raises(IdentifierError) as err:
         introspect_sqlite(path)
-    assert err.value.names == ["'a.b' contains '.'", "'a.b.x;y' contains ';'",
-                               "'a.b. pad' has leading or trailing space"]
+    assert err.value.names == [
+        "'a.b' contains '.'",
+        "'a.b.x;y' contains ';'",
+        "'a.b. pad' has leading or trailing space",
+    ]
 
 
 def test_errors_for_missing_or_foreign_files(tmp_path: Path) -> None:
@@ -176,8 +217,9 @@ def test_errors_for_missing_or_foreign_files(tmp_path: Path) -> None:
     with pytest.raises(IntrospectionError, match="no tables"):
         introspect(empty)
     with pytest.raises(IntrospectionError, match="no table"):
-        introspect_sqlite(make_sqlite(tmp_path / "t.sqlite", "CREATE TABLE t (x INT);", {}),
-                          tables=["nope"])
+        introspect_sqlite(
+            make_sqlite(tmp_path / "t.sqlite", "CREATE TABLE t (x INT);", {}), tables=["nope"]
+        )
 
 
 def test_migrate_by_dialect_name_creates_the_engine(dirty_db: Path) -> None:

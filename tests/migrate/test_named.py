@@ -53,8 +53,9 @@ def test_text2sql_databases_have_upper_case_table_names(corpus: Path) -> None:
     result = named.named_introspection("text2sql/geo")
     spider = named.named_introspection("spider/shop")
     assert [t.name for t in result.fixture.tables] == ["STATION", "WEATHER"]
-    assert [c.name for c in result.fixture.tables[0].columns] == \
-        [c.name for c in spider.fixture.tables[0].columns]  # columns as the file has them
+    assert [c.name for c in result.fixture.tables[0].columns] == [
+        c.name for c in spider.fixture.tables[0].columns
+    ]  # columns as the file has them
     assert result.foreign_keys["WEATHER"][0].ref_table == "STATION"
     assert {c.table for c in result.columns} == {"STATION", "WEATHER"}
     with pytest.raises(FixtureError, match="unknown named fixture 'text2sql/nope'"):
@@ -93,8 +94,9 @@ def test_unknown_names_list_available_ones(corpus: Path) -> None:
         named.named_fixture("tpch-sf100")
 
 
-def test_without_corpora_there_are_no_spider_names(tmp_path: Path,
-                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+def test_without_corpora_there_are_no_spider_names(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("PARROT_CORPORA", str(tmp_path / "absent"))
     assert not [n for n in named.available_named() if n.startswith("spider/")]
     with pytest.raises(FixtureError, match=r"no Spider corpus at .*PARROT_CORPORA"):
@@ -108,7 +110,8 @@ def test_default_corpora_root_is_beside_the_repository(monkeypatch: pytest.Monke
 
 
 def test_a_wheel_install_has_no_corpora_folder_inside_its_environment(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Installed from a wheel, parrot's code lives in site-packages: the default was
     ``<venv>/lib/python3.X/shared/corpora``, a folder inside the virtual environment."""
     venv = tmp_path / "venv"

@@ -11,8 +11,9 @@ import pytest
 from parrot.connect import create_engine
 from parrot.migrate import named
 
-pytestmark = pytest.mark.skipif(not named.spider_ids(),
-                                reason=f"no Spider corpus at {named.spider_root()}")
+pytestmark = pytest.mark.skipif(
+    not named.spider_ids(), reason=f"no Spider corpus at {named.spider_root()}"
+)
 
 
 def test_dirty_values_are_kept_exactly() -> None:
@@ -34,6 +35,7 @@ def test_gold_query_runs_on_the_migrated_sqlite_copy() -> None:
         pytest.skip("concert_singer is not in this corpus")
     fx = named.named_fixture("spider/concert_singer")
     with create_engine("sqlite") as engine:
-        run = engine.execute("SELECT name, country, age FROM singer WHERE is_male = 'T' "
-                             "ORDER BY age DESC", fx)
+        run = engine.execute(
+            "SELECT name, country, age FROM singer WHERE is_male = 'T' ORDER BY age DESC", fx
+        )
     assert run.ok and len(run.result.rows) == 4

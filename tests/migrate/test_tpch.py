@@ -9,8 +9,9 @@ import pytest
 
 from parrot.migrate import named
 
-pytestmark = pytest.mark.skipif(not named.tpch_available(),
-                                reason="duckdb-extension-tpch is not installed")
+pytestmark = pytest.mark.skipif(
+    not named.tpch_available(), reason="duckdb-extension-tpch is not installed"
+)
 
 TABLES = ["region", "nation", "supplier", "customer", "part", "partsupp", "orders", "lineitem"]
 
@@ -35,5 +36,7 @@ def test_tpch_schema() -> None:
 def test_tpch_is_deterministic() -> None:
     first = named.named_fixture("tpch-sf0.001")
     named.clear_memo()
-    assert named.tpch_introspection(0.001, name="tpch-sf0.001").fixture.content_hash == \
-        first.content_hash
+    assert (
+        named.tpch_introspection(0.001, name="tpch-sf0.001").fixture.content_hash
+        == first.content_hash
+    )

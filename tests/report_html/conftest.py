@@ -20,8 +20,10 @@ def run_dirs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     dirs = {}
     for model in MODELS:
         out = base / model
-        assert eval_main(["--quiet", "--model", model, "--limit", SLICE,
-                          "--output-dir", str(out)]) == 0
+        assert (
+            eval_main(["--quiet", "--model", model, "--limit", SLICE, "--output-dir", str(out)])
+            == 0
+        )
         dirs[model] = out
     return dirs
 
@@ -29,16 +31,22 @@ def run_dirs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
 @pytest.fixture(scope="session")
 def browser():
     """Headless Chromium through Selenium; skips when either is absent."""
-    webdriver = pytest.importorskip("selenium.webdriver", reason="selenium not installed "
-                                    "(pip install -e '.[dev]')")
+    webdriver = pytest.importorskip(
+        "selenium.webdriver", reason="selenium not installed (pip install -e '.[dev]')"
+    )
     driver_path = shutil.which("chromedriver")
     if driver_path is None or not (shutil.which("chromium") or shutil.which("chromium-browser")):
         pytest.skip("Chromium absent: apt-get install -y chromium chromium-driver")
     from selenium.webdriver.chrome.service import Service
 
     options = webdriver.ChromeOptions()
-    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                "--window-size=1400,1800"):
+    for arg in (
+        "--headless=new",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-dev-shm-usage",
+        "--window-size=1400,1800",
+    ):
         options.add_argument(arg)
     options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
     driver = webdriver.Chrome(options=options, service=Service(driver_path))
@@ -59,19 +67,47 @@ def llm_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
     quoted = re.compile(r"Source query \([^)]*\):\n```sql\n(.*?)\n```", re.S)
 
     def echo(request: dict) -> Reply:
-        found = [s for m in request["messages"] if m["role"] == "user"
-                 for s in quoted.findall(m["content"])]
-        return Reply(json.dumps({"Answer": found[-1] if found else "", "Reasoning":
-                                 "the source runs unchanged", "Confidence": 0.5}))
+        found = [
+            s
+            for m in request["messages"]
+            if m["role"] == "user"
+            for s in quoted.findall(m["content"])
+        ]
+        return Reply(
+            json.dumps(
+                {
+                    "Answer": found[-1] if found else "",
+                    "Reasoning": "the source runs unchanged",
+                    "Confidence": 0.5,
+                }
+            )
+        )
 
     out = tmp_path_factory.mktemp("html-llm") / "run"
     mp = pytest.MonkeyPatch()
     mp.setenv("OPENAI_API_KEY", "sk-parrot-test")
     try:
         with ScriptedServer(echo) as server:
-            assert eval_main(["--quiet", "--model", "openai/gpt-4o-mini", "--api-base",
-                              server.url, "--output-dir", str(out), "--pairs", "sqlite:duckdb",
-                              "--limit", "6", "--cache", str(out.parent / "cache.sqlite")]) == 0
+            assert (
+                eval_main(
+                    [
+                        "--quiet",
+                        "--model",
+                        "openai/gpt-4o-mini",
+                        "--api-base",
+                        server.url,
+                        "--output-dir",
+                        str(out),
+                        "--pairs",
+                        "sqlite:duckdb",
+                        "--limit",
+                        "6",
+                        "--cache",
+                        str(out.parent / "cache.sqlite"),
+                    ]
+                )
+                == 0
+            )
     finally:
         mp.undo()
     return out

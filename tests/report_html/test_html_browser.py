@@ -23,7 +23,8 @@ def open_page(browser, path: Path, fragment: str = "") -> None:
     browser.get("about:blank")
     browser.get(path.resolve().as_uri() + fragment)
     WebDriverWait(browser, WAIT).until(
-        lambda d: d.execute_script("return document.body.dataset.ready === 'true'"))
+        lambda d: d.execute_script("return document.body.dataset.ready === 'true'")
+    )
 
 
 def console_errors(browser) -> list[dict]:
@@ -39,8 +40,10 @@ def shot(browser, tmp_path: Path, name: str) -> Path:
 
 
 def shown_ids(browser) -> list[str]:
-    return [tr.get_attribute("data-id")
-            for tr in browser.find_elements("css selector", "#item-table tbody tr")]
+    return [
+        tr.get_attribute("data-id")
+        for tr in browser.find_elements("css selector", "#item-table tbody tr")
+    ]
 
 
 def test_run_page_loads_without_console_errors(browser, run_dirs, tmp_path):
@@ -59,7 +62,8 @@ def test_headline_text_equals_summary_json(browser, run_dirs):
         value = m.find_element("css selector", ".value").text
         assert value == ("–" if overall[key] is None else f"{overall[key]:.1f}%"), key
     assert browser.find_element("css selector", "[data-key=gold_error]").text == str(
-        overall["gold_error"])
+        overall["gold_error"]
+    )
 
 
 def test_reason_filter_shows_exactly_those_items(browser, run_dirs):
@@ -71,8 +75,7 @@ def test_reason_filter_shows_exactly_those_items(browser, run_dirs):
     assert len(reasons) >= 3
     open_page(browser, run_dir / "report.html")
     for reason in reasons:
-        Select(browser.find_element("css selector", "select[name=reason]")).select_by_value(
-            reason)
+        Select(browser.find_element("css selector", "select[name=reason]")).select_by_value(reason)
         expected = {r["id"] for r in recs if r["verdicts"]["strict"]["reason"] == reason}
         assert set(shown_ids(browser)) == expected, reason
         assert len(shown_ids(browser)) == len(expected)
@@ -83,18 +86,26 @@ def test_search_and_pair_filters(browser, run_dirs):
     run_dir = run_dirs["sqlglot"]
     recs = records(run_dir)
     open_page(browser, run_dir / "report.html", "#pair=sqlite%E2%86%92duckdb&q=join")
-    expected = {r["id"] for r in recs if (r["source_dialect"], r["target_dialect"])
-                == ("sqlite", "duckdb") and "join" in (r["translation"].get("sql") or "").lower()}
+    expected = {
+        r["id"]
+        for r in recs
+        if (r["source_dialect"], r["target_dialect"]) == ("sqlite", "duckdb")
+        and "join" in (r["translation"].get("sql") or "").lower()
+    }
     assert expected and set(shown_ids(browser)) <= {
-        r["id"] for r in recs if r["source_dialect"] == "sqlite"
-        and r["target_dialect"] == "duckdb"}
+        r["id"] for r in recs if r["source_dialect"] == "sqlite" and r["target_dialect"] == "duckdb"
+    }
     assert expected <= set(shown_ids(browser))
 
 
 def test_item_view_shows_sql_and_differing_cell(browser, run_dirs, tmp_path):
     run_dir = run_dirs["sqlglot"]
-    item = next(r for r in records(run_dir) if r["verdicts"]["strict"]["reason"] == "value"
-                and r["verdicts"]["strict"]["cell"]["row"] < len(r["gold"]["preview"]))
+    item = next(
+        r
+        for r in records(run_dir)
+        if r["verdicts"]["strict"]["reason"] == "value"
+        and r["verdicts"]["strict"]["cell"]["row"] < len(r["gold"]["preview"])
+    )
     cell = item["verdicts"]["strict"]["cell"]
     open_page(browser, run_dir / "report.html", f"#item={item['id']}")
     shown = browser.find_element("css selector", "#translation-sql").text
@@ -114,14 +125,20 @@ def test_two_clicks_from_heat_map_to_a_failing_item(browser, run_dirs):
 
     run_dir = run_dirs["sqlglot"]
     pair = "sqlite→clickhouse"
-    failing = {r["id"] for r in records(run_dir) if not r["verdicts"]["strict"]["match"]
-               and f"{r['source_dialect']}→{r['target_dialect']}" == pair}
+    failing = {
+        r["id"]
+        for r in records(run_dir)
+        if not r["verdicts"]["strict"]["match"]
+        and f"{r['source_dialect']}→{r['target_dialect']}" == pair
+    }
     assert failing
     open_page(browser, run_dir / "report.html")
-    link = browser.find_element("css selector", 'a[href="#pair=sqlite%E2%86%92clickhouse'
-                                                '&strict=fail"]')
-    browser.execute_script("arguments[0].dispatchEvent(new MouseEvent('click', "
-                           "{bubbles: true}))", link)  # an SVG <a>: click it as a reader does
+    link = browser.find_element(
+        "css selector", 'a[href="#pair=sqlite%E2%86%92clickhouse&strict=fail"]'
+    )
+    browser.execute_script(
+        "arguments[0].dispatchEvent(new MouseEvent('click', {bubbles: true}))", link
+    )  # an SVG <a>: click it as a reader does
     wait = WebDriverWait(browser, WAIT)  # hashchange is dispatched asynchronously
     wait.until(lambda d: set(shown_ids(d)) == failing)
     browser.find_element("css selector", "#item-table tbody tr td:nth-child(2)").click()
@@ -137,13 +154,16 @@ def test_leaderboard_sorts(browser, run_dirs, tmp_path):
     assert report_main([*map(str, run_dirs.values()), "--format", "html", "-o", str(page)]) == 0
     browser.get(page.resolve().as_uri())
     board = browser.find_element("css selector", "table.leaderboard")
-    header = next(th for th in board.find_elements("css selector", "thead th")
-                  if th.text == "strict %")
+    header = next(
+        th for th in board.find_elements("css selector", "thead th") if th.text == "strict %"
+    )
     col = [th.text for th in board.find_elements("css selector", "thead th")].index("strict %")
 
     def column() -> list[float]:
-        return [float(tr.find_elements("css selector", "th, td")[col].text)
-                for tr in board.find_elements("css selector", "tbody tr")]
+        return [
+            float(tr.find_elements("css selector", "th, td")[col].text)
+            for tr in board.find_elements("css selector", "tbody tr")
+        ]
 
     header.click()
     assert column() == sorted(column())
@@ -170,14 +190,16 @@ def test_no_duplicate_ids_and_no_table_cut_off(browser, run_dirs):
     duplicates = browser.execute_script(
         "const seen = {}; for (const e of document.querySelectorAll('[id]'))"
         " seen[e.id] = (seen[e.id] || 0) + 1;"
-        " return Object.keys(seen).filter((k) => seen[k] > 1);")
+        " return Object.keys(seen).filter((k) => seen[k] > 1);"
+    )
     assert duplicates == []
     width = browser.execute_script("return document.documentElement.clientWidth")
     assert browser.execute_script("return document.documentElement.scrollWidth") <= width
     overflow = browser.execute_script(
         "return [...document.querySelectorAll('#overview table')].filter((t) => {"
         " const w = t.closest('.scroll'); return !w || w.getBoundingClientRect().right >"
-        f" {width} + 1; }}).length")
+        f" {width} + 1; }}).length"
+    )
     assert overflow == 0
 
 
@@ -191,17 +213,18 @@ def test_difficulty_and_tag_filters(browser, run_dirs):
     assert len(difficulties) >= 2 and len(tags) >= 2
     open_page(browser, run_dir / "report.html")
     for difficulty in difficulties:
-        Select(browser.find_element("css selector", "select[name=difficulty]")
-               ).select_by_value(difficulty)
-        assert set(shown_ids(browser)) == {r["id"] for r in recs
-                                           if r["difficulty"] == difficulty}
+        Select(browser.find_element("css selector", "select[name=difficulty]")).select_by_value(
+            difficulty
+        )
+        assert set(shown_ids(browser)) == {r["id"] for r in recs if r["difficulty"] == difficulty}
     Select(browser.find_element("css selector", "select[name=difficulty]")).select_by_value("")
     tag = tags.most_common()[-1][0]
     Select(browser.find_element("css selector", "select[name=tag]")).select_by_value(tag)
     assert set(shown_ids(browser)) == {r["id"] for r in recs if tag in r["tags"]}
     open_page(browser, run_dir / "report.html", f"#difficulty=hard&tag={tag}")
-    assert set(shown_ids(browser)) == {r["id"] for r in recs
-                                       if tag in r["tags"] and r["difficulty"] == "hard"}
+    assert set(shown_ids(browser)) == {
+        r["id"] for r in recs if tag in r["tags"] and r["difficulty"] == "hard"
+    }
     assert console_errors(browser) == []
 
 
@@ -235,8 +258,11 @@ def test_the_item_view_shows_the_witness(browser, run_dirs, tmp_path):
     run = tmp_path / "run"
     shutil.copytree(run_dirs["sqlglot"], run)
     assert witness_main([str(run), "--all"]) == 0
-    found = [x for x in map(json.loads, (run / "witnesses.jsonl").read_text().splitlines())
-             if x["witness"]]
+    found = [
+        x
+        for x in map(json.loads, (run / "witnesses.jsonl").read_text().splitlines())
+        if x["witness"]
+    ]
     assert found, "the sqlglot slice has rejections on data"
     assert report_main([str(run), "--format", "html"]) == 0
     item = found[0]
@@ -263,8 +289,11 @@ def test_the_worst_constructs_link_to_witnessed_items(browser, run_dirs, tmp_pat
     open_page(browser, run / "report.html")
     rows = browser.find_elements("css selector", "#worst-constructs tbody tr")
     assert rows
-    witnessed = [a for a in browser.find_elements("css selector", "#worst-constructs a")
-                 if "witness:" in a.find_element("xpath", "..").text]
+    witnessed = [
+        a
+        for a in browser.find_elements("css selector", "#worst-constructs a")
+        if "witness:" in a.find_element("xpath", "..").text
+    ]
     assert witnessed, "the slice's most frequent wrong constructs include witnessed items"
     target = witnessed[0].get_attribute("href").split("#item=")[1]
     witnessed[0].click()
@@ -295,27 +324,40 @@ def test_the_reliability_heat_map_counts_and_links(browser, run_dirs, tmp_path):
     open_page(browser, tmp_path / "page.html")
     cells = browser.find_elements("css selector", "#reliability-heatmap td[title]")
     assert len(cells) == sum(len(pairs) for pairs in matrix.values())
-    construct, pairs = next((c, p) for c, p in matrix.items() if c.startswith("feature: ")
-                            and any(x["strict"] < x["evaluated"] for x in p.values()))
+    construct, pairs = next(
+        (c, p)
+        for c, p in matrix.items()
+        if c.startswith("feature: ") and any(x["strict"] < x["evaluated"] for x in p.values())
+    )
     pair, cell = next((p, x) for p, x in pairs.items() if x["strict"] < x["evaluated"])
     lo, hi = cell["ci95"]
-    heads = [th.text for th in browser.find_elements("css selector",
-                                                     "#reliability-heatmap thead th")]
-    (row,) = [tr for tr in browser.find_elements("css selector", "#reliability-heatmap tbody tr")
-              if tr.find_element("css selector", "th").text == construct]
+    heads = [
+        th.text for th in browser.find_elements("css selector", "#reliability-heatmap thead th")
+    ]
+    (row,) = [
+        tr
+        for tr in browser.find_elements("css selector", "#reliability-heatmap tbody tr")
+        if tr.find_element("css selector", "th").text == construct
+    ]
     td = row.find_elements("css selector", "td")[heads.index(pair) - 1]
-    assert td.get_attribute("title") == (f"{cell['strict']}/{cell['evaluated']} right, "
-                                          f"95% CI [{lo:.1f}–{hi:.1f}]")
+    assert td.get_attribute("title") == (
+        f"{cell['strict']}/{cell['evaluated']} right, 95% CI [{lo:.1f}–{hi:.1f}]"
+    )
     td.find_element("css selector", "a").click()
     feature = construct.split(": ", 1)[1]
     sources, _ = source_sql(manifest)
-    expected = {r["id"] for r in recs if f"{r['source_dialect']}→{r['target_dialect']}" == pair
-                and r["verdicts"]["strict"]["match"] is False
-                and feature in features(sources[r["id"]], r["source_dialect"])}
+    expected = {
+        r["id"]
+        for r in recs
+        if f"{r['source_dialect']}→{r['target_dialect']}" == pair
+        and r["verdicts"]["strict"]["match"] is False
+        and feature in features(sources[r["id"]], r["source_dialect"])
+    }
     from selenium.common.exceptions import StaleElementReferenceException
 
     WebDriverWait(browser, WAIT, ignored_exceptions=(StaleElementReferenceException,)).until(
-        lambda d: set(shown_ids(d)) == expected)  # the table is redrawn under the wait
+        lambda d: set(shown_ids(d)) == expected
+    )  # the table is redrawn under the wait
     assert console_errors(browser) == []
 
 
@@ -333,13 +375,18 @@ def test_the_level_filter_and_item_view_show_bounded_equivalent(browser, run_dir
     proved = set(sorted(proved)[:3])
     for r in recs:
         if r["id"] in proved:
-            r["level"] = {"name": "bounded-equivalent", "databases": r["level"]["databases"],
-                          "bound": 4}
+            r["level"] = {
+                "name": "bounded-equivalent",
+                "databases": r["level"]["databases"],
+                "bound": 4,
+            }
     write_run_report(run_dir, manifest, recs, tmp_path / "page.html")
     open_page(browser, tmp_path / "page.html", "#level=bounded-equivalent")
     assert set(shown_ids(browser)) == proved
-    values = [o.get_attribute("value")
-              for o in browser.find_elements("css selector", "select[name=level] option")]
+    values = [
+        o.get_attribute("value")
+        for o in browser.find_elements("css selector", "select[name=level] option")
+    ]
     assert "bounded-equivalent" in values
     open_page(browser, tmp_path / "page.html", f"#item={sorted(proved)[0]}")
     assert "up to 4 rows" in browser.find_element("css selector", "#level").text

@@ -17,8 +17,9 @@ from parrot.report.html import source_sql
 
 
 def inlined_items(page: str) -> list[dict]:
-    packed = re.search(r'<script type="application/gzip\+base64" id="parrot-data">([^<]*)</script>',
-                       page)
+    packed = re.search(
+        r'<script type="application/gzip\+base64" id="parrot-data">([^<]*)</script>', page
+    )
     assert packed
     return json.loads(gzip.decompress(base64.b64decode(packed.group(1))))["items"]
 
@@ -30,7 +31,7 @@ def test_eval_writes_report_html(run_dirs):
 
 def test_page_is_self_contained(run_dirs):
     page = (run_dirs["sqlglot"] / "report.html").read_text()
-    assert not re.search(r'<(script|img|link|iframe)[^>]+(src|href)=', page)
+    assert not re.search(r"<(script|img|link|iframe)[^>]+(src|href)=", page)
     assert "<svg" in page and "<style>" in page
     assert not re.search(r'(src|href)="(https?:)?//', page)
     assert not re.search(r"url\((?!#)", page)  # CSS and SVG reference only in-page ids
@@ -52,18 +53,22 @@ def test_every_record_is_inlined_with_its_source_sql(run_dirs):
     items = inlined_items((run_dir / "report.html").read_text())
     recs = records(run_dir)
     # each item also carries its source's SQL features (the item table's SQL feature filter)
-    assert [{k: v for k, v in i.items() if k not in ("source_sql", "features")}
-            for i in items] == recs
+    assert [
+        {k: v for k, v in i.items() if k not in ("source_sql", "features")} for i in items
+    ] == recs
     sources, missing = source_sql(json.loads((run_dir / "manifest.json").read_text()))
     assert missing is None
     assert all(i["source_sql"] == sources[i["id"]] for i in items)
 
 
-@pytest.mark.parametrize(("change", "note"), [
-    ({"sha256": "0" * 64}, "changed since the run"),
-    ({"path": "/nonexistent/items.jsonl"}, "not readable here"),
-    ({"path": None}, "names no dataset file"),
-])
+@pytest.mark.parametrize(
+    ("change", "note"),
+    [
+        ({"sha256": "0" * 64}, "changed since the run"),
+        ({"path": "/nonexistent/items.jsonl"}, "not readable here"),
+        ({"path": None}, "names no dataset file"),
+    ],
+)
 def test_source_sql_refused_when_dataset_differs(run_dirs, change, note):
     manifest = json.loads((run_dirs["sqlglot"] / "manifest.json").read_text())
     manifest["dataset"] = {**manifest["dataset"], **change}
@@ -99,7 +104,7 @@ def test_leaderboard_numbers_match_markdown(run_dirs, tmp_path, capsys):
     expected = _md_tables(md.read_text())
     boards = {k: v for k, v in expected.items() if k.startswith("Leaderboard")}
     assert len(boards) == 1  # three runs of the same slice: one comparable group
-    (title, rows), = boards.items()
+    ((title, rows),) = boards.items()
     text = page.read_text()
     assert title in text
     shown = html_tables(text)
@@ -120,11 +125,15 @@ def test_leaderboard_separates_datasets(run_dirs, tmp_path):
     other = tmp_path / "other"
     from parrot.eval.cli import main as eval_main
 
-    assert eval_main(["--quiet", "--model", "sqlglot", "--limit", "6", "--output-dir",
-                      str(other)]) == 0
+    assert (
+        eval_main(["--quiet", "--model", "sqlglot", "--limit", "6", "--output-dir", str(other)])
+        == 0
+    )
     page = tmp_path / "board.html"
-    assert report_main([str(run_dirs["sqlglot"]), str(other), "--format", "html",
-                        "-o", str(page)]) == 0
+    assert (
+        report_main([str(run_dirs["sqlglot"]), str(other), "--format", "html", "-o", str(page)])
+        == 0
+    )
     boards = [t for c, t in html_tables(page.read_text()) if c == "Leaderboard"]
     assert sorted(len(b) - 1 for b in boards) == [1, 1]
 
@@ -133,8 +142,10 @@ def test_cost_and_latency_only_when_a_model_was_called(run_dirs, llm_run):
     assert "Cost and latency" in (llm_run / "report.html").read_text()
     assert "Cost and latency" not in (run_dirs["sqlglot"] / "report.html").read_text()
     verified = summary(llm_run)["verified_cost"]  # the model's tokens per verified translation
-    assert verified["per_item"]["tokens"] > 0 and "Cost of a verified translation" in (
-        llm_run / "report.html").read_text()
+    assert (
+        verified["per_item"]["tokens"] > 0
+        and "Cost of a verified translation" in (llm_run / "report.html").read_text()
+    )
     item = inlined_items((llm_run / "report.html").read_text())[0]
     assert item["translation"]["reasoning"] == "the source runs unchanged"
 
@@ -146,14 +157,20 @@ def test_wheel_carries_the_templates(tmp_path):
     import zipfile
 
     repo = Path(__file__).resolve().parents[2]
-    build = subprocess.run([sys.executable, "-m", "pip", "wheel", str(repo), "--no-deps",
-                            "-w", str(tmp_path), "-q"], capture_output=True, text=True)
+    build = subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", str(repo), "--no-deps", "-w", str(tmp_path), "-q"],
+        capture_output=True,
+        text=True,
+    )
     if build.returncode != 0:
         pytest.skip(f"wheel build unavailable here: {build.stderr.strip()[-300:]}")
     (wheel,) = tmp_path.glob("*.whl")
     names = set(zipfile.ZipFile(wheel).namelist())
-    shipped = {f"parrot/report/templates/{p.name}"
-               for p in (repo / "parrot" / "report" / "templates").iterdir() if p.is_file()}
+    shipped = {
+        f"parrot/report/templates/{p.name}"
+        for p in (repo / "parrot" / "report" / "templates").iterdir()
+        if p.is_file()
+    }
     assert shipped and shipped <= names
 
 

@@ -24,8 +24,10 @@ def _script(name: str) -> ModuleType:
 
 
 def _records(n: int) -> list[Record]:
-    return [Record(id=f"r{i}", dialect="sqlite", sql=f"SELECT {i} FROM t WHERE s = 'x{i}'",
-                    origin="t") for i in range(n)]
+    return [
+        Record(id=f"r{i}", dialect="sqlite", sql=f"SELECT {i} FROM t WHERE s = 'x{i}'", origin="t")
+        for i in range(n)
+    ]
 
 
 def test_replicate_below_the_corpus_size_keeps_its_first_records() -> None:
@@ -48,15 +50,17 @@ def _run(path: Path, records: list[dict[str, object]]) -> Path:
     return path
 
 
-def test_compare_runs_ignores_timings_and_names_what_differs(tmp_path: Path,
-                                                             capsys: pytest.CaptureFixture[str]
-                                                             ) -> None:
+def test_compare_runs_ignores_timings_and_names_what_differs(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     compare = _script("scale").compare_runs
     one: dict[str, object] = {"id": "a", "gold": {"status": "ok", "elapsed": 0.1}, "latency": 1.0}
     two: dict[str, object] = {"id": "b", "gold": {"status": "ok", "elapsed": 0.2}}
     local = _run(tmp_path / "local", [one, two])
-    ray = _run(tmp_path / "ray", [{**two, "gold": {"status": "ok", "elapsed": 9.0}},
-                                  {**one, "latency": 5.0}])
+    ray = _run(
+        tmp_path / "ray",
+        [{**two, "gold": {"status": "ok", "elapsed": 9.0}}, {**one, "latency": 5.0}],
+    )
     assert compare(local, ray) == 0
     assert "equal per id (timings aside): 2 of 2; differ: 0" in capsys.readouterr().out
     other = _run(tmp_path / "other", [{**one, "gold": {"status": "timeout"}}])

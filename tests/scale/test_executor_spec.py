@@ -40,10 +40,13 @@ def test_auto_follows_ray_address(monkeypatch: pytest.MonkeyPatch, env: str, kin
 
 
 def test_default_path_imports_no_ray() -> None:
-    code = ("import sys, parrot.eval.cli, parrot.curate.cli, parrot.scale; "
-            "print(sorted(m for m in sys.modules if m == 'ray' or m.startswith('ray.')))")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         check=True).stdout
+    code = (
+        "import sys, parrot.eval.cli, parrot.curate.cli, parrot.scale; "
+        "print(sorted(m for m in sys.modules if m == 'ray' or m.startswith('ray.')))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout
     assert out.strip() == "[]"
 
 

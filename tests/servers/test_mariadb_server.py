@@ -92,8 +92,14 @@ def test_up_status_query_down(server: MariaDBServer, capsys: pytest.CaptureFixtu
     from parrot.connect import create_engine
     from parrot.fixtures import fixture_from_json
 
-    fixture = fixture_from_json({"name": "one", "tables": [
-        {"name": "t", "columns": [{"name": "a", "type": "integer"}], "rows": [[1], [2]]}]})
+    fixture = fixture_from_json(
+        {
+            "name": "one",
+            "tables": [
+                {"name": "t", "columns": [{"name": "a", "type": "integer"}], "rows": [[1], [2]]}
+            ],
+        }
+    )
     engine = create_engine("mysql")  # no URL: finds the managed server through its state file
     try:
         assert engine.label == state.label
@@ -182,9 +188,21 @@ def test_an_engine_worker_cannot_reach_the_running_server(server: MariaDBServer)
     scratch = tempfile.mkdtemp(prefix=worker.SCRATCH_PREFIX)
     try:
         child = subprocess.run(
-            [sys.executable, "-c", WORKER_CONNECT, scratch, str(os.getpid()), state.socket,
-             *worker.socket_roots()], env=worker.worker_environ(scratch), cwd=scratch,
-            capture_output=True, text=True, timeout=120)
+            [
+                sys.executable,
+                "-c",
+                WORKER_CONNECT,
+                scratch,
+                str(os.getpid()),
+                state.socket,
+                *worker.socket_roots(),
+            ],
+            env=worker.worker_environ(scratch),
+            cwd=scratch,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     assert child.returncode == 0, child.stderr[-2000:]

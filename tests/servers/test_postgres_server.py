@@ -58,19 +58,24 @@ def test_up_query_down(server: PostgresServer) -> None:
     if state.isolation:  # no network namespace here: on 127.0.0.1
         assert state.url == f"postgresql://postgres@127.0.0.1:{state.port}/postgres"
     else:  # in a network namespace of its own: the socket (in the data dir) is the way in
-        assert state.url == (f"postgresql://postgres@/postgres?host={state.data_dir}"
-                             f"&port={state.port}")
+        assert state.url == (
+            f"postgresql://postgres@/postgres?host={state.data_dir}&port={state.port}"
+        )
     assert pid_alive(state.pid)
     data_dir = Path(state.data_dir)
     assert (data_dir / "PG_VERSION").is_file()
     assert processes_in(data_dir)  # the postmaster and its children work in the data dir
     assert server.state() == state  # status: recorded, alive and answering
     assert _query(state.url, "SELECT 6 * 7") == 42
-    assert _query(state.url, "SHOW listen_addresses") == ("127.0.0.1" if state.isolation
-                                                          else "")
+    assert _query(state.url, "SHOW listen_addresses") == ("127.0.0.1" if state.isolation else "")
     assert _query(state.url, "SHOW TimeZone") == "UTC"
-    assert _query(state.url, "SELECT pg_encoding_to_char(encoding) FROM pg_database "
-                             "WHERE datname = 'postgres'") == "UTF8"
+    assert (
+        _query(
+            state.url,
+            "SELECT pg_encoding_to_char(encoding) FROM pg_database WHERE datname = 'postgres'",
+        )
+        == "UTF8"
+    )
 
     assert server.start() == state  # idempotent: the running server is returned
 
@@ -109,8 +114,9 @@ def test_unanswering_server_is_down(server: PostgresServer) -> None:
     assert server.state() == state
 
 
-def test_cli_up_status_down(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                            capsys: pytest.CaptureFixture[str]) -> None:
+def test_cli_up_status_down(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     _skip_unless_available()
     monkeypatch.setenv("PARROT_CACHE", str(tmp_path / "cache"))
     try:
@@ -139,8 +145,9 @@ def test_binaries_are_found() -> None:
     assert install.source in ("wheel", "system")
 
 
-def test_stopping_started_stops_only_what_it_found_idle(tmp_path: Path,
-                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+def test_stopping_started_stops_only_what_it_found_idle(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from parrot.servers import server_for, stopping_started
 
     _skip_unless_available()

@@ -11,8 +11,10 @@ import pytest
 
 from parrot.servers.base import ServerError, pid_alive, stop_pid, stop_processes
 
-IGNORES_TERM = ("import signal, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); "
-                "print('ready', flush=True); time.sleep(120)")
+IGNORES_TERM = (
+    "import signal, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); "
+    "print('ready', flush=True); time.sleep(120)"
+)
 
 
 def _start(code: str) -> subprocess.Popen[str]:
@@ -31,9 +33,11 @@ def test_a_process_ignoring_sigterm_is_killed() -> None:
 
 
 def test_the_asks_come_in_order_and_each_can_end_it() -> None:
-    proc = _start("import signal, sys, time; signal.signal(signal.SIGINT, lambda *a: "
-                  "(print('asked', flush=True), sys.exit(0))); print('ready', flush=True); "
-                  "time.sleep(120)")
+    proc = _start(
+        "import signal, sys, time; signal.signal(signal.SIGINT, lambda *a: "
+        "(print('asked', flush=True), sys.exit(0))); print('ready', flush=True); "
+        "time.sleep(120)"
+    )
     try:
         assert stop_processes([proc.pid], ((signal.SIGINT.value, 10.0),)) == []
         assert proc.stdout is not None and proc.stdout.read().strip() == "asked"

@@ -21,9 +21,13 @@ from parrot.servers.base import Server
 from parrot.servers.mariadb import MariaDBServer
 from parrot.servers.postgres import PostgresServer
 
-pytestmark = [pytest.mark.server,
-              pytest.mark.skipif(not sys.platform.startswith("linux"),
-                                 reason="server confinement uses Linux namespaces and Landlock")]
+pytestmark = [
+    pytest.mark.server,
+    pytest.mark.skipif(
+        not sys.platform.startswith("linux"),
+        reason="server confinement uses Linux namespaces and Landlock",
+    ),
+]
 SECRET = "parrot-server-canary-93d1"
 TESTS = Path(__file__).parents[1]
 
@@ -68,8 +72,9 @@ def _shell(url: str, command: str) -> list[str]:
 
     with psycopg.connect(url, autocommit=True, connect_timeout=10) as conn:
         conn.execute("CREATE TEMP TABLE out (line text)")
-        conn.execute(sql.SQL("COPY out FROM PROGRAM {}").format(
-            sql.Literal(f"({command}) 2>&1; true")))
+        conn.execute(
+            sql.SQL("COPY out FROM PROGRAM {}").format(sql.Literal(f"({command}) 2>&1; true"))
+        )
         return [row[0] for row in conn.execute("SELECT line FROM out").fetchall()]
 
 
@@ -77,8 +82,9 @@ def _pid_namespaces_differ(pid: int) -> bool:
     return os.readlink(f"/proc/{pid}/ns/net") != os.readlink("/proc/self/ns/net")
 
 
-def test_postgres_superuser_shell_cannot_reach_the_host(postgres: Server, canary: Path,
-                                                        tmp_path: Path) -> None:
+def test_postgres_superuser_shell_cannot_reach_the_host(
+    postgres: Server, canary: Path, tmp_path: Path
+) -> None:
     from http_sink import serve_sink
 
     state = postgres.state()
@@ -87,9 +93,12 @@ def test_postgres_superuser_shell_cannot_reach_the_host(postgres: Server, canary
     out = tmp_path / "written.out"
     with serve_sink() as sink:
         port = sink[0].rsplit(":", 1)[1]
-        lines = _shell(state.url, f"cat {canary}; cat /etc/shadow; ls /root; env; "
-                                  f"echo x > {out}; echo x > {state.data_dir}/inside; "
-                                  f"bash -c 'echo GET / > /dev/tcp/127.0.0.1/{port}'")
+        lines = _shell(
+            state.url,
+            f"cat {canary}; cat /etc/shadow; ls /root; env; "
+            f"echo x > {out}; echo x > {state.data_dir}/inside; "
+            f"bash -c 'echo GET / > /dev/tcp/127.0.0.1/{port}'",
+        )
         requests = list(sink[1:])
     text = "\n".join(lines)
     assert SECRET not in text, text
@@ -101,9 +110,9 @@ def test_postgres_superuser_shell_cannot_reach_the_host(postgres: Server, canary
     assert canary.read_text() == SECRET + "\n"
 
 
-def test_mariadb_runs_in_its_own_network_namespace_without_secrets(mariadb: Server,
-                                                                    canary: Path,
-                                                                    tmp_path: Path) -> None:
+def test_mariadb_runs_in_its_own_network_namespace_without_secrets(
+    mariadb: Server, canary: Path, tmp_path: Path
+) -> None:
     import pymysql
 
     state = mariadb.state()
@@ -123,8 +132,9 @@ def test_mariadb_runs_in_its_own_network_namespace_without_secrets(mariadb: Serv
     assert not out.exists()
 
 
-def test_without_a_network_namespace_landlock_forbids_connections(tmp_path: Path,
-                                                                  canary: Path) -> None:
+def test_without_a_network_namespace_landlock_forbids_connections(
+    tmp_path: Path, canary: Path
+) -> None:
     """Where the kernel refuses the namespace (no CAP_SYS_ADMIN) the server listens on
     127.0.0.1, says so in its label, and still connects nowhere and reads no host file."""
     if shutil.which("setpriv") is None:
@@ -151,10 +161,24 @@ def test_without_a_network_namespace_landlock_forbids_connections(tmp_path: Path
             server.stop()
     """)
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(TESTS / "servers"), str(TESTS)])}
-    child = subprocess.run(["setpriv", "--bounding-set", "-sys_admin", sys.executable, "-c",
-                            script, str(tmp_path / "servers"), "", str(canary)],
-                           capture_output=True, text=True, timeout=300, env=env,
-                           cwd=Path(__file__).parents[2])
+    child = subprocess.run(
+        [
+            "setpriv",
+            "--bounding-set",
+            "-sys_admin",
+            sys.executable,
+            "-c",
+            script,
+            str(tmp_path / "servers"),
+            "",
+            str(canary),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=env,
+        cwd=Path(__file__).parents[2],
+    )
     assert child.returncode == 0, child.stderr[-3000:]
     assert "WARNING: postgres server: no network namespace" in child.stderr
     result = __import__("json").loads(child.stdout.splitlines()[-1])

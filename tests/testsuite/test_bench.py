@@ -39,10 +39,14 @@ def test_target_side_counts_neighbours_of_the_reference_on_the_target(tmp_path: 
     SQLite's sorted GROUP BY is unkillable there and left out of the kill rate."""
     engines_or_skip()
     root = _dataset(tmp_path)
-    item_json = {"id": "g", "source_dialect": "duckdb", "target_dialect": "sqlite",
-                 "source_sql": "SELECT grp, count(*) FROM t WHERE v > 3 GROUP BY grp ORDER BY grp",
-                 "reference_sql": "SELECT grp, COUNT(*) FROM t WHERE v > 3 GROUP BY grp "
-                                  "ORDER BY grp", "fixture": {"name": "tiny"}}
+    item_json = {
+        "id": "g",
+        "source_dialect": "duckdb",
+        "target_dialect": "sqlite",
+        "source_sql": "SELECT grp, count(*) FROM t WHERE v > 3 GROUP BY grp ORDER BY grp",
+        "reference_sql": "SELECT grp, COUNT(*) FROM t WHERE v > 3 GROUP BY grp ORDER BY grp",
+        "fixture": {"name": "tiny"},
+    }
     (root / "items.jsonl").write_text(json.dumps(item_json) + "\n")
     assert main(["build", str(root), "--candidates", "6"]) == 0
     item = load_dataset(str(root), count_tokens=False).items[0]
@@ -52,8 +56,7 @@ def test_target_side_counts_neighbours_of_the_reference_on_the_target(tmp_path: 
     pair, ops = bench.Tally(), bench.Tally()
     judge = Judge()
     try:
-        probe = replace(item, source_dialect=item.target_dialect,
-                        source_sql=item.reference_sql[0])
+        probe = replace(item, source_dialect=item.target_dialect, source_sql=item.reference_sql[0])
         counts = bench._side_counts(judge, probe, suite)
     finally:
         judge.close()
@@ -67,15 +70,21 @@ def test_target_side_counts_neighbours_of_the_reference_on_the_target(tmp_path: 
 
 
 def test_a_suite_built_without_the_source_side_has_it_measured_by_the_bench(
-        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     """A suite built with ``--no-source-side`` (Spark's) records no source-side counts: the
     bench runs the source's neighbours itself on the fixture and the suite's databases, and
     reports the same source-side row as for a suite built with them."""
     engines_or_skip()
     root = _dataset(tmp_path)
-    item_json = {"id": "s", "source_dialect": "sqlite", "target_dialect": "duckdb",
-                 "source_sql": "SELECT grp, v FROM t WHERE v > 3",
-                 "reference_sql": "SELECT grp, v FROM t WHERE v > 3", "fixture": {"name": "tiny"}}
+    item_json = {
+        "id": "s",
+        "source_dialect": "sqlite",
+        "target_dialect": "duckdb",
+        "source_sql": "SELECT grp, v FROM t WHERE v > 3",
+        "reference_sql": "SELECT grp, v FROM t WHERE v > 3",
+        "fixture": {"name": "tiny"},
+    }
     (root / "items.jsonl").write_text(json.dumps(item_json) + "\n")
     rows = {}
     for flags in (["--no-source-side"], []):
@@ -85,14 +94,15 @@ def test_a_suite_built_without_the_source_side_has_it_measured_by_the_bench(
         assert suite is not None and suite.extra.get("source_side", True) == (not flags)
         assert _bench().main([str(root), "--no-target-side", "--no-write"]) == 0
         out = capsys.readouterr().out
-        side = out[out.index("[source side]"):]
+        side = out[out.index("[source side]") :]
         row = next(line.split() for line in side.splitlines() if line.startswith("sqlite→duckdb"))
         rows[bool(flags)] = int(row[1])
     assert rows[True] == rows[False] > 0  # the same neighbours counted, here or at the build
 
 
-def test_llm_table_counts_fixture_suite_and_model_kills(tmp_path: Path,
-                                                        capsys: pytest.CaptureFixture[str]) -> None:
+def test_llm_table_counts_fixture_suite_and_model_kills(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     """``--llm MODEL --api-base URL``: per pair and operator, the neighbours killed by the fixture,
     by fixture + suite and with the model's data, and the kills only the model's data adds (here
     a v = 6 row, the boundary the fixture lacks, in a suite built without candidates)."""
@@ -101,12 +111,26 @@ def test_llm_table_counts_fixture_suite_and_model_kills(tmp_path: Path,
     # --no-solver: z3's witnesses would kill what this suite leaves for the model's data
     assert main(["build", str(root), "--candidates", "0", "--no-solver"]) == 0
     with ScriptedServer(lambda request: Reply(GOOD)) as server:
-        assert _bench().main([str(root), "--no-target-side", "--no-write", "--llm",
-                              "openai/scripted", "--api-base", server.url,
-                              "--cache", str(tmp_path / "c.sqlite"),
-                              "--request-timeout", "10"]) == 0
+        assert (
+            _bench().main(
+                [
+                    str(root),
+                    "--no-target-side",
+                    "--no-write",
+                    "--llm",
+                    "openai/scripted",
+                    "--api-base",
+                    server.url,
+                    "--cache",
+                    str(tmp_path / "c.sqlite"),
+                    "--request-timeout",
+                    "10",
+                ]
+            )
+            == 0
+        )
     out = capsys.readouterr().out
-    table = out[out.index("LLM data:"):]
+    table = out[out.index("LLM data:") :]
     row = next(line.split() for line in table.splitlines() if line.startswith("sqlite→duckdb"))
     n, fixture, suite, plus, added = int(row[1]), row[2], row[3], row[4], int(row[5])
     assert n > 0 and fixture == suite and added >= 2 and plus != suite
@@ -120,21 +144,32 @@ def test_survivors_of_a_source_empty_everywhere_are_marked(tmp_path: Path) -> No
     marked so, and counted in the MISSED line: only data where the source has rows can kill it."""
     engines_or_skip()
     root = _dataset(tmp_path)
-    item_json = {"id": "e", "source_dialect": "sqlite", "target_dialect": "duckdb",
-                 "source_sql": "SELECT grp FROM t WHERE v > 1000", "fixture": {"name": "tiny"}}
+    item_json = {
+        "id": "e",
+        "source_dialect": "sqlite",
+        "target_dialect": "duckdb",
+        "source_sql": "SELECT grp FROM t WHERE v > 1000",
+        "fixture": {"name": "tiny"},
+    }
     (root / "items.jsonl").write_text(json.dumps(item_json) + "\n")
     item = load_dataset(str(root), count_tokens=False).items[0]
     assert item.fixture is not None
-    suite = Suite(key="k", source_dialect="sqlite", source_sql=item.source_sql,
-                  fixture_sha256=item.fixture.content_hash, databases=(),
-                  extra={"operators": {"literal_plus": [1, 0, 0, 0, 0]},
-                         "survivors": [["literal_plus", "SELECT grp FROM t WHERE v > 1001"]]})
+    suite = Suite(
+        key="k",
+        source_dialect="sqlite",
+        source_sql=item.source_sql,
+        fixture_sha256=item.fixture.content_hash,
+        databases=(),
+        extra={
+            "operators": {"literal_plus": [1, 0, 0, 0, 0]},
+            "survivors": [["literal_plus", "SELECT grp FROM t WHERE v > 1001"]],
+        },
+    )
     bench = _bench()
     judge = Judge()
     try:
         assert bench._source_empty(judge, item, suite)
-        assert not bench._source_empty(judge, replace(item, source_sql="SELECT grp FROM t"),
-                                       suite)
+        assert not bench._source_empty(judge, replace(item, source_sql="SELECT grp FROM t"), suite)
     finally:
         judge.close()
     tally = bench.Tally()
@@ -146,13 +181,19 @@ def test_survivors_of_a_source_empty_everywhere_are_marked(tmp_path: Path) -> No
 def test_source_and_skip_target_select_the_items_measured() -> None:
     """``--source`` keeps only items from those dialects (a per-source rebuild's), before
     ``--skip-target`` and ``--limit``."""
-    items = tuple(Item(id=f"{s}-{t}", source_dialect=s, target_dialect=t, source_sql="SELECT 1")
-                  for s in ("mysql", "sqlite") for t in ("duckdb", "spark"))
+    items = tuple(
+        Item(id=f"{s}-{t}", source_dialect=s, target_dialect=t, source_sql="SELECT 1")
+        for s in ("mysql", "sqlite")
+        for t in ("duckdb", "spark")
+    )
     args = argparse.Namespace(source=["mysql"], skip_target=["spark"], limit=None)
     assert [i.id for i in _bench().selected(items, args)] == ["mysql-duckdb"]
     args = argparse.Namespace(source=[], skip_target=[], limit=3)
-    assert [i.id for i in _bench().selected(items, args)] == ["mysql-duckdb", "mysql-spark",
-                                                               "sqlite-duckdb"]
+    assert [i.id for i in _bench().selected(items, args)] == [
+        "mysql-duckdb",
+        "mysql-spark",
+        "sqlite-duckdb",
+    ]
 
 
 def test_leave_one_family_out(tmp_path: Path) -> None:
@@ -168,8 +209,9 @@ def test_leave_one_family_out(tmp_path: Path) -> None:
     judge = Judge()
     try:
         blind = distill(item, judge, candidates=4, exclude=frozenset({"OR.relational"}))
-        assert blind.operators and not any(family_of(op) == "OR.relational"
-                                           for op in blind.operators)
+        assert blind.operators and not any(
+            family_of(op) == "OR.relational" for op in blind.operators
+        )
         families: dict[str, list[int]] = {}
         run = bench.lofo_source(judge, item, (item.source_dialect,), (item,), families)
     finally:
@@ -189,13 +231,29 @@ def test_left_out_survivors_the_solver_proves_equal_are_counted_apart() -> None:
     from parrot.testsuite.neighbours import Neighbour
 
     engines_or_skip()
-    fixture = fixture_from_json({"name": "b", "tables": [{
-        "name": "t", "primary_key": ["id"],
-        "columns": [{"name": "id", "type": "integer", "nullable": False},
-                    {"name": "a", "type": "integer"}],
-        "rows": [[1, 5], [2, 7]]}]})
-    item = Item(id="b", source_dialect="sqlite", target_dialect="sqlite",
-                source_sql="SELECT id FROM t WHERE a > 1", fixture=fixture)
+    fixture = fixture_from_json(
+        {
+            "name": "b",
+            "tables": [
+                {
+                    "name": "t",
+                    "primary_key": ["id"],
+                    "columns": [
+                        {"name": "id", "type": "integer", "nullable": False},
+                        {"name": "a", "type": "integer"},
+                    ],
+                    "rows": [[1, 5], [2, 7]],
+                }
+            ],
+        }
+    )
+    item = Item(
+        id="b",
+        source_dialect="sqlite",
+        target_dialect="sqlite",
+        source_sql="SELECT id FROM t WHERE a > 1",
+        fixture=fixture,
+    )
     equal = Neighbour("flip_comparison", "SELECT id FROM t WHERE NOT a <= 1")
     other = Neighbour("flip_comparison", "SELECT id FROM t WHERE a >= 1")
     judge = Judge()

@@ -16,19 +16,38 @@ from parrot.testsuite.distill import distill
 from parrot.testsuite.store import load_suite, suite_to_json
 from parrot.translators.base import Translation, TranslationStatus
 
-FIXTURE = {"name": "tiny", "tables": [{
-    "name": "t", "primary_key": ["id"],
-    "columns": [{"name": "id", "type": "integer", "nullable": False},
-                {"name": "grp", "type": "text"}, {"name": "v", "type": "integer"}],
-    "rows": [[1, "a", 5], [2, "a", 7], [3, "b", 2], [4, "b", 9]]}]}
+FIXTURE = {
+    "name": "tiny",
+    "tables": [
+        {
+            "name": "t",
+            "primary_key": ["id"],
+            "columns": [
+                {"name": "id", "type": "integer", "nullable": False},
+                {"name": "grp", "type": "text"},
+                {"name": "v", "type": "integer"},
+            ],
+            "rows": [[1, "a", 5], [2, "a", 7], [3, "b", 2], [4, "b", 9]],
+        }
+    ],
+}
 ITEMS = [
-    {"id": "one", "source_dialect": "sqlite", "target_dialect": "duckdb",
-     "source_sql": "SELECT grp, COUNT(*) FROM t WHERE v > 3 GROUP BY grp ORDER BY grp",
-     "reference_sql": "SELECT grp, count(*) FROM t WHERE v > 3 GROUP BY grp ORDER BY grp",
-     "fixture": {"name": "tiny"}},
-    {"id": "two", "source_dialect": "duckdb", "target_dialect": "sqlite",
-     "source_sql": "SELECT id FROM t WHERE v >= 7 ORDER BY id",
-     "reference_sql": "SELECT id FROM t WHERE v >= 7 ORDER BY id", "fixture": {"name": "tiny"}},
+    {
+        "id": "one",
+        "source_dialect": "sqlite",
+        "target_dialect": "duckdb",
+        "source_sql": "SELECT grp, COUNT(*) FROM t WHERE v > 3 GROUP BY grp ORDER BY grp",
+        "reference_sql": "SELECT grp, count(*) FROM t WHERE v > 3 GROUP BY grp ORDER BY grp",
+        "fixture": {"name": "tiny"},
+    },
+    {
+        "id": "two",
+        "source_dialect": "duckdb",
+        "target_dialect": "sqlite",
+        "source_sql": "SELECT id FROM t WHERE v >= 7 ORDER BY id",
+        "reference_sql": "SELECT id FROM t WHERE v >= 7 ORDER BY id",
+        "fixture": {"name": "tiny"},
+    },
 ]
 
 
@@ -54,8 +73,9 @@ def test_distill_is_deterministic(tmp_path: Path) -> None:
     assert a.killed >= int(a.extra["killed_by_fixture"])
 
 
-def test_build_cli_writes_suites_and_is_idempotent(tmp_path: Path,
-                                                   capsys: pytest.CaptureFixture[str]) -> None:
+def test_build_cli_writes_suites_and_is_idempotent(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     engines_or_skip()
     root = _dataset(tmp_path)
     assert main(["build", str(root), "--candidates", "4", "--max-dbs", "2", "--min-dbs", "0"]) == 0
@@ -69,7 +89,8 @@ def test_build_cli_writes_suites_and_is_idempotent(tmp_path: Path,
 
 
 def test_build_outdated_rebuilds_other_generators_and_fixture_selects(
-        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     """--outdated rebuilds only what another generator made (a rerun resumes); --fixture picks
     the sources over one fixture."""
     engines_or_skip()
@@ -88,30 +109,40 @@ def test_build_outdated_rebuilds_other_generators_and_fixture_selects(
 
 
 def test_databases_where_an_orderless_limit_cuts_ties_are_kept_and_judged_as_a_pick(
-        tmp_path: Path) -> None:
+    tmp_path: Path,
+) -> None:
     """A LIMIT without ORDER BY keeps arbitrary rows: a suite keeps databases where it cuts
     (else ``LIMIT n`` -> ``n + 1`` is never killed) and judges any pick of the unlimited
     result's rows as right, a wrong row count as wrong."""
     engines_or_skip()
     root = _dataset(tmp_path)
-    data = {**ITEMS[0], "id": "lim", "source_sql": "SELECT grp, v FROM t LIMIT 2",
-            "reference_sql": "SELECT grp, v FROM t LIMIT 2"}
+    data = {
+        **ITEMS[0],
+        "id": "lim",
+        "source_sql": "SELECT grp, v FROM t LIMIT 2",
+        "reference_sql": "SELECT grp, v FROM t LIMIT 2",
+    }
     (root / "items.jsonl").write_text(json.dumps(data) + "\n")
     item = load_dataset(str(root), count_tokens=False).items[0]
     judge = Judge()
     try:
         suite = distill(item, judge, candidates=8, seed=1).suite
         assert suite is not None
-        cut = [db for db in suite.databases
-               if judge.limit_cuts_ties(replace(item, fixture=db.fixture)) is not None]
+        cut = [
+            db
+            for db in suite.databases
+            if judge.limit_cuts_ties(replace(item, fixture=db.fixture)) is not None
+        ]
         assert cut
         assert not any(op == "limit_plus" for op, _ in suite.extra["survivors"])
         other = "SELECT grp, v FROM t ORDER BY grp DESC, v DESC LIMIT 2"
         differs = 0
         for db in cut:
             on_db = replace(item, fixture=db.fixture, target_dialect="sqlite")
-            rows = [judge.gold(replace(on_db, source_sql=sql)).execution.result
-                    for sql in (item.source_sql, other)]
+            rows = [
+                judge.gold(replace(on_db, source_sql=sql)).execution.result
+                for sql in (item.source_sql, other)
+            ]
             differs += sorted(rows[0].rows) != sorted(rows[1].rows)  # type: ignore[union-attr]
             other_pick = Translation(TranslationStatus.OK, sql=other)
             assert judge.judge(on_db, other_pick)["verdicts"]["strict"]["match"]
@@ -122,8 +153,10 @@ def test_databases_where_an_orderless_limit_cuts_ties_are_kept_and_judged_as_a_p
         judge.close()
 
 
-@pytest.mark.parametrize(("name", "corpus"), [("spider/car_1", True), ("text2sql/geography", True),
-                                             ("shop", False), ("tpch", False)])
+@pytest.mark.parametrize(
+    ("name", "corpus"),
+    [("spider/car_1", True), ("text2sql/geography", True), ("shop", False), ("tpch", False)],
+)
 def test_corpus_suites_go_where_git_ignores_them(tmp_path: Path, name: str, corpus: bool) -> None:
     """A suite of a corpus fixture (Spider, text2sql) holds values sampled from it: it is written to
     suites/corpus/ (ignored by git) and still found by load_suite."""
@@ -133,20 +166,29 @@ def test_corpus_suites_go_where_git_ignores_them(tmp_path: Path, name: str, corp
     fixture = fixture_from_json({**FIXTURE, "name": name})
     sql = "SELECT id FROM t"
     assert from_corpus(fixture) is corpus
-    suite = Suite(key=suite_key("sqlite", sql, fixture), source_dialect="sqlite",
-                  source_sql=sql, fixture_sha256=fixture.content_hash, databases=())
+    suite = Suite(
+        key=suite_key("sqlite", sql, fixture),
+        source_dialect="sqlite",
+        source_sql=sql,
+        fixture_sha256=fixture.content_hash,
+        databases=(),
+    )
     path = write_suite(tmp_path, suite, from_corpus(fixture))
     assert (path.parent.name == "corpus") is corpus
     assert load_suite(tmp_path, "sqlite", sql, fixture) == suite
 
 
-@pytest.mark.parametrize(("dialect", "sql", "unkillable"), [
-    ("sqlite", "SELECT grp, COUNT(*) FROM t GROUP BY grp ORDER BY grp", True),
-    ("sqlite", "SELECT id, v FROM t ORDER BY id", False),
-    ("duckdb", "SELECT id, v FROM t ORDER BY id", False),
-])
+@pytest.mark.parametrize(
+    ("dialect", "sql", "unkillable"),
+    [
+        ("sqlite", "SELECT grp, COUNT(*) FROM t GROUP BY grp ORDER BY grp", True),
+        ("sqlite", "SELECT id, v FROM t ORDER BY id", False),
+        ("duckdb", "SELECT id, v FROM t ORDER BY id", False),
+    ],
+)
 def test_a_dropped_order_by_data_cannot_kill_is_unkillable_not_a_survivor(
-        tmp_path: Path, dialect: str, sql: str, unkillable: bool) -> None:
+    tmp_path: Path, dialect: str, sql: str, unkillable: bool
+) -> None:
     """SQLite's GROUP BY returns its groups sorted whatever the insertion order, so no data
     kills a dropped ORDER BY on the group key there (counted apart, with the reason); a plain
     scan returns insertion order (SQLite too: fixtures declare no INTEGER PRIMARY KEY), so the
@@ -156,8 +198,14 @@ def test_a_dropped_order_by_data_cannot_kill_is_unkillable_not_a_survivor(
 
     engines_or_skip()
     root = _dataset(tmp_path)
-    data = {**ITEMS[0], "id": "ord", "source_dialect": dialect, "target_dialect": dialect,
-            "source_sql": sql, "reference_sql": sql}
+    data = {
+        **ITEMS[0],
+        "id": "ord",
+        "source_dialect": dialect,
+        "target_dialect": dialect,
+        "source_sql": sql,
+        "reference_sql": sql,
+    }
     (root / "items.jsonl").write_text(json.dumps(data) + "\n")
     item = load_dataset(str(root), count_tokens=False).items[0]
     assert item.fixture is not None
@@ -181,8 +229,12 @@ def test_databases_where_a_reference_disagrees_are_not_kept(tmp_path: Path) -> N
     engine or domain edge, not a translation, so distillation leaves it out and says why."""
     engines_or_skip()
     root = _dataset(tmp_path)
-    data = {**ITEMS[0], "id": "edge", "source_sql": "SELECT COUNT(*) FROM t WHERE v > 3",
-            "reference_sql": "SELECT count(*) FROM t WHERE v > 3 AND id <= 4"}
+    data = {
+        **ITEMS[0],
+        "id": "edge",
+        "source_sql": "SELECT COUNT(*) FROM t WHERE v > 3",
+        "reference_sql": "SELECT count(*) FROM t WHERE v > 3 AND id <= 4",
+    }
     (root / "items.jsonl").write_text(json.dumps(data) + "\n")
     item = load_dataset(str(root), count_tokens=False).items[0]
     judge = Judge()
@@ -191,8 +243,10 @@ def test_databases_where_a_reference_disagrees_are_not_kept(tmp_path: Path) -> N
         assert suite is not None and suite.extra["reference_edges"]
         assert "duckdb reference" in suite.extra["reference_edges"][0]
         for db in suite.databases:
-            verdict = judge.judge(replace(item, fixture=db.fixture),
-                                  Translation(TranslationStatus.OK, sql=item.reference_sql[0]))
+            verdict = judge.judge(
+                replace(item, fixture=db.fixture),
+                Translation(TranslationStatus.OK, sql=item.reference_sql[0]),
+            )
             assert verdict["verdicts"]["strict"]["match"]
     finally:
         judge.close()
@@ -208,9 +262,14 @@ def test_the_set_cover_also_kills_the_references_neighbours(tmp_path: Path) -> N
     root = _dataset(tmp_path)
     # the duckdb reference says v >= 8 where the source says v > 7: its literal 8 (and the
     # neighbours v >= 9, v >= 7) are the reference's own
-    data = {**ITEMS[1], "id": "own", "source_sql": "SELECT id FROM t WHERE v > 7 ORDER BY id",
-            "source_dialect": "sqlite", "target_dialect": "duckdb",
-            "reference_sql": "SELECT id FROM t WHERE v >= 8 ORDER BY id"}
+    data = {
+        **ITEMS[1],
+        "id": "own",
+        "source_sql": "SELECT id FROM t WHERE v > 7 ORDER BY id",
+        "source_dialect": "sqlite",
+        "target_dialect": "duckdb",
+        "reference_sql": "SELECT id FROM t WHERE v >= 8 ORDER BY id",
+    }
     (root / "items.jsonl").write_text(json.dumps(data) + "\n")
     item = load_dataset(str(root), count_tokens=False).items[0]
     judge = Judge()
@@ -221,8 +280,10 @@ def test_the_set_cover_also_kills_the_references_neighbours(tmp_path: Path) -> N
         assert suite.extra["target_killed"] > 0
         # every database kept still has the reference agree with the source
         for db in suite.databases:
-            verdict = judge.judge(replace(item, fixture=db.fixture),
-                                  Translation(TranslationStatus.OK, sql=item.reference_sql[0]))
+            verdict = judge.judge(
+                replace(item, fixture=db.fixture),
+                Translation(TranslationStatus.OK, sql=item.reference_sql[0]),
+            )
             assert verdict["verdicts"]["strict"]["match"]
         without = distill(item, judge, candidates=12, seed=1).suite
         assert without is not None and without.extra["target_neighbours"] == 0
@@ -236,9 +297,14 @@ def test_references_seed_candidates_of_their_own(tmp_path: Path) -> None:
     from parrot.testsuite.distill import REFERENCE_CANDIDATES, _reference_candidates
 
     root = _dataset(tmp_path)
-    own = {**ITEMS[1], "id": "own", "source_sql": "SELECT id FROM t WHERE v > 7 ORDER BY id",
-           "source_dialect": "sqlite", "target_dialect": "duckdb",
-           "reference_sql": "SELECT id FROM t WHERE v >= 8 ORDER BY id"}
+    own = {
+        **ITEMS[1],
+        "id": "own",
+        "source_sql": "SELECT id FROM t WHERE v > 7 ORDER BY id",
+        "source_dialect": "sqlite",
+        "target_dialect": "duckdb",
+        "reference_sql": "SELECT id FROM t WHERE v >= 8 ORDER BY id",
+    }
     twin = {**own, "id": "twin"}  # the same reference again: no more candidates
     (root / "items.jsonl").write_text(json.dumps(own) + "\n" + json.dumps(twin) + "\n")
     a, b = load_dataset(str(root), count_tokens=False).items
@@ -249,16 +315,18 @@ def test_references_seed_candidates_of_their_own(tmp_path: Path) -> None:
     assert [db.content_hash for _, db in again] == [db.content_hash for _, db in out]
 
 
-def test_a_dialect_without_an_engine_is_warned_about(tmp_path: Path,
-                                                     monkeypatch: pytest.MonkeyPatch,
-                                                     capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_dialect_without_an_engine_is_warned_about(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     """The build used to skip a MariaDB-sourced query and leave MariaDB references unchecked
     without a word when no server ran; now it starts the servers it needs (unless --no-start)
     and names every dialect it has no engine for."""
     (tmp_path / "ds").mkdir()
     root = _dataset(tmp_path / "ds")
-    (root / "items.jsonl").write_text(json.dumps(
-        {**ITEMS[0], "id": "my", "source_dialect": "mysql", "target_dialect": "sqlite"}) + "\n")
+    (root / "items.jsonl").write_text(
+        json.dumps({**ITEMS[0], "id": "my", "source_dialect": "mysql", "target_dialect": "sqlite"})
+        + "\n"
+    )
     monkeypatch.setenv("PARROT_CACHE", str(tmp_path / "cache"))  # no server state: none running
     monkeypatch.delenv("PARROT_MYSQL_URL", raising=False)
     assert main(["build", str(root), "--no-start", "--candidates", "2"]) == 0
@@ -272,10 +340,24 @@ def _sibling_dataset(tmp_path: Path, slow: str) -> Path:
     root = _dataset(tmp_path)
     fast_sql = "SELECT grp, COUNT(*) FROM t WHERE v > 3 GROUP BY grp ORDER BY grp"
     slow_sql = "SELECT grp, count(*) FROM t WHERE v > 3 GROUP BY grp ORDER BY grp"
-    items = [{"id": "fast", "source_dialect": "sqlite", "target_dialect": slow,
-              "source_sql": fast_sql, "reference_sql": slow_sql, "fixture": {"name": "tiny"}},
-             {"id": "slow", "source_dialect": slow, "target_dialect": "sqlite",
-              "source_sql": slow_sql, "reference_sql": fast_sql, "fixture": {"name": "tiny"}}]
+    items = [
+        {
+            "id": "fast",
+            "source_dialect": "sqlite",
+            "target_dialect": slow,
+            "source_sql": fast_sql,
+            "reference_sql": slow_sql,
+            "fixture": {"name": "tiny"},
+        },
+        {
+            "id": "slow",
+            "source_dialect": slow,
+            "target_dialect": "sqlite",
+            "source_sql": slow_sql,
+            "reference_sql": fast_sql,
+            "fixture": {"name": "tiny"},
+        },
+    ]
     (root / "items.jsonl").write_text("".join(json.dumps(i) + "\n" for i in items))
     return root
 
@@ -299,24 +381,27 @@ def _check_sibling_suite(root: Path, slow: str) -> None:
     judge = Judge(timeouts={"spark": 900})  # a fresh Spark session is slow under load
     try:  # the reference agrees with the source on every database kept
         for db in suite.databases:
-            verdict = judge.judge(replace(slow_item, fixture=db.fixture),
-                                  Translation(TranslationStatus.OK,
-                                              sql=slow_item.reference_sql[0]))
+            verdict = judge.judge(
+                replace(slow_item, fixture=db.fixture),
+                Translation(TranslationStatus.OK, sql=slow_item.reference_sql[0]),
+            )
             assert verdict["verdicts"]["strict"]["match"]
     finally:
         judge.close()
 
 
 def test_a_suite_distilled_from_the_siblings_databases(
-        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     """--from-siblings (issue 12, for Spark sources): the candidates are the databases of the
     suites of the references' own source queries, each checked as usual; provenance recorded,
     a rerun writes the same file, and without a sibling suite there is none."""
     engines_or_skip()
     root = _sibling_dataset(tmp_path, "duckdb")
     assert main(["build", str(root), "--source", "duckdb", "--from-siblings"]) == 0
-    assert "no suite (1): no stored suite of a reference's own source query" \
-        in capsys.readouterr().out
+    assert (
+        "no suite (1): no stored suite of a reference's own source query" in capsys.readouterr().out
+    )
     assert main(["build", str(root), "--source", "sqlite", "--candidates", "6"]) == 0
     assert main(["build", str(root), "--source", "duckdb", "--from-siblings"]) == 0
     assert "suites built: 1" in capsys.readouterr().out
@@ -324,12 +409,23 @@ def test_a_suite_distilled_from_the_siblings_databases(
     written = {p.name: p.read_text() for p in (root / "suites").glob("*.json")}
     assert main(["build", str(root), "--source", "duckdb", "--from-siblings", "--force"]) == 0
     assert {p.name: p.read_text() for p in (root / "suites").glob("*.json")} == written
-    assert main(["build", str(root), "--source", "duckdb", "--from-siblings",
-                 "--outdated"]) == 0
+    assert main(["build", str(root), "--source", "duckdb", "--from-siblings", "--outdated"]) == 0
     assert "suites built: 0" in capsys.readouterr().out
     # --no-source-side: none of the source's neighbours run; the references' ones choose
-    assert main(["build", str(root), "--source", "duckdb", "--from-siblings", "--force",
-                 "--no-source-side"]) == 0
+    assert (
+        main(
+            [
+                "build",
+                str(root),
+                "--source",
+                "duckdb",
+                "--from-siblings",
+                "--force",
+                "--no-source-side",
+            ]
+        )
+        == 0
+    )
     slow = load_dataset(str(root), count_tokens=False).items[1]
     suite = load_suite(root, "duckdb", slow.source_sql, slow.fixture)
     assert suite is not None and suite.databases and suite.extra["source_side"] is False
@@ -347,12 +443,27 @@ def test_a_spark_source_gets_a_real_suite_from_its_siblings(tmp_path: Path) -> N
     if SparkEngine.available() is not None:
         pytest.skip(str(SparkEngine.available()))
     root = _sibling_dataset(tmp_path, "spark")
-    assert main(["build", str(root), "--source", "sqlite", "--candidates", "4",
-                 "--unchecked-reference", "spark"]) == 0
+    assert (
+        main(
+            [
+                "build",
+                str(root),
+                "--source",
+                "sqlite",
+                "--candidates",
+                "4",
+                "--unchecked-reference",
+                "spark",
+            ]
+        )
+        == 0
+    )
     # the first queries of a Spark session take longer than the default 10 s under load, and
     # a timeout replaces the worker: a new JVM, slow again
-    assert main(["build", str(root), "--source", "spark", "--from-siblings",
-                 "--timeout", "spark=900"]) == 0
+    assert (
+        main(["build", str(root), "--source", "spark", "--from-siblings", "--timeout", "spark=900"])
+        == 0
+    )
     _check_sibling_suite(root, "spark")
 
 
@@ -369,27 +480,49 @@ def test_timeouts_per_dialect() -> None:
         parse_timeouts(["spark=soon"])
 
 
-TWO_TABLES = {"name": "two", "tables": [
-    {"name": "t", "primary_key": ["id"],
-     "columns": [{"name": "id", "type": "integer", "nullable": False},
-                 {"name": "name", "type": "text"}, {"name": "v", "type": "integer"}],
-     "rows": [[1, "ann", 5], [2, "bob", 7], [3, "cy", 2]]},
-    {"name": "u", "primary_key": ["uid"],
-     "columns": [{"name": "uid", "type": "integer", "nullable": False},
-                 {"name": "tid", "type": "integer"}],
-     "rows": [[10, 1], [11, 2], [12, 2]]}]}
+TWO_TABLES = {
+    "name": "two",
+    "tables": [
+        {
+            "name": "t",
+            "primary_key": ["id"],
+            "columns": [
+                {"name": "id", "type": "integer", "nullable": False},
+                {"name": "name", "type": "text"},
+                {"name": "v", "type": "integer"},
+            ],
+            "rows": [[1, "ann", 5], [2, "bob", 7], [3, "cy", 2]],
+        },
+        {
+            "name": "u",
+            "primary_key": ["uid"],
+            "columns": [
+                {"name": "uid", "type": "integer", "nullable": False},
+                {"name": "tid", "type": "integer"},
+            ],
+            "rows": [[10, 1], [11, 2], [12, 2]],
+        },
+    ],
+}
 
 
 def test_a_correct_answer_joining_a_table_the_gold_does_not_read_passes_the_suite(
-        tmp_path: Path) -> None:
+    tmp_path: Path,
+) -> None:
     """Every suite database holds every table of the fixture (those the source does not read
     keep the fixture's rows): a text-to-SQL answer reading ``u`` must not fail "no such table"."""
     engines_or_skip()
     (tmp_path / "fixtures").mkdir()
     (tmp_path / "fixtures" / "two.json").write_text(json.dumps(TWO_TABLES))
     gold = "SELECT name FROM t WHERE v > 3 ORDER BY name"
-    item = {"id": "g", "source_dialect": "sqlite", "target_dialect": "sqlite",
-            "source_sql": gold, "reference_sql": gold, "fixture": {"name": "two"}}
+    item = {
+        "id": "g",
+        "source_dialect": "sqlite",
+        "target_dialect": "sqlite",
+        "source_sql": gold,
+        "reference_sql": gold,
+        "fixture": {"name": "two"},
+    }
     (tmp_path / "items.jsonl").write_text(json.dumps(item) + "\n")
     assert main(["build", str(tmp_path), "--candidates", "6"]) == 0
     loaded = load_dataset(str(tmp_path), count_tokens=False).items[0]
@@ -398,8 +531,10 @@ def test_a_correct_answer_joining_a_table_the_gold_does_not_read_passes_the_suit
     for db in suite.databases:
         assert {t.name for t in db.fixture.tables} == {"t", "u"}
         assert sorted(db.fixture.table("u").rows) == sorted(loaded.fixture.table("u").rows)
-    answer = ("SELECT name FROM t WHERE v > 3 AND NOT EXISTS "
-              "(SELECT 1 FROM u WHERE u.uid < 0) ORDER BY name")
+    answer = (
+        "SELECT name FROM t WHERE v > 3 AND NOT EXISTS "
+        "(SELECT 1 FROM u WHERE u.uid < 0) ORDER BY name"
+    )
     judge = Judge(suite_dir=tmp_path)
     try:
         record = judge.judge(loaded, Translation(TranslationStatus.OK, sql=answer))
@@ -426,8 +561,9 @@ def test_build_jobs_workers_get_picklable_arguments() -> None:
     assert sent.jobs == 2 and sent.dataset == "starter" and not hasattr(sent, "_parser")
 
 
-def test_extra_candidates_are_tried_for_the_survivors(tmp_path: Path,
-                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+def test_extra_candidates_are_tried_for_the_survivors(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """The seam for solver-built witnesses: with no generated candidates every neighbour the
     fixture misses survives, ``extra_candidates`` is asked for databases for them, and a
     database it proposes that kills some is tried and kept like any other."""
@@ -458,7 +594,8 @@ def test_extra_candidates_are_tried_for_the_survivors(tmp_path: Path,
 
 @pytest.mark.slow  # two small builds: ~55 s at load 20
 def test_the_build_keeps_one_judge_across_suites_and_builds_the_same_suites(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """A judge per suite started and stopped its engine workers for every source query (seconds
     each, more than the suite's own executions): the build now keeps one judge for
     JUDGE_SUITES suites, closes it at the end, and the suites it builds are the same."""
@@ -492,7 +629,8 @@ def test_the_build_keeps_one_judge_across_suites_and_builds_the_same_suites(
 
 
 def test_a_killed_neighbour_is_not_run_on_later_candidates(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Each candidate database ran every neighbour the fixture misses, killed ones included (a
     source with one survivor ran them all on every candidate, the references' on their own
     engines): now a neighbour runs until a database kills it, and the cover counts first kills."""

@@ -22,25 +22,40 @@ def _bench(name: str, monkeypatch: pytest.MonkeyPatch) -> ModuleType:
     return module
 
 
-def _record(source: str, target: str, dbs: int, suite_s: float, fixture_s: float,
-            separated: bool = False) -> dict[str, object]:
-    databases = [{"index": i, "seed": i, "match": not (separated and i == 0),
-                  "reason": "rows_differ" if separated and i == 0 else "ok"}
-                 for i in range(dbs)]
-    return {"id": f"{source}-{target}-{dbs}", "source_dialect": source, "target_dialect": target,
-            "gold": {"elapsed": fixture_s / 2}, "pred": {"elapsed": fixture_s / 2},
-            "verdicts": {"strict": {"match": True}},
-            "suite": {"databases": databases, "elapsed": suite_s, "match": not separated}}
+def _record(
+    source: str, target: str, dbs: int, suite_s: float, fixture_s: float, separated: bool = False
+) -> dict[str, object]:
+    databases = [
+        {
+            "index": i,
+            "seed": i,
+            "match": not (separated and i == 0),
+            "reason": "rows_differ" if separated and i == 0 else "ok",
+        }
+        for i in range(dbs)
+    ]
+    return {
+        "id": f"{source}-{target}-{dbs}",
+        "source_dialect": source,
+        "target_dialect": target,
+        "gold": {"elapsed": fixture_s / 2},
+        "pred": {"elapsed": fixture_s / 2},
+        "verdicts": {"strict": {"match": True}},
+        "suite": {"databases": databases, "elapsed": suite_s, "match": not separated},
+    }
 
 
 def test_evalcost_reports_ms_per_database_per_engine_and_the_ratio_to_the_fixture(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     bench = _bench("testsuite_evalcost", monkeypatch)
     results = tmp_path / "results.jsonl"
-    records = [_record("sqlite", "duckdb", 4, 0.08, 0.010),  # 20 ms a database, 10 ms fixture
-               _record("sqlite", "duckdb", 2, 0.04, 0.010),
-               _record("duckdb", "sqlite", 5, 0.05, 0.004, separated=True),
-               {"id": "no-suite", "source_dialect": "duckdb", "target_dialect": "sqlite"}]
+    records = [
+        _record("sqlite", "duckdb", 4, 0.08, 0.010),  # 20 ms a database, 10 ms fixture
+        _record("sqlite", "duckdb", 2, 0.04, 0.010),
+        _record("duckdb", "sqlite", 5, 0.05, 0.004, separated=True),
+        {"id": "no-suite", "source_dialect": "duckdb", "target_dialect": "sqlite"},
+    ]
     results.write_text("".join(json.dumps(r) + "\n" for r in records))
     separated: list[str] = []
     pairs = bench.per_pair(results, separated)
@@ -58,20 +73,33 @@ def test_evalcost_reports_ms_per_database_per_engine_and_the_ratio_to_the_fixtur
 
 
 def test_build_bench_summarises_per_engine_and_lists_differing_suites(
-        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     bench = _bench("testsuite_build", monkeypatch)
     suite = {"key": "k", "databases": [1], "killed": 3}
-    before = [{"id": f"i{n}", "engine": e, "wall": float(n), "cpu": n / 2, "suite": dict(suite),
-               "why_none": ""} for n, e in enumerate(["sqlite", "duckdb", "sqlite"], 1)]
+    before = [
+        {
+            "id": f"i{n}",
+            "engine": e,
+            "wall": float(n),
+            "cpu": n / 2,
+            "suite": dict(suite),
+            "why_none": "",
+        }
+        for n, e in enumerate(["sqlite", "duckdb", "sqlite"], 1)
+    ]
     after = [dict(r, suite=dict(suite)) for r in before]
     after[1]["suite"] = {**suite, "killed": 2}
     after[2]["suite"] = None
     after[2]["why_none"] = "source fails on its fixture"
     differences = bench._differences({"a": before, "b": after})
-    assert differences == ["i2: a vs b differ in killed",
-                           "i3: a built, b source fails on its fixture"]
+    assert differences == [
+        "i2: a vs b differ in killed",
+        "i3: a built, b source fails on its fixture",
+    ]
     text = bench._table({"a": before})
     assert "| a | sqlite | 2 | 2.0 | 3.0 | 3.0 | 1.0 | 1.5 | 1.5 |" in text
     assert "| a | all | 3 | 2.0 | 3.0 | 3.0 | 1.0 | 1.5 | 1.5 |" in text
     assert bench._comparable({"solver": [{"label": "killed", "cpu_s": 0.3}]}) == {
-        "solver": [{"label": "killed"}]}
+        "solver": [{"label": "killed"}]
+    }

@@ -40,14 +40,20 @@ def dataset(tmp_path: Path) -> Path:
     root = tmp_path / "data"
     (root / "fixtures").mkdir(parents=True)
     (root / "fixtures" / "shop.json").write_bytes(
-        (REPO / "datasets/starter/fixtures/shop.json").read_bytes())
+        (REPO / "datasets/starter/fixtures/shop.json").read_bytes()
+    )
     lines = []
     for q in QUESTIONS:
         for target in ("sqlite", "duckdb"):
-            record = {"id": f"{q['id']}-{target}", "question_id": q["id"],
-                      "source_dialect": "sqlite", "target_dialect": target,
-                      "source_sql": q["gold_sql"], "question": f"question {q['id']}",
-                      "fixture": {"name": "shop"}}
+            record = {
+                "id": f"{q['id']}-{target}",
+                "question_id": q["id"],
+                "source_dialect": "sqlite",
+                "target_dialect": target,
+                "source_sql": q["gold_sql"],
+                "question": f"question {q['id']}",
+                "fixture": {"name": "shop"},
+            }
             if target == "sqlite":
                 record["reference_sql"] = [q["gold_sql"]]
             lines.append(json.dumps(record) + "\n")
@@ -61,16 +67,22 @@ def test_every_stage_then_review_then_reference(dataset, tmp_path, monkeypatch):
     out = tmp_path / "aligned"
     with ScriptedServer(answer) as server:
         llm = ["--annotator", "openai/annotator", "--api-base", server.url]
-        assert t2s_main(["align", str(dataset), "-o", str(out), "--quiet", *llm,
-                         "--reflection", "1"]) == 0
+        assert (
+            t2s_main(["align", str(dataset), "-o", str(out), "--quiet", *llm, "--reflection", "1"])
+            == 0
+        )
         asked = len(server.requests)
         assert t2s_main(["align", str(dataset), "-o", str(out), "--quiet", *llm]) == 0
         assert len(server.requests) == asked  # resumed: nothing to do
         assert len(read_log(out / "align.jsonl")) == 5
     outcomes = read_log(out / "align.jsonl")
     assert {o.id: o.annotation_source for o in outcomes.values()} == {
-        "q1-duckdb": "tool", "q2-duckdb": "rule", "q3-duckdb": "llm",
-        "q4-duckdb": "reflection", "q5-duckdb": None}
+        "q1-duckdb": "tool",
+        "q2-duckdb": "rule",
+        "q3-duckdb": "llm",
+        "q4-duckdb": "reflection",
+        "q5-duckdb": None,
+    }
     review = list(csv.DictReader((out / "review.csv").open(encoding="utf-8")))
     assert [r["id"] for r in review] == ["q5-duckdb"]
     fixes = out / "fixed.csv"
@@ -78,49 +90,95 @@ def test_every_stage_then_review_then_reference(dataset, tmp_path, monkeypatch):
         writer = csv.DictWriter(fh, fieldnames=list(review[0]))
         writer.writeheader()
         writer.writerow({**review[0], "fixed_sql": QUESTIONS[4]["fix"]})  # joined to review.jsonl
-    assert t2s_main(["align", str(dataset), "-o", str(out), "--quiet",
-                     "--fixes", str(fixes)]) == 0
+    assert t2s_main(["align", str(dataset), "-o", str(out), "--quiet", "--fixes", str(fixes)]) == 0
     assert read_log(out / "align.jsonl")["q5-duckdb"].annotation_source == "human"
     assert not (out / "review.jsonl").exists()
     items = [json.loads(line) for line in (out / "items.jsonl").read_text().splitlines()]
     assert all(r["reference_sql"] for r in items) and len(items) == 10
-    assert eval_main(["--quiet", "--model", "reference", "--dataset", str(out),
-                      "--output-dir", str(tmp_path / "run")]) == 0
+    assert (
+        eval_main(
+            [
+                "--quiet",
+                "--model",
+                "reference",
+                "--dataset",
+                str(out),
+                "--output-dir",
+                str(tmp_path / "run"),
+            ]
+        )
+        == 0
+    )
     records = read_results(tmp_path / "run")
     assert all(r["verdicts"]["strict"]["match"] for r in records)
     assert by_annotation_source(records) == {
-        ("human", "duckdb"): (1, 1), ("human", "sqlite"): (5, 5), ("llm", "duckdb"): (1, 1),
-        ("reflection", "duckdb"): (1, 1), ("rule", "duckdb"): (1, 1),
-        ("tool", "duckdb"): (1, 1)}
+        ("human", "duckdb"): (1, 1),
+        ("human", "sqlite"): (5, 5),
+        ("llm", "duckdb"): (1, 1),
+        ("reflection", "duckdb"): (1, 1),
+        ("rule", "duckdb"): (1, 1),
+        ("tool", "duckdb"): (1, 1),
+    }
 
 
 @pytest.mark.slow  # real engines, two align runs
 def test_a_fix_that_still_disagrees_stays_in_the_queue(dataset, tmp_path, monkeypatch):
     monkeypatch.setenv("PARROT_CACHE", str(tmp_path / "cache"))
     out = tmp_path / "aligned"
-    assert t2s_main(["align", str(dataset), "-o", str(out), "--quiet", "--targets", "duckdb",
-                     "--limit", "3", "--reflection", "0"]) == 0
+    assert (
+        t2s_main(
+            [
+                "align",
+                str(dataset),
+                "-o",
+                str(out),
+                "--quiet",
+                "--targets",
+                "duckdb",
+                "--limit",
+                "3",
+                "--reflection",
+                "0",
+            ]
+        )
+        == 0
+    )
     entries = [json.loads(line) for line in (out / "review.jsonl").read_text().splitlines()]
     assert [e["id"] for e in entries] == ["q3-duckdb"]
     assert entries[0]["candidates"][0]["stage"] == "tool"
     entries[0]["fixed_sql"] = "SELECT name FROM customers"  # wrong: every customer
     fixes = tmp_path / "fixes.jsonl"
     fixes.write_text(json.dumps(entries[0]) + "\n")
-    assert t2s_main(["align", str(dataset), "-o", str(out), "--quiet", "--fixes",
-                     str(fixes)]) == 0
+    assert t2s_main(["align", str(dataset), "-o", str(out), "--quiet", "--fixes", str(fixes)]) == 0
     assert read_log(out / "align.jsonl")["q3-duckdb"].gold_sql is None
-    assert [json.loads(line)["id"] for line in (out / "review.jsonl").read_text().splitlines()] \
-        == ["q3-duckdb"]
+    assert [json.loads(line)["id"] for line in (out / "review.jsonl").read_text().splitlines()] == [
+        "q3-duckdb"
+    ]
 
 
 def test_the_log_keeps_the_last_outcome_of_an_id_and_ignores_a_torn_line(tmp_path):
-    lines = [Outcome("a", "duckdb", None, None, None, ()),
-             Outcome("a", "duckdb", "SELECT 1", "human", "review",
-                     (Attempt("human", "review", "SELECT 1", True, "match"),))]
+    lines = [
+        Outcome("a", "duckdb", None, None, None, ()),
+        Outcome(
+            "a",
+            "duckdb",
+            "SELECT 1",
+            "human",
+            "review",
+            (Attempt("human", "review", "SELECT 1", True, "match"),),
+        ),
+    ]
     log = tmp_path / "align.jsonl"
     log.write_text("".join(json.dumps(o.to_json()) + "\n" for o in lines) + '{"id": "b", "ta')
     assert read_log(log) == {"a": lines[1]}
     records = aligned_records([{"id": "a", "tags": ["text2sql"]}, {"id": "c"}], read_log(log))
-    assert records == [{"id": "a", "tags": ["text2sql", "gold:aligned"],
-                        "reference_sql": ["SELECT 1"], "annotation_source": "human",
-                        "annotators": ["review"]}, {"id": "c"}]
+    assert records == [
+        {
+            "id": "a",
+            "tags": ["text2sql", "gold:aligned"],
+            "reference_sql": ["SELECT 1"],
+            "annotation_source": "human",
+            "annotators": ["review"],
+        },
+        {"id": "c"},
+    ]

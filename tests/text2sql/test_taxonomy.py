@@ -31,9 +31,15 @@ def test_the_ast_diff_names_the_clauses_that_differ(case):
 
 
 def wrong_rows(pred: str, target: str) -> dict[str, Any]:
-    return {"id": "q", "source_dialect": "sqlite", "target_dialect": target,
-            "gold": {"status": "ok"}, "translation": {"status": "ok", "sql": pred},
-            "pred": {"status": "ok"}, "verdicts": {"strict": {"match": False, "reason": "rows"}}}
+    return {
+        "id": "q",
+        "source_dialect": "sqlite",
+        "target_dialect": target,
+        "gold": {"status": "ok"},
+        "translation": {"status": "ok", "sql": pred},
+        "pred": {"status": "ok"},
+        "verdicts": {"strict": {"match": False, "reason": "rows"}},
+    }
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c["case"] for c in CASES])
@@ -58,19 +64,40 @@ def shop_run(tmp_path_factory) -> Path:
     items, answers = [], []
     for q in QUESTIONS:
         for target in ("sqlite", "duckdb"):
-            item = {"id": f"{q['id']}-{target}", "question_id": q["id"],
-                    "source_dialect": "sqlite", "target_dialect": target,
-                    "source_sql": q["gold_sql"], "question": q["question"],
-                    "fixture": {"name": "shop"}}
+            item = {
+                "id": f"{q['id']}-{target}",
+                "question_id": q["id"],
+                "source_dialect": "sqlite",
+                "target_dialect": target,
+                "source_sql": q["gold_sql"],
+                "question": q["question"],
+                "fixture": {"name": "shop"},
+            }
             items.append(item)
-            answers.append({"id": item["id"],
-                            "translated_sql": q["gold_sql"] if target == "sqlite" else q["wrong"]})
+            answers.append(
+                {
+                    "id": item["id"],
+                    "translated_sql": q["gold_sql"] if target == "sqlite" else q["wrong"],
+                }
+            )
     (root / "data" / "fixtures").mkdir(parents=True)
     (root / "data" / "fixtures" / "shop.json").write_text(json.dumps(fixture))
     (root / "data" / "items.jsonl").write_text("".join(json.dumps(i) + "\n" for i in items))
     (root / "answers.jsonl").write_text("".join(json.dumps(a) + "\n" for a in answers))
-    assert eval_main(["--quiet", "--model", f"file:{root / 'answers.jsonl'}", "--dataset",
-                      str(root / "data"), "--output-dir", str(root / "run")]) == 0
+    assert (
+        eval_main(
+            [
+                "--quiet",
+                "--model",
+                f"file:{root / 'answers.jsonl'}",
+                "--dataset",
+                str(root / "data"),
+                "--output-dir",
+                str(root / "run"),
+            ]
+        )
+        == 0
+    )
     return root / "run"
 
 
@@ -84,35 +111,69 @@ def judge_reply(request: dict[str, Any]) -> Reply:
 def test_rule_and_judge_labels_are_stored_side_by_side(shop_run, tmp_path, monkeypatch):
     monkeypatch.setenv("PARROT_CACHE", str(tmp_path / "cache"))
     with ScriptedServer(judge_reply) as server:
-        assert t2s_main(["taxonomy", str(shop_run), "--quiet", "--judge", "openai/judge",
-                         "--api-base", server.url]) == 0
+        assert (
+            t2s_main(
+                [
+                    "taxonomy",
+                    str(shop_run),
+                    "--quiet",
+                    "--judge",
+                    "openai/judge",
+                    "--api-base",
+                    server.url,
+                ]
+            )
+            == 0
+        )
         asked = len(server.requests)
-        assert t2s_main(["taxonomy", str(shop_run), "--quiet", "--judge", "openai/judge",
-                         "--api-base", server.url]) == 0  # resumed: nothing asked again
+        assert (
+            t2s_main(
+                [
+                    "taxonomy",
+                    str(shop_run),
+                    "--quiet",
+                    "--judge",
+                    "openai/judge",
+                    "--api-base",
+                    server.url,
+                ]
+            )
+            == 0
+        )  # resumed: nothing asked again
         assert len(server.requests) == asked == 2
     labels = read_labels(shop_run)
     assert {k: (v["rule"], v["ast_diff"], v["judge"]["label"]) for k, v in labels.items()} == {
         "q1-duckdb": ("aggregation_grouping", ["aggregate"], "aggregation_grouping"),
-        "q2-duckdb": ("filtering_logic", ["where"], "ordering")}
+        "q2-duckdb": ("filtering_logic", ["where"], "ordering"),
+    }
     assert labels["q1-duckdb"]["judge"]["prompt"].startswith("taxonomy-judge-v1 sha256:")
     assert "Which customers are VIPs?" in server.requests[-1]["messages"][-1]["content"]
     out = tmp_path / "report.md"
     assert report_main([str(shop_run), "--output", str(out)]) == 0
     text = out.read_text()
     assert "rules + AST diff" in text and "LLM judge's labels, beside the rule labels" in text
-    rows = [[c.strip() for c in line.strip("|").split("|")] for line in text.splitlines()
-            if line.startswith("| duckdb | 2 |")]
+    rows = [
+        [c.strip() for c in line.strip("|").split("|")]
+        for line in text.splitlines()
+        if line.startswith("| duckdb | 2 |")
+    ]
     judge_row = dict(zip(("dialect", "judged", *TAXONOMY, "same"), rows[-1], strict=True))
-    assert (judge_row["aggregation_grouping"], judge_row["ordering"], judge_row["same"]) == \
-        ("1", "1", "50.0")
+    assert (judge_row["aggregation_grouping"], judge_row["ordering"], judge_row["same"]) == (
+        "1",
+        "1",
+        "50.0",
+    )
 
 
-@pytest.mark.parametrize(("answer", "label", "error"), [
-    ('{"Answer": "aggregation_grouping", "Reasoning": "count"}', "aggregation_grouping", None),
-    ('{"Answer": "Ordering."}', "ordering", None),
-    ('{"Answer": "cosmic rays"}', None, "unknown label 'cosmic rays'"),
-    ("no JSON here at all", None, "unparseable"),
-])
+@pytest.mark.parametrize(
+    ("answer", "label", "error"),
+    [
+        ('{"Answer": "aggregation_grouping", "Reasoning": "count"}', "aggregation_grouping", None),
+        ('{"Answer": "Ordering."}', "ordering", None),
+        ('{"Answer": "cosmic rays"}', None, "unknown label 'cosmic rays'"),
+        ("no JSON here at all", None, "unparseable"),
+    ],
+)
 def test_the_judge_label_is_one_of_the_taxonomy_or_none(answer, label, error, tmp_path):
     options_cache = tmp_path / "cache"
     record = {**wrong_rows(QUESTIONS[0]["wrong"], "duckdb"), "id": "q1-duckdb"}

@@ -24,22 +24,46 @@ from parrot.translators.schema import parses, target_ddl
 REPO = Path(__file__).resolve().parents[2]
 SHOP = fixture_from_json(json.loads((REPO / "datasets/starter/fixtures/shop.json").read_text()))
 HAVE_SPIDER = (corpora_root() / "nl" / "spider_dev.jsonl").is_file() and (
-    corpora_root() / "sqlite" / "spider").is_dir()
-needs_spider = pytest.mark.skipif(not HAVE_SPIDER, reason="the public corpora (nl/ and Spider "
-                                  "databases) are not at $PARROT_CORPORA")
+    corpora_root() / "sqlite" / "spider"
+).is_dir()
+needs_spider = pytest.mark.skipif(
+    not HAVE_SPIDER,
+    reason="the public corpora (nl/ and Spider databases) are not at $PARROT_CORPORA",
+)
 
 
-@pytest.mark.parametrize("dialect", ["sqlite", "duckdb", "clickhouse", "postgres", "mysql",
-                                     "spark", "tsql", "oracle", "snowflake", "bigquery", "trino"])
+@pytest.mark.parametrize(
+    "dialect",
+    [
+        "sqlite",
+        "duckdb",
+        "clickhouse",
+        "postgres",
+        "mysql",
+        "spark",
+        "tsql",
+        "oracle",
+        "snowflake",
+        "bigquery",
+        "trino",
+    ],
+)
 def test_target_ddl_parses_in_its_dialect(dialect):
     ddl = target_ddl(SHOP, dialect, sample_rows=2)
     assert parses(ddl, dialect)
     assert ddl.count("CREATE TABLE") == len(SHOP.tables) and "-- e.g. (1, " in ddl
 
 
-@pytest.mark.parametrize(("dialect", "type_text"), [
-    ("clickhouse", "Nullable(String)"), ("duckdb", "VARCHAR"), ("postgres", "text"),
-    ("spark", "STRING"), ("tsql", "NVARCHAR(MAX)")])
+@pytest.mark.parametrize(
+    ("dialect", "type_text"),
+    [
+        ("clickhouse", "Nullable(String)"),
+        ("duckdb", "VARCHAR"),
+        ("postgres", "text"),
+        ("spark", "STRING"),
+        ("tsql", "NVARCHAR(MAX)"),
+    ],
+)
 def test_target_ddl_uses_the_engines_own_types(dialect, type_text):
     assert type_text in target_ddl(SHOP, dialect)
 
@@ -53,22 +77,31 @@ def test_target_ddl_runs_on_the_embedded_engines():
     duckdb.connect(":memory:").execute(target_ddl(SHOP, "duckdb", sample_rows=1))
 
 
-@pytest.mark.parametrize(("question", "gold", "flag"), [
-    ("List the names in alphabetical order.", "SELECT name FROM t", True),
-    ("List the names in alphabetical order.", "SELECT name FROM t ORDER BY name", False),
-    ("Sort the singers by age, descending.", "SELECT name FROM singer", True),
-    ("How many singers do we have?", "SELECT count(*) FROM singer", False),
-])
+@pytest.mark.parametrize(
+    ("question", "gold", "flag"),
+    [
+        ("List the names in alphabetical order.", "SELECT name FROM t", True),
+        ("List the names in alphabetical order.", "SELECT name FROM t ORDER BY name", False),
+        ("Sort the singers by age, descending.", "SELECT name FROM singer", True),
+        ("How many singers do we have?", "SELECT count(*) FROM singer", False),
+    ],
+)
 def test_order_words_without_an_order_by_are_flagged(question, gold, flag):
     assert order_missing(question, gold, "sqlite") is flag
 
 
 def test_the_prompt_has_the_question_evidence_and_the_target_schema():
-    item = item_from_record({
-        "id": "q1-clickhouse", "source_dialect": "sqlite", "target_dialect": "clickhouse",
-        "source_sql": "SELECT count(*) FROM customers", "question": "How many customers?",
-        "evidence": "VIP means is_vip = 1", "fixture": json.loads(
-            (REPO / "datasets/starter/fixtures/shop.json").read_text())})
+    item = item_from_record(
+        {
+            "id": "q1-clickhouse",
+            "source_dialect": "sqlite",
+            "target_dialect": "clickhouse",
+            "source_sql": "SELECT count(*) FROM customers",
+            "question": "How many customers?",
+            "evidence": "VIP means is_vip = 1",
+            "fixture": json.loads((REPO / "datasets/starter/fixtures/shop.json").read_text()),
+        }
+    )
     messages = build_text2sql_messages(item, load_template(TEXT2SQL_PROMPT))
     user = messages[-1]["content"]
     assert "How many customers?" in user and "VIP means is_vip = 1" in user
@@ -82,8 +115,21 @@ def spider(tmp_path_factory):
     if not HAVE_SPIDER:
         pytest.skip("the public corpora are not at $PARROT_CORPORA")
     out = tmp_path_factory.mktemp("t2s") / "spider-dev"
-    assert build_main(["build", "spider_dev", "--limit", "12", "--targets",
-                       "sqlite,duckdb,clickhouse,tsql", "--output-dir", str(out)]) == 0
+    assert (
+        build_main(
+            [
+                "build",
+                "spider_dev",
+                "--limit",
+                "12",
+                "--targets",
+                "sqlite,duckdb,clickhouse,tsql",
+                "--output-dir",
+                str(out),
+            ]
+        )
+        == 0
+    )
     return out
 
 
@@ -102,12 +148,38 @@ def test_build_writes_one_item_per_question_and_target(spider):
 @pytest.mark.slow  # whole evaluations on real engines (tens of seconds)
 @needs_spider
 def test_reference_and_gold_sqlglot_score_per_dialect(spider, tmp_path):
-    assert eval_main(["--quiet", "--model", "reference", "--dataset", str(spider),
-                      "--pairs", "sqlite:sqlite", "--output-dir", str(tmp_path / "ref")]) == 0
+    assert (
+        eval_main(
+            [
+                "--quiet",
+                "--model",
+                "reference",
+                "--dataset",
+                str(spider),
+                "--pairs",
+                "sqlite:sqlite",
+                "--output-dir",
+                str(tmp_path / "ref"),
+            ]
+        )
+        == 0
+    )
     ref = read_results(tmp_path / "ref")
     assert len(ref) == 12 and all(r["verdicts"]["strict"]["match"] for r in ref)
-    assert eval_main(["--quiet", "--model", "gold-sqlglot", "--dataset", str(spider),
-                      "--output-dir", str(tmp_path / "gs")]) == 0
+    assert (
+        eval_main(
+            [
+                "--quiet",
+                "--model",
+                "gold-sqlglot",
+                "--dataset",
+                str(spider),
+                "--output-dir",
+                str(tmp_path / "gs"),
+            ]
+        )
+        == 0
+    )
     gs = read_results(tmp_path / "gs")
     assert {r["target_dialect"] for r in gs} == {"sqlite", "duckdb", "clickhouse", "tsql"}
     assert all(r["verdicts"]["strict"]["match"] for r in gs if r["target_dialect"] == "sqlite")
@@ -118,8 +190,7 @@ def test_reference_and_gold_sqlglot_score_per_dialect(spider, tmp_path):
 @needs_spider
 def test_question_keyed_predictions_score_by_id_whatever_their_order(spider, tmp_path):
     records = [json.loads(line) for line in (spider / "items.jsonl").read_text().splitlines()]
-    golds = {r["question_id"]: r["source_sql"] for r in records
-             if r["target_dialect"] == "duckdb"}
+    golds = {r["question_id"]: r["source_sql"] for r in records if r["target_dialect"] == "duckdb"}
     keys = list(golds)
     bird = tmp_path / "bird.json"
     bird.write_text(json.dumps({k: golds[k] + "\t----- bird -----\tdb" for k in keys}))
@@ -127,15 +198,31 @@ def test_question_keyed_predictions_score_by_id_whatever_their_order(spider, tmp
     shuffled = tmp_path / "shuffled.json"
     shuffled.write_text(json.dumps({k: golds[k] for k in keys}))
     jsonl = tmp_path / "ours.jsonl"
-    jsonl.write_text("".join(json.dumps({"id": f"{k}-duckdb", "translated_sql": golds[k]}) + "\n"
-                             for k in keys))
+    jsonl.write_text(
+        "".join(json.dumps({"id": f"{k}-duckdb", "translated_sql": golds[k]}) + "\n" for k in keys)
+    )
     verdicts = []
     for path in (bird, shuffled, jsonl):
         out = tmp_path / path.stem
-        assert eval_main(["--quiet", "--model", f"file:{path}", "--dataset", str(spider),
-                          "--pairs", "sqlite:duckdb", "--output-dir", str(out)]) == 0
-        verdicts.append(sorted((r["id"], r["verdicts"]["strict"]["match"])
-                               for r in read_results(out)))
+        assert (
+            eval_main(
+                [
+                    "--quiet",
+                    "--model",
+                    f"file:{path}",
+                    "--dataset",
+                    str(spider),
+                    "--pairs",
+                    "sqlite:duckdb",
+                    "--output-dir",
+                    str(out),
+                ]
+            )
+            == 0
+        )
+        verdicts.append(
+            sorted((r["id"], r["verdicts"]["strict"]["match"]) for r in read_results(out))
+        )
     assert verdicts[0] == verdicts[1] == verdicts[2] and len(verdicts[0]) == 12
 
 
@@ -144,8 +231,20 @@ def test_question_keyed_predictions_score_by_id_whatever_their_order(spider, tmp
 def test_question_keyed_predictions_refuse_several_targets(spider, tmp_path):
     bird = tmp_path / "bird.json"
     bird.write_text(json.dumps({"spider_dev-0000": "SELECT 1"}))
-    assert eval_main(["--quiet", "--model", f"file:{bird}", "--dataset", str(spider),
-                      "--output-dir", str(tmp_path / "run")]) == 0
+    assert (
+        eval_main(
+            [
+                "--quiet",
+                "--model",
+                f"file:{bird}",
+                "--dataset",
+                str(spider),
+                "--output-dir",
+                str(tmp_path / "run"),
+            ]
+        )
+        == 0
+    )
     assert all(r["translation"]["status"] == "missing" for r in read_results(tmp_path / "run"))
 
 
@@ -167,9 +266,26 @@ def test_the_local_model_answers_questions_offline(spider, tmp_path, monkeypatch
 
     monkeypatch.setattr(socket.socket, "connect", no_network)
     out = tmp_path / "local"
-    assert eval_main(["--quiet", "--model", "local", "--dataset", str(spider), "--limit", "1",
-                      "--pairs", "sqlite:duckdb", "--output-dir", str(out),
-                      "--cache", str(tmp_path / "cache.sqlite")]) == 0
+    assert (
+        eval_main(
+            [
+                "--quiet",
+                "--model",
+                "local",
+                "--dataset",
+                str(spider),
+                "--limit",
+                "1",
+                "--pairs",
+                "sqlite:duckdb",
+                "--output-dir",
+                str(out),
+                "--cache",
+                str(tmp_path / "cache.sqlite"),
+            ]
+        )
+        == 0
+    )
     records = read_results(out)
     assert len(records) == 1 and records[0]["translation"]["tokens_in"] > 50
     manifest = json.loads((out / "manifest.json").read_text())["translator"]

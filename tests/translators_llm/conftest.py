@@ -20,5 +20,10 @@ def server() -> Iterator[ScriptedServer]:
 
 @pytest.fixture
 def options(server: ScriptedServer, tmp_path: Path) -> LLMOptions:
-    return LLMOptions(api_base=server.url, cache_path=tmp_path / "cache.sqlite", backoff=0.01,
-                      request_timeout=5.0, shots=0)
+    return LLMOptions(
+        api_base=server.url,
+        cache_path=tmp_path / "cache.sqlite",
+        backoff=0.01,
+        request_timeout=5.0,
+        shots=0,
+    )

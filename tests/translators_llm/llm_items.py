@@ -16,18 +16,20 @@ SOURCE = re.compile(r"Source query \([^)]*\):\n```sql\n(.*?)\n```", re.S)
 
 def source_of(request: dict[str, Any]) -> str:
     """The source SQL of the item in a chat request (the last one quoted in a user turn)."""
-    found = [s for m in request["messages"] if m["role"] == "user"
-             for s in SOURCE.findall(m["content"])]
+    found = [
+        s for m in request["messages"] if m["role"] == "user" for s in SOURCE.findall(m["content"])
+    ]
     return found[-1] if found else ""
 
 
 def echo_source(request: dict[str, Any]) -> Reply:
     """Answer with the source query unchanged (the identity translation), as JSON."""
-    return Reply(json.dumps({"Answer": source_of(request), "Reasoning": "unchanged",
-                             "Confidence": 0.5}))
+    return Reply(
+        json.dumps({"Answer": source_of(request), "Reasoning": "unchanged", "Confidence": 0.5})
+    )
 
 
-def make_item(i: str, sql: str = "SELECT 1 AS a", src: str = "sqlite",
-              tgt: str = "duckdb") -> Any:
-    return item_from_record({"id": i, "source_dialect": src, "target_dialect": tgt,
-                             "source_sql": sql})
+def make_item(i: str, sql: str = "SELECT 1 AS a", src: str = "sqlite", tgt: str = "duckdb") -> Any:
+    return item_from_record(
+        {"id": i, "source_dialect": src, "target_dialect": tgt, "source_sql": sql}
+    )

@@ -22,8 +22,9 @@ def translator(options: LLMOptions, model: str = "openai/gpt-4o-mini") -> LLMTra
     return t
 
 
-def test_concurrency_limit_is_honoured_and_used(server: ScriptedServer,
-                                                options: LLMOptions) -> None:
+def test_concurrency_limit_is_honoured_and_used(
+    server: ScriptedServer, options: LLMOptions
+) -> None:
     server.latency = 0.3
     t = translator(replace(options, concurrency=3))
     t.translate(make_item("warm-up", "SELECT 0 AS warm"))  # import litellm outside the timing
@@ -38,10 +39,12 @@ def test_concurrency_limit_is_honoured_and_used(server: ScriptedServer,
     assert results["i7"].sql == "SELECT 7 AS a"
 
 
-def test_429_500_and_malformed_bodies_are_retried(server: ScriptedServer,
-                                                  options: LLMOptions) -> None:
-    server.enqueue(Reply(status=429, content="slow down"), Reply(status=500),
-                   Reply(body=b"this is not json"))
+def test_429_500_and_malformed_bodies_are_retried(
+    server: ScriptedServer, options: LLMOptions
+) -> None:
+    server.enqueue(
+        Reply(status=429, content="slow down"), Reply(status=500), Reply(body=b"this is not json")
+    )
     t = translator(options)
     result = t.translate(make_item("a", "SELECT 42 AS a"))
     t.close()
@@ -58,10 +61,12 @@ def test_retries_give_up_with_a_typed_error(server: ScriptedServer, options: LLM
     assert "HTTP 503" in (result.error or "") and "after 3 attempts" in (result.error or "")
 
 
-def test_a_response_without_an_answer_is_a_typed_error(server: ScriptedServer,
-                                                       options: LLMOptions) -> None:
-    server.enqueue(Reply(body=json.dumps({"id": "x", "object": "chat.completion",
-                                          "choices": []}).encode()))
+def test_a_response_without_an_answer_is_a_typed_error(
+    server: ScriptedServer, options: LLMOptions
+) -> None:
+    server.enqueue(
+        Reply(body=json.dumps({"id": "x", "object": "chat.completion", "choices": []}).encode())
+    )
     t = translator(options)
     result = t.translate(make_item("a"))
     t.close()
@@ -77,8 +82,9 @@ def test_client_errors_are_not_retried(server: ScriptedServer, options: LLMOptio
     assert result.status is TranslationStatus.ERROR and server.count == 1
 
 
-def test_a_5xx_naming_missing_credentials_is_not_retried(server: ScriptedServer,
-                                                         options: LLMOptions) -> None:
+def test_a_5xx_naming_missing_credentials_is_not_retried(
+    server: ScriptedServer, options: LLMOptions
+) -> None:
     server.enqueue(Reply(status=500, content="Missing credentials. Please pass an apiKey"))
     t = translator(options)
     result = t.translate(make_item("a"))
@@ -87,8 +93,9 @@ def test_a_5xx_naming_missing_credentials_is_not_retried(server: ScriptedServer,
     assert "Missing credentials" in (result.error or "")
 
 
-def test_a_slow_request_times_out_and_is_retried(server: ScriptedServer,
-                                                 options: LLMOptions) -> None:
+def test_a_slow_request_times_out_and_is_retried(
+    server: ScriptedServer, options: LLMOptions
+) -> None:
     t = translator(replace(options, request_timeout=0.5))
     t.translate(make_item("warm-up", "SELECT 0 AS warm"))
     server.reset()
@@ -99,8 +106,9 @@ def test_a_slow_request_times_out_and_is_retried(server: ScriptedServer,
     assert result.ok and result.sql == "SELECT 5 AS a" and server.count == 2
 
 
-def test_the_cache_answers_reruns_without_requests(server: ScriptedServer,
-                                                   options: LLMOptions) -> None:
+def test_the_cache_answers_reruns_without_requests(
+    server: ScriptedServer, options: LLMOptions
+) -> None:
     items = [make_item(f"i{n}", f"SELECT {n} AS a") for n in range(5)]
     first = dict(translator(options).translate_all(items))
     assert server.count == 5
@@ -133,16 +141,19 @@ def test_tokens_come_from_usage_or_tiktoken(server: ScriptedServer, options: LLM
     assert counted.tokens_out == count_tokens(json.dumps({"Answer": "SELECT 2 AS a"}))
 
 
-def test_cost_at_litellm_prices_or_given_prices(server: ScriptedServer,
-                                                options: LLMOptions) -> None:
+def test_cost_at_litellm_prices_or_given_prices(
+    server: ScriptedServer, options: LLMOptions
+) -> None:
     import litellm
 
     t = translator(options)
     result = t.translate(make_item("a"))
     t.close()
     price = litellm.model_cost["gpt-4o-mini"]
-    expected = (result.tokens_in * price["input_cost_per_token"]
-                + result.tokens_out * price["output_cost_per_token"])
+    expected = (
+        result.tokens_in * price["input_cost_per_token"]
+        + result.tokens_out * price["output_cost_per_token"]
+    )
     assert result.cost == pytest.approx(expected) and result.cost > 0
     unknown = translator(options, "openai/no-such-model-anywhere")
     assert unknown.translate(make_item("a")).cost is None
@@ -151,8 +162,7 @@ def test_cost_at_litellm_prices_or_given_prices(server: ScriptedServer,
     assert r.cost == pytest.approx((r.tokens_in + 2 * r.tokens_out) / 1e6)
 
 
-def test_unparseable_answers_keep_the_raw_text(server: ScriptedServer,
-                                               options: LLMOptions) -> None:
+def test_unparseable_answers_keep_the_raw_text(server: ScriptedServer, options: LLMOptions) -> None:
     server.enqueue(Reply("I am sorry, I cannot translate this."))
     t = translator(options)
     result = t.translate(make_item("a"))
@@ -161,8 +171,9 @@ def test_unparseable_answers_keep_the_raw_text(server: ScriptedServer,
     assert result.raw == "I am sorry, I cannot translate this."
 
 
-def test_keys_reach_the_server_but_no_error_message(server: ScriptedServer, options: LLMOptions,
-                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+def test_keys_reach_the_server_but_no_error_message(
+    server: ScriptedServer, options: LLMOptions, monkeypatch: pytest.MonkeyPatch
+) -> None:
     secret = "sk-parrot-test-0123456789abcdef"
     monkeypatch.setenv("OPENAI_API_KEY", secret)
     server.enqueue(Reply(status=401, content=f"Incorrect API key provided: {secret}"))

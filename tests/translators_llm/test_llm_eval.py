@@ -18,13 +18,27 @@ SECRET = "sk-parrot-fake-0123456789abcdefXYZ"
 
 
 def run(server: ScriptedServer, out: Path, *args: str) -> int:
-    return eval_main(["--quiet", "--model", "openai/gpt-4o-mini", "--api-base", server.url,
-                      "--output-dir", str(out), "--pairs", "sqlite:duckdb",
-                      "--cache", str(out.parent / "cache.sqlite"), *args])
+    return eval_main(
+        [
+            "--quiet",
+            "--model",
+            "openai/gpt-4o-mini",
+            "--api-base",
+            server.url,
+            "--output-dir",
+            str(out),
+            "--pairs",
+            "sqlite:duckdb",
+            "--cache",
+            str(out.parent / "cache.sqlite"),
+            *args,
+        ]
+    )
 
 
 def test_a_run_accounts_tokens_and_cost_and_a_rerun_costs_nothing(
-        server: ScriptedServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    server: ScriptedServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("OPENAI_API_KEY", SECRET)
     assert run(server, tmp_path / "first", "--limit", "6") == 0
     assert server.count == 1 + 6 and server.headers[0]["authorization"] == f"Bearer {SECRET}"
@@ -67,8 +81,9 @@ def test_resume_translates_only_the_missing_items(server: ScriptedServer, tmp_pa
     assert len(ids) == len(set(ids)) == 7
 
 
-def test_usage_is_rendered_in_the_report(server: ScriptedServer, tmp_path: Path,
-                                         capsys: pytest.CaptureFixture[str]) -> None:
+def test_usage_is_rendered_in_the_report(
+    server: ScriptedServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     from parrot.report.cli import main as report_main
 
     assert run(server, tmp_path / "run", "--limit", "2") == 0
@@ -78,10 +93,13 @@ def test_usage_is_rendered_in_the_report(server: ScriptedServer, tmp_path: Path,
     assert "Model usage" in out and "| 2 | 0 |" in out
 
 
-@pytest.mark.parametrize(("flag", "value"), [("--concurrency", "0"), ("--price", "cheap"),
-                                             ("--reflection", "-1"), ("--prompt", "nope-v1")])
-def test_bad_llm_flags_exit_2(server: ScriptedServer, tmp_path: Path, flag: str,
-                              value: str) -> None:
+@pytest.mark.parametrize(
+    ("flag", "value"),
+    [("--concurrency", "0"), ("--price", "cheap"), ("--reflection", "-1"), ("--prompt", "nope-v1")],
+)
+def test_bad_llm_flags_exit_2(
+    server: ScriptedServer, tmp_path: Path, flag: str, value: str
+) -> None:
     assert run(server, tmp_path / "run", flag, value) == 2
     assert server.count == 0
 
@@ -93,12 +111,14 @@ def test_a_sqlglot_run_never_imports_litellm(tmp_path: Path) -> None:
         f"assert main(['--quiet', '--model', 'sqlglot', '--limit', '2', '--output-dir', "
         f"{str(tmp_path / 'run')!r}]) == 0\n"
         "assert 'litellm' not in sys.modules, 'litellm imported'\n"
-        "assert 'parrot.translators.llm.client' not in sys.modules\n")
+        "assert 'parrot.translators.llm.client' not in sys.modules\n"
+    )
     subprocess.run([sys.executable, "-c", code], check=True, timeout=120)
 
 
 def test_rejected_credentials_stop_the_run_before_it_starts(
-        server: ScriptedServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    server: ScriptedServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     server.enqueue(Reply(status=401, content="Incorrect API key provided"))
     assert run(server, tmp_path / "run", "--limit", "6") == 2
     assert server.count == 1 and not (tmp_path / "run" / "results.jsonl").exists()
@@ -106,13 +126,32 @@ def test_rejected_credentials_stop_the_run_before_it_starts(
 
 
 def test_an_unreachable_endpoint_stops_the_run_before_it_starts(
-        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]  # closed once the block ends: nothing listens there
-    assert eval_main(["--quiet", "--model", "openai/gpt-4o-mini", "--api-base",
-                      f"http://127.0.0.1:{port}/v1", "--output-dir", str(tmp_path / "run"),
-                      "--pairs", "sqlite:duckdb", "--limit", "2", "--retries", "4",
-                      "--cache", str(tmp_path / "cache.sqlite")]) == 2
+    assert (
+        eval_main(
+            [
+                "--quiet",
+                "--model",
+                "openai/gpt-4o-mini",
+                "--api-base",
+                f"http://127.0.0.1:{port}/v1",
+                "--output-dir",
+                str(tmp_path / "run"),
+                "--pairs",
+                "sqlite:duckdb",
+                "--limit",
+                "2",
+                "--retries",
+                "4",
+                "--cache",
+                str(tmp_path / "cache.sqlite"),
+            ]
+        )
+        == 2
+    )
     assert not (tmp_path / "run" / "results.jsonl").exists()
     assert "cannot be used" in capsys.readouterr().err

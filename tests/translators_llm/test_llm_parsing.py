@@ -7,23 +7,47 @@ import pytest
 from parrot.translators.llm.parsing import Unparseable, confidence, parse_answer
 
 
-@pytest.mark.parametrize(("text", "sql", "form"), [
-    ('{"Answer": "SELECT 1", "Reasoning": "r", "Confidence": 0.8}', "SELECT 1", "json"),
-    ('Sure!\n```json\n{"Answer": "SELECT a\nFROM t", "Reasoning": "r", "Confidence": "90"}\n```'
-     "\nHope this helps.", "SELECT a\nFROM t", "json"),
-    ('{"Answer": "SELECT "a" FROM t WHERE b = \'x\'", "Reasoning": "quoted "a"", '
-     '"Confidence": 0.7}', "SELECT \"a\" FROM t WHERE b = 'x'", "repaired-json"),
-    ('{"Answer": "SELECT "a" FROM t"}', 'SELECT "a" FROM t', "repaired-json"),
-    ("Here is the query:\n```sql\nSELECT 1;\nSELECT 2;\n```\nThis works.",
-     "SELECT 1;\nSELECT 2;", "sql-block"),
-    ("SELECT a FROM t\nWHERE b > 1\n\nThis query selects a.", "SELECT a FROM t\nWHERE b > 1",
-     "bare-sql"),
-    ('{"Answer": ["CREATE TEMP TABLE x AS SELECT 1 AS a;", "SELECT a FROM x"]}',
-     "CREATE TEMP TABLE x AS SELECT 1 AS a;\nSELECT a FROM x", "json"),
-    ('{"Answer": "```sql\\nSELECT 3\\n```", "Reasoning": "x", "Confidence": 0.5}', "SELECT 3",
-     "json"),
-    ('{"sql": "SELECT 4"}', "SELECT 4", "json"),
-])
+@pytest.mark.parametrize(
+    ("text", "sql", "form"),
+    [
+        ('{"Answer": "SELECT 1", "Reasoning": "r", "Confidence": 0.8}', "SELECT 1", "json"),
+        (
+            'Sure!\n```json\n{"Answer": "SELECT a\nFROM t", "Reasoning": "r", "Confidence": '
+            '"90"}\n```'
+            "\nHope this helps.",
+            "SELECT a\nFROM t",
+            "json",
+        ),
+        (
+            '{"Answer": "SELECT "a" FROM t WHERE b = \'x\'", "Reasoning": "quoted "a"", '
+            '"Confidence": 0.7}',
+            "SELECT \"a\" FROM t WHERE b = 'x'",
+            "repaired-json",
+        ),
+        ('{"Answer": "SELECT "a" FROM t"}', 'SELECT "a" FROM t', "repaired-json"),
+        (
+            "Here is the query:\n```sql\nSELECT 1;\nSELECT 2;\n```\nThis works.",
+            "SELECT 1;\nSELECT 2;",
+            "sql-block",
+        ),
+        (
+            "SELECT a FROM t\nWHERE b > 1\n\nThis query selects a.",
+            "SELECT a FROM t\nWHERE b > 1",
+            "bare-sql",
+        ),
+        (
+            '{"Answer": ["CREATE TEMP TABLE x AS SELECT 1 AS a;", "SELECT a FROM x"]}',
+            "CREATE TEMP TABLE x AS SELECT 1 AS a;\nSELECT a FROM x",
+            "json",
+        ),
+        (
+            '{"Answer": "```sql\\nSELECT 3\\n```", "Reasoning": "x", "Confidence": 0.5}',
+            "SELECT 3",
+            "json",
+        ),
+        ('{"sql": "SELECT 4"}', "SELECT 4", "json"),
+    ],
+)
 def test_answers_real_models_send(text: str, sql: str, form: str) -> None:
     answer = parse_answer(text)
     assert (answer.sql, answer.form) == (sql, form)

@@ -57,20 +57,29 @@ def test_every_dialect_hint_holds_on_its_engine(engines: dict[str, Engine], dial
         assert len(row) == len(hint.expect) and all(map(same, row, hint.expect)), (hint, row)
 
 
-@pytest.mark.parametrize("example", examples(), ids=lambda e: f"{e.source_dialect}-"
-                         f"{e.target_dialect}")
-def test_every_worked_example_gives_the_source_result(engines: dict[str, Engine],
-                                                      example: Any) -> None:
-    assert first_row(engines, example.source_dialect, example.source) == \
-        first_row(engines, example.target_dialect, example.answer)
+@pytest.mark.parametrize(
+    "example", examples(), ids=lambda e: f"{e.source_dialect}-{e.target_dialect}"
+)
+def test_every_worked_example_gives_the_source_result(
+    engines: dict[str, Engine], example: Any
+) -> None:
+    assert first_row(engines, example.source_dialect, example.source) == first_row(
+        engines, example.target_dialect, example.answer
+    )
 
 
 def test_messages_carry_the_task_hints_examples_schema_and_source() -> None:
     item = load_dataset("starter").items[0]
     template = load_template("parrot-v1")
     messages = build_messages(item, template, shots=2)
-    assert [m["role"] for m in messages] == ["system", "user", "assistant", "user", "assistant",
-                                             "user"]
+    assert [m["role"] for m in messages] == [
+        "system",
+        "user",
+        "assistant",
+        "user",
+        "assistant",
+        "user",
+    ]
     system, last = messages[0]["content"], messages[-1]["content"]
     assert "SQLite" in system and '"Answer"' in system and '"Confidence"' in system
     assert item.source_sql.strip() in last and "CREATE TABLE customers" in last

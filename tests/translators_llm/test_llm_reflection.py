@@ -30,14 +30,29 @@ def feedback_turn(request: dict[str, Any]) -> str | None:
 
 def first_try(sql: str) -> Callable[[dict[str, Any]], Reply]:
     """Answer ``sql`` first, the source query (correct here) after any feedback."""
+
     def respond(request: dict[str, Any]) -> Reply:
         return answer(source_of(request) if feedback_turn(request) else sql)
+
     return respond
 
 
 def run(server: ScriptedServer, out: Path, *args: str) -> int:
-    return eval_main(["--quiet", "--output-dir", str(out), "--pairs", "sqlite:duckdb",
-                      "--limit", "2", "--api-base", server.url, "--no-cache", *args])
+    return eval_main(
+        [
+            "--quiet",
+            "--output-dir",
+            str(out),
+            "--pairs",
+            "sqlite:duckdb",
+            "--limit",
+            "2",
+            "--api-base",
+            server.url,
+            "--no-cache",
+            *args,
+        ]
+    )
 
 
 def test_the_model_sees_the_engine_error_and_fixes_its_answer(tmp_path: Path) -> None:
@@ -59,13 +74,26 @@ def test_errors_mode_never_reveals_the_expected_result(tmp_path: Path) -> None:
     with ScriptedServer(first_try("SELECT 1 AS wrong")) as server:
         assert run(server, tmp_path / "eval", "--model", "openai/m", "--reflection", "2") == 0
         assert server.count == 1 + 2  # the probe; it ran fine: nothing to reflect on
-        assert run(server, tmp_path / "curation", "--model", "openai/m", "--reflection", "2",
-                   "--feedback", "results") == 0
+        assert (
+            run(
+                server,
+                tmp_path / "curation",
+                "--model",
+                "openai/m",
+                "--reflection",
+                "2",
+                "--feedback",
+                "results",
+            )
+            == 0
+        )
         follow_ups = [feedback_turn(r) for r in server.requests if feedback_turn(r)]
     assert all(r["translation"]["rounds"] == 0 for r in read_results(tmp_path / "eval"))
     assert len(follow_ups) == 2 and all("differs" in f for f in follow_ups)
-    assert all(r["translation"]["rounds"] == 1 and r["verdicts"]["strict"]["match"]
-               for r in read_results(tmp_path / "curation"))
+    assert all(
+        r["translation"]["rounds"] == 1 and r["verdicts"]["strict"]["match"]
+        for r in read_results(tmp_path / "curation")
+    )
     manifest = json.loads((tmp_path / "curation" / "manifest.json").read_text())
     assert "curation" in manifest["translator"]["feedback"]
 
@@ -82,8 +110,9 @@ class Rejects:
         return "Parser Error: always wrong"
 
 
-def test_reflection_stops_after_k_rounds_and_counts_them(server: ScriptedServer,
-                                                         options: LLMOptions) -> None:
+def test_reflection_stops_after_k_rounds_and_counts_them(
+    server: ScriptedServer, options: LLMOptions
+) -> None:
     t = create_translator("openai/m", llm=replace(options, reflection=3))
     feedback = Rejects()
     assert t.feedback_mode == "errors"
@@ -91,12 +120,14 @@ def test_reflection_stops_after_k_rounds_and_counts_them(server: ScriptedServer,
     result = t.translate(make_item("a"))
     t.close()
     assert (result.rounds, result.calls, server.count, len(feedback.checked)) == (3, 4, 4, 3)
-    assert result.tokens_in == sum(sum(len(m["content"]) for m in r["messages"]) // 4
-                                   for r in server.requests)
+    assert result.tokens_in == sum(
+        sum(len(m["content"]) for m in r["messages"]) // 4 for r in server.requests
+    )
 
 
-def test_an_unparseable_reply_gets_a_format_reminder(server: ScriptedServer,
-                                                     options: LLMOptions) -> None:
+def test_an_unparseable_reply_gets_a_format_reminder(
+    server: ScriptedServer, options: LLMOptions
+) -> None:
     server.enqueue(Reply("no idea"))
     t = create_translator("openai/m", llm=replace(options, reflection=1))
     t.attach_feedback(Rejects())
@@ -106,8 +137,9 @@ def test_an_unparseable_reply_gets_a_format_reminder(server: ScriptedServer,
     assert "did not contain the JSON object" in server.requests[-1]["messages"][-1]["content"]
 
 
-def test_the_ensemble_falls_back_and_records_its_member(server: ScriptedServer,
-                                                        options: LLMOptions) -> None:
+def test_the_ensemble_falls_back_and_records_its_member(
+    server: ScriptedServer, options: LLMOptions
+) -> None:
     ensemble = create_translator("ensemble:sqlglot,openai/m", llm=options)
     easy = make_item("easy", "SELECT IFNULL(a, 0) FROM t", "sqlite", "clickhouse")
     hard = make_item("hard", "SELECT a FROM t FOR UPDATE", "postgres", "sqlite")

@@ -17,34 +17,67 @@ TOKEN = "tok_9f8e7d6c5b4a3210"  # a secret no key shape would recognise
 
 
 def leaky(request: dict[str, object]) -> Reply:
-    return Reply(json.dumps({"Answer": f"SELECT '{KEY}' AS a, '{TOKEN}' AS b",
-                             "Reasoning": f"my key is {KEY}", "Confidence": 0.5}))
+    return Reply(
+        json.dumps(
+            {
+                "Answer": f"SELECT '{KEY}' AS a, '{TOKEN}' AS b",
+                "Reasoning": f"my key is {KEY}",
+                "Confidence": 0.5,
+            }
+        )
+    )
 
 
-@pytest.mark.parametrize(("env", "extra", "text", "expected"), [
-    ({"OPENAI_API_KEY": KEY}, (), f"x {KEY} y", "x *** y"),
-    ({"SERVICE_TOKEN": TOKEN}, (), f"'{TOKEN}'", "'***'"),
-    ({"DB_PASSWORD": "hunter2hunter2"}, (), "hunter2hunter2!", "***!"),
-    ({"SOME_KEY": "short"}, (), "short", "short"),  # under 8 characters: not replaced blindly
-    ({"PATH_LIKE": "notasecret123"}, (), "notasecret123", "notasecret123"),
-    ({}, ("given-by-flag-0001", None), "a given-by-flag-0001 b", "a *** b"),
-])
-def test_scrub_secrets(monkeypatch: pytest.MonkeyPatch, env: dict[str, str],
-                       extra: tuple[str | None, ...], text: str, expected: str) -> None:
+@pytest.mark.parametrize(
+    ("env", "extra", "text", "expected"),
+    [
+        ({"OPENAI_API_KEY": KEY}, (), f"x {KEY} y", "x *** y"),
+        ({"SERVICE_TOKEN": TOKEN}, (), f"'{TOKEN}'", "'***'"),
+        ({"DB_PASSWORD": "hunter2hunter2"}, (), "hunter2hunter2!", "***!"),
+        ({"SOME_KEY": "short"}, (), "short", "short"),  # under 8 characters: not replaced blindly
+        ({"PATH_LIKE": "notasecret123"}, (), "notasecret123", "notasecret123"),
+        ({}, ("given-by-flag-0001", None), "a given-by-flag-0001 b", "a *** b"),
+    ],
+)
+def test_scrub_secrets(
+    monkeypatch: pytest.MonkeyPatch,
+    env: dict[str, str],
+    extra: tuple[str | None, ...],
+    text: str,
+    expected: str,
+) -> None:
     for name, value in env.items():
         monkeypatch.setenv(name, value)
     assert scrub_secrets(text, extra) == expected
 
 
 def test_an_answer_echoing_secrets_is_stored_without_them(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("OPENAI_API_KEY", KEY)
     monkeypatch.setenv("SERVICE_TOKEN", TOKEN)
     out, cache = tmp_path / "run", tmp_path / "cache.sqlite"
     with ScriptedServer(leaky) as server:
-        assert eval_main(["--quiet", "--model", "openai/gpt-4o-mini", "--api-base", server.url,
-                          "--output-dir", str(out), "--pairs", "sqlite:duckdb", "--limit", "2",
-                          "--cache", str(cache)]) == 0
+        assert (
+            eval_main(
+                [
+                    "--quiet",
+                    "--model",
+                    "openai/gpt-4o-mini",
+                    "--api-base",
+                    server.url,
+                    "--output-dir",
+                    str(out),
+                    "--pairs",
+                    "sqlite:duckdb",
+                    "--limit",
+                    "2",
+                    "--cache",
+                    str(cache),
+                ]
+            )
+            == 0
+        )
     stored = [p for p in (*out.iterdir(), *tmp_path.glob("cache.sqlite*")) if p.is_file()]
     assert cache in stored
     for path in stored:

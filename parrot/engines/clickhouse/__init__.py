@@ -117,33 +117,119 @@ _UDF_LOCK = threading.Lock()
 
 # --- statement guard ------------------------------------------------------------------------------
 
-READ_FIRST = frozenset({"SELECT", "WITH", "SHOW", "DESC", "DESCRIBE", "EXPLAIN", "EXISTS",
-                         "SET", "FROM", "VALUES"})
+READ_FIRST = frozenset(
+    {"SELECT", "WITH", "SHOW", "DESC", "DESCRIBE", "EXPLAIN", "EXISTS", "SET", "FROM", "VALUES"}
+)
 _QUERY_FIRST = frozenset({"SELECT", "WITH", "FROM", "VALUES", "EXPLAIN"})  # streamable
-_REFUSED_FIRST = frozenset({"ATTACH", "DETACH", "SYSTEM", "KILL", "BACKUP", "RESTORE", "GRANT",
-                            "REVOKE", "USE", "BEGIN", "COMMIT", "ROLLBACK", "START", "UNDROP",
-                            "MOVE", "WATCH", "EXECUTE", "SAVEPOINT", "RELEASE"})
-_REFUSED_OBJECTS = frozenset({"USER", "ROLE", "QUOTA", "POLICY", "ROW", "SETTINGS", "PROFILE",
-                              "NAMED", "DATABASE", "DICTIONARY", "WORKLOAD", "RESOURCE",
-                              "MASKING"})
+_REFUSED_FIRST = frozenset(
+    {
+        "ATTACH",
+        "DETACH",
+        "SYSTEM",
+        "KILL",
+        "BACKUP",
+        "RESTORE",
+        "GRANT",
+        "REVOKE",
+        "USE",
+        "BEGIN",
+        "COMMIT",
+        "ROLLBACK",
+        "START",
+        "UNDROP",
+        "MOVE",
+        "WATCH",
+        "EXECUTE",
+        "SAVEPOINT",
+        "RELEASE",
+    }
+)
+_REFUSED_OBJECTS = frozenset(
+    {
+        "USER",
+        "ROLE",
+        "QUOTA",
+        "POLICY",
+        "ROW",
+        "SETTINGS",
+        "PROFILE",
+        "NAMED",
+        "DATABASE",
+        "DICTIONARY",
+        "WORKLOAD",
+        "RESOURCE",
+        "MASKING",
+    }
+)
 _OBJECT_MODIFIERS = frozenset({"OR", "REPLACE", "IF", "NOT", "EXISTS", "TEMPORARY"})
-_DENIED_CALLS = frozenset({  # table functions, engines and functions reaching files/network/host
-    "file", "filecluster", "filelog", "url", "urlcluster", "input", "cluster",
-    "clusterallreplicas", "gcs", "oss", "cosn", "hive", "redis", "kafka", "nats", "rabbitmq",
-    "odbc", "jdbc", "sqlite", "zookeeper", "keepermap", "ytsaurus", "arrowflight", "python",
-    "pandas", "dictionary", "buffer",
-})
-_DENIED_CALL_PREFIXES = ("s3", "hdfs", "azure", "iceberg", "deltalake", "hudi", "paimon",
-                         "remote", "executable", "mysql", "postgresql", "materializedpostgresql",
-                         "materializedmysql", "mongo")
+_DENIED_CALLS = frozenset(
+    {  # table functions, engines and functions reaching files/network/host
+        "file",
+        "filecluster",
+        "filelog",
+        "url",
+        "urlcluster",
+        "input",
+        "cluster",
+        "clusterallreplicas",
+        "gcs",
+        "oss",
+        "cosn",
+        "hive",
+        "redis",
+        "kafka",
+        "nats",
+        "rabbitmq",
+        "odbc",
+        "jdbc",
+        "sqlite",
+        "zookeeper",
+        "keepermap",
+        "ytsaurus",
+        "arrowflight",
+        "python",
+        "pandas",
+        "dictionary",
+        "buffer",
+    }
+)
+_DENIED_CALL_PREFIXES = (
+    "s3",
+    "hdfs",
+    "azure",
+    "iceberg",
+    "deltalake",
+    "hudi",
+    "paimon",
+    "remote",
+    "executable",
+    "mysql",
+    "postgresql",
+    "materializedpostgresql",
+    "materializedmysql",
+    "mongo",
+)
 _DENIED_WORDS = frozenset({"outfile", "infile"})
-_PROTECTED_SETTINGS = frozenset({
-    "readonly", "max_execution_time", "max_execution_time_leaf", "timeout_overflow_mode",
-    "timeout_overflow_mode_leaf", "log_comment", "session_timezone", "date_time_output_format",
-    "interval_output_format", "allow_introspection_functions", "allow_ddl",
-    "max_estimated_execution_time", "timeout_before_checking_execution_speed",
-    "max_memory_usage", "max_memory_usage_for_user", "max_guaranteed_memory_usage",
-})
+_PROTECTED_SETTINGS = frozenset(
+    {
+        "readonly",
+        "max_execution_time",
+        "max_execution_time_leaf",
+        "timeout_overflow_mode",
+        "timeout_overflow_mode_leaf",
+        "log_comment",
+        "session_timezone",
+        "date_time_output_format",
+        "interval_output_format",
+        "allow_introspection_functions",
+        "allow_ddl",
+        "max_estimated_execution_time",
+        "timeout_before_checking_execution_speed",
+        "max_memory_usage",
+        "max_memory_usage_for_user",
+        "max_guaranteed_memory_usage",
+    }
+)
 
 
 def format_clause(plan: st.Plan) -> str | None:
@@ -151,8 +237,12 @@ def format_clause(plan: st.Plan) -> str | None:
     tokens = plan.tokens
     for i, tok in enumerate(tokens if plan.first in READ_FIRST else ()):
         nxt = tokens[i + 1] if i + 1 < len(tokens) else None
-        if tok.kind is st.TokenKind.WORD and tok.name == "format" and nxt is not None and \
-                nxt.kind in (st.TokenKind.WORD, st.TokenKind.QUOTED):
+        if (
+            tok.kind is st.TokenKind.WORD
+            and tok.name == "format"
+            and nxt is not None
+            and nxt.kind in (st.TokenKind.WORD, st.TokenKind.QUOTED)
+        ):
             after = tokens[i + 2] if i + 2 < len(tokens) else None
             if after is None or after.name == "settings":
                 return "a FORMAT clause would change the output format parrot reads"
@@ -161,14 +251,22 @@ def format_clause(plan: st.Plan) -> str | None:
 
 # settings are protected wherever they are named (a query's SETTINGS clause sets them too)
 GUARD = st.Guard(
-    lexicon=st.CLICKHOUSE, reads=READ_FIRST | {""}, refused_first=_REFUSED_FIRST,
+    lexicon=st.CLICKHOUSE,
+    reads=READ_FIRST | {""},
+    refused_first=_REFUSED_FIRST,
     refused_objects=_REFUSED_OBJECTS | {"DEFAULT", "TRANSACTION"},
     object_modifiers=_OBJECT_MODIFIERS,
     object_statements=frozenset({"CREATE", "ALTER", "DROP", "RENAME", "EXCHANGE", "SET"}),
-    refused_calls=_DENIED_CALLS, refused_call_prefixes=_DENIED_CALL_PREFIXES,
-    call_reason="reaches outside the database and is not allowed", refused_words=_DENIED_WORDS,
-    protected_settings=_PROTECTED_SETTINGS, protected_prefixes=("output_format_", "format_custom_"),
-    setting_statements=((),), reserved_prefix=DB_PREFIX, extra=format_clause)
+    refused_calls=_DENIED_CALLS,
+    refused_call_prefixes=_DENIED_CALL_PREFIXES,
+    call_reason="reaches outside the database and is not allowed",
+    refused_words=_DENIED_WORDS,
+    protected_settings=_PROTECTED_SETTINGS,
+    protected_prefixes=("output_format_", "format_custom_"),
+    setting_statements=((),),
+    reserved_prefix=DB_PREFIX,
+    extra=format_clause,
+)
 
 
 def _function_name(plan: st.Plan, verb: str) -> str | None:
@@ -176,7 +274,7 @@ def _function_name(plan: st.Plan, verb: str) -> str | None:
     if plan.first != verb or "FUNCTION" not in plan.words:
         return None
     at = next(i for i, t in enumerate(plan.tokens) if t.name == "function")
-    rest = [t for t in plan.tokens[at + 1:] if t.name not in ("if", "not", "exists")]
+    rest = [t for t in plan.tokens[at + 1 :] if t.name not in ("if", "not", "exists")]
     if not rest:
         return None
     tok = rest[0]
@@ -244,6 +342,7 @@ def _ast_refusal(conn: Any, text: str) -> str | None:
 
 # --- ClickHouse types -----------------------------------------------------------------------------
 
+
 @dataclasses.dataclass(frozen=True)
 class CHType:
     """A parsed ClickHouse type: ``name(args)``; ``fields`` holds named-tuple element names."""
@@ -259,8 +358,10 @@ class CHType:
         return [a for a in self.args if isinstance(a, str)]
 
 
-_TYPE_TOKEN = re.compile(r"\s*(`(?:[^`\\]|\\.)*`|'(?:[^'\\]|\\.)*'|[A-Za-z_][A-Za-z0-9_]*|"
-                         r"-?[0-9][0-9.eE+-]*|[(),=])")
+_TYPE_TOKEN = re.compile(
+    r"\s*(`(?:[^`\\]|\\.)*`|'(?:[^'\\]|\\.)*'|[A-Za-z_][A-Za-z0-9_]*|"
+    r"-?[0-9][0-9.eE+-]*|[(),=])"
+)
 
 
 def parse_type(text: str) -> CHType:
@@ -317,13 +418,22 @@ class _Pairs(list[tuple[Any, Any]]):
     """A map literal's (key, value) pairs, in output order."""
 
 
-_ESCAPES = {ord("n"): b"\n", ord("t"): b"\t", ord("r"): b"\r", ord("0"): b"\0", ord("b"): b"\b",
-            ord("f"): b"\f", ord("a"): b"\a", ord("v"): b"\v", ord("e"): b"\x1b"}
+_ESCAPES = {
+    ord("n"): b"\n",
+    ord("t"): b"\t",
+    ord("r"): b"\r",
+    ord("0"): b"\0",
+    ord("b"): b"\b",
+    ord("f"): b"\f",
+    ord("a"): b"\a",
+    ord("v"): b"\v",
+    ord("e"): b"\x1b",
+}
 
 
 def parse_literal(data: bytes, pos: int = 0) -> tuple[Any, int]:
     """Parse one value written with ClickHouse's Quoted escaping; returns (value, next index)."""
-    c = data[pos:pos + 1]
+    c = data[pos : pos + 1]
     if c == b"'":
         out = bytearray()
         i = pos + 1
@@ -338,7 +448,7 @@ def parse_literal(data: bytes, pos: int = 0) -> tuple[Any, int]:
             out += data[i:backslash]
             esc = data[backslash + 1]
             if esc == ord("x"):
-                out.append(int(data[backslash + 2:backslash + 4], 16))
+                out.append(int(data[backslash + 2 : backslash + 4], 16))
                 i = backslash + 4
             else:
                 out += _ESCAPES.get(esc, bytes([esc]))
@@ -347,13 +457,13 @@ def parse_literal(data: bytes, pos: int = 0) -> tuple[Any, int]:
         close = {b"[": b"]", b"(": b")", b"{": b"}"}[c]
         items: list[Any] = []
         i = pos + 1
-        while data[i:i + 1] != close:
+        while data[i : i + 1] != close:
             item, i = parse_literal(data, i)
             if c == b"{":  # key:value
                 value, i = parse_literal(data, i + 1)
                 item = (item, value)
             items.append(item)
-            if data[i:i + 1] == b",":
+            if data[i : i + 1] == b",":
                 i += 1
         if c == b"[":
             return items, i + 1
@@ -361,8 +471,15 @@ def parse_literal(data: bytes, pos: int = 0) -> tuple[Any, int]:
             return tuple(items), i + 1
         return _Pairs(items), i + 1
     end = pos
-    while end < len(data) and data[end:end + 1] not in (b",", b"]", b")", b"}", b":", b"\t",
-                                                         b"\n"):
+    while end < len(data) and data[end : end + 1] not in (
+        b",",
+        b"]",
+        b")",
+        b"}",
+        b":",
+        b"\t",
+        b"\n",
+    ):
         end += 1
     text = data[pos:end].decode()
     return (None if text == "NULL" else _Bare(text)), end
@@ -389,9 +506,19 @@ def parse_output(data: bytes) -> tuple[list[str], list[str], list[list[Any]]]:
 # --- typed conversion of raw literals -------------------------------------------------------------
 
 _DEC_CONTEXT = decimal.Context(prec=200)
-_INTERVAL_SECONDS = {"Nanosecond": 1e-9, "Microsecond": 1e-6, "Millisecond": 1e-3, "Second": 1,
-                     "Minute": 60, "Hour": 3600, "Day": 86400, "Week": 7 * 86400,
-                     "Month": 30 * 86400, "Quarter": 90 * 86400, "Year": 360 * 86400}
+_INTERVAL_SECONDS = {
+    "Nanosecond": 1e-9,
+    "Microsecond": 1e-6,
+    "Millisecond": 1e-3,
+    "Second": 1,
+    "Minute": 60,
+    "Hour": 3600,
+    "Day": 86400,
+    "Week": 7 * 86400,
+    "Month": 30 * 86400,
+    "Quarter": 90 * 86400,
+    "Year": 360 * 86400,
+}
 _INT = re.compile(r"^[+-]?\d+$")
 _WRAPPERS = ("Nullable", "LowCardinality", "SimpleAggregateFunction")
 _STRINGS = ("String", "FixedString", "UUID", "IPv4", "IPv6", "Enum8", "Enum16", "Enum")
@@ -429,7 +556,7 @@ def converter(t: CHType, session_tz: str = "UTC") -> Callable[[Any], Any]:
     if name in ("Time", "Time64"):
         return _nullable(_time)
     if name.startswith("Interval"):
-        unit = _INTERVAL_SECONDS.get(name[len("Interval"):])
+        unit = _INTERVAL_SECONDS.get(name[len("Interval") :])
         if unit is not None:
             return _nullable(lambda r: dt.timedelta(seconds=float(r) * unit))
     if name == "Array" and inner:
@@ -472,8 +599,11 @@ def _generic(raw: Any) -> Any:
 
 
 def _hashable(key: Any) -> Any:
-    return key if isinstance(key, str | int | float | bool | decimal.Decimal | dt.date | None) \
+    return (
+        key
+        if isinstance(key, str | int | float | bool | decimal.Decimal | dt.date | None)
         else json.dumps(values.to_json(values.canonical(key)), sort_keys=True)
+    )
 
 
 def _datetime(text: str, zone: str) -> dt.datetime:
@@ -493,19 +623,30 @@ def _time(text: str) -> Any:
         return str(text)
 
 
-def canonical_rows(type_names: Sequence[str], rows: Sequence[Sequence[Any]]
-                   ) -> tuple[tuple[values.Value, ...], ...]:
+def canonical_rows(
+    type_names: Sequence[str], rows: Sequence[Sequence[Any]]
+) -> tuple[tuple[values.Value, ...], ...]:
     """Canonical values of raw output rows, converted by their ClickHouse types."""
     convs = [converter(parse_type(t)) for t in type_names]
-    return tuple(tuple(values.canonical(f(v)) for f, v in zip(convs, row, strict=True))
-                 for row in rows)
+    return tuple(
+        tuple(values.canonical(f(v)) for f, v in zip(convs, row, strict=True)) for row in rows
+    )
 
 
 # --- fixtures -------------------------------------------------------------------------------------
 
-_TYPES = TypeMap({"integer": "Int32", "bigint": "Int64", "double": "Float64", "text": "String",
-                  "boolean": "Bool", "date": "Date32", "timestamp": "DateTime64(6)"},
-                 decimal="Decimal({p}, {s})")
+_TYPES = TypeMap(
+    {
+        "integer": "Int32",
+        "bigint": "Int64",
+        "double": "Float64",
+        "text": "String",
+        "boolean": "Bool",
+        "date": "Date32",
+        "timestamp": "DateTime64(6)",
+    },
+    decimal="Decimal({p}, {s})",
+)
 
 
 def clickhouse_type(column: Column) -> str:
@@ -520,9 +661,15 @@ def ident(name: str) -> str:
 
 def table_ddl(database: str, table: Table) -> str:
     """The CREATE TABLE statement of a fixture table in ``database``."""
-    return create_table_sql(f"{ident(database)}.{ident(table.name)}", table, ident,
-                            clickhouse_type, primary_key=False, not_null=False,
-                            suffix=f" ENGINE = {TABLE_ENGINE}")
+    return create_table_sql(
+        f"{ident(database)}.{ident(table.name)}",
+        table,
+        ident,
+        clickhouse_type,
+        primary_key=False,
+        not_null=False,
+        suffix=f" ENGINE = {TABLE_ENGINE}",
+    )
 
 
 def fill_statements(database: str, fixture: Fixture) -> Iterator[str]:
@@ -532,9 +679,13 @@ def fill_statements(database: str, fixture: Fixture) -> Iterator[str]:
         target = f"{ident(database)}.{ident(table.name)}"
         yield table_ddl(database, table)
         for i in range(0, len(table.rows), INSERT_BATCH):
-            yield (f"INSERT INTO {target} VALUES "
-                   + ", ".join("(" + ", ".join(literal(v) for v in row) + ")"
-                               for row in table.rows[i:i + INSERT_BATCH]))
+            yield (
+                f"INSERT INTO {target} VALUES "
+                + ", ".join(
+                    "(" + ", ".join(literal(v) for v in row) + ")"
+                    for row in table.rows[i : i + INSERT_BATCH]
+                )
+            )
 
 
 def string_literal(text: str) -> str:
@@ -577,9 +728,13 @@ def _error_code(exc: BaseException) -> int | None:
 
 # chdb raises RuntimeError with the server's message; anything else without a code is a crash
 ERRORS = st.ErrorTable(
-    _error_code, timeout=frozenset({159}),  # TIMEOUT_EXCEEDED
+    _error_code,
+    timeout=frozenset({159}),  # TIMEOUT_EXCEEDED
     cancelled=frozenset({394}),  # QUERY_WAS_CANCELLED: a timeout when parrot killed it
-    syntax=frozenset(_SYNTAX_CODES), uncoded_cancel=False, driver_errors=(RuntimeError,))
+    syntax=frozenset(_SYNTAX_CODES),
+    uncoded_cancel=False,
+    driver_errors=(RuntimeError,),
+)
 
 
 def _clean_message(exc: BaseException) -> str:
@@ -590,6 +745,7 @@ def _clean_message(exc: BaseException) -> str:
 
 
 # --- the adapter ----------------------------------------------------------------------------------
+
 
 def _chdb() -> Any:
     """chdb, imported on first use (an embedded ClickHouse server: 1 s and ~360 MiB)."""
@@ -674,16 +830,26 @@ class ClickHouseEngine(EngineBase[_Materialised]):
 
     def _read_back(self, mat: _Materialised, fixture: Fixture) -> dict[str, Any]:
         def read(table: Table) -> list[Any]:
-            _, types, rows = parse_output(self._admin.query(select_all(
-                table, ident, f"{ident(mat.database)}.{ident(table.name)}"), OUTPUT_FORMAT).bytes())
+            _, types, rows = parse_output(
+                self._admin.query(
+                    select_all(table, ident, f"{ident(mat.database)}.{ident(table.name)}"),
+                    OUTPUT_FORMAT,
+                ).bytes()
+            )
             return list(canonical_rows(types, rows))
 
         return st.read_tables(fixture, read, (RuntimeError, ValueError))
 
     # --- execution ----------------------------------------------------------------------------
 
-    def execute(self, sql: str, fixture: Fixture, *, timeout: float = DEFAULT_TIMEOUT,
-                max_rows: int = DEFAULT_MAX_ROWS) -> Execution:
+    def execute(
+        self,
+        sql: str,
+        fixture: Fixture,
+        *,
+        timeout: float = DEFAULT_TIMEOUT,
+        max_rows: int = DEFAULT_MAX_ROWS,
+    ) -> Execution:
         mat = self.stored(fixture)
         texts = st.splitter("clickhouse").split(sql)
         if not texts:
@@ -702,8 +868,9 @@ class ClickHouseEngine(EngineBase[_Materialised]):
             functions = [f for p in plans if (f := created_function(p))]
             if functions:
                 with _UDF_LOCK:
-                    return self._run_scratch(mat, fixture, plans, deadline, max_rows, tag,
-                                             functions)
+                    return self._run_scratch(
+                        mat, fixture, plans, deadline, max_rows, tag, functions
+                    )
             return self._run_scratch(mat, fixture, plans, deadline, max_rows, tag, functions)
         except RuntimeError as exc:  # the sandbox itself failed (e.g. fixture database gone)
             self._stored.pop(fixture.content_hash, None)  # reload on next use
@@ -727,8 +894,14 @@ class ClickHouseEngine(EngineBase[_Materialised]):
         self._checked[text] = plan
         return plan
 
-    def _run_direct(self, mat: _Materialised, plans: list[st.Plan],
-                    deadline: st.Deadline, max_rows: int, tag: str) -> Execution:
+    def _run_direct(
+        self,
+        mat: _Materialised,
+        plans: list[st.Plan],
+        deadline: st.Deadline,
+        max_rows: int,
+        tag: str,
+    ) -> Execution:
         """A read-only execution. Without a SET statement (which would outlive it in the
         connection's session) it runs on the adapter's one shared read-only connection;
         otherwise on a fresh connection closed afterwards."""
@@ -736,8 +909,9 @@ class ClickHouseEngine(EngineBase[_Materialised]):
             conn = self._connect()
             try:
                 conn.query(f"USE {ident(mat.database)}")
-                conn.query(f"SET log_comment = {string_literal(tag)}, "
-                           f"max_memory_usage = {MEMORY_LIMIT}")
+                conn.query(
+                    f"SET log_comment = {string_literal(tag)}, max_memory_usage = {MEMORY_LIMIT}"
+                )
                 conn.query("SET readonly = 2")
                 return self._run(conn, plans, deadline, max_rows, tag)
             finally:
@@ -775,9 +949,16 @@ class ClickHouseEngine(EngineBase[_Materialised]):
             with contextlib.suppress(Exception):
                 reader.close()
 
-    def _run_scratch(self, mat: _Materialised, fixture: Fixture, plans: list[st.Plan],
-                     deadline: st.Deadline, max_rows: int, tag: str,
-                     functions: list[str]) -> Execution:
+    def _run_scratch(
+        self,
+        mat: _Materialised,
+        fixture: Fixture,
+        plans: list[st.Plan],
+        deadline: st.Deadline,
+        max_rows: int,
+        tag: str,
+        functions: list[str],
+    ) -> Execution:
         scratch = f"{self._prefix}s{next(self._counter)}"
         conn = self._connect()
         before = self._foreign_tables()
@@ -787,16 +968,19 @@ class ClickHouseEngine(EngineBase[_Materialised]):
                 src = f"{ident(mat.database)}.{ident(table.name)}"  # mutations make new ones
                 conn.query(f"CREATE TABLE {ident(scratch)}.{ident(table.name)} CLONE AS {src}")
             conn.query(f"USE {ident(scratch)}")
-            conn.query(f"SET log_comment = {string_literal(tag)}, "
-                       f"max_memory_usage = {MEMORY_LIMIT}")
+            conn.query(
+                f"SET log_comment = {string_literal(tag)}, max_memory_usage = {MEMORY_LIMIT}"
+            )
             return self._run(conn, plans, deadline, max_rows, tag)
         finally:
             conn.close()
             cleanup = [f"DROP DATABASE IF EXISTS {ident(scratch)} SYNC"]
             cleanup += [f"DROP FUNCTION IF EXISTS {ident(f)}" for f in functions]
             with contextlib.suppress(RuntimeError, ValueError):
-                cleanup += [f"DROP TABLE IF EXISTS {ident(db)}.{ident(t)} SYNC"
-                            for db, t in self._foreign_tables() - before]
+                cleanup += [
+                    f"DROP TABLE IF EXISTS {ident(db)}.{ident(t)} SYNC"
+                    for db, t in self._foreign_tables() - before
+                ]
             for statement in cleanup:
                 with contextlib.suppress(RuntimeError):
                     self._admin.query(statement)
@@ -807,22 +991,31 @@ class ClickHouseEngine(EngineBase[_Materialised]):
             "SELECT database, name FROM system.tables WHERE database NOT IN "
             "('system', 'INFORMATION_SCHEMA', 'information_schema') "
             f"AND NOT startsWith(database, {string_literal(DB_PREFIX)}) AND NOT is_temporary",
-            OUTPUT_FORMAT).bytes()
+            OUTPUT_FORMAT,
+        ).bytes()
         _, _, rows = parse_output(data)
         return {(str(db), str(t)) for db, t in rows}
 
-    def _run(self, conn: Any, plans: list[st.Plan], deadline: st.Deadline, max_rows: int,
-             tag: str) -> Execution:
+    def _run(
+        self, conn: Any, plans: list[st.Plan], deadline: st.Deadline, max_rows: int, tag: str
+    ) -> Execution:
         def run(plan: st.Plan, remaining: float) -> tuple[values.ResultSet, bool] | None:
             conn.query(f"SET max_execution_time = {max(remaining, 0.001):.3f}")
             return self._statement(conn, plan, max_rows)
 
-        return st.run_in_order(plans, deadline, max_rows, run, lambda: self._kill(tag),
-                               ERRORS, _clean_message, grace=KILL_GRACE)
+        return st.run_in_order(
+            plans,
+            deadline,
+            max_rows,
+            run,
+            lambda: self._kill(tag),
+            ERRORS,
+            _clean_message,
+            grace=KILL_GRACE,
+        )
 
     @staticmethod
-    def _statement(conn: Any, plan: st.Plan, max_rows: int
-                   ) -> tuple[values.ResultSet, bool] | None:
+    def _statement(conn: Any, plan: st.Plan, max_rows: int) -> tuple[values.ResultSet, bool] | None:
         """Run one statement; its (capped) result and whether it overflowed, or None."""
         if plan.words[:1] and plan.words[0] in _QUERY_FIRST:
             raw = conn._conn  # chdb's native connection: its streaming API keeps header chunks
@@ -872,14 +1065,31 @@ class ClickHouseEngine(EngineBase[_Materialised]):
         self._admin.close()
 
 
-def _result(names: list[str], types: list[str], rows: list[list[Any]],
-            max_rows: int) -> tuple[values.ResultSet, bool]:
+def _result(
+    names: list[str], types: list[str], rows: list[list[Any]], max_rows: int
+) -> tuple[values.ResultSet, bool]:
     canon = canonical_rows(types, rows[:max_rows])
     return values.ResultSet(tuple(names), canon, tuple(types)), len(rows) > max_rows
 
 
 # what the ClickHouse server adapter (clickhouse.server) shares with this one
-__all__ = ["GUARD", "OUR_DATABASE", "READ_FIRST", "CHType", "ClickHouseEngine", "canonical_rows",
-           "clickhouse_type", "converter", "created_function", "dropped_function", "format_clause",
-           "ident", "literal", "parse_literal", "parse_output", "parse_type", "string_literal",
-           "table_ddl"]
+__all__ = [
+    "GUARD",
+    "OUR_DATABASE",
+    "READ_FIRST",
+    "CHType",
+    "ClickHouseEngine",
+    "canonical_rows",
+    "clickhouse_type",
+    "converter",
+    "created_function",
+    "dropped_function",
+    "format_clause",
+    "ident",
+    "literal",
+    "parse_literal",
+    "parse_output",
+    "parse_type",
+    "string_literal",
+    "table_ddl",
+]

@@ -83,15 +83,23 @@ from parrot.fixtures import Fixture, Table
 RUNNER = "parrot_runner"
 SEND_RECEIVE_TIMEOUT = 300  # seconds of HTTP silence before the client gives up
 STREAM_CHUNK = 1 << 16
-_QUERY_FIRST = frozenset({"SELECT", "WITH", "FROM", "VALUES", "EXPLAIN", "SHOW", "DESCRIBE",
-                          "DESC", "EXISTS"})
+_QUERY_FIRST = frozenset(
+    {"SELECT", "WITH", "FROM", "VALUES", "EXPLAIN", "SHOW", "DESCRIBE", "DESC", "EXISTS"}
+)
 _CODE = re.compile(r"Code:\s*(\d+)")
 _EXCEPTION_MARK = (b"DB::Exception", b"__exception__")
 
 # --- statement guard (chdb's, plus what a shared server needs) ------------------------------------
 
-_SERVER_REFUSED = (("ON", "CLUSTER"), ("FREEZE",), ("UNFREEZE",), ("FETCH", "PARTITION"),
-                   ("FETCH", "PART"), ("MOVE", "PARTITION"), ("MOVE", "PART"))
+_SERVER_REFUSED = (
+    ("ON", "CLUSTER"),
+    ("FREEZE",),
+    ("UNFREEZE",),
+    ("FETCH", "PARTITION"),
+    ("FETCH", "PART"),
+    ("MOVE", "PARTITION"),
+    ("MOVE", "PART"),
+)
 
 
 def _server_refusal(plan: st.Plan) -> str | None:
@@ -122,6 +130,7 @@ def plan_script(texts: Sequence[str]) -> list[st.Plan] | str:
 
 # --- errors ---------------------------------------------------------------------------------------
 
+
 class ServerError(Exception):
     """An error the ClickHouse server reported (with its code)."""
 
@@ -148,7 +157,7 @@ def server_error(exc: BaseException) -> BaseException:
         return exc
     text = str(exc)
     m = _CODE.search(text)
-    return ServerError(text[m.start():] if m else text, code)
+    return ServerError(text[m.start() :] if m else text, code)
 
 
 ERRORS = st.ErrorTable(
@@ -163,13 +172,15 @@ ERRORS = st.ErrorTable(
 
 # --- a DB-API-like cursor over HTTP ---------------------------------------------------------------
 
+
 class HTTPCursor:
     """Just enough of a DB-API cursor over clickhouse-connect for :meth:`ServerEngine._run`:
     queries stream ``CustomSeparatedWithNamesAndTypes``; ``description`` is ``(name, type)``
     pairs; ``fetchmany`` parses rows as they arrive; ``cancel`` kills the running query."""
 
-    def __init__(self, client: Any, settings: dict[str, Any], session_id: str,
-                 kill: Callable[[str], None]) -> None:
+    def __init__(
+        self, client: Any, settings: dict[str, Any], session_id: str, kill: Callable[[str], None]
+    ) -> None:
         self.client = client
         self.settings = dict(settings)
         self.session_id = session_id
@@ -195,15 +206,20 @@ class HTTPCursor:
             raise server_error(exc) from None
         if names is None or types is None:
             raise ServerError("the server sent no column header", None)
-        self.description = list(zip([str(ch.parse_literal(f)[0]) for f in names.split(b"\t")],
-                                    [str(ch.parse_literal(f)[0]) for f in types.split(b"\t")],
-                                    strict=True))
+        self.description = list(
+            zip(
+                [str(ch.parse_literal(f)[0]) for f in names.split(b"\t")],
+                [str(ch.parse_literal(f)[0]) for f in types.split(b"\t")],
+                strict=True,
+            )
+        )
 
     @staticmethod
     def _read_lines(stream: Any) -> Iterator[bytes]:
         read = getattr(stream, "read", None)
-        chunks: Iterator[bytes] = (iter(lambda: read(STREAM_CHUNK), b"") if read is not None
-                                   else iter(stream))
+        chunks: Iterator[bytes] = (
+            iter(lambda: read(STREAM_CHUNK), b"") if read is not None else iter(stream)
+        )
         pending = b""
         for chunk in chunks:
             pending += bytes(chunk)
@@ -246,14 +262,16 @@ class HTTPCursor:
 
 def check_line(line: bytes) -> None:
     """Raise the server's exception when it interrupts a streamed result."""
-    if any(mark in line for mark in _EXCEPTION_MARK) and _CODE.search(line.decode(
-            "utf-8", "replace")):
+    if any(mark in line for mark in _EXCEPTION_MARK) and _CODE.search(
+        line.decode("utf-8", "replace")
+    ):
         text = line.decode("utf-8", "replace")
         m = _CODE.search(text)
-        raise ServerError(text[m.start():] if m else text, int(m.group(1)) if m else None)
+        raise ServerError(text[m.start() :] if m else text, int(m.group(1)) if m else None)
 
 
 # --- the adapter ----------------------------------------------------------------------------------
+
 
 class ClickHouseServerEngine(ServerEngine):
     name: ClassVar[str] = "clickhouse_server"
@@ -286,16 +304,23 @@ class ClickHouseServerEngine(ServerEngine):
     # --- connections --------------------------------------------------------------------------
 
     @staticmethod
-    def client_params(url: ServerURL, user: str | None = None,
-                      password: str | None = None) -> dict[str, Any]:
+    def client_params(
+        url: ServerURL, user: str | None = None, password: str | None = None
+    ) -> dict[str, Any]:
         """``clickhouse_connect.get_client`` keyword arguments for a URL."""
         secure = url.scheme == "clickhouses" or url.flag("secure", False)
-        return {"host": url.host, "port": url.port or (8443 if secure else 8123),
-                "username": user if user is not None else (url.user or "default"),
-                "password": password if password is not None else (url.password or ""),
-                "secure": secure, "verify": url.flag("verify", True),
-                "connect_timeout": CONNECT_TIMEOUT, "send_receive_timeout": SEND_RECEIVE_TIMEOUT,
-                "autogenerate_session_id": False, "client_name": "parrot"}
+        return {
+            "host": url.host,
+            "port": url.port or (8443 if secure else 8123),
+            "username": user if user is not None else (url.user or "default"),
+            "password": password if password is not None else (url.password or ""),
+            "secure": secure,
+            "verify": url.flag("verify", True),
+            "connect_timeout": CONNECT_TIMEOUT,
+            "send_receive_timeout": SEND_RECEIVE_TIMEOUT,
+            "autogenerate_session_id": False,
+            "client_name": "parrot",
+        }
 
     def _client(self, user: str | None = None, password: str | None = None) -> Any:
         try:
@@ -317,8 +342,11 @@ class ClickHouseServerEngine(ServerEngine):
     def _rows(self, sql: str) -> tuple[list[str], list[list[Any]]]:
         """Types and raw rows of a query run by the URL's user."""
         try:
-            data = self._admin_client().raw_query(sql, fmt=ch.OUTPUT_FORMAT, settings={
-                "session_timezone": "UTC", "format_custom_escaping_rule": "Quoted"})
+            data = self._admin_client().raw_query(
+                sql,
+                fmt=ch.OUTPUT_FORMAT,
+                settings={"session_timezone": "UTC", "format_custom_escaping_rule": "Quoted"},
+            )
         except Exception as exc:
             raise server_error(exc) from None
         _, types, rows = ch.parse_output(data)
@@ -337,8 +365,9 @@ class ClickHouseServerEngine(ServerEngine):
         return f"ClickHouse {self._rows('SELECT version()')[1][0][0]} server"
 
     def runner_password(self) -> str:
-        secret = hashlib.sha256(f"parrot:{self.url.address(8123)}:{self.url.user}:"
-                                f"{self.url.password}".encode()).hexdigest()
+        secret = hashlib.sha256(
+            f"parrot:{self.url.address(8123)}:{self.url.user}:{self.url.password}".encode()
+        ).hexdigest()
         return f"Pp1_{secret[:28]}"
 
     def _runner_client(self) -> Any:
@@ -349,8 +378,10 @@ class ClickHouseServerEngine(ServerEngine):
             return None
         password = self.runner_password().replace("'", "")
         try:
-            self._command(f"CREATE USER IF NOT EXISTS {RUNNER} IDENTIFIED WITH sha256_password "
-                          f"BY '{password}'")
+            self._command(
+                f"CREATE USER IF NOT EXISTS {RUNNER} IDENTIFIED WITH sha256_password "
+                f"BY '{password}'"
+            )
             self._command(f"ALTER USER {RUNNER} IDENTIFIED WITH sha256_password BY '{password}'")
             self._command(f"GRANT CREATE FUNCTION, DROP FUNCTION ON *.* TO {RUNNER}")
             self._runner = self._client(RUNNER, password)
@@ -366,8 +397,11 @@ class ClickHouseServerEngine(ServerEngine):
     # --- fixtures -----------------------------------------------------------------------------
 
     def _container_exists(self, container: str) -> bool:
-        return bool(self._rows(f"SELECT 1 FROM system.databases WHERE name = "
-                               f"{ch.string_literal(container)}")[1])
+        return bool(
+            self._rows(
+                f"SELECT 1 FROM system.databases WHERE name = {ch.string_literal(container)}"
+            )[1]
+        )
 
     def _create_container(self, container: str) -> None:
         try:
@@ -400,8 +434,9 @@ class ClickHouseServerEngine(ServerEngine):
             self._command(sql, session_timezone="UTC")
 
     def _read_table(self, container: str, table: Table) -> list[Sequence[Any]]:
-        types, rows = self._rows(select_all(table, ch.ident,
-                                            f"{ch.ident(container)}.{ch.ident(table.name)}"))
+        types, rows = self._rows(
+            select_all(table, ch.ident, f"{ch.ident(container)}.{ch.ident(table.name)}")
+        )
         return list(ch.canonical_rows(types, rows))
 
     # --- execution ----------------------------------------------------------------------------
@@ -409,10 +444,18 @@ class ClickHouseServerEngine(ServerEngine):
     def plan(self, texts: Sequence[str]) -> list[st.Plan] | str:
         return plan_script(texts)
 
-    def _execute_plans(self, plans: list[st.Plan], fixture: Fixture, container: str,
-                       deadline: st.Deadline, max_rows: int) -> Execution:
-        settings: dict[str, Any] = {"session_timezone": "UTC",
-                                    "format_custom_escaping_rule": "Quoted"}
+    def _execute_plans(
+        self,
+        plans: list[st.Plan],
+        fixture: Fixture,
+        container: str,
+        deadline: st.Deadline,
+        max_rows: int,
+    ) -> Execution:
+        settings: dict[str, Any] = {
+            "session_timezone": "UTC",
+            "format_custom_escaping_rule": "Quoted",
+        }
         session = f"parrot-{self._token}-{secrets.token_hex(6)}"
         if not any(p.writes for p in plans):
             if self._reader is None:
@@ -425,17 +468,29 @@ class ClickHouseServerEngine(ServerEngine):
                 cursor.close_stream()
         runner = self._runner_client()
         if runner is None:
-            return Execution(ExecStatus.UNSUPPORTED, error=(
-                "writing scripts need parrot's restricted ClickHouse user, which the URL's user "
-                f"cannot set up: {self.sandbox_error}"))
+            return Execution(
+                ExecStatus.UNSUPPORTED,
+                error=(
+                    "writing scripts need parrot's restricted ClickHouse user, which the URL's "
+                    "user "
+                    f"cannot set up: {self.sandbox_error}"
+                ),
+            )
         functions = [f for p in plans if (f := ch.created_function(p))]
         if functions:
-            existing = {str(r[0]) for r in self._rows(
-                "SELECT name FROM system.functions WHERE name IN ("
-                + ", ".join(ch.string_literal(f) for f in functions) + ")")[1]}
+            existing = {
+                str(r[0])
+                for r in self._rows(
+                    "SELECT name FROM system.functions WHERE name IN ("
+                    + ", ".join(ch.string_literal(f) for f in functions)
+                    + ")"
+                )[1]
+            }
             if existing:
-                return Execution(ExecStatus.UNSUPPORTED, error=(
-                    f"function {sorted(existing)[0]} already exists on the server"))
+                return Execution(
+                    ExecStatus.UNSUPPORTED,
+                    error=(f"function {sorted(existing)[0]} already exists on the server"),
+                )
         scratch = self.scratch_name()
         try:
             self._clone(container, scratch, fixture)
@@ -445,9 +500,13 @@ class ClickHouseServerEngine(ServerEngine):
                 if exc.code not in ERRORS.denied:
                     raise
                 self.sandboxed, self.sandbox_error = False, self.message(exc)
-                return Execution(ExecStatus.UNSUPPORTED, error=(
-                    "writing scripts need parrot's restricted ClickHouse user, which the URL's "
-                    f"user cannot grant rights to: {self.sandbox_error}"))
+                return Execution(
+                    ExecStatus.UNSUPPORTED,
+                    error=(
+                        "writing scripts need parrot's restricted ClickHouse user, which the URL's "
+                        f"user cannot grant rights to: {self.sandbox_error}"
+                    ),
+                )
             runner.database = scratch
             cursor = HTTPCursor(runner, settings, session, self._kill)
             try:
@@ -455,8 +514,10 @@ class ClickHouseServerEngine(ServerEngine):
             finally:
                 cursor.close_stream()
         finally:
-            cleanup = [f"DROP DATABASE IF EXISTS {ch.ident(scratch)} SYNC",
-                       f"REVOKE ALL ON {ch.ident(scratch)}.* FROM {RUNNER}"]
+            cleanup = [
+                f"DROP DATABASE IF EXISTS {ch.ident(scratch)} SYNC",
+                f"REVOKE ALL ON {ch.ident(scratch)}.* FROM {RUNNER}",
+            ]
             cleanup += [f"DROP FUNCTION IF EXISTS {ch.ident(f)}" for f in functions]
             for statement in cleanup:
                 with contextlib.suppress(Exception):
@@ -492,5 +553,12 @@ class ClickHouseServerEngine(ServerEngine):
         return ch.converter(ch.parse_type(str(column[1])))
 
 
-__all__ = ["ERRORS", "ClickHouseServerEngine", "HTTPCursor", "ServerError", "check_line",
-           "error_code", "plan_script"]
+__all__ = [
+    "ERRORS",
+    "ClickHouseServerEngine",
+    "HTTPCursor",
+    "ServerError",
+    "check_line",
+    "error_code",
+    "plan_script",
+]

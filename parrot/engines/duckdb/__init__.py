@@ -105,13 +105,41 @@ def _kinds() -> _Kinds:
         st_.LOGICAL_PLAN: "logical plans",
         st_.INVALID: "statements DuckDB cannot classify (e.g. UPDATE EXTENSIONS)",
     }
-    rowless = frozenset({
-        st_.INSERT, st_.UPDATE, st_.DELETE, st_.CREATE, st_.DROP, st_.ALTER, st_.MERGE_INTO,
-        st_.SET, st_.VARIABLE_SET, st_.PREPARE, st_.CALL, st_.VACUUM, st_.ANALYZE,
-        st_.CREATE_FUNC, st_.PRAGMA, st_.EXECUTE})
-    inert = frozenset({st_.SELECT, st_.INSERT, st_.UPDATE, st_.DELETE, st_.CREATE, st_.DROP,
-                       st_.ALTER, st_.EXPLAIN, st_.MERGE_INTO})
+    rowless = frozenset(
+        {
+            st_.INSERT,
+            st_.UPDATE,
+            st_.DELETE,
+            st_.CREATE,
+            st_.DROP,
+            st_.ALTER,
+            st_.MERGE_INTO,
+            st_.SET,
+            st_.VARIABLE_SET,
+            st_.PREPARE,
+            st_.CALL,
+            st_.VACUUM,
+            st_.ANALYZE,
+            st_.CREATE_FUNC,
+            st_.PRAGMA,
+            st_.EXECUTE,
+        }
+    )
+    inert = frozenset(
+        {
+            st_.SELECT,
+            st_.INSERT,
+            st_.UPDATE,
+            st_.DELETE,
+            st_.CREATE,
+            st_.DROP,
+            st_.ALTER,
+            st_.EXPLAIN,
+            st_.MERGE_INTO,
+        }
+    )
     return _Kinds(st_, refused, rowless, inert)
+
 
 _PROTECTED_SETTINGS = re.compile(
     r"\b(enable_external_access|lock_configuration|allow_\w+|allowed_\w+|\w*autoinstall\w*|"
@@ -122,13 +150,22 @@ _PROTECTED_SETTINGS = re.compile(
     r"enable_progress_bar\w*|progress_bar\w*)\b",
     re.IGNORECASE,
 )
-_SECRET = re.compile(r"^\s*CREATE\s+(OR\s+REPLACE\s+)?((PERSISTENT|TEMPORARY|TEMP)\s+)?SECRET\b",
-                     re.IGNORECASE)
+_SECRET = re.compile(
+    r"^\s*CREATE\s+(OR\s+REPLACE\s+)?((PERSISTENT|TEMPORARY|TEMP)\s+)?SECRET\b", re.IGNORECASE
+)
 _TZ = re.compile(r"(TIMESTAMP|TIME) WITH TIME ZONE")
 
-duckdb_type = TypeMap({"integer": "INTEGER", "bigint": "BIGINT", "double": "DOUBLE",
-                       "text": "VARCHAR", "boolean": "BOOLEAN", "date": "DATE",
-                       "timestamp": "TIMESTAMP"})
+duckdb_type = TypeMap(
+    {
+        "integer": "INTEGER",
+        "bigint": "BIGINT",
+        "double": "DOUBLE",
+        "text": "VARCHAR",
+        "boolean": "BOOLEAN",
+        "date": "DATE",
+        "timestamp": "TIMESTAMP",
+    }
+)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -193,8 +230,9 @@ class DuckDBEngine(EngineBase[_Database]):
 
         con.execute(create_table_sql(quote_ident(table.name), table, quote_ident, duckdb_type))
         arrays = arrow_arrays(table)
-        con.register(_LOAD_VIEW, pa.Table.from_arrays(
-            arrays, names=[f"c{i}" for i in range(len(arrays))]))
+        con.register(
+            _LOAD_VIEW, pa.Table.from_arrays(arrays, names=[f"c{i}" for i in range(len(arrays))])
+        )
         try:
             con.execute(f"INSERT INTO {quote_ident(table.name)} SELECT * FROM {_LOAD_VIEW}")
         finally:
@@ -202,8 +240,11 @@ class DuckDBEngine(EngineBase[_Database]):
 
     @staticmethod
     def _read_back(db: _Database, fixture: Fixture) -> dict[str, list[tuple[Any, ...]]]:
-        return st.read_tables(fixture, lambda t: db.con.execute(select_all(t, quote_ident))
-                              .fetchall(), _duckdb().Error)
+        return st.read_tables(
+            fixture,
+            lambda t: db.con.execute(select_all(t, quote_ident)).fetchall(),
+            _duckdb().Error,
+        )
 
     @staticmethod
     def _settings(con: duckdb.DuckDBPyConnection) -> dict[str, Any]:
@@ -214,11 +255,19 @@ class DuckDBEngine(EngineBase[_Database]):
 
     # --- execution ----------------------------------------------------------------------------
 
-    def execute(self, sql: str, fixture: Fixture, *, timeout: float = DEFAULT_TIMEOUT,
-                max_rows: int = DEFAULT_MAX_ROWS) -> Execution:
+    def execute(
+        self,
+        sql: str,
+        fixture: Fixture,
+        *,
+        timeout: float = DEFAULT_TIMEOUT,
+        max_rows: int = DEFAULT_MAX_ROWS,
+    ) -> Execution:
         db = self.stored(fixture)
-        if any(st.leading_words(text, 1, st.DUCKDB) == ("IMPORT",)
-               for text in st.splitter("duckdb").split(sql)):
+        if any(
+            st.leading_words(text, 1, st.DUCKDB) == ("IMPORT",)
+            for text in st.splitter("duckdb").split(sql)
+        ):
             return Execution(ExecStatus.UNSUPPORTED, error="IMPORT DATABASE is not allowed")
         duckdb = _duckdb()
         try:  # the connection's parser: IMPORT/COPY expansion cannot read files through it
@@ -242,9 +291,14 @@ class DuckDBEngine(EngineBase[_Database]):
             except duckdb.Error as exc:
                 return Execution(ExecStatus.ENGINE_ERROR, error=st.trim_message(exc))
             execution = st.run_in_order(
-                statements, deadline, max_rows,
+                statements,
+                deadline,
+                max_rows,
                 lambda stmt, _remaining: _run_statement(cur, stmt, max_rows),
-                cur.interrupt, _errors(), str)
+                cur.interrupt,
+                _errors(),
+                str,
+            )
             return execution
         finally:
             with contextlib.suppress(duckdb.Error):
@@ -268,13 +322,16 @@ class DuckDBEngine(EngineBase[_Database]):
                 if value is None:
                     db.con.execute(f"RESET GLOBAL {quote_ident(name)}")
                 else:
-                    db.con.execute(f"SET GLOBAL {quote_ident(name)} = "
-                                   + "'" + str(value).replace("'", "''") + "'")
+                    db.con.execute(
+                        f"SET GLOBAL {quote_ident(name)} = "
+                        + "'"
+                        + str(value).replace("'", "''")
+                        + "'"
+                    )
             if self._settings(db.con) != db.settings:
                 raise RuntimeError("settings differ after restore")
         except (duckdb.Error, RuntimeError):
             self._forget(fixture)
-
 
 
 def _statement_text(stmt: Any) -> str:
@@ -294,13 +351,16 @@ def _refusal(statements: Sequence[Any]) -> str | None:
         if stmt.type == ST.CREATE and _SECRET.match(text):
             return "CREATE SECRET is not allowed"
         if stmt.type in (ST.SET, ST.PRAGMA, ST.CALL) and (m := _PROTECTED_SETTINGS.search(text)):
-            return (f"{stmt.type.name} touching {m.group(0)!r} is not allowed (files, "
-                    "extensions, logging, checkpoints and configuration locks are off limits)")
+            return (
+                f"{stmt.type.name} touching {m.group(0)!r} is not allowed (files, "
+                "extensions, logging, checkpoints and configuration locks are off limits)"
+            )
     return None
 
 
-def _run_statement(cur: duckdb.DuckDBPyConnection, stmt: Any,
-                   max_rows: int) -> tuple[values.ResultSet, bool] | None:
+def _run_statement(
+    cur: duckdb.DuckDBPyConnection, stmt: Any, max_rows: int
+) -> tuple[values.ResultSet, bool] | None:
     """Run one statement; its (capped) result and whether it overflowed, or None if rowless."""
     kinds = _kinds()
     if stmt.type == kinds.st.SELECT:
@@ -309,14 +369,19 @@ def _run_statement(cur: duckdb.DuckDBPyConnection, stmt: Any,
             return None
         types = [str(t) for t in rel.types]
         if any(_TZ.search(t) for t in types):
-            rel = rel.project(", ".join(_utc_projection(i, t, name) for i, (t, name)
-                                        in enumerate(zip(types, rel.columns, strict=True))))
+            rel = rel.project(
+                ", ".join(
+                    _utc_projection(i, t, name)
+                    for i, (t, name) in enumerate(zip(types, rel.columns, strict=True))
+                )
+            )
         rows = rel.fetchmany(max_rows + 1)
         return _result_set(rel.columns, types, rows, max_rows), len(rows) > max_rows
     cur.execute(stmt)
     desc = cur.description
-    if desc is None or (stmt.type in kinds.rowless and len(desc) == 1
-                        and desc[0][0] in ("Count", "Success")):
+    if desc is None or (
+        stmt.type in kinds.rowless and len(desc) == 1 and desc[0][0] in ("Count", "Success")
+    ):
         return None
     names = [d[0] for d in desc]
     types = [str(d[1]) for d in desc]
@@ -349,8 +414,9 @@ def _fetch_arrow(cur: duckdb.DuckDBPyConnection, limit: int) -> list[tuple[Any, 
     return rows[:limit]
 
 
-def _result_set(names: Sequence[str], types: Sequence[str], rows: list[tuple[Any, ...]],
-                max_rows: int) -> values.ResultSet:
+def _result_set(
+    names: Sequence[str], types: Sequence[str], rows: list[tuple[Any, ...]], max_rows: int
+) -> values.ResultSet:
     canon = tuple(tuple(values.canonical(v) for v in row) for row in rows[:max_rows])
     return values.ResultSet(tuple(names), canon, tuple(types))
 
@@ -365,8 +431,10 @@ def _error_code(exc: BaseException) -> str | None:
     if not isinstance(exc, _driver_errors()):
         return None
     duckdb = _duckdb()
-    if not isinstance(exc, duckdb.InterruptException | duckdb.ParserException) and \
-            "interrupt" in str(exc).lower():
+    if (
+        not isinstance(exc, duckdb.InterruptException | duckdb.ParserException)
+        and "interrupt" in str(exc).lower()
+    ):
         return "interrupt"
     return type(exc).__name__
 
@@ -374,10 +442,14 @@ def _error_code(exc: BaseException) -> str | None:
 @cache
 def _errors() -> st.ErrorTable:
     return st.ErrorTable(
-        _error_code, timeout=frozenset({"InterruptException"}),
-        cancelled=frozenset({"interrupt"}), syntax=frozenset({"ParserException"}),
-        lost=frozenset({"FatalException", "InternalException"}), uncoded_cancel=False,
-        driver_errors=_driver_errors())
+        _error_code,
+        timeout=frozenset({"InterruptException"}),
+        cancelled=frozenset({"interrupt"}),
+        syntax=frozenset({"ParserException"}),
+        lost=frozenset({"FatalException", "InternalException"}),
+        uncoded_cancel=False,
+        driver_errors=_driver_errors(),
+    )
 
 
 __all__ = ["DuckDBEngine", "duckdb_type"]

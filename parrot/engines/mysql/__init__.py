@@ -147,8 +147,9 @@ _LOOPBACK = ("127.0.0.1", "localhost", "::1", "")
 
 # --- statement guard ------------------------------------------------------------------------------
 
-_SET_DENIED = frozenset({"global", "persist", "persist_only", "password", "role", "names",
-                         "charset", "transaction"})
+_SET_DENIED = frozenset(
+    {"global", "persist", "persist_only", "password", "role", "names", "charset", "transaction"}
+)
 # sql_mode NO_BACKSLASH_ESCAPES makes a backslash a plain character: a text is checked under both
 # readings, so a string that ends early in one of them cannot hide a call from the guard
 _MYSQL_PLAIN = dataclasses.replace(st.MYSQL, backslash_escapes=False)
@@ -164,48 +165,158 @@ def _refusal(plan: st.Plan) -> str | None:
         prev = tokens[i - 1] if i else None
         if tok.text == ";":
             in_set = False
-        elif tok.kind is st.TokenKind.WORD and tok.name == "set" and (
-                i == 0 or GUARD.starts_body_statement(prev)):
+        elif (
+            tok.kind is st.TokenKind.WORD
+            and tok.name == "set"
+            and (i == 0 or GUARD.starts_body_statement(prev))
+        ):
             in_set = True
-        elif in_set and prev is not None and tok.kind is st.TokenKind.WORD and (
-                (tok.name in _SET_DENIED and (prev.name in ("set", "session")
-                                              or prev.text in ",@"))
-                or (tok.name == "character" and tokens[i + 1:i + 2]
-                    and tokens[i + 1].name == "set")):
+        elif (
+            in_set
+            and prev is not None
+            and tok.kind is st.TokenKind.WORD
+            and (
+                (tok.name in _SET_DENIED and (prev.name in ("set", "session") or prev.text in ",@"))
+                or (
+                    tok.name == "character"
+                    and tokens[i + 1 : i + 2]
+                    and tokens[i + 1].name == "set"
+                )
+            )
+        ):
             return f"SET {tok.text.upper()} is not allowed"
     return None
 
 
-_OBJECTS = frozenset({"USER", "ROLE", "SERVER", "DATABASE", "SCHEMA", "EVENT", "TABLESPACE",
-                      "LOGFILE", "INSTANCE", "RESOURCE"})
+_OBJECTS = frozenset(
+    {
+        "USER",
+        "ROLE",
+        "SERVER",
+        "DATABASE",
+        "SCHEMA",
+        "EVENT",
+        "TABLESPACE",
+        "LOGFILE",
+        "INSTANCE",
+        "RESOURCE",
+    }
+)
 GUARD = st.Guard(
-    st.MYSQL, also=_MYSQL_PLAIN, extra=_refusal, reserved_starts=True,
-    reads=frozenset({"SELECT", "WITH", "SHOW", "DESC", "DESCRIBE", "EXPLAIN", "VALUES", "TABLE",
-                     "DO", "SET", "HELP", "BEGIN", "COMMIT", "ROLLBACK", "SAVEPOINT", "RELEASE",
-                     "START"}),
-    write_words=frozenset({"insert", "update", "delete", "replace", "create", "drop", "alter",
-                           "truncate", "rename", "call"}), write_exempt=frozenset({"SHOW"}),
-    refused_first=frozenset({
-        "USE", "LOAD", "GRANT", "REVOKE", "SHUTDOWN", "KILL", "FLUSH", "INSTALL", "UNINSTALL",
-        "HANDLER", "RESET", "PURGE", "CHANGE", "STOP", "XA", "BINLOG", "BACKUP", "CACHE",
-        "PREPARE", "EXECUTE", "DEALLOCATE", "RESTART", "CLONE", "IMPORT", "DELIMITER"}),
-    object_statements=frozenset({"CREATE", "ALTER", "DROP", "RENAME"}), refused_objects=_OBJECTS,
-    object_kinds=_OBJECTS | {"TABLE", "TABLES", "VIEW", "FUNCTION", "PROCEDURE", "TRIGGER",
-                             "INDEX", "SEQUENCE", "PACKAGE"},
+    st.MYSQL,
+    also=_MYSQL_PLAIN,
+    extra=_refusal,
+    reserved_starts=True,
+    reads=frozenset(
+        {
+            "SELECT",
+            "WITH",
+            "SHOW",
+            "DESC",
+            "DESCRIBE",
+            "EXPLAIN",
+            "VALUES",
+            "TABLE",
+            "DO",
+            "SET",
+            "HELP",
+            "BEGIN",
+            "COMMIT",
+            "ROLLBACK",
+            "SAVEPOINT",
+            "RELEASE",
+            "START",
+        }
+    ),
+    write_words=frozenset(
+        {
+            "insert",
+            "update",
+            "delete",
+            "replace",
+            "create",
+            "drop",
+            "alter",
+            "truncate",
+            "rename",
+            "call",
+        }
+    ),
+    write_exempt=frozenset({"SHOW"}),
+    refused_first=frozenset(
+        {
+            "USE",
+            "LOAD",
+            "GRANT",
+            "REVOKE",
+            "SHUTDOWN",
+            "KILL",
+            "FLUSH",
+            "INSTALL",
+            "UNINSTALL",
+            "HANDLER",
+            "RESET",
+            "PURGE",
+            "CHANGE",
+            "STOP",
+            "XA",
+            "BINLOG",
+            "BACKUP",
+            "CACHE",
+            "PREPARE",
+            "EXECUTE",
+            "DEALLOCATE",
+            "RESTART",
+            "CLONE",
+            "IMPORT",
+            "DELIMITER",
+        }
+    ),
+    object_statements=frozenset({"CREATE", "ALTER", "DROP", "RENAME"}),
+    refused_objects=_OBJECTS,
+    object_kinds=_OBJECTS
+    | {
+        "TABLE",
+        "TABLES",
+        "VIEW",
+        "FUNCTION",
+        "PROCEDURE",
+        "TRIGGER",
+        "INDEX",
+        "SEQUENCE",
+        "PACKAGE",
+    },
     body_starts=st.BODY_STARTS | {"atomic"},
-    refused_calls=frozenset({"load_file", "sys_exec", "sys_eval", "master_pos_wait",
-                             "source_pos_wait", "master_gtid_wait"}),
+    refused_calls=frozenset(
+        {
+            "load_file",
+            "sys_exec",
+            "sys_eval",
+            "master_pos_wait",
+            "source_pos_wait",
+            "master_gtid_wait",
+        }
+    ),
     uncalled=frozenset({st.TokenKind.QUOTED}),
-    refused_words=frozenset({"outfile", "dumpfile", "soname", "prepare", "execute",
-                             "deallocate"}),
+    refused_words=frozenset({"outfile", "dumpfile", "soname", "prepare", "execute", "deallocate"}),
     refused_sequences=(("DATA", "DIRECTORY"), ("INDEX", "DIRECTORY")),
-    protected_settings=frozenset({
-        "max_statement_time", "max_execution_time", "time_zone", "character_set_results",
-        "character_set_client", "character_set_connection", "transaction_read_only",
-        "tx_read_only"}))
+    protected_settings=frozenset(
+        {
+            "max_statement_time",
+            "max_execution_time",
+            "time_zone",
+            "character_set_results",
+            "character_set_client",
+            "character_set_connection",
+            "transaction_read_only",
+            "tx_read_only",
+        }
+    ),
+)
 
 
 # --- database-qualified names --------------------------------------------------------------------
+
 
 def database_name(fixture: Fixture) -> str:
     """The database name queries may qualify a fixture's tables with: the last segment of its
@@ -245,6 +356,7 @@ def qualify(text: str, name: str, database: str) -> str:
 
 # --- values ---------------------------------------------------------------------------------------
 
+
 def _fraction(text: str) -> str:
     """``10:00:00.500000`` → ``10:00:00.5``; a zero fraction disappears."""
     if "." not in text:
@@ -267,8 +379,9 @@ def _time(text: str) -> values.Value:
     hours, minutes, seconds = text.lstrip("-").split(":")
     if not negative and int(hours) < 24:
         return values.Temporal("time", _fraction(f"{int(hours):02d}:{minutes}:{seconds}"))
-    span = dt.timedelta(hours=int(hours), minutes=int(minutes),
-                        seconds=float(decimal.Decimal(seconds)))
+    span = dt.timedelta(
+        hours=int(hours), minutes=int(minutes), seconds=float(decimal.Decimal(seconds))
+    )
     return values.canonical(-span if negative else span)
 
 
@@ -278,25 +391,52 @@ def _bit(data: bytes) -> int:
 
 def _conversions() -> dict[Any, Any]:
     conv: dict[Any, Any] = dict(pymysql.converters.conversions)
-    conv.update({FIELD_TYPE.DATE: _date, FIELD_TYPE.NEWDATE: _date,
-                 FIELD_TYPE.DATETIME: _timestamp, FIELD_TYPE.TIMESTAMP: _timestamp,
-                 FIELD_TYPE.TIME: _time, FIELD_TYPE.BIT: _bit, FIELD_TYPE.SET: None,
-                 FIELD_TYPE.ENUM: None,
-                 FIELD_TYPE.DECIMAL: decimal.Decimal, FIELD_TYPE.NEWDECIMAL: decimal.Decimal})
+    conv.update(
+        {
+            FIELD_TYPE.DATE: _date,
+            FIELD_TYPE.NEWDATE: _date,
+            FIELD_TYPE.DATETIME: _timestamp,
+            FIELD_TYPE.TIMESTAMP: _timestamp,
+            FIELD_TYPE.TIME: _time,
+            FIELD_TYPE.BIT: _bit,
+            FIELD_TYPE.SET: None,
+            FIELD_TYPE.ENUM: None,
+            FIELD_TYPE.DECIMAL: decimal.Decimal,
+            FIELD_TYPE.NEWDECIMAL: decimal.Decimal,
+        }
+    )
     return conv
 
 
 _CONVERSIONS = _conversions()
 _TYPE_NAMES = {
-    FIELD_TYPE.DECIMAL: "DECIMAL", FIELD_TYPE.NEWDECIMAL: "DECIMAL", FIELD_TYPE.TINY: "TINYINT",
-    FIELD_TYPE.SHORT: "SMALLINT", FIELD_TYPE.INT24: "MEDIUMINT", FIELD_TYPE.LONG: "INT",
-    FIELD_TYPE.LONGLONG: "BIGINT", FIELD_TYPE.FLOAT: "FLOAT", FIELD_TYPE.DOUBLE: "DOUBLE",
-    FIELD_TYPE.NULL: "NULL", FIELD_TYPE.TIMESTAMP: "TIMESTAMP", FIELD_TYPE.DATE: "DATE",
-    FIELD_TYPE.NEWDATE: "DATE", FIELD_TYPE.TIME: "TIME", FIELD_TYPE.DATETIME: "DATETIME",
-    FIELD_TYPE.YEAR: "YEAR", FIELD_TYPE.BIT: "BIT", FIELD_TYPE.JSON: "JSON",
-    FIELD_TYPE.ENUM: "ENUM", FIELD_TYPE.SET: "SET", FIELD_TYPE.GEOMETRY: "GEOMETRY",
-    FIELD_TYPE.VARCHAR: "VARCHAR", FIELD_TYPE.VAR_STRING: "VARCHAR", FIELD_TYPE.STRING: "CHAR",
-    FIELD_TYPE.TINY_BLOB: "TEXT", FIELD_TYPE.BLOB: "TEXT", FIELD_TYPE.MEDIUM_BLOB: "TEXT",
+    FIELD_TYPE.DECIMAL: "DECIMAL",
+    FIELD_TYPE.NEWDECIMAL: "DECIMAL",
+    FIELD_TYPE.TINY: "TINYINT",
+    FIELD_TYPE.SHORT: "SMALLINT",
+    FIELD_TYPE.INT24: "MEDIUMINT",
+    FIELD_TYPE.LONG: "INT",
+    FIELD_TYPE.LONGLONG: "BIGINT",
+    FIELD_TYPE.FLOAT: "FLOAT",
+    FIELD_TYPE.DOUBLE: "DOUBLE",
+    FIELD_TYPE.NULL: "NULL",
+    FIELD_TYPE.TIMESTAMP: "TIMESTAMP",
+    FIELD_TYPE.DATE: "DATE",
+    FIELD_TYPE.NEWDATE: "DATE",
+    FIELD_TYPE.TIME: "TIME",
+    FIELD_TYPE.DATETIME: "DATETIME",
+    FIELD_TYPE.YEAR: "YEAR",
+    FIELD_TYPE.BIT: "BIT",
+    FIELD_TYPE.JSON: "JSON",
+    FIELD_TYPE.ENUM: "ENUM",
+    FIELD_TYPE.SET: "SET",
+    FIELD_TYPE.GEOMETRY: "GEOMETRY",
+    FIELD_TYPE.VARCHAR: "VARCHAR",
+    FIELD_TYPE.VAR_STRING: "VARCHAR",
+    FIELD_TYPE.STRING: "CHAR",
+    FIELD_TYPE.TINY_BLOB: "TEXT",
+    FIELD_TYPE.BLOB: "TEXT",
+    FIELD_TYPE.MEDIUM_BLOB: "TEXT",
     FIELD_TYPE.LONG_BLOB: "TEXT",
 }
 _BINARY_NAMES = {"VARCHAR": "VARBINARY", "CHAR": "BINARY", "TEXT": "BLOB"}
@@ -313,34 +453,56 @@ def _type_name(field: Any) -> str:
 def _result_set(cursor: Any, rows: Sequence[Sequence[Any]]) -> values.ResultSet:
     fields = getattr(getattr(cursor, "_result", None), "fields", None) or []
     names = tuple(d[0] for d in cursor.description)
-    types = (tuple(_type_name(f) for f in fields) if len(fields) == len(names)
-             else tuple(_TYPE_NAMES.get(d[1], str(d[1])) for d in cursor.description))
+    types = (
+        tuple(_type_name(f) for f in fields)
+        if len(fields) == len(names)
+        else tuple(_TYPE_NAMES.get(d[1], str(d[1])) for d in cursor.description)
+    )
     canon = tuple(tuple(values.canonical(v) for v in row) for row in rows)
     return values.ResultSet(names, canon, types)
 
 
 # --- fixtures -------------------------------------------------------------------------------------
 
-_TYPES = TypeMap({"integer": "INT", "bigint": "BIGINT", "double": "DOUBLE", "text": "TEXT",
-                  "boolean": "BOOLEAN", "date": "DATE", "timestamp": "DATETIME(6)"})
+_TYPES = TypeMap(
+    {
+        "integer": "INT",
+        "bigint": "BIGINT",
+        "double": "DOUBLE",
+        "text": "TEXT",
+        "boolean": "BOOLEAN",
+        "date": "DATE",
+        "timestamp": "DATETIME(6)",
+    }
+)
 
 
 def mysql_type(column: Column, key_chars: int | None = None) -> str:
     """The MySQL type of a portable column; ``key_chars`` sizes a text column in a key."""
-    base = (f"VARCHAR({key_chars})" if column.type == "text" and key_chars is not None
-            else _TYPES(column))
+    base = (
+        f"VARCHAR({key_chars})"
+        if column.type == "text" and key_chars is not None
+        else _TYPES(column)
+    )
     return base if column.nullable else f"{base} NOT NULL"
 
 
 def create_table_sql(database: str, table: Table) -> str:
     key = set(table.primary_key)
     text_keys = [c for c in table.columns if c.name in key and c.type == "text"]
-    key_chars = max(1, (KEY_BYTES - 8 * (len(key) - len(text_keys))) // 4
-                    // max(len(text_keys), 1)) if text_keys else None
+    key_chars = (
+        max(1, (KEY_BYTES - 8 * (len(key) - len(text_keys))) // 4 // max(len(text_keys), 1))
+        if text_keys
+        else None
+    )
     return base_create_table_sql(
-        f"{_ident(database)}.{_ident(table.name)}", table, _ident,
-        lambda c: mysql_type(c, key_chars if c.name in key else None), not_null=False,
-        suffix=" ENGINE = InnoDB")
+        f"{_ident(database)}.{_ident(table.name)}",
+        table,
+        _ident,
+        lambda c: mysql_type(c, key_chars if c.name in key else None),
+        not_null=False,
+        suffix=" ENGINE = InnoDB",
+    )
 
 
 _ident = functools.partial(quote_ident, opener="`", closer="`")
@@ -378,18 +540,24 @@ ERRORS = st.ErrorTable(
     timeout=frozenset({1969, 3024}),  # max_statement_time (MariaDB), max_execution_time (MySQL)
     cancelled=frozenset({1317}),  # ER_QUERY_INTERRUPTED (KILL QUERY)
     lost=frozenset({2003, 2006, 2013, 2014, 2055, 1053, 1927}),
-    lost_types=(pymysql.err.InterfaceError,), uncoded_cancel=False,
-    driver_errors=(pymysql.Error,))
+    lost_types=(pymysql.err.InterfaceError,),
+    uncoded_cancel=False,
+    driver_errors=(pymysql.Error,),
+)
 
 
 def _message(exc: BaseException) -> str:
     args: tuple[Any, ...] = tuple(getattr(exc, "args", ()))
-    text = (str(args[1]) if len(args) >= 2 and isinstance(args[0], int)
-            else f"{type(exc).__name__}: {exc}")
+    text = (
+        str(args[1])
+        if len(args) >= 2 and isinstance(args[0], int)
+        else f"{type(exc).__name__}: {exc}"
+    )
     return st.trim_message(_SANDBOX_NAME.sub("parrot_db", text))
 
 
 # --- connections ----------------------------------------------------------------------------------
+
 
 @dataclasses.dataclass(frozen=True)
 class _Target:
@@ -410,26 +578,43 @@ class _Target:
         ssl = query.get("ssl", "disabled" if host in _LOOPBACK else "preferred")
         if ssl not in ("disabled", "preferred", "required"):
             raise ValueError(f"ssl must be disabled, preferred or required, not {ssl!r}")
-        return cls(host=host, port=parts.port or 3306, user=unquote(parts.username or "root"),
-                   password=unquote(parts.password or ""), unix_socket=query.get("unix_socket"),
-                   ssl=ssl)
+        return cls(
+            host=host,
+            port=parts.port or 3306,
+            user=unquote(parts.username or "root"),
+            password=unquote(parts.password or ""),
+            unix_socket=query.get("unix_socket"),
+            ssl=ssl,
+        )
 
-    def connect(self, user: str | None = None, password: str | None = None,
-                database: str | None = None, streaming: bool = False) -> Any:
+    def connect(
+        self,
+        user: str | None = None,
+        password: str | None = None,
+        database: str | None = None,
+        streaming: bool = False,
+    ) -> Any:
         kwargs: dict[str, Any] = {}
         if self.ssl == "disabled":
             kwargs["ssl_disabled"] = True
         elif self.ssl == "required":
             kwargs["ssl_verify_cert"] = False  # any TLS: parrot has no CA to check against
         return pymysql.connect(
-            host=self.host, port=self.port, unix_socket=self.unix_socket,
+            host=self.host,
+            port=self.port,
+            unix_socket=self.unix_socket,
             user=self.user if user is None else user,
             password=self.password if password is None else password,
-            database=database, charset="utf8mb4", conv=_CONVERSIONS, autocommit=True,
-            connect_timeout=CONNECT_TIMEOUT, client_flag=CLIENT.MULTI_RESULTS,
+            database=database,
+            charset="utf8mb4",
+            conv=_CONVERSIONS,
+            autocommit=True,
+            connect_timeout=CONNECT_TIMEOUT,
+            client_flag=CLIENT.MULTI_RESULTS,
             init_command="SET NAMES utf8mb4, time_zone = '+00:00'",
             cursorclass=pymysql.cursors.SSCursor if streaming else pymysql.cursors.Cursor,
-            **kwargs)
+            **kwargs,
+        )
 
 
 @dataclasses.dataclass(frozen=True)
@@ -439,6 +624,7 @@ class _Credentials:
 
 
 # --- the adapter ----------------------------------------------------------------------------------
+
 
 class MySQLEngine(EngineBase[_Materialised]):
     name: ClassVar[str] = "mysql"
@@ -504,8 +690,9 @@ class MySQLEngine(EngineBase[_Materialised]):
     def _sandbox_users(self) -> tuple[_Credentials, _Credentials, bool]:
         """Create or refresh the restricted users; fall back to the URL's user if not allowed."""
         try:
-            ident = self._admin_rows("SELECT @@server_uid" if self.mariadb
-                                     else "SELECT @@server_uuid")[0][0]
+            ident = self._admin_rows(
+                "SELECT @@server_uid" if self.mariadb else "SELECT @@server_uuid"
+            )[0][0]
         except pymysql.err.MySQLError:
             ident = self._server_version
         secret = hashlib.sha256(f"parrot:{ident}:{self._target.password}".encode()).hexdigest()
@@ -513,10 +700,13 @@ class MySQLEngine(EngineBase[_Materialised]):
         fixtures = FIXTURE_PREFIX.replace("_", "\\_") + "%"
         scratch = SCRATCH_PREFIX.replace("_", "\\_") + "%"
         try:
-            for user, grant in ((READ_USER, f"SELECT, SHOW VIEW, EXECUTE ON `{fixtures}`.*"),
-                                (WRITE_USER, f"ALL PRIVILEGES ON `{scratch}`.*")):
-                self._admin_sql(f"CREATE USER IF NOT EXISTS '{user}'@'%%' IDENTIFIED BY %s",
-                                (password,))
+            for user, grant in (
+                (READ_USER, f"SELECT, SHOW VIEW, EXECUTE ON `{fixtures}`.*"),
+                (WRITE_USER, f"ALL PRIVILEGES ON `{scratch}`.*"),
+            ):
+                self._admin_sql(
+                    f"CREATE USER IF NOT EXISTS '{user}'@'%%' IDENTIFIED BY %s", (password,)
+                )
                 self._admin_sql(f"ALTER USER '{user}'@'%%' IDENTIFIED BY %s", (password,))
                 self._admin_sql(f"GRANT {grant} TO '{user}'@'%'")
         except pymysql.err.MySQLError as exc:
@@ -532,8 +722,9 @@ class MySQLEngine(EngineBase[_Materialised]):
 
     def _existing(self, fixture: Fixture) -> _Materialised | None:
         database = _fixture_database(fixture)
-        if self._admin_rows("SELECT 1 FROM information_schema.SCHEMATA WHERE SCHEMA_NAME = %s",
-                            (database,)):
+        if self._admin_rows(
+            "SELECT 1 FROM information_schema.SCHEMATA WHERE SCHEMA_NAME = %s", (database,)
+        ):
             return _Materialised(database, {})
         return None
 
@@ -549,11 +740,17 @@ class MySQLEngine(EngineBase[_Materialised]):
                 cur.execute(create_table_sql(mat.database, table))
                 marks = ", ".join(["%s"] * len(table.columns))
                 names = ", ".join(_ident(c) for c in table.column_names)
-                insert = (f"INSERT INTO {_ident(mat.database)}.{_ident(table.name)} "
-                          f"({names})".replace("%", "%%") + f" VALUES ({marks})")
+                insert = (
+                    f"INSERT INTO {_ident(mat.database)}.{_ident(table.name)} ({names})".replace(
+                        "%", "%%"
+                    )
+                    + f" VALUES ({marks})"
+                )
                 for i in range(0, len(table.rows), INSERT_BATCH):
-                    cur.executemany(insert, [tuple(_bind(v) for v in row)
-                                             for row in table.rows[i:i + INSERT_BATCH]])
+                    cur.executemany(
+                        insert,
+                        [tuple(_bind(v) for v in row) for row in table.rows[i : i + INSERT_BATCH]],
+                    )
             cur.execute("SET SESSION FOREIGN_KEY_CHECKS = 1")
 
     def _ready(self, mat: _Materialised, fixture: Fixture) -> _Materialised:
@@ -574,8 +771,13 @@ class MySQLEngine(EngineBase[_Materialised]):
                 self._admin_rows("SELECT RELEASE_LOCK(%s)", (name,))
 
     def _read_back(self, mat: _Materialised, fixture: Fixture) -> dict[str, Any]:
-        return st.read_tables(fixture, lambda t: self._admin_rows(select_all(
-            t, _ident, f"{_ident(mat.database)}.{_ident(t.name)}")), pymysql.err.MySQLError)
+        return st.read_tables(
+            fixture,
+            lambda t: self._admin_rows(
+                select_all(t, _ident, f"{_ident(mat.database)}.{_ident(t.name)}")
+            ),
+            pymysql.err.MySQLError,
+        )
 
     def _server_checksums(self, database: str, fixture: Fixture) -> dict[str, int | None]:
         tables = ", ".join(f"{_ident(database)}.{_ident(t.name)}" for t in fixture.tables)
@@ -587,8 +789,14 @@ class MySQLEngine(EngineBase[_Materialised]):
 
     # --- execution ----------------------------------------------------------------------------
 
-    def execute(self, sql: str, fixture: Fixture, *, timeout: float = DEFAULT_TIMEOUT,
-                max_rows: int = DEFAULT_MAX_ROWS) -> Execution:
+    def execute(
+        self,
+        sql: str,
+        fixture: Fixture,
+        *,
+        timeout: float = DEFAULT_TIMEOUT,
+        max_rows: int = DEFAULT_MAX_ROWS,
+    ) -> Execution:
         plans = GUARD.script(st.splitter("mysql").split(sql))
         if isinstance(plans, Execution):
             return plans
@@ -612,25 +820,42 @@ class MySQLEngine(EngineBase[_Materialised]):
                 return Execution(ExecStatus.ENGINE_ERROR, error=_message(exc))
         raise AssertionError("unreachable")
 
-    def _run_direct(self, mat: _Materialised, fixture: Fixture, plans: list[st.Plan],
-                    deadline: st.Deadline, max_rows: int) -> Execution:
+    def _run_direct(
+        self,
+        mat: _Materialised,
+        fixture: Fixture,
+        plans: list[st.Plan],
+        deadline: st.Deadline,
+        max_rows: int,
+    ) -> Execution:
         creds = self._reader
         conn = self._target.connect(creds.user, creds.password, mat.database, streaming=True)
         try:
             if not self.sandboxed:
                 with conn.cursor() as cur:
                     cur.execute("SET SESSION TRANSACTION READ ONLY")
-            return self._run(conn, creds, _qualified(plans, fixture, mat.database), deadline,
-                             max_rows)
+            return self._run(
+                conn, creds, _qualified(plans, fixture, mat.database), deadline, max_rows
+            )
         finally:
             _close(conn)
 
-    def _run_scratch(self, mat: _Materialised, fixture: Fixture, plans: list[st.Plan],
-                     deadline: st.Deadline, max_rows: int) -> Execution:
+    def _run_scratch(
+        self,
+        mat: _Materialised,
+        fixture: Fixture,
+        plans: list[st.Plan],
+        deadline: st.Deadline,
+        max_rows: int,
+    ) -> Execution:
         scratch = f"{SCRATCH_PREFIX}{self._token}_{next(self._counter)}"
         try:
-            mentioned = {t.name for p in plans for t in p.tokens
-                         if t.kind in (st.TokenKind.WORD, st.TokenKind.QUOTED)}
+            mentioned = {
+                t.name
+                for p in plans
+                for t in p.tokens
+                if t.kind in (st.TokenKind.WORD, st.TokenKind.QUOTED)
+            }
             with self._admin_cursor() as cur:
                 cur.execute(f"CREATE DATABASE {_ident(scratch)} CHARACTER SET utf8mb4")
                 for table in fixture.tables:
@@ -642,24 +867,33 @@ class MySQLEngine(EngineBase[_Materialised]):
             creds = self._writer
             conn = self._target.connect(creds.user, creds.password, scratch, streaming=True)
             try:
-                return self._run(conn, creds, _qualified(plans, fixture, scratch), deadline,
-                                 max_rows)
+                return self._run(
+                    conn, creds, _qualified(plans, fixture, scratch), deadline, max_rows
+                )
             finally:
                 _close(conn)
         finally:
             with contextlib.suppress(pymysql.Error):
                 self._admin_sql(f"DROP DATABASE IF EXISTS {_ident(scratch)}")
 
-    def _run(self, conn: Any, creds: _Credentials, plans: list[st.Plan], deadline: st.Deadline,
-             max_rows: int) -> Execution:
+    def _run(
+        self,
+        conn: Any,
+        creds: _Credentials,
+        plans: list[st.Plan],
+        deadline: st.Deadline,
+        max_rows: int,
+    ) -> Execution:
         thread = conn.thread_id()
         limit = "max_statement_time" if self.mariadb else "max_execution_time"
         cursor = conn.cursor()
 
         def before(_plan: st.Plan, remaining: float) -> None:
             budget = max(remaining, 0.001)
-            cursor.execute(f"SET SESSION {limit} = "
-                           + (f"{budget:.3f}" if self.mariadb else str(int(budget * 1000) or 1)))
+            cursor.execute(
+                f"SET SESSION {limit} = "
+                + (f"{budget:.3f}" if self.mariadb else str(int(budget * 1000) or 1))
+            )
 
         def run(plan: st.Plan, _remaining: float) -> tuple[values.ResultSet, bool] | None:
             try:
@@ -674,11 +908,19 @@ class MySQLEngine(EngineBase[_Materialised]):
             return None if result is None else (result, False)
 
         # a killed BENCHMARK() returns 0, not fails: run_in_order calls that a timeout
-        return st.run_in_order(plans, deadline, max_rows, run,
-                               lambda: self._kill(creds, thread, query=True),
-                               lambda exc, fired: ERRORS(exc, fired or deadline.expired),
-                               _message, KILL_GRACE, before=before, engine_message=_message,
-                               escalate=lambda: self._end_session(creds, thread))
+        return st.run_in_order(
+            plans,
+            deadline,
+            max_rows,
+            run,
+            lambda: self._kill(creds, thread, query=True),
+            lambda exc, fired: ERRORS(exc, fired or deadline.expired),
+            _message,
+            KILL_GRACE,
+            before=before,
+            engine_message=_message,
+            escalate=lambda: self._end_session(creds, thread),
+        )
 
     def _kill(self, creds: _Credentials, thread: int, query: bool) -> None:
         """``KILL [QUERY]`` an execution's connection, as the user that owns it."""
@@ -697,9 +939,12 @@ class MySQLEngine(EngineBase[_Materialised]):
         conn = self._target.connect(creds.user, creds.password)
         try:
             with conn.cursor() as cur:
+
                 def listed() -> bool:
-                    cur.execute("SELECT COUNT(*) FROM information_schema.PROCESSLIST "
-                                "WHERE ID = %s", (int(thread),))
+                    cur.execute(
+                        "SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE ID = %s",
+                        (int(thread),),
+                    )
                     row = cur.fetchone()
                     return bool(row and row[0])
 
@@ -718,15 +963,18 @@ class MySQLEngine(EngineBase[_Materialised]):
                 if not fixture_tables:
                     continue
                 tables = ", ".join(f"{_ident(mat.database)}.{_ident(t)}" for t in fixture_tables)
-                now = {str(n).split(".", 1)[-1]: v
-                       for n, v in self._admin_rows(f"CHECKSUM TABLE {tables}")}
+                now = {
+                    str(n).split(".", 1)[-1]: v
+                    for n, v in self._admin_rows(f"CHECKSUM TABLE {tables}")
+                }
                 if now != mat.server_checksums:
                     with self._named_lock(mat.database):
                         self._admin_sql(f"DROP DATABASE IF EXISTS {_ident(mat.database)}")
             pattern = f"{SCRATCH_PREFIX}{self._token}_%".replace("_", "\\_")
-            for (leftover,) in self._admin_rows("SELECT SCHEMA_NAME FROM information_schema."
-                                                "SCHEMATA WHERE SCHEMA_NAME LIKE %s",
-                                                (pattern,)):
+            for (leftover,) in self._admin_rows(
+                "SELECT SCHEMA_NAME FROM information_schema.SCHEMATA WHERE SCHEMA_NAME LIKE %s",
+                (pattern,),
+            ):
                 self._admin_sql(f"DROP DATABASE IF EXISTS {_ident(leftover)}")
         self._stored.clear()
         _close(self._admin)

@@ -99,17 +99,30 @@ VARCHAR_BYTES = 4000  # VARCHAR2 limit without MAX_STRING_SIZE = EXTENDED
 KEY_CHARS = 1000  # characters of a VARCHAR2 primary key column (index keys are ~6400 bytes)
 INSERT_BATCH = 1000
 TSTZ_FORMAT = "YYYY-MM-DD HH24:MI:SS.FF6 TZH:TZM"
-REQUIRED_PRIVILEGES = ("CREATE USER", "DROP USER", "ALTER USER", "CREATE ANY TABLE",
-                       "INSERT ANY TABLE", "SELECT ANY TABLE", "GRANT ANY OBJECT PRIVILEGE")
+REQUIRED_PRIVILEGES = (
+    "CREATE USER",
+    "DROP USER",
+    "ALTER USER",
+    "CREATE ANY TABLE",
+    "INSERT ANY TABLE",
+    "SELECT ANY TABLE",
+    "GRANT ANY OBJECT PRIVILEGE",
+)
 
 # --- types ----------------------------------------------------------------------------------------
 
-_TYPE_MAP = {"integer": "NUMBER(10)", "bigint": "NUMBER(19)", "double": "BINARY_DOUBLE",
-             "date": "DATE", "timestamp": "TIMESTAMP(6)"}
+_TYPE_MAP = {
+    "integer": "NUMBER(10)",
+    "bigint": "NUMBER(19)",
+    "double": "BINARY_DOUBLE",
+    "date": "DATE",
+    "timestamp": "TIMESTAMP(6)",
+}
 
 
-def oracle_type(column: Column, *, major: int = 19, max_bytes: int = 0,
-                key_chars: int | None = None) -> str:
+def oracle_type(
+    column: Column, *, major: int = 19, max_bytes: int = 0, key_chars: int | None = None
+) -> str:
     """The Oracle type of a portable column; ``max_bytes`` is the longest UTF-8 value of a text
     column, ``key_chars`` the size of a text column in a primary key, ``major`` the server's
     major version (BOOLEAN exists from 23)."""
@@ -127,30 +140,89 @@ def oracle_type(column: Column, *, major: int = 19, max_bytes: int = 0,
 
 # --- statement guard ------------------------------------------------------------------------------
 
-READ_ONLY_REASON = ("parrot runs Oracle translations read-only (SELECT/WITH): Oracle commits "
-                    "DDL implicitly, so views, tables, functions, PL/SQL blocks and DML could "
-                    "not be rolled back")
+READ_ONLY_REASON = (
+    "parrot runs Oracle translations read-only (SELECT/WITH): Oracle commits "
+    "DDL implicitly, so views, tables, functions, PL/SQL blocks and DML could "
+    "not be rolled back"
+)
 
 GUARD = st.Guard(
     lexicon=st.ORACLE,
     reads=frozenset({"SELECT", "WITH"}),
     read_only=True,
     read_only_reason=READ_ONLY_REASON,
-    write_words=frozenset({"insert", "update", "delete", "merge", "create", "drop", "alter",
-                           "truncate", "grant", "revoke", "lock", "rename", "commit",
-                           "rollback", "savepoint", "call", "execute", "begin", "declare",
-                           "explain", "audit", "comment", "flashback", "purge", "analyze"}),
+    write_words=frozenset(
+        {
+            "insert",
+            "update",
+            "delete",
+            "merge",
+            "create",
+            "drop",
+            "alter",
+            "truncate",
+            "grant",
+            "revoke",
+            "lock",
+            "rename",
+            "commit",
+            "rollback",
+            "savepoint",
+            "call",
+            "execute",
+            "begin",
+            "declare",
+            "explain",
+            "audit",
+            "comment",
+            "flashback",
+            "purge",
+            "analyze",
+        }
+    ),
     refused_sequences=(("WITH", "FUNCTION"), ("WITH", "PROCEDURE"), ("EXECUTE", "IMMEDIATE")),
-    refused_qualifiers=frozenset({
-        "utl_file", "utl_http", "utl_tcp", "utl_smtp", "utl_mail", "utl_inaddr", "utl_dbws",
-        "dbms_sql", "dbms_sys_sql", "dbms_scheduler", "dbms_job", "dbms_pipe", "dbms_aq",
-        "dbms_aqadm", "dbms_java", "dbms_xmlgen", "dbms_xmlquery", "dbms_xmlstore",
-        "dbms_cloud", "dbms_network_acl_admin", "dbms_backup_restore", "dbms_system",
-        "dbms_alert", "dbms_ldap", "dbms_lob", "dbms_datapump", "dbms_file_transfer",
-        "dbms_advisor", "dbms_debug_jdwp", "dbms_kafka", "dbms_redact", "dbms_rls",
-        "httpuritype", "dburitype", "xdburitype"}),
-    refused_calls=frozenset({"bfilename", "httpuritype", "dburitype", "xdburitype",
-                             "ora_hash_file"}),
+    refused_qualifiers=frozenset(
+        {
+            "utl_file",
+            "utl_http",
+            "utl_tcp",
+            "utl_smtp",
+            "utl_mail",
+            "utl_inaddr",
+            "utl_dbws",
+            "dbms_sql",
+            "dbms_sys_sql",
+            "dbms_scheduler",
+            "dbms_job",
+            "dbms_pipe",
+            "dbms_aq",
+            "dbms_aqadm",
+            "dbms_java",
+            "dbms_xmlgen",
+            "dbms_xmlquery",
+            "dbms_xmlstore",
+            "dbms_cloud",
+            "dbms_network_acl_admin",
+            "dbms_backup_restore",
+            "dbms_system",
+            "dbms_alert",
+            "dbms_ldap",
+            "dbms_lob",
+            "dbms_datapump",
+            "dbms_file_transfer",
+            "dbms_advisor",
+            "dbms_debug_jdwp",
+            "dbms_kafka",
+            "dbms_redact",
+            "dbms_rls",
+            "httpuritype",
+            "dburitype",
+            "xdburitype",
+        }
+    ),
+    refused_calls=frozenset(
+        {"bfilename", "httpuritype", "dburitype", "xdburitype", "ora_hash_file"}
+    ),
     refused_words=frozenset({"autonomous_transaction"}),
 )
 
@@ -176,8 +248,32 @@ def _ora(*numbers: int) -> frozenset[int | str]:
 
 ERRORS = st.ErrorTable(
     code=error_code,
-    syntax=_ora(900, 901, 902, 903, 905, 906, 907, 908, 911, 917, 920, 921, 923, 924, 925, 926,
-                927, 928, 931, 933, 936, 969, 1740, 1756)
+    syntax=_ora(
+        900,
+        901,
+        902,
+        903,
+        905,
+        906,
+        907,
+        908,
+        911,
+        917,
+        920,
+        921,
+        923,
+        924,
+        925,
+        926,
+        927,
+        928,
+        931,
+        933,
+        936,
+        969,
+        1740,
+        1756,
+    )
     | frozenset({"DPY-2041", "DPY-2042"}),  # the driver's own "missing ending quote" checks
     timeout=frozenset({"DPY-4024"}),
     cancelled=_ora(1013),
@@ -229,8 +325,9 @@ def interval_ym_value(value: Any) -> Any:
     return months_interval(int(years), int(months))
 
 
-def converter(type_name: str, precision: int | None = None,
-              scale: int | None = None) -> Callable[[Any], Any]:
+def converter(
+    type_name: str, precision: int | None = None, scale: int | None = None
+) -> Callable[[Any], Any]:
     """How to turn one fetched column of Oracle type ``type_name`` (``DB_TYPE_NUMBER``, ...)
     into a plain Python value (before :func:`values.canonical`)."""
     if type_name == "DB_TYPE_NUMBER":
@@ -270,6 +367,7 @@ def _output_handler(oracledb: Any) -> Callable[..., Any]:
 
 # --- the adapter ----------------------------------------------------------------------------------
 
+
 class OracleEngine(ServerEngine):
     name: ClassVar[str] = "oracle"
     dialect: ClassVar[str] = "oracle"
@@ -305,9 +403,13 @@ class OracleEngine(ServerEngine):
         """``oracledb.connect`` keyword arguments for a URL."""
         if not url.user:
             raise ValueError(f"an Oracle URL names a user: {url.redacted()!r}")
-        params: dict[str, Any] = {"user": url.user, "password": url.password or "",
-                                  "host": url.host, "port": url.port or 1521,
-                                  "tcp_connect_timeout": CONNECT_TIMEOUT}
+        params: dict[str, Any] = {
+            "user": url.user,
+            "password": url.password or "",
+            "host": url.host,
+            "port": url.port or 1521,
+            "tcp_connect_timeout": CONNECT_TIMEOUT,
+        }
         sid = url.param("sid")
         service = url.param("service_name") or (url.path[0] if url.path else None)
         if sid:
@@ -315,8 +417,10 @@ class OracleEngine(ServerEngine):
         elif service:
             params["service_name"] = service
         else:
-            raise ValueError("an Oracle URL names a service: oracle://user:password@host:1521/"
-                             "?service_name=FREEPDB1 (or ?sid=XE)")
+            raise ValueError(
+                "an Oracle URL names a service: oracle://user:password@host:1521/"
+                "?service_name=FREEPDB1 (or ?sid=XE)"
+            )
         for key in ("protocol", "wallet_location", "wallet_password"):
             if (value := url.param(key)) is not None:
                 params[key] = value
@@ -348,8 +452,9 @@ class OracleEngine(ServerEngine):
             return False
 
     def runner_password(self) -> str:
-        secret = hashlib.sha256(f"parrot:{self.url.address(1521)}:{self.url.user}:"
-                                f"{self.url.password}".encode()).hexdigest()
+        secret = hashlib.sha256(
+            f"parrot:{self.url.address(1521)}:{self.url.user}:{self.url.password}".encode()
+        ).hexdigest()
         return f"Pp1_{secret[:24]}"  # 28 characters: upper, lower, digit and a symbol
 
     def _runner_conn(self) -> Any:
@@ -362,8 +467,10 @@ class OracleEngine(ServerEngine):
                 self._runner = self._connect(RUNNER, self.runner_password())
                 self.sandboxed = True
             except self.driver.Error as exc:
-                if ERRORS.classify(exc, cancelled=False, driver_errors=self.driver_errors()) \
-                        is ExecStatus.ENGINE_ERROR:
+                if (
+                    ERRORS.classify(exc, cancelled=False, driver_errors=self.driver_errors())
+                    is ExecStatus.ENGINE_ERROR
+                ):
                     raise  # the server is unreachable: no reason to give up the sandbox
                 self.sandboxed, self.sandbox_error = False, self.message(exc)
         if self._runner is None:
@@ -384,12 +491,20 @@ class OracleEngine(ServerEngine):
             self._grant(stored.handle)
 
     def _grant(self, container: str, tables: Sequence[str] | None = None) -> None:
-        names = tables if tables is not None else [
-            t for (t,) in self._admin_rows("SELECT table_name FROM all_tables WHERE owner = :1",
-                                           [container])]
+        names = (
+            tables
+            if tables is not None
+            else [
+                t
+                for (t,) in self._admin_rows(
+                    "SELECT table_name FROM all_tables WHERE owner = :1", [container]
+                )
+            ]
+        )
         for table in names:
-            self._admin_sql(f"GRANT SELECT ON {self.quote(container)}.{self.quote(table)} "
-                            f"TO {RUNNER}")
+            self._admin_sql(
+                f"GRANT SELECT ON {self.quote(container)}.{self.quote(table)} TO {RUNNER}"
+            )
 
     # --- identity -----------------------------------------------------------------------------
 
@@ -405,29 +520,34 @@ class OracleEngine(ServerEngine):
                     raise FixtureLoadError(
                         f"fixture {fixture.name!r} cannot be stored faithfully on Oracle: "
                         f"{table.name}.{column.name} holds the empty string, which Oracle "
-                        "stores as NULL")
+                        "stores as NULL"
+                    )
         privileges = {p for (p,) in self._admin_rows("SELECT privilege FROM session_privs")}
         missing = [p for p in REQUIRED_PRIVILEGES if p not in privileges]
         if missing:
             raise FixtureLoadError(
                 f"the URL's user {self.url.user!r} lacks {', '.join(missing)}: parrot keeps each "
                 "Oracle fixture in a schema user of its own (PARROT_FX_<hash>), created, filled "
-                "and granted by the URL's user (the DBA role on a test database has all of it)")
+                "and granted by the URL's user (the DBA role on a test database has all of it)"
+            )
 
     def _container_exists(self, container: str) -> bool:
         return bool(self._admin_rows("SELECT 1 FROM all_users WHERE username = :1", [container]))
 
     def _maybe_loading(self, container: str) -> bool:
-        rows = self._admin_rows("SELECT (SYSDATE - created) * 86400 FROM all_users "
-                                "WHERE username = :1", [container])
+        rows = self._admin_rows(
+            "SELECT (SYSDATE - created) * 86400 FROM all_users WHERE username = :1", [container]
+        )
         return bool(rows) and rows[0][0] is not None and float(rows[0][0]) < 600
 
     def _default_tablespace(self) -> str:
         if self._tablespace is None:
             rows = []
             with contextlib.suppress(self.driver.Error):
-                rows = self._admin_rows("SELECT property_value FROM database_properties WHERE "
-                                        "property_name = 'DEFAULT_PERMANENT_TABLESPACE'")
+                rows = self._admin_rows(
+                    "SELECT property_value FROM database_properties WHERE "
+                    "property_name = 'DEFAULT_PERMANENT_TABLESPACE'"
+                )
             if not rows:
                 rows = self._admin_rows("SELECT default_tablespace FROM user_users")
             self._tablespace = str(rows[0][0])
@@ -437,8 +557,10 @@ class OracleEngine(ServerEngine):
         space = self.quote(self._default_tablespace())
         password = f'"Px1_{secrets.token_hex(12)}"'  # nobody logs in: ACCOUNT LOCK
         try:
-            self._admin_sql(f"CREATE USER {self.quote(container)} IDENTIFIED BY {password} "
-                            f"ACCOUNT LOCK DEFAULT TABLESPACE {space} QUOTA UNLIMITED ON {space}")
+            self._admin_sql(
+                f"CREATE USER {self.quote(container)} IDENTIFIED BY {password} "
+                f"ACCOUNT LOCK DEFAULT TABLESPACE {space} QUOTA UNLIMITED ON {space}"
+            )
         except self.driver.Error as exc:
             if error_code(exc) == "ORA-01920":
                 raise ContainerExists(container) from exc
@@ -454,11 +576,14 @@ class OracleEngine(ServerEngine):
         major = self._major or 19
 
         def type_of(column: Column) -> str:
-            return oracle_type(column, major=major, max_bytes=text_bytes(table, column),
-                               key_chars=key_chars if column in text_keys else None)
+            return oracle_type(
+                column,
+                major=major,
+                max_bytes=text_bytes(table, column),
+                key_chars=key_chars if column in text_keys else None,
+            )
 
-        return create_table_sql(self.qualified(container, table.name), table,
-                                self.ident, type_of)
+        return create_table_sql(self.qualified(container, table.name), table, self.ident, type_of)
 
     def _create_table(self, container: str, table: Table) -> None:
         self._admin_conn()  # the server version decides the boolean type
@@ -467,18 +592,28 @@ class OracleEngine(ServerEngine):
     def _insert(self, container: str, table: Table) -> None:
         oracledb, conn = self.driver, self._admin_conn()
         major = self._major or 19
-        sizes = {"integer": oracledb.DB_TYPE_NUMBER, "bigint": oracledb.DB_TYPE_NUMBER,
-                 "double": oracledb.DB_TYPE_BINARY_DOUBLE, "date": oracledb.DB_TYPE_DATE,
-                 "timestamp": oracledb.DB_TYPE_TIMESTAMP,
-                 "boolean": oracledb.DB_TYPE_BOOLEAN if major >= 23 else oracledb.DB_TYPE_NUMBER}
+        sizes = {
+            "integer": oracledb.DB_TYPE_NUMBER,
+            "bigint": oracledb.DB_TYPE_NUMBER,
+            "double": oracledb.DB_TYPE_BINARY_DOUBLE,
+            "date": oracledb.DB_TYPE_DATE,
+            "timestamp": oracledb.DB_TYPE_TIMESTAMP,
+            "boolean": oracledb.DB_TYPE_BOOLEAN if major >= 23 else oracledb.DB_TYPE_NUMBER,
+        }
         cols = ", ".join(self.ident(c) for c in table.column_names)
         marks = ", ".join(f":{i + 1}" for i in range(len(table.columns)))
         sql = f"INSERT INTO {self.qualified(container, table.name)} ({cols}) VALUES ({marks})"
         with conn.cursor() as cur:
             for chunk in insert_chunks(table, max_rows=INSERT_BATCH):
-                cur.setinputsizes(*[sizes.get(c.type, oracledb.DB_TYPE_NUMBER
-                                              if c.type.startswith("decimal") else None)
-                                    for c in table.columns])
+                cur.setinputsizes(
+                    *[
+                        sizes.get(
+                            c.type,
+                            oracledb.DB_TYPE_NUMBER if c.type.startswith("decimal") else None,
+                        )
+                        for c in table.columns
+                    ]
+                )
                 cur.executemany(sql, [bind_row(row, table.columns, major) for row in chunk])
         conn.commit()
 
@@ -495,9 +630,14 @@ class OracleEngine(ServerEngine):
 
     # --- execution ----------------------------------------------------------------------------
 
-
-    def _execute_plans(self, plans: list[st.Plan], fixture: Fixture, container: str,
-                       deadline: st.Deadline, max_rows: int) -> Execution:
+    def _execute_plans(
+        self,
+        plans: list[st.Plan],
+        fixture: Fixture,
+        container: str,
+        deadline: st.Deadline,
+        max_rows: int,
+    ) -> Execution:
         conn = self._runner_conn()
         cur = conn.cursor()
         try:
@@ -540,8 +680,11 @@ def bind_row(row: Sequence[Any], columns: Sequence[Column], major: int) -> list[
     for value, column in zip(row, columns, strict=True):
         if column.type == "boolean" and value is not None and major < 23:
             value = int(value)
-        elif column.type == "date" and isinstance(value, dt.date) and \
-                not isinstance(value, dt.datetime):
+        elif (
+            column.type == "date"
+            and isinstance(value, dt.date)
+            and not isinstance(value, dt.datetime)
+        ):
             value = dt.datetime(value.year, value.month, value.day)
         out.append(value)
     return out
@@ -553,13 +696,25 @@ def stored_row(row: Sequence[Any], columns: Sequence[Column]) -> tuple[Any, ...]
     out: list[Any] = []
     for value, column in zip(row, columns, strict=True):
         if isinstance(value, Decimal):
-            value = number_value(value, 19 if column.type in ("integer", "bigint") else None,
-                                 0 if column.type in ("integer", "bigint", "boolean") else None)
+            value = number_value(
+                value,
+                19 if column.type in ("integer", "bigint") else None,
+                0 if column.type in ("integer", "bigint", "boolean") else None,
+            )
         if column.type == "date" and isinstance(value, dt.datetime) and value.time() == dt.time():
             value = value.date()
         out.append(value)
     return tuple(out)
 
 
-__all__ = ["ERRORS", "GUARD", "OracleEngine", "converter", "error_code", "number_value",
-           "oracle_type", "stored_row", "tstz_value"]
+__all__ = [
+    "ERRORS",
+    "GUARD",
+    "OracleEngine",
+    "converter",
+    "error_code",
+    "number_value",
+    "oracle_type",
+    "stored_row",
+    "tstz_value",
+]

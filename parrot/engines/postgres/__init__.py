@@ -118,9 +118,18 @@ HARD_GRACE = 5.0  # seconds past the deadline after which an unresponsive connec
 SESSION_OPTIONS = "-c TimeZone=UTC -c DateStyle=ISO -c client_encoding=UTF8"
 _SETUP_LOCK = 0x7061_7272_6F74  # advisory lock key of the shared setup ("parrot")
 
-postgres_type = TypeMap({"integer": "integer", "bigint": "bigint", "double": "double precision",
-                         "text": "text", "boolean": "boolean", "date": "date",
-                         "timestamp": "timestamp(6)"}, decimal="numeric({p},{s})")
+postgres_type = TypeMap(
+    {
+        "integer": "integer",
+        "bigint": "bigint",
+        "double": "double precision",
+        "text": "text",
+        "boolean": "boolean",
+        "date": "date",
+        "timestamp": "timestamp(6)",
+    },
+    decimal="numeric({p},{s})",
+)
 
 
 def _ident(name: str) -> sql.Identifier:
@@ -130,54 +139,132 @@ def _ident(name: str) -> sql.Identifier:
 
 # --- statement guard ------------------------------------------------------------------------------
 
-_REFUSED_FUNCTIONS = frozenset({
-    "pg_read_file", "pg_read_binary_file", "pg_stat_file", "pg_ls_dir", "pg_ls_logdir",
-    "pg_ls_waldir", "pg_ls_tmpdir", "pg_ls_archive_statusdir", "pg_ls_logicalmapdir",
-    "pg_ls_logicalsnapdir", "pg_ls_replslotdir", "pg_ls_summariesdir", "lo_import", "lo_export",
-    "pg_file_write", "pg_file_rename", "pg_file_unlink", "pg_file_sync", "pg_logdir_ls",
-    "pg_terminate_backend", "pg_cancel_backend", "pg_reload_conf", "pg_rotate_logfile",
-    "pg_promote", "pg_switch_wal", "pg_create_restore_point", "pg_log_backend_memory_contexts",
-    "pg_signal_backend",
-})
+_REFUSED_FUNCTIONS = frozenset(
+    {
+        "pg_read_file",
+        "pg_read_binary_file",
+        "pg_stat_file",
+        "pg_ls_dir",
+        "pg_ls_logdir",
+        "pg_ls_waldir",
+        "pg_ls_tmpdir",
+        "pg_ls_archive_statusdir",
+        "pg_ls_logicalmapdir",
+        "pg_ls_logicalsnapdir",
+        "pg_ls_replslotdir",
+        "pg_ls_summariesdir",
+        "lo_import",
+        "lo_export",
+        "pg_file_write",
+        "pg_file_rename",
+        "pg_file_unlink",
+        "pg_file_sync",
+        "pg_logdir_ls",
+        "pg_terminate_backend",
+        "pg_cancel_backend",
+        "pg_reload_conf",
+        "pg_rotate_logfile",
+        "pg_promote",
+        "pg_switch_wal",
+        "pg_create_restore_point",
+        "pg_log_backend_memory_contexts",
+        "pg_signal_backend",
+    }
+)
 
 
 GUARD = st.Guard(  # what runs always runs in a transaction rolled back afterwards
-    st.POSTGRES, reads=frozenset(), reserved_prefix=None, call_reason=(
-        "(server files, other connections and server control) is not allowed"),
-    refused_first=frozenset({
-        "BEGIN", "START", "COMMIT", "END", "ROLLBACK", "ABORT", "SAVEPOINT", "RELEASE", "COPY",
-        "VACUUM", "CLUSTER", "REINDEX", "CHECKPOINT", "LOAD", "DISCARD", "GRANT", "REVOKE",
-        "REASSIGN", "IMPORT"}),
+    st.POSTGRES,
+    reads=frozenset(),
+    reserved_prefix=None,
+    call_reason=("(server files, other connections and server control) is not allowed"),
+    refused_first=frozenset(
+        {
+            "BEGIN",
+            "START",
+            "COMMIT",
+            "END",
+            "ROLLBACK",
+            "ABORT",
+            "SAVEPOINT",
+            "RELEASE",
+            "COPY",
+            "VACUUM",
+            "CLUSTER",
+            "REINDEX",
+            "CHECKPOINT",
+            "LOAD",
+            "DISCARD",
+            "GRANT",
+            "REVOKE",
+            "REASSIGN",
+            "IMPORT",
+        }
+    ),
     refused_sequences=(("PREPARE", "TRANSACTION"),),
-    refused_objects=frozenset({"DATABASE", "ROLE", "USER", "GROUP", "TABLESPACE", "EXTENSION",
-                               "SUBSCRIPTION", "PUBLICATION", "SERVER", "FOREIGN", "EVENT",
-                               "LANGUAGE", "OWNED", "SYSTEM"}),
+    refused_objects=frozenset(
+        {
+            "DATABASE",
+            "ROLE",
+            "USER",
+            "GROUP",
+            "TABLESPACE",
+            "EXTENSION",
+            "SUBSCRIPTION",
+            "PUBLICATION",
+            "SERVER",
+            "FOREIGN",
+            "EVENT",
+            "LANGUAGE",
+            "OWNED",
+            "SYSTEM",
+        }
+    ),
     object_modifiers=frozenset({"OR", "REPLACE", "TRUSTED", "PROCEDURAL", "DEFAULT"}),
-    setting_statements=(("SET",), ("RESET",)), protected_settings=frozenset({"role",
-                                                                             "authorization"}),
-    refused_calls=_REFUSED_FUNCTIONS, refused_call_prefixes=("dblink",),
-    uncalled=frozenset({st.TokenKind.WORD, st.TokenKind.QUOTED}))
+    setting_statements=(("SET",), ("RESET",)),
+    protected_settings=frozenset({"role", "authorization"}),
+    refused_calls=_REFUSED_FUNCTIONS,
+    refused_call_prefixes=("dblink",),
+    uncalled=frozenset({st.TokenKind.WORD, st.TokenKind.QUOTED}),
+)
 
 
 # PostgreSQL's own parser (libpg_query through pglast): statement kinds and function calls found
 # in the parse tree, wherever they sit (a CTE, a subquery, a default expression), by node type
 _REFUSED_NODES = {
     "TransactionStmt": "transaction control (BEGIN/COMMIT/ROLLBACK/SAVEPOINT/PREPARE TRANSACTION)",
-    "CopyStmt": "COPY", "VacuumStmt": "VACUUM", "ClusterStmt": "CLUSTER",
-    "ReindexStmt": "REINDEX", "CheckPointStmt": "CHECKPOINT", "LoadStmt": "LOAD",
-    "DiscardStmt": "DISCARD", "GrantStmt": "GRANT/REVOKE", "GrantRoleStmt": "GRANT/REVOKE",
-    "ReassignOwnedStmt": "REASSIGN OWNED", "DropOwnedStmt": "DROP OWNED",
-    "ImportForeignSchemaStmt": "IMPORT FOREIGN SCHEMA", "AlterSystemStmt": "ALTER SYSTEM",
-    "CreatedbStmt": "CREATE DATABASE", "DropdbStmt": "DROP DATABASE",
-    "AlterDatabaseStmt": "ALTER DATABASE", "AlterDatabaseSetStmt": "ALTER DATABASE",
-    "CreateRoleStmt": "CREATE ROLE", "AlterRoleStmt": "ALTER ROLE",
-    "AlterRoleSetStmt": "ALTER ROLE", "DropRoleStmt": "DROP ROLE",
-    "CreateTableSpaceStmt": "CREATE TABLESPACE", "DropTableSpaceStmt": "DROP TABLESPACE",
-    "CreateExtensionStmt": "CREATE EXTENSION", "AlterExtensionStmt": "ALTER EXTENSION",
-    "CreatePLangStmt": "CREATE LANGUAGE", "CreateForeignServerStmt": "CREATE SERVER",
-    "CreateFdwStmt": "CREATE FOREIGN DATA WRAPPER", "CreateUserMappingStmt": "CREATE USER MAPPING",
+    "CopyStmt": "COPY",
+    "VacuumStmt": "VACUUM",
+    "ClusterStmt": "CLUSTER",
+    "ReindexStmt": "REINDEX",
+    "CheckPointStmt": "CHECKPOINT",
+    "LoadStmt": "LOAD",
+    "DiscardStmt": "DISCARD",
+    "GrantStmt": "GRANT/REVOKE",
+    "GrantRoleStmt": "GRANT/REVOKE",
+    "ReassignOwnedStmt": "REASSIGN OWNED",
+    "DropOwnedStmt": "DROP OWNED",
+    "ImportForeignSchemaStmt": "IMPORT FOREIGN SCHEMA",
+    "AlterSystemStmt": "ALTER SYSTEM",
+    "CreatedbStmt": "CREATE DATABASE",
+    "DropdbStmt": "DROP DATABASE",
+    "AlterDatabaseStmt": "ALTER DATABASE",
+    "AlterDatabaseSetStmt": "ALTER DATABASE",
+    "CreateRoleStmt": "CREATE ROLE",
+    "AlterRoleStmt": "ALTER ROLE",
+    "AlterRoleSetStmt": "ALTER ROLE",
+    "DropRoleStmt": "DROP ROLE",
+    "CreateTableSpaceStmt": "CREATE TABLESPACE",
+    "DropTableSpaceStmt": "DROP TABLESPACE",
+    "CreateExtensionStmt": "CREATE EXTENSION",
+    "AlterExtensionStmt": "ALTER EXTENSION",
+    "CreatePLangStmt": "CREATE LANGUAGE",
+    "CreateForeignServerStmt": "CREATE SERVER",
+    "CreateFdwStmt": "CREATE FOREIGN DATA WRAPPER",
+    "CreateUserMappingStmt": "CREATE USER MAPPING",
     "CreatePublicationStmt": "CREATE PUBLICATION",
-    "CreateSubscriptionStmt": "CREATE SUBSCRIPTION", "CreateEventTrigStmt": "CREATE EVENT TRIGGER",
+    "CreateSubscriptionStmt": "CREATE SUBSCRIPTION",
+    "CreateEventTrigStmt": "CREATE EVENT TRIGGER",
     "AlterOwnerStmt": "ALTER ... OWNER TO",
 }
 
@@ -211,7 +298,9 @@ def _tree_refusal(text: str) -> str | None:
         if kind in _REFUSED_NODES:
             return f"{_REFUSED_NODES[kind]} is not allowed"
         if isinstance(node, ast.VariableSetStmt) and (node.name or "").lower() in (
-                "role", "session_authorization"):
+            "role",
+            "session_authorization",
+        ):
             return "SET ROLE / SESSION AUTHORIZATION is not allowed"
         if isinstance(node, ast.FuncCall) and node.funcname:
             name = str(getattr(node.funcname[-1], "sval", "")).lower()
@@ -230,7 +319,8 @@ _INTERVAL_UNIT = re.compile(r"([+-]?\d+) (year|mon|day)s?\b")
 _INTERVAL_TIME = re.compile(r"([+-])?(\d+):(\d{2}):(\d{2})(?:\.(\d+))?")
 _ISO_INTERVAL = re.compile(
     r"^P(?:([+-]?\d+)Y)?(?:([+-]?\d+)M)?(?:([+-]?\d+)D)?"
-    r"(?:T(?:([+-]?\d+)H)?(?:([+-]?\d+)M)?(?:([+-]?\d+(?:\.\d+)?)S)?)?$")
+    r"(?:T(?:([+-]?\d+)H)?(?:([+-]?\d+)M)?(?:([+-]?\d+(?:\.\d+)?)S)?)?$"
+)
 _MICROS_PER_DAY = 86_400_000_000
 
 
@@ -258,8 +348,9 @@ def _time_iso(text: str) -> tuple[str, int]:
     m = _TIME.match(text)
     if not m:
         raise ValueError(text)
-    micros = (int(m[1]) * 3600 + int(m[2]) * 60 + int(m[3])) * 1_000_000 \
-        + int((m[4] or "").ljust(6, "0") or 0)
+    micros = (int(m[1]) * 3600 + int(m[2]) * 60 + int(m[3])) * 1_000_000 + int(
+        (m[4] or "").ljust(6, "0") or 0
+    )
     return f"{m[1]}:{m[2]}:{m[3]}{_fraction(m[4])}", micros
 
 
@@ -269,14 +360,15 @@ def _offset_seconds(text: str) -> tuple[str, int]:
     if not m:
         raise ValueError(text)
     seconds = int(m[2]) * 3600 + int(m[3] or 0) * 60 + int(m[4] or 0)
-    return text[:m.start()], -seconds if m[1] == "-" else seconds
+    return text[: m.start()], -seconds if m[1] == "-" else seconds
 
 
 def _micros_iso(micros: int) -> str:
     micros %= _MICROS_PER_DAY
     seconds, frac = divmod(micros, 1_000_000)
-    return (f"{seconds // 3600:02d}:{seconds // 60 % 60:02d}:{seconds % 60:02d}"
-            + _fraction(f"{frac:06d}"))
+    return f"{seconds // 3600:02d}:{seconds // 60 % 60:02d}:{seconds % 60:02d}" + _fraction(
+        f"{frac:06d}"
+    )
 
 
 class _StrLoader(Loader):
@@ -317,8 +409,9 @@ class _TimestampLoader(_TemporalLoader):
     def parse(self, text: str) -> values.Temporal:
         bc = text.endswith(" BC")
         day, _, clock = (text[:-3] if bc else text).partition(" ")
-        return values.Temporal("timestamp", f"{_date_iso(day + (' BC' if bc else ''))} "
-                                            f"{_time_iso(clock)[0]}")
+        return values.Temporal(
+            "timestamp", f"{_date_iso(day + (' BC' if bc else ''))} {_time_iso(clock)[0]}"
+        )
 
 
 class _TimestamptzLoader(_TemporalLoader):
@@ -329,8 +422,9 @@ class _TimestamptzLoader(_TemporalLoader):
         local, offset = _offset_seconds(text[:-3] if bc else text)
         day, _, clock = local.partition(" ")
         if offset == 0:
-            return values.Temporal("timestamp", f"{_date_iso(day + (' BC' if bc else ''))} "
-                                                f"{_time_iso(clock)[0]}")
+            return values.Temporal(
+                "timestamp", f"{_date_iso(day + (' BC' if bc else ''))} {_time_iso(clock)[0]}"
+            )
         if bc:
             raise ValueError(text)  # outside what Python's datetime can shift
         naive = dt.datetime.fromisoformat(f"{day} {clock}")
@@ -378,8 +472,9 @@ def interval_seconds(text: str) -> float | None:
             t = _INTERVAL_TIME.fullmatch(rest)
             if not t:
                 return None
-            micros = (int(t[2]) * 3600 + int(t[3]) * 60 + int(t[4])) * 1_000_000 \
-                + int((t[5] or "")[:6].ljust(6, "0") or 0)
+            micros = (int(t[2]) * 3600 + int(t[3]) * 60 + int(t[4])) * 1_000_000 + int(
+                (t[5] or "")[:6].ljust(6, "0") or 0
+            )
             if t[1] == "-":
                 micros = -micros
         elif not _INTERVAL_UNIT.search(text):
@@ -420,16 +515,24 @@ class _MoneyLoader(Loader):
 
 
 _LOADERS: dict[str, type[Loader]] = {
-    "date": _DateLoader, "timestamp": _TimestampLoader, "timestamptz": _TimestamptzLoader,
-    "time": _TimeLoader, "timetz": _TimetzLoader, "interval": _IntervalLoader,
-    "json": _JsonLoader, "jsonb": _JsonLoader, "money": _MoneyLoader,
-    "inet": _StrLoader, "cidr": _StrLoader,
+    "date": _DateLoader,
+    "timestamp": _TimestampLoader,
+    "timestamptz": _TimestamptzLoader,
+    "time": _TimeLoader,
+    "timetz": _TimetzLoader,
+    "interval": _IntervalLoader,
+    "json": _JsonLoader,
+    "jsonb": _JsonLoader,
+    "money": _MoneyLoader,
+    "inet": _StrLoader,
+    "cidr": _StrLoader,
 }
 
 
 def _connect(conninfo: str, **kwargs: Any) -> psycopg.Connection[Any]:
-    conn = psycopg.connect(conninfo, autocommit=True, prepare_threshold=None,
-                           options=SESSION_OPTIONS, **kwargs)
+    conn = psycopg.connect(
+        conninfo, autocommit=True, prepare_threshold=None, options=SESSION_OPTIONS, **kwargs
+    )
     adapters = conn.adapters
     for name, loader in _LOADERS.items():
         adapters.register_loader(name, loader)
@@ -463,7 +566,9 @@ ERRORS = st.ErrorTable(
     syntax=frozenset({"42601"}),
     runtime=frozenset({"08P01"}),  # "bind message supplies 0 parameters": $1 in the query
     lost_prefixes=("08", "57", "58", "XX"),  # connection, operator intervention, system, internal
-    uncoded=ExecStatus.ENGINE_ERROR, driver_errors=(st.Failed,))
+    uncoded=ExecStatus.ENGINE_ERROR,
+    driver_errors=(st.Failed,),
+)
 
 
 def _message(res: pq.abc.PGresult) -> str:
@@ -473,8 +578,10 @@ def _message(res: pq.abc.PGresult) -> str:
 
     primary = field(pq.DiagnosticField.MESSAGE_PRIMARY) or str(res.get_error_message())
     parts = [primary]
-    for label, code in (("DETAIL", pq.DiagnosticField.MESSAGE_DETAIL),
-                        ("HINT", pq.DiagnosticField.MESSAGE_HINT)):
+    for label, code in (
+        ("DETAIL", pq.DiagnosticField.MESSAGE_DETAIL),
+        ("HINT", pq.DiagnosticField.MESSAGE_HINT),
+    ):
         if text := field(code):
             parts.append(f"{label}: {text}")
     return st.trim_message(" ".join(parts))
@@ -493,6 +600,7 @@ class _Outcome:
 
 
 # --- the adapter ----------------------------------------------------------------------------------
+
 
 class PostgresEngine(EngineBase[str]):
     name: ClassVar[str] = "postgres"
@@ -525,8 +633,9 @@ class PostgresEngine(EngineBase[str]):
             return self._admin
         st.close_quietly(self._admin)
         self._admin = _connect(self.url, application_name="parrot-admin", connect_timeout=10)
-        row = self._admin.execute("SELECT pg_postmaster_start_time()::text, "
-                                  "inet_server_port()").fetchone()
+        row = self._admin.execute(
+            "SELECT pg_postmaster_start_time()::text, inet_server_port()"
+        ).fetchone()
         key = tuple(row) if row else ()
         if self._server_key is not None and key != self._server_key:
             self._forget_server()  # a different (restarted) server: nothing loaded there yet
@@ -553,35 +662,53 @@ class PostgresEngine(EngineBase[str]):
         with admin.transaction():
             admin.execute("SELECT pg_advisory_xact_lock(%s)", [_SETUP_LOCK])
             mode = "login"
-            if admin.execute("SELECT 1 FROM pg_roles WHERE rolname = %s",
-                             [RUNNER]).fetchone() is None:
+            if (
+                admin.execute("SELECT 1 FROM pg_roles WHERE rolname = %s", [RUNNER]).fetchone()
+                is None
+            ):
                 try:
                     with admin.transaction():
-                        admin.execute(sql.SQL(
-                            "CREATE ROLE {} LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE "
-                            "NOREPLICATION NOBYPASSRLS").format(sql.Identifier(RUNNER)))
+                        admin.execute(
+                            sql.SQL(
+                                "CREATE ROLE {} LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE "
+                                "NOREPLICATION NOBYPASSRLS"
+                            ).format(sql.Identifier(RUNNER))
+                        )
                 except psycopg.errors.InsufficientPrivilege:
                     mode = "admin"
             guard = sql.Identifier(GUARD_SCHEMA)
             admin.execute(sql.SQL("CREATE SCHEMA IF NOT EXISTS {}").format(guard))
-            admin.execute(sql.SQL("CREATE TABLE IF NOT EXISTS {}.commit_trap "
-                                  "(at timestamptz DEFAULT now())").format(guard))
-            admin.execute(sql.SQL(
-                "CREATE OR REPLACE FUNCTION {}.refuse_commit() RETURNS trigger "
-                "LANGUAGE plpgsql AS $$BEGIN RAISE EXCEPTION 'parrot: transactions of "
-                "untrusted SQL are never committed'; END$$").format(guard))
-            if admin.execute("SELECT 1 FROM pg_trigger WHERE tgname = 'parrot_refuse_commit' "
-                             "AND tgrelid = %s::regclass",
-                             [f"{GUARD_SCHEMA}.commit_trap"]).fetchone() is None:
-                admin.execute(sql.SQL(
-                    "CREATE CONSTRAINT TRIGGER parrot_refuse_commit AFTER INSERT ON "
-                    "{}.commit_trap DEFERRABLE INITIALLY DEFERRED FOR EACH ROW "
-                    "EXECUTE FUNCTION {}.refuse_commit()").format(guard, guard))
+            admin.execute(
+                sql.SQL(
+                    "CREATE TABLE IF NOT EXISTS {}.commit_trap (at timestamptz DEFAULT now())"
+                ).format(guard)
+            )
+            admin.execute(
+                sql.SQL(
+                    "CREATE OR REPLACE FUNCTION {}.refuse_commit() RETURNS trigger "
+                    "LANGUAGE plpgsql AS $$BEGIN RAISE EXCEPTION 'parrot: transactions of "
+                    "untrusted SQL are never committed'; END$$"
+                ).format(guard)
+            )
+            if (
+                admin.execute(
+                    "SELECT 1 FROM pg_trigger WHERE tgname = 'parrot_refuse_commit' "
+                    "AND tgrelid = %s::regclass",
+                    [f"{GUARD_SCHEMA}.commit_trap"],
+                ).fetchone()
+                is None
+            ):
+                admin.execute(
+                    sql.SQL(
+                        "CREATE CONSTRAINT TRIGGER parrot_refuse_commit AFTER INSERT ON "
+                        "{}.commit_trap DEFERRABLE INITIALLY DEFERRED FOR EACH ROW "
+                        "EXECUTE FUNCTION {}.refuse_commit()"
+                    ).format(guard, guard)
+                )
             if mode != "admin":
                 runner = sql.Identifier(RUNNER)
                 admin.execute(sql.SQL("GRANT USAGE ON SCHEMA {} TO {}").format(guard, runner))
-                admin.execute(sql.SQL("GRANT INSERT ON {}.commit_trap TO {}").format(
-                    guard, runner))
+                admin.execute(sql.SQL("GRANT INSERT ON {}.commit_trap TO {}").format(guard, runner))
         self._mode = mode
 
     def _runner_conn(self) -> psycopg.Connection[Any]:
@@ -596,8 +723,11 @@ class PostgresEngine(EngineBase[str]):
             params.pop("password", None)
             params["user"] = RUNNER
             try:
-                conn = _connect(make_conninfo("", **params), application_name="parrot-runner",
-                                connect_timeout=10)
+                conn = _connect(
+                    make_conninfo("", **params),
+                    application_name="parrot-runner",
+                    connect_timeout=10,
+                )
             except psycopg.OperationalError:
                 self._mode = "set_role"  # e.g. password authentication for every role
         if conn is None and self._mode == "set_role":
@@ -623,18 +753,23 @@ class PostgresEngine(EngineBase[str]):
         with admin.transaction():
             live = {str(p) for (p,) in admin.execute("SELECT pid FROM pg_stat_activity")}
             for (schema,) in admin.execute(
-                    "SELECT nspname FROM pg_namespace WHERE starts_with(nspname, %s) "
-                    "AND pg_has_role(nspowner, 'USAGE')", [SCRATCH_PREFIX]).fetchall():
-                owner_pid = schema[len(SCRATCH_PREFIX):]
+                "SELECT nspname FROM pg_namespace WHERE starts_with(nspname, %s) "
+                "AND pg_has_role(nspowner, 'USAGE')",
+                [SCRATCH_PREFIX],
+            ).fetchall():
+                owner_pid = schema[len(SCRATCH_PREFIX) :]
                 if owner_pid.isdigit() and owner_pid not in live:  # its backend is gone
-                    admin.execute(sql.SQL("DROP SCHEMA IF EXISTS {} CASCADE").format(
-                        sql.Identifier(schema)))
-            admin.execute(sql.SQL("DROP SCHEMA IF EXISTS {} CASCADE").format(
-                sql.Identifier(name)))
+                    admin.execute(
+                        sql.SQL("DROP SCHEMA IF EXISTS {} CASCADE").format(sql.Identifier(schema))
+                    )
+            admin.execute(sql.SQL("DROP SCHEMA IF EXISTS {} CASCADE").format(sql.Identifier(name)))
             admin.execute(sql.SQL("CREATE SCHEMA {}").format(sql.Identifier(name)))
             if self._mode != "admin":
-                admin.execute(sql.SQL("GRANT USAGE, CREATE ON SCHEMA {} TO {}").format(
-                    sql.Identifier(name), sql.Identifier(RUNNER)))
+                admin.execute(
+                    sql.SQL("GRANT USAGE, CREATE ON SCHEMA {} TO {}").format(
+                        sql.Identifier(name), sql.Identifier(RUNNER)
+                    )
+                )
         return name
 
     def _drop_runner(self) -> None:
@@ -643,13 +778,17 @@ class PostgresEngine(EngineBase[str]):
         st.close_quietly(conn)
         if scratch and self._admin is not None and not self._admin.closed:
             with contextlib.suppress(psycopg.Error):
-                self._admin.execute(sql.SQL("DROP SCHEMA IF EXISTS {} CASCADE").format(
-                    sql.Identifier(scratch)))
+                self._admin.execute(
+                    sql.SQL("DROP SCHEMA IF EXISTS {} CASCADE").format(sql.Identifier(scratch))
+                )
 
     def close(self) -> None:
         admin = self._admin
-        if admin is not None and not admin.closed and \
-                admin.info.transaction_status != pq.TransactionStatus.IDLE:
+        if (
+            admin is not None
+            and not admin.closed
+            and admin.info.transaction_status != pq.TransactionStatus.IDLE
+        ):
             with contextlib.suppress(psycopg.Error):
                 admin.rollback()
         self._drop_runner()
@@ -690,8 +829,11 @@ class PostgresEngine(EngineBase[str]):
 
     def _existing(self, fixture: Fixture) -> str | None:
         schema = FIXTURE_PREFIX + fixture.content_hash
-        found = self._admin_conn().execute("SELECT 1 FROM pg_namespace WHERE nspname = %s",
-                                           [schema]).fetchone()
+        found = (
+            self._admin_conn()
+            .execute("SELECT 1 FROM pg_namespace WHERE nspname = %s", [schema])
+            .fetchone()
+        )
         return schema if found is not None else None
 
     def _create(self, fixture: Fixture) -> str:
@@ -704,17 +846,22 @@ class PostgresEngine(EngineBase[str]):
         ns = sql.Identifier(schema)
         for table in fixture.tables:
             self._create_table(admin, ns, table)
-        admin.execute(sql.SQL("COMMENT ON SCHEMA {} IS {}").format(
-            ns, sql.Literal(f"parrot fixture {fixture.name!r}")))
+        admin.execute(
+            sql.SQL("COMMENT ON SCHEMA {} IS {}").format(
+                ns, sql.Literal(f"parrot fixture {fixture.name!r}")
+            )
+        )
         if self._mode != "admin":
             runner = sql.Identifier(RUNNER)
             admin.execute(sql.SQL("GRANT USAGE ON SCHEMA {} TO {}").format(ns, runner))
-            admin.execute(sql.SQL("GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN "
-                                  "SCHEMA {} TO {}").format(ns, runner))
+            admin.execute(
+                sql.SQL(
+                    "GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA {} TO {}"
+                ).format(ns, runner)
+            )
 
     def _discard(self, schema: str) -> None:
-        self._admin_conn().execute(sql.SQL("DROP SCHEMA {} CASCADE").format(
-            sql.Identifier(schema)))
+        self._admin_conn().execute(sql.SQL("DROP SCHEMA {} CASCADE").format(sql.Identifier(schema)))
 
     def _load_failed(self, exc: BaseException) -> None:
         if isinstance(exc, psycopg.OperationalError):
@@ -723,16 +870,26 @@ class PostgresEngine(EngineBase[str]):
     @staticmethod
     def _create_table(admin: psycopg.Connection[Any], ns: sql.Identifier, table: Table) -> None:
         name = sql.SQL(".").join([ns, _ident(table.name)])
-        cols = [sql.SQL("{} {}{}").format(_ident(c.name), sql.SQL(postgres_type(c)),
-                                          sql.SQL("" if c.nullable else " NOT NULL"))
-                for c in table.columns]
+        cols = [
+            sql.SQL("{} {}{}").format(
+                _ident(c.name),
+                sql.SQL(postgres_type(c)),
+                sql.SQL("" if c.nullable else " NOT NULL"),
+            )
+            for c in table.columns
+        ]
         if table.primary_key:
-            cols.append(sql.SQL("PRIMARY KEY ({})").format(
-                sql.SQL(", ").join(_ident(c) for c in table.primary_key)))
+            cols.append(
+                sql.SQL("PRIMARY KEY ({})").format(
+                    sql.SQL(", ").join(_ident(c) for c in table.primary_key)
+                )
+            )
         admin.execute(sql.SQL("CREATE TABLE {} ({})").format(name, sql.SQL(", ").join(cols)))
         columns = sql.SQL(", ").join(_ident(c) for c in table.column_names)
-        with admin.cursor() as cur, cur.copy(
-                sql.SQL("COPY {} ({}) FROM STDIN").format(name, columns)) as copy:
+        with (
+            admin.cursor() as cur,
+            cur.copy(sql.SQL("COPY {} ({}) FROM STDIN").format(name, columns)) as copy,
+        ):
             for row in table.rows:
                 copy.write_row(row)
         admin.execute(sql.SQL("ANALYZE {}").format(name))
@@ -743,7 +900,9 @@ class PostgresEngine(EngineBase[str]):
         def read(table: Table) -> list[tuple[Any, ...]]:
             query = sql.SQL("SELECT {} FROM {}.{}").format(
                 sql.SQL(", ").join(_ident(c) for c in table.column_names),
-                sql.Identifier(schema), _ident(table.name))
+                sql.Identifier(schema),
+                _ident(table.name),
+            )
             with conn.transaction():  # a savepoint when inside a transaction
                 return conn.execute(query).fetchall()
 
@@ -751,8 +910,14 @@ class PostgresEngine(EngineBase[str]):
 
     # --- execution ----------------------------------------------------------------------------
 
-    def execute(self, sql_text: str, fixture: Fixture, *, timeout: float = DEFAULT_TIMEOUT,
-                max_rows: int = DEFAULT_MAX_ROWS) -> Execution:
+    def execute(
+        self,
+        sql_text: str,
+        fixture: Fixture,
+        *,
+        timeout: float = DEFAULT_TIMEOUT,
+        max_rows: int = DEFAULT_MAX_ROWS,
+    ) -> Execution:
         texts = st.splitter("postgres").split(sql_text)
         if not texts:
             return Execution(ExecStatus.SYNTAX_ERROR, error=st.NO_STATEMENT)
@@ -777,8 +942,9 @@ class PostgresEngine(EngineBase[str]):
             self._begin(conn, schema, deadline)
             execution = self._run(conn, texts, deadline, max_rows)
         except (psycopg.Error, OSError, _LostConnection) as exc:
-            execution = Execution(ExecStatus.ENGINE_ERROR,
-                                  error=st.trim_message(f"{type(exc).__name__}: {exc}"))
+            execution = Execution(
+                ExecStatus.ENGINE_ERROR, error=st.trim_message(f"{type(exc).__name__}: {exc}")
+            )
         finally:
             self._end(conn)
         return execution
@@ -786,10 +952,13 @@ class PostgresEngine(EngineBase[str]):
     def _begin(self, conn: psycopg.Connection[Any], schema: str, deadline: st.Deadline) -> None:
         setup = sql.SQL(
             "BEGIN; SET LOCAL statement_timeout = {}; SET LOCAL search_path = {}, {}; "
-            "INSERT INTO {}.commit_trap DEFAULT VALUES").format(
-                sql.Literal(max(1, int(deadline.seconds * 1000))),
-                sql.Identifier(self._scratch or "pg_temp"), sql.Identifier(schema),
-                sql.Identifier(GUARD_SCHEMA))
+            "INSERT INTO {}.commit_trap DEFAULT VALUES"
+        ).format(
+            sql.Literal(max(1, int(deadline.seconds * 1000))),
+            sql.Identifier(self._scratch or "pg_temp"),
+            sql.Identifier(schema),
+            sql.Identifier(GUARD_SCHEMA),
+        )
         for attempt in range(2):
             try:
                 conn.execute(setup)
@@ -819,8 +988,13 @@ class PostgresEngine(EngineBase[str]):
         except (psycopg.Error, OSError, _LostConnection):
             self._drop_runner()
 
-    def _run(self, conn: psycopg.Connection[Any], texts: Sequence[str], deadline: st.Deadline,
-             max_rows: int) -> Execution:
+    def _run(
+        self,
+        conn: psycopg.Connection[Any],
+        texts: Sequence[str],
+        deadline: st.Deadline,
+        max_rows: int,
+    ) -> Execution:
         def before(_text: str, _remaining: float) -> str | None:
             if conn.info.transaction_status != pq.TransactionStatus.INTRANS:
                 return "a statement ended parrot's transaction"
@@ -835,9 +1009,17 @@ class PostgresEngine(EngineBase[str]):
             return None if outcome.result is None else (outcome.result, False)
 
         pid = conn.info.backend_pid
-        return st.run_in_order(texts, deadline, max_rows, run, lambda: self._cancel(conn),
-                               ERRORS, str, before=before,
-                               escalate=lambda: self._terminate(pid))
+        return st.run_in_order(
+            texts,
+            deadline,
+            max_rows,
+            run,
+            lambda: self._cancel(conn),
+            ERRORS,
+            str,
+            before=before,
+            escalate=lambda: self._terminate(pid),
+        )
 
     def _terminate(self, pid: int) -> str | None:
         """``pg_terminate_backend`` a runner whose statement ignored the cancel (a PL/pgSQL
@@ -849,8 +1031,9 @@ class PostgresEngine(EngineBase[str]):
             admin.execute("SELECT pg_terminate_backend(%s)", [pid])
 
             def listed() -> bool:
-                row = admin.execute("SELECT count(*) FROM pg_stat_activity WHERE pid = %s",
-                                    [pid]).fetchone()
+                row = admin.execute(
+                    "SELECT count(*) FROM pg_stat_activity WHERE pid = %s", [pid]
+                ).fetchone()
                 return bool(row and row[0])
 
             return st.wait_stopped(listed, f"backend {pid}")
@@ -862,8 +1045,9 @@ class PostgresEngine(EngineBase[str]):
         except Exception:
             conn.cancel()
 
-    def _statement(self, conn: psycopg.Connection[Any], text: str, max_rows: int,
-                   hard_deadline: float) -> _Outcome:
+    def _statement(
+        self, conn: psycopg.Connection[Any], text: str, max_rows: int, hard_deadline: float
+    ) -> _Outcome:
         """Run one statement over the extended protocol, streaming at most max_rows + 1 rows."""
         pg = conn.pgconn
         pg.send_query_params(text.encode(), None)
@@ -880,12 +1064,16 @@ class PostgresEngine(EngineBase[str]):
         stop = False  # cancelled or failed: drain what is left
         while (res := _next_result(pg, hard_deadline)) is not None:
             status = res.status
-            if status in (pq.ExecStatus.SINGLE_TUPLE, pq.ExecStatus.TUPLES_CHUNK,
-                          pq.ExecStatus.TUPLES_OK):
+            if status in (
+                pq.ExecStatus.SINGLE_TUPLE,
+                pq.ExecStatus.TUPLES_CHUNK,
+                pq.ExecStatus.TUPLES_OK,
+            ):
                 if names is None:
                     names = [(res.fname(i) or b"").decode() for i in range(res.nfields)]
-                    types = [_type_name(conn, res.ftype(i), res.fmod(i))
-                             for i in range(res.nfields)]
+                    types = [
+                        _type_name(conn, res.ftype(i), res.fmod(i)) for i in range(res.nfields)
+                    ]
                     tx.set_pgresult(res)
                 else:
                     tx.set_pgresult(res, set_loaders=False)
@@ -895,8 +1083,10 @@ class PostgresEngine(EngineBase[str]):
                     take = min(res.ntuples, max_rows + 1 - len(rows))
                     rows.extend(tx.load_rows(0, take, tuple))
                 except Exception as exc:  # a value psycopg cannot convert
-                    outcome.sqlstate, outcome.error = "22000", st.trim_message(
-                        f"cannot convert a result value: {exc}")
+                    outcome.sqlstate, outcome.error = (
+                        "22000",
+                        st.trim_message(f"cannot convert a result value: {exc}"),
+                    )
                     stop = True
                     self._cancel(conn)
                     continue
@@ -911,8 +1101,11 @@ class PostgresEngine(EngineBase[str]):
                     if outcome.sqlstate is None and pg.status == pq.ConnStatus.BAD:
                         raise _LostConnection(outcome.error)
                 stop = True
-            elif status in (pq.ExecStatus.COPY_OUT, pq.ExecStatus.COPY_IN,
-                            pq.ExecStatus.COPY_BOTH):  # unreachable past the guard
+            elif status in (
+                pq.ExecStatus.COPY_OUT,
+                pq.ExecStatus.COPY_IN,
+                pq.ExecStatus.COPY_BOTH,
+            ):  # unreachable past the guard
                 raise _LostConnection("COPY is not allowed (connection dropped)")
         if pg.status == pq.ConnStatus.BAD:
             raise _LostConnection("connection to the server lost")
@@ -942,8 +1135,11 @@ def _wait(pg: pq.abc.PGconn, *, write: bool, hard_deadline: float) -> None:
     if remaining <= 0:
         raise _LostConnection("the server did not answer a cancel request in time")
     sock = pg.socket
-    ready = select.select([], [sock], [], min(remaining, 1.0)) if write else \
-        select.select([sock], [], [], min(remaining, 1.0))
+    ready = (
+        select.select([], [sock], [], min(remaining, 1.0))
+        if write
+        else select.select([sock], [], [], min(remaining, 1.0))
+    )
     del ready
 
 

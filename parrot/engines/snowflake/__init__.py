@@ -84,14 +84,33 @@ from parrot.engines.dbapi import (
 from parrot.fixtures import Column, Fixture, Table
 
 ACCOUNT_SUFFIX = ".snowflakecomputing.com"
-PASSTHROUGH = ("warehouse", "role", "authenticator", "private_key_file", "private_key_password",
-               "token", "passcode", "host", "port", "protocol")
+PASSTHROUGH = (
+    "warehouse",
+    "role",
+    "authenticator",
+    "private_key_file",
+    "private_key_password",
+    "token",
+    "passcode",
+    "host",
+    "port",
+    "protocol",
+)
 
 # --- types ----------------------------------------------------------------------------------------
 
-snowflake_type = TypeMap({"integer": "NUMBER(10,0)", "bigint": "NUMBER(19,0)", "double": "FLOAT",
-                          "text": "VARCHAR", "boolean": "BOOLEAN", "date": "DATE",
-                          "timestamp": "TIMESTAMP_NTZ(6)"}, decimal="NUMBER({p},{s})")
+snowflake_type = TypeMap(
+    {
+        "integer": "NUMBER(10,0)",
+        "bigint": "NUMBER(19,0)",
+        "double": "FLOAT",
+        "text": "VARCHAR",
+        "boolean": "BOOLEAN",
+        "date": "DATE",
+        "timestamp": "TIMESTAMP_NTZ(6)",
+    },
+    decimal="NUMBER({p},{s})",
+)
 
 
 def string_literal(text: str) -> str:
@@ -110,8 +129,15 @@ def literal(value: Any, column: Column) -> str:
         return string_literal(str(value))
     if t == "double":
         f = float(value)
-        text = "NaN" if math.isnan(f) else "inf" if f == math.inf else "-inf" \
-            if f == -math.inf else repr(f)
+        text = (
+            "NaN"
+            if math.isnan(f)
+            else "inf"
+            if f == math.inf
+            else "-inf"
+            if f == -math.inf
+            else repr(f)
+        )
         return f"'{text}'::FLOAT"
     if t == "date":
         return f"'{value.isoformat()}'::DATE"
@@ -125,10 +151,32 @@ def literal(value: Any, column: Column) -> str:
 # --- statement guard ------------------------------------------------------------------------------
 
 _ALLOWED_SYSTEM = frozenset({"system$wait", "system$typeof"})
-_TARGET_KINDS = frozenset({"TABLE", "VIEW", "FUNCTION", "SEQUENCE", "TAG", "FILE", "FORMAT",
-                           "EVENT", "MATERIALIZED", "SECURE", "TEMPORARY", "TEMP", "TRANSIENT",
-                           "VOLATILE", "LOCAL", "GLOBAL", "OR", "REPLACE", "IF", "NOT",
-                           "EXISTS", "RECURSIVE"})
+_TARGET_KINDS = frozenset(
+    {
+        "TABLE",
+        "VIEW",
+        "FUNCTION",
+        "SEQUENCE",
+        "TAG",
+        "FILE",
+        "FORMAT",
+        "EVENT",
+        "MATERIALIZED",
+        "SECURE",
+        "TEMPORARY",
+        "TEMP",
+        "TRANSIENT",
+        "VOLATILE",
+        "LOCAL",
+        "GLOBAL",
+        "OR",
+        "REPLACE",
+        "IF",
+        "NOT",
+        "EXISTS",
+        "RECURSIVE",
+    }
+)
 
 
 def _write_targets(plan: st.Plan) -> list[int]:
@@ -141,15 +189,19 @@ def _write_targets(plan: st.Plan) -> list[int]:
         if nxt is None or tok.kind is not st.TokenKind.WORD:
             continue
         name = tok.name
-        if (name == "into" and first in ("INSERT", "MERGE")) or \
-                (name == "from" and first == "DELETE" and not out) or \
-                (name == "to" and i and tokens[i - 1].name == "rename") or \
-                (name == "with" and i and tokens[i - 1].name == "swap"):
+        if (
+            (name == "into" and first in ("INSERT", "MERGE"))
+            or (name == "from" and first == "DELETE" and not out)
+            or (name == "to" and i and tokens[i - 1].name == "rename")
+            or (name == "with" and i and tokens[i - 1].name == "swap")
+        ):
             out.append(nxt)
     if first in ("UPDATE", "TRUNCATE", "CREATE", "DROP", "ALTER", "COMMENT"):
         skip = {"UPDATE", "TRUNCATE", "CREATE", "DROP", "ALTER", "COMMENT", "ON"} | _TARGET_KINDS
-        at = next((i for i, t in words if not (t.kind is st.TokenKind.WORD
-                                               and t.text.upper() in skip)), None)
+        at = next(
+            (i for i, t in words if not (t.kind is st.TokenKind.WORD and t.text.upper() in skip)),
+            None,
+        )
         if at is not None:
             out.append(at)
     return out
@@ -157,50 +209,155 @@ def _write_targets(plan: st.Plan) -> list[int]:
 
 def _snowflake_extra(plan: st.Plan) -> str | None:
     for tok in plan.tokens:
-        if tok.kind is st.TokenKind.WORD and tok.name.startswith("system$") and \
-                tok.name not in _ALLOWED_SYSTEM:
+        if (
+            tok.kind is st.TokenKind.WORD
+            and tok.name.startswith("system$")
+            and tok.name not in _ALLOWED_SYSTEM
+        ):
             return f"{tok.text}: SYSTEM$ functions are not allowed"
     if plan.writes:
         for at in _write_targets(plan):
             after = plan.tokens[at + 1] if at + 1 < len(plan.tokens) else None
             if after is not None and after.text == ".":
-                return ("a writing statement may only name its target unqualified (it runs on "
-                        f"a scratch copy of the fixture): {plan.tokens[at].text}.…")
+                return (
+                    "a writing statement may only name its target unqualified (it runs on "
+                    f"a scratch copy of the fixture): {plan.tokens[at].text}.…"
+                )
     return None
 
 
 GUARD = st.Guard(
     lexicon=st.SNOWFLAKE,
     reads=frozenset({"SELECT", "WITH", "SHOW", "DESCRIBE", "DESC", "EXPLAIN", "SET", "UNSET"}),
-    refused_first=frozenset({"USE", "GRANT", "REVOKE", "COPY", "PUT", "GET", "REMOVE", "RM",
-                             "LIST", "LS", "CALL", "EXECUTE", "BEGIN", "START", "COMMIT",
-                             "ROLLBACK", "UNDROP", "DECLARE", "EXCEPTION", "RETURN", "LET",
-                             "FOR", "WHILE", "REPEAT", "LOOP", "CASE", "IF"}),
-    refused_objects=frozenset({
-        "DATABASE", "SCHEMA", "WAREHOUSE", "ROLE", "USER", "INTEGRATION", "STAGE", "PIPE",
-        "STREAM", "TASK", "SHARE", "NETWORK", "SECURITY", "PROCEDURE", "EXTERNAL", "DYNAMIC",
-        "ALERT", "NOTEBOOK", "APPLICATION", "SECRET", "ACCOUNT", "CONNECTION", "REPLICATION",
-        "FAILOVER", "RESOURCE", "MANAGED", "ORGANIZATION", "PASSWORD", "ICEBERG",
-        "HYBRID", "SNAPSHOT", "SERVICE", "COMPUTE", "IMAGE", "GIT", "MODEL", "DATASET", "AGENT",
-        "API", "NOTIFICATION", "STORAGE", "MASKING", "ROW", "AGGREGATION", "PROJECTION",
-        "AUTHENTICATION", "PACKAGES", "JOIN", "PRIVACY", "CORTEX", "EVENT"}),
+    refused_first=frozenset(
+        {
+            "USE",
+            "GRANT",
+            "REVOKE",
+            "COPY",
+            "PUT",
+            "GET",
+            "REMOVE",
+            "RM",
+            "LIST",
+            "LS",
+            "CALL",
+            "EXECUTE",
+            "BEGIN",
+            "START",
+            "COMMIT",
+            "ROLLBACK",
+            "UNDROP",
+            "DECLARE",
+            "EXCEPTION",
+            "RETURN",
+            "LET",
+            "FOR",
+            "WHILE",
+            "REPEAT",
+            "LOOP",
+            "CASE",
+            "IF",
+        }
+    ),
+    refused_objects=frozenset(
+        {
+            "DATABASE",
+            "SCHEMA",
+            "WAREHOUSE",
+            "ROLE",
+            "USER",
+            "INTEGRATION",
+            "STAGE",
+            "PIPE",
+            "STREAM",
+            "TASK",
+            "SHARE",
+            "NETWORK",
+            "SECURITY",
+            "PROCEDURE",
+            "EXTERNAL",
+            "DYNAMIC",
+            "ALERT",
+            "NOTEBOOK",
+            "APPLICATION",
+            "SECRET",
+            "ACCOUNT",
+            "CONNECTION",
+            "REPLICATION",
+            "FAILOVER",
+            "RESOURCE",
+            "MANAGED",
+            "ORGANIZATION",
+            "PASSWORD",
+            "ICEBERG",
+            "HYBRID",
+            "SNAPSHOT",
+            "SERVICE",
+            "COMPUTE",
+            "IMAGE",
+            "GIT",
+            "MODEL",
+            "DATASET",
+            "AGENT",
+            "API",
+            "NOTIFICATION",
+            "STORAGE",
+            "MASKING",
+            "ROW",
+            "AGGREGATION",
+            "PROJECTION",
+            "AUTHENTICATION",
+            "PACKAGES",
+            "JOIN",
+            "PRIVACY",
+            "CORTEX",
+            "EVENT",
+        }
+    ),
     refused_sequences=(("EXECUTE", "IMMEDIATE"), ("SWAP", "WITH"), ("SESSION", "POLICY")),
     refused_words=frozenset({"external_access_integrations", "imports", "secrets"}),
-    protected_settings=frozenset({
-        "statement_timeout_in_seconds", "statement_queued_timeout_in_seconds", "timezone",
-        "autocommit", "query_tag", "multi_statement_count", "rows_per_resultset",
-        "lock_timeout", "abort_detached_query", "client_session_keep_alive",
-        "client_result_chunk_size", "client_prefetch_threads", "client_timestamp_type_mapping",
-        "jdbc_use_session_timezone", "python_connector_query_result_format",
-        "odbc_use_custom_sql_data_types"}),
+    protected_settings=frozenset(
+        {
+            "statement_timeout_in_seconds",
+            "statement_queued_timeout_in_seconds",
+            "timezone",
+            "autocommit",
+            "query_tag",
+            "multi_statement_count",
+            "rows_per_resultset",
+            "lock_timeout",
+            "abort_detached_query",
+            "client_session_keep_alive",
+            "client_result_chunk_size",
+            "client_prefetch_threads",
+            "client_timestamp_type_mapping",
+            "jdbc_use_session_timezone",
+            "python_connector_query_result_format",
+            "odbc_use_custom_sql_data_types",
+        }
+    ),
     setting_statements=(("ALTER", "SESSION"),),
-    write_words=frozenset({"insert", "update", "delete", "merge", "create", "drop", "alter",
-                           "truncate", "comment", "undrop"}),
+    write_words=frozenset(
+        {
+            "insert",
+            "update",
+            "delete",
+            "merge",
+            "create",
+            "drop",
+            "alter",
+            "truncate",
+            "comment",
+            "undrop",
+        }
+    ),
     extra=_snowflake_extra,
 )
 
 
 # --- errors ---------------------------------------------------------------------------------------
+
 
 def error_code(exc: BaseException) -> int | None:
     errno = getattr(exc, "errno", None)
@@ -213,18 +370,50 @@ ERRORS = st.ErrorTable(
     timeout=frozenset({630}),
     cancelled=frozenset({604}),
     denied=frozenset({3001, 3003}),
-    lost=frozenset({606, 250001, 250002, 250003, 250005, 390100, 390111, 390112, 390114,
-                    390318, 251005, 251006}),
+    lost=frozenset(
+        {
+            606,
+            250001,
+            250002,
+            250003,
+            250005,
+            390100,
+            390111,
+            390112,
+            390114,
+            390318,
+            251005,
+            251006,
+        }
+    ),
 )
 
 
 # --- values ---------------------------------------------------------------------------------------
 
-TYPE_NAMES = {0: "FIXED", 1: "REAL", 2: "TEXT", 3: "DATE", 4: "TIMESTAMP", 5: "VARIANT",
-              6: "TIMESTAMP_LTZ", 7: "TIMESTAMP_TZ", 8: "TIMESTAMP_NTZ", 9: "OBJECT",
-              10: "ARRAY", 11: "BINARY", 12: "TIME", 13: "BOOLEAN", 14: "GEOGRAPHY",
-              15: "GEOMETRY", 16: "VECTOR", 17: "MAP", 18: "FILE", 19: "INTERVAL_YEAR_MONTH",
-              20: "INTERVAL_DAY_TIME"}
+TYPE_NAMES = {
+    0: "FIXED",
+    1: "REAL",
+    2: "TEXT",
+    3: "DATE",
+    4: "TIMESTAMP",
+    5: "VARIANT",
+    6: "TIMESTAMP_LTZ",
+    7: "TIMESTAMP_TZ",
+    8: "TIMESTAMP_NTZ",
+    9: "OBJECT",
+    10: "ARRAY",
+    11: "BINARY",
+    12: "TIME",
+    13: "BOOLEAN",
+    14: "GEOGRAPHY",
+    15: "GEOMETRY",
+    16: "VECTOR",
+    17: "MAP",
+    18: "FILE",
+    19: "INTERVAL_YEAR_MONTH",
+    20: "INTERVAL_DAY_TIME",
+}
 
 
 def converter(type_name: str) -> Callable[[Any], Any]:
@@ -244,6 +433,7 @@ def converter(type_name: str) -> Callable[[Any], Any]:
 
 
 # --- the adapter ----------------------------------------------------------------------------------
+
 
 class SnowflakeEngine(ServerEngine):
     name: ClassVar[str] = "snowflake"
@@ -282,16 +472,24 @@ class SnowflakeEngine(ServerEngine):
     def connect_params(url: ServerURL) -> dict[str, Any]:
         """``snowflake.connector.connect`` keyword arguments for a URL."""
         if not url.path:
-            raise ValueError(f"name the database parrot may create schemas in: "
-                             f"{SnowflakeEngine.url_example} (got {url.redacted()!r})")
+            raise ValueError(
+                f"name the database parrot may create schemas in: "
+                f"{SnowflakeEngine.url_example} (got {url.redacted()!r})"
+            )
         account = url.host
         if account.endswith(ACCOUNT_SUFFIX):
-            account = account[:-len(ACCOUNT_SUFFIX)]
-        params: dict[str, Any] = {"account": account, "user": url.user,
-                                  "database": url.path[0], "login_timeout": CONNECT_TIMEOUT * 3,
-                                  "timezone": "UTC", "query_tag": "parrot", "autocommit": True,
-                                  "client_session_keep_alive": False,
-                                  "enable_server_session_keep_alive_auto_detection": False}
+            account = account[: -len(ACCOUNT_SUFFIX)]
+        params: dict[str, Any] = {
+            "account": account,
+            "user": url.user,
+            "database": url.path[0],
+            "login_timeout": CONNECT_TIMEOUT * 3,
+            "timezone": "UTC",
+            "query_tag": "parrot",
+            "autocommit": True,
+            "client_session_keep_alive": False,
+            "enable_server_session_keep_alive_auto_detection": False,
+        }
         if url.password is not None:
             params["password"] = url.password
         for key in PASSTHROUGH:
@@ -322,13 +520,15 @@ class SnowflakeEngine(ServerEngine):
     # --- fixtures -----------------------------------------------------------------------------
 
     def _create_container(self, container: str) -> None:
-        self._admin_rows(f"CREATE TRANSIENT SCHEMA {self.qualified(container)} "
-                         "DATA_RETENTION_TIME_IN_DAYS = 0")
+        self._admin_rows(
+            f"CREATE TRANSIENT SCHEMA {self.qualified(container)} DATA_RETENTION_TIME_IN_DAYS = 0"
+        )
 
     def _rename_container(self, built: str, container: str) -> None:
         try:
-            self._admin_rows(f"ALTER SCHEMA {self.qualified(built)} RENAME TO "
-                             f"{self.qualified(container)}")
+            self._admin_rows(
+                f"ALTER SCHEMA {self.qualified(built)} RENAME TO {self.qualified(container)}"
+            )
         except self.driver.Error as exc:
             if "already exists" in str(exc).lower():
                 raise ContainerExists(container) from exc
@@ -338,19 +538,28 @@ class SnowflakeEngine(ServerEngine):
         self._admin_rows(f"DROP SCHEMA IF EXISTS {self.qualified(container)} CASCADE")
 
     def table_ddl(self, container: str, table: Table) -> str:
-        return create_table_sql(self.qualified(container, table.name), table, self.ident,
-                                snowflake_type)
+        return create_table_sql(
+            self.qualified(container, table.name), table, self.ident, snowflake_type
+        )
 
     # --- execution ----------------------------------------------------------------------------
 
-    def _execute_plans(self, plans: list[st.Plan], fixture: Fixture, container: str,
-                       deadline: st.Deadline, max_rows: int) -> Execution:
+    def _execute_plans(
+        self,
+        plans: list[st.Plan],
+        fixture: Fixture,
+        container: str,
+        deadline: st.Deadline,
+        max_rows: int,
+    ) -> Execution:
         writes = any(p.writes for p in plans)
         scratch = self.scratch_name() if writes else None
         try:
             if scratch is not None:
-                self._admin_rows(f"CREATE TRANSIENT SCHEMA {self.qualified(scratch)} CLONE "
-                                 f"{self.qualified(container)}")
+                self._admin_rows(
+                    f"CREATE TRANSIENT SCHEMA {self.qualified(scratch)} CLONE "
+                    f"{self.qualified(container)}"
+                )
             conn = self._runner_conn()
             cur = conn.cursor()
             try:
@@ -392,5 +601,12 @@ class SnowflakeEngine(ServerEngine):
         return f"{code:06d}: {text}" if code is not None and not text[:6].isdigit() else text
 
 
-__all__ = ["ERRORS", "GUARD", "SnowflakeEngine", "converter", "error_code", "literal",
-           "snowflake_type"]
+__all__ = [
+    "ERRORS",
+    "GUARD",
+    "SnowflakeEngine",
+    "converter",
+    "error_code",
+    "literal",
+    "snowflake_type",
+]

@@ -158,11 +158,21 @@ appender.console.layout.type = PatternLayout
 appender.console.layout.pattern = %d{HH:mm:ss} %p %c{1}: %m%n
 """
 
-spark_type = TypeMap({"integer": "INT", "bigint": "BIGINT", "double": "DOUBLE", "text": "STRING",
-                      "boolean": "BOOLEAN", "date": "DATE", "timestamp": "TIMESTAMP_NTZ"})
+spark_type = TypeMap(
+    {
+        "integer": "INT",
+        "bigint": "BIGINT",
+        "double": "DOUBLE",
+        "text": "STRING",
+        "boolean": "BOOLEAN",
+        "date": "DATE",
+        "timestamp": "TIMESTAMP_NTZ",
+    }
+)
 
 
 # --- the shared session ---------------------------------------------------------------------------
+
 
 @dataclasses.dataclass
 class _Outcome:
@@ -260,7 +270,8 @@ def driver_conf(root: str, log_conf: str) -> dict[str, str]:
             f"-Djava.io.tmpdir={os.path.join(root, 'tmp')} "
             f"-Dderby.system.home={os.path.join(root, 'derby')} -XX:-UsePerfData "
             f"-Dlog4j2.configurationFile=file:{log_conf} "
-            + os.environ.get("PARROT_SPARK_JAVA_OPTIONS", JAVA_OPTIONS)).strip(),
+            + os.environ.get("PARROT_SPARK_JAVA_OPTIONS", JAVA_OPTIONS)
+        ).strip(),
         **SESSION_CONF,
     }
 
@@ -290,8 +301,8 @@ class _Runtime:
                 self.stop()
         self._abandoned = [(w, g) for w, g in self._abandoned if w.busy]
         if self.spark is not None and any(
-                time.monotonic() - (w.abandoned_at or 0.0) > RUNAWAY_LIMIT
-                for w, _ in self._abandoned):
+            time.monotonic() - (w.abandoned_at or 0.0) > RUNAWAY_LIMIT for w, _ in self._abandoned
+        ):
             self.stop()  # work nothing could stop has kept the JVM busy for too long
         if self.spark is not None and not self._drained():
             self.stop(kill=True)  # tasks of cancelled jobs that ignore it hold the cores
@@ -327,12 +338,14 @@ class _Runtime:
             logging.getLogger(name).setLevel(logging.CRITICAL + 1)
         jvm: Any = spark._jvm
         log4j = jvm.org.apache.logging.log4j
-        for name in ("org.apache.spark.executor.Executor",
-                     "org.apache.spark.scheduler.TaskSetManager",
-                     "org.apache.spark.TaskContextImpl",  # listeners of killed tasks
-                     "org.apache.spark.sql.execution.datasources.FileFormatWriter",
-                     "org.apache.spark.util.Utils",  # "Aborting task" of a cancelled write
-                     "org.apache.spark.util.ShutdownHookManager"):
+        for name in (
+            "org.apache.spark.executor.Executor",
+            "org.apache.spark.scheduler.TaskSetManager",
+            "org.apache.spark.TaskContextImpl",  # listeners of killed tasks
+            "org.apache.spark.sql.execution.datasources.FileFormatWriter",
+            "org.apache.spark.util.Utils",  # "Aborting task" of a cancelled write
+            "org.apache.spark.util.ShutdownHookManager",
+        ):
             with contextlib.suppress(Exception):
                 log4j.core.config.Configurator.setLevel(name, log4j.Level.OFF)
         self.spark, self.root = spark, root
@@ -412,8 +425,10 @@ class _Runtime:
         future = worker.submit(fn)
         try:
             try:
-                return _Outcome(value=future.result(timeout=max(deadline.remaining(), 0.0)),
-                                seconds=time.perf_counter() - started)
+                return _Outcome(
+                    value=future.result(timeout=max(deadline.remaining(), 0.0)),
+                    seconds=time.perf_counter() - started,
+                )
             except FutureTimeout:
                 pass
             except Exception as exc:
@@ -552,6 +567,7 @@ def shutdown() -> None:
 
 # --- the adapter ----------------------------------------------------------------------------------
 
+
 @dataclasses.dataclass(frozen=True)
 class _Stored:
     frames: dict[str, Any]  # lower-cased table name -> checkpointed DataFrame
@@ -586,8 +602,10 @@ class SparkEngine(EngineBase[_Stored]):
         if importlib.util.find_spec("pyspark") is None:
             return f"pyspark is not installed: {INSTALL_HINT}"
         java_home = os.environ.get("JAVA_HOME")
-        if not (java_home and os.path.exists(os.path.join(java_home, "bin", "java"))) \
-                and shutil.which("java") is None:
+        if (
+            not (java_home and os.path.exists(os.path.join(java_home, "bin", "java")))
+            and shutil.which("java") is None
+        ):
             return f"no Java runtime ($JAVA_HOME/bin/java or java on PATH): {INSTALL_HINT}"
         return None
 
@@ -614,8 +632,9 @@ class SparkEngine(EngineBase[_Stored]):
             try:
                 _RUNTIME.session()
             except Exception as exc:  # no usable Java, a port or memory problem, ...
-                raise FixtureLoadError(f"fixture {fixture.name!r}: Spark could not start: "
-                                       f"{st.trim_message(exc)}") from exc
+                raise FixtureLoadError(
+                    f"fixture {fixture.name!r}: Spark could not start: {st.trim_message(exc)}"
+                ) from exc
             yield
 
     def _usable(self, stored: _Stored) -> bool:
@@ -632,8 +651,11 @@ class SparkEngine(EngineBase[_Stored]):
     def _read_back(self, stored: _Stored, fixture: Fixture) -> dict[str, list[tuple[Any, ...]]]:
         def read(table: Table) -> list[tuple[Any, ...]]:
             frame = stored.frames.get(table.name.lower())
-            return [] if frame is None else [
-                tuple(row) for row in frame.select(*table.column_names).collect()]
+            return (
+                []
+                if frame is None
+                else [tuple(row) for row in frame.select(*table.column_names).collect()]
+            )
 
         return st.read_tables(fixture, read, Exception)  # e.g. lost checkpoint blocks
 
@@ -652,8 +674,14 @@ class SparkEngine(EngineBase[_Stored]):
 
     # --- execution ----------------------------------------------------------------------------
 
-    def execute(self, sql: str, fixture: Fixture, *, timeout: float = DEFAULT_TIMEOUT,
-                max_rows: int = DEFAULT_MAX_ROWS) -> Execution:
+    def execute(
+        self,
+        sql: str,
+        fixture: Fixture,
+        *,
+        timeout: float = DEFAULT_TIMEOUT,
+        max_rows: int = DEFAULT_MAX_ROWS,
+    ) -> Execution:
         statements = GUARD.script(st.splitter("spark").split(sql))
         if isinstance(statements, Execution):
             return statements
@@ -663,8 +691,9 @@ class SparkEngine(EngineBase[_Stored]):
                 return self._run(stored, sql, statements, st.Deadline(timeout), max_rows)
             except Exception as exc:  # the JVM or the gateway failed outside a statement
                 _RUNTIME.suspect = True
-                return Execution(ExecStatus.ENGINE_ERROR,
-                                 error=st.trim_message(f"{type(exc).__name__}: {exc}"))
+                return Execution(
+                    ExecStatus.ENGINE_ERROR, error=st.trim_message(f"{type(exc).__name__}: {exc}")
+                )
             finally:
                 try:
                     _RUNTIME.settle()
@@ -672,8 +701,14 @@ class SparkEngine(EngineBase[_Stored]):
                 except Exception:
                     _RUNTIME.suspect = True
 
-    def _run(self, stored: _Stored, sql: str, statements: Sequence[st.Plan],
-             deadline: st.Deadline, max_rows: int) -> Execution:
+    def _run(
+        self,
+        stored: _Stored,
+        sql: str,
+        statements: Sequence[st.Plan],
+        deadline: st.Deadline,
+        max_rows: int,
+    ) -> Execution:
         runtime = _RUNTIME
         spark = runtime.spark
         group = f"parrot-{secrets.token_hex(8)}"
@@ -685,7 +720,9 @@ class SparkEngine(EngineBase[_Stored]):
 
         outcome = runtime.call(
             lambda stop: _prepare(spark, stored, referenced, copies, group, self.dialect_conf),
-            deadline, group)
+            deadline,
+            group,
+        )
         elapsed = outcome.seconds
         if (failure := outcome.failure()) is not None:
             return Execution(_status(failure, True), error=_message(failure), elapsed=elapsed)
@@ -701,29 +738,39 @@ class SparkEngine(EngineBase[_Stored]):
         for stmt in statements:
             if deadline.expired:
                 return Execution(ExecStatus.TIMEOUT, error="timed out", elapsed=elapsed)
-            done = runtime.call(functools.partial(_run_statement, spark, session, stmt, max_rows,
-                                                  group, self.dialect_conf), deadline, group)
+            done = runtime.call(
+                functools.partial(
+                    _run_statement, spark, session, stmt, max_rows, group, self.dialect_conf
+                ),
+                deadline,
+                group,
+            )
             elapsed += done.seconds
             if (failure := done.failure()) is not None:
                 return Execution(_status(failure, True), error=_message(failure), elapsed=elapsed)
             if done.value is not None:
                 result, too_large = done.value
         if too_large:
-            return Execution(ExecStatus.TOO_LARGE, error=f"more than {max_rows} rows",
-                             elapsed=elapsed)
-        return Execution(ExecStatus.OK, result=result or values.ResultSet((), ()),
-                         elapsed=elapsed)
+            return Execution(
+                ExecStatus.TOO_LARGE, error=f"more than {max_rows} rows", elapsed=elapsed
+            )
+        return Execution(ExecStatus.OK, result=result or values.ResultSet((), ()), elapsed=elapsed)
 
 
 # --- loading --------------------------------------------------------------------------------------
+
 
 def _frame(spark: Any, table: Table) -> Any:
     """A checkpointed DataFrame holding ``table``'s rows (built from Arrow: no Python workers)."""
     import pyarrow as pa
     from pyspark.sql.types import StructField, StructType, _parse_datatype_string
 
-    schema = StructType([StructField(c.name, _parse_datatype_string(spark_type(c)), c.nullable)
-                         for c in table.columns])
+    schema = StructType(
+        [
+            StructField(c.name, _parse_datatype_string(spark_type(c)), c.nullable)
+            for c in table.columns
+        ]
+    )
     data = pa.Table.from_arrays(arrow_arrays(table), names=list(table.column_names))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", FutureWarning)
@@ -747,14 +794,17 @@ def _of_rows(spark: Any, jsession: Any, plan: Any) -> Any:
 
 # --- statements -----------------------------------------------------------------------------------
 
+
 def _is_punct(tok: st.Token | None, text: str) -> bool:
     return tok is not None and tok.kind is st.TokenKind.PUNCT and tok.text == text
 
 
 def _is_string(tok: st.Token | None) -> bool:
     """A string literal: '...', "..." or a raw string r'...'."""
-    return tok is not None and (tok.kind is st.TokenKind.STRING or (
-        tok.kind is st.TokenKind.QUOTED and tok.text.startswith('"')))
+    return tok is not None and (
+        tok.kind is st.TokenKind.STRING
+        or (tok.kind is st.TokenKind.QUOTED and tok.text.startswith('"'))
+    )
 
 
 def _string_value(tok: st.Token) -> str:
@@ -762,15 +812,19 @@ def _string_value(tok: st.Token) -> str:
 
 
 def _is_name(tok: st.Token | None) -> bool:
-    return tok is not None and (tok.kind is st.TokenKind.WORD or (
-        tok.kind is st.TokenKind.QUOTED and tok.text.startswith("`")))
+    return tok is not None and (
+        tok.kind is st.TokenKind.WORD
+        or (tok.kind is st.TokenKind.QUOTED and tok.text.startswith("`"))
+    )
 
 
 _DENIED_FUNCTIONS = frozenset({"reflect", "java_method", "try_reflect"})
 _PROTECTED_SETTING = re.compile(
     r"^spark\.(?!sql\.)|^spark\.sql\.(catalog|defaultcatalog|runsqlonfiles|variable\.substitute|"
     r"legacy\.notreserveproperties|sources\.|extensions|warehouse|globaltempdatabase|hive\.)"
-    r"|^spark\..*class", re.IGNORECASE)
+    r"|^spark\..*class",
+    re.IGNORECASE,
+)
 
 
 def _refusal(stmt: st.Plan) -> str | None:
@@ -782,8 +836,14 @@ def _refusal(stmt: st.Plan) -> str | None:
     creates_function = words[:1] == ("CREATE",) and "FUNCTION" in words
     if creates_function:
         body = [t.name for t in tokens]
-        first = next((i for i, t in enumerate(tokens)
-                      if t.kind is st.TokenKind.WORD and t.name in ("as", "return")), None)
+        first = next(
+            (
+                i
+                for i, t in enumerate(tokens)
+                if t.kind is st.TokenKind.WORD and t.name in ("as", "return")
+            ),
+            None,
+        )
         if first is not None and body[first] == "as" and _is_string(_at(tokens, first + 1)):
             return "CREATE FUNCTION ... AS 'class' is not allowed (only SQL functions)"
     for i, tok in enumerate(tokens):
@@ -798,13 +858,15 @@ def _refusal(stmt: st.Plan) -> str | None:
         if word == "directory" and before is not None and before.name in ("overwrite", "local"):
             return "INSERT OVERWRITE DIRECTORY is not allowed (writes files)"
         if word == "using" and (_is_string(after) or after_word in ("jar", "file", "archive")):
-            return ("USING 'command' (script transforms) and USING JAR/FILE/ARCHIVE are not "
-                    "allowed")
+            return "USING 'command' (script transforms) and USING JAR/FILE/ARCHIVE are not allowed"
         if word == "execute" and after_word == "immediate":
             return "EXECUTE IMMEDIATE is not allowed (dynamic SQL)"
         starts = before is None or _is_punct(before, ";") or before.name in st.BODY_STARTS
-        if starts and word == "add" and after_word in ("jar", "jars", "file", "files", "archive",
-                                                       "archives"):
+        if (
+            starts
+            and word == "add"
+            and after_word in ("jar", "jars", "file", "files", "archive", "archives")
+        ):
             return "ADD JAR/FILE/ARCHIVE is not allowed (changes the shared Spark context)"
         if starts and word == "load" and after_word == "data":
             return "LOAD DATA is not allowed (reads files)"
@@ -814,12 +876,13 @@ def _refusal(stmt: st.Plan) -> str | None:
             key, end = _setting_key(tokens, i + 1)
             changes = word == "reset" or _is_punct(_at(tokens, end), "=")  # SET k only reads
             if key and changes and _PROTECTED_SETTING.search(key):
-                return (f"{word.upper()} {key} is not allowed (Spark core, catalog, class-valued "
-                        "and parrot's safety settings are off limits)")
+                return (
+                    f"{word.upper()} {key} is not allowed (Spark core, catalog, class-valued "
+                    "and parrot's safety settings are off limits)"
+                )
         if word == "identifier" and _is_punct(after, "("):
             literal = _at(tokens, i + 2)
-            if literal is None or not _is_string(literal) or not _is_punct(
-                    _at(tokens, i + 3), ")"):
+            if literal is None or not _is_string(literal) or not _is_punct(_at(tokens, i + 3), ")"):
                 return "IDENTIFIER() is allowed with a single string literal only"
             target = _string_value(literal).replace("`", "").split(".")[-1].strip().lower()
             if target in _DENIED_FUNCTIONS:
@@ -828,17 +891,42 @@ def _refusal(stmt: st.Plan) -> str | None:
 
 
 GUARD = st.Guard(
-    st.SPARK, reserved_prefix=None, extra=_refusal,
-    reads=frozenset({"SELECT", "WITH", "VALUES", "TABLE", "FROM", "EXPLAIN", "DESCRIBE", "DESC",
-                     "SHOW", "SET", "RESET", "USE", "CACHE", "UNCACHE", "CLEAR", "REFRESH", "LIST",
-                     "DECLARE", "DROP"}),
+    st.SPARK,
+    reserved_prefix=None,
+    extra=_refusal,
+    reads=frozenset(
+        {
+            "SELECT",
+            "WITH",
+            "VALUES",
+            "TABLE",
+            "FROM",
+            "EXPLAIN",
+            "DESCRIBE",
+            "DESC",
+            "SHOW",
+            "SET",
+            "RESET",
+            "USE",
+            "CACHE",
+            "UNCACHE",
+            "CLEAR",
+            "REFRESH",
+            "LIST",
+            "DECLARE",
+            "DROP",
+        }
+    ),
     write_words=frozenset({"insert"}),  # FROM t INSERT INTO ...: fixture tables become copies
-    refused_calls=_DENIED_FUNCTIONS, call_reason="is not allowed (calls Java methods)")
+    refused_calls=_DENIED_FUNCTIONS,
+    call_reason="is not allowed (calls Java methods)",
+)
 
 
 _DENIED_IN_PLAN = re.compile(  # in Spark's own parsed plan (lower-cased tree string)
     r"(?<![\w$])(reflect|java_method|try_reflect)\s*\(|scripttransformation"
-    r"|expressionwithunresolvedidentifier\((reflect|java_method|try_reflect)\b")
+    r"|expressionwithunresolvedidentifier\((reflect|java_method|try_reflect)\b"
+)
 
 
 def _plan_refusal(session: Any, texts: Sequence[str]) -> str | None:
@@ -856,8 +944,11 @@ def _plan_refusal(session: Any, texts: Sequence[str]) -> str | None:
         except Exception as exc:
             return f"the statement could not be checked by Spark's parser: {type(exc).__name__}"
         if (m := _DENIED_IN_PLAN.search(plan)) is not None:
-            what = "TRANSFORM ... USING" if m.group(0) == "scripttransformation" else \
-                (m.group(1) or m.group(2)) + "()"
+            what = (
+                "TRANSFORM ... USING"
+                if m.group(0) == "scripttransformation"
+                else (m.group(1) or m.group(2)) + "()"
+            )
             return f"{what} is not allowed (Java calls and shell commands, per Spark's parser)"
     return None
 
@@ -872,8 +963,7 @@ def _setting_key(tokens: Sequence[st.Token], i: int) -> tuple[str, int]:
     parts: list[str] = []
     while i < len(tokens):
         tok = tokens[i]
-        if tok.kind is st.TokenKind.WORD or (tok.kind is st.TokenKind.PUNCT
-                                             and tok.text in ".-"):
+        if tok.kind is st.TokenKind.WORD or (tok.kind is st.TokenKind.PUNCT and tok.text in ".-"):
             parts.append(tok.text)
         elif tok.kind is st.TokenKind.QUOTED and tok.text.startswith("`"):
             parts.append(tok.text[1:-1].replace("``", "`"))
@@ -890,8 +980,11 @@ def _tables_to_copy(statements: Sequence[st.Plan], tables: set[str]) -> set[str]
     for stmt in statements:
         words = stmt.words
         names = {t.name for t in stmt.tokens if _is_name(t)}
-        if not words or not stmt.writes or (
-                words[0] == "CREATE" and ("TEMPORARY" in words or "TEMP" in words)):
+        if (
+            not words
+            or not stmt.writes
+            or (words[0] == "CREATE" and ("TEMPORARY" in words or "TEMP" in words))
+        ):
             continue
         out |= names & tables
         for i, tok in enumerate(stmt.tokens):  # IDENTIFIER('customers')
@@ -904,8 +997,15 @@ def _tables_to_copy(statements: Sequence[st.Plan], tables: set[str]) -> set[str]
 
 # --- running --------------------------------------------------------------------------------------
 
-def _prepare(spark: Any, stored: _Stored, referenced: Sequence[str], copies: set[str],
-             group: str, dialect_conf: dict[str, str]) -> Any:
+
+def _prepare(
+    spark: Any,
+    stored: _Stored,
+    referenced: Sequence[str],
+    copies: set[str],
+    group: str,
+    dialect_conf: dict[str, str],
+) -> Any:
     """The execution's session, with the fixture tables as temporary views or scratch copies."""
     spark.sparkContext.setJobGroup(group, "parrot execution", True)
     session = spark.newSession()
@@ -916,7 +1016,8 @@ def _prepare(spark: Any, stored: _Stored, referenced: Sequence[str], copies: set
         frame = _of_rows(spark, jsession, stored.frames[name]._jdf.logicalPlan())
         if name in copies:
             frame.write().format("parquet").saveAsTable(
-                "spark_catalog.default.`" + declared.replace("`", "``") + "`")
+                "spark_catalog.default.`" + declared.replace("`", "``") + "`"
+            )
         else:
             frame.createOrReplaceTempView(declared)
     return session
@@ -928,9 +1029,15 @@ def _configure(jsession: Any, dialect_conf: dict[str, str]) -> None:
         conf.set(key, value)
 
 
-def _run_statement(spark: Any, session: Any, stmt: st.Plan, max_rows: int, group: str,
-                   dialect_conf: dict[str, str],
-                   stop: threading.Event) -> tuple[values.ResultSet, bool] | None:
+def _run_statement(
+    spark: Any,
+    session: Any,
+    stmt: st.Plan,
+    max_rows: int,
+    group: str,
+    dialect_conf: dict[str, str],
+    stop: threading.Event,
+) -> tuple[values.ResultSet, bool] | None:
     """Run one statement; its (capped) rows and whether there were more, or None if rowless."""
     spark.sparkContext.setJobGroup(group, "parrot execution", True)
     frame = session.sql(stmt.text)
@@ -939,7 +1046,8 @@ def _run_statement(spark: Any, session: Any, stmt: st.Plan, max_rows: int, group
         _configure(session._jsparkSession, dialect_conf)
     fields = frame.schema.fields
     assignment = words[:1] in (("SET",), ("RESET",)) and (
-        any(_is_punct(t, "=") for t in stmt.tokens) or words[1:2] == ("TIME",))
+        any(_is_punct(t, "=") for t in stmt.tokens) or words[1:2] == ("TIME",)
+    )
     if not fields or assignment:
         return None
     shown, kinds = _presentable(frame, fields)
@@ -975,8 +1083,9 @@ def _presentable(frame: Any, fields: Sequence[Any]) -> tuple[Any, list[str]]:
         ref = f"`_{i}`"
         if isinstance(f.dataType, YearMonthIntervalType):
             kinds.append("months")
-            exprs.append(f"CAST(extract(YEAR FROM {ref}) * 12 + extract(MONTH FROM {ref}) "
-                         f"AS BIGINT)")
+            exprs.append(
+                f"CAST(extract(YEAR FROM {ref}) * 12 + extract(MONTH FROM {ref}) AS BIGINT)"
+            )
         elif _contains(f.dataType, (YearMonthIntervalType, CalendarIntervalType)):
             kinds.append("text")
             exprs.append(f"CAST({ref} AS STRING)")
@@ -1004,8 +1113,14 @@ def _contains(dtype: Any, kinds: tuple[type, ...]) -> bool:
 
 # --- values ---------------------------------------------------------------------------------------
 
-def _result_set(fields: Sequence[Any], kinds: Sequence[str], rows: Sequence[Any],
-                max_rows: int, stop: threading.Event) -> values.ResultSet:
+
+def _result_set(
+    fields: Sequence[Any],
+    kinds: Sequence[str],
+    rows: Sequence[Any],
+    max_rows: int,
+    stop: threading.Event,
+) -> values.ResultSet:
     names = tuple(str(f.name) for f in fields)
     types = tuple(str(f.dataType.simpleString()) for f in fields)
     converters = [_converter(f.dataType, kind) for f, kind in zip(fields, kinds, strict=True)]
@@ -1054,8 +1169,9 @@ def _plainer(dtype: Any) -> Callable[[Any], Any] | None:
         members = [(f.name, _nullable(_plainer(f.dataType))) for f in dtype.fields]
         return lambda v: {name: convert(x) for (name, convert), x in zip(members, v, strict=True)}
     if isinstance(dtype, VariantType):
-        return lambda v: values.Nested(json.dumps(json.loads(v.toJson()), sort_keys=True,
-                                                  separators=(",", ":")))
+        return lambda v: values.Nested(
+            json.dumps(json.loads(v.toJson()), sort_keys=True, separators=(",", ":"))
+        )
     if isinstance(dtype, BinaryType):
         return bytes
     return None
@@ -1159,5 +1275,11 @@ class DatabricksOnSparkEngine(SparkEngine):
     dialect: ClassVar[str] = "databricks"
 
 
-__all__ = ["SESSION_CONF", "DatabricksOnSparkEngine", "HiveOnSparkEngine", "SparkEngine",
-           "shutdown", "spark_type"]
+__all__ = [
+    "SESSION_CONF",
+    "DatabricksOnSparkEngine",
+    "HiveOnSparkEngine",
+    "SparkEngine",
+    "shutdown",
+    "spark_type",
+]

@@ -54,8 +54,17 @@ _SYNTAX_MARKERS = ("syntax error", "incomplete input", "unrecognized token")
 _DENIED_FUNCTIONS = frozenset({"load_extension"})
 
 
-sqlite_type = TypeMap({"integer": "INTEGER", "bigint": "BIGINT", "double": "REAL", "text": "TEXT",
-                       "boolean": "BOOLEAN", "date": "DATE", "timestamp": "TIMESTAMP"})
+sqlite_type = TypeMap(
+    {
+        "integer": "INTEGER",
+        "bigint": "BIGINT",
+        "double": "REAL",
+        "text": "TEXT",
+        "boolean": "BOOLEAN",
+        "date": "DATE",
+        "timestamp": "TIMESTAMP",
+    }
+)
 
 
 def _bind(value: Any) -> Any:
@@ -75,7 +84,8 @@ def _storage_class(column: list[Any]) -> str:
     for v in column:
         if v is not None:
             return {int: "INTEGER", float: "REAL", str: "TEXT", bytes: "BLOB"}.get(
-                type(v), type(v).__name__.upper())
+                type(v), type(v).__name__.upper()
+            )
     return "NULL"
 
 
@@ -105,34 +115,49 @@ class SQLiteEngine(EngineBase[sqlite3.Connection]):
     def _fill(self, con: sqlite3.Connection, fixture: Fixture) -> None:
         con.execute("BEGIN")
         for table in fixture.tables:
-            con.execute(create_table_sql(quote_ident(table.name), table, quote_ident,
-                                         sqlite_type, primary_key=False))
+            con.execute(
+                create_table_sql(
+                    quote_ident(table.name), table, quote_ident, sqlite_type, primary_key=False
+                )
+            )
             marks = ", ".join("?" * len(table.columns))
-            con.executemany(f"INSERT INTO {quote_ident(table.name)} VALUES ({marks})",
-                            ([_bind(v) for v in row] for row in table.rows))
+            con.executemany(
+                f"INSERT INTO {quote_ident(table.name)} VALUES ({marks})",
+                ([_bind(v) for v in row] for row in table.rows),
+            )
             if table.primary_key:  # the key's index, without making it the rowid (see above)
-                con.execute(f"CREATE UNIQUE INDEX {quote_ident(table.name + '__pkey')} ON "
-                            f"{quote_ident(table.name)} "
-                            f"({', '.join(quote_ident(k) for k in table.primary_key)})")
+                con.execute(
+                    f"CREATE UNIQUE INDEX {quote_ident(table.name + '__pkey')} ON "
+                    f"{quote_ident(table.name)} "
+                    f"({', '.join(quote_ident(k) for k in table.primary_key)})"
+                )
         con.execute("COMMIT")
 
     def _discard(self, con: sqlite3.Connection) -> None:
         con.close()
 
     @staticmethod
-    def _read_back(con: sqlite3.Connection,
-                   fixture: Fixture) -> dict[str, list[tuple[Any, ...]]]:
-        return st.read_tables(fixture, lambda t: con.execute(select_all(t, quote_ident)).fetchall(),
-                              sqlite3.Error)
+    def _read_back(con: sqlite3.Connection, fixture: Fixture) -> dict[str, list[tuple[Any, ...]]]:
+        return st.read_tables(
+            fixture, lambda t: con.execute(select_all(t, quote_ident)).fetchall(), sqlite3.Error
+        )
 
     # --- execution ----------------------------------------------------------------------------
 
-    def execute(self, sql: str, fixture: Fixture, *, timeout: float = DEFAULT_TIMEOUT,
-                max_rows: int = DEFAULT_MAX_ROWS) -> Execution:
+    def execute(
+        self,
+        sql: str,
+        fixture: Fixture,
+        *,
+        timeout: float = DEFAULT_TIMEOUT,
+        max_rows: int = DEFAULT_MAX_ROWS,
+    ) -> Execution:
         master = self.stored(fixture)
         if "\x00" in sql:  # the C API reads statements up to a NUL; Python's module refuses them
-            return Execution(ExecStatus.SYNTAX_ERROR,
-                             error="the SQL contains a NUL character, which SQLite cannot take")
+            return Execution(
+                ExecStatus.SYNTAX_ERROR,
+                error="the SQL contains a NUL character, which SQLite cannot take",
+            )
         statements = st.splitter("sqlite").split(sql)
         if not statements:
             return Execution(ExecStatus.SYNTAX_ERROR, error=st.NO_STATEMENT)
@@ -149,8 +174,9 @@ class SQLiteEngine(EngineBase[sqlite3.Connection]):
         finally:
             work.close()
 
-    def _run(self, con: sqlite3.Connection, statements: list[str], deadline: st.Deadline,
-             max_rows: int) -> Execution:
+    def _run(
+        self, con: sqlite3.Connection, statements: list[str], deadline: st.Deadline, max_rows: int
+    ) -> Execution:
         denied: list[str] = []
 
         def authorizer(action: int, arg1: str | None, arg2: str | None, *_: object) -> int:
@@ -171,12 +197,19 @@ class SQLiteEngine(EngineBase[sqlite3.Connection]):
             return ERRORS(exc, fired or deadline.expired)
 
         return st.run_in_order(
-            statements, deadline, max_rows, lambda text, _: _run_statement(con, text, max_rows),
-            con.interrupt, classify, st.trim_message)
+            statements,
+            deadline,
+            max_rows,
+            lambda text, _: _run_statement(con, text, max_rows),
+            con.interrupt,
+            classify,
+            st.trim_message,
+        )
 
 
-def _run_statement(con: sqlite3.Connection, text: str,
-                   max_rows: int) -> tuple[values.ResultSet, bool] | None:
+def _run_statement(
+    con: sqlite3.Connection, text: str, max_rows: int
+) -> tuple[values.ResultSet, bool] | None:
     """Run one statement; its (capped) result and whether it overflowed, or None if rowless."""
     cur = con.execute(text)
     if cur.description is None:
@@ -204,9 +237,13 @@ def _error_code(exc: BaseException) -> str | None:
 
 
 ERRORS = st.ErrorTable(
-    _error_code, cancelled=frozenset({"interrupted"}),
-    syntax=frozenset({"syntax"}), lost=frozenset({"internal"}), uncoded_cancel=False,
-    driver_errors=(sqlite3.Error, sqlite3.Warning, ValueError, OverflowError, MemoryError))
+    _error_code,
+    cancelled=frozenset({"interrupted"}),
+    syntax=frozenset({"syntax"}),
+    lost=frozenset({"internal"}),
+    uncoded_cancel=False,
+    driver_errors=(sqlite3.Error, sqlite3.Warning, ValueError, OverflowError, MemoryError),
+)
 
 
 __all__ = ["SQLiteEngine", "sqlite_type"]

@@ -75,9 +75,17 @@ REQUEST_TIMEOUT = 60.0  # seconds per HTTP request
 
 # --- types ----------------------------------------------------------------------------------------
 
-trino_type = TypeMap({"integer": "INTEGER", "bigint": "BIGINT", "double": "DOUBLE",
-                      "text": "VARCHAR", "boolean": "BOOLEAN", "date": "DATE",
-                      "timestamp": "TIMESTAMP(6)"})
+trino_type = TypeMap(
+    {
+        "integer": "INTEGER",
+        "bigint": "BIGINT",
+        "double": "DOUBLE",
+        "text": "VARCHAR",
+        "boolean": "BOOLEAN",
+        "date": "DATE",
+        "timestamp": "TIMESTAMP(6)",
+    }
+)
 
 
 def string_literal(text: str) -> str:
@@ -95,8 +103,15 @@ def literal(value: Any, column: Column) -> str:
         return string_literal(str(value))
     if t == "double":
         f = float(value)
-        text = ("NaN" if math.isnan(f) else "Infinity" if f == math.inf
-                else "-Infinity" if f == -math.inf else repr(f))
+        text = (
+            "NaN"
+            if math.isnan(f)
+            else "Infinity"
+            if f == math.inf
+            else "-Infinity"
+            if f == -math.inf
+            else repr(f)
+        )
         return f"CAST('{text}' AS DOUBLE)"
     if t == "date":
         return f"DATE '{value.isoformat()}'"
@@ -109,30 +124,54 @@ def literal(value: Any, column: Column) -> str:
 
 # --- statement guard ------------------------------------------------------------------------------
 
-READ_ONLY_REASON = ("parrot runs Trino translations read-only: writes belong to the catalog's "
-                    "connector and cannot be rolled back")
+READ_ONLY_REASON = (
+    "parrot runs Trino translations read-only: writes belong to the catalog's "
+    "connector and cannot be rolled back"
+)
 
 GUARD = st.Guard(
     lexicon=st.TRINO,
-    reads=frozenset({"SELECT", "WITH", "VALUES", "TABLE", "SHOW", "DESCRIBE", "EXPLAIN", "SET",
-                     "RESET"}),
+    reads=frozenset(
+        {"SELECT", "WITH", "VALUES", "TABLE", "SHOW", "DESCRIBE", "EXPLAIN", "SET", "RESET"}
+    ),
     read_only=True,
     read_only_reason=READ_ONLY_REASON,
     # a leading word outside ``reads`` writes; these make EXPLAIN ANALYZE <write> a write too
-    write_words=frozenset({"insert", "update", "delete", "merge", "create", "drop", "alter",
-                           "truncate", "grant", "revoke", "deny", "call", "comment", "refresh"}),
-    refused_sequences=(("SET", "ROLE"), ("SET", "TIME", "ZONE"),
-                       ("SET", "SESSION", "AUTHORIZATION"), ("RESET", "SESSION",
-                                                             "AUTHORIZATION"),
-                       ("SET", "PATH")),
+    write_words=frozenset(
+        {
+            "insert",
+            "update",
+            "delete",
+            "merge",
+            "create",
+            "drop",
+            "alter",
+            "truncate",
+            "grant",
+            "revoke",
+            "deny",
+            "call",
+            "comment",
+            "refresh",
+        }
+    ),
+    refused_sequences=(
+        ("SET", "ROLE"),
+        ("SET", "TIME", "ZONE"),
+        ("SET", "SESSION", "AUTHORIZATION"),
+        ("RESET", "SESSION", "AUTHORIZATION"),
+        ("SET", "PATH"),
+    ),
     refused_calls=frozenset({"query", "raw_query"}),
-    protected_settings=frozenset({"query_max_execution_time", "query_max_run_time",
-                                  "query_max_planning_time"}),
+    protected_settings=frozenset(
+        {"query_max_execution_time", "query_max_run_time", "query_max_planning_time"}
+    ),
     setting_statements=(("SET", "SESSION"), ("RESET", "SESSION")),
 )
 
 
 # --- errors ---------------------------------------------------------------------------------------
+
 
 def error_code(exc: BaseException) -> str | None:
     name = getattr(exc, "error_name", None)
@@ -145,14 +184,26 @@ ERRORS = st.ErrorTable(
     timeout=frozenset({"EXCEEDED_TIME_LIMIT"}),
     cancelled=frozenset({"USER_CANCELED", "ADMINISTRATIVELY_KILLED"}),
     denied=frozenset({"PERMISSION_DENIED"}),
-    lost=frozenset({"NO_NODES_AVAILABLE", "SERVER_SHUTTING_DOWN", "SERVER_STARTING_UP",
-                    "REMOTE_TASK_ERROR", "REMOTE_TASK_MISMATCH", "REMOTE_HOST_GONE",
-                    "PAGE_TRANSPORT_ERROR", "PAGE_TRANSPORT_TIMEOUT", "TOO_MANY_REQUESTS_FAILED",
-                    "CLUSTER_OUT_OF_MEMORY", "ABANDONED_QUERY"}),
+    lost=frozenset(
+        {
+            "NO_NODES_AVAILABLE",
+            "SERVER_SHUTTING_DOWN",
+            "SERVER_STARTING_UP",
+            "REMOTE_TASK_ERROR",
+            "REMOTE_TASK_MISMATCH",
+            "REMOTE_HOST_GONE",
+            "PAGE_TRANSPORT_ERROR",
+            "PAGE_TRANSPORT_TIMEOUT",
+            "TOO_MANY_REQUESTS_FAILED",
+            "CLUSTER_OUT_OF_MEMORY",
+            "ABANDONED_QUERY",
+        }
+    ),
 )
 
 
 # --- values ---------------------------------------------------------------------------------------
+
 
 def _utc_time(value: Any) -> Any:
     if isinstance(value, dt.time) and value.tzinfo is not None:
@@ -195,6 +246,7 @@ def converter(type_name: str) -> Callable[[Any], Any]:
 
 # --- the adapter ----------------------------------------------------------------------------------
 
+
 class TrinoEngine(ServerEngine):
     name: ClassVar[str] = "trino"
     dialect: ClassVar[str] = "trino"
@@ -230,20 +282,29 @@ class TrinoEngine(ServerEngine):
     @staticmethod
     def catalog_of(url: ServerURL) -> str:
         if not url.path:
-            raise ValueError(f"a Trino URL names a writable catalog for parrot's fixtures: "
-                             f"trino://user@host:8080/memory (got {url.redacted()!r})")
+            raise ValueError(
+                f"a Trino URL names a writable catalog for parrot's fixtures: "
+                f"trino://user@host:8080/memory (got {url.redacted()!r})"
+            )
         return url.path[0]
 
     @staticmethod
-    def connect_params(url: ServerURL, schema: str | None = None,
-                       timeout: float | None = None) -> dict[str, Any]:
+    def connect_params(
+        url: ServerURL, schema: str | None = None, timeout: float | None = None
+    ) -> dict[str, Any]:
         """``trino.dbapi.connect`` keyword arguments (``password`` becomes basic auth)."""
         scheme = url.param("http_scheme") or ("https" if url.password else "http")
         params: dict[str, Any] = {
-            "host": url.host, "port": url.port or (443 if scheme == "https" else 8080),
-            "user": url.user or "parrot", "catalog": TrinoEngine.catalog_of(url),
-            "schema": schema, "http_scheme": scheme, "timezone": "UTC", "source": "parrot",
-            "verify": url.flag("verify", True), "request_timeout": REQUEST_TIMEOUT,
+            "host": url.host,
+            "port": url.port or (443 if scheme == "https" else 8080),
+            "user": url.user or "parrot",
+            "catalog": TrinoEngine.catalog_of(url),
+            "schema": schema,
+            "http_scheme": scheme,
+            "timezone": "UTC",
+            "source": "parrot",
+            "verify": url.flag("verify", True),
+            "request_timeout": REQUEST_TIMEOUT,
             "max_attempts": 1,
         }
         if url.password:
@@ -252,12 +313,15 @@ class TrinoEngine(ServerEngine):
             params["roles"] = url.param("roles")
         if timeout is not None:
             limit = f"{max(1, math.ceil(timeout * 1000))}ms"
-            params["session_properties"] = {"query_max_execution_time": limit,
-                                            "query_max_run_time": limit}
+            params["session_properties"] = {
+                "query_max_execution_time": limit,
+                "query_max_run_time": limit,
+            }
         return params
 
-    def _connect(self, schema: str | None = None,
-                 timeout: float = max(CONNECT_TIMEOUT, 600)) -> Any:  # the admin's by default
+    def _connect(
+        self, schema: str | None = None, timeout: float = max(CONNECT_TIMEOUT, 600)
+    ) -> Any:  # the admin's by default
         params = self.connect_params(self.url, schema, timeout)
         password = params.pop("password", None)
         if password is not None:
@@ -283,15 +347,21 @@ class TrinoEngine(ServerEngine):
 
     def _drop_container(self, container: str) -> None:
         for (name,) in self._admin_rows(
-                f"SELECT table_name FROM {self.quote(self.home or '')}.information_schema."
-                f"tables WHERE table_schema = {string_literal(container)}"):
-            self._admin_rows(f"DROP TABLE IF EXISTS {self.qualified(container)}."
-                             f"{self.quote(name)}")
+            f"SELECT table_name FROM {self.quote(self.home or '')}.information_schema."
+            f"tables WHERE table_schema = {string_literal(container)}"
+        ):
+            self._admin_rows(f"DROP TABLE IF EXISTS {self.qualified(container)}.{self.quote(name)}")
         self._admin_rows(f"DROP SCHEMA IF EXISTS {self.qualified(container)}")
 
     def table_ddl(self, container: str, table: Table, not_null: bool = True) -> str:
-        return create_table_sql(self.qualified(container, table.name), table, self.ident,
-                                trino_type, primary_key=False, not_null=not_null)
+        return create_table_sql(
+            self.qualified(container, table.name),
+            table,
+            self.ident,
+            trino_type,
+            primary_key=False,
+            not_null=not_null,
+        )
 
     def _create_table(self, container: str, table: Table) -> None:
         try:
@@ -304,8 +374,14 @@ class TrinoEngine(ServerEngine):
 
     # --- execution ----------------------------------------------------------------------------
 
-    def _execute_plans(self, plans: list[st.Plan], fixture: Fixture, container: str,
-                       deadline: st.Deadline, max_rows: int) -> Execution:
+    def _execute_plans(
+        self,
+        plans: list[st.Plan],
+        fixture: Fixture,
+        container: str,
+        deadline: st.Deadline,
+        max_rows: int,
+    ) -> Execution:
         conn = self._connect(schema=container, timeout=deadline.seconds)
         cur = conn.cursor()
         try:
@@ -338,5 +414,4 @@ class TrinoEngine(ServerEngine):
         return f"{type(exc).__name__}: {exc}"
 
 
-__all__ = ["ERRORS", "GUARD", "TrinoEngine", "converter", "error_code", "literal",
-           "trino_type"]
+__all__ = ["ERRORS", "GUARD", "TrinoEngine", "converter", "error_code", "literal", "trino_type"]

@@ -98,15 +98,25 @@ SQL_SS_VARIANT = -150
 SQL_SS_UDT = -151
 SQL_SS_TIMESTAMPOFFSET = -155
 RUNNER_SUFFIX = "_run"
-ODBC_HINT = (" — pyodbc also needs unixODBC (apt-get install unixodbc) and an ODBC driver for "
-             "SQL Server: Microsoft's 'ODBC Driver 18 for SQL Server' (msodbcsql18) or FreeTDS "
-             "(apt-get install tdsodbc)")
+ODBC_HINT = (
+    " — pyodbc also needs unixODBC (apt-get install unixodbc) and an ODBC driver for "
+    "SQL Server: Microsoft's 'ODBC Driver 18 for SQL Server' (msodbcsql18) or FreeTDS "
+    "(apt-get install tdsodbc)"
+)
 
 # --- types ----------------------------------------------------------------------------------------
 
-_TYPES = TypeMap({"integer": "INT", "bigint": "BIGINT", "double": "FLOAT(53)",
-                  "text": "NVARCHAR(MAX)", "boolean": "BIT", "date": "DATE",
-                  "timestamp": "DATETIME2(6)"})
+_TYPES = TypeMap(
+    {
+        "integer": "INT",
+        "bigint": "BIGINT",
+        "double": "FLOAT(53)",
+        "text": "NVARCHAR(MAX)",
+        "boolean": "BIT",
+        "date": "DATE",
+        "timestamp": "DATETIME2(6)",
+    }
+)
 
 
 def tsql_type(column: Column, key_chars: int | None = None) -> str:
@@ -118,15 +128,55 @@ def tsql_type(column: Column, key_chars: int | None = None) -> str:
 
 # --- statement guard ------------------------------------------------------------------------------
 
-_REFUSED_OBJECTS = ("LOGIN", "USER", "ROLE", "DATABASE", "SCHEMA", "ENDPOINT", "ASSEMBLY",
-                    "CERTIFICATE", "CREDENTIAL", "SERVER", "AVAILABILITY", "RESOURCE",
-                    "WORKLOAD", "EXTERNAL", "FULLTEXT", "EVENT", "AUDIT", "MASTER", "SYMMETRIC",
-                    "ASYMMETRIC", "APPLICATION", "BROKER", "MESSAGE", "CONTRACT", "QUEUE",
-                    "SERVICE", "ROUTE", "REMOTE", "CRYPTOGRAPHIC", "COLUMN", "SECURITY",
-                    "SEARCH", "SPATIAL")
-_PROTECTED_SET = ("IMPLICIT_TRANSACTIONS", "XACT_ABORT", "LOCK_TIMEOUT", "NOEXEC", "PARSEONLY",
-                  "FMTONLY", "SHOWPLAN_ALL", "SHOWPLAN_TEXT", "SHOWPLAN_XML",
-                  "REMOTE_PROC_TRANSACTIONS", "CONTEXT_INFO", "STATISTICS")
+_REFUSED_OBJECTS = (
+    "LOGIN",
+    "USER",
+    "ROLE",
+    "DATABASE",
+    "SCHEMA",
+    "ENDPOINT",
+    "ASSEMBLY",
+    "CERTIFICATE",
+    "CREDENTIAL",
+    "SERVER",
+    "AVAILABILITY",
+    "RESOURCE",
+    "WORKLOAD",
+    "EXTERNAL",
+    "FULLTEXT",
+    "EVENT",
+    "AUDIT",
+    "MASTER",
+    "SYMMETRIC",
+    "ASYMMETRIC",
+    "APPLICATION",
+    "BROKER",
+    "MESSAGE",
+    "CONTRACT",
+    "QUEUE",
+    "SERVICE",
+    "ROUTE",
+    "REMOTE",
+    "CRYPTOGRAPHIC",
+    "COLUMN",
+    "SECURITY",
+    "SEARCH",
+    "SPATIAL",
+)
+_PROTECTED_SET = (
+    "IMPLICIT_TRANSACTIONS",
+    "XACT_ABORT",
+    "LOCK_TIMEOUT",
+    "NOEXEC",
+    "PARSEONLY",
+    "FMTONLY",
+    "SHOWPLAN_ALL",
+    "SHOWPLAN_TEXT",
+    "SHOWPLAN_XML",
+    "REMOTE_PROC_TRANSACTIONS",
+    "CONTEXT_INFO",
+    "STATISTICS",
+)
 _SYSTEM_PROCEDURE = re.compile(r"^(?:sp|xp)_", re.IGNORECASE)
 
 
@@ -136,8 +186,9 @@ def _tsql_extra(plan: st.Plan) -> str | None:
     if plan.first == "GO":
         return "GO n (running a batch n times) is not allowed"
     for i, tok in enumerate(tokens):
-        if tok.kind in (st.TokenKind.WORD, st.TokenKind.QUOTED) and \
-                _SYSTEM_PROCEDURE.match(tok.name):
+        if tok.kind in (st.TokenKind.WORD, st.TokenKind.QUOTED) and _SYSTEM_PROCEDURE.match(
+            tok.name
+        ):
             return f"{tok.text}: system procedures are not allowed"
         if tok.kind is not st.TokenKind.WORD:
             continue
@@ -146,8 +197,9 @@ def _tsql_extra(plan: st.Plan) -> str | None:
             if nxt.text == "(" or nxt.kind is st.TokenKind.STRING:
                 return "dynamic SQL (EXEC of a string) is not allowed"
             assigned = i + 3 < len(tokens) and tokens[i + 3].text == "="
-            if nxt.text == "@" and (not assigned or (i + 4 < len(tokens)
-                                                     and tokens[i + 4].text == "@")):
+            if nxt.text == "@" and (
+                not assigned or (i + 4 < len(tokens) and tokens[i + 4].text == "@")
+            ):
                 return "dynamic SQL (EXEC @variable) is not allowed"
         if tok.name == "use" and (nxt is None or nxt.name not in ("hint", "plan")):
             return "USE is not allowed"
@@ -158,18 +210,53 @@ GUARD = st.Guard(
     lexicon=st.TSQL,
     reads=frozenset(),  # every batch runs inside a rolled-back transaction
     refused_sequences=(
-        ("BEGIN", "TRAN"), ("BEGIN", "TRANSACTION"), ("BEGIN", "DISTRIBUTED"),
-        ("SAVE", "TRAN"), ("SAVE", "TRANSACTION"), ("EXECUTE", "AS"), ("EXEC", "AS"),
-        ("ON", "DATABASE"), ("ON", "ALL"), ("BULK", "INSERT"),
+        ("BEGIN", "TRAN"),
+        ("BEGIN", "TRANSACTION"),
+        ("BEGIN", "DISTRIBUTED"),
+        ("SAVE", "TRAN"),
+        ("SAVE", "TRANSACTION"),
+        ("EXECUTE", "AS"),
+        ("EXEC", "AS"),
+        ("ON", "DATABASE"),
+        ("ON", "ALL"),
+        ("BULK", "INSERT"),
         *((verb, obj) for verb in ("CREATE", "ALTER", "DROP") for obj in _REFUSED_OBJECTS),
-        *(("SET", name) for name in _PROTECTED_SET)),
-    refused_words=frozenset({"commit", "rollback", "revert", "setuser", "shutdown", "dbcc",
-                             "reconfigure", "checkpoint", "kill", "backup", "restore", "grant",
-                             "revoke", "deny", "openrowset", "opendatasource", "openquery",
-                             "writetext", "updatetext", "readtext"}),
-    refused_calls=frozenset({"fn_xe_file_target_read_file", "fn_get_audit_file",
-                             "fn_trace_gettable", "fn_dblog", "fn_dump_dblog",
-                             "sys_dm_os_file_exists"}),
+        *(("SET", name) for name in _PROTECTED_SET),
+    ),
+    refused_words=frozenset(
+        {
+            "commit",
+            "rollback",
+            "revert",
+            "setuser",
+            "shutdown",
+            "dbcc",
+            "reconfigure",
+            "checkpoint",
+            "kill",
+            "backup",
+            "restore",
+            "grant",
+            "revoke",
+            "deny",
+            "openrowset",
+            "opendatasource",
+            "openquery",
+            "writetext",
+            "updatetext",
+            "readtext",
+        }
+    ),
+    refused_calls=frozenset(
+        {
+            "fn_xe_file_target_read_file",
+            "fn_get_audit_file",
+            "fn_trace_gettable",
+            "fn_dblog",
+            "fn_dump_dblog",
+            "sys_dm_os_file_exists",
+        }
+    ),
     extra=_tsql_extra,
 )
 
@@ -202,8 +289,24 @@ ERRORS = st.ErrorTable(
     timeout=frozenset({"HYT00", "HYT01", 1222}),
     cancelled=frozenset({"HY008", 3617}),
     denied=frozenset({229, 230, 262, 297, 300, 916, 15247, 1088}),
-    lost=frozenset({"08S01", "08001", "08003", "08004", "08007", "IM002", "IM003", 233, 10053,
-                    10054, 4060, 18456, 596, 3980}),
+    lost=frozenset(
+        {
+            "08S01",
+            "08001",
+            "08003",
+            "08004",
+            "08007",
+            "IM002",
+            "IM003",
+            233,
+            10053,
+            10054,
+            4060,
+            18456,
+            596,
+            3980,
+        }
+    ),
 )
 
 _ODBC_PREFIX = re.compile(r"^(?:\s*\[[^\]]*\])+")  # [42000] [Microsoft][ODBC Driver 18 ...]
@@ -215,8 +318,9 @@ def clean_message(exc: BaseException) -> str:
     (SQLExecDirectW)`` → ``text (102)``; several diagnostics are kept, in order."""
     _, text = _odbc_args(exc)
     text = _ODBC_CALL.sub("", text.strip())
-    parts = [_ODBC_PREFIX.sub("", piece.strip()).strip()
-             for piece in re.split(r";\s*(?=\[)", text)]  # one piece per diagnostic
+    parts = [
+        _ODBC_PREFIX.sub("", piece.strip()).strip() for piece in re.split(r";\s*(?=\[)", text)
+    ]  # one piece per diagnostic
     return "; ".join(p for p in parts if p) or type(exc).__name__
 
 
@@ -229,13 +333,14 @@ def datetimeoffset_value(raw: bytes | None) -> dt.datetime | None:
     """An ODBC SQL_SS_TIMESTAMPOFFSET_STRUCT → a naive UTC datetime."""
     if raw is None:
         return None
-    year, month, day, hour, minute, second, fraction, tz_h, tz_m = _DTO.unpack(raw[:_DTO.size])
+    year, month, day, hour, minute, second, fraction, tz_h, tz_m = _DTO.unpack(raw[: _DTO.size])
     local = dt.datetime(year, month, day, hour, minute, second, fraction // 1000)
     return local - dt.timedelta(hours=tz_h, minutes=tz_m)
 
 
 def connection_string(url: ServerURL, driver: str, database: str | None = None) -> str:
     """The ODBC connection string for a URL (values braced, so ``;`` and ``}`` are safe)."""
+
     def brace(value: str) -> str:
         return "{" + value.replace("}", "}}") + "}"
 
@@ -244,10 +349,12 @@ def connection_string(url: ServerURL, driver: str, database: str | None = None) 
     if "freetds" in driver.lower():
         parts += [f"SERVER={url.host}", f"PORT={port}", "TDS_Version=7.4", "ClientCharset=UTF-8"]
     else:
-        parts += [f"SERVER={brace(f'{url.host},{port}')}",
-                  f"Encrypt={'yes' if url.flag('encrypt', True) else 'no'}",
-                  "TrustServerCertificate="
-                  + ("yes" if url.flag("trust_server_certificate", True) else "no")]
+        parts += [
+            f"SERVER={brace(f'{url.host},{port}')}",
+            f"Encrypt={'yes' if url.flag('encrypt', True) else 'no'}",
+            "TrustServerCertificate="
+            + ("yes" if url.flag("trust_server_certificate", True) else "no"),
+        ]
     db = database or (url.path[0] if url.path else None)
     if db:
         parts.append(f"DATABASE={brace(db)}")
@@ -272,6 +379,7 @@ def choose_driver(installed: Sequence[str], wanted: str | None = None) -> str | 
 
 
 # --- the adapter ----------------------------------------------------------------------------------
+
 
 class SQLServerEngine(ServerEngine):
     name: ClassVar[str] = "tsql"
@@ -301,8 +409,10 @@ class SQLServerEngine(ServerEngine):
         super().__init__(url)
 
         if not self.url.path:
-            raise ValueError(f"name the database parrot may create schemas in: "
-                             f"{self.url_example} (got {self.url.redacted()!r})")
+            raise ValueError(
+                f"name the database parrot may create schemas in: "
+                f"{self.url_example} (got {self.url.redacted()!r})"
+            )
         wanted = self.url.param("driver")
         installed = list(self.driver.drivers())
         chosen = choose_driver(installed, wanted)
@@ -311,15 +421,17 @@ class SQLServerEngine(ServerEngine):
                 f"no ODBC driver for SQL Server is installed (pyodbc lists "
                 f"{installed or 'none'}{'; wanted ' + repr(wanted) if wanted else ''}): install "
                 "Microsoft's 'ODBC Driver 18 for SQL Server' (msodbcsql18) or FreeTDS "
-                "(apt-get install tdsodbc), or name one with ?driver=...")
+                "(apt-get install tdsodbc), or name one with ?driver=..."
+            )
         self.odbc_driver = chosen
         self.driver.pooling = False  # NO REVERT connections must never be reused
 
     # --- connections --------------------------------------------------------------------------
 
     def _connect(self) -> Any:
-        conn = self.driver.connect(connection_string(self.url, self.odbc_driver),
-                                   autocommit=True, timeout=CONNECT_TIMEOUT)
+        conn = self.driver.connect(
+            connection_string(self.url, self.odbc_driver), autocommit=True, timeout=CONNECT_TIMEOUT
+        )
         conn.add_output_converter(SQL_SS_TIMESTAMPOFFSET, datetimeoffset_value)
         conn.add_output_converter(SQL_SS_VARIANT, _raw_bytes)
         conn.add_output_converter(SQL_SS_UDT, _raw_bytes)
@@ -333,8 +445,10 @@ class SQLServerEngine(ServerEngine):
         return self._admin
 
     def _ask_version(self) -> str:
-        row = self._admin_rows("SELECT CAST(SERVERPROPERTY('ProductVersion') AS nvarchar(64)),"
-                               " CAST(SERVERPROPERTY('Edition') AS nvarchar(128))")[0]
+        row = self._admin_rows(
+            "SELECT CAST(SERVERPROPERTY('ProductVersion') AS nvarchar(64)),"
+            " CAST(SERVERPROPERTY('Edition') AS nvarchar(128))"
+        )[0]
         return f"SQL Server {row[0]} {row[1]}, {self.odbc_driver}"
 
     @staticmethod
@@ -348,22 +462,26 @@ class SQLServerEngine(ServerEngine):
         if specials:
             raise FixtureLoadError(
                 f"fixture {fixture.name!r} cannot be stored faithfully on SQL Server: FLOAT "
-                f"holds no NaN or infinity ({', '.join(specials)})")
+                f"holds no NaN or infinity ({', '.join(specials)})"
+            )
 
     @contextlib.contextmanager
     def _load_lock(self, container: str) -> Iterator[None]:
         rows = self._admin_rows(
             "DECLARE @r int; EXEC @r = sp_getapplock @Resource = ?, @LockMode = 'Exclusive', "
-            "@LockOwner = 'Session', @LockTimeout = ?; SELECT @r", container,
-            int(LOAD_WAIT * 1000))
+            "@LockOwner = 'Session', @LockTimeout = ?; SELECT @r",
+            container,
+            int(LOAD_WAIT * 1000),
+        )
         if not rows or rows[0][0] is None or int(rows[0][0]) < 0:
             raise FixtureLoadError(f"another process holds the load lock of {container!r}")
         try:
             yield
         finally:
             with contextlib.suppress(Exception):
-                self._admin_sql("EXEC sp_releaseapplock @Resource = ?, @LockOwner = 'Session'",
-                                container)
+                self._admin_sql(
+                    "EXEC sp_releaseapplock @Resource = ?, @LockOwner = 'Session'", container
+                )
 
     def _container_exists(self, container: str) -> bool:
         return bool(self._admin_rows("SELECT 1 FROM sys.schemas WHERE name = ?", container))
@@ -372,8 +490,9 @@ class SQLServerEngine(ServerEngine):
         self._admin_sql(f"CREATE SCHEMA {self.quote(container)}")
 
     def _drop_container(self, container: str) -> None:
-        for (name,) in self._admin_rows("SELECT name FROM sys.tables WHERE schema_id = "
-                                        "SCHEMA_ID(?)", container):
+        for (name,) in self._admin_rows(
+            "SELECT name FROM sys.tables WHERE schema_id = SCHEMA_ID(?)", container
+        ):
             self._admin_sql(f"DROP TABLE {self.quote(container)}.{self.quote(name)}")
         self._admin_sql(f"DROP USER IF EXISTS {self.quote(self.runner(container))}")
         self._admin_sql(f"DROP SCHEMA IF EXISTS {self.quote(container)}")
@@ -382,9 +501,12 @@ class SQLServerEngine(ServerEngine):
         keys = set(table.primary_key)
         text_keys = [c for c in table.columns if c.name in keys and c.type == "text"]
         key_chars = max(1, KEY_CHARS // max(len(text_keys), 1))
-        return create_table_sql(self.qualified(container, table.name), table,
-                                self.ident,
-                                lambda c: tsql_type(c, key_chars if c in text_keys else None))
+        return create_table_sql(
+            self.qualified(container, table.name),
+            table,
+            self.ident,
+            lambda c: tsql_type(c, key_chars if c in text_keys else None),
+        )
 
     def _insert(self, container: str, table: Table) -> None:
         cols = ", ".join(self.ident(c) for c in table.column_names)
@@ -392,32 +514,44 @@ class SQLServerEngine(ServerEngine):
         target = self.qualified(container, table.name)
         with self._admin_conn().cursor() as cur:
             for chunk in insert_chunks(table, max_rows=MAX_VALUES_ROWS, max_params=MAX_PARAMS):
-                cur.execute(f"INSERT INTO {target} ({cols}) VALUES "
-                            + ", ".join(row_marks for _ in chunk),
-                            *[v for row in chunk for v in row])
+                cur.execute(
+                    f"INSERT INTO {target} ({cols}) VALUES " + ", ".join(row_marks for _ in chunk),
+                    *[v for row in chunk for v in row],
+                )
 
     def _after_load(self, container: str, fixture: Fixture) -> None:
         """The fixture's runner user: default schema = the fixture's; rights there only."""
         user, schema = self.quote(self.runner(container)), self.quote(container)
         try:
-            if not self._admin_rows("SELECT 1 FROM sys.database_principals WHERE name = ?",
-                                    self.runner(container)):
+            if not self._admin_rows(
+                "SELECT 1 FROM sys.database_principals WHERE name = ?", self.runner(container)
+            ):
                 self._admin_sql(f"CREATE USER {user} WITHOUT LOGIN WITH DEFAULT_SCHEMA = {schema}")
-            self._admin_sql(f"GRANT SELECT, INSERT, UPDATE, DELETE, ALTER, REFERENCES, EXECUTE, "
-                            f"VIEW DEFINITION ON SCHEMA::{schema} TO {user}")
-            self._admin_sql(f"GRANT CREATE TABLE, CREATE VIEW, CREATE FUNCTION, CREATE PROCEDURE,"
-                            f" CREATE TYPE, CREATE SYNONYM TO {user}")
+            self._admin_sql(
+                f"GRANT SELECT, INSERT, UPDATE, DELETE, ALTER, REFERENCES, EXECUTE, "
+                f"VIEW DEFINITION ON SCHEMA::{schema} TO {user}"
+            )
+            self._admin_sql(
+                f"GRANT CREATE TABLE, CREATE VIEW, CREATE FUNCTION, CREATE PROCEDURE,"
+                f" CREATE TYPE, CREATE SYNONYM TO {user}"
+            )
         except self.driver.Error as exc:
             raise FixtureLoadError(
                 f"cannot set up the restricted user of {container!r}: {self.message(exc)} "
                 "(the URL's user needs CREATE SCHEMA, ALTER ANY USER and IMPERSONATE — "
-                "db_owner — in the URL's database)") from None
+                "db_owner — in the URL's database)"
+            ) from None
 
     # --- execution ----------------------------------------------------------------------------
 
-
-    def _execute_plans(self, plans: list[st.Plan], fixture: Fixture, container: str,
-                       deadline: st.Deadline, max_rows: int) -> Execution:
+    def _execute_plans(
+        self,
+        plans: list[st.Plan],
+        fixture: Fixture,
+        container: str,
+        deadline: st.Deadline,
+        max_rows: int,
+    ) -> Execution:
         conn = self._connect()
         try:
             conn.timeout = max(1, math.ceil(deadline.seconds))  # ODBC query timeout (seconds)
@@ -440,9 +574,11 @@ class SQLServerEngine(ServerEngine):
     def session_sql(self, container: str, seconds: float) -> str:
         """What starts every execution: settings, then the restricted user for good."""
         runner = self.runner(container).replace("'", "''")
-        return (f"SET NOCOUNT ON; SET XACT_ABORT OFF; SET IMPLICIT_TRANSACTIONS OFF; "
-                f"SET LOCK_TIMEOUT {max(1, int(seconds * 1000))}; "
-                f"EXECUTE AS USER = N'{runner}' WITH NO REVERT")
+        return (
+            f"SET NOCOUNT ON; SET XACT_ABORT OFF; SET IMPLICIT_TRANSACTIONS OFF; "
+            f"SET LOCK_TIMEOUT {max(1, int(seconds * 1000))}; "
+            f"EXECUTE AS USER = N'{runner}' WITH NO REVERT"
+        )
 
     def _arm_timeout(self, cursor: Any, seconds: float) -> None:
         cursor.execute(f"SET LOCK_TIMEOUT {max(1, int(seconds * 1000))}")
@@ -462,6 +598,14 @@ def _raw_bytes(raw: bytes | None) -> bytes | None:
     return None if raw is None else bytes(raw)
 
 
-__all__ = ["ERRORS", "GUARD", "SQLServerEngine", "choose_driver", "clean_message",
-           "connection_string", "datetimeoffset_value", "error_code",
-           "tsql_type"]
+__all__ = [
+    "ERRORS",
+    "GUARD",
+    "SQLServerEngine",
+    "choose_driver",
+    "clean_message",
+    "connection_string",
+    "datetimeoffset_value",
+    "error_code",
+    "tsql_type",
+]

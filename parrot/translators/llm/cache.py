@@ -25,8 +25,12 @@ class CachedResponse:
 
 
 def cache_key(model: str, messages: list[dict[str, str]], params: dict[str, Any]) -> str:
-    payload = json.dumps({"model": model, "messages": messages, "params": params},
-                         sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    payload = json.dumps(
+        {"model": model, "messages": messages, "params": params},
+        sort_keys=True,
+        ensure_ascii=False,
+        separators=(",", ":"),
+    )
     return hashlib.sha256(payload.encode()).hexdigest()
 
 
@@ -37,24 +41,28 @@ class ResponseCache:
         self.path = path
         path.parent.mkdir(parents=True, exist_ok=True)
         self._lock = threading.Lock()
-        self._db = sqlite3.connect(path, timeout=30, check_same_thread=False,
-                                   isolation_level=None)
+        self._db = sqlite3.connect(path, timeout=30, check_same_thread=False, isolation_level=None)
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=NORMAL")  # no fsync per answer (it stalled the loop)
-        self._db.execute("CREATE TABLE IF NOT EXISTS responses (key TEXT PRIMARY KEY, "
-                         "model TEXT NOT NULL, created TEXT NOT NULL, response TEXT NOT NULL)")
+        self._db.execute(
+            "CREATE TABLE IF NOT EXISTS responses (key TEXT PRIMARY KEY, "
+            "model TEXT NOT NULL, created TEXT NOT NULL, response TEXT NOT NULL)"
+        )
 
     def get(self, key: str) -> CachedResponse | None:
         with self._lock:
-            row = self._db.execute("SELECT response FROM responses WHERE key = ?",
-                                   (key,)).fetchone()
+            row = self._db.execute(
+                "SELECT response FROM responses WHERE key = ?", (key,)
+            ).fetchone()
         return CachedResponse(**json.loads(row[0])) if row else None
 
     def put(self, key: str, model: str, response: CachedResponse) -> None:
         created = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
         with self._lock:
-            self._db.execute("INSERT OR REPLACE INTO responses VALUES (?, ?, ?, ?)",
-                             (key, model, created, json.dumps(asdict(response))))
+            self._db.execute(
+                "INSERT OR REPLACE INTO responses VALUES (?, ?, ?, ?)",
+                (key, model, created, json.dumps(asdict(response))),
+            )
 
     def __len__(self) -> int:
         with self._lock:

@@ -32,12 +32,24 @@ from parrot.tokens import count_tokens
 from parrot.translators.llm.cache import CachedResponse, ResponseCache, cache_key
 
 RETRY_STATUS = frozenset({408, 409, 429})  # and every 5xx
-RETRY_NAMES = frozenset({"Timeout", "APIConnectionError", "RateLimitError",
-                         "InternalServerError", "ServiceUnavailableError", "BadGatewayError"})
-_CONFIG_ERROR = re.compile(r"(?i)missing credentials|api[ _-]?key|unauthori[sz]ed|"
-                           r"authentication|invalid model|model not found|does not exist")
-_SECRET_SHAPES = ((re.compile(r"\b(sk|pk|rk|gsk|xai)-[A-Za-z0-9_*\-]{6,}"), r"\1-***"),
-                  (re.compile(r"(?i)\b(bearer)\s+\S+"), r"\1 ***"))
+RETRY_NAMES = frozenset(
+    {
+        "Timeout",
+        "APIConnectionError",
+        "RateLimitError",
+        "InternalServerError",
+        "ServiceUnavailableError",
+        "BadGatewayError",
+    }
+)
+_CONFIG_ERROR = re.compile(
+    r"(?i)missing credentials|api[ _-]?key|unauthori[sz]ed|"
+    r"authentication|invalid model|model not found|does not exist"
+)
+_SECRET_SHAPES = (
+    (re.compile(r"\b(sk|pk|rk|gsk|xai)-[A-Za-z0-9_*\-]{6,}"), r"\1-***"),
+    (re.compile(r"(?i)\b(bearer)\s+\S+"), r"\1 ***"),
+)
 
 
 class LLMError(RuntimeError):
@@ -153,24 +165,34 @@ class LLMClient:
         if self.cache is not None:
             hit = self.cache.get(key)
             if hit is not None:  # scrubbed again: a cache written before scrubbing existed
-                return Completion(scrub_secrets(hit.content, self._secrets), hit.tokens_in,
-                                  hit.tokens_out, self.cost(hit.tokens_in, hit.tokens_out), 0.0,
-                                  cached=True, attempts=0)
+                return Completion(
+                    scrub_secrets(hit.content, self._secrets),
+                    hit.tokens_in,
+                    hit.tokens_out,
+                    self.cost(hit.tokens_in, hit.tokens_out),
+                    0.0,
+                    cached=True,
+                    attempts=0,
+                )
         if self._semaphore is None:
             self._semaphore = asyncio.Semaphore(s.concurrency)
         _litellm()  # the first import takes seconds: not inside a request's timeout
         start: float | None = None  # the first request, not the wait for a slot
-        retrying = AsyncRetrying(stop=stop_after_attempt(s.retries + 1),
-                                 retry=retry_if_exception(retryable), wait=self._wait,
-                                 reraise=True)
+        retrying = AsyncRetrying(
+            stop=stop_after_attempt(s.retries + 1),
+            retry=retry_if_exception(retryable),
+            wait=self._wait,
+            reraise=True,
+        )
         try:
             async for attempt in retrying:
                 with attempt:
                     async with self._semaphore:
                         start = start or time.perf_counter()
                         self.requests += 1
-                        response = await asyncio.wait_for(self._request(messages),
-                                                          s.request_timeout)
+                        response = await asyncio.wait_for(
+                            self._request(messages), s.request_timeout
+                        )
         except Exception as exc:
             tries = retrying.statistics["attempt_number"]
             raise LLMError(_describe(exc, tries, self._secrets), tries) from None
@@ -189,25 +211,41 @@ class LLMClient:
 
             tokens_out = count_tokens(content)
         latency = time.perf_counter() - (start or 0.0)
-        completion = Completion(content, tokens_in, tokens_out, self.cost(tokens_in, tokens_out),
-                                latency, cached=False, attempts=attempts)
+        completion = Completion(
+            content,
+            tokens_in,
+            tokens_out,
+            self.cost(tokens_in, tokens_out),
+            latency,
+            cached=False,
+            attempts=attempts,
+        )
         if self.cache is not None:
             self.cache.put(key, s.model, CachedResponse(content, tokens_in, tokens_out, latency))
         return completion
 
     async def _request(self, messages: list[dict[str, str]]) -> Any:
         s = self.settings
-        kwargs: dict[str, Any] = {"model": s.model, "messages": messages,
-                                  "temperature": s.temperature, "max_tokens": s.max_tokens,
-                                  "timeout": s.request_timeout, "max_retries": 0,
-                                  "num_retries": 0}
+        kwargs: dict[str, Any] = {
+            "model": s.model,
+            "messages": messages,
+            "temperature": s.temperature,
+            "max_tokens": s.max_tokens,
+            "timeout": s.request_timeout,
+            "max_retries": 0,
+            "num_retries": 0,
+        }
         if s.api_base:
             kwargs["api_base"] = s.api_base
         if s.response_format is not None:
             kwargs["response_format"] = s.response_format
         api_key = s.api_key
-        if api_key is None and s.api_base and s.model.startswith("openai/") \
-                and not os.environ.get("OPENAI_API_KEY"):
+        if (
+            api_key is None
+            and s.api_base
+            and s.model.startswith("openai/")
+            and not os.environ.get("OPENAI_API_KEY")
+        ):
             api_key = "no-key"  # OpenAI-compatible servers without authentication
         if api_key is not None:
             kwargs["api_key"] = api_key
@@ -236,7 +274,8 @@ class LLMClient:
             return None
         try:
             prompt, completion = _litellm().cost_per_token(
-                model=s.model, prompt_tokens=tokens_in, completion_tokens=tokens_out)
+                model=s.model, prompt_tokens=tokens_in, completion_tokens=tokens_out
+            )
         except Exception:  # litellm raises for models it has no price for
             self._priced = False
             return None

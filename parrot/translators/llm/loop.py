@@ -26,16 +26,18 @@ class LoopThread:
 
     def __init__(self) -> None:
         self.loop = asyncio.new_event_loop()
-        self._thread = threading.Thread(target=self.loop.run_forever, name="parrot-llm",
-                                        daemon=True)
+        self._thread = threading.Thread(
+            target=self.loop.run_forever, name="parrot-llm", daemon=True
+        )
         self._thread.start()
 
     def run(self, coro: Coroutine[Any, Any, T]) -> T:
         """Run ``coro`` on the loop and wait for its result."""
         return asyncio.run_coroutine_threadsafe(coro, self.loop).result()
 
-    def map_unordered(self, fn: Callable[[A], Awaitable[B]],
-                      args: Iterable[A]) -> Iterator[tuple[A, B]]:
+    def map_unordered(
+        self, fn: Callable[[A], Awaitable[B]], args: Iterable[A]
+    ) -> Iterator[tuple[A, B]]:
         """``(arg, await fn(arg))`` for every arg, as each finishes; all start at once (``fn``
         bounds its own concurrency). Closing the iterator cancels what is still running."""
         done: queue.Queue[tuple[A, B | BaseException]] = queue.Queue()
@@ -46,8 +48,9 @@ class LoopThread:
             except Exception as exc:
                 done.put((arg, exc))
 
-        futures: list[Future[None]] = [asyncio.run_coroutine_threadsafe(one(a), self.loop)
-                                       for a in args]
+        futures: list[Future[None]] = [
+            asyncio.run_coroutine_threadsafe(one(a), self.loop) for a in args
+        ]
         try:
             for _ in futures:
                 arg, result = done.get()

@@ -55,10 +55,16 @@ class _DeprecatedSchema(argparse.BooleanOptionalAction):
     """``--schema/--no-schema``, the old spelling of ``--prompt-schema`` (``parrot assess``
     needed ``--schema FILE``): still accepted, with a warning."""
 
-    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
-                 values: Any, option_string: str | None = None) -> None:
-        new = "--no-prompt-schema" if (option_string or "").startswith("--no-") else \
-            "--prompt-schema"
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: Any,
+        option_string: str | None = None,
+    ) -> None:
+        new = (
+            "--no-prompt-schema" if (option_string or "").startswith("--no-") else "--prompt-schema"
+        )
         print(f"warning: {option_string} is deprecated: use {new}", file=sys.stderr)
         super().__call__(parser, namespace, values, option_string)
 
@@ -74,82 +80,164 @@ class _Chosen:
             self.group.add_argument(*flags, **kwargs)
 
 
-def add_arguments(parser: argparse.ArgumentParser, only: Collection[str] | None = None,
-                  description: str | None = None, old_schema: bool = True) -> None:
+def add_arguments(
+    parser: argparse.ArgumentParser,
+    only: Collection[str] | None = None,
+    description: str | None = None,
+    old_schema: bool = True,
+) -> None:
     """The LLM flags of ``python -m parrot.eval`` (``only``: just the flags with these
     destinations, e.g. for a tool that asks a model but translates nothing; ``old_schema``:
     also the deprecated ``--schema/--no-schema``, hidden, outside the group so that
     ``--model-args schema=…`` expands to ``--prompt-schema``)."""
     group = parser.add_argument_group(
-        "LLM translators", description or (
+        "LLM translators",
+        description
+        or (
             "for --model PROVIDER/MODEL (any litellm model, e.g. openai/gpt-4o, anthropic/"
             "claude-..., ollama/..., hosted_vllm/...), local and ensemble:...; API keys come "
-            "from the provider's usual environment variables and are never recorded"))
+            "from the provider's usual environment variables and are never recorded"
+        ),
+    )
     chosen, d = _Chosen(group, only), LLMOptions()
     _request_flags(chosen, d)
     _prompt_flags(chosen, d)
     if old_schema and (only is None or "schema" in only):
-        parser.add_argument("--schema", dest="schema", action=_DeprecatedSchema,
-                            default=argparse.SUPPRESS, help=argparse.SUPPRESS)
+        parser.add_argument(
+            "--schema",
+            dest="schema",
+            action=_DeprecatedSchema,
+            default=argparse.SUPPRESS,
+            help=argparse.SUPPRESS,
+        )
     _cache_and_reflection_flags(chosen, d)
 
 
 def _request_flags(g: _Chosen, d: LLMOptions) -> None:
     """Where the requests go and how they are sent."""
-    g.add_argument("--api-base", default=None, metavar="URL",
-                   help="an OpenAI-compatible endpoint, e.g. http://127.0.0.1:8000/v1")
-    g.add_argument("--concurrency", metavar="N", type=int, default=d.concurrency,
-                   help=f"requests in flight (default: {d.concurrency})")
-    g.add_argument("--temperature", metavar="T", type=float, default=d.temperature,
-                   help=f"sampling temperature (default: {d.temperature:g})")
-    g.add_argument("--max-tokens", metavar="N", type=int, default=d.max_tokens,
-                   help=f"answer length cap in tokens (default: {d.max_tokens})")
-    g.add_argument("--request-timeout", type=float, default=d.request_timeout,
-                   metavar="SECONDS",
-                   help=f"seconds per request (default: {seconds(d.request_timeout)})")
-    g.add_argument("--retries", metavar="N", type=int, default=d.retries,
-                   help="retries after 429/5xx/timeouts, exponential backoff with jitter "
-                        f"(default: {d.retries})")
+    g.add_argument(
+        "--api-base",
+        default=None,
+        metavar="URL",
+        help="an OpenAI-compatible endpoint, e.g. http://127.0.0.1:8000/v1",
+    )
+    g.add_argument(
+        "--concurrency",
+        metavar="N",
+        type=int,
+        default=d.concurrency,
+        help=f"requests in flight (default: {d.concurrency})",
+    )
+    g.add_argument(
+        "--temperature",
+        metavar="T",
+        type=float,
+        default=d.temperature,
+        help=f"sampling temperature (default: {d.temperature:g})",
+    )
+    g.add_argument(
+        "--max-tokens",
+        metavar="N",
+        type=int,
+        default=d.max_tokens,
+        help=f"answer length cap in tokens (default: {d.max_tokens})",
+    )
+    g.add_argument(
+        "--request-timeout",
+        type=float,
+        default=d.request_timeout,
+        metavar="SECONDS",
+        help=f"seconds per request (default: {seconds(d.request_timeout)})",
+    )
+    g.add_argument(
+        "--retries",
+        metavar="N",
+        type=int,
+        default=d.retries,
+        help="retries after 429/5xx/timeouts, exponential backoff with jitter "
+        f"(default: {d.retries})",
+    )
 
 
 def _prompt_flags(g: _Chosen, d: LLMOptions) -> None:
     """What the prompt holds."""
-    g.add_argument("--prompt", metavar="NAME", default=d.prompt,
-                   help=f"prompt template NAME-vVERSION (default: {d.prompt})")
-    g.add_argument("--hints", action=argparse.BooleanOptionalAction, default=d.hints,
-                   help="include verified facts about the target dialect (default: on)")
-    g.add_argument("--shots", metavar="N", type=int, default=d.shots,
-                   help=f"worked examples in the prompt (default: {d.shots})")
-    g.add_argument("--prompt-schema", dest="schema", action=argparse.BooleanOptionalAction,
-                   default=d.schema,
-                   help="include the fixture's tables as DDL in the prompt (default: on; "
-                        "formerly --schema)")
+    g.add_argument(
+        "--prompt",
+        metavar="NAME",
+        default=d.prompt,
+        help=f"prompt template NAME-vVERSION (default: {d.prompt})",
+    )
+    g.add_argument(
+        "--hints",
+        action=argparse.BooleanOptionalAction,
+        default=d.hints,
+        help="include verified facts about the target dialect (default: on)",
+    )
+    g.add_argument(
+        "--shots",
+        metavar="N",
+        type=int,
+        default=d.shots,
+        help=f"worked examples in the prompt (default: {d.shots})",
+    )
+    g.add_argument(
+        "--prompt-schema",
+        dest="schema",
+        action=argparse.BooleanOptionalAction,
+        default=d.schema,
+        help="include the fixture's tables as DDL in the prompt (default: on; formerly --schema)",
+    )
 
 
 def _cache_and_reflection_flags(g: _Chosen, d: LLMOptions) -> None:
     """The response cache, the rounds of reflection and the price."""
-    g.add_argument("--cache", type=Path, default=None, metavar="PATH",
-                   help="SQLite response cache (default: $PARROT_CACHE/llm/responses.sqlite, "
-                        "~/.cache/parrot/llm/... without it)")
+    g.add_argument(
+        "--cache",
+        type=Path,
+        default=None,
+        metavar="PATH",
+        help="SQLite response cache (default: $PARROT_CACHE/llm/responses.sqlite, "
+        "~/.cache/parrot/llm/... without it)",
+    )
     g.add_argument("--no-cache", action="store_true", help="neither read nor write the cache")
-    g.add_argument("--reflection", type=int, default=d.reflection, metavar="K",
-                   help="up to K rounds in which the model sees the target engine's error for "
-                        "its previous answer and tries again (default: 0)")
-    g.add_argument("--feedback", choices=FEEDBACK_MODES, default=d.feedback,
-                   help="what reflection and ensembles see: the target engine's errors "
-                        "(evaluation), or also result mismatches with the expected result "
-                        "(results: curation only, labelled in the manifest)")
-    g.add_argument("--price", default=None, metavar="IN,OUT",
-                   help="USD per million input,output tokens (default: litellm's price list; "
-                        "unknown models have no cost)")
+    g.add_argument(
+        "--reflection",
+        type=int,
+        default=d.reflection,
+        metavar="K",
+        help="up to K rounds in which the model sees the target engine's error for "
+        "its previous answer and tries again (default: 0)",
+    )
+    g.add_argument(
+        "--feedback",
+        choices=FEEDBACK_MODES,
+        default=d.feedback,
+        help="what reflection and ensembles see: the target engine's errors "
+        "(evaluation), or also result mismatches with the expected result "
+        "(results: curation only, labelled in the manifest)",
+    )
+    g.add_argument(
+        "--price",
+        default=None,
+        metavar="IN,OUT",
+        help="USD per million input,output tokens (default: litellm's price list; "
+        "unknown models have no cost)",
+    )
 
 
 def from_args(args: argparse.Namespace) -> LLMOptions:
     """LLMOptions from parsed flags (defaults for flags the parser lacks); ValueError on
     nonsense values."""
     d = LLMOptions()
-    args = argparse.Namespace(**{**{k: getattr(d, k) for k in vars(d)}, "no_cache": not d.cache,
-                                 "cache": d.cache_path, "price": None, **vars(args)})
+    args = argparse.Namespace(
+        **{
+            **{k: getattr(d, k) for k in vars(d)},
+            "no_cache": not d.cache,
+            "cache": d.cache_path,
+            "price": None,
+            **vars(args),
+        }
+    )
     if args.concurrency < 1 or args.max_tokens < 1 or args.request_timeout <= 0:
         raise ValueError("--concurrency, --max-tokens and --request-timeout must be positive")
     if args.retries < 0 or args.shots < 0 or args.reflection < 0:
@@ -162,8 +250,19 @@ def from_args(args: argparse.Namespace) -> LLMOptions:
             raise ValueError(f"bad --price {args.price!r}: expected IN,OUT, e.g. 2.5,10") from None
         price = (low, high)
     return LLMOptions(
-        api_base=args.api_base, concurrency=args.concurrency, temperature=args.temperature,
-        max_tokens=args.max_tokens, request_timeout=args.request_timeout, retries=args.retries,
-        prompt=args.prompt, hints=args.hints, shots=args.shots, schema=args.schema,
-        cache=not args.no_cache, cache_path=args.cache, reflection=args.reflection,
-        feedback=args.feedback, price=price)
+        api_base=args.api_base,
+        concurrency=args.concurrency,
+        temperature=args.temperature,
+        max_tokens=args.max_tokens,
+        request_timeout=args.request_timeout,
+        retries=args.retries,
+        prompt=args.prompt,
+        hints=args.hints,
+        shots=args.shots,
+        schema=args.schema,
+        cache=not args.no_cache,
+        cache_path=args.cache,
+        reflection=args.reflection,
+        feedback=args.feedback,
+        price=price,
+    )

@@ -22,7 +22,8 @@ _SQL_START = re.compile(
     r"^[ \t]*(?:SELECT|WITH|INSERT|UPDATE|DELETE|CREATE|DROP|ALTER|VALUES|PRAGMA|SET|EXPLAIN|"
     r"SHOW|DESCRIBE|MERGE|REPLACE|BEGIN|DECLARE|\()\b"
     r"(?![ \t]+(?:the|this|these|that|those|your|my|our|me|us|you|it|is|are|of|to|for|an|we|i)\b)",
-    re.I | re.M)
+    re.I | re.M,
+)
 _PROSE = re.compile(r"[A-Za-z]+(?:[ \t]+[a-z]+){3,}")
 _NEXT_KEY = re.compile(r'"\s*,\s*"(?:Reasoning|Confidence)"\s*:', re.I)
 
@@ -48,8 +49,9 @@ def parse_answer(text: str) -> Answer:
     raise Unparseable("no JSON answer and no SQL in the reply")
 
 
-def _sql_or_none(sql: str, form: str, reasoning: str | None = None,
-                 conf: float | None = None) -> Answer | None:
+def _sql_or_none(
+    sql: str, form: str, reasoning: str | None = None, conf: float | None = None
+) -> Answer | None:
     """An Answer unless ``sql`` is prose: a sentence with no line that starts like SQL."""
     sql = _clean_sql(sql)
     if _PROSE.search(sql) and not _SQL_START.search(sql):
@@ -82,8 +84,12 @@ def _from_object(obj: dict[str, Any]) -> Answer | None:
             if not isinstance(value, str):
                 return None
             reasoning = lowered.get("reasoning")
-            return _sql_or_none(value, "json", reasoning if isinstance(reasoning, str) else None,
-                                confidence(lowered.get("confidence")))
+            return _sql_or_none(
+                value,
+                "json",
+                reasoning if isinstance(reasoning, str) else None,
+                confidence(lowered.get("confidence")),
+            )
     return None
 
 
@@ -92,20 +98,24 @@ def _from_repaired_json(text: str) -> Answer | None:
     start = re.search(r'"(?:Answer|sql)"\s*:\s*"', text, re.I)
     if start is None:
         return None
-    rest = text[start.end():]
+    rest = text[start.end() :]
     end = _NEXT_KEY.search(rest)
     if end is not None:
-        raw = rest[:end.start()]
+        raw = rest[: end.start()]
     else:
         close = re.search(r'"\s*}\s*(?:```)?\s*$', rest) or re.search(r'"\s*}', rest)
         if close is None:
             return None
-        raw = rest[:close.start()]
+        raw = rest[: close.start()]
     sql = raw.replace('\\"', '"').replace("\\n", "\n").replace("\\t", "\t").replace("\\\\", "\\")
     reasoning = re.search(r'"Reasoning"\s*:\s*"(.*?)"\s*(?:,\s*"Confidence"|})', rest, re.I | re.S)
     conf = re.search(r'"Confidence"\s*:\s*"?([0-9.]+)', rest, re.I)
-    return _sql_or_none(sql, "repaired-json", reasoning.group(1) if reasoning else None,
-                        confidence(conf.group(1)) if conf else None)
+    return _sql_or_none(
+        sql,
+        "repaired-json",
+        reasoning.group(1) if reasoning else None,
+        confidence(conf.group(1)) if conf else None,
+    )
 
 
 _SQL_FENCES = frozenset({"", "sql"}.union(*(d.fences for d in DIALECTS.values())))
@@ -123,7 +133,7 @@ def _from_bare_sql(text: str) -> Answer | None:
     match = _SQL_START.search(text)
     if match is None:
         return None
-    paragraphs = re.split(r"\n[ \t]*\n", text[match.start():])
+    paragraphs = re.split(r"\n[ \t]*\n", text[match.start() :])
     kept = [paragraphs[0]]
     for paragraph in paragraphs[1:]:
         if not _SQL_START.match(paragraph):

@@ -41,8 +41,12 @@ Responder = Callable[[dict[str, Any]], Reply]
 class ScriptedServer:
     """A threaded HTTP server; use as a context manager or call :meth:`close`."""
 
-    def __init__(self, responder: Responder | None = None, latency: float = 0.0,
-                 replies: list[Reply] | None = None):
+    def __init__(
+        self,
+        responder: Responder | None = None,
+        latency: float = 0.0,
+        replies: list[Reply] | None = None,
+    ):
         self.responder: Responder = responder or (lambda request: Reply())
         self.latency = latency
         self.queue: deque[Reply] = deque(replies or [])
@@ -108,15 +112,24 @@ def completion_body(reply: Reply, request: dict[str, Any]) -> bytes:
     """The JSON body of a chat completion carrying ``reply.content``."""
     prompt = sum(len(str(m.get("content", ""))) for m in request.get("messages", []))
     body: dict[str, Any] = {
-        "id": "chatcmpl-scripted", "object": "chat.completion", "created": int(time.time()),
+        "id": "chatcmpl-scripted",
+        "object": "chat.completion",
+        "created": int(time.time()),
         "model": request.get("model", "scripted"),
-        "choices": [{"index": 0, "finish_reason": "stop",
-                     "message": {"role": "assistant", "content": reply.content}}],
+        "choices": [
+            {
+                "index": 0,
+                "finish_reason": "stop",
+                "message": {"role": "assistant", "content": reply.content},
+            }
+        ],
     }
     if reply.usage:
-        body["usage"] = {"prompt_tokens": max(1, prompt // 4),
-                         "completion_tokens": max(1, len(reply.content) // 4),
-                         "total_tokens": max(1, prompt // 4) + max(1, len(reply.content) // 4)}
+        body["usage"] = {
+            "prompt_tokens": max(1, prompt // 4),
+            "completion_tokens": max(1, len(reply.content) // 4),
+            "total_tokens": max(1, prompt // 4) + max(1, len(reply.content) // 4),
+        }
     return json.dumps(body).encode()
 
 
@@ -137,9 +150,15 @@ def _handler(server: ScriptedServer) -> type[BaseHTTPRequestHandler]:
                 if reply.body is not None:
                     payload = reply.body
                 elif reply.status != 200:
-                    payload = json.dumps({"error": {"message": reply.content,
-                                                    "type": "scripted", "code": reply.status}
-                                          }).encode()
+                    payload = json.dumps(
+                        {
+                            "error": {
+                                "message": reply.content,
+                                "type": "scripted",
+                                "code": reply.status,
+                            }
+                        }
+                    ).encode()
                 else:
                     payload = completion_body(reply, request)
                 self._send(reply.status, payload)
@@ -149,8 +168,12 @@ def _handler(server: ScriptedServer) -> type[BaseHTTPRequestHandler]:
                 server._end()
 
         def do_GET(self) -> None:
-            self._send(200, json.dumps({"object": "list", "data": [
-                {"id": "scripted", "object": "model"}]}).encode())
+            self._send(
+                200,
+                json.dumps(
+                    {"object": "list", "data": [{"id": "scripted", "object": "model"}]}
+                ).encode(),
+            )
 
         def _send(self, status: int, payload: bytes) -> None:
             self.send_response(status)

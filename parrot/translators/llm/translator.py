@@ -50,9 +50,16 @@ class Tally:
 
     def apply(self, translation: Translation, rounds: int | None = None) -> Translation:
         cost = round(self.cost, 10) if self.cost is not None else None
-        return replace(translation, tokens_in=self.tokens_in, tokens_out=self.tokens_out,
-                       cost=cost, calls=self.calls, cache_hits=self.cache_hits,
-                       latency=round(self.latency, 6), rounds=rounds)
+        return replace(
+            translation,
+            tokens_in=self.tokens_in,
+            tokens_out=self.tokens_out,
+            cost=cost,
+            calls=self.calls,
+            cache_hits=self.cache_hits,
+            latency=round(self.latency, 6),
+            rounds=rounds,
+        )
 
 
 def public_url(url: str) -> str:
@@ -89,10 +96,17 @@ class LLMTranslator(Translator):
         if o.api_base:
             out["api_base"] = public_url(o.api_base)
         t2s = self.text2sql_template
-        out.update({"prompt": f"{self.template.id} sha256:{self.template.sha256}",
-                    "text2sql_prompt": f"{t2s.id} sha256:{t2s.sha256}",
-                    "hints": o.hints, "shots": o.shots, "schema": o.schema,
-                    "temperature": o.temperature, "max_tokens": o.max_tokens})
+        out.update(
+            {
+                "prompt": f"{self.template.id} sha256:{self.template.sha256}",
+                "text2sql_prompt": f"{t2s.id} sha256:{t2s.sha256}",
+                "hints": o.hints,
+                "shots": o.shots,
+                "schema": o.schema,
+                "temperature": o.temperature,
+                "max_tokens": o.max_tokens,
+            }
+        )
         if o.reflection:
             out["reflection"] = o.reflection
             out["feedback"] = feedback_label(o.feedback)
@@ -102,17 +116,25 @@ class LLMTranslator(Translator):
 
     def client_settings(self) -> ClientSettings:
         o = self.options
-        return ClientSettings(model=self.model, api_base=o.api_base, temperature=o.temperature,
-                              max_tokens=o.max_tokens, request_timeout=o.request_timeout,
-                              retries=o.retries, backoff=o.backoff, concurrency=o.concurrency,
-                              price=o.price)
+        return ClientSettings(
+            model=self.model,
+            api_base=o.api_base,
+            temperature=o.temperature,
+            max_tokens=o.max_tokens,
+            request_timeout=o.request_timeout,
+            retries=o.retries,
+            backoff=o.backoff,
+            concurrency=o.concurrency,
+            price=o.price,
+        )
 
     @property
     def client(self) -> LLMClient:
         if self._client is None:
             path = self.options.resolved_cache_path()
-            self._client = LLMClient(self.client_settings(),
-                                     ResponseCache(path) if path is not None else None)
+            self._client = LLMClient(
+                self.client_settings(), ResponseCache(path) if path is not None else None
+            )
         return self._client
 
     @property
@@ -129,10 +151,12 @@ class LLMTranslator(Translator):
     def messages(self, item: Item) -> list[Message]:
         o = self.options
         if item.question:
-            return build_text2sql_messages(item, self.text2sql_template, use_hints=o.hints,
-                                           use_schema=o.schema)
-        return build_messages(item, self.template, use_hints=o.hints, shots=o.shots,
-                              use_schema=o.schema)
+            return build_text2sql_messages(
+                item, self.text2sql_template, use_hints=o.hints, use_schema=o.schema
+            )
+        return build_messages(
+            item, self.template, use_hints=o.hints, shots=o.shots, use_schema=o.schema
+        )
 
     async def ask(self, messages: list[Message], tally: Tally) -> Translation:
         """One model call, parsed; failures are typed translations."""
@@ -145,11 +169,16 @@ class LLMTranslator(Translator):
         try:
             answer = parse_answer(raw)
         except Unparseable as exc:
-            return Translation(TranslationStatus.UNPARSEABLE, error=str(exc), raw=raw,
-                               annotation_source="llm")
-        return Translation.from_sql(answer.sql, raw=raw if raw.strip() != answer.sql else None,
-                                    reasoning=answer.reasoning, confidence=answer.confidence,
-                                    annotation_source="llm")
+            return Translation(
+                TranslationStatus.UNPARSEABLE, error=str(exc), raw=raw, annotation_source="llm"
+            )
+        return Translation.from_sql(
+            answer.sql,
+            raw=raw if raw.strip() != answer.sql else None,
+            reasoning=answer.reasoning,
+            confidence=answer.confidence,
+            annotation_source="llm",
+        )
 
     async def translate_async(self, item: Item) -> Translation:
         tally = Tally()
@@ -189,8 +218,9 @@ class LLMTranslator(Translator):
 # have: the target engine's error for the candidate (or a note that the reply held no SQL).
 # ``results`` mode, for curation, also reports a mismatch with the expected result; runs using it
 # are labelled in their manifest.
-async def reflect(translator: LLMTranslator, item: Item, messages: list[Message],
-                  first: Translation, tally: Tally) -> tuple[Translation, int]:
+async def reflect(
+    translator: LLMTranslator, item: Item, messages: list[Message], first: Translation, tally: Tally
+) -> tuple[Translation, int]:
     """The answer after up to ``options.reflection`` rounds, and the rounds used."""
     feedback = translator.feedback
     assert feedback is not None
@@ -203,12 +233,15 @@ async def reflect(translator: LLMTranslator, item: Item, messages: list[Message]
             problem = await asyncio.to_thread(feedback.check, item, current.sql)
             if problem is None:
                 break
-            follow_up = feedback_message(translator.template_for(item), item, feedback.mode,
-                                         problem)
+            follow_up = feedback_message(
+                translator.template_for(item), item, feedback.mode, problem
+            )
         else:  # unparseable or empty: ask for the format again
             follow_up = translator.template_for(item).render("unparseable")
-        history += [{"role": "assistant", "content": current.raw or current.sql or ""},
-                    {"role": "user", "content": follow_up}]
+        history += [
+            {"role": "assistant", "content": current.raw or current.sql or ""},
+            {"role": "user", "content": follow_up},
+        ]
         current = await translator.ask(history, tally)
         rounds += 1
     if rounds:
