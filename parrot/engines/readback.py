@@ -11,7 +11,8 @@ writes happen on a copy and vanish with it:
 * MariaDB (``mysql``) — a throwaway scratch database holding copies of the tables the script
   names, dropped afterwards (MySQL DDL is not transactional; DML there never reaches the
   fixture database);
-* ClickHouse (chdb) — a writing script runs on a copy of the tables (no rollback there).
+* ClickHouse (chdb) — a writing script runs on a copy of the tables (no rollback there);
+* Spark — its built-in tables have no ``UPDATE``/``DELETE`` (a runtime error); ``INSERT`` works.
 
 Nothing new crosses the worker boundary: it is the engine's own ``execute``, whose timeout,
 result cap and statement guards all hold. Running the text once per table costs one execution
