@@ -136,6 +136,8 @@ def test_the_real_fixture_is_unchanged_after_dml(target):
     with stopping_started():
         judge = Judge(start=True)
         try:
+            if judge.engine(target) is None:  # MariaDB not installed, PostgreSQL not startable
+                pytest.skip(f"no {target} engine here: its server could not be started")
             out = judge_dml(judge, item, "DELETE FROM t WHERE k > 1", [("yours", FIXTURE)])
             assert (out.verdict, out.judged) == ("verified", 1)
             for dialect in ("sqlite", target):
