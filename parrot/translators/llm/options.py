@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Collection
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
@@ -69,6 +69,11 @@ class _DeprecatedSchema(argparse.BooleanOptionalAction):
         super().__call__(parser, namespace, values, option_string)
 
 
+def _dest(flag: str) -> str:
+    """The destination argparse gives a ``--long-flag``: ``long_flag``."""
+    return flag.removeprefix("--").replace("-", "_")
+
+
 class _Chosen:
     """A flag group that adds only the flags asked for (``only``: destinations; None: all)."""
 
@@ -76,7 +81,7 @@ class _Chosen:
         self.group, self.only = group, only
 
     def add_argument(self, *flags: str, **kwargs: Any) -> None:
-        if self.only is None or flags[0].removeprefix("--").replace("-", "_") in self.only:
+        if self.only is None or _dest(flags[0]) in self.only:
             self.group.add_argument(*flags, **kwargs)
 
 
@@ -113,6 +118,38 @@ def add_arguments(
     _cache_and_reflection_flags(chosen, d)
 
 
+# The numeric flags: flag, metavar, type and help, which may show the default as ``{d}`` (as
+# a duration: ``{s}``); the default is the LLMOptions field the flag sets.
+# A literal data table, one flag per row:
+# fmt: off
+_REQUEST_NUMBERS = (
+    ("--concurrency", "N", int, "requests in flight (default: {d})"),
+    ("--temperature", "T", float, "sampling temperature (default: {d:g})"),
+    ("--max-tokens", "N", int, "answer length cap in tokens (default: {d})"),
+    ("--request-timeout", "SECONDS", float, "seconds per request (default: {s})"),
+    ("--retries", "N", int, "retries after 429/5xx/timeouts, exponential backoff with jitter "
+                            "(default: {d})"),
+)
+_SHOTS = (("--shots", "N", int, "worked examples in the prompt (default: {d})"),)
+_REFLECTION = (
+    ("--reflection", "K", int, "up to K rounds in which the model sees the target engine's "
+                               "error for its previous answer and tries again (default: {d})"),
+)
+# fmt: on
+
+
+def _numbers(g: _Chosen, d: LLMOptions, rows: tuple[tuple[str, str, type, str], ...]) -> None:
+    for flag, metavar, kind, text in rows:
+        default = getattr(d, _dest(flag))
+        g.add_argument(
+            flag,
+            metavar=metavar,
+            type=kind,
+            default=default,
+            help=text.format(d=default, s=seconds(default)),
+        )
+
+
 def _request_flags(g: _Chosen, d: LLMOptions) -> None:
     """Where the requests go and how they are sent."""
     g.add_argument(
@@ -121,42 +158,7 @@ def _request_flags(g: _Chosen, d: LLMOptions) -> None:
         metavar="URL",
         help="an OpenAI-compatible endpoint, e.g. http://127.0.0.1:8000/v1",
     )
-    g.add_argument(
-        "--concurrency",
-        metavar="N",
-        type=int,
-        default=d.concurrency,
-        help=f"requests in flight (default: {d.concurrency})",
-    )
-    g.add_argument(
-        "--temperature",
-        metavar="T",
-        type=float,
-        default=d.temperature,
-        help=f"sampling temperature (default: {d.temperature:g})",
-    )
-    g.add_argument(
-        "--max-tokens",
-        metavar="N",
-        type=int,
-        default=d.max_tokens,
-        help=f"answer length cap in tokens (default: {d.max_tokens})",
-    )
-    g.add_argument(
-        "--request-timeout",
-        type=float,
-        default=d.request_timeout,
-        metavar="SECONDS",
-        help=f"seconds per request (default: {seconds(d.request_timeout)})",
-    )
-    g.add_argument(
-        "--retries",
-        metavar="N",
-        type=int,
-        default=d.retries,
-        help="retries after 429/5xx/timeouts, exponential backoff with jitter "
-        f"(default: {d.retries})",
-    )
+    _numbers(g, d, _REQUEST_NUMBERS)
 
 
 def _prompt_flags(g: _Chosen, d: LLMOptions) -> None:
@@ -173,13 +175,7 @@ def _prompt_flags(g: _Chosen, d: LLMOptions) -> None:
         default=d.hints,
         help="include verified facts about the target dialect (default: on)",
     )
-    g.add_argument(
-        "--shots",
-        metavar="N",
-        type=int,
-        default=d.shots,
-        help=f"worked examples in the prompt (default: {d.shots})",
-    )
+    _numbers(g, d, _SHOTS)
     g.add_argument(
         "--prompt-schema",
         dest="schema",
@@ -200,14 +196,7 @@ def _cache_and_reflection_flags(g: _Chosen, d: LLMOptions) -> None:
         "~/.cache/parrot/llm/... without it)",
     )
     g.add_argument("--no-cache", action="store_true", help="neither read nor write the cache")
-    g.add_argument(
-        "--reflection",
-        type=int,
-        default=d.reflection,
-        metavar="K",
-        help="up to K rounds in which the model sees the target engine's error for "
-        "its previous answer and tries again (default: 0)",
-    )
+    _numbers(g, d, _REFLECTION)
     g.add_argument(
         "--feedback",
         choices=FEEDBACK_MODES,
@@ -249,20 +238,7 @@ def from_args(args: argparse.Namespace) -> LLMOptions:
         except ValueError:
             raise ValueError(f"bad --price {args.price!r}: expected IN,OUT, e.g. 2.5,10") from None
         price = (low, high)
-    return LLMOptions(
-        api_base=args.api_base,
-        concurrency=args.concurrency,
-        temperature=args.temperature,
-        max_tokens=args.max_tokens,
-        request_timeout=args.request_timeout,
-        retries=args.retries,
-        prompt=args.prompt,
-        hints=args.hints,
-        shots=args.shots,
-        schema=args.schema,
-        cache=not args.no_cache,
-        cache_path=args.cache,
-        reflection=args.reflection,
-        feedback=args.feedback,
-        price=price,
-    )
+    given = {f.name: getattr(args, f.name) for f in fields(LLMOptions)}
+    # --cache is the path, --no-cache the switch
+    given.update(cache=not args.no_cache, cache_path=args.cache, price=price)
+    return LLMOptions(**given)
