@@ -63,7 +63,6 @@ Output is deterministic.
 
 from __future__ import annotations
 
-import argparse
 import json
 import re
 import sys
@@ -73,13 +72,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from parrot.datasets import item_line
 from parrot.servers import stopping_started
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "scripts"))
 
-from build_starter import sqlglot_order  # noqa: E402  (shared with the starter builder)
+from build_starter import (  # noqa: E402  (shared with the starter builder)
+    builder_parser,
+    differing,
+    items_jsonl,
+    sqlglot_order,
+    write_differing,
+)
 from main_fixtures import SpecError, build_fixture, render_fixture  # noqa: E402
 
 CONCEPTS_DIR = ROOT / "concepts" / "main"
@@ -530,9 +534,7 @@ def own_fixtures() -> dict[Path, str]:
 def render_files(concepts: list[MainConcept]) -> dict[Path, str]:
     items = build_items(concepts)
     return {
-        OUT / "items.jsonl": "".join(
-            json.dumps(item_line(i), ensure_ascii=False) + "\n" for i in items
-        ),
+        OUT / "items.jsonl": items_jsonl(items),
         OUT / "README.md": render_readme(concepts, items),
         **own_fixtures(),
     }
@@ -542,9 +544,7 @@ def stale_files(concepts: list[MainConcept]) -> list[Path]:
     """Files to write (missing or different) and fixtures under OUT/fixtures to delete."""
     files = render_files(concepts)
     leftover = [p for p in sorted((OUT / "fixtures").glob("*.json")) if p not in files]
-    return [
-        p for p, text in files.items() if not p.is_file() or p.read_text(encoding="utf-8") != text
-    ] + leftover
+    return differing(files) + leftover
 
 
 @stopping_started()  # servers the verification starts are stopped again
@@ -630,17 +630,8 @@ def verify(
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    mode = ap.add_mutually_exclusive_group()
-    mode.add_argument(
-        "--check",
-        action="store_true",
-        help="exit 1 if the committed files differ from what would be written",
-    )
-    mode.add_argument(
-        "--verify",
-        action="store_true",
-        help="judge every item strictly on the real engines (parrot's Judge)",
+    ap, _ = builder_parser(
+        __doc__, "judge every item strictly on the real engines (parrot's Judge)"
     )
     ap.add_argument(
         "--only", nargs="*", help="with --verify: only these files (<source>/<stem> or <stem>)"
@@ -675,10 +666,7 @@ def main(argv: list[str] | None = None) -> int:
     for path in sorted((OUT / "fixtures").glob("*.json")):
         if path not in files:
             path.unlink()  # a fixture with no spec in concepts/main/fixtures
-    for path, text in files.items():
-        path.parent.mkdir(parents=True, exist_ok=True)
-        if not path.is_file() or path.read_text(encoding="utf-8") != text:
-            path.write_text(text, encoding="utf-8")
+    write_differing(files)
     print(
         f"wrote {OUT.relative_to(ROOT)}: {len(concepts)} source queries, "
         f"{sum(len(c.targets) for c in concepts)} items"

@@ -229,6 +229,18 @@ def _difficulty_and_tag_tables(diffs: Counter[str], tags: Counter[str]) -> list[
     ]
 
 
+def _concept_table(concepts: list[Concept]) -> list[str]:
+    """The README's table of concepts, one row each, as Markdown lines."""
+    return [
+        "| concept | fixture | difficulty | types | description |",
+        "|---|---|---|---|---|",
+        *[
+            f"| `{c.id}` | {c.fixture} | {c.difficulty} | {', '.join(c.types)} | {c.description} |"
+            for c in concepts
+        ],
+    ]
+
+
 def render_readme(items: list[dict[str, Any]]) -> str:
     pairs = Counter(f"{i['source_dialect']} → {i['target_dialect']}" for i in items)
     types = Counter(t for c in CONCEPTS for t in c.types)
@@ -288,12 +300,7 @@ def render_readme(items: list[dict[str, Any]]) -> str:
         "",
         "## Concepts",
         "",
-        "| concept | fixture | difficulty | types | description |",
-        "|---|---|---|---|---|",
-        *[
-            f"| `{c.id}` | {c.fixture} | {c.difficulty} | {', '.join(c.types)} | {c.description} |"
-            for c in CONCEPTS
-        ],
+        *_concept_table(CONCEPTS),
         "",
         "## Divergences the items exercise",
         "",
@@ -461,12 +468,7 @@ def render_polyglot_readme(items: list[dict[str, Any]]) -> str:
         "",
         "## Concepts",
         "",
-        "| concept | fixture | difficulty | types | description |",
-        "|---|---|---|---|---|",
-        *[
-            f"| `{c.id}` | {c.fixture} | {c.difficulty} | {', '.join(c.types)} | {c.description} |"
-            for c in concepts
-        ],
+        *_concept_table(concepts),
         "",
         "## Divergences the items exercise",
         "",
@@ -520,12 +522,43 @@ def render_polyglot_readme(items: list[dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
+def items_jsonl(items: list[dict[str, Any]]) -> str:
+    """A dataset's items.jsonl: one item a line."""
+    return "".join(json.dumps(item_line(i), ensure_ascii=False) + "\n" for i in items)
+
+
+def differing(files: dict[Path, str]) -> list[Path]:
+    """The files to write: missing, or with other text."""
+    return [
+        p for p, text in files.items() if not p.is_file() or p.read_text(encoding="utf-8") != text
+    ]
+
+
+def write_differing(files: dict[Path, str]) -> None:
+    """Write the files whose text changed (the others keep their modification time)."""
+    for path in differing(files):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(files[path], encoding="utf-8")
+
+
+def builder_parser(doc: str, verify_help: str) -> tuple[argparse.ArgumentParser, Any]:
+    """A dataset builder's command line: rewrite the files, or ``--check`` them, or
+    ``--verify`` the items (the group of these modes is returned to add more)."""
+    ap = argparse.ArgumentParser(description=doc.split("\n\n")[0])
+    mode = ap.add_mutually_exclusive_group()
+    mode.add_argument(
+        "--check",
+        action="store_true",
+        help="exit 1 if the committed files differ from what would be written",
+    )
+    mode.add_argument("--verify", action="store_true", help=verify_help)
+    return ap, mode
+
+
 def render_polyglot_files() -> dict[Path, str]:
     items = build_polyglot_items()
     files: dict[Path, str] = {
-        POLYGLOT_OUT / "items.jsonl": "".join(
-            json.dumps(item_line(i), ensure_ascii=False) + "\n" for i in items
-        ),
+        POLYGLOT_OUT / "items.jsonl": items_jsonl(items),
         POLYGLOT_OUT / "README.md": render_polyglot_readme(items),
     }
     used = {c.fixture for c in polyglot_concepts()}
@@ -538,9 +571,7 @@ def render_polyglot_files() -> dict[Path, str]:
 def render_files() -> dict[Path, str]:
     items = build_items()
     files: dict[Path, str] = {
-        OUT / "items.jsonl": "".join(
-            json.dumps(item_line(i), ensure_ascii=False) + "\n" for i in items
-        ),
+        OUT / "items.jsonl": items_jsonl(items),
         OUT / "README.md": render_readme(items),
     }
     for name, raw in FIXTURES.items():
@@ -730,17 +761,8 @@ def verify(dataset: str, only: list[str] | None = None) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    mode = ap.add_mutually_exclusive_group()
-    mode.add_argument(
-        "--check",
-        action="store_true",
-        help="exit 1 if the committed files differ from what would be written",
-    )
-    mode.add_argument(
-        "--verify",
-        action="store_true",
-        help="judge every starter item on sqlite3, duckdb and chdb (parrot's Judge)",
+    ap, mode = builder_parser(
+        __doc__, "judge every starter item on sqlite3, duckdb and chdb (parrot's Judge)"
     )
     mode.add_argument(
         "--verify-polyglot",
@@ -763,11 +785,7 @@ def main(argv: list[str] | None = None) -> int:
         return verify("polyglot", args.only)
     files = render_files()
     if args.check:
-        stale = [
-            p
-            for p, text in files.items()
-            if not p.is_file() or p.read_text(encoding="utf-8") != text
-        ]
+        stale = differing(files)
         extra = sorted(
             (
                 set((OUT / "fixtures").glob("*.json"))
@@ -791,10 +809,7 @@ def main(argv: list[str] | None = None) -> int:
             f"{len(polyglot_concepts()) * len(POLYGLOT_PAIRS)} items)"
         )
         return 0
-    for path, text in files.items():
-        path.parent.mkdir(parents=True, exist_ok=True)
-        if not path.is_file() or path.read_text(encoding="utf-8") != text:
-            path.write_text(text, encoding="utf-8")
+    write_differing(files)
     items = build_items()
     print(
         f"wrote {OUT.relative_to(ROOT)}: {len(CONCEPTS)} concepts, {len(items)} items, "
