@@ -42,28 +42,15 @@ TERMINAL_NAMES = {
     "no engine": "no\nengine",  # two-line headers
     "no ref": "no\nref",
 }
-SCORE_HEADERS = (
-    "group",
-    "items",
-    "gold err",
-    "no engine",
-    "no ref",
-    "EX %",
-    "EX n",
-    "strict %",
-    "RES n",
-    "wrong",
-    "timeout",
-    "TS %",
-    "TS n",
-    "norm %",
-    "multiset %",
-    "strict≠∅ %",
-    "≠∅ n",
-    "SYN %",
-    "SYN n",
-    *(heading for _, heading in INTERVALS),
+# The score columns of a row of results, after its name; a literal table of headings:
+# fmt: off
+_SCORE_COLUMNS = (
+    "items", "gold err", "no engine", "no ref",
+    "EX %", "EX n", "strict %", "RES n", "wrong", "timeout",
+    "TS %", "TS n", "norm %", "multiset %", "strict≠∅ %", "≠∅ n", "SYN %", "SYN n",
 )
+# fmt: on
+SCORE_HEADERS = ("group", *_SCORE_COLUMNS, *(heading for _, heading in INTERVALS))
 # Each share's subset and denominator, said under every table of SCORE_HEADERS.
 SCORE_NOTE = (
     "Each % has its own subset: EX % of EX n (translations that could run: target "
@@ -90,9 +77,9 @@ def _fmt(pct: float | None) -> str:
     return "–" if pct is None else f"{pct:.1f}"
 
 
-def _score_row(label: str, s: dict[str, Any]) -> tuple[Any, ...]:
-    return (
-        label,
+def _score_cells(s: dict[str, Any]) -> dict[str, Any]:
+    """A summary's cells under each of _SCORE_COLUMNS."""
+    cells = (
         s["items"],
         s["gold_error"],
         s["no_engine"],
@@ -107,12 +94,16 @@ def _score_row(label: str, s: dict[str, Any]) -> tuple[Any, ...]:
         s.get("ts_items", 0),
         _fmt(s["acc_normalized"]),
         _fmt(s["acc_multiset"]),
-        _fmt(s["acc_strict_nonempty"]),
-        s["nonempty"],
+        _fmt(s.get("acc_strict_nonempty")),  # .get: the leaderboard reads older summaries
+        s.get("nonempty", 0),
         _fmt(s.get("acc_syn")),
         s.get("syn_checked", 0),
-        *_intervals(s, [key for key, _ in INTERVALS]),
     )
+    return dict(zip(_SCORE_COLUMNS, cells, strict=True))
+
+
+def _score_row(label: str, s: dict[str, Any]) -> tuple[Any, ...]:
+    return (label, *_score_cells(s).values(), *_intervals(s, [key for key, _ in INTERVALS]))
 
 
 def _intervals(s: dict[str, Any], keys: list[str]) -> list[str]:
@@ -433,24 +424,12 @@ def verified_cost_table(verified: dict[str, Any]) -> Table:
 
 
 LEADERBOARD_INTERVALS = ("ex", "strict", "ts", "normalized", "multiset", "syn")
+LEADERBOARD_LEFT_OUT = ("wrong", "timeout", "strict≠∅ %", "≠∅ n")  # of the score columns
 LEADERBOARD_HEADERS = (
     "rank",
     "model",
     "dataset",
-    "items",
-    "gold err",
-    "no engine",
-    "no ref",
-    "EX %",
-    "EX n",
-    "strict %",
-    "RES n",
-    "TS %",
-    "TS n",
-    "norm %",
-    "multiset %",
-    "SYN %",
-    "SYN n",
+    *(h for h in _SCORE_COLUMNS if h not in LEADERBOARD_LEFT_OUT),
     *(h for k, h in INTERVALS if k in LEADERBOARD_INTERVALS),
     "vs rank above",
     *(f"{h} / strict item" for h in COST_HEADERS),
@@ -563,20 +542,7 @@ def leaderboard_table(runs: list[Member], flags: dict[str, str] | None = None) -
                 rank,
                 model(manifest),
                 manifest.get("dataset", {}).get("name", "?"),
-                s["items"],
-                s["gold_error"],
-                s["no_engine"],
-                s.get("no_reference", 0),
-                _fmt(s["acc_ex"]),
-                s["ex_items"],
-                _fmt(s["acc_strict"]),
-                s["evaluated"],
-                _fmt(s.get("acc_ts")),
-                s.get("ts_items", 0),
-                _fmt(s["acc_normalized"]),
-                _fmt(s["acc_multiset"]),
-                _fmt(s.get("acc_syn")),
-                s.get("syn_checked", 0),
+                *(v for h, v in _score_cells(s).items() if h not in LEADERBOARD_LEFT_OUT),
                 *_intervals(s, keys),
                 summary.get("versus_above", "–"),
                 *_costs(per_strict),
