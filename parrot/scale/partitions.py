@@ -112,20 +112,8 @@ def run_partitioned(
         read += n
         if progress is not None:
             progress(first.name, read, read)  # the total is known only at the end
-    mapped = Batch([])
-    for index in range(len(parts)):  # corpus order, whatever order partitions came back in
-        mapped.extend(results[index])
-    out = first.reduce(mapped)
-    count = StageCount(
-        first.name,
-        read,
-        len(out.records),
-        dict(out.dropped.most_common()),
-        dict(out.notes.most_common()),
-        time.perf_counter() - start,
-        len(out.routed),
-        dict(out.details.most_common()),
-    )
+    out = first.reduce(Batch.in_order(results))  # corpus order
+    count = StageCount.of(first.name, read, out, time.perf_counter() - start)
     if on_stage is not None:
         on_stage(count)
     kept, funnel, routed = run_pipeline(out.records, rest, executor, chunk_size, progress, on_stage)

@@ -106,6 +106,14 @@ class Batch:
         if detail:
             self.details[f"{code.value}: {detail}"] += n
 
+    @classmethod
+    def in_order(cls, parts: dict[int, Batch]) -> Batch:
+        """One batch of ``parts`` 0, 1, ... (whatever order they came back in)."""
+        out = cls([])
+        for index in range(len(parts)):
+            out.extend(parts[index])
+        return out
+
     def extend(self, other: Batch) -> None:
         self.records.extend(other.records)
         self.dropped.update(other.dropped)
@@ -148,6 +156,20 @@ class StageCount:
     seconds: float
     routed: int = 0
     details: dict[str, int] = field(default_factory=dict)  # "code: detail" -> records
+
+    @classmethod
+    def of(cls, stage: str, records_in: int, out: Batch, seconds: float) -> StageCount:
+        """The funnel line of a stage that made ``out`` of ``records_in`` records."""
+        return cls(
+            stage,
+            records_in,
+            len(out.records),
+            dict(out.dropped.most_common()),
+            dict(out.notes.most_common()),
+            seconds,
+            len(out.routed),
+            dict(out.details.most_common()),
+        )
 
     @property
     def rate(self) -> float:
@@ -239,23 +261,11 @@ def run_stage(
             done += len(chunks[index])
             if progress is not None:
                 progress(stage.name, done, total)
-        mapped = Batch([])
-        for index in range(len(chunks)):  # the input order, whatever order chunks came back in
-            mapped.extend(results[index])
+        mapped = Batch.in_order(results)  # the input order
     else:
         mapped = Batch(list(records))
     out = stage.reduce(mapped)
-    count = StageCount(
-        stage.name,
-        total,
-        len(out.records),
-        dict(out.dropped.most_common()),
-        dict(out.notes.most_common()),
-        time.perf_counter() - start,
-        len(out.routed),
-        dict(out.details.most_common()),
-    )
-    return out, count
+    return out, StageCount.of(stage.name, total, out, time.perf_counter() - start)
 
 
 def run_pipeline(

@@ -167,15 +167,8 @@ def distill(
     if not gold.ok:
         return Distilled(None, f"source fails on its fixture: {gold.status}")
     try:
-        cands = _candidate_databases(
-            item,
-            references,
-            dialects,
-            seed=seed,
-            candidates=candidates,
-            max_rows=max_rows,
-            pool=pool,
-        )
+        draw = _Draw(item, references, dialects, seed, max_rows)
+        cands = _candidate_databases(draw, candidates=candidates, pool=pool)
     except SchemaError as exc:
         return Distilled(None, str(exc))
     trial, equivalent = _aims(judge, item, references, source_side, exclude)
@@ -250,32 +243,43 @@ def extra_candidates(
     return []
 
 
+@dataclass(frozen=True)
+class _Draw:
+    """How the candidate databases of a source query are generated: over its fixture, for
+    these dialects, from ``seed``, at most ``max_rows`` rows a table."""
+
+    item: Item
+    references: tuple[Item, ...]
+    dialects: tuple[str, ...]
+    seed: int
+    max_rows: int
+
+    def generate(self, sql: str, dialect: str, rounds: int, seed: str) -> list[dict[str, Any]]:
+        """``rounds`` databases for ``sql`` (raises :class:`SchemaError`, ``ValueError`` when
+        the generator cannot read it)."""
+        return query_test_data(
+            sql,
+            dialect,
+            rounds=rounds,
+            seed=seed,
+            name=f"ts{self.seed}",
+            base=self.item.fixture,
+            dialects=self.dialects,
+            max_rows=self.max_rows,
+        )
+
+
 def _candidate_databases(
-    item: Item,
-    references: tuple[Item, ...],
-    dialects: tuple[str, ...],
-    *,
-    seed: int,
-    candidates: int,
-    max_rows: int,
-    pool: tuple[tuple[int, Fixture], ...] | None,
+    draw: _Draw, *, candidates: int, pool: tuple[tuple[int, Fixture], ...] | None
 ) -> _Candidates:
     """``pool`` as given, or the source's boundary and random candidates then the references'
     (raises :class:`SchemaError` when the generator cannot read the source)."""
     if pool is not None:
         return _Candidates(list(pool), {}, len(pool))
-    generated = query_test_data(
-        item.source_sql,
-        item.source_dialect,
-        rounds=candidates,
-        seed=str(seed),
-        name=f"ts{seed}",
-        base=item.fixture,
-        dialects=dialects,
-        max_rows=max_rows,
-    )
+    item = draw.item
+    generated = draw.generate(item.source_sql, item.source_dialect, candidates, str(draw.seed))
     named = item.fixture.name if item.fixture and _qualified(item) else None
-    kinds = _boundary_candidates(item, dialects, seed, len(generated), candidates // 2)
+    kinds = _boundary_candidates(item, draw.dialects, draw.seed, len(generated), candidates // 2)
     made = len(generated) + len(kinds)  # numbered 0 .. made - 1, failed ones included
     dbs: list[tuple[int, Fixture]] = []
     for r, data in [*((r, d) for r, (_, d) in kinds.items()), *enumerate(generated)]:
@@ -283,9 +287,7 @@ def _candidate_databases(
             dbs.append((r, fixture_from_json({**data, "name": named or data["name"]})))
     from_source = len(dbs)
     if candidates:
-        dbs += _reference_candidates(
-            item, references, dialects, seed=seed, start=made, max_rows=max_rows
-        )
+        dbs += _reference_candidates(draw, start=made)
     return _Candidates(dbs, kinds, from_source)
 
 
@@ -696,37 +698,23 @@ def agreeing_references(judge: Judge, references: tuple[Item, ...]) -> list[tupl
     return out
 
 
-def _reference_candidates(
-    item: Item,
-    references: tuple[Item, ...],
-    dialects: tuple[str, ...],
-    *,
-    seed: int,
-    start: int,
-    max_rows: int,
-) -> list[tuple[int, Fixture]]:
+def _reference_candidates(draw: _Draw, *, start: int) -> list[tuple[int, Fixture]]:
     """``REFERENCE_CANDIDATES`` databases generated from each reference translation's own SQL
     (its literals, divisors and dates in the target's idiom: ``STRFTIME('%m-%d', d) >= '02-28'``
     where the source says ``month(d) > 2``), tried after the source's: their twins sit at the
     boundaries a near-miss *translation* moves. Numbered from ``start``; deterministic."""
     out: list[tuple[int, Fixture]] = []
-    seen = {(item.source_dialect, item.source_sql)}
+    seen = {(draw.item.source_dialect, draw.item.source_sql)}
     r = start
-    for ref_item in references:
+    for ref_item in draw.references:
         for sql in ref_item.reference_sql:
-            if (ref_item.target_dialect, sql) in seen:
+            target = ref_item.target_dialect
+            if (target, sql) in seen:
                 continue
-            seen.add((ref_item.target_dialect, sql))
+            seen.add((target, sql))
             try:
-                generated = query_test_data(
-                    sql,
-                    ref_item.target_dialect,
-                    rounds=REFERENCE_CANDIDATES,
-                    seed=f"{seed}:{ref_item.target_dialect}:{len(seen)}",
-                    name=f"ts{seed}",
-                    base=item.fixture,
-                    dialects=dialects,
-                    max_rows=max_rows,
+                generated = draw.generate(
+                    sql, target, REFERENCE_CANDIDATES, f"{draw.seed}:{target}:{len(seen)}"
                 )
             except (SchemaError, ValueError):
                 continue  # the generator cannot read this reference: the source's data stands

@@ -69,7 +69,13 @@ from sqlglot import exp
 from sqlglot.errors import SqlglotError
 
 from parrot.dialects import DIALECTS
-from parrot.testsuite.operators import REGISTRY, not_in_parts, operator_names, single_row
+from parrot.testsuite.operators import (
+    NULL_REJECTING,
+    REGISTRY,
+    not_in_parts,
+    operator_names,
+    single_row,
+)
 
 OPERATORS = operator_names()  # the registry's operators (parrot.testsuite.operators)
 
@@ -87,18 +93,6 @@ EQUIVALENCE_RULES = (
     "null_in_filtering_in",
     "order_of_one_row",
     "round_beyond_scale",
-)
-_NULL_REJECTING = (
-    exp.EQ,
-    exp.NEQ,
-    exp.GT,
-    exp.GTE,
-    exp.LT,
-    exp.LTE,
-    exp.In,
-    exp.Between,
-    exp.Like,
-    exp.ILike,
 )
 
 _NUMBERS = ("numbers", "numbers_mt")  # ClickHouse's table functions of distinct numbers
@@ -699,7 +693,7 @@ def _null_rejected(join: exp.Join, defaults: bool = False) -> bool:
                 continue
             if isinstance(conjunct, exp.Not) and isinstance(conjunct.this, exp.Is):
                 operands = [conjunct.this.this]
-            elif isinstance(conjunct, _NULL_REJECTING):
+            elif isinstance(conjunct, NULL_REJECTING):
                 operands = [conjunct.this, conjunct.args.get("expression")]
             else:
                 continue

@@ -63,6 +63,21 @@ _ARITHMETIC: dict[type[exp.Expr], type[exp.Expr]] = {
     exp.Sub: exp.Add,
     exp.Div: exp.Mul,
 }
+# The comparisons that are false or NULL when an operand is NULL (they reject a NULL row),
+# and every comparison of two values
+NULL_REJECTING = (
+    exp.EQ,
+    exp.NEQ,
+    exp.GT,
+    exp.GTE,
+    exp.LT,
+    exp.LTE,
+    exp.In,
+    exp.Between,
+    exp.Like,
+    exp.ILike,
+)
+_COMPARED = (*NULL_REJECTING, exp.NullSafeEQ)
 _SET_OPS = (exp.Union, exp.Intersect, exp.Except)
 _UNWRAPPABLE = (exp.Abs, exp.Round, exp.Lower, exp.Upper, exp.Trim, exp.Floor, exp.Ceil)
 
@@ -299,22 +314,25 @@ def _asc_desc(node: exp.Expr, root: exp.Expr) -> Iterator[Apply]:
 # --- OR: operators -----------------------------------------------------------------------------
 
 
-@register("flip_comparison", "OR.relational")
-def _flip_comparison(node: exp.Expr, root: exp.Expr) -> Iterator[Apply]:
-    if type(node) in _FLIP:
-        new = _FLIP[type(node)]
-        yield _replace_with(
-            node, lambda: new(this=node.this.copy(), expression=node.expression.copy())
-        )
+def _swap_operator(
+    table: dict[type[exp.Expr], type[exp.Expr]],
+    keep: Callable[[exp.Expr], bool] = lambda node: False,
+) -> Edits:
+    """The edits that replace a binary operator by its partner in ``table``, operands kept
+    (none where ``keep(node)``)."""
+
+    def edits(node: exp.Expr, root: exp.Expr) -> Iterator[Apply]:
+        if type(node) in table and not keep(node):
+            new = table[type(node)]
+            yield _replace_with(
+                node, lambda: new(this=node.this.copy(), expression=node.expression.copy())
+            )
+
+    return edits
 
 
-@register("reverse_comparison", "OR.relational")
-def _reverse_comparison(node: exp.Expr, root: exp.Expr) -> Iterator[Apply]:
-    if type(node) in _REVERSE:
-        new = _REVERSE[type(node)]
-        yield _replace_with(
-            node, lambda: new(this=node.this.copy(), expression=node.expression.copy())
-        )
+register("flip_comparison", "OR.relational")(_swap_operator(_FLIP))
+register("reverse_comparison", "OR.relational")(_swap_operator(_REVERSE))
 
 
 @register("and_or", "OR.logical")
@@ -327,13 +345,9 @@ def _and_or(node: exp.Expr, root: exp.Expr) -> Iterator[Apply]:
         )
 
 
-@register("arithmetic", "OR.arithmetic")
-def _arithmetic(node: exp.Expr, root: exp.Expr) -> Iterator[Apply]:
-    if type(node) in _ARITHMETIC and not isinstance(node.parent, exp.DataTypeParam):
-        new = _ARITHMETIC[type(node)]
-        yield _replace_with(
-            node, lambda: new(this=node.this.copy(), expression=node.expression.copy())
-        )
+register("arithmetic", "OR.arithmetic")(
+    _swap_operator(_ARITHMETIC, keep=lambda node: isinstance(node.parent, exp.DataTypeParam))
+)
 
 
 @register("between_bounds", "OR.between")
@@ -513,21 +527,6 @@ def _literal_minus(node: exp.Expr, root: exp.Expr) -> Iterator[Apply]:
     n = _literal_number(node)
     if n is not None:
         yield _replace_with(node, lambda: exp.Literal.number(n - 1))
-
-
-_COMPARED = (
-    exp.EQ,
-    exp.NEQ,
-    exp.GT,
-    exp.GTE,
-    exp.LT,
-    exp.LTE,
-    exp.In,
-    exp.Between,
-    exp.Like,
-    exp.ILike,
-    exp.NullSafeEQ,
-)
 
 
 @register("string_case", "IR.constant", PARROT, rules=("case_insensitive_collation",))
