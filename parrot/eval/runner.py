@@ -324,29 +324,24 @@ def prepare_run_dir(config: RunConfig, manifest: dict[str, Any]) -> dict[str, An
 _WORKER_JUDGE: Judge | None = None
 
 
-def _init_worker(
-    timeout: float,
-    max_rows: int,
-    urls: dict[str, str],
-    start: bool,
-    syntax: bool,
-    suite_dir: Path | None,
-    prove: ProveSettings | None,
-) -> None:
+def _run_judge(config: RunConfig) -> Judge:
+    """The judge of a run's items (with the solver attached for ``--prove``)."""
+    judge = Judge(
+        timeout=config.timeout,
+        max_rows=config.max_rows,
+        urls=config.urls,
+        start=config.start,
+        syntax=config.syntax,
+        suite_dir=config.suite_dir,
+    )
+    return attach(judge, config.prove)
+
+
+def _init_worker(config: RunConfig) -> None:
     global _WORKER_JUDGE
 
     die_with_parent()  # a run killed with SIGKILL takes its --jobs workers with it
-    _WORKER_JUDGE = attach(
-        Judge(
-            timeout=timeout,
-            max_rows=max_rows,
-            urls=urls,
-            start=start,
-            syntax=syntax,
-            suite_dir=suite_dir,
-        ),
-        prove,
-    )
+    _WORKER_JUDGE = _run_judge(config)
 
 
 def _judge_in_worker(item: Item, translation: Translation) -> Outcome:
@@ -361,17 +356,7 @@ def _judged(pending: list[Item], translator: Translator, config: RunConfig) -> I
         yield from _judged_on_ray(pending, translations, config)
         return
     if config.jobs <= 1:
-        judge = attach(
-            Judge(
-                timeout=config.timeout,
-                max_rows=config.max_rows,
-                urls=config.urls,
-                start=config.start,
-                syntax=config.syntax,
-                suite_dir=config.suite_dir,
-            ),
-            config.prove,
-        )
+        judge = _run_judge(config)
         if config.syntax:  # every translation is checked; else only the few no engine parsed
             preload_grammars({i.target_dialect for i in pending})
         try:
@@ -384,15 +369,7 @@ def _judged(pending: list[Item], translator: Translator, config: RunConfig) -> I
         config.jobs,
         mp_context=context,
         initializer=_init_worker,
-        initargs=(
-            config.timeout,
-            config.max_rows,
-            config.urls,
-            config.start,
-            config.syntax,
-            config.suite_dir,
-            config.prove,
-        ),
+        initargs=(config,),
     ) as pool:
         window: set[Future[Outcome]] = set()
         for item, translation in translations:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, fields, replace
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
@@ -116,17 +116,9 @@ class LLMTranslator(Translator):
 
     def client_settings(self) -> ClientSettings:
         o = self.options
-        return ClientSettings(
-            model=self.model,
-            api_base=o.api_base,
-            temperature=o.temperature,
-            max_tokens=o.max_tokens,
-            request_timeout=o.request_timeout,
-            retries=o.retries,
-            backoff=o.backoff,
-            concurrency=o.concurrency,
-            price=o.price,
-        )
+        # every client setting that LLMOptions also has (the request flags) is taken from it
+        given = {f.name: getattr(o, f.name) for f in fields(ClientSettings) if hasattr(o, f.name)}
+        return ClientSettings(model=self.model, **given)
 
     @property
     def client(self) -> LLMClient:
