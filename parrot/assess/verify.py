@@ -14,7 +14,7 @@ statements' own literals (``--schema``) — under the strict comparator. Outcome
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 from parrot.api.records import VerdictRecord
@@ -41,14 +41,8 @@ class Outcome:
     per_database: tuple[bool | None, ...] = field(default=(), compare=False)
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "verdict": self.verdict,
-            "reason": self.reason,
-            "detail": self.detail,
-            "judged": self.judged,
-            "databases": self.databases,
-            "witness": self.witness,
-        }
+        """Every field but ``per_database``."""
+        return {k: v for k, v in asdict(self).items() if k != "per_database"}
 
 
 def judge_on(

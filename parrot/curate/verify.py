@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import asdict, dataclass, replace
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from parrot.api.records import Outcome
@@ -219,6 +219,7 @@ def checker(timeout: float, max_rows: int) -> Checker:
     return _CHECKER[key]
 
 
+@dataclass(eq=False)
 class TestData(Stage):
     """Generate the rounds of test data of every pair and pick the round eval will use."""
 
@@ -226,17 +227,10 @@ class TestData(Stage):
     max_chunk = ENGINE_CHUNK
     __test__ = False  # not a pytest class, despite its name
 
-    def __init__(
-        self,
-        rounds: int = DEFAULT_ROUNDS,
-        seed: int = 0,
-        timeout: float = DEFAULT_TIMEOUT,
-        max_rows: int = DEFAULT_MAX_ROWS,
-    ):
-        self.rounds = rounds
-        self.seed = seed
-        self.timeout = timeout
-        self.max_rows = max_rows
+    rounds: int = DEFAULT_ROUNDS
+    seed: int = 0
+    timeout: float = DEFAULT_TIMEOUT
+    max_rows: int = DEFAULT_MAX_ROWS
 
     def params(self) -> dict[str, Any]:
         return {"rounds": self.rounds, "seed": self.seed, "generator": "parrot.testsuite.datagen"}
@@ -316,32 +310,20 @@ def _reason(exc: BaseException | str) -> str:
     return text[:80]
 
 
+@dataclass(eq=False)
 class Verify(Stage):
     """Syntax and semantic check of every candidate; see the module docstring."""
 
     name = "verify"
     max_chunk = ENGINE_CHUNK
 
-    def __init__(
-        self,
-        timeout: float = DEFAULT_TIMEOUT,
-        max_rows: int = DEFAULT_MAX_ROWS,
-        review: bool = True,
-        keep_unverified: bool = False,
-    ):
-        self.timeout = timeout
-        self.max_rows = max_rows
-        self.review = review
-        self.keep_unverified = keep_unverified
+    timeout: float = DEFAULT_TIMEOUT
+    max_rows: int = DEFAULT_MAX_ROWS
+    review: bool = True
+    keep_unverified: bool = False
 
     def params(self) -> dict[str, Any]:
-        return {
-            "timeout": self.timeout,
-            "max_rows": self.max_rows,
-            "review": self.review,
-            "keep_unverified": self.keep_unverified,
-            "comparison": "strict",
-        }
+        return {**asdict(self), "comparison": "strict"}
 
     def map(self, chunk: list[Record]) -> Batch:
         check = checker(self.timeout, self.max_rows)

@@ -22,7 +22,7 @@ from __future__ import annotations
 import re
 import sqlite3
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -105,15 +105,7 @@ class ColumnReport:
     candidate: str = ""  # boolean/date/timestamp the values also fit (applied only by --type)
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "table": self.table,
-            "column": self.column,
-            "declared": self.declared,
-            "type": self.type,
-            "reason": self.reason,
-            "examples": list(self.examples),
-            "candidate": self.candidate,
-        }
+        return {**asdict(self), "examples": list(self.examples)}
 
     @property
     def hint(self) -> str:
