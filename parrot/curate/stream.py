@@ -30,8 +30,7 @@ import json
 import math
 import tempfile
 import time
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -48,7 +47,7 @@ from parrot.curate.select import (
 )
 from parrot.curate.stages import Batch, Drop, Progress, Record, StageCount
 from parrot.curate.standardise import Standardise, normalised_key
-from parrot.engines.worker import die_with_parent
+from parrot.scale.stages import LocalExecutor
 
 # a chunk of input: records, or the byte range [start, end) of a JSONL file (the lines that
 # start in it); a range is read by the worker, so the input never passes through this process
@@ -168,40 +167,6 @@ class StreamResult:
     kept: list[Record]
     funnel: list[StageCount]
     stats: dict[str, Any] = field(default_factory=dict)
-
-
-class _Pool:
-    """``jobs`` worker processes with at most two tasks each in flight (results stream back);
-    ``jobs == 1`` runs every task here."""
-
-    def __init__(self, jobs: int):
-        self.jobs = max(1, jobs)
-        self._pool = (
-            ProcessPoolExecutor(self.jobs, initializer=die_with_parent) if self.jobs > 1 else None
-        )
-
-    def map(self, fn: Callable[..., Any], tasks: Iterable[tuple[Any, ...]]) -> Iterator[Any]:
-        if self._pool is None:
-            for task in tasks:
-                yield fn(*task)
-            return
-        pending: set[Future[Any]] = set()
-        todo = iter(tasks)
-        exhausted = False
-        while not exhausted or pending:
-            while not exhausted and len(pending) < 2 * self.jobs:
-                try:
-                    pending.add(self._pool.submit(fn, *next(todo)))
-                except StopIteration:
-                    exhausted = True
-            if pending:
-                done, pending = wait(pending, return_when=FIRST_COMPLETED)
-                for future in done:
-                    yield future.result()
-
-    def close(self) -> None:
-        if self._pool is not None:
-            self._pool.shutdown(cancel_futures=True)
 
 
 _RANK = """
@@ -335,7 +300,7 @@ def _cluster_members(
 
 def _ingest(
     store: _Store,
-    pool: _Pool,
+    executor: LocalExecutor,
     chunks: Iterable[Chunk],
     settings: StreamSettings,
     progress: Progress | None,
@@ -344,7 +309,7 @@ def _ingest(
     stats = Batch([])
     n_in = 0
     tasks = ((i, c, settings.prefix_ratio) for i, c in enumerate(chunks))
-    for done, (_, table, batch, count) in enumerate(pool.map(prepare, tasks), 1):
+    for done, (_, table, batch, count) in enumerate(executor.run(prepare, tasks), 1):
         store.append(table)
         stats.extend(batch)
         n_in += count
@@ -354,13 +319,16 @@ def _ingest(
 
 
 def _features(
-    pool: _Pool, window: list[Record], settings: StreamSettings, progress: Progress | None
+    executor: LocalExecutor,
+    window: list[Record],
+    settings: StreamSettings,
+    progress: Progress | None,
 ) -> list[Record]:
     size = settings.feature_chunk
     chunks = [window[i : i + size] for i in range(0, len(window), size)]
     found: dict[int, list[Any]] = {}
     tasks = ((i, c, settings.coverage) for i, c in enumerate(chunks))
-    for index, feats in pool.map(features_of, tasks):
+    for index, feats in executor.run(features_of, tasks):
         found[index] = feats
         if progress is not None:
             progress("features", len(found) * size, len(window))
@@ -384,17 +352,17 @@ def run_stream(
     window_size = settings.patience + 1
     with tempfile.TemporaryDirectory(prefix="parrot-curate-", dir=settings.workdir) as tmp:
         store = _Store(Path(tmp) / "statements.duckdb", settings)
-        pool = _Pool(settings.jobs)
+        executor = LocalExecutor(settings.jobs)
         try:
-            return _run(store, pool, chunks, settings, progress, total, window_size)
+            return _run(store, executor, chunks, settings, progress, total, window_size)
         finally:
-            pool.close()
+            executor.close()
             store.close()
 
 
 def _run(
     store: _Store,
-    pool: _Pool,
+    executor: LocalExecutor,
     chunks: Iterable[Chunk],
     settings: StreamSettings,
     progress: Progress | None,
@@ -402,7 +370,7 @@ def _run(
     window_size: int,
 ) -> StreamResult:
     clock = time.perf_counter()
-    stats, n_in = _ingest(store, pool, chunks, settings, progress, total)
+    stats, n_in = _ingest(store, executor, chunks, settings, progress, total)
     ingest_s = time.perf_counter() - clock
     counts, sizes = store.rank(reach=max(8 * window_size, 64))
     seconds = [time.perf_counter() - clock]
@@ -410,7 +378,7 @@ def _run(
     stats.drop(Drop.NORMALISED_DUPLICATE, n=counts["distinct"] - counts["normalised_distinct"])
     stats.dropped = +stats.dropped  # zero counts out, as the in-memory funnel has them
     kept_n = counts["normalised_distinct"]
-    window = _features(pool, store.window(window_size), settings, progress)
+    window = _features(executor, store.window(window_size), settings, progress)
     seconds.append(time.perf_counter() - clock)
     out = Batch([])
     selector = Selector(settings.coverage, settings.patience, settings.limit, out)

@@ -14,11 +14,11 @@ from __future__ import annotations
 import abc
 import time
 from collections import Counter
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypeVar
 
 from parrot.engines.worker import die_with_parent
 
@@ -188,6 +188,7 @@ class StageCount:
         }
 
 
+T = TypeVar("T")
 Progress = Callable[[str, int, int], None]  # (stage, done, total)
 
 
@@ -215,22 +216,33 @@ class LocalExecutor(Executor):
         self._pool: ProcessPoolExecutor | None = None
 
     def map(self, stage: Stage, chunks: Sequence[list[Record]]) -> Iterator[tuple[int, Batch]]:
-        if self.jobs == 1 or len(chunks) <= 1:
+        if len(chunks) <= 1:
             for index, chunk in enumerate(chunks):
                 yield index, stage.map(chunk)
+            return
+        yield from self.run(run_chunk, ((stage, i, chunk) for i, chunk in enumerate(chunks)))
+
+    def run(self, fn: Callable[..., T], tasks: Iterable[tuple[Any, ...]]) -> Iterator[T]:
+        """``fn(*task)`` for every task, as each finishes: here when ``jobs=1``, else in the
+        workers, at most two tasks a worker in flight (results stream back; ``tasks`` is read
+        only as fast as they do)."""
+        if self.jobs == 1:
+            for task in tasks:
+                yield fn(*task)
             return
         if self._pool is None:
             # a run ended by a signal (SIGTERM, SIGKILL) takes its workers with it
             self._pool = ProcessPoolExecutor(self.jobs, initializer=die_with_parent)
-        pending: set[Future[tuple[int, Batch]]] = set()
-        queue = list(enumerate(chunks))
-        queue.reverse()
-        while queue or pending:
-            while queue and len(pending) < 2 * self.jobs:  # bounded: results stream back
-                pending.add(self._pool.submit(run_chunk, stage, *queue.pop()))
+        pending: set[Future[T]] = set()
+        todo = iter(tasks)
+        for task in todo:
+            pending.add(self._pool.submit(fn, *task))
+            if len(pending) >= 2 * self.jobs:
+                done, pending = wait(pending, return_when=FIRST_COMPLETED)
+                yield from (future.result() for future in done)
+        while pending:
             done, pending = wait(pending, return_when=FIRST_COMPLETED)
-            for future in done:
-                yield future.result()
+            yield from (future.result() for future in done)
 
     def close(self) -> None:
         if self._pool is not None:

@@ -294,7 +294,7 @@ def test_the_set_cover_also_kills_the_references_neighbours(tmp_path: Path) -> N
 def test_references_seed_candidates_of_their_own(tmp_path: Path) -> None:
     """rules-v7: a reference's own literals (v >= 8 for the source's v > 7) get candidate
     databases generated from the reference's SQL, once per distinct reference."""
-    from parrot.testsuite.distill import REFERENCE_CANDIDATES, _reference_candidates
+    from parrot.testsuite.distill import REFERENCE_CANDIDATES, _Draw, _reference_candidates
 
     root = _dataset(tmp_path)
     own = {
@@ -308,10 +308,10 @@ def test_references_seed_candidates_of_their_own(tmp_path: Path) -> None:
     twin = {**own, "id": "twin"}  # the same reference again: no more candidates
     (root / "items.jsonl").write_text(json.dumps(own) + "\n" + json.dumps(twin) + "\n")
     a, b = load_dataset(str(root), count_tokens=False).items
-    out = _reference_candidates(a, (a, b), (), seed=0, start=24, max_rows=6)
+    out = _reference_candidates(_Draw(a, (a, b), (), seed=0, max_rows=6), start=24)
     assert len(out) == REFERENCE_CANDIDATES and out[0][0] == 24
     assert any(8 in row for _, db in out for t in db.tables for row in t.rows)
-    again = _reference_candidates(a, (a,), (), seed=0, start=24, max_rows=6)
+    again = _reference_candidates(_Draw(a, (a,), (), seed=0, max_rows=6), start=24)
     assert [db.content_hash for _, db in again] == [db.content_hash for _, db in out]
 
 
