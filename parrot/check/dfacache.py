@@ -21,6 +21,7 @@ import lzma
 import marshal
 import os
 import threading
+from collections.abc import Callable
 from functools import cache
 from importlib.metadata import version
 from pathlib import Path
@@ -87,44 +88,46 @@ class _Writer:
         self._semantic_ids: dict[int, int] = {}
         self._keep: list[Any] = []  # the objects numbered by id(): alive while numbering
 
+    def _numbered(
+        self, ids: dict[int, int], table: list[Any], obj: Any, entry: Callable[[Any], Any]
+    ) -> int:
+        """``obj``'s number in ``table``: the first time, ``entry(obj)`` (which numbers what it
+        refers to first) is appended."""
+        key = id(obj)
+        if key not in ids:
+            made = entry(obj)
+            ids[key] = len(table)
+            table.append(made)
+            self._keep.append(obj)
+        return ids[key]
+
     def context(self, ctx: Any) -> int:
         if ctx is None:
             return -1
         if isinstance(ctx, EmptyPredictionContext):
             return -2
-        key = id(ctx)
-        if key not in self._context_ids:
-            if isinstance(ctx, ArrayPredictionContext):
-                entry: Any = ("a", [self.context(p) for p in ctx.parents], list(ctx.returnStates))
-            elif isinstance(ctx, SingletonPredictionContext):
-                entry = ("s", self.context(ctx.parentCtx), ctx.returnState)
-            else:
-                raise TypeError(f"unknown prediction context {type(ctx).__name__}")
-            self._context_ids[key] = len(self.contexts)
-            self.contexts.append(entry)
-            self._keep.append(ctx)
-        return self._context_ids[key]
+        return self._numbered(self._context_ids, self.contexts, ctx, self._context_entry)
+
+    def _context_entry(self, ctx: Any) -> Any:
+        if isinstance(ctx, ArrayPredictionContext):
+            return ("a", [self.context(p) for p in ctx.parents], list(ctx.returnStates))
+        if isinstance(ctx, SingletonPredictionContext):
+            return ("s", self.context(ctx.parentCtx), ctx.returnState)
+        raise TypeError(f"unknown prediction context {type(ctx).__name__}")
 
     def semantic(self, sem: Any) -> int:
         if sem is SemanticContext.NONE:
             return -1
-        key = id(sem)
-        if key not in self._semantic_ids:
-            if isinstance(sem, Predicate):
-                entry: Any = ("p", sem.ruleIndex, sem.predIndex, sem.isCtxDependent)
-            elif isinstance(sem, PrecedencePredicate):
-                entry = ("r", sem.precedence)
-            elif isinstance(sem, AND | OR):
-                entry = (
-                    "&" if isinstance(sem, AND) else "|",
-                    [self.semantic(o) for o in sem.opnds],
-                )
-            else:
-                raise TypeError(f"unknown semantic context {type(sem).__name__}")
-            self._semantic_ids[key] = len(self.semantics)
-            self.semantics.append(entry)
-            self._keep.append(sem)
-        return self._semantic_ids[key]
+        return self._numbered(self._semantic_ids, self.semantics, sem, self._semantic_entry)
+
+    def _semantic_entry(self, sem: Any) -> Any:
+        if isinstance(sem, Predicate):
+            return ("p", sem.ruleIndex, sem.predIndex, sem.isCtxDependent)
+        if isinstance(sem, PrecedencePredicate):
+            return ("r", sem.precedence)
+        if isinstance(sem, AND | OR):
+            return ("&" if isinstance(sem, AND) else "|", [self.semantic(o) for o in sem.opnds])
+        raise TypeError(f"unknown semantic context {type(sem).__name__}")
 
     def configs(self, configs: Any) -> Any:
         return (
