@@ -298,40 +298,40 @@ def _cluster_members(
         page *= 2
 
 
-def _ingest(
-    store: _Store,
-    executor: LocalExecutor,
-    chunks: Iterable[Chunk],
-    settings: StreamSettings,
-    progress: Progress | None,
-    total: int,
-) -> tuple[Batch, int]:
+@dataclass(frozen=True)
+class _Parts:
+    """What one streaming selection works with."""
+
+    store: _Store
+    executor: LocalExecutor
+    settings: StreamSettings
+    progress: Progress | None
+
+    def report(self, stage: str, done: int, total: int) -> None:
+        if self.progress is not None:
+            self.progress(stage, done, total)
+
+
+def _ingest(parts: _Parts, chunks: Iterable[Chunk], total: int) -> tuple[Batch, int]:
     stats = Batch([])
     n_in = 0
-    tasks = ((i, c, settings.prefix_ratio) for i, c in enumerate(chunks))
-    for done, (_, table, batch, count) in enumerate(executor.run(prepare, tasks), 1):
-        store.append(table)
+    tasks = ((i, c, parts.settings.prefix_ratio) for i, c in enumerate(chunks))
+    for done, (_, table, batch, count) in enumerate(parts.executor.run(prepare, tasks), 1):
+        parts.store.append(table)
         stats.extend(batch)
         n_in += count
-        if progress is not None:
-            progress("prepare", done, total)
+        parts.report("prepare", done, total)
     return stats, n_in
 
 
-def _features(
-    executor: LocalExecutor,
-    window: list[Record],
-    settings: StreamSettings,
-    progress: Progress | None,
-) -> list[Record]:
-    size = settings.feature_chunk
+def _features(parts: _Parts, window: list[Record]) -> list[Record]:
+    size = parts.settings.feature_chunk
     chunks = [window[i : i + size] for i in range(0, len(window), size)]
     found: dict[int, list[Any]] = {}
-    tasks = ((i, c, settings.coverage) for i, c in enumerate(chunks))
-    for index, feats in executor.run(features_of, tasks):
+    tasks = ((i, c, parts.settings.coverage) for i, c in enumerate(chunks))
+    for index, feats in parts.executor.run(features_of, tasks):
         found[index] = feats
-        if progress is not None:
-            progress("features", len(found) * size, len(window))
+        parts.report("features", len(found) * size, len(window))
     unparseable = frozenset({"\x00"})
     return [
         replace(r, features=f if f is not None else unparseable)
@@ -349,28 +349,21 @@ def run_stream(
     """Select from ``chunks`` as Standardise → Normalise → Cluster → Features → Coverage would
     (see the module docstring); ``total``: the number of chunks, for ``progress``."""
     settings = settings or StreamSettings()
-    window_size = settings.patience + 1
     with tempfile.TemporaryDirectory(prefix="parrot-curate-", dir=settings.workdir) as tmp:
         store = _Store(Path(tmp) / "statements.duckdb", settings)
         executor = LocalExecutor(settings.jobs)
         try:
-            return _run(store, executor, chunks, settings, progress, total, window_size)
+            return _run(_Parts(store, executor, settings, progress), chunks, total)
         finally:
             executor.close()
             store.close()
 
 
-def _run(
-    store: _Store,
-    executor: LocalExecutor,
-    chunks: Iterable[Chunk],
-    settings: StreamSettings,
-    progress: Progress | None,
-    total: int,
-    window_size: int,
-) -> StreamResult:
+def _run(parts: _Parts, chunks: Iterable[Chunk], total: int) -> StreamResult:
+    store, settings = parts.store, parts.settings
+    window_size = settings.patience + 1
     clock = time.perf_counter()
-    stats, n_in = _ingest(store, executor, chunks, settings, progress, total)
+    stats, n_in = _ingest(parts, chunks, total)
     ingest_s = time.perf_counter() - clock
     counts, sizes = store.rank(reach=max(8 * window_size, 64))
     seconds = [time.perf_counter() - clock]
@@ -378,7 +371,7 @@ def _run(
     stats.drop(Drop.NORMALISED_DUPLICATE, n=counts["distinct"] - counts["normalised_distinct"])
     stats.dropped = +stats.dropped  # zero counts out, as the in-memory funnel has them
     kept_n = counts["normalised_distinct"]
-    window = _features(executor, store.window(window_size), settings, progress)
+    window = _features(parts, store.window(window_size))
     seconds.append(time.perf_counter() - clock)
     out = Batch([])
     selector = Selector(settings.coverage, settings.patience, settings.limit, out)
@@ -393,8 +386,8 @@ def _run(
             end += 1
         selector.cluster(_cluster_members(store, cnum, size, window[position:end], 64), size)
         position = end
-        if progress is not None and (cnum % 500 == 0 or cnum == len(sizes) - 1):
-            progress("coverage", cnum + 1, len(sizes))
+        if cnum % 500 == 0 or cnum == len(sizes) - 1:
+            parts.report("coverage", cnum + 1, len(sizes))
     out.notes["coverage features"] = len(selector.covered)
     seconds.append(time.perf_counter() - clock)
     out.records = [replace(r, norm=normalise(r.sql, r.dialect)) for r in out.records]

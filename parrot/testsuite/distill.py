@@ -69,17 +69,22 @@ class Distilled:
     operators: dict[str, list[int]] = field(default_factory=dict)
 
 
-def neighbour_outcome(judge: Judge, item: Item, fixture: Fixture, sql: str) -> str:
-    """'kill', 'same' or 'error' for neighbour ``sql`` of ``item`` on ``fixture``."""
-    probe = Item(
+def source_probe(item: Item, fixture: Fixture, *carried: str) -> Item:
+    """The item's source as an item into its own dialect on ``fixture`` (what the source's
+    neighbours are judged against), with the ``carried`` fields of ``item`` too."""
+    return Item(
         id=item.id,
         source_dialect=item.source_dialect,
         target_dialect=item.source_dialect,
         source_sql=item.source_sql,
         fixture=fixture,
-        order_sensitive=item.order_sensitive,
-        tolerance=item.tolerance,
+        **{name: getattr(item, name) for name in carried},
     )
+
+
+def neighbour_outcome(judge: Judge, item: Item, fixture: Fixture, sql: str) -> str:
+    """'kill', 'same' or 'error' for neighbour ``sql`` of ``item`` on ``fixture``."""
+    probe = source_probe(item, fixture, "order_sensitive", "tolerance")
     record = judge.judge(probe, Translation(TranslationStatus.OK, sql=sql))
     strict = record["verdicts"]["strict"]
     if strict["match"]:
@@ -366,14 +371,7 @@ def _try_candidates(
                 break
             position, stall = from_source, 0
             continue
-        probe = Item(
-            id=item.id,
-            source_dialect=item.source_dialect,
-            target_dialect=item.source_dialect,
-            source_sql=item.source_sql,
-            fixture=db,
-            order_sensitive=item.order_sensitive,
-        )
+        probe = source_probe(item, db, "order_sensitive")
         if not _judgeable(judge, probe):
             continue  # the source fails, or its LIMIT's window cannot be read: not a test of it
         aims = trial.todo if JUDGE_KILLED else trial.todo - trial.seen
@@ -786,13 +784,7 @@ def order_probes(
         return {}
     sized = []
     for j, (_, db) in enumerate(usable):
-        probe = Item(
-            id=item.id,
-            source_dialect=item.source_dialect,
-            target_dialect=item.source_dialect,
-            source_sql=item.source_sql,
-            fixture=db,
-        )
+        probe = source_probe(item, db)
         result = judge.gold(probe).execution.result
         rows = len(set(result.rows)) if result is not None else 0
         sized.append((rows, -j))  # the largest results first, the earliest database on ties

@@ -164,36 +164,31 @@ def _swap_projection(node: exp.Expr, root: exp.Expr) -> Iterator[Apply]:
         yield swap
 
 
-@register("inner_left", "SC.join", rules=("left_join_null_rejected",))
-def _inner_left(node: exp.Expr, root: exp.Expr) -> Iterator[Apply]:
-    if (
-        isinstance(node, exp.Join)
-        and node.args.get("on") is not None
-        and not node.side
-        and node.kind in ("", "INNER")
-    ):
+def _rejoin(joins: Callable[[exp.Join], bool], side: str | None) -> Edits:
+    """The edits that make a join with an ON condition of the kind ``joins`` accepts a
+    ``side`` join (None: inner)."""
 
-        def left() -> None:
-            node.set("side", "LEFT")
-            node.set("kind", None)
+    def edits(node: exp.Expr, root: exp.Expr) -> Iterator[Apply]:
+        if isinstance(node, exp.Join) and node.args.get("on") is not None and joins(node):
 
-        yield left
+            def rejoin() -> None:
+                node.set("side", side)
+                node.set("kind", None)
+
+            yield rejoin
+
+    return edits
 
 
-@register("left_inner", "SC.join", rules=("left_join_null_rejected",))
-def _left_inner(node: exp.Expr, root: exp.Expr) -> Iterator[Apply]:
-    if (
-        isinstance(node, exp.Join)
-        and node.args.get("on") is not None
-        and (node.side or "").upper() == "LEFT"
-        and node.kind in ("", "OUTER", None)
-    ):
-
-        def inner() -> None:
-            node.set("side", None)
-            node.set("kind", None)
-
-        yield inner
+register("inner_left", "SC.join", rules=("left_join_null_rejected",))(
+    _rejoin(lambda join: not join.side and join.kind in ("", "INNER"), "LEFT")
+)
+register("left_inner", "SC.join", rules=("left_join_null_rejected",))(
+    _rejoin(
+        lambda join: (join.side or "").upper() == "LEFT" and join.kind in ("", "OUTER", None),
+        None,
+    )
+)
 
 
 @register("negate_subquery", "SC.subquery")
