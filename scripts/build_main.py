@@ -81,6 +81,7 @@ from build_starter import (  # noqa: E402  (shared with the starter builder)
     builder_parser,
     differing,
     items_jsonl,
+    judged_problem,
     sqlglot_order,
     write_differing,
 )
@@ -592,17 +593,7 @@ def verify(
             if out.get("no_engine"):
                 missing.update(out["no_engine"])
                 continue
-            gold, pred = out["gold"], out["pred"] or {}
-            verdict = out["verdicts"]["strict"]
-            problem = None
-            if gold["status"] != "ok":
-                problem = f"source failed: {gold.get('error')}"
-            elif pred.get("status") != "ok":
-                problem = f"reference failed: {pred.get('error')}"
-            elif not verdict["match"]:
-                problem = f"{verdict['reason']}: {verdict.get('detail')}"
-            else:
-                problem = judge.limit_cuts_ties(item)
+            problem = judged_problem(out) or judge.limit_cuts_ties(item)
             if problem:
                 failed.append(f"FAIL {rel} [{item.target_dialect}]: {problem}"[:700])
                 print(failed[-1], flush=True)

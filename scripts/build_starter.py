@@ -229,15 +229,22 @@ def _difficulty_and_tag_tables(diffs: Counter[str], tags: Counter[str]) -> list[
     ]
 
 
-def _concept_table(concepts: list[Concept]) -> list[str]:
-    """The README's table of concepts, one row each, as Markdown lines."""
+def _concept_sections(concepts: list[Concept], divergences: tuple[str, ...]) -> list[str]:
+    """The README's table of concepts, one row each, and the divergences they exercise, as
+    Markdown lines."""
     return [
+        "## Concepts",
+        "",
         "| concept | fixture | difficulty | types | description |",
         "|---|---|---|---|---|",
         *[
             f"| `{c.id}` | {c.fixture} | {c.difficulty} | {', '.join(c.types)} | {c.description} |"
             for c in concepts
         ],
+        "",
+        "## Divergences the items exercise",
+        "",
+        *[f"- {t}" for t in divergences],
     ]
 
 
@@ -298,13 +305,7 @@ def render_readme(items: list[dict[str, Any]]) -> str:
         "|---|---:|---|",
         *[f"| {name} | {fixtures[name]} | {FIXTURE_NOTES[name]} |" for name in FIXTURES],
         "",
-        "## Concepts",
-        "",
-        *_concept_table(CONCEPTS),
-        "",
-        "## Divergences the items exercise",
-        "",
-        *[f"- {t}" for t in DIVERGENCES],
+        *_concept_sections(CONCEPTS, DIVERGENCES),
         "",
         "## Rules the SQL follows",
         "",
@@ -466,13 +467,7 @@ def render_polyglot_readme(items: list[dict[str, Any]]) -> str:
             for name in sorted({c.fixture for c in named})
         ],
         "",
-        "## Concepts",
-        "",
-        *_concept_table(concepts),
-        "",
-        "## Divergences the items exercise",
-        "",
-        *[f"- {t}" for t in POLYGLOT_DIVERGENCES],
+        *_concept_sections(concepts, POLYGLOT_DIVERGENCES),
         "",
         "## Rules the SQL follows",
         "",
@@ -520,6 +515,20 @@ def render_polyglot_readme(items: list[dict[str, Any]]) -> str:
         "",
     ]
     return "\n".join(lines)
+
+
+def judged_problem(record: dict[str, Any], where: str = "") -> str | None:
+    """Why a reference judged against its source is not verified (``where``: which run, in the
+    message), or None when the two agree strictly."""
+    gold, pred = record["gold"], record["pred"] or {}
+    verdict = record["verdicts"]["strict"]
+    if gold["status"] != "ok":
+        return f"source failed{where}: {gold.get('error')}"
+    if pred.get("status") != "ok":
+        return f"reference failed{where}: {pred.get('error')}"
+    if not verdict["match"]:
+        return f"{verdict['reason']}{where}: {verdict.get('detail')}"
+    return None
 
 
 def items_jsonl(items: list[dict[str, Any]]) -> str:
@@ -716,14 +725,7 @@ def verify(dataset: str, only: list[str] | None = None) -> int:
                     missing.update(absent)
                     problem = "no engine"
                     break
-                verdict = record["verdicts"]["strict"]
-                where = "" if variant is item else " (rows reversed)"
-                if gold["status"] != "ok":
-                    problem = f"source failed{where}: {gold.get('error')}"
-                elif pred.get("status") != "ok":
-                    problem = f"reference failed{where}: {pred.get('error')}"
-                elif not verdict["match"]:
-                    problem = f"{verdict['reason']}{where}: {verdict.get('detail')}"
+                problem = judged_problem(record, "" if variant is item else " (rows reversed)")
                 if problem:
                     break
             if problem == "no engine":
