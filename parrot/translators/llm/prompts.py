@@ -181,6 +181,16 @@ def _user(
     )
 
 
+def _hint_text(template: PromptTemplate, dialect: str) -> str:
+    """The prompt's verified facts about ``dialect`` ('' when it has none)."""
+    facts = target_hints(dialect)
+    if not facts:
+        return ""
+    return template.render(
+        "hints", target=_label(dialect), facts="\n".join(f"- {h.fact}" for h in facts)
+    )
+
+
 def build_messages(
     item: Item,
     template: PromptTemplate,
@@ -209,12 +219,7 @@ def build_messages(
                 "content": answer_json(example.answer, example.reasoning, example.confidence),
             }
         )
-    facts = target_hints(item.target_dialect) if use_hints else ()
-    hint_text = (
-        template.render("hints", target=target, facts="\n".join(f"- {h.fact}" for h in facts))
-        if facts
-        else ""
-    )
+    hint_text = _hint_text(template, item.target_dialect) if use_hints else ""
     schema_text = ""
     if use_schema and item.fixture is not None and item.fixture.tables:
         schema_text = template.render("schema", ddl=schema_ddl(item.fixture))
@@ -244,12 +249,7 @@ def build_text2sql_messages(
     """The request for a text-to-SQL item: its question (and evidence), the schema as the target
     engine holds it (``CREATE TABLE`` in the target dialect, a few rows as comments), hints."""
     target = _label(item.target_dialect)
-    facts = target_hints(item.target_dialect) if use_hints else ()
-    hint_text = (
-        template.render("hints", target=target, facts="\n".join(f"- {h.fact}" for h in facts))
-        if facts
-        else ""
-    )
+    hint_text = _hint_text(template, item.target_dialect) if use_hints else ""
     schema_text = ""
     if use_schema and item.fixture is not None and item.fixture.tables:
         schema_text = template.render(
