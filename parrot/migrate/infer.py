@@ -178,15 +178,10 @@ def _as_int(v: Any) -> int | None:
 
 
 def fit_integer(values: Sequence[Any], *, big: bool = False) -> Fit:
-    out: list[Any] = []
-    for v in values:
-        if v is None:
-            out.append(None)
-            continue
-        i = _as_int(v)
-        if i is None:
-            return None
-        out.append(i)
+    fitted = _fit_each(values, "integer", _as_int)
+    if fitted is None:
+        return None
+    out = fitted[1]
     ints = [i for i in out if i is not None]
     lo, hi = (min(ints), max(ints)) if ints else (0, 0)
     if not big and INT32[0] <= lo and hi <= INT32[1]:
@@ -222,11 +217,8 @@ def _digits(d: Decimal) -> tuple[int, int]:
 def fit_decimal(values: Sequence[Any], precision: int, scale: int) -> Fit:
     quantum = Decimal(1).scaleb(-scale)
     limit = Decimal(10) ** (precision - scale)
-    out: list[Any] = []
-    for v in values:
-        if v is None:
-            out.append(None)
-            continue
+
+    def exact(v: Any) -> str | None:
         d = _as_decimal(v)
         if d is None:
             return None
@@ -234,10 +226,9 @@ def fit_decimal(values: Sequence[Any], precision: int, scale: int) -> Fit:
             q = d.quantize(quantum, context=_WIDE)
         except InvalidOperation:  # more digits than the context holds
             return None
-        if q != d or abs(q) >= limit:
-            return None
-        out.append(format(q, "f"))
-    return f"decimal({precision},{scale})", out
+        return format(q, "f") if q == d and abs(q) < limit else None
+
+    return _fit_each(values, f"decimal({precision},{scale})", exact)
 
 
 def fit_decimal_objects(values: Sequence[Any]) -> Fit:

@@ -147,6 +147,11 @@ def _cell(cell: dict[str, Any] | None) -> str:
     )
 
 
+def _rate_row(label: str, passed: int, n: int, counts: str) -> tuple[Any, ...]:
+    """A row of passed of n: the share, its 95% Wilson interval, and what n counts."""
+    return (label, passed, n, _share(passed, n), interval_text(wilson(passed, n)), counts)
+
+
 def suite_tables(summary: dict[str, Any]) -> list[Table]:
     """Acc_RES beside Acc_TS with their denominators, and the items that pass on the fixture but
     fail on a suite database when there are any (no table when the run judged no suite)."""
@@ -160,28 +165,12 @@ def suite_tables(summary: dict[str, Any]) -> list[Table]:
         "none (a multi-statement source, or no suite built)",
         ("metric", "passed", "n", "%", "95% CI", "n counts"),
         [
-            (
-                "Acc_RES strict",
-                o["strict"],
-                ev,
-                _share(o["strict"], ev),
-                interval_text(wilson(o["strict"], ev)),
-                "items judged on the fixture",
-            ),
-            (
-                "Acc_RES strict, items with a suite",
-                ts_strict,
-                ts_n,
-                _share(ts_strict, ts_n),
-                interval_text(wilson(ts_strict, ts_n)),
-                "the items of TS n",
-            ),
-            (
+            _rate_row("Acc_RES strict", o["strict"], ev, "items judged on the fixture"),
+            _rate_row("Acc_RES strict, items with a suite", ts_strict, ts_n, "the items of TS n"),
+            _rate_row(
                 "Acc_TS",
                 o["ts"],
                 ts_n,
-                _share(o["ts"], ts_n),
-                interval_text(wilson(o["ts"], ts_n)),
                 "items with a suite: the fixture and every suite database match",
             ),
             ("without a suite", ev - ts_n, ev, _share(ev - ts_n, ev), "–", "not in TS n"),
