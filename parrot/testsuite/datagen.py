@@ -66,6 +66,7 @@ from parrot.fixtures import (
     name_problem,
     storage_text,
 )
+from parrot.testsuite.operators import ARITHMETIC
 
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 _TIMESTAMP = re.compile(r"^\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?$")
@@ -87,12 +88,7 @@ _TEXT_FUNCS = (
     exp.GroupConcat,
 )
 _NUM_FUNCS = (
-    exp.Add,
-    exp.Sub,
-    exp.Mul,
-    exp.Div,
-    exp.Mod,
-    exp.IntDiv,
+    *ARITHMETIC,
     exp.Sum,
     exp.Avg,
     exp.Round,

@@ -70,6 +70,7 @@ from sqlglot.errors import SqlglotError
 
 from parrot.dialects import DIALECTS
 from parrot.testsuite.operators import (
+    ARITHMETIC,
     NULL_REJECTING,
     REGISTRY,
     not_in_parts,
@@ -805,12 +806,7 @@ def _date_part_rejects(conjunct: exp.Expr, alias: str) -> bool:
 
 _STRICT = (
     exp.Paren,
-    exp.Add,
-    exp.Sub,
-    exp.Mul,
-    exp.Div,
-    exp.Mod,
-    exp.IntDiv,
+    *ARITHMETIC,
     exp.Neg,
     exp.Cast,
     exp.TryCast,

@@ -78,6 +78,8 @@ NULL_REJECTING = (
     exp.ILike,
 )
 _COMPARED = (*NULL_REJECTING, exp.NullSafeEQ)
+# the binary arithmetic operators
+ARITHMETIC = (exp.Add, exp.Sub, exp.Mul, exp.Div, exp.Mod, exp.IntDiv)
 _SET_OPS = (exp.Union, exp.Intersect, exp.Except)
 _UNWRAPPABLE = (exp.Abs, exp.Round, exp.Lower, exp.Upper, exp.Trim, exp.Floor, exp.Ceil)
 
