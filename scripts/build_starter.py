@@ -588,6 +588,15 @@ def render_files() -> dict[Path, str]:
     return files | render_polyglot_files()
 
 
+def _id_problems(c: Concept, seen: set[str]) -> list[str]:
+    """What is wrong with a concept's id (``seen``: the ids before it; this one is added)."""
+    problems = [f"{c.id}: duplicate concept id"] if c.id in seen else []
+    seen.add(c.id)
+    if not re.fullmatch(r"[a-z0-9]+(-[a-z0-9]+)*", c.id):
+        problems.append(f"{c.id}: id is not a lower-case slug")
+    return problems
+
+
 def check_concepts() -> list[str]:
     """Static checks on the authored data (no engine needed)."""
     from parrot.datasets import TRANSLATION_TYPES
@@ -595,11 +604,7 @@ def check_concepts() -> list[str]:
     problems = []
     seen = set()
     for c in CONCEPTS:
-        if c.id in seen:
-            problems.append(f"{c.id}: duplicate concept id")
-        seen.add(c.id)
-        if not re.fullmatch(r"[a-z0-9]+(-[a-z0-9]+)*", c.id):
-            problems.append(f"{c.id}: id is not a lower-case slug")
+        problems += _id_problems(c, seen)
         if c.fixture not in FIXTURES:
             problems.append(f"{c.id}: unknown fixture {c.fixture!r}")
         if c.difficulty not in ("easy", "medium", "hard"):
@@ -627,11 +632,7 @@ def check_polyglot_concepts(starter_ids: set[str]) -> list[str]:
     problems = []
     seen = set(starter_ids)
     for c in POLYGLOT_ONLY:
-        if c.id in seen:
-            problems.append(f"{c.id}: duplicate concept id")
-        seen.add(c.id)
-        if not re.fullmatch(r"[a-z0-9]+(-[a-z0-9]+)*", c.id):
-            problems.append(f"{c.id}: id is not a lower-case slug")
+        problems += _id_problems(c, seen)
         if c.fixture not in FIXTURES and not re.fullmatch(r"tpch|spider/[A-Za-z0-9_]+", c.fixture):
             problems.append(f"{c.id}: fixture {c.fixture!r} is not in concepts/fixtures/ nor named")
         if c.difficulty not in ("easy", "medium", "hard"):

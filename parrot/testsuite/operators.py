@@ -550,29 +550,25 @@ def _string_case(node: exp.Expr, root: exp.Expr) -> Iterator[Apply]:
 # --- LIMIT and token-span drops ----------------------------------------------------------------
 
 
-@register("limit_plus", "SC.limit", PARROT)
-def _limit_plus(node: exp.Expr, root: exp.Expr) -> Iterator[Apply]:
-    if (
-        isinstance(node, exp.Limit)
-        and node is root.args.get("limit")
-        and isinstance(node.expression, exp.Literal)
-        and node.expression.is_int
-    ):
-        n = int(node.expression.this)
-        yield lambda: node.set("expression", exp.Literal.number(n + 1))
+def _limit_by(step: int) -> Edits:
+    """The edit that moves the top-level query's integer LIMIT by ``step`` (never below 1)."""
+
+    def edits(node: exp.Expr, root: exp.Expr) -> Iterator[Apply]:
+        if (
+            isinstance(node, exp.Limit)
+            and node is root.args.get("limit")
+            and isinstance(node.expression, exp.Literal)
+            and node.expression.is_int
+            and int(node.expression.this) + step >= 1
+        ):
+            n = int(node.expression.this)
+            yield lambda: node.set("expression", exp.Literal.number(n + step))
+
+    return edits
 
 
-@register("limit_minus", "SC.limit", PARROT)
-def _limit_minus(node: exp.Expr, root: exp.Expr) -> Iterator[Apply]:
-    if (
-        isinstance(node, exp.Limit)
-        and node is root.args.get("limit")
-        and isinstance(node.expression, exp.Literal)
-        and node.expression.is_int
-        and int(node.expression.this) > 1
-    ):
-        n = int(node.expression.this)
-        yield lambda: node.set("expression", exp.Literal.number(n - 1))
+register("limit_plus", "SC.limit", PARROT)(_limit_by(1))
+register("limit_minus", "SC.limit", PARROT)(_limit_by(-1))
 
 
 @register("drop_conjunct", "ZYK.span", ZYK)
