@@ -96,15 +96,8 @@ def read_range(path: str, start: int, end: int) -> list[Record]:
             pos += len(line)
             if line.strip():
                 row = json.loads(line)
-                out.append(
-                    Record(
-                        id=row["id"],
-                        dialect=row["dialect"],
-                        sql=row["sql"],
-                        origin=row.get("origin", row.get("benchmark", "")),
-                        fixture=row.get("fixture"),
-                    )
-                )
+                origin = row.get("origin", row.get("benchmark", ""))
+                out.append(Record.of_row(row, origin, row.get("fixture")))
     return out
 
 

@@ -114,13 +114,7 @@ class RowReader:
             if self.spider_only:
                 return None
             fixture = None
-        return Record(
-            id=row["id"],
-            dialect=row["dialect"],
-            sql=row["sql"],
-            origin=row.get("benchmark", path.stem),
-            fixture=fixture,
-        )
+        return Record.of_row(row, row.get("benchmark", path.stem), fixture)
 
 
 def _reader(sources: tuple[str, ...], spider_only: bool) -> RowReader:

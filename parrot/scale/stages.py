@@ -57,6 +57,11 @@ class Record:
     tokens: int | None = None
     info: dict[str, Any] = field(default_factory=dict, compare=False)  # per-stage notes
 
+    @classmethod
+    def of_row(cls, row: dict[str, Any], origin: str = "", fixture: str | None = None) -> Record:
+        """A corpus row (JSON with ``id``, ``dialect`` and ``sql``) as a record."""
+        return cls(row["id"], row["dialect"], row["sql"], origin, fixture)
+
 
 def statement_id(record_id: str) -> str:
     """The statement a record comes from: a pair's id is ``<statement id>~<target>``."""

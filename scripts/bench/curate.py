@@ -39,14 +39,7 @@ def load_corpus() -> list[Record]:
         with path.open(encoding="utf-8") as fh:
             for line in fh:
                 row = json.loads(line)
-                records.append(
-                    Record(
-                        id=row["id"],
-                        dialect=row["dialect"],
-                        sql=row["sql"],
-                        origin=row.get("benchmark", path.stem),
-                    )
-                )
+                records.append(Record.of_row(row, row.get("benchmark", path.stem)))
     return records
 
 

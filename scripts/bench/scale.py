@@ -76,7 +76,7 @@ def corpus(limit: int) -> list[Record]:
         with path.open(encoding="utf-8") as fh:
             for line in fh:
                 row = json.loads(line)
-                records.append(Record(id=row["id"], dialect=row["dialect"], sql=row["sql"]))
+                records.append(Record.of_row(row))
                 if len(records) >= limit:
                     return records
     return records
