@@ -462,9 +462,7 @@ class _Eval:
         if isinstance(node, exp.In) and node.args.get("query") is not None:
             x, out = self.value(node.this, ctx), _V("bool", _F, _F)
             for r in self.sub(node.args["query"], ctx):  # x = v for a present row v
-                hit = self.column_affinity("=", x, r.values[0]) or _compare(
-                    "=", *self.affinity(x, r.values[0])
-                )
+                hit = _compare("=", *self.affinity(x, r.values[0]))
                 hit = _V("bool", z3.And(r.present, hit.val), z3.And(r.present, hit.null))
                 out = _not(_and(_not(out), _not(hit)))
             return out
