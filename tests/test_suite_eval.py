@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import shutil
+from contextlib import closing
 from pathlib import Path
 
 import pytest
@@ -76,11 +77,8 @@ def test_suite_verdicts(
     dataset_dir: Path, sql: str, fixture_match: bool, suite_match: bool
 ) -> None:
     item = load_dataset(str(dataset_dir), count_tokens=False).items[0]
-    judge = Judge(suite_dir=dataset_dir)
-    try:
+    with closing(Judge(suite_dir=dataset_dir)) as judge:
         record = judge.judge(item, Translation(TranslationStatus.OK, sql=sql))
-    finally:
-        judge.close()
     assert record["verdicts"]["strict"]["match"] is fixture_match
     suite = record["suite"]
     assert suite["match"] is suite_match
@@ -107,11 +105,8 @@ NO_SQL = [
 @pytest.mark.parametrize("translation", NO_SQL, ids=lambda t: t.status.value)
 def test_untranslated_items_count_in_ts_n(dataset_dir: Path, translation: Translation) -> None:
     item = load_dataset(str(dataset_dir), count_tokens=False).items[0]
-    judge = Judge(suite_dir=dataset_dir)
-    try:
+    with closing(Judge(suite_dir=dataset_dir)) as judge:
         record = judge.judge(item, translation)
-    finally:
-        judge.close()
     assert record["suite"]["match"] is False and record["suite"]["judged"] == 0
     assert record["level"] == {"name": "fixture", "databases": 1}  # no SQL ran on the suite
     overall = summarize([record])["overall"]
@@ -158,11 +153,8 @@ def test_verdict_explains(dataset_dir: Path, source: str, sql: str, expected: st
     item = dataclasses.replace(
         load_dataset(str(dataset_dir), count_tokens=False).items[0], source_sql=source
     )
-    judge = Judge()
-    try:
+    with closing(Judge()) as judge:
         strict = judge.judge(item, Translation(TranslationStatus.OK, sql=sql))["verdicts"]["strict"]
-    finally:
-        judge.close()
     assert expected in strict["detail"] + " ".join(strict["notes"])
 
 
@@ -203,13 +195,9 @@ def test_database_qualified_names_reach_every_suite_database(tmp_path: Path) -> 
             databases=dbs,
         ),
     )
-    with stopping_started():
-        judge = Judge(timeout=60, start=True, suite_dir=tmp_path)
-        try:
-            sql = "SELECT id, name FROM shop.customers WHERE id > 0 ORDER BY id"
-            record = judge.judge(loaded, Translation(TranslationStatus.OK, sql=sql))
-        finally:
-            judge.close()
+    with stopping_started(), closing(Judge(timeout=60, start=True, suite_dir=tmp_path)) as judge:
+        sql = "SELECT id, name FROM shop.customers WHERE id > 0 ORDER BY id"
+        record = judge.judge(loaded, Translation(TranslationStatus.OK, sql=sql))
     if record["pred"]["status"] == "no_engine":
         pytest.skip(f"no mysql engine here: {record['pred'].get('error')}")
     assert record["verdicts"]["strict"]["match"], record["verdicts"]["strict"]

@@ -4,6 +4,7 @@ read back and compared; the user's database never changes."""
 from __future__ import annotations
 
 import hashlib
+from contextlib import closing
 from pathlib import Path
 
 import pytest
@@ -94,19 +95,15 @@ def test_the_real_fixture_is_unchanged_after_dml(target):
         source_sql="DELETE FROM t WHERE k > 1",
         fixture=FIXTURE,
     )
-    with stopping_started():
-        judge = Judge(start=True)
-        try:
-            if judge.engine(target) is None:  # MariaDB not installed, PostgreSQL not startable
-                pytest.skip(f"no {target} engine here: its server could not be started")
-            out = judge_dml(judge, item, "DELETE FROM t WHERE k > 1", [("yours", FIXTURE)])
-            assert (out.verdict, out.judged) == ("verified", 1)
-            for dialect in ("sqlite", target):
-                engine = judge.engine(dialect)
-                assert engine is not None
-                assert engine.checksums(FIXTURE) == FIXTURE.checksums
-        finally:
-            judge.close()
+    with stopping_started(), closing(Judge(start=True)) as judge:
+        if judge.engine(target) is None:  # MariaDB not installed, PostgreSQL not startable
+            pytest.skip(f"no {target} engine here: its server could not be started")
+        out = judge_dml(judge, item, "DELETE FROM t WHERE k > 1", [("yours", FIXTURE)])
+        assert (out.verdict, out.judged) == ("verified", 1)
+        for dialect in ("sqlite", target):
+            engine = judge.engine(dialect)
+            assert engine is not None
+            assert engine.checksums(FIXTURE) == FIXTURE.checksums
 
 
 MERGE = (
@@ -129,25 +126,21 @@ TWO = Fixture(
 
 @pytest.mark.server
 def test_merge_where_both_engines_have_it():
-    with stopping_started():
-        judge = Judge(start=True)
-        try:
+    with stopping_started(), closing(Judge(start=True)) as judge:
 
-            def run(source: str) -> tuple[str, str]:
-                item = Item(
-                    id="m",
-                    source_dialect=source,
-                    target_dialect="duckdb",
-                    source_sql=MERGE,
-                    fixture=TWO,
-                )
-                out = judge_dml(judge, item, MERGE, [("yours", TWO)])
-                return out.verdict, out.reason
+        def run(source: str) -> tuple[str, str]:
+            item = Item(
+                id="m",
+                source_dialect=source,
+                target_dialect="duckdb",
+                source_sql=MERGE,
+                fixture=TWO,
+            )
+            out = judge_dml(judge, item, MERGE, [("yours", TWO)])
+            return out.verdict, out.reason
 
-            assert run("postgres") == ("verified", "match")
-            assert run("sqlite") == ("not_assessed", "gold_error")  # SQLite has no MERGE
-        finally:
-            judge.close()
+        assert run("postgres") == ("verified", "match")
+        assert run("sqlite") == ("not_assessed", "gold_error")  # SQLite has no MERGE
 
 
 def test_dml_from_pg_stat_statements_with_placeholders_filled(tmp_path):

@@ -3,17 +3,14 @@ placeholders, and the input's comments in the translated tree."""
 
 from __future__ import annotations
 
-import json
-import re
 from pathlib import Path
 
 import pytest
 from assessing import assess, assess_pg_stats, database, results
+from eval_runs import echo
 
 from parrot.assess.cli import build_parser as assess_parser
 from parrot.assess.run import kind
-
-QUOTED = re.compile(r"Source query \([^)]*\):\n```sql\n(.*?)\n```", re.S)
 
 
 def _llm_flags(parser) -> set[str]:
@@ -102,24 +99,11 @@ def test_placeholders_without_a_column_domain_stay_not_assessed(tmp_path):
 
 
 def test_an_llm_model_with_eval_flags_and_a_ddl_schema(tmp_path, monkeypatch):
-    from parrot.translators.llm.scripted_server import Reply, ScriptedServer
-
-    def echo(request: dict) -> Reply:
-        found = [
-            s
-            for m in request["messages"]
-            if m["role"] == "user"
-            for s in QUOTED.findall(m["content"])
-        ]
-        return Reply(
-            json.dumps(
-                {"Answer": found[-1] if found else "", "Reasoning": "same", "Confidence": 0.5}
-            )
-        )
+    from parrot.translators.llm.scripted_server import ScriptedServer
 
     work = _workload(tmp_path)
     monkeypatch.setenv("OPENAI_API_KEY", "sk-parrot-test")
-    with ScriptedServer(echo) as server:
+    with ScriptedServer(echo()) as server:
         llm = ["--model", "openai/gpt-4o-mini", "--api-base", server.url, "--no-prompt-schema"]
         llm += [
             "--model-args",

@@ -135,13 +135,12 @@ ACCEPT: dict[str, list[str]] = {
 }
 
 # (dialect, statement, why it is not valid there)
+# literal data table, one row a line (a long row wraps): kept by fmt: off
+# fmt: off
 REJECT: list[tuple[str, str, str]] = [
     # Spark's default mode lets WHERE be an alias (its own parser accepts this)
-    *[
-        (d, "SELECT * FROM t WHERE", "WHERE is reserved, not an alias")
-        for d in GRAMMAR_OF
-        if grammar_for(d) != "Spark"
-    ],
+    *[(d, "SELECT * FROM t WHERE", "WHERE is reserved, not an alias")
+      for d in GRAMMAR_OF if grammar_for(d) != "Spark"],
     *[(d, "SELECT a FROM t1 JOIN t2 ON", "ON needs a condition") for d in GRAMMAR_OF],
     *[(d, "SELECT (a FROM t", "unbalanced parenthesis") for d in GRAMMAR_OF],
     *[(d, "SELCT a FROM t", "typo") for d in GRAMMAR_OF],
@@ -156,11 +155,8 @@ REJECT: list[tuple[str, str, str]] = [
     ("tsql", "SELECT a || b FROM t", "T-SQL concatenates with +"),
     ("oracle", "SELECT a FROM t LIMIT 5", "Oracle has FETCH FIRST"),
     ("oracle", "SELECT a FROM t AS x", "Oracle forbids AS before a table alias"),
-    (
-        "oracle",
-        "CREATE FUNCTION f RETURN INT IS x INT; BEGIN x := 1; END IF;",
-        "END IF ends no block",
-    ),
+    ("oracle", "CREATE FUNCTION f RETURN INT IS x INT; BEGIN x := 1; END IF;",
+     "END IF ends no block"),
     ("oracle", "CREATE PROCEDURE p IS BEGIN IF a THEN NULL; END; END;", "IF needs END IF"),
     ("oracle", "CREATE PROCEDURE p IS x INT BEGIN NULL; END;", "declaration without ';'"),
     ("oracle", "CREATE PROCEDURE p IS BEGIN END;", "a block needs a statement"),
@@ -172,16 +168,14 @@ REJECT: list[tuple[str, str, str]] = [
     ("duckdb", "SELECT TOP 5 a FROM t", "TOP is T-SQL"),
     ("bigquery", "SELECT a FROM t UNION SELECT b FROM u", "UNION needs ALL or DISTINCT"),
     ("trino", "SELECT x::int FROM t", ":: is not Trino"),
-    (
-        "trino",
-        "WITH FUNCTION f() RETURNS INT BEGIN IF 1 THEN RETURN 1; END; END SELECT f()",
-        "IF needs END IF",
-    ),
+    ("trino", "WITH FUNCTION f() RETURNS INT BEGIN IF 1 THEN RETURN 1; END; END SELECT f()",
+     "IF needs END IF"),
     ("trino", "WITH FUNCTION f() RETURNS INT BEGIN SET x := 1; END SELECT f()", "SET uses ="),
     ("trino", "WITH FUNCTION f() RETURNS INT SELECT f()", "a routine needs a body"),
     ("spark", "SELECT TOP 5 a FROM t", "TOP is T-SQL"),
     ("spark", "SELECT a FROM t LEFT", "LEFT is a strict keyword: never an alias"),
 ]
+# fmt: on
 
 
 @pytest.mark.parametrize(("dialect", "sql"), [(d, q) for d, qs in ACCEPT.items() for q in qs])

@@ -6,7 +6,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from llm_items import echo_source
+from eval_runs import echo
 
 from parrot.translators.llm.options import LLMOptions
 from parrot.translators.llm.scripted_server import ScriptedServer
@@ -14,7 +14,7 @@ from parrot.translators.llm.scripted_server import ScriptedServer
 
 @pytest.fixture
 def server() -> Iterator[ScriptedServer]:
-    with ScriptedServer(echo_source) as s:
+    with ScriptedServer(echo()) as s:
         yield s
 
 
