@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from parrot.eval.cli import main as eval_main
+from parrot.translators.llm.options import LLMOptions
 from parrot.translators.llm.scripted_server import Reply
 
 SOURCE = re.compile(r"Source query \([^)]*\):\n```sql\n(.*?)\n```", re.S)
@@ -30,6 +31,15 @@ def run_served(api_base: str, out: Path, *args: str) -> int:
     response cache beside ``out``."""
     served = ["--model", MODEL, "--api-base", api_base, "--cache", str(out.parent / "cache.sqlite")]
     return run_eval(out, "--pairs", "sqlite:duckdb", *served, *args)
+
+
+def scripted_options(api_base: str, cache_dir: Path) -> LLMOptions:
+    """LLM options for a scripted server at ``api_base``: the response cache in ``cache_dir``,
+    quick retries, no few-shot examples."""
+    cache = cache_dir / "cache.sqlite"
+    return LLMOptions(
+        api_base=api_base, cache_path=cache, backoff=0.01, request_timeout=5.0, shots=0
+    )
 
 
 def source_of(request: dict[str, Any]) -> str:

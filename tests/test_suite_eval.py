@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from parrot.api.results import read_results
-from parrot.datasets import load_dataset
+from parrot.datasets import Item, load_dataset
 from parrot.eval.cli import main
 from parrot.eval.judge import Judge
 from parrot.fixtures import Fixture, Table
@@ -40,35 +40,48 @@ def _with_customer(fixture: Fixture, cid: int) -> Fixture:
     return dataclasses.replace(fixture, tables=tuple(tables))
 
 
-@pytest.fixture
-def dataset_dir(tmp_path: Path) -> Path:
-    """A one-item slice of the starter dataset (sqlite → sqlite on ``shop``) with a suite."""
+def _starter_item(tmp_path: Path, rid: str, target: str) -> Item:
+    """A one-item dataset in ``tmp_path`` on the starter set's fixtures: SOURCE on ``shop``,
+    sqlite → ``target``, its own reference."""
     shutil.copytree(STARTER / "fixtures", tmp_path / "fixtures")
     item = {
-        "id": "t-customers",
+        "id": rid,
         "source_dialect": "sqlite",
-        "target_dialect": "sqlite",
+        "target_dialect": target,
         "source_sql": SOURCE,
         "reference_sql": SOURCE,
         "fixture": {"name": "shop"},
     }
     (tmp_path / "items.jsonl").write_text(json.dumps(item) + "\n", encoding="utf-8")
-    fixture = load_dataset(str(tmp_path), count_tokens=False).items[0].fixture
+    return load_dataset(str(tmp_path), count_tokens=False).items[0]
+
+
+def _with_suite(tmp_path: Path, rid: str, target: str, renamed: bool = False) -> Item:
+    """:func:`_starter_item` and its suite of two databases, each with one more customer (500,
+    5000), named ``ts0-r1``, ``ts0-r2`` as the generator names them if ``renamed``."""
+    item = _starter_item(tmp_path, rid, target)
+    fixture = item.fixture
     assert fixture is not None
-    dbs = (
-        SuiteDatabase(fixture=_with_customer(fixture, 500), seed=1, size=1),
-        SuiteDatabase(fixture=_with_customer(fixture, 5000), seed=2, size=1),
+    dbs = []
+    for seed, cid in ((1, 500), (2, 5000)):
+        db = _with_customer(fixture, cid)
+        db = dataclasses.replace(db, name=f"ts0-r{seed}") if renamed else db
+        dbs.append(SuiteDatabase(fixture=db, seed=seed, size=1))
+    suite = Suite(
+        key=suite_key("sqlite", SOURCE, fixture),
+        source_dialect="sqlite",
+        source_sql=SOURCE,
+        fixture_sha256=fixture.content_hash,
+        databases=tuple(dbs),
     )
-    write_suite(
-        tmp_path,
-        Suite(
-            key=suite_key("sqlite", SOURCE, fixture),
-            source_dialect="sqlite",
-            source_sql=SOURCE,
-            fixture_sha256=fixture.content_hash,
-            databases=dbs,
-        ),
-    )
+    write_suite(tmp_path, suite)
+    return item
+
+
+@pytest.fixture
+def dataset_dir(tmp_path: Path) -> Path:
+    """A one-item slice of the starter dataset (sqlite → sqlite on ``shop``) with a suite."""
+    _with_suite(tmp_path, "t-customers", "sqlite")
     return tmp_path
 
 
@@ -164,37 +177,7 @@ def test_database_qualified_names_reach_every_suite_database(tmp_path: Path) -> 
     the generator names otherwise (ts0-r1, ...)."""
     from parrot.servers import stopping_started
 
-    shutil.copytree(STARTER / "fixtures", tmp_path / "fixtures")
-    item = {
-        "id": "t-qualified",
-        "source_dialect": "sqlite",
-        "target_dialect": "mysql",
-        "source_sql": SOURCE,
-        "reference_sql": SOURCE,
-        "fixture": {"name": "shop"},
-    }
-    (tmp_path / "items.jsonl").write_text(json.dumps(item) + "\n", encoding="utf-8")
-    loaded = load_dataset(str(tmp_path), count_tokens=False).items[0]
-    fixture = loaded.fixture
-    assert fixture is not None
-    dbs = tuple(
-        SuiteDatabase(
-            fixture=dataclasses.replace(_with_customer(fixture, cid), name=f"ts0-r{seed}"),
-            seed=seed,
-            size=1,
-        )
-        for seed, cid in ((1, 500), (2, 5000))
-    )
-    write_suite(
-        tmp_path,
-        Suite(
-            key=suite_key("sqlite", SOURCE, fixture),
-            source_dialect="sqlite",
-            source_sql=SOURCE,
-            fixture_sha256=fixture.content_hash,
-            databases=dbs,
-        ),
-    )
+    loaded = _with_suite(tmp_path, "t-qualified", "mysql", renamed=True)
     with stopping_started(), closing(Judge(timeout=60, start=True, suite_dir=tmp_path)) as judge:
         sql = "SELECT id, name FROM shop.customers WHERE id > 0 ORDER BY id"
         record = judge.judge(loaded, Translation(TranslationStatus.OK, sql=sql))

@@ -19,7 +19,7 @@ from parrot.eval.judge import Judge
 from parrot.testsuite.cli import main
 from parrot.testsuite.store import Suite, load_suite
 from parrot.translators.llm.scripted_server import Reply, ScriptedServer
-from tests.testsuite.test_build import _dataset
+from tests.testsuite.test_build import _dataset, _item_json
 from tests.testsuite.test_llm_datagen import GOOD
 from tests.testsuite.test_llm_datagen import _dataset as _llm_dataset
 
@@ -39,15 +39,9 @@ def test_target_side_counts_neighbours_of_the_reference_on_the_target(tmp_path: 
     fixture and the suite (what eval faces), per pair and operator; a dropped ORDER BY over
     SQLite's sorted GROUP BY is unkillable there and left out of the kill rate."""
     engines_or_skip()
-    item_json = {
-        "id": "g",
-        "source_dialect": "duckdb",
-        "target_dialect": "sqlite",
-        "source_sql": "SELECT grp, count(*) FROM t WHERE v > 3 GROUP BY grp ORDER BY grp",
-        "reference_sql": "SELECT grp, COUNT(*) FROM t WHERE v > 3 GROUP BY grp ORDER BY grp",
-        "fixture": {"name": "tiny"},
-    }
-    root = _dataset(tmp_path, item_json)
+    sql = "SELECT grp, count(*) FROM t WHERE v > 3 GROUP BY grp ORDER BY grp"
+    reference = "SELECT grp, COUNT(*) FROM t WHERE v > 3 GROUP BY grp ORDER BY grp"
+    root = _dataset(tmp_path, _item_json("g", sql, reference, "duckdb:sqlite"))
     assert main(["build", str(root), "--candidates", "6"]) == 0
     item = load_dataset(str(root), count_tokens=False).items[0]
     suite = load_suite(root, item.source_dialect, item.source_sql, item.fixture)
@@ -73,15 +67,7 @@ def test_a_suite_built_without_the_source_side_has_it_measured_by_the_bench(
     bench runs the source's neighbours itself on the fixture and the suite's databases, and
     reports the same source-side row as for a suite built with them."""
     engines_or_skip()
-    item_json = {
-        "id": "s",
-        "source_dialect": "sqlite",
-        "target_dialect": "duckdb",
-        "source_sql": "SELECT grp, v FROM t WHERE v > 3",
-        "reference_sql": "SELECT grp, v FROM t WHERE v > 3",
-        "fixture": {"name": "tiny"},
-    }
-    root = _dataset(tmp_path, item_json)
+    root = _dataset(tmp_path, _item_json("s", "SELECT grp, v FROM t WHERE v > 3"))
     rows = {}
     for flags in (["--no-source-side"], []):
         assert main(["build", str(root), "--candidates", "6", "--force", *flags]) == 0

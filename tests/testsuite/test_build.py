@@ -12,11 +12,11 @@ import pytest
 from fixture_json import fixture_json, table_json
 from local_only import engines_or_skip
 
-from parrot.datasets import load_dataset
+from parrot.datasets import Item, load_dataset
 from parrot.eval.judge import Judge
 from parrot.testsuite.cli import main
 from parrot.testsuite.distill import distill
-from parrot.testsuite.store import load_suite, suite_to_json
+from parrot.testsuite.store import Suite, load_suite, suite_to_json
 from parrot.translators.base import Translation, TranslationStatus
 
 FIXTURE = fixture_json(
@@ -47,6 +47,30 @@ ITEMS = [
         "fixture": {"name": "tiny"},
     },
 ]
+
+
+def _one_item(
+    tmp_path: Path, rid: str, sql: str, reference: str = "", dialects: str = "sqlite:duckdb"
+) -> Item:
+    """Item :func:`_item_json` alone in a dataset."""
+    root = _dataset(tmp_path, _item_json(rid, sql, reference, dialects))
+    return load_dataset(str(root), count_tokens=False).items[0]
+
+
+def _item_json(rid: str, sql: str, reference: str = "", dialects: str = "sqlite:duckdb") -> dict:
+    """The JSON of item ``rid`` on the tiny fixture: ``sql`` for the pair ``dialects``, its
+    reference ``sql`` unless given."""
+    source, target = dialects.split(":")
+    data = {"id": rid, "source_dialect": source, "target_dialect": target, "source_sql": sql}
+    return {**data, "reference_sql": reference or sql, "fixture": {"name": "tiny"}}
+
+
+def _assert_the_reference_agrees(judge: Judge, item: Item, suite: Suite) -> None:
+    """The item's (first) reference matches its source on every database of ``suite``."""
+    answer = Translation(TranslationStatus.OK, sql=item.reference_sql[0])
+    for db in suite.databases:
+        verdict = judge.judge(replace(item, fixture=db.fixture), answer)
+        assert verdict["verdicts"]["strict"]["match"], db.fixture.name
 
 
 def _dataset(tmp_path: Path, *items: dict[str, Any]) -> Path:
@@ -111,14 +135,7 @@ def test_databases_where_an_orderless_limit_cuts_ties_are_kept_and_judged_as_a_p
     (else ``LIMIT n`` -> ``n + 1`` is never killed) and judges any pick of the unlimited
     result's rows as right, a wrong row count as wrong."""
     engines_or_skip()
-    data = {
-        **ITEMS[0],
-        "id": "lim",
-        "source_sql": "SELECT grp, v FROM t LIMIT 2",
-        "reference_sql": "SELECT grp, v FROM t LIMIT 2",
-    }
-    root = _dataset(tmp_path, data)
-    item = load_dataset(str(root), count_tokens=False).items[0]
+    item = _one_item(tmp_path, "lim", "SELECT grp, v FROM t LIMIT 2")
     with closing(Judge()) as judge:
         suite = distill(item, judge, candidates=8, seed=1).suite
         assert suite is not None
@@ -189,16 +206,7 @@ def test_a_dropped_order_by_data_cannot_kill_is_unkillable_not_a_survivor(
     from parrot.testsuite.neighbours import neighbours
 
     engines_or_skip()
-    data = {
-        **ITEMS[0],
-        "id": "ord",
-        "source_dialect": dialect,
-        "target_dialect": dialect,
-        "source_sql": sql,
-        "reference_sql": sql,
-    }
-    root = _dataset(tmp_path, data)
-    item = load_dataset(str(root), count_tokens=False).items[0]
+    item = _one_item(tmp_path, "ord", sql, dialects=f"{dialect}:{dialect}")
     assert item.fixture is not None
     dropped = [n for n in neighbours(sql, dialect) if n.operator == "drop_order"]
     with closing(Judge()) as judge:
@@ -216,24 +224,13 @@ def test_databases_where_a_reference_disagrees_are_not_kept(tmp_path: Path) -> N
     empty ROLLUP) can separate references that agree on the fixture; such a database tests an
     engine or domain edge, not a translation, so distillation leaves it out and says why."""
     engines_or_skip()
-    data = {
-        **ITEMS[0],
-        "id": "edge",
-        "source_sql": "SELECT COUNT(*) FROM t WHERE v > 3",
-        "reference_sql": "SELECT count(*) FROM t WHERE v > 3 AND id <= 4",
-    }
-    root = _dataset(tmp_path, data)
-    item = load_dataset(str(root), count_tokens=False).items[0]
+    edge = "SELECT count(*) FROM t WHERE v > 3 AND id <= 4"
+    item = _one_item(tmp_path, "edge", "SELECT COUNT(*) FROM t WHERE v > 3", edge)
     with closing(Judge()) as judge:
         suite = distill(item, judge, candidates=12, seed=1, references=(item,)).suite
         assert suite is not None and suite.extra["reference_edges"]
         assert "duckdb reference" in suite.extra["reference_edges"][0]
-        for db in suite.databases:
-            verdict = judge.judge(
-                replace(item, fixture=db.fixture),
-                Translation(TranslationStatus.OK, sql=item.reference_sql[0]),
-            )
-            assert verdict["verdicts"]["strict"]["match"]
+        _assert_the_reference_agrees(judge, item, suite)
 
 
 @pytest.mark.slow
@@ -245,28 +242,15 @@ def test_the_set_cover_also_kills_the_references_neighbours(tmp_path: Path) -> N
     engines_or_skip()
     # the duckdb reference says v >= 8 where the source says v > 7: its literal 8 (and the
     # neighbours v >= 9, v >= 7) are the reference's own
-    data = {
-        **ITEMS[1],
-        "id": "own",
-        "source_sql": "SELECT id FROM t WHERE v > 7 ORDER BY id",
-        "source_dialect": "sqlite",
-        "target_dialect": "duckdb",
-        "reference_sql": "SELECT id FROM t WHERE v >= 8 ORDER BY id",
-    }
-    root = _dataset(tmp_path, data)
-    item = load_dataset(str(root), count_tokens=False).items[0]
+    own = "SELECT id FROM t WHERE v >= 8 ORDER BY id"
+    item = _one_item(tmp_path, "own", "SELECT id FROM t WHERE v > 7 ORDER BY id", own)
     with closing(Judge()) as judge:
         suite = distill(item, judge, candidates=12, seed=1, references=(item,)).suite
         assert suite is not None
         assert suite.extra["target_neighbours"] > 0
         assert suite.extra["target_killed"] > 0
         # every database kept still has the reference agree with the source
-        for db in suite.databases:
-            verdict = judge.judge(
-                replace(item, fixture=db.fixture),
-                Translation(TranslationStatus.OK, sql=item.reference_sql[0]),
-            )
-            assert verdict["verdicts"]["strict"]["match"]
+        _assert_the_reference_agrees(judge, item, suite)
         without = distill(item, judge, candidates=12, seed=1).suite
         assert without is not None and without.extra["target_neighbours"] == 0
 
@@ -315,25 +299,8 @@ def _sibling_dataset(tmp_path: Path, slow: str) -> Path:
     built first, the ``slow`` source's is distilled from its databases."""
     fast_sql = "SELECT grp, COUNT(*) FROM t WHERE v > 3 GROUP BY grp ORDER BY grp"
     slow_sql = "SELECT grp, count(*) FROM t WHERE v > 3 GROUP BY grp ORDER BY grp"
-    items = [
-        {
-            "id": "fast",
-            "source_dialect": "sqlite",
-            "target_dialect": slow,
-            "source_sql": fast_sql,
-            "reference_sql": slow_sql,
-            "fixture": {"name": "tiny"},
-        },
-        {
-            "id": "slow",
-            "source_dialect": slow,
-            "target_dialect": "sqlite",
-            "source_sql": slow_sql,
-            "reference_sql": fast_sql,
-            "fixture": {"name": "tiny"},
-        },
-    ]
-    return _dataset(tmp_path, *items)
+    fast = _item_json("fast", fast_sql, slow_sql, f"sqlite:{slow}")
+    return _dataset(tmp_path, fast, _item_json("slow", slow_sql, fast_sql, f"{slow}:sqlite"))
 
 
 def _check_sibling_suite(root: Path, slow: str) -> None:
@@ -352,16 +319,10 @@ def _check_sibling_suite(root: Path, slow: str) -> None:
         if not origin["reversed"]:
             assert drawn[db.fixture.content_hash].seed == origin["seed"]
         assert db.generator == sibling.generator
-    judge = Judge(timeouts={"spark": 900})  # a fresh Spark session is slow under load
-    try:  # the reference agrees with the source on every database kept
-        for db in suite.databases:
-            verdict = judge.judge(
-                replace(slow_item, fixture=db.fixture),
-                Translation(TranslationStatus.OK, sql=slow_item.reference_sql[0]),
-            )
-            assert verdict["verdicts"]["strict"]["match"]
-    finally:
-        judge.close()
+    # the reference agrees with the source on every database kept; a fresh Spark session is
+    # slow under load
+    with closing(Judge(timeouts={"spark": 900})) as judge:
+        _assert_the_reference_agrees(judge, slow_item, suite)
 
 
 def test_a_suite_distilled_from_the_siblings_databases(

@@ -111,35 +111,10 @@ def judge_reply(request: dict[str, Any]) -> Reply:
 def test_rule_and_judge_labels_are_stored_side_by_side(shop_run, tmp_path, monkeypatch):
     monkeypatch.setenv("PARROT_CACHE", str(tmp_path / "cache"))
     with ScriptedServer(judge_reply) as server:
-        assert (
-            t2s_main(
-                [
-                    "taxonomy",
-                    str(shop_run),
-                    "--quiet",
-                    "--judge",
-                    "openai/judge",
-                    "--api-base",
-                    server.url,
-                ]
-            )
-            == 0
-        )
+        argv = ["taxonomy", str(shop_run), "--quiet", "--judge", "openai/judge"]
+        assert t2s_main([*argv, "--api-base", server.url]) == 0
         asked = len(server.requests)
-        assert (
-            t2s_main(
-                [
-                    "taxonomy",
-                    str(shop_run),
-                    "--quiet",
-                    "--judge",
-                    "openai/judge",
-                    "--api-base",
-                    server.url,
-                ]
-            )
-            == 0
-        )  # resumed: nothing asked again
+        assert t2s_main([*argv, "--api-base", server.url]) == 0  # resumed: nothing asked again
         assert len(server.requests) == asked == 2
     labels = read_labels(shop_run)
     assert {k: (v["rule"], v["ast_diff"], v["judge"]["label"]) for k, v in labels.items()} == {

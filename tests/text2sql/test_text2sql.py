@@ -16,8 +16,8 @@ from parrot.api.results import read_results
 from parrot.datasets import item_from_record
 from parrot.fixtures import fixture_from_json
 from parrot.migrate.named import corpora_root
+from parrot.text2sql.build import GRAMMAR_TARGETS, LOCAL_TARGETS, order_missing
 from parrot.text2sql.build import main as build_main
-from parrot.text2sql.build import order_missing
 from parrot.translators.llm.prompts import TEXT2SQL_PROMPT, build_text2sql_messages, load_template
 from parrot.translators.schema import parses, target_ddl
 
@@ -32,22 +32,7 @@ needs_spider = pytest.mark.skipif(
 )
 
 
-@pytest.mark.parametrize(
-    "dialect",
-    [
-        "sqlite",
-        "duckdb",
-        "clickhouse",
-        "postgres",
-        "mysql",
-        "spark",
-        "tsql",
-        "oracle",
-        "snowflake",
-        "bigquery",
-        "trino",
-    ],
-)
+@pytest.mark.parametrize("dialect", LOCAL_TARGETS + GRAMMAR_TARGETS)  # every target of the build
 def test_target_ddl_parses_in_its_dialect(dialect):
     ddl = target_ddl(SHOP, dialect, sample_rows=2)
     assert parses(ddl, dialect)

@@ -6,7 +6,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from eval_runs import echo
+from eval_runs import echo, scripted_options
 
 from parrot.translators.llm.options import LLMOptions
 from parrot.translators.llm.scripted_server import ScriptedServer
@@ -20,10 +20,4 @@ def server() -> Iterator[ScriptedServer]:
 
 @pytest.fixture
 def options(server: ScriptedServer, tmp_path: Path) -> LLMOptions:
-    return LLMOptions(
-        api_base=server.url,
-        cache_path=tmp_path / "cache.sqlite",
-        backoff=0.01,
-        request_timeout=5.0,
-        shots=0,
-    )
+    return scripted_options(server.url, tmp_path)
