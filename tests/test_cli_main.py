@@ -8,10 +8,10 @@ import io
 import re
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from processes import run_python
 
 from parrot import __version__, cli
 
@@ -65,26 +65,13 @@ def test_unknown_subcommand_is_a_usage_error(capsys):
 
 @pytest.mark.parametrize("entry", [["parrot", "check"], ["parrot.check"]])
 def test_python_dash_m_parrot_and_the_old_entry_points_agree(entry):
-    run = subprocess.run(
-        [sys.executable, "-m", *entry, "-d", "sqlite", "-"],
-        input="SELECT 1",
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        timeout=120,
-    )
+    run = run_python("-m", *entry, "-d", "sqlite", "-", input="SELECT 1", cwd=ROOT, timeout=120)
     assert run.returncode == 0, run.stderr
     assert run.stdout == "1/1 statements parse as sqlite; 0 failed\n"
 
 
 def test_version_prints_package_version_and_git_commit():
-    run = subprocess.run(
-        [sys.executable, "-m", "parrot", "--version"],
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        timeout=120,
-    )
+    run = run_python("-m", "parrot", "--version", cwd=ROOT, timeout=120)
     assert run.returncode == 0
     match = re.fullmatch(rf"parrot {re.escape(__version__)} \(commit (\S+)\)\n", run.stdout)
     assert match, run.stdout
