@@ -11,6 +11,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from eval_runs import run_eval
 from processes import run_python
 
 from parrot import __version__, cli
@@ -199,24 +200,6 @@ def test_tables_are_not_cut_when_piped():
 
 
 def test_eval_says_model_args_are_ignored_by_a_translator_that_calls_no_model(tmp_path, capsys):
-    from parrot.eval.cli import main
-
-    assert (
-        main(
-            [
-                "--quiet",
-                "--model",
-                "sqlglot",
-                "--limit",
-                "1",
-                "--pairs",
-                "sqlite:duckdb",
-                "--model-args",
-                "temperature=0.3",
-                "--output-dir",
-                str(tmp_path / "run"),
-            ]
-        )
-        == 0
-    )
+    sqlglot = ["--model", "sqlglot", "--limit", "1", "--pairs", "sqlite:duckdb"]
+    assert run_eval(tmp_path / "run", *sqlglot, "--model-args", "temperature=0.3") == 0
     assert "--model-args are ignored" in " ".join(capsys.readouterr().err.split())

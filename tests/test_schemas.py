@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
+from eval_runs import run_eval
 from schema_validator import SCHEMAS, schema_validator
 
 jsonschema = pytest.importorskip("jsonschema", reason="jsonschema (dev extra) not installed")
@@ -216,12 +217,9 @@ def test_results_schema_names_every_field_of_the_records():
 
 
 def test_a_real_run_matches_the_results_and_summary_schemas(tmp_path):
-    from parrot.eval.cli import main as eval_main
 
     run = tmp_path / "run"
-    assert (
-        eval_main(["--quiet", "--model", "sqlglot", "--limit", "12", "--output-dir", str(run)]) == 0
-    )
+    assert run_eval(run, "--model", "sqlglot", "--limit", "12") == 0
     results = schema_validator("results.schema.json")
     lines = _lines(run / "results.jsonl")
     assert len(lines) == 12

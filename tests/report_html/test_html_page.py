@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 from built_wheel import REPO, wheel_names
+from eval_runs import run_eval
 from html_helpers import html_tables, records, summary
 
 from parrot.report.cli import main as report_main
@@ -124,12 +125,8 @@ def test_leaderboard_numbers_match_markdown(run_dirs, tmp_path, capsys):
 def test_leaderboard_separates_datasets(run_dirs, tmp_path):
     """A run on other items is its own group, not ranked against the others."""
     other = tmp_path / "other"
-    from parrot.eval.cli import main as eval_main
 
-    assert (
-        eval_main(["--quiet", "--model", "sqlglot", "--limit", "6", "--output-dir", str(other)])
-        == 0
-    )
+    assert run_eval(other, "--model", "sqlglot", "--limit", "6") == 0
     page = tmp_path / "board.html"
     assert (
         report_main([str(run_dirs["sqlglot"]), str(other), "--format", "html", "-o", str(page)])

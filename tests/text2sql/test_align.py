@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 from eval_runs import run_eval
+from question_items import question_item
 
 from parrot.api.results import read_results
 from parrot.report.analysis import by_annotation_source
@@ -45,15 +46,7 @@ def dataset(tmp_path: Path) -> Path:
     lines = []
     for q in QUESTIONS:
         for target in ("sqlite", "duckdb"):
-            record = {
-                "id": f"{q['id']}-{target}",
-                "question_id": q["id"],
-                "source_dialect": "sqlite",
-                "target_dialect": target,
-                "source_sql": q["gold_sql"],
-                "question": f"question {q['id']}",
-                "fixture": {"name": "shop"},
-            }
+            record = question_item(q["id"], q["gold_sql"], target, f"question {q['id']}")
             if target == "sqlite":
                 record["reference_sql"] = [q["gold_sql"]]
             lines.append(json.dumps(record) + "\n")
