@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 
@@ -53,22 +54,19 @@ def test_schema_rejects_a_malformed_item():
     )
 
 
-def test_curated_items_use_the_shipped_fixture_form():
+def _curated_line(**record: str) -> dict:
+    """The dataset line curation writes for pair ``a`` (SELECT 1, sqlite → duckdb) with
+    ``record``'s fields."""
     from parrot.curate.serialise import item_json
     from parrot.curate.stages import Candidate, Record
 
     ref = Candidate("SELECT 1", "sqlglot", "tool")
-    line = item_json(
-        "main",
-        Record(
-            id="a",
-            dialect="sqlite",
-            sql="SELECT 1",
-            target="duckdb",
-            fixture="spider/concert_singer",
-            references=(ref,),
-        ),
-    )
+    pair = Record(id="a", dialect="sqlite", sql="SELECT 1", target="duckdb", references=(ref,))
+    return item_json("main", dataclasses.replace(pair, **record))
+
+
+def test_curated_items_use_the_shipped_fixture_form():
+    line = _curated_line(fixture="spider/concert_singer")
     assert line["fixture"] == {"name": "spider/concert_singer"}
     assert schema_validator("item.schema.json").is_valid(line)
 
@@ -129,21 +127,10 @@ def test_pyarrow_reads_the_datasets_as_one_table_in_either_order():
 
 def test_built_lines_have_the_one_column_set():
     """Curation and text-to-SQL builds write the same columns as the shipped datasets."""
-    from parrot.curate.serialise import item_json
-    from parrot.curate.stages import Candidate, Record
     from parrot.datasets import item_columns, item_line
     from parrot.text2sql.build import item_record
 
-    curated = item_json(
-        "main",
-        Record(
-            id="a",
-            dialect="sqlite",
-            sql="SELECT 1",
-            target="duckdb",
-            references=(Candidate("SELECT 1", "sqlglot", "tool"),),
-        ),
-    )
+    curated = _curated_line()
     question = {"id": 7, "gold_sql": "SELECT 1", "question": "one?", "db_id": "shop"}
     built = item_line(item_record(question, "duckdb", "spider_dev"))
     for line in (curated, built):
