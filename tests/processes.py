@@ -1,14 +1,25 @@
-"""Processes a test started, read from /proc."""
+"""Processes a test starts: Python run as a command, and the processes found in /proc."""
 
 from __future__ import annotations
 
 import contextlib
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from parrot.eval.judge import Judge
+
+
+def run_python(
+    *args: str, timeout: float = 120, **options: Any
+) -> subprocess.CompletedProcess[str]:
+    """``python ARGS`` with this interpreter, its output captured as text; ``options`` go to
+    :func:`subprocess.run` (``input``, ``cwd``, ``env``)."""
+    argv = [sys.executable, *args]
+    return subprocess.run(argv, capture_output=True, text=True, timeout=timeout, **options)
 
 
 def descendants(root: int) -> set[int]:

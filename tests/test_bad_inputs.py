@@ -6,8 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
-
-from parrot.eval.cli import main as eval_main
+from eval_runs import run_eval
 
 ITEM = "starter-revenue-per-customer-2024-sqlite-duckdb"
 
@@ -18,18 +17,7 @@ def test_a_timeout_that_is_not_a_budget_exits_2(
 ) -> None:
     out = tmp_path / "run"
     with pytest.raises(SystemExit) as exited:
-        eval_main(
-            [
-                "--quiet",
-                "--output-dir",
-                str(out),
-                "--model",
-                "identity",
-                "--limit",
-                "1",
-                f"--timeout={value}",
-            ]
-        )
+        run_eval(out, "--model", "identity", "--limit", "1", f"--timeout={value}")
     assert exited.value.code == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert "--timeout" in err[-1] and "Traceback" not in "\n".join(err)
@@ -46,9 +34,7 @@ def test_translated_sql_that_is_not_a_string_exits_2(
     preds = tmp_path / "preds.jsonl"
     preds.write_text(json.dumps({"id": ITEM, "translated_sql": sql}) + "\n")
     out = tmp_path / "run"
-    code = eval_main(
-        ["--quiet", "--output-dir", str(out), "--model", f"file:{preds}", "--limit", "1"]
-    )
+    code = run_eval(out, "--model", f"file:{preds}", "--limit", "1")
     assert code == 2
     err = " ".join(capsys.readouterr().err.split())
     assert f"{preds}:1: the translated SQL is a JSON {kind}, not a string" in err

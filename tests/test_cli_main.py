@@ -8,10 +8,11 @@ import io
 import re
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from eval_runs import run_eval
+from processes import run_python
 
 from parrot import __version__, cli
 
@@ -65,26 +66,13 @@ def test_unknown_subcommand_is_a_usage_error(capsys):
 
 @pytest.mark.parametrize("entry", [["parrot", "check"], ["parrot.check"]])
 def test_python_dash_m_parrot_and_the_old_entry_points_agree(entry):
-    run = subprocess.run(
-        [sys.executable, "-m", *entry, "-d", "sqlite", "-"],
-        input="SELECT 1",
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        timeout=120,
-    )
+    run = run_python("-m", *entry, "-d", "sqlite", "-", input="SELECT 1", cwd=ROOT, timeout=120)
     assert run.returncode == 0, run.stderr
     assert run.stdout == "1/1 statements parse as sqlite; 0 failed\n"
 
 
 def test_version_prints_package_version_and_git_commit():
-    run = subprocess.run(
-        [sys.executable, "-m", "parrot", "--version"],
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        timeout=120,
-    )
+    run = run_python("-m", "parrot", "--version", cwd=ROOT, timeout=120)
     assert run.returncode == 0
     match = re.fullmatch(rf"parrot {re.escape(__version__)} \(commit (\S+)\)\n", run.stdout)
     assert match, run.stdout
@@ -212,24 +200,6 @@ def test_tables_are_not_cut_when_piped():
 
 
 def test_eval_says_model_args_are_ignored_by_a_translator_that_calls_no_model(tmp_path, capsys):
-    from parrot.eval.cli import main
-
-    assert (
-        main(
-            [
-                "--quiet",
-                "--model",
-                "sqlglot",
-                "--limit",
-                "1",
-                "--pairs",
-                "sqlite:duckdb",
-                "--model-args",
-                "temperature=0.3",
-                "--output-dir",
-                str(tmp_path / "run"),
-            ]
-        )
-        == 0
-    )
+    sqlglot = ["--model", "sqlglot", "--limit", "1", "--pairs", "sqlite:duckdb"]
+    assert run_eval(tmp_path / "run", *sqlglot, "--model-args", "temperature=0.3") == 0
     assert "--model-args are ignored" in " ".join(capsys.readouterr().err.split())

@@ -8,12 +8,11 @@ from __future__ import annotations
 import argparse
 import json
 import re
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from processes import run_python
 
 from parrot import __version__, cli
 
@@ -78,13 +77,7 @@ def test_usage_under_python_dash_m_names_the_module():
         "print(json.dumps(out))\n"
     )
     cases = [[m, w] for m, ws in MODULES.items() for w in ws]
-    run = subprocess.run(
-        [sys.executable, "-W", "ignore", "-c", script, json.dumps(cases)],
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        timeout=300,
-    )
+    run = run_python("-W", "ignore", "-c", script, json.dumps(cases), cwd=ROOT, timeout=300)
     assert run.returncode == 0, run.stderr
     for called, text in json.loads(run.stdout).items():
         assert text.startswith(f"usage: python -m {called} "), (called, text[:200])
@@ -97,22 +90,10 @@ def test_the_scripts_print_their_version_and_their_own_name(script):
         f"import sys; sys.argv[0] = '/usr/local/bin/{script}'; "
         f"from {module} import main; sys.exit(main())"
     )
-    version = subprocess.run(
-        [sys.executable, "-c", code, "--version"],
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        timeout=120,
-    )
+    version = run_python("-c", code, "--version", cwd=ROOT, timeout=120)
     assert version.returncode == 0, version.stderr  # was: "--model is required"
     assert version.stdout.startswith(f"parrot {__version__} (commit ")
-    usage = subprocess.run(
-        [sys.executable, "-c", code, "--help"],
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        timeout=120,
-    )
+    usage = run_python("-c", code, "--help", cwd=ROOT, timeout=120)
     assert usage.stdout.startswith(f"usage: {script} "), usage.stdout[:200]
 
 
@@ -264,14 +245,7 @@ NO_LITELLM = (
 )
 def test_a_translator_that_calls_no_model_never_imports_litellm(tmp_path, argv):
     argv = [a.replace("{tmp}", str(tmp_path)) for a in argv]
-    run = subprocess.run(
-        [sys.executable, "-c", NO_LITELLM, *argv],
-        input="SELECT 1",
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        timeout=300,
-    )
+    run = run_python("-c", NO_LITELLM, *argv, input="SELECT 1", cwd=ROOT, timeout=300)
     assert run.returncode == 0, run.stderr
     assert run.stderr.splitlines()[-1] == "no litellm"
     assert "loading litellm" not in run.stderr
@@ -283,8 +257,6 @@ def test_the_litellm_import_says_so_first():
         "import sys\nfrom parrot.translators.llm.client import _litellm\n"
         "_litellm()\nprint('litellm' in sys.modules)\n"
     )
-    run = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=300
-    )
+    run = run_python("-c", code, cwd=ROOT, timeout=300)
     assert run.returncode == 0, run.stderr
     assert run.stderr.startswith("loading litellm…\n") and run.stdout == "True\n"

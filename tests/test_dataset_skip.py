@@ -6,9 +6,9 @@ from __future__ import annotations
 import json
 
 import pytest
+from eval_runs import run_eval
 
 from parrot.datasets import DatasetError, load_dataset
-from parrot.eval.cli import main
 
 FIXTURE = {
     "name": "t",
@@ -62,36 +62,10 @@ def test_unknown_fixture_name_is_still_an_error(mixed):
 
 
 def test_eval_runs_what_it_can_and_reports_the_skip(mixed, tmp_path, capsys):
-    assert (
-        main(
-            [
-                "--model",
-                "sqlglot",
-                "--dataset",
-                str(mixed),
-                "--quiet",
-                "--output-dir",
-                str(tmp_path / "run"),
-            ]
-        )
-        == 0
-    )
+    sqlglot = ["--model", "sqlglot", "--dataset", str(mixed)]
+    assert run_eval(tmp_path / "run", *sqlglot) == 0
     captured = capsys.readouterr()
     out = captured.out + captured.err
     assert "skipped 1 of 2 items" in out and "PARROT_CORPORA" in out
     assert len((tmp_path / "run" / "results.jsonl").read_text().splitlines()) == 1
-    assert (
-        main(
-            [
-                "--model",
-                "sqlglot",
-                "--dataset",
-                str(mixed),
-                "--quiet",
-                "--strict-dataset",
-                "--output-dir",
-                str(tmp_path / "run2"),
-            ]
-        )
-        == 2
-    )
+    assert run_eval(tmp_path / "run2", *sqlglot, "--strict-dataset") == 2

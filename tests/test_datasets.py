@@ -2,6 +2,7 @@ import json
 from decimal import Decimal
 
 import pytest
+from fixture_json import fixture_json, table_json
 
 from parrot.datasets import DatasetError, Item, load_dataset
 from parrot.fixtures import FixtureError, fixture_from_json
@@ -15,21 +16,16 @@ GOOD = {
     "translation_types": ["keyword"],
 }
 
-FIXTURE = {
-    "name": "tiny",
-    "tables": [
-        {
-            "name": "t",
-            "primary_key": ["id"],
-            "columns": [
-                {"name": "id", "type": "integer", "nullable": False},
-                {"name": "price", "type": "decimal(10,2)"},
-                {"name": "at", "type": "timestamp"},
-            ],
-            "rows": [[1, "2.50", "2024-02-29 23:59:59.000001"], [2, None, None]],
-        }
-    ],
-}
+FIXTURE = fixture_json(
+    "tiny",
+    table_json(
+        "t",
+        [[1, "2.50", "2024-02-29 23:59:59.000001"], [2, None, None]],
+        id="integer NOT NULL",
+        price="decimal(10,2)",
+        at="timestamp",
+    ),
+)
 
 
 def write(tmp_path, lines, fixtures=None):

@@ -5,11 +5,10 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from processes import run_python
 
 HEAVY = ("chdb", "duckdb", "antlr4", "parrot.check.parsers")
 
@@ -29,14 +28,8 @@ def probe(tmp_path: Path, *args: str) -> tuple[list[str], list[dict]]:
     """The heavy modules an eval run's main process loaded, and its results records."""
     out = tmp_path / "run"
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
-    done = subprocess.run(
-        [sys.executable, "-c", PROBE, "--quiet", "--output-dir", str(out), "--limit", "5", *args],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=600,
-        check=False,
-    )
+    probe = ["-c", PROBE, "--quiet", "--output-dir", str(out), "--limit", "5", *args]
+    done = run_python(*probe, env=env, timeout=600)
     report = json.loads(done.stdout.strip().splitlines()[-1])
     assert report["code"] in (0, None), done.stderr[-2000:]
     records = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]

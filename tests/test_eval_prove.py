@@ -8,6 +8,7 @@ import json
 from typing import Any
 
 import pytest
+from eval_runs import run_eval
 
 from parrot.datasets import Item
 from parrot.eval.judge import Judge
@@ -95,24 +96,10 @@ def test_wrong_items_and_other_dialects_are_left_alone(judge: Judge) -> None:
 
 
 def test_eval_prove_records_z3_in_the_manifest(tmp_path) -> None:
-    from parrot.eval.cli import main as eval_main
 
     run = tmp_path / "run"
     assert (
-        eval_main(
-            [
-                "--quiet",
-                "--model",
-                "sqlglot",
-                "--pairs",
-                "sqlite:duckdb",
-                "--limit",
-                "3",
-                "--prove",
-                "--output-dir",
-                str(run),
-            ]
-        )
+        run_eval(run, "--model", "sqlglot", "--pairs", "sqlite:duckdb", "--limit", "3", "--prove")
         == 0
     )
     settings = json.loads((run / "manifest.json").read_text())["settings"]["prove"]

@@ -4,9 +4,9 @@ import json
 from pathlib import Path
 
 import pytest
+from eval_runs import run_eval
 
 from parrot.api.results import read_results
-from parrot.eval.cli import main as eval_main
 from parrot.eval.syntax import has_grammar, syntax_json
 from parrot.report.metrics import score
 from parrot.translators.base import Translation, TranslationStatus
@@ -75,18 +75,7 @@ def test_targets_without_an_engine_get_acc_syn(tmp_path: Path) -> None:
         "".join(json.dumps({"id": i, "translated_sql": p}) + "\n" for i, _, p in rows if p)
     )
     out = tmp_path / "run"
-    code = eval_main(
-        [
-            "--quiet",
-            "--output-dir",
-            str(out),
-            "--dataset",
-            str(items),
-            "--model",
-            f"file:{preds}",
-            "--no-start",
-        ]
-    )
+    code = run_eval(out, "--dataset", str(items), "--model", f"file:{preds}", "--no-start")
     assert code == 0
     records = {r["id"]: r for r in read_results(out)}
     assert records["a"]["syntax"] == {"ok": True}

@@ -5,28 +5,14 @@ counts) — in the level enum, the summary's counts, its tables and the results 
 from __future__ import annotations
 
 import copy
-import json
-from pathlib import Path
 
 import jsonschema
-import referencing
 from outcomes import outcome
+from schema_validator import schema_validator
 
 from parrot.api.records import LEVELS, level_name, verdict_level
 from parrot.report.metrics import summarize
 from parrot.report.render import summary_tables
-
-SCHEMAS = Path(__file__).resolve().parents[1] / "parrot" / "schemas"
-
-
-def _validator(name: str) -> jsonschema.Draft202012Validator:
-    schemas = {p.name: json.loads(p.read_text()) for p in SCHEMAS.glob("*.schema.json")}
-    registry = referencing.Registry().with_resources(
-        (uri, referencing.Resource.from_contents(s))
-        for n, s in schemas.items()
-        for uri in (n, s["$id"])
-    )
-    return jsonschema.Draft202012Validator(schemas[name], registry=registry)
 
 
 def _bounded(rid: str, bound: int) -> dict:
@@ -99,7 +85,7 @@ def test_the_suite_level_carries_its_neighbour_kill_rate() -> None:
 
 
 def test_the_results_schema_accepts_the_levels_and_needs_a_bound() -> None:
-    validator = _validator("results.schema.json")
+    validator = schema_validator("results.schema.json")
     level = validator.schema["properties"]["level"]
     ok = {"name": "bounded-equivalent", "databases": 1, "bound": 3}
     assert list(level["properties"]["name"]["enum"]) == list(LEVELS)

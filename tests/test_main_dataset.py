@@ -15,6 +15,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from eval_runs import run_eval
 
 from parrot.datasets import ANNOTATION_SOURCES, TRANSLATION_TYPES, load_dataset
 
@@ -348,7 +349,6 @@ def test_eval_scores_grammar_only_items_no_engine_with_acc_syn(tmp_path):
     """Real parrot-main items into each grammar-only dialect (and one whose translation does not
     parse) are no_engine, scored by Acc_SYN, never a translator failure or a gold error."""
     from parrot.api.results import read_results
-    from parrot.eval.cli import main as eval_main
     from parrot.migrate.named import spider_root
 
     if not spider_root().is_dir():
@@ -362,20 +362,7 @@ def test_eval_scores_grammar_only_items_no_engine_with_acc_syn(tmp_path):
     broken = {**picked[0], "id": "broken", "reference_sql": ["SELECT FROM WHERE"]}
     data = tmp_path / "items.jsonl"
     data.write_text("".join(json.dumps(r) + "\n" for r in [*picked, broken]))
-    assert (
-        eval_main(
-            [
-                "--quiet",
-                "--output-dir",
-                str(tmp_path / "run"),
-                "--dataset",
-                str(data),
-                "--model",
-                "reference",
-            ]
-        )
-        == 0
-    )
+    assert run_eval(tmp_path / "run", "--dataset", str(data), "--model", "reference") == 0
     records = {r["id"]: r for r in read_results(tmp_path / "run")}
     for r in records.values():
         assert set(r["no_engine"]) == {r["target_dialect"]}

@@ -11,6 +11,7 @@ import re
 from pathlib import Path
 
 import pytest
+from eval_runs import run_eval
 
 from parrot.api.results import read_results
 from parrot.eval.cli import main as eval_main
@@ -62,17 +63,13 @@ def _dataset(tmp_path: Path, ids: set[str] | None = None) -> Path:
 
 
 def _eval(tmp_path: Path, *extra: str, ids: set[str] | None = None) -> int:
-    return eval_main(
-        [
-            "--quiet",
-            "--output-dir",
-            str(tmp_path / "run"),
-            "--dataset",
-            str(_dataset(tmp_path, ids)),
-            "--model",
-            "reference",
-            *extra,
-        ]
+    return run_eval(
+        tmp_path / "run",
+        "--dataset",
+        str(_dataset(tmp_path, ids)),
+        "--model",
+        "reference",
+        *extra,
     )
 
 
@@ -212,18 +209,14 @@ def test_a_given_server_that_does_not_answer_is_an_engine_error_not_a_crash(tmp_
         + "\n"
     )
     assert (
-        eval_main(
-            [
-                "--quiet",
-                "--output-dir",
-                str(tmp_path / "run"),
-                "--dataset",
-                str(path),
-                "--model",
-                "reference",
-                "--engine",
-                "mysql=mysql://root@127.0.0.1:1/",
-            ]
+        run_eval(
+            tmp_path / "run",
+            "--dataset",
+            str(path),
+            "--model",
+            "reference",
+            "--engine",
+            "mysql=mysql://root@127.0.0.1:1/",
         )
         == 0
     )

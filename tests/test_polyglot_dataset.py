@@ -10,13 +10,12 @@ session's cache, a local Spark session) and skips an item whose engines are not 
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from collections import Counter
 from functools import cache
 from pathlib import Path
 
 import pytest
+from processes import run_python
 
 from parrot.datasets import Dataset, load_dataset
 from parrot.translators import create_translator
@@ -96,12 +95,7 @@ def test_dataset_loads_with_its_fixtures():
 
 
 def test_committed_files_match_the_build_script():
-    proc = subprocess.run(
-        [sys.executable, str(ROOT / "scripts" / "build_starter.py"), "--check"],
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    proc = run_python(str(ROOT / "scripts" / "build_starter.py"), "--check", timeout=300)
     assert proc.returncode == 0, proc.stdout + proc.stderr
 
 

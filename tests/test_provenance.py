@@ -4,8 +4,9 @@ circular, with its scores on the items it did not annotate beside the headline."
 import json
 from pathlib import Path
 
+from eval_runs import run_eval
+
 from parrot.api.results import read_json
-from parrot.eval.cli import main as eval_main
 from parrot.report.cli import main as report_main
 from parrot.report.metrics import translator_specs
 
@@ -50,20 +51,7 @@ def _dataset(tmp_path: Path) -> Path:
 def test_a_run_scored_on_references_its_translator_wrote_is_flagged(tmp_path, capsys):
     items = _dataset(tmp_path)
     for model in ("sqlglot", "identity"):
-        assert (
-            eval_main(
-                [
-                    "--quiet",
-                    "--model",
-                    model,
-                    "--dataset",
-                    str(items),
-                    "--output-dir",
-                    str(tmp_path / model),
-                ]
-            )
-            == 0
-        )
+        assert run_eval(tmp_path / model, "--model", model, "--dataset", str(items)) == 0
     summary = read_json(tmp_path / "sqlglot" / "summary.json")
     assert summary["circular"]["annotated_by_translator"] == 2
     assert summary["circular"]["rest"]["items"] == 2

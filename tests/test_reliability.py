@@ -48,37 +48,50 @@ def server(request):
     server.stop()
 
 
-def test_server_killed_mid_run_is_restarted_and_items_retried(tmp_path, server):
-    lines = [
-        json.dumps(
-            {
-                "id": f"r{i}",
-                "source_dialect": "sqlite",
-                "target_dialect": server.dialect,
-                "source_sql": f"SELECT k, v FROM n WHERE k < {i} ORDER BY k",
-                "reference_sql": f"SELECT k, v FROM n WHERE k < {i} ORDER BY k",
-                "fixture": FIXTURE,
-            }
-        )
-        for i in range(1, 9)
-    ]
-    (tmp_path / "items.jsonl").write_text("\n".join(lines) + "\n")
-    dataset = load_dataset(str(tmp_path / "items.jsonl"))
-    killed = []
+def _item(rid: str, target: str, sql: str, fixture: dict, reference: str = "") -> dict:
+    """Item ``rid``: ``sql`` from SQLite to ``target``, its reference ``sql`` unless given."""
+    return {
+        "id": rid,
+        "source_dialect": "sqlite",
+        "target_dialect": target,
+        "source_sql": sql,
+        "reference_sql": reference or sql,
+        "fixture": fixture,
+    }
 
-    def kill_after_third(record):
-        if len(killed) == 0 and record["id"] == "r3":
+
+def _write(tmp_path: Path, items: list[dict]) -> Path:
+    path = tmp_path / "items.jsonl"
+    path.write_text("".join(json.dumps(i) + "\n" for i in items))
+    return path
+
+
+def _reference_run(tmp_path: Path, items: list[dict], on_result, **config) -> list[dict]:
+    """The reference translator's run of ``items`` into ``tmp_path/run``, servers started."""
+    dataset = load_dataset(str(_write(tmp_path, items)))
+    out = RunConfig(output_dir=tmp_path / "run", start=True, **config)
+    translator = create_translator("reference")
+    return run(dataset, list(dataset.items), translator, out, on_result=on_result)
+
+
+def _run_killing(tmp_path: Path, server, items: list[dict], after: str) -> tuple[list, list]:
+    """:func:`_reference_run`, the server SIGKILLed once the record of item ``after`` is in: the
+    records and the killed server's pid."""
+    killed: list[int] = []
+
+    def kill_after(record):
+        if not killed and record["id"] == after:
             state = server.state()
             os.kill(state.pid, signal.SIGKILL)
             killed.append(state.pid)
 
-    records = run(
-        dataset,
-        list(dataset.items),
-        create_translator("reference"),
-        RunConfig(output_dir=tmp_path / "run", start=True),
-        on_result=kill_after_third,
-    )
+    return _reference_run(tmp_path, items, kill_after), killed
+
+
+def test_server_killed_mid_run_is_restarted_and_items_retried(tmp_path, server):
+    sql = "SELECT k, v FROM n WHERE k < {} ORDER BY k"
+    items = [_item(f"r{i}", server.dialect, sql.format(i), FIXTURE) for i in range(1, 9)]
+    records, killed = _run_killing(tmp_path, server, items, "r3")
     assert killed
     assert [r["id"] for r in records] == [f"r{i}" for i in range(1, 9)]
     assert all(r["verdicts"]["strict"]["match"] for r in records), [
@@ -102,36 +115,9 @@ def test_server_killed_before_a_fixture_load_is_an_engine_error_retried(tmp_path
             "tables": [{**FIXTURE["tables"][0], "rows": [[k, f"v{k}"] for k in range(i + 2)]}],
         }
 
-    lines = [
-        json.dumps(
-            {
-                "id": f"r{i}",
-                "source_dialect": "sqlite",
-                "target_dialect": server.dialect,
-                "source_sql": "SELECT k, v FROM n ORDER BY k",
-                "reference_sql": "SELECT k, v FROM n ORDER BY k",
-                "fixture": fixture(i),
-            }
-        )
-        for i in range(1, 5)
-    ]
-    (tmp_path / "items.jsonl").write_text("\n".join(lines) + "\n")
-    dataset = load_dataset(str(tmp_path / "items.jsonl"))
-    killed = []
-
-    def kill_after_second(record):
-        if not killed and record["id"] == "r2":
-            state = server.state()
-            os.kill(state.pid, signal.SIGKILL)
-            killed.append(state.pid)
-
-    records = run(
-        dataset,
-        list(dataset.items),
-        create_translator("reference"),
-        RunConfig(output_dir=tmp_path / "run", start=True),
-        on_result=kill_after_second,
-    )
+    sql = "SELECT k, v FROM n ORDER BY k"
+    items = [_item(f"r{i}", server.dialect, sql, fixture(i)) for i in range(1, 5)]
+    records, killed = _run_killing(tmp_path, server, items, "r2")
     assert killed and [r["id"] for r in records] == ["r1", "r2", "r3", "r4"]
     assert all(r["verdicts"]["strict"]["match"] for r in records)
     retried = {
@@ -183,21 +169,10 @@ def _superuser_value(state, sql):
 
 def test_server_killed_during_a_query_is_restarted_and_the_item_retried(tmp_path, server):
     slow = SLOW[server.dialect]
-    lines = [
-        json.dumps(
-            {
-                "id": f"r{i}",
-                "source_dialect": "sqlite",
-                "target_dialect": server.dialect,
-                "source_sql": "SELECT k, v FROM n WHERE k < 3 ORDER BY k",
-                "reference_sql": slow if i == 3 else "SELECT k, v FROM n WHERE k < 3 ORDER BY k",
-                "fixture": FIXTURE,
-            }
-        )
-        for i in range(1, 6)
+    sql = "SELECT k, v FROM n WHERE k < 3 ORDER BY k"
+    items = [
+        _item(f"r{i}", server.dialect, sql, FIXTURE, slow if i == 3 else "") for i in range(1, 6)
     ]
-    (tmp_path / "items.jsonl").write_text("\n".join(lines) + "\n")
-    dataset = load_dataset(str(tmp_path / "items.jsonl"))
     killed = []
 
     def kill_mid_query():
@@ -217,13 +192,7 @@ def test_server_killed_during_a_query_is_restarted_and_the_item_retried(tmp_path
         if record["id"] == "r2":
             killer.start()
 
-    records = run(
-        dataset,
-        list(dataset.items),
-        create_translator("reference"),
-        RunConfig(output_dir=tmp_path / "run", start=True, timeout=60),
-        on_result=start_killer,
-    )
+    records = _reference_run(tmp_path, items, start_killer, timeout=60)
     killer.join()
     assert killed, "the slow query was never seen running"
     assert [r["id"] for r in records] == [f"r{i}" for i in range(1, 6)]
@@ -285,21 +254,11 @@ def test_eval_with_jobs_killed_leaves_no_process_and_no_server(tmp_path):
         hint = server_for(dialect).available()
         if hint is not None:
             pytest.skip(f"no {dialect} server: {hint}")
-    lines = [
-        json.dumps(
-            {
-                "id": f"{d}{i}",
-                "source_dialect": "sqlite",
-                "target_dialect": d,
-                "source_sql": "SELECT k, v FROM n WHERE k < 3 ORDER BY k",
-                "reference_sql": SLOW[d],
-                "fixture": FIXTURE,
-            }
-        )
-        for i in range(20)
-        for d in ("postgres", "mysql")
+    sql = "SELECT k, v FROM n WHERE k < 3 ORDER BY k"
+    items = [
+        _item(f"{d}{i}", d, sql, FIXTURE, SLOW[d]) for i in range(20) for d in ("postgres", "mysql")
     ]
-    (tmp_path / "items.jsonl").write_text("\n".join(lines) + "\n")
+    _write(tmp_path, items)
     cache = tmp_path / "cache"
     env = {**os.environ, "PARROT_CACHE": str(cache)}
     process = subprocess.Popen(

@@ -3,6 +3,7 @@ test-suite tables show Acc_RES and Acc_TS on their denominators and the items on
 separates."""
 
 import pytest
+from outcomes import outcome
 from rich.console import Console
 
 from parrot.report.metrics import summarize
@@ -49,19 +50,7 @@ def test_rich_tables_fit_80_columns_without_cutting_labels_or_numbers() -> None:
 def _record(rid: str, fixture: bool, suite: list[tuple[bool, str]] | None) -> dict:
     """An outcome record judged strict ``fixture`` on the fixture and, per suite database,
     (match, reason)."""
-    record = {
-        "id": rid,
-        "source_dialect": "sqlite",
-        "target_dialect": "duckdb",
-        "gold": {"status": "ok", "rows": 3},
-        "pred": {"status": "ok"},
-        "translation": {"status": "ok"},
-        "tokens": 10,
-        "verdicts": {
-            m: {"match": fixture, "reason": "match" if fixture else "value"}
-            for m in ("strict", "normalized", "multiset")
-        },
-    }
+    record = outcome(rid, fixture) | {"gold": {"status": "ok", "rows": 3}}
     if suite is not None:
         dbs = [
             {"index": i, "seed": 10 + i, "match": ok, "reason": reason}

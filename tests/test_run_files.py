@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from eval_runs import run_eval
 
 from parrot.api.results import read_results, scan_results
 from parrot.eval.cli import main as eval_main
@@ -63,17 +64,8 @@ def test_an_unusable_output_directory_is_one_line(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], case: str
 ) -> None:
     out, named = _blocked(tmp_path, case)
-    code = eval_main(
-        [
-            "--quiet",
-            "--model",
-            "reference",
-            "--output-dir",
-            str(out),
-            "--dataset",
-            str(_items(tmp_path / "items.jsonl", 2)),
-        ]
-    )
+    items = _items(tmp_path / "items.jsonl", 2)
+    code = run_eval(out, "--model", "reference", "--dataset", str(items))
     assert code == 2
     _one_line_error(capsys.readouterr().err, "cannot create the run directory", named)
     if case != "unwritable":
@@ -161,20 +153,7 @@ def test_a_non_utf8_dataset_is_one_line(tmp_path: Path, capsys: pytest.CaptureFi
     items = _items(tmp_path / "items.jsonl", 3)
     lines = items.read_bytes().splitlines(keepends=True)
     items.write_bytes(lines[0] + lines[1].replace(b"SELECT 1", b"SELECT '\xe9'") + lines[2])
-    assert (
-        eval_main(
-            [
-                "--quiet",
-                "--model",
-                "reference",
-                "--dataset",
-                str(items),
-                "--output-dir",
-                str(tmp_path / "run"),
-            ]
-        )
-        == 2
-    )
+    assert run_eval(tmp_path / "run", "--model", "reference", "--dataset", str(items)) == 2
     _one_line_error(capsys.readouterr().err, f"{items}:2:", "not UTF-8 (byte 0xe9)")
     assert not (tmp_path / "run").exists()
 
@@ -187,20 +166,8 @@ def test_a_non_utf8_predictions_file_is_one_line(
         b'{"id": "i000", "translated_sql": "SELECT 0 AS x"}\n'
         b'{"id": "i001", "translated_sql": "SELECT \'\xff\'"}\n'
     )
-    assert (
-        eval_main(
-            [
-                "--quiet",
-                "--model",
-                f"file:{preds}",
-                "--output-dir",
-                str(tmp_path / "run"),
-                "--dataset",
-                str(_items(tmp_path / "items.jsonl", 2)),
-            ]
-        )
-        == 2
-    )
+    items = _items(tmp_path / "items.jsonl", 2)
+    assert run_eval(tmp_path / "run", "--model", f"file:{preds}", "--dataset", str(items)) == 2
     _one_line_error(capsys.readouterr().err, f"{preds}:2:", "not UTF-8 (byte 0xff)")
 
 

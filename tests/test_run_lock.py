@@ -9,9 +9,9 @@ import sys
 from pathlib import Path
 
 import pytest
+from eval_runs import run_eval
 
 from parrot.api.results import RunDirError, read_results
-from parrot.eval.cli import main as eval_main
 from parrot.eval.runner import LOCK, RunLock
 
 HOLD = (
@@ -34,9 +34,7 @@ def _holder(run_dir: Path) -> subprocess.Popen[str]:
 
 
 def _eval(run_dir: Path, *extra: str) -> int:
-    return eval_main(
-        ["--quiet", "--output-dir", str(run_dir), "--model", "identity", "--limit", "6", *extra]
-    )
+    return run_eval(run_dir, "--model", "identity", "--limit", "6", *extra)
 
 
 def test_a_second_resume_is_refused_naming_the_holder_and_nothing_is_duplicated(

@@ -9,6 +9,7 @@ import json
 from pathlib import Path
 
 import pytest
+from eval_runs import run_eval
 
 from parrot.api.secrets import (
     allowed_environ,
@@ -18,7 +19,6 @@ from parrot.api.secrets import (
     scrub,
     secret_values,
 )
-from parrot.eval.cli import main as eval_main
 from parrot.eval.judge import PREVIEW_BYTES, PREVIEW_CELL_BYTES, preview
 
 KEY = "sk-parrot-hostile-0123456789"
@@ -64,19 +64,15 @@ def test_a_run_writes_no_secret_and_caps_previews(
         )
     )
     out = tmp_path / "run"
-    code = eval_main(
-        [
-            "--quiet",
-            "--output-dir",
-            str(out),
-            "--model",
-            f"file:{preds}",
-            "--limit",
-            "3",
-            "--allow-missing",
-            "--engine",
-            f"postgres={URL}",
-        ]
+    code = run_eval(
+        out,
+        "--model",
+        f"file:{preds}",
+        "--limit",
+        "3",
+        "--allow-missing",
+        "--engine",
+        f"postgres={URL}",
     )
     assert code == 0
     for secret in (KEY, PW, QPW):

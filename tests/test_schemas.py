@@ -2,30 +2,22 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 
 import pytest
+from eval_runs import run_eval
+from schema_validator import SCHEMAS, schema_validator
 
 jsonschema = pytest.importorskip("jsonschema", reason="jsonschema (dev extra) not installed")
 referencing = pytest.importorskip("referencing", reason="referencing (jsonschema's) missing")
 
 REPO = Path(__file__).resolve().parents[1]
-SCHEMAS = REPO / "parrot" / "schemas"
-
-
-def _validator(name: str):
-    schemas = {p.name: json.loads(p.read_text()) for p in SCHEMAS.glob("*.schema.json")}
-    registry = referencing.Registry().with_resources(
-        (uri, referencing.Resource.from_contents(s))
-        for n, s in schemas.items()
-        for uri in (n, s["$id"])
-    )
-    return jsonschema.Draft202012Validator(schemas[name], registry=registry)
 
 
 def test_shipped_items_match_the_item_schema():
-    validator = _validator("item.schema.json")
+    validator = schema_validator("item.schema.json")
     files = sorted(REPO.glob("datasets/*/items.jsonl"))
     assert files
     errors = [
@@ -39,7 +31,7 @@ def test_shipped_items_match_the_item_schema():
 
 
 def test_shipped_fixtures_match_the_fixture_schema():
-    validator = _validator("fixture.schema.json")
+    validator = schema_validator("fixture.schema.json")
     files = sorted(REPO.glob("datasets/*/fixtures/*.json"))
     assert files
     errors = [
@@ -49,7 +41,7 @@ def test_shipped_fixtures_match_the_fixture_schema():
 
 
 def test_schema_rejects_a_malformed_item():
-    validator = _validator("item.schema.json")
+    validator = schema_validator("item.schema.json")
     assert not validator.is_valid({"id": "x", "source_dialect": "sqlite", "source_sql": "SELECT 1"})
     assert not validator.is_valid(
         {
@@ -62,24 +54,21 @@ def test_schema_rejects_a_malformed_item():
     )
 
 
-def test_curated_items_use_the_shipped_fixture_form():
+def _curated_line(**record: str) -> dict:
+    """The dataset line curation writes for pair ``a`` (SELECT 1, sqlite → duckdb) with
+    ``record``'s fields."""
     from parrot.curate.serialise import item_json
     from parrot.curate.stages import Candidate, Record
 
     ref = Candidate("SELECT 1", "sqlglot", "tool")
-    line = item_json(
-        "main",
-        Record(
-            id="a",
-            dialect="sqlite",
-            sql="SELECT 1",
-            target="duckdb",
-            fixture="spider/concert_singer",
-            references=(ref,),
-        ),
-    )
+    pair = Record(id="a", dialect="sqlite", sql="SELECT 1", target="duckdb", references=(ref,))
+    return item_json("main", dataclasses.replace(pair, **record))
+
+
+def test_curated_items_use_the_shipped_fixture_form():
+    line = _curated_line(fixture="spider/concert_singer")
     assert line["fixture"] == {"name": "spider/concert_singer"}
-    assert _validator("item.schema.json").is_valid(line)
+    assert schema_validator("item.schema.json").is_valid(line)
 
 
 def test_shipped_and_curated_items_share_one_reference_form():
@@ -138,26 +127,15 @@ def test_pyarrow_reads_the_datasets_as_one_table_in_either_order():
 
 def test_built_lines_have_the_one_column_set():
     """Curation and text-to-SQL builds write the same columns as the shipped datasets."""
-    from parrot.curate.serialise import item_json
-    from parrot.curate.stages import Candidate, Record
     from parrot.datasets import item_columns, item_line
     from parrot.text2sql.build import item_record
 
-    curated = item_json(
-        "main",
-        Record(
-            id="a",
-            dialect="sqlite",
-            sql="SELECT 1",
-            target="duckdb",
-            references=(Candidate("SELECT 1", "sqlglot", "tool"),),
-        ),
-    )
+    curated = _curated_line()
     question = {"id": 7, "gold_sql": "SELECT 1", "question": "one?", "db_id": "shop"}
     built = item_line(item_record(question, "duckdb", "spider_dev"))
     for line in (curated, built):
         assert tuple(line) == item_columns()
-        assert _validator("item.schema.json").is_valid(line)
+        assert schema_validator("item.schema.json").is_valid(line)
 
 
 INLINE = {
@@ -226,13 +204,10 @@ def test_results_schema_names_every_field_of_the_records():
 
 
 def test_a_real_run_matches_the_results_and_summary_schemas(tmp_path):
-    from parrot.eval.cli import main as eval_main
 
     run = tmp_path / "run"
-    assert (
-        eval_main(["--quiet", "--model", "sqlglot", "--limit", "12", "--output-dir", str(run)]) == 0
-    )
-    results = _validator("results.schema.json")
+    assert run_eval(run, "--model", "sqlglot", "--limit", "12") == 0
+    results = schema_validator("results.schema.json")
     lines = _lines(run / "results.jsonl")
     assert len(lines) == 12
     errors = [
@@ -240,5 +215,5 @@ def test_a_real_run_matches_the_results_and_summary_schemas(tmp_path):
     ]
     assert errors == []
     summary = json.loads((run / "summary.json").read_text())
-    assert [e.message for e in _validator("summary.schema.json").iter_errors(summary)] == []
+    assert [e.message for e in schema_validator("summary.schema.json").iter_errors(summary)] == []
     assert not results.is_valid({**lines[0], "unknown_field": 1})  # a new field needs the schema

@@ -8,10 +8,10 @@ import json
 from pathlib import Path
 
 import pytest
+from eval_runs import run_eval
 from outcomes import outcome
 
 from parrot.api.results import read_results
-from parrot.eval.cli import main as eval_main
 from parrot.report.html import headline
 from parrot.report.metrics import share, summarize
 from parrot.report.render import SCORE_HEADERS, render, summary_tables
@@ -48,20 +48,8 @@ def _dataset(tmp_path: Path) -> Path:
 def test_reference_without_a_reference_is_no_reference_not_a_failure(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    assert (
-        eval_main(
-            [
-                "--quiet",
-                "--model",
-                "reference",
-                "--dataset",
-                str(_dataset(tmp_path)),
-                "--output-dir",
-                str(tmp_path / "run"),
-            ]
-        )
-        == 0
-    )
+    dataset = _dataset(tmp_path)
+    assert run_eval(tmp_path / "run", "--model", "reference", "--dataset", str(dataset)) == 0
     records = {r["id"]: r for r in read_results(tmp_path / "run")}
     assert records["q2-duckdb"].get("no_reference") is True
     assert "no_reference" not in records["q1-duckdb"]

@@ -1,12 +1,11 @@
 """The starter benchmark is sound: every source runs, every reference matches it strictly, on the
 fixture and on every database of the item's test suite (Acc_TS of ``--model reference`` is 100%)."""
 
-import subprocess
-import sys
 from collections import Counter
 from pathlib import Path
 
 import pytest
+from processes import run_python
 
 from parrot.datasets import load_dataset
 from parrot.eval.judge import Judge
@@ -60,12 +59,7 @@ def test_size_and_coverage():
 
 
 def test_committed_files_match_the_build_script():
-    proc = subprocess.run(
-        [sys.executable, str(ROOT / "scripts" / "build_starter.py"), "--check"],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    proc = run_python(str(ROOT / "scripts" / "build_starter.py"), "--check", timeout=120)
     assert proc.returncode == 0, proc.stdout + proc.stderr
 
 

@@ -5,12 +5,13 @@ from __future__ import annotations
 import dataclasses
 import json
 import shutil
+from contextlib import closing
 from pathlib import Path
 
 import pytest
 
 from parrot.api.results import read_results
-from parrot.datasets import load_dataset
+from parrot.datasets import Item, load_dataset
 from parrot.eval.cli import main
 from parrot.eval.judge import Judge
 from parrot.fixtures import Fixture, Table
@@ -39,35 +40,48 @@ def _with_customer(fixture: Fixture, cid: int) -> Fixture:
     return dataclasses.replace(fixture, tables=tuple(tables))
 
 
-@pytest.fixture
-def dataset_dir(tmp_path: Path) -> Path:
-    """A one-item slice of the starter dataset (sqlite → sqlite on ``shop``) with a suite."""
+def _starter_item(tmp_path: Path, rid: str, target: str) -> Item:
+    """A one-item dataset in ``tmp_path`` on the starter set's fixtures: SOURCE on ``shop``,
+    sqlite → ``target``, its own reference."""
     shutil.copytree(STARTER / "fixtures", tmp_path / "fixtures")
     item = {
-        "id": "t-customers",
+        "id": rid,
         "source_dialect": "sqlite",
-        "target_dialect": "sqlite",
+        "target_dialect": target,
         "source_sql": SOURCE,
         "reference_sql": SOURCE,
         "fixture": {"name": "shop"},
     }
     (tmp_path / "items.jsonl").write_text(json.dumps(item) + "\n", encoding="utf-8")
-    fixture = load_dataset(str(tmp_path), count_tokens=False).items[0].fixture
+    return load_dataset(str(tmp_path), count_tokens=False).items[0]
+
+
+def _with_suite(tmp_path: Path, rid: str, target: str, renamed: bool = False) -> Item:
+    """:func:`_starter_item` and its suite of two databases, each with one more customer (500,
+    5000), named ``ts0-r1``, ``ts0-r2`` as the generator names them if ``renamed``."""
+    item = _starter_item(tmp_path, rid, target)
+    fixture = item.fixture
     assert fixture is not None
-    dbs = (
-        SuiteDatabase(fixture=_with_customer(fixture, 500), seed=1, size=1),
-        SuiteDatabase(fixture=_with_customer(fixture, 5000), seed=2, size=1),
+    dbs = []
+    for seed, cid in ((1, 500), (2, 5000)):
+        db = _with_customer(fixture, cid)
+        db = dataclasses.replace(db, name=f"ts0-r{seed}") if renamed else db
+        dbs.append(SuiteDatabase(fixture=db, seed=seed, size=1))
+    suite = Suite(
+        key=suite_key("sqlite", SOURCE, fixture),
+        source_dialect="sqlite",
+        source_sql=SOURCE,
+        fixture_sha256=fixture.content_hash,
+        databases=tuple(dbs),
     )
-    write_suite(
-        tmp_path,
-        Suite(
-            key=suite_key("sqlite", SOURCE, fixture),
-            source_dialect="sqlite",
-            source_sql=SOURCE,
-            fixture_sha256=fixture.content_hash,
-            databases=dbs,
-        ),
-    )
+    write_suite(tmp_path, suite)
+    return item
+
+
+@pytest.fixture
+def dataset_dir(tmp_path: Path) -> Path:
+    """A one-item slice of the starter dataset (sqlite → sqlite on ``shop``) with a suite."""
+    _with_suite(tmp_path, "t-customers", "sqlite")
     return tmp_path
 
 
@@ -76,11 +90,8 @@ def test_suite_verdicts(
     dataset_dir: Path, sql: str, fixture_match: bool, suite_match: bool
 ) -> None:
     item = load_dataset(str(dataset_dir), count_tokens=False).items[0]
-    judge = Judge(suite_dir=dataset_dir)
-    try:
+    with closing(Judge(suite_dir=dataset_dir)) as judge:
         record = judge.judge(item, Translation(TranslationStatus.OK, sql=sql))
-    finally:
-        judge.close()
     assert record["verdicts"]["strict"]["match"] is fixture_match
     suite = record["suite"]
     assert suite["match"] is suite_match
@@ -107,11 +118,8 @@ NO_SQL = [
 @pytest.mark.parametrize("translation", NO_SQL, ids=lambda t: t.status.value)
 def test_untranslated_items_count_in_ts_n(dataset_dir: Path, translation: Translation) -> None:
     item = load_dataset(str(dataset_dir), count_tokens=False).items[0]
-    judge = Judge(suite_dir=dataset_dir)
-    try:
+    with closing(Judge(suite_dir=dataset_dir)) as judge:
         record = judge.judge(item, translation)
-    finally:
-        judge.close()
     assert record["suite"]["match"] is False and record["suite"]["judged"] == 0
     assert record["level"] == {"name": "fixture", "databases": 1}  # no SQL ran on the suite
     overall = summarize([record])["overall"]
@@ -158,11 +166,8 @@ def test_verdict_explains(dataset_dir: Path, source: str, sql: str, expected: st
     item = dataclasses.replace(
         load_dataset(str(dataset_dir), count_tokens=False).items[0], source_sql=source
     )
-    judge = Judge()
-    try:
+    with closing(Judge()) as judge:
         strict = judge.judge(item, Translation(TranslationStatus.OK, sql=sql))["verdicts"]["strict"]
-    finally:
-        judge.close()
     assert expected in strict["detail"] + " ".join(strict["notes"])
 
 
@@ -172,44 +177,10 @@ def test_database_qualified_names_reach_every_suite_database(tmp_path: Path) -> 
     the generator names otherwise (ts0-r1, ...)."""
     from parrot.servers import stopping_started
 
-    shutil.copytree(STARTER / "fixtures", tmp_path / "fixtures")
-    item = {
-        "id": "t-qualified",
-        "source_dialect": "sqlite",
-        "target_dialect": "mysql",
-        "source_sql": SOURCE,
-        "reference_sql": SOURCE,
-        "fixture": {"name": "shop"},
-    }
-    (tmp_path / "items.jsonl").write_text(json.dumps(item) + "\n", encoding="utf-8")
-    loaded = load_dataset(str(tmp_path), count_tokens=False).items[0]
-    fixture = loaded.fixture
-    assert fixture is not None
-    dbs = tuple(
-        SuiteDatabase(
-            fixture=dataclasses.replace(_with_customer(fixture, cid), name=f"ts0-r{seed}"),
-            seed=seed,
-            size=1,
-        )
-        for seed, cid in ((1, 500), (2, 5000))
-    )
-    write_suite(
-        tmp_path,
-        Suite(
-            key=suite_key("sqlite", SOURCE, fixture),
-            source_dialect="sqlite",
-            source_sql=SOURCE,
-            fixture_sha256=fixture.content_hash,
-            databases=dbs,
-        ),
-    )
-    with stopping_started():
-        judge = Judge(timeout=60, start=True, suite_dir=tmp_path)
-        try:
-            sql = "SELECT id, name FROM shop.customers WHERE id > 0 ORDER BY id"
-            record = judge.judge(loaded, Translation(TranslationStatus.OK, sql=sql))
-        finally:
-            judge.close()
+    loaded = _with_suite(tmp_path, "t-qualified", "mysql", renamed=True)
+    with stopping_started(), closing(Judge(timeout=60, start=True, suite_dir=tmp_path)) as judge:
+        sql = "SELECT id, name FROM shop.customers WHERE id > 0 ORDER BY id"
+        record = judge.judge(loaded, Translation(TranslationStatus.OK, sql=sql))
     if record["pred"]["status"] == "no_engine":
         pytest.skip(f"no mysql engine here: {record['pred'].get('error')}")
     assert record["verdicts"]["strict"]["match"], record["verdicts"]["strict"]

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import threading
+from contextlib import closing
 from typing import Any
 
 import pytest
@@ -47,12 +48,9 @@ def _items() -> list[tuple[Any, Translation]]:
 @pytest.mark.parametrize("backlog", [0, 1, 64])
 def test_records_match_the_judge_s_own(monkeypatch: pytest.MonkeyPatch, backlog: int) -> None:
     monkeypatch.setattr(runner, "SYNTAX_BACKLOG", backlog)
-    judge = Judge(timeout=10)
-    try:
+    with closing(Judge(timeout=10)) as judge:
         expected = [judge.judge(item, translation) for item, translation in _items()]
         got = list(runner._judged_here(judge, iter(_items())))
-    finally:
-        judge.close()
     assert [r["id"] for r in got] == [i for i, _ in CASES]
     for mine, theirs in zip(got, expected, strict=True):
         theirs = {**theirs, "translation": {**theirs["translation"], "latency": None}}
@@ -83,10 +81,7 @@ def test_checks_run_off_the_judging_thread(monkeypatch: pytest.MonkeyPatch) -> N
         return record, traced
 
     monkeypatch.setattr(Judge, "judge_later", spy)
-    judge = Judge(timeout=10)
-    try:
+    with closing(Judge(timeout=10)) as judge:
         records = list(runner._judged_here(judge, iter(_items())))
-    finally:
-        judge.close()
     assert len(records) == len(CASES) and len(seen) == 2
     assert all(name.startswith("parrot-syntax") for name in seen)

@@ -4,6 +4,7 @@ recorded: a verdict must not depend on how loaded the machine was (real PostgreS
 from __future__ import annotations
 
 from collections.abc import Iterator
+from contextlib import closing
 
 import pytest
 
@@ -14,12 +15,8 @@ from parrot.servers import stopping_started
 
 @pytest.fixture(scope="module")
 def judge() -> Iterator[Judge]:
-    with stopping_started():
-        judge = Judge(timeout=1.0, start=True)
-        try:
-            yield judge
-        finally:
-            judge.close()
+    with stopping_started(), closing(Judge(timeout=1.0, start=True)) as judge:
+        yield judge
 
 
 def test_a_statement_slower_than_its_budget_gets_a_longer_second_run(judge: Judge) -> None:

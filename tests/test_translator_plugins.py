@@ -4,9 +4,9 @@ with no edit to parrot: a real installed distribution (dist-info on sys.path) is
 import json
 
 import pytest
+from eval_runs import run_eval
 
 from parrot.api.results import read_results
-from parrot.eval.cli import main as eval_main
 from parrot.translators import available, create_translator
 from parrot.translators.registry import UnknownTranslatorError
 
@@ -55,20 +55,7 @@ def test_an_entry_point_translator_is_listed_created_and_run(plugin, tmp_path):
         )
         + "\n"
     )
-    assert (
-        eval_main(
-            [
-                "--quiet",
-                "--model",
-                "echo",
-                "--dataset",
-                str(items),
-                "--output-dir",
-                str(tmp_path / "run"),
-            ]
-        )
-        == 0
-    )
+    assert run_eval(tmp_path / "run", "--model", "echo", "--dataset", str(items)) == 0
     [record] = read_results(tmp_path / "run")
     assert record["verdicts"]["strict"]["match"]
 

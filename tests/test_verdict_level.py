@@ -5,6 +5,8 @@ counted by level in the summary and its tables."""
 
 from __future__ import annotations
 
+from contextlib import closing
+
 import pytest
 
 from parrot.api.records import verdict_level
@@ -29,8 +31,7 @@ CASES = [
 
 @pytest.fixture(scope="module")
 def records() -> list[dict]:
-    judge = Judge(timeout=10)
-    try:
+    with closing(Judge(timeout=10)) as judge:
         return [
             judge.judge(
                 item_from_record(
@@ -46,8 +47,6 @@ def records() -> list[dict]:
             )
             for n, (source, target, sql, _, _) in enumerate(CASES)
         ]
-    finally:
-        judge.close()
 
 
 def test_the_judge_writes_each_verdicts_level(records) -> None:

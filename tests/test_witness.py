@@ -11,9 +11,9 @@ import duckdb
 import jsonschema
 import pytest
 import referencing
+from eval_runs import run_eval
 
 from parrot.datasets import Item
-from parrot.eval.cli import main as eval_main
 from parrot.eval.witness import (
     Shrinker,
     _CountingJudge,
@@ -143,24 +143,13 @@ def test_parrot_witness_on_a_real_run(tmp_path, capsys):
         if i.id == "starter-revenue-per-customer-2024-sqlite-duckdb"
     )
 
-    def run_eval(model: str, out: Path) -> int:
-        return eval_main(
-            [
-                "--quiet",
-                "--model",
-                model,
-                "--pairs",
-                "sqlite:duckdb",
-                "--limit",
-                "1",
-                "--no-suite",
-                "--output-dir",
-                str(out),
-            ]
+    def run_model(model: str, out: Path) -> int:
+        return run_eval(
+            out, "--model", model, "--pairs", "sqlite:duckdb", "--limit", "1", "--no-suite"
         )
 
     base = tmp_path / "base"
-    assert run_eval("reference", base) == 0
+    assert run_model("reference", base) == 0
     reference = json.loads((base / "results.jsonl").read_text().splitlines()[0])
     assert reference["id"] == item.id
     wrong = reference["translation"]["sql"].replace("count(DISTINCT o.id)", "count(o.id)")
@@ -168,7 +157,7 @@ def test_parrot_witness_on_a_real_run(tmp_path, capsys):
     preds = tmp_path / "preds.json"
     preds.write_text(json.dumps([{"id": item.id, "translated_sql": wrong}]))
     run = tmp_path / "run"
-    run_eval(f"file:{preds}", run)
+    run_model(f"file:{preds}", run)
     capsys.readouterr()
     out = tmp_path / "w"
     assert witness_main([str(run), item.id, "-o", str(out), "--json"]) == 0
@@ -215,20 +204,16 @@ def test_eval_with_witness_records_them_and_the_report_shows_them(tmp_path):
     import re
 
     run = tmp_path / "run"
-    code = eval_main(
-        [
-            "--quiet",
-            "--model",
-            "sqlglot",
-            "--pairs",
-            "sqlite:clickhouse",
-            "--limit",
-            "12",
-            "--no-suite",
-            "--witness",
-            "--output-dir",
-            str(run),
-        ]
+    code = run_eval(
+        run,
+        "--model",
+        "sqlglot",
+        "--pairs",
+        "sqlite:clickhouse",
+        "--limit",
+        "12",
+        "--no-suite",
+        "--witness",
     )
     assert code == 0
     lines = [json.loads(x) for x in (run / "witnesses.jsonl").read_text().splitlines()]

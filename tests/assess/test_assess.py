@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import sqlite3
 from pathlib import Path
 
 import pytest
+from assessing import assess, database
 
 from parrot.assess.cli import main as assess_main
 
-SCHEMA = "CREATE TABLE t (k INTEGER PRIMARY KEY, name TEXT, x INTEGER);\n"
 QUERIES = """SELECT COUNT(*) FROM t WHERE x > 5;
 SELECT COUNT(*) FROM t WHERE x > 7;
 SELECT COUNT(*) FROM t WHERE name LIKE 'a%';
@@ -27,16 +26,8 @@ def workload(tmp_path: Path) -> Path:
     (tmp_path / "q" / "sub").mkdir(parents=True)
     (tmp_path / "q" / "a.sql").write_text(QUERIES)
     (tmp_path / "q" / "sub" / "b.sql").write_text(MORE)
-    (tmp_path / "schema.sql").write_text(SCHEMA)
-    con = sqlite3.connect(tmp_path / "app.sqlite")
-    con.execute("CREATE TABLE t (k INTEGER PRIMARY KEY, name TEXT, x INTEGER)")
-    con.executemany(
-        "INSERT INTO t VALUES (?, ?, ?)",
-        [(1, "apple", 3), (2, "Avocado", 8), (3, "banana", 6), (4, "Apricot", 9)],
-    )
-    con.commit()
-    con.close()
-    return tmp_path
+    rows = [(1, "apple", 3), (2, "Avocado", 8), (3, "banana", 6), (4, "Apricot", 9)]
+    return database(tmp_path, "k INTEGER PRIMARY KEY, name TEXT, x INTEGER", rows)
 
 
 def _lines(out: Path) -> dict[str, dict]:
@@ -46,19 +37,7 @@ def _lines(out: Path) -> dict[str, dict]:
 
 
 def _run(workload: Path, out: str, *args: str) -> tuple[int, dict[str, dict]]:
-    code = assess_main(
-        [
-            str(workload / "q"),
-            "--from",
-            "sqlite",
-            "--to",
-            "duckdb",
-            "--quiet",
-            "-o",
-            str(workload / out),
-            *args,
-        ]
-    )
+    code = assess(workload, "q", "sqlite", *args, out=out)
     return code, _lines(workload / out)
 
 
@@ -108,23 +87,7 @@ def test_resume_skips_what_was_judged_and_keeps_a_torn_line(workload):
     results = workload / "out" / "assessment.jsonl"
     kept = results.read_text().splitlines()[:2]
     results.write_text("\n".join(kept) + '\n{"id": "a.sql:3", "verd')  # killed mid-line
-    assert (
-        assess_main(
-            [
-                str(workload / "q"),
-                "--from",
-                "sqlite",
-                "--to",
-                "duckdb",
-                "-o",
-                str(workload / "out"),
-                "--db",
-                db,
-                "--quiet",
-            ]
-        )
-        == 2
-    )  # no --resume
+    assert assess(workload, "q", "sqlite", "--db", db) == 2  # no --resume
     code, lines = _run(workload, "out", "--db", db, "--resume")
     raw = results.read_text().splitlines()
     assert code == 1 and len(lines) == 8

@@ -4,16 +4,13 @@ wider than the window."""
 
 from __future__ import annotations
 
-import json
 import os
-import sqlite3
 from collections import Counter
 from pathlib import Path
 
 import pytest
+from assessing import assess, database, results
 from report_html.conftest import browser  # noqa: F401  (the session's headless Chromium)
-
-from parrot.assess.cli import main as assess_main
 
 pytestmark = pytest.mark.browser
 
@@ -26,35 +23,14 @@ def assessed(tmp_path_factory: pytest.TempPathFactory) -> Path:
         "SELECT COUNT(*) FROM t WHERE name LIKE 'a%';\nSELECT * FROM t WHERE k = $1;\n"
         "INSERT INTO t VALUES (99, 'z', 1);\n"
     )
-    con = sqlite3.connect(work / "app.sqlite")
-    con.execute("CREATE TABLE t (k INTEGER PRIMARY KEY, name TEXT, x INTEGER)")
-    con.executemany(
-        "INSERT INTO t VALUES (?, ?, ?)", [(1, "apple", 3), (2, "Avocado", 8), (3, "banana", 6)]
-    )
-    con.commit()
-    con.close()
-    assert (
-        assess_main(
-            [
-                str(work / "q.sql"),
-                "--from",
-                "sqlite",
-                "--to",
-                "duckdb",
-                "--quiet",
-                "--db",
-                str(work / "app.sqlite"),
-                "-o",
-                str(work / "out"),
-            ]
-        )
-        == 1
-    )
+    rows = [(1, "apple", 3), (2, "Avocado", 8), (3, "banana", 6)]
+    database(work, "k INTEGER PRIMARY KEY, name TEXT, x INTEGER", rows)
+    assert assess(work, "q.sql", "sqlite", "--db", str(work / "app.sqlite")) == 1
     return work / "out"
 
 
 def test_the_page_matches_the_results(browser, assessed, tmp_path):  # noqa: F811
-    lines = [json.loads(x) for x in (assessed / "assessment.jsonl").read_text().splitlines()]
+    lines = results(assessed)
     counts = Counter(x["verdict"] for x in lines)
     browser.get((assessed / "assessment.html").resolve().as_uri())
     assert [e for e in browser.get_log("browser") if e["level"] == "SEVERE"] == []

@@ -3,6 +3,8 @@ that takes too many runs, ends it (not assessed) instead of running every candid
 
 from __future__ import annotations
 
+from contextlib import closing
+
 import pytest
 
 from parrot.assess.budget import BudgetedJudge, GenerationBudget
@@ -20,20 +22,16 @@ def _item(sql: str) -> Item:
 
 
 def test_a_source_timeout_ends_the_building_and_the_timeout_is_restored():
-    judge = Judge(timeout=10.0)
-    try:
+    with closing(Judge(timeout=10.0)) as judge:
         budgeted = BudgetedJudge(judge, 0.2, 100)
         with budgeted.active(("sqlite", "duckdb")), pytest.raises(GenerationBudget) as raised:
             budgeted.gold(_item(SLOW))
         assert "timeout on generated data" in str(raised.value)
         assert judge.timeouts == {}  # the short timeout was for the building only
-    finally:
-        judge.close()
 
 
 def test_the_building_stops_after_its_runs():
-    judge = Judge()
-    try:
+    with closing(Judge()) as judge:
         budgeted = BudgetedJudge(judge, 2.0, 2)
         with budgeted.active(("sqlite",)):
             assert budgeted.gold(_item("SELECT 1")).execution.ok
@@ -42,5 +40,3 @@ def test_the_building_stops_after_its_runs():
                 budgeted.gold(_item("SELECT 3"))
         with budgeted.active(("sqlite",)):  # a new template: a new budget
             assert budgeted.gold(_item("SELECT 4")).execution.ok
-    finally:
-        judge.close()

@@ -4,13 +4,12 @@ read back and compared; the user's database never changes."""
 from __future__ import annotations
 
 import hashlib
-import json
-import sqlite3
+from contextlib import closing
 from pathlib import Path
 
 import pytest
+from assessing import assess, assess_pg_stats, database, results
 
-from parrot.assess.cli import main as assess_main
 from parrot.assess.dml import changed_tables, judge_dml, probe
 from parrot.assess.run import kind
 from parrot.datasets import Item
@@ -32,17 +31,7 @@ FIXTURE = Fixture(
 
 def _work(tmp_path: Path) -> Path:
     (tmp_path / "w.sql").write_text(WORKLOAD)
-    (tmp_path / "schema.sql").write_text("CREATE TABLE t (k INTEGER PRIMARY KEY, name TEXT);\n")
-    con = sqlite3.connect(tmp_path / "app.sqlite")
-    con.execute("CREATE TABLE t (k INTEGER PRIMARY KEY, name TEXT)")
-    con.executemany("INSERT INTO t VALUES (?, ?)", ROWS)
-    con.commit()
-    con.close()
-    return tmp_path
-
-
-def _lines(out: Path) -> list[dict]:
-    return [json.loads(x) for x in (out / "assessment.jsonl").read_text().splitlines()]
+    return database(tmp_path, "k INTEGER PRIMARY KEY, name TEXT", ROWS)
 
 
 def test_dml_kinds_targets_and_probes():
@@ -70,22 +59,9 @@ def test_dml_kinds_targets_and_probes():
 def test_dml_on_your_database_runs_on_a_copy(tmp_path):
     work = _work(tmp_path)
     before = hashlib.sha256((work / "app.sqlite").read_bytes()).hexdigest()
-    code = assess_main(
-        [
-            str(work / "w.sql"),
-            "--from",
-            "sqlite",
-            "--to",
-            "duckdb",
-            "--quiet",
-            "--db",
-            str(work / "app.sqlite"),
-            "-o",
-            str(work / "out"),
-        ]
-    )
+    code = assess(work, "w.sql", "sqlite", "--db", str(work / "app.sqlite"))
     assert code == 1
-    lines = _lines(work / "out")
+    lines = results(work / "out")
     assert [(x["kind"], x["verdict"], x["reason"]) for x in lines] == [
         ("dml", "verified", "match"),
         ("dml", "review", "row_count"),  # SQLite's LIKE ignores case, DuckDB's does not
@@ -98,22 +74,8 @@ def test_dml_on_your_database_runs_on_a_copy(tmp_path):
 
 def test_dml_from_the_schema_alone(tmp_path):
     work = _work(tmp_path)
-    assess_main(
-        [
-            str(work / "w.sql"),
-            "--from",
-            "sqlite",
-            "--to",
-            "duckdb",
-            "--quiet",
-            "--schema",
-            str(work / "schema.sql"),
-            "--no-distill",
-            "-o",
-            str(work / "out"),
-        ]
-    )
-    first = _lines(work / "out")[0]
+    assess(work, "w.sql", "sqlite", "--schema", str(work / "schema.sql"), "--no-distill")
+    first = results(work / "out")[0]
     assert (first["verdict"], first["judged"] >= 2) == ("verified", True)  # generated data
 
 
@@ -133,19 +95,15 @@ def test_the_real_fixture_is_unchanged_after_dml(target):
         source_sql="DELETE FROM t WHERE k > 1",
         fixture=FIXTURE,
     )
-    with stopping_started():
-        judge = Judge(start=True)
-        try:
-            if judge.engine(target) is None:  # MariaDB not installed, PostgreSQL not startable
-                pytest.skip(f"no {target} engine here: its server could not be started")
-            out = judge_dml(judge, item, "DELETE FROM t WHERE k > 1", [("yours", FIXTURE)])
-            assert (out.verdict, out.judged) == ("verified", 1)
-            for dialect in ("sqlite", target):
-                engine = judge.engine(dialect)
-                assert engine is not None
-                assert engine.checksums(FIXTURE) == FIXTURE.checksums
-        finally:
-            judge.close()
+    with stopping_started(), closing(Judge(start=True)) as judge:
+        if judge.engine(target) is None:  # MariaDB not installed, PostgreSQL not startable
+            pytest.skip(f"no {target} engine here: its server could not be started")
+        out = judge_dml(judge, item, "DELETE FROM t WHERE k > 1", [("yours", FIXTURE)])
+        assert (out.verdict, out.judged) == ("verified", 1)
+        for dialect in ("sqlite", target):
+            engine = judge.engine(dialect)
+            assert engine is not None
+            assert engine.checksums(FIXTURE) == FIXTURE.checksums
 
 
 MERGE = (
@@ -168,49 +126,30 @@ TWO = Fixture(
 
 @pytest.mark.server
 def test_merge_where_both_engines_have_it():
-    with stopping_started():
-        judge = Judge(start=True)
-        try:
+    with stopping_started(), closing(Judge(start=True)) as judge:
 
-            def run(source: str) -> tuple[str, str]:
-                item = Item(
-                    id="m",
-                    source_dialect=source,
-                    target_dialect="duckdb",
-                    source_sql=MERGE,
-                    fixture=TWO,
-                )
-                out = judge_dml(judge, item, MERGE, [("yours", TWO)])
-                return out.verdict, out.reason
+        def run(source: str) -> tuple[str, str]:
+            item = Item(
+                id="m",
+                source_dialect=source,
+                target_dialect="duckdb",
+                source_sql=MERGE,
+                fixture=TWO,
+            )
+            out = judge_dml(judge, item, MERGE, [("yours", TWO)])
+            return out.verdict, out.reason
 
-            assert run("postgres") == ("verified", "match")
-            assert run("sqlite") == ("not_assessed", "gold_error")  # SQLite has no MERGE
-        finally:
-            judge.close()
+        assert run("postgres") == ("verified", "match")
+        assert run("sqlite") == ("not_assessed", "gold_error")  # SQLite has no MERGE
 
 
 def test_dml_from_pg_stat_statements_with_placeholders_filled(tmp_path):
     work = _work(tmp_path)
-    (work / "stats.csv").write_text(
-        'query,calls\n"INSERT INTO t (k, name) VALUES ($1, $2)",5\n'
-        '"UPDATE t SET name = $1 WHERE k = $2",3\n'
+    code = assess_pg_stats(
+        work,
+        '"INSERT INTO t (k, name) VALUES ($1, $2)",5\n"UPDATE t SET name = $1 WHERE k = $2",3\n',
     )
-    code = assess_main(
-        [
-            str(work / "stats.csv"),
-            "--from",
-            "postgres",
-            "--to",
-            "duckdb",
-            "--quiet",
-            "--schema",
-            str(work / "schema.sql"),
-            "--no-distill",
-            "-o",
-            str(work / "out"),
-        ]
-    )
-    lines = _lines(work / "out")
+    lines = results(work / "out")
     assert code == 0 and [x["kind"] for x in lines] == ["dml", "dml"]
     assert lines[0]["source_sql"] == "INSERT INTO t (k, name) VALUES (9100, 'parrot 1')"
     assert all(x["detail"].startswith("placeholders filled with generated values") for x in lines)

@@ -3,18 +3,14 @@ placeholders, and the input's comments in the translated tree."""
 
 from __future__ import annotations
 
-import json
-import re
-import sqlite3
 from pathlib import Path
 
 import pytest
+from assessing import assess, assess_pg_stats, database, results
+from eval_runs import echo
 
 from parrot.assess.cli import build_parser as assess_parser
-from parrot.assess.cli import main as assess_main
 from parrot.assess.run import kind
-
-QUOTED = re.compile(r"Source query \([^)]*\):\n```sql\n(.*?)\n```", re.S)
 
 
 def _llm_flags(parser) -> set[str]:
@@ -66,33 +62,14 @@ def _workload(tmp_path: Path) -> Path:
         "-- monthly report\n/* owner: finance */\nSELECT k, name FROM t WHERE k > 1;\n"
         "SELECT * FROM t WHERE k = :key;\n"
     )
-    (tmp_path / "schema.sql").write_text("CREATE TABLE t (k INTEGER PRIMARY KEY, name TEXT);\n")
-    con = sqlite3.connect(tmp_path / "app.sqlite")
-    con.execute("CREATE TABLE t (k INTEGER PRIMARY KEY, name TEXT)")
-    con.executemany("INSERT INTO t VALUES (?, ?)", [(1, "a"), (2, "b")])
-    con.commit()
-    con.close()
-    return tmp_path
+    return database(tmp_path, "k INTEGER PRIMARY KEY, name TEXT", [(1, "a"), (2, "b")])
 
 
 def test_comments_kept_and_placeholders_filled(tmp_path):
     work = _workload(tmp_path)
-    code = assess_main(
-        [
-            str(work / "q.sql"),
-            "--from",
-            "sqlite",
-            "--to",
-            "duckdb",
-            "--quiet",
-            "--db",
-            str(work / "app.sqlite"),
-            "-o",
-            str(work / "out"),
-        ]
-    )
+    code = assess(work, "q.sql", "sqlite", "--db", str(work / "app.sqlite"))
     assert code == 0
-    lines = [json.loads(x) for x in (work / "out" / "assessment.jsonl").read_text().splitlines()]
+    lines = results(work / "out")
     assert [(x["verdict"], x["reason"]) for x in lines] == [("verified", "match")] * 2
     # the placeholder is compared with t.k: a value of t.k from the database
     assert lines[1]["source_sql"] == "SELECT * FROM t WHERE k = 1"
@@ -107,29 +84,13 @@ def test_comments_kept_and_placeholders_filled(tmp_path):
 
 def test_placeholders_without_a_column_domain_stay_not_assessed(tmp_path):
     work = _workload(tmp_path)
-    (work / "stats.csv").write_text(
-        'query,calls\n"SELECT name FROM t WHERE k > $1 AND name <> $2",3\n'
-        '"SELECT name FROM t ORDER BY k LIMIT $1",2\n'
-    )
-    code = assess_main(
-        [
-            str(work / "stats.csv"),
-            "--from",
-            "postgres",
-            "--to",
-            "duckdb",
-            "--quiet",
-            "--schema",
-            str(work / "schema.sql"),
-            "--no-distill",
-            "-o",
-            str(work / "out"),
-        ]
+    code = assess_pg_stats(
+        work,
+        '"SELECT name FROM t WHERE k > $1 AND name <> $2",3\n'
+        '"SELECT name FROM t ORDER BY k LIMIT $1",2\n',
     )
     assert code == 1
-    first, second = [
-        json.loads(x) for x in (work / "out" / "assessment.jsonl").read_text().splitlines()
-    ]
+    first, second = results(work / "out")
     assert first["verdict"] == "verified" and first["kind"] == "query"
     assert first["detail"].startswith("placeholders filled with generated values ($1 = ")
     assert first["judged"] >= 2  # the empty tables and generated ones
@@ -138,54 +99,27 @@ def test_placeholders_without_a_column_domain_stay_not_assessed(tmp_path):
 
 
 def test_an_llm_model_with_eval_flags_and_a_ddl_schema(tmp_path, monkeypatch):
-    from parrot.translators.llm.scripted_server import Reply, ScriptedServer
-
-    def echo(request: dict) -> Reply:
-        found = [
-            s
-            for m in request["messages"]
-            if m["role"] == "user"
-            for s in QUOTED.findall(m["content"])
-        ]
-        return Reply(
-            json.dumps(
-                {"Answer": found[-1] if found else "", "Reasoning": "same", "Confidence": 0.5}
-            )
-        )
+    from parrot.translators.llm.scripted_server import ScriptedServer
 
     work = _workload(tmp_path)
     monkeypatch.setenv("OPENAI_API_KEY", "sk-parrot-test")
-    with ScriptedServer(echo) as server:
-        code = assess_main(
-            [
-                str(work / "q.sql"),
-                "--from",
-                "sqlite",
-                "--to",
-                "duckdb",
-                "--quiet",
-                "--model",
-                "openai/gpt-4o-mini",
-                "--api-base",
-                server.url,
-                "--no-prompt-schema",
-                "--model-args",
-                "temperature=0.3,max_tokens=200",
-                "--cache",
-                str(work / "cache.sqlite"),
-                "--schema",
-                str(work / "schema.sql"),
-                "--no-distill",
-                "-o",
-                str(work / "out"),
-            ]
+    with ScriptedServer(echo()) as server:
+        llm = ["--model", "openai/gpt-4o-mini", "--api-base", server.url, "--no-prompt-schema"]
+        llm += [
+            "--model-args",
+            "temperature=0.3,max_tokens=200",
+            "--cache",
+            str(work / "cache.sqlite"),
+        ]
+        code = assess(
+            work, "q.sql", "sqlite", *llm, "--schema", str(work / "schema.sql"), "--no-distill"
         )
         bodies = list(server.requests)
     assert code == 0  # the placeholder too: filled with a generated value of t.k
     assert bodies and all(b["temperature"] == 0.3 and b["max_tokens"] == 200 for b in bodies)
     prompt = " ".join(m["content"] for b in bodies for m in b["messages"])
     assert "CREATE TABLE" not in prompt  # --no-prompt-schema
-    lines = [json.loads(x) for x in (work / "out" / "assessment.jsonl").read_text().splitlines()]
+    lines = results(work / "out")
     assert lines[0]["verdict"] == "verified" and lines[0]["judged"] >= 2  # generated data
     assert lines[0]["translation"].startswith("SELECT k, name FROM t")
 
@@ -193,22 +127,9 @@ def test_an_llm_model_with_eval_flags_and_a_ddl_schema(tmp_path, monkeypatch):
 def test_a_repeated_statement_takes_the_outcome_judged_first(tmp_path):
     work = _workload(tmp_path)
     (work / "q.sql").write_text("SELECT name FROM t WHERE k > 1;\n" * 3)
-    code = assess_main(
-        [
-            str(work / "q.sql"),
-            "--from",
-            "sqlite",
-            "--to",
-            "duckdb",
-            "--quiet",
-            "--db",
-            str(work / "app.sqlite"),
-            "-o",
-            str(work / "out"),
-        ]
-    )
+    code = assess(work, "q.sql", "sqlite", "--db", str(work / "app.sqlite"))
     assert code == 0
-    lines = [json.loads(x) for x in (work / "out" / "assessment.jsonl").read_text().splitlines()]
+    lines = results(work / "out")
     assert [x["verdict"] for x in lines] == ["verified"] * 3
     assert lines[0]["detail"] == ""
     assert [x["detail"] for x in lines[1:]] == ["the same statement as q.sql:1: its outcome"] * 2

@@ -5,10 +5,10 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from processes import run_python
 
 from parrot.check.cli import main
 
@@ -37,13 +37,8 @@ def test_usage_errors_exit_two(tmp_path: Path) -> None:
 
 
 def test_module_reads_stdin() -> None:
-    proc = subprocess.run(
-        [sys.executable, "-m", "parrot.check", "--dialect", "sqlite"],
-        input="SELECT * FROM t WHERE",
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
+    proc = run_python(
+        "-m", "parrot.check", "--dialect", "sqlite", input="SELECT * FROM t WHERE", timeout=120
     )
     assert proc.returncode == 1
     assert proc.stdout.startswith("<stdin>:1:22: error: statement 1: near '<EOF>'")
@@ -67,14 +62,7 @@ def test_a_second_check_process_starts_from_the_dfa_the_first_kept(tmp_path: Pat
     env = {**os.environ, "PARROT_CACHE": str(tmp_path / "cache")}
 
     def run(*args: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(
-            [sys.executable, "-c", RUN, *args],
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=300,
-            check=False,
-        )
+        return run_python("-c", RUN, *args, env=env, timeout=300)
 
     assert run("loaded", "sqlite").stdout.strip() == "0"  # nothing kept yet
     checked = run("check", "-d", "sqlite", str(f))

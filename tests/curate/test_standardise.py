@@ -26,29 +26,26 @@ _TRICKY = st.lists(
 _DIALECTS = ["sqlite", "duckdb", "postgres", "mysql", "clickhouse", "tsql", "oracle", "spark"]
 
 
+# literal data table, one row a line (a long row wraps): kept by fmt: off
+# fmt: off
+SPLIT_AND_FORMAT = [
+    ("SELECT  1 ;", "sqlite", ["SELECT 1"], 0),
+    ("SELECT 'a  ;  b'  FROM t;;", "sqlite", ["SELECT 'a  ;  b' FROM t"], 0),
+    ("SELECT 1; SELECT 2", "duckdb", ["SELECT 1", "SELECT 2"], 0),
+    ("SELECT a -- why\n FROM t /* block ; */ WHERE b", "sqlite", ["SELECT a FROM t WHERE b"], 2),
+    ('SELECT "a  b"\n\tFROM t', "postgres", ['SELECT "a  b" FROM t'], 0),
+    ("SELECT 'it\\'s ; x' FROM t # note", "mysql", ["SELECT 'it\\'s ; x' FROM t"], 1),
+    ("SELECT 'a\\' ;  SELECT 2", "sqlite", ["SELECT 'a\\'", "SELECT 2"], 0),
+    ("CREATE PROCEDURE p AS BEGIN SELECT 1; SELECT 2; END", "tsql",
+     ["CREATE PROCEDURE p AS BEGIN SELECT 1; SELECT 2; END"], 0),
+    ("  ;  -- only a comment", "sqlite", [], 1),
+]
+# fmt: on
+
+
 @pytest.mark.parametrize(
     ("sql", "dialect", "statements", "comments"),
-    [
-        ("SELECT  1 ;", "sqlite", ["SELECT 1"], 0),
-        ("SELECT 'a  ;  b'  FROM t;;", "sqlite", ["SELECT 'a  ;  b' FROM t"], 0),
-        ("SELECT 1; SELECT 2", "duckdb", ["SELECT 1", "SELECT 2"], 0),
-        (
-            "SELECT a -- why\n FROM t /* block ; */ WHERE b",
-            "sqlite",
-            ["SELECT a FROM t WHERE b"],
-            2,
-        ),
-        ('SELECT "a  b"\n\tFROM t', "postgres", ['SELECT "a  b" FROM t'], 0),
-        ("SELECT 'it\\'s ; x' FROM t # note", "mysql", ["SELECT 'it\\'s ; x' FROM t"], 1),
-        ("SELECT 'a\\' ;  SELECT 2", "sqlite", ["SELECT 'a\\'", "SELECT 2"], 0),
-        (
-            "CREATE PROCEDURE p AS BEGIN SELECT 1; SELECT 2; END",
-            "tsql",
-            ["CREATE PROCEDURE p AS BEGIN SELECT 1; SELECT 2; END"],
-            0,
-        ),
-        ("  ;  -- only a comment", "sqlite", [], 1),
-    ],
+    SPLIT_AND_FORMAT,
 )
 def test_split_and_format(sql: str, dialect: str, statements: list[str], comments: int) -> None:
     assert split_and_format(sql, dialect) == (statements, comments)

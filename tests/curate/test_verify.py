@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from contextlib import closing
 from pathlib import Path
 
 import pytest
@@ -179,11 +180,8 @@ def test_verification_skips_the_grammar_check_of_failing_runs() -> None:
     failing = Translation(TranslationStatus.OK, sql="SELEC 1")
     check = verify.checker(verify.DEFAULT_TIMEOUT, verify.DEFAULT_MAX_ROWS)
     assert check.judge.judge(item, failing)["syntax_checked"] is False
-    judge = Judge()
-    try:
+    with closing(Judge()) as judge:
         assert judge.judge(item, failing)["syntax_checked"] is True
-    finally:
-        judge.close()
 
 
 @pytest.mark.parametrize(

@@ -7,6 +7,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from eval_runs import echo, run_served
 
 from parrot.eval.cli import main as eval_main
 
@@ -59,55 +60,14 @@ def llm_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A run of the LLM translator against parrot's scripted OpenAI-compatible server, which
     answers every item with its source SQL as JSON (so records carry raw answers, reasoning,
     token counts and cost)."""
-    import json
-    import re
-
-    from parrot.translators.llm.scripted_server import Reply, ScriptedServer
-
-    quoted = re.compile(r"Source query \([^)]*\):\n```sql\n(.*?)\n```", re.S)
-
-    def echo(request: dict) -> Reply:
-        found = [
-            s
-            for m in request["messages"]
-            if m["role"] == "user"
-            for s in quoted.findall(m["content"])
-        ]
-        return Reply(
-            json.dumps(
-                {
-                    "Answer": found[-1] if found else "",
-                    "Reasoning": "the source runs unchanged",
-                    "Confidence": 0.5,
-                }
-            )
-        )
+    from parrot.translators.llm.scripted_server import ScriptedServer
 
     out = tmp_path_factory.mktemp("html-llm") / "run"
     mp = pytest.MonkeyPatch()
     mp.setenv("OPENAI_API_KEY", "sk-parrot-test")
     try:
-        with ScriptedServer(echo) as server:
-            assert (
-                eval_main(
-                    [
-                        "--quiet",
-                        "--model",
-                        "openai/gpt-4o-mini",
-                        "--api-base",
-                        server.url,
-                        "--output-dir",
-                        str(out),
-                        "--pairs",
-                        "sqlite:duckdb",
-                        "--limit",
-                        "6",
-                        "--cache",
-                        str(out.parent / "cache.sqlite"),
-                    ]
-                )
-                == 0
-            )
+        with ScriptedServer(echo("the source runs unchanged")) as server:
+            assert run_served(server.url, out, "--limit", "6") == 0
     finally:
         mp.undo()
     return out

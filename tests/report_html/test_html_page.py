@@ -10,6 +10,8 @@ import re
 from pathlib import Path
 
 import pytest
+from built_wheel import REPO, wheel_names
+from eval_runs import run_eval
 from html_helpers import html_tables, records, summary
 
 from parrot.report.cli import main as report_main
@@ -123,12 +125,8 @@ def test_leaderboard_numbers_match_markdown(run_dirs, tmp_path, capsys):
 def test_leaderboard_separates_datasets(run_dirs, tmp_path):
     """A run on other items is its own group, not ranked against the others."""
     other = tmp_path / "other"
-    from parrot.eval.cli import main as eval_main
 
-    assert (
-        eval_main(["--quiet", "--model", "sqlglot", "--limit", "6", "--output-dir", str(other)])
-        == 0
-    )
+    assert run_eval(other, "--model", "sqlglot", "--limit", "6") == 0
     page = tmp_path / "board.html"
     assert (
         report_main([str(run_dirs["sqlglot"]), str(other), "--format", "html", "-o", str(page)])
@@ -152,23 +150,10 @@ def test_cost_and_latency_only_when_a_model_was_called(run_dirs, llm_run):
 
 @pytest.mark.slow
 def test_wheel_carries_the_templates(tmp_path):
-    import subprocess
-    import sys
-    import zipfile
-
-    repo = Path(__file__).resolve().parents[2]
-    build = subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", str(repo), "--no-deps", "-w", str(tmp_path), "-q"],
-        capture_output=True,
-        text=True,
-    )
-    if build.returncode != 0:
-        pytest.skip(f"wheel build unavailable here: {build.stderr.strip()[-300:]}")
-    (wheel,) = tmp_path.glob("*.whl")
-    names = set(zipfile.ZipFile(wheel).namelist())
+    names = wheel_names(tmp_path)
     shipped = {
         f"parrot/report/templates/{p.name}"
-        for p in (repo / "parrot" / "report" / "templates").iterdir()
+        for p in (REPO / "parrot" / "report" / "templates").iterdir()
         if p.is_file()
     }
     assert shipped and shipped <= names

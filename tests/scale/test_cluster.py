@@ -120,6 +120,19 @@ def test_eval_on_the_cluster_gives_the_local_results(
     assert {r["id"]: r for r in ray} == local
 
 
+def _eval_started(run: Path, client: str, *args: str) -> subprocess.Popen[str]:
+    """``python -m parrot.eval ARGS --output-dir RUN --executor CLIENT`` started in the
+    background, its stderr piped."""
+    argv = [sys.executable, "-m", "parrot.eval", *args, "--output-dir", str(run)]
+    return subprocess.Popen(
+        [*argv, "--executor", client],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(Path.cwd())},
+    )
+
+
 def _wait_for_lines(proc: subprocess.Popen[str], log: Path, lines: int) -> None:
     while not (log.exists() and len(log.read_text().splitlines()) >= lines):
         assert proc.poll() is None, proc.communicate()[1][-3000:]
@@ -138,30 +151,8 @@ def test_a_managed_server_killed_mid_run_is_restarted(
     an engine error (before: engine_error records that --resume counted as done)."""
     monkeypatch.setenv("PARROT_CACHE", str(tmp_path / "cache"))  # this run's own server
     run = tmp_path / "run"
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "parrot.eval",
-            "--model",
-            "reference",
-            "--dataset",
-            "polyglot",
-            "--pairs",
-            "sqlite:postgres",
-            "--limit",
-            "16",
-            "--quiet",
-            "--output-dir",
-            str(run),
-            "--executor",
-            ray_cluster.client,
-        ],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-        env={**os.environ, "PYTHONPATH": str(Path.cwd())},
-    )
+    polyglot = ["--model", "reference", "--dataset", "polyglot", "--pairs", "sqlite:postgres"]
+    proc = _eval_started(run, ray_cluster.client, *polyglot, "--limit", "16", "--quiet")
     try:
         _wait_for_lines(proc, run / "results.jsonl", 2)
         state = server_for("postgres").recorded()
@@ -188,24 +179,7 @@ def test_a_worker_killed_mid_run_loses_and_duplicates_nothing(
 ) -> None:
     """Last in this file: it leaves the cluster one worker short."""
     run = tmp_path / "run"
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "parrot.eval",
-            *EVAL,
-            "--limit",
-            "30",
-            "--output-dir",
-            str(run),
-            "--executor",
-            ray_cluster.client,
-        ],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-        env={**os.environ, "PYTHONPATH": str(Path.cwd())},
-    )
+    proc = _eval_started(run, ray_cluster.client, *EVAL, "--limit", "30")
     log = run / "results.jsonl"
     _wait_for_lines(proc, log, 3)
     assert len(log.read_text().splitlines()) < 30, "the run finished before the kill"

@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
-import json
+from contextlib import closing
 from dataclasses import replace
 from pathlib import Path
 from types import ModuleType
 
 import pytest
+from fixture_json import fixture_json, table_json
 from local_only import engines_or_skip
 
 from parrot.datasets import Item, load_dataset
@@ -18,7 +19,7 @@ from parrot.eval.judge import Judge
 from parrot.testsuite.cli import main
 from parrot.testsuite.store import Suite, load_suite
 from parrot.translators.llm.scripted_server import Reply, ScriptedServer
-from tests.testsuite.test_build import _dataset
+from tests.testsuite.test_build import _dataset, _item_json
 from tests.testsuite.test_llm_datagen import GOOD
 from tests.testsuite.test_llm_datagen import _dataset as _llm_dataset
 
@@ -38,28 +39,18 @@ def test_target_side_counts_neighbours_of_the_reference_on_the_target(tmp_path: 
     fixture and the suite (what eval faces), per pair and operator; a dropped ORDER BY over
     SQLite's sorted GROUP BY is unkillable there and left out of the kill rate."""
     engines_or_skip()
-    root = _dataset(tmp_path)
-    item_json = {
-        "id": "g",
-        "source_dialect": "duckdb",
-        "target_dialect": "sqlite",
-        "source_sql": "SELECT grp, count(*) FROM t WHERE v > 3 GROUP BY grp ORDER BY grp",
-        "reference_sql": "SELECT grp, COUNT(*) FROM t WHERE v > 3 GROUP BY grp ORDER BY grp",
-        "fixture": {"name": "tiny"},
-    }
-    (root / "items.jsonl").write_text(json.dumps(item_json) + "\n")
+    sql = "SELECT grp, count(*) FROM t WHERE v > 3 GROUP BY grp ORDER BY grp"
+    reference = "SELECT grp, COUNT(*) FROM t WHERE v > 3 GROUP BY grp ORDER BY grp"
+    root = _dataset(tmp_path, _item_json("g", sql, reference, "duckdb:sqlite"))
     assert main(["build", str(root), "--candidates", "6"]) == 0
     item = load_dataset(str(root), count_tokens=False).items[0]
     suite = load_suite(root, item.source_dialect, item.source_sql, item.fixture)
     assert suite is not None
     bench = _bench()
     pair, ops = bench.Tally(), bench.Tally()
-    judge = Judge()
-    try:
+    with closing(Judge()) as judge:
         probe = replace(item, source_dialect=item.target_dialect, source_sql=item.reference_sql[0])
         counts = bench._side_counts(judge, probe, suite)
-    finally:
-        judge.close()
     pair.add_counts(*counts, item.id, item.target_dialect)
     ops.add_counts(*counts, item.id, item.target_dialect)
     n, fixture, killed, _equiv, unkillable = pair.total()
@@ -76,16 +67,7 @@ def test_a_suite_built_without_the_source_side_has_it_measured_by_the_bench(
     bench runs the source's neighbours itself on the fixture and the suite's databases, and
     reports the same source-side row as for a suite built with them."""
     engines_or_skip()
-    root = _dataset(tmp_path)
-    item_json = {
-        "id": "s",
-        "source_dialect": "sqlite",
-        "target_dialect": "duckdb",
-        "source_sql": "SELECT grp, v FROM t WHERE v > 3",
-        "reference_sql": "SELECT grp, v FROM t WHERE v > 3",
-        "fixture": {"name": "tiny"},
-    }
-    (root / "items.jsonl").write_text(json.dumps(item_json) + "\n")
+    root = _dataset(tmp_path, _item_json("s", "SELECT grp, v FROM t WHERE v > 3"))
     rows = {}
     for flags in (["--no-source-side"], []):
         assert main(["build", str(root), "--candidates", "6", "--force", *flags]) == 0
@@ -143,7 +125,6 @@ def test_survivors_of_a_source_empty_everywhere_are_marked(tmp_path: Path) -> No
     """A survivor whose source returns no rows on the fixture and every suite database is
     marked so, and counted in the MISSED line: only data where the source has rows can kill it."""
     engines_or_skip()
-    root = _dataset(tmp_path)
     item_json = {
         "id": "e",
         "source_dialect": "sqlite",
@@ -151,7 +132,7 @@ def test_survivors_of_a_source_empty_everywhere_are_marked(tmp_path: Path) -> No
         "source_sql": "SELECT grp FROM t WHERE v > 1000",
         "fixture": {"name": "tiny"},
     }
-    (root / "items.jsonl").write_text(json.dumps(item_json) + "\n")
+    root = _dataset(tmp_path, item_json)
     item = load_dataset(str(root), count_tokens=False).items[0]
     assert item.fixture is not None
     suite = Suite(
@@ -166,12 +147,9 @@ def test_survivors_of_a_source_empty_everywhere_are_marked(tmp_path: Path) -> No
         },
     )
     bench = _bench()
-    judge = Judge()
-    try:
+    with closing(Judge()) as judge:
         assert bench._source_empty(judge, item, suite)
         assert not bench._source_empty(judge, replace(item, source_sql="SELECT grp FROM t"), suite)
-    finally:
-        judge.close()
     tally = bench.Tally()
     tally.add(suite, item.id, empty=True)
     assert tally.empty["literal_plus"] == 1
@@ -206,16 +184,13 @@ def test_leave_one_family_out(tmp_path: Path) -> None:
     root = _dataset(tmp_path)
     item = load_dataset(str(root), count_tokens=False).items[0]
     bench = _bench()
-    judge = Judge()
-    try:
+    with closing(Judge()) as judge:
         blind = distill(item, judge, candidates=4, exclude=frozenset({"OR.relational"}))
         assert blind.operators and not any(
             family_of(op) == "OR.relational" for op in blind.operators
         )
         families: dict[str, list[int]] = {}
         run = bench.lofo_source(judge, item, (item.source_dialect,), (item,), families)
-    finally:
-        judge.close()
     assert run["dbs"] >= 1 and run["judged"] == 1 and run["separated"] == 0
     n, killed, left_out, killed_left_out, bounded, _proved = families["OR.relational"]
     assert n == left_out + bounded > 0 and killed <= n and killed_left_out <= left_out
@@ -232,20 +207,7 @@ def test_left_out_survivors_the_solver_proves_equal_are_counted_apart() -> None:
 
     engines_or_skip()
     fixture = fixture_from_json(
-        {
-            "name": "b",
-            "tables": [
-                {
-                    "name": "t",
-                    "primary_key": ["id"],
-                    "columns": [
-                        {"name": "id", "type": "integer", "nullable": False},
-                        {"name": "a", "type": "integer"},
-                    ],
-                    "rows": [[1, 5], [2, 7]],
-                }
-            ],
-        }
+        fixture_json("b", table_json("t", [[1, 5], [2, 7]], id="integer NOT NULL", a="integer"))
     )
     item = Item(
         id="b",
@@ -256,8 +218,5 @@ def test_left_out_survivors_the_solver_proves_equal_are_counted_apart() -> None:
     )
     equal = Neighbour("flip_comparison", "SELECT id FROM t WHERE NOT a <= 1")
     other = Neighbour("flip_comparison", "SELECT id FROM t WHERE a >= 1")
-    judge = Judge()
-    try:
+    with closing(Judge()) as judge:
         assert _bench()._bounded(judge, item, [equal, other]) == [equal]
-    finally:
-        judge.close()

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 from collections import Counter
+from contextlib import closing
 from typing import Any
 
 import pytest
+from fixture_json import fixture_json, table_json
 
 from parrot.connect import create_engine
 from parrot.eval.judge import Judge
@@ -15,29 +17,24 @@ from parrot.testsuite.datagen import query_test_data
 from parrot.testsuite.distill import DEFAULT_MIN_DBS, distill
 
 BASE = fixture_from_json(
-    {
-        "name": "shop",
-        "tables": [
-            {
-                "name": "orders",
-                "primary_key": ["id"],
-                "columns": [
-                    {"name": "id", "type": "integer", "nullable": False},
-                    {"name": "cust", "type": "text", "nullable": False},
-                    {"name": "amount", "type": "integer"},
-                    {"name": "note", "type": "text"},
-                    {"name": "placed", "type": "integer"},
-                ],
-                "rows": [
-                    [1, "ann", 5, "x", 1_600_000_000],
-                    [2, "bob", 7, None, 1_600_086_400],
-                    [3, "ann", 2, "y", 1_600_172_800],
-                    [4, "cy", 9, "z", 1_600_259_200],
-                ],
-            },
-            {"name": "other", "columns": [{"name": "k", "type": "integer"}], "rows": [[1], [2]]},
-        ],
-    }
+    fixture_json(
+        "shop",
+        table_json(
+            "orders",
+            [
+                [1, "ann", 5, "x", 1_600_000_000],
+                [2, "bob", 7, None, 1_600_086_400],
+                [3, "ann", 2, "y", 1_600_172_800],
+                [4, "cy", 9, "z", 1_600_259_200],
+            ],
+            id="integer NOT NULL",
+            cust="text NOT NULL",
+            amount="integer",
+            note="text",
+            placed="integer",
+        ),
+        {"name": "other", "columns": [{"name": "k", "type": "integer"}], "rows": [[1], [2]]},
+    )
 )
 SQL = "SELECT cust, COUNT(*), SUM(amount) FROM orders WHERE amount > 3 AND note = 'x' GROUP BY cust"
 
@@ -117,11 +114,8 @@ def test_a_suite_keeps_diverse_databases_beyond_its_cover() -> None:
     item = Item(
         id="b", source_dialect="sqlite", target_dialect="sqlite", source_sql=SQL, fixture=BASE
     )
-    judge = Judge()
-    try:
+    with closing(Judge()) as judge:
         suite = distill(item, judge, candidates=6, seed=0).suite
-    finally:
-        judge.close()
     assert suite is not None
     kinds = suite.extra["kinds"]
     assert len(kinds) >= DEFAULT_MIN_DBS
@@ -130,31 +124,23 @@ def test_a_suite_keeps_diverse_databases_beyond_its_cover() -> None:
 
 
 PARENT_CHILD = fixture_from_json(
-    {
-        "name": "pc",
-        "tables": [
-            {
-                "name": "parent",
-                "primary_key": ["id"],
-                "columns": [
-                    {"name": "id", "type": "integer", "nullable": False},
-                    {"name": "name", "type": "text", "nullable": False},
-                    {"name": "size", "type": "integer"},
-                ],
-                "rows": [[1, "ann", 2], [2, "bob", 5], [3, "cy", 7], [4, "dee", 9]],
-            },
-            {
-                "name": "child",
-                "primary_key": ["cid"],
-                "columns": [
-                    {"name": "cid", "type": "integer", "nullable": False},
-                    {"name": "pid", "type": "integer"},
-                    {"name": "score", "type": "integer"},
-                ],
-                "rows": [[10, 1, 3], [11, 2, 4], [12, 3, 5], [13, 4, 6]],
-            },
-        ],
-    }
+    fixture_json(
+        "pc",
+        table_json(
+            "parent",
+            [[1, "ann", 2], [2, "bob", 5], [3, "cy", 7], [4, "dee", 9]],
+            id="integer NOT NULL",
+            name="text NOT NULL",
+            size="integer",
+        ),
+        table_json(
+            "child",
+            [[10, 1, 3], [11, 2, 4], [12, 3, 5], [13, 4, 6]],
+            cid="integer NOT NULL",
+            pid="integer",
+            score="integer",
+        ),
+    )
 )
 
 
@@ -223,10 +209,7 @@ def test_a_boundary_kind_alone_kills(kind: str, source: str, neighbour: str) -> 
     )
     made = dict(query_boundary_data(source, "sqlite", seed="0", name="k", base=PARENT_CHILD))
     db = fixture_from_json(made[kind])
-    judge = Judge()
-    try:
+    with closing(Judge()) as judge:
         assert neighbour_outcome(judge, item, PARENT_CHILD, neighbour) == "same"
         assert judge.gold(replace(item, fixture=db)).execution.ok
         assert neighbour_outcome(judge, item, db, neighbour) == "kill", made[kind]
-    finally:
-        judge.close()

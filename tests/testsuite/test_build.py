@@ -3,34 +3,32 @@
 from __future__ import annotations
 
 import json
+from contextlib import closing
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import pytest
+from fixture_json import fixture_json, table_json
 from local_only import engines_or_skip
 
-from parrot.datasets import load_dataset
+from parrot.datasets import Item, load_dataset
 from parrot.eval.judge import Judge
 from parrot.testsuite.cli import main
 from parrot.testsuite.distill import distill
-from parrot.testsuite.store import load_suite, suite_to_json
+from parrot.testsuite.store import Suite, load_suite, suite_to_json
 from parrot.translators.base import Translation, TranslationStatus
 
-FIXTURE = {
-    "name": "tiny",
-    "tables": [
-        {
-            "name": "t",
-            "primary_key": ["id"],
-            "columns": [
-                {"name": "id", "type": "integer", "nullable": False},
-                {"name": "grp", "type": "text"},
-                {"name": "v", "type": "integer"},
-            ],
-            "rows": [[1, "a", 5], [2, "a", 7], [3, "b", 2], [4, "b", 9]],
-        }
-    ],
-}
+FIXTURE = fixture_json(
+    "tiny",
+    table_json(
+        "t",
+        [[1, "a", 5], [2, "a", 7], [3, "b", 2], [4, "b", 9]],
+        id="integer NOT NULL",
+        grp="text",
+        v="integer",
+    ),
+)
 ITEMS = [
     {
         "id": "one",
@@ -51,22 +49,44 @@ ITEMS = [
 ]
 
 
-def _dataset(tmp_path: Path) -> Path:
+def _one_item(
+    tmp_path: Path, rid: str, sql: str, reference: str = "", dialects: str = "sqlite:duckdb"
+) -> Item:
+    """Item :func:`_item_json` alone in a dataset."""
+    root = _dataset(tmp_path, _item_json(rid, sql, reference, dialects))
+    return load_dataset(str(root), count_tokens=False).items[0]
+
+
+def _item_json(rid: str, sql: str, reference: str = "", dialects: str = "sqlite:duckdb") -> dict:
+    """The JSON of item ``rid`` on the tiny fixture: ``sql`` for the pair ``dialects``, its
+    reference ``sql`` unless given."""
+    source, target = dialects.split(":")
+    data = {"id": rid, "source_dialect": source, "target_dialect": target, "source_sql": sql}
+    return {**data, "reference_sql": reference or sql, "fixture": {"name": "tiny"}}
+
+
+def _assert_the_reference_agrees(judge: Judge, item: Item, suite: Suite) -> None:
+    """The item's (first) reference matches its source on every database of ``suite``."""
+    answer = Translation(TranslationStatus.OK, sql=item.reference_sql[0])
+    for db in suite.databases:
+        verdict = judge.judge(replace(item, fixture=db.fixture), answer)
+        assert verdict["verdicts"]["strict"]["match"], db.fixture.name
+
+
+def _dataset(tmp_path: Path, *items: dict[str, Any]) -> Path:
+    """A dataset of the tiny fixture holding ``items`` (ITEMS unless given)."""
     (tmp_path / "fixtures").mkdir()
     (tmp_path / "fixtures" / "tiny.json").write_text(json.dumps(FIXTURE))
-    (tmp_path / "items.jsonl").write_text("".join(json.dumps(i) + "\n" for i in ITEMS))
+    (tmp_path / "items.jsonl").write_text("".join(json.dumps(i) + "\n" for i in items or ITEMS))
     return tmp_path
 
 
 def test_distill_is_deterministic(tmp_path: Path) -> None:
     engines_or_skip()
     item = load_dataset(str(_dataset(tmp_path)), count_tokens=False).items[0]
-    judge = Judge()
-    try:
+    with closing(Judge()) as judge:
         a = distill(item, judge, candidates=6, seed=3).suite
         b = distill(item, judge, candidates=6, seed=3).suite
-    finally:
-        judge.close()
     assert a is not None and b is not None
     assert json.dumps(suite_to_json(a)) == json.dumps(suite_to_json(b))
     assert 1 <= len(a.databases) <= 8 and a.neighbours > 0
@@ -115,17 +135,8 @@ def test_databases_where_an_orderless_limit_cuts_ties_are_kept_and_judged_as_a_p
     (else ``LIMIT n`` -> ``n + 1`` is never killed) and judges any pick of the unlimited
     result's rows as right, a wrong row count as wrong."""
     engines_or_skip()
-    root = _dataset(tmp_path)
-    data = {
-        **ITEMS[0],
-        "id": "lim",
-        "source_sql": "SELECT grp, v FROM t LIMIT 2",
-        "reference_sql": "SELECT grp, v FROM t LIMIT 2",
-    }
-    (root / "items.jsonl").write_text(json.dumps(data) + "\n")
-    item = load_dataset(str(root), count_tokens=False).items[0]
-    judge = Judge()
-    try:
+    item = _one_item(tmp_path, "lim", "SELECT grp, v FROM t LIMIT 2")
+    with closing(Judge()) as judge:
         suite = distill(item, judge, candidates=8, seed=1).suite
         assert suite is not None
         cut = [
@@ -149,8 +160,6 @@ def test_databases_where_an_orderless_limit_cuts_ties_are_kept_and_judged_as_a_p
             three = Translation(TranslationStatus.OK, sql="SELECT grp, v FROM t LIMIT 3")
             assert not judge.judge(on_db, three)["verdicts"]["strict"]["match"]
         assert differs  # another pick than the source's own is judged
-    finally:
-        judge.close()
 
 
 @pytest.mark.parametrize(
@@ -197,25 +206,12 @@ def test_a_dropped_order_by_data_cannot_kill_is_unkillable_not_a_survivor(
     from parrot.testsuite.neighbours import neighbours
 
     engines_or_skip()
-    root = _dataset(tmp_path)
-    data = {
-        **ITEMS[0],
-        "id": "ord",
-        "source_dialect": dialect,
-        "target_dialect": dialect,
-        "source_sql": sql,
-        "reference_sql": sql,
-    }
-    (root / "items.jsonl").write_text(json.dumps(data) + "\n")
-    item = load_dataset(str(root), count_tokens=False).items[0]
+    item = _one_item(tmp_path, "ord", sql, dialects=f"{dialect}:{dialect}")
     assert item.fixture is not None
     dropped = [n for n in neighbours(sql, dialect) if n.operator == "drop_order"]
-    judge = Judge()
-    try:
+    with closing(Judge()) as judge:
         usable, kills = [(0, item.fixture)], [set()]  # the fixture: rows in key order
         found = order_probes(judge, item, dropped, {0}, usable, kills)
-    finally:
-        judge.close()
     if unkillable:
         assert list(found) == [0] and "sqlite returned the ORDER BY's order" in found[0]
         assert len(usable) == 1
@@ -228,28 +224,13 @@ def test_databases_where_a_reference_disagrees_are_not_kept(tmp_path: Path) -> N
     empty ROLLUP) can separate references that agree on the fixture; such a database tests an
     engine or domain edge, not a translation, so distillation leaves it out and says why."""
     engines_or_skip()
-    root = _dataset(tmp_path)
-    data = {
-        **ITEMS[0],
-        "id": "edge",
-        "source_sql": "SELECT COUNT(*) FROM t WHERE v > 3",
-        "reference_sql": "SELECT count(*) FROM t WHERE v > 3 AND id <= 4",
-    }
-    (root / "items.jsonl").write_text(json.dumps(data) + "\n")
-    item = load_dataset(str(root), count_tokens=False).items[0]
-    judge = Judge()
-    try:
+    edge = "SELECT count(*) FROM t WHERE v > 3 AND id <= 4"
+    item = _one_item(tmp_path, "edge", "SELECT COUNT(*) FROM t WHERE v > 3", edge)
+    with closing(Judge()) as judge:
         suite = distill(item, judge, candidates=12, seed=1, references=(item,)).suite
         assert suite is not None and suite.extra["reference_edges"]
         assert "duckdb reference" in suite.extra["reference_edges"][0]
-        for db in suite.databases:
-            verdict = judge.judge(
-                replace(item, fixture=db.fixture),
-                Translation(TranslationStatus.OK, sql=item.reference_sql[0]),
-            )
-            assert verdict["verdicts"]["strict"]["match"]
-    finally:
-        judge.close()
+        _assert_the_reference_agrees(judge, item, suite)
 
 
 @pytest.mark.slow
@@ -259,36 +240,19 @@ def test_the_set_cover_also_kills_the_references_neighbours(tmp_path: Path) -> N
     not have) survived on the target side. The references' neighbours on their target engine
     join the set cover; the suite records how many there were and how many it kills."""
     engines_or_skip()
-    root = _dataset(tmp_path)
     # the duckdb reference says v >= 8 where the source says v > 7: its literal 8 (and the
     # neighbours v >= 9, v >= 7) are the reference's own
-    data = {
-        **ITEMS[1],
-        "id": "own",
-        "source_sql": "SELECT id FROM t WHERE v > 7 ORDER BY id",
-        "source_dialect": "sqlite",
-        "target_dialect": "duckdb",
-        "reference_sql": "SELECT id FROM t WHERE v >= 8 ORDER BY id",
-    }
-    (root / "items.jsonl").write_text(json.dumps(data) + "\n")
-    item = load_dataset(str(root), count_tokens=False).items[0]
-    judge = Judge()
-    try:
+    own = "SELECT id FROM t WHERE v >= 8 ORDER BY id"
+    item = _one_item(tmp_path, "own", "SELECT id FROM t WHERE v > 7 ORDER BY id", own)
+    with closing(Judge()) as judge:
         suite = distill(item, judge, candidates=12, seed=1, references=(item,)).suite
         assert suite is not None
         assert suite.extra["target_neighbours"] > 0
         assert suite.extra["target_killed"] > 0
         # every database kept still has the reference agree with the source
-        for db in suite.databases:
-            verdict = judge.judge(
-                replace(item, fixture=db.fixture),
-                Translation(TranslationStatus.OK, sql=item.reference_sql[0]),
-            )
-            assert verdict["verdicts"]["strict"]["match"]
+        _assert_the_reference_agrees(judge, item, suite)
         without = distill(item, judge, candidates=12, seed=1).suite
         assert without is not None and without.extra["target_neighbours"] == 0
-    finally:
-        judge.close()
 
 
 def test_references_seed_candidates_of_their_own(tmp_path: Path) -> None:
@@ -296,7 +260,6 @@ def test_references_seed_candidates_of_their_own(tmp_path: Path) -> None:
     databases generated from the reference's SQL, once per distinct reference."""
     from parrot.testsuite.distill import REFERENCE_CANDIDATES, _Draw, _reference_candidates
 
-    root = _dataset(tmp_path)
     own = {
         **ITEMS[1],
         "id": "own",
@@ -306,7 +269,7 @@ def test_references_seed_candidates_of_their_own(tmp_path: Path) -> None:
         "reference_sql": "SELECT id FROM t WHERE v >= 8 ORDER BY id",
     }
     twin = {**own, "id": "twin"}  # the same reference again: no more candidates
-    (root / "items.jsonl").write_text(json.dumps(own) + "\n" + json.dumps(twin) + "\n")
+    root = _dataset(tmp_path, own, twin)
     a, b = load_dataset(str(root), count_tokens=False).items
     out = _reference_candidates(_Draw(a, (a, b), (), seed=0, max_rows=6), start=24)
     assert len(out) == REFERENCE_CANDIDATES and out[0][0] == 24
@@ -322,11 +285,8 @@ def test_a_dialect_without_an_engine_is_warned_about(
     without a word when no server ran; now it starts the servers it needs (unless --no-start)
     and names every dialect it has no engine for."""
     (tmp_path / "ds").mkdir()
-    root = _dataset(tmp_path / "ds")
-    (root / "items.jsonl").write_text(
-        json.dumps({**ITEMS[0], "id": "my", "source_dialect": "mysql", "target_dialect": "sqlite"})
-        + "\n"
-    )
+    my = {**ITEMS[0], "id": "my", "source_dialect": "mysql", "target_dialect": "sqlite"}
+    root = _dataset(tmp_path / "ds", my)
     monkeypatch.setenv("PARROT_CACHE", str(tmp_path / "cache"))  # no server state: none running
     monkeypatch.delenv("PARROT_MYSQL_URL", raising=False)
     assert main(["build", str(root), "--no-start", "--candidates", "2"]) == 0
@@ -337,29 +297,10 @@ def test_a_dialect_without_an_engine_is_warned_about(
 def _sibling_dataset(tmp_path: Path, slow: str) -> Path:
     """One concept in SQLite and in ``slow``, both directions: the SQLite source's suite is
     built first, the ``slow`` source's is distilled from its databases."""
-    root = _dataset(tmp_path)
     fast_sql = "SELECT grp, COUNT(*) FROM t WHERE v > 3 GROUP BY grp ORDER BY grp"
     slow_sql = "SELECT grp, count(*) FROM t WHERE v > 3 GROUP BY grp ORDER BY grp"
-    items = [
-        {
-            "id": "fast",
-            "source_dialect": "sqlite",
-            "target_dialect": slow,
-            "source_sql": fast_sql,
-            "reference_sql": slow_sql,
-            "fixture": {"name": "tiny"},
-        },
-        {
-            "id": "slow",
-            "source_dialect": slow,
-            "target_dialect": "sqlite",
-            "source_sql": slow_sql,
-            "reference_sql": fast_sql,
-            "fixture": {"name": "tiny"},
-        },
-    ]
-    (root / "items.jsonl").write_text("".join(json.dumps(i) + "\n" for i in items))
-    return root
+    fast = _item_json("fast", fast_sql, slow_sql, f"sqlite:{slow}")
+    return _dataset(tmp_path, fast, _item_json("slow", slow_sql, fast_sql, f"{slow}:sqlite"))
 
 
 def _check_sibling_suite(root: Path, slow: str) -> None:
@@ -378,16 +319,10 @@ def _check_sibling_suite(root: Path, slow: str) -> None:
         if not origin["reversed"]:
             assert drawn[db.fixture.content_hash].seed == origin["seed"]
         assert db.generator == sibling.generator
-    judge = Judge(timeouts={"spark": 900})  # a fresh Spark session is slow under load
-    try:  # the reference agrees with the source on every database kept
-        for db in suite.databases:
-            verdict = judge.judge(
-                replace(slow_item, fixture=db.fixture),
-                Translation(TranslationStatus.OK, sql=slow_item.reference_sql[0]),
-            )
-            assert verdict["verdicts"]["strict"]["match"]
-    finally:
-        judge.close()
+    # the reference agrees with the source on every database kept; a fresh Spark session is
+    # slow under load
+    with closing(Judge(timeouts={"spark": 900})) as judge:
+        _assert_the_reference_agrees(judge, slow_item, suite)
 
 
 def test_a_suite_distilled_from_the_siblings_databases(
@@ -480,30 +415,17 @@ def test_timeouts_per_dialect() -> None:
         parse_timeouts(["spark=soon"])
 
 
-TWO_TABLES = {
-    "name": "two",
-    "tables": [
-        {
-            "name": "t",
-            "primary_key": ["id"],
-            "columns": [
-                {"name": "id", "type": "integer", "nullable": False},
-                {"name": "name", "type": "text"},
-                {"name": "v", "type": "integer"},
-            ],
-            "rows": [[1, "ann", 5], [2, "bob", 7], [3, "cy", 2]],
-        },
-        {
-            "name": "u",
-            "primary_key": ["uid"],
-            "columns": [
-                {"name": "uid", "type": "integer", "nullable": False},
-                {"name": "tid", "type": "integer"},
-            ],
-            "rows": [[10, 1], [11, 2], [12, 2]],
-        },
-    ],
-}
+TWO_TABLES = fixture_json(
+    "two",
+    table_json(
+        "t",
+        [[1, "ann", 5], [2, "bob", 7], [3, "cy", 2]],
+        id="integer NOT NULL",
+        name="text",
+        v="integer",
+    ),
+    table_json("u", [[10, 1], [11, 2], [12, 2]], uid="integer NOT NULL", tid="integer"),
+)
 
 
 def test_a_correct_answer_joining_a_table_the_gold_does_not_read_passes_the_suite(
@@ -535,11 +457,8 @@ def test_a_correct_answer_joining_a_table_the_gold_does_not_read_passes_the_suit
         "SELECT name FROM t WHERE v > 3 AND NOT EXISTS "
         "(SELECT 1 FROM u WHERE u.uid < 0) ORDER BY name"
     )
-    judge = Judge(suite_dir=tmp_path)
-    try:
+    with closing(Judge(suite_dir=tmp_path)) as judge:
         record = judge.judge(loaded, Translation(TranslationStatus.OK, sql=answer))
-    finally:
-        judge.close()
     reasons = [d.get("detail", "") for d in record["suite"]["databases"]]
     assert not any("no such table" in r for r in reasons), reasons
     assert record["suite"]["match"] is True
@@ -581,11 +500,8 @@ def test_extra_candidates_are_tried_for_the_survivors(
         return [witness]
 
     monkeypatch.setattr(distill_module, "extra_candidates", propose)
-    judge = Judge()
-    try:
+    with closing(Judge()) as judge:
         suite = distill(item, judge, candidates=0, min_dbs=0).suite
-    finally:
-        judge.close()
     assert suite is not None and len(asked) == 1
     assert asked[0][0] > 0 and asked[0][1] is item.fixture
     assert [d.fixture.content_hash for d in suite.databases] == [witness.content_hash]
@@ -647,11 +563,8 @@ def test_a_killed_neighbour_is_not_run_on_later_candidates(
         return verdict
 
     monkeypatch.setattr(distill_module, "neighbour_outcome", outcome)
-    judge = Judge()
-    try:
+    with closing(Judge()) as judge:
         suite = distill(item, judge, candidates=8, seed=1, min_dbs=0, solver=False).suite
-    finally:
-        judge.close()
     assert suite is not None
     fixture = item.fixture.content_hash  # type: ignore[union-attr]
     killed_on: dict[str, str] = {}

@@ -6,6 +6,7 @@ import datetime as dt
 from typing import Any
 
 import pytest
+from fixture_json import fixture_json, table_json
 from sqlglot import exp
 
 from parrot.connect import create_engine
@@ -93,25 +94,17 @@ def test_round_zero_makes_filters_select_rows(sql: str) -> None:
     assert result.ok and result.result is not None and result.result.rows
 
 
-_BASE = {
-    "name": "shop",
-    "tables": [
-        {
-            "name": "orders",
-            "primary_key": ["id"],
-            "columns": [
-                {"name": "id", "type": "integer", "nullable": False},
-                {"name": "status", "type": "text", "nullable": False},
-                {"name": "created", "type": "integer", "nullable": True},
-                {"name": "note", "type": "text", "nullable": True},
-            ],
-            "rows": [
-                [i, ["open", "paid", "shipped"][i % 3], 1_600_000_000 + i, f"n{i}"]
-                for i in range(1, 10)
-            ],
-        }
-    ],
-}
+_BASE = fixture_json(
+    "shop",
+    table_json(
+        "orders",
+        [[i, ["open", "paid", "shipped"][i % 3], 1_600_000_000 + i, f"n{i}"] for i in range(1, 10)],
+        id="integer NOT NULL",
+        status="text NOT NULL",
+        created="integer NULL",
+        note="text NULL",
+    ),
+)
 
 
 @pytest.mark.parametrize("dialects", [(), ("mysql",)])
@@ -192,20 +185,15 @@ def test_keyed_tables_get_twins_that_tie_on_every_other_column() -> None:
 def test_date_literals_anywhere_feed_date_columns() -> None:
     """A calendar built from a literal (not compared with a column) still gets matching rows."""
     base = fixture_from_json(
-        {
-            "name": "b",
-            "tables": [
-                {
-                    "name": "orders",
-                    "primary_key": ["id"],
-                    "columns": [
-                        {"name": "id", "type": "integer", "nullable": False},
-                        {"name": "order_date", "type": "date", "nullable": False},
-                    ],
-                    "rows": [[i, "2023-12-01" if i < 5 else "2024-01-31"] for i in range(1, 10)],
-                }
-            ],
-        }
+        fixture_json(
+            "b",
+            table_json(
+                "orders",
+                [[i, "2023-12-01" if i < 5 else "2024-01-31"] for i in range(1, 10)],
+                id="integer NOT NULL",
+                order_date="date NOT NULL",
+            ),
+        )
     )
     sql = (
         "SELECT d.day, count(o.id) FROM (SELECT DATE '2023-12-29' + x AS day FROM range(5) "
@@ -216,25 +204,24 @@ def test_date_literals_anywhere_feed_date_columns() -> None:
     assert dates & {"2023-12-28", "2023-12-29", "2023-12-30"}
 
 
+# birth dates 1971-01-01 .. 1979-09-19, none near the leap day 2024-02-29
+_EMPLOYEES = fixture_from_json(
+    fixture_json(
+        "hr",
+        table_json(
+            "employees",
+            [[i, f"19{70 + i}-0{1 + i % 9}-1{i}"] for i in range(1, 10)],
+            id="integer NOT NULL",
+            birth_date="date NOT NULL",
+        ),
+    )
+)
+
+
 def test_dates_stay_in_the_real_span_unless_the_query_names_them() -> None:
     """Regression: birth dates after every real one (the leap-day edge 2024-02-29) made ages
     negative, where SQLite's year arithmetic and DuckDB's date_sub disagree."""
-    base = fixture_from_json(
-        {
-            "name": "hr",
-            "tables": [
-                {
-                    "name": "employees",
-                    "primary_key": ["id"],
-                    "columns": [
-                        {"name": "id", "type": "integer", "nullable": False},
-                        {"name": "birth_date", "type": "date", "nullable": False},
-                    ],
-                    "rows": [[i, f"19{70 + i}-0{1 + i % 9}-1{i}"] for i in range(1, 10)],
-                }
-            ],
-        }
-    )
+    base = _EMPLOYEES
     for sql, allowed in [
         ("SELECT id, birth_date FROM employees", set()),
         (
@@ -250,22 +237,7 @@ def test_dates_stay_in_the_real_span_unless_the_query_names_them() -> None:
 def test_dates_named_elsewhere_stay_in_the_span() -> None:
     """Regression: DATE '2024-02-28' as date_sub's other argument put 2024-02-29 (its + 1 day)
     into birth_date, after every real birth date."""
-    base = fixture_from_json(
-        {
-            "name": "hr",
-            "tables": [
-                {
-                    "name": "employees",
-                    "primary_key": ["id"],
-                    "columns": [
-                        {"name": "id", "type": "integer", "nullable": False},
-                        {"name": "birth_date", "type": "date", "nullable": False},
-                    ],
-                    "rows": [[i, f"19{70 + i}-0{1 + i % 9}-1{i}"] for i in range(1, 10)],
-                }
-            ],
-        }
-    )
+    base = _EMPLOYEES
     sql = "SELECT id, date_sub('year', birth_date, DATE '2024-02-28') FROM employees"
     out = query_test_data(sql, "duckdb", rounds=6, seed="s", name="t", base=base)
     dates = {str(r[1]) for data in out for r in fixture_from_json(data).table("employees").rows}
@@ -274,22 +246,17 @@ def test_dates_named_elsewhere_stay_in_the_span() -> None:
 
 def _shop(rows: int = 9) -> dict[str, Any]:
     """Products with an observed-unique name, a decimal price and stock (built by code)."""
-    return {
-        "name": "shop",
-        "tables": [
-            {
-                "name": "products",
-                "primary_key": ["id"],
-                "columns": [
-                    {"name": "id", "type": "integer", "nullable": False},
-                    {"name": "name", "type": "text", "nullable": False},
-                    {"name": "price", "type": "decimal(10,2)", "nullable": False},
-                    {"name": "stock", "type": "integer", "nullable": True},
-                ],
-                "rows": [[i, f"p{i}", f"{7 * i + 0.5:.2f}", 3 * i] for i in range(1, rows + 1)],
-            }
-        ],
-    }
+    return fixture_json(
+        "shop",
+        table_json(
+            "products",
+            [[i, f"p{i}", f"{7 * i + 0.5:.2f}", 3 * i] for i in range(1, rows + 1)],
+            id="integer NOT NULL",
+            name="text NOT NULL",
+            price="decimal(10,2) NOT NULL",
+            stock="integer NULL",
+        ),
+    )
 
 
 def _values(out: list[dict[str, Any]], column: int, table: str = "products") -> list[Any]:
@@ -344,21 +311,16 @@ def test_time_differences_the_query_measures_occur_exactly() -> None:
     floating-point JULIANDAY difference and integer seconds elsewhere disagree (that falsely
     separated the starter's sessionize references)."""
     base = fixture_from_json(
-        {
-            "name": "ev",
-            "tables": [
-                {
-                    "name": "events",
-                    "primary_key": ["id"],
-                    "columns": [
-                        {"name": "id", "type": "integer", "nullable": False},
-                        {"name": "user_id", "type": "integer", "nullable": True},
-                        {"name": "event_ts", "type": "timestamp", "nullable": False},
-                    ],
-                    "rows": [[i, i % 3, f"2024-01-0{1 + i % 5} 1{i}:00:00"] for i in range(1, 10)],
-                }
-            ],
-        }
+        fixture_json(
+            "ev",
+            table_json(
+                "events",
+                [[i, i % 3, f"2024-01-0{1 + i % 5} 1{i}:00:00"] for i in range(1, 10)],
+                id="integer NOT NULL",
+                user_id="integer NULL",
+                event_ts="timestamp NOT NULL",
+            ),
+        )
     )
     sql = (
         "SELECT user_id, id, CASE WHEN (JULIANDAY(event_ts) - JULIANDAY(LAG(event_ts) OVER "
@@ -396,29 +358,21 @@ def test_joined_keys_are_dealt_distinct_and_out_of_order() -> None:
     inserted out of key order in some round (insertion-ordered engines then show a dropped
     ORDER BY)."""
     base = fixture_from_json(
-        {
-            "name": "s",
-            "tables": [
-                {
-                    "name": "c",
-                    "primary_key": ["id"],
-                    "columns": [
-                        {"name": "id", "type": "integer", "nullable": False},
-                        {"name": "name", "type": "text", "nullable": False},
-                    ],
-                    "rows": [[i, f"n{i % 3}"] for i in range(1, 9)],
-                },
-                {
-                    "name": "o",
-                    "primary_key": ["id"],
-                    "columns": [
-                        {"name": "id", "type": "integer", "nullable": False},
-                        {"name": "cid", "type": "integer", "nullable": True},
-                    ],
-                    "rows": [[i, 1 + i % 4] for i in range(1, 9)],
-                },
-            ],
-        }
+        fixture_json(
+            "s",
+            table_json(
+                "c",
+                [[i, f"n{i % 3}"] for i in range(1, 9)],
+                id="integer NOT NULL",
+                name="text NOT NULL",
+            ),
+            table_json(
+                "o",
+                [[i, 1 + i % 4] for i in range(1, 9)],
+                id="integer NOT NULL",
+                cid="integer NULL",
+            ),
+        )
     )
     sql = "SELECT c.id, c.name FROM c JOIN o ON o.cid = c.id ORDER BY c.id"
     out = query_test_data(sql, "sqlite", rounds=8, seed="s", name="t", base=base)
@@ -442,25 +396,15 @@ def test_join_groups_match_the_fixture_columns_in_any_case(sql: str) -> None:
     ``StuID``) lost its join group, so the joined columns were drawn from unrelated real values
     and Spider's joins came back empty on most databases."""
     base = fixture_from_json(
-        {
-            "name": "s",
-            "tables": [
-                {
-                    "name": "c",
-                    "primary_key": ["Id"],
-                    "columns": [
-                        {"name": "Id", "type": "integer"},
-                        {"name": "Name", "type": "text"},
-                    ],
-                    "rows": [[i, f"n{i}"] for i in range(1, 5)],
-                },
-                {
-                    "name": "o",
-                    "columns": [{"name": "CId", "type": "integer"}],
-                    "rows": [[1000 + i] for i in range(1, 5)],
-                },
-            ],
-        }
+        fixture_json(
+            "s",
+            table_json("c", [[i, f"n{i}"] for i in range(1, 5)], Id="integer", Name="text"),
+            {
+                "name": "o",
+                "columns": [{"name": "CId", "type": "integer"}],
+                "rows": [[1000 + i] for i in range(1, 5)],
+            },
+        )
     )
     schema = infer_schema(parse_query(sql, "sqlite"), base)
     c, o = schema.tables["c"]["Id"], schema.tables["o"]["CId"]
@@ -471,25 +415,17 @@ def test_a_text_column_joined_to_an_integer_key_draws_its_values() -> None:
     """Regression: Spider's ``singer_in_concert.Singer_ID`` is text and joined to the integer
     ``singer.Singer_ID``; it drew 'a'..'d', so the join never matched on generated data."""
     base = fixture_from_json(
-        {
-            "name": "s",
-            "tables": [
-                {
-                    "name": "singer",
-                    "primary_key": ["Singer_ID"],
-                    "columns": [
-                        {"name": "Singer_ID", "type": "integer"},
-                        {"name": "Name", "type": "text"},
-                    ],
-                    "rows": [[i, f"n{i}"] for i in range(1, 7)],
-                },
-                {
-                    "name": "sic",
-                    "columns": [{"name": "Singer_ID", "type": "text"}],
-                    "rows": [[str(i % 4)] for i in range(1, 9)],
-                },
-            ],
-        }
+        fixture_json(
+            "s",
+            table_json(
+                "singer", [[i, f"n{i}"] for i in range(1, 7)], Singer_ID="integer", Name="text"
+            ),
+            {
+                "name": "sic",
+                "columns": [{"name": "Singer_ID", "type": "text"}],
+                "rows": [[str(i % 4)] for i in range(1, 9)],
+            },
+        )
     )
     sql = "SELECT s.Name FROM sic AS t JOIN singer AS s ON t.singer_id = s.singer_id"
     out = query_test_data(sql, "sqlite", rounds=4, seed="s", name="t", base=base)
@@ -730,21 +666,11 @@ def test_qualified_and_dual_sources_get_data_over_a_base_fixture() -> None:
     """``db.table`` over a table of the base fixture and MySQL's ``FROM dual`` are readable (they
     got no suite); every table of the base is in every round."""
     base = fixture_from_json(
-        {
-            "name": "shop",
-            "tables": [
-                {
-                    "name": "t",
-                    "primary_key": ["id"],
-                    "columns": [
-                        {"name": "id", "type": "integer", "nullable": False},
-                        {"name": "a", "type": "integer"},
-                    ],
-                    "rows": [[1, 2], [2, 3]],
-                },
-                {"name": "other", "columns": [{"name": "x", "type": "text"}], "rows": [["q"]]},
-            ],
-        }
+        fixture_json(
+            "shop",
+            table_json("t", [[1, 2], [2, 3]], id="integer NOT NULL", a="integer"),
+            {"name": "other", "columns": [{"name": "x", "type": "text"}], "rows": [["q"]]},
+        )
     )
     for sql in (
         "SELECT a FROM shop.t WHERE a > 2",

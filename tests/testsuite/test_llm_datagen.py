@@ -14,6 +14,7 @@ from decimal import Decimal
 from pathlib import Path
 
 import pytest
+from fixture_json import fixture_json, table_json
 from local_only import engines_or_skip, forbid_network
 
 from parrot.datasets import Item, load_dataset
@@ -35,22 +36,17 @@ from parrot.translators.llm.local import INSTALL as LOCAL_INSTALL
 from parrot.translators.llm.options import LLMOptions
 from parrot.translators.llm.scripted_server import Reply, ScriptedServer
 
-FIXTURE = {
-    "name": "tiny",
-    "tables": [
-        {
-            "name": "t",
-            "primary_key": ["id"],
-            "columns": [
-                {"name": "id", "type": "integer", "nullable": False},
-                {"name": "grp", "type": "text"},
-                {"name": "name", "type": "text"},
-                {"name": "v", "type": "integer"},
-            ],
-            "rows": [[1, "a", "ann", 5], [2, "a", "bob", 7], [3, "b", "cy", 2], [4, "b", "dee", 7]],
-        }
-    ],
-}
+FIXTURE = fixture_json(
+    "tiny",
+    table_json(
+        "t",
+        [[1, "a", "ann", 5], [2, "a", "bob", 7], [3, "b", "cy", 2], [4, "b", "dee", 7]],
+        id="integer NOT NULL",
+        grp="text",
+        name="text",
+        v="integer",
+    ),
+)
 # v > 6 on the fixture: a v = 6 row separates the flipped comparison (>= 6) and the literal
 # minus one (> 5), which the fixture cannot (it has no v = 6); v repeats, so the rules draw it at
 # random (a column unique by observation is dealt the literals first: one database kills all)

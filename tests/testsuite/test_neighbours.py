@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 import sqlglot
+from sql_cases import sql_cases
 
 from parrot.testsuite.neighbours import OPERATORS, neighbours
 
@@ -17,43 +18,7 @@ def _by_operator(sql: str, dialect: str = "sqlite") -> dict[str, set[str]]:
 
 @pytest.mark.parametrize(
     ("sql", "operator", "expected"),
-    [
-        ("SELECT a FROM t WHERE x > 3", "flip_comparison", "SELECT a FROM t WHERE x >= 3"),
-        ("SELECT a FROM t WHERE x = 3", "flip_comparison", "SELECT a FROM t WHERE x <> 3"),
-        (
-            "SELECT a FROM t WHERE x = 1 AND y = 2",
-            "and_or",
-            "SELECT a FROM t WHERE (x = 1 OR y = 2)",
-        ),
-        ("SELECT DISTINCT a FROM t", "drop_distinct", "SELECT a FROM t"),
-        ("SELECT a FROM t", "add_distinct", "SELECT DISTINCT a FROM t"),
-        ("SELECT a FROM t ORDER BY a LIMIT 3", "limit_plus", "SELECT a FROM t ORDER BY a LIMIT 4"),
-        ("SELECT a FROM t ORDER BY a LIMIT 3", "limit_minus", "SELECT a FROM t ORDER BY a LIMIT 2"),
-        ("SELECT a FROM t WHERE x = 1 AND y = 2", "drop_conjunct", "SELECT a FROM t WHERE y = 2"),
-        ("SELECT COUNT(a) FROM t", "count_sum", "SELECT SUM(a) FROM t"),
-        ("SELECT MIN(a) FROM t", "min_max", "SELECT MAX(a) FROM t"),
-        (
-            "SELECT t.a FROM t JOIN u ON t.id = u.tid",
-            "inner_left",
-            "SELECT t.a FROM t LEFT JOIN u ON t.id = u.tid",
-        ),
-        ("SELECT a FROM t ORDER BY a", "drop_order", "SELECT a FROM t"),
-        ("SELECT a FROM t ORDER BY a", "asc_desc", "SELECT a FROM t ORDER BY a DESC"),
-        ("SELECT a FROM t WHERE x > 3", "literal_plus", "SELECT a FROM t WHERE x > 4"),
-        ("SELECT a FROM t WHERE x > 3", "literal_minus", "SELECT a FROM t WHERE x > 2"),
-        ("SELECT a FROM t WHERE s = 'Open'", "string_case", "SELECT a FROM t WHERE s = 'open'"),
-        ("SELECT a, b FROM t", "swap_projection", "SELECT b, a FROM t"),
-        (
-            "SELECT t.a, COUNT(*) FROM t WHERE t.b > 0 GROUP BY t.a",
-            "group_by_column",
-            "SELECT t.a, COUNT(*) FROM t WHERE t.b > 0 GROUP BY t.b",
-        ),
-        (
-            "SELECT t.a FROM t JOIN u ON t.id = u.tid WHERE u.k = 1",
-            "join_key",
-            "SELECT t.a FROM t JOIN u ON t.id = u.k WHERE u.k = 1",
-        ),
-    ],
+    sql_cases("test_neighbours.operator_cases.tsv"),
 )
 def test_operator(sql: str, operator: str, expected: str) -> None:
     assert operator in OPERATORS
@@ -98,54 +63,7 @@ _TYPES = {
 
 @pytest.mark.parametrize(
     ("sql", "operator", "rule"),
-    [
-        (
-            "SELECT a FROM t WHERE EXISTS (SELECT 1 FROM u WHERE u.tid = t.id)",
-            "add_distinct",
-            "distinct_in_semijoin",
-        ),
-        ("SELECT a FROM t WHERE id IN (SELECT tid FROM u)", "add_distinct", "distinct_in_semijoin"),
-        (
-            "SELECT t.a FROM t SEMI JOIN (SELECT tid FROM u) AS k ON k.tid = t.id",
-            "add_distinct",
-            "distinct_in_semijoin",
-        ),
-        ("SELECT id, a FROM t", "add_distinct", "distinct_over_keys"),
-        ("SELECT t.id, u.id FROM t JOIN u ON u.tid = t.id", "add_distinct", "distinct_over_keys"),
-        ("SELECT t.id, u.k FROM t LEFT JOIN u ON u.id = t.q", "add_distinct", "distinct_over_keys"),
-        ("SELECT id, b FROM (SELECT t.id, t.b FROM t) AS s", "add_distinct", "distinct_over_keys"),
-        (
-            "SELECT t.id, s.n FROM t JOIN (SELECT tid, COUNT(*) AS n FROM u GROUP BY tid) AS s "
-            "ON s.tid = t.id",
-            "add_distinct",
-            "distinct_over_keys",
-        ),
-        ("WITH s AS (SELECT t.id FROM t) SELECT id FROM s", "add_distinct", "distinct_over_keys"),
-        (
-            "WITH RECURSIVE d(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM d WHERE x < 3) "
-            "SELECT d.x FROM d",
-            "add_distinct",
-            "distinct_over_keys",
-        ),  # SELECT 1: one row
-        (
-            "SELECT a FROM t WHERE EXISTS (SELECT 1 FROM u WHERE u.tid = t.id)",
-            "literal_plus",
-            "exists_projection",
-        ),
-        ("SELECT a, b FROM (SELECT a, b FROM t) AS s", "swap_projection", "inner_projection_swap"),
-        ("SELECT a, b FROM (SELECT a, b FROM t)", "swap_projection", "inner_projection_swap"),
-        (
-            "WITH s AS (SELECT a, b FROM t) SELECT a FROM s",
-            "swap_projection",
-            "inner_projection_swap",
-        ),
-        (
-            "SELECT t.a FROM t JOIN u ON u.tid = t.id WHERE u.k > 3",
-            "inner_left",
-            "left_join_null_rejected",
-        ),
-        ("SELECT ROUND(SUM(t.q * t.p), 2) FROM t", "literal_plus", "round_beyond_scale"),
-    ],
+    sql_cases("test_neighbours.labelled.tsv"),
 )
 def test_equivalent_neighbours_are_labelled(sql: str, operator: str, rule: str) -> None:
     found = [
@@ -197,78 +115,7 @@ _RULES_TYPES = {
 
 @pytest.mark.parametrize(
     ("sql", "operator", "rule", "dialect"),
-    [
-        (
-            "SELECT a FROM t UNION SELECT k FROM u",
-            "add_distinct",
-            "distinct_under_set_op",
-            "duckdb",
-        ),
-        (
-            "SELECT a FROM t EXCEPT SELECT k FROM u",
-            "add_distinct",
-            "distinct_under_set_op",
-            "sqlite",
-        ),
-        (
-            "SELECT a FROM (SELECT a FROM t INTERSECT SELECT k FROM u) AS s",
-            "add_distinct",
-            "distinct_over_keys",
-            "duckdb",
-        ),
-        (
-            "SELECT LOWER(b) AS lb, COUNT(*) FROM t GROUP BY lb",
-            "add_distinct",
-            "distinct_over_keys",
-            "sqlite",
-        ),
-        (
-            "SELECT t.id, COUNT(*) FROM t GROUP BY t.id, t.q",
-            "add_distinct",
-            "distinct_over_keys",
-            "duckdb",
-        ),
-        (
-            "SELECT id, ROW_NUMBER() OVER (ORDER BY q) AS n FROM t",
-            "add_distinct",
-            "distinct_over_keys",
-            "duckdb",
-        ),
-        (
-            "SELECT id, m FROM (SELECT id, (SELECT MAX(k) FROM u) AS m FROM t) AS s",
-            "add_distinct",
-            "distinct_over_keys",
-            "duckdb",
-        ),
-        (
-            "WITH RECURSIVE c(id, d) AS (SELECT id, 0 FROM t WHERE q IS NULL UNION ALL "
-            "SELECT t.id, c.d + 1 FROM t JOIN c ON t.q = c.id) SELECT id, d FROM c",
-            "add_distinct",
-            "distinct_over_keys",
-            "duckdb",
-        ),
-        (
-            "SELECT t.a FROM t JOIN u ON u.tid = t.id WHERE LOWER(u.s) = 'x'",
-            "inner_left",
-            "left_join_null_rejected",
-            "duckdb",
-        ),
-        (
-            "SELECT t.a FROM t JOIN u ON u.tid = t.id WHERE YEAR(u.k + 1) = 2024",
-            "inner_left",
-            "left_join_null_rejected",
-            "duckdb",
-        ),
-        ("SELECT a FROM t WHERE s = 'Open'", "string_case", "case_insensitive_collation", "mysql"),
-        # MySQL's YEAR(d) parses as YEAR of a date cast, which propagates NULL too (a rules-v7
-        # survivor in polyglot's products-ordered-both-years)
-        (
-            "SELECT t.a FROM t JOIN u ON u.tid = t.id WHERE YEAR(u.d) = 2023",
-            "inner_left",
-            "left_join_null_rejected",
-            "mysql",
-        ),
-    ],
+    sql_cases("test_neighbours.rules.tsv"),
 )
 def test_equivalence_rules(sql: str, operator: str, rule: str, dialect: str) -> None:
     """Every neighbour of ``operator`` is labelled, one with ``rule`` (survivors of rules-v4
@@ -284,30 +131,7 @@ def test_equivalence_rules(sql: str, operator: str, rule: str, dialect: str) -> 
 
 @pytest.mark.parametrize(
     ("sql", "operator", "dialect"),
-    [
-        ("SELECT a FROM t UNION ALL SELECT k FROM u", "add_distinct", "duckdb"),
-        ("SELECT q AS q2, COUNT(*) FROM t GROUP BY q2, b", "add_distinct", "duckdb"),
-        ("SELECT LOWER(b) AS q, COUNT(*) FROM t GROUP BY q", "add_distinct", "sqlite"),  # a column
-        ("SELECT t.q, COUNT(*) FROM t GROUP BY t.id, t.q", "add_distinct", "duckdb"),  # no key out
-        (
-            "SELECT t.id, ROW_NUMBER() OVER (ORDER BY u.k) AS n FROM t JOIN u ON u.tid = t.id",
-            "add_distinct",
-            "duckdb",
-        ),
-        (
-            "WITH RECURSIVE c(id, d) AS (SELECT id, 0 FROM t WHERE q = 1 UNION ALL "
-            "SELECT t.id, c.d + 1 FROM t JOIN c ON t.q = c.id) SELECT id, d FROM c",
-            "add_distinct",
-            "duckdb",
-        ),  # the anchor's rows may be reached again
-        (
-            "SELECT t.a FROM t JOIN u ON u.tid = t.id WHERE COALESCE(u.k, 0) = 0",
-            "inner_left",
-            "duckdb",
-        ),
-        ("SELECT a FROM t WHERE s = 'Open'", "string_case", "duckdb"),
-        ("SELECT a FROM t WHERE s COLLATE utf8mb4_bin = 'Open'", "string_case", "mysql"),
-    ],
+    sql_cases("test_neighbours.not_by_rules.tsv"),
 )
 def test_equivalence_rules_do_not_overreach(sql: str, operator: str, dialect: str) -> None:
     """Near misses of each rule: some neighbour of ``operator`` stays counted."""
@@ -341,65 +165,44 @@ _YEAR = (
 )
 
 
+# literal data table, one row a line (a long row wraps): kept by fmt: off
+# fmt: off
+CLICKHOUSE_RULES = [
+    # rules-v7 survivors of polyglot's ClickHouse sources (issue 12)
+    ("SELECT round(toDecimal64(x, 6), 1) FROM t", "SELECT round(toDecimal64(x, 7), 1) FROM t",
+     "decimal_scale_under_round"),
+    ("SELECT round(toDecimal64(x, 6), 0) FROM t", "SELECT round(toDecimal64(x, 5), 0) FROM t",
+     "decimal_scale_under_round"),
+    (_DAYS, _DAYS.replace("SELECT", "SELECT DISTINCT"), "distinct_over_keys"),
+    (f"SELECT d.day, ifNull(o.n, 0) AS k FROM ({_DAYS}) AS d LEFT JOIN (SELECT order_date, "
+     "count() AS n FROM orders GROUP BY order_date) AS o ON o.order_date = d.day",
+     f"SELECT DISTINCT d.day, ifNull(o.n, 0) AS k FROM ({_DAYS}) AS d LEFT JOIN (SELECT "
+     "order_date, count() AS n FROM orders GROUP BY order_date) AS o ON o.order_date = "
+     "d.day", "distinct_over_keys"),
+    ("SELECT number - 1 AS k FROM numbers(2, 5)",
+     "SELECT DISTINCT number - 1 AS k FROM numbers(2, 5)", "distinct_over_keys"),
+    (_YEAR.format("INNER", 2023), _YEAR.format("LEFT", 2023), "left_join_null_rejected"),
+    # near misses: still counted
+    # scale 1 no longer past the rounding digit
+    ("SELECT round(toDecimal64(x, 2), 1) FROM t", "SELECT round(toDecimal64(x, 1), 1) FROM t", ""),
+    ("SELECT toDecimal64(x, 6) FROM t", "SELECT toDecimal64(x, 7) FROM t", ""),  # not rounded
+    # ROUND's digits
+    ("SELECT round(toDecimal64(x, 6), 1) FROM t", "SELECT round(toDecimal64(x, 6), 2) FROM t", ""),
+    ("SELECT toDateTime64(ts, 3) FROM t", "SELECT toDateTime64(ts, 4) FROM t", ""),
+    ("SELECT number * number AS k FROM numbers(5)",
+     "SELECT DISTINCT number * number AS k FROM numbers(5)", ""),  # not a shift
+    ("SELECT number % 2 AS k FROM numbers(5)", "SELECT DISTINCT number % 2 AS k FROM numbers(5)",
+     ""),
+    ("SELECT number + x AS k FROM numbers(5)", "SELECT DISTINCT number + x AS k FROM numbers(5)",
+     ""),  # x is no constant
+    (_YEAR.format("INNER", 1970), _YEAR.format("LEFT", 1970), ""),  # the default date's year
+]
+# fmt: on
+
+
 @pytest.mark.parametrize(
     ("sql", "neighbour", "rule"),
-    [
-        # rules-v7 survivors of polyglot's ClickHouse sources (issue 12)
-        (
-            "SELECT round(toDecimal64(x, 6), 1) FROM t",
-            "SELECT round(toDecimal64(x, 7), 1) FROM t",
-            "decimal_scale_under_round",
-        ),
-        (
-            "SELECT round(toDecimal64(x, 6), 0) FROM t",
-            "SELECT round(toDecimal64(x, 5), 0) FROM t",
-            "decimal_scale_under_round",
-        ),
-        (_DAYS, _DAYS.replace("SELECT", "SELECT DISTINCT"), "distinct_over_keys"),
-        (
-            f"SELECT d.day, ifNull(o.n, 0) AS k FROM ({_DAYS}) AS d LEFT JOIN (SELECT order_date, "
-            "count() AS n FROM orders GROUP BY order_date) AS o ON o.order_date = d.day",
-            f"SELECT DISTINCT d.day, ifNull(o.n, 0) AS k FROM ({_DAYS}) AS d LEFT JOIN (SELECT "
-            "order_date, count() AS n FROM orders GROUP BY order_date) AS o ON o.order_date = "
-            "d.day",
-            "distinct_over_keys",
-        ),
-        (
-            "SELECT number - 1 AS k FROM numbers(2, 5)",
-            "SELECT DISTINCT number - 1 AS k FROM numbers(2, 5)",
-            "distinct_over_keys",
-        ),
-        (_YEAR.format("INNER", 2023), _YEAR.format("LEFT", 2023), "left_join_null_rejected"),
-        # near misses: still counted
-        (
-            "SELECT round(toDecimal64(x, 2), 1) FROM t",
-            "SELECT round(toDecimal64(x, 1), 1) FROM t",
-            "",
-        ),  # scale 1 no longer past the rounding digit
-        ("SELECT toDecimal64(x, 6) FROM t", "SELECT toDecimal64(x, 7) FROM t", ""),  # not rounded
-        (
-            "SELECT round(toDecimal64(x, 6), 1) FROM t",
-            "SELECT round(toDecimal64(x, 6), 2) FROM t",
-            "",
-        ),  # ROUND's digits
-        ("SELECT toDateTime64(ts, 3) FROM t", "SELECT toDateTime64(ts, 4) FROM t", ""),
-        (
-            "SELECT number * number AS k FROM numbers(5)",
-            "SELECT DISTINCT number * number AS k FROM numbers(5)",
-            "",
-        ),  # not a shift
-        (
-            "SELECT number % 2 AS k FROM numbers(5)",
-            "SELECT DISTINCT number % 2 AS k FROM numbers(5)",
-            "",
-        ),
-        (
-            "SELECT number + x AS k FROM numbers(5)",
-            "SELECT DISTINCT number + x AS k FROM numbers(5)",
-            "",
-        ),  # x is no constant
-        (_YEAR.format("INNER", 1970), _YEAR.format("LEFT", 1970), ""),  # the default date's year
-    ],
+    CLICKHOUSE_RULES,
 )
 def test_clickhouse_rules(sql: str, neighbour: str, rule: str) -> None:
     """The neighbour is made, labelled with ``rule`` ('' when it is counted)."""

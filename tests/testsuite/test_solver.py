@@ -7,6 +7,8 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pytest
+from fixture_json import fixture_json, table_json
+from sql_cases import sql_cases
 
 from parrot.datasets import Item
 from parrot.eval.judge import Judge
@@ -26,127 +28,34 @@ pytestmark = pytest.mark.skipif(not available(), reason=NEED_Z3)
 
 # the fixture of random rounds that leave these neighbours alive: distinct x, no n = 1, three rows
 FIXTURE = fixture_from_json(
-    {
-        "name": "sv",
-        "tables": [
-            {
-                "name": "t",
-                "primary_key": ["id"],
-                "columns": [
-                    {"name": "id", "type": "integer", "nullable": False},
-                    {"name": "x", "type": "integer"},
-                    {"name": "n", "type": "integer"},
-                    {"name": "g", "type": "text"},
-                    {"name": "r", "type": "double"},
-                    {"name": "d", "type": "date"},
-                ],
-                "rows": [
-                    [1, 10, 0, "a", 1.5, "2020-01-01"],
-                    [2, 20, 2, "b", 2.5, "2021-06-30"],
-                    [3, 30, 3, "a", None, None],
-                ],
-            },
-            {
-                "name": "u",
-                "primary_key": ["k"],
-                "columns": [
-                    {"name": "k", "type": "integer", "nullable": False},
-                    {"name": "tid", "type": "integer"},
-                    {"name": "w", "type": "text"},
-                ],
-                "rows": [[1, 1, "p"], [2, 2, "q"]],
-            },
-            {"name": "other", "columns": [{"name": "z", "type": "integer"}], "rows": [[7]]},
-        ],
-    }
+    fixture_json(
+        "sv",
+        table_json(
+            "t",
+            [
+                [1, 10, 0, "a", 1.5, "2020-01-01"],
+                [2, 20, 2, "b", 2.5, "2021-06-30"],
+                [3, 30, 3, "a", None, None],
+            ],
+            id="integer NOT NULL",
+            x="integer",
+            n="integer",
+            g="text",
+            r="double",
+            d="date",
+        ),
+        table_json("u", [[1, 1, "p"], [2, 2, "q"]], k="integer NOT NULL", tid="integer", w="text"),
+        {"name": "other", "columns": [{"name": "z", "type": "integer"}], "rows": [[7]]},
+    )
 )
 
-KILLED = [  # (source, surviving neighbour): the solver must find a database that separates them
-    ("SELECT COUNT(x) FROM t", "SELECT COUNT(DISTINCT x) FROM t"),
-    ("SELECT SUM(x) FROM t", "SELECT SUM(DISTINCT x) FROM t"),
-    ("SELECT NULLIF(n, 0) FROM t", "SELECT NULLIF(n, 1) FROM t"),
-    ("SELECT id FROM t ORDER BY id LIMIT 3", "SELECT id FROM t ORDER BY id LIMIT 4"),
-    ("SELECT id FROM t WHERE x > 5", "SELECT id FROM t WHERE x >= 5"),
-    (
-        "SELECT g, COUNT(*) FROM t GROUP BY g HAVING COUNT(*) > 1",
-        "SELECT g, COUNT(*) FROM t GROUP BY g HAVING COUNT(*) >= 1",
-    ),
-    (
-        "SELECT t.id, u.w FROM t JOIN u ON u.tid = t.id",
-        "SELECT t.id, u.w FROM t LEFT JOIN u ON u.tid = t.id",
-    ),
-    (
-        "SELECT COUNT(CASE WHEN x > 2 THEN 1 END) FROM t",
-        "SELECT SUM(CASE WHEN x > 2 THEN 1 END) FROM t",
-    ),
-    ("SELECT id FROM t WHERE g LIKE 'a%'", "SELECT id FROM t WHERE g LIKE '%a'"),
-    ("SELECT id FROM t WHERE n NOT IN (1, 2)", "SELECT id FROM t WHERE n NOT IN (1, 2, NULL)"),
-    (
-        "SELECT MAX(r) FROM t WHERE d >= '2020-06-01'",
-        "SELECT MIN(r) FROM t WHERE d >= '2020-06-01'",
-    ),
-    ("SELECT DISTINCT g FROM t", "SELECT g FROM t"),
-    ("SELECT id FROM t ORDER BY x DESC LIMIT 2", "SELECT id FROM t ORDER BY x LIMIT 2"),
-    ("SELECT AVG(x) FROM t", "SELECT AVG(DISTINCT x) FROM t"),
-    ("SELECT g FROM t UNION SELECT w FROM u", "SELECT g FROM t UNION ALL SELECT w FROM u"),
-    # regression: a bare * raised AttributeError ('Star' has no .table), ending parrot assess
-    ("SELECT * FROM t WHERE x > 5", "SELECT * FROM t WHERE x >= 5"),
-]
+KILLED = sql_cases("test_solver.killed.tsv")
 
-KILLED_IN = [  # dialect-specific semantics
-    (
-        "sqlite",
-        "SELECT t.g FROM t JOIN u ON u.tid = t.id GROUP BY t.id HAVING COUNT(*) > 1",
-        "SELECT t.g FROM t JOIN u ON u.tid = t.id GROUP BY t.id HAVING COUNT(*) >= 1",
-    ),
-    ("sqlite", "SELECT id FROM t WHERE g = 5", "SELECT id FROM t WHERE g = 6"),  # text affinity
-    ("sqlite", "SELECT id FROM t WHERE g LIKE 'A%'", "SELECT id FROM t WHERE g LIKE 'B%'"),
-    ("duckdb", "SELECT COUNT_IF(x > 5) FROM t", "SELECT COUNT_IF(x >= 5) FROM t"),
-]
+KILLED_IN = sql_cases("test_solver.killed_in.tsv")  # dialect-specific semantics
 
-EQUIVALENT = [  # proved equal on every database of up to 3 rows a table
-    ("SELECT id FROM t WHERE x BETWEEN 1 AND 3", "SELECT id FROM t WHERE x >= 1 AND x <= 3"),
-    ("SELECT COUNT(*) FROM t", "SELECT COUNT(1) FROM t"),
-    (
-        "SELECT id FROM t WHERE NOT (x > 5 OR n IS NULL)",
-        "SELECT id FROM t WHERE x <= 5 AND n IS NOT NULL",
-    ),
-    ("SELECT g, MAX(x) FROM t GROUP BY g", "SELECT g, MAX(x) FROM t GROUP BY g ORDER BY g"),
-    ("SELECT id FROM t WHERE g LIKE 'a%'", "SELECT id FROM t WHERE g LIKE 'A%'"),  # SQLite: no case
-    ("SELECT COUNT(DISTINCT id) FROM t", "SELECT COUNT(id) FROM t"),
-]
+EQUIVALENT = sql_cases("test_solver.equivalent.tsv")
 
-UNSUPPORTED = [
-    (
-        "SELECT id, ROW_NUMBER() OVER (ORDER BY x) FROM t",
-        "SELECT id, ROW_NUMBER() OVER (ORDER BY n) FROM t",
-        "window",
-    ),
-    (
-        "WITH RECURSIVE r(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM r WHERE i < 3) SELECT i "
-        "FROM r",
-        "WITH RECURSIVE r(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM r WHERE i < 4) "
-        "SELECT i FROM r",
-        "RECURSIVE",
-    ),
-    ("SELECT CAST(r AS INTEGER) FROM t", "SELECT CAST(r AS BIGINT) FROM t", "CAST from real"),
-    (
-        "SELECT id FROM t EXCEPT SELECT k FROM u",
-        "SELECT id FROM t INTERSECT SELECT k FROM u",
-        "not a SELECT or UNION",
-    ),
-    ("SELECT x / 2 FROM t", "SELECT x / 3 FROM t", "Div"),
-    ("SELECT id FROM t LIMIT 3", "SELECT id FROM t LIMIT 4", "LIMIT without ORDER BY"),
-    ("SELECT id FROM t ORDER BY id", "SELECT id FROM t", "order-only"),
-    ("SELECT t.id FROM t GROUP BY t.g", "SELECT t.id FROM t GROUP BY t.x", "neither grouped"),
-]
-
-
-@pytest.fixture(scope="module")
-def judge() -> Judge:
-    j = Judge()
-    yield j
-    j.close()
+UNSUPPORTED = sql_cases("test_solver.unsupported.tsv")
 
 
 def _verify(judge: Judge, dialect: str, source: str, neighbour: str):

@@ -5,6 +5,7 @@ killed by a model the engine confirms, and an equivalent pair proved bounded-equ
 from __future__ import annotations
 
 import pytest
+from sql_cases import sql_cases
 
 from parrot.eval.judge import Judge
 from parrot.solver import NEED_Z3, available
@@ -13,143 +14,13 @@ from tests.testsuite.test_solver import FIXTURE, _verify
 
 pytestmark = pytest.mark.skipif(not available(), reason=NEED_Z3)
 
-KILLED = [  # (kind, source, surviving neighbour)
-    (
-        "cte",
-        "WITH c AS (SELECT g, COUNT(*) AS n FROM t GROUP BY g) SELECT g FROM c WHERE n > 3",
-        "WITH c AS (SELECT g, COUNT(*) AS n FROM t GROUP BY g) SELECT g FROM c WHERE n >= 3",
-    ),
-    (
-        "chained ctes",
-        "WITH a AS (SELECT id, x FROM t), b AS (SELECT id FROM a WHERE x > 3) "
-        "SELECT COUNT(*) FROM b",
-        "WITH a AS (SELECT id, x FROM t), b AS (SELECT id FROM a "
-        "WHERE x > 4) SELECT COUNT(*) FROM b",
-    ),
-    (
-        "cte under a limit",
-        "WITH top AS (SELECT id, x FROM t WHERE x > 15 ORDER BY x DESC "
-        "LIMIT 2) SELECT COUNT(*) FROM top",
-        "WITH top AS (SELECT id, x FROM t WHERE x > 15 "
-        "ORDER BY x DESC LIMIT 3) SELECT COUNT(*) FROM top",
-    ),
-    (
-        "derived table",
-        "SELECT s.g FROM (SELECT g, SUM(x) AS total FROM t GROUP BY g) AS s WHERE s.total > 10",
-        "SELECT s.g FROM (SELECT g, SUM(x) AS total FROM t GROUP BY g) AS s WHERE s.total >= 10",
-    ),
-    (
-        "scalar subquery",
-        "SELECT id FROM t WHERE x > (SELECT AVG(x) FROM t) + 1",
-        "SELECT id FROM t WHERE x >= (SELECT AVG(x) FROM t) + 1",
-    ),
-    (
-        "in subquery",
-        "SELECT id FROM t WHERE x IN (SELECT tid FROM u)",
-        "SELECT id FROM t WHERE x IN (SELECT k FROM u)",
-    ),
-    (
-        "correlated exists",
-        "SELECT id FROM t WHERE EXISTS (SELECT 1 FROM u WHERE u.tid = t.id)",
-        "SELECT id FROM t WHERE EXISTS (SELECT 1 FROM u WHERE u.k = t.id)",
-    ),
-    (
-        "cast",
-        "SELECT id FROM t WHERE CAST(x AS DOUBLE) > 5",
-        "SELECT id FROM t WHERE CAST(x AS DOUBLE) >= 5",
-    ),
-    ("lower", "SELECT id FROM t WHERE LOWER(g) = 'a'", "SELECT id FROM t WHERE g = 'a'"),
-    ("length", "SELECT id FROM t WHERE LENGTH(g) > 2", "SELECT id FROM t WHERE LENGTH(g) >= 2"),
-    ("concat", "SELECT g || 'x' FROM t WHERE id > 5", "SELECT 'x' || g FROM t WHERE id > 5"),
-    (
-        "ordered union",
-        "SELECT g FROM t UNION SELECT w FROM u ORDER BY 1 LIMIT 5",
-        "SELECT g FROM t UNION SELECT w FROM u ORDER BY 1 LIMIT 6",
-    ),
-    (
-        "aggregate filter",
-        "SELECT COUNT(*) FILTER (WHERE x > 25) FROM t",
-        "SELECT COUNT(*) FILTER (WHERE x >= 25) FROM t",
-    ),
-    (
-        "like escape",
-        "SELECT id FROM t WHERE g LIKE 'b!%' ESCAPE '!'",
-        "SELECT id FROM t WHERE g LIKE 'b!_' ESCAPE '!'",
-    ),
-    ("numeric string", "SELECT id FROM t WHERE x = '25'", "SELECT id FROM t WHERE x = '26'"),
-    # SELECT * once raised AttributeError ('Star' has no 'table') out of the solver
-    ("star", "SELECT * FROM t WHERE x > 25", "SELECT * FROM t WHERE x >= 25"),
-    (
-        "star of a derived table",
-        "SELECT * FROM (SELECT * FROM t) AS s WHERE s.x > 25",
-        "SELECT * FROM (SELECT * FROM t) AS s WHERE s.x >= 25",
-    ),
-]
+KILLED = sql_cases("test_solver_fragment.killed.tsv")  # (kind, source, surviving neighbour)
 
-KILLED_DUCKDB = [  # DuckDB's own joins
-    (
-        "semi join",
-        "SELECT id FROM t SEMI JOIN u ON u.tid = t.id",
-        "SELECT id FROM t SEMI JOIN u ON u.k = t.id",
-    ),
-    (
-        "anti join",
-        "SELECT id FROM t ANTI JOIN u ON u.tid = t.id",
-        "SELECT id FROM t ANTI JOIN u ON u.k = t.id",
-    ),
-]
+KILLED_DUCKDB = sql_cases("test_solver_fragment.killed_duckdb.tsv")  # DuckDB's own joins
 
-EQUIVALENT = [  # proved equal on every database of up to 3 rows a table (SQLite)
-    (
-        "WITH c AS (SELECT id, x FROM t WHERE x > 5) SELECT id FROM c",
-        "SELECT id FROM t WHERE x > 5",
-    ),
-    ("SELECT s.id FROM (SELECT id, x FROM t) AS s WHERE s.x > 5", "SELECT id FROM t WHERE x > 5"),
-    (
-        "SELECT id FROM t WHERE x IN (SELECT tid FROM u)",
-        "SELECT id FROM t WHERE EXISTS (SELECT 1 FROM u WHERE u.tid = t.x)",
-    ),
-    (
-        "SELECT id FROM t WHERE x = (SELECT MAX(x) FROM t)",
-        "SELECT id FROM t WHERE x >= (SELECT MAX(x) FROM t)",
-    ),
-    ("SELECT CAST(x AS DOUBLE) FROM t", "SELECT x * 1.0 FROM t"),
-    (
-        "SELECT id FROM t WHERE d >= CAST('2020-06-01' AS DATE)",
-        "SELECT id FROM t WHERE d >= '2020-06-01'",
-    ),
-    ("SELECT id FROM t WHERE x = '20'", "SELECT id FROM t WHERE x = 20"),
-    (
-        "SELECT id FROM t WHERE g LIKE 'a!_%' ESCAPE '!'",
-        "SELECT id FROM t WHERE g LIKE 'a\\_%' ESCAPE '\\'",
-    ),
-    (
-        "SELECT g FROM t UNION SELECT w FROM u ORDER BY 1",
-        "SELECT w FROM u UNION SELECT g FROM t ORDER BY 1",
-    ),
-    (
-        "SELECT COUNT(*) FILTER (WHERE x > 5) FROM t",
-        "SELECT COUNT(CASE WHEN x > 5 THEN 1 END) FROM t",
-    ),
-]
+EQUIVALENT = sql_cases("test_solver_fragment.equivalent.tsv")
 
-EQUIVALENT_DUCKDB = [
-    (
-        "SELECT id FROM t SEMI JOIN u ON u.tid = t.id",
-        "SELECT id FROM t WHERE EXISTS (SELECT 1 FROM u WHERE u.tid = t.id)",
-    ),
-    (
-        "SELECT id FROM t ANTI JOIN u ON u.tid = t.id",
-        "SELECT id FROM t WHERE NOT EXISTS (SELECT 1 FROM u WHERE u.tid = t.id)",
-    ),
-]
-
-
-@pytest.fixture(scope="module")
-def judge() -> Judge:
-    j = Judge()
-    yield j
-    j.close()
+EQUIVALENT_DUCKDB = sql_cases("test_solver_fragment.equivalent_duckdb.tsv")
 
 
 @pytest.mark.parametrize("dialect", ["sqlite", "duckdb"])

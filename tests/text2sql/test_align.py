@@ -10,9 +10,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from eval_runs import run_eval
+from question_items import question_item
 
 from parrot.api.results import read_results
-from parrot.eval.cli import main as eval_main
 from parrot.report.analysis import by_annotation_source
 from parrot.text2sql.align import Attempt, Outcome, aligned_records, read_log
 from parrot.text2sql.build import main as t2s_main
@@ -45,15 +46,7 @@ def dataset(tmp_path: Path) -> Path:
     lines = []
     for q in QUESTIONS:
         for target in ("sqlite", "duckdb"):
-            record = {
-                "id": f"{q['id']}-{target}",
-                "question_id": q["id"],
-                "source_dialect": "sqlite",
-                "target_dialect": target,
-                "source_sql": q["gold_sql"],
-                "question": f"question {q['id']}",
-                "fixture": {"name": "shop"},
-            }
+            record = question_item(q["id"], q["gold_sql"], target, f"question {q['id']}")
             if target == "sqlite":
                 record["reference_sql"] = [q["gold_sql"]]
             lines.append(json.dumps(record) + "\n")
@@ -95,20 +88,7 @@ def test_every_stage_then_review_then_reference(dataset, tmp_path, monkeypatch):
     assert not (out / "review.jsonl").exists()
     items = [json.loads(line) for line in (out / "items.jsonl").read_text().splitlines()]
     assert all(r["reference_sql"] for r in items) and len(items) == 10
-    assert (
-        eval_main(
-            [
-                "--quiet",
-                "--model",
-                "reference",
-                "--dataset",
-                str(out),
-                "--output-dir",
-                str(tmp_path / "run"),
-            ]
-        )
-        == 0
-    )
+    assert run_eval(tmp_path / "run", "--model", "reference", "--dataset", str(out)) == 0
     records = read_results(tmp_path / "run")
     assert all(r["verdicts"]["strict"]["match"] for r in records)
     assert by_annotation_source(records) == {

@@ -9,8 +9,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from eval_runs import run_eval
+from question_items import question_item
 
-from parrot.eval.cli import main as eval_main
 from parrot.report.analysis import TAXONOMY, failure_class
 from parrot.report.astdiff import diff
 from parrot.report.cli import main as report_main
@@ -64,15 +65,7 @@ def shop_run(tmp_path_factory) -> Path:
     items, answers = [], []
     for q in QUESTIONS:
         for target in ("sqlite", "duckdb"):
-            item = {
-                "id": f"{q['id']}-{target}",
-                "question_id": q["id"],
-                "source_dialect": "sqlite",
-                "target_dialect": target,
-                "source_sql": q["gold_sql"],
-                "question": q["question"],
-                "fixture": {"name": "shop"},
-            }
+            item = question_item(q["id"], q["gold_sql"], target, q["question"])
             items.append(item)
             answers.append(
                 {
@@ -85,16 +78,12 @@ def shop_run(tmp_path_factory) -> Path:
     (root / "data" / "items.jsonl").write_text("".join(json.dumps(i) + "\n" for i in items))
     (root / "answers.jsonl").write_text("".join(json.dumps(a) + "\n" for a in answers))
     assert (
-        eval_main(
-            [
-                "--quiet",
-                "--model",
-                f"file:{root / 'answers.jsonl'}",
-                "--dataset",
-                str(root / "data"),
-                "--output-dir",
-                str(root / "run"),
-            ]
+        run_eval(
+            root / "run",
+            "--model",
+            f"file:{root / 'answers.jsonl'}",
+            "--dataset",
+            str(root / "data"),
         )
         == 0
     )
@@ -111,35 +100,10 @@ def judge_reply(request: dict[str, Any]) -> Reply:
 def test_rule_and_judge_labels_are_stored_side_by_side(shop_run, tmp_path, monkeypatch):
     monkeypatch.setenv("PARROT_CACHE", str(tmp_path / "cache"))
     with ScriptedServer(judge_reply) as server:
-        assert (
-            t2s_main(
-                [
-                    "taxonomy",
-                    str(shop_run),
-                    "--quiet",
-                    "--judge",
-                    "openai/judge",
-                    "--api-base",
-                    server.url,
-                ]
-            )
-            == 0
-        )
+        argv = ["taxonomy", str(shop_run), "--quiet", "--judge", "openai/judge"]
+        assert t2s_main([*argv, "--api-base", server.url]) == 0
         asked = len(server.requests)
-        assert (
-            t2s_main(
-                [
-                    "taxonomy",
-                    str(shop_run),
-                    "--quiet",
-                    "--judge",
-                    "openai/judge",
-                    "--api-base",
-                    server.url,
-                ]
-            )
-            == 0
-        )  # resumed: nothing asked again
+        assert t2s_main([*argv, "--api-base", server.url]) == 0  # resumed: nothing asked again
         assert len(server.requests) == asked == 2
     labels = read_labels(shop_run)
     assert {k: (v["rule"], v["ast_diff"], v["judge"]["label"]) for k, v in labels.items()} == {

@@ -10,14 +10,14 @@ import socket
 from pathlib import Path
 
 import pytest
+from eval_runs import run_eval
 
 from parrot.api.results import read_results
 from parrot.datasets import item_from_record
-from parrot.eval.cli import main as eval_main
 from parrot.fixtures import fixture_from_json
 from parrot.migrate.named import corpora_root
+from parrot.text2sql.build import GRAMMAR_TARGETS, LOCAL_TARGETS, order_missing
 from parrot.text2sql.build import main as build_main
-from parrot.text2sql.build import order_missing
 from parrot.translators.llm.prompts import TEXT2SQL_PROMPT, build_text2sql_messages, load_template
 from parrot.translators.schema import parses, target_ddl
 
@@ -32,22 +32,7 @@ needs_spider = pytest.mark.skipif(
 )
 
 
-@pytest.mark.parametrize(
-    "dialect",
-    [
-        "sqlite",
-        "duckdb",
-        "clickhouse",
-        "postgres",
-        "mysql",
-        "spark",
-        "tsql",
-        "oracle",
-        "snowflake",
-        "bigquery",
-        "trino",
-    ],
-)
+@pytest.mark.parametrize("dialect", LOCAL_TARGETS + GRAMMAR_TARGETS)  # every target of the build
 def test_target_ddl_parses_in_its_dialect(dialect):
     ddl = target_ddl(SHOP, dialect, sample_rows=2)
     assert parses(ddl, dialect)
@@ -148,38 +133,11 @@ def test_build_writes_one_item_per_question_and_target(spider):
 @pytest.mark.slow  # whole evaluations on real engines (tens of seconds)
 @needs_spider
 def test_reference_and_gold_sqlglot_score_per_dialect(spider, tmp_path):
-    assert (
-        eval_main(
-            [
-                "--quiet",
-                "--model",
-                "reference",
-                "--dataset",
-                str(spider),
-                "--pairs",
-                "sqlite:sqlite",
-                "--output-dir",
-                str(tmp_path / "ref"),
-            ]
-        )
-        == 0
-    )
+    reference = ["--model", "reference", "--dataset", str(spider), "--pairs", "sqlite:sqlite"]
+    assert run_eval(tmp_path / "ref", *reference) == 0
     ref = read_results(tmp_path / "ref")
     assert len(ref) == 12 and all(r["verdicts"]["strict"]["match"] for r in ref)
-    assert (
-        eval_main(
-            [
-                "--quiet",
-                "--model",
-                "gold-sqlglot",
-                "--dataset",
-                str(spider),
-                "--output-dir",
-                str(tmp_path / "gs"),
-            ]
-        )
-        == 0
-    )
+    assert run_eval(tmp_path / "gs", "--model", "gold-sqlglot", "--dataset", str(spider)) == 0
     gs = read_results(tmp_path / "gs")
     assert {r["target_dialect"] for r in gs} == {"sqlite", "duckdb", "clickhouse", "tsql"}
     assert all(r["verdicts"]["strict"]["match"] for r in gs if r["target_dialect"] == "sqlite")
@@ -204,22 +162,8 @@ def test_question_keyed_predictions_score_by_id_whatever_their_order(spider, tmp
     verdicts = []
     for path in (bird, shuffled, jsonl):
         out = tmp_path / path.stem
-        assert (
-            eval_main(
-                [
-                    "--quiet",
-                    "--model",
-                    f"file:{path}",
-                    "--dataset",
-                    str(spider),
-                    "--pairs",
-                    "sqlite:duckdb",
-                    "--output-dir",
-                    str(out),
-                ]
-            )
-            == 0
-        )
+        predictions = ["--model", f"file:{path}", "--dataset", str(spider)]
+        assert run_eval(out, *predictions, "--pairs", "sqlite:duckdb") == 0
         verdicts.append(
             sorted((r["id"], r["verdicts"]["strict"]["match"]) for r in read_results(out))
         )
@@ -231,20 +175,7 @@ def test_question_keyed_predictions_score_by_id_whatever_their_order(spider, tmp
 def test_question_keyed_predictions_refuse_several_targets(spider, tmp_path):
     bird = tmp_path / "bird.json"
     bird.write_text(json.dumps({"spider_dev-0000": "SELECT 1"}))
-    assert (
-        eval_main(
-            [
-                "--quiet",
-                "--model",
-                f"file:{bird}",
-                "--dataset",
-                str(spider),
-                "--output-dir",
-                str(tmp_path / "run"),
-            ]
-        )
-        == 0
-    )
+    assert run_eval(tmp_path / "run", "--model", f"file:{bird}", "--dataset", str(spider)) == 0
     assert all(r["translation"]["status"] == "missing" for r in read_results(tmp_path / "run"))
 
 
@@ -266,26 +197,9 @@ def test_the_local_model_answers_questions_offline(spider, tmp_path, monkeypatch
 
     monkeypatch.setattr(socket.socket, "connect", no_network)
     out = tmp_path / "local"
-    assert (
-        eval_main(
-            [
-                "--quiet",
-                "--model",
-                "local",
-                "--dataset",
-                str(spider),
-                "--limit",
-                "1",
-                "--pairs",
-                "sqlite:duckdb",
-                "--output-dir",
-                str(out),
-                "--cache",
-                str(tmp_path / "cache.sqlite"),
-            ]
-        )
-        == 0
-    )
+    local = ["--model", "local", "--dataset", str(spider), "--limit", "1"]
+    local += ["--pairs", "sqlite:duckdb", "--cache", str(tmp_path / "cache.sqlite")]
+    assert run_eval(out, *local) == 0
     records = read_results(out)
     assert len(records) == 1 and records[0]["translation"]["tokens_in"] > 50
     manifest = json.loads((out / "manifest.json").read_text())["translator"]

@@ -6,7 +6,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from llm_items import echo_source
+from eval_runs import echo, scripted_options
 
 from parrot.translators.llm.options import LLMOptions
 from parrot.translators.llm.scripted_server import ScriptedServer
@@ -14,16 +14,10 @@ from parrot.translators.llm.scripted_server import ScriptedServer
 
 @pytest.fixture
 def server() -> Iterator[ScriptedServer]:
-    with ScriptedServer(echo_source) as s:
+    with ScriptedServer(echo()) as s:
         yield s
 
 
 @pytest.fixture
 def options(server: ScriptedServer, tmp_path: Path) -> LLMOptions:
-    return LLMOptions(
-        api_base=server.url,
-        cache_path=tmp_path / "cache.sqlite",
-        backoff=0.01,
-        request_timeout=5.0,
-        shots=0,
-    )
+    return scripted_options(server.url, tmp_path)

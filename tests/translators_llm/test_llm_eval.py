@@ -9,38 +9,19 @@ import sys
 from pathlib import Path
 
 import pytest
+from eval_runs import run_served
 
 from parrot.api.results import read_results
-from parrot.eval.cli import main as eval_main
 from parrot.translators.llm.scripted_server import Reply, ScriptedServer
 
 SECRET = "sk-parrot-fake-0123456789abcdefXYZ"
-
-
-def run(server: ScriptedServer, out: Path, *args: str) -> int:
-    return eval_main(
-        [
-            "--quiet",
-            "--model",
-            "openai/gpt-4o-mini",
-            "--api-base",
-            server.url,
-            "--output-dir",
-            str(out),
-            "--pairs",
-            "sqlite:duckdb",
-            "--cache",
-            str(out.parent / "cache.sqlite"),
-            *args,
-        ]
-    )
 
 
 def test_a_run_accounts_tokens_and_cost_and_a_rerun_costs_nothing(
     server: ScriptedServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("OPENAI_API_KEY", SECRET)
-    assert run(server, tmp_path / "first", "--limit", "6") == 0
+    assert run_served(server.url, tmp_path / "first", "--limit", "6") == 0
     assert server.count == 1 + 6 and server.headers[0]["authorization"] == f"Bearer {SECRET}"
     records = read_results(tmp_path / "first")
     assert len(records) == 6
@@ -56,7 +37,7 @@ def test_a_run_accounts_tokens_and_cost_and_a_rerun_costs_nothing(
     # the echo server returns the source: the identity translation, judged on real engines
     assert any(r["verdicts"]["strict"]["match"] for r in records)
 
-    assert run(server, tmp_path / "second", "--limit", "6") == 0
+    assert run_served(server.url, tmp_path / "second", "--limit", "6") == 0
     assert server.count == 1 + 6  # zero HTTP requests: the probe and the items are cached
     usage2 = json.loads((tmp_path / "second" / "summary.json").read_text())["usage"]
     assert usage2["cache_hits"] == 6 and usage2["tokens_in"] == usage["tokens_in"]
@@ -71,11 +52,11 @@ def test_a_run_accounts_tokens_and_cost_and_a_rerun_costs_nothing(
 
 def test_resume_translates_only_the_missing_items(server: ScriptedServer, tmp_path: Path) -> None:
     out = tmp_path / "run"
-    assert run(server, out, "--limit", "7", "--no-cache") == 0
+    assert run_served(server.url, out, "--limit", "7", "--no-cache") == 0
     results = out / "results.jsonl"
     lines = results.read_text().splitlines(keepends=True)
     results.write_text("".join(lines[:3]) + lines[3][:40])  # killed while writing item 4
-    assert run(server, out, "--limit", "7", "--no-cache", "--resume") == 0
+    assert run_served(server.url, out, "--limit", "7", "--no-cache", "--resume") == 0
     assert server.count == (1 + 7) + (1 + 4)  # a probe, then the items, per run
     ids = [r["id"] for r in read_results(out)]
     assert len(ids) == len(set(ids)) == 7
@@ -86,7 +67,7 @@ def test_usage_is_rendered_in_the_report(
 ) -> None:
     from parrot.report.cli import main as report_main
 
-    assert run(server, tmp_path / "run", "--limit", "2") == 0
+    assert run_served(server.url, tmp_path / "run", "--limit", "2") == 0
     capsys.readouterr()
     assert report_main([str(tmp_path / "run")]) == 0
     out = capsys.readouterr().out
@@ -100,7 +81,7 @@ def test_usage_is_rendered_in_the_report(
 def test_bad_llm_flags_exit_2(
     server: ScriptedServer, tmp_path: Path, flag: str, value: str
 ) -> None:
-    assert run(server, tmp_path / "run", flag, value) == 2
+    assert run_served(server.url, tmp_path / "run", flag, value) == 2
     assert server.count == 0
 
 
@@ -120,7 +101,7 @@ def test_rejected_credentials_stop_the_run_before_it_starts(
     server: ScriptedServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     server.enqueue(Reply(status=401, content="Incorrect API key provided"))
-    assert run(server, tmp_path / "run", "--limit", "6") == 2
+    assert run_served(server.url, tmp_path / "run", "--limit", "6") == 2
     assert server.count == 1 and not (tmp_path / "run" / "results.jsonl").exists()
     assert "cannot be used" in capsys.readouterr().err
 
@@ -131,27 +112,7 @@ def test_an_unreachable_endpoint_stops_the_run_before_it_starts(
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]  # closed once the block ends: nothing listens there
-    assert (
-        eval_main(
-            [
-                "--quiet",
-                "--model",
-                "openai/gpt-4o-mini",
-                "--api-base",
-                f"http://127.0.0.1:{port}/v1",
-                "--output-dir",
-                str(tmp_path / "run"),
-                "--pairs",
-                "sqlite:duckdb",
-                "--limit",
-                "2",
-                "--retries",
-                "4",
-                "--cache",
-                str(tmp_path / "cache.sqlite"),
-            ]
-        )
-        == 2
-    )
+    unreachable = f"http://127.0.0.1:{port}/v1"
+    assert run_served(unreachable, tmp_path / "run", "--limit", "2", "--retries", "4") == 2
     assert not (tmp_path / "run" / "results.jsonl").exists()
     assert "cannot be used" in capsys.readouterr().err

@@ -8,10 +8,10 @@ import re
 from pathlib import Path
 
 import pytest
+from eval_runs import run_eval
 from local_only import forbid_network
 
 from parrot.api.results import read_results
-from parrot.eval.cli import main as eval_main
 from parrot.translators import create_translator
 from parrot.translators.llm import local
 
@@ -36,20 +36,9 @@ def test_the_local_model_translates_offline(
 ) -> None:
     forbid_network(monkeypatch)
     out = tmp_path / "run"
-    args = [
-        "--quiet",
-        "--model",
-        "local",
-        "--limit",
-        "3",
-        "--pairs",
-        "sqlite:duckdb",
-        "--output-dir",
-        str(out),
-        "--cache",
-        str(tmp_path / "cache.sqlite"),
-    ]
-    assert eval_main(args) == 0
+    local_model = ["--model", "local", "--limit", "3", "--pairs", "sqlite:duckdb"]
+    local_model += ["--cache", str(tmp_path / "cache.sqlite")]
+    assert run_eval(out, *local_model) == 0
     records = read_results(out)
     assert len(records) == 3
     for r in records:
@@ -58,7 +47,5 @@ def test_the_local_model_translates_offline(
         assert t["tokens_in"] > 100 and t["tokens_out"] > 0 and t["cost"] == 0.0
     manifest = json.loads((out / "manifest.json").read_text())["translator"]
     assert manifest["model"] == "SmolLM2-135M-Instruct.Q4_1.gguf" and manifest["threads"] == 1
-    assert (
-        eval_main([*args[:-4], "--output-dir", str(tmp_path / "again"), *args[-2:]]) == 0
-    )  # answered from the cache
+    assert run_eval(tmp_path / "again", *local_model) == 0  # answered from the cache
     assert all(r["translation"]["cache_hits"] == 1 for r in read_results(tmp_path / "again"))

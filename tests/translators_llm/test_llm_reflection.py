@@ -9,11 +9,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from llm_items import make_item, source_of
+from eval_runs import run_eval, source_of
+from llm_items import make_item
 
 from parrot.api.results import read_results
 from parrot.datasets import Item
-from parrot.eval.cli import main as eval_main
 from parrot.translators import create_translator
 from parrot.translators.llm.options import LLMOptions
 from parrot.translators.llm.scripted_server import Reply, ScriptedServer
@@ -38,21 +38,8 @@ def first_try(sql: str) -> Callable[[dict[str, Any]], Reply]:
 
 
 def run(server: ScriptedServer, out: Path, *args: str) -> int:
-    return eval_main(
-        [
-            "--quiet",
-            "--output-dir",
-            str(out),
-            "--pairs",
-            "sqlite:duckdb",
-            "--limit",
-            "2",
-            "--api-base",
-            server.url,
-            "--no-cache",
-            *args,
-        ]
-    )
+    served = ["--api-base", server.url, "--no-cache"]
+    return run_eval(out, "--pairs", "sqlite:duckdb", "--limit", "2", *served, *args)
 
 
 def test_the_model_sees_the_engine_error_and_fixes_its_answer(tmp_path: Path) -> None:

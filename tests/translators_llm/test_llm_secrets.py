@@ -7,9 +7,9 @@ import json
 from pathlib import Path
 
 import pytest
+from eval_runs import run_served
 
 from parrot.engines.sandbox import scrub_secrets
-from parrot.eval.cli import main as eval_main
 from parrot.translators.llm.scripted_server import Reply, ScriptedServer
 
 KEY = "sk-parrot-fake-0123456789abcdefXYZ"
@@ -58,26 +58,7 @@ def test_an_answer_echoing_secrets_is_stored_without_them(
     monkeypatch.setenv("SERVICE_TOKEN", TOKEN)
     out, cache = tmp_path / "run", tmp_path / "cache.sqlite"
     with ScriptedServer(leaky) as server:
-        assert (
-            eval_main(
-                [
-                    "--quiet",
-                    "--model",
-                    "openai/gpt-4o-mini",
-                    "--api-base",
-                    server.url,
-                    "--output-dir",
-                    str(out),
-                    "--pairs",
-                    "sqlite:duckdb",
-                    "--limit",
-                    "2",
-                    "--cache",
-                    str(cache),
-                ]
-            )
-            == 0
-        )
+        assert run_served(server.url, out, "--limit", "2") == 0  # its cache: tmp_path/cache.sqlite
     stored = [p for p in (*out.iterdir(), *tmp_path.glob("cache.sqlite*")) if p.is_file()]
     assert cache in stored
     for path in stored:
