@@ -4,16 +4,15 @@ the fragment reported unsupported."""
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 import pytest
 from fixture_json import fixture_json, table_json
+from solver_checks import engine_check
 from sql_cases import sql_cases
 
 from parrot.datasets import Item
 from parrot.eval.judge import Judge
-from parrot.fixtures import Fixture, fixture_from_json
-from parrot.testsuite.distill import distill, neighbour_outcome
+from parrot.fixtures import fixture_from_json
+from parrot.testsuite.distill import distill
 from parrot.testsuite.solver import (
     NEED_Z3,
     BoundedEquivalent,
@@ -59,17 +58,7 @@ UNSUPPORTED = sql_cases("test_solver.unsupported.tsv")
 
 
 def _verify(judge: Judge, dialect: str, source: str, neighbour: str):
-    item = Item(
-        id="sv", source_dialect=dialect, target_dialect=dialect, source_sql=source, fixture=FIXTURE
-    )
-
-    def check(db: Fixture) -> bool:  # the source runs there, and the neighbour differs
-        return (
-            judge.gold(replace(item, fixture=db)).execution.ok
-            and neighbour_outcome(judge, item, db, neighbour) == "kill"
-        )
-
-    return check
+    return engine_check(judge, FIXTURE, dialect, source, neighbour)
 
 
 @pytest.mark.parametrize("dialect", ["sqlite", "duckdb"])

@@ -15,13 +15,12 @@ import sys
 from dataclasses import replace
 
 import pytest
+from solver_checks import engine_check
 
-from parrot.datasets import Item
 from parrot.eval.judge import Judge
-from parrot.fixtures import Fixture, fixture_from_json
+from parrot.fixtures import fixture_from_json
 from parrot.solver import NEED_Z3, available
 from parrot.solver.core import BoundedEquivalent, Killed, Unknown, Unsupported, witness
-from parrot.testsuite.distill import neighbour_outcome
 
 pytestmark = pytest.mark.skipif(not available(), reason=NEED_Z3)
 
@@ -171,25 +170,8 @@ KILLED = [  # (piece, dialect, source, near-twin that differs): a model the engi
 ]
 
 
-@pytest.fixture(scope="module")
-def judge() -> Judge:
-    j = Judge()
-    yield j
-    j.close()
-
-
 def _verify(judge: Judge, dialect: str, source: str, neighbour: str):
-    item = Item(
-        id="pf", source_dialect=dialect, target_dialect=dialect, source_sql=source, fixture=FIXTURE
-    )
-
-    def check(db: Fixture) -> bool:  # the source runs there, and the neighbour differs
-        return (
-            judge.gold(replace(item, fixture=db)).execution.ok
-            and neighbour_outcome(judge, item, db, neighbour) == "kill"
-        )
-
-    return check
+    return engine_check(judge, FIXTURE, dialect, source, neighbour)
 
 
 @pytest.mark.parametrize(("piece", "dialect", "source", "neighbour"), PROVED)
