@@ -21,8 +21,9 @@ API
   container (schema or database) per fixture content hash, ``<prefix><hash>``, fills it,
   reads it back and verifies it (:func:`base.verify_load`), shared by every adapter
   instance and process (an existing container is verified instead of reloaded, and rebuilt when
-  it fails), and whose ``execute`` splits a script, runs the guard, then hands the plans to the
-  adapter's ``_execute_plans`` (isolation), which usually calls :meth:`ServerEngine._run`: per
+  it fails), and whose ``execute`` splits a script, runs the guard, then hands the plans (a
+  :class:`~parrot.engines.statements.Script`) and the container to the adapter's
+  ``_execute_plans`` (isolation), which usually calls :meth:`ServerEngine._run`: per
   statement the adapter's timeout is armed, a :class:`~parrot.engines.statements.Watchdog`
   cancels at the deadline, at most ``max_rows + 1`` rows are fetched (``fetchmany``) and errors
   are classified by the error table.
@@ -51,13 +52,12 @@ from parrot.api.secrets import SECRET_PARAMS, redact_url
 from parrot.engines import UnknownEngineError, url_from_env
 from parrot.engines import statements as st
 from parrot.engines.base import (
-    DEFAULT_MAX_ROWS,
-    DEFAULT_TIMEOUT,
     EngineBase,
     ExecStatus,
     Execution,
     FixtureLoadError,
     LoadReport,
+    Request,
     create_table_sql,
     quote_ident,
     safe_canonical,
@@ -601,20 +601,14 @@ class ServerEngine(EngineBase[str]):
         """The guard's plans of the statements, or why one is refused."""
         return self.guard.plan(texts)
 
-    def execute(
-        self,
-        sql: str,
-        fixture: Fixture,
-        *,
-        timeout: float = DEFAULT_TIMEOUT,
-        max_rows: int = DEFAULT_MAX_ROWS,
-    ) -> Execution:
-        texts = st.splitter(self.dialect).split(sql)
+    def _execute(self, request: Request) -> Execution:
+        texts = st.splitter(self.dialect).split(request.sql)
         if not texts:
             return Execution(ExecStatus.SYNTAX_ERROR, error=st.NO_STATEMENT)
         plans = self.plan(texts)
         if isinstance(plans, str):
             return Execution(ExecStatus.UNSUPPORTED, error=self.url.scrub(plans))
+        fixture = request.fixture
         try:
             self.load(fixture)
         except FixtureLoadError as exc:
@@ -622,9 +616,9 @@ class ServerEngine(EngineBase[str]):
                 raise  # the fixture itself cannot be stored faithfully
             return Execution(ExecStatus.ENGINE_ERROR, error=st.trim_message(exc))
         container = self._stored[fixture.content_hash].handle
-        deadline = st.Deadline(timeout)
+        script = st.Script(plans, fixture, st.Deadline(request.timeout), request.max_rows)
         try:
-            return self._execute_plans(plans, fixture, container, deadline, max_rows)
+            return self._execute_plans(script, container)
         except Exception as exc:  # the sandbox itself failed (connection, set-up, clean-up)
             self._reset()
             text = self.message(exc)
@@ -633,29 +627,21 @@ class ServerEngine(EngineBase[str]):
             return Execution(ExecStatus.ENGINE_ERROR, error=text)
 
     @abc.abstractmethod
-    def _execute_plans(
-        self,
-        plans: list[st.Plan],
-        fixture: Fixture,
-        container: str,
-        deadline: st.Deadline,
-        max_rows: int,
-    ) -> Execution:
-        """Isolate one execution (connection, transaction, scratch copy) and run it, usually
-        through :meth:`_run`."""
+    def _execute_plans(self, script: st.Script, container: str) -> Execution:
+        """Isolate one execution (connection, transaction, scratch copy) of the fixture stored
+        in ``container`` and run it, usually through :meth:`_run`."""
 
     def _run(
         self,
         cursor: Any,
-        plans: Sequence[st.Plan],
-        deadline: st.Deadline,
-        max_rows: int,
+        script: st.Script,
         *,
         between: Callable[[], str | None] | None = None,
     ) -> Execution:
         """The generic DB-API loop: per statement arm the timeout, watch the deadline, fetch at
         most ``max_rows + 1`` rows, classify failures; ``between`` may stop the script after a
         statement (e.g. "a statement ended parrot's transaction")."""
+        deadline, max_rows = script.deadline, script.max_rows
 
         def run(plan: st.Plan, remaining: float) -> tuple[values.ResultSet, bool] | None:
             self._arm_timeout(cursor, remaining)
@@ -675,7 +661,7 @@ class ServerEngine(EngineBase[str]):
             return status
 
         return st.run_in_order(
-            plans,
+            script.plans,
             deadline,
             max_rows,
             run,

@@ -333,6 +333,22 @@ class Deadline:
         return self.remaining() <= 0
 
 
+@dataclass(frozen=True)
+class Script:
+    """One execution once its statements are planned: what an adapter's isolation hooks run
+    (the plans, against the fixture, under the deadline, returning at most ``max_rows``)."""
+
+    plans: Sequence[Plan]
+    fixture: Fixture
+    deadline: Deadline
+    max_rows: int
+
+    @property
+    def writes(self) -> bool:
+        """Whether any statement writes (and so needs a scratch copy or a rollback)."""
+        return any(p.writes for p in self.plans)
+
+
 class Overflow(Exception):
     """More rows than the cap: raised by a statement that stops the script at its overflow
     (having stopped the engine's stream); :func:`run_in_order` reports TOO_LARGE at once."""

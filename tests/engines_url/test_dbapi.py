@@ -36,7 +36,7 @@ from parrot.engines.dbapi import (
     redact_url,
     values_inserts,
 )
-from parrot.fixtures import Column, Fixture, Table
+from parrot.fixtures import Column, Table
 from parrot.values import Nested
 
 # --- URLs -----------------------------------------------------------------------------------------
@@ -366,17 +366,10 @@ class Probe(ServerEngine):
         with contextlib.closing(sqlite3.connect(self._file(container))) as conn:
             return conn.execute(f"SELECT * FROM {self.ident(table.name)}").fetchall()
 
-    def _execute_plans(
-        self,
-        plans: list[st.Plan],
-        fixture: Fixture,
-        container: str,
-        deadline: st.Deadline,
-        max_rows: int,
-    ) -> Execution:
+    def _execute_plans(self, script: st.Script, container: str) -> Execution:
         uri = f"file:{self._file(container)}?mode=ro"
         with contextlib.closing(sqlite3.connect(uri, uri=True, check_same_thread=False)) as conn:
-            return self._run(conn.cursor(), plans, deadline, max_rows)
+            return self._run(conn.cursor(), script)
 
     def _arm_timeout(self, cursor: Any, seconds: float) -> None:
         pass

@@ -394,12 +394,12 @@ def test_timeout_is_call_timeout_and_cancel() -> None:
 def test_an_execution_is_a_read_only_transaction_in_the_fixture_schema() -> None:
     engine, conn = bare(), Recorder()
     engine._runner_conn = lambda: conn  # type: ignore[method-assign]
-    engine._run = lambda cur, plans, deadline, max_rows: (  # type: ignore[method-assign]
-        conn.log.append(f"<run {len(plans)}>")
+    engine._run = lambda cur, script: (  # type: ignore[method-assign]
+        conn.log.append(f"<run {len(script.plans)}>")
     )
     plans = ora.GUARD.plan(["SELECT 1 FROM dual"])
     assert isinstance(plans, list) and isinstance(plans[0], st.Plan)
-    engine._execute_plans(plans, SHOP, "PARROT_FX_X", st.Deadline(5), 10)
+    engine._execute_plans(st.Script(plans, SHOP, st.Deadline(5), 10), "PARROT_FX_X")
     assert conn.log == [
         "<rollback>",
         'ALTER SESSION SET CURRENT_SCHEMA = "PARROT_FX_X"',

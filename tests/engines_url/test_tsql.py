@@ -419,7 +419,7 @@ def test_an_execution_is_a_rolled_back_transaction_as_the_fixtures_user() -> Non
     engine._connect = lambda: conn  # type: ignore[method-assign]
     seen: dict[str, Any] = {}
 
-    def run(cur: Any, plans: Any, deadline: Any, max_rows: int, between: Any) -> None:
+    def run(cur: Any, script: Any, between: Any) -> None:
         seen["timeout"] = conn.timeout
         seen["between"] = between()
         conn.trancount = 0
@@ -428,7 +428,7 @@ def test_an_execution_is_a_rolled_back_transaction_as_the_fixtures_user() -> Non
     engine._run = run  # type: ignore[method-assign,assignment]
     plans = tsql.GUARD.plan(["SELECT 1"])
     assert isinstance(plans, list)
-    engine._execute_plans(plans, SHOP, "parrot_fx_0123", st.Deadline(7.5), 10)
+    engine._execute_plans(st.Script(plans, SHOP, st.Deadline(7.5), 10), "parrot_fx_0123")
     assert conn.log[:2] == [
         "SET NOCOUNT ON; SET XACT_ABORT OFF; SET IMPLICIT_TRANSACTIONS OFF; SET LOCK_TIMEOUT "
         + conn.log[0].split("SET LOCK_TIMEOUT ")[1].split(";")[0]

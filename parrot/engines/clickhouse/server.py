@@ -444,26 +444,19 @@ class ClickHouseServerEngine(ServerEngine):
     def plan(self, texts: Sequence[str]) -> list[st.Plan] | str:
         return plan_script(texts)
 
-    def _execute_plans(
-        self,
-        plans: list[st.Plan],
-        fixture: Fixture,
-        container: str,
-        deadline: st.Deadline,
-        max_rows: int,
-    ) -> Execution:
+    def _execute_plans(self, script: st.Script, container: str) -> Execution:
         settings: dict[str, Any] = {
             "session_timezone": "UTC",
             "format_custom_escaping_rule": "Quoted",
         }
         session = f"parrot-{self._token}-{secrets.token_hex(6)}"
-        if not any(p.writes for p in plans):
+        if not script.writes:
             if self._reader is None:
                 self._reader = self._client()
             self._reader.database = container
             cursor = HTTPCursor(self._reader, {**settings, "readonly": 2}, session, self._kill)
             try:
-                return self._run(cursor, plans, deadline, max_rows)
+                return self._run(cursor, script)
             finally:
                 cursor.close_stream()
         runner = self._runner_client()
@@ -476,7 +469,7 @@ class ClickHouseServerEngine(ServerEngine):
                     f"cannot set up: {self.sandbox_error}"
                 ),
             )
-        functions = [f for p in plans if (f := ch.created_function(p))]
+        functions = [f for p in script.plans if (f := ch.created_function(p))]
         if functions:
             existing = {
                 str(r[0])
@@ -493,7 +486,7 @@ class ClickHouseServerEngine(ServerEngine):
                 )
         scratch = self.scratch_name()
         try:
-            self._clone(container, scratch, fixture)
+            self._clone(container, scratch, script.fixture)
             try:
                 self._command(f"GRANT ALL ON {ch.ident(scratch)}.* TO {RUNNER}")
             except ServerError as exc:
@@ -510,7 +503,7 @@ class ClickHouseServerEngine(ServerEngine):
             runner.database = scratch
             cursor = HTTPCursor(runner, settings, session, self._kill)
             try:
-                return self._run(cursor, plans, deadline, max_rows)
+                return self._run(cursor, script)
             finally:
                 cursor.close_stream()
         finally:

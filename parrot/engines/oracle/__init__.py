@@ -630,21 +630,14 @@ class OracleEngine(ServerEngine):
 
     # --- execution ----------------------------------------------------------------------------
 
-    def _execute_plans(
-        self,
-        plans: list[st.Plan],
-        fixture: Fixture,
-        container: str,
-        deadline: st.Deadline,
-        max_rows: int,
-    ) -> Execution:
+    def _execute_plans(self, script: st.Script, container: str) -> Execution:
         conn = self._runner_conn()
         cur = conn.cursor()
         try:
             conn.rollback()
             cur.execute(f"ALTER SESSION SET CURRENT_SCHEMA = {self.quote(container)}")
             cur.execute("SET TRANSACTION READ ONLY")
-            return self._run(cur, plans, deadline, max_rows)
+            return self._run(cur, script)
         finally:
             try:
                 conn.call_timeout = 0

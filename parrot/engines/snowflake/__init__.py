@@ -81,7 +81,7 @@ from parrot.engines.dbapi import (
     json_value,
     utc_naive,
 )
-from parrot.fixtures import Column, Fixture, Table
+from parrot.fixtures import Column, Table
 
 ACCOUNT_SUFFIX = ".snowflakecomputing.com"
 PASSTHROUGH = (
@@ -544,16 +544,8 @@ class SnowflakeEngine(ServerEngine):
 
     # --- execution ----------------------------------------------------------------------------
 
-    def _execute_plans(
-        self,
-        plans: list[st.Plan],
-        fixture: Fixture,
-        container: str,
-        deadline: st.Deadline,
-        max_rows: int,
-    ) -> Execution:
-        writes = any(p.writes for p in plans)
-        scratch = self.scratch_name() if writes else None
+    def _execute_plans(self, script: st.Script, container: str) -> Execution:
+        scratch = self.scratch_name() if script.writes else None
         try:
             if scratch is not None:
                 self._admin_rows(
@@ -564,11 +556,11 @@ class SnowflakeEngine(ServerEngine):
             cur = conn.cursor()
             try:
                 cur.execute(f"USE SCHEMA {self.qualified(scratch or container)}")
-                return self._run(cur, plans, deadline, max_rows)
+                return self._run(cur, script)
             finally:
                 st.close_quietly(cur)
         finally:
-            if scratch is not None or any(self.leaves_session_state(p) for p in plans):
+            if scratch is not None or any(self.leaves_session_state(p) for p in script.plans):
                 self._drop_runner()  # temporary tables, variables, session parameters
             if scratch is not None:
                 with contextlib.suppress(Exception):

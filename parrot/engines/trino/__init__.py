@@ -69,7 +69,7 @@ from parrot.engines.dbapi import (
     json_value,
     months_interval,
 )
-from parrot.fixtures import Column, Fixture, Table
+from parrot.fixtures import Column, Table
 
 REQUEST_TIMEOUT = 60.0  # seconds per HTTP request
 
@@ -374,18 +374,11 @@ class TrinoEngine(ServerEngine):
 
     # --- execution ----------------------------------------------------------------------------
 
-    def _execute_plans(
-        self,
-        plans: list[st.Plan],
-        fixture: Fixture,
-        container: str,
-        deadline: st.Deadline,
-        max_rows: int,
-    ) -> Execution:
-        conn = self._connect(schema=container, timeout=deadline.seconds)
+    def _execute_plans(self, script: st.Script, container: str) -> Execution:
+        conn = self._connect(schema=container, timeout=script.deadline.seconds)
         cur = conn.cursor()
         try:
-            return self._run(cur, plans, deadline, max_rows)
+            return self._run(cur, script)
         finally:
             st.close_quietly(cur, conn)
 

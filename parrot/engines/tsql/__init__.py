@@ -544,19 +544,12 @@ class SQLServerEngine(ServerEngine):
 
     # --- execution ----------------------------------------------------------------------------
 
-    def _execute_plans(
-        self,
-        plans: list[st.Plan],
-        fixture: Fixture,
-        container: str,
-        deadline: st.Deadline,
-        max_rows: int,
-    ) -> Execution:
+    def _execute_plans(self, script: st.Script, container: str) -> Execution:
         conn = self._connect()
         try:
-            conn.timeout = max(1, math.ceil(deadline.seconds))  # ODBC query timeout (seconds)
+            conn.timeout = max(1, math.ceil(script.deadline.seconds))  # ODBC query timeout, s
             cur = conn.cursor()
-            cur.execute(self.session_sql(container, deadline.remaining()))
+            cur.execute(self.session_sql(container, script.deadline.remaining()))
             cur.execute("BEGIN TRANSACTION")
 
             def still_ours() -> str | None:
@@ -564,7 +557,7 @@ class SQLServerEngine(ServerEngine):
                 row = cur.fetchone()
                 return None if row and row[0] == 1 else "a statement ended parrot's transaction"
 
-            return self._run(cur, plans, deadline, max_rows, between=still_ours)
+            return self._run(cur, script, between=still_ours)
         finally:
             with contextlib.suppress(Exception):
                 conn.timeout = 0
