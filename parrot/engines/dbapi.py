@@ -254,6 +254,46 @@ def insert_chunks(
         yield table.rows[i : i + per]
 
 
+@dataclasses.dataclass(frozen=True)
+class Literals:
+    """How an adapter writes a fixture value as SQL of its column's type (the ``literal`` its
+    INSERTs use), as templates: ``{v}`` the value's text, ``{t}`` the column's type there."""
+
+    types: Callable[[Column], str]  # the column's type on the engine (a TypeMap)
+    string: Callable[[str], str]  # a text value as a quoted string
+    specials: tuple[str, str, str]  # NaN, +infinity and -infinity as the engine reads them
+    double: str
+    date: str
+    timestamp: str
+    decimal: str
+    integer: str = "{v}"
+
+    def __call__(self, value: Any, column: Column) -> str:
+        if value is None:
+            return "NULL"
+        t = column.type
+        if t == "boolean":
+            return "TRUE" if value else "FALSE"
+        if t == "text":
+            return self.string(str(value))
+        if t == "double":
+            return self.double.format(v=self._double_text(float(value)))
+        if t == "date":
+            return self.date.format(v=value.isoformat())
+        if t == "timestamp":
+            return self.timestamp.format(v=value.isoformat(sep=" ", timespec="microseconds"))
+        if t.startswith("decimal"):
+            return self.decimal.format(v=format(value, "f"), t=self.types(column))
+        return self.integer.format(v=int(value), t=self.types(column))
+
+    def _double_text(self, f: float) -> str:
+        if math.isnan(f):
+            return self.specials[0]
+        if math.isinf(f):
+            return self.specials[1 if f > 0 else 2]
+        return repr(f)
+
+
 def values_inserts(
     table: Table,
     head: str,
@@ -316,7 +356,7 @@ class ServerEngine(EngineBase[str]):
     driver_note: ClassVar[str] = ""
     guard: ClassVar[st.Guard]
     errors: ClassVar[st.ErrorTable]
-    literal: ClassVar[Callable[[Any, Column], str]]  # a fixture value as SQL (for _insert)
+    literal: ClassVar[Literals]  # a fixture value as SQL (for _insert)
     quote_chars: ClassVar[tuple[str, str]] = ('"', '"')
     fold: ClassVar[str | None] = None  # "upper"/"lower": how unquoted identifiers are stored
     home: str | None = None  # the database or catalog whose schemas are the containers, if any
@@ -743,6 +783,7 @@ __all__ = [
     "FIXTURE_PREFIX",
     "SCRATCH_PREFIX",
     "ContainerExists",
+    "Literals",
     "ServerEngine",
     "ServerURL",
     "create_table_sql",

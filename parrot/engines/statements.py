@@ -38,6 +38,9 @@ from parrot.values import ResultSet
 R = TypeVar("R")  # a row as an engine returns it
 NO_STATEMENT = "no SQL statement to execute (empty text or only comments)"
 RESERVED_PREFIX = "parrot_"  # names of parrot's own databases, schemas, users
+# bare words that make a statement a write in every dialect with a guard (``Guard.write_words``
+# adds a dialect's own: MERGE, REPLACE, GRANT, CALL, ...)
+WRITE_WORDS = frozenset({"insert", "update", "delete", "create", "drop", "alter", "truncate"})
 ESCALATE_AFTER = 1.0  # seconds a statement may ignore its cancel before its session is ended
 STOP_WAIT = 5.0  # seconds a server gets to drop the work of a session parrot ended
 

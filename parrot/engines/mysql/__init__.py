@@ -227,20 +227,7 @@ GUARD = st.Guard(
             "START",
         }
     ),
-    write_words=frozenset(
-        {
-            "insert",
-            "update",
-            "delete",
-            "replace",
-            "create",
-            "drop",
-            "alter",
-            "truncate",
-            "rename",
-            "call",
-        }
-    ),
+    write_words=st.WRITE_WORDS | {"replace", "rename", "call"},
     write_exempt=frozenset({"SHOW"}),
     refused_first=frozenset(
         {

@@ -75,13 +75,14 @@ from parrot.engines.base import Capabilities, Execution, TypeMap
 from parrot.engines.dbapi import (
     CONNECT_TIMEOUT,
     ContainerExists,
+    Literals,
     ServerEngine,
     ServerURL,
     create_table_sql,
     json_value,
     utc_naive,
 )
-from parrot.fixtures import Column, Table
+from parrot.fixtures import Table
 
 ACCOUNT_SUFFIX = ".snowflakecomputing.com"
 PASSTHROUGH = (
@@ -118,34 +119,16 @@ def string_literal(text: str) -> str:
     return "'" + text.replace("\\", "\\\\").replace("'", "''") + "'"
 
 
-def literal(value: Any, column: Column) -> str:
-    """A fixture value as a Snowflake literal of the column's type."""
-    if value is None:
-        return "NULL"
-    t = column.type
-    if t == "boolean":
-        return "TRUE" if value else "FALSE"
-    if t == "text":
-        return string_literal(str(value))
-    if t == "double":
-        f = float(value)
-        text = (
-            "NaN"
-            if math.isnan(f)
-            else "inf"
-            if f == math.inf
-            else "-inf"
-            if f == -math.inf
-            else repr(f)
-        )
-        return f"'{text}'::FLOAT"
-    if t == "date":
-        return f"'{value.isoformat()}'::DATE"
-    if t == "timestamp":
-        return f"'{value.isoformat(sep=' ', timespec='microseconds')}'::TIMESTAMP_NTZ(6)"
-    if t.startswith("decimal"):
-        return f"'{format(value, 'f')}'::{snowflake_type(column)}"
-    return str(int(value))
+# a fixture value as a Snowflake literal of the column's type
+literal = Literals(
+    snowflake_type,
+    string_literal,
+    specials=("NaN", "inf", "-inf"),
+    double="'{v}'::FLOAT",
+    date="'{v}'::DATE",
+    timestamp="'{v}'::TIMESTAMP_NTZ(6)",
+    decimal="'{v}'::{t}",
+)
 
 
 # --- statement guard ------------------------------------------------------------------------------
@@ -338,20 +321,7 @@ GUARD = st.Guard(
         }
     ),
     setting_statements=(("ALTER", "SESSION"),),
-    write_words=frozenset(
-        {
-            "insert",
-            "update",
-            "delete",
-            "merge",
-            "create",
-            "drop",
-            "alter",
-            "truncate",
-            "comment",
-            "undrop",
-        }
-    ),
+    write_words=st.WRITE_WORDS | {"merge", "comment", "undrop"},
     extra=_snowflake_extra,
 )
 
