@@ -77,14 +77,25 @@ LABEL_RETRY = 60.0  # seconds before an unreachable server is asked for its vers
 # --- drivers --------------------------------------------------------------------------------------
 
 
-def import_driver(module: str, *, engine: str, extra: str, package: str, note: str = "") -> Any:
+@dataclasses.dataclass(frozen=True)
+class DriverSpec:
+    """An adapter's DB-API driver: the module imported, the pip package and the parrot extra
+    that install it, and what else the install hint says (system libraries)."""
+
+    module: str
+    package: str
+    extra: str
+    note: str = ""
+
+
+def import_driver(spec: DriverSpec, engine: str) -> Any:
     """Import an adapter's driver, or raise an UnknownEngineError saying how to install it."""
     try:
-        return importlib.import_module(module)
+        return importlib.import_module(spec.module)
     except ImportError as exc:
         raise UnknownEngineError(
-            f"the {engine} engine needs the Python package {package!r}: "
-            f"pip install 'parrot-sql[{extra}]'{note} ({type(exc).__name__}: {exc})"
+            f"the {engine} engine needs the Python package {spec.package!r}: "
+            f"pip install 'parrot-sql[{spec.extra}]'{spec.note} ({type(exc).__name__}: {exc})"
         ) from None
 
 
@@ -350,10 +361,7 @@ class ServerEngine(EngineBase[str]):
     # --- class-level facts (set by each adapter) ---
     url_example: ClassVar[str]
     default_port: ClassVar[int | None] = None
-    driver_module: ClassVar[str]
-    driver_package: ClassVar[str]
-    driver_extra: ClassVar[str]
-    driver_note: ClassVar[str] = ""
+    driver_spec: ClassVar[DriverSpec]
     guard: ClassVar[st.Guard]
     errors: ClassVar[st.ErrorTable]
     literal: ClassVar[Literals]  # a fixture value as SQL (for _insert)
@@ -390,13 +398,7 @@ class ServerEngine(EngineBase[str]):
     @property
     def driver(self) -> Any:
         if self._driver is None:
-            self._driver = import_driver(
-                self.driver_module,
-                engine=self.name,
-                extra=self.driver_extra,
-                package=self.driver_package,
-                note=self.driver_note,
-            )
+            self._driver = import_driver(self.driver_spec, self.name)
         return self._driver
 
     def version(self) -> str:
@@ -783,6 +785,7 @@ __all__ = [
     "FIXTURE_PREFIX",
     "SCRATCH_PREFIX",
     "ContainerExists",
+    "DriverSpec",
     "Literals",
     "ServerEngine",
     "ServerURL",

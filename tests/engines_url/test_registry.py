@@ -38,7 +38,7 @@ def test_registered_with_their_schemes(name: str) -> None:
     dialect, schemes, module = ADAPTERS[name]
     cls = engine_class(name)
     assert issubclass(cls, ServerEngine) and cls.name == name and cls.dialect == dialect
-    assert cls.url_schemes == schemes and cls.driver_module == module
+    assert cls.url_schemes == schemes and cls.driver_spec.module == module
     assert not cls.capabilities.in_process
     for scheme in schemes:
         assert URL_SCHEMES[scheme] == name
@@ -92,7 +92,9 @@ def test_a_missing_driver_names_the_extra(name: str, monkeypatch: pytest.MonkeyP
     scheme = ADAPTERS[name][1][0]
     with pytest.raises(UnknownEngineError) as err:
         cls(f"{scheme}://user:s3cr3t@h:1/db")  # type: ignore[call-arg]
-    assert f"parrot-sql[{cls.driver_extra}]" in str(err.value) and "s3cr3t" not in str(err.value)
+    assert f"parrot-sql[{cls.driver_spec.extra}]" in str(err.value) and "s3cr3t" not in str(
+        err.value
+    )
 
 
 # --- an unreachable server (loopback, port 1: refused at once; real drivers, no server) ----------

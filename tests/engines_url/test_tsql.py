@@ -4,6 +4,7 @@ execution."""
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import struct
 from typing import Any
@@ -79,7 +80,8 @@ def test_construction_says_which_odbc_driver_is_missing() -> None:
 
 
 def test_a_missing_pyodbc_names_the_odbc_requirements(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(tsql.SQLServerEngine, "driver_module", "parrot_no_such_pyodbc")
+    missing = dataclasses.replace(tsql.SQLServerEngine.driver_spec, module="parrot_no_such_pyodbc")
+    monkeypatch.setattr(tsql.SQLServerEngine, "driver_spec", missing)
     with pytest.raises(UnknownEngineError, match=r"parrot-sql\[sqlserver\].*unixODBC.*msodbcsql18"):
         tsql.SQLServerEngine(URL)
 

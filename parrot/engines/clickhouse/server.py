@@ -73,6 +73,7 @@ from parrot.engines.base import Capabilities, ExecStatus, Execution, select_all
 from parrot.engines.dbapi import (
     CONNECT_TIMEOUT,
     ContainerExists,
+    DriverSpec,
     ServerEngine,
     ServerURL,
     fetch_capped,
@@ -288,9 +289,7 @@ class ClickHouseServerEngine(ServerEngine):
     )
     url_example: ClassVar[str] = "clickhouse://user:password@host:8123/"
     default_port: ClassVar[int | None] = 8123
-    driver_module: ClassVar[str] = "clickhouse_connect"
-    driver_package: ClassVar[str] = "clickhouse-connect"
-    driver_extra: ClassVar[str] = "clickhouse-server"
+    driver_spec = DriverSpec("clickhouse_connect", "clickhouse-connect", "clickhouse-server")
     guard: ClassVar[st.Guard] = GUARD
     errors: ClassVar[st.ErrorTable] = ERRORS
     quote_chars: ClassVar[tuple[str, str]] = ("`", "`")

@@ -84,6 +84,7 @@ from parrot.engines.base import Capabilities, ExecStatus, Execution, FixtureLoad
 from parrot.engines.dbapi import (
     CONNECT_TIMEOUT,
     ContainerExists,
+    DriverSpec,
     ServerEngine,
     ServerURL,
     create_table_sql,
@@ -375,9 +376,7 @@ class OracleEngine(ServerEngine):
     )
     url_example: ClassVar[str] = "oracle://user:password@host:1521/?service_name=FREEPDB1"
     default_port: ClassVar[int | None] = 1521
-    driver_module: ClassVar[str] = "oracledb"
-    driver_package: ClassVar[str] = "oracledb"
-    driver_extra: ClassVar[str] = "oracle"
+    driver_spec = DriverSpec("oracledb", "oracledb", "oracle")
     guard: ClassVar[st.Guard] = GUARD
     errors: ClassVar[st.ErrorTable] = ERRORS
     fold: ClassVar[str | None] = "upper"

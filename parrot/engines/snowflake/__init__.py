@@ -75,6 +75,7 @@ from parrot.engines.base import Capabilities, Execution, TypeMap
 from parrot.engines.dbapi import (
     CONNECT_TIMEOUT,
     ContainerExists,
+    DriverSpec,
     Literals,
     ServerEngine,
     ServerURL,
@@ -419,9 +420,7 @@ class SnowflakeEngine(ServerEngine):
         in_process=False,
     )
     url_example: ClassVar[str] = "snowflake://user:password@account/database?warehouse=WH"
-    driver_module: ClassVar[str] = "snowflake.connector"
-    driver_package: ClassVar[str] = "snowflake-connector-python"
-    driver_extra: ClassVar[str] = "snowflake"
+    driver_spec = DriverSpec("snowflake.connector", "snowflake-connector-python", "snowflake")
     guard: ClassVar[st.Guard] = GUARD
     errors: ClassVar[st.ErrorTable] = ERRORS
     literal = literal

@@ -61,6 +61,7 @@ from parrot.engines.base import Capabilities, Execution, TypeMap
 from parrot.engines.dbapi import (
     CONNECT_TIMEOUT,
     ContainerExists,
+    DriverSpec,
     Literals,
     ServerEngine,
     ServerURL,
@@ -228,9 +229,7 @@ class TrinoEngine(ServerEngine):
     )
     url_example: ClassVar[str] = "trino://user@host:8080/catalog"
     default_port: ClassVar[int | None] = 8080
-    driver_module: ClassVar[str] = "trino"
-    driver_package: ClassVar[str] = "trino"
-    driver_extra: ClassVar[str] = "trino"
+    driver_spec = DriverSpec("trino", "trino", "trino")
     guard: ClassVar[st.Guard] = GUARD
     errors: ClassVar[st.ErrorTable] = ERRORS
     literal = literal
@@ -240,7 +239,7 @@ class TrinoEngine(ServerEngine):
     def __init__(self, url: str | None = None) -> None:
         super().__init__(url)
         for sub in ("auth", "dbapi", "exceptions"):  # submodules the adapter uses
-            importlib.import_module(f"{self.driver_module}.{sub}")
+            importlib.import_module(f"{self.driver_spec.module}.{sub}")
 
         self.home = self.catalog_of(self.url)
         self._not_null = True  # whether the connector accepts NOT NULL columns

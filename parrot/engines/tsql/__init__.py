@@ -82,6 +82,7 @@ from parrot.engines.base import Capabilities, Execution, FixtureLoadError, TypeM
 from parrot.engines.dbapi import (
     CONNECT_TIMEOUT,
     LOAD_WAIT,
+    DriverSpec,
     ServerEngine,
     ServerURL,
     create_table_sql,
@@ -396,10 +397,7 @@ class SQLServerEngine(ServerEngine):
     )
     url_example: ClassVar[str] = "mssql://user:password@host:1433/database"
     default_port: ClassVar[int | None] = 1433
-    driver_module: ClassVar[str] = "pyodbc"
-    driver_package: ClassVar[str] = "pyodbc"
-    driver_extra: ClassVar[str] = "sqlserver"
-    driver_note: ClassVar[str] = ODBC_HINT
+    driver_spec = DriverSpec("pyodbc", "pyodbc", "sqlserver", ODBC_HINT)
     guard: ClassVar[st.Guard] = GUARD
     errors: ClassVar[st.ErrorTable] = ERRORS
     quote_chars: ClassVar[tuple[str, str]] = ("[", "]")
