@@ -19,6 +19,7 @@ import sys
 import tempfile
 import textwrap
 import threading
+from collections.abc import Iterator
 from decimal import Decimal
 from pathlib import Path
 
@@ -28,7 +29,7 @@ from patience import wait_until
 from processes import descendants
 
 from parrot.connect import create_engine
-from parrot.engines import ExecStatus, engine_class
+from parrot.engines import Engine, ExecStatus, engine_class
 from parrot.engines import worker as w
 
 SECRET = "parrot-isolation-canary-51c2"
@@ -208,44 +209,53 @@ def _worker_pid(engine: object) -> int:
     return w.POOL.get(engine.group).process.pid  # type: ignore[attr-defined]
 
 
-def test_a_worker_started_by_a_thread_outlives_that_thread() -> None:
+def _kill_worker(engine: object) -> int:
+    """SIGKILL the engine's worker and wait until it is gone; its pid."""
+    first = _worker_pid(engine)
+    os.killpg(first, signal.SIGKILL)
+    # wait on that process itself: asking the pool for the group's worker could start the
+    # replacement already (and in a full session other sqlite engines share the pool)
+    assert wait_until(lambda: not _alive({first}), 30)
+    return first
+
+
+@pytest.fixture
+def sqlite_engine() -> Iterator[Engine]:
+    """The sqlite engine as parrot creates it (run in a worker), closed afterwards."""
+    engine = create_engine("sqlite")
+    try:
+        yield engine
+    finally:
+        engine.close()
+
+
+def test_a_worker_started_by_a_thread_outlives_that_thread(sqlite_engine: Engine) -> None:
     """Linux sends a worker's PR_SET_PDEATHSIG when the *thread* that forked it ends: a worker
     started by a pool's or a test's thread was SIGKILLed when that thread finished (the crash
     test below failed that way in CI). Workers are started from one long-lived thread."""
-    engine = create_engine("sqlite")
-    try:
-        starter = threading.Thread(target=engine.load, args=(SHOP,))
-        starter.start()
-        starter.join()
-        process = w.POOL.workers[engine.group].process  # type: ignore[attr-defined]
-        with pytest.raises(subprocess.TimeoutExpired):
-            process.wait(timeout=1)
-        _normal(engine)
-        assert _worker_pid(engine) == process.pid
-    finally:
-        engine.close()
+    starter = threading.Thread(target=sqlite_engine.load, args=(SHOP,))
+    starter.start()
+    starter.join()
+    process = w.POOL.workers[sqlite_engine.group].process  # type: ignore[attr-defined]
+    with pytest.raises(subprocess.TimeoutExpired):
+        process.wait(timeout=1)
+    _normal(sqlite_engine)
+    assert _worker_pid(sqlite_engine) == process.pid
 
 
-def test_a_killed_worker_is_replaced() -> None:
-    engine = create_engine("sqlite")
-    try:
-        engine.load(SHOP)
-        first = _worker_pid(engine)
-        os.killpg(first, signal.SIGKILL)
-        # wait on that process itself: asking the pool for the group's worker could start the
-        # replacement already (and in a full session other sqlite engines share the pool)
-        assert wait_until(lambda: not _alive({first}), 30)
-        _normal(engine)  # a new worker, the fixture loaded again
-        assert _worker_pid(engine) != first
-    finally:
-        engine.close()
+def test_a_killed_worker_is_replaced(sqlite_engine: Engine) -> None:
+    sqlite_engine.load(SHOP)
+    first = _kill_worker(sqlite_engine)
+    _normal(sqlite_engine)  # a new worker, the fixture loaded again
+    assert _worker_pid(sqlite_engine) != first
 
 
-def test_a_fixture_crosses_to_its_worker_once(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_fixture_crosses_to_its_worker_once(
+    sqlite_engine: Engine, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Loading a fixture the worker holds sends nothing (the judge loads before every
     execution: TPC-H's 14 MB were pickled through the pipe each time, ~4 s per execution on
     a loaded Ray node); a replaced worker gets it again."""
-    engine = create_engine("sqlite")
     sent: list[str] = []
     call = w._Worker.call
 
@@ -256,37 +266,27 @@ def test_a_fixture_crosses_to_its_worker_once(monkeypatch: pytest.MonkeyPatch) -
         return call(worker, target, method, args, timeout)
 
     monkeypatch.setattr(w._Worker, "call", counting)
-    try:
-        engine.load(SHOP)  # sent (the worker may hold SHOP from an earlier test's engine)
-        assert engine.load(SHOP).cached
-        for _ in range(2):
-            assert engine.execute("SELECT count(*) FROM customers", SHOP).status is ExecStatus.OK
-        assert sent.count("load") == 1 and sent.count("execute") == 2
-        first = _worker_pid(engine)
-        os.killpg(first, signal.SIGKILL)
-        assert wait_until(lambda: not _alive({first}), 30)
-        _normal(engine)
-        assert sent.count("load") == 2
-    finally:
-        engine.close()
+    sqlite_engine.load(SHOP)  # sent (the worker may hold SHOP from an earlier test's sqlite_engine)
+    assert sqlite_engine.load(SHOP).cached
+    for _ in range(2):
+        assert sqlite_engine.execute("SELECT count(*) FROM customers", SHOP).status is ExecStatus.OK
+    assert sent.count("load") == 1 and sent.count("execute") == 2
+    _kill_worker(sqlite_engine)
+    _normal(sqlite_engine)
+    assert sent.count("load") == 2
 
 
-def test_a_timeout_replaces_the_worker() -> None:
-    engine = create_engine("sqlite")
-    try:
-        engine.load(SHOP)
-        first = _worker_pid(engine)
-        bomb = engine.execute(
-            "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) "
-            "SELECT count(*) FROM c",
-            SHOP,
-            timeout=1,
-        )
-        assert bomb.status is ExecStatus.TIMEOUT, bomb
-        _normal(engine)
-        assert _worker_pid(engine) != first
-    finally:
-        engine.close()
+def test_a_timeout_replaces_the_worker(sqlite_engine: Engine) -> None:
+    sqlite_engine.load(SHOP)
+    first = _worker_pid(sqlite_engine)
+    bomb = sqlite_engine.execute(
+        "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c",
+        SHOP,
+        timeout=1,
+    )
+    assert bomb.status is ExecStatus.TIMEOUT, bomb
+    _normal(sqlite_engine)
+    assert _worker_pid(sqlite_engine) != first
 
 
 # (which process dies, by which signal): the OOM killer SIGKILLs the engine process (the first
@@ -301,38 +301,34 @@ CRASHES = [
 @pytest.mark.slow  # 2–3 s each: a worker start and a query seen running
 @pytest.mark.parametrize(("victim", "sig"), CRASHES)
 def test_a_worker_crashing_mid_execution_is_an_engine_error_and_replaced(
-    victim: str, sig: int
+    sqlite_engine: Engine, victim: str, sig: int
 ) -> None:
-    """The engine dies under a running query: that execution is engine_error naming the
+    """The sqlite_engine dies under a running query: that execution is engine_error naming the
     signal, a new worker answers the next one."""
-    engine = create_engine("sqlite")
-    try:
-        engine.load(SHOP)
-        first = _worker_pid(engine)
-        outcome: list[object] = []
-        bomb = threading.Thread(
-            target=lambda: outcome.append(
-                engine.execute(
-                    "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) "
-                    "SELECT count(*) FROM c",
-                    SHOP,
-                    timeout=120,
-                )
+    sqlite_engine.load(SHOP)
+    first = _worker_pid(sqlite_engine)
+    outcome: list[object] = []
+    bomb = threading.Thread(
+        target=lambda: outcome.append(
+            sqlite_engine.execute(
+                "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) "
+                "SELECT count(*) FROM c",
+                SHOP,
+                timeout=120,
             )
         )
-        bomb.start()
-        # the engine runs in the pid namespace's first process, a child of the worker
-        assert wait_until(lambda: _busy(descendants(first)), 60), "the query never ran"
-        for pid in descendants(first) if victim == "engine" else {first}:
-            os.kill(pid, sig)
-        bomb.join(timeout=120)
-        execution = outcome[0]
-        assert execution.status is ExecStatus.ENGINE_ERROR, execution  # type: ignore[attr-defined]
-        assert f"killed by {signal.Signals(sig).name}" in execution.error  # type: ignore[attr-defined]
-        _normal(engine)  # a new worker, the fixture loaded again
-        assert _worker_pid(engine) != first
-    finally:
-        engine.close()
+    )
+    bomb.start()
+    # the sqlite_engine runs in the pid namespace's first process, a child of the worker
+    assert wait_until(lambda: _busy(descendants(first)), 60), "the query never ran"
+    for pid in descendants(first) if victim == "sqlite_engine" else {first}:
+        os.kill(pid, sig)
+    bomb.join(timeout=120)
+    execution = outcome[0]
+    assert execution.status is ExecStatus.ENGINE_ERROR, execution  # type: ignore[attr-defined]
+    assert f"killed by {signal.Signals(sig).name}" in execution.error  # type: ignore[attr-defined]
+    _normal(sqlite_engine)  # a new worker, the fixture loaded again
+    assert _worker_pid(sqlite_engine) != first
 
 
 def _busy(pids: set[int]) -> bool:
