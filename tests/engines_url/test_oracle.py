@@ -95,22 +95,15 @@ def test_long_texts_and_text_keys() -> None:
 
 
 def test_ddl_folds_and_quotes_names() -> None:
-    fixture = make_fixture(
-        "reserved",
-        [
-            {
-                "name": "Order",
-                "primary_key": ["select", "date"],
-                "columns": [
-                    col("select", "text", False),
-                    col("date", "date", False),
-                    col("MixedCase", "boolean"),
-                    col("long", "text"),
-                ],
-                "rows": [["a", "2024-01-05", True, "x" * 5000]],
-            }
-        ],
-    )
+    # a literal fixture table, kept as written
+    # fmt: off
+    fixture = make_fixture("reserved", [{
+        "name": "Order", "primary_key": ["select", "date"],
+        "columns": [col("select", "text", False), col("date", "date", False),
+                    col("MixedCase", "boolean"), col("long", "text")],
+        "rows": [["a", "2024-01-05", True, "x" * 5000]],
+    }])
+    # fmt: on
     ddl = bare().table_ddl("PARROT_FX_0123", fixture.tables[0])
     assert ddl == (
         'CREATE TABLE "PARROT_FX_0123"."ORDER" ("SELECT" VARCHAR2(1000 CHAR) NOT NULL, '

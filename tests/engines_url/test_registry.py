@@ -21,8 +21,12 @@ from parrot.engines import (
     UnknownEngineError,
     engine_class,
     engine_for_url,
+    snowflake,
+    trino,
+    tsql,
 )
 from parrot.engines.dbapi import ServerEngine
+from parrot.fixtures import Column
 
 ADAPTERS = {  # engine name -> (dialect, schemes, driver module)
     "oracle": ("oracle", ("oracle",), "oracledb"),
@@ -31,6 +35,27 @@ ADAPTERS = {  # engine name -> (dialect, schemes, driver module)
     "snowflake": ("snowflake", ("snowflake",), "snowflake.connector"),
     "clickhouse_server": ("clickhouse", ("clickhouse", "clickhouses"), "clickhouse_connect"),
 }
+
+# a portable type and its name on Snowflake, Trino and SQL Server
+TYPE_NAMES = [
+    ("integer", "NUMBER(10,0)", "INTEGER", "INT"),
+    ("bigint", "NUMBER(19,0)", "BIGINT", "BIGINT"),
+    ("double", "FLOAT", "DOUBLE", "FLOAT(53)"),
+    ("decimal(10,2)", "NUMBER(10,2)", "DECIMAL(10,2)", "DECIMAL(10,2)"),
+    ("decimal(38,10)", "NUMBER(38,10)", "DECIMAL(38,10)", "DECIMAL(38,10)"),
+    ("text", "VARCHAR", "VARCHAR", "NVARCHAR(MAX)"),
+    ("boolean", "BOOLEAN", "BOOLEAN", "BIT"),
+    ("date", "DATE", "DATE", "DATE"),
+    ("timestamp", "TIMESTAMP_NTZ(6)", "TIMESTAMP(6)", "DATETIME2(6)"),
+]
+
+
+@pytest.mark.parametrize(("ptype", "on_snowflake", "on_trino", "on_tsql"), TYPE_NAMES)
+def test_every_portable_type(ptype: str, on_snowflake: str, on_trino: str, on_tsql: str) -> None:
+    column = Column("c", ptype)
+    assert snowflake.snowflake_type(column) == on_snowflake
+    assert trino.trino_type(column) == on_trino
+    assert tsql.tsql_type(column) == on_tsql
 
 
 @pytest.mark.parametrize("name", sorted(ADAPTERS))

@@ -77,23 +77,6 @@ def test_construction_does_not_connect_or_print_secrets() -> None:
 
 
 @pytest.mark.parametrize(
-    ("ptype", "expected"),
-    [
-        ("integer", "NUMBER(10,0)"),
-        ("bigint", "NUMBER(19,0)"),
-        ("double", "FLOAT"),
-        ("decimal(38,10)", "NUMBER(38,10)"),
-        ("text", "VARCHAR"),
-        ("boolean", "BOOLEAN"),
-        ("date", "DATE"),
-        ("timestamp", "TIMESTAMP_NTZ(6)"),
-    ],
-)
-def test_every_portable_type(ptype: str, expected: str) -> None:
-    assert sf.snowflake_type(Column("c", ptype)) == expected
-
-
-@pytest.mark.parametrize(
     ("value", "ptype", "expected"),
     [
         (None, "text", "NULL"),
