@@ -19,9 +19,10 @@ import sys
 import tempfile
 import textwrap
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from decimal import Decimal
 from pathlib import Path
+from typing import Any
 
 import pytest
 from engine_fixtures import SHOP
@@ -83,6 +84,24 @@ print(json.dumps({"warnings": warnings, "outcomes": outcomes, "pid": os.getpid()
 NO_SYS_ADMIN = ["setpriv", "--bounding-set", "-sys_admin"]  # the kernel refuses namespaces
 
 
+def _run_isolated(
+    script: str, scratch: Path, *args: str, env: dict[str, str], prefix: Sequence[str] = ()
+) -> dict[str, Any]:
+    """Run ``script`` as a worker would (``prefix`` first), in ``scratch`` with ``env`` and the
+    arguments ``scratch``, this pid, ``args``; the JSON of its last output line."""
+    child = subprocess.run(
+        [*prefix, sys.executable, "-c", script, str(scratch), str(os.getpid()), *args],
+        env=env,
+        cwd=scratch,
+        capture_output=True,
+        text=True,
+        timeout=240,
+    )
+    assert child.returncode == 0, child.stderr[-3000:]
+    result: dict[str, Any] = json.loads(child.stdout.splitlines()[-1])
+    return result
+
+
 def _probe(tmp: Path, prefix: list[str]) -> dict[str, object]:
     """Every probe's outcome, from one isolated process (chdb and DuckDB imported once)."""
     from http_sink import serve_sink
@@ -96,29 +115,18 @@ def _probe(tmp: Path, prefix: list[str]) -> dict[str, object]:
     finally:
         del os.environ["PARROT_ISOLATION_API_KEY"]
     with serve_sink() as sink:
-        child = subprocess.run(
-            [
-                *prefix,
-                sys.executable,
-                "-c",
-                PROBE_SCRIPT,
-                str(scratch),
-                str(os.getpid()),
-                str(canary),
-                str(out),
-                sink[0],
-                str(os.getpid()),
-                json.dumps(PROBES),
-            ],
+        result = _run_isolated(
+            PROBE_SCRIPT,
+            scratch,
+            str(canary),
+            str(out),
+            sink[0],
+            str(os.getpid()),
+            json.dumps(PROBES),
             env=env,
-            cwd=scratch,
-            capture_output=True,
-            text=True,
-            timeout=240,
+            prefix=prefix,
         )
         requests = list(sink[1:])
-    assert child.returncode == 0, child.stderr[-3000:]
-    result: dict[str, object] = json.loads(child.stdout.splitlines()[-1])
     result.update(
         requests=requests,
         out_exists=out.exists(),
@@ -505,24 +513,13 @@ def test_a_worker_cannot_reach_the_server_sockets(
             with socket.socket(socket.AF_UNIX) as client:
                 client.connect(str(place))  # outside: it works
         scratch = Path(tempfile.mkdtemp(prefix=w.SCRATCH_PREFIX))
-        child = subprocess.run(
-            [
-                sys.executable,
-                "-c",
-                SOCKET_SCRIPT,
-                str(scratch),
-                str(os.getpid()),
-                json.dumps([str(p) for p in places]),
-                json.dumps(w.socket_roots()),
-            ],
+        result = _run_isolated(
+            SOCKET_SCRIPT,
+            scratch,
+            json.dumps([str(p) for p in places]),
+            json.dumps(w.socket_roots()),
             env=w.worker_environ(str(scratch)),
-            cwd=scratch,
-            capture_output=True,
-            text=True,
-            timeout=120,
         )
-        assert child.returncode == 0, child.stderr[-3000:]
-        result = json.loads(child.stdout.splitlines()[-1])
         assert result["warnings"] == []
         assert all(v.startswith("refused") for v in result["outcomes"].values()), result
         assert (scratch / "written-inside").read_text() == "ok"  # its scratch carried over
@@ -570,16 +567,8 @@ def test_an_installation_under_a_hidden_root_stays_readable_and_its_sockets_hidd
             listener.bind(str(root / "server.sock"))
             listener.listen(1)
             scratch = Path(tempfile.mkdtemp(prefix=w.SCRATCH_PREFIX))
-            child = subprocess.run(
-                [sys.executable, "-c", CARRY_SCRIPT, str(scratch), str(os.getpid()), str(root)],
-                env=w.worker_environ(str(scratch)),
-                cwd=scratch,
-                capture_output=True,
-                text=True,
-                timeout=120,
-            )
-        assert child.returncode == 0, child.stderr[-3000:]
-        result = json.loads(child.stdout.splitlines()[-1])
+            env = w.worker_environ(str(scratch))
+            result = _run_isolated(CARRY_SCRIPT, scratch, str(root), env=env)
         assert result["warnings"] == [], result
         assert result["socket"].startswith("refused"), result
         assert result["lib"] == "x = 1\n"
