@@ -43,7 +43,7 @@ import math
 import re
 import secrets
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any, ClassVar
 from urllib.parse import parse_qsl, quote, unquote, urlsplit
 
@@ -268,41 +268,39 @@ def insert_chunks(
 @dataclasses.dataclass(frozen=True)
 class Literals:
     """How an adapter writes a fixture value as SQL of its column's type (the ``literal`` its
-    INSERTs use), as templates: ``{v}`` the value's text, ``{t}`` the column's type there."""
+    INSERTs use): NULL, TRUE/FALSE and quoted strings alike, the other types by ``templates``."""
 
     types: Callable[[Column], str]  # the column's type on the engine (a TypeMap)
     string: Callable[[str], str]  # a text value as a quoted string
     specials: tuple[str, str, str]  # NaN, +infinity and -infinity as the engine reads them
-    double: str
-    date: str
-    timestamp: str
-    decimal: str
-    integer: str = "{v}"
+    # per portable type ("decimal" for every decimal(p,s); default "{v}"): "{v}" the value's
+    # text, "{t}" the column's type on the engine
+    templates: Mapping[str, str]
 
     def __call__(self, value: Any, column: Column) -> str:
         if value is None:
             return "NULL"
-        t = column.type
-        if t == "boolean":
+        if column.type == "boolean":
             return "TRUE" if value else "FALSE"
-        if t == "text":
+        if column.type == "text":
             return self.string(str(value))
-        if t == "double":
-            return self.double.format(v=self._double_text(float(value)))
-        if t == "date":
-            return self.date.format(v=value.isoformat())
-        if t == "timestamp":
-            return self.timestamp.format(v=value.isoformat(sep=" ", timespec="microseconds"))
-        if t.startswith("decimal"):
-            return self.decimal.format(v=format(value, "f"), t=self.types(column))
-        return self.integer.format(v=int(value), t=self.types(column))
+        kind = "decimal" if column.type.startswith("decimal") else column.type
+        template = self.templates.get(kind, "{v}")
+        return template.format(v=self._text(value, kind), t=self.types(column))
 
-    def _double_text(self, f: float) -> str:
-        if math.isnan(f):
-            return self.specials[0]
-        if math.isinf(f):
-            return self.specials[1 if f > 0 else 2]
-        return repr(f)
+    def _text(self, value: Any, kind: str) -> str:
+        if kind == "double":
+            f = float(value)
+            if math.isnan(f):
+                return self.specials[0]
+            return self.specials[1 if f > 0 else 2] if math.isinf(f) else repr(f)
+        if kind == "date":
+            return str(value.isoformat())
+        if kind == "timestamp":
+            return str(value.isoformat(sep=" ", timespec="microseconds"))
+        if kind == "decimal":
+            return format(value, "f")
+        return str(int(value))
 
 
 def values_inserts(

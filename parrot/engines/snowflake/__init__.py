@@ -125,10 +125,12 @@ literal = Literals(
     snowflake_type,
     string_literal,
     specials=("NaN", "inf", "-inf"),
-    double="'{v}'::FLOAT",
-    date="'{v}'::DATE",
-    timestamp="'{v}'::TIMESTAMP_NTZ(6)",
-    decimal="'{v}'::{t}",
+    templates={
+        "double": "'{v}'::FLOAT",
+        "date": "'{v}'::DATE",
+        "timestamp": "'{v}'::TIMESTAMP_NTZ(6)",
+        "decimal": "'{v}'::{t}",
+    },
 )
 
 

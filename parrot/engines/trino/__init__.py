@@ -98,11 +98,14 @@ literal = Literals(
     trino_type,
     string_literal,
     specials=("NaN", "Infinity", "-Infinity"),
-    double="CAST('{v}' AS DOUBLE)",
-    date="DATE '{v}'",
-    timestamp="TIMESTAMP '{v}'",
-    decimal="CAST('{v}' AS {t})",
-    integer="CAST('{v}' AS {t})",
+    templates={
+        "double": "CAST('{v}' AS DOUBLE)",
+        "date": "DATE '{v}'",
+        "timestamp": "TIMESTAMP '{v}'",
+        "decimal": "CAST('{v}' AS {t})",
+        "integer": "CAST('{v}' AS {t})",
+        "bigint": "CAST('{v}' AS {t})",
+    },
 )
 
 
