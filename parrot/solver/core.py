@@ -15,16 +15,19 @@ never a guess):
   text (a finite domain: the queries' string literals and a few others) and date (days);
 * WHERE / ON / HAVING: AND, OR, NOT, = <> < <= > >=, IS [NOT] NULL, IN (list), BETWEEN, LIKE
   (on text; case-insensitive on SQLite), in SQL's three-valued logic; + - * (no division),
-  unary minus, NULLIF, COALESCE, CASE; SQLite's text-versus-integer-literal comparison as text;
+  unary minus, NULLIF, COALESCE, CASE; SQLite's text-versus-integer-literal comparison as text,
+  and its integer-column = text-column comparison (the text takes NUMERIC affinity);
 * GROUP BY expressions, COUNT(*) / COUNT / SUM / MIN / MAX / AVG (with DISTINCT), COUNT_IF,
   HAVING,
   SELECT DISTINCT, ORDER BY (columns, aliases, positions; NULLs ordered as the dialect does),
   LIMIT n; dialects SQLite, DuckDB and PostgreSQL.
 
 Integers range over [-1000, 1000] widened to the queries' literals, dates over 1970-2100.
-Where the comparison is ordered, the encoding only looks at databases on which the ORDER BY keys
-of each result are distinct (ties are judged as pools elsewhere), so no witness there is
-:class:`Unknown`, not bounded-equivalent. Every witness is checked on the real engine by the
+Where both queries end in ``ORDER BY … LIMIT 1``, their first rows are compared as eval's tie
+pools judge them (ties searched: a proof holds). Where the comparison is otherwise ordered, the
+encoding only looks at databases on which the ORDER BY keys of each result are distinct (ties
+are judged as pools elsewhere), so no witness there is :class:`Unknown`, not
+bounded-equivalent. Every witness is checked on the real engine by the
 caller's ``verify`` before it is returned: one that does not separate the queries there is an
 encoding bug, reported as :class:`Unknown` (``unverified``)."""
 
@@ -132,6 +135,31 @@ class _TooLarge(_Unsupported):
     """The encoding at this k is too large (not the construct: smaller k were searched)."""
 
 
+class _NeedNumbers(Exception):
+    """A comparison needs numeric strings in the text domain: search again with them."""
+
+
+# a canonical integer spelled as text, which SQLite's NUMERIC affinity turns into that integer
+_NUMERIC = re.compile(r"-?(0|[1-9][0-9]{0,8})")
+# text SQLite would also read as a number (spaces, signs, zeros, decimals, exponents)
+_NUMBER_LIKE = re.compile(r"\s*[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?\s*")
+# the numeric strings added to the domain when an integer column meets a text column
+_NUMBERS = [str(n) for n in range(-1, _MAX_K + 2)]
+
+
+def _numeric_strings(domain: list[str]) -> dict[int, int]:
+    """Index -> integer of the domain's canonical integer strings. A string SQLite would read
+    as a number in some other spelling (``' 1'``, ``'1.0'``, ``'01'``) is outside the
+    fragment: its conversion is not encoded."""
+    out = {}
+    for i, s in enumerate(domain):
+        if _NUMERIC.fullmatch(s):
+            out[i] = int(s)
+        elif _NUMBER_LIKE.fullmatch(s):
+            raise _Unsupported(f"text {s!r} compared with an integer column")
+    return out
+
+
 class _Db:
     """The symbolic database: ``k`` rows for every table the queries read."""
 
@@ -146,6 +174,8 @@ class _Db:
         # the constraints restrict the databases searched beyond the schema (ties excluded
         # under a nested LIMIT, scalar subqueries of one row): no bounded-equivalence claim
         self.restricted = False
+        # the domain holds the numeric strings an integer column may equal (SQLite)
+        self.numeric = set(_NUMBERS) <= set(domain)
 
     def derive(self, name: str, names: list[str], rows: list[_Row]) -> str:
         """Registers a derived relation; its key, used as a table name."""
@@ -193,7 +223,7 @@ class _Db:
         }[kind]
         self.constraints.append(z3.And(raw >= lo, raw <= hi))
         val = z3.ToReal(raw) / _step(col.type) if kind == "real" else raw
-        self.cells[key] = _V(kind, val, null)
+        self.cells[key] = _V(kind, val, null, column=kind)
         return self.cells[key]
 
     def keys(self) -> None:
@@ -452,11 +482,11 @@ class _Eval:
         op = _OPS.get(type(node))
         if op is None:
             raise _Unsupported(type(node).__name__)
-        a, b = self.affinity(
-            self.value(node.this, ctx),
-            self.value(node.expression, ctx),
-            (node.this, node.expression),
-        )
+        x, y = self.value(node.this, ctx), self.value(node.expression, ctx)
+        mixed = self.column_affinity(op, x, y)
+        if mixed is not None:
+            return mixed
+        a, b = self.affinity(x, y, (node.this, node.expression))
         if op not in ("=", "<>"):
             self.ordered(a)
         return _compare(op, a, b)
@@ -478,6 +508,29 @@ class _Eval:
             return a, b  # not a literal: compared as numbers are, unsupported below
         text = _V("text", z3.IntVal(self.db.domain.index(number.lit)), _F, lit=number.lit)
         return (text, b) if a is number else (a, text)
+
+    def column_affinity(self, op: str, a: _V, b: _V) -> _V | None:
+        """SQLite's ``int_column = text_column``: the text operand takes the integer
+        column's NUMERIC affinity, so a text cell spelling an integer (``'7'``) equals it and
+        any other text is unequal; None for any other comparison. The text domain must hold
+        such strings (:func:`_numeric_strings`; :class:`_NeedNumbers` asks for them)."""
+        if self.dialect != "sqlite" or {a.column, b.column} != {"int", "text"}:
+            return None
+        if {a.kind, b.kind} != {"int", "text"}:
+            return None
+        if op not in ("=", "<>"):
+            raise _Unsupported("an integer column ordered against a text column")
+        if not self.db.numeric:
+            raise _NeedNumbers
+        text, number = (a, b) if a.kind == "text" else (b, a)
+        hit = z3.Or(
+            _F,
+            *[
+                z3.And(text.val == i, number.val == n)
+                for i, n in _numeric_strings(self.db.domain).items()
+            ],
+        )
+        return _V("bool", hit if op == "=" else z3.Not(hit), z3.Or(a.null, b.null))
 
     def numeric_literal(
         self, a: _V, b: _V, nodes: tuple[exp.Expr, exp.Expr] | None
@@ -851,7 +904,8 @@ def _list_differs(
 
 
 def _mode(a: _Query, b: _Query) -> str:
-    """How the results are compared: 'bag', or 'ordered' (ORDER BY keys kept distinct)."""
+    """How the results are compared: 'bag', 'top' (both ``LIMIT 1``: the first rows, ties
+    included) or 'ordered' (ORDER BY keys kept distinct)."""
     if not a.order:
         if a.limit is not None or b.limit is not None:
             raise _Unsupported("LIMIT without ORDER BY (judged as a pick)")
@@ -868,7 +922,47 @@ def _mode(a: _Query, b: _Query) -> str:
     )
     if same and shown and a.limit is None and b.limit is None:
         return "bag"  # equal bags sort into equal lists up to ties, which compare as pools
+    if a.limit == 1 and b.limit == 1 and _keys_shown(a) and _keys_shown(b):
+        return "top"  # one row each: any of the tied first rows, as the judge's pools
     return "ordered"
+
+
+def _keys_shown(q: _Query) -> bool:
+    """Whether a DISTINCT query orders by its output columns only (then duplicates tie; a
+    key outside them is read from an arbitrary duplicate). True without DISTINCT."""
+    if q.union or not q.tree.args.get("distinct"):
+        return True
+    outputs = {e.sql().lower() for e in q.tree.selects} | {
+        e.alias.lower() for e in q.tree.selects if isinstance(e, exp.Alias)
+    }
+    return all(
+        (isinstance(o.this, exp.Literal) and o.this.is_int) or o.this.sql().lower() in outputs
+        for o in q.order
+    )
+
+
+def _top(rows: list[_Row]) -> list[Any]:
+    """Whether each row is among the first by the ORDER BY keys (no present row before it;
+    tied rows are all first)."""
+    return [
+        z3.And(r.present, *[z3.Not(z3.And(s.present, _before(s, r))) for s in rows if s is not r])
+        for r in rows
+    ]
+
+
+def _top_differs(a: list[_Row], b: list[_Row]) -> Any:
+    """Two ``ORDER BY … LIMIT 1`` queries, judged as eval judges a LIMIT that cuts ties (any
+    tied row is a right pick, and each row the other query may pick must be one): one result
+    is empty and the other not, or a first row of ``b`` is no first row of ``a``."""
+    ta, tb = _top(a), _top(b)
+    some = [z3.Or(_F, *[r.present for r in rows]) for rows in (a, b)]
+    missing = [
+        z3.And(
+            ty, z3.Not(z3.Or(_F, *[z3.And(tx, _same(x, y)) for x, tx in zip(a, ta, strict=True)]))
+        )
+        for y, ty in zip(b, tb, strict=True)
+    ]
+    return z3.Or(some[0] != some[1], *missing)
 
 
 def _differs(a: _Query, b: _Query, db: _Db, dialects: tuple[str, str], mode: str) -> Any:
@@ -877,6 +971,8 @@ def _differs(a: _Query, b: _Query, db: _Db, dialects: tuple[str, str], mode: str
         _same(ra[0], rb[0])
     if mode == "bag":
         return _bag_differs(ra, rb)
+    if mode == "top":
+        return _top_differs(ra, rb)
     return _list_differs(
         ra, rb, _ranked(ra, a.limit, db.constraints), _ranked(rb, b.limit, db.constraints)
     )
@@ -961,31 +1057,21 @@ def witness(
     try:
         a, b = parse(source_sql, dialect), parse(neighbour_sql, target)
         qa, qb = _parts(a), _parts(b)
-        mode = _mode(qa, qb)
-        domain = closed_domain(_domain((a, b)), (a, b))
+        search = _Search(qa, qb, fixture, (dialect, target), _mode(qa, qb), timeout_ms)
+        domain = _domain((a, b))
         numbers = _literals((a, b))[1]
-        ints = (
+        search.ints = (
             min([-_INT_RANGE, *(n - 2 for n in numbers)]),
             max([_INT_RANGE, *(n + 2 for n in numbers)]),
         )
         limits = [q.limit for q in (qa, qb) if q.limit is not None]
         bound = max([bound, *(min(_MAX_K, n + 1) for n in limits)])  # room past the LIMIT
-        restricted = False
-        for k in range(1, bound + 1):
-            db = _Db(fixture, k, domain, ints)
-            differs = _differs(qa, qb, db, (dialect, target), mode)
-            db.keys()
-            restricted = restricted or db.restricted
-            solver = z3.Solver()
-            solver.set("timeout", timeout_ms)
-            solver.add(*db.constraints, differs)
-            verdict = solver.check()
-            if verdict == z3.unknown:
-                return Unknown(
-                    f"z3: {solver.reason_unknown()} at k={k}", time.process_time() - start
-                )
-            if verdict == z3.sat:
-                return _checked(_decode(db, solver.model(), fixture), k, verify, start)
+        try:
+            found = search.run(closed_domain(domain, (a, b)), bound, verify, start)
+        except _NeedNumbers:  # an integer column meets a text column: numeric strings too
+            found = search.run(closed_domain([*domain, *_NUMBERS], (a, b)), bound, verify, start)
+        if found is not None:
+            return found
     except _TooLarge as exc:  # smaller k were searched: no proof, no witness
         return Unknown(f"{exc}; no witness with fewer rows", time.process_time() - start)
     except _Unsupported as exc:
@@ -1004,15 +1090,67 @@ def witness(
             f"encoder: {type(exc).__name__}: {str(exc)[:120]}", time.process_time() - start
         )
     seconds = time.process_time() - start
-    if mode == "ordered" or restricted:
+    if search.mode == "ordered" or search.restricted:
         return Unknown(
             f"no witness up to {bound} rows a table among databases without ORDER BY ties"
-            if mode == "ordered"
+            if search.mode == "ordered"
             else f"no witness up to {bound} rows a table among the databases searched "
             "(restricted: a nested LIMIT's ties or a scalar subquery's rows)",
             seconds,
         )
     return BoundedEquivalent(bound, seconds)
+
+
+@dataclass
+class _Search:
+    """One pair's search over k = 1 .. bound rows a table."""
+
+    qa: _Query
+    qb: _Query
+    fixture: Fixture
+    dialects: tuple[str, str]
+    mode: str
+    timeout_ms: int
+    ints: tuple[int, int] = (-_INT_RANGE, _INT_RANGE)
+    restricted: bool = False
+
+    def run(
+        self, domain: list[str], bound: int, verify: Callable[[Fixture], bool], start: float
+    ) -> Outcome | None:
+        """A witness or z3's unknown, or None: no database up to ``bound`` rows differs."""
+        for k in range(1, bound + 1):
+            db = _Db(self.fixture, k, domain, self.ints)
+            differs = _differs(self.qa, self.qb, db, self.dialects, self.mode)
+            db.keys()
+            self.restricted = self.restricted or db.restricted
+            solver = z3.Solver()
+            solver.add(*db.constraints, differs)
+            verdict = _check(solver, self.timeout_ms)
+            if verdict == z3.unknown:
+                return Unknown(
+                    f"z3: {solver.reason_unknown()} at k={k}", time.process_time() - start
+                )
+            if verdict == z3.sat:
+                return _checked(_decode(db, solver.model(), self.fixture), k, verify, start)
+        return None
+
+
+_STRETCH = 8  # z3's wall-clock timeout grows at most to this many times the CPU budget
+
+
+def _check(solver: Any, budget_ms: int) -> Any:
+    """z3's verdict within ``budget_ms`` of this process's CPU time. z3's own timeout is
+    wall-clock, so on a loaded machine it gives up having worked a fraction of its budget (a
+    proof of 0.6 CPU-s timed out at 2 s wall at load 15): while CPU is left, the check runs
+    again with twice the wall time, up to ``_STRETCH`` times the budget."""
+    start, wall = time.process_time(), budget_ms
+    while True:
+        solver.set("timeout", wall)
+        verdict = solver.check()
+        used_ms = (time.process_time() - start) * 1000
+        if verdict != z3.unknown or used_ms >= budget_ms or wall >= _STRETCH * budget_ms:
+            return verdict
+        wall *= 2
 
 
 def _checked(db: Fixture, k: int, verify: Callable[[Fixture], bool], start: float) -> Outcome:

@@ -22,12 +22,15 @@ class _Unsupported(Exception):
 @dataclass
 class _V:
     """A symbolic SQL value: ``val`` (z3 term) meaningful when ``null`` is false. ``kind``:
-    int, real, text (index into the domain), date (days), bool, lit (a string literal)."""
+    int, real, text (index into the domain), date (days), bool, lit (a string literal).
+    ``column``: the kind of the table column it is a plain reference to (SQLite's column
+    affinity; '' for any other expression)."""
 
     kind: str
     val: Any
     null: Any
     lit: str = ""
+    column: str = ""
 
 
 _T, _F = (z3.BoolVal(True), z3.BoolVal(False)) if z3 is not None else (None, None)

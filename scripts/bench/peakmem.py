@@ -226,6 +226,7 @@ def main(argv: list[str] | None = None) -> int:
     started = load_average()
     with tempfile.TemporaryDirectory(prefix="parrot-bench-peakmem-") as tmp:
         base = args.keep or Path(tmp)
+        base.mkdir(parents=True, exist_ok=True)
         args.items = (
             subset(args.dataset, args.exclude, Path(tmp) / "dataset")
             if args.exclude

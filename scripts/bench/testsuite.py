@@ -30,7 +30,7 @@ source returns no rows on the fixture and every suite database.
 
     python scripts/bench/testsuite.py [DATASET ...] [--limit N] [--build N] [--spider N]
         [--skip-target DIALECT] [--source DIALECT] [--timeout SECONDS] [--lofo N]
-        [--lofo-from K] [--spider-from K] [--jobs J] [--no-write]
+        [--lofo-from K] [--spider-from K] [--jobs J] [--name SUFFIX] [--no-write]
         [--llm MODEL --llm-limit N]
 """
 
@@ -265,6 +265,13 @@ def _parser() -> argparse.ArgumentParser:
         default=0,
         metavar="K",
         help="--lofo: the N source queries after the first K of each dataset",
+    )
+    p.add_argument(
+        "--name",
+        default="",
+        metavar="SUFFIX",
+        help="--lofo: write docs/results/testsuite_lofo_NAMES_SUFFIX.md (two slices of "
+        "--spider do not overwrite each other)",
     )
     p.add_argument(
         "--skip-target",
@@ -668,7 +675,8 @@ class _LLMColumn:
 # --- leave one family out ------------------------------------------------------------------------
 
 # family -> [neighbours, killed in sample, counted left out, killed left out,
-#            left-out survivors the solver proves bounded-equivalent (out of the two before)]
+#            left-out survivors the solver proves bounded-equivalent (out of the two before),
+#            in-sample neighbours the solver proves bounded-equivalent (not in the first two)]
 Row = list[int]
 
 
@@ -755,10 +763,11 @@ def lofo_source(
     if full.suite is None:
         return {"seconds": seconds, "why": full.why_none}
     present: set[str] = set()
-    for op, (n, _fx, ts, _eq, unk, *_proved) in full.operators.items():
-        row = families.setdefault(family_of(op), [0, 0, 0, 0, 0])
+    for op, (n, _fx, ts, _eq, unk, *proved) in full.operators.items():
+        row = families.setdefault(family_of(op), [0] * 6)
         row[0] += n - unk
         row[1] += ts
+        row[5] += sum(proved)
         if n - unk:
             present.add(family_of(op))
     alive: list[str] = []  # left-out neighbours that survived: family, operator, SQL
@@ -784,7 +793,24 @@ def lofo_source(
         "separated": len(separated),
         "separations": separated,
         "alive": alive,
+        "survivors": _in_sample_survivors(item, full.suite),
     }
+
+
+def _in_sample_survivors(item: Item, suite: Suite) -> list[str]:
+    """One line per neighbour the full build leaves alive: family, operator, the solver's
+    label for it (and why, where it gave no answer) and its SQL."""
+    solved = {a["sql"]: a for a in suite.extra.get("solver", [])}
+    out = []
+    for op, sql in suite.extra.get("survivors", []):
+        attempt = solved.get(sql, {})
+        said = attempt.get("label", "not asked")
+        if "reason" in attempt:
+            said += f" ({attempt['reason'][:80]})"
+        out.append(
+            f"{family_of(op)} {op} {item.id} [solver: {said}]: {' '.join(sql.split())[:200]}"
+        )
+    return out
 
 
 def lofo_table(
@@ -811,9 +837,9 @@ def lofo_table(
         f"from their source on a suite database: {separated} of {judged} "
         f"({_pct(separated, judged).strip()})",
         "",
-        "| family | neighbours | in-sample killed | left-out neighbours | "
-        "killed when left out | left-out bounded-equivalent |",
-        "|---|---:|---:|---:|---:|---:|",
+        "| family | neighbours | in-sample killed | in-sample bounded-equivalent | "
+        "left-out neighbours | killed when left out | left-out bounded-equivalent |",
+        "|---|---:|---:|---:|---:|---:|---:|",
     ]
     lines[2:2] = (
         [
@@ -825,20 +851,24 @@ def lofo_table(
         if skipped
         else []
     )
-    for family, (n, ins, m, out, bounded) in sorted(families.items()):
+    for family, (n, ins, m, out, bounded, proved) in sorted(families.items()):
         lines.append(
-            f"| {family} | {n} | {_pct(ins, n).strip()} | {m} | "
+            f"| {family} | {n} | {_pct(ins, n).strip()} | {proved} | {m} | "
             f"{_pct(out, m).strip()} | {bounded} |"
         )
-    total = [sum(r[i] for r in families.values()) for i in range(5)]
+    total = [sum(r[i] for r in families.values()) for i in range(6)]
     lines.append(
-        f"| all | {total[0]} | {_pct(total[1], total[0]).strip()} | {total[2]} | "
+        f"| all | {total[0]} | {_pct(total[1], total[0]).strip()} | {total[5]} | {total[2]} | "
         f"{_pct(total[3], total[2]).strip()} | {total[4]} |"
     )
     separations = [line for r in built for line in r.get("separations", [])]
     if separations:
         lines += ["", "References separated from their source on a suite database:", ""]
         lines += [f"- {line}" for line in separations]
+    survivors = [line for r in built for line in r.get("survivors", [])]
+    if survivors:
+        lines += ["", f"Neighbours alive after the full build ({len(survivors)}):", ""]
+        lines += [f"- `{line}`" for line in survivors]
     alive = [line for r in built for line in r.get("alive", [])]
     if alive:
         lines += [
@@ -903,7 +933,7 @@ def _lofo_runs(
     ) as pool:
         for part, run in pool.map(_lofo_work, jobs):
             for family, row in part.items():
-                total = families.setdefault(family, [0, 0, 0, 0, 0])
+                total = families.setdefault(family, [0] * 6)
                 for i, v in enumerate(row):
                     total[i] += v
             runs.append(run)
@@ -972,6 +1002,7 @@ def lofo_main(args: argparse.Namespace) -> int:
     if args.no_write:
         return 0
     names = [Path(d).name for d in args.datasets] + (["spider"] if args.spider else [])
+    names += [args.name] if args.name else []
     path = write_results(
         "testsuite_lofo_" + "_".join(names),
         "Test suites: leave-one-family-out kill rates",

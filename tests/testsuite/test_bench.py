@@ -217,7 +217,7 @@ def test_leave_one_family_out(tmp_path: Path) -> None:
     finally:
         judge.close()
     assert run["dbs"] >= 1 and run["judged"] == 1 and run["separated"] == 0
-    n, killed, left_out, killed_left_out, bounded = families["OR.relational"]
+    n, killed, left_out, killed_left_out, bounded, _proved = families["OR.relational"]
     assert n == left_out + bounded > 0 and killed <= n and killed_left_out <= left_out
     table = bench.lofo_table(families, [run], "tiny")
     assert "| OR.relational |" in table and "1 suites built" in table
