@@ -126,6 +126,17 @@ class TypeMap:
         return self.names[t]
 
 
+@dataclass(frozen=True)
+class Request:
+    """One :meth:`Engine.execute` call: the SQL text, the fixture it runs against, the seconds
+    it may take and the most rows it may return."""
+
+    sql: str
+    fixture: Fixture
+    timeout: float = DEFAULT_TIMEOUT
+    max_rows: int = DEFAULT_MAX_ROWS
+
+
 class FixtureLoadError(RuntimeError):
     """A fixture could not be materialised faithfully on an engine."""
 
@@ -162,7 +173,6 @@ class Engine(abc.ABC):
         ``fixture.checksums``.
         """
 
-    @abc.abstractmethod
     def execute(
         self,
         sql: str,
@@ -172,6 +182,11 @@ class Engine(abc.ABC):
         max_rows: int = DEFAULT_MAX_ROWS,
     ) -> Execution:
         """Run ``sql`` (one or more statements) against ``fixture``; never raises for bad SQL."""
+        return self._execute(Request(sql, fixture, timeout, max_rows))
+
+    @abc.abstractmethod
+    def _execute(self, request: Request) -> Execution:
+        """The adapter's :meth:`execute`: the request's SQL run against its fixture."""
 
     @abc.abstractmethod
     def checksums(self, fixture: Fixture) -> dict[str, str]:

@@ -21,8 +21,9 @@ API
   container (schema or database) per fixture content hash, ``<prefix><hash>``, fills it,
   reads it back and verifies it (:func:`base.verify_load`), shared by every adapter
   instance and process (an existing container is verified instead of reloaded, and rebuilt when
-  it fails), and whose ``execute`` splits a script, runs the guard, then hands the plans to the
-  adapter's ``_execute_plans`` (isolation), which usually calls :meth:`ServerEngine._run`: per
+  it fails), and whose ``execute`` splits a script, runs the guard, then hands the plans (a
+  :class:`~parrot.engines.statements.Script`) and the container to the adapter's
+  ``_execute_plans`` (isolation), which usually calls :meth:`ServerEngine._run`: per
   statement the adapter's timeout is armed, a :class:`~parrot.engines.statements.Watchdog`
   cancels at the deadline, at most ``max_rows + 1`` rows are fetched (``fetchmany``) and errors
   are classified by the error table.
@@ -42,7 +43,7 @@ import math
 import re
 import secrets
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any, ClassVar
 from urllib.parse import parse_qsl, quote, unquote, urlsplit
 
@@ -51,13 +52,12 @@ from parrot.api.secrets import SECRET_PARAMS, redact_url
 from parrot.engines import UnknownEngineError, url_from_env
 from parrot.engines import statements as st
 from parrot.engines.base import (
-    DEFAULT_MAX_ROWS,
-    DEFAULT_TIMEOUT,
     EngineBase,
     ExecStatus,
     Execution,
     FixtureLoadError,
     LoadReport,
+    Request,
     create_table_sql,
     quote_ident,
     safe_canonical,
@@ -77,14 +77,25 @@ LABEL_RETRY = 60.0  # seconds before an unreachable server is asked for its vers
 # --- drivers --------------------------------------------------------------------------------------
 
 
-def import_driver(module: str, *, engine: str, extra: str, package: str, note: str = "") -> Any:
+@dataclasses.dataclass(frozen=True)
+class DriverSpec:
+    """An adapter's DB-API driver: the module imported, the pip package and the parrot extra
+    that install it, and what else the install hint says (system libraries)."""
+
+    module: str
+    package: str
+    extra: str
+    note: str = ""
+
+
+def import_driver(spec: DriverSpec, engine: str) -> Any:
     """Import an adapter's driver, or raise an UnknownEngineError saying how to install it."""
     try:
-        return importlib.import_module(module)
+        return importlib.import_module(spec.module)
     except ImportError as exc:
         raise UnknownEngineError(
-            f"the {engine} engine needs the Python package {package!r}: "
-            f"pip install 'parrot-sql[{extra}]'{note} ({type(exc).__name__}: {exc})"
+            f"the {engine} engine needs the Python package {spec.package!r}: "
+            f"pip install 'parrot-sql[{spec.extra}]'{spec.note} ({type(exc).__name__}: {exc})"
         ) from None
 
 
@@ -254,6 +265,44 @@ def insert_chunks(
         yield table.rows[i : i + per]
 
 
+@dataclasses.dataclass(frozen=True)
+class Literals:
+    """How an adapter writes a fixture value as SQL of its column's type (the ``literal`` its
+    INSERTs use): NULL, TRUE/FALSE and quoted strings alike, the other types by ``templates``."""
+
+    types: Callable[[Column], str]  # the column's type on the engine (a TypeMap)
+    string: Callable[[str], str]  # a text value as a quoted string
+    specials: tuple[str, str, str]  # NaN, +infinity and -infinity as the engine reads them
+    # per portable type ("decimal" for every decimal(p,s); default "{v}"): "{v}" the value's
+    # text, "{t}" the column's type on the engine
+    templates: Mapping[str, str]
+
+    def __call__(self, value: Any, column: Column) -> str:
+        if value is None:
+            return "NULL"
+        if column.type == "boolean":
+            return "TRUE" if value else "FALSE"
+        if column.type == "text":
+            return self.string(str(value))
+        kind = "decimal" if column.type.startswith("decimal") else column.type
+        template = self.templates.get(kind, "{v}")
+        return template.format(v=self._text(value, kind), t=self.types(column))
+
+    def _text(self, value: Any, kind: str) -> str:
+        if kind == "double":
+            f = float(value)
+            if math.isnan(f):
+                return self.specials[0]
+            return self.specials[1 if f > 0 else 2] if math.isinf(f) else repr(f)
+        if kind == "date":
+            return str(value.isoformat())
+        if kind == "timestamp":
+            return str(value.isoformat(sep=" ", timespec="microseconds"))
+        if kind == "decimal":
+            return format(value, "f")
+        return str(int(value))
+
+
 def values_inserts(
     table: Table,
     head: str,
@@ -310,13 +359,10 @@ class ServerEngine(EngineBase[str]):
     # --- class-level facts (set by each adapter) ---
     url_example: ClassVar[str]
     default_port: ClassVar[int | None] = None
-    driver_module: ClassVar[str]
-    driver_package: ClassVar[str]
-    driver_extra: ClassVar[str]
-    driver_note: ClassVar[str] = ""
+    driver_spec: ClassVar[DriverSpec]
     guard: ClassVar[st.Guard]
     errors: ClassVar[st.ErrorTable]
-    literal: ClassVar[Callable[[Any, Column], str]]  # a fixture value as SQL (for _insert)
+    literal: ClassVar[Literals]  # a fixture value as SQL (for _insert)
     quote_chars: ClassVar[tuple[str, str]] = ('"', '"')
     fold: ClassVar[str | None] = None  # "upper"/"lower": how unquoted identifiers are stored
     home: str | None = None  # the database or catalog whose schemas are the containers, if any
@@ -350,13 +396,7 @@ class ServerEngine(EngineBase[str]):
     @property
     def driver(self) -> Any:
         if self._driver is None:
-            self._driver = import_driver(
-                self.driver_module,
-                engine=self.name,
-                extra=self.driver_extra,
-                package=self.driver_package,
-                note=self.driver_note,
-            )
+            self._driver = import_driver(self.driver_spec, self.name)
         return self._driver
 
     def version(self) -> str:
@@ -601,20 +641,14 @@ class ServerEngine(EngineBase[str]):
         """The guard's plans of the statements, or why one is refused."""
         return self.guard.plan(texts)
 
-    def execute(
-        self,
-        sql: str,
-        fixture: Fixture,
-        *,
-        timeout: float = DEFAULT_TIMEOUT,
-        max_rows: int = DEFAULT_MAX_ROWS,
-    ) -> Execution:
-        texts = st.splitter(self.dialect).split(sql)
+    def _execute(self, request: Request) -> Execution:
+        texts = st.splitter(self.dialect).split(request.sql)
         if not texts:
             return Execution(ExecStatus.SYNTAX_ERROR, error=st.NO_STATEMENT)
         plans = self.plan(texts)
         if isinstance(plans, str):
             return Execution(ExecStatus.UNSUPPORTED, error=self.url.scrub(plans))
+        fixture = request.fixture
         try:
             self.load(fixture)
         except FixtureLoadError as exc:
@@ -622,9 +656,9 @@ class ServerEngine(EngineBase[str]):
                 raise  # the fixture itself cannot be stored faithfully
             return Execution(ExecStatus.ENGINE_ERROR, error=st.trim_message(exc))
         container = self._stored[fixture.content_hash].handle
-        deadline = st.Deadline(timeout)
+        script = st.Script(plans, fixture, st.Deadline(request.timeout), request.max_rows)
         try:
-            return self._execute_plans(plans, fixture, container, deadline, max_rows)
+            return self._execute_plans(script, container)
         except Exception as exc:  # the sandbox itself failed (connection, set-up, clean-up)
             self._reset()
             text = self.message(exc)
@@ -633,29 +667,21 @@ class ServerEngine(EngineBase[str]):
             return Execution(ExecStatus.ENGINE_ERROR, error=text)
 
     @abc.abstractmethod
-    def _execute_plans(
-        self,
-        plans: list[st.Plan],
-        fixture: Fixture,
-        container: str,
-        deadline: st.Deadline,
-        max_rows: int,
-    ) -> Execution:
-        """Isolate one execution (connection, transaction, scratch copy) and run it, usually
-        through :meth:`_run`."""
+    def _execute_plans(self, script: st.Script, container: str) -> Execution:
+        """Isolate one execution (connection, transaction, scratch copy) of the fixture stored
+        in ``container`` and run it, usually through :meth:`_run`."""
 
     def _run(
         self,
         cursor: Any,
-        plans: Sequence[st.Plan],
-        deadline: st.Deadline,
-        max_rows: int,
+        script: st.Script,
         *,
         between: Callable[[], str | None] | None = None,
     ) -> Execution:
         """The generic DB-API loop: per statement arm the timeout, watch the deadline, fetch at
         most ``max_rows + 1`` rows, classify failures; ``between`` may stop the script after a
         statement (e.g. "a statement ended parrot's transaction")."""
+        deadline, max_rows = script.deadline, script.max_rows
 
         def run(plan: st.Plan, remaining: float) -> tuple[values.ResultSet, bool] | None:
             self._arm_timeout(cursor, remaining)
@@ -675,7 +701,7 @@ class ServerEngine(EngineBase[str]):
             return status
 
         return st.run_in_order(
-            plans,
+            script.plans,
             deadline,
             max_rows,
             run,
@@ -757,6 +783,8 @@ __all__ = [
     "FIXTURE_PREFIX",
     "SCRATCH_PREFIX",
     "ContainerExists",
+    "DriverSpec",
+    "Literals",
     "ServerEngine",
     "ServerURL",
     "create_table_sql",

@@ -38,6 +38,9 @@ from parrot.values import ResultSet
 R = TypeVar("R")  # a row as an engine returns it
 NO_STATEMENT = "no SQL statement to execute (empty text or only comments)"
 RESERVED_PREFIX = "parrot_"  # names of parrot's own databases, schemas, users
+# bare words that make a statement a write in every dialect with a guard (``Guard.write_words``
+# adds a dialect's own: MERGE, REPLACE, GRANT, CALL, ...)
+WRITE_WORDS = frozenset({"insert", "update", "delete", "create", "drop", "alter", "truncate"})
 ESCALATE_AFTER = 1.0  # seconds a statement may ignore its cancel before its session is ended
 STOP_WAIT = 5.0  # seconds a server gets to drop the work of a session parrot ended
 
@@ -331,6 +334,22 @@ class Deadline:
     @property
     def expired(self) -> bool:
         return self.remaining() <= 0
+
+
+@dataclass(frozen=True)
+class Script:
+    """One execution once its statements are planned: what an adapter's isolation hooks run
+    (the plans, against the fixture, under the deadline, returning at most ``max_rows``)."""
+
+    plans: Sequence[Plan]
+    fixture: Fixture
+    deadline: Deadline
+    max_rows: int
+
+    @property
+    def writes(self) -> bool:
+        """Whether any statement writes (and so needs a scratch copy or a rollback)."""
+        return any(p.writes for p in self.plans)
 
 
 class Overflow(Exception):

@@ -59,13 +59,12 @@ from typing import Any, ClassVar
 import parrot
 from parrot.cachedir import cache_dir
 from parrot.engines.base import (
-    DEFAULT_MAX_ROWS,
-    DEFAULT_TIMEOUT,
     Engine,
     ExecStatus,
     Execution,
     FixtureLoadError,
     LoadReport,
+    Request,
 )
 from parrot.engines.sandbox import clean_environ
 from parrot.fixtures import Fixture
@@ -836,16 +835,9 @@ class IsolatedEngine(Engine):
         self._loaded[fixture.content_hash] = (report, POOL.get(self.group).process.pid)
         return report
 
-    def execute(
-        self,
-        sql: str,
-        fixture: Fixture,
-        *,
-        timeout: float = DEFAULT_TIMEOUT,
-        max_rows: int = DEFAULT_MAX_ROWS,
-    ) -> Execution:
+    def _execute(self, request: Request) -> Execution:
         try:
-            self.load(fixture)
+            self.load(request.fixture)
         except FixtureLoadError as exc:
             return Execution(ExecStatus.ENGINE_ERROR, error=f"fixture load: {exc}")
         worker = POOL.get(self.group)
@@ -855,13 +847,13 @@ class IsolatedEngine(Engine):
                 status, answer = worker.call(
                     self.target,
                     "execute",
-                    (sql, fixture.content_hash, timeout, max_rows),
-                    timeout + GRACE,
+                    (request.sql, request.fixture.content_hash, request.timeout, request.max_rows),
+                    request.timeout + GRACE,
                 )
             except (WorkerDied, pickle.UnpicklingError) as exc:
                 elapsed = time.monotonic() - started
                 POOL.discard(worker)
-                if elapsed >= timeout or "SIGXCPU" in str(exc):
+                if elapsed >= request.timeout or "SIGXCPU" in str(exc):
                     return Execution(
                         ExecStatus.TIMEOUT,
                         elapsed=elapsed,

@@ -28,70 +28,29 @@ def col(name: str, ptype: str, nullable: bool = True) -> dict[str, Any]:
     return {"name": name, "type": ptype, "nullable": nullable}
 
 
+# literal fixture tables, kept as written (a row a line, or two)
+# fmt: off
 ALLTYPES_ROWS = [
-    [
-        1,
-        2147483647,
-        9223372036854775807,
-        0.1,
-        "1234567.89",
-        "-0.01",
-        "plain",
-        True,
-        "2024-01-05",
-        "2024-01-05 10:00:00",
-    ],
-    [
-        2,
-        -2147483648,
-        -9223372036854775807,
-        -1.5e-300,
-        "-99999999.99",
-        "-12345.0123456789",
-        "ünïcødé ✓ 数据 🦜",
-        False,
-        "1900-01-01",
-        "1900-01-01 00:00:00.000001",
-    ],
+    [1, 2147483647, 9223372036854775807, 0.1, "1234567.89", "-0.01", "plain", True,
+     "2024-01-05", "2024-01-05 10:00:00"],
+    [2, -2147483648, -9223372036854775807, -1.5e-300, "-99999999.99", "-12345.0123456789",
+     "ünïcødé ✓ 数据 🦜", False, "1900-01-01", "1900-01-01 00:00:00.000001"],
     [3, 0, 0, 1e300, "0.00", "0.0000000001", "", False, "2099-12-31", "2099-12-31 23:59:59.999999"],
     [4, 7, 42, 2.0, "-0.50", "1.5", "trailing  ", True, "2000-02-29", "2024-01-05 10:00:00.5"],
     [5, None, None, None, None, None, None, None, None, None],
-    [
-        6,
-        1,
-        1,
-        2.5,
-        "1.00",
-        "-1",
-        "quote ' and \" and \\ and \t tab\nnewline",
-        None,
-        "1970-01-01",
-        "1970-01-01 00:00:00",
-    ],
+    [6, 1, 1, 2.5, "1.00", "-1", "quote ' and \" and \\ and \t tab\nnewline", None,
+     "1970-01-01", "1970-01-01 00:00:00"],
 ]
 
-ALLTYPES = make_fixture(
-    "alltypes",
-    [
-        {
-            "name": "t",
-            "columns": [
-                col("id", "integer", False),
-                col("i", "integer"),
-                col("big", "bigint"),
-                col("f", "double"),
-                col("dec", "decimal(10,2)"),
-                col("wide", "decimal(38,10)"),
-                col("s", "text"),
-                col("b", "boolean"),
-                col("d", "date"),
-                col("ts", "timestamp"),
-            ],
-            "primary_key": ["id"],
-            "rows": ALLTYPES_ROWS,
-        }
-    ],
-)
+ALLTYPES = make_fixture("alltypes", [{
+    "name": "t",
+    "columns": [col("id", "integer", False), col("i", "integer"), col("big", "bigint"),
+                col("f", "double"), col("dec", "decimal(10,2)"), col("wide", "decimal(38,10)"),
+                col("s", "text"), col("b", "boolean"), col("d", "date"), col("ts", "timestamp")],
+    "primary_key": ["id"],
+    "rows": ALLTYPES_ROWS,
+}])
+# fmt: on
 
 SPECIAL_FLOATS = make_fixture(
     "special_floats",

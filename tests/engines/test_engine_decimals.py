@@ -16,28 +16,16 @@ from parrot.compare import Mode, Reason, compare
 from parrot.connect import create_engine
 from parrot.engines import Engine
 
-NUMBERS = make_fixture(
-    "inexact_numbers",
-    [
-        {
-            "name": "t",
-            "columns": [
-                col("id", "integer", False),
-                col("q", "integer"),
-                col("p", "decimal(10,2)"),
-            ],
-            "primary_key": ["id"],
-            "rows": [
-                [1, 1, "10.00"],
-                [2, 2, "19.99"],
-                [3, 4, "0.05"],
-                [4, 2, "7.10"],
-                [5, 3, "1.00"],
-                [6, 1, "3.33"],
-            ],
-        }
-    ],
-)
+# a literal fixture table, kept as written
+# fmt: off
+NUMBERS = make_fixture("inexact_numbers", [{
+    "name": "t",
+    "columns": [col("id", "integer", False), col("q", "integer"), col("p", "decimal(10,2)")],
+    "primary_key": ["id"],
+    "rows": [[1, 1, "10.00"], [2, 2, "19.99"], [3, 4, "0.05"], [4, 2, "7.10"], [5, 3, "1.00"],
+             [6, 1, "3.33"]],
+}])
+# fmt: on
 
 # id, gold SQL (SQLite), translation SQL (every engine), expected match, expected reason,
 # engines where the expectation differs: {engine: (match, reason)}

@@ -187,24 +187,14 @@ def test_time_values() -> None:
 
 
 def test_create_table_sql() -> None:
-    fixture = make_fixture(
-        "keys",
-        [
-            {
-                "name": "Mixed",
-                "primary_key": ["k", "n"],
-                "columns": [
-                    col("k", "text", False),
-                    col("n", "integer", False),
-                    col("d", "decimal(38,10)"),
-                    col("b", "boolean"),
-                    col("t", "timestamp"),
-                    col("s", "text"),
-                ],
-                "rows": [],
-            }
-        ],
-    )
+    # a literal fixture table, kept as written
+    # fmt: off
+    fixture = make_fixture("keys", [{
+        "name": "Mixed", "primary_key": ["k", "n"], "rows": [],
+        "columns": [col("k", "text", False), col("n", "integer", False), col("d", "decimal(38,10)"),
+                    col("b", "boolean"), col("t", "timestamp"), col("s", "text")],
+    }])
+    # fmt: on
     sql = create_table_sql("db", fixture.tables[0])
     assert sql == (
         "CREATE TABLE `db`.`Mixed` (`k` VARCHAR(766) NOT NULL, `n` INT NOT NULL, "

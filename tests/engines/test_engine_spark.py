@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import threading
 import time
+from collections.abc import Callable
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
@@ -25,7 +26,11 @@ pytestmark = pytest.mark.spark
 needs_spark = pytest.mark.skipif(
     sp.SparkEngine.available() is not None, reason=f"Spark is not available: {sp.INSTALL_HINT}"
 )
-on_spark = pytest.mark.parametrize("engine_name", ["spark"], indirect=True)
+
+
+def on_spark(test: Callable[..., None]) -> Callable[..., None]:
+    """Run ``test`` on the Spark engine (its ``engine`` fixture); skipped without Spark."""
+    return needs_spark(pytest.mark.parametrize("engine_name", ["spark"], indirect=True)(test))
 
 
 def rows(engine: Engine, sql: str, **kw: Any) -> tuple:
@@ -126,7 +131,6 @@ def test_fixture_tables_are_copied_only_for_writes() -> None:
 # --- the shared session ---------------------------------------------------------------------------
 
 
-@needs_spark
 @on_spark
 def test_catalog_objects_never_outlive_an_execution(engine: Engine, shop: Fixture) -> None:
     assert rows(
@@ -155,7 +159,6 @@ def test_catalog_objects_never_outlive_an_execution(engine: Engine, shop: Fixtur
     assert spark._jsparkSession.sharedState().cacheManager().isEmpty()
 
 
-@needs_spark
 @on_spark
 def test_session_state_never_outlives_an_execution(engine: Engine, shop: Fixture) -> None:
     assert rows(
@@ -171,7 +174,6 @@ def test_session_state_never_outlives_an_execution(engine: Engine, shop: Fixture
     assert rows(engine, "SET spark.sql.runSQLOnFiles") == (("spark.sql.runSQLOnFiles", "false"),)
 
 
-@needs_spark
 @on_spark
 def test_writes_go_to_scratch_copies(engine: Engine, shop: Fixture) -> None:
     assert rows(
@@ -191,7 +193,6 @@ def test_writes_go_to_scratch_copies(engine: Engine, shop: Fixture) -> None:
     assert rows(engine, "SELECT count(*) FROM customers") == ((4,),)
 
 
-@needs_spark
 @on_spark
 def test_sql_scripts_and_multiple_statements(engine: Engine, shop: Fixture) -> None:
     assert rows(
@@ -203,7 +204,6 @@ def test_sql_scripts_and_multiple_statements(engine: Engine, shop: Fixture) -> N
     assert rows(engine, "SET spark.sql.ansi.enabled") == (("spark.sql.ansi.enabled", "true"),)
 
 
-@needs_spark
 @on_spark
 def test_spark_values(engine: Engine, shop: Fixture) -> None:
     ex = engine.execute(
@@ -240,7 +240,6 @@ def test_spark_values(engine: Engine, shop: Fixture) -> None:
     assert types["dec"] == "decimal(10,2)" and types["ym"] == "interval year to month"
 
 
-@needs_spark
 @on_spark
 def test_instants_come_back_in_utc_whatever_the_local_time_zone(
     engine: Engine, shop: Fixture
@@ -279,7 +278,6 @@ def test_instants_come_back_in_utc_whatever_the_local_time_zone(
     )
 
 
-@needs_spark
 @on_spark
 def test_ansi_mode_is_spark_4s_default(engine: Engine, shop: Fixture) -> None:
     assert rows(engine, "SET spark.sql.ansi.enabled") == (("spark.sql.ansi.enabled", "true"),)
@@ -290,7 +288,6 @@ def test_ansi_mode_is_spark_4s_default(engine: Engine, shop: Fixture) -> None:
     assert rows(engine, "SELECT NULL AS n UNION ALL SELECT 1 ORDER BY n") == ((None,), (1,))
 
 
-@needs_spark
 @on_spark
 def test_messages_are_short_and_plan_free(engine: Engine, shop: Fixture) -> None:
     ex = engine.execute("SELECT nosuch FROM customers", shop)
@@ -302,7 +299,6 @@ def test_messages_are_short_and_plan_free(engine: Engine, shop: Fixture) -> None
     assert "\tat " not in ex.error
 
 
-@needs_spark
 @on_spark
 @pytest.mark.parametrize(
     "sql",
@@ -328,7 +324,6 @@ def test_timeouts_stop_work_that_is_not_a_job(engine: Engine, shop: Fixture, sql
     assert rows(engine, "SELECT count(*) FROM customers") == ((4,),)
 
 
-@needs_spark
 @on_spark
 def test_a_write_cut_short_leaves_nothing_behind(engine: Engine, shop: Fixture) -> None:
     ex = engine.execute(
@@ -345,7 +340,6 @@ def test_a_write_cut_short_leaves_nothing_behind(engine: Engine, shop: Fixture) 
     assert not stray.exists()
 
 
-@needs_spark
 @on_spark
 def test_steps_that_ignore_every_stop_are_abandoned(engine: Engine, shop: Fixture) -> None:
     runtime = sp._RUNTIME
@@ -360,7 +354,6 @@ def test_steps_that_ignore_every_stop_are_abandoned(engine: Engine, shop: Fixtur
     assert worker not in [w for w, _ in runtime._abandoned]
 
 
-@needs_spark
 @on_spark
 def test_instances_share_the_session_safely(engine_name: str) -> None:
     engines = [sp.SparkEngine() for _ in range(2)]
@@ -389,7 +382,6 @@ def test_instances_share_the_session_safely(engine_name: str) -> None:
             e.close()
 
 
-@needs_spark
 @on_spark
 def test_no_files_outside_the_temporary_directory(engine: Engine, shop: Fixture) -> None:
     rows(
@@ -406,7 +398,6 @@ def test_no_files_outside_the_temporary_directory(engine: Engine, shop: Fixture)
     assert str(jvm.java.lang.System.getProperty("java.io.tmpdir")).startswith(str(root))
 
 
-@needs_spark
 @pytest.mark.slow
 @on_spark
 def test_a_dead_jvm_is_an_engine_error_then_restarts(engine: Engine, shop: Fixture) -> None:
@@ -426,7 +417,6 @@ def test_a_dead_jvm_is_an_engine_error_then_restarts(engine: Engine, shop: Fixtu
     assert engine.checksums(shop) == shop.checksums
 
 
-@needs_spark
 @pytest.mark.slow
 @on_spark
 def test_a_long_runaway_restarts_the_session(
@@ -450,7 +440,6 @@ DEAF = (
 )
 
 
-@needs_spark
 @pytest.mark.slow
 @on_spark
 def test_tasks_that_ignore_cancellation_restart_the_session(
@@ -477,7 +466,6 @@ def test_tasks_that_ignore_cancellation_restart_the_session(
     assert rows(engine, "SELECT count(*) FROM customers") == ((4,),)
 
 
-@needs_spark
 @on_spark
 def test_a_column_named_language_is_not_refused(engine: Engine) -> None:
     fixture = make_fixture(

@@ -19,8 +19,10 @@ import sys
 import tempfile
 import textwrap
 import threading
+from collections.abc import Iterator, Sequence
 from decimal import Decimal
 from pathlib import Path
+from typing import Any
 
 import pytest
 from engine_fixtures import SHOP
@@ -28,7 +30,7 @@ from patience import wait_until
 from processes import descendants
 
 from parrot.connect import create_engine
-from parrot.engines import ExecStatus, engine_class
+from parrot.engines import Engine, ExecStatus, engine_class
 from parrot.engines import worker as w
 
 SECRET = "parrot-isolation-canary-51c2"
@@ -82,6 +84,24 @@ print(json.dumps({"warnings": warnings, "outcomes": outcomes, "pid": os.getpid()
 NO_SYS_ADMIN = ["setpriv", "--bounding-set", "-sys_admin"]  # the kernel refuses namespaces
 
 
+def _run_isolated(
+    script: str, scratch: Path, *args: str, env: dict[str, str], prefix: Sequence[str] = ()
+) -> dict[str, Any]:
+    """Run ``script`` as a worker would (``prefix`` first), in ``scratch`` with ``env`` and the
+    arguments ``scratch``, this pid, ``args``; the JSON of its last output line."""
+    child = subprocess.run(
+        [*prefix, sys.executable, "-c", script, str(scratch), str(os.getpid()), *args],
+        env=env,
+        cwd=scratch,
+        capture_output=True,
+        text=True,
+        timeout=240,
+    )
+    assert child.returncode == 0, child.stderr[-3000:]
+    result: dict[str, Any] = json.loads(child.stdout.splitlines()[-1])
+    return result
+
+
 def _probe(tmp: Path, prefix: list[str]) -> dict[str, object]:
     """Every probe's outcome, from one isolated process (chdb and DuckDB imported once)."""
     from http_sink import serve_sink
@@ -95,29 +115,18 @@ def _probe(tmp: Path, prefix: list[str]) -> dict[str, object]:
     finally:
         del os.environ["PARROT_ISOLATION_API_KEY"]
     with serve_sink() as sink:
-        child = subprocess.run(
-            [
-                *prefix,
-                sys.executable,
-                "-c",
-                PROBE_SCRIPT,
-                str(scratch),
-                str(os.getpid()),
-                str(canary),
-                str(out),
-                sink[0],
-                str(os.getpid()),
-                json.dumps(PROBES),
-            ],
+        result = _run_isolated(
+            PROBE_SCRIPT,
+            scratch,
+            str(canary),
+            str(out),
+            sink[0],
+            str(os.getpid()),
+            json.dumps(PROBES),
             env=env,
-            cwd=scratch,
-            capture_output=True,
-            text=True,
-            timeout=240,
+            prefix=prefix,
         )
         requests = list(sink[1:])
-    assert child.returncode == 0, child.stderr[-3000:]
-    result: dict[str, object] = json.loads(child.stdout.splitlines()[-1])
     result.update(
         requests=requests,
         out_exists=out.exists(),
@@ -208,44 +217,53 @@ def _worker_pid(engine: object) -> int:
     return w.POOL.get(engine.group).process.pid  # type: ignore[attr-defined]
 
 
-def test_a_worker_started_by_a_thread_outlives_that_thread() -> None:
+def _kill_worker(engine: object) -> int:
+    """SIGKILL the engine's worker and wait until it is gone; its pid."""
+    first = _worker_pid(engine)
+    os.killpg(first, signal.SIGKILL)
+    # wait on that process itself: asking the pool for the group's worker could start the
+    # replacement already (and in a full session other sqlite engines share the pool)
+    assert wait_until(lambda: not _alive({first}), 30)
+    return first
+
+
+@pytest.fixture
+def sqlite_engine() -> Iterator[Engine]:
+    """The sqlite engine as parrot creates it (run in a worker), closed afterwards."""
+    engine = create_engine("sqlite")
+    try:
+        yield engine
+    finally:
+        engine.close()
+
+
+def test_a_worker_started_by_a_thread_outlives_that_thread(sqlite_engine: Engine) -> None:
     """Linux sends a worker's PR_SET_PDEATHSIG when the *thread* that forked it ends: a worker
     started by a pool's or a test's thread was SIGKILLed when that thread finished (the crash
     test below failed that way in CI). Workers are started from one long-lived thread."""
-    engine = create_engine("sqlite")
-    try:
-        starter = threading.Thread(target=engine.load, args=(SHOP,))
-        starter.start()
-        starter.join()
-        process = w.POOL.workers[engine.group].process  # type: ignore[attr-defined]
-        with pytest.raises(subprocess.TimeoutExpired):
-            process.wait(timeout=1)
-        _normal(engine)
-        assert _worker_pid(engine) == process.pid
-    finally:
-        engine.close()
+    starter = threading.Thread(target=sqlite_engine.load, args=(SHOP,))
+    starter.start()
+    starter.join()
+    process = w.POOL.workers[sqlite_engine.group].process  # type: ignore[attr-defined]
+    with pytest.raises(subprocess.TimeoutExpired):
+        process.wait(timeout=1)
+    _normal(sqlite_engine)
+    assert _worker_pid(sqlite_engine) == process.pid
 
 
-def test_a_killed_worker_is_replaced() -> None:
-    engine = create_engine("sqlite")
-    try:
-        engine.load(SHOP)
-        first = _worker_pid(engine)
-        os.killpg(first, signal.SIGKILL)
-        # wait on that process itself: asking the pool for the group's worker could start the
-        # replacement already (and in a full session other sqlite engines share the pool)
-        assert wait_until(lambda: not _alive({first}), 30)
-        _normal(engine)  # a new worker, the fixture loaded again
-        assert _worker_pid(engine) != first
-    finally:
-        engine.close()
+def test_a_killed_worker_is_replaced(sqlite_engine: Engine) -> None:
+    sqlite_engine.load(SHOP)
+    first = _kill_worker(sqlite_engine)
+    _normal(sqlite_engine)  # a new worker, the fixture loaded again
+    assert _worker_pid(sqlite_engine) != first
 
 
-def test_a_fixture_crosses_to_its_worker_once(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_fixture_crosses_to_its_worker_once(
+    sqlite_engine: Engine, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Loading a fixture the worker holds sends nothing (the judge loads before every
     execution: TPC-H's 14 MB were pickled through the pipe each time, ~4 s per execution on
     a loaded Ray node); a replaced worker gets it again."""
-    engine = create_engine("sqlite")
     sent: list[str] = []
     call = w._Worker.call
 
@@ -256,37 +274,27 @@ def test_a_fixture_crosses_to_its_worker_once(monkeypatch: pytest.MonkeyPatch) -
         return call(worker, target, method, args, timeout)
 
     monkeypatch.setattr(w._Worker, "call", counting)
-    try:
-        engine.load(SHOP)  # sent (the worker may hold SHOP from an earlier test's engine)
-        assert engine.load(SHOP).cached
-        for _ in range(2):
-            assert engine.execute("SELECT count(*) FROM customers", SHOP).status is ExecStatus.OK
-        assert sent.count("load") == 1 and sent.count("execute") == 2
-        first = _worker_pid(engine)
-        os.killpg(first, signal.SIGKILL)
-        assert wait_until(lambda: not _alive({first}), 30)
-        _normal(engine)
-        assert sent.count("load") == 2
-    finally:
-        engine.close()
+    sqlite_engine.load(SHOP)  # sent (the worker may hold SHOP from an earlier test's sqlite_engine)
+    assert sqlite_engine.load(SHOP).cached
+    for _ in range(2):
+        assert sqlite_engine.execute("SELECT count(*) FROM customers", SHOP).status is ExecStatus.OK
+    assert sent.count("load") == 1 and sent.count("execute") == 2
+    _kill_worker(sqlite_engine)
+    _normal(sqlite_engine)
+    assert sent.count("load") == 2
 
 
-def test_a_timeout_replaces_the_worker() -> None:
-    engine = create_engine("sqlite")
-    try:
-        engine.load(SHOP)
-        first = _worker_pid(engine)
-        bomb = engine.execute(
-            "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) "
-            "SELECT count(*) FROM c",
-            SHOP,
-            timeout=1,
-        )
-        assert bomb.status is ExecStatus.TIMEOUT, bomb
-        _normal(engine)
-        assert _worker_pid(engine) != first
-    finally:
-        engine.close()
+def test_a_timeout_replaces_the_worker(sqlite_engine: Engine) -> None:
+    sqlite_engine.load(SHOP)
+    first = _worker_pid(sqlite_engine)
+    bomb = sqlite_engine.execute(
+        "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c",
+        SHOP,
+        timeout=1,
+    )
+    assert bomb.status is ExecStatus.TIMEOUT, bomb
+    _normal(sqlite_engine)
+    assert _worker_pid(sqlite_engine) != first
 
 
 # (which process dies, by which signal): the OOM killer SIGKILLs the engine process (the first
@@ -301,38 +309,34 @@ CRASHES = [
 @pytest.mark.slow  # 2–3 s each: a worker start and a query seen running
 @pytest.mark.parametrize(("victim", "sig"), CRASHES)
 def test_a_worker_crashing_mid_execution_is_an_engine_error_and_replaced(
-    victim: str, sig: int
+    sqlite_engine: Engine, victim: str, sig: int
 ) -> None:
-    """The engine dies under a running query: that execution is engine_error naming the
+    """The sqlite_engine dies under a running query: that execution is engine_error naming the
     signal, a new worker answers the next one."""
-    engine = create_engine("sqlite")
-    try:
-        engine.load(SHOP)
-        first = _worker_pid(engine)
-        outcome: list[object] = []
-        bomb = threading.Thread(
-            target=lambda: outcome.append(
-                engine.execute(
-                    "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) "
-                    "SELECT count(*) FROM c",
-                    SHOP,
-                    timeout=120,
-                )
+    sqlite_engine.load(SHOP)
+    first = _worker_pid(sqlite_engine)
+    outcome: list[object] = []
+    bomb = threading.Thread(
+        target=lambda: outcome.append(
+            sqlite_engine.execute(
+                "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) "
+                "SELECT count(*) FROM c",
+                SHOP,
+                timeout=120,
             )
         )
-        bomb.start()
-        # the engine runs in the pid namespace's first process, a child of the worker
-        assert wait_until(lambda: _busy(descendants(first)), 60), "the query never ran"
-        for pid in descendants(first) if victim == "engine" else {first}:
-            os.kill(pid, sig)
-        bomb.join(timeout=120)
-        execution = outcome[0]
-        assert execution.status is ExecStatus.ENGINE_ERROR, execution  # type: ignore[attr-defined]
-        assert f"killed by {signal.Signals(sig).name}" in execution.error  # type: ignore[attr-defined]
-        _normal(engine)  # a new worker, the fixture loaded again
-        assert _worker_pid(engine) != first
-    finally:
-        engine.close()
+    )
+    bomb.start()
+    # the sqlite_engine runs in the pid namespace's first process, a child of the worker
+    assert wait_until(lambda: _busy(descendants(first)), 60), "the query never ran"
+    for pid in descendants(first) if victim == "sqlite_engine" else {first}:
+        os.kill(pid, sig)
+    bomb.join(timeout=120)
+    execution = outcome[0]
+    assert execution.status is ExecStatus.ENGINE_ERROR, execution  # type: ignore[attr-defined]
+    assert f"killed by {signal.Signals(sig).name}" in execution.error  # type: ignore[attr-defined]
+    _normal(sqlite_engine)  # a new worker, the fixture loaded again
+    assert _worker_pid(sqlite_engine) != first
 
 
 def _busy(pids: set[int]) -> bool:
@@ -509,24 +513,13 @@ def test_a_worker_cannot_reach_the_server_sockets(
             with socket.socket(socket.AF_UNIX) as client:
                 client.connect(str(place))  # outside: it works
         scratch = Path(tempfile.mkdtemp(prefix=w.SCRATCH_PREFIX))
-        child = subprocess.run(
-            [
-                sys.executable,
-                "-c",
-                SOCKET_SCRIPT,
-                str(scratch),
-                str(os.getpid()),
-                json.dumps([str(p) for p in places]),
-                json.dumps(w.socket_roots()),
-            ],
+        result = _run_isolated(
+            SOCKET_SCRIPT,
+            scratch,
+            json.dumps([str(p) for p in places]),
+            json.dumps(w.socket_roots()),
             env=w.worker_environ(str(scratch)),
-            cwd=scratch,
-            capture_output=True,
-            text=True,
-            timeout=120,
         )
-        assert child.returncode == 0, child.stderr[-3000:]
-        result = json.loads(child.stdout.splitlines()[-1])
         assert result["warnings"] == []
         assert all(v.startswith("refused") for v in result["outcomes"].values()), result
         assert (scratch / "written-inside").read_text() == "ok"  # its scratch carried over
@@ -574,16 +567,8 @@ def test_an_installation_under_a_hidden_root_stays_readable_and_its_sockets_hidd
             listener.bind(str(root / "server.sock"))
             listener.listen(1)
             scratch = Path(tempfile.mkdtemp(prefix=w.SCRATCH_PREFIX))
-            child = subprocess.run(
-                [sys.executable, "-c", CARRY_SCRIPT, str(scratch), str(os.getpid()), str(root)],
-                env=w.worker_environ(str(scratch)),
-                cwd=scratch,
-                capture_output=True,
-                text=True,
-                timeout=120,
-            )
-        assert child.returncode == 0, child.stderr[-3000:]
-        result = json.loads(child.stdout.splitlines()[-1])
+            env = w.worker_environ(str(scratch))
+            result = _run_isolated(CARRY_SCRIPT, scratch, str(root), env=env)
         assert result["warnings"] == [], result
         assert result["socket"].startswith("refused"), result
         assert result["lib"] == "x = 1\n"

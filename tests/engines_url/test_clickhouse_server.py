@@ -342,7 +342,7 @@ def _engine_with_log() -> tuple[chs.ClickHouseServerEngine, list[str]]:
 
     engine._command = command  # type: ignore[method-assign]
     engine._rows = lambda sql: ([], [])  # type: ignore[method-assign]
-    engine._run = lambda cursor, plans, deadline, rows: (  # type: ignore[method-assign]
+    engine._run = lambda cursor, script: (  # type: ignore[method-assign]
         log.append(
             f"<run as {cursor.client.name} in {cursor.client.database} "
             f"readonly={cursor.settings.get('readonly')}>"
@@ -362,7 +362,7 @@ def test_read_only_scripts_run_readonly_on_the_fixture() -> None:
     engine._reader = Named("admin")
     plans = chs.plan_script(["SELECT 1"])
     assert isinstance(plans, list)
-    engine._execute_plans(plans, SHOP, "parrot_fx_01", st.Deadline(5), 10)
+    engine._execute_plans(st.Script(plans, SHOP, st.Deadline(5), 10), "parrot_fx_01")
     assert log == ["<run as admin in parrot_fx_01 readonly=2>"]
 
 
@@ -371,7 +371,7 @@ def test_writing_scripts_need_the_restricted_user() -> None:
     engine.sandboxed, engine.sandbox_error = False, "Not enough privileges (ACCESS_DENIED)"
     plans = chs.plan_script(["CREATE VIEW v AS SELECT 1"])
     assert isinstance(plans, list)
-    ex = engine._execute_plans(plans, SHOP, "parrot_fx_01", st.Deadline(5), 10)
+    ex = engine._execute_plans(st.Script(plans, SHOP, st.Deadline(5), 10), "parrot_fx_01")
     assert ex.status is ExecStatus.UNSUPPORTED and "ACCESS_DENIED" in (ex.error or "")
     assert log == []
 
@@ -381,7 +381,7 @@ def test_writing_scripts_run_on_a_scratch_clone_as_the_runner() -> None:
     engine._runner = Named("parrot_runner")
     plans = chs.plan_script(["CREATE FUNCTION plus1 AS (x) -> x + 1", "SELECT plus1(1)"])
     assert isinstance(plans, list)
-    engine._execute_plans(plans, SHOP, "parrot_fx_01", st.Deadline(5), 10)
+    engine._execute_plans(st.Script(plans, SHOP, st.Deadline(5), 10), "parrot_fx_01")
     scratch = "`parrot_sx_abcd1234_1`"
     assert log == [f"CREATE DATABASE {scratch}"] + [
         f"CREATE TABLE {scratch}.`{t.name}` CLONE AS `parrot_fx_01`.`{t.name}`" for t in SHOP.tables

@@ -26,6 +26,7 @@ from parrot.engines import statements as st
 from parrot.engines.base import Capabilities, Execution
 from parrot.engines.dbapi import (
     ContainerExists,
+    DriverSpec,
     ServerEngine,
     ServerURL,
     create_table_sql,
@@ -36,7 +37,7 @@ from parrot.engines.dbapi import (
     redact_url,
     values_inserts,
 )
-from parrot.fixtures import Column, Fixture, Table
+from parrot.fixtures import Column, Table
 from parrot.values import Nested
 
 # --- URLs -----------------------------------------------------------------------------------------
@@ -312,9 +313,7 @@ class Probe(ServerEngine):
         True, False, False, False, False, True, False
     )
     url_example: ClassVar[str] = "probe://localhost/"
-    driver_module: ClassVar[str] = "sqlite3"
-    driver_package: ClassVar[str] = "sqlite3"
-    driver_extra: ClassVar[str] = "none"
+    driver_spec = DriverSpec("sqlite3", "sqlite3", "none")
     guard: ClassVar[st.Guard] = PROBE_GUARD
     errors: ClassVar[st.ErrorTable] = PROBE_ERRORS
 
@@ -366,17 +365,10 @@ class Probe(ServerEngine):
         with contextlib.closing(sqlite3.connect(self._file(container))) as conn:
             return conn.execute(f"SELECT * FROM {self.ident(table.name)}").fetchall()
 
-    def _execute_plans(
-        self,
-        plans: list[st.Plan],
-        fixture: Fixture,
-        container: str,
-        deadline: st.Deadline,
-        max_rows: int,
-    ) -> Execution:
+    def _execute_plans(self, script: st.Script, container: str) -> Execution:
         uri = f"file:{self._file(container)}?mode=ro"
         with contextlib.closing(sqlite3.connect(uri, uri=True, check_same_thread=False)) as conn:
-            return self._run(conn.cursor(), plans, deadline, max_rows)
+            return self._run(conn.cursor(), script)
 
     def _arm_timeout(self, cursor: Any, seconds: float) -> None:
         pass
@@ -466,7 +458,7 @@ def test_probe_missing_driver_is_an_unknown_engine(
 ) -> None:
     from parrot.engines import UnknownEngineError
 
-    monkeypatch.setattr(Probe, "driver_module", "parrot_no_such_driver")
-    monkeypatch.setattr(Probe, "driver_extra", "probe-extra")
+    missing = DriverSpec("parrot_no_such_driver", "sqlite3", "probe-extra")
+    monkeypatch.setattr(Probe, "driver_spec", missing)
     with pytest.raises(UnknownEngineError, match=r"pip install 'parrot-sql\[probe-extra\]'"):
         Probe(tmp_path)

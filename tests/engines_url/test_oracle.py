@@ -95,22 +95,15 @@ def test_long_texts_and_text_keys() -> None:
 
 
 def test_ddl_folds_and_quotes_names() -> None:
-    fixture = make_fixture(
-        "reserved",
-        [
-            {
-                "name": "Order",
-                "primary_key": ["select", "date"],
-                "columns": [
-                    col("select", "text", False),
-                    col("date", "date", False),
-                    col("MixedCase", "boolean"),
-                    col("long", "text"),
-                ],
-                "rows": [["a", "2024-01-05", True, "x" * 5000]],
-            }
-        ],
-    )
+    # a literal fixture table, kept as written
+    # fmt: off
+    fixture = make_fixture("reserved", [{
+        "name": "Order", "primary_key": ["select", "date"],
+        "columns": [col("select", "text", False), col("date", "date", False),
+                    col("MixedCase", "boolean"), col("long", "text")],
+        "rows": [["a", "2024-01-05", True, "x" * 5000]],
+    }])
+    # fmt: on
     ddl = bare().table_ddl("PARROT_FX_0123", fixture.tables[0])
     assert ddl == (
         'CREATE TABLE "PARROT_FX_0123"."ORDER" ("SELECT" VARCHAR2(1000 CHAR) NOT NULL, '
@@ -394,12 +387,12 @@ def test_timeout_is_call_timeout_and_cancel() -> None:
 def test_an_execution_is_a_read_only_transaction_in_the_fixture_schema() -> None:
     engine, conn = bare(), Recorder()
     engine._runner_conn = lambda: conn  # type: ignore[method-assign]
-    engine._run = lambda cur, plans, deadline, max_rows: (  # type: ignore[method-assign]
-        conn.log.append(f"<run {len(plans)}>")
+    engine._run = lambda cur, script: (  # type: ignore[method-assign]
+        conn.log.append(f"<run {len(script.plans)}>")
     )
     plans = ora.GUARD.plan(["SELECT 1 FROM dual"])
     assert isinstance(plans, list) and isinstance(plans[0], st.Plan)
-    engine._execute_plans(plans, SHOP, "PARROT_FX_X", st.Deadline(5), 10)
+    engine._execute_plans(st.Script(plans, SHOP, st.Deadline(5), 10), "PARROT_FX_X")
     assert conn.log == [
         "<rollback>",
         'ALTER SESSION SET CURRENT_SCHEMA = "PARROT_FX_X"',

@@ -21,8 +21,12 @@ from parrot.engines import (
     UnknownEngineError,
     engine_class,
     engine_for_url,
+    snowflake,
+    trino,
+    tsql,
 )
 from parrot.engines.dbapi import ServerEngine
+from parrot.fixtures import Column
 
 ADAPTERS = {  # engine name -> (dialect, schemes, driver module)
     "oracle": ("oracle", ("oracle",), "oracledb"),
@@ -32,13 +36,34 @@ ADAPTERS = {  # engine name -> (dialect, schemes, driver module)
     "clickhouse_server": ("clickhouse", ("clickhouse", "clickhouses"), "clickhouse_connect"),
 }
 
+# a portable type and its name on Snowflake, Trino and SQL Server
+TYPE_NAMES = [
+    ("integer", "NUMBER(10,0)", "INTEGER", "INT"),
+    ("bigint", "NUMBER(19,0)", "BIGINT", "BIGINT"),
+    ("double", "FLOAT", "DOUBLE", "FLOAT(53)"),
+    ("decimal(10,2)", "NUMBER(10,2)", "DECIMAL(10,2)", "DECIMAL(10,2)"),
+    ("decimal(38,10)", "NUMBER(38,10)", "DECIMAL(38,10)", "DECIMAL(38,10)"),
+    ("text", "VARCHAR", "VARCHAR", "NVARCHAR(MAX)"),
+    ("boolean", "BOOLEAN", "BOOLEAN", "BIT"),
+    ("date", "DATE", "DATE", "DATE"),
+    ("timestamp", "TIMESTAMP_NTZ(6)", "TIMESTAMP(6)", "DATETIME2(6)"),
+]
+
+
+@pytest.mark.parametrize(("ptype", "on_snowflake", "on_trino", "on_tsql"), TYPE_NAMES)
+def test_every_portable_type(ptype: str, on_snowflake: str, on_trino: str, on_tsql: str) -> None:
+    column = Column("c", ptype)
+    assert snowflake.snowflake_type(column) == on_snowflake
+    assert trino.trino_type(column) == on_trino
+    assert tsql.tsql_type(column) == on_tsql
+
 
 @pytest.mark.parametrize("name", sorted(ADAPTERS))
 def test_registered_with_their_schemes(name: str) -> None:
     dialect, schemes, module = ADAPTERS[name]
     cls = engine_class(name)
     assert issubclass(cls, ServerEngine) and cls.name == name and cls.dialect == dialect
-    assert cls.url_schemes == schemes and cls.driver_module == module
+    assert cls.url_schemes == schemes and cls.driver_spec.module == module
     assert not cls.capabilities.in_process
     for scheme in schemes:
         assert URL_SCHEMES[scheme] == name
@@ -92,7 +117,9 @@ def test_a_missing_driver_names_the_extra(name: str, monkeypatch: pytest.MonkeyP
     scheme = ADAPTERS[name][1][0]
     with pytest.raises(UnknownEngineError) as err:
         cls(f"{scheme}://user:s3cr3t@h:1/db")  # type: ignore[call-arg]
-    assert f"parrot-sql[{cls.driver_extra}]" in str(err.value) and "s3cr3t" not in str(err.value)
+    assert f"parrot-sql[{cls.driver_spec.extra}]" in str(err.value) and "s3cr3t" not in str(
+        err.value
+    )
 
 
 # --- an unreachable server (loopback, port 1: refused at once; real drivers, no server) ----------

@@ -77,23 +77,6 @@ def test_construction_does_not_connect_or_print_secrets() -> None:
 
 
 @pytest.mark.parametrize(
-    ("ptype", "expected"),
-    [
-        ("integer", "NUMBER(10,0)"),
-        ("bigint", "NUMBER(19,0)"),
-        ("double", "FLOAT"),
-        ("decimal(38,10)", "NUMBER(38,10)"),
-        ("text", "VARCHAR"),
-        ("boolean", "BOOLEAN"),
-        ("date", "DATE"),
-        ("timestamp", "TIMESTAMP_NTZ(6)"),
-    ],
-)
-def test_every_portable_type(ptype: str, expected: str) -> None:
-    assert sf.snowflake_type(Column("c", ptype)) == expected
-
-
-@pytest.mark.parametrize(
     ("value", "ptype", "expected"),
     [
         (None, "text", "NULL"),
@@ -336,20 +319,20 @@ def test_fixture_rows_load_as_literal_inserts() -> None:
 
 def test_read_only_scripts_run_on_the_fixture_schema() -> None:
     engine, log = _engine_with_log()
-    engine._run = lambda cur, plans, deadline, rows: log.append("<run>")  # type: ignore
+    engine._run = lambda cur, script: log.append("<run>")  # type: ignore
     plans = sf.GUARD.plan(["SELECT 1"])
     assert isinstance(plans, list)
-    engine._execute_plans(plans, SHOP, "PARROT_FX_01", st.Deadline(5), 10)
+    engine._execute_plans(st.Script(plans, SHOP, st.Deadline(5), 10), "PARROT_FX_01")
     assert log == ['runner: USE SCHEMA "PARROT"."PARROT_FX_01"', "<run>", "runner: <close>"]
     assert engine._runner is not None  # kept for the next execution
 
 
 def test_writing_scripts_run_on_a_clone_that_is_dropped() -> None:
     engine, log = _engine_with_log()
-    engine._run = lambda cur, plans, deadline, rows: log.append("<run>")  # type: ignore
+    engine._run = lambda cur, script: log.append("<run>")  # type: ignore
     plans = sf.GUARD.plan(["CREATE TEMP TABLE t AS SELECT 1 x", "SELECT * FROM t"])
     assert isinstance(plans, list)
-    engine._execute_plans(plans, SHOP, "PARROT_FX_01", st.Deadline(5), 10)
+    engine._execute_plans(st.Script(plans, SHOP, st.Deadline(5), 10), "PARROT_FX_01")
     assert log == [
         'admin: CREATE TRANSIENT SCHEMA "PARROT"."PARROT_SX_ABCD1234_1" CLONE '
         '"PARROT"."PARROT_FX_01"',

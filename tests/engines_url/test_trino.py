@@ -80,23 +80,6 @@ def test_the_password_becomes_basic_auth(monkeypatch: pytest.MonkeyPatch) -> Non
 
 
 @pytest.mark.parametrize(
-    ("ptype", "expected"),
-    [
-        ("integer", "INTEGER"),
-        ("bigint", "BIGINT"),
-        ("double", "DOUBLE"),
-        ("decimal(10,2)", "DECIMAL(10,2)"),
-        ("text", "VARCHAR"),
-        ("boolean", "BOOLEAN"),
-        ("date", "DATE"),
-        ("timestamp", "TIMESTAMP(6)"),
-    ],
-)
-def test_every_portable_type(ptype: str, expected: str) -> None:
-    assert tr.trino_type(Column("c", ptype)) == expected
-
-
-@pytest.mark.parametrize(
     ("value", "ptype", "expected"),
     [
         (None, "integer", "NULL"),

@@ -87,12 +87,11 @@ from zoneinfo import ZoneInfo
 from parrot import values
 from parrot.engines import statements as st
 from parrot.engines.base import (
-    DEFAULT_MAX_ROWS,
-    DEFAULT_TIMEOUT,
     Capabilities,
     EngineBase,
     ExecStatus,
     Execution,
+    Request,
     TypeMap,
     create_table_sql,
     select_all,
@@ -842,16 +841,10 @@ class ClickHouseEngine(EngineBase[_Materialised]):
 
     # --- execution ----------------------------------------------------------------------------
 
-    def execute(
-        self,
-        sql: str,
-        fixture: Fixture,
-        *,
-        timeout: float = DEFAULT_TIMEOUT,
-        max_rows: int = DEFAULT_MAX_ROWS,
-    ) -> Execution:
+    def _execute(self, request: Request) -> Execution:
+        fixture = request.fixture
         mat = self.stored(fixture)
-        texts = st.splitter("clickhouse").split(sql)
+        texts = st.splitter("clickhouse").split(request.sql)
         if not texts:
             return Execution(ExecStatus.SYNTAX_ERROR, error=st.NO_STATEMENT)
         plans: list[st.Plan] = []
@@ -860,18 +853,16 @@ class ClickHouseEngine(EngineBase[_Materialised]):
             if isinstance(plan, str):
                 return Execution(ExecStatus.UNSUPPORTED, error=plan)
             plans.append(plan)
-        deadline = st.Deadline(timeout)
+        script = st.Script(plans, fixture, st.Deadline(request.timeout), request.max_rows)
         tag = f"parrot-{self._token}-{next(self._counter)}"
         try:
-            if not any(p.writes for p in plans):
-                return self._run_direct(mat, plans, deadline, max_rows, tag)
+            if not script.writes:
+                return self._run_direct(mat, script, tag)
             functions = [f for p in plans if (f := created_function(p))]
             if functions:
                 with _UDF_LOCK:
-                    return self._run_scratch(
-                        mat, fixture, plans, deadline, max_rows, tag, functions
-                    )
-            return self._run_scratch(mat, fixture, plans, deadline, max_rows, tag, functions)
+                    return self._run_scratch(mat, script, tag, functions)
+            return self._run_scratch(mat, script, tag, functions)
         except RuntimeError as exc:  # the sandbox itself failed (e.g. fixture database gone)
             self._stored.pop(fixture.content_hash, None)  # reload on next use
             return Execution(ExecStatus.ENGINE_ERROR, error=_clean_message(exc))
@@ -894,18 +885,11 @@ class ClickHouseEngine(EngineBase[_Materialised]):
         self._checked[text] = plan
         return plan
 
-    def _run_direct(
-        self,
-        mat: _Materialised,
-        plans: list[st.Plan],
-        deadline: st.Deadline,
-        max_rows: int,
-        tag: str,
-    ) -> Execution:
+    def _run_direct(self, mat: _Materialised, script: st.Script, tag: str) -> Execution:
         """A read-only execution. Without a SET statement (which would outlive it in the
         connection's session) it runs on the adapter's one shared read-only connection;
         otherwise on a fresh connection closed afterwards."""
-        if any(p.first == "SET" for p in plans):
+        if any(p.first == "SET" for p in script.plans):
             conn = self._connect()
             try:
                 conn.query(f"USE {ident(mat.database)}")
@@ -913,14 +897,14 @@ class ClickHouseEngine(EngineBase[_Materialised]):
                     f"SET log_comment = {string_literal(tag)}, max_memory_usage = {MEMORY_LIMIT}"
                 )
                 conn.query("SET readonly = 2")
-                return self._run(conn, plans, deadline, max_rows, tag)
+                return self._run(conn, script, tag)
             finally:
                 conn.close()
         conn = self._read_only(mat.database)
         execution = Execution(ExecStatus.ENGINE_ERROR, error="execution did not finish")
         try:
             conn.query(f"SET log_comment = {string_literal(tag)}")
-            execution = self._run(conn, plans, deadline, max_rows, tag)
+            execution = self._run(conn, script, tag)
             return execution
         finally:
             if execution.status not in REUSABLE_AFTER:  # killed, cut short or failed: a new one
@@ -950,28 +934,21 @@ class ClickHouseEngine(EngineBase[_Materialised]):
                 reader.close()
 
     def _run_scratch(
-        self,
-        mat: _Materialised,
-        fixture: Fixture,
-        plans: list[st.Plan],
-        deadline: st.Deadline,
-        max_rows: int,
-        tag: str,
-        functions: list[str],
+        self, mat: _Materialised, script: st.Script, tag: str, functions: list[str]
     ) -> Execution:
         scratch = f"{self._prefix}s{next(self._counter)}"
         conn = self._connect()
         before = self._foreign_tables()
         try:
             conn.query(f"CREATE DATABASE {ident(scratch)} ENGINE = Atomic")
-            for table in fixture.tables:  # CLONE AS shares the immutable parts: cheap, and
+            for table in script.fixture.tables:  # CLONE AS shares the immutable parts: cheap, and
                 src = f"{ident(mat.database)}.{ident(table.name)}"  # mutations make new ones
                 conn.query(f"CREATE TABLE {ident(scratch)}.{ident(table.name)} CLONE AS {src}")
             conn.query(f"USE {ident(scratch)}")
             conn.query(
                 f"SET log_comment = {string_literal(tag)}, max_memory_usage = {MEMORY_LIMIT}"
             )
-            return self._run(conn, plans, deadline, max_rows, tag)
+            return self._run(conn, script, tag)
         finally:
             conn.close()
             cleanup = [f"DROP DATABASE IF EXISTS {ident(scratch)} SYNC"]
@@ -996,17 +973,15 @@ class ClickHouseEngine(EngineBase[_Materialised]):
         _, _, rows = parse_output(data)
         return {(str(db), str(t)) for db, t in rows}
 
-    def _run(
-        self, conn: Any, plans: list[st.Plan], deadline: st.Deadline, max_rows: int, tag: str
-    ) -> Execution:
+    def _run(self, conn: Any, script: st.Script, tag: str) -> Execution:
         def run(plan: st.Plan, remaining: float) -> tuple[values.ResultSet, bool] | None:
             conn.query(f"SET max_execution_time = {max(remaining, 0.001):.3f}")
-            return self._statement(conn, plan, max_rows)
+            return self._statement(conn, plan, script.max_rows)
 
         return st.run_in_order(
-            plans,
-            deadline,
-            max_rows,
+            script.plans,
+            script.deadline,
+            script.max_rows,
             run,
             lambda: self._kill(tag),
             ERRORS,

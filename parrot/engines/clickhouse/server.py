@@ -73,6 +73,7 @@ from parrot.engines.base import Capabilities, ExecStatus, Execution, select_all
 from parrot.engines.dbapi import (
     CONNECT_TIMEOUT,
     ContainerExists,
+    DriverSpec,
     ServerEngine,
     ServerURL,
     fetch_capped,
@@ -288,9 +289,7 @@ class ClickHouseServerEngine(ServerEngine):
     )
     url_example: ClassVar[str] = "clickhouse://user:password@host:8123/"
     default_port: ClassVar[int | None] = 8123
-    driver_module: ClassVar[str] = "clickhouse_connect"
-    driver_package: ClassVar[str] = "clickhouse-connect"
-    driver_extra: ClassVar[str] = "clickhouse-server"
+    driver_spec = DriverSpec("clickhouse_connect", "clickhouse-connect", "clickhouse-server")
     guard: ClassVar[st.Guard] = GUARD
     errors: ClassVar[st.ErrorTable] = ERRORS
     quote_chars: ClassVar[tuple[str, str]] = ("`", "`")
@@ -444,26 +443,19 @@ class ClickHouseServerEngine(ServerEngine):
     def plan(self, texts: Sequence[str]) -> list[st.Plan] | str:
         return plan_script(texts)
 
-    def _execute_plans(
-        self,
-        plans: list[st.Plan],
-        fixture: Fixture,
-        container: str,
-        deadline: st.Deadline,
-        max_rows: int,
-    ) -> Execution:
+    def _execute_plans(self, script: st.Script, container: str) -> Execution:
         settings: dict[str, Any] = {
             "session_timezone": "UTC",
             "format_custom_escaping_rule": "Quoted",
         }
         session = f"parrot-{self._token}-{secrets.token_hex(6)}"
-        if not any(p.writes for p in plans):
+        if not script.writes:
             if self._reader is None:
                 self._reader = self._client()
             self._reader.database = container
             cursor = HTTPCursor(self._reader, {**settings, "readonly": 2}, session, self._kill)
             try:
-                return self._run(cursor, plans, deadline, max_rows)
+                return self._run(cursor, script)
             finally:
                 cursor.close_stream()
         runner = self._runner_client()
@@ -476,7 +468,7 @@ class ClickHouseServerEngine(ServerEngine):
                     f"cannot set up: {self.sandbox_error}"
                 ),
             )
-        functions = [f for p in plans if (f := ch.created_function(p))]
+        functions = [f for p in script.plans if (f := ch.created_function(p))]
         if functions:
             existing = {
                 str(r[0])
@@ -493,7 +485,7 @@ class ClickHouseServerEngine(ServerEngine):
                 )
         scratch = self.scratch_name()
         try:
-            self._clone(container, scratch, fixture)
+            self._clone(container, scratch, script.fixture)
             try:
                 self._command(f"GRANT ALL ON {ch.ident(scratch)}.* TO {RUNNER}")
             except ServerError as exc:
@@ -510,7 +502,7 @@ class ClickHouseServerEngine(ServerEngine):
             runner.database = scratch
             cursor = HTTPCursor(runner, settings, session, self._kill)
             try:
-                return self._run(cursor, plans, deadline, max_rows)
+                return self._run(cursor, script)
             finally:
                 cursor.close_stream()
         finally:

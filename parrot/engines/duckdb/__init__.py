@@ -48,12 +48,11 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from parrot import values
 from parrot.engines import statements as st
 from parrot.engines.base import (
-    DEFAULT_MAX_ROWS,
-    DEFAULT_TIMEOUT,
     Capabilities,
     EngineBase,
     ExecStatus,
     Execution,
+    Request,
     TypeMap,
     arrow_arrays,
     create_table_sql,
@@ -255,14 +254,8 @@ class DuckDBEngine(EngineBase[_Database]):
 
     # --- execution ----------------------------------------------------------------------------
 
-    def execute(
-        self,
-        sql: str,
-        fixture: Fixture,
-        *,
-        timeout: float = DEFAULT_TIMEOUT,
-        max_rows: int = DEFAULT_MAX_ROWS,
-    ) -> Execution:
+    def _execute(self, request: Request) -> Execution:
+        fixture, sql, max_rows = request.fixture, request.sql, request.max_rows
         db = self.stored(fixture)
         if any(
             st.leading_words(text, 1, st.DUCKDB) == ("IMPORT",)
@@ -282,7 +275,7 @@ class DuckDBEngine(EngineBase[_Database]):
         if refusal:
             return Execution(ExecStatus.UNSUPPORTED, error=refusal)
 
-        deadline = st.Deadline(timeout)
+        deadline = st.Deadline(request.timeout)
         cur = db.con.cursor()
         execution = Execution(ExecStatus.ENGINE_ERROR, error="execution did not finish")
         try:

@@ -119,13 +119,12 @@ from pymysql.constants import CLIENT, FIELD_TYPE
 from parrot import values
 from parrot.engines import statements as st
 from parrot.engines.base import (
-    DEFAULT_MAX_ROWS,
-    DEFAULT_TIMEOUT,
     Capabilities,
     EngineBase,
     ExecStatus,
     Execution,
     FixtureLoadError,
+    Request,
     TypeMap,
     quote_ident,
     select_all,
@@ -228,20 +227,7 @@ GUARD = st.Guard(
             "START",
         }
     ),
-    write_words=frozenset(
-        {
-            "insert",
-            "update",
-            "delete",
-            "replace",
-            "create",
-            "drop",
-            "alter",
-            "truncate",
-            "rename",
-            "call",
-        }
-    ),
+    write_words=st.WRITE_WORDS | {"replace", "rename", "call"},
     write_exempt=frozenset({"SHOW"}),
     refused_first=frozenset(
         {
@@ -789,19 +775,12 @@ class MySQLEngine(EngineBase[_Materialised]):
 
     # --- execution ----------------------------------------------------------------------------
 
-    def execute(
-        self,
-        sql: str,
-        fixture: Fixture,
-        *,
-        timeout: float = DEFAULT_TIMEOUT,
-        max_rows: int = DEFAULT_MAX_ROWS,
-    ) -> Execution:
-        plans = GUARD.script(st.splitter("mysql").split(sql))
+    def _execute(self, request: Request) -> Execution:
+        plans = GUARD.script(st.splitter("mysql").split(request.sql))
         if isinstance(plans, Execution):
             return plans
-        deadline = st.Deadline(timeout)
-        writes = any(p.writes for p in plans)
+        fixture = request.fixture
+        script = st.Script(plans, fixture, st.Deadline(request.timeout), request.max_rows)
         for attempt in range(2):
             try:
                 mat = self.stored(fixture)
@@ -810,9 +789,9 @@ class MySQLEngine(EngineBase[_Materialised]):
                     raise
                 return Execution(ExecStatus.ENGINE_ERROR, error=_message(exc.__cause__))
             try:
-                if writes:
-                    return self._run_scratch(mat, fixture, plans, deadline, max_rows)
-                return self._run_direct(mat, fixture, plans, deadline, max_rows)
+                if script.writes:
+                    return self._run_scratch(mat, script)
+                return self._run_direct(mat, script)
             except pymysql.Error as exc:  # the sandbox itself failed before the script ran
                 if attempt == 0 and _code(exc) in (_UNKNOWN_DATABASE, 1146):
                     self._stored.pop(fixture.content_hash, None)  # fixture database gone
@@ -820,45 +799,29 @@ class MySQLEngine(EngineBase[_Materialised]):
                 return Execution(ExecStatus.ENGINE_ERROR, error=_message(exc))
         raise AssertionError("unreachable")
 
-    def _run_direct(
-        self,
-        mat: _Materialised,
-        fixture: Fixture,
-        plans: list[st.Plan],
-        deadline: st.Deadline,
-        max_rows: int,
-    ) -> Execution:
+    def _run_direct(self, mat: _Materialised, script: st.Script) -> Execution:
         creds = self._reader
         conn = self._target.connect(creds.user, creds.password, mat.database, streaming=True)
         try:
             if not self.sandboxed:
                 with conn.cursor() as cur:
                     cur.execute("SET SESSION TRANSACTION READ ONLY")
-            return self._run(
-                conn, creds, _qualified(plans, fixture, mat.database), deadline, max_rows
-            )
+            return self._run(conn, creds, _qualified(script, mat.database))
         finally:
             _close(conn)
 
-    def _run_scratch(
-        self,
-        mat: _Materialised,
-        fixture: Fixture,
-        plans: list[st.Plan],
-        deadline: st.Deadline,
-        max_rows: int,
-    ) -> Execution:
+    def _run_scratch(self, mat: _Materialised, script: st.Script) -> Execution:
         scratch = f"{SCRATCH_PREFIX}{self._token}_{next(self._counter)}"
         try:
             mentioned = {
                 t.name
-                for p in plans
+                for p in script.plans
                 for t in p.tokens
                 if t.kind in (st.TokenKind.WORD, st.TokenKind.QUOTED)
             }
             with self._admin_cursor() as cur:
                 cur.execute(f"CREATE DATABASE {_ident(scratch)} CHARACTER SET utf8mb4")
-                for table in fixture.tables:
+                for table in script.fixture.tables:
                     src = f"{_ident(mat.database)}.{_ident(table.name)}"
                     dst = f"{_ident(scratch)}.{_ident(table.name)}"
                     cur.execute(f"CREATE TABLE {dst} LIKE {src}")
@@ -867,23 +830,15 @@ class MySQLEngine(EngineBase[_Materialised]):
             creds = self._writer
             conn = self._target.connect(creds.user, creds.password, scratch, streaming=True)
             try:
-                return self._run(
-                    conn, creds, _qualified(plans, fixture, scratch), deadline, max_rows
-                )
+                return self._run(conn, creds, _qualified(script, scratch))
             finally:
                 _close(conn)
         finally:
             with contextlib.suppress(pymysql.Error):
                 self._admin_sql(f"DROP DATABASE IF EXISTS {_ident(scratch)}")
 
-    def _run(
-        self,
-        conn: Any,
-        creds: _Credentials,
-        plans: list[st.Plan],
-        deadline: st.Deadline,
-        max_rows: int,
-    ) -> Execution:
+    def _run(self, conn: Any, creds: _Credentials, script: st.Script) -> Execution:
+        deadline, max_rows = script.deadline, script.max_rows
         thread = conn.thread_id()
         limit = "max_statement_time" if self.mariadb else "max_execution_time"
         cursor = conn.cursor()
@@ -909,7 +864,7 @@ class MySQLEngine(EngineBase[_Materialised]):
 
         # a killed BENCHMARK() returns 0, not fails: run_in_order calls that a timeout
         return st.run_in_order(
-            plans,
+            script.plans,
             deadline,
             max_rows,
             run,
@@ -984,11 +939,12 @@ def _fixture_database(fixture: Fixture) -> str:
     return f"{FIXTURE_PREFIX}{fixture.content_hash}"
 
 
-def _qualified(plans: list[st.Plan], fixture: Fixture, database: str) -> list[st.Plan]:
-    """The plans with the fixture's own database name (:func:`database_name`) pointing at the
+def _qualified(script: st.Script, database: str) -> st.Script:
+    """The script with the fixture's own database name (:func:`database_name`) pointing at the
     database the execution reads: the fixture database, or a writing script's scratch copy."""
-    name = database_name(fixture)
-    return [dataclasses.replace(p, text=qualify(p.text, name, database)) for p in plans]
+    name = database_name(script.fixture)
+    plans = [dataclasses.replace(p, text=qualify(p.text, name, database)) for p in script.plans]
+    return dataclasses.replace(script, plans=plans)
 
 
 def _statement(cursor: Any, plan: st.Plan, max_rows: int) -> values.ResultSet | None:

@@ -84,6 +84,7 @@ from parrot.engines.base import Capabilities, ExecStatus, Execution, FixtureLoad
 from parrot.engines.dbapi import (
     CONNECT_TIMEOUT,
     ContainerExists,
+    DriverSpec,
     ServerEngine,
     ServerURL,
     create_table_sql,
@@ -151,35 +152,27 @@ GUARD = st.Guard(
     reads=frozenset({"SELECT", "WITH"}),
     read_only=True,
     read_only_reason=READ_ONLY_REASON,
-    write_words=frozenset(
-        {
-            "insert",
-            "update",
-            "delete",
-            "merge",
-            "create",
-            "drop",
-            "alter",
-            "truncate",
-            "grant",
-            "revoke",
-            "lock",
-            "rename",
-            "commit",
-            "rollback",
-            "savepoint",
-            "call",
-            "execute",
-            "begin",
-            "declare",
-            "explain",
-            "audit",
-            "comment",
-            "flashback",
-            "purge",
-            "analyze",
-        }
-    ),
+    write_words=st.WRITE_WORDS
+    | {
+        "merge",
+        "grant",
+        "revoke",
+        "lock",
+        "rename",
+        "commit",
+        "rollback",
+        "savepoint",
+        "call",
+        "execute",
+        "begin",
+        "declare",
+        "explain",
+        "audit",
+        "comment",
+        "flashback",
+        "purge",
+        "analyze",
+    },
     refused_sequences=(("WITH", "FUNCTION"), ("WITH", "PROCEDURE"), ("EXECUTE", "IMMEDIATE")),
     refused_qualifiers=frozenset(
         {
@@ -383,9 +376,7 @@ class OracleEngine(ServerEngine):
     )
     url_example: ClassVar[str] = "oracle://user:password@host:1521/?service_name=FREEPDB1"
     default_port: ClassVar[int | None] = 1521
-    driver_module: ClassVar[str] = "oracledb"
-    driver_package: ClassVar[str] = "oracledb"
-    driver_extra: ClassVar[str] = "oracle"
+    driver_spec = DriverSpec("oracledb", "oracledb", "oracle")
     guard: ClassVar[st.Guard] = GUARD
     errors: ClassVar[st.ErrorTable] = ERRORS
     fold: ClassVar[str | None] = "upper"
@@ -630,21 +621,14 @@ class OracleEngine(ServerEngine):
 
     # --- execution ----------------------------------------------------------------------------
 
-    def _execute_plans(
-        self,
-        plans: list[st.Plan],
-        fixture: Fixture,
-        container: str,
-        deadline: st.Deadline,
-        max_rows: int,
-    ) -> Execution:
+    def _execute_plans(self, script: st.Script, container: str) -> Execution:
         conn = self._runner_conn()
         cur = conn.cursor()
         try:
             conn.rollback()
             cur.execute(f"ALTER SESSION SET CURRENT_SCHEMA = {self.quote(container)}")
             cur.execute("SET TRANSACTION READ ONLY")
-            return self._run(cur, plans, deadline, max_rows)
+            return self._run(cur, script)
         finally:
             try:
                 conn.call_timeout = 0

@@ -96,13 +96,12 @@ from psycopg.types.range import RangeInfo
 from parrot import values
 from parrot.engines import statements as st
 from parrot.engines.base import (
-    DEFAULT_MAX_ROWS,
-    DEFAULT_TIMEOUT,
     Capabilities,
     EngineBase,
     ExecStatus,
     Execution,
     FixtureLoadError,
+    Request,
     TypeMap,
     safe_canonical,
 )
@@ -910,15 +909,8 @@ class PostgresEngine(EngineBase[str]):
 
     # --- execution ----------------------------------------------------------------------------
 
-    def execute(
-        self,
-        sql_text: str,
-        fixture: Fixture,
-        *,
-        timeout: float = DEFAULT_TIMEOUT,
-        max_rows: int = DEFAULT_MAX_ROWS,
-    ) -> Execution:
-        texts = st.splitter("postgres").split(sql_text)
+    def _execute(self, request: Request) -> Execution:
+        texts = st.splitter("postgres").split(request.sql)
         if not texts:
             return Execution(ExecStatus.SYNTAX_ERROR, error=st.NO_STATEMENT)
         for text in texts:
@@ -927,7 +919,7 @@ class PostgresEngine(EngineBase[str]):
             if refusal:
                 return Execution(ExecStatus.UNSUPPORTED, error=refusal)
         try:
-            schema = self.schema(fixture)
+            schema = self.schema(request.fixture)
             conn = self._runner_conn()
         except FixtureLoadError as exc:
             if not isinstance(exc.__cause__, psycopg.OperationalError):
@@ -936,11 +928,11 @@ class PostgresEngine(EngineBase[str]):
         except psycopg.Error as exc:
             self._reset()
             return Execution(ExecStatus.ENGINE_ERROR, error=st.trim_message(exc))
-        deadline = st.Deadline(timeout)
+        deadline = st.Deadline(request.timeout)
         execution = Execution(ExecStatus.ENGINE_ERROR, error="execution did not finish")
         try:
             self._begin(conn, schema, deadline)
-            execution = self._run(conn, texts, deadline, max_rows)
+            execution = self._run(conn, texts, deadline, request.max_rows)
         except (psycopg.Error, OSError, _LostConnection) as exc:
             execution = Execution(
                 ExecStatus.ENGINE_ERROR, error=st.trim_message(f"{type(exc).__name__}: {exc}")

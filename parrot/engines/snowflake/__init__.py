@@ -75,13 +75,15 @@ from parrot.engines.base import Capabilities, Execution, TypeMap
 from parrot.engines.dbapi import (
     CONNECT_TIMEOUT,
     ContainerExists,
+    DriverSpec,
+    Literals,
     ServerEngine,
     ServerURL,
     create_table_sql,
     json_value,
     utc_naive,
 )
-from parrot.fixtures import Column, Fixture, Table
+from parrot.fixtures import Table
 
 ACCOUNT_SUFFIX = ".snowflakecomputing.com"
 PASSTHROUGH = (
@@ -118,34 +120,18 @@ def string_literal(text: str) -> str:
     return "'" + text.replace("\\", "\\\\").replace("'", "''") + "'"
 
 
-def literal(value: Any, column: Column) -> str:
-    """A fixture value as a Snowflake literal of the column's type."""
-    if value is None:
-        return "NULL"
-    t = column.type
-    if t == "boolean":
-        return "TRUE" if value else "FALSE"
-    if t == "text":
-        return string_literal(str(value))
-    if t == "double":
-        f = float(value)
-        text = (
-            "NaN"
-            if math.isnan(f)
-            else "inf"
-            if f == math.inf
-            else "-inf"
-            if f == -math.inf
-            else repr(f)
-        )
-        return f"'{text}'::FLOAT"
-    if t == "date":
-        return f"'{value.isoformat()}'::DATE"
-    if t == "timestamp":
-        return f"'{value.isoformat(sep=' ', timespec='microseconds')}'::TIMESTAMP_NTZ(6)"
-    if t.startswith("decimal"):
-        return f"'{format(value, 'f')}'::{snowflake_type(column)}"
-    return str(int(value))
+# a fixture value as a Snowflake literal of the column's type
+literal = Literals(
+    snowflake_type,
+    string_literal,
+    specials=("NaN", "inf", "-inf"),
+    templates={
+        "double": "'{v}'::FLOAT",
+        "date": "'{v}'::DATE",
+        "timestamp": "'{v}'::TIMESTAMP_NTZ(6)",
+        "decimal": "'{v}'::{t}",
+    },
+)
 
 
 # --- statement guard ------------------------------------------------------------------------------
@@ -338,20 +324,7 @@ GUARD = st.Guard(
         }
     ),
     setting_statements=(("ALTER", "SESSION"),),
-    write_words=frozenset(
-        {
-            "insert",
-            "update",
-            "delete",
-            "merge",
-            "create",
-            "drop",
-            "alter",
-            "truncate",
-            "comment",
-            "undrop",
-        }
-    ),
+    write_words=st.WRITE_WORDS | {"merge", "comment", "undrop"},
     extra=_snowflake_extra,
 )
 
@@ -449,9 +422,7 @@ class SnowflakeEngine(ServerEngine):
         in_process=False,
     )
     url_example: ClassVar[str] = "snowflake://user:password@account/database?warehouse=WH"
-    driver_module: ClassVar[str] = "snowflake.connector"
-    driver_package: ClassVar[str] = "snowflake-connector-python"
-    driver_extra: ClassVar[str] = "snowflake"
+    driver_spec = DriverSpec("snowflake.connector", "snowflake-connector-python", "snowflake")
     guard: ClassVar[st.Guard] = GUARD
     errors: ClassVar[st.ErrorTable] = ERRORS
     literal = literal
@@ -544,16 +515,8 @@ class SnowflakeEngine(ServerEngine):
 
     # --- execution ----------------------------------------------------------------------------
 
-    def _execute_plans(
-        self,
-        plans: list[st.Plan],
-        fixture: Fixture,
-        container: str,
-        deadline: st.Deadline,
-        max_rows: int,
-    ) -> Execution:
-        writes = any(p.writes for p in plans)
-        scratch = self.scratch_name() if writes else None
+    def _execute_plans(self, script: st.Script, container: str) -> Execution:
+        scratch = self.scratch_name() if script.writes else None
         try:
             if scratch is not None:
                 self._admin_rows(
@@ -564,11 +527,11 @@ class SnowflakeEngine(ServerEngine):
             cur = conn.cursor()
             try:
                 cur.execute(f"USE SCHEMA {self.qualified(scratch or container)}")
-                return self._run(cur, plans, deadline, max_rows)
+                return self._run(cur, script)
             finally:
                 st.close_quietly(cur)
         finally:
-            if scratch is not None or any(self.leaves_session_state(p) for p in plans):
+            if scratch is not None or any(self.leaves_session_state(p) for p in script.plans):
                 self._drop_runner()  # temporary tables, variables, session parameters
             if scratch is not None:
                 with contextlib.suppress(Exception):

@@ -109,14 +109,13 @@ from parrot import values
 from parrot.engines import UnknownEngineError
 from parrot.engines import statements as st
 from parrot.engines.base import (
-    DEFAULT_MAX_ROWS,
-    DEFAULT_TIMEOUT,
     Capabilities,
     EngineBase,
     ExecStatus,
     Execution,
     FixtureLoadError,
     LoadReport,
+    Request,
     TypeMap,
     arrow_arrays,
     safe_canonical,
@@ -674,21 +673,16 @@ class SparkEngine(EngineBase[_Stored]):
 
     # --- execution ----------------------------------------------------------------------------
 
-    def execute(
-        self,
-        sql: str,
-        fixture: Fixture,
-        *,
-        timeout: float = DEFAULT_TIMEOUT,
-        max_rows: int = DEFAULT_MAX_ROWS,
-    ) -> Execution:
-        statements = GUARD.script(st.splitter("spark").split(sql))
+    def _execute(self, request: Request) -> Execution:
+        statements = GUARD.script(st.splitter("spark").split(request.sql))
         if isinstance(statements, Execution):
             return statements
         with _RUNTIME.lock:
-            stored = self.stored(fixture)
+            stored = self.stored(request.fixture)
             try:
-                return self._run(stored, sql, statements, st.Deadline(timeout), max_rows)
+                deadline = st.Deadline(request.timeout)
+                script = st.Script(statements, request.fixture, deadline, request.max_rows)
+                return self._run(stored, request.sql, script)
             except Exception as exc:  # the JVM or the gateway failed outside a statement
                 _RUNTIME.suspect = True
                 return Execution(
@@ -701,14 +695,8 @@ class SparkEngine(EngineBase[_Stored]):
                 except Exception:
                     _RUNTIME.suspect = True
 
-    def _run(
-        self,
-        stored: _Stored,
-        sql: str,
-        statements: Sequence[st.Plan],
-        deadline: st.Deadline,
-        max_rows: int,
-    ) -> Execution:
+    def _run(self, stored: _Stored, sql: str, script: st.Script) -> Execution:
+        statements, deadline, max_rows = script.plans, script.deadline, script.max_rows
         runtime = _RUNTIME
         spark = runtime.spark
         group = f"parrot-{secrets.token_hex(8)}"

@@ -34,12 +34,11 @@ from typing import Any, ClassVar
 from parrot import values
 from parrot.engines import statements as st
 from parrot.engines.base import (
-    DEFAULT_MAX_ROWS,
-    DEFAULT_TIMEOUT,
     Capabilities,
     EngineBase,
     ExecStatus,
     Execution,
+    Request,
     TypeMap,
     create_table_sql,
     quote_ident,
@@ -144,21 +143,15 @@ class SQLiteEngine(EngineBase[sqlite3.Connection]):
 
     # --- execution ----------------------------------------------------------------------------
 
-    def execute(
-        self,
-        sql: str,
-        fixture: Fixture,
-        *,
-        timeout: float = DEFAULT_TIMEOUT,
-        max_rows: int = DEFAULT_MAX_ROWS,
-    ) -> Execution:
-        master = self.stored(fixture)
-        if "\x00" in sql:  # the C API reads statements up to a NUL; Python's module refuses them
+    def _execute(self, request: Request) -> Execution:
+        master = self.stored(request.fixture)
+        # the C API reads statements up to a NUL; Python's module refuses them
+        if "\x00" in request.sql:
             return Execution(
                 ExecStatus.SYNTAX_ERROR,
                 error="the SQL contains a NUL character, which SQLite cannot take",
             )
-        statements = st.splitter("sqlite").split(sql)
+        statements = st.splitter("sqlite").split(request.sql)
         if not statements:
             return Execution(ExecStatus.SYNTAX_ERROR, error=st.NO_STATEMENT)
         for text in statements:  # VACUUM INTO 'file' (the authorizer's ATTACH check agrees)
@@ -170,7 +163,7 @@ class SQLiteEngine(EngineBase[sqlite3.Connection]):
         work.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, MAX_VALUE_BYTES)  # bombs fail at once
         try:
             master.backup(work)
-            return self._run(work, statements, st.Deadline(timeout), max_rows)
+            return self._run(work, statements, st.Deadline(request.timeout), request.max_rows)
         finally:
             work.close()
 

@@ -50,7 +50,6 @@ ZONE] → Temporal time (UTC), INTERVAL DAY TO SECOND / YEAR TO MONTH → Nested
 from __future__ import annotations
 
 import datetime as dt
-import decimal
 import importlib
 import math
 from collections.abc import Callable, Sequence
@@ -62,6 +61,8 @@ from parrot.engines.base import Capabilities, Execution, TypeMap
 from parrot.engines.dbapi import (
     CONNECT_TIMEOUT,
     ContainerExists,
+    DriverSpec,
+    Literals,
     ServerEngine,
     ServerURL,
     create_table_sql,
@@ -69,7 +70,7 @@ from parrot.engines.dbapi import (
     json_value,
     months_interval,
 )
-from parrot.fixtures import Column, Fixture, Table
+from parrot.fixtures import Table
 
 REQUEST_TIMEOUT = 60.0  # seconds per HTTP request
 
@@ -92,34 +93,20 @@ def string_literal(text: str) -> str:
     return "'" + text.replace("'", "''") + "'"
 
 
-def literal(value: Any, column: Column) -> str:
-    """A fixture value as a Trino literal of the column's type."""
-    if value is None:
-        return "NULL"
-    t = column.type
-    if t == "boolean":
-        return "TRUE" if value else "FALSE"
-    if t == "text":
-        return string_literal(str(value))
-    if t == "double":
-        f = float(value)
-        text = (
-            "NaN"
-            if math.isnan(f)
-            else "Infinity"
-            if f == math.inf
-            else "-Infinity"
-            if f == -math.inf
-            else repr(f)
-        )
-        return f"CAST('{text}' AS DOUBLE)"
-    if t == "date":
-        return f"DATE '{value.isoformat()}'"
-    if t == "timestamp":
-        return f"TIMESTAMP '{value.isoformat(sep=' ', timespec='microseconds')}'"
-    if t.startswith("decimal"):
-        return f"CAST('{format(decimal.Decimal(value), 'f')}' AS {trino_type(column)})"
-    return f"CAST('{int(value)}' AS {trino_type(column)})"
+# a fixture value as a Trino literal of the column's type
+literal = Literals(
+    trino_type,
+    string_literal,
+    specials=("NaN", "Infinity", "-Infinity"),
+    templates={
+        "double": "CAST('{v}' AS DOUBLE)",
+        "date": "DATE '{v}'",
+        "timestamp": "TIMESTAMP '{v}'",
+        "decimal": "CAST('{v}' AS {t})",
+        "integer": "CAST('{v}' AS {t})",
+        "bigint": "CAST('{v}' AS {t})",
+    },
+)
 
 
 # --- statement guard ------------------------------------------------------------------------------
@@ -137,24 +124,7 @@ GUARD = st.Guard(
     read_only=True,
     read_only_reason=READ_ONLY_REASON,
     # a leading word outside ``reads`` writes; these make EXPLAIN ANALYZE <write> a write too
-    write_words=frozenset(
-        {
-            "insert",
-            "update",
-            "delete",
-            "merge",
-            "create",
-            "drop",
-            "alter",
-            "truncate",
-            "grant",
-            "revoke",
-            "deny",
-            "call",
-            "comment",
-            "refresh",
-        }
-    ),
+    write_words=st.WRITE_WORDS | {"merge", "grant", "revoke", "deny", "call", "comment", "refresh"},
     refused_sequences=(
         ("SET", "ROLE"),
         ("SET", "TIME", "ZONE"),
@@ -262,9 +232,7 @@ class TrinoEngine(ServerEngine):
     )
     url_example: ClassVar[str] = "trino://user@host:8080/catalog"
     default_port: ClassVar[int | None] = 8080
-    driver_module: ClassVar[str] = "trino"
-    driver_package: ClassVar[str] = "trino"
-    driver_extra: ClassVar[str] = "trino"
+    driver_spec = DriverSpec("trino", "trino", "trino")
     guard: ClassVar[st.Guard] = GUARD
     errors: ClassVar[st.ErrorTable] = ERRORS
     literal = literal
@@ -274,7 +242,7 @@ class TrinoEngine(ServerEngine):
     def __init__(self, url: str | None = None) -> None:
         super().__init__(url)
         for sub in ("auth", "dbapi", "exceptions"):  # submodules the adapter uses
-            importlib.import_module(f"{self.driver_module}.{sub}")
+            importlib.import_module(f"{self.driver_spec.module}.{sub}")
 
         self.home = self.catalog_of(self.url)
         self._not_null = True  # whether the connector accepts NOT NULL columns
@@ -374,18 +342,11 @@ class TrinoEngine(ServerEngine):
 
     # --- execution ----------------------------------------------------------------------------
 
-    def _execute_plans(
-        self,
-        plans: list[st.Plan],
-        fixture: Fixture,
-        container: str,
-        deadline: st.Deadline,
-        max_rows: int,
-    ) -> Execution:
-        conn = self._connect(schema=container, timeout=deadline.seconds)
+    def _execute_plans(self, script: st.Script, container: str) -> Execution:
+        conn = self._connect(schema=container, timeout=script.deadline.seconds)
         cur = conn.cursor()
         try:
-            return self._run(cur, plans, deadline, max_rows)
+            return self._run(cur, script)
         finally:
             st.close_quietly(cur, conn)
 

@@ -82,6 +82,7 @@ from parrot.engines.base import Capabilities, Execution, FixtureLoadError, TypeM
 from parrot.engines.dbapi import (
     CONNECT_TIMEOUT,
     LOAD_WAIT,
+    DriverSpec,
     ServerEngine,
     ServerURL,
     create_table_sql,
@@ -396,10 +397,7 @@ class SQLServerEngine(ServerEngine):
     )
     url_example: ClassVar[str] = "mssql://user:password@host:1433/database"
     default_port: ClassVar[int | None] = 1433
-    driver_module: ClassVar[str] = "pyodbc"
-    driver_package: ClassVar[str] = "pyodbc"
-    driver_extra: ClassVar[str] = "sqlserver"
-    driver_note: ClassVar[str] = ODBC_HINT
+    driver_spec = DriverSpec("pyodbc", "pyodbc", "sqlserver", ODBC_HINT)
     guard: ClassVar[st.Guard] = GUARD
     errors: ClassVar[st.ErrorTable] = ERRORS
     quote_chars: ClassVar[tuple[str, str]] = ("[", "]")
@@ -544,19 +542,12 @@ class SQLServerEngine(ServerEngine):
 
     # --- execution ----------------------------------------------------------------------------
 
-    def _execute_plans(
-        self,
-        plans: list[st.Plan],
-        fixture: Fixture,
-        container: str,
-        deadline: st.Deadline,
-        max_rows: int,
-    ) -> Execution:
+    def _execute_plans(self, script: st.Script, container: str) -> Execution:
         conn = self._connect()
         try:
-            conn.timeout = max(1, math.ceil(deadline.seconds))  # ODBC query timeout (seconds)
+            conn.timeout = max(1, math.ceil(script.deadline.seconds))  # ODBC query timeout, s
             cur = conn.cursor()
-            cur.execute(self.session_sql(container, deadline.remaining()))
+            cur.execute(self.session_sql(container, script.deadline.remaining()))
             cur.execute("BEGIN TRANSACTION")
 
             def still_ours() -> str | None:
@@ -564,7 +555,7 @@ class SQLServerEngine(ServerEngine):
                 row = cur.fetchone()
                 return None if row and row[0] == 1 else "a statement ended parrot's transaction"
 
-            return self._run(cur, plans, deadline, max_rows, between=still_ours)
+            return self._run(cur, script, between=still_ours)
         finally:
             with contextlib.suppress(Exception):
                 conn.timeout = 0
