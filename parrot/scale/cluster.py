@@ -20,6 +20,8 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
+from tenacity import Retrying, retry_if_exception, stop_after_attempt, wait_exponential
+
 import parrot
 from parrot.migrate.named import corpora_root
 from parrot.scale import ExecutorError
@@ -28,6 +30,9 @@ from parrot.scale.stages import Batch, Record, Stage, run_chunk
 
 IN_FLIGHT = 2  # items (eval) or chunks (curation) queued per worker CPU: results stream back
 ATTEMPTS = 3  # an item whose worker died this many times stops the run
+JOIN_ATTEMPTS = 3  # joins of the cluster tried when the failure is transient (:func:`_transient`)
+JOIN_WAIT_SECONDS = 2.0  # the first wait between joins; it doubles
+TRANSIENT_JOIN_ERRORS = ("Starting Ray client server failed", "Server startup failed")
 
 
 def connect(address: str) -> None:
@@ -46,8 +51,16 @@ def connect(address: str) -> None:
         "excludes": ["__pycache__", "*.pyc"],
         "env_vars": env,
     }
+    retrying = Retrying(
+        retry=retry_if_exception(_transient),
+        stop=stop_after_attempt(JOIN_ATTEMPTS),
+        wait=wait_exponential(multiplier=JOIN_WAIT_SECONDS),
+        before_sleep=lambda _state: ray.shutdown(),  # a half-made client connection
+        reraise=True,
+    )
     try:
-        ray.init(
+        retrying(
+            ray.init,
             address=address,
             runtime_env=runtime_env,
             logging_level=logging.WARNING,
@@ -55,6 +68,14 @@ def connect(address: str) -> None:
         )
     except (ConnectionError, RuntimeError, ValueError) as exc:
         raise ExecutorError(f"cannot join the Ray cluster at {address}: {exc}") from None
+
+
+def _transient(exc: BaseException) -> bool:
+    """A join that may work when tried again: the cluster refused the connection, or the head's
+    client proxy could not start this client's own server process (seen on loaded machines)."""
+    if isinstance(exc, ConnectionError):
+        return True
+    return isinstance(exc, RuntimeError) and any(s in str(exc) for s in TRANSIENT_JOIN_ERRORS)
 
 
 def shutdown() -> None:
