@@ -17,6 +17,7 @@ join them (boundary kinds first). Deterministic under ``seed``.
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -55,6 +56,12 @@ _NOT_COUNTED = frozenset({Reason.PRED_ERROR.value, Reason.TIMEOUT.value})
 # cover then works on first kills. True: the full kill sets (rules-v14 before 2026-12-06; the
 # cover may need fewer databases, for several times the executions on such sources).
 JUDGE_KILLED = False
+# A neighbour runs at most NEIGHBOUR_TIMES as long as the query it mutates on the same database,
+# and at least NEIGHBOUR_FLOOR seconds (capped by --timeout): one that takes longer is not
+# counted (timed out). A neighbour that times out on one candidate database is not run on the
+# later ones (rules-v15 and before ran it on every candidate, 10 s + a 30 s re-run each time).
+NEIGHBOUR_TIMES = 20.0
+NEIGHBOUR_FLOOR = 0.5
 
 
 @dataclass
@@ -82,14 +89,52 @@ def source_probe(item: Item, fixture: Fixture, *carried: str) -> Item:
     )
 
 
-def neighbour_outcome(judge: Judge, item: Item, fixture: Fixture, sql: str) -> str:
-    """'kill', 'same' or 'error' for neighbour ``sql`` of ``item`` on ``fixture``."""
+def neighbour_budget(judge: Judge, dialect: str, source_seconds: float) -> float:
+    """Seconds a neighbour may run on a database where the query it mutates ran in
+    ``source_seconds``: :data:`NEIGHBOUR_TIMES` that, at least :data:`NEIGHBOUR_FLOOR`, at most
+    the judge's timeout for ``dialect`` (the judge re-runs a timed-out execution once with
+    three times the budget, as it does every execution)."""
+    cap = judge.timeouts.get(dialect, judge.timeout)
+    return min(cap, max(NEIGHBOUR_FLOOR, NEIGHBOUR_TIMES * source_seconds))
+
+
+@contextlib.contextmanager
+def _budget(judge: Judge, dialect: str, seconds: float) -> Iterator[None]:
+    """``judge`` runs ``dialect``'s executions with a ``seconds`` timeout inside the block."""
+    before = judge.timeouts.get(dialect)
+    judge.timeouts[dialect] = seconds
+    try:
+        yield
+    finally:
+        if before is None:
+            del judge.timeouts[dialect]
+        else:
+            judge.timeouts[dialect] = before
+
+
+def neighbour_verdict(judge: Judge, item: Item, fixture: Fixture, sql: str) -> str:
+    """'kill', 'same', 'error' or 'timeout' for neighbour ``sql`` of ``item`` on ``fixture``.
+    The source runs first with the judge's own timeout; the neighbour within
+    :func:`neighbour_budget` of the source's time there (a neighbour of a recursive CTE whose
+    stop condition is dropped never ends: it costs about two seconds, not 10 s + 30 s)."""
     probe = source_probe(item, fixture, "order_sensitive", "tolerance")
-    record = judge.judge(probe, Translation(TranslationStatus.OK, sql=sql))
+    gold = judge.gold(probe).execution
+    seconds = neighbour_budget(judge, item.source_dialect, gold.elapsed)
+    with _budget(judge, item.source_dialect, seconds):
+        record = judge.judge(probe, Translation(TranslationStatus.OK, sql=sql))
     strict = record["verdicts"]["strict"]
     if strict["match"]:
         return "same"
+    if strict["reason"] == Reason.TIMEOUT.value:
+        return "timeout"
     return "error" if strict["reason"] in _NOT_COUNTED else "kill"
+
+
+def neighbour_outcome(judge: Judge, item: Item, fixture: Fixture, sql: str) -> str:
+    """'kill', 'same' or 'error' (a timeout included) for neighbour ``sql`` of ``item`` on
+    ``fixture`` (:func:`neighbour_verdict`)."""
+    verdict = neighbour_verdict(judge, item, fixture, sql)
+    return "error" if verdict == "timeout" else verdict
 
 
 @dataclass
@@ -111,7 +156,9 @@ class _Trial:
     ``offset``); ``targets``: the references' neighbours with their probe items (index
     ``offset + k``); ``todo``: those the fixture does not kill; ``usable`` and ``kills``: each
     usable database and the neighbours it kills; ``edges``: databases left out because the
-    references disagree there."""
+    references disagree there; ``timed_out``: (dialect, operator, SQL, where) of the neighbours
+    that timed out (where: ``fixture``, or the candidate ``r<number>``), those of ``dead`` (their
+    indices) on a candidate, after which they run on no other database and are not counted."""
 
     item: Item
     counted: list[Neighbour]
@@ -123,6 +170,22 @@ class _Trial:
     usable: list[tuple[int, Fixture]] = field(default_factory=list)
     kills: list[set[int]] = field(default_factory=list)
     edges: list[str] = field(default_factory=list)
+    timed_out: list[tuple[str, str, str, str]] = field(default_factory=list)
+    dead: set[int] = field(default_factory=set)
+
+    def neighbour(self, i: int) -> tuple[Item, Neighbour]:
+        """Neighbour ``i`` (the source's below ``offset``, then the references') and the probe
+        item that judges it."""
+        if i < self.offset:
+            return self.item, self.counted[i]
+        return self.targets[i - self.offset]
+
+    def time_out(self, i: int, where: str) -> None:
+        """Neighbour ``i`` timed out on candidate ``where``: not counted, run no more."""
+        probe, n = self.neighbour(i)
+        self.timed_out.append((probe.source_dialect, n.operator, n.sql, where))
+        self.dead.add(i)
+        self.todo.discard(i)
 
     @property
     def offset(self) -> int:
@@ -310,6 +373,7 @@ def _aims(
     counted: list[Neighbour] = []
     on_fixture: set[int] = set()
     equivalent: dict[str, int] = {}
+    timed_out: list[tuple[str, str, str, str]] = []
     keys = {t.name.lower(): t.primary_key for t in item.fixture.tables} if item.fixture else {}
     types = (
         {t.name.lower(): {c.name.lower(): c.type for c in t.columns} for t in item.fixture.tables}
@@ -326,8 +390,10 @@ def _aims(
         if n.equivalent:
             equivalent[n.operator] = equivalent.get(n.operator, 0) + 1
             continue
-        outcome = neighbour_outcome(judge, item, fixture, n.sql)
-        if outcome == "error":
+        outcome = neighbour_verdict(judge, item, fixture, n.sql)
+        if outcome == "timeout":
+            timed_out.append((item.source_dialect, n.operator, n.sql, "fixture"))
+        if outcome in ("error", "timeout"):
             continue
         if outcome == "kill":
             on_fixture.add(len(counted))
@@ -338,7 +404,7 @@ def _aims(
         for probe, n in reference_neighbours(judge, refs, keys, types)
         if family_of(n.operator) not in exclude
     ]
-    trial = _Trial(item, counted, on_fixture, targets, refs)
+    trial = _Trial(item, counted, on_fixture, targets, refs, timed_out=timed_out)
     trial.todo = (set(range(len(counted))) - on_fixture) | {
         len(counted) + k for k in range(len(targets))
     }
@@ -374,21 +440,7 @@ def _try_candidates(
         probe = source_probe(item, db, "order_sensitive")
         if not _judgeable(judge, probe):
             continue  # the source fails, or its LIMIT's window cannot be read: not a test of it
-        aims = trial.todo if JUDGE_KILLED else trial.todo - trial.seen
-        killed = {
-            i
-            for i in aims
-            if i < offset and neighbour_outcome(judge, item, db, trial.counted[i].sql) == "kill"
-        }
-        killed |= {
-            i
-            for i in aims
-            if i >= offset
-            and neighbour_outcome(
-                judge, trial.targets[i - offset][0], db, trial.targets[i - offset][1].sql
-            )
-            == "kill"
-        }
+        killed = _kills(judge, trial, r, db)
         if killed or not trial.usable or r in boundary:  # only databases that may be kept
             why = reference_disagreement(judge, trial.refs, db)
             if why is not None:
@@ -401,6 +453,21 @@ def _try_candidates(
         if trial.seen == trial.todo:
             break  # every neighbour the fixture misses is killed: later candidates add nothing
     return position
+
+
+def _kills(judge: Judge, trial: _Trial, r: int, db: Fixture) -> set[int]:
+    """The neighbours still aimed at that candidate ``r`` (``db``) kills, the source's first;
+    one that times out there is dead (:meth:`_Trial.time_out`)."""
+    aims = trial.todo if JUDGE_KILLED else trial.todo - trial.seen
+    killed: set[int] = set()
+    for i in sorted(aims, key=lambda i: (i >= trial.offset, i)):
+        probe, n = trial.neighbour(i)
+        verdict = neighbour_verdict(judge, probe, db, n.sql)
+        if verdict == "kill":
+            killed.add(i)
+        elif verdict == "timeout" and i not in trial.seen:
+            trial.time_out(i, f"r{r}")
+    return killed
 
 
 def _cover(kills: list[set[int]], offset: int, max_dbs: int) -> tuple[list[int], set[int]]:
@@ -454,7 +521,11 @@ def _suite(
     survivors = [
         [n.operator, n.sql]
         for i, n in enumerate(counted)
-        if i not in covered and i not in on_fixture and i not in unkillable and i not in bounded
+        if i not in covered
+        and i not in on_fixture
+        and i not in unkillable
+        and i not in bounded
+        and i not in trial.dead
     ]
     extra: dict[str, Any] = {
         "seed": seed,
@@ -478,8 +549,9 @@ def _suite(
             if attempts
             else {}
         ),
-        "target_neighbours": len(trial.targets),
+        "target_neighbours": len(trial.targets) - len({i for i in trial.dead if i >= offset}),
         "target_killed": len({i for i in covered if i >= offset}),
+        **({"timed_out": [list(t) for t in trial.timed_out]} if trial.timed_out else {}),
     }
     suite = Suite(
         key=suite_key(item.source_dialect, item.source_sql, item.fixture),
@@ -488,7 +560,7 @@ def _suite(
         fixture_sha256=item.fixture.content_hash if item.fixture else "",
         databases=databases,
         generator=GENERATOR,
-        neighbours=len(counted),
+        neighbours=len(counted) - len({i for i in trial.dead if i < offset}),
         killed=len({i for i in covered if i < offset} | on_fixture),
         extra=extra,
     )
@@ -507,6 +579,8 @@ def _operator_counts(
     on_fixture = trial.on_fixture
     operators: dict[str, list[int]] = {}
     for i, n in enumerate(trial.counted):
+        if i in trial.dead:  # timed out on a candidate: not counted
+            continue
         row = operators.setdefault(n.operator, [0, 0, 0, 0, 0])
         if i in bounded:  # proved equal on every small database: not a survivor
             row.extend([0] * (6 - len(row)))

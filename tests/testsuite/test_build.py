@@ -555,14 +555,14 @@ def test_a_killed_neighbour_is_not_run_on_later_candidates(
 
     item = load_dataset(str(_dataset(tmp_path)), count_tokens=False).items[0]
     runs: list[tuple[str, str, str]] = []
-    real = distill_module.neighbour_outcome
+    real = distill_module.neighbour_verdict
 
     def outcome(judge: Judge, probe: object, fixture: object, sql: str) -> str:
         verdict = real(judge, probe, fixture, sql)  # type: ignore[arg-type]
         runs.append((sql, fixture.content_hash, verdict))  # type: ignore[attr-defined]
         return verdict
 
-    monkeypatch.setattr(distill_module, "neighbour_outcome", outcome)
+    monkeypatch.setattr(distill_module, "neighbour_verdict", outcome)
     with closing(Judge()) as judge:
         suite = distill(item, judge, candidates=8, seed=1, min_dbs=0, solver=False).suite
     assert suite is not None
