@@ -111,6 +111,18 @@ class LoadReport:
         return not self.mismatches
 
 
+# the SQL standard's names for the portable column types (DOUBLE: most engines' short form)
+STANDARD_TYPES: Mapping[str, str] = {
+    "integer": "INTEGER",
+    "bigint": "BIGINT",
+    "double": "DOUBLE",
+    "text": "VARCHAR",
+    "boolean": "BOOLEAN",
+    "date": "DATE",
+    "timestamp": "TIMESTAMP",
+}
+
+
 @dataclass(frozen=True)
 class TypeMap:
     """An engine's names for the portable column types, as data; called with a column, its
@@ -118,6 +130,13 @@ class TypeMap:
 
     names: Mapping[str, str]
     decimal: str = "DECIMAL({p},{s})"
+
+    @classmethod
+    def standard(cls, decimal: str = "DECIMAL({p},{s})", **names: str) -> TypeMap:
+        """The :data:`STANDARD_TYPES` but for ``names``, an engine's own (``text="TEXT"``)."""
+        if unknown := names.keys() - STANDARD_TYPES.keys():
+            raise ValueError(f"not portable column types: {sorted(unknown)}")
+        return cls({**STANDARD_TYPES, **names}, decimal)
 
     def __call__(self, column: Column) -> str:
         t = column.type

@@ -17,6 +17,7 @@ from engine_fixtures import (
 )
 
 from parrot.engines import Engine, ExecStatus, FixtureLoadError, engine_class
+from parrot.engines.base import TypeMap
 from parrot.fixtures import Fixture, table_checksum
 from parrot.values import Temporal, family
 
@@ -263,3 +264,10 @@ def test_capabilities_are_declared(engine_name: str) -> None:
     assert caps.decimals == (engine_name != "sqlite")
     assert caps.transactional_ddl == (engine_name not in ("clickhouse", "mysql", "spark"))
     assert caps.booleans == (engine_name in ("duckdb", "postgres", "spark"))
+
+
+def test_standard_type_map_overrides_only_portable_types() -> None:
+    names = TypeMap.standard(text="TEXT").names
+    assert names["text"] == "TEXT" and names["integer"] == "INTEGER"
+    with pytest.raises(ValueError, match="not portable column types"):
+        TypeMap.standard(txt="TEXT")

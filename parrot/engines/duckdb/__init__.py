@@ -104,15 +104,11 @@ def _kinds() -> _Kinds:
         st_.LOGICAL_PLAN: "logical plans",
         st_.INVALID: "statements DuckDB cannot classify (e.g. UPDATE EXTENSIONS)",
     }
+    # the types that change data or objects: status rows only, and no settings changed
+    changes = {st_.INSERT, st_.UPDATE, st_.DELETE, st_.CREATE, st_.DROP, st_.ALTER, st_.MERGE_INTO}
     rowless = frozenset(
-        {
-            st_.INSERT,
-            st_.UPDATE,
-            st_.DELETE,
-            st_.CREATE,
-            st_.DROP,
-            st_.ALTER,
-            st_.MERGE_INTO,
+        changes
+        | {
             st_.SET,
             st_.VARIABLE_SET,
             st_.PREPARE,
@@ -124,19 +120,7 @@ def _kinds() -> _Kinds:
             st_.EXECUTE,
         }
     )
-    inert = frozenset(
-        {
-            st_.SELECT,
-            st_.INSERT,
-            st_.UPDATE,
-            st_.DELETE,
-            st_.CREATE,
-            st_.DROP,
-            st_.ALTER,
-            st_.EXPLAIN,
-            st_.MERGE_INTO,
-        }
-    )
+    inert = frozenset(changes | {st_.SELECT, st_.EXPLAIN})
     return _Kinds(st_, refused, rowless, inert)
 
 
@@ -154,17 +138,7 @@ _SECRET = re.compile(
 )
 _TZ = re.compile(r"(TIMESTAMP|TIME) WITH TIME ZONE")
 
-duckdb_type = TypeMap(
-    {
-        "integer": "INTEGER",
-        "bigint": "BIGINT",
-        "double": "DOUBLE",
-        "text": "VARCHAR",
-        "boolean": "BOOLEAN",
-        "date": "DATE",
-        "timestamp": "TIMESTAMP",
-    }
-)
+duckdb_type = TypeMap.standard()
 
 
 @dataclasses.dataclass(frozen=True)

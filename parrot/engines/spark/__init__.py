@@ -157,17 +157,7 @@ appender.console.layout.type = PatternLayout
 appender.console.layout.pattern = %d{HH:mm:ss} %p %c{1}: %m%n
 """
 
-spark_type = TypeMap(
-    {
-        "integer": "INT",
-        "bigint": "BIGINT",
-        "double": "DOUBLE",
-        "text": "STRING",
-        "boolean": "BOOLEAN",
-        "date": "DATE",
-        "timestamp": "TIMESTAMP_NTZ",
-    }
-)
+spark_type = TypeMap.standard(integer="INT", text="STRING", timestamp="TIMESTAMP_NTZ")
 
 
 # --- the shared session ---------------------------------------------------------------------------
