@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from engine_fixtures import SHOP
+from engine_fixtures import SHOP, engine_pool
 from http_sink import serve_sink
 from patience import wait_until
 
@@ -47,10 +47,8 @@ def test_every_engine_has_every_class() -> None:
 
 @pytest.fixture(scope="module")
 def _isolated_pool() -> Iterator[dict[str, Engine]]:
-    pool: dict[str, Engine] = {}
-    yield pool
-    for engine in pool.values():
-        engine.close()
+    with engine_pool() as pool:
+        yield pool
 
 
 @pytest.fixture
