@@ -248,24 +248,15 @@ def test_parser_guard(engine_name: str, case: dict[str, Any]) -> None:
     assert (PARSER_GUARDS[engine_name](case["sql"]) is not None) is case["refused"]
 
 
-def test_clean_environ_drops_secrets() -> None:
-    from parrot.engines.sandbox import clean_environ
+def test_engine_environment_drops_secrets() -> None:
+    from parrot.api.secrets import allowed_environ
 
-    env = {
-        "OPENAI_API_KEY": "k",
-        "GITHUB_TOKEN": "t",
-        "MY_SECRET": "s",
-        "PGPASSWORD": "p",
-        "PARROT_POSTGRES_URL": "postgresql://u:pw@h/db",
-        "PATH": "/bin",
-        "HOME": "/root",
-        # an allow-list, not a deny-list: these passed the old filter
-        "MYSQL_PWD": "p",
-        "DATABASE_URL": "postgresql://u:pw@h/db",
-        "GITHUB_PAT": "g",
-        "ANY_OTHER": "x",
-    }
-    assert clean_environ(env) == {"PATH": "/bin", "HOME": "/root"}
+    secrets = ["OPENAI_API_KEY", "GITHUB_TOKEN", "MY_SECRET", "PGPASSWORD", "PARROT_POSTGRES_URL"]
+    # an allow-list, not a deny-list: these passed the old filter
+    unlisted = ["MYSQL_PWD", "DATABASE_URL", "GITHUB_PAT", "ANY_OTHER"]
+    env = {name: "postgresql://u:pw@h/db" for name in secrets + unlisted}
+    env |= {"PATH": "/bin", "HOME": "/root"}
+    assert allowed_environ(env) == {"PATH": "/bin", "HOME": "/root"}
 
 
 @pytest.mark.spark
