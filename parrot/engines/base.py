@@ -84,7 +84,8 @@ class Execution:
 
 @dataclass(frozen=True)
 class Capabilities:
-    """Class-level facts about an engine (ibis-style capability flags)."""
+    """Class-level facts about an engine (ibis-style capability flags); whether it runs inside
+    the parrot process is whether it has no ``url_schemes``."""
 
     booleans: bool  # has a boolean type that comparisons return
     transactional_ddl: bool  # CREATE/DROP can be rolled back
@@ -92,7 +93,6 @@ class Capabilities:
     procedures: bool
     decimals: bool  # exact DECIMAL arithmetic
     timestamps_us: bool  # timestamps keep microseconds
-    in_process: bool  # runs inside the parrot process (no server)
 
 
 @dataclass(frozen=True)

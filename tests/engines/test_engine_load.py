@@ -260,7 +260,6 @@ def test_label_and_version(engine_name: str, engine: Engine) -> None:
 
 def test_capabilities_are_declared(engine_name: str) -> None:
     caps = engine_class(engine_name).capabilities
-    assert caps.in_process == (engine_class(engine_name).url_schemes is None)
     assert caps.decimals == (engine_name != "sqlite")
     assert caps.transactional_ddl == (engine_name not in ("clickhouse", "mysql", "spark"))
     assert caps.booleans == (engine_name in ("duckdb", "postgres", "spark"))

@@ -157,7 +157,6 @@ class DuckDBEngine(EngineBase[_Database]):
         procedures=False,
         decimals=True,
         timestamps_us=True,
-        in_process=True,
     )
 
     # each fixture is a database instance with its own threads and memory: a curation run that

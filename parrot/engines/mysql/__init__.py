@@ -613,7 +613,6 @@ class MySQLEngine(EngineBase[_Materialised]):
         procedures=True,
         decimals=True,
         timestamps_us=True,  # DATETIME(6)
-        in_process=False,
     )
 
     def __init__(self, url: str | None = None) -> None:

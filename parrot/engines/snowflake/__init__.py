@@ -414,7 +414,6 @@ class SnowflakeEngine(ServerEngine):
         procedures=False,
         decimals=True,
         timestamps_us=True,  # TIMESTAMP_NTZ(6)
-        in_process=False,
     )
     url_example: ClassVar[str] = "snowflake://user:password@account/database?warehouse=WH"
     driver_spec = DriverSpec("snowflake.connector", "snowflake-connector-python", "snowflake")

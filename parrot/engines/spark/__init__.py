@@ -576,7 +576,6 @@ class SparkEngine(EngineBase[_Stored]):
         procedures=False,
         decimals=True,
         timestamps_us=True,
-        in_process=True,  # a JVM child of this process; nothing to start or connect to
     )
 
     def __init__(self) -> None:

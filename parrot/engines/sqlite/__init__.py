@@ -88,7 +88,6 @@ class SQLiteEngine(EngineBase[sqlite3.Connection]):
         procedures=False,
         decimals=False,  # DECIMAL has NUMERIC affinity: integers or doubles
         timestamps_us=False,  # timestamps are text; date functions keep milliseconds at most
-        in_process=True,
     )
 
     # --- identity -----------------------------------------------------------------------------

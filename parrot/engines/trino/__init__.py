@@ -218,7 +218,6 @@ class TrinoEngine(ServerEngine):
         procedures=False,
         decimals=True,
         timestamps_us=True,  # TIMESTAMP(6)
-        in_process=False,
     )
     url_example: ClassVar[str] = "trino://user@host:8080/catalog"
     default_port: ClassVar[int | None] = 8080
