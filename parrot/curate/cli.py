@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from parrot import __version__, cli, dialects
-from parrot.cli import standalone, table_console
+from parrot.cli import table_console
 from parrot.connect import needs_server
 from parrot.curate import review, rules
 from parrot.curate.annotate import Annotate, Pairs
@@ -83,11 +83,6 @@ def _executor(text: str) -> ExecutorSpec:
         raise argparse.ArgumentTypeError(str(exc)) from None
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """``python -m parrot.curate``."""
-    return configure(standalone("python -m parrot.curate"))
-
-
 def configure(p: argparse.ArgumentParser) -> argparse.ArgumentParser:
     """Fill ``p`` with curate's flags and its ``review`` and ``rules`` subcommands (also
     ``parrot curate``'s subparser)."""
@@ -99,6 +94,9 @@ def configure(p: argparse.ArgumentParser) -> argparse.ArgumentParser:
     review.configure(sub.add_parser("review", help=review.DESCRIPTION))
     rules.configure(sub.add_parser("rules", help=rules.DESCRIPTION))
     return p
+
+
+build_parser, main = cli.entry_points("python -m parrot.curate", configure)
 
 
 def _curate_flags(p: argparse.ArgumentParser) -> None:
@@ -357,10 +355,6 @@ def funnel_table(funnel: list[StageCount]) -> Any:
             f"{c.rate:,.0f}" if c.seconds > 0 else "–",
         )
     return table
-
-
-def main(argv: list[str] | None = None) -> int:
-    return cli.dispatch(build_parser(), argv)
 
 
 def curate(args: argparse.Namespace) -> int:
