@@ -438,6 +438,16 @@ def add_translation(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def add_api_base(parser: Any, whose: str = "an") -> None:
+    """``--api-base URL``: where a tool's LLM requests go (``parser``: a parser or a group)."""
+    parser.add_argument(
+        "--api-base",
+        default=None,
+        metavar="URL",
+        help=f"{whose} OpenAI-compatible endpoint, e.g. http://127.0.0.1:8000/v1",
+    )
+
+
 def add_model_args(parser: argparse.ArgumentParser) -> None:
     """The ``--model-args`` flag (read by :func:`parse_with_model_args`)."""
     parser.add_argument(

@@ -153,9 +153,7 @@ def build_parser(p: argparse.ArgumentParser) -> argparse.ArgumentParser:
         default=None,
         help="also ask this LLM (any --model spec: PROVIDER/MODEL, local) for a label",
     )
-    p.add_argument(
-        "--api-base", metavar="URL", default=None, help="the judge's endpoint (OpenAI-compatible)"
-    )
+    cli.add_api_base(p, "the judge's")
     p.add_argument(
         "--base",
         metavar="DIALECT",

@@ -8,7 +8,7 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
-from parrot.cli import Renamed, seconds
+from parrot.cli import Renamed, add_api_base, seconds
 from parrot.servers.base import cache_dir
 
 DEFAULT_PROMPT = "parrot-v1"
@@ -143,12 +143,7 @@ def _numbers(g: _Chosen, d: LLMOptions, rows: tuple[tuple[str, str, type, str], 
 
 def _request_flags(g: _Chosen, d: LLMOptions) -> None:
     """Where the requests go and how they are sent."""
-    g.add_argument(
-        "--api-base",
-        default=None,
-        metavar="URL",
-        help="an OpenAI-compatible endpoint, e.g. http://127.0.0.1:8000/v1",
-    )
+    add_api_base(g)
     _numbers(g, d, _REQUEST_NUMBERS)
 
 
