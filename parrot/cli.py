@@ -438,6 +438,16 @@ def add_translation(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def add_no_start(parser: argparse.ArgumentParser, then: str = "") -> None:
+    """``--no-start``: use only servers already running (``then``: what happens without one)."""
+    parser.add_argument(
+        "--no-start",
+        action="store_true",
+        help="do not start the local PostgreSQL / MariaDB servers parrot manages"
+        + (f" ({then})" if then else ""),
+    )
+
+
 def add_api_base(parser: Any, whose: str = "an") -> None:
     """``--api-base URL``: where a tool's LLM requests go (``parser``: a parser or a group)."""
     parser.add_argument(

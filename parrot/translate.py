@@ -52,7 +52,7 @@ def configure(p: argparse.ArgumentParser) -> argparse.ArgumentParser:
     cli.add_timeout(p, DEFAULT_TIMEOUT)
     cli.add_max_rows(p, DEFAULT_MAX_ROWS)
     cli.add_engine_urls(p)
-    p.add_argument("--no-start", action="store_true", help="do not start local servers")
+    cli.add_no_start(p)
     p.add_argument(
         "--no-check",
         action="store_true",

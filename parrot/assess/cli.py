@@ -98,7 +98,7 @@ def configure(p: argparse.ArgumentParser) -> argparse.ArgumentParser:
         metavar="N",
         help="engine executions to shrink a disagreeing database (0: no witness)",
     )
-    p.add_argument("--no-start", action="store_true", help="do not start local servers")
+    cli.add_no_start(p)
     cli.add_quiet(p, "progress bar")
     cli.add_model_args(p)
     # the prompt's --prompt-schema only: --schema is this command's DDL file

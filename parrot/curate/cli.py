@@ -264,12 +264,7 @@ def _run_flags(p: argparse.ArgumentParser) -> None:
         help="skip building the distilled test suites (python -m parrot.testsuite "
         "build) of the written dataset; by default they go to OUT/suites/",
     )
-    p.add_argument(
-        "--no-start",
-        action="store_true",
-        help="do not start the local postgres/mysql servers the pairs need (their "
-        "pairs are then dropped as no_engine unless a server is up)",
-    )
+    cli.add_no_start(p, "their pairs are then dropped as no_engine unless a server is up")
     cli.add_quiet(p, "progress bars and no funnel table")
     llm_options.add_arguments(
         p,

@@ -128,11 +128,8 @@ def _engine_flags(parser: argparse.ArgumentParser) -> None:
         "(default: one per cluster CPU)",
     )
     cli.add_engine_urls(parser)
-    parser.add_argument(
-        "--no-start",
-        action="store_true",
-        help="do not start local servers (a dialect without a running server "
-        "or URL then has no engine: see --allow-missing)",
+    cli.add_no_start(
+        parser, "a dialect without a running server or URL then has no engine: see --allow-missing"
     )
     parser.add_argument(
         "--allow-missing",

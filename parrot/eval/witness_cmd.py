@@ -64,7 +64,7 @@ def configure(p: argparse.ArgumentParser) -> argparse.ArgumentParser:
     cli.add_output_dir(p, "the per-dialect scripts", default="RUN/witness/ITEM_ID")
     cli.add_timeout(p, DEFAULT_TIMEOUT)
     p.add_argument("--json", action="store_true", help="print the witness as JSON")
-    p.add_argument("--no-start", action="store_true", help="do not start local servers")
+    cli.add_no_start(p)
     return p
 
 

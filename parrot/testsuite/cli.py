@@ -199,12 +199,10 @@ def _run_flags(b: argparse.ArgumentParser) -> None:
         metavar="NAME",
         help="only source queries over fixture NAME (repeatable; e.g. tpch)",
     )
-    b.add_argument(
-        "--no-start",
-        action="store_true",
-        help="do not start the local PostgreSQL / MariaDB servers the dataset needs "
-        "(a dialect without a running server then builds no suite for its "
-        "sources and checks none of its references, as the build warns)",
+    cli.add_no_start(
+        b,
+        "a dialect without a running server then builds no suite for its sources and checks "
+        "none of its references, as the build warns",
     )
 
 
