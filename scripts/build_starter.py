@@ -44,7 +44,7 @@ import re
 import sys
 import tomllib
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -665,6 +665,33 @@ def _reversed_rows(fixture: Any) -> Any:
 
 
 @stopping_started()  # servers the verification starts are stopped again
+@dataclass
+class Tally:
+    """What a ``--verify`` run found: the items verified strictly per (source, target), the
+    ``FAIL`` lines (each printed as it comes) and the dialects that had no engine."""
+
+    verified: Counter[tuple[str, str]] = field(default_factory=Counter)
+    failed: list[str] = field(default_factory=list)
+    missing: dict[str, str] = field(default_factory=dict)
+
+    def fail(self, line: str) -> None:
+        self.failed.append(line)
+        print(line, flush=True)
+
+    def judged(self, item: Any, problem: str | None, where: str, cut: int) -> None:
+        """``item`` verified, or ``FAIL WHERE: PROBLEM`` (at most ``cut`` characters)."""
+        if problem:
+            self.fail(f"FAIL {where}: {problem}"[:cut])
+        else:
+            self.verified[(item.source_dialect, item.target_dialect)] += 1
+
+    def status(self) -> int:
+        """Print the dialects that had no engine; 1 when an item failed or was not judged."""
+        for dialect, error in sorted(self.missing.items()):
+            print(f"not verified — no {dialect} engine: {error}")
+        return 1 if self.failed or self.missing else 0
+
+
 def verify(dataset: str, only: list[str] | None = None) -> int:
     """Judge every item of ``dataset`` (starter or polyglot) on real engines.
 
@@ -703,9 +730,7 @@ def verify(dataset: str, only: list[str] | None = None) -> int:
     ]
     started = time.time()
     judge = Judge(timeout=60, start=True)
-    verified: Counter[tuple[str, str]] = Counter()
-    missing: dict[str, str] = {}
-    failures = 0
+    tally = Tally()
     checked: set[tuple[str, str]] = set()
     try:
         for item in items:
@@ -723,7 +748,7 @@ def verify(dataset: str, only: list[str] | None = None) -> int:
                     if e.get("status") == "no_engine"
                 ]
                 if absent:
-                    missing.update(absent)
+                    tally.missing.update(absent)
                     problem = "no engine"
                     break
                 problem = judged_problem(record, "" if variant is item else " (rows reversed)")
@@ -742,22 +767,18 @@ def verify(dataset: str, only: list[str] | None = None) -> int:
                     )
                 else:
                     problem = judge.limit_cuts_ties(item)
-            if problem:
-                failures += 1
-                print(f"FAIL {item.id}: {problem}"[:600])
-            else:
-                verified[(item.source_dialect, item.target_dialect)] += 1
+            tally.judged(item, problem, item.id, 600)
     finally:
         judge.close()
     print(
-        f"\n{sum(verified.values())}/{len(items)} items verified strictly in "
-        f"{time.time() - started:.0f}s; {failures} failed"
+        f"\n{sum(tally.verified.values())}/{len(items)} items verified strictly in "
+        f"{time.time() - started:.0f}s; {len(tally.failed)} failed"
     )
     for s in dialects:
-        print(f"  {s:10} → " + "  ".join(f"{t}:{verified[(s, t)]}" for t in dialects if t != s))
-    for dialect, error in sorted(missing.items()):
-        print(f"not verified — no {dialect} engine: {error}")
-    return 1 if failures or missing else 0
+        print(
+            f"  {s:10} → " + "  ".join(f"{t}:{tally.verified[(s, t)]}" for t in dialects if t != s)
+        )
+    return tally.status()
 
 
 # ------------------------------------------------------------------------------------------------
