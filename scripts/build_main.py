@@ -555,8 +555,6 @@ def verify(
 ) -> int:
     """Judge every item strictly (grammar-only ones by parrot's grammar); print
     ``FAIL <file> [<target>]: reason`` for each mismatch or reference that does not parse."""
-    import time
-
     from parrot.datasets import _FixtureStore, item_from_record  # the loader's own store
     from parrot.eval.judge import Judge
     from parrot.translators.base import Translation
@@ -565,9 +563,8 @@ def verify(
     by_id = {c.item_id(t): c for c in chosen for t in c.targets}
     records = [r for r in build_items(chosen) if not targets or r["target_dialect"] in targets]
     store = _FixtureStore(OUT / "fixtures")
-    started = time.time()
+    tally = Tally()  # the clock starts before the judge's engines do
     judge = Judge(timeout=120, start=True)
-    tally = Tally()
     parsed: Counter[tuple[str, str]] = Counter()
     try:
         for rec in records:
@@ -597,7 +594,7 @@ def verify(
     print(
         f"\n{sum(tally.verified.values())}/{len(records)} items verified strictly and "
         f"{sum(parsed.values())} grammar-only references parse ({UNVERIFIED}) in "
-        f"{time.time() - started:.0f}s; {len(tally.failed)} failed"
+        f"{tally.seconds():.0f}s; {len(tally.failed)} failed"
     )
     for (s, t), n in sorted(tally.verified.items()):
         print(f"  {s} → {t}: {n}")
