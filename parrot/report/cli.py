@@ -62,12 +62,7 @@ def configure(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
         "taxonomy, rank correlation) when a run answers questions in "
         "several dialects",
     )
-    parser.add_argument(
-        "--base",
-        metavar="DIALECT",
-        default=None,
-        help="base dialect of the analysis (default: sqlite when it is a target)",
-    )
+    add_base(parser)
     parser.add_argument(
         "--skip-bad",
         action="store_true",
@@ -75,6 +70,17 @@ def configure(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
         "failing (default: fail, naming their line numbers)",
     )
     return parser
+
+
+def add_base(parser: argparse.ArgumentParser) -> None:
+    """``--base DIALECT``: the dialect the cross-dialect analysis compares the others with
+    (also ``parrot text2sql taxonomy``'s)."""
+    parser.add_argument(
+        "--base",
+        metavar="DIALECT",
+        default=None,
+        help="base dialect of the analysis (default: sqlite when it is a target)",
+    )
 
 
 build_parser, main = cli.entry_points("python -m parrot.report", configure)

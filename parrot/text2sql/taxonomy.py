@@ -24,6 +24,7 @@ from typing import Any
 from parrot import cli, dialects
 from parrot.api.results import read_results
 from parrot.report import analysis, astdiff
+from parrot.report import cli as report_cli
 from parrot.report.analysis import read_labels
 from parrot.translators import create_translator
 from parrot.translators.llm.client import LLMError
@@ -154,13 +155,7 @@ def build_parser(p: argparse.ArgumentParser) -> argparse.ArgumentParser:
         help="also ask this LLM (any --model spec: PROVIDER/MODEL, local) for a label",
     )
     cli.add_api_base(p, "the judge's")
-    p.add_argument(
-        "--base",
-        metavar="DIALECT",
-        default=None,
-        help="base dialect (default: sqlite when a target)",
-    )
-
+    report_cli.add_base(p)
     cli.add_quiet(p, "progress lines")
     return p
 
