@@ -61,11 +61,6 @@ BUILD = (
 )
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """``python -m parrot.testsuite``."""
-    return configure(cli.standalone("python -m parrot.testsuite"))
-
-
 def configure(p: argparse.ArgumentParser) -> argparse.ArgumentParser:
     """Fill ``p`` with testsuite's ``build`` command (also ``parrot testsuite``'s subparser)."""
     cli.configure(p, main_build, "Build distilled test suites for a dataset.")
@@ -73,6 +68,9 @@ def configure(p: argparse.ArgumentParser) -> argparse.ArgumentParser:
     text = "build the suites of DATASET (a name or a path)"
     _build_flags(cli.configure(sub.add_parser("build", help=text, description=BUILD), main_build))
     return p
+
+
+build_parser, main = cli.entry_points("python -m parrot.testsuite", configure)
 
 
 def _build_flags(b: argparse.ArgumentParser) -> None:
@@ -201,12 +199,10 @@ def _run_flags(b: argparse.ArgumentParser) -> None:
         metavar="NAME",
         help="only source queries over fixture NAME (repeatable; e.g. tpch)",
     )
-    b.add_argument(
-        "--no-start",
-        action="store_true",
-        help="do not start the local PostgreSQL / MariaDB servers the dataset needs "
-        "(a dialect without a running server then builds no suite for its "
-        "sources and checks none of its references, as the build warns)",
+    cli.add_no_start(
+        b,
+        "a dialect without a running server then builds no suite for its sources and checks "
+        "none of its references, as the build warns",
     )
 
 
@@ -582,10 +578,6 @@ def _close_shared() -> None:
         _JUDGE.close()
         _JUDGE = None
     _JUDGED = 0
-
-
-def main(argv: list[str] | None = None) -> int:
-    return cli.dispatch(build_parser(), argv)
 
 
 def main_build(args: argparse.Namespace) -> int:

@@ -37,7 +37,7 @@ from typing import Any
 import psutil
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from resultsfile import load_average, write_results
+from resultsfile import load_average, publish
 
 ROOT = Path(__file__).resolve().parents[2]
 GIB = 1024**3
@@ -256,9 +256,9 @@ def main(argv: list[str] | None = None) -> int:
         "user + system of the whole tree (children's rusage)."
     )
     body = "\n".join(rows) + "\n" + note
-    if not args.no_write:
-        path = write_results("peakmem", "Peak memory of an eval", body, started_load=started)
-        print(f"wrote {path}")
+    publish(
+        "peakmem", "Peak memory of an eval", body, started_load=started, write=not args.no_write
+    )
     return 0
 
 
