@@ -178,7 +178,8 @@ def _verdict_flags(parser: argparse.ArgumentParser) -> None:
         parser,
         DEFAULT_TIMEOUT_MS / 1000,
         flag="--prove-timeout",
-        what="z3 may spend on each check; past it the item's answer is unknown",
+        what="of CPU time z3 may spend on each check (its wall-clock wait grows under "
+        "load); past it the item's answer is unknown",
     )
 
 

@@ -8,6 +8,7 @@ of generated ones (for Spark sources: see :func:`parrot.testsuite.distill.siblin
 from __future__ import annotations
 
 import argparse
+import json
 import multiprocessing
 import sys
 import time
@@ -421,8 +422,6 @@ def _stale(root: Path, key: str, item: Item, args: argparse.Namespace) -> bool:
         return True
     if parse_datagen(args.datagen)[1] is None and not args.outdated:
         return False
-    import json
-
     return bool(json.loads(path.read_text(encoding="utf-8")).get("generator") != _label(args))
 
 
@@ -499,14 +498,18 @@ def _build(
     rejected: Counter[str] = Counter()
     skipped: dict[str, int] = {}
     results = _results(args, jobs)
-    for n, ((_key, (item, _)), (result, llm)) in enumerate(zip(todo, results, strict=True), 1):
+    for n, ((key, (item, _)), (result, llm)) in enumerate(zip(todo, results, strict=True), 1):
         llm_kills += int(llm.get("killed", 0))
         llm_dbs += int(llm.get("databases_kept", 0))
         rejected.update(llm.get("rejected", {}))
         if result.suite is None:
             reason = result.why_none.split(":")[0][:60]
             skipped[reason] = skipped.get(reason, 0) + 1
-            print(f"  no suite for {item.id}: {result.why_none[:200]}", file=sys.stderr)
+            print(
+                f"  no suite for {item.id}: {result.why_none[:200]}"
+                + _kept(suite_path(root, key, from_corpus(item.fixture))),
+                file=sys.stderr,
+            )
         else:
             write_suite(root, result.suite, from_corpus(item.fixture))
             built += 1
@@ -536,6 +539,16 @@ def _build(
     for reason, count in sorted(skipped.items()):
         print(f"  no suite ({count}): {reason}")
     return 0
+
+
+def _kept(path: Path) -> str:
+    """What a build that made no suite leaves at ``path``: an older suite stays, and eval goes
+    on judging with it (a source that gets no suite now may get one again on another machine,
+    with its engine or server running), so the build says so."""
+    if not path.is_file():
+        return ""
+    generator = json.loads(path.read_text(encoding="utf-8")).get("generator", "?")
+    return f" (its older suite, made by {generator}, is kept and eval still uses it: {path})"
 
 
 def _results(
