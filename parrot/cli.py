@@ -204,6 +204,22 @@ def standalone(prog: str) -> argparse.ArgumentParser:
     return parser
 
 
+def entry_points(
+    prog: str, configure: Callable[[argparse.ArgumentParser], argparse.ArgumentParser]
+) -> tuple[Callable[[], argparse.ArgumentParser], Callable[..., int]]:
+    """A tool module's ``build_parser()`` (its :func:`standalone` parser, filled by the module's
+    ``configure``) and ``main(argv=None)`` (parse and run it), for ``python -m parrot.X``."""
+
+    def build_parser() -> argparse.ArgumentParser:
+        return configure(standalone(prog))
+
+    def main(argv: list[str] | None = None) -> int:
+        return dispatch(build_parser(), argv)
+
+    build_parser.__doc__ = f"``{prog}``."
+    return build_parser, main
+
+
 def build_parser(prog: str = "parrot", only: str | None = None) -> argparse.ArgumentParser:
     """The ``parrot`` command: one parser, a subparser per subcommand filled by its module's
     ``configure``. ``only``: fill that subcommand alone (the others keep their one-line
@@ -231,15 +247,14 @@ def main(argv: list[str] | None = None, prog: str = "parrot") -> int:
     return dispatch(build_parser(prog, only=only), argv)
 
 
-class Store(argparse.Action):
-    """A flag's value, stored; its ``old`` spellings still parse, with a warning on stderr,
-    and are left out of the help (see :func:`add_flag`)."""
+class Renamed(argparse.Action):
+    """Mixin of an argparse action whose ``old`` spellings still parse, with a warning on stderr
+    naming the new one (:meth:`new_spelling`); put it before the action class it warns for."""
 
-    def __init__(
-        self, option_strings: list[str], dest: str, old: tuple[str, ...] = (), **kwargs: Any
-    ) -> None:
-        self.old = old
-        super().__init__(option_strings, dest, **kwargs)
+    old: tuple[str, ...] = ()
+
+    def new_spelling(self, option_string: str) -> str:
+        return "/".join(self.option_strings)
 
     def __call__(
         self,
@@ -248,12 +263,23 @@ class Store(argparse.Action):
         values: Any,
         option_string: str | None = None,
     ) -> None:
-        if option_string in self.old:
+        if option_string is not None and option_string in self.old:
             print(
-                f"warning: {option_string} is deprecated: use {'/'.join(self.option_strings)}",
+                f"warning: {option_string} is deprecated: use {self.new_spelling(option_string)}",
                 file=sys.stderr,
             )
-        setattr(namespace, self.dest, values)
+        super().__call__(parser, namespace, values, option_string)
+
+
+class Store(Renamed, argparse._StoreAction):
+    """A flag's value, stored; its ``old`` spellings still parse, with a warning on stderr,
+    and are left out of the help (see :func:`add_flag`)."""
+
+    def __init__(
+        self, option_strings: list[str], dest: str, old: tuple[str, ...] = (), **kwargs: Any
+    ) -> None:
+        self.old = old
+        super().__init__(option_strings, dest, **kwargs)
 
 
 def add_flag(
@@ -409,6 +435,26 @@ def add_translation(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--model", metavar="SPEC", default="sqlglot", help="translator spec, as in parrot eval"
+    )
+
+
+def add_no_start(parser: argparse.ArgumentParser, then: str = "") -> None:
+    """``--no-start``: use only servers already running (``then``: what happens without one)."""
+    parser.add_argument(
+        "--no-start",
+        action="store_true",
+        help="do not start the local PostgreSQL / MariaDB servers parrot manages"
+        + (f" ({then})" if then else ""),
+    )
+
+
+def add_api_base(parser: Any, whose: str = "an") -> None:
+    """``--api-base URL``: where a tool's LLM requests go (``parser``: a parser or a group)."""
+    parser.add_argument(
+        "--api-base",
+        default=None,
+        metavar="URL",
+        help=f"{whose} OpenAI-compatible endpoint, e.g. http://127.0.0.1:8000/v1",
     )
 
 

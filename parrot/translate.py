@@ -24,7 +24,6 @@ from typing import Any
 
 from parrot import cli, dialects
 from parrot.api.records import Outcome
-from parrot.cli import standalone
 from parrot.datasets import Item
 from parrot.engines import DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT, statements
 from parrot.eval.judge import Judge
@@ -35,11 +34,6 @@ from parrot.textfiles import read_stdin, read_utf8
 from parrot.translators import UnknownTranslatorError, create_translator
 from parrot.translators.base import Translation
 from parrot.translators.llm import options as llm_options
-
-
-def build_parser() -> argparse.ArgumentParser:
-    """``python -m parrot.translate``."""
-    return configure(standalone("python -m parrot.translate"))
 
 
 def configure(p: argparse.ArgumentParser) -> argparse.ArgumentParser:
@@ -58,7 +52,7 @@ def configure(p: argparse.ArgumentParser) -> argparse.ArgumentParser:
     cli.add_timeout(p, DEFAULT_TIMEOUT)
     cli.add_max_rows(p, DEFAULT_MAX_ROWS)
     cli.add_engine_urls(p)
-    p.add_argument("--no-start", action="store_true", help="do not start local servers")
+    cli.add_no_start(p)
     p.add_argument(
         "--no-check",
         action="store_true",
@@ -66,6 +60,9 @@ def configure(p: argparse.ArgumentParser) -> argparse.ArgumentParser:
     )
     llm_options.add_arguments(p)
     return p
+
+
+build_parser, main = cli.entry_points("python -m parrot.translate", configure)
 
 
 def split(sql: str, dialect: str) -> list[str]:
@@ -231,10 +228,6 @@ def missing_engine_line(dialect: str, why: str) -> str:
     """The one line said for an engine this machine does not have."""
     why = statements.trim_message(" ".join(why.split()), 300)
     return f"no {dialect} engine here: its side of every statement is not judged ({why})"
-
-
-def main(argv: list[str] | None = None) -> int:
-    return cli.dispatch(build_parser(), argv)
 
 
 def translate(args: argparse.Namespace) -> int:

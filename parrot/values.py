@@ -70,22 +70,23 @@ class ResultSet:
         return not self.rows
 
 
+# A canonical value's type family: the first of these classes it is an instance of.
+_FAMILIES: tuple[tuple[type | tuple[type, ...], str], ...] = (
+    (type(None), "null"),
+    (bool, "boolean"),  # before "number": a bool is an int
+    ((int, float, Decimal), "number"),
+    (str, "string"),
+    (Temporal, "temporal"),
+    (bytes, "bytes"),
+    (Nested, "nested"),
+)
+
+
 def family(value: Value) -> str:
     """The type family name of a canonical value."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int | float | Decimal):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, Temporal):
-        return "temporal"
-    if isinstance(value, bytes):
-        return "bytes"
-    if isinstance(value, Nested):
-        return "nested"
+    for kinds, name in _FAMILIES:
+        if isinstance(value, kinds):
+            return name
     raise TypeError(f"not a canonical value: {value!r} ({type(value).__name__})")
 
 

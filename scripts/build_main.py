@@ -78,6 +78,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "scripts"))
 
 from build_starter import (  # noqa: E402  (shared with the starter builder)
+    Tally,
     builder_parser,
     differing,
     items_jsonl,
@@ -554,8 +555,6 @@ def verify(
 ) -> int:
     """Judge every item strictly (grammar-only ones by parrot's grammar); print
     ``FAIL <file> [<target>]: reason`` for each mismatch or reference that does not parse."""
-    import time
-
     from parrot.datasets import _FixtureStore, item_from_record  # the loader's own store
     from parrot.eval.judge import Judge
     from parrot.translators.base import Translation
@@ -564,12 +563,9 @@ def verify(
     by_id = {c.item_id(t): c for c in chosen for t in c.targets}
     records = [r for r in build_items(chosen) if not targets or r["target_dialect"] in targets]
     store = _FixtureStore(OUT / "fixtures")
-    started = time.time()
+    tally = Tally()  # the clock starts before the judge's engines do
     judge = Judge(timeout=120, start=True)
-    verified: Counter[tuple[str, str]] = Counter()
     parsed: Counter[tuple[str, str]] = Counter()
-    failed: list[str] = []
-    missing: dict[str, str] = {}
     try:
         for rec in records:
             c = by_id[rec["id"]]
@@ -578,46 +574,39 @@ def verify(
             if pair[1] in GRAMMAR_DIALECTS:
                 problem = grammar_problem(rec["reference_sql"][0], pair[1])
                 if problem:
-                    failed.append(f"FAIL {rel} [{pair[1]}]: does not parse: {problem}"[:700])
-                    print(failed[-1], flush=True)
+                    tally.fail(f"FAIL {rel} [{pair[1]}]: does not parse: {problem}"[:700])
                 else:
                     parsed[pair] += 1
                 continue
             try:
                 item = item_from_record(rec, store)
             except Exception as exc:  # an unavailable fixture, a bad record
-                failed.append(f"FAIL {rel} [{rec['target_dialect']}]: {exc}")
-                print(failed[-1])
+                tally.fail(f"FAIL {rel} [{rec['target_dialect']}]: {exc}")
                 continue
             out = judge.judge(item, Translation.from_sql(item.reference_sql[0]))
             if out.get("no_engine"):
-                missing.update(out["no_engine"])
+                tally.missing.update(out["no_engine"])
                 continue
             problem = judged_problem(out) or judge.limit_cuts_ties(item)
-            if problem:
-                failed.append(f"FAIL {rel} [{item.target_dialect}]: {problem}"[:700])
-                print(failed[-1], flush=True)
-            else:
-                verified[(item.source_dialect, item.target_dialect)] += 1
+            tally.judged(item, problem, f"{rel} [{item.target_dialect}]", 700)
     finally:
         judge.close()
     print(
-        f"\n{sum(verified.values())}/{len(records)} items verified strictly and "
+        f"\n{sum(tally.verified.values())}/{len(records)} items verified strictly and "
         f"{sum(parsed.values())} grammar-only references parse ({UNVERIFIED}) in "
-        f"{time.time() - started:.0f}s; {len(failed)} failed"
+        f"{tally.seconds():.0f}s; {len(tally.failed)} failed"
     )
-    for (s, t), n in sorted(verified.items()):
+    for (s, t), n in sorted(tally.verified.items()):
         print(f"  {s} → {t}: {n}")
     for (s, t), n in sorted(parsed.items()):
         print(f"  {s} → {t}: {n} parse ({UNVERIFIED})")
-    for dialect, error in sorted(missing.items()):
-        print(f"not verified — no {dialect} engine: {error}")
-    if failed:
+    status = tally.status()
+    if tally.failed:
         print(
-            "failing files:\n  " + "\n  ".join(sorted({f.split(" ")[1] for f in failed})),
+            "failing files:\n  " + "\n  ".join(sorted({f.split(" ")[1] for f in tally.failed})),
             file=sys.stderr,
         )
-    return 1 if failed or missing else 0
+    return status
 
 
 def main(argv: list[str] | None = None) -> int:

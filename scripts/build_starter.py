@@ -42,9 +42,10 @@ import argparse
 import json
 import re
 import sys
+import time
 import tomllib
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -665,6 +666,38 @@ def _reversed_rows(fixture: Any) -> Any:
 
 
 @stopping_started()  # servers the verification starts are stopped again
+@dataclass
+class Tally:
+    """What a ``--verify`` run found: the items verified strictly per (source, target), the
+    ``FAIL`` lines (each printed as it comes) and the dialects that had no engine."""
+
+    verified: Counter[tuple[str, str]] = field(default_factory=Counter)
+    failed: list[str] = field(default_factory=list)
+    missing: dict[str, str] = field(default_factory=dict)
+    started: float = field(default_factory=time.monotonic)
+
+    def seconds(self) -> float:
+        """Seconds since the run started."""
+        return time.monotonic() - self.started
+
+    def fail(self, line: str) -> None:
+        self.failed.append(line)
+        print(line, flush=True)
+
+    def judged(self, item: Any, problem: str | None, where: str, cut: int) -> None:
+        """``item`` verified, or ``FAIL WHERE: PROBLEM`` (at most ``cut`` characters)."""
+        if problem:
+            self.fail(f"FAIL {where}: {problem}"[:cut])
+        else:
+            self.verified[(item.source_dialect, item.target_dialect)] += 1
+
+    def status(self) -> int:
+        """Print the dialects that had no engine; 1 when an item failed or was not judged."""
+        for dialect, error in sorted(self.missing.items()):
+            print(f"not verified — no {dialect} engine: {error}")
+        return 1 if self.failed or self.missing else 0
+
+
 def verify(dataset: str, only: list[str] | None = None) -> int:
     """Judge every item of ``dataset`` (starter or polyglot) on real engines.
 
@@ -673,7 +706,6 @@ def verify(dataset: str, only: list[str] | None = None) -> int:
     a LIMIT must not cut a tie; sqlglot must see the concept's top-level ORDER BY (or its absence)
     in every dialect that it can parse.
     """
-    import time
     from dataclasses import replace
 
     from parrot.datasets import parse_items
@@ -701,11 +733,8 @@ def verify(dataset: str, only: list[str] | None = None) -> int:
         for i in parse_items(path.read_text(encoding="utf-8").splitlines(), path)
         if not only or i.extra.get("concept") in only
     ]
-    started = time.time()
+    tally = Tally()  # the clock starts before the judge's engines do
     judge = Judge(timeout=60, start=True)
-    verified: Counter[tuple[str, str]] = Counter()
-    missing: dict[str, str] = {}
-    failures = 0
     checked: set[tuple[str, str]] = set()
     try:
         for item in items:
@@ -723,7 +752,7 @@ def verify(dataset: str, only: list[str] | None = None) -> int:
                     if e.get("status") == "no_engine"
                 ]
                 if absent:
-                    missing.update(absent)
+                    tally.missing.update(absent)
                     problem = "no engine"
                     break
                 problem = judged_problem(record, "" if variant is item else " (rows reversed)")
@@ -742,22 +771,18 @@ def verify(dataset: str, only: list[str] | None = None) -> int:
                     )
                 else:
                     problem = judge.limit_cuts_ties(item)
-            if problem:
-                failures += 1
-                print(f"FAIL {item.id}: {problem}"[:600])
-            else:
-                verified[(item.source_dialect, item.target_dialect)] += 1
+            tally.judged(item, problem, item.id, 600)
     finally:
         judge.close()
     print(
-        f"\n{sum(verified.values())}/{len(items)} items verified strictly in "
-        f"{time.time() - started:.0f}s; {failures} failed"
+        f"\n{sum(tally.verified.values())}/{len(items)} items verified strictly in "
+        f"{tally.seconds():.0f}s; {len(tally.failed)} failed"
     )
     for s in dialects:
-        print(f"  {s:10} → " + "  ".join(f"{t}:{verified[(s, t)]}" for t in dialects if t != s))
-    for dialect, error in sorted(missing.items()):
-        print(f"not verified — no {dialect} engine: {error}")
-    return 1 if failures or missing else 0
+        print(
+            f"  {s:10} → " + "  ".join(f"{t}:{tally.verified[(s, t)]}" for t in dialects if t != s)
+        )
+    return tally.status()
 
 
 # ------------------------------------------------------------------------------------------------

@@ -27,11 +27,14 @@ def judge() -> Judge:
     j.close()
 
 
+def _item(source: str, src: str = "sqlite", tgt: str = "duckdb") -> Item:
+    return Item(id="p", source_dialect=src, target_dialect=tgt, source_sql=source, fixture=FIXTURE)
+
+
 def _judged(
     judge: Judge, source: str, sql: str, src: str = "sqlite", tgt: str = "duckdb"
 ) -> dict[str, Any]:
-    item = Item(id="p", source_dialect=src, target_dialect=tgt, source_sql=source, fixture=FIXTURE)
-    return dict(judge.judge(item, Translation(TranslationStatus.OK, sql=sql)))
+    return dict(judge.judge(_item(source, src, tgt), Translation(TranslationStatus.OK, sql=sql)))
 
 
 def test_equivalent_translation_is_bounded_equivalent(judge: Judge) -> None:
@@ -62,13 +65,7 @@ def test_counterexample_is_a_witness_checked_on_both_engines(judge: Judge) -> No
 
 
 def test_counterexample_fails_the_suite_verdict(judge: Judge) -> None:
-    item = Item(
-        id="p",
-        source_dialect="sqlite",
-        target_dialect="duckdb",
-        fixture=FIXTURE,
-        source_sql="SELECT id FROM t WHERE g LIKE 'a%'",
-    )
+    item = _item("SELECT id FROM t WHERE g LIKE 'a%'")
     translation = Translation(TranslationStatus.OK, sql=item.source_sql)
     record: Any = Judge.judge(judge, item, translation)  # judge as usual, then a suite record
     record.pop("prove")

@@ -7,10 +7,9 @@ expects every item strictly right and none timed out."""
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
+import importlib.util
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -18,37 +17,27 @@ ROOT = Path(__file__).resolve().parents[1]
 PAIRS = "sqlite:spark,spark:sqlite"
 
 
+def _bench() -> Any:
+    """``scripts/bench/load.py``: the test runs what the bench measures."""
+    spec = importlib.util.spec_from_file_location("bench_load", ROOT / "scripts/bench/load.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
 @pytest.mark.slow
 @pytest.mark.spark
 @pytest.mark.timeout(3600)
 def test_reference_is_all_strict_beside_two_cpu_hogs(tmp_path: Path) -> None:
-    hogs = [subprocess.Popen(["yes"], stdout=subprocess.DEVNULL) for _ in range(2)]
+    bench = _bench()
+    hogs = bench.start_hogs(2)
     try:
-        done = subprocess.run(
-            [
-                sys.executable,
-                "-m",
-                "parrot.eval",
-                "--model",
-                "reference",
-                "--dataset",
-                "polyglot",
-                "--pairs",
-                PAIRS,
-                "-o",
-                str(tmp_path / "run"),
-            ],
-            cwd=ROOT,
-            capture_output=True,
-            text=True,
-            check=False,
-        )
+        result = bench.run_polyglot(PAIRS, tmp_path / "run")
     finally:
-        for hog in hogs:
-            hog.kill()
-            hog.wait()
-    assert done.returncode == 0, done.stderr[-3000:]
-    overall = json.loads((tmp_path / "run" / "summary.json").read_text())["overall"]
+        bench.stop_hogs(hogs)
+    assert result["rc"] == 0, result["stderr"]
+    overall = result["overall"]
     # 62 items; the 6 over Spider's databases are skipped where the corpora are absent
     assert overall["evaluated"] == overall["items"] in (56, 62), overall
     assert (overall["strict"], overall["timeout"]) == (overall["items"], 0), overall

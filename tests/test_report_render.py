@@ -6,8 +6,15 @@ import pytest
 from outcomes import outcome
 from rich.console import Console
 
-from parrot.report.metrics import summarize
-from parrot.report.render import SCORE_HEADERS, Table, print_rich, suite_tables, summary_tables
+from parrot.report.metrics import score, summarize
+from parrot.report.render import (
+    SCORE_HEADERS,
+    Table,
+    _score_cells,
+    print_rich,
+    suite_tables,
+    summary_tables,
+)
 
 
 def test_rich_tables_fit_80_columns_without_cutting_labels_or_numbers() -> None:
@@ -131,3 +138,11 @@ def test_timeouts_are_counted_apart_from_wrong_answers() -> None:
     row = dict(zip(table.headers, table.rows[0], strict=True))
     assert (row["wrong"], row["timeout"]) == (1, 1)
     assert "timed out" in table.note
+
+
+def test_a_count_an_older_summary_lacks_shows_as_a_dash_not_as_zero() -> None:
+    counts = ("no_reference", "ts_items", "nonempty", "syn_checked")
+    current = score([])
+    assert [_score_cells(dict(current))[c] for c in ("no ref", "TS n", "≠∅ n", "SYN n")] == [0] * 4
+    older = {k: v for k, v in current.items() if k not in counts}
+    assert [_score_cells(older)[c] for c in ("no ref", "TS n", "≠∅ n", "SYN n")] == ["–"] * 4

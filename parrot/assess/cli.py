@@ -43,7 +43,6 @@ from parrot.assess.run import (
     with_values,
 )
 from parrot.assess.schema import SchemaFileError, read_schema
-from parrot.cli import standalone
 from parrot.engines import DEFAULT_TIMEOUT
 from parrot.eval.judge import Judge
 from parrot.fixtures import FixtureError
@@ -51,11 +50,6 @@ from parrot.migrate.transfer import read_source
 from parrot.servers import stopping_started
 from parrot.translators import UnknownTranslatorError, create_translator
 from parrot.translators.llm import options as llm_options
-
-
-def build_parser() -> argparse.ArgumentParser:
-    """``python -m parrot.assess``."""
-    return configure(standalone("python -m parrot.assess"))
 
 
 def configure(p: argparse.ArgumentParser) -> argparse.ArgumentParser:
@@ -104,12 +98,15 @@ def configure(p: argparse.ArgumentParser) -> argparse.ArgumentParser:
         metavar="N",
         help="engine executions to shrink a disagreeing database (0: no witness)",
     )
-    p.add_argument("--no-start", action="store_true", help="do not start local servers")
+    cli.add_no_start(p)
     cli.add_quiet(p, "progress bar")
     cli.add_model_args(p)
     # the prompt's --prompt-schema only: --schema is this command's DDL file
     llm_options.add_arguments(p, old_schema=False)
     return p
+
+
+build_parser, main = cli.entry_points("python -m parrot.assess", configure)
 
 
 def _settings(args: argparse.Namespace) -> Settings:
@@ -143,10 +140,6 @@ def _prepare(args: argparse.Namespace) -> tuple[Settings, list, dict]:
         raise InputError(f"{results} exists: use --resume to continue, or another --output-dir")
     args.output_dir.mkdir(parents=True, exist_ok=True)
     return settings, workload, read_done(results)
-
-
-def main(argv: list[str] | None = None) -> int:
-    return cli.dispatch(build_parser(), argv)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -16,13 +16,7 @@ from pathlib import Path
 from parrot import cli
 from parrot.check import GRAMMAR_OF, UnsupportedDialectError, Verdict, check_sql
 from parrot.check.parsers import persist
-from parrot.cli import standalone
 from parrot.dialects import UnknownDialectError
-
-
-def build_parser() -> argparse.ArgumentParser:
-    """``python -m parrot.check``."""
-    return configure(standalone("python -m parrot.check"))
 
 
 def configure(ap: argparse.ArgumentParser) -> argparse.ArgumentParser:
@@ -39,13 +33,12 @@ def configure(ap: argparse.ArgumentParser) -> argparse.ArgumentParser:
     return ap
 
 
+build_parser, main = cli.entry_points("python -m parrot.check", configure)
+
+
 def _snippet(sql: str, v: Verdict, width: int = 60) -> str:
     text = " ".join(sql[v.start : v.end].split())
     return text if len(text) <= width else text[: width - 1] + "…"
-
-
-def main(argv: list[str] | None = None) -> int:
-    return cli.dispatch(build_parser(), argv)
 
 
 def check(args: argparse.Namespace) -> int:

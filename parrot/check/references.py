@@ -53,40 +53,46 @@ class SqliteReference(Reference):
         self.conn.close()
 
 
-class DuckdbReference(Reference):
+class _LibraryReference(Reference):
+    """A parser library called in this process on the whole text: ``parse(sql)`` raises one of
+    ``syntax_errors`` on a syntax error (``other_errors``: raised for what parsed, e.g. a
+    construct the library does not support)."""
+
+    parse: Callable[[str], object]
+    syntax_errors: tuple[type[BaseException], ...] = ()
+    other_errors: tuple[type[BaseException], ...] = ()
+
+    def accepts(self, sql: str) -> bool:
+        try:
+            self.parse(sql)
+        except self.syntax_errors:
+            return False
+        except self.other_errors:
+            return True
+        return True
+
+
+class DuckdbReference(_LibraryReference):
     """DuckDB's own parser: ``duckdb.extract_statements``."""
 
     def __init__(self) -> None:
         import duckdb
 
-        self._duckdb = duckdb
+        self.parse = duckdb.extract_statements
+        self.syntax_errors = (duckdb.ParserException,)
+        self.other_errors = (duckdb.Error,)  # e.g. NotImplementedException: parsed
         self.name = f"duckdb {duckdb.__version__} extract_statements"
 
-    def accepts(self, sql: str) -> bool:
-        try:
-            self._duckdb.extract_statements(sql)
-        except self._duckdb.ParserException:
-            return False
-        except self._duckdb.Error:  # e.g. NotImplementedException: parsed, not supported
-            return True
-        return True
 
-
-class PostgresReference(Reference):
+class PostgresReference(_LibraryReference):
     """PostgreSQL's parser (libpg_query) through ``pglast``."""
 
     def __init__(self) -> None:
         import pglast
 
-        self._pglast = pglast
+        self.parse = pglast.parser.parse_sql
+        self.syntax_errors = (pglast.parser.ParseError,)
         self.name = f"pglast {pglast.__version__} (PostgreSQL parser)"
-
-    def accepts(self, sql: str) -> bool:
-        try:
-            self._pglast.parser.parse_sql(sql)
-        except self._pglast.parser.ParseError:
-            return False
-        return True
 
 
 class ClickhouseReference(Reference):

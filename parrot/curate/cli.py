@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from parrot import __version__, cli, dialects
-from parrot.cli import standalone, table_console
+from parrot.cli import table_console
 from parrot.connect import needs_server
 from parrot.curate import review, rules
 from parrot.curate.annotate import Annotate, Pairs
@@ -83,11 +83,6 @@ def _executor(text: str) -> ExecutorSpec:
         raise argparse.ArgumentTypeError(str(exc)) from None
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """``python -m parrot.curate``."""
-    return configure(standalone("python -m parrot.curate"))
-
-
 def configure(p: argparse.ArgumentParser) -> argparse.ArgumentParser:
     """Fill ``p`` with curate's flags and its ``review`` and ``rules`` subcommands (also
     ``parrot curate``'s subparser)."""
@@ -99,6 +94,9 @@ def configure(p: argparse.ArgumentParser) -> argparse.ArgumentParser:
     review.configure(sub.add_parser("review", help=review.DESCRIPTION))
     rules.configure(sub.add_parser("rules", help=rules.DESCRIPTION))
     return p
+
+
+build_parser, main = cli.entry_points("python -m parrot.curate", configure)
 
 
 def _curate_flags(p: argparse.ArgumentParser) -> None:
@@ -266,12 +264,7 @@ def _run_flags(p: argparse.ArgumentParser) -> None:
         help="skip building the distilled test suites (python -m parrot.testsuite "
         "build) of the written dataset; by default they go to OUT/suites/",
     )
-    p.add_argument(
-        "--no-start",
-        action="store_true",
-        help="do not start the local postgres/mysql servers the pairs need (their "
-        "pairs are then dropped as no_engine unless a server is up)",
-    )
+    cli.add_no_start(p, "their pairs are then dropped as no_engine unless a server is up")
     cli.add_quiet(p, "progress bars and no funnel table")
     llm_options.add_arguments(
         p,
@@ -357,10 +350,6 @@ def funnel_table(funnel: list[StageCount]) -> Any:
             f"{c.rate:,.0f}" if c.seconds > 0 else "–",
         )
     return table
-
-
-def main(argv: list[str] | None = None) -> int:
-    return cli.dispatch(build_parser(), argv)
 
 
 def curate(args: argparse.Namespace) -> int:

@@ -106,13 +106,7 @@ class Checker:
 
     def item(self, r: Record, fixture: Fixture) -> Item:
         assert r.target is not None
-        return Item(
-            id=r.id,
-            source_dialect=r.dialect,
-            target_dialect=r.target,
-            source_sql=r.sql,
-            fixture=fixture,
-        )
+        return Item(r.id, r.dialect, r.target, r.sql, fixture=fixture)  # id, source, target, sql
 
     def attach(self, r: Record) -> tuple[int, str | None]:
         """The round eval will use, and why the source cannot be judged on it (or None)."""

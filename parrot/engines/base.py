@@ -84,7 +84,8 @@ class Execution:
 
 @dataclass(frozen=True)
 class Capabilities:
-    """Class-level facts about an engine (ibis-style capability flags)."""
+    """Class-level facts about an engine (ibis-style capability flags); whether it runs inside
+    the parrot process is whether it has no ``url_schemes``."""
 
     booleans: bool  # has a boolean type that comparisons return
     transactional_ddl: bool  # CREATE/DROP can be rolled back
@@ -92,7 +93,6 @@ class Capabilities:
     procedures: bool
     decimals: bool  # exact DECIMAL arithmetic
     timestamps_us: bool  # timestamps keep microseconds
-    in_process: bool  # runs inside the parrot process (no server)
 
 
 @dataclass(frozen=True)
@@ -111,6 +111,18 @@ class LoadReport:
         return not self.mismatches
 
 
+# the SQL standard's names for the portable column types (DOUBLE: most engines' short form)
+STANDARD_TYPES: Mapping[str, str] = {
+    "integer": "INTEGER",
+    "bigint": "BIGINT",
+    "double": "DOUBLE",
+    "text": "VARCHAR",
+    "boolean": "BOOLEAN",
+    "date": "DATE",
+    "timestamp": "TIMESTAMP",
+}
+
+
 @dataclass(frozen=True)
 class TypeMap:
     """An engine's names for the portable column types, as data; called with a column, its
@@ -118,6 +130,13 @@ class TypeMap:
 
     names: Mapping[str, str]
     decimal: str = "DECIMAL({p},{s})"
+
+    @classmethod
+    def standard(cls, decimal: str = "DECIMAL({p},{s})", **names: str) -> TypeMap:
+        """The :data:`STANDARD_TYPES` but for ``names``, an engine's own (``text="TEXT"``)."""
+        if unknown := names.keys() - STANDARD_TYPES.keys():
+            raise ValueError(f"not portable column types: {sorted(unknown)}")
+        return cls({**STANDARD_TYPES, **names}, decimal)
 
     def __call__(self, column: Column) -> str:
         t = column.type

@@ -14,14 +14,9 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator
 
 from parrot.api.secrets import allowed_environ, scrub, secret_values
-
-
-def clean_environ(env: Mapping[str, str] | None = None) -> dict[str, str]:
-    """``env`` (default: this process's environment) reduced to the allow-list."""
-    return allowed_environ(env)
 
 
 def scrub_secrets(text: str, extra: Iterable[str | None] = ()) -> str:

@@ -57,6 +57,7 @@ from queue import SimpleQueue
 from typing import Any, ClassVar
 
 import parrot
+from parrot.api.secrets import allowed_environ
 from parrot.cachedir import cache_dir
 from parrot.engines.base import (
     Engine,
@@ -66,7 +67,6 @@ from parrot.engines.base import (
     LoadReport,
     Request,
 )
-from parrot.engines.sandbox import clean_environ
 from parrot.fixtures import Fixture
 
 GRACE = 0.5  # seconds past an execution's timeout before its worker is killed
@@ -696,7 +696,7 @@ def _sweep_scratch() -> None:
 def worker_environ(scratch: str) -> dict[str, str]:
     """A worker's environment: this one without secrets, in UTC, its scratch directory as home
     and temporary directory, importing the same parrot as this process."""
-    env = clean_environ()
+    env = allowed_environ()
     env.update(
         TMPDIR=scratch,
         HOME=scratch,

@@ -22,7 +22,7 @@ from rich.markup import escape
 from parrot import cli, dialects
 from parrot.api.records import Outcome
 from parrot.api.results import DAMAGED, MANIFEST, RunDirError, RunWriteError, read_json
-from parrot.cli import add_model_args, standalone, table_console
+from parrot.cli import add_model_args, table_console
 from parrot.datasets import DEFAULT_DATASET, Dataset, DatasetError, Item, load_dataset
 from parrot.engines import DEFAULT_MAX_ROWS, DEFAULT_TIMEOUT
 from parrot.eval import witness_cmd
@@ -55,11 +55,6 @@ DESCRIPTION = (
 )
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """``python -m parrot.eval`` (and the ``parrot-eval`` script)."""
-    return configure(standalone("python -m parrot.eval"))
-
-
 def configure(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
     """Fill ``parser`` with eval's flags (also ``parrot eval``'s subparser)."""
     cli.configure(parser, evaluate, DESCRIPTION)
@@ -69,6 +64,9 @@ def configure(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
     cli.add_quiet(parser, "progress bar and no tables")
     llm_options.add_arguments(parser)
     return parser
+
+
+build_parser, main = cli.entry_points("python -m parrot.eval", configure)
 
 
 def _input_flags(parser: argparse.ArgumentParser) -> None:
@@ -130,11 +128,8 @@ def _engine_flags(parser: argparse.ArgumentParser) -> None:
         "(default: one per cluster CPU)",
     )
     cli.add_engine_urls(parser)
-    parser.add_argument(
-        "--no-start",
-        action="store_true",
-        help="do not start local servers (a dialect without a running server "
-        "or URL then has no engine: see --allow-missing)",
+    cli.add_no_start(
+        parser, "a dialect without a running server or URL then has no engine: see --allow-missing"
     )
     parser.add_argument(
         "--allow-missing",
@@ -183,7 +178,8 @@ def _verdict_flags(parser: argparse.ArgumentParser) -> None:
         parser,
         DEFAULT_TIMEOUT_MS / 1000,
         flag="--prove-timeout",
-        what="z3 may spend on each check; past it the item's answer is unknown",
+        what="of CPU time z3 may spend on each check (its wall-clock wait grows under "
+        "load); past it the item's answer is unknown",
     )
 
 
@@ -288,10 +284,6 @@ def _suite_dir(dataset_path: Path, wanted: bool | None) -> Path | None:
     if wanted is False or not (directory / SUITES_DIR).is_dir():
         return None
     return directory
-
-
-def main(argv: list[str] | None = None) -> int:
-    return cli.dispatch(build_parser(), argv)
 
 
 def evaluate(args: argparse.Namespace) -> int:

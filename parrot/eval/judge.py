@@ -461,9 +461,8 @@ class Judge:
         fixture = item.fixture or EMPTY_FIXTURE
         key = (item.source_dialect, item.source_sql, fixture.content_hash)
         if key not in self._suites:
-            self._suites[key] = load_suite(
-                self.suite_dir, item.source_dialect, item.source_sql, item.fixture
-            )
+            suite = load_suite(self.suite_dir, item.source_dialect, item.source_sql, item.fixture)
+            self._suites[key] = suite and _named(suite, fixture.name)
         return self._suites[key]
 
     def _judge_suite(self, item: Item, sql: str, suite: Suite, fixture_match: bool) -> SuiteRecord:
@@ -472,10 +471,9 @@ class Judge:
         database on which the source itself fails judges nothing (``match`` null)."""
         started = time.perf_counter()
         databases: list[SuiteDatabaseRecord] = []
-        name = (item.fixture or EMPTY_FIXTURE).name  # `FROM shop.orders` names the suite too
         for index, db in enumerate(suite.databases):
             out: SuiteDatabaseRecord = {"index": index, "seed": db.seed}
-            fixture = replace(db.fixture, name=name)
+            fixture = db.fixture  # named as the item's fixture (_suite)
             gold = self.gold(item, fixture)
             if not gold.execution.ok or gold.execution.result is None:
                 out.update(
@@ -522,6 +520,14 @@ class Judge:
                 engine.close()
         self._engines.clear()
         keep_warm_grammars()
+
+
+def _named(suite: Suite, name: str) -> Suite:
+    """``suite`` with every database named ``name``, as the item's fixture is (``FROM
+    shop.orders`` names the suite too): renamed once per suite, not per judged translation, so
+    each database's content hash and checksums are computed once a run."""
+    databases = tuple(replace(db, fixture=replace(db.fixture, name=name)) for db in suite.databases)
+    return replace(suite, databases=databases)
 
 
 def with_syntax(record: Outcome, syntax: SyntaxRecord | None) -> Outcome:

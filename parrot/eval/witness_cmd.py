@@ -34,18 +34,12 @@ from parrot.api.results import (
     witness_summary,
     write_json,
 )
-from parrot.cli import standalone
 from parrot.datasets import DatasetError, Item, load_dataset
 from parrot.engines import DEFAULT_TIMEOUT
 from parrot.eval.suites import load_suite
 from parrot.eval.witness import DEFAULT_BUDGET, Witness, counting_judge, script, witness
 from parrot.fixtures import Fixture
 from parrot.servers import stopping_started
-
-
-def build_parser() -> argparse.ArgumentParser:
-    """``python -m parrot.eval.witness_cmd``."""
-    return configure(standalone("python -m parrot.eval.witness_cmd"))
 
 
 def configure(p: argparse.ArgumentParser) -> argparse.ArgumentParser:
@@ -70,8 +64,11 @@ def configure(p: argparse.ArgumentParser) -> argparse.ArgumentParser:
     cli.add_output_dir(p, "the per-dialect scripts", default="RUN/witness/ITEM_ID")
     cli.add_timeout(p, DEFAULT_TIMEOUT)
     p.add_argument("--json", action="store_true", help="print the witness as JSON")
-    p.add_argument("--no-start", action="store_true", help="do not start local servers")
+    cli.add_no_start(p)
     return p
+
+
+build_parser, main = cli.entry_points("python -m parrot.eval.witness_cmd", configure)
 
 
 class UsageError(Exception):
@@ -256,10 +253,6 @@ def _summarise(run: Path, records: dict[str, dict[str, Any]]) -> None:
         summary = read_json(summary_path)
         summary["witnesses"] = witness_summary(list(records.values()), read_witnesses(run))
         write_json(summary_path, summary)
-
-
-def main(argv: list[str] | None = None) -> int:
-    return cli.dispatch(build_parser(), argv)
 
 
 def run(args: argparse.Namespace) -> int:

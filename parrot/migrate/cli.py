@@ -22,18 +22,12 @@ from pathlib import Path
 from typing import Any
 
 from parrot import cli
-from parrot.cli import standalone
 from parrot.connect import create_engine
 from parrot.fixtures import FixtureError
 from parrot.migrate import named
 from parrot.migrate.infer import parse_override
 from parrot.migrate.introspect import Introspection
 from parrot.migrate.transfer import read_source
-
-
-def build_parser() -> argparse.ArgumentParser:
-    """``python -m parrot.migrate``."""
-    return configure(standalone("python -m parrot.migrate"))
 
 
 def configure(p: argparse.ArgumentParser) -> argparse.ArgumentParser:
@@ -82,8 +76,7 @@ def configure(p: argparse.ArgumentParser) -> argparse.ArgumentParser:
     return p
 
 
-def main(argv: list[str] | None = None) -> int:
-    return cli.dispatch(build_parser(), argv)
+build_parser, main = cli.entry_points("python -m parrot.migrate", configure)
 
 
 def migrate(args: argparse.Namespace) -> int:

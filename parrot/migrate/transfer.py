@@ -15,7 +15,7 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict, Unpack
 
 from parrot.connect import create_engine
 from parrot.engines import Engine, LoadReport
@@ -68,46 +68,45 @@ def read_fixture_file(path: str | Path) -> Introspection:
         raise FixtureError(f"{path}: not a fixture file: {exc}") from None
 
 
-def read_source(
-    source: Any,
-    *,
-    name: str | None = None,
-    tables: Sequence[str] | None = None,
-    blank_as_null: bool = False,
-    types: Mapping[str, str] | None = None,
-) -> Introspection:
+class SourceOptions(TypedDict, total=False):
+    """How :func:`read_source` and :func:`migrate` read a database (the keywords of
+    :func:`parrot.migrate.introspect.introspect`, which gives their defaults)."""
+
+    name: str | None
+    tables: Sequence[str] | None
+    blank_as_null: bool
+    types: Mapping[str, str] | None
+
+
+def read_source(source: Any, **options: Unpack[SourceOptions]) -> Introspection:
     """A named fixture, a fixture file (``--out``'s), a database file, a URL or an open
     connection, read as a fixture; ``types``: ``table.column`` → forced type
     (:func:`parrot.migrate.infer.parse_override`)."""
+    name = options.get("name")
+    shaped = (
+        options.get("tables") is not None or options.get("blank_as_null") or options.get("types")
+    )
     if is_fixture_file(source):
-        if tables is not None or blank_as_null or types or name:
+        if shaped or name:
             raise ValueError("a fixture file takes no name, tables, blank_as_null or type options")
         return read_fixture_file(source)
     if is_named(source):
         result = named_introspection(source)
-        if tables is not None or blank_as_null or types or (name and name != source):
+        if shaped or (name and name != source):
             raise ValueError("named fixtures take no name, tables, blank_as_null or type options")
         return result
-    return introspect(source, name=name, tables=tables, blank_as_null=blank_as_null, types=types)
+    return introspect(source, **options)
 
 
-def migrate(
-    source: Any,
-    target: Engine | str,
-    *,
-    name: str | None = None,
-    tables: Sequence[str] | None = None,
-    blank_as_null: bool = False,
-    types: Mapping[str, str] | None = None,
-) -> Migration:
+def migrate(source: Any, target: Engine | str, **options: Unpack[SourceOptions]) -> Migration:
     """Copy ``source`` onto ``target`` (an engine, or a dialect name to create one) and verify.
 
     ``source``: a named fixture, a SQLite/DuckDB file, a ``duckdb:///`` or SQLAlchemy URL, an open
     ``sqlite3``/``duckdb`` connection or a ``sqlalchemy.Engine``; ``name`` names the fixture
-    (default: the file's stem).
+    (default: the file's stem); ``options``: as :func:`read_source`'s.
     """
     started = time.perf_counter()
-    result = read_source(source, name=name, tables=tables, blank_as_null=blank_as_null, types=types)
+    result = read_source(source, **options)
     read = time.perf_counter() - started
     engine = create_engine(target) if isinstance(target, str) else target
     started = time.perf_counter()
@@ -120,4 +119,4 @@ def migrate(
     return Migration(result, report, engine, read, time.perf_counter() - started)
 
 
-__all__ = ["Migration", "is_named", "migrate", "read_source"]
+__all__ = ["Migration", "SourceOptions", "is_named", "migrate", "read_source"]

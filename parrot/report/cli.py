@@ -22,16 +22,10 @@ from parrot.api.results import (
     read_json,
     scan_results,
 )
-from parrot.cli import standalone
 from parrot.dialects import UnknownDialectError, resolve
 from parrot.report.analysis import analysis_tables, run_context
 from parrot.report.metrics import run_summary
 from parrot.report.render import leaderboards, render, summary_tables
-
-
-def build_parser() -> argparse.ArgumentParser:
-    """``python -m parrot.report`` (and the ``parrot-report`` script)."""
-    return configure(standalone("python -m parrot.report"))
 
 
 def configure(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
@@ -68,12 +62,7 @@ def configure(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
         "taxonomy, rank correlation) when a run answers questions in "
         "several dialects",
     )
-    parser.add_argument(
-        "--base",
-        metavar="DIALECT",
-        default=None,
-        help="base dialect of the analysis (default: sqlite when it is a target)",
-    )
+    add_base(parser)
     parser.add_argument(
         "--skip-bad",
         action="store_true",
@@ -83,8 +72,18 @@ def configure(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
     return parser
 
 
-def main(argv: list[str] | None = None) -> int:
-    return cli.dispatch(build_parser(), argv)
+def add_base(parser: argparse.ArgumentParser) -> None:
+    """``--base DIALECT``: the dialect the cross-dialect analysis compares the others with
+    (also ``parrot text2sql taxonomy``'s)."""
+    parser.add_argument(
+        "--base",
+        metavar="DIALECT",
+        default=None,
+        help="base dialect of the analysis (default: sqlite when it is a target)",
+    )
+
+
+build_parser, main = cli.entry_points("python -m parrot.report", configure)
 
 
 def report(args: argparse.Namespace) -> int:

@@ -227,6 +227,25 @@ def worst_constructs(
     )
 
 
+# The strict score by one field, as bars: the section's title, the summary's key, the bars'
+# axis and title, how the run's table's title starts, and the item filter a label links to.
+# A literal data table, one section per row:
+# fmt: off
+_BARS = (
+    ("Strict Acc_RES by translation type",
+     "by_type", "types", "strict by type", "By translation type", "#type={}"),
+    ("By verdict level (what each verdict rests on)",
+     "by_level", "levels", "strict by verdict level", "By verdict level", "#level={}"),
+    ("By token length (fixed ranges)",
+     "by_tokens_range", "ranges", "strict by token range",
+     "By token length (fixed ranges, tiktoken cl100k)", None),
+    ("By token length (quartiles of this run)",
+     "by_tokens_quartile", "quartiles", "strict by quartile",
+     "By token length (quartiles of this run's items)", None),
+)
+# fmt: on
+
+
 def _breakdowns(
     summary: dict[str, Any], titled: list[Table], by_reason: dict[str, dict[str, int]]
 ) -> list[Section]:
@@ -248,27 +267,9 @@ def _breakdowns(
             (table("By dialect pair"),),
             "#pair={}&strict=fail",
         ),
-        Section(
-            "Strict Acc_RES by translation type",
-            plots.bars(summary["by_type"], "types", "strict by type"),
-            (table("By translation type"),),
-            "#type={}",
-        ),
-        Section(
-            "By verdict level (what each verdict rests on)",
-            plots.bars(summary["by_level"], "levels", "strict by verdict level"),
-            (table("By verdict level"),),
-            "#level={}",
-        ),
-        Section(
-            "By token length (fixed ranges)",
-            plots.bars(summary["by_tokens_range"], "ranges", "strict by token range"),
-            (table("By token length (fixed ranges, tiktoken cl100k)"),),
-        ),
-        Section(
-            "By token length (quartiles of this run)",
-            plots.bars(summary["by_tokens_quartile"], "quartiles", "strict by quartile"),
-            (table("By token length (quartiles of this run's items)"),),
+        *(
+            Section(title, plots.bars(summary[key], axis, plot), (table(start),), link)
+            for title, key, axis, plot, start, link in _BARS
         ),
         Section(
             "Strict verdict reasons",

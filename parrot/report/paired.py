@@ -20,7 +20,6 @@ from typing import Any
 from parrot import cli
 from parrot.api.records import Outcome
 from parrot.api.results import MANIFEST, RunDirError, read_json, read_results
-from parrot.cli import standalone
 from parrot.report.metrics import MODES, right
 from parrot.report.render import Table, to_markdown
 from parrot.report.stats import ALPHA, mcnemar_exact, paired_difference, wilson
@@ -264,11 +263,6 @@ DESCRIPTION = (
 )
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """``python -m parrot.report.paired``."""
-    return configure(standalone("python -m parrot.report.paired"))
-
-
 def configure(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
     """Fill ``parser`` with compare's flags (also ``parrot compare``'s subparser)."""
     cli.configure(parser, run, DESCRIPTION)
@@ -302,8 +296,7 @@ def configure(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
     return parser
 
 
-def main(argv: list[str] | None = None) -> int:
-    return cli.dispatch(build_parser(), argv)
+build_parser, main = cli.entry_points("python -m parrot.report.paired", configure)
 
 
 def run(args: argparse.Namespace) -> int:

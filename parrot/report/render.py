@@ -78,12 +78,13 @@ def _fmt(pct: float | None) -> str:
 
 
 def _score_cells(s: dict[str, Any]) -> dict[str, Any]:
-    """A summary's cells under each of _SCORE_COLUMNS."""
+    """A summary's cells under each of _SCORE_COLUMNS. The leaderboard also reads summaries
+    written before some counts existed: a count the summary lacks shows as "–", never as 0."""
     cells = (
         s["items"],
         s["gold_error"],
         s["no_engine"],
-        s.get("no_reference", 0),
+        s.get("no_reference", "–"),
         _fmt(s["acc_ex"]),
         s["ex_items"],
         _fmt(s["acc_strict"]),
@@ -91,13 +92,13 @@ def _score_cells(s: dict[str, Any]) -> dict[str, Any]:
         s.get("wrong", "–"),
         s.get("timeout", "–"),
         _fmt(s.get("acc_ts")),
-        s.get("ts_items", 0),
+        s.get("ts_items", "–"),
         _fmt(s["acc_normalized"]),
         _fmt(s["acc_multiset"]),
-        _fmt(s.get("acc_strict_nonempty")),  # .get: the leaderboard reads older summaries
-        s.get("nonempty", 0),
+        _fmt(s.get("acc_strict_nonempty")),
+        s.get("nonempty", "–"),
         _fmt(s.get("acc_syn")),
-        s.get("syn_checked", 0),
+        s.get("syn_checked", "–"),
     )
     return dict(zip(_SCORE_COLUMNS, cells, strict=True))
 

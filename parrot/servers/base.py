@@ -159,13 +159,8 @@ class Server(abc.ABC):
     # -- shared ------------------------------------------------------------------------------
     def state(self) -> ServerState | None:
         """The recorded state if the server is running and answering, else None."""
-        if not self.state_path.is_file():
-            return None
-        try:
-            state = ServerState(**json.loads(self.state_path.read_text()))
-        except (ValueError, TypeError):
-            return None
-        if not pid_alive(state.pid) or not self._ping(state):
+        state = self.recorded()
+        if state is None or not pid_alive(state.pid) or not self._ping(state):
             return None
         return state
 
@@ -254,13 +249,11 @@ class Server(abc.ABC):
             return self._stop_unlocked()
 
     def _stop_unlocked(self) -> bool:
+        state = self.recorded()
         was_running = False
-        if self.state_path.is_file():
-            with contextlib.suppress(ValueError, TypeError):
-                state = ServerState(**json.loads(self.state_path.read_text()))
-                if pid_alive(state.pid):
-                    stop_pid(state.pid)
-                    was_running = True
+        if state is not None and pid_alive(state.pid):
+            stop_pid(state.pid)
+            was_running = True
         self._discard()
         return was_running
 

@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import ClassVar
 from urllib.parse import quote
 
-from parrot.engines.sandbox import clean_environ
+from parrot.api.secrets import allowed_environ
 from parrot.servers import confine
 from parrot.servers.base import Server, ServerError, ServerState, pid_alive, stop_pid
 
@@ -235,7 +235,7 @@ def _launch(
             cwd=data_dir,
             start_new_session=True,
             pass_fds=(theirs,),
-            env=confine.environ(clean_environ()),
+            env=confine.environ(allowed_environ()),
         )
     finally:
         os.close(theirs)
@@ -273,7 +273,7 @@ def _install_db(spec: confine.Spec, argv: list[str], data_dir: Path) -> None:
                 timeout=INSTALL_TIMEOUT,
                 cwd=data_dir,
                 check=False,
-                env=confine.environ(clean_environ()),
+                env=confine.environ(allowed_environ()),
             )
         except subprocess.TimeoutExpired:
             raise ServerError(

@@ -59,7 +59,7 @@ from urllib.parse import quote
 
 import psutil
 
-from parrot.engines.sandbox import clean_environ
+from parrot.api.secrets import allowed_environ
 from parrot.servers import confine
 from parrot.servers.base import (
     Server,
@@ -320,7 +320,7 @@ class PostgresServer(Server):
     def _run(argv: list[str], spec: confine.Spec, timeout: float) -> tuple[str, list[str]]:
         """Run a tool confined by ``spec`` (as its user under root); its output and the
         confinement layers refused, or ServerError with that output."""
-        env = {k: v for k, v in clean_environ().items() if not k.startswith("PG")}
+        env = {k: v for k, v in allowed_environ().items() if not k.startswith("PG")}
         home = pwd.getpwuid(spec.uid).pw_dir if spec.uid is not None else None
         env.update(LC_ALL="C", HOME=home or os.environ.get("HOME", "/"))
         report, theirs = os.pipe()

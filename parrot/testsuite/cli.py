@@ -8,6 +8,7 @@ of generated ones (for Spark sources: see :func:`parrot.testsuite.distill.siblin
 from __future__ import annotations
 
 import argparse
+import json
 import multiprocessing
 import sys
 import time
@@ -61,11 +62,6 @@ BUILD = (
 )
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """``python -m parrot.testsuite``."""
-    return configure(cli.standalone("python -m parrot.testsuite"))
-
-
 def configure(p: argparse.ArgumentParser) -> argparse.ArgumentParser:
     """Fill ``p`` with testsuite's ``build`` command (also ``parrot testsuite``'s subparser)."""
     cli.configure(p, main_build, "Build distilled test suites for a dataset.")
@@ -73,6 +69,9 @@ def configure(p: argparse.ArgumentParser) -> argparse.ArgumentParser:
     text = "build the suites of DATASET (a name or a path)"
     _build_flags(cli.configure(sub.add_parser("build", help=text, description=BUILD), main_build))
     return p
+
+
+build_parser, main = cli.entry_points("python -m parrot.testsuite", configure)
 
 
 def _build_flags(b: argparse.ArgumentParser) -> None:
@@ -201,12 +200,10 @@ def _run_flags(b: argparse.ArgumentParser) -> None:
         metavar="NAME",
         help="only source queries over fixture NAME (repeatable; e.g. tpch)",
     )
-    b.add_argument(
-        "--no-start",
-        action="store_true",
-        help="do not start the local PostgreSQL / MariaDB servers the dataset needs "
-        "(a dialect without a running server then builds no suite for its "
-        "sources and checks none of its references, as the build warns)",
+    cli.add_no_start(
+        b,
+        "a dialect without a running server then builds no suite for its sources and checks "
+        "none of its references, as the build warns",
     )
 
 
@@ -425,8 +422,6 @@ def _stale(root: Path, key: str, item: Item, args: argparse.Namespace) -> bool:
         return True
     if parse_datagen(args.datagen)[1] is None and not args.outdated:
         return False
-    import json
-
     return bool(json.loads(path.read_text(encoding="utf-8")).get("generator") != _label(args))
 
 
@@ -503,14 +498,18 @@ def _build(
     rejected: Counter[str] = Counter()
     skipped: dict[str, int] = {}
     results = _results(args, jobs)
-    for n, ((_key, (item, _)), (result, llm)) in enumerate(zip(todo, results, strict=True), 1):
+    for n, ((key, (item, _)), (result, llm)) in enumerate(zip(todo, results, strict=True), 1):
         llm_kills += int(llm.get("killed", 0))
         llm_dbs += int(llm.get("databases_kept", 0))
         rejected.update(llm.get("rejected", {}))
         if result.suite is None:
             reason = result.why_none.split(":")[0][:60]
             skipped[reason] = skipped.get(reason, 0) + 1
-            print(f"  no suite for {item.id}: {result.why_none[:200]}", file=sys.stderr)
+            print(
+                f"  no suite for {item.id}: {result.why_none[:200]}"
+                + _kept(suite_path(root, key, from_corpus(item.fixture))),
+                file=sys.stderr,
+            )
         else:
             write_suite(root, result.suite, from_corpus(item.fixture))
             built += 1
@@ -540,6 +539,16 @@ def _build(
     for reason, count in sorted(skipped.items()):
         print(f"  no suite ({count}): {reason}")
     return 0
+
+
+def _kept(path: Path) -> str:
+    """What a build that made no suite leaves at ``path``: an older suite stays, and eval goes
+    on judging with it (a source that gets no suite now may get one again on another machine,
+    with its engine or server running), so the build says so."""
+    if not path.is_file():
+        return ""
+    generator = json.loads(path.read_text(encoding="utf-8")).get("generator", "?")
+    return f" (its older suite, made by {generator}, is kept and eval still uses it: {path})"
 
 
 def _results(
@@ -582,10 +591,6 @@ def _close_shared() -> None:
         _JUDGE.close()
         _JUDGE = None
     _JUDGED = 0
-
-
-def main(argv: list[str] | None = None) -> int:
-    return cli.dispatch(build_parser(), argv)
 
 
 def main_build(args: argparse.Namespace) -> int:

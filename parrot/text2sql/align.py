@@ -347,12 +347,7 @@ def build_parser(p: argparse.ArgumentParser) -> argparse.ArgumentParser:
         default=[],
         help="an LLM stage: any --model spec (repeatable; tried in order)",
     )
-    p.add_argument(
-        "--api-base",
-        metavar="URL",
-        default=None,
-        help="the annotators' endpoint (an OpenAI-compatible server)",
-    )
+    cli.add_api_base(p, "the annotators'")
     p.add_argument(
         "--reflection",
         metavar="K",

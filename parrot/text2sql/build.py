@@ -182,11 +182,6 @@ def card(
     return "\n".join(lines)
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """``python -m parrot.text2sql``."""
-    return configure(cli.standalone("python -m parrot.text2sql"))
-
-
 def configure(p: argparse.ArgumentParser) -> argparse.ArgumentParser:
     """Fill ``p`` with the build, align and taxonomy commands (also ``parrot text2sql``'s)."""
     cli.configure(p, build_command, "Build cross-dialect text-to-SQL datasets.")
@@ -234,8 +229,7 @@ def configure(p: argparse.ArgumentParser) -> argparse.ArgumentParser:
     return p
 
 
-def main(argv: list[str] | None = None) -> int:
-    return cli.dispatch(build_parser(), argv)
+build_parser, main = cli.entry_points("python -m parrot.text2sql", configure)
 
 
 def build_command(args: argparse.Namespace) -> int:

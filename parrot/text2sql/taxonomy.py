@@ -24,6 +24,7 @@ from typing import Any
 from parrot import cli, dialects
 from parrot.api.results import read_results
 from parrot.report import analysis, astdiff
+from parrot.report import cli as report_cli
 from parrot.report.analysis import read_labels
 from parrot.translators import create_translator
 from parrot.translators.llm.client import LLMError
@@ -153,16 +154,8 @@ def build_parser(p: argparse.ArgumentParser) -> argparse.ArgumentParser:
         default=None,
         help="also ask this LLM (any --model spec: PROVIDER/MODEL, local) for a label",
     )
-    p.add_argument(
-        "--api-base", metavar="URL", default=None, help="the judge's endpoint (OpenAI-compatible)"
-    )
-    p.add_argument(
-        "--base",
-        metavar="DIALECT",
-        default=None,
-        help="base dialect (default: sqlite when a target)",
-    )
-
+    cli.add_api_base(p, "the judge's")
+    report_cli.add_base(p)
     cli.add_quiet(p, "progress lines")
     return p
 

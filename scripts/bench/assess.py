@@ -32,7 +32,7 @@ from collections import Counter
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from resultsfile import load_average, write_results
+from resultsfile import load_average, publish
 
 from parrot.migrate.named import corpora_root
 from parrot.servers import SERVERS, server_for, stopping_started
@@ -204,9 +204,8 @@ def main() -> int:
     for target in args.target or ["duckdb", "postgres"]:
         load = load_average()
         body = one_target(target, work, loads, args.distill)
-        print(body)
         mode = "_distill" if args.distill else ""
-        write_results(
+        publish(
             f"assess_{target}{mode}",
             f"parrot assess: --schema{' distilled' if args.distill else ''} against "
             f"--db ({target})",

@@ -23,7 +23,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from resultsfile import load_average, write_results
+from resultsfile import load_average, publish
 
 from parrot.eval.witness import create_statements
 from parrot.migrate.named import load_tpch_extension, named_fixture
@@ -112,8 +112,7 @@ def main() -> int:
         "| query | verdict | reason | databases judged | witness rows | why |\n"
         "|---|---|---|---|---|---|\n" + "\n".join(rows) + "\n"
     )
-    print(body)
-    write_results(
+    publish(
         f"assess_tpch_{args.source}_{args.target}",
         f"TPC-H from the schema alone ({args.source} → {args.target})",
         body,

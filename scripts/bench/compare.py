@@ -26,7 +26,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from resultsfile import load_average, write_results
+from resultsfile import load_average, publish
 
 from parrot.compare import Mode, Reason, compare
 from parrot.values import ResultSet
@@ -91,10 +91,9 @@ def main() -> int:
         goal = f"≤ {target:g}×" if target else ""
         lines.append(f"| {label} | {cpu:.2f} | {cpu / seconds[0]:.2f}× | {goal} |")
     body = "\n".join(lines)
-    print(body)
-    if not args.no_write:
-        path = write_results("compare", "Comparator paths at scale", body, started_load=started)
-        print(f"\nwrote {path}")
+    publish(
+        "compare", "Comparator paths at scale", body, started_load=started, write=not args.no_write
+    )
     return 0
 
 

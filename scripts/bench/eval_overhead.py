@@ -273,14 +273,11 @@ def main() -> None:
         print(json.dumps(child(args.dataset, args.model, args.syntax, args.suites)))
         return
     sys.path.insert(0, str(Path(__file__).resolve().parent))
-    from resultsfile import load_average, write_results
+    from resultsfile import load_average, publish
 
     started = load_average()
     body = table(args, measure_all(args))
-    print(body)
-    if not args.no_write:
-        path = write_results("eval_overhead", "Eval overhead", body, started_load=started)
-        print(f"\nwrote {path}")
+    publish("eval_overhead", "Eval overhead", body, started_load=started, write=not args.no_write)
 
 
 if __name__ == "__main__":

@@ -20,7 +20,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from resultsfile import ROOT, load_average, write_results
+from resultsfile import ROOT, load_average, publish
 
 # run inside each tree: prints {"tokenize": s, "split": s, "curate": s, "tokens": n, ...}
 _MEASURE = r"""
@@ -101,9 +101,8 @@ def main(argv: list[str] | None = None) -> int:
         + "\n".join("| " + " | ".join(r) + " |" for r in rows)
         + f"\n\nWhat each produced — {counts}.\n"
     )
-    print(body)
-    if not args.no_write:
-        print(write_results("lexer", "The one lexer, side by side", body, started_load=load))
+    title = "The one lexer, side by side"
+    publish("lexer", title, body, started_load=load, write=not args.no_write)
     return 0
 
 

@@ -4,11 +4,12 @@ Runs ``python -m parrot.eval --model M --dataset D`` once per ``--variant`` (a n
 environment it sets, e.g. ``spark1g:PARROT_SPARK_MEMORY=1g``; ``base`` sets nothing) and samples
 every ``--interval`` seconds the resident set (RSS) of the eval process and all its descendants
 (engine workers, the Spark JVM, the PostgreSQL and MariaDB servers it starts) with psutil. Reports
-the tree's peak (the largest sum at one sampling instant), each kind of process's own peak (main,
-java, postgres, mariadbd, other), wall and CPU seconds, the strict score, and — against the first
-variant — the number of items whose verdict differs (``scripts/verdict_diff.py``). Variants run
-one after another in one invocation, so their figures share the machine's conditions; the load
-average is recorded before and after each.
+the tree's peak (the largest sum at one sampling instant) as PSS (a shared page counted once, split
+among the processes that map it) and as Σ RSS (counted in each), each kind of process's own
+peak (main, java, postgres, mariadbd, other), wall and CPU seconds, the strict score, and —
+against the first variant — the number of items whose verdict differs
+(``scripts/verdict_diff.py``). Variants run one after another in one invocation, so their
+figures share the machine's conditions; the load average is recorded before and after each.
 
     python scripts/bench/peakmem.py [--variant base] [--variant spark1g:PARROT_SPARK_MEMORY=1g]
         [--model reference] [--dataset polyglot] [--pairs P] [--exclude W,…] [--timeout S]
@@ -37,7 +38,7 @@ from typing import Any
 import psutil
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from resultsfile import load_average, write_results
+from resultsfile import load_average, publish
 
 ROOT = Path(__file__).resolve().parents[2]
 GIB = 1024**3
@@ -80,17 +81,20 @@ def sample_tree(
     """The tree's RSS now (bytes), with ``extra`` processes; raises ``peaks`` (per kind, and
     ``tree``) to it."""
     by_kind = dict.fromkeys(KINDS, 0)
+    pss = 0
     try:
         procs = [root, *root.children(recursive=True), *(extra or [])]
     except psutil.Error:
         return 0
     for proc in procs:
         try:
-            by_kind[_kind(proc, root.pid)] += proc.memory_info().rss
+            info = proc.memory_full_info()
         except psutil.Error:
             continue
+        by_kind[_kind(proc, root.pid)] += info.rss
+        pss += getattr(info, "pss", info.rss)
     total = sum(by_kind.values())
-    for kind, rss in [*by_kind.items(), ("tree", total)]:
+    for kind, rss in [*by_kind.items(), ("tree", total), ("tree_pss", pss)]:
         peaks[kind] = max(peaks.get(kind, 0), rss)
     return total
 
@@ -185,7 +189,8 @@ def _row(name: str, env_set: dict[str, str], r: dict[str, Any], diff: str) -> st
     env = ", ".join(f"`{k}={v}`" for k, v in env_set.items()) or "–"
     kinds = " | ".join(f"{p.get(k, 0) / GIB:.2f}" for k in KINDS)
     return (
-        f"| {name} | {env} | **{p.get('tree', 0) / GIB:.2f}** | {kinds} | {r['wall']:.0f} | "
+        f"| {name} | {env} | **{p.get('tree_pss', 0) / GIB:.2f}** | {p.get('tree', 0) / GIB:.2f} | "
+        f"{kinds} | {r['wall']:.0f} | "
         f"{r['load'][0]:.1f} → {r['load'][1]:.1f} | {r['cpu']:.0f} | {r['rc']} | "
         f"{_strict(r['overall'])} | {diff} |"
     )
@@ -233,10 +238,10 @@ def main(argv: list[str] | None = None) -> int:
             else args.dataset
         )
         rows = [
-            f"| variant | environment | **tree peak GiB** | "
+            f"| variant | environment | **tree peak GiB (PSS)** | tree peak GiB (Σ RSS) | "
             f"{' | '.join(k + ' GiB' for k in KINDS)} | wall s | load | CPU s | exit | "
             f"strict | verdicts differing from {variants[0][0]} |",
-            "|" + "---|" * 14,
+            "|" + "---|" * 15,
         ]
         for name, env_set in variants:
             out = base / name
@@ -249,16 +254,19 @@ def main(argv: list[str] | None = None) -> int:
     pairs += f" (items whose id contains {args.exclude} left out)" if args.exclude else ""
     note = (
         f"\n`python -m parrot.eval --model {args.model} --dataset {args.dataset}{pairs}` "
-        "per variant, one after another; RSS of the eval process, all its descendants and "
+        "per variant, one after another; memory of the eval process, all its descendants and "
         "the PostgreSQL server it starts (detached; found by its data directory) sampled every "
-        f"{args.interval} s with psutil (a peak between samples can be missed). Per-kind "
-        "columns are each kind's own peak (they need not coincide with the tree's). CPU s: "
+        f"{args.interval} s with psutil (a peak between samples can be missed). PSS (the "
+        "headline) counts a page shared by several processes (the engine workers' libraries, "
+        "copy-on-write pages of forked workers) once, split among them: the memory the tree "
+        "holds. Σ RSS counts it in every process that maps it (an upper bound). Per-kind "
+        "columns are each kind's own RSS peak (they need not coincide with the tree's). CPU s: "
         "user + system of the whole tree (children's rusage)."
     )
     body = "\n".join(rows) + "\n" + note
-    if not args.no_write:
-        path = write_results("peakmem", "Peak memory of an eval", body, started_load=started)
-        print(f"wrote {path}")
+    publish(
+        "peakmem", "Peak memory of an eval", body, started_load=started, write=not args.no_write
+    )
     return 0
 
 

@@ -80,3 +80,21 @@ def write_results(
     tmp.write_text(header(title, started_load, command) + body.rstrip() + "\n", encoding="utf-8")
     tmp.replace(target)
     return target
+
+
+def publish(
+    name: str,
+    title: str,
+    body: str,
+    *,
+    started_load: tuple[float, float, float] | None = None,
+    write: bool = True,
+) -> Path | None:
+    """Print ``body``, then (``write``: unless the script was told not to) write it as
+    ``docs/results/NAME.md`` (:func:`write_results`) and print where."""
+    print(body)
+    if not write:
+        return None
+    path = write_results(name, title, body, started_load=started_load)
+    print(f"\nwrote {path}")
+    return path

@@ -18,7 +18,7 @@ import functools
 from collections.abc import Iterator
 
 import pytest
-from engine_fixtures import ENGINES, SHOP
+from engine_fixtures import ENGINES, SHOP, engine_pool
 from patience import SLACK
 
 from parrot.engines import Engine, UnknownEngineError, engine_class, url_from_env
@@ -132,10 +132,8 @@ def make_engine(name: str, servers: _Servers) -> Engine:
 
 @pytest.fixture(scope="session")
 def _engine_pool(servers: _Servers) -> Iterator[dict[str, Engine]]:
-    pool: dict[str, Engine] = {}
-    yield pool
-    for engine in pool.values():
-        engine.close()
+    with engine_pool() as pool:
+        yield pool
 
 
 @pytest.fixture(params=ENGINES)

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
+from collections.abc import Iterator
 from typing import Any
 
 import parrot.engines
@@ -18,6 +20,17 @@ ENGINES = tuple(
     for name, target in parrot.engines.ENGINES.items()
     if importlib.util.find_spec(target.split(":")[0]) is not None and name not in SPARK_VARIANTS
 )
+
+
+@contextlib.contextmanager
+def engine_pool() -> Iterator[dict[str, Engine]]:
+    """Adapters kept by name while the block runs (a fixture's scope), every one closed after."""
+    pool: dict[str, Engine] = {}
+    try:
+        yield pool
+    finally:
+        for engine in pool.values():
+            engine.close()
 
 
 def make_fixture(name: str, tables: list[dict[str, Any]]) -> Fixture:

@@ -17,6 +17,7 @@ from engine_fixtures import (
 )
 
 from parrot.engines import Engine, ExecStatus, FixtureLoadError, engine_class
+from parrot.engines.base import TypeMap
 from parrot.fixtures import Fixture, table_checksum
 from parrot.values import Temporal, family
 
@@ -259,7 +260,13 @@ def test_label_and_version(engine_name: str, engine: Engine) -> None:
 
 def test_capabilities_are_declared(engine_name: str) -> None:
     caps = engine_class(engine_name).capabilities
-    assert caps.in_process == (engine_class(engine_name).url_schemes is None)
     assert caps.decimals == (engine_name != "sqlite")
     assert caps.transactional_ddl == (engine_name not in ("clickhouse", "mysql", "spark"))
     assert caps.booleans == (engine_name in ("duckdb", "postgres", "spark"))
+
+
+def test_standard_type_map_overrides_only_portable_types() -> None:
+    names = TypeMap.standard(text="TEXT").names
+    assert names["text"] == "TEXT" and names["integer"] == "INTEGER"
+    with pytest.raises(ValueError, match="not portable column types"):
+        TypeMap.standard(txt="TEXT")

@@ -13,6 +13,7 @@ tests/engines/test_isolation.py covers that layer on its own).
 
 from __future__ import annotations
 
+import contextlib
 import os
 import tomllib
 from collections.abc import Iterator
@@ -20,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from engine_fixtures import SHOP
+from engine_fixtures import SHOP, engine_pool
 from http_sink import serve_sink
 from patience import wait_until
 
@@ -47,10 +48,8 @@ def test_every_engine_has_every_class() -> None:
 
 @pytest.fixture(scope="module")
 def _isolated_pool() -> Iterator[dict[str, Engine]]:
-    pool: dict[str, Engine] = {}
-    yield pool
-    for engine in pool.values():
-        engine.close()
+    with engine_pool() as pool:
+        yield pool
 
 
 @pytest.fixture
@@ -222,48 +221,42 @@ def test_state_does_not_leak_into_later_executions(
     _assert_unaffected(engine, SHOP)
 
 
-@pytest.mark.spark
-@pytest.mark.parametrize(
-    ("sql", "refused"),
-    [
-        ("SELECT reflect('java.lang.System', 'exit', 0)", True),
-        ("SELECT `java_method`('java.lang.System', 'exit', 0)", True),
-        ("SELECT system.builtin.try_reflect('java.lang.System', 'exit', 0)", True),
-        ("SELECT TRANSFORM(a) USING 'cat' FROM VALUES (1) t(a)", True),
-        ("BEGIN SELECT reflect('a', 'b'); END", True),
-        ("CREATE TEMPORARY FUNCTION f() RETURNS STRING RETURN reflect('a', 'b')", True),
-        ("SELECT IDENTIFIER('reflect')('a', 'b')", True),
-        ("SELECT transform(array(1), x -> x + 1)", False),
-        ("SELEC 1", False),  # left to fail as Spark's own syntax error
-    ],
-)
-def test_spark_plan_guard(sql: str, refused: bool) -> None:
+def _clickhouse_ast_refusal(sql: str) -> str | None:
+    import chdb
+
+    from parrot.engines.clickhouse import _ast_refusal
+
+    with contextlib.closing(chdb.connect(":memory:")) as conn:
+        return _ast_refusal(conn, sql)
+
+
+def _spark_plan_refusal(sql: str) -> str | None:
     from parrot.engines import spark
 
-    if spark.SparkEngine.available() is not None:
-        pytest.skip(f"spark is not available here: {spark.SparkEngine.available()}")
-    session = spark._RUNTIME.session()
-    assert (spark._plan_refusal(session, st.splitter("spark").split(sql)) is not None) is refused
+    return spark._plan_refusal(spark._RUNTIME.session(), st.splitter("spark").split(sql))
 
 
-def test_clean_environ_drops_secrets() -> None:
-    from parrot.engines.sandbox import clean_environ
+# the guards that ask the engine's own parser (run here without the token guard)
+PARSER_GUARDS = {"clickhouse": _clickhouse_ast_refusal, "spark": _spark_plan_refusal}
 
-    env = {
-        "OPENAI_API_KEY": "k",
-        "GITHUB_TOKEN": "t",
-        "MY_SECRET": "s",
-        "PGPASSWORD": "p",
-        "PARROT_POSTGRES_URL": "postgresql://u:pw@h/db",
-        "PATH": "/bin",
-        "HOME": "/root",
-        # an allow-list, not a deny-list: these passed the old filter
-        "MYSQL_PWD": "p",
-        "DATABASE_URL": "postgresql://u:pw@h/db",
-        "GITHUB_PAT": "g",
-        "ANY_OTHER": "x",
-    }
-    assert clean_environ(env) == {"PATH": "/bin", "HOME": "/root"}
+
+@pytest.mark.parametrize(
+    ("engine_name", "case"),
+    [pytest.param(e, c, id=f"{e}-{c['sql']}") for e, c in _table("guard")],
+)
+def test_parser_guard(engine_name: str, case: dict[str, Any]) -> None:
+    assert (PARSER_GUARDS[engine_name](case["sql"]) is not None) is case["refused"]
+
+
+def test_engine_environment_drops_secrets() -> None:
+    from parrot.api.secrets import allowed_environ
+
+    secrets = ["OPENAI_API_KEY", "GITHUB_TOKEN", "MY_SECRET", "PGPASSWORD", "PARROT_POSTGRES_URL"]
+    # an allow-list, not a deny-list: these passed the old filter
+    unlisted = ["MYSQL_PWD", "DATABASE_URL", "GITHUB_PAT", "ANY_OTHER"]
+    env = {name: "postgresql://u:pw@h/db" for name in secrets + unlisted}
+    env |= {"PATH": "/bin", "HOME": "/root"}
+    assert allowed_environ(env) == {"PATH": "/bin", "HOME": "/root"}
 
 
 @pytest.mark.spark
@@ -315,33 +308,3 @@ def test_sink_counts_requests(sink: list[str]) -> None:
     with urllib.request.urlopen(sink[0] + "/probe", timeout=10) as response:
         assert response.status == 200
     assert sink[1:] == ["/probe"]
-
-
-@pytest.mark.parametrize(
-    ("sql", "refused"),
-    [
-        ("SELECT 1 AS x$$, * FROM file('/etc/passwd', 'LineAsString') AS y$$", True),
-        ("SELECT * FROM `file`('/etc/passwd', 'LineAsString')", True),
-        ("SELECT file('/etc/passwd')", True),
-        ("INSERT INTO FUNCTION file('x', 'CSV') SELECT 1", True),
-        ("CREATE TABLE t (s String) ENGINE = File(LineAsString, '/tmp/x')", True),
-        ("CREATE TABLE b (a Int32) ENGINE = Buffer(default, t, 1, 0, 0, 1, 1, 1, 1)", True),
-        ("SELECT * FROM url('http://127.0.0.1:1/x', 'CSV')", True),
-        ("SELECT * FROM s3Cluster('c', 'http://x/y', 'CSV')", True),
-        ("SELECT * FROM remoteSecure('h', system.one)", True),
-        ("SELECT * FROM numbers(3) WHERE number > 1", False),
-        ("CREATE TABLE t (a Int32) ENGINE = MergeTree ORDER BY a", False),
-        ("SELECT arrayMap(x -> x + 1, [1, 2])", False),
-        ("SELEC 1", False),  # left to fail as ClickHouse's own syntax error
-    ],
-)
-def test_clickhouse_ast_guard(sql: str, refused: bool) -> None:
-    """The guard from ClickHouse's own parser (EXPLAIN AST), without the token guard."""
-    chdb = pytest.importorskip("chdb")
-    from parrot.engines.clickhouse import _ast_refusal
-
-    conn = chdb.connect(":memory:")
-    try:
-        assert (_ast_refusal(conn, sql) is not None) is refused
-    finally:
-        conn.close()

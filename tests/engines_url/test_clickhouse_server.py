@@ -12,7 +12,7 @@ from typing import Any
 import chdb
 import pytest
 from engine_fixtures import SHOP
-from url_helpers import FakeError, bare_maker, driver, needs, url_parser
+from url_helpers import FakeError, assert_guard, bare_maker, driver, needs, url_parser
 
 from parrot.engines import ExecStatus
 from parrot.engines import clickhouse as ch
@@ -29,17 +29,7 @@ clickhouse_connect = driver("clickhouse_connect")
 
 
 url = url_parser(chs.ClickHouseServerEngine, URL)
-bare = bare_maker(
-    chs.ClickHouseServerEngine,
-    url,
-    _token="abcd1234",
-    _counter=0,
-    _admin=None,
-    _reader=None,
-    _runner=None,
-    sandboxed=None,
-    sandbox_error=None,
-)
+bare = bare_maker(chs.ClickHouseServerEngine, url, _reader=None)
 
 
 # --- URL ------------------------------------------------------------------------------------------
@@ -128,9 +118,7 @@ def test_ddl_quotes_names_with_backticks() -> None:
     ],
 )
 def test_guard_allows(sql: str, writes: bool) -> None:
-    plans = chs.plan_script(st.split_statements(sql, st.CLICKHOUSE))
-    assert isinstance(plans, list), (sql, plans)
-    assert any(p.writes for p in plans) is writes
+    assert_guard(chs.plan_script(st.split_statements(sql, st.CLICKHOUSE)), sql, writes=writes)
 
 
 @pytest.mark.parametrize(
@@ -157,8 +145,7 @@ def test_guard_allows(sql: str, writes: bool) -> None:
     ],
 )
 def test_guard_refuses(sql: str, why: str) -> None:
-    refusal = chs.plan_script(st.split_statements(sql, st.CLICKHOUSE))
-    assert isinstance(refusal, str) and why in refusal, (sql, refusal)
+    assert_guard(chs.plan_script(st.split_statements(sql, st.CLICKHOUSE)), sql, refused=why)
 
 
 # --- errors ---------------------------------------------------------------------------------------

@@ -309,9 +309,7 @@ class Probe(ServerEngine):
     name: ClassVar[str] = "probe"
     dialect: ClassVar[str] = "sqlite"
     url_schemes: ClassVar[tuple[str, ...] | None] = ("probe",)
-    capabilities: ClassVar[Capabilities] = Capabilities(
-        True, False, False, False, False, True, False
-    )
+    capabilities: ClassVar[Capabilities] = Capabilities(True, False, False, False, False, True)
     url_example: ClassVar[str] = "probe://localhost/"
     driver_spec = DriverSpec("sqlite3", "sqlite3", "none")
     guard: ClassVar[st.Guard] = PROBE_GUARD

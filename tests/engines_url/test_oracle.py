@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 from engine_fixtures import SHOP, col, make_fixture
-from url_helpers import FakeError, bare_maker, driver, needs, url_parser
+from url_helpers import FakeError, assert_guard, bare_maker, driver, needs, url_parser
 
 from parrot.engines import ExecStatus, FixtureLoadError
 from parrot.engines import oracle as ora
@@ -139,7 +139,7 @@ def test_the_empty_string_cannot_be_stored() -> None:
     ],
 )
 def test_guard_allows_reads(sql: str) -> None:
-    assert isinstance(ora.GUARD.plan(st.splitter("oracle").split(sql)), list)
+    assert_guard(ora.GUARD.plan(st.splitter("oracle").split(sql)), sql, writes=False)
 
 
 @pytest.mark.parametrize(
@@ -177,8 +177,7 @@ def test_guard_allows_reads(sql: str) -> None:
     ],
 )
 def test_guard_refuses(sql: str, why: str) -> None:
-    refusal = ora.GUARD.plan(st.splitter("oracle").split(sql))
-    assert isinstance(refusal, str) and why in refusal
+    assert_guard(ora.GUARD.plan(st.splitter("oracle").split(sql)), sql, refused=why)
 
 
 # --- errors ---------------------------------------------------------------------------------------

@@ -64,7 +64,6 @@ def test_registered_with_their_schemes(name: str) -> None:
     cls = engine_class(name)
     assert issubclass(cls, ServerEngine) and cls.name == name and cls.dialect == dialect
     assert cls.url_schemes == schemes and cls.driver_spec.module == module
-    assert not cls.capabilities.in_process
     for scheme in schemes:
         assert URL_SCHEMES[scheme] == name
         assert engine_for_url(dialect, f"{scheme}://u:p@h:1/x") is cls

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 from engine_fixtures import SHOP
-from url_helpers import FakeError, bare_maker, driver, needs, url_parser
+from url_helpers import FakeError, assert_guard, bare_maker, driver, needs, url_parser
 
 from parrot.engines import ExecStatus
 from parrot.engines import snowflake as sf
@@ -27,16 +27,7 @@ connector = driver("snowflake.connector")
 
 
 url = url_parser(sf.SnowflakeEngine, URL)
-bare = bare_maker(
-    sf.SnowflakeEngine,
-    url,
-    home="PARROT",
-    _token="abcd1234",
-    _counter=0,
-    _runner=None,
-    _admin=None,
-    _runner_session=None,
-)
+bare = bare_maker(sf.SnowflakeEngine, url, home="PARROT", _runner_session=None)
 
 
 # --- URL ------------------------------------------------------------------------------------------
@@ -138,9 +129,7 @@ def test_names_are_upper_case_and_quoted() -> None:
     ],
 )
 def test_guard_allows(sql: str, writes: bool) -> None:
-    plans = sf.GUARD.plan(st.split_statements(sql, st.SNOWFLAKE))
-    assert isinstance(plans, list), (sql, plans)
-    assert any(p.writes for p in plans) is writes
+    assert_guard(sf.GUARD.plan(st.split_statements(sql, st.SNOWFLAKE)), sql, writes=writes)
 
 
 @pytest.mark.parametrize(
@@ -190,8 +179,7 @@ def test_guard_allows(sql: str, writes: bool) -> None:
     ],
 )
 def test_guard_refuses(sql: str, why: str) -> None:
-    refusal = sf.GUARD.plan(st.split_statements(sql, st.SNOWFLAKE))
-    assert isinstance(refusal, str) and why in refusal, (sql, refusal)
+    assert_guard(sf.GUARD.plan(st.split_statements(sql, st.SNOWFLAKE)), sql, refused=why)
 
 
 # --- errors ---------------------------------------------------------------------------------------

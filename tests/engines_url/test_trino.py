@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 from engine_fixtures import ALLTYPES, SHOP
-from url_helpers import FakeError, bare_maker, driver, needs, url_parser
+from url_helpers import FakeError, assert_guard, bare_maker, driver, needs, url_parser
 
 from parrot.engines import ExecStatus
 from parrot.engines import trino as tr
@@ -171,7 +171,7 @@ def test_fixture_rows_load_as_literal_inserts_read_to_the_end() -> None:
     ],
 )
 def test_guard_allows_reads(sql: str) -> None:
-    assert isinstance(tr.GUARD.plan([sql]), list), sql
+    assert_guard(tr.GUARD.plan([sql]), sql, writes=False)
 
 
 @pytest.mark.parametrize(
@@ -203,8 +203,7 @@ def test_guard_allows_reads(sql: str) -> None:
     ],
 )
 def test_guard_refuses(sql: str, why: str) -> None:
-    refusal = tr.GUARD.plan([sql])
-    assert isinstance(refusal, str) and why in refusal, (sql, refusal)
+    assert_guard(tr.GUARD.plan([sql]), sql, refused=why)
 
 
 # --- errors ---------------------------------------------------------------------------------------

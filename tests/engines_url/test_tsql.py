@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 from engine_fixtures import SHOP, SPECIAL_FLOATS, col, make_fixture
-from url_helpers import FakeError, bare_maker, driver, url_parser
+from url_helpers import FakeError, assert_guard, bare_maker, driver, url_parser
 
 from parrot.engines import ExecStatus, FixtureLoadError, UnknownEngineError, tsql
 from parrot.engines import statements as st
@@ -135,7 +135,7 @@ def test_nan_and_infinity_cannot_be_stored() -> None:
     ],
 )
 def test_guard_allows(sql: str) -> None:
-    assert isinstance(tsql.GUARD.plan(st.splitter("tsql").split(sql)), list), sql
+    assert_guard(tsql.GUARD.plan(st.splitter("tsql").split(sql)), sql)
 
 
 @pytest.mark.parametrize(
@@ -186,8 +186,7 @@ def test_guard_allows(sql: str) -> None:
     ],
 )
 def test_guard_refuses(sql: str, why: str) -> None:
-    refusal = tsql.GUARD.plan(st.splitter("tsql").split(sql))
-    assert isinstance(refusal, str) and why in refusal, (sql, refusal)
+    assert_guard(tsql.GUARD.plan(st.splitter("tsql").split(sql)), sql, refused=why)
 
 
 # --- errors ---------------------------------------------------------------------------------------

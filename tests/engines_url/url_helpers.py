@@ -7,11 +7,12 @@ object with the same attributes stands in (a test double of an error object, not
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
 import pytest
 
+from parrot.engines import statements as st
 from parrot.engines.dbapi import ServerURL
 
 E = TypeVar("E")
@@ -47,14 +48,42 @@ def url_parser(engine: Any, default: str) -> Callable[..., ServerURL]:
     return url
 
 
+# what ServerEngine.__init__ sets that a bare adapter's methods read (no connection yet)
+BARE_STATE: dict[str, Any] = {
+    "_token": "abcd1234",
+    "_counter": 0,
+    "_admin": None,
+    "_runner": None,
+    "sandboxed": None,
+    "sandbox_error": None,
+}
+
+
 def bare_maker(engine: type[E], url: Callable[[], ServerURL], **attrs: Any) -> Callable[[], E]:
     """``bare()``: a fresh adapter without __init__ (no driver, no connection) for its pure
-    methods, its ``url`` parsed anew and ``attrs`` set."""
+    methods, its ``url`` parsed anew, :data:`BARE_STATE` and ``attrs`` set."""
 
     def bare() -> E:
         made = engine.__new__(engine)
-        for key, value in {"url": url(), **attrs}.items():
+        for key, value in {"url": url(), **BARE_STATE, **attrs}.items():
             setattr(made, key, value)
         return made
 
     return bare
+
+
+def assert_guard(
+    planned: Sequence[st.Plan] | str,
+    sql: str,
+    *,
+    refused: str | None = None,
+    writes: bool | None = None,
+) -> None:
+    """A guard's answer for ``sql``: a refusal that says ``refused`` when that is given, else
+    plans (writing ones iff ``writes``, when that is given)."""
+    if refused is not None:
+        assert isinstance(planned, str) and refused in planned, (sql, planned)
+        return
+    assert isinstance(planned, list), (sql, planned)
+    if writes is not None:
+        assert any(p.writes for p in planned) is writes, sql

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from parrot.servers.base import Server
+from parrot.servers.base import Server, ServerState
 from parrot.servers.mariadb import MariaDBServer
 from parrot.servers.postgres import PostgresServer
 
@@ -82,14 +82,21 @@ def _pid_namespaces_differ(pid: int) -> bool:
     return os.readlink(f"/proc/{pid}/ns/net") != os.readlink("/proc/self/ns/net")
 
 
+def _confined(server: Server) -> ServerState:
+    """The running server's state, checked: every confinement layer on, and a network
+    namespace of its own."""
+    state = server.state()
+    assert state is not None and state.isolation == [], state
+    assert _pid_namespaces_differ(state.pid)
+    return state
+
+
 def test_postgres_superuser_shell_cannot_reach_the_host(
     postgres: Server, canary: Path, tmp_path: Path
 ) -> None:
     from http_sink import serve_sink
 
-    state = postgres.state()
-    assert state is not None and state.isolation == [], state
-    assert _pid_namespaces_differ(state.pid)
+    state = _confined(postgres)
     out = tmp_path / "written.out"
     with serve_sink() as sink:
         port = sink[0].rsplit(":", 1)[1]
@@ -115,9 +122,7 @@ def test_mariadb_runs_in_its_own_network_namespace_without_secrets(
 ) -> None:
     import pymysql
 
-    state = mariadb.state()
-    assert state is not None and state.isolation == [], state
-    assert _pid_namespaces_differ(state.pid)
+    state = _confined(mariadb)
     assert SECRET.encode() not in Path(f"/proc/{state.pid}/environ").read_bytes()
     out = tmp_path / "written.out"
     conn = pymysql.connect(unix_socket=state.socket, user="root", connect_timeout=10)

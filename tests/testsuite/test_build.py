@@ -325,6 +325,21 @@ def _check_sibling_suite(root: Path, slow: str) -> None:
         _assert_the_reference_agrees(judge, slow_item, suite)
 
 
+def test_a_rebuild_that_makes_no_suite_says_the_older_one_is_kept(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A source that gets no suite on a rebuild keeps its older suite file, which eval goes on
+    using: the build used to say only "no suite"; it now names the suite it keeps."""
+    engines_or_skip()
+    root = _sibling_dataset(tmp_path, "duckdb")
+    assert main(["build", str(root), "--source", "sqlite", "--candidates", "2"]) == 0
+    capsys.readouterr()
+    assert main(["build", str(root), "--source", "sqlite", "--from-siblings", "--force"]) == 0
+    err = capsys.readouterr().err
+    assert "no suite for fast: no stored suite of a reference's own source query" in err
+    assert "(its older suite, made by rules-v" in err and "is kept and eval still uses it" in err
+
+
 def test_a_suite_distilled_from_the_siblings_databases(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -763,7 +763,6 @@ class ClickHouseEngine(EngineBase[_Materialised]):
         procedures=False,
         decimals=True,
         timestamps_us=True,  # DateTime64(6)
-        in_process=True,
     )
 
     @staticmethod

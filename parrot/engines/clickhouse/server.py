@@ -285,7 +285,6 @@ class ClickHouseServerEngine(ServerEngine):
         procedures=False,
         decimals=True,
         timestamps_us=True,  # DateTime64(6)
-        in_process=False,
     )
     url_example: ClassVar[str] = "clickhouse://user:password@host:8123/"
     default_port: ClassVar[int | None] = 8123

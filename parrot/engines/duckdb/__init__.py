@@ -5,7 +5,9 @@ Isolation: every fixture lives in its own in-memory DuckDB database. Each
 statements, ``USE`` and session settings die with it), runs all statements inside one transaction
 and rolls it back — DuckDB's DDL is transactional, so tables, views and macros a translation
 creates work within the execution and are gone afterwards, and DROP/DELETE/UPDATE/ALTER/
-CREATE OR REPLACE on fixture tables are undone.
+CREATE OR REPLACE on fixture tables are undone. A database evicted from the adapter's cache is
+emptied (its tables dropped; one holding anything else is closed) and filled with the next
+fixture: nothing an execution did survives its rollback, so it is as good as a new one.
 
 Refused before anything runs (``ExecStatus.UNSUPPORTED``), by the statement types the
 connection's ``extract_statements`` reports (and IMPORT DATABASE by its leading keyword, since
@@ -65,6 +67,15 @@ if TYPE_CHECKING:
     import duckdb
 
 _LOAD_VIEW = "__parrot_load"  # the Arrow table being inserted, registered only during a load
+ONE_THREAD_ROWS = 100_000  # fixtures of at most this many rows in all are filled on one thread
+SPARE_DATABASES = 4  # databases evicted from the cache kept, emptied, for the next fixtures
+# what a spare database still holds once its tables are dropped (executions roll back, so
+# nothing; a spare that holds anything is closed instead)
+_LEFT_OVER = (
+    "SELECT (SELECT count(*) FROM duckdb_tables()) + (SELECT count(*) FROM duckdb_views() "
+    "WHERE NOT internal) + (SELECT count(*) FROM duckdb_sequences()) + "
+    "(SELECT count(*) FROM duckdb_schemas() WHERE NOT internal)"
+)
 
 
 @cache
@@ -104,15 +115,11 @@ def _kinds() -> _Kinds:
         st_.LOGICAL_PLAN: "logical plans",
         st_.INVALID: "statements DuckDB cannot classify (e.g. UPDATE EXTENSIONS)",
     }
+    # the types that change data or objects: status rows only, and no settings changed
+    changes = {st_.INSERT, st_.UPDATE, st_.DELETE, st_.CREATE, st_.DROP, st_.ALTER, st_.MERGE_INTO}
     rowless = frozenset(
-        {
-            st_.INSERT,
-            st_.UPDATE,
-            st_.DELETE,
-            st_.CREATE,
-            st_.DROP,
-            st_.ALTER,
-            st_.MERGE_INTO,
+        changes
+        | {
             st_.SET,
             st_.VARIABLE_SET,
             st_.PREPARE,
@@ -124,19 +131,7 @@ def _kinds() -> _Kinds:
             st_.EXECUTE,
         }
     )
-    inert = frozenset(
-        {
-            st_.SELECT,
-            st_.INSERT,
-            st_.UPDATE,
-            st_.DELETE,
-            st_.CREATE,
-            st_.DROP,
-            st_.ALTER,
-            st_.EXPLAIN,
-            st_.MERGE_INTO,
-        }
-    )
+    inert = frozenset(changes | {st_.SELECT, st_.EXPLAIN})
     return _Kinds(st_, refused, rowless, inert)
 
 
@@ -154,23 +149,14 @@ _SECRET = re.compile(
 )
 _TZ = re.compile(r"(TIMESTAMP|TIME) WITH TIME ZONE")
 
-duckdb_type = TypeMap(
-    {
-        "integer": "INTEGER",
-        "bigint": "BIGINT",
-        "double": "DOUBLE",
-        "text": "VARCHAR",
-        "boolean": "BOOLEAN",
-        "date": "DATE",
-        "timestamp": "TIMESTAMP",
-    }
-)
+duckdb_type = TypeMap.standard()
 
 
 @dataclasses.dataclass(frozen=True)
 class _Database:
     con: duckdb.DuckDBPyConnection
     settings: dict[str, Any]  # global settings right after setup (restored after executions)
+    locked: bool = False  # set up and configuration-locked: may be emptied for another fixture
 
 
 class DuckDBEngine(EngineBase[_Database]):
@@ -183,7 +169,6 @@ class DuckDBEngine(EngineBase[_Database]):
         procedures=False,
         decimals=True,
         timestamps_us=True,
-        in_process=True,
     )
 
     # each fixture is a database instance with its own threads and memory: a curation run that
@@ -201,8 +186,21 @@ class DuckDBEngine(EngineBase[_Database]):
 
     # --- fixtures -----------------------------------------------------------------------------
 
+    def __init__(self) -> None:
+        super().__init__()
+        self._defaults: dict[str, Any] | None = None  # every database's settings once ready
+        self._spare: list[duckdb.DuckDBPyConnection] = []  # evicted databases, to be emptied
+
     def _create(self, fixture: Fixture) -> _Database:
-        con = _duckdb().connect(":memory:")
+        while self._spare:  # a connect costs more than a small fixture's whole load
+            con = self._spare.pop()
+            if _emptied(con):
+                return _Database(con, {}, locked=True)
+            con.close()
+        # a small fixture is filled on one thread: waking the database's thread pool for a
+        # few rows cost more CPU than the insert (_ready gives executions the default back)
+        small = sum(len(t.rows) for t in fixture.tables) <= ONE_THREAD_ROWS
+        con = _duckdb().connect(":memory:", config={"threads": 1} if small else {})
         try:
             con.execute("SET GLOBAL TimeZone = 'UTC'")  # executions run on cursors: global
             con.execute("SET enable_external_access = false")
@@ -216,11 +214,32 @@ class DuckDBEngine(EngineBase[_Database]):
             self._create_table(db.con, table)
 
     def _ready(self, db: _Database, fixture: Fixture) -> _Database:
-        db.con.execute("SET lock_configuration = true")  # no SET can change a setting now
-        return _Database(db.con, self._settings(db.con))
+        if not db.locked:
+            db.con.execute("RESET GLOBAL threads")  # executions get DuckDB's default
+            db.con.execute("SET lock_configuration = true")  # no SET can change a setting now
+        if self._defaults is None:  # the same for every database: created the same way
+            self._defaults = self._settings(db.con)
+        return _Database(db.con, self._defaults, locked=True)
 
     def _discard(self, db: _Database) -> None:
-        db.con.close()
+        """Keep a set-up database evicted from the cache for the next fixture (emptied then);
+        close any other (half-built, broken, or the spares are full)."""
+        if db.locked and len(self._spare) < SPARE_DATABASES:
+            self._spare.append(db.con)
+        else:
+            db.con.close()
+
+    def _drop(self, fixture: Fixture, db: _Database) -> None:
+        """Close a database an execution broke or could not restore: never a spare."""
+        self._stored.pop(fixture.content_hash, None)
+        with contextlib.suppress(_duckdb().Error):
+            db.con.close()
+
+    def close(self) -> None:
+        super().close()
+        while self._spare:
+            with contextlib.suppress(_duckdb().Error):
+                self._spare.pop().close()
 
     @staticmethod
     def _create_table(con: duckdb.DuckDBPyConnection, table: Table) -> None:
@@ -257,7 +276,7 @@ class DuckDBEngine(EngineBase[_Database]):
     def _execute(self, request: Request) -> Execution:
         fixture, sql, max_rows = request.fixture, request.sql, request.max_rows
         db = self.stored(fixture)
-        if any(
+        if "IMPORT" in sql.upper() and any(  # split only a text that can hold one
             st.leading_words(text, 1, st.DUCKDB) == ("IMPORT",)
             for text in st.splitter("duckdb").split(sql)
         ):
@@ -298,7 +317,7 @@ class DuckDBEngine(EngineBase[_Database]):
                 cur.execute("ROLLBACK")
             cur.close()
             if execution.status is ExecStatus.ENGINE_ERROR:  # e.g. a FatalException
-                self._forget(fixture)  # invalidates the database: reload on next use
+                self._drop(fixture, db)  # invalidates the database: reload on next use
             elif any(stmt.type not in _kinds().inert for stmt in statements):
                 self._restore_settings(fixture, db)  # a SET, PRAGMA, CALL, EXECUTE, ...
 
@@ -324,7 +343,19 @@ class DuckDBEngine(EngineBase[_Database]):
             if self._settings(db.con) != db.settings:
                 raise RuntimeError("settings differ after restore")
         except (duckdb.Error, RuntimeError):
-            self._forget(fixture)
+            self._drop(fixture, db)
+
+
+def _emptied(con: duckdb.DuckDBPyConnection) -> bool:
+    """Drop a spare database's tables; False when that fails or anything else is left."""
+    try:
+        tables = con.execute("SELECT schema_name, table_name FROM duckdb_tables()").fetchall()
+        for schema, table in tables:
+            con.execute(f"DROP TABLE {quote_ident(schema)}.{quote_ident(table)}")
+        left = con.execute(_LEFT_OVER).fetchone()
+    except _duckdb().Error:
+        return False
+    return left is not None and left[0] == 0
 
 
 def _statement_text(stmt: Any) -> str:

@@ -450,17 +450,7 @@ def _result_set(cursor: Any, rows: Sequence[Sequence[Any]]) -> values.ResultSet:
 
 # --- fixtures -------------------------------------------------------------------------------------
 
-_TYPES = TypeMap(
-    {
-        "integer": "INT",
-        "bigint": "BIGINT",
-        "double": "DOUBLE",
-        "text": "TEXT",
-        "boolean": "BOOLEAN",
-        "date": "DATE",
-        "timestamp": "DATETIME(6)",
-    }
-)
+_TYPES = TypeMap.standard(integer="INT", text="TEXT", timestamp="DATETIME(6)")
 
 
 def mysql_type(column: Column, key_chars: int | None = None) -> str:
@@ -623,7 +613,6 @@ class MySQLEngine(EngineBase[_Materialised]):
         procedures=True,
         decimals=True,
         timestamps_us=True,  # DATETIME(6)
-        in_process=False,
     )
 
     def __init__(self, url: str | None = None) -> None:

@@ -372,7 +372,6 @@ class OracleEngine(ServerEngine):
         procedures=False,
         decimals=True,
         timestamps_us=True,  # TIMESTAMP(6)
-        in_process=False,
     )
     url_example: ClassVar[str] = "oracle://user:password@host:1521/?service_name=FREEPDB1"
     default_port: ClassVar[int | None] = 1521

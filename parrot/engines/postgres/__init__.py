@@ -612,7 +612,6 @@ class PostgresEngine(EngineBase[str]):
         procedures=True,  # CREATE PROCEDURE / CALL (no COMMIT inside parrot's transaction)
         decimals=True,
         timestamps_us=True,
-        in_process=False,
     )
 
     def __init__(self, url: str | None = None) -> None:

@@ -101,16 +101,11 @@ PASSTHROUGH = (
 
 # --- types ----------------------------------------------------------------------------------------
 
-snowflake_type = TypeMap(
-    {
-        "integer": "NUMBER(10,0)",
-        "bigint": "NUMBER(19,0)",
-        "double": "FLOAT",
-        "text": "VARCHAR",
-        "boolean": "BOOLEAN",
-        "date": "DATE",
-        "timestamp": "TIMESTAMP_NTZ(6)",
-    },
+snowflake_type = TypeMap.standard(
+    integer="NUMBER(10,0)",
+    bigint="NUMBER(19,0)",
+    double="FLOAT",
+    timestamp="TIMESTAMP_NTZ(6)",
     decimal="NUMBER({p},{s})",
 )
 
@@ -419,7 +414,6 @@ class SnowflakeEngine(ServerEngine):
         procedures=False,
         decimals=True,
         timestamps_us=True,  # TIMESTAMP_NTZ(6)
-        in_process=False,
     )
     url_example: ClassVar[str] = "snowflake://user:password@account/database?warehouse=WH"
     driver_spec = DriverSpec("snowflake.connector", "snowflake-connector-python", "snowflake")

@@ -157,17 +157,7 @@ appender.console.layout.type = PatternLayout
 appender.console.layout.pattern = %d{HH:mm:ss} %p %c{1}: %m%n
 """
 
-spark_type = TypeMap(
-    {
-        "integer": "INT",
-        "bigint": "BIGINT",
-        "double": "DOUBLE",
-        "text": "STRING",
-        "boolean": "BOOLEAN",
-        "date": "DATE",
-        "timestamp": "TIMESTAMP_NTZ",
-    }
-)
+spark_type = TypeMap.standard(integer="INT", text="STRING", timestamp="TIMESTAMP_NTZ")
 
 
 # --- the shared session ---------------------------------------------------------------------------
@@ -586,7 +576,6 @@ class SparkEngine(EngineBase[_Stored]):
         procedures=False,
         decimals=True,
         timestamps_us=True,
-        in_process=True,  # a JVM child of this process; nothing to start or connect to
     )
 
     def __init__(self) -> None:

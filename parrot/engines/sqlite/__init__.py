@@ -53,17 +53,7 @@ _SYNTAX_MARKERS = ("syntax error", "incomplete input", "unrecognized token")
 _DENIED_FUNCTIONS = frozenset({"load_extension"})
 
 
-sqlite_type = TypeMap(
-    {
-        "integer": "INTEGER",
-        "bigint": "BIGINT",
-        "double": "REAL",
-        "text": "TEXT",
-        "boolean": "BOOLEAN",
-        "date": "DATE",
-        "timestamp": "TIMESTAMP",
-    }
-)
+sqlite_type = TypeMap.standard(double="REAL", text="TEXT")
 
 
 def _bind(value: Any) -> Any:
@@ -98,7 +88,6 @@ class SQLiteEngine(EngineBase[sqlite3.Connection]):
         procedures=False,
         decimals=False,  # DECIMAL has NUMERIC affinity: integers or doubles
         timestamps_us=False,  # timestamps are text; date functions keep milliseconds at most
-        in_process=True,
     )
 
     # --- identity -----------------------------------------------------------------------------

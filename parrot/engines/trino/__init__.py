@@ -76,17 +76,7 @@ REQUEST_TIMEOUT = 60.0  # seconds per HTTP request
 
 # --- types ----------------------------------------------------------------------------------------
 
-trino_type = TypeMap(
-    {
-        "integer": "INTEGER",
-        "bigint": "BIGINT",
-        "double": "DOUBLE",
-        "text": "VARCHAR",
-        "boolean": "BOOLEAN",
-        "date": "DATE",
-        "timestamp": "TIMESTAMP(6)",
-    }
-)
+trino_type = TypeMap.standard(timestamp="TIMESTAMP(6)")
 
 
 def string_literal(text: str) -> str:
@@ -228,7 +218,6 @@ class TrinoEngine(ServerEngine):
         procedures=False,
         decimals=True,
         timestamps_us=True,  # TIMESTAMP(6)
-        in_process=False,
     )
     url_example: ClassVar[str] = "trino://user@host:8080/catalog"
     default_port: ClassVar[int | None] = 8080

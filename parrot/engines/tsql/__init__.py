@@ -393,7 +393,6 @@ class SQLServerEngine(ServerEngine):
         procedures=True,
         decimals=True,
         timestamps_us=True,  # DATETIME2(6)
-        in_process=False,
     )
     url_example: ClassVar[str] = "mssql://user:password@host:1433/database"
     default_port: ClassVar[int | None] = 1433

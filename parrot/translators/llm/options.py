@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import argparse
-import sys
 from collections.abc import Collection
 from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
-from parrot.cli import seconds
+from parrot.cli import Renamed, add_api_base, seconds
 from parrot.servers.base import cache_dir
 
 DEFAULT_PROMPT = "parrot-v1"
@@ -51,22 +50,14 @@ def feedback_label(mode: str) -> str:
     return "errors" if mode == "errors" else "results (curation: sees the expected result)"
 
 
-class _DeprecatedSchema(argparse.BooleanOptionalAction):
+class _DeprecatedSchema(Renamed, argparse.BooleanOptionalAction):
     """``--schema/--no-schema``, the old spelling of ``--prompt-schema`` (``parrot assess``
     needed ``--schema FILE``): still accepted, with a warning."""
 
-    def __call__(
-        self,
-        parser: argparse.ArgumentParser,
-        namespace: argparse.Namespace,
-        values: Any,
-        option_string: str | None = None,
-    ) -> None:
-        new = (
-            "--no-prompt-schema" if (option_string or "").startswith("--no-") else "--prompt-schema"
-        )
-        print(f"warning: {option_string} is deprecated: use {new}", file=sys.stderr)
-        super().__call__(parser, namespace, values, option_string)
+    old = ("--schema", "--no-schema")
+
+    def new_spelling(self, option_string: str) -> str:
+        return "--no-prompt-schema" if option_string.startswith("--no-") else "--prompt-schema"
 
 
 def _dest(flag: str) -> str:
@@ -152,12 +143,7 @@ def _numbers(g: _Chosen, d: LLMOptions, rows: tuple[tuple[str, str, type, str], 
 
 def _request_flags(g: _Chosen, d: LLMOptions) -> None:
     """Where the requests go and how they are sent."""
-    g.add_argument(
-        "--api-base",
-        default=None,
-        metavar="URL",
-        help="an OpenAI-compatible endpoint, e.g. http://127.0.0.1:8000/v1",
-    )
+    add_api_base(g)
     _numbers(g, d, _REQUEST_NUMBERS)
 
 
