@@ -44,9 +44,11 @@ from parrot.curate.select import (
     Selector,
     coverage_source,
     normalise,
+    normalise_tokens,
 )
 from parrot.curate.stages import Batch, Drop, Progress, Record, StageCount
-from parrot.curate.standardise import Standardise, normalised_key
+from parrot.curate.standardise import canonical_statements, lexicon, normalised_key_of
+from parrot.dialects.lexer import tokenize
 from parrot.scale.stages import LocalExecutor
 
 # a chunk of input: records, or the byte range [start, end) of a JSONL file (the lines that
@@ -114,25 +116,32 @@ def file_ranges(paths: Iterable[Path], size: int = 1 << 20) -> list[tuple[str, i
 def prepare(index: int, chunk: Chunk, ratio: float) -> tuple[int, pa.Table, Batch, int]:
     """One chunk of input standardised, normalised and hashed (runs in a worker): the statements
     as an Arrow table, a batch carrying the chunk's drop counts and notes (no records), and the
-    number of input records."""
+    number of input records. Each statement is lexed once, for both of its keys."""
     records = read_range(*chunk) if isinstance(chunk, tuple) else chunk
-    batch = Standardise().map(records)
+    stats = Batch([])
     cols: dict[str, list[Any]] = {name: [] for name in _SCHEMA.names}
-    for pos, r in enumerate(batch.records):
-        cols["seq"].append(index << _SEQ_BITS | pos)
-        cols["id"].append(r.id)
-        cols["dialect"].append(r.dialect)
-        cols["origin"].append(r.origin)
-        cols["fixture"].append(r.fixture)
-        cols["sql"].append(r.sql)
-        cols["len"].append(len(r.sql))
-        cols["ehash"].append(_digest(r.dialect, r.fixture, r.sql))
-        cols["nhash"].append(_digest(r.dialect, r.fixture, normalised_key(r.sql, r.dialect)))
-        cols["ckey"].append(_digest(r.dialect, cluster_key(normalise(r.sql, r.dialect), ratio)))
-    if len(batch.records) >= 1 << _SEQ_BITS:
-        raise ValueError(f"a chunk of {len(batch.records):,} statements is too large")
-    table = pa.table(cols, schema=_SCHEMA)
-    return index, table, Batch([], batch.dropped, batch.notes), len(records)
+    seq, ids, sqls = cols["seq"], cols["id"], cols["sql"]
+    for r in records:
+        statements = canonical_statements(r, stats)
+        if not statements:
+            continue
+        lex = lexicon(r.dialect)
+        for rid, sql in statements:
+            tokens = tokenize(sql, lex)
+            seq.append(index << _SEQ_BITS | len(seq))
+            ids.append(rid)
+            sqls.append(sql)
+            cols["dialect"].append(r.dialect)
+            cols["origin"].append(r.origin)
+            cols["fixture"].append(r.fixture)
+            cols["len"].append(len(sql))
+            cols["ehash"].append(_digest(r.dialect, r.fixture, sql))
+            cols["nhash"].append(_digest(r.dialect, r.fixture, normalised_key_of(sql, tokens)))
+            norm = normalise_tokens(tokens)
+            cols["ckey"].append(_digest(r.dialect, cluster_key(norm, ratio)))
+    if len(seq) >= 1 << _SEQ_BITS:
+        raise ValueError(f"a chunk of {len(seq):,} statements is too large")
+    return index, pa.table(cols, schema=_SCHEMA), stats, len(records)
 
 
 def features_of(index: int, chunk: list[Record], source: str) -> tuple[int, list[Any]]:
