@@ -143,15 +143,15 @@ def normalised_key_of(sql: str, tokens: list[Token]) -> str:
     """:func:`normalised_key` from the statement's :func:`~parrot.dialects.lexer.tokenize`
     tokens (its dialect's lexicon), without lexing it again: between strings and quoted
     identifiers everything is folded, unless a comment (which keeps its case) may be there."""
+    parts: list[str] = []
+    last = 0
     if _MAY_COMMENT.search(sql):  # only the words folded, the rest (comments too) as written
-        parts, last = [], 0
         for kind, text, start, end in tokens:
             if kind is TokenKind.WORD:
                 parts += (sql[last:start], text.translate(_ASCII_LOWER))
                 last = end
         parts.append(sql[last:])
         return "".join(parts)
-    parts, last = [], 0
     for kind, text, start, end in tokens:
         if kind is TokenKind.STRING or kind is TokenKind.QUOTED:
             parts += (sql[last:start].translate(_ASCII_LOWER), text)
