@@ -5,10 +5,12 @@ The in-memory pipeline (:func:`parrot.curate.stages.run_pipeline` over :class:`S
 :class:`Normalise`, :class:`Cluster`, :class:`Features`, :class:`Coverage`) holds every statement,
 its tokens and its cluster as Python objects: 2.9 GiB for 1 M statements. Here:
 
-* **prepare** (workers, one chunk of input at a time): split and format, then per statement its
-  exact and normalised duplicate keys and its cluster key as 16-byte hashes and its length; the
-  chunk goes back as one Arrow table and is appended to a DuckDB file (spilled to disk, DuckDB's
-  own memory limit);
+* **prepare** (workers, one chunk of input at a time): split and format, the stages between
+  standardise and normalise if any (map only: :attr:`StreamSettings.stages`), then per
+  statement, lexed once, its exact and normalised duplicate keys and its cluster key as 16-byte
+  hashes and its length; the chunk goes back as one Arrow table and is appended to a DuckDB
+  file (spilled to disk, DuckDB's own memory limit) by this process while the workers prepare
+  the next chunks;
 * **dedup, cluster, rank** (DuckDB, out of core): the first statement of each normalised key is
   kept (the first of its exact key too: equal texts have equal normalised keys), clusters are
   numbered in the order of their first kept statement, members ranked longest first (then id):
@@ -38,6 +40,7 @@ from typing import Any
 import duckdb
 import pyarrow as pa
 
+from parrot.curate.canonicalise import Canonicalise
 from parrot.curate.select import (
     DEFAULT_PATIENCE,
     DEFAULT_PREFIX_RATIO,
@@ -158,7 +161,7 @@ def prepare(
         cols["nhash"].append(_digest(r.dialect, r.fixture, normalised_key_of(sql, tokens)))
         norm = normalise_tokens(tokens)
         cols["ckey"].append(_digest(r.dialect, cluster_key(norm, ratio)))
-        cols["meta"].append(_meta(r) if stages else None)
+        cols["meta"].append(_meta(r))
     if len(seq) >= 1 << _SEQ_BITS:
         raise ValueError(f"a chunk of {len(seq):,} statements is too large")
     return index, pa.table(cols, schema=_SCHEMA), steps
@@ -188,6 +191,12 @@ def features_of(index: int, chunk: list[Record], source: str) -> tuple[int, list
     """Coverage features of ``chunk`` (runs in a worker); None where the parser rejects one."""
     cov = coverage_source(source)
     return index, [cov.features(r.sql, r.dialect) for r in chunk]
+
+
+def streamable(stage: Stage) -> bool:
+    """Whether ``stage`` can run between standardise and normalise in a streamed selection:
+    its reduce does nothing, or only deduplicates (as the stream does after every stage)."""
+    return type(stage).reduce is Stage.reduce or type(stage).reduce is Canonicalise.reduce
 
 
 @dataclass
@@ -466,8 +475,8 @@ def _funnel(
     out: Batch,
 ) -> list[StageCount]:
     """The funnel lines: standardise (deduplication included: the statements it keeps are the
-    ones clustered), the stages between (counted before deduplication), cluster, features and
-    coverage."""
+    ones clustered), the stages between (counted before deduplication), normalise, cluster,
+    features and coverage (the in-memory pipeline's stages)."""
 
     def line(name: str, n_in: int, n_out: int, batch: Batch, s: float) -> StageCount:
         count = StageCount.of(name, n_in, batch, s)
@@ -479,6 +488,7 @@ def _funnel(
         funnel.append(line(stage.name, n_in, n_in - sum(batch.dropped.values()), batch, 0.0))
     return [
         *funnel,
+        StageCount("normalise", kept_n, kept_n, {}, {}, 0.0),
         StageCount("cluster", kept_n, kept_n, {}, {"clusters": len(sizes)}, 0.0),
         StageCount("features", kept_n, kept_n, {}, {}, seconds[1] - seconds[0]),
         line("coverage", kept_n, len(out.records), out, seconds[2] - seconds[1]),
