@@ -136,6 +136,10 @@ TASK_DRAIN = 10.0
 # Spark items the JVM's peak RSS was 2.4-2.8 GiB whether the heap was 4g or 1g, G1 or serial
 # (docs/results/peakmem.md): not the heap's maximum, so neither setting is changed here.
 JAVA_OPTIONS = ""
+# the environment variables this engine reads (in its worker: each is on the child environment's
+# allow-list, parrot.api.secrets.ENV_ALLOWED, or an isolated worker never sees it)
+MEMORY_VARIABLE = "PARROT_SPARK_MEMORY"
+JAVA_OPTIONS_VARIABLE = "PARROT_SPARK_JAVA_OPTIONS"
 INSTALL_HINT = "pip install 'parrot-sql[spark]' (pyspark 4.3) and a Java 17+ runtime"
 
 # Per-session SQL settings, applied to the shared session's configuration and again to every
@@ -250,7 +254,7 @@ def driver_conf(root: str, log_conf: str) -> dict[str, str]:
         "spark.driver.host": "127.0.0.1",
         # local mode runs everything in the driver JVM; the 1g default ran out of heap with
         # many fixtures (TPC-H, Spider) loaded in one process. Override: PARROT_SPARK_MEMORY
-        "spark.driver.memory": os.environ.get("PARROT_SPARK_MEMORY", "4g"),
+        "spark.driver.memory": os.environ.get(MEMORY_VARIABLE, "4g"),
         "spark.default.parallelism": "2",
         "spark.sql.catalogImplementation": "in-memory",
         "spark.sql.warehouse.dir": os.path.join(root, "warehouse"),
@@ -259,7 +263,7 @@ def driver_conf(root: str, log_conf: str) -> dict[str, str]:
             f"-Djava.io.tmpdir={os.path.join(root, 'tmp')} "
             f"-Dderby.system.home={os.path.join(root, 'derby')} -XX:-UsePerfData "
             f"-Dlog4j2.configurationFile=file:{log_conf} "
-            + os.environ.get("PARROT_SPARK_JAVA_OPTIONS", JAVA_OPTIONS)
+            + os.environ.get(JAVA_OPTIONS_VARIABLE, JAVA_OPTIONS)
         ).strip(),
         **SESSION_CONF,
     }
