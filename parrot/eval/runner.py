@@ -522,7 +522,7 @@ def _run_locked(
             on_start(len(items), len(items) - len(pending))
         feedback = _feedback_for(translator, config) if pending else None
         if pending:  # the summary's imports load while the engines work, not after them
-            threading.Thread(target=_import_summary, name="parrot-import", daemon=True).start()
+            threading.Thread(target=_summarizer, name="parrot-import", daemon=True).start()
         secrets = run_secrets(config)
         try:
             for judged in _judged(pending, translator, config):
@@ -541,9 +541,7 @@ def _run_locked(
     manifest["engines"] = engines_of(records)
     manifest["finished"] = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
     write_json(config.output_dir / MANIFEST, manifest)
-    # deferred: scipy, numpy (loaded only on this path)
-    from parrot.report.metrics import summarize
-
+    summarize = _summarizer()
     sources = {i.id: i.source_sql for i in items}  # the reliability matrix's SQL features
     write_json(
         config.output_dir / SUMMARY, summarize(records, manifest.get("translator"), sources=sources)
@@ -551,12 +549,14 @@ def _run_locked(
     return records
 
 
-def _import_summary() -> None:
-    """Import what :func:`summarize` needs (scipy: about a second of CPU) in a thread of its
-    own while the run waits on its engine workers; the summary at the end then finds it loaded.
-    """
+def _summarizer() -> Callable[..., Any]:
+    """:func:`parrot.report.metrics.summarize`, imported on first use. A run imports it in a
+    thread of its own while it waits on its engine workers (scipy: about a CPU-second), so the
+    summary at its end finds it loaded."""
     # deferred: scipy, numpy (loaded only on this path)
-    from parrot.report.metrics import summarize  # noqa: F401
+    from parrot.report.metrics import summarize
+
+    return summarize
 
 
 def engines_of(records: list[Outcome]) -> dict[str, str]:
