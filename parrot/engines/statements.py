@@ -9,6 +9,9 @@ keyword.
 from __future__ import annotations
 
 import contextlib
+import heapq
+import itertools
+import os
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -557,8 +560,61 @@ def _escalated(dog: Watchdog, elapsed: float) -> Execution | None:
     )
 
 
+COMPACT_ALARMS = 1024  # disarmed watchdogs kept at most before the alarm heap is compacted
+
+
+class _Alarms:
+    """One long-lived thread per process that wakes each armed :class:`Watchdog` at its
+    deadline, instead of a timer thread started for every statement (most statements end long
+    before theirs: starting and ending a thread each time cost more than a small query). A
+    watchdog that fires gets a thread of its own then, as a timer's would run ``action``."""
+
+    def __init__(self) -> None:
+        self._reset()
+        os.register_at_fork(after_in_child=self._reset)
+
+    def _reset(self) -> None:
+        """A new process (or a forked child, where the parent's thread does not exist)."""
+        self._cond = threading.Condition()
+        self._heap: list[tuple[float, int, Watchdog]] = []
+        self._order = itertools.count()
+        self._thread: threading.Thread | None = None
+        self._compact_at = COMPACT_ALARMS
+
+    def arm(self, when: float, dog: Watchdog) -> None:
+        """Fire ``dog`` at ``when`` (``time.monotonic()``) unless it is disarmed before."""
+        with self._cond:
+            if self._thread is None:
+                self._thread = threading.Thread(
+                    target=self._serve, name="parrot-watchdog", daemon=True
+                )
+                self._thread.start()
+            if len(self._heap) >= self._compact_at:  # disarmed ones wait for their deadline
+                self._heap = [entry for entry in self._heap if entry[2].armed]
+                heapq.heapify(self._heap)
+                self._compact_at = max(COMPACT_ALARMS, 2 * len(self._heap))
+            heapq.heappush(self._heap, (when, next(self._order), dog))
+            if self._heap[0][2] is dog:  # sooner than the thread is waiting for
+                self._cond.notify()
+
+    def _serve(self) -> None:
+        with self._cond:
+            while True:
+                while self._heap and not self._heap[0][2].armed:
+                    heapq.heappop(self._heap)  # left its block: nothing to do
+                if not self._heap:
+                    self._cond.wait()
+                    continue
+                wait = self._heap[0][0] - time.monotonic()
+                if wait > 0:
+                    self._cond.wait(wait)
+                    continue
+                dog = heapq.heappop(self._heap)[2]
+                threading.Thread(target=dog._fire, name="parrot-watchdog-fire", daemon=True).start()
+
+
 class Watchdog:
-    """Runs ``action`` once, from a timer thread, if still armed after ``seconds``; then, if
+    """Runs ``action`` once, from a thread of its own, if still armed after ``seconds``; then, if
     ``escalate`` is given and the block is still running ``ESCALATE_AFTER`` seconds later,
     ``escalate()`` once (``escalated``; ``unstopped`` holds what it returned).
 
@@ -581,8 +637,6 @@ class Watchdog:
         self.fired = False
         self.escalated = False
         self.unstopped: str | None = None
-        self._timer = threading.Timer(self._seconds, self._fire)
-        self._timer.daemon = True
 
     def _fire(self) -> None:
         with self._lock:
@@ -605,12 +659,24 @@ class Watchdog:
                     f"its cancel: {typed_message(exc)}"
                 )
 
+    @property
+    def armed(self) -> bool:
+        """Still inside its block (it may fire)."""
+        return self._armed
+
     def __enter__(self) -> Watchdog:
-        self._timer.start()
+        ALARMS.arm(time.monotonic() + self._seconds, self)
         return self
 
     def __exit__(self, *exc: object) -> None:
         self._left.set()
-        self._timer.cancel()
         with self._lock:  # waits for a running action
             self._armed = False
+            self._action, self._escalate = _nothing, None  # the connection is not kept alive
+
+
+def _nothing() -> None:
+    return None
+
+
+ALARMS = _Alarms()  # the process's watchdog thread (started at its first use)

@@ -735,14 +735,28 @@ class _Pool:
         self.workers: dict[str, _Worker] = {}
         self.users: dict[str, int] = {}
         self.lock = threading.Lock()
+        self._starting: dict[str, threading.Lock] = {}  # one start at a time per group
 
     def get(self, group: str) -> _Worker:
+        """The group's running worker, started (or restarted) when there is none. Workers of
+        different groups start side by side: only one group's start is serialised, not the
+        pool (a run warms its engines' workers in parallel, :meth:`Judge.warm`)."""
         with self.lock:
             worker = self.workers.get(group)
-            if worker is None or worker.process.poll() is not None:
-                if worker is not None:
-                    worker.kill()
-                worker = self.workers[group] = _Worker.start(group)
+            if worker is not None and worker.process.poll() is None:
+                return worker
+            starting = self._starting.setdefault(group, threading.Lock())
+        with starting:
+            with self.lock:
+                worker = self.workers.get(group)
+                if worker is not None and worker.process.poll() is None:
+                    return worker  # another thread started it meanwhile
+                stale = self.workers.pop(group, None)
+            if stale is not None:
+                stale.kill()
+            worker = _Worker.start(group)
+            with self.lock:
+                self.workers[group] = worker
             return worker
 
     def discard(self, worker: _Worker) -> None:

@@ -29,6 +29,7 @@ from parrot.eval import witness_cmd
 from parrot.eval.prove import ProveSettings
 from parrot.eval.runner import (
     RunConfig,
+    freeze_for_exit,
     grammar_only,
     missing_engines,
     run,
@@ -299,6 +300,7 @@ def evaluate(args: argparse.Namespace) -> int:
     if code is not None:
         return code
     _finish(args, plan, console)
+    freeze_for_exit()  # the command ends here: no collection of everything at teardown
     return 0
 
 

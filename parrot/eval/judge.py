@@ -10,8 +10,9 @@ from __future__ import annotations
 import contextlib
 import functools
 import json
+import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, cast
@@ -46,8 +47,12 @@ from parrot.engines import (
     Execution,
     FixtureLoadError,
     UnknownEngineError,
+    engine_class,
+    engine_name_for,
+    url_from_env,
 )
 from parrot.engines.base import MAX_TIMEOUT
+from parrot.engines.worker import IsolatedEngine
 from parrot.eval.suites import Suite, load_suite
 from parrot.eval.syntax import ENGINE_PARSED, keep_warm_grammars, syntax_json
 from parrot.fixtures import Fixture
@@ -132,6 +137,32 @@ class Judge:
                 self._engines[dialect] = None
                 self._missing[dialect] = str(exc)
         return self._engines[dialect]
+
+    def warm(self, dialects: Iterable[str]) -> list[threading.Thread]:
+        """Start the engine workers of the embedded engines among ``dialects`` now, side by
+        side, each in a thread of its own (returned, already started): their start-up (a
+        Python process, the engine's import, chdb's connection) overlaps each other and this
+        process's work instead of running one after another at each engine's first item.
+        Server engines are left to their first use (starting a server is not warming). A
+        worker that fails to start here is started again at first use, which reports it."""
+        threads = []
+        for dialect in sorted(set(dialects)):
+            name = engine_name_for(dialect)
+            if dialect in self.urls or url_from_env(dialect) is not None or name is None:
+                continue
+            try:
+                if engine_class(name).url_schemes is not None:
+                    continue
+                engine = self.engine(dialect)
+            except Exception:  # unknown or unavailable: the first item records why
+                continue
+            if isinstance(engine, IsolatedEngine):
+                thread = threading.Thread(
+                    target=_warm_one, args=(engine,), name=f"parrot-warm-{dialect}", daemon=True
+                )
+                thread.start()
+                threads.append(thread)
+        return threads
 
     def _run(self, dialect: str, sql: str, fixture: Fixture) -> tuple[Execution, str]:
         """Execute once; after an engine failure (a server died, a connection broke, a driver
@@ -520,6 +551,12 @@ class Judge:
                 engine.close()
         self._engines.clear()
         keep_warm_grammars()
+
+
+def _warm_one(engine: Engine) -> None:
+    """Start ``engine``'s worker and its adapter (the label asks the engine its version)."""
+    with contextlib.suppress(Exception):  # the first real call starts it again and says why
+        _ = engine.label
 
 
 def _named(suite: Suite, name: str) -> Suite:

@@ -300,3 +300,42 @@ def test_read_tables_maps_a_missing_table_to_no_rows() -> None:
     }
     with pytest.raises(Missing):
         st.read_tables(SHOP, read, KeyError)  # any other failure is the caller's
+
+
+def test_watchdogs_share_one_thread(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Statements that end before their deadline start no thread each (issue 31: a timer
+    thread per statement cost more than a small query); the process's alarm thread wakes them."""
+    started: list[str] = []
+    real_start = threading.Thread.start
+
+    def counting(self: threading.Thread) -> None:
+        started.append(self.name)
+        real_start(self)
+
+    with st.Watchdog(30.0, lambda: None):  # the alarm thread exists from here on
+        pass
+    monkeypatch.setattr(threading.Thread, "start", counting)
+    for _ in range(50):
+        with st.Watchdog(30.0, lambda: None) as dog:
+            pass
+        assert not dog.fired
+    assert started == []
+
+
+def test_disarmed_watchdogs_do_not_pile_up() -> None:
+    """Watchdogs that left their block long before their deadline are dropped from the alarm
+    heap (compacted), not kept until the deadline (a day, at most)."""
+    for _ in range(3 * st.COMPACT_ALARMS):
+        with st.Watchdog(3600.0, lambda: None):
+            pass
+    assert len(st.ALARMS._heap) <= 2 * st.COMPACT_ALARMS
+
+
+def test_a_sooner_watchdog_fires_before_a_later_one() -> None:
+    hits: list[str] = []
+    fired = threading.Event()
+    with st.Watchdog(3600.0, lambda: hits.append("late")):
+        with st.Watchdog(0.05, lambda: (hits.append("soon"), fired.set())) as dog:
+            assert fired.wait(60)
+        assert dog.fired
+    assert hits == ["soon"]
