@@ -259,7 +259,7 @@ def _aggregate_distinct(node: exp.Expr, root: exp.Expr) -> Iterator[Apply]:
         )
 
 
-@register("set_operator", "SC.set_operation")
+@register("set_operator", "SC.set_operation", rules=("union_in_distinct_recursion",))
 def _set_operator(node: exp.Expr, root: exp.Expr) -> Iterator[Apply]:
     """UNION ↔ UNION ALL; INTERSECT ↔ EXCEPT; UNION ↔ INTERSECT."""
     if not isinstance(node, _SET_OPS):
@@ -509,7 +509,12 @@ def _literal_number(node: exp.Expr) -> int | None:
 @register(
     "literal_plus",
     "IR.constant",
-    rules=("exists_projection", "round_beyond_scale", "decimal_scale_under_round"),
+    rules=(
+        "exists_projection",
+        "round_beyond_scale",
+        "decimal_scale_under_round",
+        "ifnull_never_null",
+    ),
 )
 def _literal_plus(node: exp.Expr, root: exp.Expr) -> Iterator[Apply]:
     """A constant + 1; inside a function call it is a parameter (``NULLIF(n, 0)`` →
@@ -519,7 +524,11 @@ def _literal_plus(node: exp.Expr, root: exp.Expr) -> Iterator[Apply]:
         yield _replace_with(node, lambda: exp.Literal.number(n + 1))
 
 
-@register("literal_minus", "IR.constant", rules=("exists_projection", "decimal_scale_under_round"))
+@register(
+    "literal_minus",
+    "IR.constant",
+    rules=("exists_projection", "decimal_scale_under_round", "ifnull_never_null"),
+)
 def _literal_minus(node: exp.Expr, root: exp.Expr) -> Iterator[Apply]:
     n = _literal_number(node)
     if n is not None:
