@@ -16,6 +16,10 @@ the query reads (the fixture's other tables keep their rows); keys stay unique a
   the first column of the group) and the other columns refer to them as :data:`FANOUT` does: one
   parent with several children, one with one, most with none, a child with no parent (an orphan
   value) and, where the column is nullable, a NULL reference (``JOIN`` is no ``LEFT JOIN``);
+* ``childless``: a ``fanout`` round whose tables that refer to another table the query reads
+  (the children of a join) hold no rows while their parents keep theirs: no parent finds a
+  partner (``LEFT JOIN … ORDER BY child.x DESC LIMIT 1`` is not the inner join, whose result is
+  empty);
 * ``twins``: the rows of each table the query reads come in pairs equal on every column but
   the key (names unique by observation included), and references to a key refer to twins
   equally often (:data:`TWINS`): groups by key whose outputs are equal (``SELECT DISTINCT name,
@@ -74,6 +78,7 @@ from parrot.testsuite.datagen import (
 KINDS = (
     "duplicates",
     "fanout",
+    "childless",
     "large",
     "twins",
     "mirror",
@@ -235,6 +240,8 @@ def _applies(kind: str, schema: QuerySchema) -> bool:
         return any(i.grouped for i in infos)
     if kind == "fanout":
         return any(i.group is not None for i in infos)
+    if kind == "childless":
+        return bool(_children(schema))
     if kind == "ordered":
         return any(i.ordered and i.group is None for i in infos)
     if kind in ("twins", "mirror"):  # a table with a key: its twins differ by it
@@ -285,11 +292,16 @@ def boundary_rounds(
             table["rows"] = reshape(table["rows"], infos, tuple(table["primary_key"]), pools)
         if kind == "twins":
             _twins(data["tables"], schema, samples)
-        if kind in ("fanout", "duplicates", "twins", "mirror"):
+        if kind in ("fanout", "duplicates", "twins", "mirror"):  # childless: below
             pattern = {"fanout": FANOUT, "mirror": FANOUT, "twins": TWINS}.get(kind, STAIR)
             _fanout(data["tables"], schema, pattern)
         if kind == "mirror":
             _mirror(data["tables"], schema, samples)
+        if kind == "childless":
+            _fanout(data["tables"], schema, FANOUT)
+            for table in data["tables"]:
+                if table["name"] in _children(schema):
+                    table["rows"] = []
         out.append((kind, {**data, "name": f"{name}-{kind}"}))
     return out
 
@@ -425,6 +437,35 @@ def _twins(tables: list[dict[str, Any]], schema: QuerySchema, samples: Samples) 
         table["rows"] = rows
 
 
+def _roles(schema: QuerySchema) -> tuple[Callable[[ColumnInfo], bool], dict[int, set[str]]]:
+    """Which join columns hold parents (a key, or unique by observation in a group without a
+    declared key, as :func:`_fanout` tells them), and the tables holding each group's parents."""
+    declared = {i.group for cols in schema.tables.values() for i in cols.values() if i.unique}
+
+    def parent(info: ColumnInfo) -> bool:
+        return info.unique or (info.observed_unique and info.group not in declared)
+
+    parent_tables: dict[int, set[str]] = {}
+    for name, cols in schema.tables.items():
+        for info in cols.values():
+            if info.group is not None and parent(info):
+                parent_tables.setdefault(info.group, set()).add(name)
+    return parent, parent_tables
+
+
+def _children(schema: QuerySchema) -> set[str]:
+    """The tables ``schema`` reads that refer to another one it reads (a join's children)."""
+    parent, parent_tables = _roles(schema)
+    return {
+        name
+        for name, cols in schema.tables.items()
+        for info in cols.values()
+        if info.group is not None
+        and not parent(info)
+        and parent_tables.get(info.group, set()) - {name}
+    }
+
+
 def _mirror(tables: list[dict[str, Any]], schema: QuerySchema, samples: Samples) -> None:
     """Copy, with fresh keys, the first half of the rows but the second of each root table
     ``schema`` reads (one that refers to no other table read) and every row that refers to a
@@ -432,16 +473,7 @@ def _mirror(tables: list[dict[str, Any]], schema: QuerySchema, samples: Samples)
     children are copies of the original's children (:data:`KINDS` ``mirror``)."""
     read = [t for t in tables if t["name"] in schema.tables and t["rows"]]
     infos = {t["name"]: list(schema.tables[t["name"]].values()) for t in read}
-    declared = {i.group for cols in infos.values() for i in cols if i.unique}
-
-    def parent(info: ColumnInfo) -> bool:  # as :func:`_fanout` tells parents from references
-        return info.unique or (info.observed_unique and info.group not in declared)
-
-    parent_tables: dict[int, set[str]] = {}  # join group -> tables holding its parent column
-    for t in read:
-        for info in infos[t["name"]]:
-            if info.group is not None and parent(info):
-                parent_tables.setdefault(info.group, set()).add(t["name"])
+    parent, parent_tables = _roles(schema)
     moved: dict[int, dict[Any, Any]] = {}  # join group -> parent value -> its copy's
     done: set[str] = set()
     for _ in range(len(read)):
@@ -454,7 +486,7 @@ def _mirror(tables: list[dict[str, Any]], schema: QuerySchema, samples: Samples)
                 and not parent(i)
                 and parent_tables.get(i.group, set()) - {name}
             ]
-            waits = {p for _, g in refs for p in parent_tables[g]} - {name}
+            waits = {p for _, g in refs for p in parent_tables[g]} & set(infos) - {name}
             if name in done or waits - done:
                 continue
             done.add(name)
