@@ -44,8 +44,9 @@ them in a column of their own (:data:`EQUIVALENCE_RULES`):
 * ``decimal_scale_under_round``: the scale S of ClickHouse's ``toDecimal32/64/128/256(x, S)``
   raised or lowered under ``round(·, N)`` while it stays above N (truncating at any scale past
   N digits leaves the rounding unchanged);
-* ``round_beyond_scale``: ROUND's digits raised (or kept) at or above the scale of an expression
-  of integer and decimal columns (+, -, *, SUM, MIN, MAX; only with ``types``);
+* ``round_beyond_scale``: ROUND's digits raised (or kept), or ROUND dropped, at or above the scale
+  of an expression of integer and decimal columns (+, -, *, SUM, MIN, MAX, their window forms,
+  and a non-recursive CTE's column read as the expression it projects; only with ``types``);
 * ``distinct_aggregate_over_key``: DISTINCT added inside (or dropped from) COUNT / SUM / AVG of
   the single-column key of the only table its SELECT reads, or (since rules-v16) of a source
   its joins do not fan out: the FROM source's key equated with that source's columns in its ON
@@ -224,6 +225,16 @@ def _equivalent(
             return "decimal_scale_under_round"
         if _fallback_never_used(node, dialect):
             return "ifnull_never_null"
+    if operator == "drop_function" and isinstance(node, exp.Round) and types:
+        digits = node.args.get("decimals")
+        scale = _scale(node.this, root, types)
+        if (
+            isinstance(digits, exp.Literal)
+            and digits.is_int
+            and scale is not None
+            and scale <= int(digits.this)
+        ):
+            return "round_beyond_scale"
     if operator == "set_operator" and _distinct_recursion(node, keys):
         return "union_in_distinct_recursion"
     if (
@@ -1014,7 +1025,12 @@ def _scale(node: exp.Expr, root: exp.Expr, types: Types) -> int | None:
         if ptype in ("integer", "bigint"):
             return 0
         match = re.fullmatch(r"decimal\(\d+,\s*(\d+)\)", ptype or "")
-        return int(match.group(1)) if match else None
+        if match:
+            return int(match.group(1))
+        derived = _cte_projection(node, root)
+        return None if derived is None else _scale(derived, root, types)
+    if isinstance(node, exp.Window) and isinstance(node.this, exp.Sum | exp.Min | exp.Max):
+        return _scale(node.this, root, types)
     if isinstance(node, exp.Literal) and not node.is_string:
         return len(node.this.split(".")[1]) if "." in node.this else 0
     if isinstance(node, exp.Sum | exp.Min | exp.Max):
@@ -1024,6 +1040,38 @@ def _scale(node: exp.Expr, root: exp.Expr, types: Types) -> int | None:
         if a is None or b is None:
             return None
         return a + b if isinstance(node, exp.Mul) else max(a, b)
+    return None
+
+
+def _cte_projection(col: exp.Column, root: exp.Expr) -> exp.Expr | None:
+    """The expression a non-recursive CTE projects as ``col`` (qualified by the CTE's name or
+    alias, or bare in a SELECT whose only source is that CTE), else None."""
+    select = col.find_ancestor(exp.Select)
+    sources = _from_tables(select) if isinstance(select, exp.Select) else None
+    if not sources:
+        return None
+    named = [
+        t
+        for t, _ in sources
+        if isinstance(t, exp.Table)
+        and (t.alias_or_name.lower() == col.table.lower() or (not col.table and len(sources) == 1))
+    ]
+    with_ = root.args.get("with_") or root.args.get("with")
+    if len(named) != 1 or not isinstance(with_, exp.With):
+        return None
+    for cte in with_.expressions:
+        body = cte.this
+        if (
+            cte.alias_or_name.lower() == named[0].name.lower()
+            and isinstance(body, exp.Select)
+            and not any(
+                t.name.lower() == cte.alias_or_name.lower() for t in body.find_all(exp.Table)
+            )
+        ):
+            found = [
+                e.unalias() for e in body.expressions if e.alias_or_name.lower() == col.name.lower()
+            ]
+            return found[0] if len(found) == 1 else None
     return None
 
 

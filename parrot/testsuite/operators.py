@@ -599,7 +599,7 @@ def _drop_clause(node: exp.Expr, root: exp.Expr) -> Iterator[Apply]:
                 yield partial(node.set, clause, None)
 
 
-@register("drop_function", "ZYK.span", ZYK)
+@register("drop_function", "ZYK.span", ZYK, rules=("round_beyond_scale",))
 def _drop_function(node: exp.Expr, root: exp.Expr) -> Iterator[Apply]:
     """``f(x)`` → ``x`` for ABS, ROUND, LOWER, UPPER, TRIM, FLOOR, CEIL."""
     if isinstance(node, _UNWRAPPABLE) and node.this is not None:
