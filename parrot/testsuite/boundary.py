@@ -16,10 +16,6 @@ the query reads (the fixture's other tables keep their rows); keys stay unique a
   the first column of the group) and the other columns refer to them as :data:`FANOUT` does: one
   parent with several children, one with one, most with none, a child with no parent (an orphan
   value) and, where the column is nullable, a NULL reference (``JOIN`` is no ``LEFT JOIN``);
-* ``childless``: a ``fanout`` round whose tables that refer to another table the query reads
-  (the children of a join) hold no rows while their parents keep theirs: no parent finds a
-  partner (``LEFT JOIN … ORDER BY child.x DESC LIMIT 1`` is not the inner join, whose result is
-  empty);
 * ``twins``: the rows of each table the query reads come in pairs equal on every column but
   the key (names unique by observation included), and references to a key refer to twins
   equally often (:data:`TWINS`): groups by key whose outputs are equal (``SELECT DISTINCT name,
@@ -34,6 +30,10 @@ the query reads (the fixture's other tables keep their rows); keys stay unique a
   group (``SUM(DISTINCT total) OVER (PARTITION BY customer_id ...)`` over per-order totals,
   ``AVG(DISTINCT v.total)`` per status, ``COUNT(DISTINCT x)`` over a join are not the queries
   without DISTINCT); only half are copied, so the values' counts differ;
+* ``childless``: a ``fanout`` round whose tables that refer to another table the query reads
+  (the children of a join) hold no rows while their parents keep theirs: no parent finds a
+  partner (``LEFT JOIN … ORDER BY child.x DESC LIMIT 1`` is not the inner join, whose result is
+  empty);
 * ``ordered``: each ORDER BY column that is not joined holds distinct values in an order that is
   neither ascending nor descending nor insertion order (a dropped or reversed ORDER BY, or a
   LIMIT without it, shows);
@@ -78,10 +78,10 @@ from parrot.testsuite.datagen import (
 KINDS = (
     "duplicates",
     "fanout",
-    "childless",
     "large",
     "twins",
     "mirror",
+    "childless",
     "ordered",
     "one_row",
     "empty",
