@@ -25,8 +25,9 @@ them in a column of their own (:data:`EQUIVALENCE_RULES`):
   and whose step reads only the CTE (one row per iteration); ClickHouse's ``numbers(N)`` is
   keyed by ``number``, and a constant plus or minus it (``toDate32('2023-12-29') + number``)
   projects that key;
-* ``distinct_under_set_op``: DISTINCT added to an operand of UNION, INTERSECT or EXCEPT without
-  ALL (the set operation removes duplicates anyway);
+* ``distinct_under_set_op``: DISTINCT added to (or, since rules-v16, dropped from) an operand of
+  UNION, INTERSECT or EXCEPT without ALL (the set operation removes duplicates anyway);
+  ``distinct_in_semijoin`` too holds both ways;
 * ``case_insensitive_collation``: a compared string literal's case changed where the source
   dialect's default collation ignores case (MariaDB's ``utf8mb4_general_ci``), unless the
   comparison names a COLLATE or a CAST;
@@ -195,15 +196,19 @@ def _equivalent(
             comparison = comparison.parent
         if comparison is not None and comparison.find(exp.Collate, exp.Cast) is None:
             return "case_insensitive_collation"
-    if operator == "add_distinct" and isinstance(node, exp.Select):
+    if operator in ("add_distinct", "drop_distinct") and isinstance(node, exp.Select):
         if _in_semijoin(node):
             return "distinct_in_semijoin"
         if isinstance(node.parent, exp.Union | exp.Intersect | exp.Except) and node.parent.args.get(
             "distinct"
         ):
             return "distinct_under_set_op"
-        if (keys and _projects_keys(node, keys, types)) or _one_row_per_iteration(node):
-            return "distinct_over_keys"
+    if (
+        operator == "add_distinct"
+        and isinstance(node, exp.Select)
+        and ((keys and _projects_keys(node, keys, types)) or _one_row_per_iteration(node))
+    ):
+        return "distinct_over_keys"
     if operator in ("literal_plus", "literal_minus") and isinstance(node, exp.Literal):
         select = node.find_ancestor(exp.Select)
         if (

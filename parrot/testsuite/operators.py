@@ -125,7 +125,7 @@ def _replace_with(node: exp.Expr, make: Callable[[], exp.Expr]) -> Apply:
 # --- SC: SQL clauses ---------------------------------------------------------------------------
 
 
-@register("drop_distinct", "SC.select")
+@register("drop_distinct", "SC.select", rules=("distinct_in_semijoin", "distinct_under_set_op"))
 def _drop_distinct(node: exp.Expr, root: exp.Expr) -> Iterator[Apply]:
     if (
         isinstance(node, exp.Select)
