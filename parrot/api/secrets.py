@@ -101,6 +101,9 @@ ENV_ALLOWED = frozenset(
         "PARROT_CACHE",
         "PARROT_CORPORA",
         "PARROT_NO_ISOLATION",
+        # the Spark engine's settings, read in its (isolated) worker: parrot.engines.spark
+        "PARROT_SPARK_MEMORY",
+        "PARROT_SPARK_JAVA_OPTIONS",
     }
 )
 ENV_ALLOWED_PREFIXES = ("LC_", "SPARK_", "PYSPARK_", "XDG_")

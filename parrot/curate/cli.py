@@ -10,10 +10,12 @@ manifest are written.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import datetime as dt
 import logging
 import platform
 import sys
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -48,12 +50,14 @@ from parrot.curate.stages import (
     ENGINE_CHUNK,
     Executor,
     LocalExecutor,
+    Progress,
     Record,
     Stage,
     StageCount,
     run_pipeline,
 )
 from parrot.curate.standardise import Standardise
+from parrot.curate.stream import StreamSettings, file_ranges, run_stream, streamable
 from parrot.curate.variants import VARIANTS, CorpusMissing, Ground, Hard
 from parrot.curate.verify import (
     DEFAULT_MAX_ROWS,
@@ -70,6 +74,11 @@ from parrot.scale.cluster import RayExecutor
 from parrot.scale.partitions import PartitionExecutor, run_partitioned, split
 from parrot.testsuite import cli as testsuite_cli
 from parrot.translators.llm import options as llm_options
+
+STREAM_BYTES = 1 << 30  # corpus files at least this large stream by default (--stream)
+
+
+OnStage = Callable[[StageCount], None]
 
 
 def _dialect_list(text: str) -> tuple[str, ...]:
@@ -249,6 +258,17 @@ def _run_flags(p: argparse.ArgumentParser) -> None:
     )
     cli.add_timeout(p, DEFAULT_TIMEOUT, "per execution on an engine")
     p.add_argument(
+        "--stream",
+        action=argparse.BooleanOptionalAction,
+        help="select out of core (parrot.curate.stream): standardise to coverage with the "
+        "statements in a DuckDB file, memory bounded whatever the corpus size, the corpus "
+        "files read by the workers. The stages between standardise and normalise "
+        "(canonicalise, ground) then run on every statement before deduplication, which "
+        "sees their output (duplicates are counted at standardise). Not with --anonymise, "
+        "the main variant or a Ray executor (their steps need every statement at once). "
+        f"Default: on when the corpus files hold {STREAM_BYTES >> 30} GiB or more",
+    )
+    p.add_argument(
         "--keep-unverified",
         action="store_true",
         help="keep pairs with no engine here, labelled grammar-only",
@@ -369,16 +389,17 @@ def curate(args: argparse.Namespace) -> int:
     limit = variant.limit if args.limit is None else (args.limit or None)
     out: Path = args.out or Path("build") / f"curated-{args.variant}"
     started = dt.datetime.now(dt.UTC)
-    read = _read_inputs(args, variant, sources, targets, console, errors)
-    if read is None:
-        return 2
-    records, inputs, parts, reader = read
-    partitioned = reader is not None
     try:
         stages = build_stages(args, targets, limit, variant.corpus_targets_only, pairs)
+        streamed = streams(args, variant, sources, stages)
     except (ValueError, LookupError) as exc:
         errors.print(f"[red]{exc}[/red]")
         return 2
+    read = _read_inputs(args, variant, sources, targets, console, errors, streamed)
+    if read is None:
+        return 2
+    records, inputs, parts, reader = read
+    partitioned = reader is not None and not streamed
     try:
         executor = make_executor(args.executor, args.jobs)
     except ExecutorError as exc:
@@ -387,14 +408,15 @@ def curate(args: argparse.Namespace) -> int:
     servers = [] if args.no_start else start_local_servers((*sources, *targets), console)
     try:
         try:
-            kept, funnel, routed, n_inputs = _run(
+            run = _run_streamed if streamed else _run
+            kept, funnel, routed, n_inputs = run(
                 records,
                 stages,
                 executor,
                 args.chunk_size,
                 console,
                 args.quiet,
-                (parts, reader) if partitioned else None,
+                (parts, reader) if reader is not None else None,
             )
         finally:
             executor.close()
@@ -417,6 +439,7 @@ def curate(args: argparse.Namespace) -> int:
         )
         if partitioned:
             manifest["corpus_read"] = {"partitions": len(parts), "bytes": args.partition_bytes}
+        manifest["parameters"]["streamed"] = streamed
         if n_items and not args.no_suites:
             manifest["suites"] = build_suites(out, args.seed, args.jobs, quiet=args.quiet)
     finally:
@@ -436,11 +459,16 @@ def _read_inputs(
     targets: tuple[str, ...],
     console: Any,
     errors: Any,
+    streamed: bool = False,
 ) -> tuple[list[Record], list[Path], list[Any], Any] | None:
-    """The input records (or, on Ray with a corpus of one record per row, the partitions the
-    cluster's tasks read, and their reader: None otherwise), the files they come from; None
-    after printing why the corpus is missing."""
-    partitioned = args.executor.kind == "ray" and variant.rows is not None and not args.input_limit
+    """The input records (or, on Ray or streamed, with a corpus of one record per row, the
+    partitions the tasks read, and their reader: None otherwise), the files they come from;
+    None after printing why the corpus is missing."""
+    partitioned = (
+        (args.executor.kind == "ray" or streamed)
+        and variant.rows is not None
+        and not args.input_limit
+    )
     records: list[Record] = []
     parts: list[Any] = []
     reader = None
@@ -453,7 +481,7 @@ def _read_inputs(
                     f"{absent[0]} not found: set PARROT_CORPORA to the folder "
                     "holding the shared corpora (parrot/, sqlglot/, sqlite/)"
                 )
-            parts = split(inputs, args.partition_bytes)
+            parts = file_ranges(inputs) if streamed else split(inputs, args.partition_bytes)
         else:
             records, inputs = variant.load(sources)
     except CorpusMissing as exc:
@@ -462,10 +490,14 @@ def _read_inputs(
     if args.input_limit:
         records = records[: args.input_limit]
     read_where = (
-        f"{len(parts)} partition(s) read on the cluster"
+        f"{len(parts)} partition(s) read by the workers"
+        if streamed and partitioned
+        else f"{len(parts)} partition(s) read on the cluster"
         if partitioned
         else f"{len(records)} input statements"
     )
+    if streamed:
+        read_where += ", selection streamed"
     console.print(
         f"{args.variant}: {read_where} from {len(inputs)} file(s); sources "
         f"{','.join(sources)} → targets {','.join(targets)}"
@@ -553,21 +585,13 @@ def build_suites(out: Path, seed: int, jobs: int, quiet: bool = False) -> dict[s
     return record
 
 
-def _run(
-    records: list[Record],
-    stages: list[Stage],
-    executor: Executor,
-    chunk_size: int,
-    console: Any,
-    quiet: bool,
-    partitioned: tuple[Any, Any] | None = None,
-) -> tuple[list[Record], list[StageCount], list[dict[str, Any]], int]:
-    """The pipeline with progress bars; ``partitioned``: (partitions, row reader) of a corpus
-    the cluster reads. Returns the kept records, the funnel, the review queue and the number
-    of input records."""
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+@contextlib.contextmanager
+def _progress_bars(console: Any, quiet: bool) -> Iterator[tuple[Progress, OnStage]]:
+    """Progress bars on ``console``: the callbacks for a stage's progress and its end."""
+    from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn
+    from rich.progress import Progress as Bars
 
-    with Progress(
+    with Bars(
         TextColumn("[bold]{task.description:<12}"),
         BarColumn(),
         MofNCompleteColumn(),
@@ -591,6 +615,22 @@ def _run(
                 description=f"{count.stage} → {count.records_out}",
             )
 
+        yield on_progress, on_stage
+
+
+def _run(
+    records: list[Record],
+    stages: list[Stage],
+    executor: Executor,
+    chunk_size: int,
+    console: Any,
+    quiet: bool,
+    partitioned: tuple[Any, Any] | None = None,
+) -> tuple[list[Record], list[StageCount], list[dict[str, Any]], int]:
+    """The pipeline with progress bars; ``partitioned``: (partitions, row reader) of a corpus
+    the cluster reads. Returns the kept records, the funnel, the review queue and the number
+    of input records."""
+    with _progress_bars(console, quiet) as (on_progress, on_stage):
         if partitioned is not None:
             assert isinstance(executor, PartitionExecutor)
             return run_partitioned(
@@ -600,6 +640,71 @@ def _run(
             records, stages, executor, chunk_size, on_progress, on_stage
         )
         return kept, funnel, routed, len(records)
+
+
+def streams(
+    args: argparse.Namespace, variant: Any, sources: tuple[str, ...], stages: list[Stage]
+) -> bool:
+    """Whether selection streams (``--stream``; by default when the corpus files are large);
+    ValueError when ``--stream`` asks for what cannot stream."""
+    if args.stream is False:
+        return False
+    index = next(i for i, s in enumerate(stages) if isinstance(s, Normalise))
+    refused = [s.name for s in stages[1:index] if not streamable(s)]
+    why = (
+        f"the {', '.join(refused)} stage needs every statement at once"
+        if refused
+        else "a Ray executor reads the corpus itself"
+        if args.executor.kind == "ray"
+        else ""
+    )
+    if args.stream:
+        if why:
+            raise ValueError(f"--stream: {why}; run without --stream")
+        return True
+    if why or variant.rows is None or args.input_limit:
+        return False
+    files, _ = variant.rows(sources)
+    return sum(p.stat().st_size for p in files if p.is_file()) >= STREAM_BYTES
+
+
+def _run_streamed(
+    records: list[Record],
+    stages: list[Stage],
+    executor: Executor,
+    chunk_size: int,
+    console: Any,
+    quiet: bool,
+    partitioned: tuple[Any, Any] | None = None,
+) -> tuple[list[Record], list[StageCount], list[dict[str, Any]], int]:
+    """:func:`_run` with standardise to coverage streamed (:mod:`parrot.curate.stream`) over
+    ``records`` in chunks, or the corpus byte ranges of ``partitioned`` (read by the workers),
+    and the stages after coverage run on what it selects."""
+    index = next(i for i, s in enumerate(stages) if isinstance(s, Normalise))
+    cluster, coverage = stages[index + 1], stages[index + 3]
+    assert isinstance(cluster, Cluster) and isinstance(coverage, Coverage)
+    settings = StreamSettings(
+        prefix_ratio=cluster.ratio,
+        coverage=coverage.source,
+        patience=coverage.patience,
+        limit=coverage.limit,
+        jobs=executor.jobs if isinstance(executor, LocalExecutor) else 1,
+        stages=tuple(stages[1:index]),
+    )
+    chunks: list[Any]
+    if partitioned is not None:
+        ranges, reader = partitioned
+        chunks = [(*r, reader) for r in ranges]
+    else:
+        chunks = [records[i : i + chunk_size] for i in range(0, len(records), chunk_size)]
+    with _progress_bars(console, quiet) as (on_progress, on_stage):
+        selected = run_stream(chunks, settings, on_progress, len(chunks))
+        for count in selected.funnel:
+            on_stage(count)
+        kept, funnel, routed = run_pipeline(
+            selected.kept, stages[index + 4 :], executor, chunk_size, on_progress, on_stage
+        )
+    return kept, [*selected.funnel, *funnel], routed, selected.funnel[0].records_in
 
 
 def build_manifest(

@@ -28,7 +28,7 @@ from typing import Any, Protocol
 from parrot.curate.stages import ENGINE_CHUNK, Batch, Drop, Record, Stage
 from parrot.curate.standardise import lexicon
 from parrot.curate.verify import checker
-from parrot.dialects.lexer import TokenKind, tokenize
+from parrot.dialects.lexer import Token, TokenKind, tokenize
 
 DEFAULT_PREFIX_RATIO = 0.25
 DEFAULT_PATIENCE = 5
@@ -55,6 +55,7 @@ _CLAUSE_END = frozenset(
     }
 )
 _RUNS = frozenset({"column", "value"})
+_NAMES = frozenset({"table", "column"})
 # characters that end a run of punctuation and digits (one piece of :func:`normalise`'s input)
 _RUN_BREAKS = frozenset("'\"`[;#/-")
 
@@ -90,30 +91,32 @@ def _keywords() -> frozenset[str]:
 _KEYWORDS = _keywords()
 
 
-def _pieces(sql: str, dialect: str) -> list[tuple[str, str]]:
-    """The dialect lexer's tokens of ``sql`` as (kind, text), kind ``str``, ``qid``, ``word``,
+def _pieces(tokens: list[Token]) -> list[tuple[str, str]]:
+    """A statement's tokens (its dialect lexer's) as (kind, text), kind ``str``, ``qid``, ``word``,
     ``semi`` or ``other``; adjacent punctuation and numbers run together into one ``other``
     piece (``(*)``, ``>=``, ``1.5``): the clustering keys parrot has always made, with strings,
     quoted identifiers and comments as the dialect reads them."""
     out: list[tuple[str, str]] = []
+    append = out.append
     end = -1
     joins = False  # the last piece is a run that the next token may extend
-    for tok in tokenize(sql, lexicon(dialect)):
-        if tok.kind is TokenKind.STRING:
-            out.append(("str", tok.text))
-        elif tok.kind is TokenKind.QUOTED:
-            out.append(("qid", tok.text))
-        elif tok.text == ";":
-            out.append(("semi", tok.text))
-        elif tok.kind is TokenKind.WORD and not tok.text[0].isdigit():
-            out.append(("word", tok.text))
+    string, quoted, word = TokenKind.STRING, TokenKind.QUOTED, TokenKind.WORD
+    for kind, text, start, stop in tokens:
+        if kind is string:
+            append(("str", text))
+        elif kind is quoted:
+            append(("qid", text))
+        elif text == ";":
+            append(("semi", text))
+        elif kind is word and not text[0].isdigit():
+            append(("word", text))
         else:
-            runs = tok.text not in _RUN_BREAKS
-            if runs and joins and tok.start == end:
-                out[-1] = ("other", out[-1][1] + tok.text)
+            runs = text not in _RUN_BREAKS
+            if runs and joins and start == end:
+                out[-1] = ("other", out[-1][1] + text)
             else:
-                out.append(("other", tok.text))
-            joins, end = runs, tok.end
+                append(("other", text))
+            joins, end = runs, stop
             continue
         joins = False
     return out
@@ -122,32 +125,45 @@ def _pieces(sql: str, dialect: str) -> list[tuple[str, str]]:
 def normalise(sql: str, dialect: str = "") -> tuple[str, ...]:
     """Identifier-normalised tokens of a canonical statement of ``dialect`` (see the module
     docstring), interned."""
-    pieces = _pieces(sql, dialect)
+    return normalise_tokens(tokenize(sql, lexicon(dialect)))
+
+
+def normalise_tokens(tokens: list[Token]) -> tuple[str, ...]:
+    """:func:`normalise` of a statement's tokens (:func:`parrot.dialects.lexer.tokenize`, with
+    the statement's dialect's lexicon): one lexing serves this and the duplicate key."""
+    pieces = _pieces(tokens)
+    pieces.append(("", ""))  # the piece after the last one: no text
     out: list[str] = []
+    append, pop = out.append, out.pop
     in_from = False
-    for i, (kind, text) in enumerate(pieces):
-        nxt = pieces[i + 1][1] if i + 1 < len(pieces) else ""
-        if kind == "word" and nxt.startswith("("):
-            token = text.upper()  # a function name is structure
-        elif kind == "word" and text.upper() in _KEYWORDS:
-            token = text.upper()
-            if token in _TABLE_CONTEXT:
-                in_from = True
-            elif token in _CLAUSE_END:
-                in_from = False
-        elif kind in ("word", "qid"):
+    for i in range(len(pieces) - 1):
+        kind, text = pieces[i]
+        nxt = pieces[i + 1][1]
+        if kind == "word":
+            upper = text.upper()
+            if nxt.startswith("("):
+                token = upper  # a function name is structure
+            elif upper in _KEYWORDS:
+                token = upper
+                if token in _TABLE_CONTEXT:
+                    in_from = True
+                elif token in _CLAUSE_END:
+                    in_from = False
+            else:
+                token = "table" if in_from and nxt != "." else "column"
+        elif kind == "qid":
             token = "table" if in_from and nxt != "." else "column"
         elif kind == "str" or (kind == "other" and text[:1].isdigit()):
             token = "value"
         else:
             token = text.strip()
-        if token == "." and out and out[-1] in ("table", "column"):
-            out.pop()  # qualified names collapse: t1.id -> column
+        if token == "." and out and out[-1] in _NAMES:
+            pop()  # qualified names collapse: t1.id -> column
             continue
         if token in _RUNS and len(out) >= 2 and out[-1] == "," and out[-2] == token:
-            out.pop()  # column , column -> column
+            pop()  # column , column -> column
             continue
-        out.append(token)
+        append(token)
     return tuple(map(sys.intern, out))  # one object per token text: a chunk pickles each once
 
 

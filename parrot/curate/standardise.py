@@ -57,6 +57,9 @@ def lexicon(dialect: str) -> Lexicon:
 # where a statement boundary, a comment or a DELIMITER line could begin (else: one statement)
 _MAY_SPLIT = re.compile(r"[;#/]|--|delimiter", re.IGNORECASE)
 _FOLDS = re.compile(r"[^\S ]|  ")  # whitespace that canonical formatting would change
+# where a string, quoted identifier or dollar quote could begin (else whitespace is only space)
+_MAY_QUOTE = re.compile(r"['\"`\[$]")
+_SPACES = re.compile(r"\s+")
 
 
 def single_statement(sql: str, dialect: str) -> str | None:
@@ -71,6 +74,8 @@ def single_statement(sql: str, dialect: str) -> str | None:
         return None
     if not _FOLDS.search(body):
         return body
+    if not _MAY_QUOTE.search(body):  # every whitespace run is a space piece of the lexer's
+        return _SPACES.sub(" ", body)
     return _format(scan(body, lexicon(dialect)))
 
 
@@ -131,6 +136,32 @@ def normalised_key(sql: str, dialect: str = "") -> str:
     )
 
 
+_MAY_COMMENT = re.compile(r"/\*|--|#|//")  # where a comment could begin
+
+
+def normalised_key_of(sql: str, tokens: list[Token]) -> str:
+    """:func:`normalised_key` from the statement's :func:`~parrot.dialects.lexer.tokenize`
+    tokens (its dialect's lexicon), without lexing it again: between strings and quoted
+    identifiers everything is folded, unless a comment (which keeps its case) may be there."""
+    parts: list[str] = []
+    last = 0
+    if _MAY_COMMENT.search(sql):  # only the words folded, the rest (comments too) as written
+        for kind, text, start, end in tokens:
+            if kind is TokenKind.WORD:
+                parts += (sql[last:start], text.translate(_ASCII_LOWER))
+                last = end
+        parts.append(sql[last:])
+        return "".join(parts)
+    for kind, text, start, end in tokens:
+        if kind is TokenKind.STRING or kind is TokenKind.QUOTED:
+            parts += (sql[last:start].translate(_ASCII_LOWER), text)
+            last = end
+    if not parts:
+        return sql.translate(_ASCII_LOWER)
+    parts.append(sql[last:].translate(_ASCII_LOWER))
+    return "".join(parts)
+
+
 def deduplicate(batch: Batch, detail: str = "") -> Batch:
     """``batch`` without exact and normalised duplicates (per dialect and fixture; the first one
     wins); ``detail`` goes with the funnel's drop codes."""
@@ -153,6 +184,24 @@ def deduplicate(batch: Batch, detail: str = "") -> Batch:
     return out
 
 
+def canonical_statements(record: Record, out: Batch) -> list[tuple[str, str]]:
+    """(id, canonical text) of each statement of ``record`` (``id#N`` when it splits); its
+    drop (NUL character, empty) or notes (comments removed, inputs split) counted in ``out``."""
+    if "\x00" in record.sql:  # no engine driver accepts it in a statement
+        out.drop(Drop.NUL_CHARACTER)
+        return []
+    statements, comments = split_and_format(record.sql, record.dialect)
+    if comments:
+        out.notes["comments removed"] += comments
+    if not statements:
+        out.drop(Drop.EMPTY)
+        return []
+    if len(statements) == 1:
+        return [(record.id, statements[0])]
+    out.notes["inputs split"] += 1
+    return [(f"{record.id}#{i}", sql) for i, sql in enumerate(statements, 1)]
+
+
 class Standardise(Stage):
     """Split, format canonically and drop exact and normalised duplicates (first one wins)."""
 
@@ -161,19 +210,7 @@ class Standardise(Stage):
     def map(self, chunk: list[Record]) -> Batch:
         out = Batch([])
         for record in chunk:
-            if "\x00" in record.sql:  # no engine driver accepts it in a statement
-                out.drop(Drop.NUL_CHARACTER)
-                continue
-            statements, comments = split_and_format(record.sql, record.dialect)
-            if comments:
-                out.notes["comments removed"] += comments
-            if not statements:
-                out.drop(Drop.EMPTY)
-                continue
-            if len(statements) > 1:
-                out.notes["inputs split"] += 1
-            for i, sql in enumerate(statements):
-                rid = record.id if len(statements) == 1 else f"{record.id}#{i + 1}"
+            for rid, sql in canonical_statements(record, out):
                 out.records.append(replace(record, id=rid, sql=sql))
         return out
 

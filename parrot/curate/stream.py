@@ -5,10 +5,12 @@ The in-memory pipeline (:func:`parrot.curate.stages.run_pipeline` over :class:`S
 :class:`Normalise`, :class:`Cluster`, :class:`Features`, :class:`Coverage`) holds every statement,
 its tokens and its cluster as Python objects: 2.9 GiB for 1 M statements. Here:
 
-* **prepare** (workers, one chunk of input at a time): split and format, then per statement its
-  exact and normalised duplicate keys and its cluster key as 16-byte hashes and its length; the
-  chunk goes back as one Arrow table and is appended to a DuckDB file (spilled to disk, DuckDB's
-  own memory limit);
+* **prepare** (workers, one chunk of input at a time): split and format, the stages between
+  standardise and normalise if any (map only: :attr:`StreamSettings.stages`), then per
+  statement, lexed once, its exact and normalised duplicate keys and its cluster key as 16-byte
+  hashes and its length; the chunk goes back as one Arrow table and is appended to a DuckDB
+  file (spilled to disk, DuckDB's own memory limit) by this process while the workers prepare
+  the next chunks;
 * **dedup, cluster, rank** (DuckDB, out of core): the first statement of each normalised key is
   kept (the first of its exact key too: equal texts have equal normalised keys), clusters are
   numbered in the order of their first kept statement, members ranked longest first (then id):
@@ -30,7 +32,7 @@ import json
 import math
 import tempfile
 import time
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -38,20 +40,30 @@ from typing import Any
 import duckdb
 import pyarrow as pa
 
+from parrot.curate.canonicalise import Canonicalise
 from parrot.curate.select import (
     DEFAULT_PATIENCE,
     DEFAULT_PREFIX_RATIO,
     Selector,
     coverage_source,
     normalise,
+    normalise_tokens,
 )
-from parrot.curate.stages import Batch, Drop, Progress, Record, StageCount
-from parrot.curate.standardise import Standardise, normalised_key
+from parrot.curate.stages import Batch, Drop, Progress, Record, Stage, StageCount
+from parrot.curate.standardise import (
+    Standardise,
+    canonical_statements,
+    lexicon,
+    normalised_key_of,
+)
+from parrot.dialects.lexer import tokenize
 from parrot.scale.stages import LocalExecutor
 
 # a chunk of input: records, or the byte range [start, end) of a JSONL file (the lines that
-# start in it); a range is read by the worker, so the input never passes through this process
-Chunk = list[Record] | tuple[str, int, int]
+# start in it), with the reader that makes a record of a row (None: any row, see read_range); a
+# range is read by the worker, so the input never passes through this process
+RowReader = Callable[[dict[str, Any], Path], Record | None]
+Chunk = list[Record] | tuple[str, int, int] | tuple[str, int, int, RowReader | None]
 _SEQ_BITS = 24  # a statement's sequence number: chunk index << 24 | position in the chunk
 _SCHEMA = pa.schema(
     [
@@ -65,6 +77,7 @@ _SCHEMA = pa.schema(
         ("ehash", pa.binary(16)),
         ("nhash", pa.binary(16)),
         ("ckey", pa.binary(16)),
+        ("meta", pa.string()),  # tags and info a stage between gave the record (JSON), or null
     ]
 )
 DEFAULT_MEMORY_LIMIT = "1GB"  # DuckDB's buffer pool; beyond it DuckDB spills to its temp files
@@ -80,9 +93,10 @@ def cluster_key(norm: Sequence[str], ratio: float) -> str:
     return " ".join(norm[: max(1, math.ceil(ratio * len(norm)))])
 
 
-def read_range(path: str, start: int, end: int) -> list[Record]:
+def read_range(path: str, start: int, end: int, reader: RowReader | None = None) -> list[Record]:
     """The records of the JSONL lines of ``path`` that start in ``[start, end)`` (fields: id,
-    dialect, sql, and origin or benchmark, fixture)."""
+    dialect, sql, and origin or benchmark, fixture), or what ``reader`` makes of each row (the
+    rows it makes None of left out)."""
     out = []
     with open(path, "rb") as fh:
         if start > 0:
@@ -94,10 +108,14 @@ def read_range(path: str, start: int, end: int) -> list[Record]:
             if not line:
                 break
             pos += len(line)
-            if line.strip():
-                row = json.loads(line)
+            if not line.strip():
+                continue
+            row = json.loads(line)
+            if reader is None:
                 origin = row.get("origin", row.get("benchmark", ""))
                 out.append(Record.of_row(row, origin, row.get("fixture")))
+            elif (record := reader(row, Path(path))) is not None:
+                out.append(record)
     return out
 
 
@@ -111,34 +129,74 @@ def file_ranges(paths: Iterable[Path], size: int = 1 << 20) -> list[tuple[str, i
     ]
 
 
-def prepare(index: int, chunk: Chunk, ratio: float) -> tuple[int, pa.Table, Batch, int]:
-    """One chunk of input standardised, normalised and hashed (runs in a worker): the statements
-    as an Arrow table, a batch carrying the chunk's drop counts and notes (no records), and the
-    number of input records."""
+# a chunk's count at each step (standardise, then each stage between): records in, and a batch
+# with that step's drops and notes (no records)
+Steps = list[tuple[int, Batch]]
+
+
+def prepare(
+    index: int, chunk: Chunk, ratio: float, stages: Sequence[Stage] = ()
+) -> tuple[int, pa.Table, Steps]:
+    """One chunk of input standardised, put through ``stages`` (map only) and normalised and
+    hashed (runs in a worker): the statements as an Arrow table and the counts of each step.
+    Each statement is lexed once, for both of its keys."""
     records = read_range(*chunk) if isinstance(chunk, tuple) else chunk
-    batch = Standardise().map(records)
+    steps: Steps = [(len(records), Batch([]))]
+    if stages:
+        rows: Iterable[tuple[str, str, Record]] = _through(records, stages, steps)
+    else:
+        rows = ((rid, sql, r) for r in records for rid, sql in canonical_statements(r, steps[0][1]))
     cols: dict[str, list[Any]] = {name: [] for name in _SCHEMA.names}
-    for pos, r in enumerate(batch.records):
-        cols["seq"].append(index << _SEQ_BITS | pos)
-        cols["id"].append(r.id)
+    seq = cols["seq"]
+    for rid, sql, r in rows:
+        tokens = tokenize(sql, lexicon(r.dialect))
+        seq.append(index << _SEQ_BITS | len(seq))
+        cols["id"].append(rid)
+        cols["sql"].append(sql)
         cols["dialect"].append(r.dialect)
         cols["origin"].append(r.origin)
         cols["fixture"].append(r.fixture)
-        cols["sql"].append(r.sql)
-        cols["len"].append(len(r.sql))
-        cols["ehash"].append(_digest(r.dialect, r.fixture, r.sql))
-        cols["nhash"].append(_digest(r.dialect, r.fixture, normalised_key(r.sql, r.dialect)))
-        cols["ckey"].append(_digest(r.dialect, cluster_key(normalise(r.sql, r.dialect), ratio)))
-    if len(batch.records) >= 1 << _SEQ_BITS:
-        raise ValueError(f"a chunk of {len(batch.records):,} statements is too large")
-    table = pa.table(cols, schema=_SCHEMA)
-    return index, table, Batch([], batch.dropped, batch.notes), len(records)
+        cols["len"].append(len(sql))
+        cols["ehash"].append(_digest(r.dialect, r.fixture, sql))
+        cols["nhash"].append(_digest(r.dialect, r.fixture, normalised_key_of(sql, tokens)))
+        norm = normalise_tokens(tokens)
+        cols["ckey"].append(_digest(r.dialect, cluster_key(norm, ratio)))
+        cols["meta"].append(_meta(r))
+    if len(seq) >= 1 << _SEQ_BITS:
+        raise ValueError(f"a chunk of {len(seq):,} statements is too large")
+    return index, pa.table(cols, schema=_SCHEMA), steps
+
+
+def _through(records: list[Record], stages: Sequence[Stage], steps: Steps) -> list[Any]:
+    """``records`` standardised (no deduplication) and mapped by each of ``stages`` in turn, as
+    (id, sql, record); each step's counts appended to ``steps``."""
+    batch = Standardise().map(records)
+    steps[0] = (len(records), batch)
+    for stage in stages:
+        step_in, kept = len(batch.records), batch.records
+        batch.records = []
+        batch = stage.map(kept)
+        steps.append((step_in, batch))
+    kept, batch.records = batch.records, []
+    return [(r.id, r.sql, r) for r in kept]
+
+
+def _meta(r: Record) -> str | None:
+    if not r.tags and not r.info:
+        return None
+    return json.dumps({"tags": list(r.tags), "info": r.info}, sort_keys=True)
 
 
 def features_of(index: int, chunk: list[Record], source: str) -> tuple[int, list[Any]]:
     """Coverage features of ``chunk`` (runs in a worker); None where the parser rejects one."""
     cov = coverage_source(source)
     return index, [cov.features(r.sql, r.dialect) for r in chunk]
+
+
+def streamable(stage: Stage) -> bool:
+    """Whether ``stage`` can run between standardise and normalise in a streamed selection:
+    its reduce does nothing, or only deduplicates (as the stream does after every stage)."""
+    return type(stage).reduce is Stage.reduce or type(stage).reduce is Canonicalise.reduce
 
 
 @dataclass
@@ -153,6 +211,9 @@ class StreamSettings:
     workdir: Path | None = None  # where the DuckDB file goes (default: a temporary directory)
     memory_limit: str = DEFAULT_MEMORY_LIMIT
     feature_chunk: int = 200
+    # stages between standardise and normalise, map only (run in the workers on every
+    # statement before deduplication, which sees their output; see :func:`streamable`)
+    stages: tuple[Stage, ...] = ()
 
 
 @dataclass
@@ -173,17 +234,30 @@ SELECT c.cnum, (row_number() OVER (PARTITION BY m.ckey ORDER BY m.len DESC, m.id
 FROM m JOIN c USING (ckey)
 """
 _MEMBERS = (
-    "SELECT r.cnum, r.rank, s.id, s.dialect, s.sql, s.origin, s.fixture "
+    "SELECT r.cnum, r.rank, s.id, s.dialect, s.sql, s.origin, s.fixture, s.meta "
     "FROM ranked r JOIN stmts s USING (seq) "
 )
-_COLUMNS = ("cnum", "rank", "id", "dialect", "sql", "origin", "fixture")
+_COLUMNS = ("cnum", "rank", "id", "dialect", "sql", "origin", "fixture", "meta")
 
 
 def _records(rows: Iterable[tuple[Any, ...]]) -> list[Record]:
-    return [
-        Record(id=i, dialect=d, sql=s, origin=o, fixture=f, cluster=f"c{c}", rank=k)
-        for c, k, i, d, s, o, f in rows
-    ]
+    out = []
+    for c, k, i, d, s, o, f, meta in rows:
+        extra = {} if meta is None else json.loads(meta)
+        out.append(
+            Record(
+                id=i,
+                dialect=d,
+                sql=s,
+                origin=o,
+                fixture=f,
+                cluster=f"c{c}",
+                rank=k,
+                tags=tuple(extra.get("tags", ())),
+                info=extra.get("info", {}),
+            )
+        )
+    return out
 
 
 class _Store:
@@ -305,16 +379,18 @@ class _Parts:
             self.progress(stage, done, total)
 
 
-def _ingest(parts: _Parts, chunks: Iterable[Chunk], total: int) -> tuple[Batch, int]:
-    stats = Batch([])
-    n_in = 0
-    tasks = ((i, c, parts.settings.prefix_ratio) for i, c in enumerate(chunks))
-    for done, (_, table, batch, count) in enumerate(parts.executor.run(prepare, tasks), 1):
+def _ingest(parts: _Parts, chunks: Iterable[Chunk], total: int) -> list[tuple[int, Batch]]:
+    """Every chunk prepared and appended to the store; each step's records in and counts."""
+    settings = parts.settings
+    steps: Steps = [(0, Batch([])) for _ in range(1 + len(settings.stages))]
+    tasks = ((i, c, settings.prefix_ratio, settings.stages) for i, c in enumerate(chunks))
+    for done, (_, table, counted) in enumerate(parts.executor.run(prepare, tasks), 1):
         parts.store.append(table)
-        stats.extend(batch)
-        n_in += count
+        for n, (step_in, batch) in enumerate(counted):
+            steps[n][1].extend(batch)
+            steps[n] = (steps[n][0] + step_in, steps[n][1])
         parts.report("prepare", done, total)
-    return stats, n_in
+    return steps
 
 
 def _features(parts: _Parts, window: list[Record]) -> list[Record]:
@@ -356,14 +432,14 @@ def _run(parts: _Parts, chunks: Iterable[Chunk], total: int) -> StreamResult:
     store, settings = parts.store, parts.settings
     window_size = settings.patience + 1
     clock = time.perf_counter()
-    stats, n_in = _ingest(parts, chunks, total)
+    steps = _ingest(parts, chunks, total)
     ingest_s = time.perf_counter() - clock
     counts, sizes = store.rank(reach=max(8 * window_size, 64))
     seconds = [time.perf_counter() - clock]
+    stats = steps[0][1]
     stats.drop(Drop.DUPLICATE, n=counts["statements"] - counts["distinct"])
     stats.drop(Drop.NORMALISED_DUPLICATE, n=counts["distinct"] - counts["normalised_distinct"])
     stats.dropped = +stats.dropped  # zero counts out, as the in-memory funnel has them
-    kept_n = counts["normalised_distinct"]
     window = _features(parts, store.window(window_size))
     seconds.append(time.perf_counter() - clock)
     out = Batch([])
@@ -384,33 +460,36 @@ def _run(parts: _Parts, chunks: Iterable[Chunk], total: int) -> StreamResult:
     out.notes["coverage features"] = len(selector.covered)
     seconds.append(time.perf_counter() - clock)
     out.records = [replace(r, norm=normalise(r.sql, r.dialect)) for r in out.records]
-    funnel = [
-        StageCount(
-            "standardise",
-            n_in,
-            kept_n,
-            dict(stats.dropped.most_common()),
-            dict(stats.notes.most_common()),
-            seconds[0],
-        ),
+    stats_out = {"ingest_seconds": ingest_s, "rank_seconds": seconds[0] - ingest_s, **counts}
+    stats_out["clusters"] = len(sizes)
+    funnel = _funnel(steps, settings.stages, counts["normalised_distinct"], sizes, seconds, out)
+    return StreamResult(out.records, funnel, stats_out)
+
+
+def _funnel(
+    steps: Steps,
+    stages: Sequence[Stage],
+    kept_n: int,
+    sizes: list[int],
+    seconds: list[float],
+    out: Batch,
+) -> list[StageCount]:
+    """The funnel lines: standardise (deduplication included: the statements it keeps are the
+    ones clustered), the stages between (counted before deduplication), normalise, cluster,
+    features and coverage (the in-memory pipeline's stages)."""
+
+    def line(name: str, n_in: int, n_out: int, batch: Batch, s: float) -> StageCount:
+        count = StageCount.of(name, n_in, batch, s)
+        count.records_out = n_out
+        return count
+
+    funnel = [line("standardise", steps[0][0], kept_n, steps[0][1], seconds[0])]
+    for stage, (n_in, batch) in zip(stages, steps[1:], strict=True):
+        funnel.append(line(stage.name, n_in, n_in - sum(batch.dropped.values()), batch, 0.0))
+    return [
+        *funnel,
+        StageCount("normalise", kept_n, kept_n, {}, {}, 0.0),
         StageCount("cluster", kept_n, kept_n, {}, {"clusters": len(sizes)}, 0.0),
         StageCount("features", kept_n, kept_n, {}, {}, seconds[1] - seconds[0]),
-        StageCount(
-            "coverage",
-            kept_n,
-            len(out.records),
-            dict(out.dropped.most_common()),
-            dict(out.notes.most_common()),
-            seconds[2] - seconds[1],
-        ),
+        line("coverage", kept_n, len(out.records), out, seconds[2] - seconds[1]),
     ]
-    return StreamResult(
-        out.records,
-        funnel,
-        {
-            "ingest_seconds": ingest_s,
-            "rank_seconds": seconds[0] - ingest_s,
-            **counts,
-            "clusters": len(sizes),
-        },
-    )

@@ -6,7 +6,8 @@ every ``--interval`` seconds the resident set (RSS) of the eval process and all 
 (engine workers, the Spark JVM, the PostgreSQL and MariaDB servers it starts) with psutil. Reports
 the tree's peak (the largest sum at one sampling instant) as PSS (a shared page counted once, split
 among the processes that map it) and as Σ RSS (counted in each), each kind of process's own
-peak (main, java, postgres, mariadbd, other), wall and CPU seconds, the strict score, and —
+peak (main, java, postgres, mariadbd, other: the engine workers and anything else), what the PSS
+peak held by process (engine workers by engine), wall and CPU seconds, the strict score, and —
 against the first variant — the number of items whose verdict differs
 (``scripts/verdict_diff.py``). Variants run one after another in one invocation, so their
 figures share the machine's conditions; the load average is recorded before and after each.
@@ -43,15 +44,21 @@ from resultsfile import load_average, publish
 ROOT = Path(__file__).resolve().parents[2]
 GIB = 1024**3
 KINDS = ("main", "java", "postgres", "mariadbd", "other")
+WORKER_MODULE = "parrot.engines.worker"  # python -m parrot.engines.worker SLOT PARENT ENGINE ...
 
 
 def _kind(proc: psutil.Process, root: int) -> str:
+    """``main``, ``java``, ``postgres``, ``mariadbd``, ``worker:ENGINE`` (a parrot engine
+    worker, by the engine its command line names) or ``other``."""
     if proc.pid == root:
         return "main"
     try:
-        name = proc.name()
+        name, cmd = proc.name(), proc.cmdline()
     except psutil.Error:
         return "other"
+    if WORKER_MODULE in cmd:
+        at = cmd.index(WORKER_MODULE)
+        return f"worker:{cmd[at + 3]}" if len(cmd) > at + 3 else "worker:?"
     return next((k for k in KINDS[1:4] if name.startswith(k)), "other")
 
 
@@ -76,12 +83,13 @@ def adopted(log: Path) -> list[psutil.Process]:
 
 
 def sample_tree(
-    root: psutil.Process, peaks: dict[str, int], extra: list[psutil.Process] | None = None
+    root: psutil.Process, peaks: dict[str, Any], extra: list[psutil.Process] | None = None
 ) -> int:
-    """The tree's RSS now (bytes), with ``extra`` processes; raises ``peaks`` (per kind, and
-    ``tree``) to it."""
+    """The tree's RSS now (bytes), with ``extra`` processes. Raises ``peaks`` (per kind's RSS,
+    ``tree`` and ``tree_pss``) to it, and when the tree's PSS reaches a new peak keeps its make-up
+    by kind (``at_peak``: PSS per kind at that instant)."""
     by_kind = dict.fromkeys(KINDS, 0)
-    pss = 0
+    pss_by_kind: dict[str, int] = {}
     try:
         procs = [root, *root.children(recursive=True), *(extra or [])]
     except psutil.Error:
@@ -91,11 +99,15 @@ def sample_tree(
             info = proc.memory_full_info()
         except psutil.Error:
             continue
-        by_kind[_kind(proc, root.pid)] += info.rss
-        pss += getattr(info, "pss", info.rss)
-    total = sum(by_kind.values())
-    for kind, rss in [*by_kind.items(), ("tree", total), ("tree_pss", pss)]:
+        kind = _kind(proc, root.pid)
+        column = "other" if kind.startswith("worker:") else kind
+        by_kind[column] += info.rss
+        pss_by_kind[kind] = pss_by_kind.get(kind, 0) + getattr(info, "pss", info.rss)
+    total, pss = sum(by_kind.values()), sum(pss_by_kind.values())
+    for kind, rss in [*by_kind.items(), ("tree", total)]:
         peaks[kind] = max(peaks.get(kind, 0), rss)
+    if pss > peaks.get("tree_pss", 0):
+        peaks["tree_pss"], peaks["at_peak"] = pss, pss_by_kind
     return total
 
 
@@ -133,7 +145,7 @@ def run_variant(args: argparse.Namespace, env_set: dict[str, str], out: Path) ->
         *(["--timeout", str(args.timeout)] if args.timeout else []),
     ]
     load_before, cpu, started = load_average()[0], _children_cpu(), time.monotonic()
-    peaks: dict[str, int] = {}
+    peaks: dict[str, Any] = {}
     log_path = out.with_suffix(".log")
     with open(log_path, "wb") as log:
         proc = subprocess.Popen(
@@ -196,6 +208,13 @@ def _row(name: str, env_set: dict[str, str], r: dict[str, Any], diff: str) -> st
     )
 
 
+def make_up(name: str, r: dict[str, Any]) -> str:
+    """What the tree's PSS peak held, by kind of process (engine workers by engine)."""
+    parts = sorted(r["peaks"].get("at_peak", {}).items(), key=lambda kv: -kv[1])
+    held = ", ".join(f"{kind} {pss / GIB:.2f}" for kind, pss in parts)
+    return f"- {name}: {held or 'not sampled'}"
+
+
 def parse_variant(text: str) -> tuple[str, dict[str, str]]:
     name, _, settings = text.partition(":")
     env = dict(s.split("=", 1) for s in settings.split(",") if s)
@@ -243,12 +262,14 @@ def main(argv: list[str] | None = None) -> int:
             f"strict | verdicts differing from {variants[0][0]} |",
             "|" + "---|" * 15,
         ]
+        held = []
         for name, env_set in variants:
             out = base / name
             result = run_variant(args, env_set, out)
             diff = "–" if name == variants[0][0] else differing(base / variants[0][0], out)
             rows.append(_row(name, env_set, result, diff))
-            print(rows[-1], file=sys.stderr)
+            held.append(make_up(name, result))
+            print(rows[-1], held[-1], sep="\n", file=sys.stderr)
     pairs = f" --pairs {args.pairs}" if args.pairs else ""
     pairs += f" --timeout {args.timeout:g}" if args.timeout else ""
     pairs += f" (items whose id contains {args.exclude} left out)" if args.exclude else ""
@@ -263,7 +284,14 @@ def main(argv: list[str] | None = None) -> int:
         "columns are each kind's own RSS peak (they need not coincide with the tree's). CPU s: "
         "user + system of the whole tree (children's rusage)."
     )
-    body = "\n".join(rows) + "\n" + note
+    body = (
+        "\n".join(rows)
+        + "\n\nWhat the tree's PSS peak held, GiB of PSS by process at that sampling instant "
+        + "(engine workers by engine):\n\n"
+        + "\n".join(held)
+        + "\n"
+        + note
+    )
     publish(
         "peakmem", "Peak memory of an eval", body, started_load=started, write=not args.no_write
     )

@@ -183,3 +183,66 @@ def test_a_quiet_suite_build_prints_nothing(
     )
     captured = capsys.readouterr()
     assert captured.out == "" and captured.err == ""
+
+
+def _selection(stages: list[object]) -> list[object]:
+    """``stages`` up to coverage (what the streamed selection replaces)."""
+    index = next(i for i, s in enumerate(stages) if type(s).__name__ == "Coverage")
+    return stages[: index + 1]
+
+
+def test_streamed_selection_is_the_in_memory_selection(tmp_path: Path) -> None:
+    """``--stream`` on the simple variant (canonicalise and ground between standardise and
+    normalise): the statements selected, their clusters, texts and grounding are those of the
+    in-memory pipeline."""
+    from parrot.cli import table_console
+    from parrot.curate import cli
+    from parrot.curate.stages import LocalExecutor
+    from parrot.curate.variants import VARIANTS
+
+    args = cli.build_parser().parse_args(["--variant", "simple", "--stream", "-o", str(tmp_path)])
+    variant = VARIANTS.get("simple")
+    records = variant.load(variant.sources)[0][:200]
+    stages = _selection(cli.build_stages(args, variant.targets, None, False))
+    assert cli.streams(args, variant, variant.sources, stages)
+    console = table_console(stderr=True, quiet=True)
+    got = cli._run_streamed(records, stages, LocalExecutor(1), 50, console, True)
+    expected = cli._run(records, stages, LocalExecutor(1), 50, console, True)
+    assert [(r.id, r.cluster, r.rank, r.sql, r.tags, r.info) for r in got[0]] == [
+        (r.id, r.cluster, r.rank, r.sql, r.tags, r.info) for r in expected[0]
+    ]
+    assert any("grounded" in r.tags for r in got[0])
+    assert got[3] == expected[3] == 200
+    assert [c.stage for c in got[1]] == [c.stage for c in expected[1]]
+
+
+@pytest.mark.parametrize(
+    ("argv", "why"),
+    [
+        (["--variant", "main"], "the hard stage needs every statement"),
+        (["--anonymise", "entity"], "the anonymise stage needs every statement"),
+    ],
+)
+def test_stream_refuses_stages_that_need_every_statement(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], argv: list[str], why: str
+) -> None:
+    assert main([*argv, "--stream", "-o", str(tmp_path), "--quiet", "--no-start"]) == 2
+    assert why in capsys.readouterr().err
+
+
+def test_a_large_corpus_streams_by_default(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from parrot.curate import cli
+    from parrot.curate.variants import VARIANTS
+
+    def decide(*flags: str, variant: str = "diverse") -> bool:
+        args = cli.build_parser().parse_args(["--variant", variant, *flags, "-o", str(tmp_path)])
+        chosen = VARIANTS.get(variant)
+        stages = cli.build_stages(args, chosen.targets, None, False)
+        return cli.streams(args, chosen, chosen.sources, stages)
+
+    assert not decide()  # the corpus is far below the threshold
+    monkeypatch.setattr(cli, "STREAM_BYTES", 1)
+    assert decide()
+    assert not decide("--no-stream")
+    assert not decide("--limit", "10")  # a limited input is read here, in memory
+    assert not decide(variant="main")  # the hard stage's length cut needs every statement

@@ -10,11 +10,13 @@ from parrot.curate.stages import LocalExecutor, Record, run_stage
 from parrot.curate.standardise import (
     Standardise,
     lexed_split_and_format,
+    lexicon,
     normalised_key,
+    normalised_key_of,
     single_statement,
     split_and_format,
 )
-from parrot.dialects.lexer import TokenKind, scan
+from parrot.dialects.lexer import TokenKind, scan, tokenize
 
 # SQL-ish texts full of what lexers disagree on: quotes, escapes, comments, ; and whitespace
 _TRICKY = st.lists(
@@ -71,6 +73,7 @@ def test_split_uses_the_dialects_splitter(sql: str, dialect: str, statements: li
     ("sql", "single"),
     [
         ("  SELECT  a\n FROM t ; ", "SELECT a FROM t"),
+        ("SELECT\ta,\u00a0\n b  FROM t", "SELECT a, b FROM t"),  # no quote: folded by a regex
         ("SELECT 'a  b' FROM t;", "SELECT 'a  b' FROM t"),
         ("SELECT 'unterminated ;", "SELECT 'unterminated"),
         (" ; ", ""),
@@ -99,6 +102,22 @@ def test_the_unlexed_path_gives_what_the_lexer_gives(sql: str, dialect: str) -> 
 def test_normalised_key_folds_the_words_the_lexer_finds(sql: str) -> None:
     lexed = "".join(t.text.lower() if t.kind is TokenKind.WORD else t.text for t in scan(sql))
     assert normalised_key(sql) == lexed
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    sql=st.lists(
+        st.sampled_from(
+            [*"aB Xé'\"`[]\\;#/-*$\t\n\u00a0(1.", "/*M!", "/*!", "*/", "--", "q'", "$$"]
+        ),
+        max_size=30,
+    ).map("".join),
+    dialect=st.sampled_from(_DIALECTS),
+)
+def test_the_key_from_the_statements_tokens_is_the_scanned_key(sql: str, dialect: str) -> None:
+    """The streaming selection lexes a statement once (tokenize) for both its keys: the
+    duplicate key it makes of the tokens is the one made by scanning every piece."""
+    assert normalised_key_of(sql, tokenize(sql, lexicon(dialect))) == normalised_key(sql, dialect)
 
 
 def test_normalised_key_folds_words_but_not_literals() -> None:

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import json
 import tracemalloc
+from dataclasses import replace
 from pathlib import Path
 
 from parrot.curate.select import Cluster, Coverage, Features, Normalise
-from parrot.curate.stages import LocalExecutor, Record, run_pipeline
+from parrot.curate.stages import Batch, Drop, LocalExecutor, Record, Stage, run_pipeline
 from parrot.curate.standardise import Standardise
 from parrot.curate.stream import StreamSettings, file_ranges, read_range, run_stream
 
@@ -42,8 +43,10 @@ def _records(copies: int) -> list[Record]:
     return [r for c in range(copies + 1) for r in _copy(c)]
 
 
-def _memory(records: list[Record]) -> tuple[list[tuple[str, str, int]], dict[str, int]]:
-    stages = [Standardise(), Normalise(), Cluster(), Features(), Coverage()]
+def _memory(
+    records: list[Record], stages: list[Stage] | None = None
+) -> tuple[list[tuple[str, str, int]], dict[str, int]]:
+    stages = stages or [Standardise(), Normalise(), Cluster(), Features(), Coverage()]
     kept, funnel, _ = run_pipeline(records, stages, LocalExecutor(1), 7)
     dropped = {**funnel[0].dropped, **funnel[-1].dropped}
     return [(r.id, r.cluster, r.rank) for r in kept], dropped
@@ -93,3 +96,44 @@ def test_memory_does_not_grow_with_the_input() -> None:
     stays within a quarter of the smaller run's (the in-memory pipeline's would grow four-fold)."""
     small, large = _peak(100), _peak(400)
     assert large < 1.25 * small, (small, large)
+
+
+def test_two_workers_select_what_one_process_selects() -> None:
+    """Chunks prepared by two worker processes, in whatever order they finish: the same
+    selection, funnel and store order as in this process alone."""
+    records = _records(8)
+    chunks = [records[i : i + 5] for i in range(0, len(records), 5)]
+    serial = run_stream(chunks, StreamSettings(jobs=1))
+    parallel = run_stream(chunks, StreamSettings(jobs=2))
+    assert [(r.id, r.cluster, r.rank, r.sql) for r in parallel.kept] == [
+        (r.id, r.cluster, r.rank, r.sql) for r in serial.kept
+    ]
+    assert [c.to_json() | {"seconds": 0} for c in parallel.funnel] == [
+        c.to_json() | {"seconds": 0} for c in serial.funnel
+    ]
+
+
+class _Tag(Stage):
+    """A stage between standardise and normalise: tags every statement, drops one."""
+
+    name = "tag"
+
+    def map(self, chunk: list[Record]) -> Batch:
+        out = Batch([])
+        for r in chunk:
+            if r.id.startswith("s4@"):
+                out.drop(Drop.EMPTY)
+            else:
+                out.records.append(replace(r, tags=("tagged",), info={"n": len(r.sql)}))
+        return out
+
+
+def test_stages_between_run_in_the_workers_and_their_tags_ride_along() -> None:
+    records = _records(3)
+    stages = [Standardise(), _Tag(), Normalise(), Cluster(), Features(), Coverage()]
+    expected, _ = _memory(records, stages)
+    result = run_stream([records[:20], records[20:]], StreamSettings(jobs=1, stages=(_Tag(),)))
+    assert [(r.id, r.cluster, r.rank) for r in result.kept] == expected
+    assert all(r.tags == ("tagged",) and r.info == {"n": len(r.sql)} for r in result.kept)
+    assert [c.stage for c in result.funnel][:2] == ["standardise", "tag"]
+    assert result.funnel[1].dropped == {"empty": 4}  # s4 of each copy, before deduplication

@@ -259,6 +259,17 @@ def test_engine_environment_drops_secrets() -> None:
     assert allowed_environ(env) == {"PATH": "/bin", "HOME": "/root"}
 
 
+def test_the_spark_engines_settings_reach_its_isolated_worker() -> None:
+    """Regression: PARROT_SPARK_MEMORY / _JAVA_OPTIONS were off the child environment's
+    allow-list, so a worker (isolation is the default) started the JVM with the defaults."""
+    from parrot.api.secrets import allowed_environ
+    from parrot.engines import spark
+
+    names = [spark.MEMORY_VARIABLE, spark.JAVA_OPTIONS_VARIABLE]
+    env = dict.fromkeys(names, "2g")
+    assert allowed_environ(env) == env
+
+
 @pytest.mark.spark
 def test_spark_jvm_environment_has_no_secrets(monkeypatch: pytest.MonkeyPatch) -> None:
     from parrot.engines import spark

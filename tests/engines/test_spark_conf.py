@@ -15,19 +15,20 @@ def _java_options(monkeypatch: pytest.MonkeyPatch, value: str | None) -> list[st
     return sp.driver_conf("/r", "/r/log4j2.properties")["spark.driver.extraJavaOptions"].split()
 
 
-def test_the_driver_jvm_options_are_the_jvms_own_unless_told_otherwise(
+def test_the_driver_jvm_is_lean_unless_told_otherwise(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    assert not any(o.startswith("-XX:+Use") for o in _java_options(monkeypatch, None))
+    default = _java_options(monkeypatch, None)
+    assert {"-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1"} <= set(default)
     chosen = _java_options(monkeypatch, "-XX:+UseSerialGC -XX:MaxHeapFreeRatio=30")
     assert chosen[-2:] == ["-XX:+UseSerialGC", "-XX:MaxHeapFreeRatio=30"]
     assert "-Djava.io.tmpdir=/r/tmp" in _java_options(monkeypatch, "")
 
 
-def test_the_driver_heap_is_4g_at_most_unless_told_otherwise(
+def test_the_driver_heap_is_2g_at_most_unless_told_otherwise(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.delenv("PARROT_SPARK_MEMORY", raising=False)
-    assert sp.driver_conf("/r", "/r/l")["spark.driver.memory"] == "4g"
+    assert sp.driver_conf("/r", "/r/l")["spark.driver.memory"] == "2g"
     monkeypatch.setenv("PARROT_SPARK_MEMORY", "1g")
     assert sp.driver_conf("/r", "/r/l")["spark.driver.memory"] == "1g"

@@ -309,7 +309,7 @@ class ClickHouseServerEngine(ServerEngine):
         secure = url.scheme == "clickhouses" or url.flag("secure", False)
         return {
             "host": url.host,
-            "port": url.port or (8443 if secure else 8123),
+            "port": url.port or (8443 if secure else ClickHouseServerEngine.default_port),
             "username": user if user is not None else (url.user or "default"),
             "password": password if password is not None else (url.password or ""),
             "secure": secure,

@@ -397,7 +397,7 @@ class OracleEngine(ServerEngine):
             "user": url.user,
             "password": url.password or "",
             "host": url.host,
-            "port": url.port or 1521,
+            "port": url.port or OracleEngine.default_port,
             "tcp_connect_timeout": CONNECT_TIMEOUT,
         }
         sid = url.param("sid")

@@ -132,10 +132,19 @@ RUNAWAY_LIMIT = 30.0  # seconds an abandoned statement may keep the JVM busy bef
 # looping where Spark never checks for cancellation (a higher-order function over a long array,
 # a cartesian product's inner loop) holds its core for good, and the next job waits for it
 TASK_DRAIN = 10.0
-# Extra options for the driver JVM (PARROT_SPARK_JAVA_OPTIONS; default: none). On polyglot's
-# Spark items the JVM's peak RSS was 2.4-2.8 GiB whether the heap was 4g or 1g, G1 or serial
-# (docs/results/peakmem.md): not the heap's maximum, so neither setting is changed here.
-JAVA_OPTIONS = ""
+# The driver JVM's options (PARROT_SPARK_JAVA_OPTIONS replaces them). Serial GC (the JVM's own
+# choice below 2 cores), C1 only and a small code cache: parrot's Spark statements are many, small
+# and short, so C2's compiled code never paid for itself. With a 2g heap the polyglot reference
+# run's JVM peak went from 4.1 to 2.4 GiB RSS with the same verdicts and less CPU
+# (docs/results/peakmem.md).
+JAVA_OPTIONS = "-XX:+UseSerialGC -XX:TieredStopAtLevel=1 -XX:ReservedCodeCacheSize=48m -Xss512k"
+# The driver's heap (PARROT_SPARK_MEMORY replaces it); local mode runs everything in this JVM.
+# 1g ran out of heap with many fixtures (TPC-H, Spider) loaded in one process.
+DRIVER_MEMORY = "2g"
+# the environment variables this engine reads (in its worker: each is on the child environment's
+# allow-list, parrot.api.secrets.ENV_ALLOWED, or an isolated worker never sees it)
+MEMORY_VARIABLE = "PARROT_SPARK_MEMORY"
+JAVA_OPTIONS_VARIABLE = "PARROT_SPARK_JAVA_OPTIONS"
 INSTALL_HINT = "pip install 'parrot-sql[spark]' (pyspark 4.3) and a Java 17+ runtime"
 
 # Per-session SQL settings, applied to the shared session's configuration and again to every
@@ -248,9 +257,7 @@ def driver_conf(root: str, log_conf: str) -> dict[str, str]:
         "spark.ui.showConsoleProgress": "false",
         "spark.driver.bindAddress": "127.0.0.1",
         "spark.driver.host": "127.0.0.1",
-        # local mode runs everything in the driver JVM; the 1g default ran out of heap with
-        # many fixtures (TPC-H, Spider) loaded in one process. Override: PARROT_SPARK_MEMORY
-        "spark.driver.memory": os.environ.get("PARROT_SPARK_MEMORY", "4g"),
+        "spark.driver.memory": os.environ.get(MEMORY_VARIABLE, DRIVER_MEMORY),
         "spark.default.parallelism": "2",
         "spark.sql.catalogImplementation": "in-memory",
         "spark.sql.warehouse.dir": os.path.join(root, "warehouse"),
@@ -259,7 +266,7 @@ def driver_conf(root: str, log_conf: str) -> dict[str, str]:
             f"-Djava.io.tmpdir={os.path.join(root, 'tmp')} "
             f"-Dderby.system.home={os.path.join(root, 'derby')} -XX:-UsePerfData "
             f"-Dlog4j2.configurationFile=file:{log_conf} "
-            + os.environ.get("PARROT_SPARK_JAVA_OPTIONS", JAVA_OPTIONS)
+            + os.environ.get(JAVA_OPTIONS_VARIABLE, JAVA_OPTIONS)
         ).strip(),
         **SESSION_CONF,
     }

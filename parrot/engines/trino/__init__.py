@@ -253,7 +253,7 @@ class TrinoEngine(ServerEngine):
         scheme = url.param("http_scheme") or ("https" if url.password else "http")
         params: dict[str, Any] = {
             "host": url.host,
-            "port": url.port or (443 if scheme == "https" else 8080),
+            "port": url.port or (443 if scheme == "https" else TrinoEngine.default_port),
             "user": url.user or "parrot",
             "catalog": TrinoEngine.catalog_of(url),
             "schema": schema,

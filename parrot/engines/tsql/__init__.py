@@ -345,7 +345,7 @@ def connection_string(url: ServerURL, driver: str, database: str | None = None) 
     def brace(value: str) -> str:
         return "{" + value.replace("}", "}}") + "}"
 
-    port = url.port or 1433
+    port = url.port or SQLServerEngine.default_port
     parts = [f"DRIVER={brace(driver)}"]
     if "freetds" in driver.lower():
         parts += [f"SERVER={url.host}", f"PORT={port}", "TDS_Version=7.4", "ClientCharset=UTF-8"]
