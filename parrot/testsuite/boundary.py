@@ -22,6 +22,18 @@ the query reads (the fixture's other tables keep their rows); keys stay unique a
   COUNT(*) ... GROUP BY id`` is not the query without DISTINCT), and a pair of twins whose
   merged group outnumbers the largest single one (``GROUP BY name ORDER BY COUNT(*) DESC LIMIT
   1`` is not ``GROUP BY id ...``);
+* ``mirror``: a ``fanout`` round whose first half of each root table's rows but the second (a
+  root: a table the query reads that refers to no other one it reads) is copied with fresh
+  keys, and with them every row that refers to a copied row, its reference moved to the copy
+  (:func:`_mirror`):
+  two entities equal in every value and in everything that refers to them, in the same outer
+  group (``SUM(DISTINCT total) OVER (PARTITION BY customer_id ...)`` over per-order totals,
+  ``AVG(DISTINCT v.total)`` per status, ``COUNT(DISTINCT x)`` over a join are not the queries
+  without DISTINCT); only half are copied, so the values' counts differ;
+* ``childless``: a ``fanout`` round whose tables that refer to another table the query reads
+  (the children of a join) hold no rows while their parents keep theirs: no parent finds a
+  partner (``LEFT JOIN … ORDER BY child.x DESC LIMIT 1`` is not the inner join, whose result is
+  empty);
 * ``ordered``: each ORDER BY column that is not joined holds distinct values in an order that is
   neither ascending nor descending nor insertion order (a dropped or reversed ORDER BY, or a
   LIMIT without it, shows);
@@ -68,6 +80,8 @@ KINDS = (
     "fanout",
     "large",
     "twins",
+    "mirror",
+    "childless",
     "ordered",
     "one_row",
     "empty",
@@ -226,9 +240,11 @@ def _applies(kind: str, schema: QuerySchema) -> bool:
         return any(i.grouped for i in infos)
     if kind == "fanout":
         return any(i.group is not None for i in infos)
+    if kind == "childless":
+        return bool(_children(schema))
     if kind == "ordered":
         return any(i.ordered and i.group is None for i in infos)
-    if kind == "twins":  # a table with a key: its twins differ by it
+    if kind in ("twins", "mirror"):  # a table with a key: its twins differ by it
         return any(schema.primary_keys.values()) or any(i.unique for i in infos)
     if kind in ("on_literal", "off_literal"):
         return any(i.literals and not i.unique for i in infos)
@@ -276,8 +292,16 @@ def boundary_rounds(
             table["rows"] = reshape(table["rows"], infos, tuple(table["primary_key"]), pools)
         if kind == "twins":
             _twins(data["tables"], schema, samples)
-        if kind in ("fanout", "duplicates", "twins"):
-            _fanout(data["tables"], schema, {"fanout": FANOUT, "twins": TWINS}.get(kind, STAIR))
+        if kind in ("fanout", "duplicates", "twins", "mirror"):  # childless: below
+            pattern = {"fanout": FANOUT, "mirror": FANOUT, "twins": TWINS}.get(kind, STAIR)
+            _fanout(data["tables"], schema, pattern)
+        if kind == "mirror":
+            _mirror(data["tables"], schema, samples)
+        if kind == "childless":
+            _fanout(data["tables"], schema, FANOUT)
+            for table in data["tables"]:
+                if table["name"] in _children(schema):
+                    table["rows"] = []
         out.append((kind, {**data, "name": f"{name}-{kind}"}))
     return out
 
@@ -411,3 +435,93 @@ def _twins(tables: list[dict[str, Any]], schema: QuerySchema, samples: Samples) 
             )
             rows += [row] if twin is None else [row, twin]
         table["rows"] = rows
+
+
+def _roles(schema: QuerySchema) -> tuple[Callable[[ColumnInfo], bool], dict[int, set[str]]]:
+    """Which join columns hold parents (a key, or unique by observation in a group without a
+    declared key, as :func:`_fanout` tells them), and the tables holding each group's parents."""
+    declared = {i.group for cols in schema.tables.values() for i in cols.values() if i.unique}
+
+    def parent(info: ColumnInfo) -> bool:
+        return info.unique or (info.observed_unique and info.group not in declared)
+
+    parent_tables: dict[int, set[str]] = {}
+    for name, cols in schema.tables.items():
+        for info in cols.values():
+            if info.group is not None and parent(info):
+                parent_tables.setdefault(info.group, set()).add(name)
+    return parent, parent_tables
+
+
+def _children(schema: QuerySchema) -> set[str]:
+    """The tables ``schema`` reads that refer to another one it reads (a join's children)."""
+    parent, parent_tables = _roles(schema)
+    return {
+        name
+        for name, cols in schema.tables.items()
+        for info in cols.values()
+        if info.group is not None
+        and not parent(info)
+        and parent_tables.get(info.group, set()) - {name}
+    }
+
+
+def _mirror(tables: list[dict[str, Any]], schema: QuerySchema, samples: Samples) -> None:
+    """Copy, with fresh keys, the first half of the rows but the second of each root table
+    ``schema`` reads (one that refers to no other table read) and every row that refers to a
+    copied row, its reference moved to the copy: parents before their children, so a copy's
+    children are copies of the original's children (:data:`KINDS` ``mirror``)."""
+    read = [t for t in tables if t["name"] in schema.tables and t["rows"]]
+    infos = {t["name"]: list(schema.tables[t["name"]].values()) for t in read}
+    parent, parent_tables = _roles(schema)
+    moved: dict[int, dict[Any, Any]] = {}  # join group -> parent value -> its copy's
+    done: set[str] = set()
+    for _ in range(len(read)):
+        for t in read:
+            name = t["name"]
+            refs = [
+                (j, i.group)
+                for j, i in enumerate(infos[name])
+                if i.group is not None
+                and not parent(i)
+                and parent_tables.get(i.group, set()) - {name}
+            ]
+            waits = {p for _, g in refs for p in parent_tables[g]} & set(infos) - {name}
+            if name in done or waits - done:
+                continue
+            done.add(name)
+            rows = t["rows"]
+            chosen = (
+                [r for r in rows if any(r[j] in moved.get(g, {}) for j, g in refs)]
+                if refs
+                else [r for k, r in enumerate(rows[: max(1, len(rows) // 2)]) if k != 1]
+            )  # a root's row 1 (FANOUT's parent of one child) keeps no copy: counts differ
+            parents = [j for j, i in enumerate(infos[name]) if i.group is not None and parent(i)]
+            t["rows"] = rows + _copies(t, chosen, infos[name], (refs, parents), moved, samples)
+
+
+def _copies(
+    table: dict[str, Any],
+    chosen: list[list[Any]],
+    infos: list[ColumnInfo],
+    links: tuple[list[tuple[int, int]], list[int]],
+    moved: dict[int, dict[Any, Any]],
+    samples: Samples,
+) -> list[list[Any]]:
+    """:func:`_mirror`'s copies of ``chosen`` rows of ``table``: fresh keys, references moved
+    (``links``: the reference columns with their join group, and the parent columns)."""
+    refs, parents = links
+    keys = tuple(table["primary_key"])
+    out: list[list[Any]] = []
+    for row in chosen:
+        twin = _twin(
+            row, [*table["rows"], *out], infos, keys, samples, table["name"], keep_observed=True
+        )
+        if twin is None:
+            continue
+        for j, g in refs:
+            twin[j] = moved.get(g, {}).get(row[j], row[j])
+        for j in parents:
+            moved.setdefault(infos[j].group or 0, {})[row[j]] = twin[j]
+        out.append(twin)
+    return out

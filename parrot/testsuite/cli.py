@@ -422,7 +422,13 @@ def _stale(root: Path, key: str, item: Item, args: argparse.Namespace) -> bool:
         return True
     if parse_datagen(args.datagen)[1] is None and not args.outdated:
         return False
-    return bool(json.loads(path.read_text(encoding="utf-8")).get("generator") != _label(args))
+    return _generator(path) != _label(args)
+
+
+def _generator(path: Path) -> str | None:
+    """The generator label the suite file at ``path`` names (None when it names none)."""
+    label = json.loads(path.read_text(encoding="utf-8")).get("generator")
+    return None if label is None else str(label)
 
 
 def build(args: argparse.Namespace) -> int:
@@ -547,8 +553,9 @@ def _kept(path: Path) -> str:
     with its engine or server running), so the build says so."""
     if not path.is_file():
         return ""
-    generator = json.loads(path.read_text(encoding="utf-8")).get("generator", "?")
-    return f" (its older suite, made by {generator}, is kept and eval still uses it: {path})"
+    generator = _generator(path)
+    made_by = "?" if generator is None else generator
+    return f" (its older suite, made by {made_by}, is kept and eval still uses it: {path})"
 
 
 def _results(

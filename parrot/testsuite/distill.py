@@ -42,7 +42,7 @@ from parrot.translators.base import Translation, TranslationStatus
 # candidates (parrot.testsuite.boundary), --min-dbs diverse databases beyond the cover,
 # order-less LIMIT ties kept; v11: every fixture table in every database (those the source does
 # not read keep the fixture's rows)
-GENERATOR = "rules-v15"
+GENERATOR = "rules-v16"
 SIBLINGS = f"siblings/{GENERATOR}"  # suites distilled from the sibling suites' databases
 DEFAULT_MAX_DBS = 8
 DEFAULT_MIN_DBS = 4  # diverse databases kept beyond the cover (a boundary, a duplicate-heavy one)

@@ -25,8 +25,9 @@ them in a column of their own (:data:`EQUIVALENCE_RULES`):
   and whose step reads only the CTE (one row per iteration); ClickHouse's ``numbers(N)`` is
   keyed by ``number``, and a constant plus or minus it (``toDate32('2023-12-29') + number``)
   projects that key;
-* ``distinct_under_set_op``: DISTINCT added to an operand of UNION, INTERSECT or EXCEPT without
-  ALL (the set operation removes duplicates anyway);
+* ``distinct_under_set_op``: DISTINCT added to (or, since rules-v16, dropped from) an operand of
+  UNION, INTERSECT or EXCEPT without ALL (the set operation removes duplicates anyway);
+  ``distinct_in_semijoin`` too holds both ways;
 * ``case_insensitive_collation``: a compared string literal's case changed where the source
   dialect's default collation ignores case (MariaDB's ``utf8mb4_general_ci``), unless the
   comparison names a COLLATE or a CAST;
@@ -44,10 +45,23 @@ them in a column of their own (:data:`EQUIVALENCE_RULES`):
 * ``decimal_scale_under_round``: the scale S of ClickHouse's ``toDecimal32/64/128/256(x, S)``
   raised or lowered under ``round(·, N)`` while it stays above N (truncating at any scale past
   N digits leaves the rounding unchanged);
-* ``round_beyond_scale``: ROUND's digits raised (or kept) at or above the scale of an expression
-  of integer and decimal columns (+, -, *, SUM, MIN, MAX; only with ``types``);
+* ``round_beyond_scale``: ROUND's digits raised (or kept), or ROUND dropped, at or above the scale
+  of an expression of integer and decimal columns (+, -, *, SUM, MIN, MAX, their window forms,
+  and a non-recursive CTE's column read as the expression it projects; only with ``types``);
 * ``distinct_aggregate_over_key``: DISTINCT added inside (or dropped from) COUNT / SUM / AVG of
-  the single-column primary key of the only table its SELECT reads (only with ``keys``);
+  the single-column key of the only table its SELECT reads, or (since rules-v16) of a source
+  its joins do not fan out: the FROM source's key equated with that source's columns in its ON
+  and every other joined source's key with earlier sources' columns in its own (a calendar
+  LEFT JOIN orders ON o.order_date = days.day; in ClickHouse not when that source is LEFT
+  joined, its unmatched key being 0, not NULL); a recursive CTE with a one-row anchor and a step
+  reading only itself is keyed by all its columns (a repeated row would recur for ever) (only
+  with ``keys``);
+* ``ifnull_never_null``: the fallback literal of ``ifNull`` / ``COALESCE`` changed where the first
+  argument is never NULL: a COUNT, or in ClickHouse (``join_use_nulls = 0``) a LEFT-joined
+  derived table's column that projects a COUNT (an unmatched row holds 0);
+* ``union_in_distinct_recursion``: UNION ALL ↔ UNION of a recursive CTE that walks a tree (each
+  row reached once), or UNION ALL → UNION of one with a one-row anchor and a step reading only
+  itself (a source that ends repeats no row; not the other way: a repeat ends only the UNION);
 * ``null_in_filtering_in``: NULL added to the list of an IN that is a conjunct of a WHERE,
   HAVING or JOIN ON (NULL and FALSE drop the same rows there);
 * ``order_of_one_row``: the ORDER BY dropped under a LIMIT of an aggregate without GROUP BY;
@@ -88,12 +102,14 @@ EQUIVALENCE_RULES = (
     "distinct_under_set_op",
     "decimal_scale_under_round",
     "exists_projection",
+    "ifnull_never_null",
     "inner_projection_swap",
     "left_join_null_rejected",
     "not_in_over_keys",
     "null_in_filtering_in",
     "order_of_one_row",
     "round_beyond_scale",
+    "union_in_distinct_recursion",
 )
 
 _NUMBERS = ("numbers", "numbers_mt")  # ClickHouse's table functions of distinct numbers
@@ -158,6 +174,8 @@ def neighbours(
             edit = list(_edits(target, copy))[position][1]
             made = edit()  # a replaced root (a set operation's operator) is the new tree
             after = made if target is copy and isinstance(made, exp.Query) else copy
+            if rule == "union_in_distinct_recursion" and target.parent is None:
+                rule = ""  # UNION -> INTERSECT replaced the node: only the ALL toggle keeps it
             text = after.sql(dialect=dialect)
             if text in seen or not _parses(text, dialect):
                 continue
@@ -178,15 +196,19 @@ def _equivalent(
             comparison = comparison.parent
         if comparison is not None and comparison.find(exp.Collate, exp.Cast) is None:
             return "case_insensitive_collation"
-    if operator == "add_distinct" and isinstance(node, exp.Select):
+    if operator in ("add_distinct", "drop_distinct") and isinstance(node, exp.Select):
         if _in_semijoin(node):
             return "distinct_in_semijoin"
         if isinstance(node.parent, exp.Union | exp.Intersect | exp.Except) and node.parent.args.get(
             "distinct"
         ):
             return "distinct_under_set_op"
-        if (keys and _projects_keys(node, keys, types)) or _one_row_per_iteration(node):
-            return "distinct_over_keys"
+    if (
+        operator == "add_distinct"
+        and isinstance(node, exp.Select)
+        and ((keys and _projects_keys(node, keys, types)) or _one_row_per_iteration(node))
+    ):
+        return "distinct_over_keys"
     if operator in ("literal_plus", "literal_minus") and isinstance(node, exp.Literal):
         select = node.find_ancestor(exp.Select)
         if (
@@ -206,6 +228,20 @@ def _equivalent(
                 return "round_beyond_scale"
         if _scale_under_round(node, 1 if operator == "literal_plus" else -1):
             return "decimal_scale_under_round"
+        if _fallback_never_used(node, dialect):
+            return "ifnull_never_null"
+    if operator == "drop_function" and isinstance(node, exp.Round) and types:
+        digits = node.args.get("decimals")
+        scale = _scale(node.this, root, types)
+        if (
+            isinstance(digits, exp.Literal)
+            and digits.is_int
+            and scale is not None
+            and scale <= int(digits.this)
+        ):
+            return "round_beyond_scale"
+    if operator == "set_operator" and _distinct_recursion(node, keys):
+        return "union_in_distinct_recursion"
     if (
         operator == "swap_projection"
         and isinstance(node, exp.Select)
@@ -225,12 +261,14 @@ def _equivalent(
         and _null_rejected(node, dialect == "clickhouse")
     ):
         return "left_join_null_rejected"
-    return _clause_rule(operator, node, root, keys)
+    return _clause_rule(operator, node, root, keys, dialect)
 
 
-def _clause_rule(operator: str, node: exp.Expr, root: exp.Expr, keys: Keys) -> str:
+def _clause_rule(
+    operator: str, node: exp.Expr, root: exp.Expr, keys: Keys, dialect: str = ""
+) -> str:
     """The rules of the aggregate, NULL and ORDER BY operators (see :func:`_equivalent`)."""
-    if operator == "aggregate_distinct" and _aggregates_a_key(node, keys):
+    if operator == "aggregate_distinct" and _aggregates_a_key(node, keys, dialect):
         return "distinct_aggregate_over_key"
     if operator == "null_in_list" and isinstance(node, exp.In) and _filters(node):
         return "null_in_filtering_in"
@@ -259,31 +297,132 @@ def _not_in_keys(node: exp.Expr, root: exp.Expr, keys: Keys) -> bool:
     return keyed(outer, root) and keyed(projected, inner)
 
 
-def _aggregates_a_key(node: exp.Expr, keys: Keys) -> bool:
-    """Whether ``node`` is COUNT / SUM / AVG (DISTINCT or not) of the single-column primary key
-    of the only table its SELECT reads (no join, no subquery source): its values are distinct,
-    so DISTINCT inside the aggregate changes nothing."""
+def _aggregates_a_key(node: exp.Expr, keys: Keys, dialect: str = "") -> bool:
+    """Whether ``node`` is COUNT / SUM / AVG (DISTINCT or not) of the single-column key of a
+    source of its SELECT whose rows the SELECT's joins do not repeat (:func:`_not_fanned_out`;
+    the only source counts): its values are distinct, so DISTINCT inside the aggregate changes
+    nothing."""
     arg = (
         node.this.expressions[0]
         if isinstance(node.this, exp.Distinct) and len(node.this.expressions) == 1
         else node.this
     )
     select = node.find_ancestor(exp.Select)
-    if (
-        not isinstance(arg, exp.Column)
-        or not isinstance(select, exp.Select)
-        or select.args.get("joins")
-    ):
+    if not isinstance(arg, exp.Column) or not isinstance(select, exp.Select):
         return False
     sources = _from_tables(select)
-    if sources is None or len(sources) != 1 or not isinstance(sources[0][0], exp.Table):
+    if sources is None or any(kind in ("SEMI", "ANTI") for _, kind in sources):
         return False
-    table = sources[0][0]
-    key = keys.get(table.name.lower()) or ()
+    named = [
+        (i, t)
+        for i, (t, _) in enumerate(sources)
+        if arg.table.lower() in ("", t.alias_or_name.lower())
+    ]
+    if len(named) != 1 or (not arg.table and len(sources) > 1):
+        return False
+    i, table = named[0]
+    if len(sources) == 1 and not isinstance(table, exp.Table):
+        return False
+    key = _source_key(table, keys, select.root())
+    if key != {arg.name.lower()}:
+        return False
+    # ClickHouse (join_use_nulls = 0) fills an unmatched row's key with 0, not NULL: repeated
+    return len(sources) == 1 or (
+        not (dialect == "clickhouse" and i > 0 and sources[i][1] in ("LEFT", "FULL"))
+        and _not_fanned_out(select, i, keys)
+    )
+
+
+def _not_fanned_out(select: exp.Select, i: int, keys: Keys) -> bool:
+    """Whether each row of ``select``'s ``i``-th source meets at most one row of every other
+    source: the FROM source (when it is not the ``i``-th) has its key equated in the ``i``-th
+    source's ON to that source's columns, and each other joined source its key in its own ON
+    to columns of the sources before it."""
+    joins = select.args.get("joins") or []
+    sources = [(t, kind) for t, kind in _from_tables(select) or []]
+    names = [t.alias_or_name.lower() for t, _ in sources]
+    root = select.root()
+    for k, (t, _) in enumerate(sources):
+        if k == i:
+            continue
+        key = _source_key(t, keys, root)
+        if not key:
+            return False
+        join = joins[(i if k == 0 else k) - 1]
+        others = {names[i]} if k == 0 else set(names[:k])
+        if not _equates(join, names[k], key, others):
+            return False
+    return True
+
+
+def _equates(join: exp.Join, qualifier: str, key: set[str], others: set[str]) -> bool:
+    """Whether ``join``'s ON conjuncts equate each ``key`` column of ``qualifier`` with a column
+    of one of ``others``."""
+    on = join.args.get("on")
+    if on is None:
+        return False
+    equated = set()
+    for conjunct in on.flatten() if isinstance(on, exp.And) else [on]:
+        if not isinstance(conjunct, exp.EQ):
+            continue
+        sides = [conjunct.this, conjunct.expression]
+        for mine, theirs in (sides, sides[::-1]):
+            if (
+                isinstance(mine, exp.Column)
+                and mine.table.lower() == qualifier
+                and isinstance(theirs, exp.Column)
+                and theirs.table.lower() in others
+            ):
+                equated.add(mine.name.lower())
+    return key <= equated
+
+
+def _fallback_never_used(node: exp.Literal, dialect: str) -> bool:
+    """Whether ``node`` is the fallback of ``ifNull(x, literal)`` / ``COALESCE`` whose ``x`` is
+    never NULL: a COUNT, or in ClickHouse (``join_use_nulls = 0``: an unmatched row holds the
+    type's default, not NULL) a column of a derived table that projects a COUNT under it."""
+    call = node.parent
+    if not isinstance(call, exp.Coalesce) or node not in call.expressions:
+        return False
+    first = call.this
+    if isinstance(first, exp.Count):
+        return True
+    if dialect != "clickhouse" or not isinstance(first, exp.Column) or not first.table:
+        return False
+    select = call.find_ancestor(exp.Select)
+    for source, _ in (_from_tables(select) or []) if isinstance(select, exp.Select) else []:
+        if (
+            isinstance(source, exp.Subquery)
+            and source.alias_or_name.lower() == first.table.lower()
+            and isinstance(source.this, exp.Select)
+        ):
+            return any(
+                e.alias_or_name.lower() == first.name.lower() and isinstance(e.unalias(), exp.Count)
+                for e in source.this.expressions
+            )
+    return False
+
+
+def _distinct_recursion(node: exp.Expr, keys: Keys) -> bool:
+    """Whether ``node`` is the UNION [ALL] of a recursive CTE whose rows are distinct anyway:
+    a tree walk (:func:`_tree_key`; each row reached once, whichever the source), or, with a
+    UNION ALL source, a one-row anchor and a step reading only the CTE (a repeated row would
+    recur for ever, so a source that ends repeats none)."""
+    cte = node.parent
+    if not isinstance(node, exp.Union) or not isinstance(cte, exp.CTE):
+        return False
+    with_ = cte.parent
+    if not isinstance(with_, exp.With) or not with_.args.get("recursive"):
+        return False
+    walk = cte.copy()
+    walk.this.set("distinct", False)
+    if _tree_key(walk, keys) is not None:
+        return True
+    step = node.expression
     return (
-        len(key) == 1
-        and arg.name.lower() == key[0].lower()
-        and arg.table.lower() in ("", table.alias_or_name.lower())
+        not node.args.get("distinct")
+        and isinstance(step, exp.Select)
+        and _one_row_per_iteration(step)
     )
 
 
@@ -491,7 +630,7 @@ def _source_key(
         if cte.alias_or_name.lower() == source.name.lower():
             alias = cte.args.get("alias")
             if with_.args.get("recursive"):
-                return _tree_key(cte, keys)
+                return _tree_key(cte, keys) or _iteration_key(cte)
             if alias is not None and alias.columns:
                 return None
             if not isinstance(cte.this, exp.Select):
@@ -559,6 +698,24 @@ def _tree_key(cte: exp.CTE, keys: Keys) -> set[str] | None:
     return (
         {names[p]} if _joins_child_to_parent(anchor, step, (child, parent), names[p], key) else None
     )
+
+
+def _iteration_key(cte: exp.CTE) -> set[str] | None:
+    """All output names of a recursive CTE whose anchor is one row and whose step reads only
+    the CTE (:func:`_one_row_per_iteration`): under UNION its rows are distinct, and under
+    UNION ALL a repeated row would recur for ever, so a recursion that ends repeats none."""
+    body = cte.this
+    alias = cte.args.get("alias")
+    if (
+        not isinstance(body, exp.Union)
+        or not isinstance(body.this, exp.Select)
+        or not isinstance(body.expression, exp.Select)
+        or not _one_row_per_iteration(body.expression)
+    ):
+        return None
+    if alias is not None and alias.columns:
+        return {c.name.lower() for c in alias.columns}
+    return {e.alias_or_name.lower() for e in body.this.expressions}
 
 
 def _key_position(select: exp.Select, key: str, qualifier: str) -> int | None:
@@ -873,7 +1030,12 @@ def _scale(node: exp.Expr, root: exp.Expr, types: Types) -> int | None:
         if ptype in ("integer", "bigint"):
             return 0
         match = re.fullmatch(r"decimal\(\d+,\s*(\d+)\)", ptype or "")
-        return int(match.group(1)) if match else None
+        if match:
+            return int(match.group(1))
+        derived = _cte_projection(node, root)
+        return None if derived is None else _scale(derived, root, types)
+    if isinstance(node, exp.Window) and isinstance(node.this, exp.Sum | exp.Min | exp.Max):
+        return _scale(node.this, root, types)
     if isinstance(node, exp.Literal) and not node.is_string:
         return len(node.this.split(".")[1]) if "." in node.this else 0
     if isinstance(node, exp.Sum | exp.Min | exp.Max):
@@ -883,6 +1045,38 @@ def _scale(node: exp.Expr, root: exp.Expr, types: Types) -> int | None:
         if a is None or b is None:
             return None
         return a + b if isinstance(node, exp.Mul) else max(a, b)
+    return None
+
+
+def _cte_projection(col: exp.Column, root: exp.Expr) -> exp.Expr | None:
+    """The expression a non-recursive CTE projects as ``col`` (qualified by the CTE's name or
+    alias, or bare in a SELECT whose only source is that CTE), else None."""
+    select = col.find_ancestor(exp.Select)
+    sources = _from_tables(select) if isinstance(select, exp.Select) else None
+    if not sources:
+        return None
+    named = [
+        t
+        for t, _ in sources
+        if isinstance(t, exp.Table)
+        and (t.alias_or_name.lower() == col.table.lower() or (not col.table and len(sources) == 1))
+    ]
+    with_ = root.args.get("with_") or root.args.get("with")
+    if len(named) != 1 or not isinstance(with_, exp.With):
+        return None
+    for cte in with_.expressions:
+        body = cte.this
+        if (
+            cte.alias_or_name.lower() == named[0].name.lower()
+            and isinstance(body, exp.Select)
+            and not any(
+                t.name.lower() == cte.alias_or_name.lower() for t in body.find_all(exp.Table)
+            )
+        ):
+            found = [
+                e.unalias() for e in body.expressions if e.alias_or_name.lower() == col.name.lower()
+            ]
+            return found[0] if len(found) == 1 else None
     return None
 
 

@@ -125,7 +125,7 @@ def _replace_with(node: exp.Expr, make: Callable[[], exp.Expr]) -> Apply:
 # --- SC: SQL clauses ---------------------------------------------------------------------------
 
 
-@register("drop_distinct", "SC.select")
+@register("drop_distinct", "SC.select", rules=("distinct_in_semijoin", "distinct_under_set_op"))
 def _drop_distinct(node: exp.Expr, root: exp.Expr) -> Iterator[Apply]:
     if (
         isinstance(node, exp.Select)
@@ -259,7 +259,7 @@ def _aggregate_distinct(node: exp.Expr, root: exp.Expr) -> Iterator[Apply]:
         )
 
 
-@register("set_operator", "SC.set_operation")
+@register("set_operator", "SC.set_operation", rules=("union_in_distinct_recursion",))
 def _set_operator(node: exp.Expr, root: exp.Expr) -> Iterator[Apply]:
     """UNION ↔ UNION ALL; INTERSECT ↔ EXCEPT; UNION ↔ INTERSECT."""
     if not isinstance(node, _SET_OPS):
@@ -509,7 +509,12 @@ def _literal_number(node: exp.Expr) -> int | None:
 @register(
     "literal_plus",
     "IR.constant",
-    rules=("exists_projection", "round_beyond_scale", "decimal_scale_under_round"),
+    rules=(
+        "exists_projection",
+        "round_beyond_scale",
+        "decimal_scale_under_round",
+        "ifnull_never_null",
+    ),
 )
 def _literal_plus(node: exp.Expr, root: exp.Expr) -> Iterator[Apply]:
     """A constant + 1; inside a function call it is a parameter (``NULLIF(n, 0)`` →
@@ -519,7 +524,11 @@ def _literal_plus(node: exp.Expr, root: exp.Expr) -> Iterator[Apply]:
         yield _replace_with(node, lambda: exp.Literal.number(n + 1))
 
 
-@register("literal_minus", "IR.constant", rules=("exists_projection", "decimal_scale_under_round"))
+@register(
+    "literal_minus",
+    "IR.constant",
+    rules=("exists_projection", "decimal_scale_under_round", "ifnull_never_null"),
+)
 def _literal_minus(node: exp.Expr, root: exp.Expr) -> Iterator[Apply]:
     n = _literal_number(node)
     if n is not None:
@@ -590,7 +599,7 @@ def _drop_clause(node: exp.Expr, root: exp.Expr) -> Iterator[Apply]:
                 yield partial(node.set, clause, None)
 
 
-@register("drop_function", "ZYK.span", ZYK)
+@register("drop_function", "ZYK.span", ZYK, rules=("round_beyond_scale",))
 def _drop_function(node: exp.Expr, root: exp.Expr) -> Iterator[Apply]:
     """``f(x)`` → ``x`` for ABS, ROUND, LOWER, UPPER, TRIM, FLOOR, CEIL."""
     if isinstance(node, _UNWRAPPABLE) and node.this is not None:

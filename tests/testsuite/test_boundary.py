@@ -175,6 +175,25 @@ KILLS = [
         "SELECT p.name FROM child AS c JOIN parent AS p ON c.pid = p.id GROUP BY p.name "
         "ORDER BY COUNT(*) DESC LIMIT 1",
     ),
+    (  # no parent finds a partner: the inner join is empty, the LEFT JOIN is not
+        "childless",
+        "SELECT p.name FROM parent AS p JOIN child AS c ON c.pid = p.id "
+        "ORDER BY c.score DESC LIMIT 1",
+        "SELECT p.name FROM parent AS p LEFT JOIN child AS c ON c.pid = p.id "
+        "ORDER BY c.score DESC LIMIT 1",
+    ),
+    (  # a copied parent with copies of its children: two entities alike in all but the key
+        "mirror",
+        "SELECT COUNT(DISTINCT p.id) FROM parent AS p JOIN child AS c ON c.pid = p.id",
+        "SELECT COUNT(DISTINCT p.name) FROM parent AS p JOIN child AS c ON c.pid = p.id",
+    ),
+    (  # equal per-parent totals in one outer group (the running-total SUM(DISTINCT) class)
+        "mirror",
+        "SELECT COUNT(*) FROM (SELECT p.name, SUM(c.score) AS t FROM parent AS p "
+        "JOIN child AS c ON c.pid = p.id GROUP BY p.id, p.name) AS x",
+        "SELECT COUNT(*) FROM (SELECT DISTINCT p.name, SUM(c.score) AS t FROM parent AS p "
+        "JOIN child AS c ON c.pid = p.id GROUP BY p.id, p.name) AS x",
+    ),
     (
         "ordered",
         "SELECT name FROM parent ORDER BY size LIMIT 1",

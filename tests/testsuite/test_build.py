@@ -14,7 +14,7 @@ from local_only import engines_or_skip
 
 from parrot.datasets import Item, load_dataset
 from parrot.eval.judge import Judge
-from parrot.testsuite.cli import main
+from parrot.testsuite.cli import _generator, _kept, main
 from parrot.testsuite.distill import distill
 from parrot.testsuite.store import Suite, load_suite, suite_to_json
 from parrot.translators.base import Translation, TranslationStatus
@@ -591,3 +591,21 @@ def test_a_killed_neighbour_is_not_run_on_later_candidates(
             killed_on[sql] = db
     assert killed_on, "no candidate killed anything: the test shows nothing"
     assert sum(d.kills for d in suite.databases) == suite.killed - suite.extra["killed_by_fixture"]
+
+
+@pytest.mark.parametrize(
+    ("stored", "label", "kept"),
+    [
+        ({"generator": "rules-v15"}, "rules-v15", "made by rules-v15,"),
+        ({"generator": ""}, "", "made by ,"),  # a suite only a model's rows made
+        ({}, None, "made by ?,"),  # an old suite file names no generator
+    ],
+)
+def test_the_stale_check_and_the_kept_message_read_one_generator_label(
+    tmp_path: Path, stored: dict[str, Any], label: str | None, kept: str
+) -> None:
+    """`_stale` and `_kept` read the suite file's generator label through one helper."""
+    path = tmp_path / "suite.json"
+    path.write_text(json.dumps(stored), encoding="utf-8")
+    assert _generator(path) == label
+    assert kept in _kept(path)

@@ -2,10 +2,18 @@
 
 from __future__ import annotations
 
+from contextlib import closing
+
 import pytest
 import sqlglot
+from fixture_json import fixture_json, table_json
+from local_only import engines_or_skip
 from sql_cases import sql_cases
 
+from parrot.datasets import Item
+from parrot.eval.judge import Judge
+from parrot.fixtures import fixture_from_json
+from parrot.testsuite.distill import neighbour_outcome
 from parrot.testsuite.neighbours import OPERATORS, neighbours
 
 
@@ -90,6 +98,11 @@ def test_equivalent_neighbours_are_labelled(sql: str, operator: str, rule: str) 
         ("SELECT ROUND(SUM(t.q * t.p), 1) FROM t", "literal_plus"),  # 2 digits > 1
         ("SELECT ROUND(AVG(t.p), 2) FROM t", "literal_plus"),  # AVG has no fixed scale
         ("SELECT ROUND(SUM(t.x), 2) FROM t", "literal_plus"),  # double
+        ("SELECT ROUND(SUM(t.q * t.p), 1) FROM t", "drop_function"),  # 2 digits > 1
+        (
+            "WITH s AS (SELECT t.a, AVG(t.p) AS m FROM t GROUP BY t.a) SELECT ROUND(m, 2) FROM s",
+            "drop_function",
+        ),  # through a CTE, AVG still has no fixed scale
     ],
 )
 def test_inequivalent_neighbours_are_not_labelled(sql: str, operator: str) -> None:
@@ -254,3 +267,58 @@ def test_clickhouse_left_join_defaults(where: str, rule: str) -> None:
     ]
     assert left in found, sorted(found)
     assert found[left] == rule
+
+
+_CALENDAR = (
+    "SELECT d.x, {f}(o.n, 0) AS n FROM (SELECT {days}) AS d "
+    "LEFT JOIN (SELECT k, {count} AS n FROM u GROUP BY k) AS o ON o.k = d.x ORDER BY d.x"
+)
+_CH_DAYS = "number AS x FROM numbers(3)"
+_DUCK_DAYS = "range AS x FROM range(3)"
+
+
+@pytest.mark.parametrize(
+    ("dialect", "sql", "labelled"),
+    [  # ClickHouse (join_use_nulls = 0): an unmatched count is 0, never NULL
+        ("clickhouse", _CALENDAR.format(f="ifNull", days=_CH_DAYS, count="count()"), True),
+        ("clickhouse", "SELECT ifNull(COUNT(k), 0) FROM u", True),
+        ("duckdb", _CALENDAR.format(f="COALESCE", days=_DUCK_DAYS, count="COUNT(*)"), False),
+        ("clickhouse", _CALENDAR.format(f="ifNull", days=_CH_DAYS, count="max(id)"), False),
+    ],
+)
+def test_a_fallback_never_used_is_labelled(dialect: str, sql: str, labelled: bool) -> None:
+    """`ifNull(o.n, 0)` → `1` over a LEFT JOIN of a count survived every starter build: in
+    ClickHouse it is the source (o.n is 0 on a day without orders); elsewhere it is not."""
+    fallback = [
+        n
+        for n in neighbours(sql, dialect, keys=_KEYS)
+        if n.operator in ("literal_plus", "literal_minus") and (", 1)" in n.sql or ", -1)" in n.sql)
+    ]
+    assert fallback and all((n.equivalent == "ifnull_never_null") is labelled for n in fallback)
+
+
+@pytest.mark.parametrize(
+    ("dialect", "sql", "outcome"),
+    [
+        ("clickhouse", _CALENDAR.format(f="ifNull", days=_CH_DAYS, count="count()"), "same"),
+        ("duckdb", _CALENDAR.format(f="COALESCE", days=_DUCK_DAYS, count="COUNT(*)"), "kill"),
+    ],
+)
+def test_the_fallback_rule_agrees_with_the_engine(dialect: str, sql: str, outcome: str) -> None:
+    """On a database where two of the three days find no partner, the engines agree with the
+    label: ClickHouse gives 0 either way, DuckDB NULL → the fallback."""
+    fixture = fixture_from_json(
+        fixture_json("cal", table_json("u", [[1, 0], [2, 0]], id="integer NOT NULL", k="integer"))
+    )
+    item = Item(
+        id="cal",
+        source_dialect=dialect,
+        target_dialect=dialect,
+        source_sql=sql,
+        fixture=fixture,
+        order_sensitive=True,
+    )
+    engines_or_skip(dialect)
+    with closing(Judge()) as judge:
+        neighbour = sql.replace("0) AS n", "1) AS n")
+        assert neighbour_outcome(judge, item, fixture, neighbour) == outcome
