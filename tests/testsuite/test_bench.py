@@ -220,3 +220,33 @@ def test_left_out_survivors_the_solver_proves_equal_are_counted_apart() -> None:
     other = Neighbour("flip_comparison", "SELECT id FROM t WHERE a >= 1")
     with closing(Judge()) as judge:
         assert _bench()._bounded(judge, item, [equal, other]) == [equal]
+
+
+def test_a_neighbour_no_data_can_kill_is_left_out_of_the_held_out_count_too(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Regression: the in-sample column left out order-only neighbours no database can kill on
+    the source's engine, the held-out column counted them as survivors (polyglot SC.order_by
+    87.5% held-out against 100% in sample)."""
+    from parrot.eval.suites import Suite, SuiteDatabase
+    from parrot.fixtures import fixture_from_json
+    from parrot.testsuite.distill import Distilled
+    from parrot.testsuite.neighbours import Neighbour
+
+    bench = _bench()
+    fixture = fixture_from_json(fixture_json("u", table_json("t", [[1]], id="integer")))
+    item = Item(id="u", source_dialect="sqlite", target_dialect="sqlite", source_sql="SELECT 1")
+    killable, unkillable = Neighbour("drop_order", "SELECT 2"), Neighbour("drop_order", "SELECT 3")
+    suite = Suite(
+        "k", "sqlite", "SELECT 1", "", (SuiteDatabase(fixture),),
+        extra={"unkillable": [["drop_order", unkillable.sql, "the engine's order"]]},
+    )  # fmt: skip
+    built = Distilled(suite, operators={"drop_order": [2, 0, 1, 0, 1]})
+    monkeypatch.setattr(bench, "distill", lambda *a, **k: built)
+    monkeypatch.setattr(bench, "_family_neighbours", lambda *a: [killable, unkillable])
+    monkeypatch.setattr(bench, "_killed", lambda _j, _i, found, _s: [killable])
+    monkeypatch.setattr(bench, "_bounded", lambda *a: [])
+    monkeypatch.setattr(bench, "_separations", lambda *a: (0, []))
+    families: dict[str, list[int]] = {}
+    bench.lofo_source(None, item, ("sqlite",), (item,), families)
+    assert families["SC.order_by"][:4] == [1, 1, 1, 1]
