@@ -265,8 +265,8 @@ def _run_flags(p: argparse.ArgumentParser) -> None:
         "files read by the workers. The stages between standardise and normalise "
         "(canonicalise, ground) then run on every statement before deduplication, which "
         "sees their output (duplicates are counted at standardise). Not with --anonymise, "
-        "the main variant or a Ray executor (their steps need every statement at once). "
-        f"Default: on when the corpus files hold {STREAM_BYTES >> 30} GiB or more",
+        "the main variant or a Ray executor (their steps need every statement at once); "
+        f"default: on when the corpus files hold {STREAM_BYTES >> 30} GiB or more",
     )
     p.add_argument(
         "--keep-unverified",
