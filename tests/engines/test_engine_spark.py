@@ -337,6 +337,36 @@ def test_a_write_cut_short_leaves_nothing_behind(engine: Engine, shop: Fixture) 
     assert not stray.exists()
 
 
+def _task_threads_at_work(spark: Any) -> int:
+    """Threads of the local executor running a task, read from the JVM's own threads."""
+    jvm: Any = spark._jvm
+    count = 0
+    for entry in jvm.java.lang.Thread.getAllStackTraces().entrySet():
+        if str(entry.getKey().getName()).startswith("Executor task launch worker"):
+            frames = [str(f) for f in entry.getValue()]
+            count += any("Executor$TaskRunner.run" in f for f in frames)
+    return count
+
+
+@on_spark
+def test_the_next_use_waits_out_the_tasks_of_a_cancelled_write(
+    engine: Engine, shop: Fixture
+) -> None:
+    # a cancelled write's tasks loop on where Spark never checks, while its scheduler already
+    # counts no running task: the next use must not start beside them (they hold the cores)
+    runtime = sp._RUNTIME
+    for _ in range(2):
+        ex = engine.execute(
+            "CREATE TABLE big AS SELECT a.id FROM range(100000000) a, range(10) b",
+            shop,
+            timeout=0.5,
+        )
+        assert ex.status is ExecStatus.TIMEOUT, (ex.status, ex.error)
+        with runtime.lock:
+            runtime.session()
+            assert _task_threads_at_work(runtime.spark) == 0
+
+
 @on_spark
 def test_steps_that_ignore_every_stop_are_abandoned(engine: Engine, shop: Fixture) -> None:
     runtime = sp._RUNTIME

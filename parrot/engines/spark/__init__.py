@@ -55,8 +55,10 @@ worker's stop flag (checked while rows are unpickled and converted in Python). A
 running 0.6 s after the deadline is abandoned to the JVM and the execution reports ``TIMEOUT``;
 if abandoned work still keeps the JVM busy 30 s later, the session is restarted, and so it is
 when tasks of cancelled jobs still run 10 s into the next use (a higher-order function over a
-long array, a cartesian product's inner loop: Spark never checks there, so they would hold the
-cores, and the next job wait, for good).
+long array, a cartesian product's inner loop, a write: Spark never checks there, so they would
+hold the cores, and the next job wait, for good). Those tasks are counted by the local
+executor's thread pool: Spark's scheduler and status tracker forget them once their job is
+cancelled.
 
 **Settings.** ``spark.sql.session.timeZone=UTC``, ``spark.sql.shuffle.partitions=2`` and
 ``spark.default.parallelism=2`` (speed only), and two safety settings that only matter to texts
@@ -132,6 +134,9 @@ RUNAWAY_LIMIT = 30.0  # seconds an abandoned statement may keep the JVM busy bef
 # looping where Spark never checks for cancellation (a higher-order function over a long array,
 # a cartesian product's inner loop) holds its core for good, and the next job waits for it
 TASK_DRAIN = 10.0
+# seconds jobs are still watched for (and cancelled) after a step timed out: an interrupted
+# statement's job can be submitted after its thread returned (seen 0.3 s late on a loaded machine)
+LATE_JOBS = 1.0
 # The driver JVM's options (PARROT_SPARK_JAVA_OPTIONS replaces them). Serial GC (the JVM's own
 # choice below 2 cores), C1 only and a small code cache: parrot's Spark statements are many, small
 # and short, so C2's compiled code never paid for itself. With a 2g heap the polyglot reference
@@ -286,6 +291,8 @@ class _Runtime:
         self._baseline: dict[str, frozenset[str]] = {}
         self._warehouse = ""
         self._own_warehouse = False  # the session uses parrot's warehouse directory
+        self._task_gauge: Any = None  # the local executor's count of task threads at work
+        self._fired = False  # a step's deadline passed since the last settle
         self._atexit = False
 
     # -- lifecycle ---------------------------------------------------------------------------
@@ -347,6 +354,7 @@ class _Runtime:
         self.spark, self.root = spark, root
         self.generation += 1
         self._baseline = self._catalog()
+        self._task_gauge = _task_gauge(spark)
         used = str(spark.conf.get("spark.sql.warehouse.dir", "")).removeprefix("file:")
         self._warehouse = os.path.join(root, "warehouse")
         self._own_warehouse = os.path.realpath(used) == os.path.realpath(self._warehouse)
@@ -360,16 +368,28 @@ class _Runtime:
         counts as drained: the execution finds it dead, reports the engine error and marks the
         session suspect, as before this check."""
         until = time.monotonic() + TASK_DRAIN
+        with contextlib.suppress(Exception):  # left-over jobs first: their tasks may not run yet
+            if self.spark.sparkContext.statusTracker().getActiveJobsIds():
+                self.spark.sparkContext.cancelAllJobs()
         while True:
             try:
-                tracker = self.spark.sparkContext._jsc.sc().statusTracker()
-                if not sum(e.numRunningTasks() for e in tracker.getExecutorInfos()):
+                if not self._running_tasks():
                     return True
             except Exception:  # a dead JVM or gateway
                 return True
             if time.monotonic() >= until:
                 return False
             time.sleep(0.05)
+
+    def _running_tasks(self) -> int:
+        """Task threads at work in the local executor. The scheduler's and the status
+        tracker's counts drop to 0 when a job is cancelled, while its tasks may loop on for
+        minutes, holding the cores (and writing into the warehouse): only the executor's own
+        thread pool knows. Without its gauge (another Spark), the status tracker's count."""
+        if self._task_gauge is not None:
+            return int(self._task_gauge.getValue())
+        tracker = self.spark.sparkContext._jsc.sc().statusTracker()
+        return int(sum(e.numRunningTasks() for e in tracker.getExecutorInfos()))
 
     def _alive(self) -> bool:
         try:
@@ -430,6 +450,7 @@ class _Runtime:
             except Exception as exc:
                 return _Outcome(error=exc, seconds=time.perf_counter() - started)
             give_up = time.monotonic() + GRACE
+            self._fired = True
             while True:
                 self.cancel(group)
                 worker.interrupt()
@@ -467,17 +488,25 @@ class _Runtime:
     def settle(self) -> None:
         """Stop what earlier steps left running: abandoned steps, and jobs a statement started
         asynchronously (adaptive query stages, broadcasts) that outlived it when its thread was
-        interrupted. Executions are serialised, so no job runs between two of them."""
+        interrupted. Executions are serialised, so no job runs between two of them. After a
+        step that timed out, jobs are watched for :data:`LATE_JOBS` seconds more: a cancelled
+        statement's write job can still be submitted after its thread gave up."""
         for worker, group in self._abandoned:
             self.cancel(group)
             worker.interrupt()
         sc = self.spark.sparkContext
         tracker = sc.statusTracker()
-        if tracker.getActiveJobsIds():
-            sc.cancelAllJobs()
-            until = time.monotonic() + 2.0
-            while tracker.getActiveJobsIds() and time.monotonic() < until:
-                time.sleep(0.02)
+        watch_until = time.monotonic() + (LATE_JOBS if self._fired else 0.0)
+        self._fired = False
+        until = time.monotonic() + 2.0
+        while True:
+            active = tracker.getActiveJobsIds()
+            if active:
+                sc.cancelAllJobs()
+            now = time.monotonic()
+            if (not active and now >= watch_until) or now >= max(until, watch_until):
+                return
+            time.sleep(0.02)
 
     # -- the shared catalog ------------------------------------------------------------------
 
@@ -532,6 +561,16 @@ class _Runtime:
         else:  # unreachable while LOCATION is refused; never delete someone else's files
             for table in _names(ec.listTables(db)):
                 ec.dropTable(db, table, True, False)
+
+
+def _task_gauge(spark: Any) -> Any:
+    """The local executor's ``threadpool.activeTasks`` gauge (its thread pool's active count),
+    or None where this Spark does not expose it."""
+    try:
+        source = spark._jvm.org.apache.spark.executor.Executor.executorSourceLocalModeOnly()
+        return source.metricRegistry().getGauges().get("threadpool.activeTasks")
+    except Exception:
+        return None
 
 
 def _end_process(proc: Any) -> None:
