@@ -149,7 +149,7 @@ def engine_absence(dialect: str, urls: dict[str, str], start: bool) -> str | Non
     name = engine_name_for(dialect)
     if name is None or name not in ENGINE_REGISTRY:
         return None
-    if engine_class(name).url_schemes is None:
+    if not engine_class(name).is_server():
         return engine_class(name).available()
     if not needs_server(dialect):
         return None  # a server reached by URL only (oracle, tsql, …): grammar-only here
@@ -171,7 +171,7 @@ def grammar_only(dialect: str, urls: dict[str, str]) -> bool:
     return (
         name is None
         or name not in ENGINE_REGISTRY
-        or (engine_class(name).url_schemes is not None and not needs_server(dialect))
+        or (engine_class(name).is_server() and not needs_server(dialect))
     )
 
 
