@@ -491,12 +491,53 @@ def _serve(conn: Connection) -> None:
         conn.send_bytes(pickle.dumps(reply, protocol=pickle.HIGHEST_PROTOCOL))
 
 
+WORKER_MODULE = "parrot.engines.worker"
+
+
+@dataclass(frozen=True)
+class WorkerArgs:
+    """A worker's command line, ``python -m parrot.engines.worker FD PARENT_PID GROUP SCRATCH
+    [HIDDEN_DIR...]``: the one place that knows its layout (the worker reads it, the parent
+    writes it, ``scripts/bench/peakmem.py`` tells workers apart by ``group``)."""
+
+    fd: int
+    parent: int
+    group: str
+    scratch: str
+    hide: tuple[str, ...] = ()
+
+    def argv(self) -> list[str]:
+        """The arguments after ``-m parrot.engines.worker``."""
+        return [str(self.fd), str(self.parent), self.group, self.scratch, *self.hide]
+
+    @classmethod
+    def parse(cls, argv: list[str]) -> WorkerArgs:
+        """The arguments after ``-m parrot.engines.worker``; ``ValueError`` if malformed."""
+        if len(argv) < 4:
+            raise ValueError(f"a worker needs FD PARENT_PID GROUP SCRATCH, got {argv!r}")
+        return cls(int(argv[0]), int(argv[1]), argv[2], argv[3], tuple(argv[4:]))
+
+    @classmethod
+    def of_cmdline(cls, cmdline: list[str]) -> WorkerArgs | None:
+        """A process's whole command line (``python -m parrot.engines.worker ...``) parsed, or
+        ``None`` if it is not a well-formed worker's."""
+        if WORKER_MODULE not in cmdline:
+            return None
+        at = cmdline.index(WORKER_MODULE)
+        if at == 0 or cmdline[at - 1] != "-m":
+            return None
+        try:
+            return cls.parse(cmdline[at + 1 :])
+        except ValueError:
+            return None
+
+
 def main(argv: list[str]) -> None:
     """``python -m parrot.engines.worker FD PARENT_PID GROUP SCRATCH [HIDDEN_DIR...]``."""
-    fd, parent, group, scratch = int(argv[0]), int(argv[1]), argv[2], argv[3]
+    args = WorkerArgs.parse(argv)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C stops the parent, which kills us
-    warnings = _isolate(group, scratch, parent, hide=argv[4:])
-    conn = Connection(fd)
+    warnings = _isolate(args.group, args.scratch, args.parent, hide=list(args.hide))
+    conn = Connection(args.fd)
     conn.send_bytes(pickle.dumps(("hello", os.getpid(), warnings)))
     _serve(conn)
 
@@ -612,12 +653,10 @@ class _Worker:
                 [
                     sys.executable,
                     "-m",
-                    "parrot.engines.worker",
-                    str(theirs.fileno()),
-                    str(os.getpid()),
-                    group,
-                    scratch,
-                    *socket_roots(),
+                    WORKER_MODULE,
+                    *WorkerArgs(
+                        theirs.fileno(), os.getpid(), group, scratch, tuple(socket_roots())
+                    ).argv(),
                 ],
                 env=worker_environ(scratch),
                 cwd=scratch,
