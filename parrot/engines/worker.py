@@ -22,7 +22,9 @@ engine:
 
 An execution that has not answered ``GRACE`` seconds after its timeout, or that answers
 ``timeout``, gets its worker SIGKILLed; the item is ``timeout`` and the next call starts a new
-worker (fixtures are loaded again there). Answers come back as restricted pickles: only
+worker (fixtures are loaded again there). A worker keeps its ``KEPT_FIXTURES`` most recently
+used fixtures of ``KEPT_ROWS`` rows in all and its adapters' databases of them; an evicted
+fixture is sent again when an execution needs it. Answers come back as restricted pickles: only
 parrot's result records and plain values can be decoded, never code.
 
 Where the kernel refuses a layer the worker still runs, and says so: every missing layer is a
