@@ -22,7 +22,9 @@ engine:
 
 An execution that has not answered ``GRACE`` seconds after its timeout, or that answers
 ``timeout``, gets its worker SIGKILLed; the item is ``timeout`` and the next call starts a new
-worker (fixtures are loaded again there). Answers come back as restricted pickles: only
+worker (fixtures are loaded again there). A worker keeps its ``KEPT_FIXTURES`` most recently
+used fixtures of ``KEPT_ROWS`` rows in all and its adapters' databases of them; an evicted
+fixture is sent again when an execution needs it. Answers come back as restricted pickles: only
 parrot's result records and plain values can be decoded, never code.
 
 Where the kernel refuses a layer the worker still runs, and says so: every missing layer is a
@@ -61,6 +63,7 @@ from parrot.api.secrets import allowed_environ
 from parrot.cachedir import cache_dir
 from parrot.engines.base import (
     Engine,
+    EngineBase,
     ExecStatus,
     Execution,
     FixtureLoadError,
@@ -71,6 +74,14 @@ from parrot.fixtures import Fixture
 
 GRACE = 0.5  # seconds past an execution's timeout before its worker is killed
 CALL_TIMEOUT = 600.0  # seconds for loads, checksums and a worker's start (a JVM, big fixtures)
+# fixtures a worker keeps (and its adapters' databases of them), least recently used evicted
+# first: the polyglot reference run sends each worker 690 fixtures, 21 of them suite databases
+# of 26,637 rows that unpickle to 13 MiB each; kept for the whole run they were most of the
+# DuckDB (1.01 GiB), SQLite (0.38) and ClickHouse (0.62) workers' peaks (issue 31). Item
+# fixtures are reused all run long and stay; a suite database is used by a few executions in a
+# row. An evicted fixture is sent again when an execution needs it.
+KEPT_FIXTURES = 64
+KEPT_ROWS = 150_000  # rows in all: TPC-H's 86,805 and a few suite databases
 GiB = 1 << 30
 # address-space cap per engine (None: not capped by RLIMIT_AS; the JVM is capped by its heap)
 MEMORY_LIMITS: dict[str, int | None] = {
@@ -447,12 +458,55 @@ def _cpu_budget(timeout: float | None) -> None:
     )
 
 
+class UnloadedFixture(KeyError):
+    """The worker no longer holds the fixture an execution names (evicted): load it again."""
+
+
+class _Fixtures:
+    """The fixtures a worker holds, by content hash: at most ``KEPT_FIXTURES`` of at most
+    ``KEPT_ROWS`` rows in all, the least recently used evicted first (never the newest). An
+    evicted fixture's databases are discarded from every adapter of the worker too."""
+
+    def __init__(self, adapters: dict[str, Engine]) -> None:
+        self._adapters = adapters
+        self._kept: dict[str, tuple[Fixture, int]] = {}  # hash -> (fixture, rows), oldest first
+        self._rows = 0
+
+    def __len__(self) -> int:
+        return len(self._kept)
+
+    def __contains__(self, digest: str) -> bool:
+        return digest in self._kept
+
+    def add(self, fixture: Fixture) -> None:
+        old = self._kept.pop(fixture.content_hash, None)
+        if old is not None:
+            self._rows -= old[1]
+        rows = sum(len(t.rows) for t in fixture.tables)
+        self._kept[fixture.content_hash] = (fixture, rows)
+        self._rows += rows
+        while len(self._kept) > 1 and (len(self._kept) > KEPT_FIXTURES or self._rows > KEPT_ROWS):
+            evicted, evicted_rows = self._kept.pop(next(iter(self._kept)))
+            self._rows -= evicted_rows
+            for engine in self._adapters.values():
+                if isinstance(engine, EngineBase):
+                    engine._forget(evicted)
+
+    def get(self, digest: str) -> Fixture:
+        try:
+            entry = self._kept.pop(digest)
+        except KeyError:
+            raise UnloadedFixture(digest) from None
+        self._kept[digest] = entry  # the most recently used
+        return entry[0]
+
+
 def _serve(conn: Connection) -> None:
     """Answer calls until the parent closes the connection."""
     import importlib
 
     adapters: dict[str, Engine] = {}
-    fixtures: dict[str, Fixture] = {}
+    fixtures = _Fixtures(adapters)
     while True:
         try:
             target, method, args = pickle.loads(conn.recv_bytes())
@@ -464,19 +518,18 @@ def _serve(conn: Connection) -> None:
                 module, cls = target.split(":")
                 engine = adapters[target] = getattr(importlib.import_module(module), cls)()
             if method == "load":
-                fixtures[args[0].content_hash] = args[0]
+                fixtures.add(args[0])
                 answer: Any = engine.load(args[0])
             elif method == "execute":
                 sql, digest, timeout, max_rows = args
+                fixture = fixtures.get(digest)
                 _cpu_budget(timeout)
                 try:
-                    answer = engine.execute(
-                        sql, fixtures[digest], timeout=timeout, max_rows=max_rows
-                    )
+                    answer = engine.execute(sql, fixture, timeout=timeout, max_rows=max_rows)
                 finally:
                     _cpu_budget(None)
             elif method == "checksums":
-                answer = engine.checksums(fixtures[args[0]])
+                answer = engine.checksums(fixtures.get(args[0]))
             elif method == "label":
                 answer = engine.label
             elif method == "version":
@@ -486,17 +539,60 @@ def _serve(conn: Connection) -> None:
             reply: tuple[str, Any] = ("ok", answer)
         except FixtureLoadError as exc:
             reply = ("load_error", str(exc))
+        except UnloadedFixture as exc:
+            reply = ("unloaded", exc.args[0])
         except Exception as exc:
             reply = ("error", f"{type(exc).__name__}: {exc}")
         conn.send_bytes(pickle.dumps(reply, protocol=pickle.HIGHEST_PROTOCOL))
 
 
+WORKER_MODULE = "parrot.engines.worker"
+
+
+@dataclass(frozen=True)
+class WorkerArgs:
+    """A worker's command line, ``python -m parrot.engines.worker FD PARENT_PID GROUP SCRATCH
+    [HIDDEN_DIR...]``: the one place that knows its layout (the worker reads it, the parent
+    writes it, ``scripts/bench/peakmem.py`` tells workers apart by ``group``)."""
+
+    fd: int
+    parent: int
+    group: str
+    scratch: str
+    hide: tuple[str, ...] = ()
+
+    def argv(self) -> list[str]:
+        """The arguments after ``-m parrot.engines.worker``."""
+        return [str(self.fd), str(self.parent), self.group, self.scratch, *self.hide]
+
+    @classmethod
+    def parse(cls, argv: list[str]) -> WorkerArgs:
+        """The arguments after ``-m parrot.engines.worker``; ``ValueError`` if malformed."""
+        if len(argv) < 4:
+            raise ValueError(f"a worker needs FD PARENT_PID GROUP SCRATCH, got {argv!r}")
+        return cls(int(argv[0]), int(argv[1]), argv[2], argv[3], tuple(argv[4:]))
+
+    @classmethod
+    def of_cmdline(cls, cmdline: list[str]) -> WorkerArgs | None:
+        """A process's whole command line (``python -m parrot.engines.worker ...``) parsed, or
+        ``None`` if it is not a well-formed worker's."""
+        if WORKER_MODULE not in cmdline:
+            return None
+        at = cmdline.index(WORKER_MODULE)
+        if at == 0 or cmdline[at - 1] != "-m":
+            return None
+        try:
+            return cls.parse(cmdline[at + 1 :])
+        except ValueError:
+            return None
+
+
 def main(argv: list[str]) -> None:
     """``python -m parrot.engines.worker FD PARENT_PID GROUP SCRATCH [HIDDEN_DIR...]``."""
-    fd, parent, group, scratch = int(argv[0]), int(argv[1]), argv[2], argv[3]
+    args = WorkerArgs.parse(argv)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C stops the parent, which kills us
-    warnings = _isolate(group, scratch, parent, hide=argv[4:])
-    conn = Connection(fd)
+    warnings = _isolate(args.group, args.scratch, args.parent, hide=list(args.hide))
+    conn = Connection(args.fd)
     conn.send_bytes(pickle.dumps(("hello", os.getpid(), warnings)))
     _serve(conn)
 
@@ -612,12 +708,10 @@ class _Worker:
                 [
                     sys.executable,
                     "-m",
-                    "parrot.engines.worker",
-                    str(theirs.fileno()),
-                    str(os.getpid()),
-                    group,
-                    scratch,
-                    *socket_roots(),
+                    WORKER_MODULE,
+                    *WorkerArgs(
+                        theirs.fileno(), os.getpid(), group, scratch, tuple(socket_roots())
+                    ).argv(),
                 ],
                 env=worker_environ(scratch),
                 cwd=scratch,
@@ -812,6 +906,8 @@ class IsolatedEngine(Engine):
                 raise
         if status == "load_error":
             raise FixtureLoadError(answer)
+        if status == "unloaded":
+            raise UnloadedFixture(answer)
         if status != "ok":
             raise WorkerDied(f"{self.name} worker failed: {answer}")
         return answer
@@ -850,6 +946,16 @@ class IsolatedEngine(Engine):
         return report
 
     def _execute(self, request: Request) -> Execution:
+        execution = self._execute_once(request)
+        if execution is None:  # the worker evicted the fixture since: send it again
+            self._loaded.pop(request.fixture.content_hash, None)
+            execution = self._execute_once(request)
+        if execution is None:
+            return Execution(ExecStatus.ENGINE_ERROR, error="fixture load: evicted on arrival")
+        return execution
+
+    def _execute_once(self, request: Request) -> Execution | None:
+        """The execution, or None when the worker no longer holds the fixture."""
         try:
             self.load(request.fixture)
         except FixtureLoadError as exc:
@@ -879,6 +985,8 @@ class IsolatedEngine(Engine):
                     error=f"the {self.name} worker crashed: {exc}; the next "
                     "execution gets a new worker",
                 )
+        if status == "unloaded":
+            return None
         if status != "ok":
             return Execution(ExecStatus.ENGINE_ERROR, error=str(answer))
         execution: Execution = answer
@@ -888,7 +996,12 @@ class IsolatedEngine(Engine):
 
     def checksums(self, fixture: Fixture) -> dict[str, str]:
         self.load(fixture)
-        checksums: dict[str, str] = self._call("checksums", fixture.content_hash)
+        try:
+            checksums: dict[str, str] = self._call("checksums", fixture.content_hash)
+        except UnloadedFixture:  # evicted since: send it again
+            self._loaded.pop(fixture.content_hash, None)
+            self.load(fixture)
+            checksums = self._call("checksums", fixture.content_hash)
         return checksums
 
     def close(self) -> None:

@@ -41,10 +41,11 @@ import psutil
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from resultsfile import load_average, publish
 
+from parrot.engines.worker import WorkerArgs
+
 ROOT = Path(__file__).resolve().parents[2]
 GIB = 1024**3
 KINDS = ("main", "java", "postgres", "mariadbd", "other")
-WORKER_MODULE = "parrot.engines.worker"  # python -m parrot.engines.worker SLOT PARENT ENGINE ...
 
 
 def _kind(proc: psutil.Process, root: int) -> str:
@@ -56,9 +57,9 @@ def _kind(proc: psutil.Process, root: int) -> str:
         name, cmd = proc.name(), proc.cmdline()
     except psutil.Error:
         return "other"
-    if WORKER_MODULE in cmd:
-        at = cmd.index(WORKER_MODULE)
-        return f"worker:{cmd[at + 3]}" if len(cmd) > at + 3 else "worker:?"
+    worker = WorkerArgs.of_cmdline(cmd)
+    if worker is not None:
+        return f"worker:{worker.group}"
     return next((k for k in KINDS[1:4] if name.startswith(k)), "other")
 
 

@@ -1,0 +1,127 @@
+"""What an engine worker holds: its command line (one parser), what it imports, and the
+memory settings sized for parrot's tiny fixtures (issue 31, peak memory of a whole run)."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+from engine_fixtures import col, make_fixture, run
+
+from parrot.connect import create_engine
+from parrot.engines import worker as w
+from parrot.engines.sqlite import SQLiteEngine
+from parrot.engines.worker import WORKER_MODULE, WorkerArgs
+from parrot.fixtures import Fixture
+
+BENCH = Path(__file__).resolve().parents[2] / "scripts" / "bench"
+
+
+def _peakmem() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("bench_peakmem", BENCH / "peakmem.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_worker_args_round_trip() -> None:
+    args = WorkerArgs(7, 1234, "duckdb", "/tmp/scratch", ("/run", "/tmp"))
+    assert WorkerArgs.parse(args.argv()) == args
+    cmdline = [sys.executable, "-m", WORKER_MODULE, *args.argv()]
+    assert WorkerArgs.of_cmdline(cmdline) == args
+
+
+@pytest.mark.parametrize(
+    "cmdline",
+    [
+        ["python", "-m", "parrot", "eval"],
+        ["python", "-m", WORKER_MODULE, "7", "1234"],  # too short
+        ["python", "-m", WORKER_MODULE, "x", "1234", "sqlite", "/tmp/s"],  # fd not a number
+        ["python", "-c", "print()", WORKER_MODULE, "7", "1", "sqlite", "/tmp/s"],  # no -m
+    ],
+)
+def test_not_a_worker_command_line(cmdline: list[str]) -> None:
+    assert WorkerArgs.of_cmdline(cmdline) is None
+
+
+class _Proc:
+    """What peakmem asks a psutil.Process (name and command line)."""
+
+    def __init__(self, pid: int, cmdline: list[str]) -> None:
+        self.pid, self._cmdline = pid, cmdline
+
+    def name(self) -> str:
+        return Path(self._cmdline[0]).name
+
+    def cmdline(self) -> list[str]:
+        return self._cmdline
+
+
+def test_peakmem_names_workers_by_their_group() -> None:
+    kind = _peakmem()._kind
+    worker = ["python", "-m", WORKER_MODULE, *WorkerArgs(9, 1, "clickhouse", "/s").argv()]
+    assert kind(_Proc(5, worker), root=1) == "worker:clickhouse"
+    assert kind(_Proc(1, ["python", "-m", "parrot", "eval"]), root=1) == "main"
+    assert kind(_Proc(6, ["java", "-Xmx1g"]), root=1) == "java"
+
+
+def _numbers(seed: int, rows: int = 3) -> Fixture:
+    return make_fixture(
+        f"n{seed}",
+        [
+            {
+                "name": "t",
+                "columns": [col("v", "integer")],
+                "rows": [[seed * 1000 + i] for i in range(rows)],
+            }
+        ],
+    )
+
+
+def test_a_worker_evicts_the_least_recently_used_fixture_and_its_database() -> None:
+    """The worker keeps at most KEPT_FIXTURES fixtures; an evicted one's database goes too,
+    and the newest is kept even when it alone is over KEPT_ROWS."""
+    adapter = SQLiteEngine()
+    kept = w._Fixtures({"sqlite": adapter})
+    fixtures = [_numbers(i) for i in range(w.KEPT_FIXTURES + 2)]
+    try:
+        for fixture in fixtures:
+            kept.add(fixture)
+            adapter.load(fixture)
+            kept.get(fixtures[0].content_hash)  # the first stays: recently used
+        assert len(kept) == w.KEPT_FIXTURES
+        assert fixtures[0].content_hash in kept
+        assert fixtures[1].content_hash not in kept and fixtures[2].content_hash not in kept
+        assert fixtures[1].content_hash not in adapter._stored
+        with pytest.raises(w.UnloadedFixture):
+            kept.get(fixtures[1].content_hash)
+        big = _numbers(999, rows=w.KEPT_ROWS + 1)
+        kept.add(big)
+        assert len(kept) == 1 and big.content_hash in kept
+    finally:
+        adapter.close()
+
+
+def test_an_execution_on_an_evicted_fixture_sends_it_again() -> None:
+    """Through a real isolated SQLite worker: after more fixtures than it keeps, the first
+    fixture's executions still answer from its own rows."""
+    engine = create_engine("sqlite")
+    fixtures = [_numbers(i) for i in range(w.KEPT_FIXTURES + 3)]
+    try:
+        for fixture in fixtures:
+            assert run(engine, "SELECT min(v) FROM t", fixture) == (
+                (fixture_seed(fixture) * 1000,),
+            )
+        first = fixtures[0]
+        assert run(engine, "SELECT count(*), max(v) FROM t", first) == ((3, 2),)
+        assert set(engine.checksums(first)) == {"t"}
+    finally:
+        engine.close()
+
+
+def fixture_seed(fixture: Fixture) -> int:
+    return int(fixture.name[1:])
