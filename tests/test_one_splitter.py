@@ -105,3 +105,11 @@ def test_engines_keep_a_plsql_units_declarations_in_one_statement() -> None:
     )
     assert [s.split()[0] for s in st.splitter("oracle").split(sql)] == ["CREATE", "SELECT"]
     assert [v.ok for v in check_sql(sql, "oracle")] == [True, True]
+
+
+def test_a_lexicon_refuses_hash_comments_always_without_hash_comments() -> None:
+    from parrot.dialects.base import Lexicon
+
+    with pytest.raises(ValueError, match="hash_comments_always"):
+        Lexicon(hash_comments_always=True)
+    assert Lexicon(hash_comments=True, hash_comments_always=True).hash_comments_always

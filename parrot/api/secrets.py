@@ -68,6 +68,10 @@ _SECRET_QUERY = re.compile(
 )
 
 # a child process's environment: only these variables (and those starting with a prefix below)
+# the Spark engine's settings (parrot.engines.spark reads them in its worker, which sees only
+# the variables allowed here)
+SPARK_MEMORY_VARIABLE = "PARROT_SPARK_MEMORY"
+SPARK_JAVA_OPTIONS_VARIABLE = "PARROT_SPARK_JAVA_OPTIONS"
 ENV_ALLOWED = frozenset(
     {
         "PATH",
@@ -101,9 +105,8 @@ ENV_ALLOWED = frozenset(
         "PARROT_CACHE",
         "PARROT_CORPORA",
         "PARROT_NO_ISOLATION",
-        # the Spark engine's settings, read in its (isolated) worker: parrot.engines.spark
-        "PARROT_SPARK_MEMORY",
-        "PARROT_SPARK_JAVA_OPTIONS",
+        SPARK_MEMORY_VARIABLE,
+        SPARK_JAVA_OPTIONS_VARIABLE,
     }
 )
 ENV_ALLOWED_PREFIXES = ("LC_", "SPARK_", "PYSPARK_", "XDG_")

@@ -408,8 +408,7 @@ def curate(args: argparse.Namespace) -> int:
     servers = [] if args.no_start else start_local_servers((*sources, *targets), console)
     try:
         try:
-            run = _run_streamed if streamed else _run
-            kept, funnel, routed, n_inputs = run(
+            kept, funnel, routed, n_inputs = _run(
                 records,
                 stages,
                 executor,
@@ -417,6 +416,7 @@ def curate(args: argparse.Namespace) -> int:
                 console,
                 args.quiet,
                 (parts, reader) if reader is not None else None,
+                streamed,
             )
         finally:
             executor.close()
@@ -626,19 +626,18 @@ def _run(
     console: Any,
     quiet: bool,
     partitioned: tuple[Any, Any] | None = None,
+    streamed: bool = False,
 ) -> tuple[list[Record], list[StageCount], list[dict[str, Any]], int]:
     """The pipeline with progress bars; ``partitioned``: (partitions, row reader) of a corpus
-    the cluster reads. Returns the kept records, the funnel, the review queue and the number
-    of input records."""
-    with _progress_bars(console, quiet) as (on_progress, on_stage):
+    the cluster reads; ``streamed``: standardise to coverage streamed (:func:`_streamed`).
+    Returns the kept records, the funnel, the review queue and the number of input records."""
+    with _progress_bars(console, quiet) as progress:
+        if streamed:
+            return _streamed(records, stages, executor, chunk_size, partitioned, progress)
         if partitioned is not None:
             assert isinstance(executor, PartitionExecutor)
-            return run_partitioned(
-                *partitioned, stages, executor, chunk_size, on_progress, on_stage
-            )
-        kept, funnel, routed = run_pipeline(
-            records, stages, executor, chunk_size, on_progress, on_stage
-        )
+            return run_partitioned(*partitioned, stages, executor, chunk_size, *progress)
+        kept, funnel, routed = run_pipeline(records, stages, executor, chunk_size, *progress)
         return kept, funnel, routed, len(records)
 
 
@@ -668,14 +667,13 @@ def streams(
     return sum(p.stat().st_size for p in files if p.is_file()) >= STREAM_BYTES
 
 
-def _run_streamed(
+def _streamed(
     records: list[Record],
     stages: list[Stage],
     executor: Executor,
     chunk_size: int,
-    console: Any,
-    quiet: bool,
-    partitioned: tuple[Any, Any] | None = None,
+    partitioned: tuple[Any, Any] | None,
+    progress: tuple[Progress, OnStage],
 ) -> tuple[list[Record], list[StageCount], list[dict[str, Any]], int]:
     """:func:`_run` with standardise to coverage streamed (:mod:`parrot.curate.stream`) over
     ``records`` in chunks, or the corpus byte ranges of ``partitioned`` (read by the workers),
@@ -697,13 +695,13 @@ def _run_streamed(
         chunks = [(*r, reader) for r in ranges]
     else:
         chunks = [records[i : i + chunk_size] for i in range(0, len(records), chunk_size)]
-    with _progress_bars(console, quiet) as (on_progress, on_stage):
-        selected = run_stream(chunks, settings, on_progress, len(chunks))
-        for count in selected.funnel:
-            on_stage(count)
-        kept, funnel, routed = run_pipeline(
-            selected.kept, stages[index + 4 :], executor, chunk_size, on_progress, on_stage
-        )
+    on_progress, on_stage = progress
+    selected = run_stream(chunks, settings, on_progress, len(chunks))
+    for count in selected.funnel:
+        on_stage(count)
+    kept, funnel, routed = run_pipeline(
+        selected.kept, stages[index + 4 :], executor, chunk_size, on_progress, on_stage
+    )
     return kept, [*selected.funnel, *funnel], routed, selected.funnel[0].records_in
 
 

@@ -24,7 +24,7 @@ from typing import Any
 from parrot import dialects
 from parrot.curate.stages import Batch, Drop, Record, Stage
 from parrot.dialects import Lexicon
-from parrot.dialects.lexer import Token, TokenKind, scan
+from parrot.dialects.lexer import Token, TokenKind, scan, tokenize
 from parrot.dialects.splitter import splitter
 
 _PROCEDURAL = re.compile(
@@ -124,16 +124,12 @@ def _format(pieces: Iterable[Token]) -> str:
 
 
 _ASCII_LOWER = str.maketrans(string.ascii_uppercase, string.ascii_lowercase)  # words are ASCII
-_CASED = (TokenKind.STRING, TokenKind.QUOTED, TokenKind.COMMENT)  # pieces that keep their case
 
 
 def normalised_key(sql: str, dialect: str = "") -> str:
     """``sql`` (canonical) with keywords and unquoted identifiers case-folded: the ASCII letters
     outside strings, quoted identifiers and comments (as ``dialect`` lexes them) lower-cased."""
-    return "".join(
-        t.text if t.kind in _CASED else t.text.translate(_ASCII_LOWER)
-        for t in scan(sql, lexicon(dialect))
-    )
+    return normalised_key_of(sql, tokenize(sql, lexicon(dialect)))
 
 
 _MAY_COMMENT = re.compile(r"/\*|--|#|//")  # where a comment could begin

@@ -45,6 +45,10 @@ class Lexicon:
     bracket_escapes: bool = False  # ']]' inside [identifier] is one ']' (SQL Server)
     raw_strings: bool = False  # r'...' / R"...": no escapes, ends at the next quote (Spark)
 
+    def __post_init__(self) -> None:
+        if self.hash_comments_always and not self.hash_comments:
+            raise ValueError("hash_comments_always refines hash_comments: set both")
+
 
 class Dialect:
     """One SQL dialect. Subclasses set class attributes; nothing is instantiated.

@@ -206,7 +206,7 @@ def test_streamed_selection_is_the_in_memory_selection(tmp_path: Path) -> None:
     stages = _selection(cli.build_stages(args, variant.targets, None, False))
     assert cli.streams(args, variant, variant.sources, stages)
     console = table_console(stderr=True, quiet=True)
-    got = cli._run_streamed(records, stages, LocalExecutor(1), 50, console, True)
+    got = cli._run(records, stages, LocalExecutor(1), 50, console, True, streamed=True)
     expected = cli._run(records, stages, LocalExecutor(1), 50, console, True)
     assert [(r.id, r.cluster, r.rank, r.sql, r.tags, r.info) for r in got[0]] == [
         (r.id, r.cluster, r.rank, r.sql, r.tags, r.info) for r in expected[0]

@@ -108,6 +108,7 @@ from concurrent.futures import TimeoutError as FutureTimeout
 from typing import Any, ClassVar
 
 from parrot import values
+from parrot.api.secrets import SPARK_JAVA_OPTIONS_VARIABLE, SPARK_MEMORY_VARIABLE
 from parrot.engines import UnknownEngineError
 from parrot.engines import statements as st
 from parrot.engines.base import (
@@ -146,10 +147,10 @@ JAVA_OPTIONS = "-XX:+UseSerialGC -XX:TieredStopAtLevel=1 -XX:ReservedCodeCacheSi
 # The driver's heap (PARROT_SPARK_MEMORY replaces it); local mode runs everything in this JVM.
 # 1g ran out of heap with many fixtures (TPC-H, Spider) loaded in one process.
 DRIVER_MEMORY = "2g"
-# the environment variables this engine reads (in its worker: each is on the child environment's
-# allow-list, parrot.api.secrets.ENV_ALLOWED, or an isolated worker never sees it)
-MEMORY_VARIABLE = "PARROT_SPARK_MEMORY"
-JAVA_OPTIONS_VARIABLE = "PARROT_SPARK_JAVA_OPTIONS"
+# the environment variables this engine reads in its worker (named where the child
+# environment's allow-list is: an isolated worker sees no other)
+MEMORY_VARIABLE = SPARK_MEMORY_VARIABLE
+JAVA_OPTIONS_VARIABLE = SPARK_JAVA_OPTIONS_VARIABLE
 INSTALL_HINT = "pip install 'parrot-sql[spark]' (pyspark 4.3) and a Java 17+ runtime"
 
 # Per-session SQL settings, applied to the shared session's configuration and again to every
