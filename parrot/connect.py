@@ -27,7 +27,7 @@ from parrot.servers import SERVERS, ServerError, server_for
 def needs_server(dialect: str) -> bool:
     """True when ``dialect`` runs here on a server parrot manages rather than in-process."""
     name = engine_name_for(dialect)
-    return name is not None and dialect in SERVERS and engine_class(name).url_schemes is not None
+    return name is not None and dialect in SERVERS and engine_class(name).is_server()
 
 
 def create_engine(dialect: str, url: str | None = None, start: bool = False) -> Engine:
@@ -47,7 +47,7 @@ def create_engine(dialect: str, url: str | None = None, start: bool = False) -> 
             f"or set PARROT_{dialect.upper()}_URL to use a server"
         )
     cls = engine_class(name)
-    if cls.url_schemes is None:
+    if not cls.is_server():
         if not isolation_enabled():
             return cls()
         problem = cls.available()  # checked here: the worker would only fail at its first call

@@ -43,6 +43,12 @@ def _statements(sql: str, dialect: str) -> tuple[exp.Expr, ...]:
         return ()
 
 
+def statements(sql: str, dialect: str) -> tuple[exp.Expr, ...]:
+    """The parse every fact reads (memoized, read-only), for other readers of the same text: a
+    run's report reads its sources' features from the trees its judge parsed."""
+    return _statements(sql, dialect)
+
+
 def _render(statements: tuple[exp.Expr, ...], last: exp.Expr, dialect: str) -> str | None:
     """``statements`` with the last one replaced by ``last``, as SQL text (None on failure)."""
     try:

@@ -170,6 +170,12 @@ class Engine(abc.ABC):
     # through a URL and constructed as ``cls(url)``; these are the URL schemes it accepts.
     url_schemes: ClassVar[tuple[str, ...] | None] = None
 
+    @classmethod
+    def is_server(cls) -> bool:
+        """Whether the engine is a server reached through a URL (it has ``url_schemes``), not
+        one that runs in parrot's process or its worker."""
+        return cls.url_schemes is not None
+
     @staticmethod
     def available() -> str | None:
         """None when this machine can run the engine, else what is missing (an install hint)."""

@@ -151,7 +151,7 @@ class Judge:
             if dialect in self.urls or url_from_env(dialect) is not None or name is None:
                 continue
             try:
-                if engine_class(name).url_schemes is not None:
+                if engine_class(name).is_server():
                     continue
                 engine = self.engine(dialect)
             except Exception:  # unknown or unavailable: the first item records why
@@ -174,7 +174,7 @@ class Judge:
         engine = self._engines.get(dialect)
         if execution.status is ExecStatus.ENGINE_ERROR and (
             dialect not in self._engines  # its adapter could not even connect
-            or (engine is not None and engine.url_schemes is not None)
+            or (engine is not None and engine.is_server())
         ):
             self._engine_errors.append(f"{dialect}: {execution.error}")
             self._engines.pop(dialect, None)

@@ -149,7 +149,7 @@ def engine_absence(dialect: str, urls: dict[str, str], start: bool) -> str | Non
     name = engine_name_for(dialect)
     if name is None or name not in ENGINE_REGISTRY:
         return None
-    if engine_class(name).url_schemes is None:
+    if not engine_class(name).is_server():
         return engine_class(name).available()
     if not needs_server(dialect):
         return None  # a server reached by URL only (oracle, tsql, …): grammar-only here
@@ -171,7 +171,7 @@ def grammar_only(dialect: str, urls: dict[str, str]) -> bool:
     return (
         name is None
         or name not in ENGINE_REGISTRY
-        or (engine_class(name).url_schemes is not None and not needs_server(dialect))
+        or (engine_class(name).is_server() and not needs_server(dialect))
     )
 
 
@@ -522,7 +522,7 @@ def _run_locked(
             on_start(len(items), len(items) - len(pending))
         feedback = _feedback_for(translator, config) if pending else None
         if pending:  # the summary's imports load while the engines work, not after them
-            threading.Thread(target=_summarizer, name="parrot-import", daemon=True).start()
+            threading.Thread(target=_load_summary, name="parrot-import", daemon=True).start()
         secrets = run_secrets(config)
         try:
             for judged in _judged(pending, translator, config):
@@ -549,14 +549,21 @@ def _run_locked(
     return records
 
 
-def _summarizer() -> Callable[..., Any]:
+def _summarizer(with_scipy: bool = False) -> Callable[..., Any]:
     """:func:`parrot.report.metrics.summarize`, imported on first use. A run imports it in a
-    thread of its own while it waits on its engine workers (scipy: about a CPU-second), so the
-    summary at its end finds it loaded."""
+    thread of its own while it waits on its engine workers, with scipy (which
+    :mod:`parrot.report.stats` imports on first use: about a CPU-second), so the summary at its
+    end finds both loaded."""
     # deferred: scipy, numpy (loaded only on this path)
-    from parrot.report.metrics import summarize
+    from parrot.report import metrics, stats
 
-    return summarize
+    if with_scipy:
+        stats.load()
+    return metrics.summarize
+
+
+def _load_summary() -> None:
+    _summarizer(with_scipy=True)
 
 
 def engines_of(records: list[Outcome]) -> dict[str, str]:

@@ -8,9 +8,8 @@ Every figure is in percent (points for a difference), like the accuracies of
 from __future__ import annotations
 
 from collections.abc import Sequence
-
-import numpy as np
-from scipy.stats import binomtest, bootstrap
+from functools import lru_cache
+from typing import Any
 
 CONFIDENCE = 0.95  # every interval parrot reports
 BOOTSTRAP_RESAMPLES = 9999
@@ -18,12 +17,22 @@ BOOTSTRAP_SEED = 0  # a paired bootstrap is reproducible: the same runs give the
 ALPHA = 0.05  # significance level of McNemar's test (the leaderboard's marks, --fail-on-regression)
 
 
+def load() -> Any:
+    """``scipy.stats``, imported on first use (about a CPU-second): a run imports it in a
+    thread of its own while its engines work (:func:`parrot.eval.runner.run`)."""
+    # deferred: scipy (loaded only when a figure is computed, not by importing the report)
+    import scipy.stats
+
+    return scipy.stats
+
+
+@lru_cache(maxsize=4096)  # a report asks the same few (hits, total) of many cells
 def wilson(hits: int, total: int) -> tuple[float, float] | None:
     """The 95% Wilson score interval of ``hits``/``total`` in percent, rounded to 2 decimals as
     the accuracies are (None without a denominator)."""
     if total <= 0:
         return None
-    ci = binomtest(hits, total).proportion_ci(confidence_level=CONFIDENCE, method="wilson")
+    ci = load().binomtest(hits, total).proportion_ci(confidence_level=CONFIDENCE, method="wilson")
     return round(100.0 * float(ci.low), 2), round(100.0 * float(ci.high), 2)
 
 
@@ -33,7 +42,7 @@ def mcnemar_exact(broken: int, fixed: int) -> float:
     at 1/2. 1.0 when no pair is discordant."""
     if broken + fixed == 0:
         return 1.0
-    return float(binomtest(fixed, broken + fixed, 0.5).pvalue)
+    return float(load().binomtest(fixed, broken + fixed, 0.5).pvalue)
 
 
 def paired_difference(a: Sequence[bool], b: Sequence[bool]) -> tuple[float, float] | None:
@@ -44,10 +53,13 @@ def paired_difference(a: Sequence[bool], b: Sequence[bool]) -> tuple[float, floa
         raise ValueError(f"paired samples differ in length: {len(a)} and {len(b)}")
     if not a:
         return None
+    # deferred: numpy (loaded only when a paired interval is computed)
+    import numpy as np
+
     diff = np.asarray(b, dtype=float) - np.asarray(a, dtype=float)
     if np.all(diff == diff[0]):  # no spread: every resample is the same (scipy would warn)
         return round(100.0 * diff[0], 2), round(100.0 * diff[0], 2)
-    res = bootstrap(
+    res = load().bootstrap(
         (np.asarray(a, dtype=float), np.asarray(b, dtype=float)),
         lambda x, y, axis=-1: np.mean(y, axis=axis) - np.mean(x, axis=axis),
         paired=True,

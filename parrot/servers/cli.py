@@ -61,7 +61,7 @@ def _engine_status(name: str) -> str | None:
         cls = engine_class(name)
     except ImportError as exc:  # an optional driver missing from this install
         return f"{name:<18} absent: {exc}"
-    if cls.url_schemes is not None:
+    if cls.is_server():
         if cls.dialect in SERVERS:
             return None
         url = url_from_env(cls.dialect)

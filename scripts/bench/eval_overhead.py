@@ -83,13 +83,16 @@ def child(dataset_name: str, model: str, syntax: bool, with_suites: bool) -> dic
     from parrot.eval.runner import RunConfig, run, select_items
     from parrot.translators import create_translator
 
-    classes = [engine_class(name) for name in ENGINES]
+    classes: list[Any] = []
     try:  # engine worker proxies: their time includes the round trip to the worker process
-        from parrot.engines.worker import IsolatedEngine
-
+        from parrot.engines.worker import IsolatedEngine, isolation_enabled
+    except ImportError:  # a baseline from before the engine workers (or its switch)
+        isolated = False
+    else:
+        isolated = isolation_enabled()
         classes.append(IsolatedEngine)
-    except ImportError:  # a baseline from before the engine workers
-        pass
+    if not isolated:  # in-process adapters; else they run in the workers, and importing them
+        classes += [engine_class(name) for name in ENGINES]  # here would cost what a run does not
     for cls in classes:  # every embedded engine adapter (servers are not used here)
         if cls.url_schemes is None:
             for method in ("__init__", "load", "execute", "close"):

@@ -476,10 +476,10 @@ def test_tasks_that_ignore_cancellation_restart_the_session(
     fixture's read-back no longer waits for them for good (pytest's timeout failed it before)."""
     runtime = sp._RUNTIME
     monkeypatch.setattr(sp, "TASK_DRAIN", 1.0)
-    tracker = runtime.spark.sparkContext._jsc.sc().statusTracker()
 
     def running() -> int:
-        return sum(e.numRunningTasks() for e in tracker.getExecutorInfos())
+        with runtime.lock:
+            return _task_threads_at_work(runtime.spark)
 
     generation = runtime.generation
     for timeout in (3, 10, 30):  # long enough for its tasks to start on a loaded machine
