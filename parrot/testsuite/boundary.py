@@ -34,6 +34,12 @@ the query reads (the fixture's other tables keep their rows); keys stay unique a
   (the children of a join) hold no rows while their parents keep theirs: no parent finds a
   partner (``LEFT JOIN … ORDER BY child.x DESC LIMIT 1`` is not the inner join, whose result is
   empty);
+* ``strangers``: one row a table the query reads, each column compared with a literal holding the
+  first one (as ``on_literal``), and every join reference an orphan (``_fanout`` with every
+  reference ``"o"``): no row finds a partner, yet each passes its own filters (``JOIN`` is no
+  ``LEFT``/``RIGHT``/``FULL JOIN`` either way round, even under ``GROUP BY … ORDER BY COUNT(*)
+  DESC LIMIT 1``, where the other kinds tie: the outer join's only row against none). Kept
+  beyond distillation's ``min_dbs`` diverse databases (a suite of a join grows by one);
 * ``ordered``: each ORDER BY column that is not joined holds distinct values in an order that is
   neither ascending nor descending nor insertion order (a dropped or reversed ORDER BY, or a
   LIMIT without it, shows);
@@ -76,6 +82,7 @@ from parrot.testsuite.datagen import (
 )
 
 KINDS = (
+    "strangers",
     "duplicates",
     "fanout",
     "large",
@@ -98,6 +105,7 @@ STAIR: tuple[int, ...] = (1, 0, 2, 1, 0, 3, 1, 2, 0, 1, 4, 2, 0, 1, 3, 5)
 # and a NULL reference ("n"; a parent where the column is NOT NULL)
 FANOUT: tuple[int | str, ...] = (0, "o", 0, 1, "n", 0)
 SIZES = {"large": LARGE, "duplicates": len(STAIR)}  # rows a table drawn (others: 8)
+STRANGERS: tuple[int | str, ...] = ("o",)  # references in ``strangers``: orphans only
 # references per row in ``twins`` (parents in row order: a row, its twin, the next row, its
 # twin, ...): parent 2 three times, the twins 0 and 1 twice each (together more than 2, apart
 # fewer), 4 once
@@ -240,7 +248,7 @@ def _applies(kind: str, schema: QuerySchema) -> bool:
         return any(i.grouped for i in infos)
     if kind == "fanout":
         return any(i.group is not None for i in infos)
-    if kind == "childless":
+    if kind in ("childless", "strangers"):
         return bool(_children(schema))
     if kind == "ordered":
         return any(i.ordered and i.group is None for i in infos)
@@ -297,6 +305,8 @@ def boundary_rounds(
             _fanout(data["tables"], schema, pattern)
         if kind == "mirror":
             _mirror(data["tables"], schema, samples)
+        if kind == "strangers":
+            _strangers(data["tables"], schema, samples)
         if kind == "childless":
             _fanout(data["tables"], schema, FANOUT)
             for table in data["tables"]:
@@ -464,6 +474,20 @@ def _children(schema: QuerySchema) -> set[str]:
         and not parent(info)
         and parent_tables.get(info.group, set()) - {name}
     }
+
+
+def _strangers(tables: list[dict[str, Any]], schema: QuerySchema, samples: Samples) -> None:
+    """Each table ``schema`` reads: its first row, on the query's literals (:func:`_on_literal`),
+    its join references orphans (:data:`KINDS` ``strangers``)."""
+    for table in tables:
+        cols = schema.tables.get(table["name"])
+        if cols is None:
+            continue
+        infos = list(cols.values())
+        pools = [samples[(table["name"], i.name)] for i in infos]
+        keys = tuple(table["primary_key"])
+        table["rows"] = _on_literal(table["rows"][:1], infos, keys, pools)
+    _fanout(tables, schema, STRANGERS)
 
 
 def _mirror(tables: list[dict[str, Any]], schema: QuerySchema, samples: Samples) -> None:

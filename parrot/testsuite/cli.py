@@ -99,7 +99,7 @@ def _size_flags(b: argparse.ArgumentParser) -> None:
         metavar="N",
         help="diverse databases kept beyond the cover: boundary ones "
         "(duplicate-heavy, join fan-out, ordered, one row, ...) first "
-        f"(default: {DEFAULT_MIN_DBS})",
+        f"(default: {DEFAULT_MIN_DBS}; a join's sources keep one more, strangers)",
     )
     b.add_argument(
         "--candidates",

@@ -36,13 +36,14 @@ from parrot.testsuite.solver import Attempt, available, solve_survivors
 from parrot.testsuite.store import Suite, SuiteDatabase, load_suite, suite_key
 from parrot.translators.base import Translation, TranslationStatus
 
-# v15: boundary kinds duplicates (staircase counts), fanout, twins, ordered, and the order they
-# are kept in (parrot.testsuite.boundary); v14: NOT IN -> NOT EXISTS neighbours; v13: the operator
-# registry (parrot.testsuite.operators: SQLMutation's categories, span drops); v12: boundary
-# candidates (parrot.testsuite.boundary), --min-dbs diverse databases beyond the cover,
-# order-less LIMIT ties kept; v11: every fixture table in every database (those the source does
-# not read keep the fixture's rows)
-GENERATOR = "rules-v16"
+# v17: boundary kind strangers (one row a table, every join reference an orphan), kept beyond
+# min_dbs; v16: boundary kinds mirror and childless; v15: boundary kinds duplicates (staircase
+# counts), fanout, twins, ordered, and the order they are kept in (parrot.testsuite.boundary);
+# v14: NOT IN -> NOT EXISTS neighbours; v13: the operator registry (parrot.testsuite.operators:
+# SQLMutation's categories, span drops); v12: boundary candidates (parrot.testsuite.boundary),
+# --min-dbs diverse databases beyond the cover, order-less LIMIT ties kept; v11: every fixture
+# table in every database (those the source does not read keep the fixture's rows)
+GENERATOR = "rules-v17"
 SIBLINGS = f"siblings/{GENERATOR}"  # suites distilled from the sibling suites' databases
 DEFAULT_MAX_DBS = 8
 DEFAULT_MIN_DBS = 4  # diverse databases kept beyond the cover (a boundary, a duplicate-heavy one)
@@ -286,6 +287,7 @@ def _choose(
 ) -> tuple[list[int], set[int]]:
     """The cover of the kills, then ``min_dbs`` diverse usable databases beyond it."""
     chosen, covered = _cover(trial.kills, trial.offset, max_dbs)
+    kinds = {r: k for r, (k, _) in cands.kinds.items()}
     chosen += _diverse(
         judge,
         item,
@@ -293,9 +295,9 @@ def _choose(
         trial.kills,
         cands.dbs[position : cands.from_source],
         chosen,
-        {r: k for r, (k, _) in cands.kinds.items()},
+        kinds,
         trial.refs,
-        min_dbs,
+        min_dbs + (min_dbs > 0 and "strangers" in kinds.values()),  # kept beyond min_dbs
     )
     if not chosen and trial.usable:  # nothing to kill: still keep one database beyond the fixture
         chosen.append(0)

@@ -182,6 +182,25 @@ KILLS = [
         "SELECT p.name FROM parent AS p LEFT JOIN child AS c ON c.pid = p.id "
         "ORDER BY c.score DESC LIMIT 1",
     ),
+    (  # Spider dev 529/537 (rules-v16 held-out survivors): only the outer join's lone parent
+        "strangers",
+        "SELECT p.name FROM parent AS p JOIN child AS c ON c.pid = p.id GROUP BY p.id "
+        "ORDER BY COUNT(*) DESC, p.id LIMIT 1",
+        "SELECT p.name FROM parent AS p LEFT JOIN child AS c ON c.pid = p.id GROUP BY p.id "
+        "ORDER BY COUNT(*) DESC, p.id LIMIT 1",
+    ),
+    (  # Spider dev 515: the child joined the other way round, grouped by its reference
+        "strangers",
+        "SELECT p.name, c.pid FROM child AS c JOIN parent AS p ON c.pid = p.id GROUP BY c.pid "
+        "ORDER BY COUNT(*) DESC, c.pid LIMIT 1",
+        "SELECT p.name, c.pid FROM child AS c LEFT JOIN parent AS p ON c.pid = p.id "
+        "GROUP BY c.pid ORDER BY COUNT(*) DESC, c.pid LIMIT 1",
+    ),
+    (  # Spider dev 611/625: the parent passes its filter and finds no child
+        "strangers",
+        "SELECT c.score FROM parent AS p JOIN child AS c ON p.id = c.pid WHERE p.name = 'bob'",
+        "SELECT c.score FROM parent AS p LEFT JOIN child AS c ON p.id = c.pid WHERE p.name = 'bob'",
+    ),
     (  # a copied parent with copies of its children: two entities alike in all but the key
         "mirror",
         "SELECT COUNT(DISTINCT p.id) FROM parent AS p JOIN child AS c ON c.pid = p.id",
