@@ -22,9 +22,10 @@ engine:
 
 An execution that has not answered ``GRACE`` seconds after its timeout, or that answers
 ``timeout``, gets its worker SIGKILLed; the item is ``timeout`` and the next call starts a new
-worker (fixtures are loaded again there). A worker keeps its ``KEPT_FIXTURES`` most recently
-used fixtures of ``KEPT_ROWS`` rows in all and its adapters' databases of them; an evicted
-fixture is sent again when an execution needs it. Answers come back as restricted pickles: only
+worker (fixtures are loaded again there). A worker keeps at most ``KEPT_FIXTURES`` fixtures of
+``KEPT_ROWS`` rows in all and its adapters' databases of them, evicting seldom-used ones (suite
+databases) before the item fixtures it keeps reusing; an evicted fixture is sent again when an
+execution needs it. Answers come back as restricted pickles: only
 parrot's result records and plain values can be decoded, never code.
 
 Where the kernel refuses a layer the worker still runs, and says so: every missing layer is a
@@ -74,14 +75,18 @@ from parrot.fixtures import Fixture
 
 GRACE = 0.5  # seconds past an execution's timeout before its worker is killed
 CALL_TIMEOUT = 600.0  # seconds for loads, checksums and a worker's start (a JVM, big fixtures)
-# fixtures a worker keeps (and its adapters' databases of them), least recently used evicted
-# first: the polyglot reference run sends each worker 690 fixtures, 21 of them suite databases
-# of 26,637 rows that unpickle to 13 MiB each; kept for the whole run they were most of the
-# DuckDB (1.01 GiB), SQLite (0.38) and ClickHouse (0.62) workers' peaks (issue 31). Item
-# fixtures are reused all run long and stay; a suite database is used by a few executions in a
-# row. An evicted fixture is sent again when an execution needs it.
+# fixtures a worker keeps (and its adapters' databases of them): the polyglot reference run
+# sends each worker 690 fixtures, 21 of them suite databases of 26,637 rows that unpickle to
+# 13 MiB each; kept for the whole run they were most of the DuckDB (1.01 GiB), SQLite (0.38)
+# and ClickHouse (0.62) workers' peaks (issue 31). An evicted fixture is sent again when an
+# execution needs it.
 KEPT_FIXTURES = 64
 KEPT_ROWS = 150_000  # rows in all: TPC-H's 86,805 and a few suite databases
+# Which goes first: a fixture used by fewer than PROTECTED_USES executions (a suite database,
+# used by a few executions in a row), least recently used first; an item fixture, reused all
+# run long, only when nothing else is left. Plain LRU evicted TPC-H (86,805 rows, 14 MB
+# pickled) whenever a TPC-H suite's databases passed, and sent it again for the next item.
+PROTECTED_USES = 10
 GiB = 1 << 30
 # address-space cap per engine (None: not capped by RLIMIT_AS; the JVM is capped by its heap)
 MEMORY_LIMITS: dict[str, int | None] = {
@@ -464,13 +469,17 @@ class UnloadedFixture(KeyError):
 
 class _Fixtures:
     """The fixtures a worker holds, by content hash: at most ``KEPT_FIXTURES`` of at most
-    ``KEPT_ROWS`` rows in all, the least recently used evicted first (never the newest). An
-    evicted fixture's databases are discarded from every adapter of the worker too."""
+    ``KEPT_ROWS`` rows in all, never evicting the newest. The least recently used of those used
+    by fewer than ``PROTECTED_USES`` executions goes first, then the least recently used of the
+    rest. An evicted fixture's databases are discarded from every adapter of the worker too."""
 
     def __init__(self, adapters: dict[str, Engine]) -> None:
         self._adapters = adapters
         self._kept: dict[str, tuple[Fixture, int]] = {}  # hash -> (fixture, rows), oldest first
         self._rows = 0
+        # executions per fixture hash, kept across evictions (a re-sent item fixture stays
+        # protected): one small int per fixture the worker was ever sent
+        self._uses: dict[str, int] = {}
 
     def __len__(self) -> int:
         return len(self._kept)
@@ -486,11 +495,18 @@ class _Fixtures:
         self._kept[fixture.content_hash] = (fixture, rows)
         self._rows += rows
         while len(self._kept) > 1 and (len(self._kept) > KEPT_FIXTURES or self._rows > KEPT_ROWS):
-            evicted, evicted_rows = self._kept.pop(next(iter(self._kept)))
+            evicted, evicted_rows = self._kept.pop(self._victim())
             self._rows -= evicted_rows
             for engine in self._adapters.values():
                 if isinstance(engine, EngineBase):
                     engine._forget(evicted)
+
+    def _victim(self) -> str:
+        """The fixture to evict: the least recently used seldom-used one, else the least
+        recently used (never the newest)."""
+        older = list(self._kept)[:-1]
+        seldom = (d for d in older if self._uses.get(d, 0) < PROTECTED_USES)
+        return next(seldom, older[0])
 
     def get(self, digest: str) -> Fixture:
         try:
@@ -498,6 +514,7 @@ class _Fixtures:
         except KeyError:
             raise UnloadedFixture(digest) from None
         self._kept[digest] = entry  # the most recently used
+        self._uses[digest] = self._uses.get(digest, 0) + 1
         return entry[0]
 
 

@@ -53,7 +53,7 @@ from parrot.engines import (
 )
 from parrot.engines.base import MAX_TIMEOUT
 from parrot.engines.worker import IsolatedEngine
-from parrot.eval.suites import Suite, load_suite
+from parrot.eval.suites import Suite, SuiteCache, load_suite
 from parrot.eval.syntax import ENGINE_PARSED, keep_warm_grammars, syntax_json
 from parrot.fixtures import Fixture
 from parrot.sqlfacts import order_facts, sort_key_columns, with_sort_key_columns, without_limit
@@ -123,7 +123,7 @@ class Judge:
         self._missing: dict[str, str] = {}
         self._gold: dict[tuple[str, str, str, bool | None], Gold] = {}
         self.suite_dir = suite_dir  # the dataset directory whose suites/ judge every item
-        self._suites: dict[tuple[str, str, str], Suite | None] = {}
+        self._suites = SuiteCache()  # the suites judged lately (bounded: KEPT_SUITE_ROWS)
         # eval --prove: called on each finished record (parrot.eval.prove.attach sets it)
         self.prover: Callable[[Item, Translation, Outcome], None] | None = None
 
@@ -491,10 +491,12 @@ class Judge:
         assert self.suite_dir is not None
         fixture = item.fixture or EMPTY_FIXTURE
         key = (item.source_dialect, item.source_sql, fixture.content_hash)
-        if key not in self._suites:
-            suite = load_suite(self.suite_dir, item.source_dialect, item.source_sql, item.fixture)
-            self._suites[key] = suite and _named(suite, fixture.name)
-        return self._suites[key]
+        if key in self._suites:
+            return self._suites.get(key)
+        suite = load_suite(self.suite_dir, item.source_dialect, item.source_sql, item.fixture)
+        suite = suite and _named(suite, fixture.name)
+        self._suites.put(key, suite)
+        return suite
 
     def _judge_suite(self, item: Item, sql: str, suite: Suite, fixture_match: bool) -> SuiteRecord:
         """Dual execution on every suite database: one compact strict verdict per database.
