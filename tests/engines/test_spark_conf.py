@@ -19,7 +19,7 @@ def test_the_driver_jvm_is_lean_unless_told_otherwise(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     default = _java_options(monkeypatch, None)
-    assert {"-XX:+UseG1GC", "-Xms64m", "-XX:TieredStopAtLevel=1"} <= set(default)
+    assert {"-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1"} <= set(default)
     chosen = _java_options(monkeypatch, "-XX:+UseSerialGC -XX:MaxHeapFreeRatio=30")
     assert chosen[-2:] == ["-XX:+UseSerialGC", "-XX:MaxHeapFreeRatio=30"]
     assert "-Djava.io.tmpdir=/r/tmp" in _java_options(monkeypatch, "")

@@ -138,20 +138,19 @@ TASK_DRAIN = 10.0
 # seconds jobs are still watched for (and cancelled) after a step timed out: an interrupted
 # statement's job can be submitted after its thread returned (seen 0.3 s late on a loaded machine)
 LATE_JOBS = 1.0
-# The driver JVM's options (PARROT_SPARK_JAVA_OPTIONS replaces them). C1 only and a small code
-# cache: parrot's Spark statements are many, small and short, so C2's compiled code never paid
-# for itself. G1 sized by what the heap holds (-Xms64m, 10-30% free after a collection, up to
-# 20% of the time in GC before it grows: GCTimeRatio=4), not the serial collector: serial grows
-# its old generation at every promotion that does not fit, up to the heap's ceiling, so its JVM
-# held the whole 2g heap plus 0.3-0.4 GiB (polyglot reference run: 2.31 GiB PSS). With G1 the
-# 2g ceiling stays for runs that need it (TPC-H and Spider in one process) and spark:sqlite,
-# spark:duckdb peaked at 1.21 GiB RSS (Shenandoah with a 640m soft maximum: 1.09, but 26% more
-# CPU and not in every JDK build), docs/results/peakmem.md for the whole run.
-JAVA_OPTIONS = (
-    "-XX:+UseG1GC -Xms64m -XX:MinHeapFreeRatio=10 -XX:MaxHeapFreeRatio=30 -XX:GCTimeRatio=4 "
-    "-XX:ParallelGCThreads=2 -XX:ConcGCThreads=1 "
-    "-XX:TieredStopAtLevel=1 -XX:ReservedCodeCacheSize=48m -Xss512k"
-)
+# The driver JVM's options (PARROT_SPARK_JAVA_OPTIONS replaces them). Serial GC (the JVM's own
+# choice below 2 cores), C1 only and a small code cache: parrot's Spark statements are many, small
+# and short, so C2's compiled code never paid for itself. With a 2g heap the polyglot reference
+# run's JVM peak went from 4.1 to 2.4 GiB RSS with the same verdicts and less CPU
+# (docs/results/peakmem.md). Serial GC grows its old generation at every promotion that does
+# not fit, up to the ceiling, so the JVM holds about the whole heap + 0.3-0.4 GiB; measured
+# against it (issue 31, load 6-16): a 128m young generation (-Xms64m -XX:MaxNewSize=128m)
+# still held 2.3 GiB after 12 minutes; G1 sized by use (-Xms64m, Min/MaxHeapFreeRatio 10/30,
+# GCTimeRatio=4) peaked at 1.21 GiB RSS on spark:sqlite,spark:duckdb but at 2.41 GiB PSS on the
+# whole run (it grows when its pauses look long, as they do on a loaded machine); Shenandoah
+# with SoftMaxHeapSize=640m peaked at 1.09 on that subset with 26% more CPU than G1, not yet
+# measured on the whole run (and not in every JDK build). A smaller heap is PARROT_SPARK_MEMORY.
+JAVA_OPTIONS = "-XX:+UseSerialGC -XX:TieredStopAtLevel=1 -XX:ReservedCodeCacheSize=48m -Xss512k"
 # The driver's heap (PARROT_SPARK_MEMORY replaces it); local mode runs everything in this JVM.
 # 1g ran out of heap with many fixtures (TPC-H, Spider) loaded in one process.
 DRIVER_MEMORY = "2g"
