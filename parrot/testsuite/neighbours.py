@@ -17,7 +17,8 @@ them in a column of their own (:data:`EQUIVALENCE_RULES`):
 * ``distinct_over_keys``: DISTINCT added over a projection that holds the primary key of every
   table whose rows it returns (only with ``keys``; window functions and scalar subqueries
   multiply no rows), over a grouped projection whose unprojected GROUP BY keys are output aliases
-  or columns of a table whose primary key it groups by and projects, or over a derived table or
+  or columns of a table whose primary key it groups by and projects, over a grouped single table
+  whose primary key it projects as bare columns (groups share no row), or over a derived table or
   CTE whose body is a UNION / INTERSECT / EXCEPT without ALL (distinct on all its columns), over
   a recursive CTE that walks a tree (anchor: the rows of a keyed table whose parent column IS
   NULL; step: that table joined on parent = the CTE's key column, projecting the table's key
@@ -65,7 +66,13 @@ them in a column of their own (:data:`EQUIVALENCE_RULES`):
 * ``null_in_filtering_in``: NULL added to the list of an IN that is a conjunct of a WHERE,
   HAVING or JOIN ON (NULL and FALSE drop the same rows there);
 * ``order_of_one_row``: the ORDER BY dropped under a LIMIT of an aggregate without GROUP BY;
-* ``left_join_null_rejected`` also proves LEFT → INNER JOIN (``left_inner``);
+* ``left_join_null_rejected`` also proves LEFT → INNER JOIN (``left_inner``); an OR rejects when
+  each disjunct does, and an unqualified column is the joined table's when no other table read
+  has it (only with ``types``);
+* ``left_join_under_null_ignoring_aggregates``: INNER ↔ LEFT JOIN under a select list of COUNT,
+  SUM, AVG, MIN, MAX (DISTINCT or not) of the joined table's columns only, without GROUP BY,
+  HAVING or window: the rows a LEFT JOIN adds hold NULL there and change no aggregate (not in
+  ClickHouse, whose unmatched rows hold defaults);
 * ``not_in_over_keys``: ``x NOT IN (SELECT k ...)`` → ``NOT EXISTS`` when ``x`` and ``k`` are
   single-column primary keys (never NULL) of the tables they name (only with ``keys``).
 """

@@ -237,8 +237,7 @@ KILLS = [
         # children that pass the filter
         "fanout",
         "SELECT p.name FROM parent AS p JOIN child AS c ON p.id = c.pid WHERE c.score = 4",
-        "SELECT DISTINCT p.name FROM parent AS p JOIN child AS c ON p.id = c.pid "
-        "WHERE c.score = 4",
+        "SELECT DISTINCT p.name FROM parent AS p JOIN child AS c ON p.id = c.pid WHERE c.score = 4",
     ),
     (
         "ordered",
