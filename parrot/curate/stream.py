@@ -480,7 +480,11 @@ class _Peek:
 
 def _run(parts: _Parts, chunks: Iterable[Chunk], total: int) -> StreamResult:
     store, settings = parts.store, parts.settings
-    window_size = settings.patience + 1
+    # the walk of a cluster without a kept member reads exactly ``patience`` members: those are
+    # computed ahead in the workers; the members after a kept one, by the walk (this process,
+    # overlapping the workers). With patience + 1, one more member of every cluster was
+    # parsed, and not read by the walk of most (all but those with a kept member)
+    window_size = max(1, settings.patience)
     clock = time.perf_counter()
     steps = _ingest(parts, chunks, total)
     ingest_s = time.perf_counter() - clock
@@ -506,6 +510,7 @@ def _run(parts: _Parts, chunks: Iterable[Chunk], total: int) -> StreamResult:
     out.records = [replace(r, norm=normalise(r.sql, r.dialect)) for r in out.records]
     stats_out = {"ingest_seconds": ingest_s, "rank_seconds": seconds[0] - ingest_s, **counts}
     stats_out["clusters"] = len(sizes)
+    stats_out["features_ahead"] = total_window  # in the workers (and "features computed late")
     funnel = _funnel(steps, settings.stages, counts["normalised_distinct"], sizes, seconds, out)
     return StreamResult(out.records, funnel, stats_out)
 
