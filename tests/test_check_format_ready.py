@@ -1,18 +1,14 @@
 """scripts/check_format_ready.py: the functions ``ruff format`` would push over 80 lines."""
 
-import importlib.util
 import shutil
 from pathlib import Path
 
 import pytest
 
+from tests.script_modules import SCRIPTS, load_script
+
 ROOT = Path(__file__).resolve().parents[1]
-spec = importlib.util.spec_from_file_location(
-    "check_format_ready", ROOT / "scripts" / "check_format_ready.py"
-)
-assert spec and spec.loader
-check_format_ready = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(check_format_ready)
+check_format_ready = load_script(SCRIPTS / "check_format_ready.py")
 
 pytestmark = pytest.mark.skipif(shutil.which("ruff") is None, reason="ruff is not installed")
 

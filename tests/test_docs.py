@@ -3,7 +3,6 @@ every flag the prose attributes to a parrot command."""
 
 from __future__ import annotations
 
-import importlib.util
 import re
 import shlex
 import sys
@@ -12,16 +11,14 @@ from types import ModuleType
 
 import pytest
 
+from tests.script_modules import SCRIPTS, load_script
+
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 
 
 def _script(name: str) -> ModuleType:
-    spec = importlib.util.spec_from_file_location(name, ROOT / "scripts" / f"{name}.py")
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script(SCRIPTS / f"{name}.py")
 
 
 readme_commands = _script("readme_commands")

@@ -7,23 +7,19 @@ expects every item strictly right and none timed out."""
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+from tests.script_modules import load_bench
+
 PAIRS = "sqlite:spark,spark:sqlite"
 
 
 def _bench() -> Any:
     """``scripts/bench/load.py``: the test runs what the bench measures."""
-    spec = importlib.util.spec_from_file_location("bench_load", ROOT / "scripts/bench/load.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_bench("load")
 
 
 @pytest.mark.slow

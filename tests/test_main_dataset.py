@@ -8,9 +8,7 @@ is absent here); the slow, server-marked test judges every item on the real engi
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
 from collections import Counter
 from pathlib import Path
 
@@ -18,6 +16,7 @@ import pytest
 from eval_runs import run_eval
 
 from parrot.datasets import ANNOTATION_SOURCES, TRANSLATION_TYPES, load_dataset
+from tests.script_modules import SCRIPTS, load_script
 
 ROOT = Path(__file__).resolve().parent.parent
 ITEMS = ROOT / "datasets" / "main" / "items.jsonl"
@@ -27,12 +26,7 @@ RECORDS = [
 
 
 def _builder():
-    spec = importlib.util.spec_from_file_location("build_main", ROOT / "scripts" / "build_main.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["build_main"] = module
-    spec.loader.exec_module(module)
-    return module
+    return load_script(SCRIPTS / "build_main.py", register=True)
 
 
 BUILD = _builder()

@@ -1,15 +1,9 @@
 """scripts/verdict_diff.py: two runs compared by id, whatever order their lines are in."""
 
-import importlib.util
-from pathlib import Path
-
 from parrot.api.results import ResultsLog
+from tests.script_modules import SCRIPTS, load_script
 
-ROOT = Path(__file__).resolve().parents[1]
-spec = importlib.util.spec_from_file_location("verdict_diff", ROOT / "scripts" / "verdict_diff.py")
-assert spec and spec.loader
-verdict_diff = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(verdict_diff)
+verdict_diff = load_script(SCRIPTS / "verdict_diff.py")
 
 
 def _record(item_id, match=True, suite=True):

@@ -107,3 +107,44 @@ def test_a_text_is_explained_once(
     refused = "SELECT * FROM file('/etc/passwd')"
     for _ in range(2):  # refusals are not remembered as passes
         assert engine.execute(refused, FIXTURE).status is ExecStatus.UNSUPPORTED
+
+
+def _sets_sent(engine: ch.ClickHouseEngine, monkeypatch: pytest.MonkeyPatch, sql: str) -> list[str]:
+    """The SET statements ``sql``'s execution sends on the shared read-only connection."""
+    assert engine.execute("SELECT 1", FIXTURE).ok  # the shared connection exists, USE-ing FIXTURE
+    sent: list[str] = []
+    query = engine._reader.query
+
+    def spy(text: str, *args: Any) -> Any:
+        sent.append(text)
+        return query(text, *args)
+
+    monkeypatch.setattr(engine._reader, "query", spy)
+    assert engine.execute(sql, FIXTURE).ok
+    return [q for q in sent if q.startswith("SET ")]
+
+
+def test_an_execution_pays_one_set_per_statement(
+    engine: ch.ClickHouseEngine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # a SET is a round trip into chdb that costs about what a one-row SELECT costs: the tag
+    # the kill finds an execution by rides on the first statement's budget (was two SETs)
+    sets = _sets_sent(engine, monkeypatch, "SELECT count() FROM t")
+    assert len(sets) == 1
+    assert "log_comment = 'parrot-" in sets[0] and "max_execution_time = " in sets[0]
+
+
+@pytest.mark.parametrize(
+    "sql",
+    [
+        "SELECT getSetting('log_comment'), getSetting('max_memory_usage')",  # shared, read-only
+        "SET join_use_nulls = 1; SELECT getSetting('log_comment'), getSetting('max_memory_usage')",
+    ],
+)
+def test_the_tag_and_the_memory_limit_hold_on_every_path(
+    engine: ch.ClickHouseEngine, sql: str
+) -> None:
+    run = engine.execute(sql, FIXTURE)
+    assert run.ok and run.result is not None
+    tag, memory = run.result.rows[-1]
+    assert str(tag).startswith("parrot-") and int(memory) == ch.MEMORY_LIMIT

@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 from pathlib import Path
 from types import ModuleType
@@ -11,16 +10,11 @@ from types import ModuleType
 import pytest
 
 from parrot.curate.stages import Record
-
-BENCH = Path(__file__).resolve().parents[2] / "scripts" / "bench"
+from tests.script_modules import load_bench
 
 
 def _script(name: str) -> ModuleType:
-    spec = importlib.util.spec_from_file_location(f"bench_{name}", BENCH / f"{name}.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_bench(name)
 
 
 def _records(n: int) -> list[Record]:

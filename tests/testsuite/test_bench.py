@@ -4,7 +4,6 @@ LLM-data table and the marking of survivors whose source is empty everywhere."""
 from __future__ import annotations
 
 import argparse
-import importlib.util
 from contextlib import closing
 from dataclasses import replace
 from pathlib import Path
@@ -19,19 +18,14 @@ from parrot.eval.judge import Judge
 from parrot.testsuite.cli import main
 from parrot.testsuite.store import Suite, load_suite
 from parrot.translators.llm.scripted_server import Reply, ScriptedServer
+from tests.script_modules import load_bench
 from tests.testsuite.test_build import _dataset, _item_json
 from tests.testsuite.test_llm_datagen import GOOD
 from tests.testsuite.test_llm_datagen import _dataset as _llm_dataset
 
-BENCH = Path(__file__).resolve().parents[2] / "scripts" / "bench" / "testsuite.py"
-
 
 def _bench() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("bench_testsuite", BENCH)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_bench("testsuite")
 
 
 def test_target_side_counts_neighbours_of_the_reference_on_the_target(tmp_path: Path) -> None:

@@ -892,17 +892,13 @@ class ClickHouseEngine(EngineBase[_Materialised]):
             conn = self._connect()
             try:
                 conn.query(f"USE {ident(mat.database)}")
-                conn.query(
-                    f"SET log_comment = {string_literal(tag)}, max_memory_usage = {MEMORY_LIMIT}"
-                )
-                conn.query("SET readonly = 2")
-                return self._run(conn, script, tag)
+                conn.query("SET readonly = 2")  # settings can still change (= 2), writes not
+                return self._run(conn, script, tag, f"max_memory_usage = {MEMORY_LIMIT}")
             finally:
                 conn.close()
         conn = self._read_only(mat.database)
         execution = Execution(ExecStatus.ENGINE_ERROR, error="execution did not finish")
         try:
-            conn.query(f"SET log_comment = {string_literal(tag)}")
             execution = self._run(conn, script, tag)
             return execution
         finally:
@@ -944,10 +940,7 @@ class ClickHouseEngine(EngineBase[_Materialised]):
                 src = f"{ident(mat.database)}.{ident(table.name)}"  # mutations make new ones
                 conn.query(f"CREATE TABLE {ident(scratch)}.{ident(table.name)} CLONE AS {src}")
             conn.query(f"USE {ident(scratch)}")
-            conn.query(
-                f"SET log_comment = {string_literal(tag)}, max_memory_usage = {MEMORY_LIMIT}"
-            )
-            return self._run(conn, script, tag)
+            return self._run(conn, script, tag, f"max_memory_usage = {MEMORY_LIMIT}")
         finally:
             conn.close()
             cleanup = [f"DROP DATABASE IF EXISTS {ident(scratch)} SYNC"]
@@ -972,9 +965,17 @@ class ClickHouseEngine(EngineBase[_Materialised]):
         _, _, rows = parse_output(data)
         return {(str(db), str(t)) for db, t in rows}
 
-    def _run(self, conn: Any, script: st.Script, tag: str) -> Execution:
+    def _run(self, conn: Any, script: st.Script, tag: str, settings: str = "") -> Execution:
+        """Run ``script``'s statements in order on ``conn``. Each statement is preceded by one
+        SET of its remaining budget; the first one also carries the execution's ``log_comment``
+        (what ``_kill`` finds it by) and ``settings``: a SET is a round trip into chdb that
+        costs about what a one-row SELECT costs, so an execution pays for one, not three."""
+        first = [f"log_comment = {string_literal(tag)}", *([settings] if settings else [])]
+
         def run(plan: st.Plan, remaining: float) -> tuple[values.ResultSet, bool] | None:
-            conn.query(f"SET max_execution_time = {max(remaining, 0.001):.3f}")
+            budget = f"max_execution_time = {max(remaining, 0.001):.3f}"
+            conn.query("SET " + ", ".join([*first, budget]))
+            first.clear()
             return self._statement(conn, plan, script.max_rows)
 
         return st.run_in_order(
