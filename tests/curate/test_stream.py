@@ -9,6 +9,8 @@ from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 
+import pytest
+
 from parrot.curate.select import Cluster, Coverage, Features, Normalise, coverage_source
 from parrot.curate.stages import Batch, Drop, LocalExecutor, Record, Stage, run_pipeline
 from parrot.curate.standardise import Standardise
@@ -171,6 +173,7 @@ def _peak_shapes(clusters: int) -> tuple[int, int]:
         tracemalloc.stop()
 
 
+@pytest.mark.slow  # tracemalloc over sqlglot's parses: about 30 s at load 6
 def test_memory_does_not_grow_with_the_number_of_clusters() -> None:
     """Four times the clusters (statements as large): the features of every cluster's first
     members (the walk's window) are never all held at once. The peak of this process's Python
