@@ -15,9 +15,12 @@ its tokens and its cluster as Python objects: 2.9 GiB for 1 M statements. Here:
   kept (the first of its exact key too: equal texts have equal normalised keys), clusters are
   numbered in the order of their first kept statement, members ranked longest first (then id):
   exactly what :class:`Standardise` and :class:`Cluster` decide;
-* **features** (workers): of the first ``window`` members of every cluster only;
-* **coverage** (this process): the walk of :class:`Coverage`, cluster by cluster, fetching a
-  cluster's later members from DuckDB only when its patience has not run out.
+* **features** (workers): of the first ``window`` members of every cluster only, read from
+  DuckDB a page of clusters at a time and computed a chunk at a time while this process walks
+  (their number grows with the clusters: they are never all in memory);
+* **coverage** (this process): the walk of :class:`Coverage`, cluster by cluster, as the
+  features arrive in order, fetching a cluster's later members from DuckDB only when its
+  patience has not run out.
 
 The selected records are the in-memory pipeline's, in the same order, with the same ``cluster``
 and ``rank`` (``tests/curate/test_stream.py`` checks it; ``scripts/bench/curate_stream.py`` at
@@ -320,11 +323,13 @@ class _Store:
             zip(("statements", "distinct", "normalised_distinct"), counts, strict=True)
         ), sizes
 
-    def window(self, window: int) -> list[Record]:
+    def window(self, window: int, first: int, stop: int) -> list[Record]:
+        """The members ranked below ``window`` of clusters ``first`` to ``stop`` (numbers)."""
         return _records(
             self.con.execute(
-                f"SELECT {', '.join(_COLUMNS)} FROM reach WHERE rank < ? ORDER BY cnum, rank",
-                [window],
+                f"SELECT {', '.join(_COLUMNS)} FROM reach WHERE rank < ? AND cnum >= ? "
+                "AND cnum < ? ORDER BY cnum, rank",
+                [window, first, stop],
             ).fetchall()
         )
 
@@ -393,20 +398,42 @@ def _ingest(parts: _Parts, chunks: Iterable[Chunk], total: int) -> list[tuple[in
     return steps
 
 
-def _features(parts: _Parts, window: list[Record]) -> list[Record]:
+def _window_pages(parts: _Parts, sizes: list[int], window: int, page: int) -> Iterator[Record]:
+    """Every cluster's first ``window`` members in cluster and rank order, read from the store
+    about ``page`` records at a time (never all at once: their number grows with the clusters)."""
+    first = rows = 0
+    for cnum, size in enumerate(sizes):
+        rows += min(size, window)
+        if rows >= page or cnum == len(sizes) - 1:
+            yield from parts.store.window(window, first, cnum + 1)
+            first, rows = cnum + 1, 0
+
+
+def _with_features(parts: _Parts, records: Iterator[Record], total: int) -> Iterator[Record]:
+    """``records`` in the same order with their coverage features, computed by the workers a
+    chunk at a time while this process walks the clusters: only the chunks in flight and those
+    finished ahead of an earlier one are held (the window's features are never all in memory,
+    and the walk overlaps the workers)."""
     size = parts.settings.feature_chunk
-    chunks = [window[i : i + size] for i in range(0, len(window), size)]
-    found: dict[int, list[Any]] = {}
-    tasks = ((i, c, parts.settings.coverage) for i, c in enumerate(chunks))
-    for index, feats in parts.executor.run(features_of, tasks):
-        found[index] = feats
-        parts.report("features", len(found) * size, len(window))
+    pending: dict[int, list[Record]] = {}
+
+    def tasks() -> Iterator[tuple[int, list[Record], str]]:
+        for index in range(math.ceil(total / size)):
+            chunk = [r for _, r in zip(range(size), records, strict=False)]
+            pending[index] = chunk
+            yield index, chunk, parts.settings.coverage
+
+    ready: dict[int, list[Any]] = {}
+    done = 0
     unparseable = frozenset({"\x00"})
-    return [
-        replace(r, features=f if f is not None else unparseable)
-        for i, chunk in enumerate(chunks)
-        for r, f in zip(chunk, found[i], strict=True)
-    ]
+    for index, feats in parts.executor.run(features_of, tasks()):
+        ready[index] = feats
+        while done in ready:
+            feats = ready.pop(done)
+            for r, f in zip(pending.pop(done), feats, strict=True):
+                yield replace(r, features=f if f is not None else unparseable)
+            done += 1
+            parts.report("features", min(total, done * size), total)
 
 
 def run_stream(
@@ -428,9 +455,36 @@ def run_stream(
             store.close()
 
 
+class _Peek:
+    """Records in cluster order, handed out a cluster at a time."""
+
+    def __init__(self, items: Iterator[Record]):
+        self._items = items
+        self._next: Record | None = None
+        self.exhausted_at: float | None = None  # when the last record was read (perf_counter)
+
+    def cluster(self, label: str) -> list[Record]:
+        """The next records while their cluster is ``label``."""
+        out: list[Record] = []
+        while True:
+            if self._next is None:
+                self._next = next(self._items, None)
+                if self._next is None:
+                    self.exhausted_at = self.exhausted_at or time.perf_counter()
+                    return out
+            if self._next.cluster != label:
+                return out
+            out.append(self._next)
+            self._next = None
+
+
 def _run(parts: _Parts, chunks: Iterable[Chunk], total: int) -> StreamResult:
     store, settings = parts.store, parts.settings
-    window_size = settings.patience + 1
+    # the walk of a cluster without a kept member reads exactly ``patience`` members: those are
+    # computed ahead in the workers; the members after a kept one, by the walk (this process,
+    # overlapping the workers). With patience + 1, one more member of every cluster was
+    # parsed, and not read by the walk of most (all but those with a kept member)
+    window_size = max(1, settings.patience)
     clock = time.perf_counter()
     steps = _ingest(parts, chunks, total)
     ingest_s = time.perf_counter() - clock
@@ -440,28 +494,23 @@ def _run(parts: _Parts, chunks: Iterable[Chunk], total: int) -> StreamResult:
     stats.drop(Drop.DUPLICATE, n=counts["statements"] - counts["distinct"])
     stats.drop(Drop.NORMALISED_DUPLICATE, n=counts["distinct"] - counts["normalised_distinct"])
     stats.dropped = +stats.dropped  # zero counts out, as the in-memory funnel has them
-    window = _features(parts, store.window(window_size))
-    seconds.append(time.perf_counter() - clock)
     out = Batch([])
     selector = Selector(settings.coverage, settings.patience, settings.limit, out)
-    position = 0
+    total_window = sum(min(size, window_size) for size in sizes)
+    pages = _window_pages(parts, sizes, window_size, 10 * settings.feature_chunk)
+    window = _Peek(_with_features(parts, pages, total_window))
     for cnum, size in enumerate(sizes):
-        end = position
-        while (
-            end < len(window)
-            and window[end].rank < window_size
-            and window[end].cluster == f"c{cnum}"
-        ):
-            end += 1
-        selector.cluster(_cluster_members(store, cnum, size, window[position:end], 64), size)
-        position = end
+        head = window.cluster(f"c{cnum}")
+        selector.cluster(_cluster_members(store, cnum, size, head, 64), size)
         if cnum % 500 == 0 or cnum == len(sizes) - 1:
             parts.report("coverage", cnum + 1, len(sizes))
+    seconds += [window.exhausted_at or time.perf_counter(), time.perf_counter()]
+    seconds[1:] = [t - clock for t in seconds[1:]]
     out.notes["coverage features"] = len(selector.covered)
-    seconds.append(time.perf_counter() - clock)
     out.records = [replace(r, norm=normalise(r.sql, r.dialect)) for r in out.records]
     stats_out = {"ingest_seconds": ingest_s, "rank_seconds": seconds[0] - ingest_s, **counts}
     stats_out["clusters"] = len(sizes)
+    stats_out["features_ahead"] = total_window  # in the workers (and "features computed late")
     funnel = _funnel(steps, settings.stages, counts["normalised_distinct"], sizes, seconds, out)
     return StreamResult(out.records, funnel, stats_out)
 

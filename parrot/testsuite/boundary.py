@@ -87,9 +87,9 @@ KINDS = (
     "fanout",
     "large",
     "twins",
+    "ordered",
     "mirror",
     "childless",
-    "ordered",
     "one_row",
     "empty",
     "single_group",
@@ -105,6 +105,17 @@ STAIR: tuple[int, ...] = (1, 0, 2, 1, 0, 3, 1, 2, 0, 1, 4, 2, 0, 1, 3, 5)
 # and a NULL reference ("n"; a parent where the column is NOT NULL)
 FANOUT: tuple[int | str, ...] = (0, "o", 0, 1, "n", 0)
 SIZES = {"large": LARGE, "duplicates": len(STAIR)}  # rows a table drawn (others: 8)
+# ranks of an ORDER BY column's values per row in ``ordered`` (no monotone run longer than two;
+# the extremes in rows 3 and 4, neither first) and value numbers of the other plain columns:
+# the extremes' rows repeat values of rows 1 and 2, whose ranks are no extreme among the first
+# occurrences (``SELECT DISTINCT a ... ORDER BY b LIMIT 1`` is not the query without DISTINCT
+# where the engine keeps a value's first row, as SQLite does); by number of values (6 to 8)
+ORDER: dict[int, tuple[int, ...]] = {
+    6: (1, 3, 2, 5, 0, 4),
+    7: (1, 4, 2, 6, 0, 5, 3),
+    8: (1, 5, 3, 7, 0, 4, 2, 6),
+}
+REPEAT: tuple[int, ...] = (0, 1, 2, 1, 2, 3, 4, 5)
 STRANGERS: tuple[int | str, ...] = ("o",)  # references in ``strangers``: orphans only
 # references per row in ``twins`` (parents in row order: a row, its twin, the next row, its
 # twin, ...): parent 2 three times, the twins 0 and 1 twice each (together more than 2, apart
@@ -206,17 +217,45 @@ def _off_literal(
 def _ordered(
     rows: list[list[Any]], infos: list[ColumnInfo], keys: tuple[str, ...], pools: list[list[Any]]
 ) -> list[list[Any]]:
+    zigzagged = False
+    _text_on_literal(rows, infos, keys, pools)
     for j, info in enumerate(infos):
         if not info.ordered or info.group is not None or not rows:
             continue
         ranked = sorted(_few(rows, j, info, pools[j], len(rows)), key=_sort_key)
         if len(ranked) < 3:
             continue
-        # 2nd, last, 1st, 2nd to last, 3rd, ...: no monotone run longer than two
-        zigzag = [ranked[1], ranked[-1], ranked[0], *_alternate(ranked[2:-1])]
+        order = ORDER.get(min(len(ranked), max(ORDER)))
+        zigzag = (
+            [ranked[r] for r in order]
+            if order
+            # 2nd, last, 1st, 2nd to last, 3rd, ...: no monotone run longer than two
+            else [ranked[1], ranked[-1], ranked[0], *_alternate(ranked[2:-1])]
+        )
+        zigzagged = zigzagged or order is not None
         for k, row in enumerate(rows):
             row[j] = zigzag[k % len(zigzag)]
+    for j, info in enumerate(infos):  # the other plain columns repeat as REPEAT says
+        plain = not (info.ordered or info.grouped or info.literals or info.unique)
+        repeat = REPEAT[: len(rows)]
+        few = _few(rows, j, info, pools[j], max(repeat) + 1) if zigzagged and plain else []
+        if info.group is not None or info.name in keys or len(few) <= max(repeat):
+            continue
+        for k, row in enumerate(rows):
+            row[j] = few[repeat[k % len(repeat)]]
     return _unique_rows(rows, infos, keys, repeat=True)
+
+
+def _text_on_literal(
+    rows: list[list[Any]], infos: list[ColumnInfo], keys: tuple[str, ...], pools: list[list[Any]]
+) -> None:
+    """Each text column compared with a literal (not ordered, joined nor a key) holds the first
+    one on every row, as in ``on_literal``: its filter passes everywhere (``ordered``)."""
+    for j, info in enumerate(infos):
+        plain = not (info.unique or info.ordered or info.group is not None or info.name in keys)
+        if plain and info.type == "text" and info.literals and _named(info) and pools[j]:
+            for row in rows:
+                row[j] = _json_value(pools[j][0], info.type)
 
 
 def _sort_key(value: Any) -> tuple[int, Any]:
@@ -303,6 +342,8 @@ def boundary_rounds(
         if kind in ("fanout", "duplicates", "twins", "mirror"):  # childless: below
             pattern = {"fanout": FANOUT, "mirror": FANOUT, "twins": TWINS}.get(kind, STAIR)
             _fanout(data["tables"], schema, pattern)
+        if kind == "fanout":
+            _first_family_on_literal(data["tables"], schema, samples)
         if kind == "mirror":
             _mirror(data["tables"], schema, samples)
         if kind == "strangers":
@@ -488,6 +529,43 @@ def _strangers(tables: list[dict[str, Any]], schema: QuerySchema, samples: Sampl
         keys = tuple(table["primary_key"])
         table["rows"] = _on_literal(table["rows"][:1], infos, keys, pools)
     _fanout(tables, schema, STRANGERS)
+
+
+def _first_family_on_literal(
+    tables: list[dict[str, Any]], schema: QuerySchema, samples: Samples
+) -> None:
+    """The rows holding or referring to each join group's first parent (the one with several
+    children in ``fanout``) hold the query's first literal in each column compared with one
+    (as :func:`_on_literal`): the join fans out among rows that pass the filters (``SELECT
+    DISTINCT parent.x ... JOIN child ... WHERE child.y = 'v'`` is not the query without
+    DISTINCT); the other rows keep their values."""
+    parent, _ = _roles(schema)
+    by_name = {t["name"]: t for t in tables if t["name"] in schema.tables}
+    first: dict[int, str] = {}
+    for name, t in by_name.items():
+        for j, info in enumerate(schema.tables[name].values()):
+            if info.group is not None and parent(info) and info.group not in first:
+                value = next((r[j] for r in t["rows"] if r[j] is not None), None)
+                if value is not None:
+                    first[info.group] = str(value)
+    for name, t in by_name.items():
+        infos = list(schema.tables[name].values())
+        keys = set(t["primary_key"])
+        joined = [(j, i.group) for j, i in enumerate(infos) if i.group in first]
+        for row in t["rows"]:
+            if not any(row[j] is not None and str(row[j]) == first[g] for j, g in joined):
+                continue
+            for j, info in enumerate(infos):
+                pool = samples[(name, info.name)]
+                if (
+                    info.literals
+                    and _named(info)
+                    and pool
+                    and not info.unique
+                    and info.name not in keys
+                    and info.group is None
+                ):
+                    row[j] = _json_value(pool[0], info.type)
 
 
 def _mirror(tables: list[dict[str, Any]], schema: QuerySchema, samples: Samples) -> None:

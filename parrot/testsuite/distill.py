@@ -43,7 +43,7 @@ from parrot.translators.base import Translation, TranslationStatus
 # SQLMutation's categories, span drops); v12: boundary candidates (parrot.testsuite.boundary),
 # --min-dbs diverse databases beyond the cover, order-less LIMIT ties kept; v11: every fixture
 # table in every database (those the source does not read keep the fixture's rows)
-GENERATOR = "rules-v17"
+GENERATOR = "rules-v18"
 SIBLINGS = f"siblings/{GENERATOR}"  # suites distilled from the sibling suites' databases
 DEFAULT_MAX_DBS = 8
 DEFAULT_MIN_DBS = 4  # diverse databases kept beyond the cover (a boundary, a duplicate-heavy one)

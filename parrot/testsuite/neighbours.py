@@ -17,7 +17,8 @@ them in a column of their own (:data:`EQUIVALENCE_RULES`):
 * ``distinct_over_keys``: DISTINCT added over a projection that holds the primary key of every
   table whose rows it returns (only with ``keys``; window functions and scalar subqueries
   multiply no rows), over a grouped projection whose unprojected GROUP BY keys are output aliases
-  or columns of a table whose primary key it groups by and projects, or over a derived table or
+  or columns of a table whose primary key it groups by and projects, over a grouped single table
+  whose primary key it projects as bare columns (groups share no row), or over a derived table or
   CTE whose body is a UNION / INTERSECT / EXCEPT without ALL (distinct on all its columns), over
   a recursive CTE that walks a tree (anchor: the rows of a keyed table whose parent column IS
   NULL; step: that table joined on parent = the CTE's key column, projecting the table's key
@@ -65,7 +66,13 @@ them in a column of their own (:data:`EQUIVALENCE_RULES`):
 * ``null_in_filtering_in``: NULL added to the list of an IN that is a conjunct of a WHERE,
   HAVING or JOIN ON (NULL and FALSE drop the same rows there);
 * ``order_of_one_row``: the ORDER BY dropped under a LIMIT of an aggregate without GROUP BY;
-* ``left_join_null_rejected`` also proves LEFT → INNER JOIN (``left_inner``);
+* ``left_join_null_rejected`` also proves LEFT → INNER JOIN (``left_inner``); an OR rejects when
+  each disjunct does, and an unqualified column is the joined table's when no other table read
+  has it (only with ``types``);
+* ``left_join_under_null_ignoring_aggregates``: INNER ↔ LEFT JOIN under a select list of COUNT,
+  SUM, AVG, MIN, MAX (DISTINCT or not) of the joined table's columns only, without GROUP BY,
+  HAVING or window: the rows a LEFT JOIN adds hold NULL there and change no aggregate (not in
+  ClickHouse, whose unmatched rows hold defaults);
 * ``not_in_over_keys``: ``x NOT IN (SELECT k ...)`` → ``NOT EXISTS`` when ``x`` and ``k`` are
   single-column primary keys (never NULL) of the tables they name (only with ``keys``).
 """
@@ -105,6 +112,7 @@ EQUIVALENCE_RULES = (
     "ifnull_never_null",
     "inner_projection_swap",
     "left_join_null_rejected",
+    "left_join_under_null_ignoring_aggregates",
     "not_in_over_keys",
     "null_in_filtering_in",
     "order_of_one_row",
@@ -255,12 +263,12 @@ def _equivalent(
         and not any(isinstance(s, exp.Star) for s in root.walk())
     ):
         return "inner_projection_swap"
-    if (
-        operator in ("inner_left", "left_inner")
-        and isinstance(node, exp.Join)
-        and _null_rejected(node, dialect == "clickhouse")
-    ):
-        return "left_join_null_rejected"
+    if operator in ("inner_left", "left_inner") and isinstance(node, exp.Join):
+        owned = _owned(node, types)
+        if _null_rejected(node, dialect == "clickhouse", owned):
+            return "left_join_null_rejected"
+        if dialect != "clickhouse" and _aggregates_ignore_extended(node, owned):
+            return "left_join_under_null_ignoring_aggregates"
     return _clause_rule(operator, node, root, keys, dialect)
 
 
@@ -480,7 +488,7 @@ def _select_key(
     except a joined source whose key is equated in its ON (it matches each row at most once and
     multiplies nothing)."""
     if select.args.get("group") is not None:
-        return _group_key(select, keys, types or {})
+        return _group_key(select, keys, types or {}) or _bare_key(select, keys)
     sources = _from_tables(select)
     if sources is None:
         return (
@@ -512,6 +520,28 @@ def _select_key(
                 return None
             out.add(name)
     return out
+
+
+def _bare_key(select: exp.Select, keys: Keys) -> set[str] | None:
+    """Output names on which a grouped ``select`` over one base table (no join) is distinct
+    because it projects that table's primary key as bare columns (SQLite's bare columns): each
+    group's row comes from a row of its own group, and groups share no row, so no two output
+    rows hold one key (``SELECT id FROM t GROUP BY country``); else None."""
+    sources = _from_tables(select)
+    if sources is None or len(sources) != 1 or not isinstance(sources[0][0], exp.Table):
+        return None
+    table = sources[0][0]
+    key = keys.get(table.name.lower())
+    if not key:
+        return None
+    qualifier = table.alias_or_name.lower()
+    bare = {
+        e.unalias().name.lower(): e.alias_or_name.lower()
+        for e in select.expressions
+        if isinstance(e.unalias(), exp.Column) and e.unalias().table.lower() in ("", qualifier)
+    }
+    names = [bare.get(k.lower()) for k in key]
+    return None if None in names else {n for n in names if n}
 
 
 def _shifted_number(e: exp.Expr, sources: list[tuple[exp.Expr, str]]) -> exp.Expr:
@@ -817,9 +847,13 @@ def _key_equated(join: exp.Join, qualifier: str, key: set[str]) -> bool:
     return key <= equated
 
 
-def _null_rejected(join: exp.Join, defaults: bool = False) -> bool:
+def _null_rejected(
+    join: exp.Join, defaults: bool = False, owned: frozenset[str] = frozenset()
+) -> bool:
     """Whether a WHERE conjunct or a later inner join's ON compares a column of ``join``'s table
-    directly (the NULL-extended rows of a LEFT JOIN would be filtered out again). ``defaults``:
+    directly (the NULL-extended rows of a LEFT JOIN would be filtered out again); an OR does
+    when each of its disjuncts does, and an unqualified column is the table's when its name is
+    in ``owned`` (no other table read has it). ``defaults``:
     an unmatched row may hold the column type's default instead of NULL (ClickHouse's
     ``join_use_nulls = 0``), so only a comparison with literals that every default fails
     (:func:`_default_rejects`) or :func:`_date_part_rejects` proves it."""
@@ -839,25 +873,77 @@ def _null_rejected(join: exp.Join, defaults: bool = False) -> bool:
             and later.args.get("on") is not None
         ):
             conditions.append(later.args["on"])
-    for condition in conditions:
-        for conjunct in condition.flatten() if isinstance(condition, exp.And) else [condition]:
-            while isinstance(conjunct, exp.Paren):
-                conjunct = conjunct.this
-            if _date_part_rejects(conjunct, alias):
-                return True
-            if defaults:
-                if _default_rejects(conjunct, alias):
-                    return True
-                continue
-            if isinstance(conjunct, exp.Not) and isinstance(conjunct.this, exp.Is):
-                operands = [conjunct.this.this]
-            elif isinstance(conjunct, NULL_REJECTING):
-                operands = [conjunct.this, conjunct.args.get("expression")]
-            else:
-                continue
-            if any(_reads_strictly(o, alias) for o in operands):
-                return True
-    return False
+    return any(_rejects(c, alias, defaults, owned) for c in conditions)
+
+
+def _rejects(condition: exp.Expr, alias: str, defaults: bool, owned: frozenset[str]) -> bool:
+    """Whether ``condition`` fails on every NULL-extended row of ``alias`` (see
+    :func:`_null_rejected`): a conjunct of it does, or each disjunct of an OR does."""
+    while isinstance(condition, exp.Paren):
+        condition = condition.this
+    if isinstance(condition, exp.And | exp.Or):
+        parts = [_rejects(c, alias, defaults, owned) for c in condition.flatten()]
+        return any(parts) if isinstance(condition, exp.And) else all(parts)
+    if _date_part_rejects(condition, alias):
+        return True
+    if defaults:
+        return _default_rejects(condition, alias)
+    if isinstance(condition, exp.Not) and isinstance(condition.this, exp.Is):
+        operands = [condition.this.this]
+    elif isinstance(condition, NULL_REJECTING):
+        operands = [condition.this, condition.args.get("expression")]
+    else:
+        return False
+    return any(_reads_strictly(o, alias, owned) for o in operands)
+
+
+def _owned(join: exp.Join, types: Types) -> frozenset[str]:
+    """The lower-case column names of ``join``'s table that no other table its SELECT reads has
+    (an unqualified one of them is that table's; only with ``types``)."""
+    select = join.parent
+    if not isinstance(select, exp.Select) or not isinstance(join.this, exp.Table):
+        return frozenset()
+    others = {
+        c
+        for t in select.find_all(exp.Table)
+        if t is not join.this and t.find_ancestor(exp.Select) is select
+        for c in types.get(t.name.lower(), {"": ""})
+    }
+    if "" in others:  # a table of unknown columns may hold any of them
+        return frozenset()
+    return frozenset(set(types.get(join.this.name.lower(), {})) - others)
+
+
+def _aggregates_ignore_extended(join: exp.Join, owned: frozenset[str]) -> bool:
+    """Whether ``join``'s SELECT is one row of aggregates that ignore NULLs (COUNT, SUM, AVG,
+    MIN, MAX of an expression that is NULL where ``join``'s table's columns are, DISTINCT or
+    not), without GROUP BY, HAVING or window: the rows a LEFT JOIN adds hold NULL there, and
+    change none of them (``SELECT COUNT(c.x) FROM p LEFT JOIN c ON ...``)."""
+    select = join.parent
+    if (
+        not isinstance(select, exp.Select)
+        or select.args.get("group") is not None
+        or select.args.get("having") is not None
+        or any(e.find(exp.Window) for e in select.expressions)
+    ):
+        return False
+    alias = join.this.alias_or_name.lower()
+    found = False
+    for e in select.expressions:
+        for col in e.find_all(exp.Column, exp.Star):
+            agg = col.find_ancestor(exp.AggFunc)
+            while agg is not None and agg.find_ancestor(exp.AggFunc) is not None:
+                agg = agg.find_ancestor(exp.AggFunc)
+            arg = agg.this if agg is not None else None
+            if isinstance(arg, exp.Distinct):
+                arg = arg.expressions[0] if len(arg.expressions) == 1 else None
+            if not isinstance(agg, _IGNORE_NULLS) or not _reads_strictly(arg, alias, owned):
+                return False
+            found = True
+    return found
+
+
+_IGNORE_NULLS = (exp.Count, exp.Sum, exp.Avg, exp.Min, exp.Max)
 
 
 # the values a non-Nullable column of an unmatched ClickHouse LEFT JOIN row holds, by whether
@@ -987,15 +1073,17 @@ _STRICT = (
 )
 
 
-def _reads_strictly(node: exp.Expr | None, alias: str) -> bool:
-    """Whether ``node`` is a column of ``alias`` or a NULL-propagating expression (:data:`_STRICT`)
-    of one: NULL there makes ``node`` NULL."""
+def _reads_strictly(node: exp.Expr | None, alias: str, owned: frozenset[str] = frozenset()) -> bool:
+    """Whether ``node`` is a column of ``alias`` (or an unqualified one named in ``owned``) or a
+    NULL-propagating expression (:data:`_STRICT`) of one: NULL there makes ``node`` NULL."""
     if isinstance(node, exp.Column):
+        if not node.table:
+            return node.name.lower() in owned
         return node.table.lower() == alias
     if not isinstance(node, _STRICT):
         return False
     return any(
-        _reads_strictly(child, alias)
+        _reads_strictly(child, alias, owned)
         for child in node.iter_expressions()
         if not isinstance(child, exp.DataType | exp.Literal)
     )

@@ -182,10 +182,16 @@ def _rejoin(joins: Callable[[exp.Join], bool], side: str | None) -> Edits:
     return edits
 
 
-register("inner_left", "SC.join", rules=("left_join_null_rejected",))(
-    _rejoin(lambda join: not join.side and join.kind in ("", "INNER"), "LEFT")
-)
-register("left_inner", "SC.join", rules=("left_join_null_rejected",))(
+register(
+    "inner_left",
+    "SC.join",
+    rules=("left_join_null_rejected", "left_join_under_null_ignoring_aggregates"),
+)(_rejoin(lambda join: not join.side and join.kind in ("", "INNER"), "LEFT"))
+register(
+    "left_inner",
+    "SC.join",
+    rules=("left_join_null_rejected", "left_join_under_null_ignoring_aggregates"),
+)(
     _rejoin(
         lambda join: (join.side or "").upper() == "LEFT" and join.kind in ("", "OUTER", None),
         None,

@@ -43,25 +43,28 @@ GIB = float(1 << 30)
 
 def corpus_file(size: int) -> tuple[Path, int]:
     """The replicated corpus as JSONL (at least ``size`` lines) and the byte length of its first
-    ``size`` lines; written once (a file cut short keeps its complete lines)."""
+    ``size`` lines; written once, and extended when a larger size asks for more (its first lines
+    are the same for any size: the missing ones are appended, the rest not rewritten)."""
     folder = cache_dir() / "curate_bench"
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / "replicated.jsonl"
+    have = length = 0
     if path.exists():
         with path.open("rb") as fh:
-            length = 0
-            for n, line in enumerate(fh, 1):
+            for line in fh:
                 if not line.endswith(b"\n"):
-                    break
+                    break  # a file cut short keeps its complete lines
+                have += 1
                 length += len(line)
-                if n == size:
+                if have == size:
                     return path, length
-    with path.open("w", encoding="utf-8") as fh:
-        for r in replicas(load_corpus(), size):
-            fh.write(
-                json.dumps({"id": r.id, "dialect": r.dialect, "sql": r.sql, "origin": r.origin})
-                + "\n"
-            )
+    with path.open("r+b" if path.exists() else "wb") as fh:
+        fh.truncate(length)
+        fh.seek(length)
+        for n, r in enumerate(replicas(load_corpus(), size)):
+            if n >= have:  # the earlier ones are made only to advance the perturbation's RNG
+                row = {"id": r.id, "dialect": r.dialect, "sql": r.sql, "origin": r.origin}
+                fh.write((json.dumps(row) + "\n").encode("utf-8"))
         return path, fh.tell()
 
 

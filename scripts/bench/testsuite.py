@@ -267,6 +267,13 @@ def _parser() -> argparse.ArgumentParser:
         help="--lofo: the N source queries after the first K of each dataset",
     )
     p.add_argument(
+        "--lofo-shown",
+        type=int,
+        default=5,
+        metavar="K",
+        help="--lofo: neighbours alive when their family was left out, listed per family",
+    )
+    p.add_argument(
         "--name",
         default="",
         metavar="SUFFIX",
@@ -822,9 +829,11 @@ def lofo_table(
     label: str,
     jobs: int = 1,
     skipped: list[str] | None = None,
+    shown_per_family: int = 5,
 ) -> str:
     """The Markdown of one dataset's leave-one-family-out measurement (``skipped``: a line per
-    source query left out, with why)."""
+    source query left out, with why; ``shown_per_family``: left-out survivors listed per
+    family)."""
     built = [r for r in runs if "dbs" in r]
     seconds = sorted(r["seconds"] for r in runs)
     judged, separated = (sum(r.get(k, 0) for r in built) for k in ("judged", "separated"))
@@ -876,14 +885,15 @@ def lofo_table(
     if alive:
         lines += [
             "",
-            f"Neighbours alive when their family was left out ({len(alive)}; up to 5 per family):",
+            f"Neighbours alive when their family was left out ({len(alive)}; up to "
+            f"{shown_per_family} per family):",
             "",
         ]
         shown: Counter[str] = Counter()
         for line in alive:
             family = line.split(" ", 1)[0]
             shown[family] += 1
-            if shown[family] <= 5:
+            if shown[family] <= shown_per_family:
                 lines.append(f"- `{line}`")
     return "\n".join(lines) + "\n"
 
@@ -981,7 +991,7 @@ def lofo_main(args: argparse.Namespace) -> int:
             jobs, skipped = _lofo_jobs(judge, selected(ds.items, args), args)
             families: dict[str, Row] = {}
             runs = _lofo_runs(judge, jobs, args, families)
-            parts.append(lofo_table(families, runs, ds.name, args.jobs, skipped))
+            parts.append(lofo_table(families, runs, ds.name, args.jobs, skipped, args.lofo_shown))
             print(parts[-1])
         if args.spider:
             families = {}
@@ -991,7 +1001,7 @@ def lofo_main(args: argparse.Namespace) -> int:
                 args,
                 families,
             )
-            parts.append(lofo_table(families, runs, "Spider dev", args.jobs, []))
+            parts.append(lofo_table(families, runs, "Spider dev", args.jobs, [], args.lofo_shown))
             print(parts[-1])
     finally:
         judge.close()

@@ -123,6 +123,7 @@ def test_a_suite_keeps_diverse_databases_beyond_its_cover() -> None:
     assert set(kinds) <= {*KINDS, "random", "solver"}
 
 
+PLAYERS = [[k, 10 - k, 1000 * k + 7] for k in range(1, 9)]
 PARENT_CHILD = fixture_from_json(
     fixture_json(
         "pc",
@@ -139,6 +140,9 @@ PARENT_CHILD = fixture_from_json(
             cid="integer NOT NULL",
             pid="integer",
             score="integer",
+        ),
+        table_json(
+            "player", PLAYERS, id="integer NOT NULL", money_rank="integer", earnings="integer"
         ),
     )
 )
@@ -217,6 +221,23 @@ KILLS = [
         "ordered",
         "SELECT name FROM parent ORDER BY size LIMIT 1",
         "SELECT name FROM parent LIMIT 1",
+    ),
+    (  # Spider dev 629/655 (rules-v17 held-out SC.select survivors): SQLite keeps the first
+        # row of each value, whose rank is no extreme there
+        "ordered",
+        "SELECT money_rank FROM player ORDER BY earnings DESC LIMIT 1",
+        "SELECT DISTINCT money_rank FROM player ORDER BY earnings DESC LIMIT 1",
+    ),
+    (
+        "ordered",
+        "SELECT money_rank FROM player ORDER BY earnings LIMIT 1",
+        "SELECT DISTINCT money_rank FROM player ORDER BY earnings LIMIT 1",
+    ),
+    (  # Spider dev 609/623 (rules-v17 held-out SC.select survivors): the join fans out among
+        # children that pass the filter
+        "fanout",
+        "SELECT p.name FROM parent AS p JOIN child AS c ON p.id = c.pid WHERE c.score = 4",
+        "SELECT DISTINCT p.name FROM parent AS p JOIN child AS c ON p.id = c.pid WHERE c.score = 4",
     ),
     (
         "ordered",

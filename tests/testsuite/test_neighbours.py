@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sqlite3
 from contextlib import closing
 
 import pytest
@@ -322,3 +323,55 @@ def test_the_fallback_rule_agrees_with_the_engine(dialect: str, sql: str, outcom
     with closing(Judge()) as judge:
         neighbour = sql.replace("0) AS n", "1) AS n")
         assert neighbour_outcome(judge, item, fixture, neighbour) == outcome
+
+
+# Spider dev 738/752 (rules-v17 in-sample SC.join survivors): an unqualified column of the joined
+# table only, and an OR of comparisons of its columns, reject its NULL-extended rows
+_COUNTRY = {
+    "country": {"code": "text", "name": "text"},
+    "countrylanguage": {"countrycode": "text", "language": "text", "isofficial": "text"},
+}
+
+
+@pytest.mark.parametrize(
+    ("sql", "rule"),
+    [
+        (
+            "SELECT COUNT(*) FROM country AS T1 JOIN countrylanguage AS T2 "
+            "ON T1.Code = T2.CountryCode WHERE T1.Name = 'Afghanistan' AND IsOfficial = 'T'",
+            "left_join_null_rejected",
+        ),
+        (
+            "SELECT DISTINCT T1.Name FROM country AS T1 JOIN countrylanguage AS T2 "
+            "ON T1.Code = T2.CountryCode WHERE T2.Language = 'English' OR T2.Language = 'Dutch'",
+            "left_join_null_rejected",
+        ),
+        (
+            "SELECT COUNT(Language) FROM country AS T1 JOIN countrylanguage AS T2 "
+            "ON T1.Code = T2.CountryCode WHERE T1.Name = 'Aruba'",
+            "left_join_under_null_ignoring_aggregates",
+        ),
+        (  # Name is the parent's: the NULL-extended rows pass
+            "SELECT COUNT(*) FROM country AS T1 JOIN countrylanguage AS T2 "
+            "ON T1.Code = T2.CountryCode WHERE Name = 'Aruba'",
+            "",
+        ),
+    ],
+)
+def test_a_left_join_rule_reads_unqualified_columns_with_types(sql: str, rule: str) -> None:
+    made = [
+        n.equivalent
+        for n in neighbours(sql, "sqlite", keys={}, types=_COUNTRY)
+        if n.operator == "inner_left"
+    ]
+    assert made == [rule]
+    if rule:  # and SQLite agrees on a database where a parent has no child
+        left = sql.replace(" JOIN countrylanguage", " LEFT JOIN countrylanguage")
+        with closing(sqlite3.connect(":memory:")) as db:
+            db.executescript(
+                "CREATE TABLE country (code TEXT, name TEXT);"
+                "CREATE TABLE countrylanguage (countrycode TEXT, language TEXT, isofficial TEXT);"
+                "INSERT INTO country VALUES ('A', 'Aruba'), ('F', 'Afghanistan'), ('N', 'Aruba');"
+                "INSERT INTO countrylanguage VALUES ('A', 'Dutch', 'T'), ('F', 'Pashto', 'T');"
+            )
+            assert db.execute(sql).fetchall() == db.execute(left).fetchall()
