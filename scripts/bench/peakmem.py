@@ -3,7 +3,8 @@
 Runs ``python -m parrot.eval --model M --dataset D`` once per ``--variant`` (a name and the
 environment it sets, e.g. ``spark1g:PARROT_SPARK_MEMORY=1g``; ``base`` sets nothing) and samples
 every ``--interval`` seconds the resident set (RSS) of the eval process and all its descendants
-(engine workers, the Spark JVM, the PostgreSQL and MariaDB servers it starts) with psutil. Reports
+(engine workers, the Spark JVM) and of the managed PostgreSQL and MariaDB servers it uses
+(started by it or already running) with psutil. Reports
 the tree's peak (the largest sum at one sampling instant) as PSS (a shared page counted once, split
 among the processes that map it) and as Σ RSS (counted in each), each kind of process's own
 peak (main, java, postgres, mariadbd, other: the engine workers and anything else), what the PSS
@@ -42,6 +43,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from resultsfile import load_average, publish
 
 from parrot.engines.worker import WorkerArgs
+from parrot.servers import SERVERS, server_for
 
 ROOT = Path(__file__).resolve().parents[2]
 GIB = 1024**3
@@ -63,23 +65,21 @@ def _kind(proc: psutil.Process, root: int) -> str:
     return next((k for k in KINDS[1:4] if name.startswith(k)), "other")
 
 
-def adopted(log: Path) -> list[psutil.Process]:
-    """The PostgreSQL server the eval started (its log names the data directory): its postmaster
-    detaches from the eval (parent 1), so it and its backends are found by ``-D DIR``."""
-    dirs = [
-        line.rsplit(" at ", 1)[1].split(" (")[0]
-        for line in log.read_text(errors="replace").splitlines()[:12]
-        if line.startswith("  postgres (") and " at " in line
-    ]
+def adopted() -> list[psutil.Process]:
+    """The managed servers the eval uses (PostgreSQL, MariaDB), found by the state each records
+    under the cache, with their backends: a server detaches from the run that starts it (parent
+    1), and one already running is reused by the eval without a word in its log. Either way its
+    memory is the run's."""
     found = []
-    for proc in psutil.process_iter(["cmdline"]):
-        cmd = proc.info["cmdline"] or []
-        if any(f"-D {d}" in " ".join(cmd) for d in dirs):
-            found.append(proc)
-            try:
-                found.extend(proc.children(recursive=True))
-            except psutil.Error:
-                continue
+    for name in SERVERS.names():
+        state = server_for(name).recorded()
+        if state is None:
+            continue
+        try:
+            server = psutil.Process(state.pid)
+            found += [server, *server.children(recursive=True)]
+        except psutil.Error:
+            continue
     return found
 
 
@@ -92,7 +92,8 @@ def sample_tree(
     by_kind = dict.fromkeys(KINDS, 0)
     pss_by_kind: dict[str, int] = {}
     try:
-        procs = [root, *root.children(recursive=True), *(extra or [])]
+        found = [root, *root.children(recursive=True), *(extra or [])]
+        procs = list({proc.pid: proc for proc in found}.values())  # a server may be both
     except psutil.Error:
         return 0
     for proc in procs:
@@ -156,7 +157,7 @@ def run_variant(args: argparse.Namespace, env_set: dict[str, str], out: Path) ->
         extra: list[psutil.Process] = []
         while proc.poll() is None:
             if tick % 25 == 0:  # a server found (or restarted) every few seconds
-                extra = adopted(log_path)
+                extra = adopted()
             sample_tree(root, peaks, extra)
             tick += 1
             time.sleep(args.interval)
@@ -277,7 +278,8 @@ def main(argv: list[str] | None = None) -> int:
     note = (
         f"\n`python -m parrot.eval --model {args.model} --dataset {args.dataset}{pairs}` "
         "per variant, one after another; memory of the eval process, all its descendants and "
-        "the PostgreSQL server it starts (detached; found by its data directory) sampled every "
+        "the managed servers it uses (PostgreSQL, MariaDB: found by the state they record, "
+        "whether the run started them or reused them) sampled every "
         f"{args.interval} s with psutil (a peak between samples can be missed). PSS (the "
         "headline) counts a page shared by several processes (the engine workers' libraries, "
         "copy-on-write pages of forked workers) once, split among them: the memory the tree "

@@ -3,7 +3,8 @@ memory settings sized for parrot's tiny fixtures (issue 31, peak memory of a who
 
 from __future__ import annotations
 
-import importlib.util
+import json
+import subprocess
 import sys
 from pathlib import Path
 from types import ModuleType
@@ -16,16 +17,11 @@ from parrot.engines import worker as w
 from parrot.engines.sqlite import SQLiteEngine
 from parrot.engines.worker import WORKER_MODULE, WorkerArgs
 from parrot.fixtures import Fixture
-
-BENCH = Path(__file__).resolve().parents[2] / "scripts" / "bench"
+from tests.script_modules import load_bench
 
 
 def _peakmem() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("bench_peakmem", BENCH / "peakmem.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_bench("peakmem")
 
 
 def test_worker_args_round_trip() -> None:
@@ -125,3 +121,35 @@ def test_an_execution_on_an_evicted_fixture_sends_it_again() -> None:
 
 def fixture_seed(fixture: Fixture) -> int:
     return int(fixture.name[1:])
+
+
+def test_peakmem_measures_a_server_the_run_reuses(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A managed server already running is reused by the eval without a word in its log: the
+    bench found servers only by the log's "starting" lines, so a run that reused them reported
+    postgres and mariadbd at 0.00 GiB (docs/results/peakmem.md at 1b92960)."""
+    monkeypatch.setenv("PARROT_CACHE", str(tmp_path))
+    server = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        state = tmp_path / "servers" / "postgres" / "state.json"
+        state.parent.mkdir(parents=True)
+        state.write_text(
+            json.dumps(
+                {
+                    "name": "postgres",
+                    "version": "18",
+                    "host": "127.0.0.1",
+                    "port": 1,
+                    "pid": server.pid,
+                    "data_dir": str(tmp_path),
+                    "url": "postgresql://127.0.0.1:1/x",
+                    "started": "2026-12-07T00:00:00+00:00",
+                    "label": "postgres (PostgreSQL 18)",
+                }
+            )
+        )
+        assert [p.pid for p in _peakmem().adopted()] == [server.pid]
+    finally:
+        server.kill()
+        server.wait()
