@@ -20,7 +20,8 @@ never a guess):
 * GROUP BY expressions, COUNT(*) / COUNT / SUM / MIN / MAX / AVG (with DISTINCT), COUNT_IF,
   HAVING,
   SELECT DISTINCT, ORDER BY (columns, aliases, positions; NULLs ordered as the dialect does),
-  LIMIT n; dialects SQLite, DuckDB and PostgreSQL.
+  LIMIT n; dialects SQLite (its double-quoted strings: :func:`parts.sqlite_strings`), DuckDB
+  and PostgreSQL.
 
 Integers range over [-1000, 1000] widened to the queries' literals, dates over 1970-2100.
 Where both queries end in ``ORDER BY … LIMIT 1``, their first rows are compared as eval's tie
@@ -62,7 +63,16 @@ from parrot.solver.logic import (
     _Unsupported,
     z3,
 )
-from parrot.solver.parts import _domain, _escape_of, _like_tokens, _literals, _parts, _Query, parse
+from parrot.solver.parts import (
+    _domain,
+    _escape_of,
+    _like_tokens,
+    _literals,
+    _parts,
+    _Query,
+    parse,
+    sqlite_strings,
+)
 
 _INT_RANGE = 1000
 _MAX_K = 6  # rows per table tried at most (a LIMIT n raises the bound to n + 1 up to this)
@@ -1056,6 +1066,11 @@ def witness(
     start = time.process_time()
     try:
         a, b = parse(source_sql, dialect), parse(neighbour_sql, target)
+        names = {c.name.lower() for t in fixture.tables for c in t.columns}
+        if dialect == "sqlite":
+            a = sqlite_strings(a, source_sql, names)
+        if target == "sqlite":
+            b = sqlite_strings(b, neighbour_sql, names)
         qa, qb = _parts(a), _parts(b)
         search = _Search(qa, qb, fixture, (dialect, target), _mode(qa, qb), timeout_ms)
         domain = _domain((a, b))

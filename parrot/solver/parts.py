@@ -50,6 +50,32 @@ def parse(sql: str, dialect: str) -> exp.Query:
     return trees[0]
 
 
+def sqlite_strings(tree: exp.Query, sql: str, names: set[str]) -> exp.Query:
+    """``tree`` with SQLite's double-quoted strings read as SQLite reads them: a double-quoted
+    name that resolves to no column is a string literal (``WHERE continent = "north america"``,
+    as many Spider golds write it). Read conservatively: an unqualified name double-quoted in
+    ``sql`` that is no column of any table (``names``, lower case), no alias and no derived
+    table's column of the query; anything else stays a column (and fails to resolve as before)."""
+    declared = {a.alias.lower() for a in tree.find_all(exp.Alias)}
+    declared |= {c.name.lower() for t in tree.find_all(exp.TableAlias) for c in t.columns}
+
+    def read(node: exp.Expr) -> exp.Expr:
+        if (
+            isinstance(node, exp.Column)
+            and not node.table
+            and isinstance(node.this, exp.Identifier)
+            and node.this.quoted
+            and node.name.lower() not in names | declared
+            and f'"{node.name}"' in sql
+        ):
+            return exp.Literal.string(node.name)
+        return node
+
+    out = tree.transform(read)
+    assert isinstance(out, exp.Query)  # only columns below the query are replaced
+    return out
+
+
 def _parts(tree: exp.Expr) -> _Query:
     ctes = _ctes(tree)
     if type(tree) is exp.Union:

@@ -116,6 +116,12 @@ PROVED = [  # (piece, dialect, source, neighbour): equal on every database, prov
         "SELECT t.id FROM t JOIN u ON u.tid = t.id GROUP BY t.id HAVING COUNT(u.k) >= 2",
         "SELECT t.id FROM t LEFT JOIN u ON u.tid = t.id GROUP BY t.id HAVING COUNT(u.k) >= 2",
     ),
+    (  # spider_dev-0820's neighbour: SQLite reads "a", which names no column, as a string
+        "min to max in groups of one row, under a double-quoted string",
+        "sqlite",
+        'SELECT t.id, MIN(t.x) FROM t WHERE t.g = "a" GROUP BY t.id',
+        'SELECT t.id, MAX(t.x) FROM t WHERE t.g = "a" GROUP BY t.id',
+    ),
 ]
 
 KILLED = [  # (piece, dialect, source, near-twin that differs): a model the engine confirms
@@ -166,6 +172,12 @@ KILLED = [  # (piece, dialect, source, near-twin that differs): a model the engi
         "duckdb",
         "SELECT x, g FROM t ORDER BY x DESC LIMIT 1",
         "SELECT DISTINCT x, g FROM t ORDER BY x LIMIT 1",
+    ),
+    (  # spider_dev-0810's shape: a filter on a double-quoted string (was "not resolved")
+        "distinct inside an aggregate under a double-quoted string",
+        "sqlite",
+        'SELECT SUM(x), AVG(x) FROM t WHERE g = "a"',
+        'SELECT SUM(x), AVG(DISTINCT x) FROM t WHERE g = "a"',
     ),
 ]
 
@@ -274,3 +286,22 @@ def test_a_check_starved_of_cpu_runs_again_with_more_wall_time() -> None:
     assert _check(starved, 2000) == z3.sat and starved.timeouts == [2000, 4000, 8000]
     starved = Starved()
     assert _check(starved, 100) == z3.unknown and starved.timeouts == [100, 200, 400, 800]
+
+
+@pytest.mark.parametrize(
+    ("sql", "literal"),
+    [
+        ('SELECT x FROM t WHERE g = "a"', True),  # names no column: SQLite's string
+        ('SELECT x FROM t WHERE g = "x"', False),  # names a column: a column
+        ('SELECT x AS "n" FROM t ORDER BY "n"', False),  # an alias
+        ("SELECT x FROM t WHERE g = `a`", False),  # only double quotes fall back to a string
+    ],
+)
+def test_sqlite_double_quoted_names_read_as_sqlite_reads_them(sql: str, literal: bool) -> None:
+    from sqlglot import exp
+
+    from parrot.solver.parts import parse, sqlite_strings
+
+    names = {c.name.lower() for t in FIXTURE.tables for c in t.columns}
+    tree = sqlite_strings(parse(sql, "sqlite"), sql, names)
+    assert any(isinstance(n, exp.Literal) and n.is_string for n in tree.walk()) is literal
