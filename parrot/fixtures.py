@@ -142,6 +142,11 @@ class Fixture:
         payload = json.dumps(fixture_to_json(self), sort_keys=True, separators=(",", ":"))
         return hashlib.sha256(payload.encode()).hexdigest()[:16]
 
+    @property
+    def row_count(self) -> int:
+        """Rows of all its tables."""
+        return sum(len(t.rows) for t in self.tables)
+
     @cached_property
     def checksums(self) -> dict[str, str]:
         """Canonical checksum of every table's declared rows."""

@@ -52,6 +52,7 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass, field, replace
 from multiprocessing.connection import Connection
@@ -60,6 +61,7 @@ from queue import SimpleQueue
 from typing import Any, ClassVar
 
 import parrot
+from parrot.api.bounded import BoundedCache
 from parrot.api.secrets import allowed_environ
 from parrot.cachedir import cache_dir
 from parrot.engines.base import (
@@ -475,8 +477,13 @@ class _Fixtures:
 
     def __init__(self, adapters: dict[str, Engine]) -> None:
         self._adapters = adapters
-        self._kept: dict[str, tuple[Fixture, int]] = {}  # hash -> (fixture, rows), oldest first
-        self._rows = 0
+        self._kept: BoundedCache[str, Fixture] = BoundedCache(
+            KEPT_FIXTURES,
+            KEPT_ROWS,
+            lambda fixture: fixture.row_count,
+            victim=self._victim,
+            on_evict=self._forget,
+        )
         # executions per fixture hash, kept across evictions (a re-sent item fixture stays
         # protected): one small int per fixture the worker was ever sent
         self._uses: dict[str, int] = {}
@@ -488,34 +495,26 @@ class _Fixtures:
         return digest in self._kept
 
     def add(self, fixture: Fixture) -> None:
-        old = self._kept.pop(fixture.content_hash, None)
-        if old is not None:
-            self._rows -= old[1]
-        rows = sum(len(t.rows) for t in fixture.tables)
-        self._kept[fixture.content_hash] = (fixture, rows)
-        self._rows += rows
-        while len(self._kept) > 1 and (len(self._kept) > KEPT_FIXTURES or self._rows > KEPT_ROWS):
-            evicted, evicted_rows = self._kept.pop(self._victim())
-            self._rows -= evicted_rows
-            for engine in self._adapters.values():
-                if isinstance(engine, EngineBase):
-                    engine._forget(evicted)
+        self._kept.put(fixture.content_hash, fixture)
 
-    def _victim(self) -> str:
-        """The fixture to evict: the least recently used seldom-used one, else the least
-        recently used (never the newest)."""
-        older = list(self._kept)[:-1]
+    def _victim(self, older: Sequence[str]) -> str:
+        """The fixture to evict among ``older`` (least recently used first, the newest not
+        among them): the least recently used seldom-used one, else the least recently used."""
         seldom = (d for d in older if self._uses.get(d, 0) < PROTECTED_USES)
         return next(seldom, older[0])
 
+    def _forget(self, digest: str, fixture: Fixture) -> None:
+        for engine in self._adapters.values():
+            if isinstance(engine, EngineBase):
+                engine._forget(fixture)
+
     def get(self, digest: str) -> Fixture:
         try:
-            entry = self._kept.pop(digest)
+            fixture = self._kept.get(digest)  # now the most recently used
         except KeyError:
             raise UnloadedFixture(digest) from None
-        self._kept[digest] = entry  # the most recently used
         self._uses[digest] = self._uses.get(digest, 0) + 1
-        return entry[0]
+        return fixture
 
 
 def _serve(conn: Connection) -> None:

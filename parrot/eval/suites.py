@@ -21,11 +21,11 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from collections import OrderedDict
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from parrot.api.bounded import BoundedCache
 from parrot.fixtures import Fixture, fixture_from_json, fixture_to_json
 from parrot.migrate.named import CORPUS_FAMILIES
 
@@ -174,39 +174,22 @@ def suite_rows(suite: Suite | None) -> int:
     """Rows of all of ``suite``'s databases (0 for no suite)."""
     if suite is None:
         return 0
-    return sum(len(t.rows) for db in suite.databases for t in db.fixture.tables)
+    return sum(db.fixture.row_count for db in suite.databases)
 
 
-class SuiteCache:
+class SuiteCache(BoundedCache[tuple[str, str, str], "Suite | None"]):
     """Loaded suites (or None: the item has no suite) by key, at most ``KEPT_SUITES`` entries
     of at most ``KEPT_SUITE_ROWS`` rows in all; the least recently used is dropped first, the
     newest never (a suite larger than the bound is kept alone)."""
 
     def __init__(self, entries: int | None = None, rows: int | None = None) -> None:
-        self.max_entries = KEPT_SUITES if entries is None else entries
-        self.max_rows = KEPT_SUITE_ROWS if rows is None else rows
-        self._kept: OrderedDict[tuple[str, str, str], tuple[Suite | None, int]] = OrderedDict()
-        self.rows = 0  # rows of the kept suites
+        super().__init__(
+            KEPT_SUITES if entries is None else entries,
+            KEPT_SUITE_ROWS if rows is None else rows,
+            suite_rows,
+        )
 
-    def __len__(self) -> int:
-        return len(self._kept)
-
-    def __contains__(self, key: tuple[str, str, str]) -> bool:
-        return key in self._kept
-
-    def get(self, key: tuple[str, str, str]) -> Suite | None:
-        """The kept suite of ``key`` (made the most recently used); KeyError when not kept."""
-        self._kept.move_to_end(key)
-        return self._kept[key][0]
-
-    def put(self, key: tuple[str, str, str], suite: Suite | None) -> None:
-        old = self._kept.pop(key, None)
-        if old is not None:
-            self.rows -= old[1]
-        rows = suite_rows(suite)
-        self._kept[key] = (suite, rows)
-        self.rows += rows
-        while len(self._kept) > 1 and (
-            len(self._kept) > self.max_entries or self.rows > self.max_rows
-        ):
-            self.rows -= self._kept.popitem(last=False)[1][1]
+    @property
+    def rows(self) -> int:
+        """Rows of the kept suites."""
+        return self.size

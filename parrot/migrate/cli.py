@@ -162,7 +162,7 @@ def _engines(spec: str | None) -> dict[str, Any]:
 
 
 def _summary(result: Introspection) -> str:
-    rows = sum(len(t.rows) for t in result.fixture.tables)
+    rows = result.fixture.row_count
     return (
         f"{result.fixture.name}: {len(result.fixture.tables)} tables, {rows} rows, "
         f"{len(result.dirty)} retyped column(s), {len(result.candidates)} type candidate(s)"

@@ -62,7 +62,7 @@ nullable column) are left out. Deterministic under ``seed``.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from typing import Any
 
 from parrot.fixtures import Fixture
@@ -187,16 +187,20 @@ def _on_literal(
     rows: list[list[Any]], infos: list[ColumnInfo], keys: tuple[str, ...], pools: list[list[Any]]
 ) -> list[list[Any]]:
     for j, info in enumerate(infos):
-        if (
-            info.literals
-            and _named(info)
-            and pools[j]
-            and not info.unique
-            and info.name not in keys
-        ):
+        if _takes_literal(info, pools[j], keys):
             for row in rows:
                 row[j] = _json_value(pools[j][0], info.type)
     return _unique_rows(rows, infos, keys, repeat=True)
+
+
+def _takes_literal(info: ColumnInfo, pool: list[Any], keys: Collection[str]) -> bool:
+    """Whether column ``info`` is compared with a literal of the query that the boundary kinds
+    may write on its rows: the first of its ``pool`` (the literal it is compared with, then the
+    fixture's values). Keys and unique columns keep their own values. ``on_literal``,
+    ``ordered``'s text columns and ``fanout``'s first family all ask this one question."""
+    return bool(
+        info.literals and _named(info) and pool and not info.unique and info.name not in keys
+    )
 
 
 def _off_literal(
@@ -252,8 +256,8 @@ def _text_on_literal(
     """Each text column compared with a literal (not ordered, joined nor a key) holds the first
     one on every row, as in ``on_literal``: its filter passes everywhere (``ordered``)."""
     for j, info in enumerate(infos):
-        plain = not (info.unique or info.ordered or info.group is not None or info.name in keys)
-        if plain and info.type == "text" and info.literals and _named(info) and pools[j]:
+        shaped = info.ordered or info.group is not None  # ``ordered`` and ``fanout`` set these
+        if not shaped and info.type == "text" and _takes_literal(info, pools[j], keys):
             for row in rows:
                 row[j] = _json_value(pools[j][0], info.type)
 
@@ -557,14 +561,7 @@ def _first_family_on_literal(
                 continue
             for j, info in enumerate(infos):
                 pool = samples[(name, info.name)]
-                if (
-                    info.literals
-                    and _named(info)
-                    and pool
-                    and not info.unique
-                    and info.name not in keys
-                    and info.group is None
-                ):
+                if info.group is None and _takes_literal(info, pool, keys):
                     row[j] = _json_value(pool[0], info.type)
 
 

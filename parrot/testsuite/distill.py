@@ -515,7 +515,7 @@ def _suite(
         SuiteDatabase(
             fixture=usable[j][1],
             seed=usable[j][0],
-            size=sum(len(t.rows) for t in usable[j][1].tables),
+            size=usable[j][1].row_count,
             kills=len({i for i in kills[j] if i < offset}),
         )
         for j in chosen

@@ -622,7 +622,7 @@ def augment(
             SuiteDatabase(
                 fixture=db,
                 seed=r,
-                size=sum(len(t.rows) for t in db.tables),
+                size=db.row_count,
                 kills=len(kills),
                 generator=gen.label,
             )

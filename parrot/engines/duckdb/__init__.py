@@ -199,7 +199,7 @@ class DuckDBEngine(EngineBase[_Database]):
             con.close()
         # a small fixture is filled on one thread: waking the database's thread pool for a
         # few rows cost more CPU than the insert (_ready gives executions the default back)
-        small = sum(len(t.rows) for t in fixture.tables) <= ONE_THREAD_ROWS
+        small = fixture.row_count <= ONE_THREAD_ROWS
         con = _duckdb().connect(":memory:", config={"threads": 1} if small else {})
         try:
             con.execute("SET GLOBAL TimeZone = 'UTC'")  # executions run on cursors: global
