@@ -22,7 +22,7 @@ def test_eval_reads_its_dataset_once_and_writes_the_page_report_renders(
 
     def counted(*args: object, **kwargs: object) -> object:
         loads.append(str(args[0]))
-        return original(*args, **kwargs)  # type: ignore[arg-type]
+        return original(*args, **kwargs)
 
     monkeypatch.setattr(metrics, "load_dataset", counted)
     out = tmp_path / "run"
