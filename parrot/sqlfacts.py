@@ -192,9 +192,9 @@ def without_limit(sql: str, dialect: str) -> Unlimited | None:
     statements = _statements(sql, dialect)
     if not statements:
         return None
+    if not isinstance(statements[-1].args.get("limit"), exp.Limit | exp.Fetch):
+        return None  # asked of every source and translation: most have none, and need no copy
     node = statements[-1].copy()
-    if not isinstance(node.args.get("limit"), exp.Limit | exp.Fetch):
-        return None
     offset = 0
     skip = node.args.get("offset")
     if isinstance(skip, exp.Offset):

@@ -1,9 +1,11 @@
 """An eval run's fixed costs off its critical path (issue 31): engine workers start side by
-side when the run begins, and the cyclic collector spares the objects that outlive the run."""
+side when the run begins, the cyclic collector spares the objects that outlive the run, and the
+GIL comes back to the judge soon after each engine answer."""
 
 from __future__ import annotations
 
 import gc
+import sys
 import threading
 from pathlib import Path
 from types import SimpleNamespace
@@ -128,6 +130,26 @@ def test_a_run_spares_the_collector_and_restores_it(tmp_path: Path) -> None:
     assert during[0][1] > 0
     assert gc.get_threshold() == before
     assert gc.get_freeze_count() == 0
+
+
+def test_a_run_hands_the_gil_over_often_and_restores_it(tmp_path: Path) -> None:
+    """While a background thread (Acc_SYN, the summary's imports) computes, the judge's thread
+    waits for the GIL after each engine answer up to the switch interval: a run shortens it and
+    leaves the interpreter as it was."""
+    during: list[float] = []
+    before = sys.getswitchinterval()
+    dataset = load_dataset("starter")
+    items = select_items(dataset, parse_pairs("sqlite:duckdb"), limit=1)
+    run(
+        dataset,
+        items,
+        create_translator("sqlglot"),
+        RunConfig(output_dir=tmp_path / "run"),
+        on_result=lambda record: during.append(sys.getswitchinterval()),
+    )
+    assert during == [pytest.approx(runner.SWITCH_INTERVAL)]
+    assert before > runner.SWITCH_INTERVAL
+    assert sys.getswitchinterval() == before
 
 
 def test_freeze_for_exit_freezes(monkeypatch: pytest.MonkeyPatch) -> None:

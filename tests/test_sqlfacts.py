@@ -106,3 +106,22 @@ def test_facts_are_memoized_and_left_intact_by_the_rewrites() -> None:
     assert with_sort_key_columns(sql, "sqlite") == with_sort_key_columns(sql, "sqlite")
     assert without_limit(sql, "sqlite") is without_limit(sql, "sqlite")
     assert [k.sql() for k in facts.keys] == keys
+
+
+def test_a_query_without_limit_is_not_copied_to_find_none(monkeypatch: pytest.MonkeyPatch) -> None:
+    """without_limit is asked of every source and translation of a run; most have no LIMIT,
+    and copying their tree first was a twelfth of the judge's CPU (issue 31)."""
+    from sqlglot import exp
+
+    copies = []
+    original = exp.Expression.copy
+
+    def counted(self: exp.Expression) -> exp.Expression:
+        copies.append(self)
+        return original(self)
+
+    monkeypatch.setattr(exp.Expression, "copy", counted)
+    assert without_limit("SELECT probe FROM t ORDER BY probe", "sqlite") is None
+    assert copies == []
+    assert without_limit("SELECT probe FROM t ORDER BY probe LIMIT 2", "sqlite") is not None
+    assert copies  # the limited one is copied to be rewritten

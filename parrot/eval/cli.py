@@ -472,7 +472,12 @@ def _finish(args: argparse.Namespace, plan: _Plan, console: Any) -> None:
     # deferred: matplotlib, jinja2 (loaded only on this path)
     from parrot.report.html import write_run_report
 
-    page = write_run_report(config.output_dir, read_json(config.output_dir / MANIFEST), records)
+    page = write_run_report(  # the dataset this process loaded, not its file read again
+        config.output_dir,
+        read_json(config.output_dir / MANIFEST),
+        records,
+        sources={i.id: i.source_sql for i in plan.dataset.items},
+    )
     if not args.quiet:
         print_rich(summary_tables(summarize(records, plan.translator.params())), table_console())
         console.print(

@@ -84,6 +84,11 @@ SYNTAX_BACKLOG = 64  # judged records at most waiting for their grammar check (-
 # millions of long-lived objects (sqlglot, the grammars' prediction caches) that every full
 # collection walks again; with these, a starter run spends ~2 CPU-s less collecting
 GC_THRESHOLD = (20_000, 20, 20)
+# the interpreter's switch interval during a run (Python's default: 5 ms): the judge waits on an
+# engine worker hundreds of times a run while the Acc_SYN and import threads compute; with the
+# default each reply waited up to 5 ms for the busy thread to hand back the GIL (a 1 ms round
+# trip took 12 ms beside a busy thread, 3.4 ms at 0.5 ms: issue 31)
+SWITCH_INTERVAL = 0.0005
 
 
 @dataclass
@@ -474,8 +479,21 @@ def run(
     """Evaluate ``items``; returns every outcome record of the run (resumed ones included).
     Only one process at a time writes a run directory (:class:`RunLock`)."""
     _make_run_dir(config.output_dir)
-    with RunLock(config.output_dir), lean_gc():
+    with RunLock(config.output_dir), lean_gc(), responsive_gil():
         return _run_locked(dataset, items, translator, config, on_result, on_start)
+
+
+@contextlib.contextmanager
+def responsive_gil() -> Iterator[None]:
+    """The GIL handed between threads every :data:`SWITCH_INTERVAL` during a run, so the
+    judge's thread resumes soon after an engine worker answers even while a background thread
+    (Acc_SYN's grammar checks, the summary's imports) computes; undone at the end."""
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(SWITCH_INTERVAL)
+    try:
+        yield
+    finally:
+        sys.setswitchinterval(interval)
 
 
 @contextlib.contextmanager

@@ -332,12 +332,19 @@ def _sections(summary: dict[str, Any], records: list[Record]) -> list[Section]:
 
 
 def run_page(
-    path: str, manifest: dict[str, Any], records: list[Record], analysis: list[Table] | None = None
+    path: str,
+    manifest: dict[str, Any],
+    records: list[Record],
+    analysis: list[Table] | None = None,
+    sources: dict[str, str] | None = None,
 ) -> str:
     """The HTML page of one run; ``analysis`` defaults to the cross-dialect tables of
-    :mod:`parrot.report.analysis` (none unless the run answers questions in several dialects)."""
+    :mod:`parrot.report.analysis` (none unless the run answers questions in several dialects);
+    ``sources`` (id → source SQL) defaults to those of the run's dataset file, read again."""
     lines = read_witnesses(Path(path))
-    sources, missing = source_sql(manifest)
+    missing = None
+    if sources is None:
+        sources, missing = source_sql(manifest)
     summary = run_summary(Path(path), manifest, records, sources)
     found = {i: w for i, line in lines.items() if (w := line["witness"]) is not None}
     items = [
@@ -494,8 +501,11 @@ def write_run_report(
     records: list[Record],
     out: Path | None = None,
     analysis: list[Table] | None = None,
+    sources: dict[str, str] | None = None,
 ) -> Path:
-    """Write a run's page (default ``RUN_DIR/report.html``) and return its path."""
+    """Write a run's page (default ``RUN_DIR/report.html``) and return its path; ``sources``:
+    id → source SQL when the caller holds the run's dataset (else its file is read again)."""
     target = out or run_dir / REPORT
-    target.write_text(run_page(str(run_dir), manifest, records, analysis), encoding="utf-8")
+    page = run_page(str(run_dir), manifest, records, analysis, sources)
+    target.write_text(page, encoding="utf-8")
     return target
