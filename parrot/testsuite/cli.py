@@ -194,6 +194,16 @@ def _run_flags(b: argparse.ArgumentParser) -> None:
         "resumes an interrupted rebuild)",
     )
     b.add_argument(
+        "--max-bytes",
+        type=int,
+        default=None,
+        metavar="N",
+        help="leave every stored suite file larger than N bytes as it is, even under "
+        "--force or --outdated (its generator too), and name each; missing suites are "
+        "still built (default: no limit; the shipped suites were rebuilt with 1000000, "
+        "keeping TPC-H's large suites of up to 19 MB a line)",
+    )
+    b.add_argument(
         "--fixture",
         action="append",
         default=None,
@@ -418,11 +428,36 @@ def _stale(root: Path, key: str, item: Item, args: argparse.Namespace) -> bool:
     """Whether the suite ``key`` (of ``item``'s source) is to be built: missing, ``--force``, or
     made by another generator than ``--outdated`` or a model-using ``--datagen`` asks for."""
     path = suite_path(root, key, from_corpus(item.fixture))
-    if args.force or not path.is_file():
+    if not path.is_file():
+        return True
+    if _oversized(path, args) is not None:
+        return False
+    if args.force:
         return True
     if parse_datagen(args.datagen)[1] is None and not args.outdated:
         return False
     return _generator(path) != _label(args)
+
+
+def _oversized(path: Path, args: argparse.Namespace) -> int | None:
+    """The size of the stored suite file at ``path`` when ``--max-bytes`` keeps it as it is."""
+    size = path.stat().st_size
+    return size if args.max_bytes is not None and size > args.max_bytes else None
+
+
+def _print_oversized(
+    root: Path, selected: list[tuple[str, tuple[Item, tuple[str, ...]]]], args: argparse.Namespace
+) -> None:
+    """One line per selected stored suite ``--max-bytes`` keeps as it is (key, size, generator)."""
+    for key, (item, _) in selected:
+        path = suite_path(root, key, from_corpus(item.fixture))
+        size = _oversized(path, args) if path.is_file() else None
+        if size is not None:
+            print(
+                f"  kept as it is (--max-bytes {args.max_bytes}): {key}, {size} bytes, made by "
+                f"{_generator(path) or '?'} ({item.id})",
+                file=sys.stderr,
+            )
 
 
 def _generator(path: Path) -> str | None:
@@ -436,13 +471,13 @@ def build(args: argparse.Namespace) -> int:
     root = Path(dataset.path).parent
     args.root = str(root)
     groups = _groups(dataset.items)
-    todo = [
+    selected = [
         (k, g)
         for k, g in groups.items()
-        if _stale(root, k, g[0], args)
-        and (not args.source or g[0].source_dialect in args.source)
+        if (not args.source or g[0].source_dialect in args.source)
         and (not args.fixture or (g[0].fixture is not None and g[0].fixture.name in args.fixture))
     ]
+    todo = [(k, g) for k, g in selected if _stale(root, k, g[0], args)]
     if args.limit is not None:
         todo = todo[: args.limit]
     print(
@@ -450,6 +485,7 @@ def build(args: argparse.Namespace) -> int:
         f"building {len(todo)}",
         file=sys.stderr,
     )
+    _print_oversized(root, selected, args)
     _init(args)
     if parse_datagen(args.datagen)[1] is not None:
         problem = _probe(args)
