@@ -38,7 +38,14 @@ from parrot.testsuite.distill import (
     with_origins,
 )
 from parrot.testsuite.llm import augment, make_datagen
-from parrot.testsuite.store import from_corpus, load_suite, suite_key, suite_path, write_suite
+from parrot.testsuite.store import (
+    from_corpus,
+    load_suite,
+    suite_key,
+    suite_path,
+    suite_to_json,
+    write_suite,
+)
 from parrot.translators.llm import options as llm_options
 
 if TYPE_CHECKING:
@@ -198,10 +205,10 @@ def _run_flags(b: argparse.ArgumentParser) -> None:
         type=int,
         default=None,
         metavar="N",
-        help="leave every stored suite file larger than N bytes as it is, even under "
-        "--force or --outdated (its generator too), and name each; missing suites are "
-        "still built (default: no limit; the shipped suites were rebuilt with 1000000, "
-        "keeping TPC-H's large suites of up to 19 MB a line)",
+        help="write no suite file larger than N bytes: a stored one is left as it is, even "
+        "under --force or --outdated (its generator too), and named; a suite built over N "
+        "bytes is not written, the older one (if any) kept (default: no limit; the shipped "
+        "suites were rebuilt with 1000000, keeping TPC-H's suites of up to 19 MB a line)",
     )
     b.add_argument(
         "--fixture",
@@ -544,6 +551,7 @@ def _build(
         llm_kills += int(llm.get("killed", 0))
         llm_dbs += int(llm.get("databases_kept", 0))
         rejected.update(llm.get("rejected", {}))
+        result = _within(result, args)
         if result.suite is None:
             reason = result.why_none.split(":")[0][:60]
             skipped[reason] = skipped.get(reason, 0) + 1
@@ -581,6 +589,17 @@ def _build(
     for reason, count in sorted(skipped.items()):
         print(f"  no suite ({count}): {reason}")
     return 0
+
+
+def _within(result: Distilled, args: argparse.Namespace) -> Distilled:
+    """``result``, or no suite (why: its size) when its file would be over ``--max-bytes``."""
+    if result.suite is None or args.max_bytes is None:
+        return result
+    text = json.dumps(suite_to_json(result.suite), ensure_ascii=False, sort_keys=False) + "\n"
+    size = len(text.encode("utf-8"))  # what write_suite would write
+    if size <= args.max_bytes:
+        return result
+    return replace(result, suite=None, why_none=f"over --max-bytes {args.max_bytes}: {size} bytes")
 
 
 def _kept(path: Path) -> str:
