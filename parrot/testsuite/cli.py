@@ -38,7 +38,14 @@ from parrot.testsuite.distill import (
     with_origins,
 )
 from parrot.testsuite.llm import augment, make_datagen
-from parrot.testsuite.store import from_corpus, load_suite, suite_key, suite_path, write_suite
+from parrot.testsuite.store import (
+    from_corpus,
+    load_suite,
+    suite_key,
+    suite_path,
+    suite_to_json,
+    write_suite,
+)
 from parrot.translators.llm import options as llm_options
 
 if TYPE_CHECKING:
@@ -192,6 +199,16 @@ def _run_flags(b: argparse.ArgumentParser) -> None:
         action="store_true",
         help="rebuild the suites another generator made (as --force, but a rerun "
         "resumes an interrupted rebuild)",
+    )
+    b.add_argument(
+        "--max-bytes",
+        type=int,
+        default=None,
+        metavar="N",
+        help="write no suite file larger than N bytes: a stored one is left as it is, even "
+        "under --force or --outdated (its generator too), and named; a suite built over N "
+        "bytes is not written, the older one (if any) kept (default: no limit; the shipped "
+        "suites were rebuilt with 1000000, keeping TPC-H's suites of up to 19 MB a line)",
     )
     b.add_argument(
         "--fixture",
@@ -418,11 +435,36 @@ def _stale(root: Path, key: str, item: Item, args: argparse.Namespace) -> bool:
     """Whether the suite ``key`` (of ``item``'s source) is to be built: missing, ``--force``, or
     made by another generator than ``--outdated`` or a model-using ``--datagen`` asks for."""
     path = suite_path(root, key, from_corpus(item.fixture))
-    if args.force or not path.is_file():
+    if not path.is_file():
+        return True
+    if _oversized(path, args) is not None:
+        return False
+    if args.force:
         return True
     if parse_datagen(args.datagen)[1] is None and not args.outdated:
         return False
     return _generator(path) != _label(args)
+
+
+def _oversized(path: Path, args: argparse.Namespace) -> int | None:
+    """The size of the stored suite file at ``path`` when ``--max-bytes`` keeps it as it is."""
+    size = path.stat().st_size
+    return size if args.max_bytes is not None and size > args.max_bytes else None
+
+
+def _print_oversized(
+    root: Path, selected: list[tuple[str, tuple[Item, tuple[str, ...]]]], args: argparse.Namespace
+) -> None:
+    """One line per selected stored suite ``--max-bytes`` keeps as it is (key, size, generator)."""
+    for key, (item, _) in selected:
+        path = suite_path(root, key, from_corpus(item.fixture))
+        size = _oversized(path, args) if path.is_file() else None
+        if size is not None:
+            print(
+                f"  kept as it is (--max-bytes {args.max_bytes}): {key}, {size} bytes, made by "
+                f"{_generator(path) or '?'} ({item.id})",
+                file=sys.stderr,
+            )
 
 
 def _generator(path: Path) -> str | None:
@@ -436,13 +478,13 @@ def build(args: argparse.Namespace) -> int:
     root = Path(dataset.path).parent
     args.root = str(root)
     groups = _groups(dataset.items)
-    todo = [
+    selected = [
         (k, g)
         for k, g in groups.items()
-        if _stale(root, k, g[0], args)
-        and (not args.source or g[0].source_dialect in args.source)
+        if (not args.source or g[0].source_dialect in args.source)
         and (not args.fixture or (g[0].fixture is not None and g[0].fixture.name in args.fixture))
     ]
+    todo = [(k, g) for k, g in selected if _stale(root, k, g[0], args)]
     if args.limit is not None:
         todo = todo[: args.limit]
     print(
@@ -450,6 +492,7 @@ def build(args: argparse.Namespace) -> int:
         f"building {len(todo)}",
         file=sys.stderr,
     )
+    _print_oversized(root, selected, args)
     _init(args)
     if parse_datagen(args.datagen)[1] is not None:
         problem = _probe(args)
@@ -508,6 +551,7 @@ def _build(
         llm_kills += int(llm.get("killed", 0))
         llm_dbs += int(llm.get("databases_kept", 0))
         rejected.update(llm.get("rejected", {}))
+        result = _within(result, args)
         if result.suite is None:
             reason = result.why_none.split(":")[0][:60]
             skipped[reason] = skipped.get(reason, 0) + 1
@@ -545,6 +589,17 @@ def _build(
     for reason, count in sorted(skipped.items()):
         print(f"  no suite ({count}): {reason}")
     return 0
+
+
+def _within(result: Distilled, args: argparse.Namespace) -> Distilled:
+    """``result``, or no suite (why: its size) when its file would be over ``--max-bytes``."""
+    if result.suite is None or args.max_bytes is None:
+        return result
+    text = json.dumps(suite_to_json(result.suite), ensure_ascii=False, sort_keys=False) + "\n"
+    size = len(text.encode("utf-8"))  # what write_suite would write
+    if size <= args.max_bytes:
+        return result
+    return replace(result, suite=None, why_none=f"over --max-bytes {args.max_bytes}: {size} bytes")
 
 
 def _kept(path: Path) -> str:

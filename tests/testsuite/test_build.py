@@ -128,6 +128,45 @@ def test_build_outdated_rebuilds_other_generators_and_fixture_selects(
     assert "suites built: 0" in capsys.readouterr().out
 
 
+def test_max_bytes_leaves_larger_suites_as_they_are(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """--max-bytes N: a stored suite file over N bytes is neither rebuilt by --outdated nor by
+    --force, and the build names it; a suite built over N bytes is not written (the shipped
+    TPC-H suites, up to 19 MB a line)."""
+    engines_or_skip()
+    root = _dataset(tmp_path)
+    assert main(["build", str(root), "--candidates", "2", "--fixture", "tiny"]) == 0
+    capsys.readouterr()
+    paths = sorted((root / "suites").glob("*.json"))
+    for path in paths:
+        path.write_text(json.dumps({**json.loads(path.read_text()), "generator": "rules-v0"}))
+    big = paths[0]
+    big.write_text(big.read_text() + " " * 5000)
+    limit = big.stat().st_size - 1000  # the others are 5000 bytes shorter, before and after
+    args = ["build", str(root), "--candidates", "2", "--max-bytes", str(limit)]
+    assert main([*args, "--outdated"]) == 0
+    captured = capsys.readouterr()
+    assert "suites built: 1" in captured.out
+    assert f"{big.stem}, {big.stat().st_size} bytes, made by rules-v0" in captured.err
+    assert json.loads(big.read_text())["generator"] == "rules-v0"
+    assert all(json.loads(p.read_text())["generator"] != "rules-v0" for p in paths[1:])
+    assert main([*args, "--force"]) == 0
+    assert "suites built: 1" in capsys.readouterr().out
+    assert json.loads(big.read_text())["generator"] == "rules-v0"
+    assert main(["build", str(root), "--candidates", "2", "--outdated"]) == 0
+    assert "suites built: 1" in capsys.readouterr().out
+    assert json.loads(big.read_text())["generator"] != "rules-v0"
+    # a suite built over N bytes is not written; the older one stays
+    paths[1].write_text(json.dumps({**json.loads(paths[1].read_text()), "generator": "rules-v0"}))
+    paths[0].unlink()
+    assert main(["build", str(root), "--candidates", "2", "--outdated", "--max-bytes", "10"]) == 0
+    captured = capsys.readouterr()
+    assert "suites built: 0" in captured.out and "no suite (1): over --max-bytes 10" in captured.out
+    assert f"{paths[1].stem}, {paths[1].stat().st_size} bytes, made by rules-v0" in captured.err
+    assert not paths[0].exists() and json.loads(paths[1].read_text())["generator"] == "rules-v0"
+
+
 def test_databases_where_an_orderless_limit_cuts_ties_are_kept_and_judged_as_a_pick(
     tmp_path: Path,
 ) -> None:
