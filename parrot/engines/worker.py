@@ -25,7 +25,9 @@ An execution that has not answered ``GRACE`` seconds after its timeout, or that 
 worker (fixtures are loaded again there). A worker keeps at most ``KEPT_FIXTURES`` fixtures of
 ``KEPT_ROWS`` rows in all and its adapters' databases of them, evicting seldom-used ones (suite
 databases) before the item fixtures it keeps reusing; an evicted fixture is sent again when an
-execution needs it. Answers come back as restricted pickles: only
+execution needs it. A worker imports its own engine's library and refuses the modules of
+``NOT_IMPORTED`` (pandas), which the engine libraries would import only because they are
+installed. Answers come back as restricted pickles: only
 parrot's result records and plain values can be decoded, never code.
 
 Where the kernel refuses a layer the worker still runs, and says so: every missing layer is a
@@ -100,8 +102,9 @@ MEMORY_LIMITS: dict[str, int | None] = {
 # Modules no engine's loads or executions need, which engine libraries import only because they
 # are installed: pyarrow's ``pa.array`` (parrot's Arrow loads for DuckDB and Spark), DuckDB's
 # Arrow scans and pyspark's ``createDataFrame`` each import pandas to ask whether a value is a
-# DataFrame (+30 MiB of PSS in each such worker, issue 31). A worker refuses them, and the
-# libraries take their paths for an installation without pandas.
+# DataFrame (issue 31: a fresh DuckDB worker held 72 MiB of PSS with it, 45 without; Spark's 69,
+# 44). A worker refuses them, and the libraries take their paths for an installation without
+# pandas.
 NOT_IMPORTED = ("pandas",)
 FILE_SIZE_LIMIT = 4 * GiB  # largest file a worker may write into its scratch directory
 SCRATCH_PREFIX = "parrot-worker-"  # + parrot's pid, the group and a random part

@@ -169,7 +169,7 @@ _ENGINE_LIBRARIES["spark"] = {"pyspark", "py4j"}
 )
 def test_a_worker_imports_its_own_engine_and_no_heavy_module(name: str) -> None:
     """In a real worker that loaded a fixture (DuckDB and Spark load through Arrow) and ran a
-    query: no pandas (issue 31: +30 MiB of PSS in the DuckDB and Spark workers, imported by
+    query: no pandas (issue 31: 25-27 MiB of PSS in the DuckDB and Spark workers, imported by
     ``pa.array``), no library of the main process or of another engine."""
     engine = create_engine(name)
     try:
