@@ -154,10 +154,10 @@ JAVA_OPTIONS = "-XX:+UseSerialGC -XX:TieredStopAtLevel=1 -XX:ReservedCodeCacheSi
 # The driver's heap (PARROT_SPARK_MEMORY replaces it); local mode runs everything in this JVM,
 # and with serial GC the JVM holds about the whole heap (above). 1g: the polyglot reference run's
 # tree peak 4.87 -> 4.06 GiB PSS (JVM 2.36 -> 1.38) with 0 of 930 verdicts differing and no
-# slower (docs/results/peakmem.md, issue 31). 1g once ran out of heap with many fixtures (TPC-H,
-# Spider) loaded in one test session (4g then); since the engine worker keeps at most
-# KEPT_FIXTURES fixtures of KEPT_ROWS rows (parrot.engines.worker) and drops the evicted ones'
-# frames, the JVM never holds more, and the Spark tier passes on 1g.
+# slower (issue 31; docs/results/peakmem.md as of 6ca731d, and as the default since). 1g once
+# ran out of heap with many fixtures (TPC-H, Spider) loaded in one test session (4g then); the
+# engine worker now keeps at most KEPT_FIXTURES fixtures of KEPT_ROWS rows
+# (parrot.engines.worker) and drops the evicted ones' frames, and the Spark tier passes on 1g.
 DRIVER_MEMORY = "1g"
 # the environment variables this engine reads in its worker (named where the child
 # environment's allow-list is: an isolated worker sees no other)
