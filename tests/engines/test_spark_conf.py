@@ -25,10 +25,10 @@ def test_the_driver_jvm_is_lean_unless_told_otherwise(
     assert "-Djava.io.tmpdir=/r/tmp" in _java_options(monkeypatch, "")
 
 
-def test_the_driver_heap_is_2g_at_most_unless_told_otherwise(
+def test_the_driver_heap_is_1g_at_most_unless_told_otherwise(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.delenv("PARROT_SPARK_MEMORY", raising=False)
-    assert sp.driver_conf("/r", "/r/l")["spark.driver.memory"] == "2g"
-    monkeypatch.setenv("PARROT_SPARK_MEMORY", "1g")
     assert sp.driver_conf("/r", "/r/l")["spark.driver.memory"] == "1g"
+    monkeypatch.setenv("PARROT_SPARK_MEMORY", "2g")
+    assert sp.driver_conf("/r", "/r/l")["spark.driver.memory"] == "2g"

@@ -153,3 +153,37 @@ def test_peakmem_measures_a_server_the_run_reuses(
     finally:
         server.kill()
         server.wait()
+
+
+# what no engine worker needs: the main process's libraries (sqlglot, the grammar's ANTLR
+# runtime, matplotlib, psutil) and pandas, which pyarrow, DuckDB and pyspark import only to ask
+# whether a value is a DataFrame; and another engine's library
+_NEVER = {"sqlglot", "antlr4", "matplotlib", "psutil", "pandas"}
+_ENGINE_LIBRARIES = {"sqlite": set(), "duckdb": {"duckdb"}, "clickhouse": {"chdb"}}
+_ENGINE_LIBRARIES["spark"] = {"pyspark", "py4j"}
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["sqlite", "duckdb", "clickhouse", pytest.param("spark", marks=pytest.mark.spark)],
+)
+def test_a_worker_imports_its_own_engine_and_no_heavy_module(name: str) -> None:
+    """In a real worker that loaded a fixture (DuckDB and Spark load through Arrow) and ran a
+    query: no pandas (issue 31: 25-27 MiB of PSS in the DuckDB and Spark workers, imported by
+    ``pa.array``), no library of the main process or of another engine."""
+    engine = create_engine(name)
+    try:
+        assert run(engine, "SELECT count(*) FROM orders") == ((4,),)
+        loaded = {m.split(".", 1)[0] for m in engine._call("modules")}  # type: ignore[attr-defined]
+    finally:
+        engine.close()
+    others = set().union(*_ENGINE_LIBRARIES.values()) - _ENGINE_LIBRARIES[name]
+    assert _ENGINE_LIBRARIES[name] <= loaded
+    assert not loaded & (_NEVER | others)
+
+
+def test_a_worker_refuses_only_the_modules_it_must_not_import() -> None:
+    refuse = w._Refuse()
+    with pytest.raises(ModuleNotFoundError):
+        refuse.find_spec("pandas.core.frame")
+    assert refuse.find_spec("pandasql") is None and refuse.find_spec("pyarrow") is None

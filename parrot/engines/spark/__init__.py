@@ -151,9 +151,14 @@ LATE_JOBS = 1.0
 # with SoftMaxHeapSize=640m peaked at 1.09 on that subset with 26% more CPU than G1, not yet
 # measured on the whole run (and not in every JDK build). A smaller heap is PARROT_SPARK_MEMORY.
 JAVA_OPTIONS = "-XX:+UseSerialGC -XX:TieredStopAtLevel=1 -XX:ReservedCodeCacheSize=48m -Xss512k"
-# The driver's heap (PARROT_SPARK_MEMORY replaces it); local mode runs everything in this JVM.
-# 1g ran out of heap with many fixtures (TPC-H, Spider) loaded in one process.
-DRIVER_MEMORY = "2g"
+# The driver's heap (PARROT_SPARK_MEMORY replaces it); local mode runs everything in this JVM,
+# and with serial GC the JVM holds about the whole heap (above). 1g: the polyglot reference run's
+# tree peak 4.87 -> 4.06 GiB PSS (JVM 2.36 -> 1.38) with 0 of 930 verdicts differing and no
+# slower (issue 31; docs/results/peakmem.md as of 6ca731d, and as the default since). 1g once
+# ran out of heap with many fixtures (TPC-H, Spider) loaded in one test session (4g then); the
+# engine worker now keeps at most KEPT_FIXTURES fixtures of KEPT_ROWS rows
+# (parrot.engines.worker) and drops the evicted ones' frames, and the Spark tier passes on 1g.
+DRIVER_MEMORY = "1g"
 # the environment variables this engine reads in its worker (named where the child
 # environment's allow-list is: an isolated worker sees no other)
 MEMORY_VARIABLE = SPARK_MEMORY_VARIABLE
