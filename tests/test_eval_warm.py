@@ -112,11 +112,15 @@ def test_a_run_warms_its_engines_before_its_first_item(
     assert warmed == [{"sqlite", "duckdb"}]
 
 
-def test_a_run_spares_the_collector_and_restores_it(tmp_path: Path) -> None:
-    """During a run the objects that existed before it are frozen and collections are rarer;
-    afterwards the collector is as it was (a library call leaves no global change)."""
-    during: list[tuple[tuple[int, int, int], int]] = []
-    before = gc.get_threshold()
+def test_a_run_spares_the_collector_hands_the_gil_over_often_and_restores_both(
+    tmp_path: Path,
+) -> None:
+    """During a run the objects that existed before it are frozen and collections are rarer,
+    and the switch interval is shortened (while a background thread — Acc_SYN, the summary's
+    imports — computes, the judge's thread waits for the GIL after each engine answer up to it);
+    afterwards the interpreter is as it was (a library call leaves no global change)."""
+    during: list[tuple[tuple[int, int, int], int, float]] = []
+    before = (gc.get_threshold(), sys.getswitchinterval())
     dataset = load_dataset("starter")
     items = select_items(dataset, parse_pairs("sqlite:duckdb"), limit=1)
     run(
@@ -124,32 +128,15 @@ def test_a_run_spares_the_collector_and_restores_it(tmp_path: Path) -> None:
         items,
         create_translator("sqlglot"),
         RunConfig(output_dir=tmp_path / "run"),
-        on_start=lambda total, done: during.append((gc.get_threshold(), gc.get_freeze_count())),
+        on_result=lambda record: during.append(
+            (gc.get_threshold(), gc.get_freeze_count(), sys.getswitchinterval())
+        ),
     )
-    assert during[0][0] == GC_THRESHOLD
-    assert during[0][1] > 0
-    assert gc.get_threshold() == before
+    threshold, frozen, interval = during[0]
+    assert threshold == GC_THRESHOLD and frozen > 0
+    assert interval == pytest.approx(runner.SWITCH_INTERVAL) and interval < before[1]
+    assert (gc.get_threshold(), sys.getswitchinterval()) == before
     assert gc.get_freeze_count() == 0
-
-
-def test_a_run_hands_the_gil_over_often_and_restores_it(tmp_path: Path) -> None:
-    """While a background thread (Acc_SYN, the summary's imports) computes, the judge's thread
-    waits for the GIL after each engine answer up to the switch interval: a run shortens it and
-    leaves the interpreter as it was."""
-    during: list[float] = []
-    before = sys.getswitchinterval()
-    dataset = load_dataset("starter")
-    items = select_items(dataset, parse_pairs("sqlite:duckdb"), limit=1)
-    run(
-        dataset,
-        items,
-        create_translator("sqlglot"),
-        RunConfig(output_dir=tmp_path / "run"),
-        on_result=lambda record: during.append(sys.getswitchinterval()),
-    )
-    assert during == [pytest.approx(runner.SWITCH_INTERVAL)]
-    assert before > runner.SWITCH_INTERVAL
-    assert sys.getswitchinterval() == before
 
 
 def test_freeze_for_exit_freezes(monkeypatch: pytest.MonkeyPatch) -> None:
