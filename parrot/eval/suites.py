@@ -157,15 +157,17 @@ def load_suite(
     return suite_from_json(json.loads(path.read_text(encoding="utf-8")))
 
 
+def suite_text(suite: Suite) -> str:
+    """The text of ``suite``'s file, as :func:`write_suite` writes it (one JSON line)."""
+    return json.dumps(suite_to_json(suite), ensure_ascii=False, sort_keys=False) + "\n"
+
+
 def write_suite(dataset_dir: Path, suite: Suite, corpus: bool = False) -> Path:
     """Write a suite atomically (temp file + rename): never a half-written suite file."""
     path = suite_path(dataset_dir, suite.key, corpus)
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(f".tmp{os.getpid()}")
-    tmp.write_text(
-        json.dumps(suite_to_json(suite), ensure_ascii=False, sort_keys=False) + "\n",
-        encoding="utf-8",
-    )
+    tmp.write_text(suite_text(suite), encoding="utf-8")
     os.replace(tmp, path)
     return path
 

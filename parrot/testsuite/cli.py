@@ -43,7 +43,7 @@ from parrot.testsuite.store import (
     load_suite,
     suite_key,
     suite_path,
-    suite_to_json,
+    suite_text,
     write_suite,
 )
 from parrot.translators.llm import options as llm_options
@@ -595,8 +595,7 @@ def _within(result: Distilled, args: argparse.Namespace) -> Distilled:
     """``result``, or no suite (why: its size) when its file would be over ``--max-bytes``."""
     if result.suite is None or args.max_bytes is None:
         return result
-    text = json.dumps(suite_to_json(result.suite), ensure_ascii=False, sort_keys=False) + "\n"
-    size = len(text.encode("utf-8"))  # what write_suite would write
+    size = len(suite_text(result.suite).encode("utf-8"))  # what write_suite would write
     if size <= args.max_bytes:
         return result
     return replace(result, suite=None, why_none=f"over --max-bytes {args.max_bytes}: {size} bytes")

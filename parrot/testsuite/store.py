@@ -13,6 +13,7 @@ from parrot.eval.suites import (
     suite_from_json,
     suite_key,
     suite_path,
+    suite_text,
     suite_to_json,
     write_suite,
 )
@@ -28,6 +29,7 @@ __all__ = [
     "suite_from_json",
     "suite_key",
     "suite_path",
+    "suite_text",
     "suite_to_json",
     "write_suite",
 ]
