@@ -54,9 +54,9 @@ class BudgetedJudge:
             )
         return found
 
-    def judge(self, item: Item, translation: Any) -> Any:
+    def judge(self, item: Item, translation: Any, timeout: float | None = None) -> Any:
         self._check()
-        return self._judge.judge(item, translation)
+        return self._judge.judge(item, translation, timeout)
 
     @contextmanager
     def active(self, dialects: tuple[str, ...]) -> Iterator[BudgetedJudge]:

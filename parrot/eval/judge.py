@@ -164,13 +164,17 @@ class Judge:
                 threads.append(thread)
         return threads
 
-    def _run(self, dialect: str, sql: str, fixture: Fixture) -> tuple[Execution, str]:
-        """Execute once; after an engine failure (a server died, a connection broke, a driver
+    def _run(
+        self, dialect: str, sql: str, fixture: Fixture, timeout: float | None = None
+    ) -> tuple[Execution, str]:
+        """Execute once within ``timeout`` (default: the judge's for ``dialect``); after an
+        engine failure (a server died, a connection broke, a driver
         error while loading the fixture) reconnect — restarting a managed server when allowed —
         and retry once; after a timeout re-run once with TIMEOUT_RERUN times the budget (a
         verdict must not depend on the machine's load: only what times out twice is a
         timeout)."""
-        execution, label = self._run_once(dialect, sql, fixture)
+        budget = self._timeout(dialect, timeout)
+        execution, label = self._run_once(dialect, sql, fixture, budget)
         engine = self._engines.get(dialect)
         if execution.status is ExecStatus.ENGINE_ERROR and (
             dialect not in self._engines  # its adapter could not even connect
@@ -181,9 +185,8 @@ class Judge:
             if engine is not None:
                 with contextlib.suppress(Exception):  # closing a dead connection may fail
                     engine.close()
-            execution, label = self._run_once(dialect, sql, fixture)
+            execution, label = self._run_once(dialect, sql, fixture, budget)
         if execution.status is ExecStatus.TIMEOUT:  # a loaded machine, or a query that never ends
-            budget = self.timeouts.get(dialect, self.timeout)
             longer = min(budget * TIMEOUT_RERUN, MAX_TIMEOUT)
             execution, label = self._run_once(dialect, sql, fixture, longer)
             if execution.status is ExecStatus.TIMEOUT:
@@ -193,8 +196,12 @@ class Judge:
                 )
         return execution, label
 
+    def _timeout(self, dialect: str, timeout: float | None = None) -> float:
+        """``timeout`` if given, else the judge's for ``dialect``."""
+        return timeout if timeout is not None else self.timeouts.get(dialect, self.timeout)
+
     def _run_once(
-        self, dialect: str, sql: str, fixture: Fixture, timeout: float | None = None
+        self, dialect: str, sql: str, fixture: Fixture, timeout: float
     ) -> tuple[Execution, str]:
         try:
             engine = self.engine(dialect)
@@ -213,8 +220,7 @@ class Judge:
                 Execution(ExecStatus.ENGINE_ERROR, error=f"fixture load: {_driver_error(exc)}"),
                 engine.label,
             )
-        budget = timeout or self.timeouts.get(dialect, self.timeout)
-        return engine.execute(sql, fixture, timeout=budget, max_rows=self.max_rows), engine.label
+        return engine.execute(sql, fixture, timeout=timeout, max_rows=self.max_rows), engine.label
 
     def gold(self, item: Item, fixture: Fixture | None = None) -> Gold:
         """The source's result on ``fixture`` (default: the item's fixture), cached."""
@@ -284,13 +290,19 @@ class Judge:
         return self._limit_window(item.source_sql, item.source_dialect, fixture, gold)
 
     def _limit_window(
-        self, sql: str, dialect: str, fixture: Fixture, gold: Execution
+        self,
+        sql: str,
+        dialect: str,
+        fixture: Fixture,
+        gold: Execution,
+        timeout: float | None = None,
     ) -> _Window | str | None:
-        """:meth:`_window` of any query ``sql`` whose result on ``fixture`` is ``gold``."""
+        """:meth:`_window` of any query ``sql`` whose result on ``fixture`` is ``gold`` (its
+        executions within ``timeout``, default the judge's)."""
         unlimited = without_limit(sql, dialect)
         if not gold.ok or gold.result is None or not gold.result.rows or unlimited is None:
             return None
-        full, _ = self._run(dialect, unlimited.sql, fixture)
+        full, _ = self._run(dialect, unlimited.sql, fixture, timeout)
         if not full.ok or full.result is None:
             return f"the query without its LIMIT failed: {full.error}"
         start, end = unlimited.offset, unlimited.offset + len(gold.result.rows)
@@ -299,7 +311,7 @@ class Judge:
             return None
         keys = None
         if order_facts(unlimited.sql, dialect).ordered:
-            keys = self._sort_key_values(unlimited.sql, dialect, fixture, full.result)
+            keys = self._sort_key_values(unlimited.sql, dialect, fixture, full.result, timeout)
             if keys is None:
                 return "cannot read the sort keys to check the LIMIT for ties"
         return _Window(full.result, start, end, edges, keys)
@@ -318,11 +330,16 @@ class Judge:
         return self._pools(item.source_sql, item.source_dialect, fixture, gold)
 
     def _pools(
-        self, sql: str, dialect: str, fixture: Fixture, execution: Execution
+        self,
+        sql: str,
+        dialect: str,
+        fixture: Fixture,
+        execution: Execution,
+        timeout: float | None = None,
     ) -> tuple[TiePool, ...]:
         """:meth:`_tie_pools` of any query ``sql`` whose result on ``fixture`` is ``execution``
         (the prediction's own: the comparator then checks that every choice is right)."""
-        window = self._limit_window(sql, dialect, fixture, execution)
+        window = self._limit_window(sql, dialect, fixture, execution, timeout)
         if window is None or isinstance(window, str) or window.keys is None:
             return ()
         keys, rows = window.keys, window.full.rows
@@ -343,7 +360,12 @@ class Judge:
         return tuple(pools)
 
     def _sort_key_values(
-        self, sql: str, dialect: str, fixture: Fixture, result: ResultSet
+        self,
+        sql: str,
+        dialect: str,
+        fixture: Fixture,
+        result: ResultSet,
+        timeout: float | None = None,
     ) -> list[tuple[Any, ...]] | None:
         """The sort-key values of every row of ``result`` (the result of ``sql``): read from
         its columns, or from ``sql`` rewritten to output keys that are not among them. None
@@ -353,7 +375,7 @@ class Judge:
         if columns is not None:
             return [tuple(row[i] for i in columns) for row in result.rows]
         rewritten = with_sort_key_columns(sql, dialect)
-        keyed = self._run(dialect, rewritten, fixture)[0] if rewritten else None
+        keyed = self._run(dialect, rewritten, fixture, timeout)[0] if rewritten else None
         width = len(result.columns)
         if (
             keyed is None
@@ -363,13 +385,15 @@ class Judge:
             return None  # not the same rows in the same order
         return [tuple(row[width:]) for row in keyed.result.rows]
 
-    def judge(self, item: Item, translation: Translation) -> Outcome:
-        """The full outcome record of one item, as written to results.jsonl."""
-        record, check = self.judge_later(item, translation)
+    def judge(self, item: Item, translation: Translation, timeout: float | None = None) -> Outcome:
+        """The full outcome record of one item, as written to results.jsonl; ``timeout``: the
+        seconds each of the translation's executions may take on this call (default: the
+        judge's for the target dialect; the source's gold keeps the judge's own)."""
+        record, check = self.judge_later(item, translation, timeout)
         return with_syntax(record, check() if check is not None else None)
 
     def judge_later(
-        self, item: Item, translation: Translation
+        self, item: Item, translation: Translation, timeout: float | None = None
     ) -> tuple[Outcome, Callable[[], SyntaxRecord | None] | None]:
         """The outcome record of one item but for its Acc_SYN grammar check, and that check
         (None when the item needs none), to be run later — in another thread, overlapping the
@@ -378,7 +402,7 @@ class Judge:
         gold = self.gold(item)
         missing = self._missing_engines(item)
         record = _record_head(item, translation, gold, missing)  # verdicts, syntax follow
-        verdicts = self._verdicts_of(item, translation, gold, missing, record)
+        verdicts = self._verdicts_of(item, translation, gold, missing, record, timeout)
         record["verdicts"] = {
             m.value: cast(VerdictRecord, v.to_json()) for m, v in verdicts.items()
         }
@@ -387,7 +411,7 @@ class Judge:
         needed = not unjudged and (self.syntax or (not parsed and self.syntax_fallback))
         record["syntax_checked"] = False  # set, with "syntax" after it, by with_syntax()
         if self.suite_dir is not None and not missing and not unjudged and gold.execution.ok:
-            self._suite_verdict(item, translation, record)
+            self._suite_verdict(item, translation, record, timeout)
         if self._engine_errors:
             record["engine_errors_retried"] = list(self._engine_errors)
         record["level"] = verdict_level(record)
@@ -404,6 +428,7 @@ class Judge:
         gold: Gold,
         missing: dict[str, str],
         record: Outcome,
+        timeout: float | None = None,
     ) -> dict[Mode, Verdict]:
         """Every mode's verdict on the fixture; runs the translation (``record["pred"]``)."""
         verdicts: dict[Mode, Verdict]
@@ -433,13 +458,17 @@ class Judge:
                 record["no_reference"] = True  # nothing to judge or parse: counted apart
         else:  # the translation runs even without a source engine: Acc_EX needs only its target
             fixture = item.fixture or EMPTY_FIXTURE
-            pred, label = self._run(item.target_dialect, translation.sql, fixture)
+            pred, label = self._run(item.target_dialect, translation.sql, fixture, timeout)
             record["pred"] = execution_json(pred, label)
             verdicts = (
                 no_engine
                 if missing
                 else _verdicts(
-                    item, gold, pred, label, self._pred_pools(item, translation.sql, fixture, pred)
+                    item,
+                    gold,
+                    pred,
+                    label,
+                    self._pred_pools(item, translation.sql, fixture, pred, timeout),
                 )
             )
             if (
@@ -457,12 +486,14 @@ class Judge:
                 verdicts = {m: replace(v, notes=(*v.notes, *notes)) for m, v in verdicts.items()}
         return verdicts
 
-    def _suite_verdict(self, item: Item, translation: Translation, record: Outcome) -> None:
+    def _suite_verdict(
+        self, item: Item, translation: Translation, record: Outcome, timeout: float | None = None
+    ) -> None:
         """``record["suite"]``: the translation judged on its item's suite, if it has one."""
         suite = self._suite(item)
         if suite is not None and translation.ok and translation.sql is not None:
             record["suite"] = self._judge_suite(
-                item, translation.sql, suite, record["verdicts"]["strict"]["match"]
+                item, translation.sql, suite, record["verdicts"]["strict"]["match"], timeout
             )
         elif suite is not None:  # no SQL to run (unsupported, error): fails Acc_TS, in TS n
             record["suite"] = {
@@ -498,7 +529,14 @@ class Judge:
         self._suites.put(key, suite)
         return suite
 
-    def _judge_suite(self, item: Item, sql: str, suite: Suite, fixture_match: bool) -> SuiteRecord:
+    def _judge_suite(
+        self,
+        item: Item,
+        sql: str,
+        suite: Suite,
+        fixture_match: bool,
+        timeout: float | None = None,
+    ) -> SuiteRecord:
         """Dual execution on every suite database: one compact strict verdict per database.
         The test-suite verdict matches when the fixture and every judged database match; a
         database on which the source itself fails judges nothing (``match`` null)."""
@@ -519,8 +557,8 @@ class Judge:
                 )
                 databases.append(out)
                 continue
-            pred, label = self._run(item.target_dialect, sql, fixture)
-            pools = self._pred_pools(item, sql, fixture, pred)
+            pred, label = self._run(item.target_dialect, sql, fixture, timeout)
+            pools = self._pred_pools(item, sql, fixture, pred, timeout)
             verdict = _verdicts(item, gold, pred, label, pools)[Mode.STRICT]
             full = verdict.to_json()
             out.update({"match": verdict.match, "reason": full["reason"]})
@@ -539,13 +577,13 @@ class Judge:
         }
 
     def _pred_pools(
-        self, item: Item, sql: str, fixture: Fixture, pred: Execution
+        self, item: Item, sql: str, fixture: Fixture, pred: Execution, timeout: float | None = None
     ) -> tuple[TiePool, ...]:
         """The tie groups the translation's own ORDER BY … LIMIT cuts (one more execution, of
         the translation without its LIMIT, only for a translation that has one)."""
         if not pred.ok or pred.result is None or not pred.result.rows:
             return ()
-        return self._pools(sql, item.target_dialect, fixture, pred)
+        return self._pools(sql, item.target_dialect, fixture, pred, timeout)
 
     def close(self) -> None:
         for engine in self._engines.values():

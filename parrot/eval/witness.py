@@ -92,11 +92,13 @@ class _CountingJudge(Judge):
         self.budget = budget
         self.executions = 0
 
-    def _run(self, dialect: str, sql: str, fixture: Fixture) -> tuple[Execution, str]:
+    def _run(
+        self, dialect: str, sql: str, fixture: Fixture, timeout: float | None = None
+    ) -> tuple[Execution, str]:
         if self.executions >= self.budget:
             raise BudgetSpent
         self.executions += 1
-        return super()._run(dialect, sql, fixture)
+        return super()._run(dialect, sql, fixture, timeout)
 
 
 class Shrinker:

@@ -17,7 +17,6 @@ join them (boundary kinds first). Deterministic under ``seed``.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -99,20 +98,6 @@ def neighbour_budget(judge: Judge, dialect: str, source_seconds: float) -> float
     return min(cap, max(NEIGHBOUR_FLOOR, NEIGHBOUR_TIMES * source_seconds))
 
 
-@contextlib.contextmanager
-def _budget(judge: Judge, dialect: str, seconds: float) -> Iterator[None]:
-    """``judge`` runs ``dialect``'s executions with a ``seconds`` timeout inside the block."""
-    before = judge.timeouts.get(dialect)
-    judge.timeouts[dialect] = seconds
-    try:
-        yield
-    finally:
-        if before is None:
-            del judge.timeouts[dialect]
-        else:
-            judge.timeouts[dialect] = before
-
-
 def neighbour_verdict(judge: Judge, item: Item, fixture: Fixture, sql: str) -> str:
     """'kill', 'same', 'error' or 'timeout' for neighbour ``sql`` of ``item`` on ``fixture``.
     The source runs first with the judge's own timeout; the neighbour within
@@ -121,8 +106,7 @@ def neighbour_verdict(judge: Judge, item: Item, fixture: Fixture, sql: str) -> s
     probe = source_probe(item, fixture, "order_sensitive", "tolerance")
     gold = judge.gold(probe).execution
     seconds = neighbour_budget(judge, item.source_dialect, gold.elapsed)
-    with _budget(judge, item.source_dialect, seconds):
-        record = judge.judge(probe, Translation(TranslationStatus.OK, sql=sql))
+    record = judge.judge(probe, Translation(TranslationStatus.OK, sql=sql), timeout=seconds)
     strict = record["verdicts"]["strict"]
     if strict["match"]:
         return "same"

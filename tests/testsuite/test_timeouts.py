@@ -10,7 +10,7 @@ from fixture_json import fixture_json, table_json
 from local_only import engines_or_skip
 
 from parrot.datasets import Item
-from parrot.eval.judge import Judge
+from parrot.eval.judge import TIMEOUT_RERUN, Judge
 from parrot.fixtures import fixture_from_json
 from parrot.testsuite import distill as distill_module
 from parrot.testsuite.distill import (
@@ -49,9 +49,38 @@ def test_the_neighbour_budget_follows_the_source_within_floor_and_timeout() -> N
         assert neighbour_budget(judge, "sqlite", 0.2) == pytest.approx(NEIGHBOUR_TIMES * 0.2)
         assert neighbour_budget(judge, "sqlite", 5.0) == 10.0
         assert neighbour_budget(judge, "spark", 5.0) == NEIGHBOUR_TIMES * 5.0
-        with distill_module._budget(judge, "sqlite", 0.25):
-            assert judge.timeouts["sqlite"] == 0.25
-        assert "sqlite" not in judge.timeouts  # restored
+
+
+def test_a_neighbour_gets_its_budget_per_call_and_the_judge_is_left_alone(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Before: the budget was set by writing it into ``judge.timeouts`` for the source's dialect
+    around the neighbour's judging (and restoring it after), so anything using the judge
+    meanwhile — another thread, a nested call — ran under the neighbour's budget. Now the budget
+    is passed down with the call: the judge's timeouts are the same during and after, and the
+    neighbour that never ends is still stopped at its budget (and the judge's one re-run at
+    TIMEOUT_RERUN times it), not at the judge's 10 s."""
+    engines_or_skip("sqlite")
+    one = _fixture("one", [[1]])
+    with closing(Judge(timeout=10.0, timeouts={"duckdb": 7.0})) as judge:
+        before = dict(judge.timeouts)
+        seen: list[tuple[str, float, dict[str, float]]] = []
+        real = judge._run_once
+
+        def spy(dialect: str, sql: str, fixture: Any, timeout: Any = None) -> Any:
+            budget = judge.timeouts.get(dialect, judge.timeout) if timeout is None else timeout
+            seen.append((sql, budget, dict(judge.timeouts)))
+            return real(dialect, sql, fixture, budget)
+
+        monkeypatch.setattr(judge, "_run_once", spy)
+        assert neighbour_verdict(judge, SOURCE, one, RUNAWAY) == "timeout"
+        assert judge.timeouts == before
+    assert all(timeouts == before for _, _, timeouts in seen), seen
+    assert [t for sql, t, _ in seen if sql == RUNAWAY] == [
+        NEIGHBOUR_FLOOR,
+        NEIGHBOUR_FLOOR * TIMEOUT_RERUN,
+    ]
+    assert [t for sql, t, _ in seen if sql == SOURCE.source_sql] == [10.0]  # the judge's own
 
 
 def test_a_neighbour_that_times_out_on_a_candidate_is_dead_for_the_rest(
@@ -67,10 +96,10 @@ def test_a_neighbour_that_times_out_on_a_candidate_is_dead_for_the_rest(
         runs: list[str] = []
         real = judge.judge
 
-        def spy(item: Item, translation: Any) -> Any:
+        def spy(item: Item, translation: Any, timeout: float | None = None) -> Any:
             if translation.sql == RUNAWAY:
                 runs.append(item.fixture.name if item.fixture else "")
-            return real(item, translation)
+            return real(item, translation, timeout)
 
         monkeypatch.setattr(judge, "judge", spy)
         trial = _Trial(SOURCE, [Neighbour("drop_clause", RUNAWAY)], set(), [], [])
