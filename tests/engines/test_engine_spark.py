@@ -19,6 +19,7 @@ from patience import SLACK, wait_until, within
 from parrot.engines import Engine, ExecStatus
 from parrot.engines import spark as sp
 from parrot.engines import statements as st
+from parrot.engines import worker as engine_worker
 from parrot.fixtures import Fixture
 from parrot.values import Nested, Temporal
 
@@ -513,3 +514,40 @@ def test_a_column_named_language_is_not_refused(engine: Engine) -> None:
         fixture,
     )
     assert refused.status is ExecStatus.UNSUPPORTED
+
+
+@on_spark
+def test_an_evicted_fixture_is_discarded_under_the_session_lock(
+    engine_name: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Before: the worker's fixture cache evicting a fixture (``BoundedCache``'s ``on_evict`` →
+    ``_forget`` → ``_discard``) released its frames without the session's lock, so it raced an
+    execution on the same session in another thread. Now the discard waits for the lock."""
+    engine = sp.SparkEngine()
+    released: list[bool] = []
+    real = sp._release
+
+    def spy(frame: Any) -> None:
+        released.append(sp._RUNTIME.lock._is_owned())  # type: ignore[attr-defined]
+        real(frame)
+
+    monkeypatch.setattr(sp, "_release", spy)
+    monkeypatch.setattr(engine_worker, "KEPT_FIXTURES", 1)
+    fixtures = engine_worker._Fixtures({"spark": engine})
+    first, second = (
+        make_fixture(name, [{"name": "t", "columns": [col("v", "integer")], "rows": [[1]]}])
+        for name in ("evicted_first", "evicted_second")
+    )
+    try:
+        fixtures.add(first)
+        engine.load(first)
+        with sp._RUNTIME.lock:  # an execution on the session, in this thread
+            evicting = threading.Thread(target=fixtures.add, args=(second,))
+            evicting.start()
+            evicting.join(timeout=1.0)
+            assert released == [], "a frame was released while an execution held the session"
+        evicting.join()
+        assert first.content_hash not in fixtures
+        assert released == [True]  # the evicted fixture's one frame, under the lock
+    finally:
+        engine.close()

@@ -707,9 +707,13 @@ class SparkEngine(EngineBase[_Stored]):
         return st.read_tables(fixture, read, Exception)  # e.g. lost checkpoint blocks
 
     def _discard(self, stored: _Stored) -> None:
-        if stored.generation == _RUNTIME.generation and _RUNTIME.spark is not None:
-            for frame in stored.frames.values():
-                _release(frame)
+        """Release a fixture's frames, under the session's lock: an eviction (the worker's
+        fixture cache, ``BoundedCache.on_evict`` → :meth:`_forget`) must not release frames,
+        or read the session's generation, while an execution on the session runs."""
+        with _RUNTIME.lock:
+            if stored.generation == _RUNTIME.generation and _RUNTIME.spark is not None:
+                for frame in stored.frames.values():
+                    _release(frame)
 
     def checksums(self, fixture: Fixture) -> dict[str, str]:
         with _RUNTIME.lock:
