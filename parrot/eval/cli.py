@@ -195,8 +195,9 @@ def parse_engine_urls(values: list[str]) -> dict[str, str]:
 
 
 def start_servers(needed: list[str], console: Any) -> tuple[list[str], dict[str, str]]:
-    """Start the managed servers a run needs that this machine can run; returns the dialects
-    this call started and {dialect: why} for those that failed to start."""
+    """Start the managed servers a run needs that this machine can run, or join those another
+    run started (this run then uses them too); returns the dialects this call started or
+    joined (:func:`stop_servers` releases them) and {dialect: why} for those that failed."""
     started, failed = [], {}
     for dialect in sorted(SERVERS):  # whatever a crashed run left running goes first
         with contextlib.suppress(ServerError):
@@ -209,8 +210,14 @@ def start_servers(needed: list[str], console: Any) -> tuple[list[str], dict[str,
                 )
     for dialect in needed:
         server = server_for(dialect)
-        if server.state() is not None or server.available() is not None:
-            continue  # running, or cannot run here (reported by check_engines)
+        if server.available() is not None:
+            continue  # cannot run here (reported by check_engines)
+        running = server.join(os.getpid())
+        if running is not None:
+            if running.owner:  # another run's: released by this one's end, or its watchdog
+                server.watch(os.getpid())
+                started.append(dialect)
+            continue  # else started by `engines up`: the user's to stop
         console.print(f"starting a local {dialect} server for this run…", highlight=False)
         try:
             state = server.start(owner=os.getpid())
@@ -267,10 +274,11 @@ def check_engines(
 
 
 def stop_servers(started: list[str]) -> None:
-    """Stop the servers this run started."""
+    """Release the servers this run started or joined: each stops unless another live run
+    still uses it."""
     if started:
         for dialect in started:
-            server_for(dialect).stop()
+            server_for(dialect).release(os.getpid())
 
 
 def _default_dir(model: str, dataset: str) -> Path:

@@ -44,15 +44,16 @@ def server_for(name: str) -> Server:
 
 @contextlib.contextmanager
 def stopping_started() -> Iterator[None]:
-    """On exit, stop the managed servers that were not running on entry: a script or test that
-    starts servers (directly or through ``Judge(start=True)``) leaves none behind."""
+    """On exit, release the managed servers that were not running on entry: a script or test
+    that starts servers (directly or through ``Judge(start=True)``) leaves none behind, and
+    stops none another live process still uses (:meth:`Server.release`)."""
     idle = [d for d in SERVERS if server_for(d).state() is None]
     try:
         yield
     finally:
         for dialect in idle:
             if server_for(dialect).state() is not None:
-                server_for(dialect).stop()
+                server_for(dialect).release()
 
 
 __all__ = [

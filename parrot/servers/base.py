@@ -10,6 +10,12 @@ A server started for a run records the run's pid (``owner``) and is watched by a
 process (:mod:`parrot.servers.watchdog`) that stops it when the run ends, even by SIGKILL; one
 whose owner died anyway (the watchdog killed too) is stopped by the next run or ``engines
 down``, which say so (:meth:`Server.stop_orphan`).
+
+Several processes may share one cache (two ``parrot testsuite build`` runs): each process that
+uses a server registers itself (``<cache>/servers/<name>.users/<pid>``, holding the process's
+start time so a reused pid does not count) when it starts or joins the server, and a process
+done with it releases it (:meth:`Server.release`): the server stops only when no other live
+process is registered, so one run's end never stops a server another run still uses.
 """
 
 from __future__ import annotations
@@ -106,6 +112,15 @@ def stop_pid(pid: int, timeout: float = 20.0) -> None:
         raise ServerError(f"process {pid} did not stop")
 
 
+def _process_started(pid: int) -> str | None:
+    """When process ``pid`` started (None if it does not run): with the pid, names a process
+    even after its pid is reused."""
+    try:
+        return repr(psutil.Process(pid).create_time())
+    except (psutil.NoSuchProcess, psutil.AccessDenied, ValueError):
+        return None
+
+
 @dataclass(frozen=True)
 class ServerState:
     """What ``state.json`` records about a running server."""
@@ -164,6 +179,49 @@ class Server(abc.ABC):
             return None
         return state
 
+    # -- users: the processes sharing the server ------------------------------------------------
+    @property
+    def users_dir(self) -> Path:
+        """One file per process registered as using the server (outside ``root``, which a
+        restart replaces)."""
+        return self.root.parent / f"{self.name}.users"
+
+    def _register(self, pid: int) -> None:
+        started = _process_started(pid)
+        if started is not None:
+            self.users_dir.mkdir(parents=True, exist_ok=True)
+            (self.users_dir / str(pid)).write_text(started)
+
+    def users(self) -> list[int]:
+        """The live processes registered as using the server (a dead one's file is removed)."""
+        live = []
+        for path in sorted(self.users_dir.glob("*")) if self.users_dir.is_dir() else []:
+            with contextlib.suppress(OSError, ValueError):
+                pid = int(path.name)
+                if path.read_text() == _process_started(pid):
+                    live.append(pid)
+                    continue
+            path.unlink(missing_ok=True)
+        return live
+
+    def join(self, pid: int | None = None) -> ServerState | None:
+        """Register ``pid`` (default: this process) as using the server if it runs; its state,
+        or None when it does not run (then nothing is registered)."""
+        with self._locked():
+            state = self.state()
+            if state is not None:
+                self._register(pid or os.getpid())
+            return state
+
+    def release(self, pid: int | None = None) -> bool:
+        """``pid`` (default: this process) is done with the server: unregister it and stop the
+        server unless another live process is registered; True when it was stopped."""
+        with self._locked():
+            (self.users_dir / str(pid or os.getpid())).unlink(missing_ok=True)
+            if self.users():
+                return False
+            return self._stop_unlocked()
+
     @contextlib.contextmanager
     def _locked(self) -> Iterator[None]:
         """Serialise start/stop across processes (parallel eval workers may restart a server)."""
@@ -178,9 +236,12 @@ class Server(abc.ABC):
 
     def start(self, owner: int = 0) -> ServerState:
         """Start the server unless it already runs; returns its state. ``owner`` is the pid of
-        the run it is started for (a restart keeps the dead server's owner while that runs)."""
+        the run it is started for (a restart keeps the dead server's owner while that runs);
+        that run (else this process) is registered as a user."""
         with self._locked():
-            return self._start_unlocked(owner)
+            state = self._start_unlocked(owner)
+            self._register(owner or os.getpid())
+            return state
 
     def _start_unlocked(self, owner: int = 0) -> ServerState:
         running = self.state()
@@ -216,11 +277,12 @@ class Server(abc.ABC):
         return None
 
     def stop_orphan(self) -> int | None:
-        """Stop the server if the run that started it has ended without stopping it (killed);
-        returns that run's pid, or None when there was no such server."""
+        """Stop the server if the run that started it has ended without stopping it (killed)
+        and no other live process is registered as using it; returns that run's pid, or None
+        when there was no such server."""
         with self._locked():
             state = self.recorded()
-            if state is None or not state.owner or pid_alive(state.owner):
+            if state is None or not state.owner or pid_alive(state.owner) or self.users():
                 return None
             self._stop_unlocked()
             return state.owner

@@ -1,0 +1,99 @@
+"""Two runs sharing one ``PARROT_CACHE`` share its servers: the first run's end (its
+``stop_servers`` and its watchdog) leaves the server running while the second still uses it, and
+the second's end stops it (before, the first run's end stopped it under the second)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from typing import Any
+
+import pytest
+from patience import wait_until
+
+from parrot.servers import server_for
+from parrot.servers.base import pid_alive
+from parrot.servers.postgres import PostgresServer
+
+pytestmark = pytest.mark.server
+
+# A run's server handling, as `parrot eval` and `parrot testsuite build` do it: start (or join)
+# the servers it needs, say so on one line, use them until told to end, then stop (release) them.
+RUN = """
+import io, json, sys
+from rich.console import Console
+from parrot.eval.cli import start_servers, stop_servers
+from parrot.servers import base
+started, failed = start_servers([sys.argv[1]], Console(file=io.StringIO()))
+watchdogs = [w.pid for w in base._WATCHDOGS]
+print(json.dumps({"started": started, "failed": failed, "watchdogs": watchdogs}), flush=True)
+sys.stdin.readline()
+stop_servers(started)
+"""
+
+
+def _run(dialect: str) -> tuple[subprocess.Popen[str], dict[str, Any]]:
+    run = subprocess.Popen(
+        [sys.executable, "-c", RUN, dialect],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+        env=os.environ.copy(),
+    )
+    assert run.stdout is not None
+    return run, json.loads(run.stdout.readline())
+
+
+def _end(run: subprocess.Popen[str], said: dict[str, Any]) -> None:
+    run.communicate("\n", timeout=120)
+    assert run.returncode == 0
+    assert wait_until(lambda: not any(pid_alive(w) for w in said["watchdogs"]), 60), (
+        "the run's watchdog did not finish"
+    )
+
+
+@pytest.mark.parametrize("dialect", ["postgres", "mysql"])
+def test_the_first_runs_end_leaves_the_server_the_second_uses(
+    dialect: str, tmp_path: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PARROT_CACHE", str(tmp_path))
+    server = server_for(dialect)
+    hint = server.available()
+    if hint is not None:
+        pytest.skip(f"the {dialect} server binary is not here: {hint}")
+    runs: list[subprocess.Popen[str]] = []
+    try:
+        first, said_first = _run(dialect)
+        runs.append(first)
+        assert said_first["started"] == [dialect], said_first
+        state = server.state()
+        assert state is not None and state.owner == first.pid
+        second, said_second = _run(dialect)
+        runs.append(second)
+        _end(first, said_first)  # its stop_servers, then its watchdog once it has exited
+        still = server.state()
+        assert still is not None and still.pid == state.pid, "the first run stopped it"
+        assert said_second["started"] == [dialect]  # joined: the second run releases it
+        assert server.users() == [second.pid]
+        _end(second, said_second)
+        assert server.recorded() is None and not pid_alive(state.pid)  # the last user stopped it
+    finally:
+        for run in runs:
+            if run.poll() is None:
+                run.kill()
+        server.stop()
+
+
+def test_a_registration_names_a_process_not_a_reused_pid(tmp_path: Any) -> None:
+    """A user's file holds its process's start time: a pid now held by another process (or by
+    none) is not a user, and its file goes."""
+    server = PostgresServer(root=tmp_path / "servers")
+    server.users_dir.mkdir(parents=True)
+    (server.users_dir / str(os.getpid())).write_text("0.0")  # an earlier process with this pid
+    (server.users_dir / "not-a-pid").write_text("")
+    assert server.users() == []
+    assert list(server.users_dir.iterdir()) == []
+    server._register(os.getpid())
+    assert server.users() == [os.getpid()]
