@@ -8,10 +8,16 @@ of a timeout included, so at most ``(1 + TIMEOUT_RERUN) * timeout``), the first 
 times out ends the building, and so does the ``judged``-th comparison (a count, not seconds: a
 verdict must not depend on the machine's load) — the template is then *not assessed: timeout on
 generated data* instead of running every candidate to the timeout.
+
+The short timeout is held by the budgeted judge alone: it judges through a view of the judge
+(:func:`copy.copy`: the same engines and source results) with timeouts of its own, so the shared
+judge's ``timeouts`` are never written — anything else using it meanwhile, or after an
+exception, keeps its own budget.
 """
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -31,10 +37,11 @@ class BudgetedJudge:
 
     def __init__(self, judge: Judge, timeout: float, judged: int):
         self._judge, self._timeout, self._most = judge, timeout, judged
+        self._view = judge  # the judge as this budget sees it (active() gives it its timeouts)
         self._used = 0
 
     def __getattr__(self, name: str) -> Any:
-        return getattr(self._judge, name)
+        return getattr(self._view, name)
 
     def _check(self) -> None:
         self._used += 1
@@ -46,7 +53,7 @@ class BudgetedJudge:
 
     def gold(self, item: Item, fixture: Fixture | None = None) -> Gold:
         self._check()
-        found = self._judge.gold(item, fixture)
+        found = self._view.gold(item, fixture)
         if found.execution.status is ExecStatus.TIMEOUT:
             raise GenerationBudget(
                 f"timeout on generated data: the source took over {self._timeout:g} s "
@@ -56,18 +63,20 @@ class BudgetedJudge:
 
     def judge(self, item: Item, translation: Any, timeout: float | None = None) -> Any:
         self._check()
-        return self._judge.judge(item, translation, timeout)
+        return self._view.judge(item, translation, timeout)
 
     @contextmanager
     def active(self, dialects: tuple[str, ...]) -> Iterator[BudgetedJudge]:
-        """The budget running, each of ``dialects`` under the short timeout."""
-        saved = dict(self._judge.timeouts)
-        self._judge.timeouts.update(
-            {d: min(self._timeout, saved.get(d, self._judge.timeout)) for d in dialects}
+        """The budget running, each of ``dialects`` under the short timeout: a view of the
+        judge sharing its engines and source results, with timeouts of its own."""
+        judge = self._judge
+        view = copy.copy(judge)
+        view.timeouts = dict(judge.timeouts)
+        view.timeouts.update(
+            {d: min(self._timeout, judge.timeouts.get(d, judge.timeout)) for d in dialects}
         )
-        self._used = 0
+        outer, self._view, self._used = self._view, view, 0
         try:
             yield self
         finally:
-            self._judge.timeouts.clear()
-            self._judge.timeouts.update(saved)
+            self._view = outer
