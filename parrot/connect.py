@@ -59,13 +59,15 @@ def create_engine(dialect: str, url: str | None = None, start: bool = False) -> 
 
 def default_url(dialect: str, start: bool = False) -> str:
     """``$PARROT_<DIALECT>_URL``, else the URL of the local server parrot manages for
-    ``dialect`` (started first when ``start``); UnknownEngineError when there is neither."""
+    ``dialect`` (started first when ``start``); UnknownEngineError when there is neither. A
+    managed server is shared (:meth:`~parrot.servers.base.Server.share`): this process's run
+    is registered as using it, so another run's end does not stop it under this one."""
     url = url_from_env(dialect)
     if url is not None:
         return url
     server = server_for(dialect)
     try:
-        state = server.state() or (server.start() if start else None)
+        state = server.share(start=start)
     except ServerError as exc:
         raise UnknownEngineError(str(exc)) from None
     if state is None:

@@ -15,7 +15,12 @@ Several processes may share one cache (two ``parrot testsuite build`` runs): eac
 uses a server registers itself (``<cache>/servers/<name>.users/<pid>``, holding the process's
 start time so a reused pid does not count) when it starts or joins the server, and a process
 done with it releases it (:meth:`Server.release`): the server stops only when no other live
-process is registered, so one run's end never stops a server another run still uses.
+process is registered, so one run's end never stops a server another run still uses. What
+registers is the *run* (:func:`run_pid`): a ``--jobs`` worker registers the run that spawned it,
+so workers still winding down never keep a server up after their run has released it. A run that
+uses a server only through an engine (``Judge(start=True)``, :func:`parrot.connect.default_url`)
+registers when it first finds the server (:meth:`Server.share`) and, when another run started it,
+is watched: the server is stopped once both have ended, whichever ends last.
 """
 
 from __future__ import annotations
@@ -26,6 +31,7 @@ import dataclasses
 import datetime as dt
 import fcntl
 import json
+import multiprocessing
 import os
 import shutil
 import signal
@@ -121,6 +127,13 @@ def _process_started(pid: int) -> str | None:
         return None
 
 
+def run_pid() -> int:
+    """The pid of the run this process works for: a pool worker's (``multiprocessing``, as
+    ``--jobs`` spawns them) parent, else this process's own."""
+    parent = multiprocessing.parent_process()
+    return parent.pid if parent is not None and parent.pid is not None else os.getpid()
+
+
 @dataclass(frozen=True)
 class ServerState:
     """What ``state.json`` records about a running server."""
@@ -186,11 +199,18 @@ class Server(abc.ABC):
         restart replaces)."""
         return self.root.parent / f"{self.name}.users"
 
-    def _register(self, pid: int) -> None:
+    def _register(self, pid: int) -> bool:
+        """Register ``pid``; True when it was not registered already."""
         started = _process_started(pid)
-        if started is not None:
-            self.users_dir.mkdir(parents=True, exist_ok=True)
-            (self.users_dir / str(pid)).write_text(started)
+        if started is None:
+            return False
+        path = self.users_dir / str(pid)
+        with contextlib.suppress(OSError):
+            if path.read_text() == started:
+                return False
+        self.users_dir.mkdir(parents=True, exist_ok=True)
+        path.write_text(started)
+        return True
 
     def users(self) -> list[int]:
         """The live processes registered as using the server (a dead one's file is removed)."""
@@ -212,6 +232,24 @@ class Server(abc.ABC):
             if state is not None:
                 self._register(pid or os.getpid())
             return state
+
+    def share(self, start: bool = False) -> ServerState | None:
+        """The server for this process's run (:func:`run_pid`): registered as a user, and —
+        the first time it registers a server another run started — watched, so that the
+        server stops when the last of them ends (:meth:`stop_orphan`). ``start``: start it
+        when it does not run (for no run in particular, as :meth:`start` without an owner);
+        else None when it does not run."""
+        run = run_pid()
+        with self._locked():
+            state = self.state()
+            if state is None and start:
+                state = self._start_unlocked()
+            if state is None:
+                return None
+            new = self._register(run)
+        if new and state.owner and state.owner != run:
+            self.watch(run)
+        return state
 
     def release(self, pid: int | None = None) -> bool:
         """``pid`` (default: this process) is done with the server: unregister it and stop the
@@ -237,10 +275,10 @@ class Server(abc.ABC):
     def start(self, owner: int = 0) -> ServerState:
         """Start the server unless it already runs; returns its state. ``owner`` is the pid of
         the run it is started for (a restart keeps the dead server's owner while that runs);
-        that run (else this process) is registered as a user."""
+        that run (else this process's, :func:`run_pid`) is registered as a user."""
         with self._locked():
             state = self._start_unlocked(owner)
-            self._register(owner or os.getpid())
+            self._register(owner or run_pid())
             return state
 
     def _start_unlocked(self, owner: int = 0) -> ServerState:
@@ -288,8 +326,9 @@ class Server(abc.ABC):
             return state.owner
 
     def watch(self, owner: int) -> None:
-        """Start a watchdog that stops this server once ``owner`` (this process) has ended,
-        however it ended (:mod:`parrot.servers.watchdog`)."""
+        """Start a watchdog that stops this server once ``owner`` (this process, or the run
+        this worker works for) and this process have ended, however they ended
+        (:mod:`parrot.servers.watchdog`)."""
         watchdog = subprocess.Popen(
             [
                 sys.executable,
@@ -298,6 +337,7 @@ class Server(abc.ABC):
                 self.dialect,
                 str(owner),
                 str(self.root.parent),
+                *(["--outlives"] if owner != os.getpid() else []),
             ],
             stdin=subprocess.PIPE,
             stdout=subprocess.DEVNULL,

@@ -1,9 +1,12 @@
-"""``python -m parrot.servers.watchdog DIALECT OWNER ROOT``: stop a run's server when the run ends.
+"""``python -m parrot.servers.watchdog DIALECT OWNER ROOT [--outlives]``: stop a run's server
+when the run ends.
 
 The run starts this process with a pipe on its standard input and never writes to it; end of
 file means the run has ended, however (a SIGKILL included). The watchdog then stops the server
 of ``DIALECT`` under ``ROOT`` (the servers directory) if it is still the one started for the run
-``OWNER``, and says so on standard error.
+``OWNER``, and says so on standard error. With ``--outlives`` OWNER is not the process that
+started the watchdog but the run it works for (a ``--jobs`` worker's parent), which may run long
+after it: the watchdog waits for OWNER's end however long it takes.
 """
 
 from __future__ import annotations
@@ -19,11 +22,12 @@ from parrot.servers.base import pid_alive
 
 def main(argv: list[str]) -> int:
     dialect, owner, root = argv[0], int(argv[1]), Path(argv[2])
+    outlives = argv[3:] == ["--outlives"]
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C stops the run; the run stops us
     sys.stdin.buffer.read()  # until the run's end closes the pipe
     deadline = time.monotonic() + 30  # its files close a moment before it is gone
-    while pid_alive(owner) and time.monotonic() < deadline:
-        time.sleep(0.05)
+    while pid_alive(owner) and (outlives or time.monotonic() < deadline):
+        time.sleep(0.05 if not outlives else 0.5)
 
     server = SERVERS.get(dialect)(root=root)
     try:

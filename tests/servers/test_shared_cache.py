@@ -97,3 +97,75 @@ def test_a_registration_names_a_process_not_a_reused_pid(tmp_path: Any) -> None:
     assert list(server.users_dir.iterdir()) == []
     server._register(os.getpid())
     assert server.users() == [os.getpid()]
+
+
+# A run that uses a server only through an engine, as `parrot assess` or a `--jobs` worker does
+# (parrot.connect.default_url with start=True): from a pool worker of the run (spawned, as --jobs
+# spawns them) or from the run itself. The run never releases it: it just ends.
+ENGINE_RUN = """
+import json, multiprocessing, os, sys
+from concurrent.futures import ProcessPoolExecutor
+from parrot.connect import default_url
+
+def use(dialect):
+    default_url(dialect, start=True)
+    return os.getpid()
+
+if __name__ == "__main__":
+    if sys.argv[2] == "worker":
+        with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn")) as pool:
+            user = pool.submit(use, sys.argv[1]).result()
+    else:
+        user = use(sys.argv[1])
+    print(json.dumps({"user": user}), flush=True)
+    sys.stdin.readline()
+"""
+
+
+@pytest.mark.parametrize(("dialect", "how"), [("postgres", "worker"), ("mysql", "run")])
+def test_a_run_using_the_server_through_an_engine_keeps_it_until_it_ends(
+    dialect: str, how: str, tmp_path: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Before: a process that found the server running through ``default_url`` did not
+    register, so the run that started it stopped it under that process at its end. Now the
+    process's run registers (a worker's parent, not the worker, which may linger while its run
+    releases), the first run's end leaves the server up, and the second's end stops it — it
+    never releases; the watchdog its first use started does."""
+    monkeypatch.setenv("PARROT_CACHE", str(tmp_path))
+    server = server_for(dialect)
+    hint = server.available()
+    if hint is not None:
+        pytest.skip(f"the {dialect} server binary is not here: {hint}")
+    script = tmp_path / "engine_run.py"
+    script.write_text(ENGINE_RUN)
+    runs: list[subprocess.Popen[str]] = []
+    try:
+        first, said_first = _run(dialect)
+        runs.append(first)
+        state = server.state()
+        assert state is not None and state.owner == first.pid
+        second = subprocess.Popen(
+            [sys.executable, str(script), dialect, how],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+            env=os.environ.copy(),
+        )
+        runs.append(second)
+        assert second.stdout is not None
+        user = json.loads(second.stdout.readline())["user"]
+        assert (user != second.pid) == (how == "worker")
+        assert server.users() == sorted([first.pid, second.pid])  # the run, not its worker
+        _end(first, said_first)
+        still = server.state()
+        assert still is not None and still.pid == state.pid, "the first run stopped it"
+        assert server.users() == [second.pid]
+        second.communicate("\n", timeout=120)
+        assert second.returncode == 0
+        assert wait_until(lambda: server.recorded() is None, 60), "the server outlived its users"
+        assert not pid_alive(state.pid)
+    finally:
+        for run in runs:
+            if run.poll() is None:
+                run.kill()
+        server.stop()
