@@ -350,6 +350,16 @@ class Server(abc.ABC):
         with self._locked():
             return self._stop_unlocked()
 
+    def cut_off(self) -> tuple[bool, list[int]]:
+        """Stop the server whoever uses it (``engines down``): whether it was running, and the
+        live processes that were registered as using it — now cut off, their registrations
+        gone with the server."""
+        with self._locked():
+            users = self.users()
+            stopped = self._stop_unlocked()
+            shutil.rmtree(self.users_dir, ignore_errors=True)
+            return stopped, users
+
     def _stop_unlocked(self) -> bool:
         state = self.recorded()
         was_running = False

@@ -1,7 +1,8 @@
 """``python -m parrot.engines up|down|status [NAME ...]``: manage parrot's local servers.
 
 ``up`` starts the named servers (default: every managed server this machine can run), ``down``
-stops them and deletes their throwaway data (saying so when a crashed run left one running),
+stops them and deletes their throwaway data (saying so when a crashed run left one running, and
+naming the live runs registered as using one, which it cuts off and unregisters),
 ``status`` lists every engine: in-process ones
 with their versions, servers with version, port, data directory and uptime, engines reached by
 URL only with their URL, and ``absent: why`` for each one this machine cannot run (no Java for
@@ -18,11 +19,12 @@ from parrot.api.secrets import redact_url
 from parrot.cli import standalone
 from parrot.engines import ENGINES, UnknownEngineError, engine_class, url_from_env
 from parrot.servers import SERVERS, ServerError, server_for
-from parrot.servers.base import pid_alive
+from parrot.servers.base import Server, pid_alive
 
 ACTIONS = {  # action -> its help
     "up": "start the named servers (default: every managed server this machine can run)",
-    "down": "stop the named servers and delete their throwaway data (default: all)",
+    "down": "stop the named servers and delete their throwaway data (default: all), even under "
+    "the live runs using them, which it names",
     "status": "list every engine: in-process ones with their versions, servers with version, "
     "port, data directory and uptime, engines reached by URL, and why any is absent",
 }
@@ -88,6 +90,27 @@ def _orphan_note(owner: int) -> str:
     return f"  (left running by run {owner}, which crashed: `down` stops it)"
 
 
+def _down(server: Server) -> None:
+    """Stop ``server`` even under the live runs registered as using it, and say which."""
+    orphaned = server.stop_orphan()
+    stopped, users = (True, []) if orphaned is not None else server.cut_off()
+    print(
+        f"{server.dialect}: "
+        + (
+            f"stopped (left running by run {orphaned}, which crashed)"
+            if orphaned
+            else "stopped"
+            if stopped
+            else "was not running"
+        )
+        + (
+            f"; cut off the live runs using it: {', '.join(map(str, users))}"
+            if users and stopped
+            else ""
+        )
+    )
+
+
 def main(argv: list[str] | None = None) -> int:
     return cli.dispatch(build_parser(), argv)
 
@@ -130,18 +153,7 @@ def engines(args: argparse.Namespace) -> int:
                     f"(data {state.data_dir})"
                 )
             else:
-                orphaned = server.stop_orphan()
-                stopped = orphaned is not None or server.stop()
-                print(
-                    f"{server.dialect}: "
-                    + (
-                        f"stopped (left running by run {orphaned}, which crashed)"
-                        if orphaned
-                        else "stopped"
-                        if stopped
-                        else "was not running"
-                    )
-                )
+                _down(server)
         except ServerError as exc:
             print(f"{server.dialect}: error: {exc}", file=sys.stderr)
             failed = True

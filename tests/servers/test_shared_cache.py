@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 from patience import wait_until
 
+from parrot.servers import cli as servers_cli
 from parrot.servers import server_for
 from parrot.servers.base import pid_alive
 from parrot.servers.postgres import PostgresServer
@@ -168,4 +169,34 @@ def test_a_run_using_the_server_through_an_engine_keeps_it_until_it_ends(
         for run in runs:
             if run.poll() is None:
                 run.kill()
+        server.stop()
+
+
+def test_engines_down_names_the_live_runs_it_cuts_off_and_clears_them(
+    tmp_path: Any, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Before: ``engines down`` stopped a server under its live users without a word and left
+    their registrations behind. Now it names them and clears their files."""
+    monkeypatch.setenv("PARROT_CACHE", str(tmp_path))
+    server = server_for("postgres")
+    hint = server.available()
+    if hint is not None:
+        pytest.skip(f"the postgres server binary is not here: {hint}")
+    other = subprocess.Popen([sys.executable, "-c", "import sys; sys.stdin.read()"], stdin=-1)
+    try:
+        state = server.start()  # registers this process
+        assert server.join(other.pid) is not None
+        assert server.users() == sorted([os.getpid(), other.pid])
+        capsys.readouterr()
+        assert servers_cli.main(["down", "postgres"]) == 0
+        said = capsys.readouterr().out
+        assert said.startswith("postgres: stopped; cut off the live runs using it: "), said
+        cut = sorted(int(pid) for pid in said.strip().split(": ")[-1].split(", "))
+        assert cut == sorted([os.getpid(), other.pid])
+        assert server.recorded() is None and not pid_alive(state.pid)
+        assert not server.users_dir.exists()  # their registrations went with the server
+        assert servers_cli.main(["down", "postgres"]) == 0
+        assert capsys.readouterr().out == "postgres: was not running\n"
+    finally:
+        other.communicate("")
         server.stop()
