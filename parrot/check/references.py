@@ -14,6 +14,7 @@ from typing import Any
 from parrot.dialects.splitter import splitter
 from parrot.engines.clickhouse import MultiStatementError, explain_ast
 from parrot.servers import server_for
+from parrot.servers.base import run_pid
 
 _SQLITE_SYNTAX = ("syntax error", "incomplete input", "unrecognized token")
 
@@ -126,10 +127,11 @@ class MariadbReference(Reference):
         import pymysql
 
         server = server_for("mysql")
-        state = server.state()
-        self._started = state is None
+        self._started = server.state() is None
         self._server = server
-        state = state or server.start()
+        # shared: a run that joins the server meanwhile keeps it past this reference's close
+        state = server.share(start=True)
+        assert state is not None  # share(start=True) starts it or raises ServerError
         # PREPARE needs a current database (else error 1046) it may write to (else 1044); it
         # only parses and resolves, it executes nothing
         self.conn = pymysql.connect(
@@ -158,8 +160,8 @@ class MariadbReference(Reference):
 
     def close(self) -> None:
         self.conn.close()
-        if self._started:
-            self._server.stop()
+        if self._started:  # stopped unless another live run uses it meanwhile
+            self._server.release(run_pid())
 
 
 class SparkReference(Reference):

@@ -118,7 +118,7 @@ def stop_pid(pid: int, timeout: float = 20.0) -> None:
         raise ServerError(f"process {pid} did not stop")
 
 
-def _process_started(pid: int) -> str | None:
+def process_started(pid: int) -> str | None:
     """When process ``pid`` started (None if it does not run): with the pid, names a process
     even after its pid is reused."""
     try:
@@ -201,7 +201,7 @@ class Server(abc.ABC):
 
     def _register(self, pid: int) -> bool:
         """Register ``pid``; True when it was not registered already."""
-        started = _process_started(pid)
+        started = process_started(pid)
         if started is None:
             return False
         path = self.users_dir / str(pid)
@@ -218,7 +218,7 @@ class Server(abc.ABC):
         for path in sorted(self.users_dir.glob("*")) if self.users_dir.is_dir() else []:
             with contextlib.suppress(OSError, ValueError):
                 pid = int(path.name)
-                if path.read_text() == _process_started(pid):
+                if path.read_text() == process_started(pid):
                     live.append(pid)
                     continue
             path.unlink(missing_ok=True)

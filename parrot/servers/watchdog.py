@@ -17,16 +17,22 @@ import time
 from pathlib import Path
 
 from parrot.servers import SERVERS, ServerError
-from parrot.servers.base import pid_alive
+from parrot.servers.base import pid_alive, process_started
+
+
+def _same_process(pid: int, started: str | None) -> bool:
+    """Process ``pid`` still runs and is the one that started at ``started``."""
+    return pid_alive(pid) and process_started(pid) == started
 
 
 def main(argv: list[str]) -> int:
     dialect, owner, root = argv[0], int(argv[1]), Path(argv[2])
     outlives = argv[3:] == ["--outlives"]
+    started = process_started(owner)  # a pid reused after the run's end is not the run
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C stops the run; the run stops us
     sys.stdin.buffer.read()  # until the run's end closes the pipe
     deadline = time.monotonic() + 30  # its files close a moment before it is gone
-    while pid_alive(owner) and (outlives or time.monotonic() < deadline):
+    while _same_process(owner, started) and (outlives or time.monotonic() < deadline):
         time.sleep(0.05 if not outlives else 0.5)
 
     server = SERVERS.get(dialect)(root=root)

@@ -200,3 +200,45 @@ def test_engines_down_names_the_live_runs_it_cuts_off_and_clears_them(
     finally:
         other.communicate("")
         server.stop()
+
+
+def test_the_mariadb_reference_parser_leaves_the_server_a_joined_run_uses(
+    tmp_path: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``parrot check``'s MariaDB reference starts the server when it is not running and stops
+    it at close. Before, it stopped it even when another run had joined it meanwhile; now it
+    releases it: the server stays while the other run lives, and stops when it is the last."""
+    from parrot.check.references import MariadbReference
+
+    monkeypatch.setenv("PARROT_CACHE", str(tmp_path))
+    server = server_for("mysql")
+    hint = server.available()
+    if hint is not None:
+        pytest.skip(f"the mysql server binary is not here: {hint}")
+    other = subprocess.Popen([sys.executable, "-c", "import sys; sys.stdin.read()"], stdin=-1)
+    try:
+        reference = MariadbReference()
+        state = server.state()
+        assert state is not None
+        assert server.join(other.pid) is not None  # another run joins the server
+        reference.close()
+        assert server.state() is not None, "the reference stopped the server under another run"
+        assert server.users() == [other.pid]
+        assert server.release(other.pid)  # the last user: it stops
+        assert not pid_alive(state.pid)
+    finally:
+        other.communicate("")
+        server.stop()
+
+
+def test_a_watchdog_outliving_its_run_does_not_wait_on_a_reused_pid() -> None:
+    """An ``--outlives`` watchdog waits for its run however long it takes; it names the run by
+    pid and start time, so a pid the system hands to another process after the run's end does
+    not keep it waiting for ever."""
+    from parrot.servers.base import process_started
+    from parrot.servers.watchdog import _same_process
+
+    me = os.getpid()
+    assert _same_process(me, process_started(me))
+    assert not _same_process(me, "0.0")  # the run that had this pid started earlier: it ended
+    assert not _same_process(me, None)  # the run had already ended when the watchdog started
