@@ -92,3 +92,12 @@ def test_only_local_translators_are_read_ahead(tmp_path, monkeypatch: pytest.Mon
         items = dataset.items[:2]
         runner.run(dataset, items, translator, runner.RunConfig(output_dir=tmp_path / model))
     assert threads == {"sqlglot": {"parrot-translate"}, "identity": {"MainThread"}}
+
+
+def test_a_fact_that_fails_ahead_is_left_to_the_judge(monkeypatch: pytest.MonkeyPatch) -> None:
+    def broken(sql: str, dialect: str) -> None:
+        raise RecursionError("too deep")
+
+    monkeypatch.setattr(runner, "read_facts", broken)
+    items = _items(3)
+    assert [i.id for i, _ in read_ahead(_translations(items, []))] == [i.id for i in items]

@@ -420,9 +420,7 @@ def read_ahead(
     def produce() -> None:
         try:
             for item, translation in translations:
-                read_facts(item.source_sql, item.source_dialect)
-                if translation.ok and translation.sql:
-                    read_facts(translation.sql, item.target_dialect)
+                _prepare(item, translation)
                 if not offer((item, translation)):
                     return
             offer(_DONE)
@@ -439,6 +437,15 @@ def read_ahead(
     finally:
         stop.set()
         thread.join()
+
+
+def _prepare(item: Item, translation: Translation) -> None:
+    """The facts the judge reads of ``item`` and its translation, computed ahead (memoized);
+    a failure is left for the judge to meet, and handle, itself."""
+    with contextlib.suppress(Exception):
+        read_facts(item.source_sql, item.source_dialect)
+        if translation.ok and translation.sql:
+            read_facts(translation.sql, item.target_dialect)
 
 
 @dataclass(frozen=True)
