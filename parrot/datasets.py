@@ -8,20 +8,24 @@ Loading is all-or-nothing: every bad line is reported as ``file:line: reason`` i
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import cache
+from importlib import metadata
 from pathlib import Path
 from typing import Any
 
 from parrot import dialects
 from parrot.api import schemas
+from parrot.cachedir import cache_dir
 from parrot.fixtures import Fixture, FixtureError, fixture_from_json
 from parrot.migrate.named import named_fixture, spider_root, text2sql_root, tpch_available
 from parrot.textfiles import decode_utf8, read_utf8
+from parrot.tokens import ENCODING
 from parrot.tokens import count_tokens as _count
 
 # PARROT's seven translation types (paper §3): syntax rule, keyword, data type,
@@ -29,6 +33,7 @@ from parrot.tokens import count_tokens as _count
 TRANSLATION_TYPES = ("syntax", "keyword", "data_type", "function", "procedure", "udf", "other")
 ANNOTATION_SOURCES = ("tool", "llm", "reflection", "rule", "human", "maintainer")
 DEFAULT_DATASET = "starter"
+KEPT = "datasets"  # under the cache root: what loading a dataset file found, by its digest
 # the fields Item has a place for; an item's other non-null fields go to Item.extra
 KNOWN = {
     "id",
@@ -171,11 +176,23 @@ def load_dataset(
     path = resolve_dataset(name_or_path)
     raw = path.read_bytes()
     skipped: list[tuple[str, str]] | None = None if strict else []
-    items = parse_items(decode_utf8(raw, path).splitlines(), path, skipped=skipped)
+    kept = _kept(raw)
+    text = decode_utf8(raw, path).splitlines()
+    items = parse_items(text, path, skipped=skipped, checked=kept is not None)
+    counts = (kept or {}).get("tokens")
     if count_tokens and any(i.tokens is None for i in items):
+        known = counts or {}
         items = [
-            i if i.tokens is not None else _replace(i, tokens=_count(i.source_sql)) for i in items
+            i
+            if i.tokens is not None
+            else _replace(i, tokens=known[i.id] if i.id in known else _count(i.source_sql))
+            for i in items
         ]
+        if counts is None or any(i.id not in counts for i in items):
+            counts = {**known, **{i.id: i.tokens for i in items if i.tokens is not None}}
+            _keep(raw, {"tokens": counts})
+    elif kept is None:
+        _keep(raw, {})
     digest = hashlib.sha256(raw)
     for fx in sorted((path.parent / "fixtures").glob("*.json")):
         digest.update(fx.read_bytes())
@@ -187,6 +204,43 @@ def load_dataset(
         sha256=digest.hexdigest(),
         skipped=tuple(skipped or ()),
     )
+
+
+def _kept_path(raw: bytes) -> Path:
+    """Where :func:`load_dataset` keeps what it found in a dataset file of these bytes: the
+    digest of the bytes, of the item schema and of the validator's and tokenizer's versions."""
+    digest = hashlib.sha256(raw)
+    digest.update(schemas.fingerprint().encode())
+    digest.update(f"{ENCODING} tiktoken {_version('tiktoken')}".encode())
+    return cache_dir() / KEPT / f"{digest.hexdigest()}.json"
+
+
+def _version(package: str) -> str:
+    try:
+        return metadata.version(package)
+    except metadata.PackageNotFoundError:
+        return "none"
+
+
+def _kept(raw: bytes) -> dict[str, Any] | None:
+    """What an earlier load of a dataset file of exactly these bytes found (its lines passed
+    the item schema; ``tokens``: id → token count, when they were counted), or None."""
+    try:
+        kept = json.loads(_kept_path(raw).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return kept if isinstance(kept, dict) else None
+
+
+def _keep(raw: bytes, found: dict[str, Any]) -> None:
+    """Keep what a load of a valid dataset file found (best effort: an unwritable cache is
+    only slower)."""
+    target = _kept_path(raw)
+    with contextlib.suppress(OSError):
+        target.parent.mkdir(parents=True, exist_ok=True)
+        partial = target.with_suffix(f".{os.getpid()}.tmp")
+        partial.write_text(json.dumps(found), encoding="utf-8")
+        os.replace(partial, target)
 
 
 def _replace(item: Item, **changes: Any) -> Item:
@@ -240,10 +294,15 @@ def _source_absent(name: str) -> str | None:
 
 
 def parse_items(
-    lines: Iterable[str], path: Path, *, skipped: list[tuple[str, str]] | None = None
+    lines: Iterable[str],
+    path: Path,
+    *,
+    skipped: list[tuple[str, str]] | None = None,
+    checked: bool = False,
 ) -> list[Item]:
     """Validate JSONL lines into items; all problems are collected before raising. Given a
-    ``skipped`` list, items whose fixture is unavailable go there as (id, reason) instead."""
+    ``skipped`` list, items whose fixture is unavailable go there as (id, reason) instead.
+    ``checked``: these exact lines passed the item schema before (not validated again)."""
     store = _FixtureStore(path.parent / "fixtures")
     items: list[Item] = []
     problems: list[str] = []
@@ -258,7 +317,7 @@ def parse_items(
             problems.append(f"{where}: invalid JSON ({exc.msg} at column {exc.colno})")
             continue
         try:
-            item = item_from_record(record, store)
+            item = item_from_record(record, store, checked=checked)
         except FixtureUnavailable as exc:
             if skipped is None:
                 problems.append(f"{where}: {exc}")
@@ -312,12 +371,14 @@ class ItemSchemaError(ValueError):
         super().__init__(named + "; ".join(problems))
 
 
-def item_from_record(record: Any, store: _FixtureStore | None = None) -> Item:
+def item_from_record(
+    record: Any, store: _FixtureStore | None = None, *, checked: bool = False
+) -> Item:
     """Build an :class:`Item` from one JSON object: validated by the shipped item schema
     (:class:`ItemSchemaError`, a ValueError, naming the item, each JSON path and what was
     expected), then its dialects and fixture resolved (ValueError with the reason)."""
     record = normalised(record)
-    found = schemas.problems("item.schema.json", record)
+    found = [] if checked else schemas.problems("item.schema.json", record)
     if found:
         raise ItemSchemaError(record, found)
     tolerance = record.get("tolerance")

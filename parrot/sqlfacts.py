@@ -206,3 +206,12 @@ def without_limit(sql: str, dialect: str) -> Unlimited | None:
     node.set("offset", None)
     rendered = _render(statements, node, dialect)
     return Unlimited(rendered, offset) if rendered is not None else None
+
+
+def read_facts(sql: str, dialect: str) -> None:
+    """Compute now (memoized) the facts of ``sql`` a judge reads: its order, its unlimited
+    form and that form's order. Pure, so another thread may prepare them ahead of the judge."""
+    order_facts(sql, dialect)
+    unlimited = without_limit(sql, dialect)
+    if unlimited is not None:
+        order_facts(unlimited.sql, dialect)

@@ -1,19 +1,24 @@
 """What an eval run does not repeat or load early (issue 31): the report reads its sources'
-features from the judge's parse, Wilson intervals are computed once per (hits, total), and
-importing the eval CLI loads no scipy (the run imports it in a thread while its engines work).
+features from the judge's parse, Wilson intervals are computed once per (hits, total) without
+the test's p-value, a finished eval summarises its results once, and importing the eval CLI
+loads no scipy (the run imports it in a thread while its engines work).
 Counted calls and imported modules, never wall-clock."""
 
 from __future__ import annotations
 
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 import sqlglot
 
 from parrot import sqlfacts
+from parrot.api.results import MANIFEST, read_json, read_results
+from parrot.eval.cli import main as eval_main
 from parrot.report import features as features_mod
-from parrot.report import stats
+from parrot.report import metrics, stats
+from parrot.report.html import run_page
 
 
 def test_features_reuse_the_parse_the_judge_made(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -65,3 +70,50 @@ def test_importing_the_eval_cli_loads_no_scipy() -> None:
     ).stdout.split("\n")
     assert out[0] == "[]"  # nothing on import: the run's import thread loads it
     assert out[1] == "True"  # ... and that thread loads all the summary needs
+
+
+def test_wilson_spares_the_tests_p_value_search(monkeypatch: pytest.MonkeyPatch) -> None:
+    """binomtest's two-sided p-value (a binary search over the binomial pmf, ~1 ms a call) is
+    not what the interval needs: testing the observed proportion skips it (issue 31: a
+    summary asks for hundreds of intervals). The intervals are scipy's, unchanged."""
+    scipy_stats = stats.load()
+    grid = [(k, n) for n in range(1, 41) for k in range(n + 1)]
+    expected = {
+        (k, n): scipy_stats.binomtest(k, n).proportion_ci(0.95, method="wilson") for k, n in grid
+    }
+    calls = 0
+    real = scipy_stats.binom.pmf
+
+    def counting(*args: object, **kwargs: object) -> object:
+        nonlocal calls
+        calls += 1
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(scipy_stats.binom, "pmf", counting)
+    stats.wilson.cache_clear()
+    got = {(k, n): stats.wilson(k, n) for k, n in grid}
+    stats.wilson.cache_clear()
+    assert calls < 1.2 * len(grid)  # one pmf a test (the search: several)
+    for (k, n), ci in expected.items():
+        assert got[(k, n)] == (round(100.0 * ci.low, 2), round(100.0 * ci.high, 2))
+
+
+def test_a_finished_eval_summarises_its_results_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``parrot eval`` prints and renders the summary its run wrote to summary.json instead of
+    computing it twice more (issue 31); the page is the one ``parrot report`` renders."""
+    calls: list[int] = []
+    real = metrics.summarize
+
+    def counting(records: list, *args: object, **kwargs: object) -> object:
+        calls.append(len(records))
+        return real(records, *args, **kwargs)
+
+    monkeypatch.setattr(metrics, "summarize", counting)
+    out = tmp_path / "run"
+    flags = ["--model", "sqlglot", "--pairs", "sqlite:duckdb", "--limit", "2", "--no-suite"]
+    assert eval_main([*flags, "--output-dir", str(out)]) == 0
+    assert calls == [2]
+    page = (out / "report.html").read_text(encoding="utf-8")
+    assert page == run_page(str(out), read_json(out / MANIFEST), read_results(out))

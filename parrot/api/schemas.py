@@ -8,9 +8,11 @@ offending value, what the schema expected there, and what it found, e.g.
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Iterable, Sequence
 from functools import cache
+from importlib import metadata
 from pathlib import Path
 from typing import Any
 
@@ -46,6 +48,16 @@ def validator(name: str) -> jsonschema.Draft202012Validator:
         for uri in (file, schema["$id"])
     )
     return jsonschema.Draft202012Validator(schemas[name], registry=registry)
+
+
+@cache
+def fingerprint() -> str:
+    """The digest of every shipped schema's text and of jsonschema's version: what a
+    validation's outcome depends on besides the instance."""
+    digest = hashlib.sha256(f"jsonschema {metadata.version('jsonschema')}".encode())
+    for path in sorted(SCHEMAS.glob("*.schema.json")):
+        digest.update(path.name.encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()
 
 
 def problems(schema: str, instance: Any) -> list[str]:

@@ -38,7 +38,7 @@ from parrot.eval.runner import (
 )
 from parrot.eval.suites import SUITES_DIR
 from parrot.pairs import parse_pairs
-from parrot.report.metrics import evaluated, share, summarize
+from parrot.report.metrics import evaluated, finished_summary, share
 from parrot.report.render import print_rich, summary_tables
 from parrot.scale import EXECUTOR_HELP, ExecutorError, parse_executor
 from parrot.scale.cluster import connect
@@ -480,14 +480,12 @@ def _finish(args: argparse.Namespace, plan: _Plan, console: Any) -> None:
     # deferred: matplotlib, jinja2 (loaded only on this path)
     from parrot.report.html import write_run_report
 
-    page = write_run_report(  # the dataset this process loaded, not its file read again
-        config.output_dir,
-        read_json(config.output_dir / MANIFEST),
-        records,
-        sources={i.id: i.source_sql for i in plan.dataset.items},
-    )
+    manifest = read_json(config.output_dir / MANIFEST)
+    sources = {i.id: i.source_sql for i in plan.dataset.items}  # not the dataset file read again
+    summary = finished_summary(config.output_dir, manifest, records, sources)  # not a 2nd time
+    page = write_run_report(config.output_dir, manifest, records, sources=sources, summary=summary)
     if not args.quiet:
-        print_rich(summary_tables(summarize(records, plan.translator.params())), table_console())
+        print_rich(summary_tables(summary), table_console())
         console.print(
             f"results: {config.output_dir}/results.jsonl  "
             f"(re-render: python -m parrot.report {config.output_dir})\n"

@@ -14,6 +14,7 @@ import gc
 import multiprocessing
 import os
 import platform
+import queue
 import socket
 import sys
 import threading
@@ -72,6 +73,7 @@ from parrot.eval.syntax import preload_grammars
 from parrot.pairs import EVERY_PAIR, DialectPairs
 from parrot.scale import ExecutorSpec
 from parrot.servers import server_for
+from parrot.sqlfacts import read_facts
 from parrot.translators.base import Translation, Translator
 
 if TYPE_CHECKING:
@@ -89,6 +91,7 @@ GC_THRESHOLD = (20_000, 20, 20)
 # default each reply waited up to 5 ms for the busy thread to hand back the GIL (a 1 ms round
 # trip took 12 ms beside a busy thread, 3.4 ms at 0.5 ms: issue 31)
 SWITCH_INTERVAL = 0.0005
+READ_AHEAD = 16  # translations a local translator prepares ahead of the judge (--jobs 1)
 
 
 @dataclass
@@ -368,6 +371,8 @@ def _judged(pending: list[Item], translator: Translator, config: RunConfig) -> I
         yield from _judged_on_ray(pending, translations, config)
         return
     if config.jobs <= 1:
+        if translator.read_ahead:
+            translations = read_ahead(translations)
         judge = _run_judge(config)
         judge.warm({d for i in pending for d in (i.source_dialect, i.target_dialect)})
         if config.syntax:  # every translation is checked; else only the few no engine parsed
@@ -393,6 +398,62 @@ def _judged(pending: list[Item], translator: Translator, config: RunConfig) -> I
                     yield future.result()
         for future in wait(window).done:
             yield future.result()
+
+
+def read_ahead(
+    translations: Iterator[tuple[Item, Translation]], depth: int = READ_AHEAD
+) -> Iterator[tuple[Item, Translation]]:
+    """``translations``, in order, produced by a thread of its own at most ``depth`` items
+    ahead, which also reads the SQL facts the judge will ask of each (:func:`read_facts`,
+    memoized): the next items' translation and parsing run while the judge waits on an engine
+    worker. When the consumer stops, so does the thread (joined before this returns)."""
+    ready: queue.Queue[Any] = queue.Queue(depth)
+    stop = threading.Event()
+
+    def offer(entry: Any) -> bool:
+        while not stop.is_set():
+            with contextlib.suppress(queue.Full):
+                ready.put(entry, timeout=0.05)
+                return True
+        return False
+
+    def produce() -> None:
+        try:
+            for item, translation in translations:
+                _prepare(item, translation)
+                if not offer((item, translation)):
+                    return
+            offer(_DONE)
+        except BaseException as exc:  # handed to the consumer, raised there
+            offer(_Failed(exc))
+
+    thread = threading.Thread(target=produce, name="parrot-translate", daemon=True)
+    thread.start()
+    try:
+        while (entry := ready.get()) is not _DONE:
+            if isinstance(entry, _Failed):
+                raise entry.error
+            yield entry
+    finally:
+        stop.set()
+        thread.join()
+
+
+def _prepare(item: Item, translation: Translation) -> None:
+    """The facts the judge reads of ``item`` and its translation, computed ahead (memoized);
+    a failure is left for the judge to meet, and handle, itself."""
+    with contextlib.suppress(Exception):
+        read_facts(item.source_sql, item.source_dialect)
+        if translation.ok and translation.sql:
+            read_facts(translation.sql, item.target_dialect)
+
+
+@dataclass(frozen=True)
+class _Failed:
+    error: BaseException
+
+
+_DONE = object()  # read_ahead's end of the translations
 
 
 def _judged_here(

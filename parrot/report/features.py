@@ -109,10 +109,20 @@ DATE_FUNCTIONS = frozenset(
 )
 
 
+_BY_CLASS: dict[type, frozenset[str]] = {}  # one entry per expression class met (a few hundred)
+
+
+def _class_features(cls: type[exp.Expr]) -> frozenset[str]:
+    """The features a node of class ``cls`` shows by its class alone (memoized)."""
+    known = _BY_CLASS.get(cls)
+    if known is None:
+        known = frozenset(name for name, classes in FEATURES.items() if issubclass(cls, classes))
+        _BY_CLASS[cls] = known
+    return known
+
+
 def _named(node: exp.Expr, found: set[str]) -> None:
-    for name, classes in FEATURES.items():
-        if isinstance(node, classes):
-            found.add(name)
+    found |= _class_features(type(node))
     if isinstance(node, exp.Anonymous) and str(node.name).lower() in DATE_FUNCTIONS:
         found.add("date arithmetic")
     if isinstance(node, exp.With) and node.args.get("recursive"):

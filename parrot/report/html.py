@@ -337,15 +337,18 @@ def run_page(
     records: list[Record],
     analysis: list[Table] | None = None,
     sources: dict[str, str] | None = None,
+    summary: dict[str, Any] | None = None,
 ) -> str:
     """The HTML page of one run; ``analysis`` defaults to the cross-dialect tables of
     :mod:`parrot.report.analysis` (none unless the run answers questions in several dialects);
-    ``sources`` (id → source SQL) defaults to those of the run's dataset file, read again."""
+    ``sources`` (id → source SQL) defaults to those of the run's dataset file, read again;
+    ``summary``: the run's :func:`run_summary` of these records, when the caller has it."""
     lines = read_witnesses(Path(path))
     missing = None
     if sources is None:
         sources, missing = source_sql(manifest)
-    summary = run_summary(Path(path), manifest, records, sources)
+    if summary is None:
+        summary = run_summary(Path(path), manifest, records, sources)
     found = {i: w for i, line in lines.items() if (w := line["witness"]) is not None}
     items = [
         {
@@ -502,10 +505,12 @@ def write_run_report(
     out: Path | None = None,
     analysis: list[Table] | None = None,
     sources: dict[str, str] | None = None,
+    summary: dict[str, Any] | None = None,
 ) -> Path:
     """Write a run's page (default ``RUN_DIR/report.html``) and return its path; ``sources``:
-    id → source SQL when the caller holds the run's dataset (else its file is read again)."""
+    id → source SQL when the caller holds the run's dataset (else its file is read again);
+    ``summary``: the run's :func:`run_summary`, when the caller has it (else computed)."""
     target = out or run_dir / REPORT
-    page = run_page(str(run_dir), manifest, records, analysis, sources)
+    page = run_page(str(run_dir), manifest, records, analysis, sources, summary)
     target.write_text(page, encoding="utf-8")
     return target

@@ -32,7 +32,7 @@ from parrot.api.records import (
     WitnessLine,
     verdict_level,
 )
-from parrot.api.results import WITNESSES, read_witnesses, witness_summary
+from parrot.api.results import SUMMARY, WITNESSES, read_json, read_witnesses, witness_summary
 from parrot.compare import Mode
 from parrot.datasets import DatasetError, load_dataset
 from parrot.registry import Registry
@@ -491,3 +491,14 @@ def run_summary(
         sources, _ = source_sql(manifest)
     witnesses = read_witnesses(run_dir) if (run_dir / WITNESSES).is_file() else None
     return summarize(records, manifest.get("translator"), witnesses=witnesses, sources=sources)
+
+
+def finished_summary(
+    run_dir: Path, manifest: dict[str, Any], records: list[Record], sources: dict[str, str]
+) -> dict[str, Any]:
+    """:func:`run_summary` of a run that has just finished: the summary.json it wrote (the
+    same records, translator and sources), unless witnesses were added to the run directory,
+    whose summary is then computed again with them."""
+    if (run_dir / WITNESSES).is_file():
+        return run_summary(run_dir, manifest, records, sources)
+    return cast(dict[str, Any], read_json(run_dir / SUMMARY))

@@ -76,6 +76,9 @@ class Translator(abc.ABC):
 
     name: ClassVar[str]
     takes_llm_options: ClassVar[bool] = False  # accepts ``options=LLMOptions`` (--model flags)
+    # translate() is local computation (no requests, no feedback, nothing shared): a run may
+    # call it in a thread of its own, a few items ahead of the judge (parrot.eval.runner)
+    read_ahead: ClassVar[bool] = False
 
     @abc.abstractmethod
     def translate(self, item: Item) -> Translation:

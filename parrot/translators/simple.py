@@ -12,6 +12,7 @@ class IdentityTranslator(Translator):
     """Returns the source SQL unchanged: what an item scores without any translation."""
 
     name = "identity"
+    read_ahead = True
 
     def translate(self, item: Item) -> Translation:
         return Translation.from_sql(item.source_sql, annotation_source="tool")
@@ -24,6 +25,7 @@ class ReferenceTranslator(Translator):
     answers ``no_reference``: reported apart from the score, like a missing engine."""
 
     name = "reference"
+    read_ahead = True
 
     def translate(self, item: Item) -> Translation:
         if not item.reference_sql:

@@ -20,6 +20,7 @@ class SqlglotTranslator(Translator):
     the construct untranslated)."""
 
     name = "sqlglot"
+    read_ahead = True
 
     def __init__(self, pretty: bool = False):
         self.pretty = pretty
