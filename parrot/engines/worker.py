@@ -85,8 +85,12 @@ CALL_TIMEOUT = 600.0  # seconds for loads, checksums and a worker's start (a JVM
 # sends each worker 690 fixtures, 21 of them suite databases of 26,637 rows that unpickle to
 # 13 MiB each; kept for the whole run they were most of the DuckDB (1.01 GiB), SQLite (0.38)
 # and ClickHouse (0.62) workers' peaks (issue 31). An evicted fixture is sent again when an
-# execution needs it.
-KEPT_FIXTURES = 64
+# execution needs it. The rows bound is what holds memory down; the count bound is high enough
+# for a run's small suite databases: starter's 363 (about 83 rows each) were evicted at 64
+# between two suites that share one and sent, created and verified again, 32 times per engine
+# a run (issue 31). Spark keeps a frame per fixture in its 1g heap: 64 there.
+KEPT_FIXTURES = 512
+GROUP_KEPT_FIXTURES = {"spark": 64}
 KEPT_ROWS = 150_000  # rows in all: TPC-H's 86,805 and a few suite databases
 # Which goes first: a fixture used by fewer than PROTECTED_USES executions (a suite database,
 # used by a few executions in a row), least recently used first; an item fixture, reused all
@@ -481,15 +485,16 @@ class UnloadedFixture(KeyError):
 
 
 class _Fixtures:
-    """The fixtures a worker holds, by content hash: at most ``KEPT_FIXTURES`` of at most
+    """The fixtures a worker holds, by content hash: at most ``KEPT_FIXTURES`` (its group's
+    ``GROUP_KEPT_FIXTURES``) of at most
     ``KEPT_ROWS`` rows in all, never evicting the newest. The least recently used of those used
     by fewer than ``PROTECTED_USES`` executions goes first, then the least recently used of the
     rest. An evicted fixture's databases are discarded from every adapter of the worker too."""
 
-    def __init__(self, adapters: dict[str, Engine]) -> None:
+    def __init__(self, adapters: dict[str, Engine], group: str = "") -> None:
         self._adapters = adapters
         self._kept: BoundedCache[str, Fixture] = BoundedCache(
-            KEPT_FIXTURES,
+            GROUP_KEPT_FIXTURES.get(group, KEPT_FIXTURES),
             KEPT_ROWS,
             lambda fixture: fixture.row_count,
             victim=self._victim,
@@ -541,12 +546,12 @@ class _Refuse(importlib.abc.MetaPathFinder):
         return None
 
 
-def _serve(conn: Connection) -> None:
+def _serve(conn: Connection, group: str = "") -> None:
     """Answer calls until the parent closes the connection."""
     import importlib
 
     adapters: dict[str, Engine] = {}
-    fixtures = _Fixtures(adapters)
+    fixtures = _Fixtures(adapters, group)
     while True:
         try:
             target, method, args = pickle.loads(conn.recv_bytes())
@@ -637,7 +642,7 @@ def main(argv: list[str]) -> None:
     sys.meta_path.insert(0, _Refuse())
     conn = Connection(args.fd)
     conn.send_bytes(pickle.dumps(("hello", os.getpid(), warnings)))
-    _serve(conn)
+    _serve(conn, args.group)
 
 
 # --- in parrot's process ----------------------------------------------------------------------
@@ -982,7 +987,7 @@ class IsolatedEngine(Engine):
         if known is not None and known[1] == POOL.get(self.group).process.pid:
             return replace(known[0], cached=True, seconds=0.0)
         try:
-            report: LoadReport = self._call("load", fixture)
+            report: LoadReport = self._call("load", shipped(fixture))
         except WorkerDied as exc:
             raise FixtureLoadError(f"{self.name} worker: {exc}") from None
         self._loaded[fixture.content_hash] = (report, POOL.get(self.group).process.pid)
@@ -1051,6 +1056,15 @@ class IsolatedEngine(Engine):
         if not self._closed:
             self._closed = True
             POOL.release(self.group)
+
+
+def shipped(fixture: Fixture) -> Fixture:
+    """``fixture`` with its content hash and declared checksums computed, so the pickle a
+    worker gets carries them: computed once in parrot's process, not once per engine worker
+    (the checksums are a JSON dump and a SHA-256 of every row; a suite database is loaded on
+    its source's and its targets' engines, issue 31)."""
+    _ = fixture.content_hash, fixture.checksums
+    return fixture
 
 
 def isolated(cls: type[Engine]) -> type[Engine]:

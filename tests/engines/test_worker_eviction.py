@@ -4,6 +4,8 @@ sent again whenever a large suite's databases passed (TPC-H: 86,805 rows)."""
 
 from __future__ import annotations
 
+import pickle
+
 import pytest
 from engine_fixtures import col, make_fixture
 
@@ -64,3 +66,53 @@ def test_without_seldom_used_fixtures_the_least_recently_used_goes(
             kept.get(fixture.content_hash)
     kept.add(c)
     assert a.content_hash not in kept and b.content_hash in kept and c.content_hash in kept
+
+
+def test_a_runs_small_suite_databases_stay_in_the_worker() -> None:
+    """starter's suites hold 363 distinct databases of about 83 rows, each judged on every
+    engine; the worker kept 64 fixtures, so a database two suites share was evicted between
+    them and sent, created and verified again, 32 times per engine a run (issue 31). The rows
+    bound holds them all now; Spark, a frame per fixture in its heap, still keeps 64."""
+    kept = w._Fixtures({}, "sqlite")
+    databases = [_numbers(n, rows=80) for n in range(400)]
+    for db in databases:
+        kept.add(db)
+        for _ in range(3):  # a source and two translations: seldom used, evicted first
+            kept.get(db.content_hash)
+    assert all(db.content_hash in kept for db in databases)
+    spark = w._Fixtures({}, "spark")
+    for db in databases[:70]:
+        spark.add(db)
+    assert len(spark) == w.GROUP_KEPT_FIXTURES["spark"] == 64
+
+
+def test_a_suite_database_crosses_to_its_worker_once_per_run(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Through a real isolated SQLite worker: 100 small databases, then the first again; each
+    is sent (and so created and verified) once, with its declared checksums already computed
+    (in parrot's process once, not in every engine's worker)."""
+    from parrot.connect import create_engine
+
+    sent: list[Fixture] = []
+    real = w.IsolatedEngine._call
+
+    def counted(self: w.IsolatedEngine, method: str, *args: object, **kw: float) -> object:
+        if method == "load":
+            fixture = args[0]
+            assert isinstance(fixture, Fixture)
+            sent.append(pickle.loads(pickle.dumps(fixture)))  # what the worker unpickles
+        return real(self, method, *args, **kw)
+
+    monkeypatch.setattr(w.IsolatedEngine, "_call", counted)
+    engine = create_engine("sqlite")
+    databases = [_numbers(n, rows=3) for n in range(100)]
+    try:
+        for db in [*databases, databases[0]]:
+            run = engine.execute("SELECT min(v) FROM t", db)
+            assert run.ok and run.result is not None
+            assert run.result.rows == ((db.tables[0].rows[0][0],),)
+    finally:
+        engine.close()
+    assert len(sent) == len(databases)  # was 101: the first was evicted at 64 and sent again
+    assert all("checksums" in vars(fixture) for fixture in sent)
