@@ -148,3 +148,25 @@ def test_the_tag_and_the_memory_limit_hold_on_every_path(
     assert run.ok and run.result is not None
     tag, memory = run.result.rows[-1]
     assert str(tag).startswith("parrot-") and int(memory) == ch.MEMORY_LIMIT
+
+
+def test_a_fixture_is_created_and_filled_in_one_query(
+    engine: ch.ClickHouseEngine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A small fixture (a suite database): its database, tables and rows are one query into
+    chdb, then one read-back per table for verification (was a DROP and a CREATE DATABASE
+    before the fill, issue 31); a database a failed load left behind is dropped first."""
+    engine._admin.query(f"CREATE DATABASE {ch.ident(engine._prefix + 'f' + FIXTURE.content_hash)}")
+    sent: list[str] = []
+    query = engine._admin.query
+
+    def spy(text: str, *args: Any) -> Any:
+        sent.append(text)
+        return query(text, *args)
+
+    monkeypatch.setattr(engine._admin, "query", spy)
+    engine.load(FIXTURE)
+    writes = [q for q in sent if not q.startswith("SELECT")]
+    assert len(writes) == 1 and len(sent) == 1 + len(FIXTURE.tables)
+    assert writes[0].startswith("DROP DATABASE IF EXISTS") and "CREATE DATABASE" in writes[0]
+    assert engine.execute("SELECT count() FROM t", FIXTURE).result.rows == ((3,),)  # type: ignore[union-attr]

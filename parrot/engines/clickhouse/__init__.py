@@ -804,16 +804,18 @@ class ClickHouseEngine(EngineBase[_Materialised]):
     # --- fixtures -----------------------------------------------------------------------------
 
     def _create(self, fixture: Fixture) -> _Materialised:
-        database = f"{self._prefix}f{fixture.content_hash}"
-        self._admin.query(f"DROP DATABASE IF EXISTS {ident(database)} SYNC")
-        self._admin.query(f"CREATE DATABASE {ident(database)} ENGINE = Atomic")
-        return _Materialised(database)
+        """The database's name only: :meth:`_fill` creates it in its first query."""
+        return _Materialised(f"{self._prefix}f{fixture.content_hash}")
 
     def _fill(self, mat: _Materialised, fixture: Fixture) -> None:
-        """Every table's DDL and rows, sent as multi-statement queries of up to
-        ``FILL_QUERY_BYTES`` each (a small fixture: one round trip, not two per table)."""
-        batch: list[str] = []
-        size = 0
+        """The database (afresh: one a failed load left is dropped), every table's DDL and
+        rows, sent as multi-statement queries of up to ``FILL_QUERY_BYTES`` each (a small
+        fixture, e.g. a suite database: one query in all)."""
+        batch: list[str] = [
+            f"DROP DATABASE IF EXISTS {ident(mat.database)} SYNC",
+            f"CREATE DATABASE {ident(mat.database)} ENGINE = Atomic",
+        ]
+        size = sum(map(len, batch))
         for statement in fill_statements(mat.database, fixture):
             if batch and size + len(statement) > FILL_QUERY_BYTES:
                 self._admin.query(";\n".join(batch))
