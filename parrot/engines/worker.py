@@ -86,10 +86,12 @@ CALL_TIMEOUT = 600.0  # seconds for loads, checksums and a worker's start (a JVM
 # 13 MiB each; kept for the whole run they were most of the DuckDB (1.01 GiB), SQLite (0.38)
 # and ClickHouse (0.62) workers' peaks (issue 31). An evicted fixture is sent again when an
 # execution needs it. The rows bound is what holds memory down; the count bound is high enough
-# for a run's small suite databases: starter's 363 (about 83 rows each) were evicted at 64
-# between two suites that share one and sent, created and verified again, 32 times per engine
-# a run (issue 31). Spark keeps a frame per fixture in its 1g heap: 64 there.
-KEPT_FIXTURES = 512
+# for a run's small suite databases: at 64, starter's (368 fixtures per worker, about 83 rows
+# each) shared by two suites were evicted between them and sent, created and verified again,
+# 33 times per engine a run; none at 256, one at 192 (issue 31). Each costs chdb about 0.25
+# MiB (256 small databases: +74 MiB of the ClickHouse worker, 64: +27). Spark keeps a frame
+# per fixture in its 1g heap: 64 there.
+KEPT_FIXTURES = 256
 GROUP_KEPT_FIXTURES = {"spark": 64}
 KEPT_ROWS = 150_000  # rows in all: TPC-H's 86,805 and a few suite databases
 # Which goes first: a fixture used by fewer than PROTECTED_USES executions (a suite database,

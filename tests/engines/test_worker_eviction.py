@@ -69,12 +69,12 @@ def test_without_seldom_used_fixtures_the_least_recently_used_goes(
 
 
 def test_a_runs_small_suite_databases_stay_in_the_worker() -> None:
-    """starter's suites hold 363 distinct databases of about 83 rows, each judged on every
-    engine; the worker kept 64 fixtures, so a database two suites share was evicted between
-    them and sent, created and verified again, 32 times per engine a run (issue 31). The rows
-    bound holds them all now; Spark, a frame per fixture in its heap, still keeps 64."""
+    """starter sends each worker 368 fixtures, its suite databases about 83 rows each; the
+    worker kept 64, so a database two suites share was evicted between them and sent, created
+    and verified again, 33 times per engine a run (issue 31). It keeps 256 small ones now;
+    Spark, a frame per fixture in its heap, still keeps 64."""
     kept = w._Fixtures({}, "sqlite")
-    databases = [_numbers(n, rows=80) for n in range(400)]
+    databases = [_numbers(n, rows=80) for n in range(250)]
     for db in databases:
         kept.add(db)
         for _ in range(3):  # a source and two translations: seldom used, evicted first
