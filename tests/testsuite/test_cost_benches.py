@@ -67,6 +67,26 @@ def test_evalcost_reports_ms_per_database_per_engine_and_the_ratio_to_the_fixtur
     assert "| all |" not in bench.table(sources, "source engine", total=False)
 
 
+def test_evalcost_says_where_a_suite_databases_time_goes_per_engine(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The round trips to each engine's worker while suites were judged: loads (and the
+    distinct databases they were: more loads than databases is re-creation), executions and
+    the answers "evicted, send it again" (issue 31)."""
+    bench = _bench("testsuite_evalcost", monkeypatch)
+    calls = {
+        "clickhouse": {"load": [10, 0.5], "execute": [40, 0.4], "evicted": [2, 0.0], "distinct": 8},
+        "sqlite": {"execute": [3, 0.003], "distinct": 0},
+    }
+    text = bench.calls_table(calls)
+    assert "| clickhouse | 10 | 8 | 50.0 | 40 | 10.0 | 2 | 0.5 s | 0.4 s |" in text
+    assert "| sqlite | 0 | 0 | 0.0 | 3 | 1.0 | 0 | 0.0 s | 0.0 s |" in text
+    pairs = {"sqlite -> duckdb": [1.0, 2.0, 0.02, 0.0, 0.01]}
+    body = bench.report("parrot eval", pairs, [], None, (1.0, 1.0, 0.1, 0.2))
+    assert "counted with --jobs 1 only" in body
+    assert "| clickhouse | 10 |" in bench.report("parrot eval", pairs, [], calls, (1, 1, 0, 0))
+
+
 def test_build_bench_summarises_per_engine_and_lists_differing_suites(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
