@@ -170,3 +170,26 @@ def test_a_fixture_is_created_and_filled_in_one_query(
     assert len(writes) == 1 and len(sent) == 1 + len(FIXTURE.tables)
     assert writes[0].startswith("DROP DATABASE IF EXISTS") and "CREATE DATABASE" in writes[0]
     assert engine.execute("SELECT count() FROM t", FIXTURE).result.rows == ((3,),)  # type: ignore[union-attr]
+
+
+def test_a_fixture_database_keeps_its_table_list_in_memory(engine: ch.ClickHouseEngine) -> None:
+    """Its tables are MergeTree, as real ones; the database keeps no metadata files (half the
+    cost of a suite database's load, issue 31). A writing execution runs on an Atomic scratch
+    copy, where DELETE and CREATE OR REPLACE work, and the fixture stays as loaded."""
+    engine.load(FIXTURE)
+    database = engine._prefix + "f" + FIXTURE.content_hash
+    kinds = engine._admin.query(
+        f"SELECT engine FROM system.databases WHERE name = '{database}' UNION ALL "
+        f"SELECT engine FROM system.tables WHERE database = '{database}'",
+        "CSV",
+    )
+    assert sorted(kinds.bytes().decode().split()) == ['"Memory"', '"MergeTree"', '"MergeTree"']
+    writes = engine.execute(
+        "DELETE FROM t WHERE id = 1; CREATE OR REPLACE TABLE u (k Int32) ENGINE = MergeTree "
+        "ORDER BY tuple(); SELECT (SELECT count() FROM t), (SELECT count() FROM u)",
+        FIXTURE,
+    )
+    assert writes.ok and writes.result is not None and writes.result.rows == ((2, 0),)
+    after = engine.execute("SELECT (SELECT count() FROM t), (SELECT count() FROM u)", FIXTURE)
+    assert after.result is not None and after.result.rows == ((3, 2),)
+    assert engine.checksums(FIXTURE) == FIXTURE.checksums
