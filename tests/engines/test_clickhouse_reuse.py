@@ -169,6 +169,8 @@ def test_a_fixture_is_created_and_filled_in_one_query(
     writes = [q for q in sent if not q.startswith("SELECT")]
     assert len(writes) == 1 and len(sent) == 1 + len(FIXTURE.tables)
     assert writes[0].startswith("DROP DATABASE IF EXISTS") and "CREATE DATABASE" in writes[0]
+    setting = query("SELECT getSetting('async_insert')", "CSV").bytes().decode().strip()
+    assert setting in ("0", "false")  # loads insert synchronously, not through the queue
     assert engine.execute("SELECT count() FROM t", FIXTURE).result.rows == ((3,),)  # type: ignore[union-attr]
 
 
