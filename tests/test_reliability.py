@@ -98,7 +98,10 @@ def test_server_killed_mid_run_is_restarted_and_items_retried(tmp_path, server):
         r["verdicts"]["strict"] for r in records
     ]
     retried = [r for r in read_results(tmp_path / "run") if r.get("engine_errors_retried")]
-    assert [r["id"] for r in retried] == ["r4"]
+    # one item after the kill meets the dead server and is retried: usually r4, but a
+    # PostgreSQL backend can answer one more query before it notices its postmaster was
+    # SIGKILLed (CI saw r5 once the judge reached r4 sooner)
+    assert len(retried) == 1 and retried[0]["id"] in [f"r{i}" for i in range(4, 9)], retried
     assert retried[0]["engine_errors_retried"][0].startswith(f"{server.dialect}:")
     assert server.state().pid != killed[0]  # a fresh server
 

@@ -213,16 +213,17 @@ class Server(abc.ABC):
         return True
 
     def users(self) -> list[int]:
-        """The live processes registered as using the server (a dead one's file is removed)."""
+        """The live processes registered as using the server, by pid in numeric order (a dead
+        one's file is removed)."""
         live = []
-        for path in sorted(self.users_dir.glob("*")) if self.users_dir.is_dir() else []:
+        for path in self.users_dir.glob("*") if self.users_dir.is_dir() else []:
             with contextlib.suppress(OSError, ValueError):
                 pid = int(path.name)
                 if path.read_text() == process_started(pid):
                     live.append(pid)
                     continue
             path.unlink(missing_ok=True)
-        return live
+        return sorted(live)
 
     def join(self, pid: int | None = None) -> ServerState | None:
         """Register ``pid`` (default: this process) as using the server if it runs; its state,

@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 from patience import wait_until
 
+from parrot.servers import base, server_for
 from parrot.servers import cli as servers_cli
-from parrot.servers import server_for
 from parrot.servers.base import pid_alive
 from parrot.servers.postgres import PostgresServer
 
@@ -98,6 +98,19 @@ def test_a_registration_names_a_process_not_a_reused_pid(tmp_path: Any) -> None:
     assert list(server.users_dir.iterdir()) == []
     server._register(os.getpid())
     assert server.users() == [os.getpid()]
+
+
+def test_users_are_listed_by_pid_in_numeric_order(
+    tmp_path: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Files are named by pid, so a name order put 10456 before 3749 (a CI failure of the
+    ``engines down`` test): users() sorts the pids as numbers."""
+    monkeypatch.setattr(base, "process_started", lambda pid: "then")  # every pid is live
+    server = PostgresServer(root=tmp_path / "servers")
+    server.users_dir.mkdir(parents=True)
+    for pid in (10456, 3749, 99):
+        (server.users_dir / str(pid)).write_text("then")
+    assert server.users() == [99, 3749, 10456]
 
 
 # A run that uses a server only through an engine, as `parrot assess` or a `--jobs` worker does
